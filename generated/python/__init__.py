@@ -1,0 +1,1 @@
+"""Generated op wrappers and gradient bindings (see op_index.py). Do not edit."""

@@ -1,0 +1,64 @@
+// Ops that only re-label a buffer (Reshape, Identity: the output shares the input's memory)
+// and ops that create tensors of a given shape (Fill, ZerosLike, OnesLike).
+#include <algorithm>
+#include <cstring>
+
+#include "cpu/cpu_util.h"
+#include "opforge/ops/array_ops.h"
+
+namespace opforge {
+namespace {
+
+template <typename T>
+Status ReshapeCpu(ops::ReshapeArgs& a) {
+  a.output = a.tensor.reshaped(a.ctx.output_shape(0));
+  return Status::OK();
+}
+
+template <typename T>
+Status IdentityCpu(ops::IdentityArgs& a) {
+  a.output = a.input;
+  return Status::OK();
+}
+
+template <typename T>
+void fill_with(Tensor& t, T v) {
+  T* p = t.data<T>();
+  parallel_for(t.num_elements(), cpu::kGrain, [&](int64_t b, int64_t e) { std::fill(p + b, p + e, v); });
+}
+
+template <typename T>
+Status FillCpu(ops::FillArgs& a) {
+  if (a.value.rank() != 0) {
+    return a.ctx.error("value must be a scalar, got shape ", a.value.shape().to_string());
+  }
+  if (a.dims.rank() != 1) {
+    return a.ctx.error("dims must be a vector, got shape ", a.dims.shape().to_string());
+  }
+  fill_with<T>(a.output, a.value.data<T>()[0]);
+  return Status::OK();
+}
+
+template <typename T>
+Status ZerosLikeCpu(ops::ZerosLikeArgs& a) {
+  if (a.y.nbytes()) std::memset(a.y.raw_data(), 0, a.y.nbytes());
+  return Status::OK();
+}
+
+template <typename T>
+Status OnesLikeCpu(ops::OnesLikeArgs& a) {
+  fill_with<T>(a.y, static_cast<T>(1));
+  return Status::OK();
+}
+
+#define OPF_ALL bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double
+
+}  // namespace
+
+OPFORGE_REGISTER_FORWARDING_KERNEL(Reshape, CPU, ReshapeCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Identity, CPU, IdentityCpu, OPF_ALL)
+OPFORGE_REGISTER_KERNEL(Fill, CPU, FillCpu, OPF_ALL)
+OPFORGE_REGISTER_KERNEL(ZerosLike, CPU, ZerosLikeCpu, OPF_ALL)
+OPFORGE_REGISTER_KERNEL(OnesLike, CPU, OnesLikeCpu, OPF_ALL)
+
+}  // namespace opforge

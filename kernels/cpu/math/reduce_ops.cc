@@ -1,0 +1,242 @@
+// Reductions over axes: Sum, Mean, Max. The input's dims are collapsed into runs of kept and
+// reduced dims; the common layouts (one reduced run: rows, columns, everything) have tight,
+// parallel loops, anything else goes through a precomputed offset table. Floats accumulate
+// in double and integers in 64 bits, then round or wrap to the output type.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "cpu/cpu_util.h"
+#include "opforge/ops/math_ops.h"
+#include "opforge/shape_fns.h"
+
+namespace opforge {
+namespace {
+
+template <typename T>
+using acc_t = std::conditional_t<cpu::is_float_v<T>, double,
+                                 std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+
+template <typename T>
+struct SumR {
+  using Acc = acc_t<T>;
+  static Acc init() { return Acc(0); }
+  static Acc step(Acc a, T v) { return a + static_cast<Acc>(static_cast<cpu::compute_t<T>>(v)); }
+  static Acc merge(Acc a, Acc b) { return a + b; }
+  static T finish(Acc a, int64_t) { return static_cast<T>(static_cast<cpu::compute_t<T>>(a)); }
+};
+
+template <typename T>
+struct MeanR : SumR<T> {
+  using Acc = acc_t<T>;
+  static T finish(Acc a, int64_t n) {
+    if constexpr (cpu::is_float_v<T>) {
+      return static_cast<T>(static_cast<cpu::compute_t<T>>(a / static_cast<double>(n)));
+    } else {
+      return static_cast<T>(a / static_cast<Acc>(n));  // n > 0 checked by the kernel
+    }
+  }
+};
+
+template <typename T>
+struct MaxR {
+  using C = cpu::compute_t<T>;
+  using Acc = C;
+  static Acc init() {
+    if constexpr (cpu::is_float_v<T>) return -std::numeric_limits<C>::infinity();
+    else return std::numeric_limits<C>::lowest();
+  }
+  static Acc step(Acc a, T v) {
+    C c = static_cast<C>(v);
+    if constexpr (cpu::is_float_v<T>) {
+      if (std::isnan(c) || std::isnan(a)) return std::isnan(a) ? a : c;
+    }
+    return c > a ? c : a;
+  }
+  static Acc merge(Acc a, Acc b) { return step(a, static_cast<T>(b)); }
+  static T finish(Acc a, int64_t) { return static_cast<T>(a); }
+};
+
+struct Plan {
+  // Collapsed runs of input dims (size-1 dims dropped).
+  std::vector<int64_t> dims;
+  std::vector<bool> reduced;
+};
+
+Plan make_plan(const Shape& s, const std::vector<int>& axes) {
+  std::vector<bool> red(static_cast<size_t>(s.rank()), false);
+  for (int a : axes) red[static_cast<size_t>(a)] = true;
+  Plan p;
+  for (int i = 0; i < s.rank(); ++i) {
+    if (s.dim(i) == 1) continue;
+    if (!p.dims.empty() && p.reduced.back() == red[static_cast<size_t>(i)]) {
+      p.dims.back() *= s.dim(i);
+    } else {
+      p.dims.push_back(s.dim(i));
+      p.reduced.push_back(red[static_cast<size_t>(i)]);
+    }
+  }
+  return p;
+}
+
+template <typename T, typename R>
+void reduce(const Tensor& in, const std::vector<int>& axes, Tensor& out) {
+  using Acc = typename R::Acc;
+  const T* x = in.data<T>();
+  T* y = out.data<T>();
+  Plan p = make_plan(in.shape(), axes);
+  int runs_reduced = 0;
+  for (bool r : p.reduced) runs_reduced += r ? 1 : 0;
+
+  if (runs_reduced <= 1) {
+    // [outer kept] [red] [inner kept]
+    int64_t outer = 1, red = 1, inner = 1;
+    bool seen = false;
+    for (size_t i = 0; i < p.dims.size(); ++i) {
+      if (p.reduced[i]) { red = p.dims[i]; seen = true; }
+      else if (!seen) outer *= p.dims[i];
+      else inner *= p.dims[i];
+    }
+    if (in.num_elements() == 0) {  // empty reduced run (or empty output)
+      for (int64_t i = 0; i < out.num_elements(); ++i) y[i] = R::finish(R::init(), 0);
+      return;
+    }
+    if (inner == 1) {
+      if (outer < num_threads() && red >= 2 * cpu::kGrain) {
+        const int parts = num_threads();
+        const int64_t chunk = (red + parts - 1) / parts;
+        for (int64_t o = 0; o < outer; ++o) {  // few long rows: split each row, merge in order
+          const T* row = x + o * red;
+          std::vector<Acc> partial(static_cast<size_t>(parts), R::init());
+          parallel_for(parts, 1, [&](int64_t pb, int64_t pe) {
+            for (int64_t part = pb; part < pe; ++part) {
+              Acc a = R::init();
+              for (int64_t i = part * chunk, end = std::min(red, (part + 1) * chunk); i < end; ++i) a = R::step(a, row[i]);
+              partial[static_cast<size_t>(part)] = a;
+            }
+          });
+          Acc a = R::init();
+          for (Acc v : partial) a = R::merge(a, v);
+          y[o] = R::finish(a, red);
+        }
+      } else {
+        parallel_for(outer, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, red)), [&](int64_t b, int64_t e) {
+          for (int64_t o = b; o < e; ++o) {
+            const T* row = x + o * red;
+            Acc a = R::init();
+            for (int64_t i = 0; i < red; ++i) a = R::step(a, row[i]);
+            y[o] = R::finish(a, red);
+          }
+        });
+      }
+      return;
+    }
+    // Column reduction: accumulate whole rows of `inner` values at a time.
+    parallel_for(outer * inner, std::max<int64_t>(64, cpu::kGrain / std::max<int64_t>(1, red)), [&](int64_t b, int64_t e) {
+      std::vector<Acc> acc;
+      for (int64_t idx = b; idx < e;) {
+        int64_t o = idx / inner, j0 = idx % inner;
+        int64_t j1 = std::min(inner, j0 + (e - idx));
+        acc.assign(static_cast<size_t>(j1 - j0), R::init());
+        for (int64_t r = 0; r < red; ++r) {
+          const T* src = x + (o * red + r) * inner;
+          for (int64_t j = j0; j < j1; ++j) acc[j - j0] = R::step(acc[j - j0], src[j]);
+        }
+        for (int64_t j = j0; j < j1; ++j) y[o * inner + j] = R::finish(acc[j - j0], red);
+        idx += j1 - j0;
+      }
+    });
+    return;
+  }
+
+  // General layout: offsets of every reduced element relative to an output element's base.
+  const size_t nd = p.dims.size();
+  std::vector<int64_t> stride(nd);
+  int64_t st = 1;
+  for (size_t i = nd; i-- > 0;) { stride[i] = st; st *= p.dims[i]; }
+  std::vector<int64_t> offsets{0};
+  std::vector<int64_t> kept_dims, kept_strides;
+  for (size_t i = 0; i < nd; ++i) {
+    if (p.reduced[i]) {
+      std::vector<int64_t> next;
+      next.reserve(offsets.size() * static_cast<size_t>(p.dims[i]));
+      for (int64_t base : offsets)
+        for (int64_t k = 0; k < p.dims[i]; ++k) next.push_back(base + k * stride[i]);
+      offsets.swap(next);
+    } else {
+      kept_dims.push_back(p.dims[i]);
+      kept_strides.push_back(stride[i]);
+    }
+  }
+  const int64_t red = static_cast<int64_t>(offsets.size());
+  parallel_for(out.num_elements(), std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, red)), [&](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o) {
+      int64_t rem = o, base = 0;
+      for (size_t k = kept_dims.size(); k-- > 0;) {
+        base += (rem % kept_dims[k]) * kept_strides[k];
+        rem /= kept_dims[k];
+      }
+      Acc a = R::init();
+      for (int64_t off : offsets) a = R::step(a, x[base + off]);
+      y[o] = R::finish(a, red);
+    }
+  });
+}
+
+template <typename Args>
+Status axes_of(Args& a, std::vector<int>* axes) {
+  std::vector<int64_t> raw;
+  OPF_RETURN_IF_ERROR(read_int_vector(a.reduction_indices, &raw));
+  return shape_fns::normalize_axes(Args::kOpName, raw, a.input.rank(), axes);
+}
+
+int64_t reduced_count(const Tensor& in, const std::vector<int>& axes) {
+  int64_t n = 1;
+  std::vector<bool> seen(static_cast<size_t>(in.rank()), false);
+  for (int a : axes) {
+    if (!seen[static_cast<size_t>(a)]) n *= in.dim(a);
+    seen[static_cast<size_t>(a)] = true;
+  }
+  return n;
+}
+
+template <typename T>
+Status SumCpu(ops::SumArgs& a) {
+  std::vector<int> axes;
+  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
+  reduce<T, SumR<T>>(a.input, axes, a.output);
+  return Status::OK();
+}
+
+template <typename T>
+Status MeanCpu(ops::MeanArgs& a) {
+  std::vector<int> axes;
+  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
+  if (!cpu::is_float_v<T> && reduced_count(a.input, axes) == 0 && a.output.num_elements() > 0) {
+    return a.ctx.error("the mean of an empty set of integers is undefined");
+  }
+  reduce<T, MeanR<T>>(a.input, axes, a.output);
+  return Status::OK();
+}
+
+template <typename T>
+Status MaxCpu(ops::MaxArgs& a) {
+  std::vector<int> axes;
+  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
+  if (reduced_count(a.input, axes) == 0 && a.output.num_elements() > 0) {
+    return a.ctx.error("the maximum of an empty set is undefined (reducing a zero-size dimension)");
+  }
+  reduce<T, MaxR<T>>(a.input, axes, a.output);
+  return Status::OK();
+}
+
+#define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(Sum, CPU, SumCpu, OPF_NUMERIC)
+OPFORGE_REGISTER_KERNEL(Mean, CPU, MeanCpu, OPF_NUMERIC)
+OPFORGE_REGISTER_KERNEL(Max, CPU, MaxCpu, OPF_NUMERIC)
+
+}  // namespace opforge

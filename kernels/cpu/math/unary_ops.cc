@@ -1,0 +1,92 @@
+// Elementwise unary ops: Neg, Abs, Exp, Log, Sqrt, Square, Sigmoid, Tanh. 16-bit floats
+// compute in float; signed integer Neg/Abs/Square wrap instead of overflowing.
+#include <cmath>
+#include <type_traits>
+
+#include "cpu/cpu_util.h"
+#include "opforge/ops/math_ops.h"
+
+namespace opforge {
+namespace {
+
+using cpu::compute_t;
+
+template <typename T, typename F>
+Status unary(const Tensor& x, Tensor& y, F f) {
+  cpu::map_unary<T, T>(x, y, f);
+  return Status::OK();
+}
+
+template <typename T>
+Status NegCpu(ops::NegArgs& a) {
+  return unary<T>(a.x, a.y, [](T v) { return cpu::wrap_neg(v); });
+}
+
+template <typename T>
+Status AbsCpu(ops::AbsArgs& a) {
+  return unary<T>(a.x, a.y, [](T v) {
+    if constexpr (std::is_integral_v<T>) return v < 0 ? cpu::wrap_neg(v) : v;
+    else return static_cast<T>(std::fabs(static_cast<compute_t<T>>(v)));
+  });
+}
+
+template <typename T>
+Status SquareCpu(ops::SquareArgs& a) {
+  return unary<T>(a.x, a.y, [](T v) {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+      return static_cast<T>(static_cast<U>(v) * static_cast<U>(v));
+    } else {
+      auto c = static_cast<compute_t<T>>(v);
+      return static_cast<T>(c * c);
+    }
+  });
+}
+
+template <typename T>
+Status ExpCpu(ops::ExpArgs& a) {
+  return unary<T>(a.x, a.y, [](T v) { return static_cast<T>(std::exp(static_cast<compute_t<T>>(v))); });
+}
+
+template <typename T>
+Status LogCpu(ops::LogArgs& a) {
+  return unary<T>(a.x, a.y, [](T v) { return static_cast<T>(std::log(static_cast<compute_t<T>>(v))); });
+}
+
+template <typename T>
+Status SqrtCpu(ops::SqrtArgs& a) {
+  return unary<T>(a.x, a.y, [](T v) { return static_cast<T>(std::sqrt(static_cast<compute_t<T>>(v))); });
+}
+
+template <typename T>
+Status TanhCpu(ops::TanhArgs& a) {
+  return unary<T>(a.x, a.y, [](T v) { return static_cast<T>(std::tanh(static_cast<compute_t<T>>(v))); });
+}
+
+template <typename T>
+Status SigmoidCpu(ops::SigmoidArgs& a) {
+  return unary<T>(a.x, a.y, [](T v) {
+    using C = compute_t<T>;
+    C c = static_cast<C>(v);
+    // Stable for large |x|: never exponentiate a large positive number.
+    if (c >= 0) return static_cast<T>(C(1) / (C(1) + std::exp(-c)));
+    C e = std::exp(c);
+    return static_cast<T>(e / (C(1) + e));
+  });
+}
+
+#define OPF_FLOATS bfloat16, half, float, double
+#define OPF_SIGNED OPF_FLOATS, int8_t, int16_t, int32_t, int64_t
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(Neg, CPU, NegCpu, OPF_SIGNED)
+OPFORGE_REGISTER_KERNEL(Abs, CPU, AbsCpu, OPF_SIGNED)
+OPFORGE_REGISTER_KERNEL(Square, CPU, SquareCpu, OPF_SIGNED, uint8_t)
+OPFORGE_REGISTER_KERNEL(Exp, CPU, ExpCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Log, CPU, LogCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Sqrt, CPU, SqrtCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Tanh, CPU, TanhCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Sigmoid, CPU, SigmoidCpu, OPF_FLOATS)
+
+}  // namespace opforge

@@ -1,0 +1,40 @@
+"""opforge: a declarative op toolchain with a native runtime.
+
+    import opforge as of
+    x = of.constant(np.random.rand(3, 4))
+    y = of.mat_mul(x, x, transpose_b=True)   # generated wrapper, runs eagerly in C++
+    with of.GradientTape() as tape:
+        tape.watch(x)
+        loss = of.reduce_sum(of.square(x))
+    dx = tape.gradient(loss, x)
+"""
+
+from ._loader import preload_openblas as _preload_openblas
+
+_preload_openblas()
+
+from . import _C  # noqa: E402
+from . import dtypes, errors  # noqa: E402
+from .dtypes import (  # noqa: E402
+    DType, as_dtype, bfloat16, bool_, double, float16, float32, float64, half, int8, int16,
+    int32, int64, uint8,
+)
+from .errors import (  # noqa: E402
+    InvalidArgumentError, NotFoundError, OpError, OutOfRangeError, ResourceExhaustedError,
+    UnimplementedError, InternalError, AlreadyExistsError, FailedPreconditionError,
+)
+from .framework import tensor as _tensor  # noqa: E402
+
+_C.set_hooks(_tensor.convert_inputs, _tensor.convert_dtype, dict(errors.BY_CODE), dtypes.numpy_dtypes())
+
+from . import ops  # noqa: E402
+from .ops import *  # noqa: E402,F401,F403
+from . import raw_ops  # noqa: E402
+from .framework.tensor import Tensor, TensorShape, constant, convert_to_tensor  # noqa: E402
+from .gradients.tape import GradientTape  # noqa: E402
+from .math_api import *  # noqa: E402,F401,F403
+
+_tensor.install_tensor_api(ops)
+bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
+
+__version__ = "0.1.0"

@@ -1,0 +1,143 @@
+// Kernels: the per-device implementations of ops, registered per (op, device, dtype).
+//
+// A kernel receives the op's generated typed call struct (e.g. MatMulArgs, see
+// generated/cpp/opforge/ops/*.h): inputs, attrs and outputs already validated, outputs already
+// allocated with the shapes the shape function computed.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "opforge/op.h"
+#include "opforge/status.h"
+#include "opforge/tensor.h"
+
+namespace opforge {
+
+// A view of the tensors of one list argument (N * T or a type list).
+struct TensorList {
+  const Tensor* data = nullptr;
+  int size = 0;
+  const Tensor& operator[](int i) const { return data[i]; }
+  const Tensor* begin() const { return data; }
+  const Tensor* end() const { return data + size; }
+};
+
+class KernelContext {
+ public:
+  KernelContext(const OpSpec& op, std::vector<Tensor>& inputs,
+                const std::vector<std::pair<int, int>>& input_ranges,
+                const std::vector<AttrValue>& attrs, std::vector<Tensor>& outputs,
+                const std::vector<Shape>& output_shapes)
+      : op_(op),
+        inputs_(inputs),
+        input_ranges_(input_ranges),
+        attrs_(attrs),
+        outputs_(outputs),
+        output_shapes_(output_shapes) {}
+
+  const OpSpec& op() const { return op_; }
+  // The single tensor of input argument `arg`.
+  const Tensor& input(int arg) const { return inputs_[input_ranges_[arg].first]; }
+  TensorList input_list(int arg) const {
+    const auto& r = input_ranges_[arg];
+    return TensorList{inputs_.data() + r.first, r.second - r.first};
+  }
+  const AttrValue& attr(int i) const { return attrs_[i]; }
+  Tensor& output(int i) { return outputs_[i]; }
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  // The shape the shape function computed for output i.
+  const Shape& output_shape(int i) const { return output_shapes_[i]; }
+
+  template <typename... Args>
+  Status error(const Args&... args) const {
+    return errors::InvalidArgument(op_.name, ": ", args...);
+  }
+
+ private:
+  const OpSpec& op_;
+  std::vector<Tensor>& inputs_;
+  const std::vector<std::pair<int, int>>& input_ranges_;
+  const std::vector<AttrValue>& attrs_;
+  std::vector<Tensor>& outputs_;
+  const std::vector<Shape>& output_shapes_;
+};
+
+using KernelFn = Status (*)(KernelContext&);
+
+struct KernelDef {
+  KernelFn fn = nullptr;
+  // The kernel sets its outputs itself (e.g. Reshape aliases its input's buffer) instead of
+  // receiving them allocated.
+  bool forwards_input = false;
+};
+
+class KernelRegistry {
+ public:
+  static KernelRegistry& Global();
+
+  void add(const std::string& op, Device device, DType dtype, KernelDef def);
+  // nullptr if none; dtype kInvalid for ops without a dispatch attr.
+  const KernelDef* find(const std::string& op, Device device, DType dtype) const;
+  // "CPU: float32, float64" for error messages and `opforge list`.
+  std::string describe(const std::string& op) const;
+  std::vector<std::pair<Device, DType>> kernels_for(const std::string& op) const;
+
+ private:
+  std::unordered_map<std::string, std::vector<std::pair<std::pair<Device, DType>, KernelDef>>> kernels_;
+};
+
+const char* device_name(Device d);
+
+// Registers Kernel::template run<T> for every T in Ts.
+template <typename Kernel, typename... Ts>
+struct KernelRegistrar {
+  static bool reg(const char* op, Device device, bool forwards_input = false) {
+    (KernelRegistry::Global().add(op, device, DTypeOf<Ts>::value,
+                                  KernelDef{&Kernel::template run<Ts>, forwards_input}),
+     ...);
+    return true;
+  }
+};
+
+#define OPF_CAT_(a, b) a##b
+#define OPF_CAT(a, b) OPF_CAT_(a, b)
+
+// OPFORGE_REGISTER_KERNEL(MatMul, CPU, MatMulCpu, float, double) registers
+// `template <typename T> Status MatMulCpu(MatMulArgs&)` for each listed dtype.
+#define OPFORGE_REGISTER_KERNEL_IMPL(OP, DEVICE, FN, FORWARDS, ...)                          \
+  namespace {                                                                               \
+  struct OPF_CAT(OpfKernel_, __LINE__) {                                                    \
+    template <typename T>                                                                   \
+    static ::opforge::Status run(::opforge::KernelContext& ctx) {                           \
+      ::opforge::ops::OP##Args args(ctx);                                                   \
+      return FN<T>(args);                                                                   \
+    }                                                                                       \
+  };                                                                                        \
+  [[maybe_unused]] const bool OPF_CAT(opf_kernel_registered_, __LINE__) =                   \
+      ::opforge::KernelRegistrar<OPF_CAT(OpfKernel_, __LINE__), __VA_ARGS__>::reg(          \
+          #OP, ::opforge::Device::k##DEVICE, FORWARDS);                                     \
+  }
+
+#define OPFORGE_REGISTER_KERNEL(OP, DEVICE, FN, ...) \
+  OPFORGE_REGISTER_KERNEL_IMPL(OP, DEVICE, FN, false, __VA_ARGS__)
+// For kernels that set their outputs themselves (aliasing an input's buffer).
+#define OPFORGE_REGISTER_FORWARDING_KERNEL(OP, DEVICE, FN, ...) \
+  OPFORGE_REGISTER_KERNEL_IMPL(OP, DEVICE, FN, true, __VA_ARGS__)
+
+// For ops without a type attr: `Status Fn(OpArgs&)`, registered once.
+#define OPFORGE_REGISTER_UNTYPED_KERNEL(OP, DEVICE, FN)                                   \
+  namespace {                                                                             \
+  [[maybe_unused]] const bool OPF_CAT(opf_kernel_registered_, __LINE__) = [] {            \
+    ::opforge::KernelRegistry::Global().add(                                              \
+        #OP, ::opforge::Device::k##DEVICE, ::opforge::DType::kInvalid,                    \
+        ::opforge::KernelDef{[](::opforge::KernelContext& ctx) {                          \
+          ::opforge::ops::OP##Args args(ctx);                                             \
+          return FN(args);                                                                \
+        }});                                                                              \
+    return true;                                                                          \
+  }();                                                                                    \
+  }
+
+}  // namespace opforge

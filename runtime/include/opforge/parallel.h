@@ -1,0 +1,18 @@
+// Intra-op parallelism: a small persistent thread pool shared by all CPU kernels.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace opforge {
+
+// Number of threads kernels may use (hardware concurrency, or OPFORGE_NUM_THREADS).
+int num_threads();
+
+// Calls fn(begin, end) over disjoint ranges covering [0, n). Runs inline when n is below
+// min_per_thread * 2 or only one thread is available; otherwise splits across the pool and
+// waits for all parts.
+void parallel_for(int64_t n, int64_t min_per_thread,
+                  const std::function<void(int64_t, int64_t)>& fn);
+
+}  // namespace opforge

@@ -1,0 +1,36 @@
+// The shape-function catalogue (codegen/shape_fns.py lists the same names). Parameters are
+// indices: input arguments for shapes and values, attrs for attr parameters.
+#pragma once
+
+#include <string>
+
+#include "opforge/op.h"
+
+namespace opforge {
+
+// NumPy broadcasting of two shapes (unknown dims allowed). InvalidArgument if incompatible.
+Status broadcast_shapes(const Shape& a, const Shape& b, Shape* out, const std::string& op);
+
+namespace shape_fns {
+
+Status unchanged(ShapeContext& c, int x);
+Status broadcast(ShapeContext& c, int x, int y);
+Status matmul(ShapeContext& c, int a, int b, int transpose_a, int transpose_b);
+Status reduce(ShapeContext& c, int input, int axis, int keep_dims);
+Status scalar(ShapeContext& c);
+Status from_attr(ShapeContext& c, int shape);
+Status reshape(ShapeContext& c, int tensor, int shape);
+Status transpose(ShapeContext& c, int x, int perm);
+Status fill(ShapeContext& c, int dims);
+
+// Hand-written shape functions for ops whose opdef says shape_fn: "custom".
+void register_custom(const std::string& op, ShapeFn fn);
+ShapeFn find_custom(const std::string& op);
+
+// Normalizes axis values against a rank (negative counts from the end); OutOfRange-style
+// InvalidArgument naming the op if outside [-rank, rank).
+Status normalize_axes(const std::string& op, const std::vector<int64_t>& axes, int rank,
+                      std::vector<int>* out);
+
+}  // namespace shape_fns
+}  // namespace opforge

@@ -1,0 +1,75 @@
+// Tensor: dtype, shape and a reference-counted, 64-byte aligned buffer. Dense, row-major,
+// immutable once an op has produced it; reshaping shares the buffer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "opforge/dtype.h"
+#include "opforge/shape.h"
+#include "opforge/status.h"
+
+namespace opforge {
+
+enum class Device : int { kCPU = 0, kGPU = 1 };
+
+// A block of device memory. Freed when the last Tensor using it goes away.
+class Buffer {
+ public:
+  Buffer(void* data, size_t nbytes, Device device) : data_(data), nbytes_(nbytes), device_(device) {}
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+ private:
+  void* data_;
+  size_t nbytes_;
+  Device device_;
+};
+
+constexpr size_t kTensorAlignment = 64;
+
+// Allocates nbytes on the CPU, aligned to kTensorAlignment. Fails with ResourceExhausted.
+Status allocate_cpu(size_t nbytes, std::shared_ptr<Buffer>* out);
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Allocates an uninitialized CPU tensor. Shape must be fully defined.
+  static Status Allocate(DType dtype, const Shape& shape, Tensor* out);
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int rank() const { return shape_.rank(); }
+  int64_t dim(int i) const { return shape_.dim(i); }
+  int64_t num_elements() const { return num_elements_; }
+  size_t nbytes() const { return static_cast<size_t>(num_elements_) * dtype_size(dtype_); }
+  Device device() const { return buffer_ ? buffer_->device() : Device::kCPU; }
+  bool initialized() const { return dtype_ != DType::kInvalid; }
+
+  void* raw_data() const { return buffer_ ? buffer_->data() : nullptr; }
+  template <typename T>
+  T* data() const { return static_cast<T*>(raw_data()); }
+  // The single value of a scalar (or one-element) tensor, converted to T.
+  template <typename T>
+  T scalar() const { return data<T>()[0]; }
+
+  // Same buffer, new shape with the same number of elements.
+  Tensor reshaped(const Shape& shape) const;
+  const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
+
+ private:
+  DType dtype_ = DType::kInvalid;
+  Shape shape_;
+  int64_t num_elements_ = 0;
+  std::shared_ptr<Buffer> buffer_;
+};
+
+// Reads an int32 or int64 tensor of rank 0 or 1 as int64 values.
+Status read_int_vector(const Tensor& t, std::vector<int64_t>* out);
+
+}  // namespace opforge

@@ -1,0 +1,444 @@
+// opforge._C: the Python binding of the runtime.
+//
+// The eager hot path is `execute(handle, name, *inputs, *explicit_attrs)`, which every
+// generated wrapper calls once. Inputs that are already Tensors and attrs of plain Python
+// types are converted here without touching Python code; anything else (NumPy arrays, Python
+// scalars, dtype objects) goes through hooks that the Python package installs at import.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "opforge/eager.h"
+#include "opforge/kernel.h"
+#include "opforge/op.h"
+#include "opforge/parallel.h"
+#include "opforge/tensor.h"
+
+namespace py = pybind11;
+using namespace opforge;
+
+namespace {
+
+struct Hooks {
+  py::object convert_inputs;  // (handle, args) -> args with inputs converted to Tensors
+  py::object convert_dtype;   // (obj) -> int DataType enum
+  py::object dispatch;        // graph mode: (handle, name, args) -> result; None when eager
+  py::object record;          // tape: (handle, args, attrs dict, outputs); None when not taping
+  py::dict error_classes;     // int code -> exception class taking (message, op)
+  py::dict numpy_dtypes;      // int enum -> numpy dtype
+  py::dict dtype_enums;       // numpy dtype -> int enum
+};
+
+Hooks& hooks() {
+  static Hooks* h = new Hooks();  // leaked: must outlive interpreter teardown order issues
+  return *h;
+}
+
+[[noreturn]] void raise_status(const Status& s, const std::string& op) {
+  Hooks& h = hooks();
+  py::object key = py::int_(static_cast<int>(s.code()));
+  if (h.error_classes && h.error_classes.contains(key)) {
+    py::object cls = h.error_classes[key];
+    py::object exc = cls(s.message(), op);
+    PyErr_SetObject(cls.ptr(), exc.ptr());
+    throw py::error_already_set();
+  }
+  throw std::runtime_error(s.message());
+}
+
+void check(const Status& s, const std::string& op) {
+  if (!s.ok()) raise_status(s, op);
+}
+
+Status bad_attr(const OpSpec& op, const AttrSpec& a, const char* want, py::handle got) {
+  return errors::InvalidArgument(op.name, ": attr '", a.name, "' expects ", want, ", got ",
+                                 std::string(py::str(py::type::handle_of(got).attr("__name__"))),
+                                 " ", std::string(py::repr(got)));
+}
+
+bool is_int(py::handle o) { return PyLong_Check(o.ptr()) || (!PyBool_Check(o.ptr()) && PyIndex_Check(o.ptr())); }
+
+Status to_dtype(const OpSpec& op, const AttrSpec& a, py::handle o, DType* out) {
+  if (PyLong_Check(o.ptr()) && !PyBool_Check(o.ptr())) {
+    *out = static_cast<DType>(PyLong_AsLong(o.ptr()));
+    return Status::OK();
+  }
+  py::object r = hooks().convert_dtype(o);
+  if (r.is_none()) return bad_attr(op, a, "a dtype", o);
+  *out = static_cast<DType>(r.cast<int>());
+  return Status::OK();
+}
+
+Status to_shape(const OpSpec& op, const AttrSpec& a, py::handle o, Shape* out) {
+  if (o.is_none()) {
+    *out = Shape::UnknownRank();
+    return Status::OK();
+  }
+  if (!py::isinstance<py::sequence>(o) || py::isinstance<py::str>(o)) {
+    py::object dims = py::getattr(o, "as_list", py::none());
+    if (dims.is_none()) return bad_attr(op, a, "a shape (list of ints or None)", o);
+    return to_shape(op, a, dims(), out);
+  }
+  std::vector<int64_t> dims;
+  for (py::handle d : py::reinterpret_borrow<py::sequence>(o)) {
+    if (d.is_none()) dims.push_back(-1);
+    else if (is_int(d)) dims.push_back(py::cast<int64_t>(d));
+    else return bad_attr(op, a, "a shape (list of ints or None)", o);
+  }
+  *out = Shape(std::move(dims));
+  return Status::OK();
+}
+
+Status to_attr(const OpSpec& op, const AttrSpec& a, py::handle o, AttrValue* v) {
+  auto seq = [&](const char* want) -> Status {
+    if (!py::isinstance<py::sequence>(o) || py::isinstance<py::str>(o)) return bad_attr(op, a, want, o);
+    return Status::OK();
+  };
+  switch (a.type) {
+    case AttrType::kInt:
+      if (!is_int(o)) return bad_attr(op, a, "an int", o);
+      v->i = py::cast<int64_t>(o);
+      return Status::OK();
+    case AttrType::kFloat:
+      if (!PyFloat_Check(o.ptr()) && !is_int(o) && !py::hasattr(o, "__float__")) return bad_attr(op, a, "a float", o);
+      v->f = static_cast<float>(py::cast<double>(o));
+      return Status::OK();
+    case AttrType::kBool:
+      if (!PyBool_Check(o.ptr()) && !(py::hasattr(o, "dtype") && py::str(o.attr("dtype")).cast<std::string>() == "bool")) {
+        return bad_attr(op, a, "a bool", o);
+      }
+      v->b = PyObject_IsTrue(o.ptr()) == 1;
+      return Status::OK();
+    case AttrType::kString:
+      if (py::isinstance<py::str>(o)) v->s = o.cast<std::string>();
+      else if (py::isinstance<py::bytes>(o)) v->s = o.cast<std::string>();
+      else return bad_attr(op, a, "a string", o);
+      return Status::OK();
+    case AttrType::kType:
+      return to_dtype(op, a, o, &v->type);
+    case AttrType::kShape:
+      return to_shape(op, a, o, &v->shape);
+    case AttrType::kListInt:
+      OPF_RETURN_IF_ERROR(seq("a list of ints"));
+      v->list_i.clear();
+      for (py::handle e : py::reinterpret_borrow<py::sequence>(o)) {
+        if (!is_int(e)) return bad_attr(op, a, "a list of ints", o);
+        v->list_i.push_back(py::cast<int64_t>(e));
+      }
+      return Status::OK();
+    case AttrType::kListFloat:
+      OPF_RETURN_IF_ERROR(seq("a list of floats"));
+      v->list_f.clear();
+      for (py::handle e : py::reinterpret_borrow<py::sequence>(o)) v->list_f.push_back(static_cast<float>(py::cast<double>(e)));
+      return Status::OK();
+    case AttrType::kListBool:
+      OPF_RETURN_IF_ERROR(seq("a list of bools"));
+      v->list_b.clear();
+      for (py::handle e : py::reinterpret_borrow<py::sequence>(o)) v->list_b.push_back(PyObject_IsTrue(e.ptr()) == 1);
+      return Status::OK();
+    case AttrType::kListString:
+      OPF_RETURN_IF_ERROR(seq("a list of strings"));
+      v->list_s.clear();
+      for (py::handle e : py::reinterpret_borrow<py::sequence>(o)) v->list_s.push_back(py::cast<std::string>(e));
+      return Status::OK();
+    case AttrType::kListType:
+      OPF_RETURN_IF_ERROR(seq("a list of dtypes"));
+      v->list_type.clear();
+      for (py::handle e : py::reinterpret_borrow<py::sequence>(o)) {
+        DType t;
+        OPF_RETURN_IF_ERROR(to_dtype(op, a, e, &t));
+        v->list_type.push_back(t);
+      }
+      return Status::OK();
+    case AttrType::kListShape:
+      OPF_RETURN_IF_ERROR(seq("a list of shapes"));
+      v->list_shape.clear();
+      for (py::handle e : py::reinterpret_borrow<py::sequence>(o)) {
+        Shape s;
+        OPF_RETURN_IF_ERROR(to_shape(op, a, e, &s));
+        v->list_shape.push_back(std::move(s));
+      }
+      return Status::OK();
+    default:
+      return errors::Unimplemented(op.name, ": attrs of type ", attr_type_name(a.type),
+                                   " are not supported in eager calls");
+  }
+}
+
+py::object shape_to_py(const Shape& s) {
+  if (s.unknown_rank()) return py::none();
+  py::tuple t(s.dims().size());
+  for (size_t i = 0; i < s.dims().size(); ++i) {
+    if (s.dims()[i] < 0) t[i] = py::none();
+    else t[i] = py::int_(s.dims()[i]);
+  }
+  return std::move(t);
+}
+
+py::object attr_to_py(AttrType t, const AttrValue& v) {
+  switch (t) {
+    case AttrType::kInt: return py::int_(v.i);
+    case AttrType::kFloat: return py::float_(v.f);
+    case AttrType::kBool: return py::bool_(v.b);
+    case AttrType::kString: return py::str(v.s);
+    case AttrType::kType: return py::int_(static_cast<int>(v.type));
+    case AttrType::kShape: return shape_to_py(v.shape);
+    case AttrType::kListInt: return py::cast(v.list_i);
+    case AttrType::kListFloat: return py::cast(v.list_f);
+    case AttrType::kListBool: return py::cast(v.list_b);
+    case AttrType::kListString: return py::cast(v.list_s);
+    case AttrType::kListType: {
+      py::list l;
+      for (DType d : v.list_type) l.append(static_cast<int>(d));
+      return std::move(l);
+    }
+    case AttrType::kListShape: {
+      py::list l;
+      for (const Shape& s : v.list_shape) l.append(shape_to_py(s));
+      return std::move(l);
+    }
+    default: return py::none();
+  }
+}
+
+PyTypeObject* tensor_type = nullptr;
+
+bool is_tensor(py::handle o) { return Py_TYPE(o.ptr()) == tensor_type; }
+
+// True when every input in args is a Tensor (list inputs: a list/tuple of Tensors).
+bool inputs_are_tensors(const OpSpec& op, const py::args& args, size_t base) {
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    py::handle o = args[base + i];
+    if (op.inputs[i].is_list()) {
+      if (!PyList_Check(o.ptr()) && !PyTuple_Check(o.ptr())) return false;
+      for (py::handle e : py::reinterpret_borrow<py::sequence>(o))
+        if (!is_tensor(e)) return false;
+    } else if (!is_tensor(o)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+const OpSpec& spec_or_raise(int handle) {
+  const OpSpec* op = OpRegistry::Global().spec(handle);
+  if (op == nullptr) {
+    const std::string& name = OpRegistry::Global().name(handle);
+    raise_status(errors::NotFound("op '", name,
+                                  "' is not registered in the opforge runtime (no kernel "
+                                  "library provides it)"),
+                 name);
+  }
+  return *op;
+}
+
+py::object py_execute(const py::args& all) {
+  if (all.size() < 2) throw py::type_error("execute(handle, name, *args)");
+  int handle = all[0].cast<int>();
+  Hooks& h = hooks();
+  if (!h.dispatch.is_none()) {
+    py::object r = h.dispatch(all[0], all[1], py::tuple(all[py::slice(2, all.size(), 1)]));
+    if (!r.is(py::reinterpret_borrow<py::object>(Py_NotImplemented))) return r;
+  }
+  const OpSpec& op = spec_or_raise(handle);
+  py::args args = all;
+  const size_t base = 2;
+  size_t n_explicit = 0;
+  for (const auto& a : op.attrs) n_explicit += a.inferred ? 0 : 1;
+  if (args.size() != base + op.inputs.size() + n_explicit) {
+    raise_status(errors::InvalidArgument(op.name, ": expected ", op.inputs.size(), " inputs and ",
+                                         n_explicit, " attrs, got ", args.size() - base, " values"),
+                 op.name);
+  }
+  if (!inputs_are_tensors(op, args, base)) {
+    py::object converted = h.convert_inputs(all[0], py::tuple(args[py::slice(base, args.size(), 1)]));
+    py::list joined;
+    joined.append(all[0]);
+    joined.append(all[1]);
+    for (py::handle o : converted) joined.append(o);
+    args = py::args(py::tuple(joined));
+    if (!inputs_are_tensors(op, args, base)) {
+      raise_status(errors::InvalidArgument(op.name, ": inputs could not be converted to tensors"), op.name);
+    }
+  }
+
+  EagerCall call;
+  call.op = &op;
+  call.inputs.resize(op.inputs.size());
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    py::handle o = args[base + i];
+    if (op.inputs[i].is_list()) {
+      for (py::handle e : py::reinterpret_borrow<py::sequence>(o)) call.inputs[i].push_back(e.cast<const Tensor&>());
+    } else {
+      call.inputs[i].push_back(o.cast<const Tensor&>());
+    }
+  }
+  call.attrs.resize(op.attrs.size());
+  call.has_attr.assign(op.attrs.size(), false);
+  size_t k = base + op.inputs.size();
+  for (size_t i = 0; i < op.attrs.size(); ++i) {
+    if (op.attrs[i].inferred) continue;
+    py::handle o = args[k++];
+    check(to_attr(op, op.attrs[i], o, &call.attrs[i]), op.name);
+    call.has_attr[i] = true;
+  }
+
+  std::vector<Tensor> outputs;
+  check(opforge::execute(call, &outputs), op.name);
+
+  py::object result;
+  bool single = op.outputs.size() == 1 && !op.outputs[0].is_list();
+  if (single) {
+    result = py::cast(std::move(outputs[0]));
+  } else {
+    // Group flat outputs per output argument: list args become lists.
+    py::list groups;
+    size_t pos = 0;
+    for (const ArgSpec& arg : op.outputs) {
+      if (arg.is_list()) {
+        size_t n = arg.number_attr >= 0 ? static_cast<size_t>(call.attrs[arg.number_attr].i)
+                                        : call.attrs[arg.type_list_attr].list_type.size();
+        py::list l;
+        for (size_t j = 0; j < n; ++j) l.append(py::cast(std::move(outputs[pos++])));
+        groups.append(l);
+      } else {
+        groups.append(py::cast(std::move(outputs[pos++])));
+      }
+    }
+    result = op.outputs.size() == 1 ? py::object(groups[0]) : py::object(py::tuple(groups));
+  }
+  if (!h.record.is_none()) {
+    py::dict attrs;
+    for (size_t i = 0; i < op.attrs.size(); ++i) attrs[py::str(op.attrs[i].name)] = attr_to_py(op.attrs[i].type, call.attrs[i]);
+    h.record(all[0], py::tuple(args[py::slice(base, base + op.inputs.size(), 1)]), attrs, result);
+  }
+  return result;
+}
+
+py::dtype numpy_dtype(DType dt) {
+  py::object key = py::int_(static_cast<int>(dt));
+  if (!hooks().numpy_dtypes.contains(key)) throw py::type_error("no NumPy dtype for " + dtype_name(dt));
+  return py::reinterpret_borrow<py::dtype>(hooks().numpy_dtypes[key]);
+}
+
+py::array tensor_to_numpy(const Tensor& t) {
+  std::vector<py::ssize_t> shape(t.shape().dims().begin(), t.shape().dims().end());
+  py::array out(numpy_dtype(t.dtype()), shape);
+  if (t.nbytes()) std::memcpy(out.mutable_data(), t.raw_data(), t.nbytes());
+  return out;
+}
+
+Tensor tensor_from_numpy(py::array a, int dtype_enum) {
+  DType dt = static_cast<DType>(dtype_enum);
+  if (!dtype_supported(dt)) throw py::type_error("unsupported dtype " + dtype_name(dt));
+  if (static_cast<size_t>(a.itemsize()) != dtype_size(dt)) throw py::type_error("array itemsize does not match dtype");
+  if (!(a.flags() & py::array::c_style)) throw py::value_error("array must be C-contiguous");
+  std::vector<int64_t> dims(a.shape(), a.shape() + a.ndim());
+  Tensor t;
+  check(Tensor::Allocate(dt, Shape(std::move(dims)), &t), "constant");
+  if (t.nbytes()) std::memcpy(t.raw_data(), a.data(), t.nbytes());
+  return t;
+}
+
+py::dict op_spec_dict(const OpSpec& op) {
+  py::dict d;
+  d["name"] = op.name;
+  auto args = [](const std::vector<ArgSpec>& v) {
+    py::list l;
+    for (const auto& a : v) l.append(a.name);
+    return l;
+  };
+  d["inputs"] = args(op.inputs);
+  d["outputs"] = args(op.outputs);
+  py::list attrs;
+  for (const auto& a : op.attrs) attrs.append(py::make_tuple(a.name, attr_type_name(a.type), a.inferred));
+  d["attrs"] = attrs;
+  py::list in_info;
+  for (const auto& a : op.inputs) {
+    py::object type_attr = a.type_attr >= 0 ? py::object(py::str(op.attrs[a.type_attr].name)) : py::none();
+    in_info.append(py::make_tuple(a.name, type_attr, static_cast<int>(a.type), a.is_list()));
+  }
+  d["input_info"] = in_info;
+  py::dict allowed;
+  for (const auto& a : op.attrs) {
+    if (a.type != AttrType::kType) continue;
+    py::list l;
+    for (const auto& v : a.allowed) l.append(static_cast<int>(v.type));
+    allowed[py::str(a.name)] = l;
+  }
+  d["allowed_types"] = allowed;
+  d["is_stateful"] = op.is_stateful;
+  d["library"] = op.library;
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "opforge native runtime";
+  // Built-in ops were staged by static initializers of the runtime library; publish them.
+  {
+    Status s = OpRegistry::Global().commit_pending("");
+    if (!s.ok()) throw std::runtime_error("registering built-in ops: " + s.message());
+  }
+
+  py::class_<Tensor> tensor(m, "Tensor", py::dynamic_attr());
+  tensor.def_property_readonly("_dtype_enum", [](const Tensor& t) { return static_cast<int>(t.dtype()); })
+      .def_property_readonly("_dims", [](const Tensor& t) { return shape_to_py(t.shape()); })
+      .def_property_readonly("ndim", &Tensor::rank)
+      .def_property_readonly("size", &Tensor::num_elements)
+      .def_property_readonly("nbytes", &Tensor::nbytes)
+      .def_property_readonly("device", [](const Tensor& t) { return std::string("/device:") + device_name(t.device()) + ":0"; })
+      .def("_numpy", &tensor_to_numpy)
+      .def("_shares_buffer_with", [](const Tensor& a, const Tensor& b) { return a.buffer() == b.buffer(); })
+      .def_static("_from_numpy", &tensor_from_numpy);
+  tensor_type = reinterpret_cast<PyTypeObject*>(tensor.ptr());
+
+  m.def("execute", &py_execute, "Runs an op eagerly: execute(handle, name, *inputs, *attrs).");
+  m.def("op_handle", [](const std::string& name) { return OpRegistry::Global().handle(name); });
+  m.def("op_names", [] { return OpRegistry::Global().names(); });
+  m.def("op_spec", [](const std::string& name) -> py::object {
+    const OpSpec* op = OpRegistry::Global().find(name);
+    if (!op) return py::none();
+    return op_spec_dict(*op);
+  });
+  m.def("op_spec_by_handle", [](int handle) -> py::object {
+    const OpSpec* op = OpRegistry::Global().spec(handle);
+    if (!op) return py::none();
+    return op_spec_dict(*op);
+  });
+  m.def("op_name", [](int handle) { return OpRegistry::Global().name(handle); });
+  m.def("kernels", [](const std::string& name) { return KernelRegistry::Global().describe(name); });
+  m.def("commit_pending_ops", [](const std::string& library) {
+    std::vector<std::string> added;
+    Status s = OpRegistry::Global().commit_pending(library, &added);
+    if (!s.ok()) {
+      OpRegistry::Global().discard_pending();
+      raise_status(s, "");
+    }
+    return added;
+  });
+  m.def("num_threads", &num_threads);
+  m.def("set_hooks", [](py::object convert_inputs, py::object convert_dtype, py::dict error_classes,
+                        py::dict numpy_dtypes) {
+    Hooks& h = hooks();
+    h.convert_inputs = std::move(convert_inputs);
+    h.convert_dtype = std::move(convert_dtype);
+    h.error_classes = std::move(error_classes);
+    h.numpy_dtypes = std::move(numpy_dtypes);
+    if (!h.dispatch) h.dispatch = py::none();
+    if (!h.record) h.record = py::none();
+  });
+  m.def("set_dispatch", [](py::object fn) { hooks().dispatch = std::move(fn); });
+  m.def("set_record", [](py::object fn) { hooks().record = std::move(fn); });
+  m.def("_clear_hooks", [] {
+    Hooks& h = hooks();
+    h = Hooks();
+    h.dispatch = py::none();
+    h.record = py::none();
+  });
+}

@@ -1,0 +1,206 @@
+// DTypes, shapes, buffers, tensors and attr values.
+#include <cstdlib>
+#include <new>
+#include <sstream>
+
+#include "opforge/attr.h"
+#include "opforge/dtype.h"
+#include "opforge/shape.h"
+#include "opforge/tensor.h"
+
+namespace opforge {
+
+size_t dtype_size(DType dt) {
+  switch (dt) {
+    case DType::kFloat: case DType::kInt32: return 4;
+    case DType::kDouble: case DType::kInt64: return 8;
+    case DType::kUInt8: case DType::kInt8: case DType::kBool: return 1;
+    case DType::kInt16: case DType::kBFloat16: case DType::kHalf: return 2;
+    default: return 0;
+  }
+}
+
+bool dtype_supported(DType dt) { return dtype_size(dt) != 0; }
+
+bool dtype_is_floating(DType dt) {
+  return dt == DType::kFloat || dt == DType::kDouble || dt == DType::kHalf || dt == DType::kBFloat16;
+}
+
+bool dtype_is_integer(DType dt) {
+  return dt == DType::kInt32 || dt == DType::kInt64 || dt == DType::kInt16 || dt == DType::kInt8 ||
+         dt == DType::kUInt8;
+}
+
+std::string dtype_name(DType dt) {
+  switch (dt) {
+    case DType::kFloat: return "float32";
+    case DType::kDouble: return "float64";
+    case DType::kInt32: return "int32";
+    case DType::kUInt8: return "uint8";
+    case DType::kInt16: return "int16";
+    case DType::kInt8: return "int8";
+    case DType::kInt64: return "int64";
+    case DType::kBool: return "bool";
+    case DType::kBFloat16: return "bfloat16";
+    case DType::kHalf: return "float16";
+    default: {
+      std::ostringstream os;
+      os << "dtype(" << static_cast<int>(dt) << ")";
+      return os.str();
+    }
+  }
+}
+
+bool Shape::fully_defined() const {
+  if (unknown_rank_) return false;
+  for (int64_t d : dims_)
+    if (d < 0) return false;
+  return true;
+}
+
+int64_t Shape::num_elements() const {
+  if (!fully_defined()) return -1;
+  int64_t n = 1;
+  for (int64_t d : dims_) n *= d;
+  return n;
+}
+
+std::string Shape::to_string() const {
+  if (unknown_rank_) return "<unknown>";
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    if (i) os << ",";
+    if (dims_[i] < 0) os << "?"; else os << dims_[i];
+  }
+  os << "]";
+  return os.str();
+}
+
+Buffer::~Buffer() { std::free(data_); }
+
+Status allocate_cpu(size_t nbytes, std::shared_ptr<Buffer>* out) {
+  size_t rounded = (nbytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+  if (rounded == 0) rounded = kTensorAlignment;
+  void* p = std::aligned_alloc(kTensorAlignment, rounded);
+  if (p == nullptr) {
+    return errors::ResourceExhausted("out of memory allocating ", nbytes, " bytes");
+  }
+  *out = std::make_shared<Buffer>(p, nbytes, Device::kCPU);
+  return Status::OK();
+}
+
+Status Tensor::Allocate(DType dtype, const Shape& shape, Tensor* out) {
+  if (!dtype_supported(dtype)) {
+    return errors::InvalidArgument("cannot allocate a tensor of ", dtype_name(dtype));
+  }
+  if (!shape.fully_defined()) {
+    return errors::InvalidArgument("cannot allocate a tensor of partially known shape ",
+                                   shape.to_string());
+  }
+  int64_t n = 1;
+  for (int64_t d : shape.dims()) {
+    if (d != 0 && n > (int64_t{1} << 48) / d) {
+      return errors::ResourceExhausted("tensor of shape ", shape.to_string(), " is too large");
+    }
+    n *= d;
+  }
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  t.num_elements_ = n;
+  OPF_RETURN_IF_ERROR(allocate_cpu(static_cast<size_t>(n) * dtype_size(dtype), &t.buffer_));
+  *out = std::move(t);
+  return Status::OK();
+}
+
+Tensor Tensor::reshaped(const Shape& shape) const {
+  Tensor t = *this;
+  t.shape_ = shape;
+  return t;
+}
+
+Status read_int_vector(const Tensor& t, std::vector<int64_t>* out) {
+  if (t.rank() > 1) {
+    return errors::InvalidArgument("expected a scalar or vector, got shape ", t.shape().to_string());
+  }
+  out->resize(static_cast<size_t>(t.num_elements()));
+  if (t.dtype() == DType::kInt32) {
+    for (int64_t i = 0; i < t.num_elements(); ++i) (*out)[i] = t.data<int32_t>()[i];
+  } else if (t.dtype() == DType::kInt64) {
+    for (int64_t i = 0; i < t.num_elements(); ++i) (*out)[i] = t.data<int64_t>()[i];
+  } else {
+    return errors::InvalidArgument("expected int32 or int64, got ", dtype_name(t.dtype()));
+  }
+  return Status::OK();
+}
+
+const char* attr_type_name(AttrType t) {
+  switch (t) {
+    case AttrType::kInt: return "int";
+    case AttrType::kFloat: return "float";
+    case AttrType::kBool: return "bool";
+    case AttrType::kString: return "string";
+    case AttrType::kType: return "type";
+    case AttrType::kShape: return "shape";
+    case AttrType::kTensor: return "tensor";
+    case AttrType::kFunc: return "func";
+    case AttrType::kListInt: return "list(int)";
+    case AttrType::kListFloat: return "list(float)";
+    case AttrType::kListBool: return "list(bool)";
+    case AttrType::kListString: return "list(string)";
+    case AttrType::kListType: return "list(type)";
+    case AttrType::kListShape: return "list(shape)";
+    case AttrType::kListTensor: return "list(tensor)";
+    case AttrType::kListFunc: return "list(func)";
+  }
+  return "?";
+}
+
+bool AttrValue::equals(AttrType t, const AttrValue& o) const {
+  switch (t) {
+    case AttrType::kInt: return i == o.i;
+    case AttrType::kFloat: return f == o.f;
+    case AttrType::kBool: return b == o.b;
+    case AttrType::kString: return s == o.s;
+    case AttrType::kType: return type == o.type;
+    case AttrType::kShape: return shape == o.shape;
+    case AttrType::kListInt: return list_i == o.list_i;
+    case AttrType::kListFloat: return list_f == o.list_f;
+    case AttrType::kListBool: return list_b == o.list_b;
+    case AttrType::kListString: return list_s == o.list_s;
+    case AttrType::kListType: return list_type == o.list_type;
+    case AttrType::kListShape: return list_shape == o.list_shape;
+    default: return false;
+  }
+}
+
+std::string AttrValue::to_string(AttrType t) const {
+  std::ostringstream os;
+  auto list = [&os](const auto& v, auto fmt) {
+    os << "[";
+    for (size_t k = 0; k < v.size(); ++k) {
+      if (k) os << ", ";
+      fmt(v[k]);
+    }
+    os << "]";
+  };
+  switch (t) {
+    case AttrType::kInt: os << i; break;
+    case AttrType::kFloat: os << f; break;
+    case AttrType::kBool: os << (b ? "true" : "false"); break;
+    case AttrType::kString: os << '"' << s << '"'; break;
+    case AttrType::kType: os << dtype_name(type); break;
+    case AttrType::kShape: os << shape.to_string(); break;
+    case AttrType::kListInt: list(list_i, [&os](int64_t v) { os << v; }); break;
+    case AttrType::kListFloat: list(list_f, [&os](float v) { os << v; }); break;
+    case AttrType::kListBool: list(list_b, [&os](bool v) { os << (v ? "true" : "false"); }); break;
+    case AttrType::kListString: list(list_s, [&os](const std::string& v) { os << '"' << v << '"'; }); break;
+    case AttrType::kListType: list(list_type, [&os](DType v) { os << dtype_name(v); }); break;
+    case AttrType::kListShape: list(list_shape, [&os](const Shape& v) { os << v.to_string(); }); break;
+    default: os << "<" << attr_type_name(t) << ">";
+  }
+  return os.str();
+}
+
+}  // namespace opforge

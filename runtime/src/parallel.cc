@@ -1,0 +1,118 @@
+// A fixed pool of worker threads for parallel_for. Workers sleep on a condition variable;
+// the calling thread takes the first chunk itself.
+#include "opforge/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace opforge {
+namespace {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int workers) {
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { loop(); });
+  }
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  int size() const { return static_cast<int>(threads_.size()); }
+
+  // Runs fn(part) for part in [1, parts) on workers; the caller runs part 0, then waits.
+  void run(int parts, const std::function<void(int)>& fn) {
+    std::unique_lock<std::mutex> call_lock(call_mu_);  // one parallel region at a time
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      job_ = &fn;
+      next_part_ = 1;
+      parts_ = parts;
+      pending_ = parts - 1;
+      ++generation_;
+    }
+    cv_.notify_all();
+    fn(0);
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [this] { return pending_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  void loop() {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stop_ || (generation_ != seen && next_part_ < parts_); });
+      if (stop_) return;
+      seen = generation_;
+      while (next_part_ < parts_) {
+        int part = next_part_++;
+        const auto* job = job_;
+        lock.unlock();
+        (*job)(part);
+        lock.lock();
+        if (--pending_ == 0) done_cv_.notify_one();
+      }
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mu_, call_mu_;
+  std::condition_variable cv_, done_cv_;
+  const std::function<void(int)>* job_ = nullptr;
+  int next_part_ = 0, parts_ = 0, pending_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+int configured_threads() {
+  if (const char* env = std::getenv("OPFORGE_NUM_THREADS")) {
+    int n = std::atoi(env);
+    if (n > 0) return n;
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+ThreadPool& pool() {
+  // Leaked on purpose: joining threads during static destruction at exit can deadlock.
+  static ThreadPool* p = new ThreadPool(configured_threads() - 1);
+  return *p;
+}
+
+}  // namespace
+
+int num_threads() { return pool().size() + 1; }
+
+thread_local bool in_parallel_region = false;
+
+void parallel_for(int64_t n, int64_t min_per_thread,
+                  const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  int threads = in_parallel_region ? 1 : num_threads();  // nested regions run inline
+  int64_t parts = std::min<int64_t>(threads, n / std::max<int64_t>(1, min_per_thread));
+  if (parts <= 1) {
+    fn(0, n);
+    return;
+  }
+  int64_t chunk = (n + parts - 1) / parts;
+  pool().run(static_cast<int>(parts), [&](int part) {
+    int64_t begin = part * chunk;
+    int64_t end = std::min(n, begin + chunk);
+    if (begin < end) {
+      in_parallel_region = true;
+      fn(begin, end);
+      in_parallel_region = false;
+    }
+  });
+}
+
+}  // namespace opforge

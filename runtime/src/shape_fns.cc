@@ -1,0 +1,265 @@
+// The shape-function catalogue. Every function works on partially known shapes: unknown
+// dims (-1) and unknown ranks propagate instead of failing, so graphs can be built before
+// all sizes are known. Eager execution always sees fully defined shapes.
+#include "opforge/shape_fns.h"
+
+#include <mutex>
+#include <unordered_map>
+
+namespace opforge {
+
+Status broadcast_shapes(const Shape& a, const Shape& b, Shape* out, const std::string& op) {
+  if (a.unknown_rank() || b.unknown_rank()) {
+    *out = Shape::UnknownRank();
+    return Status::OK();
+  }
+  int rank = std::max(a.rank(), b.rank());
+  std::vector<int64_t> dims(static_cast<size_t>(rank));
+  for (int i = 0; i < rank; ++i) {
+    int ia = a.rank() - rank + i, ib = b.rank() - rank + i;
+    int64_t da = ia >= 0 ? a.dim(ia) : 1;
+    int64_t db = ib >= 0 ? b.dim(ib) : 1;
+    int64_t d;
+    if (da == 1) d = db;
+    else if (db == 1) d = da;
+    else if (da < 0) d = db;  // unknown vs n: must be n (or 1, which broadcasts to n)
+    else if (db < 0) d = da;
+    else if (da == db) d = da;
+    else
+      return errors::InvalidArgument(op, ": incompatible shapes for broadcasting: ",
+                                     a.to_string(), " and ", b.to_string());
+    dims[static_cast<size_t>(i)] = d;
+  }
+  *out = Shape(std::move(dims));
+  return Status::OK();
+}
+
+namespace shape_fns {
+
+Status normalize_axes(const std::string& op, const std::vector<int64_t>& axes, int rank,
+                      std::vector<int>* out) {
+  out->clear();
+  for (int64_t a : axes) {
+    if (a < -rank || a >= rank) {
+      return errors::InvalidArgument(op, ": axis ", a, " is out of range for a tensor of rank ",
+                                     rank, " (expected [", -rank, ", ", rank, "))");
+    }
+    out->push_back(static_cast<int>(a < 0 ? a + rank : a));
+  }
+  return Status::OK();
+}
+
+Status unchanged(ShapeContext& c, int x) {
+  int n = c.num_inputs(x);
+  Shape s = n > 0 ? c.input_shape(x, 0) : Shape::UnknownRank();
+  for (int i = 1; i < n; ++i) {
+    const Shape& o = c.input_shape(x, i);
+    if (s.unknown_rank()) { s = o; continue; }
+    if (o.unknown_rank()) continue;
+    if (o.rank() != s.rank()) {
+      return c.error("all inputs must have the same shape, got ", s.to_string(), " and ",
+                     o.to_string());
+    }
+    for (int d = 0; d < s.rank(); ++d) {
+      int64_t a = s.dim(d), b = o.dim(d);
+      if (a >= 0 && b >= 0 && a != b) {
+        return c.error("all inputs must have the same shape, got ", s.to_string(), " and ",
+                       o.to_string());
+      }
+      if (a < 0) s.mutable_dims()[static_cast<size_t>(d)] = b;
+    }
+  }
+  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, s);
+  return Status::OK();
+}
+
+Status broadcast(ShapeContext& c, int x, int y) {
+  Shape out;
+  OPF_RETURN_IF_ERROR(broadcast_shapes(c.input_shape(x), c.input_shape(y), &out, c.op().name));
+  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, out);
+  return Status::OK();
+}
+
+Status matmul(ShapeContext& c, int a, int b, int transpose_a, int transpose_b) {
+  const Shape& sa = c.input_shape(a);
+  const Shape& sb = c.input_shape(b);
+  if ((!sa.unknown_rank() && sa.rank() != 2) || (!sb.unknown_rank() && sb.rank() != 2)) {
+    return c.error("inputs must be matrices (rank 2), got shapes ", sa.to_string(), " and ",
+                   sb.to_string());
+  }
+  bool ta = c.attr(transpose_a).b, tb = c.attr(transpose_b).b;
+  int64_t m = sa.unknown_rank() ? -1 : sa.dim(ta ? 1 : 0);
+  int64_t ka = sa.unknown_rank() ? -1 : sa.dim(ta ? 0 : 1);
+  int64_t kb = sb.unknown_rank() ? -1 : sb.dim(tb ? 1 : 0);
+  int64_t n = sb.unknown_rank() ? -1 : sb.dim(tb ? 0 : 1);
+  if (ka >= 0 && kb >= 0 && ka != kb) {
+    return c.error("inner dimensions do not match: a is ", sa.to_string(),
+                   ta ? " (transposed)" : "", ", b is ", sb.to_string(), tb ? " (transposed)" : "");
+  }
+  c.set_output(0, Shape({m, n}));
+  return Status::OK();
+}
+
+Status reduce(ShapeContext& c, int input, int axis, int keep_dims) {
+  const Shape& in = c.input_shape(input);
+  bool keep = c.attr(keep_dims).b;
+  const Tensor* axis_value = c.input_value(axis);
+  const Shape& axis_shape = c.input_shape(axis);
+  if (!axis_shape.unknown_rank() && axis_shape.rank() > 1) {
+    return c.error("reduction axes must be a scalar or vector, got shape ", axis_shape.to_string());
+  }
+  if (in.unknown_rank()) {
+    c.set_output(0, Shape::UnknownRank());
+    return Status::OK();
+  }
+  if (axis_value == nullptr) {  // axes unknown: rank known only when dims are kept
+    c.set_output(0, keep ? Shape(std::vector<int64_t>(in.dims().size(), -1)) : Shape::UnknownRank());
+    return Status::OK();
+  }
+  std::vector<int64_t> axes;
+  OPF_RETURN_IF_ERROR(read_int_vector(*axis_value, &axes));
+  std::vector<int> norm;
+  OPF_RETURN_IF_ERROR(normalize_axes(c.op().name, axes, in.rank(), &norm));
+  std::vector<bool> reduced(static_cast<size_t>(in.rank()), false);
+  for (int a : norm) reduced[static_cast<size_t>(a)] = true;
+  std::vector<int64_t> dims;
+  for (int d = 0; d < in.rank(); ++d) {
+    if (!reduced[static_cast<size_t>(d)]) dims.push_back(in.dim(d));
+    else if (keep) dims.push_back(1);
+  }
+  c.set_output(0, Shape(std::move(dims)));
+  return Status::OK();
+}
+
+Status scalar(ShapeContext& c) {
+  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, Shape());
+  return Status::OK();
+}
+
+Status from_attr(ShapeContext& c, int shape) {
+  c.set_output(0, c.attr(shape).shape);
+  return Status::OK();
+}
+
+namespace {
+// Reads a shape-valued input (dims vector) when known; sets *known = false otherwise.
+Status shape_from_value(ShapeContext& c, int arg, bool allow_minus_one, std::vector<int64_t>* dims,
+                        bool* known) {
+  const Tensor* v = c.input_value(arg);
+  const Shape& s = c.input_shape(arg);
+  if (!s.unknown_rank() && s.rank() > 1) {
+    return c.error("shape must be a vector, got a tensor of shape ", s.to_string());
+  }
+  *known = v != nullptr;
+  if (!*known) return Status::OK();
+  OPF_RETURN_IF_ERROR(read_int_vector(*v, dims));
+  for (int64_t d : *dims) {
+    if (d < 0 && !(allow_minus_one && d == -1)) {
+      return c.error("dimensions must be non-negative, got ", d);
+    }
+  }
+  return Status::OK();
+}
+}  // namespace
+
+Status reshape(ShapeContext& c, int tensor, int shape) {
+  std::vector<int64_t> dims;
+  bool known;
+  OPF_RETURN_IF_ERROR(shape_from_value(c, shape, true, &dims, &known));
+  if (!known) {
+    const Shape& s = c.input_shape(shape);
+    c.set_output(0, s.unknown_rank() || s.dim(0) < 0
+                        ? Shape::UnknownRank()
+                        : Shape(std::vector<int64_t>(static_cast<size_t>(s.dim(0)), -1)));
+    return Status::OK();
+  }
+  int unknown = -1;
+  int64_t product = 1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == -1) {
+      if (unknown >= 0) return c.error("only one dimension of the new shape may be -1");
+      unknown = static_cast<int>(i);
+    } else {
+      product *= dims[i];
+    }
+  }
+  int64_t n = c.input_shape(tensor).num_elements();
+  if (n >= 0) {
+    if (unknown >= 0) {
+      if (product == 0 || n % product != 0) {
+        return c.error("cannot reshape a tensor with ", n, " elements to ",
+                       Shape(dims).to_string());
+      }
+      dims[static_cast<size_t>(unknown)] = n / product;
+    } else if (product != n) {
+      return c.error("cannot reshape a tensor with ", n, " elements to shape ",
+                     Shape(dims).to_string(), " (", product, " elements)");
+    }
+  }
+  c.set_output(0, Shape(std::move(dims)));
+  return Status::OK();
+}
+
+Status transpose(ShapeContext& c, int x, int perm) {
+  const Shape& in = c.input_shape(x);
+  const Tensor* p = c.input_value(perm);
+  if (p == nullptr || in.unknown_rank()) {
+    c.set_output(0, in.unknown_rank() ? Shape::UnknownRank()
+                                      : Shape(std::vector<int64_t>(in.dims().size(), -1)));
+    return Status::OK();
+  }
+  std::vector<int64_t> perm_v;
+  OPF_RETURN_IF_ERROR(read_int_vector(*p, &perm_v));
+  if (static_cast<int>(perm_v.size()) != in.rank()) {
+    return c.error("perm has ", perm_v.size(), " entries but the input has rank ", in.rank());
+  }
+  std::vector<bool> seen(perm_v.size(), false);
+  std::vector<int64_t> dims;
+  for (int64_t a : perm_v) {
+    if (a < 0 || a >= in.rank() || seen[static_cast<size_t>(a)]) {
+      return c.error("perm must be a permutation of [0, ", in.rank(), "), got ",
+                     AttrValue::ListInt(perm_v).to_string(AttrType::kListInt));
+    }
+    seen[static_cast<size_t>(a)] = true;
+    dims.push_back(in.dim(static_cast<int>(a)));
+  }
+  c.set_output(0, Shape(std::move(dims)));
+  return Status::OK();
+}
+
+Status fill(ShapeContext& c, int dims_arg) {
+  std::vector<int64_t> dims;
+  bool known;
+  OPF_RETURN_IF_ERROR(shape_from_value(c, dims_arg, false, &dims, &known));
+  if (!known) {
+    const Shape& s = c.input_shape(dims_arg);
+    c.set_output(0, s.unknown_rank() || s.dim(0) < 0
+                        ? Shape::UnknownRank()
+                        : Shape(std::vector<int64_t>(static_cast<size_t>(s.dim(0)), -1)));
+    return Status::OK();
+  }
+  c.set_output(0, Shape(std::move(dims)));
+  return Status::OK();
+}
+
+namespace {
+std::mutex custom_mu;
+std::unordered_map<std::string, ShapeFn>& customs() {
+  static auto* m = new std::unordered_map<std::string, ShapeFn>();
+  return *m;
+}
+}  // namespace
+
+void register_custom(const std::string& op, ShapeFn fn) {
+  std::lock_guard<std::mutex> lock(custom_mu);
+  customs()[op] = std::move(fn);
+}
+
+ShapeFn find_custom(const std::string& op) {
+  std::lock_guard<std::mutex> lock(custom_mu);
+  auto it = customs().find(op);
+  return it == customs().end() ? ShapeFn() : it->second;
+}
+
+}  // namespace shape_fns
+}  // namespace opforge
