@@ -8,21 +8,11 @@ from . import ops as _ops
 from .framework.tensor import convert_to_tensor
 
 
-def add(x, y, name=None):
-    """Returns x + y element-wise (TensorFlow's tf.add, the op AddV2)."""
-    return _ops.add_v2(x, y, name=name)
-
-
-def subtract(x, y, name=None):
-    return _ops.sub(x, y, name=name)
-
-
-def multiply(x, y, name=None):
-    return _ops.mul(x, y, name=name)
-
-
-def divide(x, y, name=None):
-    return _ops.real_div(x, y, name=name)
+# Same signatures as the generated wrappers: plain aliases, no extra call layer.
+add = _ops.add_v2
+subtract = _ops.sub
+multiply = _ops.mul
+divide = _ops.real_div
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):

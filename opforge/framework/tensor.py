@@ -314,15 +314,11 @@ def install_tensor_api(ops) -> None:
     T.__len__ = _len
     T.__hash__ = None  # == is elementwise, as in TensorFlow 2
 
-    def binary(fn):
-        return lambda a, b: fn(a, b), lambda a, b: fn(b, a)
-
     for name, fn in (("add", ops.add_v2), ("sub", ops.sub), ("mul", ops.mul),
                      ("truediv", ops.real_div), ("pow", ops.pow)):
-        fwd, rev = binary(fn)
-        setattr(T, f"__{name}__", fwd)
-        setattr(T, f"__r{name}__", rev)
-    T.__matmul__ = lambda a, b: ops.mat_mul(a, b)
+        setattr(T, f"__{name}__", fn)  # fn(self, other): the wrapper itself, no extra layer
+        setattr(T, f"__r{name}__", lambda a, b, fn=fn: fn(b, a))
+    T.__matmul__ = ops.mat_mul
     T.__rmatmul__ = lambda a, b: ops.mat_mul(b, a)
     T.__neg__ = lambda a: ops.neg(a)
     T.__abs__ = lambda a: ops.abs(a)

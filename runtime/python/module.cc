@@ -207,16 +207,26 @@ py::object attr_to_py(AttrType t, const AttrValue& v) {
 
 PyTypeObject* tensor_type = nullptr;
 
-bool is_tensor(py::handle o) { return Py_TYPE(o.ptr()) == tensor_type; }
+bool is_tensor(PyObject* o) { return Py_TYPE(o) == tensor_type; }
 
-// True when every input in args is a Tensor (list inputs: a list/tuple of Tensors).
-bool inputs_are_tensors(const OpSpec& op, const py::args& args, size_t base) {
+// The C++ Tensor inside a Python Tensor (exact type checked by the caller). Tensor is a
+// plain pybind11 class with one holder, so the value pointer sits in the simple layout.
+const Tensor& tensor_of(PyObject* o) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(o);
+  if (inst->simple_layout) return *static_cast<const Tensor*>(inst->simple_value_holder[0]);
+  return py::handle(o).cast<const Tensor&>();
+}
+
+// True when every input is a Tensor (list inputs: a list or tuple of Tensors).
+bool inputs_are_tensors(const OpSpec& op, PyObject* const* in) {
   for (size_t i = 0; i < op.inputs.size(); ++i) {
-    py::handle o = args[base + i];
+    PyObject* o = in[i];
     if (op.inputs[i].is_list()) {
-      if (!PyList_Check(o.ptr()) && !PyTuple_Check(o.ptr())) return false;
-      for (py::handle e : py::reinterpret_borrow<py::sequence>(o))
-        if (!is_tensor(e)) return false;
+      if (!PyList_Check(o) && !PyTuple_Check(o)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      PyObject** items = PySequence_Fast_ITEMS(o);
+      for (Py_ssize_t k = 0; k < n; ++k)
+        if (!is_tensor(items[k])) return false;
     } else if (!is_tensor(o)) {
       return false;
     }
@@ -236,88 +246,118 @@ const OpSpec& spec_or_raise(int handle) {
   return *op;
 }
 
-py::object py_execute(const py::args& all) {
-  if (all.size() < 2) throw py::type_error("execute(handle, name, *args)");
-  int handle = all[0].cast<int>();
+py::object wrap_outputs(const OpSpec& op, const EagerCall& call, std::vector<Tensor>& outputs) {
+  if (op.outputs.size() == 1 && !op.outputs[0].is_list()) {
+    return py::cast(std::move(outputs[0]), py::return_value_policy::move);
+  }
+  // Group flat outputs per output argument: list args become lists.
+  py::list groups;
+  size_t pos = 0;
+  for (const ArgSpec& arg : op.outputs) {
+    if (arg.is_list()) {
+      size_t n = arg.number_attr >= 0 ? static_cast<size_t>(call.attrs[arg.number_attr].i)
+                                      : call.attrs[arg.type_list_attr].list_type.size();
+      py::list l;
+      for (size_t j = 0; j < n; ++j) l.append(py::cast(std::move(outputs[pos++]), py::return_value_policy::move));
+      groups.append(l);
+    } else {
+      groups.append(py::cast(std::move(outputs[pos++]), py::return_value_policy::move));
+    }
+  }
+  return op.outputs.size() == 1 ? py::object(groups[0]) : py::object(py::tuple(groups));
+}
+
+// execute(handle, name, *inputs, *explicit_attrs): the eager entry point of every wrapper.
+py::object execute_impl(PyObject* const* argv, Py_ssize_t argc) {
+  if (argc < 2) throw py::type_error("execute(handle, name, *inputs, *attrs)");
+  const int handle = static_cast<int>(PyLong_AsLong(argv[0]));
+  if (handle == -1 && PyErr_Occurred()) throw py::error_already_set();
   Hooks& h = hooks();
   if (!h.dispatch.is_none()) {
-    py::object r = h.dispatch(all[0], all[1], py::tuple(all[py::slice(2, all.size(), 1)]));
+    py::tuple rest(argc - 2);
+    for (Py_ssize_t i = 2; i < argc; ++i) rest[i - 2] = py::reinterpret_borrow<py::object>(argv[i]);
+    py::object r = h.dispatch(py::handle(argv[0]), py::handle(argv[1]), rest);
     if (!r.is(py::reinterpret_borrow<py::object>(Py_NotImplemented))) return r;
   }
   const OpSpec& op = spec_or_raise(handle);
-  py::args args = all;
-  const size_t base = 2;
+  const size_t n_in = op.inputs.size();
   size_t n_explicit = 0;
   for (const auto& a : op.attrs) n_explicit += a.inferred ? 0 : 1;
-  if (args.size() != base + op.inputs.size() + n_explicit) {
-    raise_status(errors::InvalidArgument(op.name, ": expected ", op.inputs.size(), " inputs and ",
-                                         n_explicit, " attrs, got ", args.size() - base, " values"),
+  if (static_cast<size_t>(argc - 2) != n_in + n_explicit) {
+    raise_status(errors::InvalidArgument(op.name, ": expected ", n_in, " inputs and ", n_explicit,
+                                         " attrs, got ", argc - 2, " values"),
                  op.name);
   }
-  if (!inputs_are_tensors(op, args, base)) {
-    py::object converted = h.convert_inputs(all[0], py::tuple(args[py::slice(base, args.size(), 1)]));
-    py::list joined;
-    joined.append(all[0]);
-    joined.append(all[1]);
-    for (py::handle o : converted) joined.append(o);
-    args = py::args(py::tuple(joined));
-    if (!inputs_are_tensors(op, args, base)) {
+  PyObject* const* in = argv + 2;
+  py::object converted;  // keeps converted inputs alive
+  std::vector<PyObject*> converted_ptrs;
+  if (!inputs_are_tensors(op, in)) {
+    py::tuple rest(argc - 2);
+    for (Py_ssize_t i = 2; i < argc; ++i) rest[i - 2] = py::reinterpret_borrow<py::object>(argv[i]);
+    converted = h.convert_inputs(py::handle(argv[0]), rest);
+    py::tuple ct = converted.cast<py::tuple>();
+    converted = ct;
+    for (size_t i = 0; i < ct.size(); ++i) converted_ptrs.push_back(ct[i].ptr());
+    in = converted_ptrs.data();
+    if (!inputs_are_tensors(op, in)) {
       raise_status(errors::InvalidArgument(op.name, ": inputs could not be converted to tensors"), op.name);
     }
   }
 
   EagerCall call;
   call.op = &op;
-  call.inputs.resize(op.inputs.size());
-  for (size_t i = 0; i < op.inputs.size(); ++i) {
-    py::handle o = args[base + i];
+  call.inputs.reserve(n_in);
+  call.ranges.reserve(n_in);
+  for (size_t i = 0; i < n_in; ++i) {
+    int begin = static_cast<int>(call.inputs.size());
     if (op.inputs[i].is_list()) {
-      for (py::handle e : py::reinterpret_borrow<py::sequence>(o)) call.inputs[i].push_back(e.cast<const Tensor&>());
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(in[i]);
+      PyObject** items = PySequence_Fast_ITEMS(in[i]);
+      for (Py_ssize_t k = 0; k < n; ++k) call.inputs.push_back(tensor_of(items[k]));
     } else {
-      call.inputs[i].push_back(o.cast<const Tensor&>());
+      call.inputs.push_back(tensor_of(in[i]));
     }
+    call.ranges.emplace_back(begin, static_cast<int>(call.inputs.size()));
   }
   call.attrs.resize(op.attrs.size());
   call.has_attr.assign(op.attrs.size(), false);
-  size_t k = base + op.inputs.size();
+  size_t k = n_in;
   for (size_t i = 0; i < op.attrs.size(); ++i) {
     if (op.attrs[i].inferred) continue;
-    py::handle o = args[k++];
-    check(to_attr(op, op.attrs[i], o, &call.attrs[i]), op.name);
+    check(to_attr(op, op.attrs[i], py::handle(in[k++]), &call.attrs[i]), op.name);
     call.has_attr[i] = true;
   }
 
   std::vector<Tensor> outputs;
   check(opforge::execute(call, &outputs), op.name);
-
-  py::object result;
-  bool single = op.outputs.size() == 1 && !op.outputs[0].is_list();
-  if (single) {
-    result = py::cast(std::move(outputs[0]));
-  } else {
-    // Group flat outputs per output argument: list args become lists.
-    py::list groups;
-    size_t pos = 0;
-    for (const ArgSpec& arg : op.outputs) {
-      if (arg.is_list()) {
-        size_t n = arg.number_attr >= 0 ? static_cast<size_t>(call.attrs[arg.number_attr].i)
-                                        : call.attrs[arg.type_list_attr].list_type.size();
-        py::list l;
-        for (size_t j = 0; j < n; ++j) l.append(py::cast(std::move(outputs[pos++])));
-        groups.append(l);
-      } else {
-        groups.append(py::cast(std::move(outputs[pos++])));
-      }
-    }
-    result = op.outputs.size() == 1 ? py::object(groups[0]) : py::object(py::tuple(groups));
-  }
+  py::object result = wrap_outputs(op, call, outputs);
   if (!h.record.is_none()) {
     py::dict attrs;
     for (size_t i = 0; i < op.attrs.size(); ++i) attrs[py::str(op.attrs[i].name)] = attr_to_py(op.attrs[i].type, call.attrs[i]);
-    h.record(all[0], py::tuple(args[py::slice(base, base + op.inputs.size(), 1)]), attrs, result);
+    py::tuple inputs(n_in);
+    for (size_t i = 0; i < n_in; ++i) inputs[i] = py::reinterpret_borrow<py::object>(in[i]);
+    h.record(py::handle(argv[0]), inputs, attrs, result);
   }
   return result;
 }
+
+PyObject* execute_fastcall(PyObject*, PyObject* const* argv, Py_ssize_t argc) {
+  try {
+    return execute_impl(argv, argc).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyMethodDef execute_def = {"execute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&execute_fastcall)),
+                           METH_FASTCALL,
+                           "execute(handle, name, *inputs, *attrs): runs an op eagerly (or hands it to "
+                           "the graph builder)."};
 
 py::dtype numpy_dtype(DType dt) {
   py::object key = py::int_(static_cast<int>(dt));
@@ -398,7 +438,7 @@ PYBIND11_MODULE(_C, m) {
       .def_static("_from_numpy", &tensor_from_numpy);
   tensor_type = reinterpret_cast<PyTypeObject*>(tensor.ptr());
 
-  m.def("execute", &py_execute, "Runs an op eagerly: execute(handle, name, *inputs, *attrs).");
+  m.add_object("execute", py::reinterpret_steal<py::object>(PyCFunction_NewEx(&execute_def, nullptr, m.attr("__name__").ptr())));
   m.def("op_handle", [](const std::string& name) { return OpRegistry::Global().handle(name); });
   m.def("op_names", [] { return OpRegistry::Global().names(); });
   m.def("op_spec", [](const std::string& name) -> py::object {

@@ -87,41 +87,42 @@ Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
   const size_t n_attrs = op.attrs.size();
   call.attrs.resize(n_attrs);
   call.has_attr.resize(n_attrs, false);
-  if (call.inputs.size() != op.inputs.size()) {
+
+  if (call.ranges.size() != op.inputs.size()) {
     return errors::InvalidArgument(op.name, ": expected ", op.inputs.size(), " inputs, got ",
-                                   call.inputs.size());
+                                   call.ranges.size());
   }
 
-  // Flatten inputs and infer type/number attrs from them.
-  std::vector<Tensor> flat;
-  std::vector<std::pair<int, int>> ranges;
-  std::vector<int> attr_source(n_attrs, -1);  // which input fixed an inferred attr
+  // Infer type and number attrs from the inputs.
+  const std::vector<Tensor>& flat = call.inputs;
+  const std::vector<std::pair<int, int>>& ranges = call.ranges;
+  int attr_source[64];  // which input fixed an inferred type attr
+  for (size_t i = 0; i < n_attrs && i < 64; ++i) attr_source[i] = -1;
   for (size_t a = 0; a < op.inputs.size(); ++a) {
     const ArgSpec& arg = op.inputs[a];
-    auto& tensors = call.inputs[a];
-    if (!arg.is_list() && tensors.size() != 1) {
-      return errors::InvalidArgument(op.name, ": input '", arg.name, "' takes one tensor, got ",
-                                     tensors.size());
+    const int begin = ranges[a].first, end = ranges[a].second;
+    const int64_t count = end - begin;
+    if (!arg.is_list() && count != 1) {
+      return errors::InvalidArgument(op.name, ": input '", arg.name, "' takes one tensor, got ", count);
     }
-    for (const Tensor& t : tensors) {
-      if (!t.initialized()) {
+    for (int k = begin; k < end; ++k) {
+      if (!flat[k].initialized()) {
         return errors::InvalidArgument(op.name, ": input '", arg.name, "' is missing");
       }
     }
     if (arg.number_attr >= 0) {
       int idx = arg.number_attr;
-      int64_t n = static_cast<int64_t>(tensors.size());
-      if (call.has_attr[idx] && call.attrs[idx].i != n) {
-        return errors::InvalidArgument(op.name, ": input '", arg.name, "' has ", n,
+      if (call.has_attr[idx] && call.attrs[idx].i != count) {
+        return errors::InvalidArgument(op.name, ": input '", arg.name, "' has ", count,
                                        " tensors but attr '", op.attrs[idx].name, "' is ",
                                        call.attrs[idx].i);
       }
-      call.attrs[idx].i = n;
+      call.attrs[idx].i = count;
       call.has_attr[idx] = true;
     }
     if (arg.type_list_attr >= 0) {
       std::vector<DType> types;
-      for (const Tensor& t : tensors) types.push_back(t.dtype());
+      for (int k = begin; k < end; ++k) types.push_back(flat[k].dtype());
       int idx = arg.type_list_attr;
       if (call.has_attr[idx] && call.attrs[idx].list_type != types) {
         return errors::InvalidArgument(op.name, ": dtypes of input '", arg.name,
@@ -130,16 +131,18 @@ Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
       call.attrs[idx].list_type = std::move(types);
       call.has_attr[idx] = true;
     }
-    for (const Tensor& t : tensors) {
+    for (int k = begin; k < end; ++k) {
+      const Tensor& t = flat[k];
       if (arg.type_attr >= 0) {
         int idx = arg.type_attr;
         if (!call.has_attr[idx]) {
           call.attrs[idx].type = t.dtype();
           call.has_attr[idx] = true;
-          attr_source[idx] = static_cast<int>(a);
+          if (idx < 64) attr_source[idx] = static_cast<int>(a);
         } else if (call.attrs[idx].type != t.dtype()) {
-          std::string other = attr_source[idx] >= 0
-                                  ? "input '" + op.inputs[attr_source[idx]].name + "' is " +
+          int src = idx < 64 ? attr_source[idx] : -1;
+          std::string other = src >= 0
+                                  ? "input '" + op.inputs[src].name + "' is " +
                                         dtype_name(call.attrs[idx].type)
                                   : "attr '" + op.attrs[idx].name + "' is " +
                                         dtype_name(call.attrs[idx].type);
@@ -152,9 +155,6 @@ Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
                                        dtype_name(arg.type), ", got ", dtype_name(t.dtype()));
       }
     }
-    int begin = static_cast<int>(flat.size());
-    for (Tensor& t : tensors) flat.push_back(std::move(t));
-    ranges.emplace_back(begin, static_cast<int>(flat.size()));
   }
 
   // Defaults and attr checks.
@@ -171,16 +171,17 @@ Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
   }
 
   // Shapes.
-  std::vector<Shape> shapes;
+  std::vector<const Shape*> shapes;
   std::vector<const Tensor*> values;
   shapes.reserve(flat.size());
+  values.reserve(flat.size());
   for (const Tensor& t : flat) {
-    shapes.push_back(t.shape());
+    shapes.push_back(&t.shape());
     values.push_back(&t);
   }
   std::vector<DType> out_types;
   for (const ArgSpec& arg : op.outputs) OPF_RETURN_IF_ERROR(output_dtypes(op, arg, call.attrs, &out_types));
-  ShapeContext sc(op, std::move(shapes), std::move(values), call.attrs, ranges);
+  ShapeContext sc(op, shapes, values, call.attrs, ranges);
   sc.resize_outputs(static_cast<int>(out_types.size()));
   if (!op.shape_fn) {
     return errors::Unimplemented(op.name, ": op has no shape function");
@@ -189,7 +190,7 @@ Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
 
   // Kernel.
   DType dispatch = op.dispatch_attr >= 0 ? call.attrs[op.dispatch_attr].type : DType::kInvalid;
-  const KernelDef* kernel = KernelRegistry::Global().find(op.name, Device::kCPU, dispatch);
+  const KernelDef* kernel = KernelRegistry::Global().find_cached(op, dispatch);
   if (kernel == nullptr) {
     std::string which = op.dispatch_attr >= 0
                             ? " for " + op.attrs[op.dispatch_attr].name + "=" + dtype_name(dispatch)
@@ -209,7 +210,7 @@ Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
       OPF_RETURN_IF_ERROR(Tensor::Allocate(out_types[i], s, &(*outputs)[i]));
     }
   }
-  KernelContext kc(op, flat, ranges, call.attrs, *outputs, sc.outputs());
+  KernelContext kc(op, call.inputs, ranges, call.attrs, *outputs, sc.outputs());
   OPF_RETURN_IF_ERROR(kernel->fn(kc));
   for (size_t i = 0; i < outputs->size(); ++i) {
     if (!(*outputs)[i].initialized()) {

@@ -94,8 +94,8 @@ int num_threads() { return pool().size() + 1; }
 
 thread_local bool in_parallel_region = false;
 
-void parallel_for(int64_t n, int64_t min_per_thread,
-                  const std::function<void(int64_t, int64_t)>& fn) {
+void parallel_for_impl(int64_t n, int64_t min_per_thread,
+                       const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   int threads = in_parallel_region ? 1 : num_threads();  // nested regions run inline
   int64_t parts = std::min<int64_t>(threads, n / std::max<int64_t>(1, min_per_thread));

@@ -9,18 +9,18 @@ namespace opforge {
 
 // ---- ShapeContext
 
-ShapeContext::ShapeContext(const OpSpec& op, std::vector<Shape> input_shapes,
-                           std::vector<const Tensor*> input_values,
+ShapeContext::ShapeContext(const OpSpec& op, const std::vector<const Shape*>& input_shapes,
+                           const std::vector<const Tensor*>& input_values,
                            const std::vector<AttrValue>& attrs,
-                           std::vector<std::pair<int, int>> arg_ranges)
+                           const std::vector<std::pair<int, int>>& arg_ranges)
     : op_(op),
-      input_shapes_(std::move(input_shapes)),
-      input_values_(std::move(input_values)),
+      input_shapes_(input_shapes),
+      input_values_(input_values),
       attrs_(attrs),
-      arg_ranges_(std::move(arg_ranges)) {}
+      arg_ranges_(arg_ranges) {}
 
 const Shape& ShapeContext::input_shape(int arg, int i) const {
-  return input_shapes_[static_cast<size_t>(arg_ranges_[arg].first + i)];
+  return *input_shapes_[static_cast<size_t>(arg_ranges_[arg].first + i)];
 }
 
 const Tensor* ShapeContext::input_value(int arg, int i) const {
@@ -119,6 +119,7 @@ KernelRegistry& KernelRegistry::Global() {
 }
 
 void KernelRegistry::add(const std::string& op, Device device, DType dtype, KernelDef def) {
+  ++generation_;
   auto& list = kernels_[op];
   for (auto& entry : list) {
     if (entry.first == std::make_pair(device, dtype)) {
@@ -135,6 +136,22 @@ const KernelDef* KernelRegistry::find(const std::string& op, Device device, DTyp
   for (const auto& entry : it->second)
     if (entry.first.first == device && entry.first.second == dtype) return &entry.second;
   return nullptr;
+}
+
+const KernelDef* KernelRegistry::find_cached(const OpSpec& op, DType dtype) const {
+  const int slot = static_cast<int>(dtype);
+  if (slot < 0 || slot >= 64) return find(op.name, Device::kCPU, dtype);
+  OpSpec::KernelCache& cache = op.cpu_kernels;
+  if (cache.generation != generation_) {
+    cache = OpSpec::KernelCache();
+    cache.generation = generation_;
+  }
+  if (cache.by_dtype[slot] == nullptr) {
+    const KernelDef* k = find(op.name, Device::kCPU, dtype);
+    cache.by_dtype[slot] = k ? static_cast<const void*>(k) : static_cast<const void*>(&kMissing);
+  }
+  const void* hit = cache.by_dtype[slot];
+  return hit == &kMissing ? nullptr : static_cast<const KernelDef*>(hit);
 }
 
 std::vector<std::pair<Device, DType>> KernelRegistry::kernels_for(const std::string& op) const {

@@ -9,12 +9,14 @@
 
 namespace opforge {
 
-// Inputs are grouped per input argument (a list argument holds several tensors). `attrs`
-// holds one value per attr of the op, in opdef order; entries for inferred attrs are filled
-// in here, missing ones (has[i] == false) take their defaults.
+// `inputs` holds the tensors of all input arguments in order; `ranges[a]` is argument a's
+// [begin, end) in it (a list argument spans several). `attrs` holds one value per attr of the
+// op, in opdef order; inferred attrs are filled in by execute(), missing ones
+// (has_attr[i] == false) take their defaults.
 struct EagerCall {
   const OpSpec* op = nullptr;
-  std::vector<std::vector<Tensor>> inputs;
+  std::vector<Tensor> inputs;
+  std::vector<std::pair<int, int>> ranges;
   std::vector<AttrValue> attrs;
   std::vector<bool> has_attr;
 };

@@ -80,12 +80,18 @@ class KernelRegistry {
   void add(const std::string& op, Device device, DType dtype, KernelDef def);
   // nullptr if none; dtype kInvalid for ops without a dispatch attr.
   const KernelDef* find(const std::string& op, Device device, DType dtype) const;
+  // find() for the CPU, memoized in the op's spec until the next registration.
+  const KernelDef* find_cached(const OpSpec& op, DType dtype) const;
   // "CPU: float32, float64" for error messages and `opforge list`.
   std::string describe(const std::string& op) const;
   std::vector<std::pair<Device, DType>> kernels_for(const std::string& op) const;
 
  private:
+  // add() may move list elements; it bumps generation_, which find_cached() checks before
+  // trusting a memoized pointer.
   std::unordered_map<std::string, std::vector<std::pair<std::pair<Device, DType>, KernelDef>>> kernels_;
+  uint64_t generation_ = 0;
+  static constexpr char kMissing = 0;
 };
 
 const char* device_name(Device d);

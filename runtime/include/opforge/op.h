@@ -49,14 +49,23 @@ struct OpSpec {
   bool is_stateful = false;
   ShapeFn shape_fn;        // empty: shapes come from the kernel (not used by spine ops)
   std::string library;     // "" for built-in ops, else the op library that registered it
+
+  // Kernel lookups cached per dispatch dtype (see KernelRegistry::find_cached).
+  struct KernelCache {
+    uint64_t generation = ~uint64_t{0};
+    const void* by_dtype[64] = {};
+  };
+  mutable KernelCache cpu_kernels;
 };
 
 // What a shape function sees: input shapes, input values where known (host tensors), attrs.
 class ShapeContext {
  public:
-  ShapeContext(const OpSpec& op, std::vector<Shape> input_shapes,
-               std::vector<const Tensor*> input_values, const std::vector<AttrValue>& attrs,
-               std::vector<std::pair<int, int>> arg_ranges);
+  // Shapes (and values, nullptr where unknown) of the flattened inputs; arg_ranges gives
+  // each input argument's [begin, end) in them. Nothing is copied: the caller keeps them alive.
+  ShapeContext(const OpSpec& op, const std::vector<const Shape*>& input_shapes,
+               const std::vector<const Tensor*>& input_values, const std::vector<AttrValue>& attrs,
+               const std::vector<std::pair<int, int>>& arg_ranges);
 
   const OpSpec& op() const { return op_; }
   // The flattened tensors of input argument `arg`.
@@ -78,10 +87,10 @@ class ShapeContext {
 
  private:
   const OpSpec& op_;
-  std::vector<Shape> input_shapes_;
-  std::vector<const Tensor*> input_values_;
+  const std::vector<const Shape*>& input_shapes_;
+  const std::vector<const Tensor*>& input_values_;
   const std::vector<AttrValue>& attrs_;
-  std::vector<std::pair<int, int>> arg_ranges_;
+  const std::vector<std::pair<int, int>>& arg_ranges_;
   std::vector<Shape> outputs_;
 };
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 
 namespace opforge {
 
@@ -12,7 +13,16 @@ int num_threads();
 // Calls fn(begin, end) over disjoint ranges covering [0, n). Runs inline when n is below
 // min_per_thread * 2 or only one thread is available; otherwise splits across the pool and
 // waits for all parts.
-void parallel_for(int64_t n, int64_t min_per_thread,
-                  const std::function<void(int64_t, int64_t)>& fn);
+void parallel_for_impl(int64_t n, int64_t min_per_thread,
+                       const std::function<void(int64_t, int64_t)>& fn);
+
+template <typename F>
+inline void parallel_for(int64_t n, int64_t min_per_thread, F&& fn) {
+  if (n < 2 * min_per_thread) {  // small: no std::function, no pool
+    if (n > 0) fn(int64_t{0}, n);
+    return;
+  }
+  parallel_for_impl(n, min_per_thread, std::function<void(int64_t, int64_t)>(std::forward<F>(fn)));
+}
 
 }  // namespace opforge
