@@ -304,10 +304,20 @@ py::object execute_impl(PyObject* const* argv, Py_ssize_t argc) {
     }
   }
 
-  EagerCall call;
+  // Reused across calls (no allocation once warm); released before returning so no tensor
+  // outlives its call here. Python hooks run only after the call is finished with.
+  thread_local EagerCall call;
+  thread_local std::vector<Tensor> outputs;
+  struct Release {
+    ~Release() {
+      call.inputs.clear();
+      call.ranges.clear();
+      outputs.clear();
+    }
+  } release;
   call.op = &op;
-  call.inputs.reserve(n_in);
-  call.ranges.reserve(n_in);
+  call.inputs.clear();
+  call.ranges.clear();
   for (size_t i = 0; i < n_in; ++i) {
     int begin = static_cast<int>(call.inputs.size());
     if (op.inputs[i].is_list()) {
@@ -320,6 +330,7 @@ py::object execute_impl(PyObject* const* argv, Py_ssize_t argc) {
     call.ranges.emplace_back(begin, static_cast<int>(call.inputs.size()));
   }
   call.attrs.resize(op.attrs.size());
+  for (AttrValue& a : call.attrs) a.reset();
   call.has_attr.assign(op.attrs.size(), false);
   size_t k = n_in;
   for (size_t i = 0; i < op.attrs.size(); ++i) {
@@ -328,7 +339,6 @@ py::object execute_impl(PyObject* const* argv, Py_ssize_t argc) {
     call.has_attr[i] = true;
   }
 
-  std::vector<Tensor> outputs;
   check(opforge::execute(call, &outputs), op.name);
   py::object result = wrap_outputs(op, call, outputs);
   if (!h.record.is_none()) {

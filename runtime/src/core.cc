@@ -1,5 +1,6 @@
 // DTypes, shapes, buffers, tensors and attr values.
 #include <cstdlib>
+#include <sys/mman.h>
 #include <new>
 #include <sstream>
 
@@ -79,10 +80,19 @@ std::string Shape::to_string() const {
 
 Buffer::~Buffer() { std::free(data_); }
 
+// Large buffers are 2 MiB aligned and marked for transparent huge pages: first-touch page
+// faults dominate a memory-bound op on a fresh 40 MB output otherwise (NumPy does the same).
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kHugeThreshold = size_t{4} << 20;
+
 Status allocate_cpu(size_t nbytes, std::shared_ptr<Buffer>* out) {
-  size_t rounded = (nbytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+  const size_t align = nbytes >= kHugeThreshold ? kHugePage : kTensorAlignment;
+  size_t rounded = (nbytes + align - 1) / align * align;
   if (rounded == 0) rounded = kTensorAlignment;
-  void* p = std::aligned_alloc(kTensorAlignment, rounded);
+  void* p = std::aligned_alloc(align, rounded);
+#ifdef MADV_HUGEPAGE
+  if (p != nullptr && align == kHugePage) madvise(p, rounded, MADV_HUGEPAGE);
+#endif
   if (p == nullptr) {
     return errors::ResourceExhausted("out of memory allocating ", nbytes, " bytes");
   }
@@ -90,7 +100,7 @@ Status allocate_cpu(size_t nbytes, std::shared_ptr<Buffer>* out) {
   return Status::OK();
 }
 
-Status Tensor::Allocate(DType dtype, const Shape& shape, Tensor* out) {
+Status Tensor::Allocate(DType dtype, Shape shape, Tensor* out) {
   if (!dtype_supported(dtype)) {
     return errors::InvalidArgument("cannot allocate a tensor of ", dtype_name(dtype));
   }
@@ -107,7 +117,7 @@ Status Tensor::Allocate(DType dtype, const Shape& shape, Tensor* out) {
   }
   Tensor t;
   t.dtype_ = dtype;
-  t.shape_ = shape;
+  t.shape_ = std::move(shape);
   t.num_elements_ = n;
   OPF_RETURN_IF_ERROR(allocate_cpu(static_cast<size_t>(n) * dtype_size(dtype), &t.buffer_));
   *out = std::move(t);

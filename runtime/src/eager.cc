@@ -171,15 +171,17 @@ Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
   }
 
   // Shapes.
-  std::vector<const Shape*> shapes;
-  std::vector<const Tensor*> values;
-  shapes.reserve(flat.size());
-  values.reserve(flat.size());
+  // Scratch reused across calls on this thread: the eager hot path allocates only outputs.
+  thread_local std::vector<const Shape*> shapes;
+  thread_local std::vector<const Tensor*> values;
+  thread_local std::vector<DType> out_types;
+  shapes.clear();
+  values.clear();
+  out_types.clear();
   for (const Tensor& t : flat) {
     shapes.push_back(&t.shape());
     values.push_back(&t);
   }
-  std::vector<DType> out_types;
   for (const ArgSpec& arg : op.outputs) OPF_RETURN_IF_ERROR(output_dtypes(op, arg, call.attrs, &out_types));
   ShapeContext sc(op, shapes, values, call.attrs, ranges);
   sc.resize_outputs(static_cast<int>(out_types.size()));
@@ -202,12 +204,12 @@ Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
   outputs->resize(out_types.size());
   if (!kernel->forwards_input) {
     for (size_t i = 0; i < out_types.size(); ++i) {
-      const Shape& s = sc.outputs()[i];
+      Shape& s = sc.mutable_outputs()[i];
       if (!s.fully_defined()) {
         return errors::Internal(op.name, ": shape function left output ", i, " as ",
                                 s.to_string());
       }
-      OPF_RETURN_IF_ERROR(Tensor::Allocate(out_types[i], s, &(*outputs)[i]));
+      OPF_RETURN_IF_ERROR(Tensor::Allocate(out_types[i], std::move(s), &(*outputs)[i]));
     }
   }
   KernelContext kc(op, call.inputs, ranges, call.attrs, *outputs, sc.outputs());

@@ -59,6 +59,22 @@ struct AttrValue {
   static AttrValue ListType(std::vector<DType> v) { AttrValue a; a.list_type = std::move(v); return a; }
   static AttrValue ListShape(std::vector<Shape> v) { AttrValue a; a.list_shape = std::move(v); return a; }
 
+  // Back to the default value, keeping list capacity (the eager path reuses AttrValues).
+  void reset() {
+    i = 0;
+    f = 0.0f;
+    b = false;
+    type = DType::kInvalid;
+    s.clear();
+    shape = Shape();
+    list_i.clear();
+    list_f.clear();
+    list_b.clear();
+    list_s.clear();
+    list_type.clear();
+    list_shape.clear();
+  }
+
   // Equality for the field selected by type; used for allowed-value checks.
   bool equals(AttrType t, const AttrValue& o) const;
   std::string to_string(AttrType t) const;

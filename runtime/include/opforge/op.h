@@ -77,6 +77,7 @@ class ShapeContext {
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_output(int i, Shape s) { outputs_[i] = std::move(s); }
   const std::vector<Shape>& outputs() const { return outputs_; }
+  std::vector<Shape>& mutable_outputs() { return outputs_; }
   void resize_outputs(int n) { outputs_.resize(n, Shape::UnknownRank()); }
 
   // An InvalidArgument error naming the op.

@@ -40,7 +40,7 @@ class Tensor {
  public:
   Tensor() = default;
   // Allocates an uninitialized CPU tensor. Shape must be fully defined.
-  static Status Allocate(DType dtype, const Shape& shape, Tensor* out);
+  static Status Allocate(DType dtype, Shape shape, Tensor* out);
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }

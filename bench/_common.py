@@ -1,0 +1,31 @@
+"""Timing helpers shared by the benchmark programs (not a test: no pass/fail on timings)."""
+
+from __future__ import annotations
+
+import importlib
+import time
+
+
+def best_of(fn, number: int, repeat: int = 5) -> float:
+    """Best mean seconds per call over `repeat` runs of `number` calls."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / number)
+    return best
+
+
+def optional(module: str):
+    """Imports a comparison framework if installed, else None."""
+    try:
+        return importlib.import_module(module)
+    except Exception:  # noqa: BLE001 (a broken install counts as absent)
+        return None
+
+
+def row(label: str, seconds: float, base: float | None, unit: str = "us", extra: str = "") -> str:
+    scale = {"us": 1e6, "ms": 1e3, "s": 1.0}[unit]
+    ratio = f"{seconds / base:6.2f}x NumPy" if base else ""
+    return f"  {label:<28} {seconds * scale:10.3f} {unit}  {ratio} {extra}"

@@ -1,0 +1,527 @@
+"""Shared machinery for the generated op test matrix (tests/ops/).
+
+Everything here is driven by the opdefs: the ops, their inputs, dtypes, attrs, gradients and
+NumPy references come from ``codegen.model.load`` on the repository's opdefs/ folder. The only
+hand-written knowledge is kept in small tables keyed by op name:
+
+* ``DOMAINS``: the value domain of an op's data inputs (positive for Log, non-zero divisors ...);
+* ``INPUT_BUILDERS``: how to build an op's index-like inputs (axes, perm, shape, dims);
+* ``SHAPE_CASES``: which shapes/attr combinations exercise an op, chosen by its shape function.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import warnings
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+
+import codegen.dtypes
+import codegen.model
+import opforge as of
+
+REPO = Path(__file__).resolve().parents[2]
+OPDEFS = REPO / "opdefs"
+
+OPS = codegen.model.load([str(OPDEFS)])
+OPS_BY_NAME = {op.name: op for op in OPS}
+OP_NAMES = sorted(OPS_BY_NAME)
+
+# Coverage, filled by the tests as they pass; printed by conftest.py.
+COVERAGE: dict[str, set[str]] = {"reference": set(), "gradient": set(), "errors": set(),
+                                 "not_differentiable": set(), "fuzz": set()}
+
+SEED_OFFSET = int(os.environ.get("OPFORGE_OPS_SEED", "0"))
+
+ALL_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "bfloat16", "half", "float",
+              "double")
+LOW_PRECISION = ("half", "bfloat16")
+
+
+# ------------------------------------------------------------------------------ dtypes
+
+
+def np_dtype(spec: str) -> np.dtype:
+    """NumPy dtype of an opdef dtype spec name ("half" -> float16, "bfloat16" -> ml_dtypes)."""
+    return np.dtype(of.as_dtype(codegen.dtypes.python_name(spec)).as_numpy_dtype)
+
+
+def of_dtype(spec: str):
+    return of.as_dtype(codegen.dtypes.python_name(spec))
+
+
+def kind(spec: str) -> str:
+    """'b' (bool), 'u', 'i' or 'f' (the 16-bit floats included)."""
+    if spec in LOW_PRECISION:
+        return "f"
+    return np_dtype(spec).kind
+
+
+def is_float(spec: str) -> bool:
+    return kind(spec) == "f"
+
+
+def spec_of_np(dt) -> str:
+    dt = np.dtype(dt)
+    for s in ALL_DTYPES:
+        if np_dtype(s) == dt:
+            return s
+    raise KeyError(dt)
+
+
+TOLERANCE = {"double": 1e-12, "float": 1e-5, "half": 1e-2, "bfloat16": 2e-2}
+
+
+# ------------------------------------------------------------------------------ signature
+
+
+def dispatch_attr(op) -> str:
+    """The op's dispatch type attr: the first `type` attr referenced by an input, preferring
+    one that also types an output (Fill's T, not its index_type; Cast's SrcT)."""
+    refs = [a.type_attr for a in op.inputs if a.type_attr and op.attr(a.type_attr).type == "type"]
+    if not refs:
+        raise AssertionError(f"{op.name} has no type attr on its inputs")
+    outs = {a.type_attr for a in op.outputs}
+    return next((r for r in refs if r in outs), refs[0])
+
+
+def dispatch_dtypes(op) -> tuple[str, ...]:
+    return tuple(op.attr(dispatch_attr(op)).allowed)
+
+
+def data_inputs(op) -> list:
+    """Inputs whose dtype is the dispatch attr: they get random data of the test dtype."""
+    d = dispatch_attr(op)
+    return [a for a in op.inputs if a.type_attr == d]
+
+
+def index_inputs(op) -> list:
+    """The other inputs (axes, perm, shape, dims): built by INPUT_BUILDERS."""
+    d = dispatch_attr(op)
+    return [a for a in op.inputs if a.type_attr != d]
+
+
+def wrapper(op):
+    """The generated wrapper (of.ops.<snake_name>; the same function as of.<snake_name> except
+    where of's TensorFlow-style API replaces it, e.g. of.cast(x, dtype))."""
+    return getattr(of.ops, op.snake_name)
+
+
+def to_tensor(a) -> of.Tensor:
+    """A Tensor of a NumPy array's dtype and exact shape (0-d included)."""
+    a = np.asarray(a)
+    if a.ndim == 0:
+        # NOTE: of.constant() turns 0-d values into shape (1,) (see test_scalar_inputs_keep_rank_0);
+        # build rank-0 tensors through Reshape so the matrix tests the kernels.
+        return of.ops.reshape(of.constant(a.reshape(1)), np.zeros(0, np.int32))
+    return of.constant(a)
+
+
+def as_input(a):
+    """How the matrix passes a NumPy input: arrays as is (exercising conversion), 0-d as Tensors."""
+    a = np.asarray(a)
+    return to_tensor(a) if a.ndim == 0 else a
+
+
+def call(op, inputs: dict, attrs: dict, convert=as_input):
+    args = [convert(inputs[a.name]) for a in op.inputs]
+    kwargs = {codegen.model.python_param(k): v for k, v in attrs.items()}
+    return wrapper(op)(*args, **kwargs)
+
+
+def seed_for(*parts) -> int:
+    return (zlib.crc32("|".join(map(str, parts)).encode()) + SEED_OFFSET) % (2**32)
+
+
+# ------------------------------------------------------------------------------ values
+
+
+@dataclass(frozen=True)
+class Domain:
+    """Value domain of one data input, per dtype kind."""
+
+    float: tuple = (-3.0, 3.0)
+    int: tuple = (-10, 10)
+    uint: tuple = (0, 20)
+    away_from_zero: float = 0.0  # |v| >= this (integers: non-zero when > 0)
+    choices: tuple | None = None  # draw from these values only (ties for comparisons)
+
+
+DEFAULT_DOMAIN = Domain()
+
+# Input value domains, keyed by op name then input name ("*" for every data input).
+DOMAINS: dict[str, dict[str, Domain]] = {
+    "Log": {"*": Domain(float=(0.1, 4.0))},
+    "Sqrt": {"*": Domain(float=(0.0, 4.0))},
+    "Exp": {"*": Domain(float=(-3.0, 3.0))},
+    "RealDiv": {"y": Domain(float=(-4.0, 4.0), int=(-6, 6), uint=(1, 6), away_from_zero=0.5)},
+    "Pow": {"x": Domain(float=(0.25, 2.5), int=(-3, 3)),
+            "y": Domain(float=(-2.0, 2.0), int=(0, 3))},
+    "Equal": {"*": Domain(choices=(-1, 0, 1))},
+    "Less": {"*": Domain(choices=(0, 1, 2, 3))},
+    "Greater": {"*": Domain(choices=(0, 1, 2, 3))},
+    "Square": {"*": Domain(int=(-11, 11), uint=(0, 15))},
+}
+
+
+def domain(op_name: str, input_name: str) -> Domain:
+    d = DOMAINS.get(op_name, {})
+    return d.get(input_name, d.get("*", DEFAULT_DOMAIN))
+
+
+def random_values(rng, shape, spec: str, dom: Domain = DEFAULT_DOMAIN) -> np.ndarray:
+    """Random data of dtype `spec` in domain `dom` (16-bit floats rounded from float64)."""
+    shape = tuple(shape)
+    dt = np_dtype(spec)
+    k = kind(spec)
+    if dom.choices is not None:
+        vals = np.asarray(dom.choices)
+        if k == "u":
+            vals = np.abs(vals)
+        if k == "b":
+            vals = vals != 0
+        return rng.choice(vals, size=shape).astype(dt)
+    if k == "b":
+        return rng.random(shape) < 0.5
+    if k == "f":
+        lo, hi = dom.float
+        v = rng.uniform(lo, hi, shape)
+        if dom.away_from_zero:
+            small = np.abs(v) < dom.away_from_zero
+            v = np.where(small, np.copysign(dom.away_from_zero + np.abs(v), v + (v == 0)), v)
+        return v.astype(dt)
+    lo, hi = dom.uint if k == "u" else dom.int
+    info = np.iinfo(dt)
+    lo, hi = max(lo, int(info.min)), min(hi, int(info.max))
+    v = rng.integers(lo, hi + 1, shape)
+    if dom.away_from_zero:
+        v = np.where(v == 0, hi if hi != 0 else lo, v)
+    return v.astype(dt)
+
+
+# ------------------------------------------------------------------------------ cases
+
+
+@dataclass
+class Case:
+    """One call shape of an op: shapes of its data inputs, attrs, and a mode for its builder."""
+
+    id: str
+    shapes: dict  # data input name -> shape
+    attrs: dict = field(default_factory=dict)
+    mode: str = ""  # what INPUT_BUILDERS should build (e.g. "scalar" axis)
+    extra: dict = field(default_factory=dict)  # e.g. the target dtype of Cast
+
+
+def shape_id(s) -> str:
+    return "s" if len(s) == 0 else "x".join(map(str, s))
+
+
+UNARY_SHAPES = [(), (5,), (3, 4), (2, 3, 4), (1, 1, 5), (0,), (2, 0, 3)]
+BINARY_SHAPES = [
+    ((), ()),
+    ((3, 4), (3, 4)),
+    ((3, 1, 4), (2, 4)),  # broadcast both ways
+    ((), (3, 4)),  # scalar with matrix
+    ((3, 4), ()),
+    ((2, 1), (1, 5)),
+    ((4, 1, 1, 3), (2, 1)),
+    ((0, 3), (1, 3)),  # empty
+    ((0,), ()),
+]
+MATMUL_SHAPES = [(2, 3, 4), (1, 1, 1), (4, 5, 3), (3, 0, 2), (0, 3, 2), (2, 3, 0)]  # (m, k, n)
+REDUCE_CASES = [  # (shape, axis mode)
+    ((), "empty"),
+    ((5,), "all"),
+    ((5,), "scalar"),
+    ((3, 4), "random"),
+    ((3, 4), "negative"),
+    ((3, 4), "empty"),
+    ((2, 3, 4), "random"),
+    ((2, 3, 4), "all"),
+    ((2, 3, 4), "scalar"),
+    ((2, 1, 3, 2), "random"),
+    ((0, 3), "nonzero"),  # reduce the non-empty axis of an empty tensor
+    ((0, 3), "all"),  # an empty reduction (Max, integer Mean: see REDUCE_EMPTY_OK)
+    ((3, 0), "nonzero"),
+]
+TRANSPOSE_SHAPES = [(), (5,), (3, 4), (2, 3, 4), (2, 1, 3, 2), (0, 3), (2, 0, 3)]
+RESHAPE_CASES = [((), "vector1"), ((6,), "factor"), ((3, 4), "factor"), ((3, 4), "minus1"),
+                 ((2, 3, 4), "factor"), ((2, 3, 4), "minus1"), ((2, 3, 4), "flat"),
+                 ((1,), "scalar"), ((0, 3), "factor"), ((0, 3), "minus1")]
+FILL_DIMS = [(), (0,), (4,), (2, 3), (2, 0, 3), (1, 2, 1, 3)]
+CAST_SHAPES = [(), (3, 4), (0, 2)]
+
+# Attr variations by attr name; explicit attrs not listed keep their default.
+ATTR_VARIATIONS = {"transpose_a": (False, True), "transpose_b": (False, True),
+                   "keep_dims": (False, True)}
+
+
+def attr_combos(op):
+    names = [a.name for a in op.explicit_attrs if a.name in ATTR_VARIATIONS]
+    for values in itertools.product(*(ATTR_VARIATIONS[n] for n in names)):
+        yield dict(zip(names, values))
+
+
+def attrs_id(attrs: dict) -> str:
+    return ",".join(f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in attrs.items())
+
+
+def cases(op, spec: str, *, small: bool = False) -> list[Case]:
+    """The call shapes for `op` at dtype `spec`, chosen by the op's shape function."""
+    data = [a.name for a in data_inputs(op)]
+    sf = op.shape_fn.name
+    out: list[Case] = []
+    if sf == "unchanged" and op.name == "Cast":
+        for dst in ALL_DTYPES:
+            for s in CAST_SHAPES:
+                out.append(Case(f"to_{dst}-{shape_id(s)}", {data[0]: s}, {"DstT": dst},
+                                extra={"DstT": dst}))
+    elif sf == "unchanged":
+        out = [Case(shape_id(s), {data[0]: s}) for s in UNARY_SHAPES]
+    elif sf == "broadcast":
+        out = [Case(f"{shape_id(a)}-{shape_id(b)}", dict(zip(data, (a, b)))) for a, b in BINARY_SHAPES]
+    elif sf == "matmul":
+        for (m, k, n), attrs in itertools.product(MATMUL_SHAPES, attr_combos(op)):
+            a = (k, m) if attrs["transpose_a"] else (m, k)
+            b = (n, k) if attrs["transpose_b"] else (k, n)
+            out.append(Case(f"{m}x{k}x{n}-{attrs_id(attrs)}", dict(zip(data, (a, b))), attrs))
+    elif sf == "reduce":
+        for (s, mode), attrs in itertools.product(REDUCE_CASES, attr_combos(op)):
+            out.append(Case(f"{shape_id(s)}-{mode}-{attrs_id(attrs)}", {data[0]: s}, attrs, mode))
+    elif sf == "transpose":
+        out = [Case(shape_id(s), {data[0]: s}) for s in TRANSPOSE_SHAPES]
+    elif sf == "reshape":
+        out = [Case(f"{shape_id(s)}-{mode}", {data[0]: s}, mode=mode) for s, mode in RESHAPE_CASES]
+    elif sf == "fill":
+        out = [Case(f"dims_{shape_id(d)}", {data[0]: ()}, extra={"dims": d}) for d in FILL_DIMS]
+    else:
+        raise AssertionError(f"no shape cases for shape function {sf!r} of {op.name}")
+    if sf == "reduce":
+        out = [c for c in out if not (empty_reduction_is_error(op.name, spec)
+                                      and c.mode == "all" and 0 in c.shapes[data[0]])]
+    if small:  # the gradient checks: no empty tensors
+        out = [c for c in out if all(0 not in s for s in c.shapes.values())
+               and 0 not in c.extra.get("dims", ())]
+    return out
+
+
+def empty_reduction_is_error(op_name: str, spec: str) -> bool:
+    """Reducing a zero-size axis into a non-empty output is an error for Max (no identity)
+    and for an integer Mean (0/0); Sum gives 0 and a float Mean NaN."""
+    return op_name == "Max" or (op_name == "Mean" and not is_float(spec))
+
+
+# ------------------------------------------------------------------------------ index inputs
+
+
+def _axes(rng, shape, mode):
+    r = len(shape)
+    if mode == "empty" or r == 0:
+        return np.zeros(0, np.int64)
+    if mode == "all":
+        return np.arange(r)
+    if mode == "scalar":
+        return np.array(rng.integers(-r, r))  # a 0-d axis
+    if mode == "negative":
+        ax = rng.choice(r, size=rng.integers(1, r + 1), replace=False)
+        return np.sort(ax) - r
+    if mode == "nonzero":
+        return np.array([i for i, d in enumerate(shape) if d != 0])
+    ax = rng.choice(r, size=rng.integers(1, r + 1), replace=False)  # "random": a subset, any order
+    return np.where(rng.random(len(ax)) < 0.3, ax - r, ax)
+
+
+def _index_dtype(rng, op, arg) -> np.dtype:
+    return np_dtype(rng.choice(op.attr(arg.type_attr).allowed))
+
+
+def build_reduction(rng, op, case, data):
+    arg = index_inputs(op)[0]
+    shape = case.shapes[data_inputs(op)[0].name]
+    return {arg.name: _axes(rng, shape, case.mode).astype(_index_dtype(rng, op, arg))}
+
+
+def build_transpose(rng, op, case, data):
+    arg = index_inputs(op)[0]
+    r = len(case.shapes[data_inputs(op)[0].name])
+    return {arg.name: rng.permutation(r).astype(_index_dtype(rng, op, arg))}
+
+
+def _factor(rng, n, rank):
+    """A random shape of `rank` dims with product n (n > 0)."""
+    dims = [1] * rank
+    for p in _prime_factors(n):
+        dims[rng.integers(rank)] *= p
+    return dims
+
+
+def _prime_factors(n):
+    out, p = [], 2
+    while n > 1:
+        while n % p == 0:
+            out.append(p)
+            n //= p
+        p += 1
+    return out
+
+
+def build_reshape(rng, op, case, data):
+    arg = index_inputs(op)[0]
+    shape = case.shapes[data_inputs(op)[0].name]
+    n = int(np.prod(shape))
+    mode = case.mode
+    if mode == "vector1":
+        target = [1]
+    elif mode == "scalar":
+        target = []
+    elif mode == "flat":
+        target = [-1]
+    elif n == 0:
+        target = [0] + [int(rng.integers(1, 4)) for _ in range(rng.integers(0, 3))]
+        rng.shuffle(target)
+        if mode == "minus1":  # -1 is inferred as 0 when the other dims are non-zero
+            target = [-1] + [int(rng.integers(1, 4)) for _ in range(rng.integers(1, 3))]
+            rng.shuffle(target)
+    else:
+        target = _factor(rng, n, int(rng.integers(1, 5)))
+        if mode == "minus1":
+            target[rng.integers(len(target))] = -1
+    return {arg.name: np.asarray(target).astype(_index_dtype(rng, op, arg))}
+
+
+def build_fill(rng, op, case, data):
+    arg = op.input("dims")
+    return {arg.name: np.asarray(case.extra["dims"]).astype(_index_dtype(rng, op, arg)).reshape(-1)}
+
+
+# Index-like inputs per op (axes, perm, shape, dims).
+INPUT_BUILDERS = {
+    "Sum": build_reduction,
+    "Mean": build_reduction,
+    "Max": build_reduction,
+    "Transpose": build_transpose,
+    "Reshape": build_reshape,
+    "Fill": build_fill,
+}
+
+
+def build_inputs(rng, op, spec, case, *, domain_of=domain):
+    """Random NumPy inputs for one case: data of dtype `spec`, index inputs from the builder."""
+    inputs = {}
+    for arg in data_inputs(op):
+        dom = domain_of(op.name, arg.name)
+        if op.name == "Cast":
+            dom = cast_domain(spec, case.extra["DstT"])
+        inputs[arg.name] = random_values(rng, case.shapes[arg.name], spec, dom)
+    if index_inputs(op):
+        inputs.update(INPUT_BUILDERS[op.name](rng, op, case, inputs))
+    return inputs
+
+
+def cast_domain(src: str, dst: str) -> Domain:
+    """Values every (src, dst) pair converts exactly or by truncation toward zero (no overflow)."""
+    lo = 0 if "u" in (kind(src), kind(dst)) else -100
+    return Domain(float=(lo, 100.0), int=(lo, 100), uint=(0, 100))
+
+
+# ------------------------------------------------------------------------------ reference
+
+
+def type_bindings(op, spec, inputs, case) -> dict[str, str]:
+    """Type attr -> dtype spec for this call."""
+    b = {}
+    for arg in op.inputs:
+        if arg.type_attr:
+            b.setdefault(arg.type_attr, spec if arg.type_attr == dispatch_attr(op)
+                         else spec_of_np(inputs[arg.name].dtype))
+    for k, v in case.attrs.items():
+        if op.attr(k).type == "type":
+            b[k] = v
+    return b
+
+
+def expected_out_spec(op, bindings) -> str:
+    out = op.outputs[0]
+    return out.type if out.type else bindings[out.type_attr]
+
+
+def reference(op, spec, inputs, attrs, bindings):
+    """Evaluates op.reference; 16-bit float data is computed in float32."""
+    env = {"np": np}
+    d = dispatch_attr(op)
+    for arg in op.inputs:
+        v = inputs[arg.name]
+        if arg.type_attr == d and spec in LOW_PRECISION:
+            v = v.astype(np.float32)
+        env[arg.name] = v
+    for a in op.attrs:
+        if a.name in attrs:
+            v = attrs[a.name]
+        elif a.name in bindings:
+            v = bindings[a.name]
+        else:
+            v = a.default
+        if a.type == "type":
+            v = np_dtype(v)
+        env[a.name] = v
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of an empty slice is NaN
+        return np.asarray(eval(op.reference, env))  # noqa: S307 (opdef text, trusted)
+
+
+def assert_matches(out, ref, out_spec, *, msg, tol_scale=1.0):
+    """Checks dtype, shape and values of an op's output against a NumPy reference."""
+    want = np_dtype(out_spec)
+    assert out.dtype == of_dtype(out_spec), f"dtype {out.dtype} != {out_spec}; {msg}"
+    got = out.numpy()
+    assert got.dtype == want, f"numpy dtype {got.dtype} != {want}; {msg}"
+    assert got.shape == ref.shape, f"shape {got.shape} != {ref.shape}; {msg}"
+    with np.errstate(all="ignore"):
+        ref = ref.astype(want)
+    if kind(out_spec) == "f":
+        tol = TOLERANCE[out_spec] * tol_scale
+        g, r = got.astype(np.float64), ref.astype(np.float64)
+        scale = max(1.0, float(np.max(np.abs(r[np.isfinite(r)]), initial=0.0)))
+        np.testing.assert_allclose(g, r, rtol=tol, atol=tol * scale, equal_nan=True, err_msg=msg)
+    else:
+        np.testing.assert_array_equal(got, ref, err_msg=msg)
+
+
+def describe(inputs: dict, attrs: dict) -> str:
+    parts = []
+    for k, v in inputs.items():
+        v = np.asarray(v)
+        body = np.array2string(v, threshold=30, precision=6) if v.size <= 30 else f"<{v.size} values>"
+        parts.append(f"{k}={body} ({v.dtype}, shape {v.shape})")
+    if attrs:
+        parts.append(f"attrs={attrs}")
+    return "; ".join(parts)
+
+
+# ------------------------------------------------------------------------------ coverage
+
+FAILED: dict[str, set[str]] = {k: set() for k in COVERAGE}
+
+
+class covers:
+    """``with covers("reference", op.name): ...`` records the op as covered if the body passes."""
+
+    def __init__(self, category: str, op_name: str):
+        self.category, self.op_name = category, op_name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        (FAILED if exc_type else COVERAGE)[self.category].add(self.op_name)
+        return False
+
+
+def covered(category: str) -> set[str]:
+    return COVERAGE[category] - FAILED[category]
