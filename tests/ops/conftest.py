@@ -1,6 +1,22 @@
-"""tests/ops: prints the op matrix coverage at the end of the run."""
+"""tests/ops: records unexpected failures per op and prints the op matrix coverage."""
+
+import pytest
 
 import opmatrix
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.when != "call" or not rep.failed:
+        return
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    op_name = params.get("op_name")
+    categories = getattr(item.module, "COVERAGE_CATEGORIES", ())
+    if op_name:
+        for c in categories:
+            opmatrix.FAILED[c].add(op_name)
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -15,6 +31,7 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_line(
         f"ops coverage: {n}/{m} ops with reference, {k}/{m} with gradient check, "
         f"{e}/{m} with error inputs ({nd}/{m} checked not differentiable, {fz}/{m} fuzzed)")
-    missing = sorted(set(opmatrix.OP_NAMES) - opmatrix.covered("reference"))
-    if missing:
-        terminalreporter.write_line(f"ops without a passing reference check: {', '.join(missing)}")
+    for category in ("reference", "gradient", "errors"):
+        bad = sorted(opmatrix.FAILED[category])
+        if bad:
+            terminalreporter.write_line(f"ops with failing {category} checks: {', '.join(bad)}")

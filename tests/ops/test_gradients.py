@@ -18,6 +18,8 @@ from opmatrix import (
     dispatch_attr, dispatch_dtypes, domain, index_inputs, of_dtype, seed_for, to_tensor, wrapper,
 )
 
+COVERAGE_CATEGORIES = ("gradient", "not_differentiable")
+
 EPS = 1e-6
 RTOL, ATOL = 1e-5, 1e-7
 
@@ -62,13 +64,37 @@ def _grad_cases(op):
         yield case
 
 
+_EMPTY_LIST_BUG = ("BUG: an empty Python list passed to an int-only index input (Tidx, Tshape, "
+                   "Tperm, index_type) converts to float32 and is rejected, e.g. of.sum(x, []) -> "
+                   "'Sum: dtype float32 is not supported for attr 'Tidx''; the generated gradient "
+                   "{formula} passes one when the tensor is rank 0")
+_RANK0_BUG = ("BUG: the gradient of a rank-0 input comes back with shape (1,): the formula {formula} "
+              "mixes in a Python/NumPy scalar, which converts to shape (1,) (_from_numpy uses "
+              "np.ascontiguousarray)")
+
+# Known failures: (op, case id, wrt) -> reason. Strict: they fail the run once fixed.
+KNOWN_BUGS = {
+    ("Fill", "dims_s", "value"): _EMPTY_LIST_BUG.format(formula="sum(grad, list(range(grad.ndim)))"),
+    ("Reshape", "s-vector1", "tensor"): _EMPTY_LIST_BUG.format(
+        formula="reshape(grad, shape_of(tensor))"),
+    ("Sqrt", "s", "x"): _RANK0_BUG.format(formula="real_div(mul(grad, 0.5), y)"),
+    ("Mean", "s-empty-keep_dims=0", "input"): _RANK0_BUG.format(
+        formula="reduce_grad(..., mean=True) (real_div by np.array(n))"),
+    ("Mean", "s-empty-keep_dims=1", "input"): _RANK0_BUG.format(
+        formula="reduce_grad(..., mean=True) (real_div by np.array(n))"),
+}
+
+
 def _params():
     for op in OPS:
         for g in op.gradients:
             if "double" not in dispatch_dtypes(op):
                 continue
             for case in _grad_cases(op):
-                yield pytest.param(op.name, case, g.wrt, id=f"{op.name}-{case.id}-d{g.wrt}")
+                reason = KNOWN_BUGS.get((op.name, case.id, g.wrt))
+                marks = pytest.mark.xfail(strict=True, reason=reason) if reason else ()
+                yield pytest.param(op.name, case, g.wrt, id=f"{op.name}-{case.id}-d{g.wrt}",
+                                   marks=marks)
 
 
 def _loss_and_grads(op, inputs, attrs, w, wrt_names):
@@ -143,8 +169,8 @@ def test_gradient_is_none(op_name, source):
     """tape.gradient through a not_differentiable op (or w.r.t. an index input) gives None."""
     op = OPS_BY_NAME[op_name]
     spec = "double" if "double" in dispatch_dtypes(op) else dispatch_dtypes(op)[0]
-    case = next(c for c in cases(op, spec, small=True) if len(next(iter(c.shapes.values()))) >= 1
-                or op.shape_fn.name == "fill")
+    case = next(c for c in cases(op, spec, small=True)
+                if len(next(iter(c.shapes.values()))) >= 1 or len(c.extra.get("dims", ())) >= 1)
     rng = np.random.default_rng(seed_for("nograd", op_name))
     inputs = build_inputs(rng, op, spec, case)
     attrs = {k: of_dtype(v) if op.attr(k).type == "type" else v for k, v in case.attrs.items()}

@@ -16,6 +16,8 @@ from opmatrix import (
     of_dtype, reference, seed_for, to_tensor, type_bindings, wrapper,
 )
 
+COVERAGE_CATEGORIES = ("reference",)
+
 
 def _params():
     for op in OPS:
