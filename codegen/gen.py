@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 from . import model
+from .api import python as python_api
 from .emit import cpp as emit_cpp
 from .emit import docs as emit_docs
 from .emit import python as emit_python
@@ -40,6 +41,7 @@ def group_ops(ops: list) -> dict[str, list]:
 
 def render_all(ops: list, python: bool = True, cpp: bool = True, docs: bool = True) -> dict[str, str]:
     groups = group_ops(ops)
+    python_api.clear_cache()
     files: dict[str, str] = {}
     if python:
         files.update(emit_python.emit(groups, ops))

@@ -107,9 +107,9 @@ def field_lines(text: str) -> dict[Path, int]:
 class LineMap:
     """Looks up lines by path, falling back to the nearest enclosing field."""
 
-    def __init__(self, file: str, text: str):
+    def __init__(self, file: str, text: str | None = None, lines: dict | None = None):
         self.file = file
-        self._lines = field_lines(text)
+        self._lines = lines if lines is not None else field_lines(text)
 
     def loc(self, *path) -> Loc:
         p = tuple(path)

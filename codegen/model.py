@@ -11,12 +11,13 @@ import ast
 import keyword
 import os
 import re
+import struct
 from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf import text_format
 
-from . import dtypes, shape_fns
+from . import dtypes, shape_fns, textproto
 from ._proto import op_def_pb2
 from .locations import LineMap, Loc
 
@@ -136,7 +137,9 @@ def snake_case(name: str) -> str:
         if c.isupper():
             prev = name[i - 1] if i > 0 else ""
             nxt = name[i + 1] if i + 1 < n else ""
-            if i > 0 and prev != "_" and (prev.islower() or (prev.isupper() and nxt.islower())):
+            # a word starts after a lowercase letter, or at the last capital of a run
+            # (BiasAdd, LRNGrad) or after a digit (L2Loss -> l2_loss; Conv2D stays conv2d)
+            if i > 0 and prev != "_" and (prev.islower() or ((prev.isupper() or prev.isdigit()) and nxt.islower())):
                 out.append("_")
             out.append(c.lower())
         else:
@@ -180,6 +183,35 @@ def _split_top(s: str, sep: str = ",") -> list[str]:
     if cur.strip():
         parts.append(cur.strip())
     return parts
+
+
+def _top_level_default_sign(s: str) -> int:
+    """Index of the '=' that starts a default (not inside brackets or quotes, not '>='), or -1."""
+    depth, quote = 0, ""
+    for i, ch in enumerate(s):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "=" and depth == 0 and (i == 0 or s[i - 1] not in "<>!="):
+            return i
+    return -1
+
+
+def _float32_value(v: float) -> float:
+    """The shortest decimal that is the same float32 as v: AttrValue.f is a float32, so a
+    verbose default 0.2 reads back as 0.20000000298...; the compact '= 0.2' must match it."""
+    packed = struct.pack("<f", v)
+    for digits in range(1, 10):
+        candidate = float(f"{v:.{digits}g}")
+        if struct.pack("<f", candidate) == packed:
+            return candidate
+    return v
 
 
 def _parse_scalar(tok: str, base: str, loc: Loc, what: str):
@@ -239,11 +271,11 @@ def parse_attr_spec(spec: str, loc: Loc, description: str = "") -> Attr:
         raise OpDefError(loc, f"malformed attr spec '{spec}': expected 'name: type'")
     name, rest = m.group(1), m.group(2)
     default_tok = None
-    parts = _split_top(rest, "=")
-    if len(parts) == 2:
-        rest, default_tok = parts[0].strip(), parts[1].strip()
-    elif len(parts) != 1:
-        raise OpDefError(loc, f"malformed attr spec '{spec}'")
+    eq = _top_level_default_sign(rest)
+    if eq >= 0:
+        rest, default_tok = rest[:eq].strip(), rest[eq + 1:].strip()
+        if not default_tok:
+            raise OpDefError(loc, f"malformed attr spec '{spec}': '=' without a default")
     minimum = None
     mm = re.match(r"^(.*?)\s*>=\s*(-?\d+)$", rest)
     if mm:
@@ -316,7 +348,7 @@ def _attr_value_to_py(av, base: str, is_list: bool):
         if base == "int":
             return tuple(lv.i)
         if base == "float":
-            return tuple(lv.f)
+            return tuple(_float32_value(f) for f in lv.f)
         if base == "bool":
             return tuple(lv.b)
         if base == "string":
@@ -331,7 +363,7 @@ def _attr_value_to_py(av, base: str, is_list: bool):
     if base == "int":
         return av.i
     if base == "float":
-        return av.f
+        return _float32_value(av.f)
     if base == "bool":
         return av.b
     if base == "string":
@@ -591,15 +623,19 @@ def parse_file(path: str, display: str | None = None, group: str | None = None,
             text = f.read()
     msg = op_def_pb2.OpList()
     try:
-        text_format.Parse(text, msg)
-    except text_format.ParseError as e:
-        line = e.GetLine() or 1
-        detail = str(e)
-        detail = re.sub(r"^\d+:\d+ : ", "", detail)
-        raise OpDefError(Loc(display, line), detail) from None
+        lm = LineMap(display, lines=textproto.parse(text, msg))
+    except textproto.Unsupported:
+        # protobuf's parser decides (and words the error); lines come from a re-scan.
+        msg = op_def_pb2.OpList()
+        try:
+            text_format.Parse(text, msg)
+        except text_format.ParseError as e:
+            line = e.GetLine() or 1
+            detail = re.sub(r"^\d+:\d+ : ", "", str(e))
+            raise OpDefError(Loc(display, line), detail) from None
+        lm = LineMap(display, text)
     if group is None:
         group = os.path.basename(os.path.dirname(os.path.abspath(path))) or "ops"
-    lm = LineMap(display, text)
     return [_build_op(pb, lm, i, group) for i, pb in enumerate(msg.op)]
 
 
