@@ -113,7 +113,8 @@ def _shape_fn(op: Op) -> str:
     if sf is None:
         return ""
     if sf.name == shape_fns.CUSTOM:
-        return f'shape_fns::find_custom("{op.name}")'
+        # Looked up at call time: the kernel file registering it may initialize later.
+        return f'[](ShapeContext& c) {{ return shape_fns::call_custom("{op.name}", c); }}'
     spec = shape_fns.CATALOGUE[sf.name]
     in_idx = {a.name: i for i, a in enumerate(op.inputs)}
     at_idx = {a.name: i for i, a in enumerate(op.attrs)}

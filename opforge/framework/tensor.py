@@ -90,7 +90,7 @@ class TensorShape:
 
 
 def _from_numpy(array: np.ndarray, dtype: _dtypes.DType) -> Tensor:
-    array = np.ascontiguousarray(array, dtype=dtype._np)
+    array = np.asarray(array, dtype=dtype._np, order="C")  # keeps 0-d arrays 0-d
     return Tensor._from_numpy(array, dtype.as_datatype_enum)
 
 
@@ -230,10 +230,12 @@ def convert_inputs(handle: int, args: tuple) -> tuple:
                     want = default_dtype(v)
                 except TypeError as e:
                     raise InvalidArgumentError(f"{op_name}: input '{arg_name}': {e}", op_name) from None
-                if type_attr and allowed.get(type_attr) and want.as_datatype_enum not in allowed[type_attr]:
-                    # e.g. an int literal for a float-only op: use the first allowed float type
-                    if want.is_integer and _dtypes.float32.as_datatype_enum in allowed[type_attr]:
-                        want = _dtypes.float32
+                ok = allowed.get(type_attr) or []
+                if type_attr and ok and want.as_datatype_enum not in ok:
+                    if want.is_integer and _dtypes.float32.as_datatype_enum in ok:
+                        want = _dtypes.float32  # an int literal for a float-only op
+                    elif np.size(v) == 0:  # an empty list carries no type: int32 if allowed
+                        want = _dtypes.int32 if _dtypes.int32.as_datatype_enum in ok else _dtypes.from_enum(ok[0])
                 if type_attr:
                     resolved[type_attr] = want
             return convert_to_tensor(v, want, op=op_name)

@@ -261,5 +261,11 @@ ShapeFn find_custom(const std::string& op) {
   return it == customs().end() ? ShapeFn() : it->second;
 }
 
+Status call_custom(const std::string& op, ShapeContext& c) {
+  ShapeFn fn = find_custom(op);
+  if (!fn) return errors::Unimplemented(op, ": the opdef says shape_fn \"custom\" but no custom shape function is registered");
+  return fn(c);
+}
+
 }  // namespace shape_fns
 }  // namespace opforge

@@ -107,7 +107,7 @@ OpSpec MakeEqual() {
   }
   op.dispatch_attr = 0;
   op.is_stateful = false;
-  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Equal", c); };
   return op;
 }
 

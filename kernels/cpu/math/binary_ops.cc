@@ -6,6 +6,7 @@
 
 #include "cpu/cpu_util.h"
 #include "opforge/ops/math_ops.h"
+#include "opforge/shape_fns.h"
 
 namespace opforge {
 namespace {
@@ -125,7 +126,34 @@ template <typename T> Status SubCpu(ops::SubArgs& a) { return binary<T, SubF>(a)
 template <typename T> Status MulCpu(ops::MulArgs& a) { return binary<T, MulF>(a); }
 template <typename T> Status MaximumCpu(ops::MaximumArgs& a) { return binary<T, MaxF>(a); }
 template <typename T> Status MinimumCpu(ops::MinimumArgs& a) { return binary<T, MinF>(a); }
-template <typename T> Status EqualCpu(ops::EqualArgs& a) { return compare<T, EqF>(a); }
+template <typename T>
+Status EqualCpu(ops::EqualArgs& a) {
+  Shape unused;
+  if (!a.incompatible_shape_error &&
+      !broadcast_shapes(a.x.shape(), a.y.shape(), &unused, "Equal").ok()) {
+    a.z.data<bool>()[0] = false;  // the shape function made z a scalar
+    return Status::OK();
+  }
+  return compare<T, EqF>(a);
+}
+
+// Broadcast shape, or a scalar when the shapes are incompatible and the op was told not to
+// fail (TensorFlow's incompatible_shape_error=false).
+Status EqualShape(ShapeContext& c) {
+  Shape out;
+  Status s = broadcast_shapes(c.input_shape(0), c.input_shape(1), &out, c.op().name);
+  if (!s.ok()) {
+    if (c.attr(1).b) return s;
+    out = Shape();
+  }
+  c.set_output(0, std::move(out));
+  return Status::OK();
+}
+
+[[maybe_unused]] const bool equal_shape_registered = [] {
+  shape_fns::register_custom("Equal", EqualShape);
+  return true;
+}();
 template <typename T> Status LessCpu(ops::LessArgs& a) { return compare<T, LessF>(a); }
 template <typename T> Status GreaterCpu(ops::GreaterArgs& a) { return compare<T, GreaterF>(a); }
 

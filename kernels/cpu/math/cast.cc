@@ -1,5 +1,6 @@
 // Cast between any two runtime dtypes. Float to integer saturates at the target's limits
-// and maps NaN to 0 (C++ leaves both undefined); anything to bool is `x != 0`.
+// and maps NaN to 0 (C++ leaves both undefined); anything to bool is `x != 0`. With
+// Truncate, narrowing float conversions round toward zero (TensorFlow's Truncate attr).
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -27,11 +28,34 @@ To convert(From v) {
   }
 }
 
+// Truncate=true: a narrowing float conversion rounds toward zero instead of to nearest.
+template <typename From, typename To>
+To convert_truncating(From v) {
+  To r = convert<From, To>(v);
+  if constexpr (cpu::is_float_v<From> && cpu::is_float_v<To> && sizeof(To) < sizeof(From)) {
+    double in = static_cast<double>(static_cast<cpu::compute_t<From>>(v));
+    double out = static_cast<double>(static_cast<cpu::compute_t<To>>(r));
+    if (std::isfinite(in) && std::fabs(out) > std::fabs(in)) {  // rounded away from zero
+      if constexpr (std::is_same_v<To, float>) {
+        r = std::nextafter(r, 0.0f);
+      } else {
+        r.bits = static_cast<uint16_t>(r.bits - 1);  // one step toward zero, same sign
+      }
+    }
+  }
+  return r;
+}
+
 template <typename From>
 Status CastCpu(ops::CastArgs& a) {
+  const bool truncate = a.Truncate;
   bool ok = visit_dtype(a.DstT, [&](auto to) {
     using To = decltype(to);
-    cpu::map_unary<From, To>(a.x, a.y, [](From v) { return convert<From, To>(v); });
+    if (truncate) {
+      cpu::map_unary<From, To>(a.x, a.y, [](From v) { return convert_truncating<From, To>(v); });
+    } else {
+      cpu::map_unary<From, To>(a.x, a.y, [](From v) { return convert<From, To>(v); });
+    }
   });
   if (!ok) return a.ctx.error("unsupported destination dtype ", dtype_name(a.DstT));
   return Status::OK();

@@ -26,6 +26,8 @@ Status fill(ShapeContext& c, int dims);
 // Hand-written shape functions for ops whose opdef says shape_fn: "custom".
 void register_custom(const std::string& op, ShapeFn fn);
 ShapeFn find_custom(const std::string& op);
+// Runs the custom shape function registered for op; Unimplemented if there is none.
+Status call_custom(const std::string& op, ShapeContext& c);
 
 // Normalizes axis values against a rank (negative counts from the end); OutOfRange-style
 // InvalidArgument naming the op if outside [-rank, rank).
