@@ -49,6 +49,14 @@ CATALOGUE: dict[str, ShapeFnSpec] = {
         ShapeFnSpec("transpose", (Param("x", INPUT), Param("perm", VALUE)),
                     "x's dims permuted by perm"),
         ShapeFnSpec("fill", (Param("dims", VALUE),), "the shape given by the value of dims"),
+        ShapeFnSpec("tensor_attr", (Param("value", ATTR, "tensor"),),
+                    "the shape of the tensor held by a tensor attr (Const)"),
+        ShapeFnSpec("shape_vector", (Param("input", INPUT),),
+                    "a vector with one entry per dimension of input (Shape)"),
+        ShapeFnSpec("range", (Param("start", VALUE), Param("limit", VALUE), Param("delta", VALUE)),
+                    "a vector of ceil((limit - start) / delta) elements"),
+        ShapeFnSpec("vector", (), "every output is a vector of unknown length"),
+        ShapeFnSpec("none", (), "the op has no outputs"),
     )
 }
 

@@ -50,5 +50,11 @@ def _transpose_grad(op, grads):
         None,
     ]
 
+_not_differentiable("BroadcastGradientArgs")
+_not_differentiable("Const")
 _not_differentiable("OnesLike")
+_not_differentiable("Placeholder")
+_not_differentiable("Rank")
+_not_differentiable("Shape")
+_not_differentiable("Size")
 _not_differentiable("ZerosLike")

@@ -5,6 +5,37 @@ from opforge.types import DTypeLike, ShapeLike, Tensor, TensorLike
 
 __all__: list[str]
 
+def broadcast_gradient_args(s0: TensorLike, s1: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Return the reduction indices for computing gradients of s0 op s1 with broadcast.
+
+    r0 lists the dimensions of the broadcast shape that s0 was stretched along (or lacks), r1 the
+    same for s1: summing a gradient over them gives the gradient of each operand. This is the
+    graph-mode counterpart of the unbroadcast gradient helper.
+
+    Args:
+      s0: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      s1: A `Tensor`. Must have the same type as `s0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`r0`, `r1`).
+      r0: A `Tensor`. Has the same type as `s0`.
+      r1: A `Tensor`. Has the same type as `s0`.
+    """
+
+def const(value: Any, dtype: DTypeLike, name: str | None = None) -> Tensor:
+    r"""Returns a constant tensor.
+
+    Args:
+      value: A `tensor`. The tensor to return.
+      dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
+        `float16`, `float32`, `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+    """
+
 def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> Tensor:
     r"""Creates a tensor filled with a scalar value.
 
@@ -46,6 +77,35 @@ def ones_like(x: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
+def placeholder(dtype: DTypeLike, shape: ShapeLike = None, name: str | None = None) -> Tensor:
+    r"""A placeholder op for a value that will be fed into the computation.
+
+    Running a graph that needs this op without feeding it a value is an InvalidArgumentError naming
+    the placeholder. The value fed must have the declared dtype and a shape compatible with `shape`.
+
+    Args:
+      dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
+        `float16`, `float32`, `float64`. The type of elements in the tensor.
+      shape: An optional `shape`. Defaults to `None`. The shape of the tensor; unknown dimensions
+        are -1, and the default is an unknown rank.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+    """
+
+def rank(input: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the rank of a tensor.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+    """
+
 def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> Tensor:
     r"""Reshapes a tensor.
 
@@ -61,6 +121,32 @@ def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> T
 
     Returns:
       A `Tensor`. Has the same type as `tensor`.
+    """
+
+def shape(input: TensorLike, out_type: DTypeLike = "int32", name: str | None = None) -> Tensor:
+    r"""Returns the shape of a tensor.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+    """
+
+def size(input: TensorLike, out_type: DTypeLike = "int32", name: str | None = None) -> Tensor:
+    r"""Returns the number of elements of a tensor.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
     """
 
 def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> Tensor:

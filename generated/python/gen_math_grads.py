@@ -25,6 +25,15 @@ def _abs_grad(op, grads):
     ]
 
 
+@_register("AddN")
+def _add_n_grad(op, grads):
+    inputs = op.inputs[0]
+    grad = grads[0]
+    return [
+        [grad for _ in inputs],
+    ]
+
+
 @_register("AddV2")
 def _add_v2_grad(op, grads):
     x = op.inputs[0]
@@ -230,3 +239,4 @@ def _tanh_grad(op, grads):
 _not_differentiable("Equal")
 _not_differentiable("Greater")
 _not_differentiable("Less")
+_not_differentiable("Range")

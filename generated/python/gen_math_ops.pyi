@@ -19,6 +19,20 @@ def abs(x: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
+def add_n(inputs: Sequence[TensorLike], name: str | None = None) -> Tensor:
+    r"""Add all input tensors element-wise.
+
+    All inputs must have the same shape and dtype.
+
+    Args:
+      inputs: A list of at least 1 `Tensor` objects with one of the types: `bfloat16`, `float16`,
+        `float32`, `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `inputs`.
+    """
+
 def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     r"""Returns x + y element-wise.
 
@@ -260,6 +274,22 @@ def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
     Returns:
       A `Tensor`. Has the same type as `x`.
+    """
+
+def range(start: TensorLike, limit: TensorLike, delta: TensorLike, name: str | None = None) -> Tensor:
+    r"""Creates a sequence of numbers.
+
+    Starts at `start` and extends by increments of `delta` up to but not including `limit`.
+
+    Args:
+      start: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`.
+      limit: A `Tensor`. Must have the same type as `start`.
+      delta: A `Tensor`. Must have the same type as `start`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `start`.
     """
 
 def real_div(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:

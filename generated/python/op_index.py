@@ -8,17 +8,25 @@ GROUPS = (
     "array",
     "math",
     "nn",
+    "state",
 )
 
 # op name -> (group, wrapper name)
 OPS = {
+    "BroadcastGradientArgs": ("array", "broadcast_gradient_args"),
+    "Const": ("array", "const"),
     "Fill": ("array", "fill"),
     "Identity": ("array", "identity"),
     "OnesLike": ("array", "ones_like"),
+    "Placeholder": ("array", "placeholder"),
+    "Rank": ("array", "rank"),
     "Reshape": ("array", "reshape"),
+    "Shape": ("array", "shape"),
+    "Size": ("array", "size"),
     "Transpose": ("array", "transpose"),
     "ZerosLike": ("array", "zeros_like"),
     "Abs": ("math", "abs"),
+    "AddN": ("math", "add_n"),
     "AddV2": ("math", "add_v2"),
     "Cast": ("math", "cast"),
     "Equal": ("math", "equal"),
@@ -34,6 +42,7 @@ OPS = {
     "Mul": ("math", "mul"),
     "Neg": ("math", "neg"),
     "Pow": ("math", "pow"),
+    "Range": ("math", "range"),
     "RealDiv": ("math", "real_div"),
     "Sigmoid": ("math", "sigmoid"),
     "Sqrt": ("math", "sqrt"),
@@ -42,4 +51,9 @@ OPS = {
     "Sum": ("math", "sum"),
     "Tanh": ("math", "tanh"),
     "Relu": ("nn", "relu"),
+    "Assign": ("state", "assign"),
+    "AssignAdd": ("state", "assign_add"),
+    "AssignSub": ("state", "assign_sub"),
+    "NoOp": ("state", "no_op"),
+    "VariableV2": ("state", "variable_v2"),
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "opforge/eager.h"
+#include "opforge/graph.h"
 #include "opforge/kernel.h"
 #include "opforge/op.h"
 #include "opforge/parallel.h"
@@ -26,7 +27,8 @@ namespace {
 struct Hooks {
   py::object convert_inputs;  // (handle, args) -> args with inputs converted to Tensors
   py::object convert_dtype;   // (obj) -> int DataType enum
-  py::object dispatch;        // graph mode: (handle, name, args) -> result; None when eager
+  py::object dispatch;        // graph construction: (handle, name, args) -> result or NotImplemented
+  bool graph_mode = false;    // a default graph is active: every op call goes to dispatch
   py::object record;          // tape: (handle, args, attrs dict, outputs); None when not taping
   py::dict error_classes;     // int code -> exception class taking (message, op)
   py::dict numpy_dtypes;      // int enum -> numpy dtype
@@ -36,6 +38,18 @@ struct Hooks {
 Hooks& hooks() {
   static Hooks* h = new Hooks();  // leaked: must outlive interpreter teardown order issues
   return *h;
+}
+
+PyTypeObject* tensor_type = nullptr;
+
+bool is_tensor(PyObject* o) { return Py_TYPE(o) == tensor_type; }
+
+// The C++ Tensor inside a Python Tensor (exact type checked by the caller). Tensor is a
+// plain pybind11 class with one holder, so the value pointer sits in the simple layout.
+const Tensor& tensor_of(PyObject* o) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(o);
+  if (inst->simple_layout) return *static_cast<const Tensor*>(inst->simple_value_holder[0]);
+  return py::handle(o).cast<const Tensor&>();
 }
 
 [[noreturn]] void raise_status(const Status& s, const std::string& op) {
@@ -163,9 +177,13 @@ Status to_attr(const OpSpec& op, const AttrSpec& a, py::handle o, AttrValue* v) 
         v->list_shape.push_back(std::move(s));
       }
       return Status::OK();
+    case AttrType::kTensor:
+      if (Py_TYPE(o.ptr()) != tensor_type) return bad_attr(op, a, "a Tensor", o);
+      v->tensor = tensor_of(o.ptr());
+      return Status::OK();
     default:
       return errors::Unimplemented(op.name, ": attrs of type ", attr_type_name(a.type),
-                                   " are not supported in eager calls");
+                                   " are not supported");
   }
 }
 
@@ -205,17 +223,6 @@ py::object attr_to_py(AttrType t, const AttrValue& v) {
   }
 }
 
-PyTypeObject* tensor_type = nullptr;
-
-bool is_tensor(PyObject* o) { return Py_TYPE(o) == tensor_type; }
-
-// The C++ Tensor inside a Python Tensor (exact type checked by the caller). Tensor is a
-// plain pybind11 class with one holder, so the value pointer sits in the simple layout.
-const Tensor& tensor_of(PyObject* o) {
-  auto* inst = reinterpret_cast<py::detail::instance*>(o);
-  if (inst->simple_layout) return *static_cast<const Tensor*>(inst->simple_value_holder[0]);
-  return py::handle(o).cast<const Tensor&>();
-}
 
 // True when every input is a Tensor (list inputs: a list or tuple of Tensors).
 bool inputs_are_tensors(const OpSpec& op, PyObject* const* in) {
@@ -273,12 +280,6 @@ py::object execute_impl(PyObject* const* argv, Py_ssize_t argc) {
   const int handle = static_cast<int>(PyLong_AsLong(argv[0]));
   if (handle == -1 && PyErr_Occurred()) throw py::error_already_set();
   Hooks& h = hooks();
-  if (!h.dispatch.is_none()) {
-    py::tuple rest(argc - 2);
-    for (Py_ssize_t i = 2; i < argc; ++i) rest[i - 2] = py::reinterpret_borrow<py::object>(argv[i]);
-    py::object r = h.dispatch(py::handle(argv[0]), py::handle(argv[1]), rest);
-    if (!r.is(py::reinterpret_borrow<py::object>(Py_NotImplemented))) return r;
-  }
   const OpSpec& op = spec_or_raise(handle);
   const size_t n_in = op.inputs.size();
   size_t n_explicit = 0;
@@ -289,9 +290,17 @@ py::object execute_impl(PyObject* const* argv, Py_ssize_t argc) {
                  op.name);
   }
   PyObject* const* in = argv + 2;
+  const bool all_tensors = inputs_are_tensors(op, in);
+  if ((h.graph_mode || !all_tensors) && !h.dispatch.is_none()) {
+    // Graph construction (a default graph, or graph tensors among the inputs) happens in Python.
+    py::tuple rest(argc - 2);
+    for (Py_ssize_t i = 2; i < argc; ++i) rest[i - 2] = py::reinterpret_borrow<py::object>(argv[i]);
+    py::object r = h.dispatch(py::handle(argv[0]), py::handle(argv[1]), rest);
+    if (!r.is(py::reinterpret_borrow<py::object>(Py_NotImplemented))) return r;
+  }
   py::object converted;  // keeps converted inputs alive
   std::vector<PyObject*> converted_ptrs;
-  if (!inputs_are_tensors(op, in)) {
+  if (!all_tensors) {
     py::tuple rest(argc - 2);
     for (Py_ssize_t i = 2; i < argc; ++i) rest[i - 2] = py::reinterpret_borrow<py::object>(argv[i]);
     converted = h.convert_inputs(py::handle(argv[0]), rest);
@@ -410,9 +419,12 @@ py::dict op_spec_dict(const OpSpec& op) {
   py::list in_info;
   for (const auto& a : op.inputs) {
     py::object type_attr = a.type_attr >= 0 ? py::object(py::str(op.attrs[a.type_attr].name)) : py::none();
-    in_info.append(py::make_tuple(a.name, type_attr, static_cast<int>(a.type), a.is_list()));
+    in_info.append(py::make_tuple(a.name, type_attr, static_cast<int>(a.type), a.is_list(), a.is_ref));
   }
   d["input_info"] = in_info;
+  py::list out_info;
+  for (const auto& a : op.outputs) out_info.append(py::make_tuple(a.name, a.is_list(), a.is_ref));
+  d["output_info"] = out_info;
   py::dict allowed;
   for (const auto& a : op.attrs) {
     if (a.type != AttrType::kType) continue;
@@ -424,6 +436,107 @@ py::dict op_spec_dict(const OpSpec& op) {
   d["is_stateful"] = op.is_stateful;
   d["library"] = op.library;
   return d;
+}
+
+TensorRef to_ref(py::handle o) {
+  auto t = o.cast<std::pair<int, int>>();
+  return TensorRef{t.first, t.second};
+}
+
+int add_node(Graph& g, const std::string& name, int handle, py::list inputs, py::dict attrs,
+             py::list control, const std::string& device) {
+  const OpSpec& op = spec_or_raise(handle);
+  if (inputs.size() != op.inputs.size()) {
+    raise_status(errors::InvalidArgument(op.name, ": expected ", op.inputs.size(), " inputs, got ",
+                                         inputs.size(), " [[node ", name, "]]"), op.name);
+  }
+  std::vector<TensorRef> flat;
+  std::vector<std::pair<int, int>> ranges;
+  for (size_t a = 0; a < op.inputs.size(); ++a) {
+    int begin = static_cast<int>(flat.size());
+    if (op.inputs[a].is_list()) {
+      for (py::handle e : inputs[a].cast<py::list>()) flat.push_back(to_ref(e));
+    } else {
+      flat.push_back(to_ref(inputs[a]));
+    }
+    ranges.emplace_back(begin, static_cast<int>(flat.size()));
+  }
+  std::vector<AttrValue> given(op.attrs.size());
+  std::vector<bool> has(op.attrs.size(), false);
+  for (auto item : attrs) {
+    std::string key = item.first.cast<std::string>();
+    size_t i = 0;
+    while (i < op.attrs.size() && op.attrs[i].name != key) ++i;
+    if (i == op.attrs.size()) {
+      raise_status(errors::InvalidArgument(op.name, ": unknown attr '", key, "' [[node ", name, "]]"), op.name);
+    }
+    Status s = to_attr(op, op.attrs[i], item.second, &given[i]);
+    if (!s.ok()) raise_status(Status(s.code(), s.message() + " [[node " + name + "]]"), op.name);
+    has[i] = true;
+  }
+  std::vector<int> ctrl;
+  for (py::handle c : control) ctrl.push_back(c.cast<int>());
+  int id = -1;
+  check(g.add_node(name, op, std::move(flat), std::move(ranges), std::move(given), std::move(has),
+                   std::move(ctrl), device, &id),
+        op.name);
+  return id;
+}
+
+py::dict node_info(const Graph& g, int id) {
+  if (id < 0 || id >= g.num_nodes()) throw py::index_error("no such node");
+  const Node& n = g.node(id);
+  py::dict d;
+  d["name"] = n.name;
+  d["op"] = n.op->name;
+  d["device"] = n.device;
+  py::list dtypes, shapes, refs, inputs, control;
+  for (DType t : n.out_dtypes) dtypes.append(static_cast<int>(t));
+  for (const Shape& s : n.out_shapes) shapes.append(shape_to_py(s));
+  for (bool r : n.out_is_ref) refs.append(r);
+  for (const TensorRef& r : n.inputs) inputs.append(py::make_tuple(r.node, r.index));
+  for (int c : n.control_inputs) control.append(c);
+  py::list ranges;
+  for (const auto& r : n.ranges) ranges.append(py::make_tuple(r.first, r.second));
+  d["out_dtypes"] = dtypes;
+  d["out_shapes"] = shapes;
+  d["out_is_ref"] = refs;
+  d["inputs"] = inputs;
+  d["ranges"] = ranges;
+  py::list out_ranges;
+  for (const auto& r : n.out_ranges) out_ranges.append(py::make_tuple(r.first, r.second));
+  d["out_ranges"] = out_ranges;
+  d["control_inputs"] = control;
+  py::dict attrs;
+  for (size_t i = 0; i < n.op->attrs.size(); ++i) {
+    const AttrSpec& a = n.op->attrs[i];
+    attrs[py::str(a.name)] = a.type == AttrType::kTensor ? py::cast(n.attrs[i].tensor) : attr_to_py(a.type, n.attrs[i]);
+  }
+  d["attrs"] = attrs;
+  return d;
+}
+
+py::list session_run(Session& s, py::list feeds, py::list fetches, py::list targets) {
+  std::vector<std::pair<TensorRef, Tensor>> fd;
+  for (py::handle f : feeds) {
+    py::tuple t = f.cast<py::tuple>();
+    if (Py_TYPE(t[1].ptr()) != tensor_type) throw py::type_error("feed values must be Tensors");
+    fd.emplace_back(to_ref(t[0]), tensor_of(t[1].ptr()));
+  }
+  std::vector<TensorRef> fe;
+  for (py::handle f : fetches) fe.push_back(to_ref(f));
+  std::vector<int> tg;
+  for (py::handle t : targets) tg.push_back(t.cast<int>());
+  std::vector<Tensor> out;
+  Status st;
+  {
+    py::gil_scoped_release release;  // kernels never call into Python
+    st = s.run(fd, fe, tg, &out);
+  }
+  check(st, "Session.run");
+  py::list result;
+  for (Tensor& t : out) result.append(py::cast(std::move(t), py::return_value_policy::move));
+  return result;
 }
 
 }  // namespace
@@ -449,6 +562,19 @@ PYBIND11_MODULE(_C, m) {
   tensor_type = reinterpret_cast<PyTypeObject*>(tensor.ptr());
 
   m.add_object("execute", py::reinterpret_steal<py::object>(PyCFunction_NewEx(&execute_def, nullptr, m.attr("__name__").ptr())));
+  py::class_<Graph, std::shared_ptr<Graph>>(m, "Graph")
+      .def(py::init<>())
+      .def("add_node", &add_node, py::arg("name"), py::arg("handle"), py::arg("inputs"), py::arg("attrs"),
+           py::arg("control_inputs"), py::arg("device") = "")
+      .def("node_info", &node_info)
+      .def("find", &Graph::find)
+      .def_property_readonly("num_nodes", &Graph::num_nodes);
+  py::class_<Session>(m, "Session")
+      .def(py::init([](std::shared_ptr<Graph> g) { return std::make_unique<Session>(g); }))
+      .def("run", &session_run)
+      .def_property_readonly("cached_plans", &Session::cached_plans)
+      .def("variable_names", [](Session& s) { return s.resources().names(); });
+
   m.def("op_handle", [](const std::string& name) { return OpRegistry::Global().handle(name); });
   m.def("op_names", [] { return OpRegistry::Global().names(); });
   m.def("op_spec", [](const std::string& name) -> py::object {
@@ -484,6 +610,7 @@ PYBIND11_MODULE(_C, m) {
     if (!h.record) h.record = py::none();
   });
   m.def("set_dispatch", [](py::object fn) { hooks().dispatch = std::move(fn); });
+  m.def("set_graph_mode", [](bool on) { hooks().graph_mode = on; });
   m.def("set_record", [](py::object fn) { hooks().record = std::move(fn); });
   m.def("_clear_hooks", [] {
     Hooks& h = hooks();

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "opforge/attr.h"
+#include "opforge/resource.h"
 #include "opforge/dtype.h"
 #include "opforge/shape.h"
 #include "opforge/tensor.h"
@@ -145,6 +146,41 @@ Status read_int_vector(const Tensor& t, std::vector<int64_t>* out) {
   return Status::OK();
 }
 
+Status ResourceMgr::lookup_or_create(const std::string& name, DType dtype, const Shape& shape,
+                                     Variable** out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slot = vars_[name];
+  if (!slot) {
+    slot = std::make_unique<Variable>();
+    slot->name = name;
+    slot->dtype = dtype;
+    slot->shape = shape;
+  } else if (slot->dtype != dtype) {
+    return errors::InvalidArgument("variable '", name, "' exists with dtype ",
+                                   dtype_name(slot->dtype), ", requested ", dtype_name(dtype));
+  }
+  *out = slot.get();
+  return Status::OK();
+}
+
+Variable* ResourceMgr::find(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = vars_.find(name);
+  return it == vars_.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> ResourceMgr::names() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& kv : vars_) out.push_back(kv.first);
+  return out;
+}
+
+void ResourceMgr::clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  vars_.clear();
+}
+
 const char* attr_type_name(AttrType t) {
   switch (t) {
     case AttrType::kInt: return "int";
@@ -181,6 +217,7 @@ bool AttrValue::equals(AttrType t, const AttrValue& o) const {
     case AttrType::kListString: return list_s == o.list_s;
     case AttrType::kListType: return list_type == o.list_type;
     case AttrType::kListShape: return list_shape == o.list_shape;
+    case AttrType::kTensor: return tensor.buffer() == o.tensor.buffer() && tensor.shape() == o.tensor.shape();
     default: return false;
   }
 }
@@ -208,6 +245,9 @@ std::string AttrValue::to_string(AttrType t) const {
     case AttrType::kListString: list(list_s, [&os](const std::string& v) { os << '"' << v << '"'; }); break;
     case AttrType::kListType: list(list_type, [&os](DType v) { os << dtype_name(v); }); break;
     case AttrType::kListShape: list(list_shape, [&os](const Shape& v) { os << v.to_string(); }); break;
+    case AttrType::kTensor:
+      os << "<tensor " << dtype_name(tensor.dtype()) << " " << tensor.shape().to_string() << ">";
+      break;
     default: os << "<" << attr_type_name(t) << ">";
   }
   return os.str();

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "opforge/kernel.h"
+#include "opforge/op_check.h"
 
 namespace opforge {
 namespace {
@@ -17,6 +18,8 @@ std::string allowed_list(const AttrSpec& a) {
   }
   return os.str();
 }
+
+}  // namespace
 
 Status check_attr(const OpSpec& op, const AttrSpec& spec, const AttrValue& v) {
   if (!spec.allowed.empty()) {
@@ -66,7 +69,6 @@ Status check_attr(const OpSpec& op, const AttrSpec& spec, const AttrValue& v) {
   return Status::OK();
 }
 
-// Output dtypes of one output argument.
 Status output_dtypes(const OpSpec& op, const ArgSpec& arg, const std::vector<AttrValue>& attrs,
                      std::vector<DType>* out) {
   if (arg.type_list_attr >= 0) {
@@ -80,22 +82,16 @@ Status output_dtypes(const OpSpec& op, const ArgSpec& arg, const std::vector<Att
   return Status::OK();
 }
 
-}  // namespace
-
-Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
-  const OpSpec& op = *call.op;
+Status infer_attrs(const OpSpec& op, const std::vector<DType>& dtypes,
+                   const std::vector<std::pair<int, int>>& ranges, std::vector<AttrValue>& attrs,
+                   std::vector<bool>& has_attr) {
   const size_t n_attrs = op.attrs.size();
-  call.attrs.resize(n_attrs);
-  call.has_attr.resize(n_attrs, false);
-
-  if (call.ranges.size() != op.inputs.size()) {
+  attrs.resize(n_attrs);
+  has_attr.resize(n_attrs, false);
+  if (ranges.size() != op.inputs.size()) {
     return errors::InvalidArgument(op.name, ": expected ", op.inputs.size(), " inputs, got ",
-                                   call.ranges.size());
+                                   ranges.size());
   }
-
-  // Infer type and number attrs from the inputs.
-  const std::vector<Tensor>& flat = call.inputs;
-  const std::vector<std::pair<int, int>>& ranges = call.ranges;
   int attr_source[64];  // which input fixed an inferred type attr
   for (size_t i = 0; i < n_attrs && i < 64; ++i) attr_source[i] = -1;
   for (size_t a = 0; a < op.inputs.size(); ++a) {
@@ -106,92 +102,79 @@ Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
       return errors::InvalidArgument(op.name, ": input '", arg.name, "' takes one tensor, got ", count);
     }
     for (int k = begin; k < end; ++k) {
-      if (!flat[k].initialized()) {
+      if (dtypes[k] == DType::kInvalid) {
         return errors::InvalidArgument(op.name, ": input '", arg.name, "' is missing");
       }
     }
     if (arg.number_attr >= 0) {
       int idx = arg.number_attr;
-      if (call.has_attr[idx] && call.attrs[idx].i != count) {
+      if (has_attr[idx] && attrs[idx].i != count) {
         return errors::InvalidArgument(op.name, ": input '", arg.name, "' has ", count,
                                        " tensors but attr '", op.attrs[idx].name, "' is ",
-                                       call.attrs[idx].i);
+                                       attrs[idx].i);
       }
-      call.attrs[idx].i = count;
-      call.has_attr[idx] = true;
+      attrs[idx].i = count;
+      has_attr[idx] = true;
     }
     if (arg.type_list_attr >= 0) {
-      std::vector<DType> types;
-      for (int k = begin; k < end; ++k) types.push_back(flat[k].dtype());
+      std::vector<DType> types(dtypes.begin() + begin, dtypes.begin() + end);
       int idx = arg.type_list_attr;
-      if (call.has_attr[idx] && call.attrs[idx].list_type != types) {
+      if (has_attr[idx] && attrs[idx].list_type != types) {
         return errors::InvalidArgument(op.name, ": dtypes of input '", arg.name,
                                        "' do not match attr '", op.attrs[idx].name, "'");
       }
-      call.attrs[idx].list_type = std::move(types);
-      call.has_attr[idx] = true;
+      attrs[idx].list_type = std::move(types);
+      has_attr[idx] = true;
     }
     for (int k = begin; k < end; ++k) {
-      const Tensor& t = flat[k];
+      const DType dt = dtypes[k];
       if (arg.type_attr >= 0) {
         int idx = arg.type_attr;
-        if (!call.has_attr[idx]) {
-          call.attrs[idx].type = t.dtype();
-          call.has_attr[idx] = true;
+        if (!has_attr[idx]) {
+          attrs[idx].type = dt;
+          has_attr[idx] = true;
           if (idx < 64) attr_source[idx] = static_cast<int>(a);
-        } else if (call.attrs[idx].type != t.dtype()) {
+        } else if (attrs[idx].type != dt) {
           int src = idx < 64 ? attr_source[idx] : -1;
           std::string other = src >= 0
-                                  ? "input '" + op.inputs[src].name + "' is " +
-                                        dtype_name(call.attrs[idx].type)
-                                  : "attr '" + op.attrs[idx].name + "' is " +
-                                        dtype_name(call.attrs[idx].type);
+                                  ? "input '" + op.inputs[src].name + "' is " + dtype_name(attrs[idx].type)
+                                  : "attr '" + op.attrs[idx].name + "' is " + dtype_name(attrs[idx].type);
           return errors::InvalidArgument(op.name, ": input '", arg.name, "' has dtype ",
-                                         dtype_name(t.dtype()), " but ", other,
+                                         dtype_name(dt), " but ", other,
                                          " (they must match, attr '", op.attrs[idx].name, "')");
         }
-      } else if (arg.type != DType::kInvalid && t.dtype() != arg.type) {
+      } else if (arg.type != DType::kInvalid && dt != arg.type) {
         return errors::InvalidArgument(op.name, ": input '", arg.name, "' must be ",
-                                       dtype_name(arg.type), ", got ", dtype_name(t.dtype()));
+                                       dtype_name(arg.type), ", got ", dtype_name(dt));
       }
     }
   }
-
-  // Defaults and attr checks.
+  // Defaults, then every attr against its spec.
   for (size_t i = 0; i < n_attrs; ++i) {
     const AttrSpec& spec = op.attrs[i];
-    if (!call.has_attr[i]) {
+    if (!has_attr[i]) {
       if (!spec.has_default) {
         return errors::InvalidArgument(op.name, ": missing value for attr '", spec.name, "'");
       }
-      call.attrs[i] = spec.default_value;
-      call.has_attr[i] = true;
+      attrs[i] = spec.default_value;
+      has_attr[i] = true;
     }
-    OPF_RETURN_IF_ERROR(check_attr(op, spec, call.attrs[i]));
+    OPF_RETURN_IF_ERROR(check_attr(op, spec, attrs[i]));
   }
+  return Status::OK();
+}
 
-  // Shapes.
-  // Scratch reused across calls on this thread: the eager hot path allocates only outputs.
-  thread_local std::vector<const Shape*> shapes;
-  thread_local std::vector<const Tensor*> values;
-  thread_local std::vector<DType> out_types;
-  shapes.clear();
-  values.clear();
-  out_types.clear();
-  for (const Tensor& t : flat) {
-    shapes.push_back(&t.shape());
-    values.push_back(&t);
-  }
-  for (const ArgSpec& arg : op.outputs) OPF_RETURN_IF_ERROR(output_dtypes(op, arg, call.attrs, &out_types));
-  ShapeContext sc(op, shapes, values, call.attrs, ranges);
-  sc.resize_outputs(static_cast<int>(out_types.size()));
-  if (!op.shape_fn) {
-    return errors::Unimplemented(op.name, ": op has no shape function");
-  }
-  OPF_RETURN_IF_ERROR(op.shape_fn(sc));
+Status all_output_dtypes(const OpSpec& op, const std::vector<AttrValue>& attrs, std::vector<DType>* out) {
+  out->clear();
+  for (const ArgSpec& arg : op.outputs) OPF_RETURN_IF_ERROR(output_dtypes(op, arg, attrs, out));
+  return Status::OK();
+}
 
-  // Kernel.
-  DType dispatch = op.dispatch_attr >= 0 ? call.attrs[op.dispatch_attr].type : DType::kInvalid;
+Status run_kernel(const OpSpec& op, std::vector<Tensor>& inputs,
+                  const std::vector<std::pair<int, int>>& ranges, const std::vector<AttrValue>& attrs,
+                  const std::vector<DType>& out_types, ShapeContext& sc,
+                  std::vector<Tensor>* outputs, ExecEnv* env) {
+  DType dispatch = op.dispatch_attr >= 0 ? attrs[op.dispatch_attr].type : DType::kInvalid;
   const KernelDef* kernel = KernelRegistry::Global().find_cached(op, dispatch);
   if (kernel == nullptr) {
     std::string which = op.dispatch_attr >= 0
@@ -203,23 +186,63 @@ Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
   outputs->clear();
   outputs->resize(out_types.size());
   if (!kernel->forwards_input) {
-    for (size_t i = 0; i < out_types.size(); ++i) {
-      Shape& s = sc.mutable_outputs()[i];
-      if (!s.fully_defined()) {
-        return errors::Internal(op.name, ": shape function left output ", i, " as ",
-                                s.to_string());
+    size_t i = 0;
+    for (const ArgSpec& arg : op.outputs) {
+      int n = 1;
+      if (arg.number_attr >= 0) n = static_cast<int>(attrs[arg.number_attr].i);
+      if (arg.type_list_attr >= 0) n = static_cast<int>(attrs[arg.type_list_attr].list_type.size());
+      for (int k = 0; k < n; ++k, ++i) {
+        if (arg.is_ref) continue;  // refs carry a variable, set by the kernel
+        Shape& s = sc.mutable_outputs()[i];
+        if (!s.fully_defined()) {
+          return errors::Internal(op.name, ": shape function left output ", i, " as ", s.to_string());
+        }
+        OPF_RETURN_IF_ERROR(Tensor::Allocate(out_types[i], std::move(s), &(*outputs)[i]));
       }
-      OPF_RETURN_IF_ERROR(Tensor::Allocate(out_types[i], std::move(s), &(*outputs)[i]));
     }
   }
-  KernelContext kc(op, call.inputs, ranges, call.attrs, *outputs, sc.outputs());
+  KernelContext kc(op, inputs, ranges, attrs, *outputs, sc.outputs());
+  kc.set_env(env);
   OPF_RETURN_IF_ERROR(kernel->fn(kc));
-  for (size_t i = 0; i < outputs->size(); ++i) {
-    if (!(*outputs)[i].initialized()) {
-      return errors::Internal(op.name, ": kernel did not produce output ", i);
+  size_t i = 0;
+  for (const ArgSpec& arg : op.outputs) {
+    int n = 1;
+    if (arg.number_attr >= 0) n = static_cast<int>(attrs[arg.number_attr].i);
+    if (arg.type_list_attr >= 0) n = static_cast<int>(attrs[arg.type_list_attr].list_type.size());
+    for (int k = 0; k < n; ++k, ++i) {
+      if (!arg.is_ref && !(*outputs)[i].initialized()) {
+        return errors::Internal(op.name, ": kernel did not produce output ", i);
+      }
     }
   }
   return Status::OK();
+}
+
+Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
+  const OpSpec& op = *call.op;
+  // Scratch reused across calls on this thread: the eager hot path allocates only outputs.
+  thread_local std::vector<DType> dtypes;
+  thread_local std::vector<const Shape*> shapes;
+  thread_local std::vector<const Tensor*> values;
+  thread_local std::vector<DType> out_types;
+  dtypes.clear();
+  shapes.clear();
+  values.clear();
+  for (const Tensor& t : call.inputs) {
+    dtypes.push_back(t.dtype());
+    shapes.push_back(&t.shape());
+    values.push_back(&t);
+  }
+  OPF_RETURN_IF_ERROR(infer_attrs(op, dtypes, call.ranges, call.attrs, call.has_attr));
+  OPF_RETURN_IF_ERROR(all_output_dtypes(op, call.attrs, &out_types));
+  for (const ArgSpec& arg : op.inputs) {
+    if (arg.is_ref) return errors::InvalidArgument(op.name, ": takes a variable reference and only runs in a graph");
+  }
+  ShapeContext sc(op, shapes, values, call.attrs, call.ranges);
+  sc.resize_outputs(static_cast<int>(out_types.size()));
+  if (!op.shape_fn) return errors::Unimplemented(op.name, ": op has no shape function");
+  OPF_RETURN_IF_ERROR(op.shape_fn(sc));
+  return run_kernel(op, call.inputs, call.ranges, call.attrs, out_types, sc, outputs, nullptr);
 }
 
 }  // namespace opforge

@@ -3,6 +3,7 @@
 // all sizes are known. Eager execution always sees fully defined shapes.
 #include "opforge/shape_fns.h"
 
+#include <cmath>
 #include <mutex>
 #include <unordered_map>
 
@@ -241,6 +242,55 @@ Status fill(ShapeContext& c, int dims_arg) {
   c.set_output(0, Shape(std::move(dims)));
   return Status::OK();
 }
+
+Status tensor_attr(ShapeContext& c, int value) {
+  c.set_output(0, c.attr(value).tensor.shape());
+  return Status::OK();
+}
+
+Status shape_vector(ShapeContext& c, int input) {
+  const Shape& s = c.input_shape(input);
+  c.set_output(0, Shape({s.unknown_rank() ? -1 : static_cast<int64_t>(s.rank())}));
+  return Status::OK();
+}
+
+Status range(ShapeContext& c, int start, int limit, int delta) {
+  for (int arg : {start, limit, delta}) {
+    const Shape& s = c.input_shape(arg);
+    if (!s.unknown_rank() && s.rank() != 0) {
+      return c.error(c.op().inputs[static_cast<size_t>(arg)].name, " must be a scalar, got shape ", s.to_string());
+    }
+  }
+  const Tensor* a = c.input_value(start);
+  const Tensor* b = c.input_value(limit);
+  const Tensor* d = c.input_value(delta);
+  if (!a || !b || !d) {
+    c.set_output(0, Shape({-1}));
+    return Status::OK();
+  }
+  double va = 0, vb = 0, vd = 0;
+  visit_dtype(a->dtype(), [&](auto t) {
+    using T = decltype(t);
+    va = static_cast<double>(a->data<T>()[0]);
+    vb = static_cast<double>(b->data<T>()[0]);
+    vd = static_cast<double>(d->data<T>()[0]);
+  });
+  if (vd == 0) return c.error("delta must not be 0");
+  if ((vd > 0 && va > vb) || (vd < 0 && va < vb)) {
+    return c.error("start ", va, " and limit ", vb, " are inconsistent with delta ", vd);
+  }
+  const double n = std::ceil(std::fabs((vb - va) / vd));
+  if (!(n < 1e12)) return c.error("range of ", n, " elements is too large");
+  c.set_output(0, Shape({static_cast<int64_t>(n)}));
+  return Status::OK();
+}
+
+Status vector(ShapeContext& c) {
+  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, Shape({-1}));
+  return Status::OK();
+}
+
+Status none(ShapeContext& c) { return Status::OK(); }
 
 namespace {
 std::mutex custom_mu;

@@ -38,19 +38,14 @@ TF_NAMES = [
     ("Foo>BarBaz", "foo_bar_baz"),  # ">" separates namespaces
 ]
 
-# A digit followed by an upper-case letter that starts a word: TensorFlow inserts "_"
-# (the next character is lower-case), opforge's snake_case does not.
-_DIGIT_BEFORE_WORD = pytest.mark.xfail(
-    strict=True,
-    reason="snake_case bug: no '_' between a digit and a capitalized word "
-           "(L2Loss gives l2loss; TensorFlow gives l2_loss)")
+# A digit followed by an upper-case letter that starts a word: "_" (the next char is lower-case).
 TF_NAMES_DIGIT = [
-    pytest.param("L2Loss", "l2_loss", marks=_DIGIT_BEFORE_WORD),
-    pytest.param("Relu6Grad", "relu6_grad", marks=_DIGIT_BEFORE_WORD),
-    pytest.param("MergeV2Checkpoints", "merge_v2_checkpoints", marks=_DIGIT_BEFORE_WORD),
-    pytest.param("QuantizeAndDequantizeV4Grad", "quantize_and_dequantize_v4_grad",
-                 marks=_DIGIT_BEFORE_WORD),
-    pytest.param("Int64Output", "int64_output", marks=_DIGIT_BEFORE_WORD),
+    ("L2Loss", "l2_loss"),
+    ("Relu6Grad", "relu6_grad"),
+    ("MergeV2Checkpoints", "merge_v2_checkpoints"),
+    ("QuantizeAndDequantizeV4Grad", "quantize_and_dequantize_v4_grad"),
+    ("Int64Output", "int64_output"),
+    ("KMC2ChainInitialization", "kmc2_chain_initialization"),
 ]
 
 

@@ -22,7 +22,7 @@ def pytest_runtest_makereport(item, call):
 def pytest_terminal_summary(terminalreporter):
     if not any(opmatrix.COVERAGE.values()) and not any(opmatrix.FAILED.values()):
         return
-    m = len(opmatrix.OPS)
+    m = len(opmatrix.ALL_OPS)
     n = len(opmatrix.covered("reference"))
     k = len(opmatrix.covered("gradient"))
     e = len(opmatrix.covered("errors"))
@@ -31,6 +31,9 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_line(
         f"ops coverage: {n}/{m} ops with reference, {k}/{m} with gradient check, "
         f"{e}/{m} with error inputs ({nd}/{m} checked not differentiable, {fz}/{m} fuzzed)")
+    if opmatrix.NOT_DRIVEN:
+        terminalreporter.write_line("ops the matrix does not drive: " + "; ".join(
+            f"{name} ({why})" for name, why in sorted(opmatrix.NOT_DRIVEN.items())))
     for category in ("reference", "gradient", "errors"):
         bad = sorted(opmatrix.FAILED[category])
         if bad:

@@ -15,7 +15,8 @@ import pytest
 import opforge as of
 from opmatrix import (
     OPS, OPS_BY_NAME, Case, Domain, build_inputs, cases, covers, data_inputs, describe,
-    dispatch_attr, dispatch_dtypes, domain, index_inputs, of_dtype, seed_for, to_tensor, wrapper,
+    dispatch_attr, dispatch_dtypes, domain, index_inputs, of_dtype, seed_for, to_tensor,
+    valid_case, wrapper,
 )
 
 COVERAGE_CATEGORIES = ("gradient", "not_differentiable")
@@ -64,25 +65,8 @@ def _grad_cases(op):
         yield case
 
 
-_EMPTY_LIST_BUG = ("BUG: an empty Python list passed to an int-only index input (Tidx, Tshape, "
-                   "Tperm, index_type) converts to float32 and is rejected, e.g. of.sum(x, []) -> "
-                   "'Sum: dtype float32 is not supported for attr 'Tidx''; the generated gradient "
-                   "{formula} passes one when the tensor is rank 0")
-_RANK0_BUG = ("BUG: the gradient of a rank-0 input comes back with shape (1,): the formula {formula} "
-              "mixes in a Python/NumPy scalar, which converts to shape (1,) (_from_numpy uses "
-              "np.ascontiguousarray)")
-
 # Known failures: (op, case id, wrt) -> reason. Strict: they fail the run once fixed.
-KNOWN_BUGS = {
-    ("Fill", "dims_s", "value"): _EMPTY_LIST_BUG.format(formula="sum(grad, list(range(grad.ndim)))"),
-    ("Reshape", "s-vector1", "tensor"): _EMPTY_LIST_BUG.format(
-        formula="reshape(grad, shape_of(tensor))"),
-    ("Sqrt", "s", "x"): _RANK0_BUG.format(formula="real_div(mul(grad, 0.5), y)"),
-    ("Mean", "s-empty-keep_dims=0", "input"): _RANK0_BUG.format(
-        formula="reduce_grad(..., mean=True) (real_div by np.array(n))"),
-    ("Mean", "s-empty-keep_dims=1", "input"): _RANK0_BUG.format(
-        formula="reduce_grad(..., mean=True) (real_div by np.array(n))"),
-}
+KNOWN_BUGS: dict[tuple[str, str, str], str] = {}
 
 
 def _params():
@@ -97,30 +81,54 @@ def _params():
                                    marks=marks)
 
 
-def _loss_and_grads(op, inputs, attrs, w, wrt_names):
-    tensors = {a.name: to_tensor(inputs[a.name]) for a in op.inputs}
+def _tensors(op, inputs):
+    """Input name -> Tensor (a list of Tensors for a list input)."""
+    return {a.name: [to_tensor(v) for v in inputs[a.name]] if isinstance(inputs[a.name], list)
+            else to_tensor(inputs[a.name]) for a in op.inputs}
+
+
+def _slots(inputs, name):
+    """The differentiable tensors of one input: (name, None), or (name, i) per list element."""
+    v = inputs[name]
+    return [(name, i) for i in range(len(v))] if isinstance(v, list) else [(name, None)]
+
+
+def _get(d, slot):
+    name, i = slot
+    return d[name] if i is None else d[name][i]
+
+
+def _with(inputs, slot, value):
+    name, i = slot
+    if i is None:
+        return {**inputs, name: value}
+    return {**inputs, name: [value if j == i else v for j, v in enumerate(inputs[name])]}
+
+
+def _loss_and_grads(op, inputs, attrs, w, slots):
+    tensors = _tensors(op, inputs)
     with of.GradientTape() as tape:
-        for n in wrt_names:
-            tape.watch(tensors[n])
+        for slot in slots:
+            tape.watch(_get(tensors, slot))
         out = wrapper(op)(*[tensors[a.name] for a in op.inputs], **attrs)
         loss = of.sum(of.mul(out, to_tensor(w)), np.arange(out.ndim, dtype=np.int32))
-    return out, tape.gradient(loss, [tensors[n] for n in wrt_names])
+    return out, tape.gradient(loss, [_get(tensors, slot) for slot in slots])
 
 
 def _objective(op, inputs, attrs, w):
-    args = [to_tensor(inputs[a.name]) for a in op.inputs]
-    return float(np.sum(wrapper(op)(*args, **attrs).numpy() * w))
+    tensors = _tensors(op, inputs)
+    return float(np.sum(wrapper(op)(*[tensors[a.name] for a in op.inputs], **attrs).numpy() * w))
 
 
-def numeric_gradient(op, inputs, attrs, w, wrt):
-    x = np.asarray(inputs[wrt], dtype=np.float64)
+def numeric_gradient(op, inputs, attrs, w, slot):
+    x = np.asarray(_get(inputs, slot), dtype=np.float64)
     g = np.zeros_like(x)
     for idx in np.ndindex(x.shape):
         vals = []
         for sign in (1, -1):
             xp = x.copy()
             xp[idx] += sign * EPS
-            vals.append(_objective(op, {**inputs, wrt: xp}, attrs, w))
+            vals.append(_objective(op, _with(inputs, slot, xp), attrs, w))
         g[idx] = (vals[0] - vals[1]) / (2 * EPS)
     return g
 
@@ -134,15 +142,19 @@ def test_numeric_gradient(op_name: str, case: Case, wrt: str):
         inputs = build_inputs(rng, op, "double", case, domain_of=grad_domain)
         inputs = _away_from_ties(rng, op, case, inputs)
         attrs = {k: of_dtype(v) if op.attr(k).type == "type" else v for k, v in case.attrs.items()}
-        out = wrapper(op)(*[to_tensor(inputs[a.name]) for a in op.inputs], **attrs)
+        tensors = _tensors(op, inputs)
+        out = wrapper(op)(*[tensors[a.name] for a in op.inputs], **attrs)
         w = rng.uniform(-1.5, 1.5, out.shape)
         msg = f"{op_name} d/d{wrt} case {case.id} seed={seed}: {describe(inputs, case.attrs)}"
-        _, (g,) = _loss_and_grads(op, inputs, attrs, w, [wrt])
-        assert g is not None, f"no gradient; {msg}"
-        assert g.dtype == of.float64, f"gradient dtype {g.dtype}; {msg}"
-        assert g.shape == np.shape(inputs[wrt]), f"gradient shape {g.shape}; {msg}"
-        want = numeric_gradient(op, inputs, attrs, w, wrt)
-        np.testing.assert_allclose(g.numpy(), want, rtol=RTOL, atol=ATOL, err_msg=msg)
+        slots = _slots(inputs, wrt)
+        _, grads = _loss_and_grads(op, inputs, attrs, w, slots)
+        for slot, g in zip(slots, grads):
+            where = f"{slot[0]}[{slot[1]}]" if slot[1] is not None else slot[0]
+            assert g is not None, f"no gradient for {where}; {msg}"
+            assert g.dtype == of.float64, f"gradient dtype {g.dtype} for {where}; {msg}"
+            assert g.shape == np.shape(_get(inputs, slot)), f"gradient shape {g.shape} for {where}; {msg}"
+            want = numeric_gradient(op, inputs, attrs, w, slot)
+            np.testing.assert_allclose(g.numpy(), want, rtol=RTOL, atol=ATOL, err_msg=f"{where}: {msg}")
 
 
 def test_every_gradient_formula_is_checked():
@@ -169,23 +181,24 @@ def test_gradient_is_none(op_name, source):
     """tape.gradient through a not_differentiable op (or w.r.t. an index input) gives None."""
     op = OPS_BY_NAME[op_name]
     spec = "double" if "double" in dispatch_dtypes(op) else dispatch_dtypes(op)[0]
-    case = next(c for c in cases(op, spec, small=True)
-                if len(next(iter(c.shapes.values()))) >= 1 or len(c.extra.get("dims", ())) >= 1)
+    case = valid_case(op, spec)
     rng = np.random.default_rng(seed_for("nograd", op_name))
     inputs = build_inputs(rng, op, spec, case)
     attrs = {k: of_dtype(v) if op.attr(k).type == "type" else v for k, v in case.attrs.items()}
-    sources = [source] if source else [a.name for a in data_inputs(op)]
-    tensors = {a.name: to_tensor(inputs[a.name]) for a in op.inputs}
+    slots = [s for name in ([source] if source else [a.name for a in data_inputs(op)])
+             for s in _slots(inputs, name)]
+    tensors = _tensors(op, inputs)
+    sources = [_get(tensors, s) for s in slots]
     with covers("not_differentiable" if op.not_differentiable else "gradient_index", op_name):
         with of.GradientTape(persistent=True) as tape:
-            for n in sources:
-                tape.watch(tensors[n])
+            for t in sources:
+                tape.watch(t)
             out = wrapper(op)(*[tensors[a.name] for a in op.inputs], **attrs)
             # through the op: the sources reach the target only via `out`
             target = of.mul(of.cast(out, of.float64), np.ones(out.shape) * 2.0)
-        grads = tape.gradient(target, [tensors[n] for n in sources])
+        grads = tape.gradient(target, sources)
         assert grads == [None] * len(sources), f"{op_name}: {grads}"
-        assert tape.gradient(out, [tensors[n] for n in sources]) == [None] * len(sources)
+        assert tape.gradient(out, sources) == [None] * len(sources)
 
 
 # ------------------------------------------------------------------------------ Cast's gradient dtype

@@ -10,6 +10,52 @@ namespace opforge {
 namespace ops {
 namespace {
 
+OpSpec MakeBroadcastGradientArgs() {
+  OpSpec op;
+  op.name = "BroadcastGradientArgs";
+  op.inputs.push_back(ArgSpec{"s0", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"s1", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"r0", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"r1", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::vector(c); };
+  return op;
+}
+
+OpSpec MakeConst() {
+  OpSpec op;
+  op.name = "Const";
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "value";
+    a.type = AttrType::kTensor;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::tensor_attr(c, 0); };
+  return op;
+}
+
 OpSpec MakeFill() {
   OpSpec op;
   op.name = "Fill";
@@ -78,6 +124,50 @@ OpSpec MakeOnesLike() {
   return op;
 }
 
+OpSpec MakePlaceholder() {
+  OpSpec op;
+  op.name = "Placeholder";
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "shape";
+    a.type = AttrType::kShape;
+    a.has_default = true;
+    a.default_value = AttrValue::OfShape(Shape::UnknownRank());
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::from_attr(c, 1); };
+  return op;
+}
+
+OpSpec MakeRank() {
+  OpSpec op;
+  op.name = "Rank";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInt32, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 OpSpec MakeReshape() {
   OpSpec op;
   op.name = "Reshape";
@@ -105,6 +195,62 @@ OpSpec MakeReshape() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::reshape(c, 0, 1); };
+  return op;
+}
+
+OpSpec MakeShape() {
+  OpSpec op;
+  op.name = "Shape";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::shape_vector(c, 0); };
+  return op;
+}
+
+OpSpec MakeSize() {
+  OpSpec op;
+  op.name = "Size";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
   return op;
 }
 
@@ -158,10 +304,16 @@ OpSpec MakeZerosLike() {
 }
 
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::Global().add_pending(MakeBroadcastGradientArgs());
+  OpRegistry::Global().add_pending(MakeConst());
   OpRegistry::Global().add_pending(MakeFill());
   OpRegistry::Global().add_pending(MakeIdentity());
   OpRegistry::Global().add_pending(MakeOnesLike());
+  OpRegistry::Global().add_pending(MakePlaceholder());
+  OpRegistry::Global().add_pending(MakeRank());
   OpRegistry::Global().add_pending(MakeReshape());
+  OpRegistry::Global().add_pending(MakeShape());
+  OpRegistry::Global().add_pending(MakeSize());
   OpRegistry::Global().add_pending(MakeTranspose());
   OpRegistry::Global().add_pending(MakeZerosLike());
   return true;

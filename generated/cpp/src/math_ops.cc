@@ -29,6 +29,34 @@ OpSpec MakeAbs() {
   return op;
 }
 
+OpSpec MakeAddN() {
+  OpSpec op;
+  op.name = "AddN";
+  op.inputs.push_back(ArgSpec{"inputs", DType::kInvalid, 1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"sum", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "N";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeAddV2() {
   OpSpec op;
   op.name = "AddV2";
@@ -400,6 +428,29 @@ OpSpec MakePow() {
   return op;
 }
 
+OpSpec MakeRange() {
+  OpSpec op;
+  op.name = "Range";
+  op.inputs.push_back(ArgSpec{"start", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"limit", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"delta", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::range(c, 0, 1, 2); };
+  return op;
+}
+
 OpSpec MakeRealDiv() {
   OpSpec op;
   op.name = "RealDiv";
@@ -556,6 +607,7 @@ OpSpec MakeTanh() {
 
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeAbs());
+  OpRegistry::Global().add_pending(MakeAddN());
   OpRegistry::Global().add_pending(MakeAddV2());
   OpRegistry::Global().add_pending(MakeCast());
   OpRegistry::Global().add_pending(MakeEqual());
@@ -571,6 +623,7 @@ OpSpec MakeTanh() {
   OpRegistry::Global().add_pending(MakeMul());
   OpRegistry::Global().add_pending(MakeNeg());
   OpRegistry::Global().add_pending(MakePow());
+  OpRegistry::Global().add_pending(MakeRange());
   OpRegistry::Global().add_pending(MakeRealDiv());
   OpRegistry::Global().add_pending(MakeSigmoid());
   OpRegistry::Global().add_pending(MakeSqrt());

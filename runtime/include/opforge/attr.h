@@ -7,6 +7,7 @@
 
 #include "opforge/dtype.h"
 #include "opforge/shape.h"
+#include "opforge/tensor.h"
 
 namespace opforge {
 
@@ -45,6 +46,7 @@ struct AttrValue {
   std::vector<std::string> list_s;
   std::vector<DType> list_type;
   std::vector<Shape> list_shape;
+  Tensor tensor;  // for tensor attrs (Const's value)
 
   static AttrValue Int(int64_t v) { AttrValue a; a.i = v; return a; }
   static AttrValue Float(float v) { AttrValue a; a.f = v; return a; }
@@ -73,6 +75,7 @@ struct AttrValue {
     list_s.clear();
     list_type.clear();
     list_shape.clear();
+    tensor = Tensor();
   }
 
   // Equality for the field selected by type; used for allowed-value checks.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "opforge/op.h"
+#include "opforge/resource.h"
 #include "opforge/status.h"
 #include "opforge/tensor.h"
 
@@ -55,7 +56,19 @@ class KernelContext {
     return errors::InvalidArgument(op_.name, ": ", args...);
   }
 
+  // The graph executor's environment (variables, node name); nullptr when running eagerly.
+  ExecEnv* env() const { return env_; }
+  void set_env(ExecEnv* env) { env_ = env; }
+  // The Variable behind Ref input argument `arg` (graph execution only).
+  Variable* ref_input(int arg) const {
+    return env_ ? env_->ref_inputs[static_cast<size_t>(input_ranges_[arg].first)] : nullptr;
+  }
+  void set_ref_output(int i, Variable* v) {
+    if (env_) env_->ref_outputs[static_cast<size_t>(i)] = v;
+  }
+
  private:
+  ExecEnv* env_ = nullptr;
   const OpSpec& op_;
   std::vector<Tensor>& inputs_;
   const std::vector<std::pair<int, int>>& input_ranges_;

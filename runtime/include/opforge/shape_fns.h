@@ -22,6 +22,11 @@ Status from_attr(ShapeContext& c, int shape);
 Status reshape(ShapeContext& c, int tensor, int shape);
 Status transpose(ShapeContext& c, int x, int perm);
 Status fill(ShapeContext& c, int dims);
+Status tensor_attr(ShapeContext& c, int value);
+Status shape_vector(ShapeContext& c, int input);
+Status range(ShapeContext& c, int start, int limit, int delta);
+Status vector(ShapeContext& c);
+Status none(ShapeContext& c);
 
 // Hand-written shape functions for ops whose opdef says shape_fn: "custom".
 void register_custom(const std::string& op, ShapeFn fn);

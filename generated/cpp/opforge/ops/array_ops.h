@@ -11,6 +11,40 @@
 namespace opforge {
 namespace ops {
 
+// BroadcastGradientArgs: Return the reduction indices for computing gradients of s0 op s1 with broadcast.
+// Defined in opdefs/array/broadcast_gradient_args.pbtxt.
+struct BroadcastGradientArgsArgs {
+  static constexpr const char* kOpName = "BroadcastGradientArgs";
+  explicit BroadcastGradientArgsArgs(KernelContext& ctx)
+      : s0(ctx.input(0)),
+        s1(ctx.input(1)),
+        T(ctx.attr(0).type),
+        r0(ctx.output(0)),
+        r1(ctx.output(1)),
+        ctx(ctx) {}
+  const Tensor& s0;
+  const Tensor& s1;
+  DType T;
+  Tensor& r0;
+  Tensor& r1;
+  KernelContext& ctx;
+};
+
+// Const: Returns a constant tensor.
+// Defined in opdefs/array/const.pbtxt.
+struct ConstArgs {
+  static constexpr const char* kOpName = "Const";
+  explicit ConstArgs(KernelContext& ctx)
+      : value(ctx.attr(0).tensor),
+        dtype(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& value;
+  DType dtype;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
 // Fill: Creates a tensor filled with a scalar value.
 // Defined in opdefs/array/fill.pbtxt.
 struct FillArgs {
@@ -60,6 +94,36 @@ struct OnesLikeArgs {
   KernelContext& ctx;
 };
 
+// Placeholder: A placeholder op for a value that will be fed into the computation.
+// Defined in opdefs/array/placeholder.pbtxt.
+struct PlaceholderArgs {
+  static constexpr const char* kOpName = "Placeholder";
+  explicit PlaceholderArgs(KernelContext& ctx)
+      : dtype(ctx.attr(0).type),
+        shape(ctx.attr(1).shape),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  DType dtype;
+  const Shape& shape;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Rank: Returns the rank of a tensor.
+// Defined in opdefs/array/rank.pbtxt.
+struct RankArgs {
+  static constexpr const char* kOpName = "Rank";
+  explicit RankArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        T(ctx.attr(0).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
 // Reshape: Reshapes a tensor.
 // Defined in opdefs/array/reshape.pbtxt.
 struct ReshapeArgs {
@@ -75,6 +139,40 @@ struct ReshapeArgs {
   const Tensor& shape;
   DType T;
   DType Tshape;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Shape: Returns the shape of a tensor.
+// Defined in opdefs/array/shape.pbtxt.
+struct ShapeArgs {
+  static constexpr const char* kOpName = "Shape";
+  explicit ShapeArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        T(ctx.attr(0).type),
+        out_type(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  DType T;
+  DType out_type;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Size: Returns the number of elements of a tensor.
+// Defined in opdefs/array/size.pbtxt.
+struct SizeArgs {
+  static constexpr const char* kOpName = "Size";
+  explicit SizeArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        T(ctx.attr(0).type),
+        out_type(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  DType T;
+  DType out_type;
   Tensor& output;
   KernelContext& ctx;
 };

@@ -26,6 +26,23 @@ struct AbsArgs {
   KernelContext& ctx;
 };
 
+// AddN: Add all input tensors element-wise.
+// Defined in opdefs/math/add_n.pbtxt.
+struct AddNArgs {
+  static constexpr const char* kOpName = "AddN";
+  explicit AddNArgs(KernelContext& ctx)
+      : inputs(ctx.input_list(0)),
+        N(ctx.attr(0).i),
+        T(ctx.attr(1).type),
+        sum(ctx.output(0)),
+        ctx(ctx) {}
+  TensorList inputs;
+  int64_t N;
+  DType T;
+  Tensor& sum;
+  KernelContext& ctx;
+};
+
 // AddV2: Returns x + y element-wise.
 // Defined in opdefs/math/add_v2.pbtxt.
 struct AddV2Args {
@@ -288,6 +305,25 @@ struct PowArgs {
   const Tensor& y;
   DType T;
   Tensor& z;
+  KernelContext& ctx;
+};
+
+// Range: Creates a sequence of numbers.
+// Defined in opdefs/math/range.pbtxt.
+struct RangeArgs {
+  static constexpr const char* kOpName = "Range";
+  explicit RangeArgs(KernelContext& ctx)
+      : start(ctx.input(0)),
+        limit(ctx.input(1)),
+        delta(ctx.input(2)),
+        Tidx(ctx.attr(0).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& start;
+  const Tensor& limit;
+  const Tensor& delta;
+  DType Tidx;
+  Tensor& output;
   KernelContext& ctx;
 };
 

@@ -1,0 +1,42 @@
+// Range (a sequence from start to limit by delta) and AddN (sum of N tensors).
+#include <cmath>
+#include <type_traits>
+
+#include "cpu/cpu_util.h"
+#include "opforge/ops/math_ops.h"
+
+namespace opforge {
+namespace {
+
+template <typename T>
+Status RangeCpu(ops::RangeArgs& a) {
+  using C = cpu::compute_t<T>;
+  const C start = static_cast<C>(a.start.data<T>()[0]), delta = static_cast<C>(a.delta.data<T>()[0]);
+  T* out = a.output.data<T>();
+  for (int64_t i = 0; i < a.output.num_elements(); ++i) out[i] = static_cast<T>(start + static_cast<C>(i) * delta);
+  return Status::OK();
+}
+
+template <typename T>
+Status AddNCpu(ops::AddNArgs& a) {
+  // Integers add in their unsigned type (wrapping, never undefined); floats in compute_t.
+  using C = std::conditional_t<std::is_integral_v<T>, std::make_unsigned_t<std::conditional_t<std::is_integral_v<T>, T, int>>,
+                               cpu::compute_t<T>>;
+  T* out = a.sum.data<T>();
+  const TensorList in = a.inputs;
+  parallel_for(a.sum.num_elements(), cpu::kGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      C acc = static_cast<C>(in[0].data<T>()[i]);
+      for (int k = 1; k < in.size; ++k) acc = static_cast<C>(acc + static_cast<C>(in[k].data<T>()[i]));
+      out[i] = static_cast<T>(acc);
+    }
+  });
+  return Status::OK();
+}
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(Range, CPU, RangeCpu, bfloat16, half, float, double, int8_t, int16_t, int32_t, int64_t)
+OPFORGE_REGISTER_KERNEL(AddN, CPU, AddNCpu, bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t)
+
+}  // namespace opforge

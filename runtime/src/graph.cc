@@ -1,0 +1,323 @@
+// Graph construction (attr inference and shape inference per node) and the Session
+// executor (pruning, topological order, plan cache, kernel loop).
+#include "opforge/graph.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "opforge/op_check.h"
+
+namespace opforge {
+namespace {
+
+Status at_node(const Status& s, const std::string& node) {
+  if (s.ok()) return s;
+  return Status(s.code(), s.message() + " [[node " + node + "]]");
+}
+
+// The value of a Const node's output, for shape functions that read input values.
+const Tensor* const_value(const Node& n) {
+  if (n.op->name != "Const") return nullptr;
+  for (size_t i = 0; i < n.op->attrs.size(); ++i) {
+    if (n.op->attrs[i].name == "value" && n.attrs[i].tensor.initialized()) return &n.attrs[i].tensor;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int Graph::find(const std::string& name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? -1 : it->second;
+}
+
+Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<TensorRef> inputs,
+                       std::vector<std::pair<int, int>> ranges, std::vector<AttrValue> given,
+                       std::vector<bool> has_given, std::vector<int> control_inputs,
+                       const std::string& device, int* id) {
+  if (name.empty()) return errors::InvalidArgument(op.name, ": node name must not be empty");
+  if (by_name_.count(name)) {
+    return errors::InvalidArgument(op.name, ": duplicate node name '", name, "'");
+  }
+  std::vector<DType> dtypes;
+  std::vector<const Shape*> shapes;
+  std::vector<const Tensor*> values;
+  for (size_t a = 0; a < ranges.size() && a < op.inputs.size(); ++a) {
+    for (int k = ranges[a].first; k < ranges[a].second; ++k) {
+      const TensorRef& r = inputs[static_cast<size_t>(k)];
+      if (r.node < 0 || r.node >= num_nodes()) {
+        return at_node(errors::InvalidArgument(op.name, ": input '", op.inputs[a].name,
+                                               "' refers to a node that does not exist"), name);
+      }
+      const Node& src = nodes_[static_cast<size_t>(r.node)];
+      if (r.index < 0 || r.index >= static_cast<int>(src.out_dtypes.size())) {
+        return at_node(errors::InvalidArgument(op.name, ": input '", op.inputs[a].name, "' refers to output ",
+                                               r.index, " of node '", src.name, "', which has ",
+                                               src.out_dtypes.size(), " outputs"), name);
+      }
+      if (op.inputs[a].is_ref && !src.out_is_ref[static_cast<size_t>(r.index)]) {
+        return at_node(errors::InvalidArgument(op.name, ": input '", op.inputs[a].name,
+                                               "' must be a variable reference, got '", src.name, ":",
+                                               r.index, "'"), name);
+      }
+      dtypes.push_back(src.out_dtypes[static_cast<size_t>(r.index)]);
+      shapes.push_back(&src.out_shapes[static_cast<size_t>(r.index)]);
+      values.push_back(r.index == 0 ? const_value(src) : nullptr);
+    }
+  }
+  for (int c : control_inputs) {
+    if (c < 0 || c >= num_nodes()) {
+      return at_node(errors::InvalidArgument(op.name, ": control input refers to a node that does not exist"), name);
+    }
+  }
+  Node n;
+  n.name = name;
+  n.op = &op;
+  n.device = device;
+  given.resize(op.attrs.size());
+  has_given.resize(op.attrs.size(), false);
+  OPF_RETURN_IF_ERROR(at_node(infer_attrs(op, dtypes, ranges, given, has_given), name));
+  n.attrs = std::move(given);
+  OPF_RETURN_IF_ERROR(at_node(all_output_dtypes(op, n.attrs, &n.out_dtypes), name));
+  for (const ArgSpec& arg : op.outputs) {
+    int count = 1;
+    if (arg.number_attr >= 0) count = static_cast<int>(n.attrs[arg.number_attr].i);
+    if (arg.type_list_attr >= 0) count = static_cast<int>(n.attrs[arg.type_list_attr].list_type.size());
+    int begin = static_cast<int>(n.out_is_ref.size());
+    for (int k = 0; k < count; ++k) n.out_is_ref.push_back(arg.is_ref);
+    n.out_ranges.emplace_back(begin, static_cast<int>(n.out_is_ref.size()));
+  }
+  ShapeContext sc(op, shapes, values, n.attrs, ranges);
+  sc.resize_outputs(static_cast<int>(n.out_dtypes.size()));
+  if (op.shape_fn) OPF_RETURN_IF_ERROR(at_node(op.shape_fn(sc), name));
+  n.out_shapes = sc.outputs();
+  n.inputs = std::move(inputs);
+  n.ranges = std::move(ranges);
+  n.control_inputs = std::move(control_inputs);
+  *id = num_nodes();
+  by_name_[name] = *id;
+  nodes_.push_back(std::move(n));
+  return Status::OK();
+}
+
+Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
+                          const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
+                          Plan* plan) const {
+  const Graph& g = *graph_;
+  const int n = g.num_nodes();
+  std::map<TensorRef, bool> fed;
+  for (const auto& f : feeds) fed[f.first] = true;
+  // Prune: walk back from fetches and targets; a fed tensor does not need its producer.
+  std::vector<char> needed(static_cast<size_t>(n), 0);
+  std::vector<int> stack;
+  auto need = [&](int node) {
+    if (!needed[static_cast<size_t>(node)]) {
+      needed[static_cast<size_t>(node)] = 1;
+      stack.push_back(node);
+    }
+  };
+  for (const TensorRef& f : fetches)
+    if (!fed.count(f)) need(f.node);
+  for (int t : targets) need(t);
+  while (!stack.empty()) {
+    int id = stack.back();
+    stack.pop_back();
+    const Node& node = g.node(id);
+    for (const TensorRef& r : node.inputs)
+      if (!fed.count(r)) need(r.node);
+    for (int c : node.control_inputs) need(c);
+  }
+  // Topological order over the needed nodes (Kahn's algorithm, ties by node id).
+  std::vector<int> indegree(static_cast<size_t>(n), 0);
+  std::vector<std::vector<int>> consumers(static_cast<size_t>(n));
+  for (int id = 0; id < n; ++id) {
+    if (!needed[static_cast<size_t>(id)]) continue;
+    const Node& node = g.node(id);
+    std::vector<int> deps;
+    for (const TensorRef& r : node.inputs)
+      if (!fed.count(r)) deps.push_back(r.node);
+    for (int c : node.control_inputs) deps.push_back(c);
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    for (int d : deps) {
+      consumers[static_cast<size_t>(d)].push_back(id);
+      ++indegree[static_cast<size_t>(id)];
+    }
+  }
+  std::vector<int> ready, order;
+  for (int id = 0; id < n; ++id)
+    if (needed[static_cast<size_t>(id)] && indegree[static_cast<size_t>(id)] == 0) ready.push_back(id);
+  std::reverse(ready.begin(), ready.end());
+  while (!ready.empty()) {
+    int id = ready.back();
+    ready.pop_back();
+    order.push_back(id);
+    for (int c : consumers[static_cast<size_t>(id)])
+      if (--indegree[static_cast<size_t>(c)] == 0) ready.push_back(c);
+  }
+  size_t total = 0;
+  for (int id = 0; id < n; ++id) total += needed[static_cast<size_t>(id)] ? 1 : 0;
+  if (order.size() != total) {
+    return errors::InvalidArgument("the graph has a cycle among the nodes the fetches need");
+  }
+  // Slots: one per output of every node in the plan, plus the fed tensors.
+  std::map<TensorRef, int> slot;
+  int next = 0;
+  for (const auto& f : feeds) {
+    if (!slot.count(f.first)) slot[f.first] = next++;
+  }
+  plan->steps.clear();
+  for (int id : order) {
+    const Node& node = g.node(id);
+    Step st;
+    st.node = id;
+    st.out_base = next;
+    for (size_t k = 0; k < node.out_dtypes.size(); ++k) {
+      TensorRef r{id, static_cast<int>(k)};
+      if (!slot.count(r)) slot[r] = next;
+      ++next;
+    }
+    plan->steps.push_back(std::move(st));
+  }
+  for (Step& st : plan->steps) {
+    const Node& node = g.node(st.node);
+    for (size_t a = 0; a < node.ranges.size(); ++a) {
+      for (int k = node.ranges[a].first; k < node.ranges[a].second; ++k) {
+        const TensorRef& r = node.inputs[static_cast<size_t>(k)];
+        st.input_slots.push_back(slot.at(r));
+        const bool src_ref = g.node(r.node).out_is_ref[static_cast<size_t>(r.index)];
+        const bool arg_ref = node.op->inputs[a].is_ref;
+        st.pass_ref.push_back(arg_ref && !fed.count(r));
+        st.deref.push_back(src_ref && !arg_ref && !fed.count(r));
+      }
+    }
+  }
+  plan->feed_slots.clear();
+  for (const auto& f : feeds) plan->feed_slots.push_back(slot.at(f.first));
+  plan->fetch_slots.clear();
+  for (const TensorRef& f : fetches) plan->fetch_slots.push_back(slot.at(f));
+  plan->num_slots = next;
+  plan->version = g.version();
+  return Status::OK();
+}
+
+Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
+                    const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
+                    std::vector<Tensor>* outputs) {
+  const Graph& g = *graph_;
+  for (const auto& f : feeds) {
+    if (f.first.node < 0 || f.first.node >= g.num_nodes() || f.first.index < 0 ||
+        f.first.index >= static_cast<int>(g.node(f.first.node).out_dtypes.size())) {
+      return errors::InvalidArgument("feed refers to a tensor that is not in the graph");
+    }
+    const Node& src = g.node(f.first.node);
+    DType want = src.out_dtypes[static_cast<size_t>(f.first.index)];
+    if (f.second.dtype() != want) {
+      return errors::InvalidArgument("cannot feed a ", dtype_name(f.second.dtype()), " value to '",
+                                     src.name, ":", f.first.index, "', which is ", dtype_name(want));
+    }
+    const Shape& declared = src.out_shapes[static_cast<size_t>(f.first.index)];
+    if (!declared.unknown_rank()) {
+      bool ok = declared.rank() == f.second.rank();
+      for (int d = 0; ok && d < declared.rank(); ++d)
+        ok = declared.dim(d) < 0 || declared.dim(d) == f.second.dim(d);
+      if (!ok) {
+        return errors::InvalidArgument("cannot feed a value of shape ", f.second.shape().to_string(),
+                                       " to '", src.name, ":", f.first.index, "', which has shape ",
+                                       declared.to_string());
+      }
+    }
+  }
+  for (const TensorRef& f : fetches) {
+    if (f.node < 0 || f.node >= g.num_nodes() || f.index < 0 ||
+        f.index >= static_cast<int>(g.node(f.node).out_dtypes.size())) {
+      return errors::InvalidArgument("fetch refers to a tensor that is not in the graph");
+    }
+  }
+  for (int t : targets) {
+    if (t < 0 || t >= g.num_nodes()) return errors::InvalidArgument("target refers to a node that is not in the graph");
+  }
+
+  std::ostringstream key;
+  for (const auto& f : feeds) key << 'f' << f.first.node << ':' << f.first.index << ',';
+  for (const TensorRef& f : fetches) key << 'o' << f.node << ':' << f.index << ',';
+  for (int t : targets) key << 't' << t << ',';
+  auto it = plans_.find(key.str());
+  if (it == plans_.end() || it->second.version > g.version()) {
+    Plan plan;
+    OPF_RETURN_IF_ERROR(make_plan(feeds, fetches, targets, &plan));
+    it = plans_.insert_or_assign(key.str(), std::move(plan)).first;
+  }
+  const Plan& plan = it->second;
+
+  std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
+  std::vector<Variable*> refs(static_cast<size_t>(plan.num_slots), nullptr);
+  for (size_t i = 0; i < feeds.size(); ++i) values[static_cast<size_t>(plan.feed_slots[i])] = feeds[i].second;
+
+  std::vector<Tensor> inputs, outs;
+  std::vector<DType> dtypes;
+  std::vector<const Shape*> shapes;
+  std::vector<const Tensor*> vals;
+  ExecEnv env;
+  env.resources = &resources_;
+  for (const Step& st : plan.steps) {
+    const Node& node = g.node(st.node);
+    const OpSpec& op = *node.op;
+    inputs.clear();
+    env.ref_inputs.assign(st.input_slots.size(), nullptr);
+    for (size_t k = 0; k < st.input_slots.size(); ++k) {
+      const size_t s = static_cast<size_t>(st.input_slots[k]);
+      if (st.pass_ref[k]) {
+        env.ref_inputs[k] = refs[s];
+        inputs.emplace_back();
+      } else if (st.deref[k]) {
+        Variable* v = refs[s];
+        if (v == nullptr) return at_node(errors::Internal("missing variable reference"), node.name);
+        std::lock_guard<std::mutex> lock(v->mu);
+        if (!v->initialized) {
+          return at_node(Status(Code::kFailedPrecondition,
+                                "Attempting to use uninitialized value " + v->name), node.name);
+        }
+        inputs.push_back(v->value);
+      } else {
+        inputs.push_back(values[s]);
+      }
+    }
+    shapes.clear();
+    vals.clear();
+    for (const Tensor& t : inputs) {
+      shapes.push_back(&t.shape());
+      vals.push_back(&t);
+    }
+    // Fed values were checked against the declared dtypes; inputs of other nodes come from
+    // kernels that produce the declared dtypes, so attrs inferred at construction still hold.
+    ShapeContext sc(op, shapes, vals, node.attrs, node.ranges);
+    sc.resize_outputs(static_cast<int>(node.out_dtypes.size()));
+    if (op.shape_fn) OPF_RETURN_IF_ERROR(at_node(op.shape_fn(sc), node.name));
+    env.node_name = &node.name;
+    env.ref_outputs.assign(node.out_dtypes.size(), nullptr);
+    OPF_RETURN_IF_ERROR(at_node(run_kernel(op, inputs, node.ranges, node.attrs, node.out_dtypes, sc, &outs, &env),
+                                node.name));
+    for (size_t k = 0; k < outs.size(); ++k) {
+      values[static_cast<size_t>(st.out_base) + k] = std::move(outs[k]);
+      refs[static_cast<size_t>(st.out_base) + k] = env.ref_outputs[k];
+    }
+  }
+  outputs->clear();
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    const size_t s = static_cast<size_t>(plan.fetch_slots[i]);
+    if (refs[s] != nullptr && !values[s].initialized()) {
+      Variable* v = refs[s];
+      std::lock_guard<std::mutex> lock(v->mu);
+      if (!v->initialized) {
+        return Status(Code::kFailedPrecondition, "Attempting to use uninitialized value " + v->name);
+      }
+      outputs->push_back(v->value);
+    } else {
+      outputs->push_back(values[s]);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace opforge
