@@ -30,11 +30,23 @@ _C.set_hooks(_tensor.convert_inputs, _tensor.convert_dtype, dict(errors.BY_CODE)
 from . import ops  # noqa: E402
 from .ops import *  # noqa: E402,F401,F403
 from . import raw_ops  # noqa: E402
-from .framework.tensor import Tensor, TensorShape, constant, convert_to_tensor  # noqa: E402
+from .framework.tensor import Tensor, TensorShape, convert_to_tensor  # noqa: E402
+from .framework import graph as _graph  # noqa: E402
+from .framework.graph import Graph, GraphTensor, Operation, get_default_graph, reset_default_graph  # noqa: E402
+from .framework.session import InteractiveSession, Session, get_default_session  # noqa: E402
+from .framework.variables import (  # noqa: E402
+    Variable, global_variables, global_variables_initializer, trainable_variables,
+    variables_initializer,
+)
+from .framework.api import constant, placeholder, name_scope, control_dependencies, device, group, no_op  # noqa: E402
 from .gradients.tape import GradientTape  # noqa: E402
+from .gradients.graph_grad import gradients  # noqa: E402
 from .math_api import *  # noqa: E402,F401,F403
+from . import train  # noqa: E402
 
 _tensor.install_tensor_api(ops)
+_graph.install_graph_tensor_api(ops)
+_C.set_dispatch(_graph.dispatch)
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 
 __version__ = "0.1.0"

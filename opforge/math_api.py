@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import ops as _ops
+from .framework.graph import GraphTensor
 from .framework.tensor import convert_to_tensor
 
 
@@ -21,28 +22,41 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
 
 
 def _axes(input_tensor, axis):
-    if axis is None:
-        t = convert_to_tensor(input_tensor)
-        return t, np.arange(t.ndim, dtype=np.int32)
-    return input_tensor, axis
+    """axis=None means every axis: a constant when the rank is known, else Range(0, Rank(x))."""
+    if axis is not None:
+        return input_tensor, axis
+    if isinstance(input_tensor, GraphTensor) or hasattr(input_tensor, "_graph_for_dispatch"):
+        rank = input_tensor.shape.rank
+        if rank is None:
+            return input_tensor, _ops.range(np.int32(0), _ops.rank(input_tensor), np.int32(1))
+        return input_tensor, np.arange(rank, dtype=np.int32)
+    t = convert_to_tensor(input_tensor)
+    return t, np.arange(t.ndim, dtype=np.int32)
+
+
+def _reduce(op, input_tensor, axis, keepdims, name):
+    x, axes = _axes(input_tensor, axis)
+    out = op(x, axes, keep_dims=keepdims, name=name)
+    if axis is None and not keepdims and isinstance(out, GraphTensor) and out.shape.rank is None:
+        # Reducing every axis of a tensor of unknown rank still gives a scalar: say so, as
+        # TensorFlow does, so shape inference (and gradients) downstream know it.
+        out = _ops.reshape(out, np.zeros(0, np.int32))
+    return out
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     """Sum over axis (all axes when None), as tf.reduce_sum."""
-    x, axes = _axes(input_tensor, axis)
-    return _ops.sum(x, axes, keep_dims=keepdims, name=name)
+    return _reduce(_ops.sum, input_tensor, axis, keepdims, name)
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """Mean over axis (all axes when None), as tf.reduce_mean."""
-    x, axes = _axes(input_tensor, axis)
-    return _ops.mean(x, axes, keep_dims=keepdims, name=name)
+    return _reduce(_ops.mean, input_tensor, axis, keepdims, name)
 
 
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     """Maximum over axis (all axes when None), as tf.reduce_max."""
-    x, axes = _axes(input_tensor, axis)
-    return _ops.max(x, axes, keep_dims=keepdims, name=name)
+    return _reduce(_ops.max, input_tensor, axis, keepdims, name)
 
 
 def zeros(shape, dtype="float32", name=None):
@@ -56,18 +70,26 @@ def ones(shape, dtype="float32", name=None):
 
 
 def reshape(tensor, shape, name=None):
-    return _ops.reshape(tensor, np.asarray(shape, dtype=np.int64) if not hasattr(shape, "_dims") else shape, name=name)
+    if isinstance(shape, (list, tuple)) and not any(hasattr(d, "dtype") for d in shape):
+        shape = np.asarray(shape, dtype=np.int32)
+    return _ops.reshape(tensor, shape, name=name)
 
 
 def transpose(a, perm=None, name=None):
     if perm is None:
-        a = convert_to_tensor(a)
-        perm = np.arange(a.ndim - 1, -1, -1, dtype=np.int32)
+        ndim = a.shape.rank if isinstance(a, GraphTensor) else convert_to_tensor(a).ndim
+        if ndim is None:
+            raise ValueError("transpose without perm needs the input's rank to be known")
+        perm = np.arange(ndim - 1, -1, -1, dtype=np.int32)
     return _ops.transpose(a, perm, name=name)
 
 
 def cast(x, dtype, name=None):
     return _ops.cast(x, dtype, name=name)
+
+
+def square(x, name=None):
+    return _ops.square(x, name=name)
 
 
 __all__ = ["add", "subtract", "multiply", "divide", "matmul", "reduce_sum", "reduce_mean",

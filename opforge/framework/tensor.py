@@ -122,6 +122,9 @@ def convert_to_tensor(value, dtype=None, name=None, op: str | None = None) -> Te
     del name
     where = f"{op}: " if op else ""
     want = _dtypes.as_dtype(dtype) if dtype is not None else None
+    eager = getattr(value, "_eager_tensor", None)
+    if eager is not None:  # an eager Variable
+        value = eager()
     if isinstance(value, Tensor):
         if want is not None and value._dtype_enum != want.as_datatype_enum:
             raise InvalidArgumentError(
@@ -211,8 +214,11 @@ def convert_inputs(handle: int, args: tuple) -> tuple:
             if not type_attr or type_attr in resolved:
                 continue
             for v in (args[i] if is_list else [args[i]]):
-                if isinstance(v, Tensor) or (rank == 1 and isinstance(v, (np.ndarray, np.generic))):
-                    resolved[type_attr] = v.dtype if isinstance(v, Tensor) else _dtypes.as_dtype(v.dtype)
+                if isinstance(v, Tensor) or hasattr(v, "_eager_tensor"):
+                    resolved[type_attr] = v.dtype
+                    break
+                if rank == 1 and isinstance(v, (np.ndarray, np.generic)):
+                    resolved[type_attr] = _dtypes.as_dtype(v.dtype)
                     break
     for i, (arg_name, type_attr, fixed, is_list, _) in enumerate(inputs):
         if fixed:

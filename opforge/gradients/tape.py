@@ -56,6 +56,17 @@ def _record(handle, inputs, attrs, result) -> None:
             tape._tracked[id(t)] = t
 
 
+def variable_accessed(variable) -> None:
+    """An eager trainable variable was read by an op: tapes that watch accessed variables
+    start tracking its current value."""
+    for tape in _active:
+        if tape._recording and tape._watch_accessed_variables:
+            t = variable._value
+            tape._tracked[id(t)] = t
+            if variable not in tape._variables:
+                tape._variables.append(variable)
+
+
 def _sync_hook() -> None:
     _C.set_record(_record if any(t._recording for t in _active) else None)
 
@@ -75,6 +86,7 @@ class GradientTape:
         self._tracked: dict[int, object] = {}
         self._recording = False
         self._used = False
+        self._variables: list = []
 
     def __enter__(self) -> "GradientTape":
         self._recording = True
@@ -100,7 +112,7 @@ class GradientTape:
             self._tracked[id(t)] = t
 
     def watched_variables(self):
-        return []
+        return list(self._variables)
 
     @contextlib.contextmanager
     def stop_recording(self):

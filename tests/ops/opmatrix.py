@@ -2,11 +2,17 @@
 
 Everything here is driven by the opdefs: the ops, their inputs, dtypes, attrs, gradients and
 NumPy references come from ``codegen.model.load`` on the repository's opdefs/ folder. The only
-hand-written knowledge is kept in small tables keyed by op name:
+hand-written knowledge is kept in small tables keyed by op name or shape function:
 
 * ``DOMAINS``: the value domain of an op's data inputs (positive for Log, non-zero divisors ...);
-* ``INPUT_BUILDERS``: how to build an op's index-like inputs (axes, perm, shape, dims);
-* ``SHAPE_CASES``: which shapes/attr combinations exercise an op, chosen by its shape function.
+* ``INPUT_BUILDERS``: how to build an op's index-like inputs (axes, perm, shape, dims), or data
+  inputs that must agree with each other (Range);
+* ``family()`` and the ``*_SHAPES`` / ``*_CASES`` tables: which shapes and attr combinations
+  exercise an op, chosen by its shape function (or, for an unknown one, by its signature).
+
+An op the matrix cannot drive (no inputs, stateful, no reference, unknown shape family) is
+listed with the reason in the coverage summary; give it a reference, a family or a builder here.
+Set OPFORGE_OPS_SEED to run on other random data (failure messages name their seeds).
 """
 
 from __future__ import annotations

@@ -274,6 +274,22 @@ def _bad_calls():
             add(f"Pow-negative-{spec}", "Pow",
                 lambda dt=dt: of.ops.pow(np.array([2, 3], dt), np.array([1, -1], dt)))
 
+    if "Range" in OPS_BY_NAME:
+        r = OPS_BY_NAME["Range"]
+        i32 = np.int32
+        add("Range-delta-0", "Range", lambda: wrapper(r)(i32(0), i32(10), i32(0)))
+        add("Range-up-with-negative-delta", "Range", lambda: wrapper(r)(i32(0), i32(10), i32(-1)))
+        add("Range-down-with-positive-delta", "Range", lambda: wrapper(r)(i32(10), i32(0), i32(2)))
+        add("Range-vector-start", "Range", lambda: wrapper(r)(np.array([0], i32), i32(10), i32(1)))
+        add("Range-too-large", "Range", lambda: wrapper(r)(np.int64(0), np.int64(2**62), np.int64(1)))
+        add("Range-float-inf", "Range", lambda: wrapper(r)(0.0, np.inf, 1.0))
+        add("Range-float-nan", "Range", lambda: wrapper(r)(0.0, np.nan, 1.0))
+    if "AddN" in OPS_BY_NAME:
+        n = OPS_BY_NAME["AddN"]
+        add("AddN-shapes", "AddN", lambda: wrapper(n)([_x(2), _x(3)]))
+        add("AddN-no-broadcast", "AddN", lambda: wrapper(n)([_x(2, 3), _x(3)]))
+        add("AddN-empty-list", "AddN", lambda: wrapper(n)([]))
+
     add("Cast-unknown-str", "Cast", lambda: of.cast(_x(2), "foo"))
     add("Cast-unknown-np", "Cast", lambda: of.cast(_x(2), np.complex128))
     add("Cast-unknown-enum", "Cast", lambda: of.cast(_x(2), 1234))

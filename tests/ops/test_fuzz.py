@@ -31,9 +31,6 @@ FUZZ = settings(max_examples=N, deadline=None, print_blob=True,
 shapes = st.lists(st.integers(0, 5), max_size=4).map(tuple)
 
 
-def _as_input(a):
-    a = np.asarray(a)
-    return to_tensor(a) if a.ndim == 0 else a
 
 
 def _dtype(data, op):
@@ -50,9 +47,12 @@ def _fuzz_domain(op_name, input_name):
     return domain(op_name, input_name)
 
 
-def _run(op, spec, inputs, attrs, valid, ref_inputs=None, tol_scale=1.0, bindings=None):
-    """Calls the op; checks the result against the reference or the error."""
-    args = [_as_input(inputs[a.name]) for a in op.inputs]
+def _run(data, op, spec, inputs, attrs, valid, ref_inputs=None, tol_scale=1.0, bindings=None):
+    """Calls the op (NumPy inputs, or Tensors made from them); checks the result against the
+    reference or the error."""
+    conv = to_tensor if data.draw(st.booleans(), label="as Tensors") else (lambda a: a)
+    args = [[conv(v) for v in inputs[a.name]] if isinstance(inputs[a.name], list)
+            else conv(inputs[a.name]) for a in op.inputs]
     msg = f"{op.name}[{spec}]: {describe(inputs, attrs)}"
     event("valid call" if valid else "invalid call")
     if not valid:
@@ -120,7 +120,7 @@ def test_fuzz_broadcast(op_name, data):
     inputs = {x: random_values(rng, a, spec, _fuzz_domain(op_name, x)),
               y: random_values(rng, b, spec, _fuzz_domain(op_name, y))}
     with covers("fuzz", op_name):
-        _run(op, spec, inputs, {}, valid)
+        _run(data, op, spec, inputs, {}, valid)
 
 
 # ------------------------------------------------------------------------------ reductions
@@ -156,9 +156,9 @@ def test_fuzz_reduce(op_name, data):
     if valid and out_size == 0:  # NumPy refuses some empty reductions that have empty results
         ref_inputs[x] = np.ones([1 if i in norm else d for i, d in enumerate(shape)], inputs[x].dtype)
     attrs = {"keep_dims": keep}
-    scale = 1.0 if spec in LOW_PRECISION else float(max(1, reduced))
+    scale = 1.0 if spec in LOW_PRECISION else float(np.sqrt(max(1, reduced)))
     with covers("fuzz", op_name):
-        _run(op, spec, inputs, attrs, valid, ref_inputs=ref_inputs, tol_scale=scale,
+        _run(data, op, spec, inputs, attrs, valid, ref_inputs=ref_inputs, tol_scale=scale,
              bindings={dispatch_attr(op): spec, idx.type_attr: _spec_of(axes.dtype)})
 
 
@@ -185,7 +185,7 @@ def test_fuzz_transpose(op_name, data):
     (x,) = (arg.name for arg in data_inputs(op))
     inputs = {x: random_values(rng, shape, spec), idx.name: perm}
     with covers("fuzz", op_name):
-        _run(op, spec, inputs, {}, valid)
+        _run(data, op, spec, inputs, {}, valid)
 
 
 # ------------------------------------------------------------------------------ Reshape
@@ -222,7 +222,7 @@ def test_fuzz_reshape(op_name, data):
     (x,) = (arg.name for arg in data_inputs(op))
     inputs = {x: random_values(rng, shape, spec), idx.name: target}
     with covers("fuzz", op_name):
-        _run(op, spec, inputs, {}, valid)
+        _run(data, op, spec, inputs, {}, valid)
 
 
 # ------------------------------------------------------------------------------ MatMul, Fill
@@ -247,9 +247,9 @@ def test_fuzz_matmul(op_name, data):
     x, y = (arg.name for arg in data_inputs(op))
     inputs = {x: random_values(rng, a, spec), y: random_values(rng, b, spec)}
     kk = a[0 if ta else 1] if len(a) == 2 else 1
-    scale = 1.0 if spec in LOW_PRECISION else float(max(1, kk))
+    scale = 1.0 if spec in LOW_PRECISION else float(np.sqrt(max(1, kk)))
     with covers("fuzz", op_name):
-        _run(op, spec, inputs, {"transpose_a": ta, "transpose_b": tb}, valid, tol_scale=scale)
+        _run(data, op, spec, inputs, {"transpose_a": ta, "transpose_b": tb}, valid, tol_scale=scale)
 
 
 @pytest.mark.parametrize("op_name", _params("fill"))
@@ -267,7 +267,7 @@ def test_fuzz_fill(op_name, data):
     inputs = {idx.name: np.array(dims, dtype=data.draw(st.sampled_from([np.int32, np.int64]))),
               v: random_values(rng, vshape, spec)}
     with covers("fuzz", op_name):
-        _run(op, spec, inputs, {}, valid)
+        _run(data, op, spec, inputs, {}, valid)
 
 
 # ------------------------------------------------------------------------------ elementwise
@@ -281,10 +281,19 @@ def test_fuzz_unary(op_name, data):
     spec, ok = _dtype(data, op)
     shape = data.draw(shapes, label="shape")
     rng = _rng(data)
-    (x,) = (arg.name for arg in data_inputs(op))
-    inputs = {x: random_values(rng, shape, spec, _fuzz_domain(op_name, x))}
+    (arg,) = data_inputs(op)
+    dom = _fuzz_domain(op_name, arg.name)
+    if arg.is_list:  # N * T: N tensors that must all have the same shape
+        n = data.draw(st.integers(1, 4), label="N")
+        shapes_ = [shape] * n
+        if n > 1 and data.draw(st.integers(0, 3), label="odd shape?") == 0:
+            shapes_[data.draw(st.integers(0, n - 1))] = data.draw(globals()["shapes"], label="odd")
+        inputs = {arg.name: [random_values(rng, sh, spec, dom) for sh in shapes_]}
+        ok = ok and all(sh == shape for sh in shapes_)
+    else:
+        inputs = {arg.name: random_values(rng, shape, spec, dom)}
     with covers("fuzz", op_name):
-        _run(op, spec, inputs, {}, ok)
+        _run(data, op, spec, inputs, {}, ok)
 
 
 @settings(FUZZ, max_examples=N * 3 // 2)
@@ -298,5 +307,30 @@ def test_fuzz_cast(data):
     lo = 0 if "u" in (np_dtype(src).kind, np_dtype(dst).kind) else -100
     x = random_values(rng, shape, src, Domain(float=(lo, 100.0), int=(lo, 100), uint=(0, 100)))
     with covers("fuzz", "Cast"):
-        _run(op, src, {"x": x}, {"DstT": of.as_dtype(np_dtype(dst))}, True,
+        _run(data, op, src, {"x": x}, {"DstT": of.as_dtype(np_dtype(dst))}, True,
              bindings={"SrcT": src, "DstT": dst})
+
+
+# ------------------------------------------------------------------------------ Range
+
+
+@pytest.mark.parametrize("op_name", _params("range"))
+@FUZZ
+@given(data=st.data())
+def test_fuzz_range(op_name, data):
+    op = OPS_BY_NAME[op_name]
+    spec, ok = _dtype(data, op)
+    dt = np_dtype(spec)
+    if np.dtype(dt).kind == "f" or spec in LOW_PRECISION:  # halves: exact in every float type
+        vals = [data.draw(st.integers(-40, 40), label=n) / 2 for n in ("start", "limit", "delta")]
+    else:
+        vals = [data.draw(st.integers(-60, 60), label=n) for n in ("start", "limit", "delta")]
+    start, limit, delta = vals
+    valid = ok and delta != 0 and (start == limit or (limit - start > 0) == (delta > 0))
+    names = [a.name for a in data_inputs(op)]
+    with np.errstate(all="ignore"):
+        inputs = {n: np.asarray(v).astype(dt) for n, v in zip(names, vals)}
+    if ok and any(float(inputs[n]) != v for n, v in zip(names, vals)):
+        return  # not representable (e.g. -40 in uint8): a conversion question, not Range's
+    with covers("fuzz", op_name):
+        _run(data, op, spec, inputs, {}, valid)

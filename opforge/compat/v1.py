@@ -1,0 +1,192 @@
+"""TensorFlow 1's API over opforge: ``import opforge.compat.v1 as tf``.
+
+As in TF1, values are built into a graph (the default graph unless another is entered) and
+computed by a Session: ``tf.constant``, ``tf.placeholder``, ``tf.Variable`` and
+``tf.get_variable`` create graph nodes; the math functions add nodes when given graph values.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+import opforge as _of
+from opforge import ops as _ops
+from opforge.dtypes import (  # noqa: F401
+    DType, as_dtype, bfloat16, double, float16, float32, float64, half, int8, int16, int32, int64, uint8,
+)
+from opforge.errors import *  # noqa: F401,F403
+from opforge.framework.graph import Graph, constant_node, get_default_graph, reset_default_graph  # noqa: F401
+from opforge.framework.session import InteractiveSession, Session, get_default_session  # noqa: F401
+from opforge.framework.variables import (  # noqa: F401
+    RefVariable, global_variables, global_variables_initializer, trainable_variables, variables_initializer,
+)
+from opforge.framework.api import control_dependencies, device, group, name_scope, no_op, placeholder  # noqa: F401
+from opforge.gradients.graph_grad import gradients  # noqa: F401
+from opforge.math_api import (  # noqa: F401
+    add, cast, divide, matmul, multiply, ones, reduce_max, reduce_mean, reduce_sum, reshape, square,
+    subtract, transpose, zeros,
+)
+from opforge import train as _train
+
+bool = _of.bool_  # noqa: A001
+Tensor = _of.GraphTensor
+Operation = _of.Operation
+
+# Element-wise and array ops under their TensorFlow names.
+abs = _ops.abs  # noqa: A001
+exp, log, sqrt, tanh, sigmoid, negative = _ops.exp, _ops.log, _ops.sqrt, _ops.tanh, _ops.sigmoid, _ops.neg
+maximum, minimum, pow = _ops.maximum, _ops.minimum, _ops.pow  # noqa: A001
+equal, less, greater = _ops.equal, _ops.less, _ops.greater
+identity, fill, zeros_like, ones_like, add_n = _ops.identity, _ops.fill, _ops.zeros_like, _ops.ones_like, _ops.add_n
+shape, size, rank = _ops.shape, _ops.size, _ops.rank
+assign, assign_add, assign_sub = _ops.assign, _ops.assign_add, _ops.assign_sub
+
+
+def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
+    """A Const node in the default graph."""
+    return constant_node(get_default_graph(), _of.framework.tensor.constant(value, dtype=dtype, shape=shape), name=name)
+
+
+def Variable(initial_value=None, dtype=None, name=None, trainable=True, **kwargs):  # noqa: N802
+    return RefVariable(initial_value, dtype=dtype if not isinstance(dtype, type(True)) else None,
+                       name=name, trainable=trainable if not isinstance(dtype, type(True)) else dtype, **kwargs)
+
+
+# ---- initializers and get_variable
+
+
+class _Initializer:
+    def __call__(self, shape, dtype):
+        raise NotImplementedError
+
+
+class constant_initializer(_Initializer):  # noqa: N801
+    def __init__(self, value=0):
+        self.value = value
+
+    def __call__(self, shape, dtype):
+        v = np.asarray(self.value, dtype=dtype.as_numpy_dtype)
+        return np.broadcast_to(v, shape).copy() if v.size == 1 else v.reshape(shape)
+
+
+class zeros_initializer(_Initializer):  # noqa: N801
+    def __call__(self, shape, dtype):
+        return np.zeros(shape, dtype.as_numpy_dtype)
+
+
+class ones_initializer(_Initializer):  # noqa: N801
+    def __call__(self, shape, dtype):
+        return np.ones(shape, dtype.as_numpy_dtype)
+
+
+class random_normal_initializer(_Initializer):  # noqa: N801
+    def __init__(self, mean=0.0, stddev=1.0, seed=None):
+        self.mean, self.stddev, self.rng = mean, stddev, np.random.default_rng(seed)
+
+    def __call__(self, shape, dtype):
+        return self.rng.normal(self.mean, self.stddev, shape).astype(dtype.as_numpy_dtype)
+
+
+class glorot_uniform_initializer(_Initializer):  # noqa: N801
+    """Uniform in [-limit, limit], limit = sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio)."""
+
+    def __init__(self, seed=None):
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, shape, dtype):
+        shape = tuple(shape)
+        if len(shape) == 0:
+            fan_in = fan_out = 1
+        elif len(shape) == 1:
+            fan_in = fan_out = shape[0]
+        else:
+            receptive = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+            fan_in, fan_out = shape[-2] * receptive, shape[-1] * receptive
+        limit = np.sqrt(6.0 / max(1, fan_in + fan_out))
+        return self.rng.uniform(-limit, limit, shape).astype(dtype.as_numpy_dtype)
+
+
+_variable_store: dict[tuple[int, str], RefVariable] = {}
+_scope_stack: list[tuple[str, bool]] = []
+
+
+def get_variable(name, shape=None, dtype=float32, initializer=None, trainable=True, **kwargs):
+    """Gets an existing variable (under reuse) or creates one with an initializer
+    (glorot_uniform by default, as in TF1)."""
+    g = get_default_graph()
+    prefix = "/".join(s for s, _ in _scope_stack)
+    full = f"{prefix}/{name}" if prefix else name
+    key = (id(g), full)
+    reuse = any(r for _, r in _scope_stack)
+    if key in _variable_store:
+        if not reuse:
+            raise ValueError(f"Variable {full} already exists, disallowed. Did you mean to set reuse=True "
+                             f"or reuse=tf.AUTO_REUSE in VarScope?")
+        return _variable_store[key]
+    if reuse is True:
+        raise ValueError(f"Variable {full} does not exist, or was not created with tf.get_variable().")
+    dtype = as_dtype(dtype)
+    if initializer is None:
+        initializer = glorot_uniform_initializer()
+    if isinstance(initializer, _Initializer):
+        value = initializer(tuple(shape or ()), dtype)
+    elif callable(initializer):
+        value = initializer(shape, dtype)
+    else:
+        value = np.asarray(initializer, dtype.as_numpy_dtype)
+    v = RefVariable(value, dtype=dtype, name=full, trainable=trainable)
+    _variable_store[key] = v
+    return v
+
+
+AUTO_REUSE = "auto_reuse"
+
+
+class variable_scope:  # noqa: N801
+    def __init__(self, name_or_scope, reuse=None, default_name=None):
+        self.name = name_or_scope or default_name
+        self.reuse = reuse
+
+    def __enter__(self):
+        _scope_stack.append((self.name, bool(self.reuse)))
+        self._ns = get_default_graph().name_scope(self.name)
+        self._ns.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._ns.__exit__(*exc)
+        _scope_stack.pop()
+
+
+def initialize_all_variables():
+    return global_variables_initializer()
+
+
+def disable_eager_execution():
+    """Accepted for compatibility: compat.v1 builds graphs already."""
+
+
+def disable_v2_behavior():
+    """Accepted for compatibility."""
+
+
+# ---- namespaces
+
+nn = types.SimpleNamespace(relu=_ops.relu, sigmoid=_ops.sigmoid, tanh=_ops.tanh)
+train = types.SimpleNamespace(
+    GradientDescentOptimizer=_train.GradientDescentOptimizer,
+    MomentumOptimizer=_train.MomentumOptimizer,
+    AdamOptimizer=_train.AdamOptimizer,
+    Optimizer=_train.Optimizer,
+    write_graph=_train.write_graph,
+    get_global_step=_train.get_global_step,
+    get_or_create_global_step=_train.get_or_create_global_step,
+    create_global_step=_train.create_global_step,
+)
+initializers = types.SimpleNamespace(
+    constant=constant_initializer, zeros=zeros_initializer, ones=ones_initializer,
+    glorot_uniform=glorot_uniform_initializer, random_normal=random_normal_initializer,
+    global_variables=global_variables_initializer,
+)

@@ -1,0 +1,54 @@
+"""Graph-aware constructors with TensorFlow's names: constant, placeholder, name_scope, ..."""
+
+from __future__ import annotations
+
+import contextlib
+
+from .. import dtypes as _dtypes
+from .graph import GraphTensor, _explicit_graph, constant_node, get_default_graph
+from .tensor import constant as _eager_constant
+
+
+def constant(value, dtype=None, shape=None, name="Const"):
+    """A constant: an eager Tensor, or a Const node when a graph is the default."""
+    g = _explicit_graph()
+    if g is None:
+        return _eager_constant(value, dtype=dtype, shape=shape)
+    return constant_node(g, _eager_constant(value, dtype=dtype, shape=shape), name=name)
+
+
+def placeholder(dtype, shape=None, name=None) -> GraphTensor:
+    """A value fed at Session.run time. Shapes may have unknown dims (None)."""
+    g = get_default_graph()
+    dims = None if shape is None else [(-1 if d is None else int(d)) for d in shape]
+    op = g.create_op("Placeholder", [], {"dtype": _dtypes.as_dtype(dtype).as_datatype_enum, "shape": dims},
+                     name=name or "Placeholder")
+    return op.outputs[0]
+
+
+def name_scope(name, default_name=None, values=None):
+    return get_default_graph().name_scope(name or default_name)
+
+
+def control_dependencies(control_inputs):
+    return get_default_graph().control_dependencies(control_inputs)
+
+
+@contextlib.contextmanager
+def device(name):
+    with get_default_graph().device(name):
+        yield
+
+
+def no_op(name=None):
+    return get_default_graph().create_op("NoOp", [], {}, name=name or "NoOp")
+
+
+def group(*inputs, name=None):
+    """An op that runs all inputs (control dependencies only)."""
+    flat = []
+    for i in inputs:
+        flat.extend(i if isinstance(i, (list, tuple)) else [i])
+    g = get_default_graph()
+    with g.control_dependencies([getattr(i, "op", i) if isinstance(i, GraphTensor) else i for i in flat]):
+        return g.create_op("NoOp", [], {}, name=name or "group_deps")

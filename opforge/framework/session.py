@@ -1,0 +1,170 @@
+"""Session: runs (parts of) a Graph in C++ (TensorFlow 1's tf.Session)."""
+
+from __future__ import annotations
+
+import collections.abc
+import contextlib
+
+import numpy as np
+
+from .. import _C
+from ..errors import InvalidArgumentError
+from .graph import GraphTensor, Operation, get_default_graph
+from .tensor import Tensor as EagerTensor
+from .tensor import convert_to_tensor
+
+_session_stack: list["Session"] = []
+
+
+def _default_session() -> "Session":
+    if not _session_stack:
+        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. "
+                         "Use `with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
+    return _session_stack[-1]
+
+
+def get_default_session():
+    return _session_stack[-1] if _session_stack else None
+
+
+class Session:
+    """Runs graph fragments: ``sess.run(fetches, feed_dict)``.
+
+    Each Session holds its own variable values. The executor prunes the graph to what the
+    fetches need, orders it, caches that plan per (feeds, fetches) and runs it in C++.
+    """
+
+    def __init__(self, target: str = "", graph=None, config=None):
+        del target, config
+        self._graph = graph if graph is not None else get_default_graph()
+        self._c = _C.Session(self._graph._c)
+        self._closed = False
+        self._entered = []
+
+    graph = property(lambda self: self._graph)
+
+    @property
+    def graph_def(self):
+        return self._graph.as_graph_def()
+
+    def close(self) -> None:
+        self._closed = True
+
+    def __enter__(self) -> "Session":
+        cm = self.as_default()
+        cm.__enter__()
+        self._entered.append(cm)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._entered.pop().__exit__(*exc)
+        self.close()
+
+    @contextlib.contextmanager
+    def as_default(self):
+        _session_stack.append(self)
+        try:
+            yield self
+        finally:
+            _session_stack.remove(self)
+
+    # ---- fetch structure
+    def _element(self, obj):
+        if isinstance(obj, str):
+            return self._graph.as_graph_element(obj)
+        if isinstance(obj, (GraphTensor, Operation)):
+            if obj.graph is not self._graph:
+                raise ValueError(f"Fetch argument {obj!r} is not an element of this graph.")
+            return obj
+        handle = getattr(obj, "_graph_element", None)
+        if handle is not None:
+            return handle()
+        raise TypeError(f"Fetch argument {obj!r} has invalid type {type(obj).__name__}, must be a "
+                        f"string, Tensor or Operation (or a nested list/tuple/dict of them).")
+
+    def _flatten(self, fetches, flat: list):
+        if isinstance(fetches, dict):
+            return {k: self._flatten(v, flat) for k, v in fetches.items()}
+        if isinstance(fetches, tuple) and hasattr(fetches, "_fields"):  # namedtuple
+            return type(fetches)(*[self._flatten(v, flat) for v in fetches])
+        if isinstance(fetches, (list, tuple)):
+            return type(fetches)(self._flatten(v, flat) for v in fetches)
+        el = self._element(fetches)
+        flat.append(el)
+        return len(flat) - 1
+
+    def _rebuild(self, structure, values):
+        if isinstance(structure, dict):
+            return {k: self._rebuild(v, values) for k, v in structure.items()}
+        if isinstance(structure, tuple) and hasattr(structure, "_fields"):
+            return type(structure)(*[self._rebuild(v, values) for v in structure])
+        if isinstance(structure, (list, tuple)):
+            return type(structure)(self._rebuild(v, values) for v in structure)
+        return values[structure]
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs what ``fetches`` needs; returns their values (NumPy) in the same structure.
+        Operations fetch as None."""
+        del options, run_metadata
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        flat: list = []
+        structure = self._flatten(fetches, flat)
+        feeds = []
+        for key, value in (feed_dict or {}).items():
+            t = self._element(key) if not isinstance(key, GraphTensor) else key
+            if isinstance(t, Operation):
+                raise TypeError(f"Cannot interpret feed_dict key {key!r} as a Tensor: it is an Operation")
+            if t.graph is not self._graph:
+                raise ValueError(f"Cannot feed {t.name}: it is not an element of this graph")
+            if isinstance(value, GraphTensor):
+                raise TypeError("The value of a feed cannot be a graph tensor; feed NumPy values")
+            if isinstance(value, EagerTensor):
+                v = value
+            else:
+                arr = np.asarray(value)
+                if arr.dtype.kind in "OUS":
+                    raise InvalidArgumentError(f"cannot feed {type(value).__name__} to {t.name}")
+                v = convert_to_tensor(arr.astype(t.dtype.as_numpy_dtype, copy=False)
+                                      if arr.dtype != t.dtype.as_numpy_dtype else arr)
+            feeds.append((t._ref(), v))
+        fetch_refs, targets, slots = [], [], []
+        for el in flat:
+            if isinstance(el, Operation):
+                targets.append(el._id)
+                slots.append(None)
+            else:
+                slots.append(len(fetch_refs))
+                fetch_refs.append(el._ref())
+        results = self._c.run(feeds, fetch_refs, targets)
+        values = []
+        for s in slots:
+            if s is None:
+                values.append(None)
+            else:
+                arr = results[s].numpy()
+                values.append(arr[()] if arr.ndim == 0 else arr)
+        return self._rebuild(structure, values)
+
+    def make_callable(self, fetches, feed_list=None):
+        feed_list = list(feed_list or [])
+
+        def call(*values):
+            return self.run(fetches, dict(zip(feed_list, values)))
+        return call
+
+
+class InteractiveSession(Session):
+    """A Session that installs itself as the default session on construction."""
+
+    def __init__(self, target: str = "", graph=None, config=None):
+        super().__init__(target, graph, config)
+        _session_stack.append(self)
+
+    def close(self) -> None:
+        super().close()
+        if self in _session_stack:
+            _session_stack.remove(self)
+
+
+_ = collections.abc

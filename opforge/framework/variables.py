@@ -1,0 +1,226 @@
+"""Variables: eager (a mutable holder of a Tensor, watched by GradientTape) and graph (a
+VariableV2 node whose value lives in each Session, as in TensorFlow 1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from .graph import Graph, GraphTensor, _explicit_graph, get_default_graph, to_graph_tensor
+from .tensor import Tensor as EagerTensor
+from .tensor import TensorShape, convert_to_tensor
+
+GLOBAL_VARIABLES = "variables"
+TRAINABLE_VARIABLES = "trainable_variables"
+
+
+def _ops():
+    from .. import ops  # noqa: PLC0415
+    return ops
+
+
+class _VariableBase:
+    """Operators shared by both kinds: they go through the generated wrappers, which accept
+    variables as inputs."""
+
+    def __add__(self, o): return _ops().add_v2(self, o)
+    def __radd__(self, o): return _ops().add_v2(o, self)
+    def __sub__(self, o): return _ops().sub(self, o)
+    def __rsub__(self, o): return _ops().sub(o, self)
+    def __mul__(self, o): return _ops().mul(self, o)
+    def __rmul__(self, o): return _ops().mul(o, self)
+    def __truediv__(self, o): return _ops().real_div(self, o)
+    def __rtruediv__(self, o): return _ops().real_div(o, self)
+    def __pow__(self, o): return _ops().pow(self, o)
+    def __matmul__(self, o): return _ops().mat_mul(self, o)
+    def __rmatmul__(self, o): return _ops().mat_mul(o, self)
+    def __neg__(self): return _ops().neg(self)
+    def __lt__(self, o): return _ops().less(self, o)
+    def __gt__(self, o): return _ops().greater(self, o)
+    __hash__ = object.__hash__
+
+
+class EagerVariable(_VariableBase):
+    """A variable in eager mode: holds a Tensor; ``assign`` replaces it."""
+
+    def __init__(self, initial_value, dtype=None, name=None, trainable=True):
+        if callable(initial_value):
+            initial_value = initial_value()
+        self._value = convert_to_tensor(initial_value, dtype)
+        self._name = name or "Variable"
+        self.trainable = trainable
+
+    name = property(lambda self: f"{self._name}:0")
+    dtype = property(lambda self: self._value.dtype)
+    shape = property(lambda self: self._value.shape)
+
+    def _eager_tensor(self):
+        from ..gradients import tape  # noqa: PLC0415
+        if self.trainable:
+            tape.variable_accessed(self)
+        return self._value
+
+    def _tape_handle(self):
+        return self._value
+
+    def value(self):
+        return self._eager_tensor()
+
+    read_value = value
+
+    def numpy(self):
+        return self._value.numpy()
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        new = convert_to_tensor(value, self.dtype)
+        if tuple(new.shape) != tuple(self.shape):
+            from ..errors import InvalidArgumentError  # noqa: PLC0415
+            raise InvalidArgumentError(f"Cannot assign a value of shape {new.shape} to variable "
+                                       f"{self._name} of shape {self.shape}")
+        self._value = new
+        return self
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        return self.assign(_ops().add_v2(self._value, delta))
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        return self.assign(_ops().sub(self._value, delta))
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._value.numpy(), dtype=dtype)
+
+    def __repr__(self):
+        return f"<of.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, numpy={self._value.numpy()}>"
+
+
+class RefVariable(_VariableBase):
+    """A graph variable: a VariableV2 node, its initializer (Assign) and a read (Identity)."""
+
+    def __init__(self, initial_value, dtype=None, name=None, trainable=True, graph: Graph | None = None,
+                 collections=None, validate_shape=True):
+        g = graph or get_default_graph()
+        self._graph = g
+        base = g.unique_name(name or "Variable")
+        ops = _ops()
+        with g.name_scope(base + "/"):
+            if callable(initial_value):
+                initial_value = initial_value()
+            want = _dtypes.as_dtype(dtype) if dtype is not None else None
+            if isinstance(initial_value, GraphTensor):
+                init = initial_value
+            else:
+                init = to_graph_tensor(g, initial_value if want is None else
+                                       convert_to_tensor(initial_value, want), want)
+                if init.op.type == "Const":
+                    pass
+            shape = init.shape.dims if validate_shape else None
+            self._variable_op = g.create_op(
+                "VariableV2", [], {"shape": None if shape is None else [(-1 if d is None else d) for d in shape],
+                                   "dtype": init.dtype.as_datatype_enum},
+                name=base + "/", exact_name=True)
+            self._ref = self._variable_op.outputs[0]
+            self._initializer_op = g.create_op("Assign", [self._ref, init],
+                                               {"validate_shape": validate_shape}, name="Assign")
+            self._snapshot = ops.identity(self._ref, name="read")
+        self._initial_value = init
+        self.trainable = trainable
+        for c in collections or ([GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if trainable else [])):
+            g.add_to_collection(c, self)
+
+    # ---- identity
+    name = property(lambda self: self._ref.name)
+    op = property(lambda self: self._variable_op)
+    graph = property(lambda self: self._graph)
+    dtype = property(lambda self: self._ref.dtype)
+    shape = property(lambda self: self._ref.shape)
+    initializer = property(lambda self: self._initializer_op)
+    initial_value = property(lambda self: self._initial_value)
+    device = property(lambda self: self._variable_op.device)
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    # ---- how ops and sessions see it
+    _graph_for_dispatch = property(lambda self: self._graph)
+    _dispatch_dtype = property(lambda self: self.dtype)
+
+    def _as_graph_tensor(self, graph, as_ref):
+        if graph is not self._graph:
+            raise ValueError(f"variable {self.name} belongs to another graph")
+        return self._ref if as_ref else self._snapshot
+
+    def _graph_element(self):
+        return self._snapshot
+
+    def _tape_handle(self):
+        return self._snapshot
+
+    def value(self):
+        return self._snapshot
+
+    def read_value(self):
+        return _ops().identity(self._ref)
+
+    def initialized_value(self):
+        with self._graph.control_dependencies([self._initializer_op]):
+            return _ops().identity(self._ref)
+
+    def eval(self, session=None):
+        return self._snapshot.eval(session=session)
+
+    def load(self, value, session=None):
+        from .session import _default_session  # noqa: PLC0415
+        (session or _default_session()).run(self._initializer_op, {self._initial_value: value})
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        return _ops().assign(self, value, use_locking=use_locking, name=name)
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        return _ops().assign_add(self, delta, use_locking=use_locking, name=name)
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        return _ops().assign_sub(self, delta, use_locking=use_locking, name=name)
+
+    def __repr__(self):
+        return f"<of.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+
+
+def Variable(initial_value=None, dtype=None, name=None, trainable=True, **kwargs):  # noqa: N802
+    """Creates a variable (TensorFlow's tf.Variable).
+
+    In eager mode the variable holds a Tensor and GradientTape watches it when trainable.
+    Inside ``with graph.as_default()`` (or when the initial value is a graph tensor) it is a
+    graph variable: a node whose value lives in each Session and must be initialized there
+    (``of.global_variables_initializer()``).
+    """
+    if isinstance(dtype, bool):  # TF1's second positional parameter was `trainable`
+        trainable, dtype = dtype, None
+    graph_mode = kwargs.pop("_graph", False) or _explicit_graph() is not None or \
+        isinstance(initial_value, GraphTensor)
+    if graph_mode:
+        return RefVariable(initial_value, dtype=dtype, name=name, trainable=trainable, **kwargs)
+    return EagerVariable(initial_value, dtype=dtype, name=name, trainable=trainable)
+
+
+def global_variables(graph=None):
+    return (graph or get_default_graph()).get_collection(GLOBAL_VARIABLES)
+
+
+def trainable_variables(graph=None):
+    return (graph or get_default_graph()).get_collection(TRAINABLE_VARIABLES)
+
+
+def variables_initializer(var_list, name="init"):
+    g = var_list[0].graph if var_list else get_default_graph()
+    with g.control_dependencies([v.initializer for v in var_list]):
+        return g.create_op("NoOp", [], {}, name=name)
+
+
+def global_variables_initializer(graph=None):
+    """An op that initializes every global variable of the (default) graph."""
+    g = graph or get_default_graph()
+    return variables_initializer(global_variables(g), name="init") if global_variables(g) else \
+        g.create_op("NoOp", [], {}, name="init")
+
+
+_ = EagerTensor

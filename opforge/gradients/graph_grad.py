@@ -1,0 +1,123 @@
+"""Symbolic differentiation of graphs (TensorFlow 1's tf.gradients).
+
+Walks the operations between xs and ys backwards, calling the same generated gradient
+functions the eager tape uses; in graph mode those functions add nodes. Node ids are a
+topological order (a node's inputs always exist before it), so the walk visits them by
+decreasing id.
+"""
+
+from __future__ import annotations
+
+from ..errors import NotFoundError
+from ..framework.graph import GraphTensor, get_default_graph
+from . import registry
+
+
+def _as_tensor(x):
+    if isinstance(x, GraphTensor):
+        return x
+    handle = getattr(x, "_tape_handle", None)
+    if handle is not None:
+        return handle()
+    raise TypeError(f"gradients: expected graph tensors or variables, got {type(x).__name__}")
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None,
+              unconnected_gradients="none"):
+    """Symbolic partial derivatives of sum(ys) with respect to each x in xs.
+
+    Returns a list with one graph tensor per x (None where x does not influence ys, or zeros
+    with ``unconnected_gradients="zero"``).
+    """
+    from .. import ops  # noqa: PLC0415
+
+    ys = [_as_tensor(y) for y in (ys if isinstance(ys, (list, tuple)) else [ys])]
+    single = not isinstance(xs, (list, tuple))
+    xs = [_as_tensor(x) for x in ([xs] if single else xs)]
+    if grad_ys is not None and not isinstance(grad_ys, (list, tuple)):
+        grad_ys = [grad_ys]
+    graph = ys[0].graph if ys else get_default_graph()
+    stop = {id(t) for t in (stop_gradients or [])}
+
+    # Ops on a path from some x to some y.
+    from_x = {id(x.op) for x in xs}
+    ops_list = graph.get_operations()
+    reach = set()
+    x_ids = {id(x) for x in xs}
+    for op in ops_list:
+        if any(id(t) in x_ids or id(t.op) in reach for t in op.inputs):
+            reach.add(id(op))
+    to_y = set()
+    pending = [y.op for y in ys]
+    while pending:
+        op = pending.pop()
+        if id(op) in to_y:
+            continue
+        to_y.add(id(op))
+        for t in op.inputs:
+            if id(t) not in x_ids:
+                pending.append(t.op)
+    del from_x
+
+    grads: dict[int, list] = {}
+
+    def add_grad(t, g):
+        grads.setdefault(id(t), []).append(g)
+
+    with graph.name_scope(name):
+        for i, y in enumerate(ys):
+            gy = grad_ys[i] if grad_ys is not None and grad_ys[i] is not None else ops.ones_like(y)
+            add_grad(y, gy)
+
+        def total(t):
+            gs = grads.get(id(t))
+            if not gs:
+                return None
+            if len(gs) > 1:
+                grads[id(t)] = [ops.add_n(gs)]
+            return grads[id(t)][0]
+
+        for op in sorted((o for o in ops_list if id(o) in reach and id(o) in to_y),
+                         key=lambda o: o._id, reverse=True):
+            outs = op.outputs
+            out_grads = [total(t) for t in outs]
+            if all(g is None for g in out_grads):
+                continue
+            if registry.is_not_differentiable(op.type):
+                continue
+            try:
+                fn = registry.get_gradient(op.type)
+            except NotFoundError:
+                raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})") from None
+            out_grads = [g if g is not None else ops.zeros_like(t) for g, t in zip(out_grads, outs)]
+            view = _GradView(op)
+            with graph.name_scope(op.name + "_grad"):
+                in_grads = fn(view, out_grads)
+            for arg, g in zip(view.inputs, in_grads):
+                if g is None:
+                    continue
+                if isinstance(arg, (list, tuple)):
+                    for a, ga in zip(arg, g):
+                        if ga is not None and id(a) not in stop:
+                            add_grad(a, ga)
+                elif id(arg) not in stop:
+                    add_grad(arg, g)
+
+        result = []
+        for x in xs:
+            g = total(x)
+            if g is None and unconnected_gradients == "zero":
+                g = ops.zeros_like(x)
+            result.append(g)
+    return result
+
+
+class _GradView:
+    """What generated gradient functions see of a graph op (as of the eager OpRecord)."""
+
+    def __init__(self, op):
+        self.type = op.type
+        self.name = op.name
+        self.inputs = op._grad_inputs
+        self.outputs = op._grad_outputs
+        self.attrs = op._attrs
