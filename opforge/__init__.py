@@ -41,6 +41,7 @@ from .framework.variables import (  # noqa: E402
 from .framework.api import constant, placeholder, name_scope, control_dependencies, device, group, no_op  # noqa: E402
 from .gradients.tape import GradientTape  # noqa: E402
 from .gradients.graph_grad import gradients  # noqa: E402
+from .framework.graph_def import GraphDef, import_graph_def  # noqa: E402
 from .math_api import *  # noqa: E402,F401,F403
 from . import train  # noqa: E402
 

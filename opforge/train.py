@@ -144,6 +144,12 @@ class AdamOptimizer(Optimizer):
                 _ops.assign(b2p, _ops.mul(b2p, self._cast(self._b2, b2p)))]
 
 
+def read_graph(path, as_text=None):
+    """Reads a GraphDef written by write_graph (binary, or text for .pbtxt/.txt names)."""
+    from .framework.graph_def import read_graph_def  # noqa: PLC0415
+    return read_graph_def(path, as_text)
+
+
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):
     """Writes a GraphDef to logdir/name (text or binary protobuf); returns the path."""
     from google.protobuf import text_format  # noqa: PLC0415

@@ -481,3 +481,44 @@ class OpList(_message.Message):
     OP_FIELD_NUMBER: _ClassVar[int]
     op: _containers.RepeatedCompositeFieldContainer[OpDef]
     def __init__(self, op: _Optional[_Iterable[_Union[OpDef, _Mapping]]] = ...) -> None: ...
+
+class VersionDef(_message.Message):
+    __slots__ = ("producer", "min_consumer", "bad_consumers")
+    PRODUCER_FIELD_NUMBER: _ClassVar[int]
+    MIN_CONSUMER_FIELD_NUMBER: _ClassVar[int]
+    BAD_CONSUMERS_FIELD_NUMBER: _ClassVar[int]
+    producer: int
+    min_consumer: int
+    bad_consumers: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, producer: _Optional[int] = ..., min_consumer: _Optional[int] = ..., bad_consumers: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class NodeDef(_message.Message):
+    __slots__ = ("name", "op", "input", "device", "attr")
+    class AttrEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: AttrValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[AttrValue, _Mapping]] = ...) -> None: ...
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OP_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_FIELD_NUMBER: _ClassVar[int]
+    ATTR_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    op: str
+    input: _containers.RepeatedScalarFieldContainer[str]
+    device: str
+    attr: _containers.MessageMap[str, AttrValue]
+    def __init__(self, name: _Optional[str] = ..., op: _Optional[str] = ..., input: _Optional[_Iterable[str]] = ..., device: _Optional[str] = ..., attr: _Optional[_Mapping[str, AttrValue]] = ...) -> None: ...
+
+class GraphDef(_message.Message):
+    __slots__ = ("node", "versions", "version")
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    node: _containers.RepeatedCompositeFieldContainer[NodeDef]
+    versions: VersionDef
+    version: int
+    def __init__(self, node: _Optional[_Iterable[_Union[NodeDef, _Mapping]]] = ..., versions: _Optional[_Union[VersionDef, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...

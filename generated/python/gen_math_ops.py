@@ -232,7 +232,7 @@ def log(x, name=None):
 _H_MatMul = _op_handle("MatMul")
 
 
-def mat_mul(a, b, transpose_a=False, transpose_b=False, name=None):
+def mat_mul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=False, name=None):
     r"""Multiplies matrix a by matrix b, producing a * b.
 
     The inputs must be two-dimensional matrices and the inner dimension of "a" (after being
@@ -248,12 +248,16 @@ def mat_mul(a, b, transpose_a=False, transpose_b=False, name=None):
         multiplication.
       transpose_b: An optional `bool`. Defaults to `False`. If true, "b" is transposed before
         multiplication.
+      grad_a: An optional `bool`. Defaults to `False`. Marks a matmul computing a gradient of a
+        (TensorFlow sets it); does not change the result.
+      grad_b: An optional `bool`. Defaults to `False`. Marks a matmul computing a gradient of b
+        (TensorFlow sets it); does not change the result.
       name: A name for the operation (optional).
 
     Returns:
       A `Tensor`. Has the same type as `a`.
     """
-    return _execute(_H_MatMul, name, a, b, transpose_a, transpose_b)
+    return _execute(_H_MatMul, name, a, b, transpose_a, transpose_b, grad_a, grad_b)
 
 _H_Max = _op_handle("Max")
 

@@ -138,7 +138,7 @@ def log(x: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
-def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b: bool = False, name: str | None = None) -> Tensor:
+def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b: bool = False, grad_a: bool = False, grad_b: bool = False, name: str | None = None) -> Tensor:
     r"""Multiplies matrix a by matrix b, producing a * b.
 
     The inputs must be two-dimensional matrices and the inner dimension of "a" (after being
@@ -154,6 +154,10 @@ def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b
         multiplication.
       transpose_b: An optional `bool`. Defaults to `False`. If true, "b" is transposed before
         multiplication.
+      grad_a: An optional `bool`. Defaults to `False`. Marks a matmul computing a gradient of a
+        (TensorFlow sets it); does not change the result.
+      grad_b: An optional `bool`. Defaults to `False`. Marks a matmul computing a gradient of b
+        (TensorFlow sets it); does not change the result.
       name: A name for the operation (optional).
 
     Returns:

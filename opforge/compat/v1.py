@@ -24,6 +24,7 @@ from opforge.framework.variables import (  # noqa: F401
 )
 from opforge.framework.api import control_dependencies, device, group, name_scope, no_op, placeholder  # noqa: F401
 from opforge.gradients.graph_grad import gradients  # noqa: F401
+from opforge.framework.graph_def import GraphDef, import_graph_def  # noqa: F401
 from opforge.math_api import (  # noqa: F401
     add, cast, divide, matmul, multiply, ones, reduce_max, reduce_mean, reduce_sum, reshape, square,
     subtract, transpose, zeros,
@@ -181,6 +182,7 @@ train = types.SimpleNamespace(
     AdamOptimizer=_train.AdamOptimizer,
     Optimizer=_train.Optimizer,
     write_graph=_train.write_graph,
+    read_graph=_train.read_graph,
     get_global_step=_train.get_global_step,
     get_or_create_global_step=_train.get_or_create_global_step,
     create_global_step=_train.create_global_step,

@@ -426,7 +426,7 @@ def dispatch(handle: int, name, args: tuple):
     # Resolve dtypes shared through type attrs, as eager conversion does.
     resolved: dict[str, _dtypes.DType] = {}
     for rank in (0, 1):
-        for i, (_, type_attr, _, is_list, _) in enumerate(inputs_info):
+        for i, (_, type_attr, _, is_list, *_) in enumerate(inputs_info):
             if not type_attr or type_attr in resolved:
                 continue
             for v in (args[i] if is_list and isinstance(args[i], (list, tuple)) else [args[i]]):
@@ -435,7 +435,7 @@ def dispatch(handle: int, name, args: tuple):
                     resolved[type_attr] = d
                     break
     inputs = []
-    for i, (arg_name, type_attr, fixed, is_list, is_ref) in enumerate(inputs_info):
+    for i, (arg_name, type_attr, fixed, is_list, is_ref, *_) in enumerate(inputs_info):
         want = _dtypes.from_enum(fixed) if fixed else resolved.get(type_attr)
         if want is None and type_attr and not is_list:
             v = args[i]

@@ -210,7 +210,7 @@ def convert_inputs(handle: int, args: tuple) -> tuple:
     args = list(args)
     resolved: dict[str, _dtypes.DType] = {}
     for rank in (0, 1):  # Tensors first, then NumPy arrays
-        for i, (_, type_attr, _, is_list, _) in enumerate(inputs):
+        for i, (_, type_attr, _, is_list, *_) in enumerate(inputs):
             if not type_attr or type_attr in resolved:
                 continue
             for v in (args[i] if is_list else [args[i]]):
@@ -220,7 +220,7 @@ def convert_inputs(handle: int, args: tuple) -> tuple:
                 if rank == 1 and isinstance(v, (np.ndarray, np.generic)):
                     resolved[type_attr] = _dtypes.as_dtype(v.dtype)
                     break
-    for i, (arg_name, type_attr, fixed, is_list, _) in enumerate(inputs):
+    for i, (arg_name, type_attr, fixed, is_list, *_) in enumerate(inputs):
         if fixed:
             want = _dtypes.from_enum(fixed)
         else:

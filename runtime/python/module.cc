@@ -419,7 +419,10 @@ py::dict op_spec_dict(const OpSpec& op) {
   py::list in_info;
   for (const auto& a : op.inputs) {
     py::object type_attr = a.type_attr >= 0 ? py::object(py::str(op.attrs[a.type_attr].name)) : py::none();
-    in_info.append(py::make_tuple(a.name, type_attr, static_cast<int>(a.type), a.is_list(), a.is_ref));
+    py::object number_attr = a.number_attr >= 0 ? py::object(py::str(op.attrs[a.number_attr].name)) : py::none();
+    py::object list_attr = a.type_list_attr >= 0 ? py::object(py::str(op.attrs[a.type_list_attr].name)) : py::none();
+    in_info.append(py::make_tuple(a.name, type_attr, static_cast<int>(a.type), a.is_list(), a.is_ref,
+                                  number_attr, list_attr));
   }
   d["input_info"] = in_info;
   py::list out_info;

@@ -1,8 +1,14 @@
 """tests/ops: records unexpected failures per op and prints the op matrix coverage."""
 
+import os
+import sys
+
 import pytest
 
-import opmatrix
+# The test modules import their shared machinery as `opmatrix` under any --import-mode.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import opmatrix  # noqa: E402
 
 
 @pytest.hookimpl(hookwrapper=True)

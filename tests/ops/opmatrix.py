@@ -17,6 +17,7 @@ Set OPFORGE_OPS_SEED to run on other random data (failure messages name their se
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import os
 import warnings
@@ -133,10 +134,19 @@ def as_input(a):
     return a
 
 
+def wrapper_params(op) -> set[str]:
+    return set(inspect.signature(wrapper(op)).parameters)
+
+
 def call(op, inputs: dict, attrs: dict, convert=as_input):
     args = [[convert(v) for v in inputs[a.name]] if a.is_list and isinstance(inputs[a.name], list)
             else convert(inputs[a.name]) for a in op.inputs]
     kwargs = {codegen.model.python_param(k): v for k, v in attrs.items()}
+    missing = set(kwargs) - wrapper_params(op)
+    if missing:
+        import pytest  # noqa: PLC0415
+        pytest.skip(f"the installed of.ops.{op.snake_name} has no {sorted(missing)} "
+                    f"({op.loc.file} is newer): rebuild")
     return wrapper(op)(*args, **kwargs)
 
 
@@ -338,6 +348,8 @@ def cases(op, spec: str, *, small: bool = False, large: bool = True) -> list[Cas
     small: no empty tensors and no large ones (the numeric gradient checks).
     large: add the LARGE_* cases (ids start with "large")."""
     out = _cases(op, spec)
+    if not small:
+        out += _special_cases(op, spec)
     allowed = dispatch_dtypes(op)
     large_specs = [d for d in LARGE_DTYPES if d in allowed] or list(allowed[:1])
     if large and not small and spec in large_specs:
@@ -351,6 +363,41 @@ def cases(op, spec: str, *, small: bool = False, large: bool = True) -> list[Cas
         out = [c for c in out if all(0 not in s for s in c.shapes.values())
                and 0 not in c.extra.get("dims", ())]
     return out
+
+
+# IEEE special values (and the edges of half precision) for the float elementwise/reduce ops.
+SPECIAL_VALUES = (np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, -3.5, 1e30, -1e-30, 65504.0, 7e4)
+
+
+def _special_cases(op, spec) -> list[Case]:
+    if not is_float(spec) or op.name == "Cast":
+        return []
+    data = [a.name for a in data_inputs(op)]
+    n = len(SPECIAL_VALUES)
+    sf = family(op)
+    if sf == "unchanged":
+        return [Case("special", {data[0]: (n,)}, extra={"special": True})]
+    if sf == "broadcast":  # every pair
+        return [Case("special", dict(zip(data, ((n, 1), (1, n)))), extra={"special": True})]
+    if sf == "reduce":
+        return [Case(f"special-{mode}", {data[0]: (3, n)}, {"keep_dims": False}, mode,
+                     extra={"special": True}) for mode in ("first", "last")]
+    return []
+
+
+def _special_values(shape, spec, k: int) -> np.ndarray:
+    """SPECIAL_VALUES along the (last) axis of `shape` that has their length, rotated by
+    k + 3 * (index along the other axes) so that rows differ."""
+    v = np.asarray(SPECIAL_VALUES)
+    ax = max(i for i, d in enumerate(shape) if d == len(v))
+    out = np.empty(shape)
+    others = [d for i, d in enumerate(shape) if i != ax]
+    for r, idx in enumerate(np.ndindex(*others)):
+        idx = list(idx)
+        idx.insert(ax, slice(None))
+        out[tuple(idx)] = np.roll(v, k + 3 * r)
+    with np.errstate(all="ignore"):
+        return out.astype(np_dtype(spec))
 
 
 def _large_cases(op, spec) -> list[Case]:
@@ -572,6 +619,10 @@ def build_inputs(rng, op, spec, case, *, domain_of=domain):
             inputs[arg.name] = [random_values(rng, case.shapes[arg.name], spec, dom) for _ in range(n)]
         else:
             inputs[arg.name] = random_values(rng, case.shapes[arg.name], spec, dom)
+    if case.extra.get("special"):
+        for k, arg in enumerate(data_inputs(op)):
+            v = _special_values(case.shapes[arg.name], spec, k)
+            inputs[arg.name] = [v, v[..., ::-1].copy()] if arg.is_list else v
     if op.name in INPUT_BUILDERS:
         inputs.update(INPUT_BUILDERS[op.name](rng, op, case, inputs))
     elif index_inputs(op):

@@ -351,3 +351,18 @@ def test_empty_python_list_index_inputs(empty):
     assert of.ops.transpose(np.float64(2.0), empty).shape == ()
     assert of.ops.reshape(np.array([2.0]), empty).shape == ()
     assert of.ops.fill(empty, 1.5).shape == ()
+
+
+@pytest.mark.parametrize("spec", ["int8", "int16", "int32", "int64"])
+def test_integer_division_overflow_does_not_crash(spec):
+    """MIN / -1 (a SIGFPE in plain C++ division) wraps to MIN or raises an OpError."""
+    dt = of_dtype(spec).as_numpy_dtype
+    lo = np.iinfo(dt).min
+    x, y = np.full(70000, lo, dt), np.full(70000, -1, dt)  # the parallel path too
+    for a, b in ((x[:1], y[:1]), (x, y), (x, np.array(-1, dt))):
+        try:
+            out = of.ops.real_div(a, b).numpy()
+        except of.OpError as e:
+            assert "RealDiv" in str(e)
+        else:
+            assert (out == lo).all()

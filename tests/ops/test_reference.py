@@ -6,8 +6,12 @@ its seed and inputs.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
+
+import codegen.model
 
 import opforge as of
 from opmatrix import (
@@ -63,6 +67,10 @@ def test_wrapper_is_exported(op_name):
     assert callable(getattr(of.raw_ops, op.name)), op.name
     if op_name in OPS_BY_NAME:
         assert callable(getattr(of, op.snake_name)), op.snake_name
+    params = set(inspect.signature(getattr(of.ops, op.snake_name)).parameters)
+    want = {codegen.model.python_param(a.name) for a in op.explicit_attrs}
+    want |= {codegen.model.python_param(a.name) for a in op.inputs}
+    assert want <= params, f"of.ops.{op.snake_name} lacks {sorted(want - params)}: the build predates {op.loc.file}"
     if op.summary:
         assert wrapper(op).__doc__ and op.summary.split()[0] in wrapper(op).__doc__
 

@@ -247,6 +247,22 @@ OpSpec MakeMatMul() {
     a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
     op.attrs.push_back(std::move(a));
   }
+  {
+    AttrSpec a;
+    a.name = "grad_a";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "grad_b";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
   op.dispatch_attr = 2;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::matmul(c, 0, 1, 0, 1); };

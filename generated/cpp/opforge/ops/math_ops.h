@@ -172,6 +172,8 @@ struct MatMulArgs {
         transpose_a(ctx.attr(0).b),
         transpose_b(ctx.attr(1).b),
         T(ctx.attr(2).type),
+        grad_a(ctx.attr(3).b),
+        grad_b(ctx.attr(4).b),
         product(ctx.output(0)),
         ctx(ctx) {}
   const Tensor& a;
@@ -179,6 +181,8 @@ struct MatMulArgs {
   bool transpose_a;
   bool transpose_b;
   DType T;
+  bool grad_a;
+  bool grad_b;
   Tensor& product;
   KernelContext& ctx;
 };
