@@ -105,6 +105,7 @@ class Op:
     # derived
     snake_name: str = field(default="")
     inferred_attrs: frozenset = field(default=frozenset())
+    source: str = field(default="")  # the opdef file as generated files name it
 
     def attr(self, name: str) -> Attr | None:
         return next((a for a in self.attrs if a.name == name), None)
@@ -390,6 +391,14 @@ def _verbose_attr(pb, loc: Loc) -> Attr:
     if base not in _ATTR_TYPES:
         raise OpDefError(loc, f"attr '{pb.name}' has unknown type '{t}'")
     has_default = pb.HasField("default_value")
+    if has_default:
+        kind = pb.default_value.WhichOneof("value")
+        want = "list" if is_list else {"int": "i", "float": "f", "bool": "b", "string": "s",
+                                        "type": "type", "shape": "shape", "tensor": "tensor",
+                                        "func": "func"}[base]
+        if kind != want and not (kind is None and base == "string"):
+            raise OpDefError(loc, f"default of attr '{pb.name}' holds a '{kind}' value, but the attr "
+                                  f"is '{t}' (expected '{want}')")
     default = _attr_value_to_py(pb.default_value, base, is_list) if has_default else None
     allowed = None
     if pb.HasField("allowed_values"):
@@ -554,7 +563,7 @@ def _expr_names(expr: str, loc: Loc, what: str) -> tuple[str, ...]:
 _SHAPE_CALL = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$")
 
 
-def _build_op(pb, lm: LineMap, idx: int, group: str) -> Op:
+def _build_op(pb, lm: LineMap, idx: int, group: str, source: str) -> Op:
     base = ("op", idx)
     loc = lm.loc(*base, "name", 0)
     attrs: list[Attr] = [_verbose_attr(a, lm.loc(*base, "attr", i)) for i, a in enumerate(pb.attr)]
@@ -603,7 +612,7 @@ def _build_op(pb, lm: LineMap, idx: int, group: str) -> Op:
         is_stateful=pb.is_stateful, deprecation=dep, shape_fn=shape_fn,
         gradients=tuple(gradients), gradient_fn=pb.gradient_fn,
         not_differentiable=pb.not_differentiable, reference=pb.reference.strip(),
-        snake_name=snake_case(pb.name), inferred_attrs=frozenset(inferred),
+        snake_name=snake_case(pb.name), inferred_attrs=frozenset(inferred), source=source,
     )
 
 
@@ -615,9 +624,11 @@ def _with_doc(arg: Arg, docs: dict[str, str]) -> Arg:
 
 
 def parse_file(path: str, display: str | None = None, group: str | None = None,
-               text: str | None = None) -> list[Op]:
-    """Parses one opdef file into (unchecked) ops."""
+               text: str | None = None, source: str | None = None) -> list[Op]:
+    """Parses one opdef file into (unchecked) ops. ``display`` names the file in diagnostics,
+    ``source`` in generated files."""
     display = display or path
+    source = source or display
     if text is None:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -636,22 +647,34 @@ def parse_file(path: str, display: str | None = None, group: str | None = None,
         lm = LineMap(display, text)
     if group is None:
         group = os.path.basename(os.path.dirname(os.path.abspath(path))) or "ops"
-    return [_build_op(pb, lm, i, group) for i, pb in enumerate(msg.op)]
+    return [_build_op(pb, lm, i, group, source) for i, pb in enumerate(msg.op)]
 
 
-def opdef_files(dirs: list[str]) -> list[tuple[str, str]]:
-    """All ``*.pbtxt`` files under the given dirs as (path, display path), sorted."""
+def _display(p: str) -> str:
+    """How diagnostics show a file: relative to the current directory."""
+    return os.path.relpath(p)
+
+
+def _source(p: str, opdefs_dir: str) -> str:
+    """How generated files name their source: relative to the folder holding the opdefs
+    dir ("opdefs/math/add_v2.pbtxt"), so output does not depend on the current directory."""
+    base = os.path.dirname(os.path.abspath(opdefs_dir.rstrip("/" + os.sep)))
+    return os.path.relpath(os.path.abspath(p), base).replace(os.sep, "/")
+
+
+def opdef_files(dirs: list[str]) -> list[tuple[str, str, str]]:
+    """All ``*.pbtxt`` files under the given dirs as (path, display path, source name), sorted."""
     out = []
     for d in dirs:
         if os.path.isfile(d):
-            out.append((d, d))
+            out.append((d, d, os.path.basename(d)))
             continue
         for root, subdirs, files in os.walk(d):
             subdirs.sort()
             for f in sorted(files):
                 if f.endswith(".pbtxt"):
                     p = os.path.join(root, f)
-                    out.append((p, os.path.relpath(p)))
+                    out.append((p, _display(p), _source(p, d)))
     return out
 
 
@@ -663,7 +686,14 @@ def check(ops: list[Op]) -> list[Op]:
             raise OpDefError(op.loc, f"duplicate op name '{op.name}' (first defined at "
                                      f"{first[op.name].loc})")
         first[op.name] = op
-    known = {op.snake_name for op in ops}
+    by_wrapper: dict[str, Op] = {}
+    for op in ops:
+        other = by_wrapper.get(op.snake_name)
+        if other is not None:
+            raise OpDefError(op.loc, f"op '{op.name}' and op '{other.name}' (at {other.loc}) both "
+                                     f"get the Python wrapper name '{op.snake_name}'")
+        by_wrapper[op.snake_name] = op
+    known = set(by_wrapper)
     for op in ops:
         _check_op(op, known)
     return sorted(ops, key=lambda o: (o.group, o.name))
@@ -672,6 +702,6 @@ def check(ops: list[Op]) -> list[Op]:
 def load(dirs: list[str]) -> list[Op]:
     """Loads and validates every opdef under the given dirs (or files)."""
     ops: list[Op] = []
-    for path, display in opdef_files(dirs):
-        ops.extend(parse_file(path, display))
+    for path, display, source in opdef_files(dirs):
+        ops.extend(parse_file(path, display, source=source))
     return check(ops)

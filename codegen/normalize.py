@@ -13,6 +13,9 @@ from .model import Attr, Op
 
 def _set_value(av, a: Attr, value, as_list: bool) -> None:
     base = a.base_type
+    if base in ("tensor", "func"):
+        _set_opaque(av, base, value, as_list)
+        return
     if as_list:
         lv = av.list
         lv.SetInParent()
@@ -42,6 +45,21 @@ def _set_value(av, a: Attr, value, as_list: bool) -> None:
         av.type = dtypes.enum(value)
     elif base == "shape":
         _set_shape(av.shape, value)
+
+
+def _set_opaque(av, base: str, value, as_list: bool) -> None:
+    """Tensor defaults are kept as one-line TensorProto text, func defaults as the name."""
+    from google.protobuf import text_format  # noqa: PLC0415
+    values = value if as_list else (value,)
+    if as_list:
+        av.list.SetInParent()
+    for v in values:
+        if base == "tensor":
+            target = av.list.tensor.add() if as_list else av.tensor
+            text_format.Parse(v, target)
+        else:
+            target = av.list.func.add() if as_list else av.func
+            target.name = v
 
 
 def _set_shape(sp, dims) -> None:

@@ -133,6 +133,11 @@ class _Reader:
             if info is None:
                 raise Unsupported("unknown field")
             field, is_msg, repeated = info
+            oneof = field.containing_oneof
+            if oneof is not None:
+                current = msg.WhichOneof(oneof.name)
+                if current is not None and current != name:
+                    raise Unsupported("two members of a oneof")
             self.i += 1
             if self.peek() == ":":
                 self.i += 1

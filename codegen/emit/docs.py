@@ -57,7 +57,7 @@ def _doc_op(op) -> DocOp:
     rows.append(("gradient", grad.replace("|", "\\|")))
     if op.reference:
         rows.append(("NumPy reference", f"`{op.reference}`".replace("|", "\\|")))
-    rows.append(("defined in", f"`{op.loc.file}`"))
+    rows.append(("defined in", f"`{op.source}`"))
     desc = " ".join(op.description.split()) if op.description else ""
     return DocOp(op.name, sig, op.summary, desc, tuple(rows))
 

@@ -11,7 +11,7 @@ def emit(groups: dict[str, list], all_ops: list, with_grads: bool = True) -> dic
     out: dict[str, str] = {}
     for group, ops in groups.items():
         pyops = [py_op(op) for op in ops]
-        sources = sorted({op.loc.file for op in ops})
+        sources = sorted({op.source for op in ops})
         out[f"python/gen_{group}_ops.py"] = render("python_ops.py.j2", group=group, ops=pyops, sources=sources)
         out[f"python/gen_{group}_ops.pyi"] = render("python_ops.pyi.j2", group=group, ops=pyops)
         if with_grads:

@@ -104,9 +104,7 @@ TRICKY = [
     _attr("i: 99999999999999999999", "int"),
     'op { name: "A" deprecation { version: 3000000000 } }',
     _attr("b: yes", "bool"),
-    pytest.param(_attr("i: 1 b: true", "int"), marks=pytest.mark.xfail(strict=True, reason=(
-        "textproto accepts two members of the AttrValue oneof (the last wins: an int attr "
-        "silently gets default 0); protobuf rejects it"))),
+    _attr("i: 1 b: true", "int"),
 ]
 
 

@@ -14,7 +14,7 @@ import pytest
 
 import opforge as of
 from opmatrix import (
-    ALL_DTYPES, OPS, OPS_BY_NAME, build_inputs, call, cases, covers, data_inputs, dispatch_attr,
+    ALL_DTYPES, OPS, OPS_BY_NAME, build_inputs, call, covers, data_inputs, dispatch_attr,
     dispatch_dtypes, family, index_inputs, is_float, of_dtype, random_values, seed_for, to_tensor,
     valid_case, wrapper,
 )
@@ -251,6 +251,10 @@ def _bad_calls():
             lambda shape=shape, src=src: rs(_x(*src), np.array(shape, np.int32)))
     add("Reshape-shape-matrix", "Reshape", lambda: rs(_x(2, 3), np.array([[2, 3]], np.int32)))
     add("Reshape-overflow", "Reshape", lambda: rs(_x(2, 3), np.array([2**62, 4, -1], np.int64)))
+    add("Reshape-empty-overflow", "Reshape", lambda: rs(_x(0), np.array([2**32, 2**32, 0], np.int64)),
+        bug="BUG: Reshape accepts a 0-element target shape whose dims overflow int64 when "
+            "multiplied ([2**32, 2**32, 0]); .numpy() on the result then raises ValueError and "
+            "elementwise ops on it ResourceExhaustedError. TensorFlow rejects such shapes")
 
     fill, v = of.ops.fill, np.float64(1.5)
     add("Fill-negative-dims", "Fill", lambda: fill(np.array([-1, 2], np.int32), v))

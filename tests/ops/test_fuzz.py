@@ -18,7 +18,7 @@ import opforge as of
 from opmatrix import (
     ALL_DTYPES, LOW_PRECISION, OPS, OPS_BY_NAME, Domain, assert_matches, covers, data_inputs,
     describe, dispatch_attr, dispatch_dtypes, domain, empty_reduction_is_error, expected_out_spec,
-    family, index_inputs, np_dtype, random_values, reference, to_tensor, wrapper,
+    family, index_inputs, np_dtype, random_values, reference, spec_of_np, to_tensor, wrapper,
 )
 
 COVERAGE_CATEGORIES = ("fuzz",)
@@ -66,14 +66,10 @@ def _run(data, op, spec, inputs, attrs, valid, ref_inputs=None, tol_scale=1.0, b
         raise AssertionError(f"valid call raised {e!r}; {msg}") from None
     bindings = bindings or {dispatch_attr(op): spec}
     for arg in index_inputs(op):
-        bindings.setdefault(arg.type_attr, _spec_of(inputs[arg.name].dtype))
+        bindings.setdefault(arg.type_attr, spec_of_np(inputs[arg.name].dtype))
     ref_attrs = {k: v for k, v in attrs.items() if op.attr(k).type != "type"}  # types: bindings
     ref = reference(op, spec, ref_inputs or inputs, ref_attrs, bindings)
     assert_matches(out, ref, expected_out_spec(op, bindings), msg=msg, tol_scale=tol_scale)
-
-
-def _spec_of(dt):
-    return next(s for s in ALL_DTYPES if np_dtype(s) == np.dtype(dt))
 
 
 def _rng(data):
@@ -159,7 +155,7 @@ def test_fuzz_reduce(op_name, data):
     scale = 1.0 if spec in LOW_PRECISION else float(np.sqrt(max(1, reduced)))
     with covers("fuzz", op_name):
         _run(data, op, spec, inputs, attrs, valid, ref_inputs=ref_inputs, tol_scale=scale,
-             bindings={dispatch_attr(op): spec, idx.type_attr: _spec_of(axes.dtype)})
+             bindings={dispatch_attr(op): spec, idx.type_attr: spec_of_np(axes.dtype)})
 
 
 # ------------------------------------------------------------------------------ Transpose

@@ -15,7 +15,7 @@ import codegen.model
 
 import opforge as of
 from opmatrix import (
-    ALL_OPS_BY_NAME, LOW_PRECISION, OPS, OPS_BY_NAME, Case, assert_matches, build_inputs, call,
+    ALL_OPS_BY_NAME, OPS, OPS_BY_NAME, Case, assert_matches, build_inputs, call,
     cases, covers, data_inputs, describe, dispatch_attr, dispatch_dtypes, expected_out_spec,
     family, np_dtype, of_dtype, reference, seed_for, type_bindings, wrapper,
 )
@@ -70,7 +70,8 @@ def test_wrapper_is_exported(op_name):
     params = set(inspect.signature(getattr(of.ops, op.snake_name)).parameters)
     want = {codegen.model.python_param(a.name) for a in op.explicit_attrs}
     want |= {codegen.model.python_param(a.name) for a in op.inputs}
-    assert want <= params, f"of.ops.{op.snake_name} lacks {sorted(want - params)}: the build predates {op.loc.file}"
+    assert want <= params, \
+        f"of.ops.{op.snake_name} lacks {sorted(want - params)}: the build predates {op.loc.file}"
     if op.summary:
         assert wrapper(op).__doc__ and op.summary.split()[0] in wrapper(op).__doc__
 
