@@ -86,6 +86,8 @@ def as_dtype(value) -> DType:
     Python type (float, int, bool) to a DType. Raises TypeError otherwise."""
     if isinstance(value, DType):
         return value
+    if value is None:
+        raise TypeError("None is not a dtype")
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         if int(value) in _BY_ENUM:
             return _BY_ENUM[int(value)]

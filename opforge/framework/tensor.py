@@ -213,12 +213,16 @@ def convert_inputs(handle: int, args: tuple) -> tuple:
         for i, (_, type_attr, _, is_list, *_) in enumerate(inputs):
             if not type_attr or type_attr in resolved:
                 continue
-            for v in (args[i] if is_list else [args[i]]):
+            values = args[i] if is_list and isinstance(args[i], (list, tuple)) else [args[i]]
+            for v in values:
                 if isinstance(v, Tensor) or hasattr(v, "_eager_tensor"):
                     resolved[type_attr] = v.dtype
                     break
                 if rank == 1 and isinstance(v, (np.ndarray, np.generic)):
-                    resolved[type_attr] = _dtypes.as_dtype(v.dtype)
+                    try:
+                        resolved[type_attr] = _dtypes.as_dtype(v.dtype)
+                    except TypeError as e:
+                        raise InvalidArgumentError(f"{op_name}: {e}", op_name) from None
                     break
     for i, (arg_name, type_attr, fixed, is_list, *_) in enumerate(inputs):
         if fixed:
@@ -244,7 +248,12 @@ def convert_inputs(handle: int, args: tuple) -> tuple:
                         want = _dtypes.int32 if _dtypes.int32.as_datatype_enum in ok else _dtypes.from_enum(ok[0])
                 if type_attr:
                     resolved[type_attr] = want
-            return convert_to_tensor(v, want, op=op_name)
+            try:
+                return convert_to_tensor(v, want, op=op_name)
+            except (TypeError, ValueError) as e:
+                if isinstance(e, InvalidArgumentError):
+                    raise
+                raise InvalidArgumentError(f"{op_name}: input '{arg_name}': {e}", op_name) from None
         if is_list:
             if isinstance(args[i], Tensor) or not isinstance(args[i], (list, tuple)):
                 raise InvalidArgumentError(f"{op_name}: input '{arg_name}' must be a list of tensors", op_name)

@@ -64,8 +64,13 @@ const Tensor& tensor_of(PyObject* o) {
   throw std::runtime_error(s.message());
 }
 
+// Raises s as a typed Python error; every message names the op ("MatMul: ...").
 void check(const Status& s, const std::string& op) {
-  if (!s.ok()) raise_status(s, op);
+  if (s.ok()) return;
+  if (!op.empty() && s.message().compare(0, op.size() + 1, op + ":") != 0) {
+    raise_status(Status(s.code(), op + ": " + s.message()), op);
+  }
+  raise_status(s, op);
 }
 
 Status bad_attr(const OpSpec& op, const AttrSpec& a, const char* want, py::handle got) {

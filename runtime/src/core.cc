@@ -109,10 +109,14 @@ Status Tensor::Allocate(DType dtype, Shape shape, Tensor* out) {
     return errors::InvalidArgument("cannot allocate a tensor of partially known shape ",
                                    shape.to_string());
   }
-  int64_t n = 1;
+  // The product of the non-zero dims must stay sane even when another dim is 0.
+  int64_t n = 1, nonzero = 1;
   for (int64_t d : shape.dims()) {
-    if (d != 0 && n > (int64_t{1} << 48) / d) {
-      return errors::ResourceExhausted("tensor of shape ", shape.to_string(), " is too large");
+    if (d != 0) {
+      if (nonzero > (int64_t{1} << 48) / d) {
+        return errors::ResourceExhausted("tensor of shape ", shape.to_string(), " is too large");
+      }
+      nonzero *= d;
     }
     n *= d;
   }

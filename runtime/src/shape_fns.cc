@@ -175,12 +175,18 @@ Status reshape(ShapeContext& c, int tensor, int shape) {
     return Status::OK();
   }
   int unknown = -1;
-  int64_t product = 1;
+  int64_t product = 1, nonzero = 1;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] == -1) {
       if (unknown >= 0) return c.error("only one dimension of the new shape may be -1");
       unknown = static_cast<int>(i);
     } else {
+      if (dims[i] != 0) {
+        if (nonzero > (int64_t{1} << 48) / dims[i]) {
+          return c.error("new shape ", Shape(dims).to_string(), " is too large");
+        }
+        nonzero *= dims[i];
+      }
       product *= dims[i];
     }
   }
