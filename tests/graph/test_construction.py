@@ -263,3 +263,40 @@ def test_device_scope_recorded(graph):
     b = of.constant(1.0)
     assert a.op.device == "/cpu:0"
     assert b.op.device == ""
+
+
+def test_graph_tensor_inputs_build_outside_as_default():
+    g = of.Graph()
+    with g.as_default():
+        x = of.placeholder(of.float32, [None, 2], name="x")
+    y = x * 2.0                       # no default graph: the input's graph is used
+    z = of.add(y, np.float32(1.0))
+    assert isinstance(z, of.GraphTensor) and z.graph is g and y.graph is g
+    assert z.shape.as_list() == [None, 2]
+    with of.Session(graph=g) as sess:
+        np.testing.assert_array_equal(sess.run(z, {x: [[1.0, 2.0]]}), [[3.0, 5.0]])
+
+
+def test_dynamic_axis_and_shape_arguments(graph):
+    x = of.placeholder(of.float32, [None, 3], name="x")
+    ax = of.placeholder(of.int32, [], name="ax")
+    s = of.reduce_sum(x, axis=ax)
+    k = of.reduce_sum(x, axis=ax, keepdims=True)
+    assert k.shape.rank == 2
+    sh = of.placeholder(of.int32, [2], name="sh")
+    r = of.reshape(x, sh)
+    assert r.shape.rank == 2
+    xv = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with of.Session() as sess:
+        np.testing.assert_array_equal(sess.run(s, {x: xv, ax: 1}), xv.sum(1))
+        np.testing.assert_array_equal(sess.run(k, {x: xv, ax: 0}), xv.sum(0, keepdims=True))
+        np.testing.assert_array_equal(sess.run(r, {x: xv, sh: [3, 2]}), xv.reshape(3, 2))
+        np.testing.assert_array_equal(sess.run(of.shape(x), {x: xv}), [2, 3])
+
+
+def test_op_names_avoid_scope_names(graph):
+    a = of.constant(1.0)
+    with of.name_scope("foo"):
+        pass
+    f = of.add(a, a, name="foo")
+    assert f.op.name == "foo_1"
