@@ -17,9 +17,14 @@ from .framework.variables import RefVariable, Variable, trainable_variables
 from .gradients.graph_grad import gradients
 
 
-def _group(graph, updates, name):
+def _group(graph, updates, scope):
     with graph.control_dependencies([u.op if isinstance(u, GraphTensor) else u for u in updates]):
-        return graph.create_op("NoOp", [], {}, name=name)
+        return graph.create_op("NoOp", [], {}, name=scope, exact_name=True)
+
+
+def _ops_const(graph, var):
+    from .framework.graph import constant_node  # noqa: PLC0415
+    return constant_node(graph, np.ones((), var.dtype.as_numpy_dtype), name="update_global_step/one")
 
 
 class Optimizer:
@@ -44,16 +49,17 @@ class Optimizer:
         if all(g is None for g, _ in grads_and_vars):
             raise ValueError(f"No gradients provided for any variable: {[v.name for _, v in grads_and_vars]}")
         graph = grads_and_vars[0][1].graph
-        with graph.name_scope(name or self._name):
+        with graph.name_scope(name or self._name) as scope:
             self._create_slots([v for g, v in grads_and_vars if g is not None])
             updates = [self._apply_dense(g, v) for g, v in grads_and_vars if g is not None]
             with graph.control_dependencies([u.op for u in updates]):
                 updates += self._finish(graph)
-            if global_step is None:
-                return _group(graph, updates, "update")
-            with graph.control_dependencies([u.op if isinstance(u, GraphTensor) else u for u in updates]):
-                return _ops.assign_add(global_step, np.ones((), global_step.dtype.as_numpy_dtype),
-                                       name="update_global_step").op
+        # The returned op is named after the scope ("train" for name="train"), as in TF.
+        if global_step is None:
+            return _group(graph, updates, scope)
+        with graph.control_dependencies([u.op if isinstance(u, GraphTensor) else u for u in updates]):
+            return graph.create_op("AssignAdd", [global_step._ref, _ops_const(graph, global_step)],
+                                   {}, name=scope, exact_name=True)
 
     def minimize(self, loss, global_step=None, var_list=None, name=None):
         """An op that takes one optimization step on loss."""

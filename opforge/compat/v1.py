@@ -7,6 +7,7 @@ computed by a Session: ``tf.constant``, ``tf.placeholder``, ``tf.Variable`` and
 
 from __future__ import annotations
 
+import builtins
 import types
 
 import numpy as np
@@ -51,8 +52,9 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
 
 
 def Variable(initial_value=None, dtype=None, name=None, trainable=True, **kwargs):  # noqa: N802
-    return RefVariable(initial_value, dtype=dtype if not isinstance(dtype, type(True)) else None,
-                       name=name, trainable=trainable if not isinstance(dtype, type(True)) else dtype, **kwargs)
+    if isinstance(dtype, builtins.bool):  # TF1's second positional parameter was `trainable`
+        trainable, dtype = dtype, None
+    return RefVariable(initial_value, dtype=dtype, name=name, trainable=trainable, **kwargs)
 
 
 # ---- initializers and get_variable
@@ -110,7 +112,7 @@ class glorot_uniform_initializer(_Initializer):  # noqa: N801
 
 
 _variable_store: dict[tuple[int, str], RefVariable] = {}
-_scope_stack: list[tuple[str, bool]] = []
+_scope_stack: list[tuple[str, object]] = []  # (name, reuse: None, True or AUTO_REUSE)
 
 
 def get_variable(name, shape=None, dtype=float32, initializer=None, trainable=True, **kwargs):
@@ -120,9 +122,12 @@ def get_variable(name, shape=None, dtype=float32, initializer=None, trainable=Tr
     prefix = "/".join(s for s, _ in _scope_stack)
     full = f"{prefix}/{name}" if prefix else name
     key = (id(g), full)
-    reuse = any(r for _, r in _scope_stack)
+    reuse = None
+    for _, r in _scope_stack:  # reuse is inherited by inner scopes
+        if r is not None and r is not False:
+            reuse = r
     if key in _variable_store:
-        if not reuse:
+        if reuse is None:
             raise ValueError(f"Variable {full} already exists, disallowed. Did you mean to set reuse=True "
                              f"or reuse=tf.AUTO_REUSE in VarScope?")
         return _variable_store[key]
@@ -137,7 +142,7 @@ def get_variable(name, shape=None, dtype=float32, initializer=None, trainable=Tr
         value = initializer(shape, dtype)
     else:
         value = np.asarray(initializer, dtype.as_numpy_dtype)
-    v = RefVariable(value, dtype=dtype, name=full, trainable=trainable)
+    v = RefVariable(value, dtype=dtype, name=full + "/", trainable=trainable)  # "/": absolute name
     _variable_store[key] = v
     return v
 
@@ -151,7 +156,7 @@ class variable_scope:  # noqa: N801
         self.reuse = reuse
 
     def __enter__(self):
-        _scope_stack.append((self.name, bool(self.reuse)))
+        _scope_stack.append((self.name, self.reuse if self.reuse else None))
         self._ns = get_default_graph().name_scope(self.name)
         self._ns.__enter__()
         return self

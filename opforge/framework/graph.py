@@ -175,7 +175,7 @@ class Graph:
         else:
             self._name_stack = self.unique_name(name, mark_as_used=True)
         try:
-            yield (self._name_stack + "/") if self._name_stack else ""
+            yield self._name_stack + "/" if self._name_stack else ""
         finally:
             self._name_stack = old
 
@@ -297,6 +297,8 @@ class Graph:
             handle = _C.op_handle(op_type)
             if exact_name:
                 node_name = name.rstrip("/")
+                if self._c.find(node_name) >= 0:
+                    node_name = self.unique_name(node_name)
                 self._names[node_name.lower()] = max(1, self._names.get(node_name.lower(), 0))
             else:
                 node_name = self.unique_name(name or op_type)
@@ -315,6 +317,18 @@ class Graph:
             op = Operation(self, nid)
             self._ops.append(op)
             return op
+
+    @contextlib.contextmanager
+    def _all_or_nothing(self):
+        """Nodes added inside are removed again if the block raises (imports)."""
+        n, names = len(self._ops), dict(self._names)
+        try:
+            yield
+        except BaseException:
+            self._c.truncate(n)
+            del self._ops[n:]
+            self._names = names
+            raise
 
     def _outputs_structure(self, op: Operation):
         spec = self._spec(op.type)

@@ -16,6 +16,7 @@ from .. import _C
 from .. import dtypes as _dtypes
 from ..codegen._proto import op_def_pb2
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
+from .graph import _VALID_NAME as _VALID_NODE_NAME
 from .graph import Graph, GraphTensor, get_default_graph
 from .tensor import Tensor as EagerTensor
 
@@ -29,6 +30,9 @@ PRODUCER_VERSION = 1882  # a GraphDef version TensorFlow 2.x readers accept
 
 # Largest tensor a GraphDef may declare (elements); guards against absurd shapes.
 _MAX_ELEMENTS = 1 << 34
+# Largest tensor built by repeating a few listed values (TensorFlow's compact encoding of
+# constants); bigger constants must carry their bytes in tensor_content.
+_MAX_EXPANDED = 1 << 26
 
 
 # ------------------------------------------------------------------------- export
@@ -152,6 +156,9 @@ def tensor_from_proto(tp: TensorProto, node: str = "", op: str = "") -> EagerTen
             field = {_dtypes.float32: tp.float_val, _dtypes.float64: tp.double_val,
                      _dtypes.int64: tp.int64_val, _dtypes.bool_: tp.bool_val}.get(dt, tp.int_val)
             vals = np.asarray(list(field)).astype(npd)
+        if vals.size < n and n > _MAX_EXPANDED:
+            raise _bad(node, op, f"tensor of shape {list(shape)} would be expanded from "
+                                 f"{vals.size} values to {n} elements; store it in tensor_content")
         if vals.size == 0:
             arr = np.zeros(shape, npd)
         elif vals.size == n:
@@ -160,7 +167,7 @@ def tensor_from_proto(tp: TensorProto, node: str = "", op: str = "") -> EagerTen
             arr = np.concatenate([vals, np.full(n - vals.size, vals[-1], npd)]).reshape(shape)
         else:
             raise _bad(node, op, f"tensor has {vals.size} values for shape {list(shape)}")
-    return EagerTensor._from_numpy(np.ascontiguousarray(arr), dt.as_datatype_enum)
+    return EagerTensor._from_numpy(np.array(arr, order="C", copy=True), dt.as_datatype_enum)
 
 
 def _attr_value(av: AttrValue, attr_type: str, node: str, op: str):
@@ -236,6 +243,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         src, idx = _parse_input(k)
         if src is None or idx < 0:
             raise InvalidArgumentError(f"input_map key '{k}' is not a tensor name")
+        if src not in by_name:
+            raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{k}]")
         mapped[(src, idx)] = v
     # Check every node and order them (inputs first) before touching the graph.
     specs = {}
@@ -297,6 +306,20 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             continue
         raise _bad(nd.name, nd.op, f"the graph already has a node named '{full[nd.name]}'")
     created = {}
+    with graph._all_or_nothing():
+        _build(graph, prepared, mapped, created, full)
+    if return_elements is None:
+        return None
+    out = []
+    for r in return_elements:
+        src, idx = _parse_input(r)
+        if src not in created:
+            raise ValueError(f"Requested return_element '{r}' not found in graph_def.")
+        out.append(created[src] if ":" not in r else created[src].outputs[idx])
+    return out
+
+
+def _build(graph, prepared, mapped, created, full):
     for nd, spec, attrs in prepared:
         data, control = [], []
         for inp in nd.input:
@@ -331,20 +354,14 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                 pos += 1
         if pos != len(data):
             raise _bad(nd.name, nd.op, f"{len(data)} inputs given, the op takes {pos}")
-        try:
-            created[nd.name] = graph.create_op(nd.op, grouped, attrs, name=full[nd.name],
-                                               control_inputs=control, exact_name=True)
-        except InvalidArgumentError as e:
-            raise _bad(nd.name, nd.op, str(e)) from None
-    if return_elements is None:
-        return None
-    out = []
-    for r in return_elements:
-        src, idx = _parse_input(r)
-        if src not in created:
-            raise ValueError(f"Requested return_element '{r}' not found in graph_def.")
-        out.append(created[src] if ":" not in r else created[src].outputs[idx])
-    return out
+        for t in data:
+            if not isinstance(t, GraphTensor) or t.graph is not graph:
+                raise _bad(nd.name, nd.op, "input_map values must be tensors of the target graph")
+        if not _VALID_NODE_NAME.match(full[nd.name]):
+            raise _bad(nd.name, nd.op, f"'{full[nd.name]}' is not a valid node name")
+        # create_op's errors already name the node (its name in the target graph).
+        created[nd.name] = graph.create_op(nd.op, grouped, attrs, name=full[nd.name],
+                                           control_inputs=control, exact_name=True)
 
 
 # ------------------------------------------------------------------------- files

@@ -84,7 +84,7 @@ class Session:
 
     def _flatten(self, fetches, flat: list):
         if isinstance(fetches, dict):
-            return {k: self._flatten(v, flat) for k, v in fetches.items()}
+            return type(fetches)((k, self._flatten(v, flat)) for k, v in fetches.items())
         if isinstance(fetches, tuple) and hasattr(fetches, "_fields"):  # namedtuple
             return type(fetches)(*[self._flatten(v, flat) for v in fetches])
         if isinstance(fetches, (list, tuple)):
@@ -95,7 +95,7 @@ class Session:
 
     def _rebuild(self, structure, values):
         if isinstance(structure, dict):
-            return {k: self._rebuild(v, values) for k, v in structure.items()}
+            return type(structure)((k, self._rebuild(v, values)) for k, v in structure.items())
         if isinstance(structure, tuple) and hasattr(structure, "_fields"):
             return type(structure)(*[self._rebuild(v, values) for v in structure])
         if isinstance(structure, (list, tuple)):

@@ -100,7 +100,12 @@ class RefVariable(_VariableBase):
                  collections=None, validate_shape=True):
         g = graph or get_default_graph()
         self._graph = g
-        base = g.unique_name(name or "Variable")
+        if name and name.endswith("/"):  # an absolute name (get_variable has applied scopes)
+            base = name[:-1]
+            if g._c.find(base) >= 0:
+                raise ValueError(f"a node named '{base}' already exists")
+        else:
+            base = g.unique_name(name or "Variable")
         ops = _ops()
         with g.name_scope(base + "/"):
             if callable(initial_value):
@@ -145,15 +150,17 @@ class RefVariable(_VariableBase):
     _dispatch_dtype = property(lambda self: self.dtype)
 
     def _as_graph_tensor(self, graph, as_ref):
+        # Ops take the reference itself, as in TensorFlow 1: the executor reads the variable
+        # when the consuming node runs, so control dependencies on assignments are honoured.
         if graph is not self._graph:
             raise ValueError(f"variable {self.name} belongs to another graph")
-        return self._ref if as_ref else self._snapshot
+        return self._ref
 
     def _graph_element(self):
         return self._snapshot
 
     def _tape_handle(self):
-        return self._snapshot
+        return self._ref  # of.gradients differentiates with respect to the reference
 
     def value(self):
         return self._snapshot

@@ -576,6 +576,7 @@ PYBIND11_MODULE(_C, m) {
            py::arg("control_inputs"), py::arg("device") = "")
       .def("node_info", &node_info)
       .def("find", &Graph::find)
+      .def("truncate", &Graph::truncate)
       .def_property_readonly("num_nodes", &Graph::num_nodes);
   py::class_<Session>(m, "Session")
       .def(py::init([](std::shared_ptr<Graph> g) { return std::make_unique<Session>(g); }))

@@ -31,6 +31,13 @@ int Graph::find(const std::string& name) const {
   return it == by_name_.end() ? -1 : it->second;
 }
 
+void Graph::truncate(int n) {
+  while (num_nodes() > n && n >= 0) {
+    by_name_.erase(nodes_.back().name);
+    nodes_.pop_back();
+  }
+}
+
 Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<TensorRef> inputs,
                        std::vector<std::pair<int, int>> ranges, std::vector<AttrValue> given,
                        std::vector<bool> has_given, std::vector<int> control_inputs,
@@ -285,9 +292,11 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     }
     shapes.clear();
     vals.clear();
-    for (const Tensor& t : inputs) {
-      shapes.push_back(&t.shape());
-      vals.push_back(&t);
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      // A reference input is described by its variable's declared shape.
+      Variable* v = env.ref_inputs[k];
+      shapes.push_back(v != nullptr ? &v->shape : &inputs[k].shape());
+      vals.push_back(v != nullptr ? nullptr : &inputs[k]);
     }
     // Fed values were checked against the declared dtypes; inputs of other nodes come from
     // kernels that produce the declared dtypes, so attrs inferred at construction still hold.

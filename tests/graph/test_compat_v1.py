@@ -104,20 +104,14 @@ def test_get_variable_initializers(g):
     assert np.all(np.abs(dv) <= np.sqrt(6.0 / 20)) and dv.std() > 0
 
 
-BOOL_SHADOWED = ("opforge/compat/v1.py sets the module global `bool = _of.bool_` (the DType), "
-                 "which shadows the builtin; variable_scope.__enter__ calls bool(self.reuse) and "
-                 "raises TypeError: 'DType' object is not callable, so every "
-                 "`with tf.variable_scope(...)` fails")
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=BOOL_SHADOWED)
 def test_variable_scope_enters():
     with tf.Graph().as_default():
         with tf.variable_scope("scope"):
             pass
 
 
-@pytest.mark.xfail(strict=True, reason=BOOL_SHADOWED)
 def test_variable_scope_reuse(g):
     with tf.variable_scope("layer"):
         w = tf.get_variable("w", [3], initializer=tf.zeros_initializer())
@@ -147,9 +141,6 @@ def test_variable_scope_reuse(g):
     np.testing.assert_array_equal(b, [[6.0, 6.0]])
 
 
-@pytest.mark.xfail(strict=True, reason=BOOL_SHADOWED + "; once that is fixed: get_variable inside "
-                   "variable_scope('layer') passes the full name 'layer/w' to RefVariable, which "
-                   "prefixes the active name scope again, giving 'layer/layer/w:0' instead of 'layer/w:0'")
 def test_variable_scope_names(g):
     with tf.variable_scope("layer"):
         w = tf.get_variable("w", [3], initializer=tf.zeros_initializer())
@@ -162,9 +153,6 @@ def test_variable_scope_names(g):
     assert v.name == "outer/inner/v:0"
 
 
-@pytest.mark.xfail(strict=True, reason=BOOL_SHADOWED + "; once that is fixed: variable_scope stores "
-                   "bool(reuse), so reuse=tf.AUTO_REUSE acts as reuse=True and get_variable of a new "
-                   "name raises ValueError instead of creating it")
 def test_variable_scope_auto_reuse(g):
     def make():
         with tf.variable_scope("auto", reuse=tf.AUTO_REUSE):

@@ -221,12 +221,6 @@ def test_elementwise_composite_and_cast(graph, rng):
     check(y, [x], {x: rng.uniform(0.5, 2.0, size=4)}, rtol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "of.gradients(loss, [v]) for a graph variable differentiates only through the snapshot "
-    "'v/read' (_tape_handle); reads made with v.read_value() (Identity of the VariableV2 ref, "
-    "the TF1 way to read after an assign under control_dependencies) are not followed, so the "
-    "gradient is None and minimize() raises 'No gradients provided' (TF1 differentiates w.r.t. "
-    "the ref and returns 2*v here)"))
 def test_gradient_through_read_value(graph):
     v = of.Variable(np.array([1.0, 2.0]), name="v")
     loss = of.reduce_sum(of.square(v.read_value()))

@@ -71,12 +71,8 @@ def test_round_trip_same_results(rng):
         assert [n.name for n in g2.as_graph_def().node] == [n.name for n in gd.node]
 
 
-SCALAR_BUG = ("tensor_from_proto (opforge/framework/graph_def.py) passes np.ascontiguousarray(arr) "
-              "to Tensor._from_numpy; for a 0-d array that returns shape (1,), so every scalar Const "
-              "imported from a GraphDef becomes shape [1] (and so do ops downstream of it)")
 
 
-@pytest.mark.xfail(strict=True, reason=SCALAR_BUG)
 def test_round_trip_is_exact(rng):
     g = build_model(rng)
     gd = g.as_graph_def()
@@ -86,7 +82,6 @@ def test_round_trip_is_exact(rng):
     assert g2.as_graph_def() == gd
 
 
-@pytest.mark.xfail(strict=True, reason=SCALAR_BUG)
 def test_scalar_constant_keeps_its_shape():
     g = of.Graph()
     with g.as_default():
@@ -135,8 +130,6 @@ def test_import_same_prefix_twice_fails_cleanly(rng):
         assert len(g2.get_operations()) == n
 
 
-@pytest.mark.xfail(strict=True, reason=SCALAR_BUG + "; here the imported gradient's Range node gets "
-                   "a [1]-shaped start and import fails with 'Range: start must be a scalar'")
 def test_round_trip_variables_and_training(rng):
     g = of.Graph()
     with g.as_default():
@@ -354,11 +347,6 @@ def test_hostile_late_error_is_typed_and_names_node(case):
     _assert_rejected(gd, node, check_unchanged=False)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "import_graph_def checks op types, inputs, cycles and attrs before building, but errors "
-    "raised while adding nodes (shape/dtype inference, output index, input count, node name) "
-    "leave the nodes already added (e.g. 'imp/x', 'imp/w', 'imp/mm') in the target graph: "
-    "there is no rollback"))
 @pytest.mark.parametrize("case", sorted(LATE_CASES))
 def test_hostile_late_error_leaves_graph_unchanged(case):
     mutate, node = LATE_CASES[case]
@@ -384,9 +372,6 @@ def test_input_map_dtype_mismatch_is_typed():
     assert "y" in str(exc.value)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "no rollback in import_graph_def: an input_map tensor of the wrong dtype fails when 'a/y' "
-    "is added, after 'a/x' was already added to the target graph"))
 def test_input_map_dtype_mismatch_leaves_graph_unchanged():
     g = of.Graph()
     with g.as_default():
@@ -396,9 +381,6 @@ def test_input_map_dtype_mismatch_leaves_graph_unchanged():
     assert [o.name for o in g.get_operations()] == ["i"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "import_graph_def silently ignores input_map keys that name no tensor of the GraphDef "
-    "(TensorFlow raises ValueError: Attempted to map inputs that were not found in graph_def)"))
 def test_input_map_unknown_key_is_rejected():
     g = of.Graph()
     with g.as_default():
@@ -556,11 +538,6 @@ _SMALL_CONST_HUGE_SHAPE = textwrap.dedent("""
 """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tensor_from_proto accepts constants up to 2**34 elements and expands a repeated "
-    "float_val with np.full/np.concatenate: a ~40-byte GraphDef declaring a [131072, 131072] "
-    "float Const with one float_val makes import_graph_def allocate 64 GiB (MemoryError under "
-    "a memory limit, an OOM kill without one) instead of a typed error naming the node"))
 def test_hostile_small_const_with_huge_shape(tmp_path):
     import resource
 

@@ -167,10 +167,6 @@ def test_control_dependency_on_target_runs_it(graph):
         np.testing.assert_array_equal(sess.run(v), [4, 4])  # one node runs once per step
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tf.identity(v) / v + 0 inside control_dependencies([v.assign(...)]) reads the variable "
-    "through the snapshot node 'v/read', which has no control dependency and runs before the "
-    "Assign, so the read returns the old value (TensorFlow returns the assigned value)"))
 def test_identity_of_variable_after_assign(graph):
     v = of.Variable(np.float32(1.0), name="v")
     assign = v.assign(5.0)
@@ -282,9 +278,6 @@ def test_uninitialized_variable_error(graph):
         np.testing.assert_array_equal(sess.run(y), [2, 2, 2])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Session.run rebuilds every Mapping fetch as a plain dict: an OrderedDict (or other dict "
-    "subclass) of fetches comes back as dict (TensorFlow returns the fetch's own mapping type)"))
 def test_fetch_ordered_dict_keeps_type(net):
     fetches = collections.OrderedDict([("y", net["y"]), ("h", net["h"])])
     with of.Session() as sess:

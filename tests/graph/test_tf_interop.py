@@ -120,9 +120,6 @@ def test_tensorflow_graph_def_with_scalar_constants():
     np.testing.assert_allclose(ours[1], theirs[1])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tensor_from_proto turns 0-d constants into shape [1] (np.ascontiguousarray promotes 0-d "
-    "arrays), so a TensorFlow scalar Const imported into opforge fetches as shape (1,) instead of ()"))
 def test_tensorflow_scalar_constant_keeps_shape():
     with tf.Graph().as_default() as tg:
         tf.constant(4.0, tf.float64, name="c")

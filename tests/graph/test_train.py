@@ -179,10 +179,6 @@ def test_optimizer_errors(graph):
         of.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=[v])  # no gradients
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "minimize/apply_gradients(name='train') use the name as a name scope and return an op named "
-    "'train/update' (or 'train/update_global_step'); TensorFlow names the returned op 'train', "
-    "so TF1 programs that run it by name (sess.run('train')) fail"))
 def test_minimize_name_names_the_returned_op(graph):
     w = of.Variable(np.ones(2), name="w")
     step = of.train.GradientDescentOptimizer(0.1).minimize(of.reduce_sum(w * w), name="train")

@@ -144,11 +144,6 @@ def test_assign_shape_mismatch_at_run_time(graph):
         np.testing.assert_array_equal(sess.run(v), np.zeros((2, 2)))  # unchanged
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Assign/AssignAdd/AssignSub shape functions are unchanged(value): they ignore the "
-    "variable's known shape, so v.assign(np.zeros(3)) on a [2,2] variable is accepted at "
-    "construction with output shape (3,) (TensorFlow raises at construction when "
-    "validate_shape and the known shapes are incompatible); it only fails at Session.run"))
 def test_assign_shape_mismatch_at_construction(graph):
     v = of.Variable(np.zeros((2, 2), np.float32), name="v")
     with pytest.raises(of.InvalidArgumentError):

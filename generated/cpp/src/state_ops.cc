@@ -42,7 +42,7 @@ OpSpec MakeAssign() {
   }
   op.dispatch_attr = 0;
   op.is_stateful = true;
-  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 1); };
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Assign", c); };
   return op;
 }
 
@@ -70,7 +70,7 @@ OpSpec MakeAssignAdd() {
   }
   op.dispatch_attr = 0;
   op.is_stateful = true;
-  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 1); };
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("AssignAdd", c); };
   return op;
 }
 
@@ -98,7 +98,7 @@ OpSpec MakeAssignSub() {
   }
   op.dispatch_attr = 0;
   op.is_stateful = true;
-  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 1); };
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("AssignSub", c); };
   return op;
 }
 

@@ -51,6 +51,8 @@ class Graph {
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   const Node& node(int id) const { return nodes_[static_cast<size_t>(id)]; }
   int find(const std::string& name) const;
+  // Removes the nodes with id >= n (undoing a failed import); sessions never ran them.
+  void truncate(int n);
   uint64_t version() const { return nodes_.size(); }
 
  private:
