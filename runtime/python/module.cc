@@ -337,9 +337,9 @@ py::object execute_impl(PyObject* const* argv, Py_ssize_t argc) {
     if (op.inputs[i].is_list()) {
       Py_ssize_t n = PySequence_Fast_GET_SIZE(in[i]);
       PyObject** items = PySequence_Fast_ITEMS(in[i]);
-      for (Py_ssize_t k = 0; k < n; ++k) call.inputs.push_back(tensor_of(items[k]));
+      for (Py_ssize_t k = 0; k < n; ++k) call.inputs.push_back(&tensor_of(items[k]));
     } else {
-      call.inputs.push_back(tensor_of(in[i]));
+      call.inputs.push_back(&tensor_of(in[i]));
     }
     call.ranges.emplace_back(begin, static_cast<int>(call.inputs.size()));
   }

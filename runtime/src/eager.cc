@@ -170,7 +170,7 @@ Status all_output_dtypes(const OpSpec& op, const std::vector<AttrValue>& attrs, 
   return Status::OK();
 }
 
-Status run_kernel(const OpSpec& op, std::vector<Tensor>& inputs,
+Status run_kernel(const OpSpec& op, const std::vector<const Tensor*>& inputs,
                   const std::vector<std::pair<int, int>>& ranges, const std::vector<AttrValue>& attrs,
                   const std::vector<DType>& out_types, ShapeContext& sc,
                   std::vector<Tensor>* outputs, ExecEnv* env) {
@@ -228,10 +228,10 @@ Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
   dtypes.clear();
   shapes.clear();
   values.clear();
-  for (const Tensor& t : call.inputs) {
-    dtypes.push_back(t.dtype());
-    shapes.push_back(&t.shape());
-    values.push_back(&t);
+  for (const Tensor* t : call.inputs) {
+    dtypes.push_back(t->dtype());
+    shapes.push_back(&t->shape());
+    values.push_back(t);
   }
   OPF_RETURN_IF_ERROR(infer_attrs(op, dtypes, call.ranges, call.attrs, call.has_attr));
   OPF_RETURN_IF_ERROR(all_output_dtypes(op, call.attrs, &out_types));

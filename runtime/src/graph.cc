@@ -261,22 +261,26 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
   std::vector<Variable*> refs(static_cast<size_t>(plan.num_slots), nullptr);
   for (size_t i = 0; i < feeds.size(); ++i) values[static_cast<size_t>(plan.feed_slots[i])] = feeds[i].second;
 
-  std::vector<Tensor> inputs, outs;
+  std::vector<const Tensor*> inputs;
+  std::vector<Tensor> outs, derefs;
   std::vector<DType> dtypes;
   std::vector<const Shape*> shapes;
   std::vector<const Tensor*> vals;
+  static const Tensor kNoTensor;
   ExecEnv env;
   env.resources = &resources_;
   for (const Step& st : plan.steps) {
     const Node& node = g.node(st.node);
     const OpSpec& op = *node.op;
     inputs.clear();
+    derefs.clear();
+    derefs.reserve(st.input_slots.size());  // pointers into it must stay valid
     env.ref_inputs.assign(st.input_slots.size(), nullptr);
     for (size_t k = 0; k < st.input_slots.size(); ++k) {
       const size_t s = static_cast<size_t>(st.input_slots[k]);
       if (st.pass_ref[k]) {
         env.ref_inputs[k] = refs[s];
-        inputs.emplace_back();
+        inputs.push_back(&kNoTensor);
       } else if (st.deref[k]) {
         Variable* v = refs[s];
         if (v == nullptr) return at_node(errors::Internal("missing variable reference"), node.name);
@@ -285,9 +289,10 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
           return at_node(Status(Code::kFailedPrecondition,
                                 "Attempting to use uninitialized value " + v->name), node.name);
         }
-        inputs.push_back(v->value);
+        derefs.push_back(v->value);
+        inputs.push_back(&derefs.back());
       } else {
-        inputs.push_back(values[s]);
+        inputs.push_back(&values[s]);
       }
     }
     shapes.clear();
@@ -295,8 +300,8 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     for (size_t k = 0; k < inputs.size(); ++k) {
       // A reference input is described by its variable's declared shape.
       Variable* v = env.ref_inputs[k];
-      shapes.push_back(v != nullptr ? &v->shape : &inputs[k].shape());
-      vals.push_back(v != nullptr ? nullptr : &inputs[k]);
+      shapes.push_back(v != nullptr ? &v->shape : &inputs[k]->shape());
+      vals.push_back(v != nullptr ? nullptr : inputs[k]);
     }
     // Fed values were checked against the declared dtypes; inputs of other nodes come from
     // kernels that produce the declared dtypes, so attrs inferred at construction still hold.

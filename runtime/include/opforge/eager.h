@@ -15,7 +15,7 @@ namespace opforge {
 // (has_attr[i] == false) take their defaults.
 struct EagerCall {
   const OpSpec* op = nullptr;
-  std::vector<Tensor> inputs;
+  std::vector<const Tensor*> inputs;  // borrowed from the caller
   std::vector<std::pair<int, int>> ranges;
   std::vector<AttrValue> attrs;
   std::vector<bool> has_attr;

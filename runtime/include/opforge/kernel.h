@@ -18,16 +18,15 @@ namespace opforge {
 
 // A view of the tensors of one list argument (N * T or a type list).
 struct TensorList {
-  const Tensor* data = nullptr;
+  const Tensor* const* data = nullptr;
   int size = 0;
-  const Tensor& operator[](int i) const { return data[i]; }
-  const Tensor* begin() const { return data; }
-  const Tensor* end() const { return data + size; }
+  const Tensor& operator[](int i) const { return *data[i]; }
 };
 
 class KernelContext {
  public:
-  KernelContext(const OpSpec& op, std::vector<Tensor>& inputs,
+  // Inputs are borrowed: the caller keeps the tensors alive for the kernel's run.
+  KernelContext(const OpSpec& op, const std::vector<const Tensor*>& inputs,
                 const std::vector<std::pair<int, int>>& input_ranges,
                 const std::vector<AttrValue>& attrs, std::vector<Tensor>& outputs,
                 const std::vector<Shape>& output_shapes)
@@ -40,7 +39,7 @@ class KernelContext {
 
   const OpSpec& op() const { return op_; }
   // The single tensor of input argument `arg`.
-  const Tensor& input(int arg) const { return inputs_[input_ranges_[arg].first]; }
+  const Tensor& input(int arg) const { return *inputs_[input_ranges_[arg].first]; }
   TensorList input_list(int arg) const {
     const auto& r = input_ranges_[arg];
     return TensorList{inputs_.data() + r.first, r.second - r.first};
@@ -70,7 +69,7 @@ class KernelContext {
  private:
   ExecEnv* env_ = nullptr;
   const OpSpec& op_;
-  std::vector<Tensor>& inputs_;
+  const std::vector<const Tensor*>& inputs_;
   const std::vector<std::pair<int, int>>& input_ranges_;
   const std::vector<AttrValue>& attrs_;
   std::vector<Tensor>& outputs_;

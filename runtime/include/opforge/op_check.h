@@ -23,7 +23,7 @@ Status all_output_dtypes(const OpSpec& op, const std::vector<AttrValue>& attrs, 
 
 // Allocates outputs from the shapes in sc (ref outputs excepted) and runs the op's CPU kernel
 // for its dispatch dtype; env is nullptr in eager mode.
-Status run_kernel(const OpSpec& op, std::vector<Tensor>& inputs,
+Status run_kernel(const OpSpec& op, const std::vector<const Tensor*>& inputs,
                   const std::vector<std::pair<int, int>>& ranges, const std::vector<AttrValue>& attrs,
                   const std::vector<DType>& out_types, ShapeContext& sc,
                   std::vector<Tensor>* outputs, ExecEnv* env);
