@@ -1,5 +1,7 @@
 // DTypes, shapes, buffers, tensors and attr values.
 #include <cstdlib>
+#include <mutex>
+#include <vector>
 #include <sys/mman.h>
 #include <new>
 #include <sstream>
@@ -79,7 +81,65 @@ std::string Shape::to_string() const {
   return os.str();
 }
 
-Buffer::~Buffer() { std::free(data_); }
+// Small buffers (scalars, short vectors: most of what graphs of small ops pass around) are
+// recycled through per-size free lists instead of going back to malloc, whose aligned path is
+// slow. Blocks are 64-byte multiples up to kSmallMax bytes.
+namespace {
+constexpr size_t kSmallMax = 1024;
+constexpr size_t kSmallClasses = kSmallMax / 64;
+constexpr size_t kSmallCacheCap = 256;  // blocks kept per class
+
+struct SmallPool {
+  std::mutex mu;
+  std::vector<void*> free[kSmallClasses];
+  ~SmallPool() = delete;  // leaked on purpose: buffers may be freed during static destruction
+};
+
+SmallPool& small_pool() {
+  static SmallPool* pool = new SmallPool();
+  return *pool;
+}
+
+void* small_alloc(size_t rounded) {
+  SmallPool& pool = small_pool();
+  const size_t cls = rounded / 64 - 1;
+  {
+    std::lock_guard<std::mutex> lock(pool.mu);
+    auto& list = pool.free[cls];
+    if (!list.empty()) {
+      void* p = list.back();
+      list.pop_back();
+      return p;
+    }
+  }
+  return std::aligned_alloc(64, rounded);
+}
+
+void small_free(void* p, size_t rounded) {
+  SmallPool& pool = small_pool();
+  const size_t cls = rounded / 64 - 1;
+  {
+    std::lock_guard<std::mutex> lock(pool.mu);
+    auto& list = pool.free[cls];
+    if (list.size() < kSmallCacheCap) {
+      list.push_back(p);
+      return;
+    }
+  }
+  std::free(p);
+}
+
+size_t small_rounded(size_t nbytes) { return nbytes == 0 ? 64 : (nbytes + 63) / 64 * 64; }
+}  // namespace
+
+Buffer::~Buffer() {
+  const size_t rounded = small_rounded(nbytes_);
+  if (device_ == Device::kCPU && rounded <= kSmallMax) {
+    small_free(data_, rounded);
+  } else {
+    std::free(data_);
+  }
+}
 
 // Large buffers are 2 MiB aligned and marked for transparent huge pages: first-touch page
 // faults dominate a memory-bound op on a fresh 40 MB output otherwise (NumPy does the same).
@@ -87,6 +147,12 @@ constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kHugeThreshold = size_t{4} << 20;
 
 Status allocate_cpu(size_t nbytes, std::shared_ptr<Buffer>* out) {
+  if (small_rounded(nbytes) <= kSmallMax) {
+    void* p = small_alloc(small_rounded(nbytes));
+    if (p == nullptr) return errors::ResourceExhausted("out of memory allocating ", nbytes, " bytes");
+    *out = std::make_shared<Buffer>(p, nbytes, Device::kCPU);
+    return Status::OK();
+  }
   const size_t align = nbytes >= kHugeThreshold ? kHugePage : kTensorAlignment;
   size_t rounded = (nbytes + align - 1) / align * align;
   if (rounded == 0) rounded = kTensorAlignment;

@@ -245,20 +245,35 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     if (t < 0 || t >= g.num_nodes()) return errors::InvalidArgument("target refers to a node that is not in the graph");
   }
 
-  std::ostringstream key;
-  for (const auto& f : feeds) key << 'f' << f.first.node << ':' << f.first.index << ',';
-  for (const TensorRef& f : fetches) key << 'o' << f.node << ':' << f.index << ',';
-  for (int t : targets) key << 't' << t << ',';
-  auto it = plans_.find(key.str());
+  std::string& key = key_scratch_;
+  key.clear();
+  auto add = [&key](char tag, int a, int b) {
+    key += tag;
+    key += std::to_string(a);
+    key += ':';
+    key += std::to_string(b);
+    key += ',';
+  };
+  for (const auto& f : feeds) add('f', f.first.node, f.first.index);
+  for (const TensorRef& f : fetches) add('o', f.node, f.index);
+  for (int t : targets) add('t', t, 0);
+  auto it = plans_.find(key);
   if (it == plans_.end() || it->second.version > g.version()) {
     Plan plan;
     OPF_RETURN_IF_ERROR(make_plan(feeds, fetches, targets, &plan));
-    it = plans_.insert_or_assign(key.str(), std::move(plan)).first;
+    it = plans_.insert_or_assign(key, std::move(plan)).first;
   }
   const Plan& plan = it->second;
 
-  std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
-  std::vector<Variable*> refs(static_cast<size_t>(plan.num_slots), nullptr);
+  // Slot storage is reused across runs and emptied on the way out (no tensor outlives a run).
+  std::vector<Tensor>& values = values_scratch_;
+  std::vector<Variable*>& refs = refs_scratch_;
+  values.assign(static_cast<size_t>(plan.num_slots), Tensor());
+  refs.assign(static_cast<size_t>(plan.num_slots), nullptr);
+  struct Clear {
+    std::vector<Tensor>& v;
+    ~Clear() { v.clear(); }
+  } clear_values{values};
   for (size_t i = 0; i < feeds.size(); ++i) values[static_cast<size_t>(plan.feed_slots[i])] = feeds[i].second;
 
   std::vector<const Tensor*> inputs;

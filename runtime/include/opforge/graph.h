@@ -92,6 +92,9 @@ class Session {
   std::shared_ptr<const Graph> graph_;
   ResourceMgr resources_;
   std::map<std::string, Plan> plans_;
+  std::string key_scratch_;
+  std::vector<Tensor> values_scratch_;
+  std::vector<Variable*> refs_scratch_;
 };
 
 }  // namespace opforge
