@@ -85,8 +85,12 @@ std::string Shape::to_string() const {
 // recycled through per-size free lists instead of going back to malloc, whose aligned path is
 // slow. Blocks are 64-byte multiples up to kSmallMax bytes.
 namespace {
+#ifdef OPFORGE_NO_BUFFER_POOL
+constexpr size_t kSmallMax = 0;  // sanitized builds: every buffer comes from malloc
+#else
 constexpr size_t kSmallMax = 1024;
-constexpr size_t kSmallClasses = kSmallMax / 64;
+#endif
+constexpr size_t kSmallClasses = kSmallMax / 64 > 0 ? kSmallMax / 64 : 1;
 constexpr size_t kSmallCacheCap = 256;  // blocks kept per class
 
 struct SmallPool {
