@@ -9,7 +9,7 @@
 # the interpreter keeps memory alive at exit by design.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv=${OPFORGE_ASAN_VENV:-build/asan-venv}
+venv=$(realpath -m "${OPFORGE_ASAN_VENV:-build/asan-venv}")
 python -m venv --system-site-packages "$venv"
 "$venv/bin/pip" install --no-build-isolation --no-deps -q \
   -C cmake.define.OPFORGE_SANITIZE=ON -C cmake.build-type=RelWithDebInfo \
@@ -20,7 +20,7 @@ export LD_PRELOAD="$asan $ubsan"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_odr_violation=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Make sure the tests below really run the instrumented runtime.
-rt=$("$venv/bin/python" -c "import opforge, pathlib; print(next(pathlib.Path(opforge.__file__).parent.glob('lib/libopforge_runtime.so*')))")
+rt=$(cd / && "$venv/bin/python" -c "import opforge, pathlib; print(next(pathlib.Path(opforge.__file__).parent.glob('lib/libopforge_runtime.so*')))")
 ldd "$rt" | grep -q libasan || { echo "error: $rt is not built with AddressSanitizer" >&2; exit 1; }
 export OPFORGE_FUZZ_EXAMPLES=${OPFORGE_FUZZ_EXAMPLES:-8}
 if [ $# -eq 0 ]; then set -- tests/ops tests/graph -q -p no:cacheprovider; fi
