@@ -624,11 +624,11 @@ PYBIND11_MODULE(_C, m) {
       .def_property_readonly("committed", &OpLibrary::committed)
       .def("check", [](const OpLibrary& lib) {
         Status s = lib.Check();
-        if (!s.ok()) raise_status(s, "");
+        if (!s.ok()) raise_status(Status(s.code(), "load_op_library: '" + lib.path() + "': " + s.message()), "");
       })
       .def("commit", [](OpLibrary& lib) {
         Status s = lib.Commit();
-        if (!s.ok()) raise_status(s, "");
+        if (!s.ok()) raise_status(Status(s.code(), "load_op_library: '" + lib.path() + "': " + s.message()), "");
       });
   m.attr("ABI_TAG") = std::string(abi_tag());
   m.def("num_threads", &num_threads);
