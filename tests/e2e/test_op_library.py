@@ -189,6 +189,15 @@ def test_zero_out_eager_tape_graph(libs, tmp_path):
     assert "zero_out ok" in out
 
 
+def test_example_own_tests(libs, tmp_path):
+    """examples/custom_op/test_zero_out.py, run against the library built from the copy."""
+    src = os.path.dirname(os.path.dirname(libs["zero_out"]))
+    t = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", src],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert t.returncode == 0, t.stdout[-4000:] + t.stderr[-4000:]
+    assert "6 passed" in t.stdout, t.stdout
+
+
 def test_load_errors_leave_registries_untouched(libs, tmp_path):
     notlib = tmp_path / "notes.so"
     notlib.write_text("not a library\n")
