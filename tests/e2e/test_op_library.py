@@ -266,3 +266,16 @@ def test_new_out_of_tree_builds_and_passes(tmp_path):
                        cwd=proj, capture_output=True, text=True, timeout=300)
     assert t.returncode == 0, t.stdout[-4000:] + t.stderr[-4000:]
     assert "7 passed" in t.stdout, t.stdout
+
+
+def test_readme_shows_the_example():
+    """The README's walkthrough shows examples/custom_op as it is."""
+    import re
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    blocks = re.findall(r"```[a-z]*\n(.*?)```", readme, flags=re.S)
+    kernel = next(b for b in blocks if "OPFORGE_REGISTER_KERNEL(ZeroOut" in b)
+    assert kernel in open(os.path.join(EXAMPLE, "zero_out.cc"), encoding="utf-8").read()
+    cmake = next(b for b in blocks if "opforge_add_op_library(zero_out" in b)
+    cm = open(os.path.join(EXAMPLE, "CMakeLists.txt"), encoding="utf-8").read()
+    for line in cmake.splitlines():
+        assert line.split("#")[0].strip() in cm, line
