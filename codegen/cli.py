@@ -1,13 +1,18 @@
-"""The `opforge` command line: generate, list, show."""
+"""The `opforge` command line: generate, list, show, library, config, new."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 
 from . import gen, model
+
+
+class UsageError(Exception):
+    """Bad input to a command: printed as `opforge CMD: message`, exit code 2."""
 
 
 def _default_root() -> str:
@@ -80,6 +85,122 @@ def cmd_show(args) -> int:
     return 0
 
 
+def cmd_library(args) -> int:
+    """Codegen of an op library (what opforge_add_op_library runs): C++ only."""
+    from . import library  # noqa: PLC0415
+    files = library.opdef_files(args.opdefs)
+    if not files:
+        raise UsageError(f"no opdef files (*.pbtxt) in {', '.join(args.opdefs)}")
+    ops = library.check(args.name, library.parse(args.name, files), library.builtin_ops())
+    written = 0
+    for rel, text in sorted(library.cpp_files(args.name, ops, files).items()):
+        written += gen.write_if_changed(os.path.join(args.out, rel), text)
+    print(f"opforge library {args.name}: {len(ops)} ops, {written} written -> {args.out}")
+    return 0
+
+
+def _package_dir() -> str:
+    """The installed opforge package (codegen/ is mapped to opforge/codegen in the wheel)."""
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if not os.path.exists(os.path.join(pkg, "lib", "cmake", "opforge", "opforgeConfig.cmake")):
+        raise UsageError(f"no installed opforge CMake package under {pkg} (run the `opforge` "
+                         f"of an installed opforge, e.g. after `pip install .`)")
+    return pkg
+
+
+def cmd_config(args) -> int:
+    pkg = _package_dir()
+    inc = os.path.join(pkg, "include")
+    lib = os.path.join(pkg, "lib")
+    answers = {
+        "cmakedir": os.path.join(lib, "cmake", "opforge"),
+        "includes": f"-I{inc}",
+        "libs": f"-L{lib} -lopforge_runtime -Wl,-rpath,{lib}",
+        "cflags": f"-I{inc} -std=c++17 -fPIC",
+        "prefix": pkg,
+        "abi": _abi_tag(),
+        "version": _version(pkg),
+    }
+    wanted = [k for k in answers if getattr(args, k)]
+    if not wanted:
+        raise UsageError("say what to print: --cmakedir, --includes, --libs, --cflags, --prefix, "
+                         "--abi or --version")
+    for k in wanted:
+        print(answers[k])
+    return 0
+
+
+def _abi_tag() -> str:
+    rt = _runtime()
+    return rt.ABI_TAG if rt is not None and hasattr(rt, "ABI_TAG") else "unknown"
+
+
+def _version(pkg: str) -> str:
+    path = os.path.join(pkg, "lib", "cmake", "opforge", "opforgeConfigVersion.cmake")
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("set(PACKAGE_VERSION "):
+                    return line.split('"')[1]
+    except OSError:
+        pass
+    return "unknown"
+
+
+def cmd_new(args) -> int:
+    from . import library  # noqa: PLC0415
+    from .emit import render  # noqa: PLC0415
+    op = args.op
+    if not re.match(r"^[A-Z][A-Za-z0-9]*$", op):
+        raise UsageError(f"op name '{op}' is not CamelCase (e.g. 'ZeroOut')")
+    group = args.group
+    if not library._NAME.match(group):
+        raise UsageError(f"group '{group}' must be a lower-case identifier (e.g. 'math', 'user_ops')")
+    snake = model.snake_case(op)
+    func = model.python_param(snake)
+    kw = dict(op=op, group=group, snake=snake, func=func)
+    if args.out_of_tree:
+        root = args.out_of_tree
+        known = library.builtin_ops()
+        if group in {o.group for o in known}:
+            raise UsageError(f"group '{group}' is a built-in op group; an op library needs its own "
+                             f"name (it names the library: {group}.so)")
+        files = {
+            "CMakeLists.txt": render("new/CMakeLists.txt.j2", **kw),
+            f"opdefs/{snake}.pbtxt": render("new/opdef.pbtxt.j2", kernel_path=f"{snake}.cc", **kw),
+            f"{snake}.cc": render("new/kernel.cc.j2", opdef_path=f"opdefs/{snake}.pbtxt", **kw),
+            f"test_{snake}.py": render("new/test.py.j2", library=True, **kw),
+        }
+    else:
+        root = os.getcwd()
+        if not os.path.isdir(os.path.join(root, "opdefs")) or not os.path.isdir(os.path.join(root, "kernels")):
+            raise UsageError("run it from the root of an opforge checkout (no opdefs/ and kernels/ "
+                             "here), or pass --out-of-tree DIR for an op library")
+        known = model.load([os.path.join(root, "opdefs")])
+        opdef = f"opdefs/{group}/{snake}.pbtxt"
+        kernel = f"kernels/cpu/{group}/{snake}.cc"
+        files = {
+            opdef: render("new/opdef.pbtxt.j2", kernel_path=kernel, **kw),
+            kernel: render("new/kernel.cc.j2", opdef_path=opdef, **kw),
+            f"tests/ops/test_{snake}.py": render("new/test.py.j2", library=False, **kw),
+        }
+    for o in known:
+        if o.name == op or o.snake_name == snake:
+            raise UsageError(f"op '{op}' already exists ({o.source})")
+    for rel in files:
+        if os.path.exists(os.path.join(root, rel)):
+            raise UsageError(f"{os.path.join(root, rel)} already exists; not overwriting anything")
+    for rel, text in files.items():
+        gen.write_if_changed(os.path.join(root, rel), text)
+        print(f"  wrote {os.path.join(root, rel)}")
+    if args.out_of_tree:
+        print(f"next: cd {root} && cmake -S . -B build -G Ninja -Dopforge_DIR=\"$(opforge config "
+              f"--cmakedir)\" && cmake --build build && python -m pytest")
+    else:
+        print("next: pip install . && python -m pytest " + f"tests/ops/test_{snake}.py")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="opforge", description="opforge: a declarative op toolchain")
     sub = p.add_subparsers(dest="command", required=True)
@@ -95,9 +216,32 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("op", help="op name (MatMul) or wrapper name (mat_mul)")
     s.add_argument("--opdefs", action="append", metavar="DIR")
     s.set_defaults(fn=cmd_show)
+    b = sub.add_parser("library", help="generate the C++ of an op library (run by opforge_add_op_library)")
+    b.add_argument("--name", required=True, help="library name (its ops' group): zero_out")
+    b.add_argument("--opdefs", action="append", required=True, metavar="PATH", help="opdef file or dir (repeatable)")
+    b.add_argument("--out", required=True, metavar="DIR", help="output dir (cpp/ is written under it)")
+    b.set_defaults(fn=cmd_library)
+    c = sub.add_parser("config", help="where the installed headers, libraries and CMake package are")
+    for flag, what in (("cmakedir", "the dir holding opforgeConfig.cmake (for -Dopforge_DIR=)"),
+                       ("includes", "compiler flags for the headers"),
+                       ("libs", "linker flags for the runtime library"),
+                       ("cflags", "all compiler flags an op library needs"),
+                       ("prefix", "the installed package dir"),
+                       ("abi", "the ABI tag op libraries must carry"),
+                       ("version", "the opforge version")):
+        c.add_argument(f"--{flag}", action="store_true", help=what)
+    c.set_defaults(fn=cmd_config)
+    n = sub.add_parser("new", help="scaffold an op: opdef, CPU kernel, test (and CMakeLists.txt out of tree)")
+    n.add_argument("op", help="op name, CamelCase: ZeroOut")
+    n.add_argument("--group", required=True, help="op group (opdefs/GROUP/); out of tree: the library name")
+    n.add_argument("--out-of-tree", metavar="DIR", help="scaffold an op library project in DIR")
+    n.set_defaults(fn=cmd_new)
     args = p.parse_args(argv)
     try:
         return args.fn(args)
     except model.OpDefError as e:
         print(e, file=sys.stderr)
+        return 2
+    except UsageError as e:
+        print(f"opforge {args.command}: {e}", file=sys.stderr)
         return 2

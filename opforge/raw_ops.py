@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 
 from . import ops as _ops
 from .generated import op_index as _index
@@ -19,12 +20,18 @@ def _keyword_only(fn, op_name):
 
 def __getattr__(name):
     entry = _index.OPS.get(name)
-    if entry is None:
-        raise AttributeError(f"module 'opforge.raw_ops' has no op {name!r}")
-    fn = _keyword_only(getattr(_ops, entry[1]), name)
+    if entry is not None:
+        fn = _keyword_only(getattr(_ops, entry[1]), name)
+    else:
+        from .op_library import RAW_OPS  # ops of loaded op libraries  # noqa: PLC0415
+        lib = RAW_OPS.get(name)
+        if lib is None:
+            raise AttributeError(f"module 'opforge.raw_ops' has no op {name!r}")
+        fn = _keyword_only(getattr(sys.modules[lib[0]], lib[1]), name)
     globals()[name] = fn
     return fn
 
 
 def __dir__():
-    return sorted(_index.OPS)
+    from .op_library import RAW_OPS  # noqa: PLC0415
+    return sorted(set(_index.OPS) | set(RAW_OPS))

@@ -29,7 +29,10 @@ class GradModule:
     custom: tuple[tuple[str, str], ...]  # (op name, gradient function name)
 
 
-def grad_module(ops: list, all_ops: list) -> GradModule:
+def grad_module(ops: list, all_ops: list, module_of: dict[str, str] | None = None) -> GradModule:
+    """``module_of`` maps wrapper names to the module defining them where that is not
+    opforge.generated.gen_<group>_ops (ops of a loaded op library)."""
+    module_of = module_of or {}
     group_of = {o.snake_name: o.group for o in all_ops}
     fns, custom, nondiff = [], [], []
     imports: dict[str, set[str]] = {}
@@ -69,8 +72,10 @@ def grad_module(ops: list, all_ops: list) -> GradModule:
                 continue
             if n in GRADIENT_HELPERS:
                 helpers.add(n)
+            elif n in module_of:
+                imports.setdefault(module_of[n], set()).add(n)
             elif n in group_of:
-                imports.setdefault(f"gen_{group_of[n]}_ops", set()).add(n)
+                imports.setdefault(f"opforge.generated.gen_{group_of[n]}_ops", set()).add(n)
         by_wrt = {g.wrt: g.expr for g in op.gradients}
         results = tuple(by_wrt.get(n, "None") for n in own_inputs)
         fns.append(GradFn(op, f"_{op.snake_name.rstrip('_')}_grad", tuple(bindings), results))

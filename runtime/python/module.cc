@@ -15,6 +15,7 @@
 #include "opforge/eager.h"
 #include "opforge/graph.h"
 #include "opforge/kernel.h"
+#include "opforge/library.h"
 #include "opforge/op.h"
 #include "opforge/parallel.h"
 #include "opforge/tensor.h"
@@ -607,6 +608,29 @@ PYBIND11_MODULE(_C, m) {
     }
     return added;
   });
+  // Op libraries: open (checked, loaded with its registrations staged), check, commit; an
+  // uncommitted library is unloaded by close() or when the object goes away.
+  py::class_<OpLibrary>(m, "OpLibrary")
+      .def_static("open", [](const std::string& path) {
+        std::unique_ptr<OpLibrary> lib;
+        Status s = OpLibrary::Open(path, &lib);
+        if (!s.ok()) raise_status(s, "");
+        return lib;
+      })
+      .def_property_readonly("name", &OpLibrary::name)
+      .def_property_readonly("path", &OpLibrary::path)
+      .def_property_readonly("opdefs", &OpLibrary::opdefs)
+      .def_property_readonly("op_names", &OpLibrary::op_names)
+      .def_property_readonly("committed", &OpLibrary::committed)
+      .def("check", [](const OpLibrary& lib) {
+        Status s = lib.Check();
+        if (!s.ok()) raise_status(Status(s.code(), "load_op_library: '" + lib.path() + "': " + s.message()), "");
+      })
+      .def("commit", [](OpLibrary& lib) {
+        Status s = lib.Commit();
+        if (!s.ok()) raise_status(Status(s.code(), "load_op_library: '" + lib.path() + "': " + s.message()), "");
+      });
+  m.attr("ABI_TAG") = std::string(abi_tag());
   m.def("num_threads", &num_threads);
   m.def("set_hooks", [](py::object convert_inputs, py::object convert_dtype, py::dict error_classes,
                         py::dict numpy_dtypes) {

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "opforge/kernel.h"
+#include "opforge/library.h"
 #include "opforge/op.h"
 
 namespace opforge {
@@ -35,6 +36,10 @@ OpRegistry& OpRegistry::Global() {
 }
 
 void OpRegistry::add_pending(OpSpec spec) {
+  if (RegistrationStage* stage = current_stage()) {  // an op library is loading
+    stage->ops.push_back(std::move(spec));
+    return;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   pending_.push_back(std::move(spec));
 }
@@ -44,10 +49,7 @@ void OpRegistry::discard_pending() {
   pending_.clear();
 }
 
-Status OpRegistry::commit_pending(const std::string& library, std::vector<std::string>* added) {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<OpSpec> batch;
-  batch.swap(pending_);
+Status OpRegistry::check_locked(const std::vector<OpSpec>& batch) const {
   for (size_t i = 0; i < batch.size(); ++i) {
     auto it = by_name_.find(batch[i].name);
     if (it != by_name_.end() && specs_[it->second]) {
@@ -61,6 +63,11 @@ Status OpRegistry::commit_pending(const std::string& library, std::vector<std::s
       }
     }
   }
+  return Status::OK();
+}
+
+void OpRegistry::insert_locked(std::vector<OpSpec>& batch, const std::string& library,
+                               std::vector<std::string>* added) {
   for (OpSpec& spec : batch) {
     spec.library = library;
     if (added) added->push_back(spec.name);
@@ -73,6 +80,27 @@ Status OpRegistry::commit_pending(const std::string& library, std::vector<std::s
       specs_.push_back(std::make_unique<OpSpec>(std::move(spec)));
     }
   }
+}
+
+Status OpRegistry::commit_pending(const std::string& library, std::vector<std::string>* added) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<OpSpec> batch;
+  batch.swap(pending_);
+  OPF_RETURN_IF_ERROR(check_locked(batch));
+  insert_locked(batch, library, added);
+  return Status::OK();
+}
+
+Status OpRegistry::check_batch(const std::vector<OpSpec>& batch) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return check_locked(batch);
+}
+
+Status OpRegistry::commit_batch(std::vector<OpSpec> batch, const std::string& library,
+                                std::vector<std::string>* added) {
+  std::lock_guard<std::mutex> lock(mu_);
+  OPF_RETURN_IF_ERROR(check_locked(batch));
+  insert_locked(batch, library, added);
   return Status::OK();
 }
 
@@ -119,6 +147,10 @@ KernelRegistry& KernelRegistry::Global() {
 }
 
 void KernelRegistry::add(const std::string& op, Device device, DType dtype, KernelDef def) {
+  if (RegistrationStage* stage = current_stage()) {  // an op library is loading
+    stage->kernels.emplace_back(op, device, dtype, def);
+    return;
+  }
   ++generation_;
   auto& list = kernels_[op];
   for (auto& entry : list) {

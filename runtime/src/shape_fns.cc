@@ -3,6 +3,8 @@
 // all sizes are known. Eager execution always sees fully defined shapes.
 #include "opforge/shape_fns.h"
 
+#include "opforge/library.h"  // registrations staged while an op library loads
+
 #include <cmath>
 #include <mutex>
 #include <unordered_map>
@@ -307,6 +309,10 @@ std::unordered_map<std::string, ShapeFn>& customs() {
 }  // namespace
 
 void register_custom(const std::string& op, ShapeFn fn) {
+  if (RegistrationStage* stage = current_stage()) {  // an op library is loading
+    stage->shape_fns.emplace_back(op, std::move(fn));
+    return;
+  }
   std::lock_guard<std::mutex> lock(custom_mu);
   customs()[op] = std::move(fn);
 }

@@ -3,6 +3,8 @@
 Copies the repository, adds the opdef and the CPU kernel exactly as the README shows them
 (the code blocks are read from README.md), rebuilds and installs the copy into a private
 folder, then calls the new op, differentiates it and checks `opforge generate --check`.
+The same copy also gets an op scaffolded by `opforge new` (in tree), whose generated test
+must pass against the build.
 """
 
 import os
@@ -32,6 +34,11 @@ def test_readme_add_op_walkthrough(tmp_path):
         "build", ".git", "__pycache__", ".pytest_cache", "*.egg-info", "dist"))
     (repo / "opdefs" / "math" / "cube.pbtxt").write_text(opdef)
     (repo / "kernels" / "cpu" / "math" / "cube.cc").write_text(kernel)
+    # `opforge new` scaffolds another op in the same copy (one build for both): its opdef,
+    # kernel and test must build and pass as generated.
+    new = subprocess.run([sys.executable, "-m", "codegen", "new", "ScaffoldProbe", "--group", "scaffold"],
+                         cwd=repo, capture_output=True, text=True)
+    assert new.returncode == 0, new.stdout + new.stderr
 
     # generated/ is now stale: --check must say so, then generate fixes it.
     check = subprocess.run([sys.executable, "-m", "codegen", "generate", "--check"], cwd=repo,
@@ -83,6 +90,12 @@ def test_readme_add_op_walkthrough(tmp_path):
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "cube ok" in run.stdout
+
+    scaffold_test = repo / "tests" / "ops" / "test_scaffold_probe.py"
+    t = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(scaffold_test)],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert t.returncode == 0, t.stdout[-4000:] + t.stderr[-4000:]
+    assert "7 passed" in t.stdout, t.stdout
 
 
 if os.environ.get("OPFORGE_SKIP_REBUILD_TESTS"):

@@ -105,6 +105,11 @@ class OpRegistry {
   void add_pending(OpSpec spec);
   Status commit_pending(const std::string& library, std::vector<std::string>* added = nullptr);
   void discard_pending();
+  // Op libraries (see library.h): what commit_batch would refuse; and publishing a batch
+  // all or nothing.
+  Status check_batch(const std::vector<OpSpec>& batch) const;
+  Status commit_batch(std::vector<OpSpec> batch, const std::string& library,
+                      std::vector<std::string>* added = nullptr);
 
   // Index of an op by name; registers a placeholder (not executable) for unknown names so
   // that wrappers generated for ops without a runtime registration still import.
@@ -121,6 +126,10 @@ class OpRegistry {
   std::vector<std::string> names_;
   std::unordered_map<std::string, int> by_name_;
   std::vector<OpSpec> pending_;
+
+  Status check_locked(const std::vector<OpSpec>& batch) const;
+  void insert_locked(std::vector<OpSpec>& batch, const std::string& library,
+                     std::vector<std::string>* added);
 };
 
 }  // namespace opforge

@@ -1,0 +1,281 @@
+"""Op libraries out of tree, for real: examples/custom_op (ZeroOut) is copied to a temporary
+folder, built with CMake against the installed opforge (find_package + opforge_add_op_library)
+and loaded with of.load_op_library; then the error cases (missing file, not a library, not an
+opforge library, ABI mismatch, op and kernel name clashes) must each raise a clear typed
+error and leave the registries as they were; and `opforge new --out-of-tree` scaffolds a
+project that builds and passes its own tests as generated.
+
+Libraries load into fresh interpreters (subprocesses), so this test process's registries are
+never touched. Builds are few (session-scoped): ZeroOut, ZeroOut with a wrong ABI tag, a
+library whose kernel clashes with a built-in one, and the scaffold.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXAMPLE = os.path.join(ROOT, "examples", "custom_op")
+BIN = os.path.dirname(sys.executable)
+
+
+def _tool(name):
+    local = os.path.join(BIN, name)
+    return local if os.path.exists(local) else shutil.which(name)
+
+
+CMAKE = _tool("cmake")
+NINJA = _tool("ninja")
+pytestmark = pytest.mark.skipif(CMAKE is None, reason="cmake is not installed (pip install '.[test]')")
+
+
+def opforge_cli(*args, cwd=None):
+    # Never from the repository root, where the source folder opforge/ would shadow the
+    # installed package.
+    return subprocess.run([sys.executable, "-m", "opforge.cli", *args], cwd=cwd or tempfile.gettempdir(),
+                          capture_output=True, text=True, timeout=120)
+
+
+def cmake_build(src, build, *defs):
+    cmakedir = opforge_cli("config", "--cmakedir")
+    assert cmakedir.returncode == 0, cmakedir.stderr
+    gen = ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={NINJA}"] if NINJA else []
+    cfg = subprocess.run([CMAKE, "-S", str(src), "-B", str(build), *gen,
+                          f"-Dopforge_DIR={cmakedir.stdout.strip()}",
+                          f"-DPython3_EXECUTABLE={sys.executable}", *defs],
+                         capture_output=True, text=True, timeout=600)
+    assert cfg.returncode == 0, cfg.stdout[-3000:] + cfg.stderr[-3000:]
+    b = subprocess.run([CMAKE, "--build", str(build)], capture_output=True, text=True, timeout=900)
+    assert b.returncode == 0, b.stdout[-3000:] + b.stderr[-3000:]
+
+
+def run_py(code, cwd, **env):
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd,
+                       env=dict(os.environ, **env), capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    return r.stdout
+
+
+@pytest.fixture(scope="session")
+def libs(tmp_path_factory):
+    """Paths of the built libraries: zero_out, zero_out with a bad ABI tag, kernel_clash."""
+    base = tmp_path_factory.mktemp("op_libraries")
+    src = base / "custom_op"
+    shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("build", "__pycache__"))
+    cmake_build(src, src / "build")
+    cmake_build(src, base / "build_bad_abi", "-DOPFORGE_ABI_TAG_OVERRIDE=opforge-abi-999/test")
+
+    clash = base / "kernel_clash"
+    (clash / "opdefs").mkdir(parents=True)
+    (clash / "opdefs" / "clash_probe.pbtxt").write_text(textwrap.dedent("""\
+        op {
+          name: "ClashProbe"
+          summary: "An op of a library that also brings a kernel for the built-in Relu."
+          signature { input: "x: float" output: "y: float" }
+          shape_fn: "unchanged(x)"
+          not_differentiable: true
+        }
+        """))
+    (clash / "kernels.cc").write_text(textwrap.dedent("""\
+        #include "opforge/ops/kernel_clash_ops.h"
+        #include "opforge/ops/nn_ops.h"
+
+        namespace opforge {
+        namespace {
+        Status Probe(ops::ClashProbeArgs& a) { return Status::OK(); }
+        template <typename T>
+        Status BadRelu(ops::ReluArgs& a) { return a.ctx.error("the built-in Relu was replaced"); }
+        }  // namespace
+        OPFORGE_REGISTER_UNTYPED_KERNEL(ClashProbe, CPU, Probe)
+        OPFORGE_REGISTER_KERNEL(Relu, CPU, BadRelu, float)
+        }  // namespace opforge
+        """))
+    (clash / "CMakeLists.txt").write_text(textwrap.dedent("""\
+        cmake_minimum_required(VERSION 3.18)
+        project(kernel_clash LANGUAGES CXX)
+        find_package(opforge REQUIRED)
+        opforge_add_op_library(kernel_clash OPDEFS opdefs SOURCES kernels.cc)
+        """))
+    cmake_build(clash, clash / "build")
+    paths = {
+        "zero_out": src / "build" / "zero_out.so",
+        "bad_abi": base / "build_bad_abi" / "zero_out.so",
+        "kernel_clash": clash / "build" / "kernel_clash.so",
+    }
+    for p in paths.values():
+        assert p.exists(), p
+    # A second copy of a good library: loading both clashes on the op name.
+    paths["copy"] = base / "zero_out_copy.so"
+    shutil.copy(paths["zero_out"], paths["copy"])
+    return {k: str(v) for k, v in paths.items()}
+
+
+def test_zero_out_eager_tape_graph(libs, tmp_path):
+    out = run_py("""
+        import os
+        import numpy as np
+        import opforge as of
+
+        lib = of.load_op_library(os.environ["LIB"])
+        assert of.load_op_library(os.environ["LIB"]) is lib      # loaded once
+        zero_out = lib.zero_out
+        assert lib.OP_NAMES == ("ZeroOut",)
+
+        # Eagerly, for each declared dtype; the classic int32 case first.
+        y = zero_out([5, 4, 3, 2, 1])
+        assert y.dtype == of.int32 and y.numpy().tolist() == [5, 0, 0, 0, 0]
+        for dt in (np.float32, np.float64):
+            x = np.arange(1, 7, dtype=dt).reshape(2, 3)
+            y = zero_out(x)
+            assert y.dtype == of.as_dtype(dt) and y.shape == (2, 3)
+            np.testing.assert_array_equal(y.numpy(), [[1, 0, 0], [0, 0, 0]])
+        assert zero_out(np.zeros((0,), np.float32)).shape == (0,)
+        assert of.raw_ops.ZeroOut(to_zero=[7, 8]).numpy().tolist() == [7, 0]
+
+        # Generated at load time, by the same generator: docstring from the opdef.
+        assert "Keeps the first element" in zero_out.__doc__
+        assert "to_zero: A `Tensor`" in zero_out.__doc__
+
+        # Bad calls: typed errors naming the op.
+        try:
+            zero_out(np.array([1, 2], np.int64))
+        except of.InvalidArgumentError as e:
+            assert "ZeroOut" in str(e), e
+        else:
+            raise AssertionError("int64 accepted")
+
+        # GradientTape, numeric check in float64: f(x) = sum(zero_out(x) * w).
+        rng = np.random.default_rng(0)
+        x0 = rng.standard_normal((3, 4))
+        w = rng.standard_normal((3, 4))
+        f = lambda v: float(np.sum(zero_out(v).numpy() * w))
+        x = of.constant(x0)
+        with of.GradientTape() as tape:
+            tape.watch(x)
+            loss = of.reduce_sum(zero_out(x) * w)
+        g = tape.gradient(loss, x).numpy()
+        num = np.zeros_like(x0)
+        eps = 1e-6
+        for i in np.ndindex(x0.shape):
+            d = np.zeros_like(x0)
+            d[i] = eps
+            num[i] = (f(x0 + d) - f(x0 - d)) / (2 * eps)
+        np.testing.assert_allclose(g, num, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(g, np.where(np.arange(12).reshape(3, 4) == 0, w, 0))
+
+        # Graphs and Session: the wrapper adds a node; of.gradients uses the same binding.
+        gr = of.Graph()
+        with gr.as_default():
+            p = of.placeholder(of.float32, [None, 2], name="p")
+            z = zero_out(p, name="zo")
+            assert z.shape.as_list() == [None, 2], z.shape
+            dz = of.gradients(of.reduce_sum(z * 3.0), [p])[0]
+            zi = zero_out(of.constant([9, 9, 9]))
+        with of.Session(graph=gr) as sess:
+            a, b, c = sess.run([z, dz, zi], {p: np.array([[2, 3], [4, 5]], np.float32)})
+        np.testing.assert_array_equal(a, [[2, 0], [0, 0]])
+        np.testing.assert_array_equal(b, [[3, 0], [0, 0]])
+        assert c.tolist() == [9, 0, 0]
+        assert gr.get_operation_by_name("zo").type == "ZeroOut"
+        print("zero_out ok")
+    """, cwd=tmp_path, LIB=libs["zero_out"])
+    assert "zero_out ok" in out
+
+
+def test_example_own_tests(libs, tmp_path):
+    """examples/custom_op/test_zero_out.py, run against the library built from the copy."""
+    src = os.path.dirname(os.path.dirname(libs["zero_out"]))
+    t = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", src],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert t.returncode == 0, t.stdout[-4000:] + t.stderr[-4000:]
+    assert "6 passed" in t.stdout, t.stdout
+
+
+def test_load_errors_leave_registries_untouched(libs, tmp_path):
+    notlib = tmp_path / "notes.so"
+    notlib.write_text("not a library\n")
+    out = run_py("""
+        import os
+        import numpy as np
+        import opforge as of
+        from opforge import _C
+
+        def state():
+            return (tuple(_C.op_names()), _C.kernels("Relu"), _C.kernels("ZeroOut"),
+                    _C.kernels("ClashProbe"), sorted(of.raw_ops.__dir__()))
+
+        def expect(cls, path, *words):
+            before = state()
+            try:
+                of.load_op_library(path)
+            except cls as e:
+                msg = f"{type(e).__name__}: {e}"
+                for w in words:
+                    assert w in msg, (w, msg)
+            else:
+                raise AssertionError(f"{path} loaded")
+            assert state() == before, "a failed load changed the registries"
+            np.testing.assert_array_equal(of.relu(np.array([-1.0, 2.0], np.float32)).numpy(), [0, 2])
+            print("refused:", msg)
+
+        expect(of.NotFoundError, os.environ["MISSING"], "no such file")
+        expect(of.InvalidArgumentError, os.environ["NOTLIB"], "not a shared library")
+        expect(of.InvalidArgumentError, os.path.dirname(os.environ["NOTLIB"]), "not a file")
+        expect(of.InvalidArgumentError, _C.__file__, "not an opforge op library")
+        expect(of.FailedPreconditionError, os.environ["BAD_ABI"], "incompatible opforge ABI",
+               "opforge-abi-999/test", _C.ABI_TAG)
+        expect(of.AlreadyExistsError, os.environ["KERNEL_CLASH"], "Relu", "already registered")
+        assert _C.op_spec("ClashProbe") is None
+
+        # The good library still loads after all that, and a copy of it then clashes.
+        lib = of.load_op_library(os.environ["LIB"])
+        assert lib.zero_out([3, 1]).numpy().tolist() == [3, 0]
+        expect(of.AlreadyExistsError, os.environ["COPY"], "ZeroOut", "already registered by zero_out")
+        expect(of.FailedPreconditionError, os.environ["BAD_ABI"], "incompatible opforge ABI")
+        assert lib.zero_out([3, 1]).numpy().tolist() == [3, 0]
+        with of.GradientTape() as t:
+            x = of.constant([2.0, 5.0])
+            t.watch(x)
+            y = of.reduce_sum(lib.zero_out(x))
+        assert t.gradient(y, x).numpy().tolist() == [1.0, 0.0]
+        print("errors ok")
+    """, cwd=tmp_path, LIB=libs["zero_out"], COPY=libs["copy"], BAD_ABI=libs["bad_abi"],
+        KERNEL_CLASH=libs["kernel_clash"], NOTLIB=str(notlib), MISSING=str(tmp_path / "missing.so"))
+    assert "errors ok" in out
+
+
+def test_new_out_of_tree_builds_and_passes(tmp_path):
+    proj = tmp_path / "scale_ops"
+    r = opforge_cli("new", "ScaffoldProbe", "--group", "probe_ops", "--out-of-tree", str(proj))
+    assert r.returncode == 0, r.stderr
+    for f in ("CMakeLists.txt", "opdefs/scaffold_probe.pbtxt", "scaffold_probe.cc", "test_scaffold_probe.py"):
+        assert (proj / f).exists(), f
+    # A second run refuses to overwrite anything.
+    again = opforge_cli("new", "ScaffoldProbe", "--group", "probe_ops", "--out-of-tree", str(proj))
+    assert again.returncode == 2 and "already exists" in again.stderr
+    cmake_build(proj, proj / "build")
+    assert (proj / "build" / "probe_ops.so").exists()
+    t = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(proj)],
+                       cwd=proj, capture_output=True, text=True, timeout=300)
+    assert t.returncode == 0, t.stdout[-4000:] + t.stderr[-4000:]
+    assert "7 passed" in t.stdout, t.stdout
+
+
+def test_readme_shows_the_example():
+    """The README's walkthrough shows examples/custom_op as it is."""
+    import re
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    blocks = re.findall(r"```[a-z]*\n(.*?)```", readme, flags=re.S)
+    kernel = next(b for b in blocks if "OPFORGE_REGISTER_KERNEL(ZeroOut" in b)
+    assert kernel in open(os.path.join(EXAMPLE, "zero_out.cc"), encoding="utf-8").read()
+    cmake = next(b for b in blocks if "opforge_add_op_library(zero_out" in b)
+    cm = open(os.path.join(EXAMPLE, "CMakeLists.txt"), encoding="utf-8").read()
+    for line in cmake.splitlines():
+        assert line.split("#")[0].strip() in cm, line
