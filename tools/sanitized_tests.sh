@@ -21,7 +21,7 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_odr_v
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Make sure the tests below really run the instrumented runtime.
 rt=$(cd / && "$venv/bin/python" -c "import opforge, pathlib; print(next(pathlib.Path(opforge.__file__).parent.glob('lib/libopforge_runtime.so*')))")
-ldd "$rt" | grep -q libasan || { echo "error: $rt is not built with AddressSanitizer" >&2; exit 1; }
+ldd "$rt" | grep libasan >/dev/null || { echo "error: $rt is not built with AddressSanitizer" >&2; exit 1; }
 export OPFORGE_FUZZ_EXAMPLES=${OPFORGE_FUZZ_EXAMPLES:-8}
 if [ $# -eq 0 ]; then set -- tests/ops tests/graph -q -p no:cacheprovider; fi
 "$venv/bin/python" -m pytest "$@"

@@ -31,6 +31,7 @@ from opforge.math_api import (  # noqa: F401
     subtract, transpose, zeros,
 )
 from opforge import train as _train
+from opforge.op_library import load_op_library  # noqa: F401  (tf.load_op_library)
 
 bool = _of.bool_  # noqa: A001
 Tensor = _of.GraphTensor

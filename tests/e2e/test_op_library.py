@@ -184,6 +184,16 @@ def test_zero_out_eager_tape_graph(libs, tmp_path):
         np.testing.assert_array_equal(b, [[3, 0], [0, 0]])
         assert c.tolist() == [9, 0, 0]
         assert gr.get_operation_by_name("zo").type == "ZeroOut"
+
+        # A TF1-style program: only the import differs from TensorFlow's.
+        import opforge.compat.v1 as tf
+        zero_out_module = tf.load_op_library(os.environ["LIB"])
+        assert zero_out_module is lib
+        with tf.Graph().as_default():
+            v = tf.placeholder(tf.int32, [None])
+            out = zero_out_module.zero_out(v)
+            with tf.Session() as sess:
+                assert sess.run(out, {v: [4, 3, 2]}).tolist() == [4, 0, 0]
         print("zero_out ok")
     """, cwd=tmp_path, LIB=libs["zero_out"])
     assert "zero_out ok" in out
