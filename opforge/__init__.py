@@ -43,6 +43,12 @@ from .gradients.tape import GradientTape  # noqa: E402
 from .gradients.graph_grad import gradients  # noqa: E402
 from .framework.graph_def import GraphDef, import_graph_def  # noqa: E402
 from .math_api import *  # noqa: E402,F401,F403
+# ---- math ops (issue 4): the of.math namespace and TensorFlow's top-level math names
+from . import math  # noqa: E402
+for _name in math.TOP_LEVEL:
+    globals()[_name] = getattr(math, _name)
+del _name
+# ---- end math ops
 from . import train  # noqa: E402
 from .op_library import load_op_library  # noqa: E402
 

@@ -16,9 +16,21 @@ multiply = _ops.mul
 divide = _ops.real_div
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
-    """Multiplies matrix a by matrix b (TensorFlow's tf.matmul, the op MatMul)."""
-    return _ops.mat_mul(a, b, transpose_a=transpose_a, transpose_b=transpose_b, name=name)
+def _ndim(x):
+    if isinstance(x, GraphTensor) or hasattr(x, "_graph_for_dispatch"):
+        return x.shape.rank
+    return np.ndim(x) if not hasattr(x, "ndim") else x.ndim
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None):
+    """Multiplies matrix a by matrix b (TensorFlow's tf.matmul): the op MatMul for matrices,
+    BatchMatMulV2 (batch dims broadcast) when either has rank > 2. For real types the adjoint
+    is the transpose."""
+    ta, tb = transpose_a or adjoint_a, transpose_b or adjoint_b
+    ra, rb = _ndim(a), _ndim(b)
+    if (ra is not None and ra > 2) or (rb is not None and rb > 2):
+        return _ops.batch_mat_mul_v2(a, b, adj_x=ta, adj_y=tb, name=name)
+    return _ops.mat_mul(a, b, transpose_a=ta, transpose_b=tb, name=name)
 
 
 def _axes(input_tensor, axis):

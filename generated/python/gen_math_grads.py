@@ -7,12 +7,13 @@ gradient per input argument.
 """
 
 from opforge.gradients.registry import register_gradient as _register
+from opforge.gradients.registry import register_gradient_fn as _register_fn
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 from opforge.gradients.helpers import reduce_grad
 from opforge.gradients.helpers import reduce_max_grad
 from opforge.gradients.helpers import unbroadcast
 from opforge.generated.gen_array_ops import ones_like, zeros_like
-from opforge.generated.gen_math_ops import add_v2, cast, greater, less, log, mat_mul, mul, neg, pow, real_div, square, sub
+from opforge.generated.gen_math_ops import add_v2, cast, cos, cosh, cumsum, exp, floor_div, greater, less, log, logical_or, mat_mul, mul, neg, pow, real_div, select, select_v2, sin, sinh, sqrt, square, sub
 
 
 @_register("Abs")
@@ -22,6 +23,24 @@ def _abs_grad(op, grads):
     grad = grads[0]
     return [
         mul(grad, sub(cast(greater(x, zeros_like(x)), T), cast(less(x, zeros_like(x)), T))),
+    ]
+
+
+@_register("Acos")
+def _acos_grad(op, grads):
+    x = op.inputs[0]
+    grad = grads[0]
+    return [
+        neg(real_div(grad, sqrt(sub(1.0, square(x))))),
+    ]
+
+
+@_register("Acosh")
+def _acosh_grad(op, grads):
+    y = op.outputs[0]
+    grad = grads[0]
+    return [
+        real_div(grad, sinh(y)),
     ]
 
 
@@ -45,12 +64,111 @@ def _add_v2_grad(op, grads):
     ]
 
 
+@_register("Asin")
+def _asin_grad(op, grads):
+    x = op.inputs[0]
+    grad = grads[0]
+    return [
+        real_div(grad, sqrt(sub(1.0, square(x)))),
+    ]
+
+
+@_register("Asinh")
+def _asinh_grad(op, grads):
+    y = op.outputs[0]
+    grad = grads[0]
+    return [
+        real_div(grad, cosh(y)),
+    ]
+
+
+@_register("Atan")
+def _atan_grad(op, grads):
+    x = op.inputs[0]
+    grad = grads[0]
+    return [
+        real_div(grad, add_v2(square(x), 1.0)),
+    ]
+
+
+@_register("Atan2")
+def _atan2_grad(op, grads):
+    y = op.inputs[0]
+    x = op.inputs[1]
+    grad = grads[0]
+    return [
+        unbroadcast(real_div(mul(grad, x), add_v2(square(x), square(y))), y),
+        unbroadcast(real_div(mul(neg(grad), y), add_v2(square(x), square(y))), x),
+    ]
+
+
+@_register("Atanh")
+def _atanh_grad(op, grads):
+    x = op.inputs[0]
+    grad = grads[0]
+    return [
+        real_div(grad, sub(1.0, square(x))),
+    ]
+
+
 @_register("Cast")
 def _cast_grad(op, grads):
     SrcT = op.attrs['SrcT']
     grad = grads[0]
     return [
         cast(grad, SrcT),
+    ]
+
+
+@_register("ClipByValue")
+def _clip_by_value_grad(op, grads):
+    t = op.inputs[0]
+    clip_value_min = op.inputs[1]
+    clip_value_max = op.inputs[2]
+    grad = grads[0]
+    return [
+        select_v2(logical_or(less(t, clip_value_min), greater(t, clip_value_max)), zeros_like(grad), grad),
+        unbroadcast(select_v2(less(t, clip_value_min), grad, zeros_like(grad)), clip_value_min),
+        unbroadcast(select_v2(greater(t, clip_value_max), grad, zeros_like(grad)), clip_value_max),
+    ]
+
+
+@_register("Cos")
+def _cos_grad(op, grads):
+    x = op.inputs[0]
+    grad = grads[0]
+    return [
+        neg(mul(grad, sin(x))),
+    ]
+
+
+@_register("Cosh")
+def _cosh_grad(op, grads):
+    x = op.inputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, sinh(x)),
+    ]
+
+
+@_register("Cumsum")
+def _cumsum_grad(op, grads):
+    axis = op.inputs[1]
+    exclusive = op.attrs['exclusive']
+    reverse = op.attrs['reverse']
+    grad = grads[0]
+    return [
+        cumsum(grad, axis, exclusive=exclusive, reverse=not reverse),
+        None,
+    ]
+
+
+@_register("Erf")
+def _erf_grad(op, grads):
+    x = op.inputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, mul(exp(neg(square(x))), 1.1283791670955126)),
     ]
 
 
@@ -63,12 +181,41 @@ def _exp_grad(op, grads):
     ]
 
 
+@_register("Expm1")
+def _expm1_grad(op, grads):
+    y = op.outputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, add_v2(y, 1.0)),
+    ]
+
+
+@_register("FloorMod")
+def _floor_mod_grad(op, grads):
+    x = op.inputs[0]
+    y = op.inputs[1]
+    grad = grads[0]
+    return [
+        unbroadcast(grad, x),
+        unbroadcast(mul(neg(grad), floor_div(x, y)), y),
+    ]
+
+
 @_register("Log")
 def _log_grad(op, grads):
     x = op.inputs[0]
     grad = grads[0]
     return [
         real_div(grad, x),
+    ]
+
+
+@_register("Log1p")
+def _log1p_grad(op, grads):
+    x = op.inputs[0]
+    grad = grads[0]
+    return [
+        real_div(grad, add_v2(x, 1.0)),
     ]
 
 
@@ -118,6 +265,19 @@ def _mean_grad(op, grads):
     grad = grads[0]
     return [
         reduce_grad(grad, input, reduction_indices, keep_dims, mean=True),
+        None,
+    ]
+
+
+@_register("Min")
+def _min_grad(op, grads):
+    input = op.inputs[0]
+    reduction_indices = op.inputs[1]
+    output = op.outputs[0]
+    keep_dims = op.attrs['keep_dims']
+    grad = grads[0]
+    return [
+        reduce_max_grad(grad, input, output, reduction_indices, keep_dims),
         None,
     ]
 
@@ -178,12 +338,80 @@ def _real_div_grad(op, grads):
     ]
 
 
+@_register("Reciprocal")
+def _reciprocal_grad(op, grads):
+    y = op.outputs[0]
+    grad = grads[0]
+    return [
+        neg(mul(grad, square(y))),
+    ]
+
+
+@_register("Rsqrt")
+def _rsqrt_grad(op, grads):
+    y = op.outputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, mul(mul(y, square(y)), -0.5)),
+    ]
+
+
+@_register("Select")
+def _select_grad(op, grads):
+    condition = op.inputs[0]
+    grad = grads[0]
+    return [
+        None,
+        select(condition, grad, zeros_like(grad)),
+        select(condition, zeros_like(grad), grad),
+    ]
+
+
+@_register("SelectV2")
+def _select_v2_grad(op, grads):
+    condition = op.inputs[0]
+    t = op.inputs[1]
+    e = op.inputs[2]
+    grad = grads[0]
+    return [
+        None,
+        unbroadcast(select_v2(condition, grad, zeros_like(grad)), t),
+        unbroadcast(select_v2(condition, zeros_like(grad), grad), e),
+    ]
+
+
 @_register("Sigmoid")
 def _sigmoid_grad(op, grads):
     y = op.outputs[0]
     grad = grads[0]
     return [
         mul(grad, mul(y, sub(ones_like(y), y))),
+    ]
+
+
+@_register("Sign")
+def _sign_grad(op, grads):
+    x = op.inputs[0]
+    return [
+        zeros_like(x),
+    ]
+
+
+@_register("Sin")
+def _sin_grad(op, grads):
+    x = op.inputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, cos(x)),
+    ]
+
+
+@_register("Sinh")
+def _sinh_grad(op, grads):
+    x = op.inputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, cosh(x)),
     ]
 
 
@@ -202,6 +430,17 @@ def _square_grad(op, grads):
     grad = grads[0]
     return [
         mul(grad, add_v2(x, x)),
+    ]
+
+
+@_register("SquaredDifference")
+def _squared_difference_grad(op, grads):
+    x = op.inputs[0]
+    y = op.inputs[1]
+    grad = grads[0]
+    return [
+        unbroadcast(mul(grad, mul(sub(x, y), 2.0)), x),
+        unbroadcast(mul(grad, mul(sub(y, x), 2.0)), y),
     ]
 
 
@@ -228,6 +467,15 @@ def _sum_grad(op, grads):
     ]
 
 
+@_register("Tan")
+def _tan_grad(op, grads):
+    y = op.outputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, add_v2(square(y), 1.0)),
+    ]
+
+
 @_register("Tanh")
 def _tanh_grad(op, grads):
     y = op.outputs[0]
@@ -236,7 +484,25 @@ def _tanh_grad(op, grads):
         mul(grad, sub(ones_like(y), square(y))),
     ]
 
+_register_fn("BatchMatMulV2", "opforge.gradients.math_grads:batch_mat_mul_v2_grad")
+_register_fn("Prod", "opforge.gradients.math_grads:prod_grad")
+_not_differentiable("All")
+_not_differentiable("Any")
+_not_differentiable("ArgMax")
+_not_differentiable("ArgMin")
+_not_differentiable("Ceil")
 _not_differentiable("Equal")
+_not_differentiable("Floor")
+_not_differentiable("FloorDiv")
 _not_differentiable("Greater")
+_not_differentiable("GreaterEqual")
+_not_differentiable("IsFinite")
+_not_differentiable("IsNan")
 _not_differentiable("Less")
+_not_differentiable("LessEqual")
+_not_differentiable("LogicalAnd")
+_not_differentiable("LogicalNot")
+_not_differentiable("LogicalOr")
+_not_differentiable("NotEqual")
 _not_differentiable("Range")
+_not_differentiable("Round")

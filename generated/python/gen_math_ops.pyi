@@ -19,6 +19,30 @@ def abs(x: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
+def acos(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the inverse cosine of x element-wise (radians in [0, pi]).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def acosh(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the inverse hyperbolic cosine of x element-wise.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
 def add_n(inputs: Sequence[TensorLike], name: str | None = None) -> Tensor:
     r"""Add all input tensors element-wise.
 
@@ -48,6 +72,174 @@ def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
+def all(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
+    r"""Computes the "logical and" of elements across dimensions of a tensor.
+
+    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
+    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
+    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. The
+    logical and of an empty set is true.
+
+    Args:
+      input: A `Tensor` of type `bool`. The tensor to reduce.
+      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
+        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
+        length 1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+    """
+
+def any(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
+    r"""Computes the "logical or" of elements across dimensions of a tensor.
+
+    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
+    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
+    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. The
+    logical or of an empty set is false.
+
+    Args:
+      input: A `Tensor` of type `bool`. The tensor to reduce.
+      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
+        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
+        length 1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+    """
+
+def arg_max(input: TensorLike, dimension: TensorLike, output_type: DTypeLike = "int64", name: str | None = None) -> Tensor:
+    r"""Returns the index with the largest value across a dimension of a tensor.
+
+    `dimension` is a scalar in `[-rank(input), rank(input))`; the output has `input`'s shape without
+    that dimension. Ties give the smallest index; NaN counts as the largest value (its first
+    occurrence wins), as NumPy. Reducing an empty dimension is an InvalidArgumentError.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      dimension: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`. The
+        dimension to reduce (a scalar).
+      output_type: An optional `type` from: `int16`, `int32`, `int64`. Defaults to `"int64"`. The
+        dtype of the returned indices.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `output_type`.
+    """
+
+def arg_min(input: TensorLike, dimension: TensorLike, output_type: DTypeLike = "int64", name: str | None = None) -> Tensor:
+    r"""Returns the index with the smallest value across a dimension of a tensor.
+
+    `dimension` is a scalar in `[-rank(input), rank(input))`; the output has `input`'s shape without
+    that dimension. Ties give the smallest index; NaN counts as the smallest value (its first
+    occurrence wins), as NumPy. Reducing an empty dimension is an InvalidArgumentError.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      dimension: A `Tensor`. Must be one of the following types: `int32`, `int64`. The dimension to
+        reduce (a scalar).
+      output_type: An optional `type` from: `int32`, `int64`. Defaults to `"int64"`. The dtype of
+        the returned indices.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `output_type`.
+    """
+
+def asin(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the inverse sine of x element-wise (radians in [-pi/2, pi/2]).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def asinh(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the inverse hyperbolic sine of x element-wise.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def atan(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the inverse tangent of x element-wise (radians in (-pi/2, pi/2)).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes arctangent of y/x element-wise, respecting signs of the arguments.
+
+    The angle of the point (x, y) in radians, in [-pi, pi]. Supports NumPy-style broadcasting of `y`
+    and `x`.
+
+    Args:
+      y: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      x: A `Tensor`. Must have the same type as `y`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `y`.
+    """
+
+def atanh(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the inverse hyperbolic tangent of x element-wise.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def batch_mat_mul_v2(x: TensorLike, y: TensorLike, adj_x: bool = False, adj_y: bool = False, grad_x: bool = False, grad_y: bool = False, name: str | None = None) -> Tensor:
+    r"""Multiplies slices of two tensors in batches.
+
+    x is [..., r_x, c_x] and y is [..., r_y, c_y] (rank >= 2); the batch dimensions (all but the
+    last two) broadcast with NumPy rules. output[..., :, :] = matrix(x[..., :, :]) * matrix(y[...,
+    :, :]), where adj_x / adj_y transpose the matrices (the adjoint, for real types).
+    float32/float64 use OpenBLAS per batch, batches spread over the cores.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int16`, `int32`, `int64`, `uint8`.
+      y: A `Tensor`. Must have the same type as `x`.
+      adj_x: An optional `bool`. Defaults to `False`. If true, transpose the matrices of x.
+      adj_y: An optional `bool`. Defaults to `False`. If true, transpose the matrices of y.
+      grad_x: An optional `bool`. Defaults to `False`. Marks a product computing a gradient of x
+        (TensorFlow sets it); does not change the result.
+      grad_y: An optional `bool`. Defaults to `False`. Marks a product computing a gradient of y
+        (TensorFlow sets it); does not change the result.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
 def cast(x: TensorLike, DstT: DTypeLike, Truncate: bool = False, name: str | None = None) -> Tensor:
     r"""Cast x of type SrcT to y of DstT.
 
@@ -64,6 +256,82 @@ def cast(x: TensorLike, DstT: DTypeLike, Truncate: bool = False, name: str | Non
 
     Returns:
       A `Tensor` of type `DstT`.
+    """
+
+def ceil(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the smallest integer not less than x, element-wise.
+
+    Not differentiable (TensorFlow's gradient is None).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def clip_by_value(t: TensorLike, clip_value_min: TensorLike, clip_value_max: TensorLike, name: str | None = None) -> Tensor:
+    r"""Clips tensor values to a specified min and max.
+
+    output = min(max(t, clip_value_min), clip_value_max). `clip_value_min` and `clip_value_max` are
+    scalars or have the shape of `t`. NaN in `t` stays NaN.
+
+    Args:
+      t: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+      clip_value_min: A `Tensor`. Must have the same type as `t`.
+      clip_value_max: A `Tensor`. Must have the same type as `t`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `t`.
+    """
+
+def cos(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes cosine of x element-wise.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def cosh(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes hyperbolic cosine of x element-wise.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def cumsum(x: TensorLike, axis: TensorLike, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> Tensor:
+    r"""Compute the cumulative sum of the tensor `x` along `axis`.
+
+    By default an inclusive sum: out[i] = x[0] + ... + x[i]. With `exclusive`, out[i] = x[0] + ... +
+    x[i-1] (out[0] = 0); with `reverse` the sum runs from the end. `axis` is a scalar in `[-rank(x),
+    rank(x))`. Integer sums wrap on overflow.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+      axis: A `Tensor`. Must be one of the following types: `int32`, `int64`. The dimension to sum
+        along (a scalar).
+      exclusive: An optional `bool`. Defaults to `False`. If true, each output excludes its own
+        element.
+      reverse: An optional `bool`. Defaults to `False`. If true, sum from the end of the dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
     """
 
 def equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = True, name: str | None = None) -> Tensor:
@@ -84,12 +352,83 @@ def equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = True, n
       A `Tensor` of type `bool`.
     """
 
+def erf(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the Gauss error function of x element-wise.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
 def exp(x: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes exponential of x element-wise: y = e^x.
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def expm1(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes exp(x) - 1 element-wise.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def floor(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the largest integer not greater than x, element-wise.
+
+    Not differentiable (TensorFlow's gradient is None).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def floor_div(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns x // y element-wise (the quotient rounded toward negative infinity).
+
+    Supports NumPy-style broadcasting of `x` and `y`. Floats compute floor(x / y), as TensorFlow;
+    for integers a zero divisor is an InvalidArgumentError. Not differentiable (TensorFlow's
+    gradient is None).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+      y: A `Tensor`. Must have the same type as `x`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def floor_mod(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the element-wise remainder of division, with the sign of the divisor.
+
+    Supports NumPy-style broadcasting of `x` and `y`. x = floor_div(x, y) * y + floor_mod(x, y), as
+    Python's %. For integers a zero divisor is an InvalidArgumentError.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+      y: A `Tensor`. Must have the same type as `x`.
       name: A name for the operation (optional).
 
     Returns:
@@ -111,8 +450,62 @@ def greater(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor` of type `bool`.
     """
 
+def greater_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the truth value of (x >= y) element-wise.
+
+    Supports NumPy-style broadcasting of `x` and `y`.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+      y: A `Tensor`. Must have the same type as `x`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+    """
+
+def is_finite(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns which elements of x are finite (not NaN and not infinite).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+    """
+
+def is_nan(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns which elements of x are NaN.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+    """
+
 def less(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     r"""Returns the truth value of (x < y) element-wise.
+
+    Supports NumPy-style broadcasting of `x` and `y`.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+      y: A `Tensor`. Must have the same type as `x`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+    """
+
+def less_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the truth value of (x <= y) element-wise.
 
     Supports NumPy-style broadcasting of `x` and `y`.
 
@@ -136,6 +529,57 @@ def log(x: TensorLike, name: str | None = None) -> Tensor:
 
     Returns:
       A `Tensor`. Has the same type as `x`.
+    """
+
+def log1p(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes natural logarithm of (1 + x) element-wise.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def logical_and(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the truth value of x AND y element-wise.
+
+    Supports NumPy-style broadcasting of `x` and `y`.
+
+    Args:
+      x: A `Tensor` of type `bool`.
+      y: A `Tensor` of type `bool`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+    """
+
+def logical_not(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the truth value of NOT x element-wise.
+
+    Args:
+      x: A `Tensor` of type `bool`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+    """
+
+def logical_or(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the truth value of x OR y element-wise.
+
+    Supports NumPy-style broadcasting of `x` and `y`.
+
+    Args:
+      x: A `Tensor` of type `bool`.
+      y: A `Tensor` of type `bool`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
     """
 
 def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b: bool = False, grad_a: bool = False, grad_b: bool = False, name: str | None = None) -> Tensor:
@@ -221,6 +665,27 @@ def mean(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = Fal
       A `Tensor`. Has the same type as `input`.
     """
 
+def min(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
+    r"""Computes the minimum of elements across dimensions of a tensor.
+
+    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
+    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
+    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. Min
+    of an empty set is an InvalidArgumentError. NaN propagates.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
+      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
+        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
+        length 1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
 def minimum(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     r"""Returns min(x, y) element-wise.
 
@@ -263,6 +728,24 @@ def neg(x: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
+def not_equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = True, name: str | None = None) -> Tensor:
+    r"""Returns the truth value of (x != y) element-wise.
+
+    Supports NumPy-style broadcasting. If the shapes do not broadcast and incompatible_shape_error
+    is false, the result is a scalar true instead of an error, as in TensorFlow. The shape function
+    is custom (kernels/cpu/math/compare_logical.cc) for that reason.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      y: A `Tensor`. Must have the same type as `x`.
+      incompatible_shape_error: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+    """
+
 def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes the power of one value to another: x ** y element-wise.
 
@@ -278,6 +761,27 @@ def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
     Returns:
       A `Tensor`. Has the same type as `x`.
+    """
+
+def prod(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
+    r"""Computes the product of elements across dimensions of a tensor.
+
+    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
+    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
+    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. The
+    product of an empty set is 1. Integer products wrap on overflow.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
+      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
+        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
+        length 1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
     """
 
 def range(start: TensorLike, limit: TensorLike, delta: TensorLike, name: str | None = None) -> Tensor:
@@ -312,8 +816,123 @@ def real_div(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
+def reciprocal(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the reciprocal of x element-wise: y = 1 / x.
+
+    For integer types the result is 1 / x truncated toward zero (so 0 except for 1 and -1); an
+    integer zero is an InvalidArgumentError.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def round(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Rounds the values of a tensor to the nearest integer, element-wise.
+
+    Rounds half to even (banker's rounding), as TensorFlow and NumPy. Integers are returned
+    unchanged. Not differentiable (TensorFlow's gradient is None).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def rsqrt(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the reciprocal of the square root of x element-wise: y = 1 / sqrt(x).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def select(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> Tensor:
+    r"""Selects elements from `t` or `e`, depending on `condition`.
+
+    `t` and `e` must have the same shape. `condition` is a scalar, has the shape of `t`, or (when
+    `t` has rank >= 1) is a vector whose length is `t`'s first dimension, selecting whole rows. No
+    broadcasting otherwise (see SelectV2).
+
+    Args:
+      condition: A `Tensor` of type `bool`.
+      t: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      e: A `Tensor`. Must have the same type as `t`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `t`.
+    """
+
+def select_v2(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> Tensor:
+    r"""Selects elements from `t` or `e`, depending on `condition`, with broadcasting.
+
+    `condition`, `t` and `e` broadcast against each other (NumPy rules); the output has the
+    broadcast shape.
+
+    Args:
+      condition: A `Tensor` of type `bool`.
+      t: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      e: A `Tensor`. Must have the same type as `t`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `t`.
+    """
+
 def sigmoid(x: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes sigmoid of x element-wise: y = 1 / (1 + exp(-x)).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def sign(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns an element-wise indication of the sign of a number.
+
+    y = -1 if x < 0; 0 if x == 0; 1 if x > 0. NaN gives NaN. The gradient is zero.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def sin(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes sine of x element-wise.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def sinh(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes hyperbolic sine of x element-wise.
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
@@ -342,6 +961,21 @@ def square(x: TensorLike, name: str | None = None) -> Tensor:
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns (x - y)(x - y) element-wise.
+
+    Supports NumPy-style broadcasting of `x` and `y`.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int32`, `int64`.
+      y: A `Tensor`. Must have the same type as `x`.
       name: A name for the operation (optional).
 
     Returns:
@@ -381,6 +1015,18 @@ def sum(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = Fals
 
     Returns:
       A `Tensor`. Has the same type as `input`.
+    """
+
+def tan(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes tangent of x element-wise.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
     """
 
 def tanh(x: TensorLike, name: str | None = None) -> Tensor:

@@ -506,3 +506,5 @@ def install_graph_tensor_api(ops) -> None:
     T.__abs__ = lambda a: ops.abs(a)
     T.__lt__ = lambda a, b: ops.less(a, b)
     T.__gt__ = lambda a, b: ops.greater(a, b)
+    from . import math_operators  # noqa: PLC0415  (//, %, <=, >=, ~, &, |, ^)
+    math_operators.install(T, ops)

@@ -341,12 +341,9 @@ def install_tensor_api(ops) -> None:
     T.__abs__ = lambda a: ops.abs(a)
     T.__lt__ = lambda a, b: ops.less(a, b)
     T.__gt__ = lambda a, b: ops.greater(a, b)
-    T.__le__ = lambda a, b: ops.logical_not(ops.greater(a, b)) if hasattr(ops, "logical_not") else \
-        ops.equal(ops.greater(a, b), False)
-    T.__ge__ = lambda a, b: ops.logical_not(ops.less(a, b)) if hasattr(ops, "logical_not") else \
-        ops.equal(ops.less(a, b), False)
     T.__eq__ = lambda a, b: ops.equal(a, b) if _is_tensor_like(b) else NotImplemented
-    T.__ne__ = lambda a, b: ops.equal(ops.equal(a, b), False) if _is_tensor_like(b) else NotImplemented
+    from . import math_operators  # noqa: PLC0415  (//, %, <=, >=, !=, ~, &, |, ^)
+    math_operators.install(T, ops, with_not_equal=True, is_tensor_like=_is_tensor_like)
 
 
 def _is_tensor_like(v) -> bool:

@@ -95,20 +95,39 @@ def dispatch_attr(op) -> str | None:
     return next((r for r in refs if r in outs), refs[0])
 
 
+def fixed_data_type(op) -> str | None:
+    """The dtype of ops whose data has one fixed dtype (LogicalAnd's and All's bool inputs):
+    ops with fixed-type inputs and no input type attr that also types an output."""
+    fixed = {a.type for a in op.inputs if a.type}
+    if len(fixed) != 1:
+        return None
+    outs = {a.type_attr for a in op.outputs}
+    if any(a.type_attr and a.type_attr in outs for a in op.inputs):
+        return None
+    return fixed.pop()
+
+
 def dispatch_dtypes(op) -> tuple[str, ...]:
+    fixed = fixed_data_type(op)
+    if fixed:
+        return (fixed,)
     return tuple(op.attr(dispatch_attr(op)).allowed)
 
 
 def data_inputs(op) -> list:
-    """Inputs whose dtype is the dispatch attr: they get random data of the test dtype."""
+    """Inputs whose dtype is the dispatch attr (or the fixed data dtype): they get random data
+    of the test dtype."""
+    fixed = fixed_data_type(op)
+    if fixed:
+        return [a for a in op.inputs if a.type == fixed]
     d = dispatch_attr(op)
     return [a for a in op.inputs if a.type_attr == d]
 
 
 def index_inputs(op) -> list:
     """The other inputs (axes, perm, shape, dims): built by INPUT_BUILDERS."""
-    d = dispatch_attr(op)
-    return [a for a in op.inputs if a.type_attr != d]
+    data = {a.name for a in data_inputs(op)}
+    return [a for a in op.inputs if a.name not in data]
 
 
 def wrapper(op):
@@ -182,6 +201,26 @@ DOMAINS: dict[str, dict[str, Domain]] = {
     "Less": {"*": Domain(choices=(0, 1, 2, 3))},
     "Greater": {"*": Domain(choices=(0, 1, 2, 3))},
     "Square": {"*": Domain(int=(-11, 11), uint=(0, 15))},
+    # ---- math ops (issue 4)
+    "Reciprocal": {"*": Domain(int=(-3, 3), away_from_zero=0.25)},
+    "Rsqrt": {"*": Domain(float=(0.1, 4.0))},
+    "Asin": {"*": Domain(float=(-1.0, 1.0))},
+    "Acos": {"*": Domain(float=(-1.0, 1.0))},
+    "Atanh": {"*": Domain(float=(-0.95, 0.95))},
+    "Acosh": {"*": Domain(float=(1.0, 4.0))},
+    "Log1p": {"*": Domain(float=(-0.9, 3.0))},
+    "Round": {"*": Domain(choices=tuple(np.arange(-4.0, 4.01, 0.25)))},  # ties to even
+    "FloorDiv": {"y": Domain(float=(-4.0, 4.0), int=(-6, 6), uint=(1, 6), away_from_zero=0.5)},
+    "FloorMod": {"y": Domain(float=(-4.0, 4.0), int=(-6, 6), uint=(1, 6), away_from_zero=0.5)},
+    "NotEqual": {"*": Domain(choices=(-1, 0, 1))},
+    "LessEqual": {"*": Domain(choices=(0, 1, 2, 3))},
+    "GreaterEqual": {"*": Domain(choices=(0, 1, 2, 3))},
+    "Prod": {"*": Domain(float=(0.6, 1.4), int=(-3, 3))},
+    "ArgMax": {"*": Domain(choices=(-1, 0, 1, 2, 3))},  # ties: the first index wins
+    "ArgMin": {"*": Domain(choices=(-1, 0, 1, 2, 3))},
+    "ClipByValue": {"clip_value_min": Domain(float=(-2.0, -0.2), int=(-5, -1), uint=(0, 5)),
+                    "clip_value_max": Domain(float=(0.2, 2.0), int=(1, 5), uint=(6, 12))},
+    # ---- end math ops
 }
 
 
@@ -310,6 +349,8 @@ def family(op) -> str | None:
     """The op's shape family (which SHAPE_CASES drive it): its shape function's name when the
     matrix knows it, else what its signature implies (one data input and no index inputs:
     "unchanged", e.g. Shape or a custom unary op; two: "broadcast"); None if neither."""
+    if op.name in MATH_FAMILIES:
+        return MATH_FAMILIES[op.name]
     sf = op.shape_fn.name if op.shape_fn else "custom"
     if sf in _FAMILIES:
         return sf
@@ -326,13 +367,120 @@ def why_not_driven(op) -> str | None:
         return "stateful"
     if not op.reference:
         return "no NumPy reference in its opdef"
-    if dispatch_attr(op) is None:
+    if dispatch_attr(op) is None and fixed_data_type(op) is None:
         return "no type attr on its inputs"
     if any(a.type_list_attr for a in op.inputs):
         return "list(type) inputs"
     if family(op) is None:
         return f"no shape cases for shape function {op.shape_fn.name!r} (add to opmatrix)"
     return None
+
+
+# ------------------------------------------------------------------------------ math ops (issue 4)
+# Shape families of math ops whose shape function alone does not say how to call them; their
+# cases, large cases and special-value cases.
+
+MATH_FAMILIES = {"Select": "select", "SelectV2": "select_v2", "ClipByValue": "clip",
+                 "ArgMax": "arg", "ArgMin": "arg", "Cumsum": "cumsum", "BatchMatMulV2": "batch_matmul"}
+
+SELECT_CASES = [  # (shape of t and e, shape of condition)
+    ((), ()), ((5,), (5,)), ((3, 4), (3, 4)), ((3, 4), (3,)), ((3, 4), ()), ((2, 3, 4), (2,)),
+    ((2, 3, 4), (2, 3, 4)), ((0, 3), (0,)), ((2, 0), (2, 0))]
+SELECT_V2_CASES = [  # (condition, t, e)
+    ((), (), ()), ((3, 4), (3, 4), (3, 4)), ((3, 1), (1, 4), ()), ((4,), (3, 4), (3, 1)),
+    ((2, 1, 3), (3,), (2, 1, 1)), ((0, 3), (1, 3), ()), ((3, 4), (), ()), ((), (2, 3), (2, 3))]
+CLIP_CASES = [((), (), ()), ((5,), (), ()), ((3, 4), (3, 4), ()), ((3, 4), (), (3, 4)),
+              ((2, 3, 4), (2, 3, 4), (2, 3, 4)), ((0, 3), (), ())]  # (t, min, max)
+ARG_CASES = [((5,), 0), ((5,), -1), ((3, 4), 0), ((3, 4), 1), ((3, 4), -1), ((2, 3, 4), 0),
+             ((2, 3, 4), 1), ((2, 3, 4), 2), ((2, 3, 4), -2), ((1, 1, 5), 2), ((1, 1, 5), 0),
+             ((0, 3), 1), ((2, 0, 3), 0)]  # (shape, dimension)
+CUMSUM_CASES = [((5,), 0, False, False), ((5,), -1, True, False), ((5,), 0, False, True),
+                ((5,), 0, True, True), ((3, 4), 1, False, False), ((3, 4), 0, True, True),
+                ((3, 4), -2, False, True), ((2, 3, 4), 1, True, False), ((2, 3, 4), 2, False, True),
+                ((1, 1, 5), 0, False, False), ((0, 3), 1, True, False), ((2, 0, 3), 2, False, True)]
+BATCH_MATMUL_CASES = [  # (batch of x, batch of y, m, k, n, adj_x, adj_y)
+    ((), (), 2, 3, 4, False, False), ((), (), 2, 3, 4, True, False), ((), (), 2, 3, 4, False, True),
+    ((), (), 2, 3, 4, True, True), ((2,), (2,), 2, 3, 4, False, False), ((2, 1), (3,), 1, 2, 3, True, False),
+    ((1,), (4,), 3, 2, 2, False, True), ((3,), (), 2, 2, 2, True, True), ((0,), (), 2, 3, 4, False, False),
+    ((2,), (2,), 0, 3, 2, False, False), ((2,), (2,), 2, 0, 3, False, True), ((2,), (1,), 2, 3, 0, False, False)]
+LARGE_SELECT = [((300, 517), (300, 517)), ((300, 517), (300,))]
+LARGE_SELECT_V2 = [((300, 517), (300, 517), (300, 517)), ((300, 1), (1, 517), ())]
+LARGE_CLIP = [((300, 517), (), ()), ((300, 517), (300, 517), (300, 517))]
+LARGE_ARG = [((155101,), 0), ((300, 517), 1), ((300, 517), 0), ((3, 70001), -1)]
+LARGE_CUMSUM = [((155101,), 0, False, False), ((155101,), 0, True, True), ((300, 517), 1, False, True),
+                ((517, 300), 0, True, False)]
+LARGE_BATCH_MATMUL = [((64,), (64,), 16, 32, 16, False, True), ((2,), (), 128, 300, 64, True, False)]
+
+
+def _arg_output_types(op):
+    return op.attr("output_type").allowed
+
+
+def _bmm_case(prefix, bx, by, m, k, n, ax, ay, data):
+    x = tuple(bx) + ((k, m) if ax else (m, k))
+    y = tuple(by) + ((n, k) if ay else (k, n))
+    attrs = {"adj_x": ax, "adj_y": ay}
+    return Case(f"{prefix}{shape_id(x)}-{shape_id(y)}-{attrs_id(attrs)}", dict(zip(data, (x, y))), attrs)
+
+
+def _math_cases(op, spec, large=False) -> list[Case]:
+    data = [a.name for a in data_inputs(op)]
+    sf = family(op)
+    if sf == "select":
+        return [Case(f"{shape_id(t)}-cond_{shape_id(c)}", {data[0]: t, data[1]: t}, extra={"cond": c})
+                for t, c in (LARGE_SELECT if large else SELECT_CASES)]
+    if sf == "select_v2":
+        return [Case(f"{shape_id(c)}-{shape_id(t)}-{shape_id(e)}", {data[0]: t, data[1]: e}, extra={"cond": c})
+                for c, t, e in (LARGE_SELECT_V2 if large else SELECT_V2_CASES)]
+    if sf == "clip":
+        return [Case("-".join(map(shape_id, shapes)), dict(zip(data, shapes)))
+                for shapes in (LARGE_CLIP if large else CLIP_CASES)]
+    if sf == "arg":
+        # int16 indices cannot address the large cases' dimensions (an error, see test_errors_math)
+        types = itertools.cycle([t for t in _arg_output_types(op) if not (large and t == "int16")])
+        return [Case(f"{shape_id(s)}-dim_{ax}-{ot}", {data[0]: s}, {"output_type": ot}, extra={"axis": ax})
+                for (s, ax), ot in zip(LARGE_ARG if large else ARG_CASES, types)]
+    if sf == "cumsum":
+        out = []
+        for s, ax, ex, rev in (LARGE_CUMSUM if large else CUMSUM_CASES):
+            attrs = {"exclusive": ex, "reverse": rev}
+            out.append(Case(f"{shape_id(s)}-axis_{ax}-{attrs_id(attrs)}", {data[0]: s}, attrs, extra={"axis": ax}))
+        return out
+    if sf == "batch_matmul":
+        return [_bmm_case("", *c, data) for c in (LARGE_BATCH_MATMUL if large else BATCH_MATMUL_CASES)]
+    raise AssertionError(f"no math cases for family {sf!r}")
+
+
+def _math_special_cases(op, spec, n) -> list[Case]:
+    data = [a.name for a in data_inputs(op)]
+    sf = family(op)
+    if sf == "arg":
+        ot = _arg_output_types(op)[-1]
+        return [Case(f"special-dim_{ax}", {data[0]: (3, n)}, {"output_type": ot},
+                     extra={"axis": ax, "special": True}) for ax in (0, 1)]
+    if sf == "cumsum":
+        return [Case(f"special-{attrs_id(a)}", {data[0]: (n,)}, a, extra={"axis": 0, "special": True})
+                for a in ({"exclusive": False, "reverse": False}, {"exclusive": True, "reverse": True})]
+    return []
+
+
+MATH_CASES = {f: _math_cases for f in set(MATH_FAMILIES.values())}
+MATH_LARGE_CASES = {f: (lambda op, spec: _math_cases(op, spec, large=True)) for f in set(MATH_FAMILIES.values())}
+MATH_SPECIAL_CASES = {"arg": _math_special_cases, "cumsum": _math_special_cases}
+
+
+def build_math_axis(rng, op, case, data):
+    """The scalar axis of ArgMax/ArgMin (dimension) and Cumsum (axis), from the case."""
+    (arg,) = index_inputs(op)
+    return {arg.name: np.asarray(case.extra["axis"]).astype(_index_dtype(rng, op, arg))}
+
+
+def build_condition(rng, op, case, data):
+    """Select's and SelectV2's bool condition, of the case's condition shape."""
+    return {"condition": rng.random(case.extra["cond"]) < 0.5}
+
+
+# ------------------------------------------------------------------------------ end math ops
 
 
 # The ops the matrix drives; the others (and why) are listed in the coverage summary.
@@ -382,6 +530,8 @@ def _special_cases(op, spec) -> list[Case]:
     if sf == "reduce":
         return [Case(f"special-{mode}", {data[0]: (3, n)}, {"keep_dims": False}, mode,
                      extra={"special": True}) for mode in ("first", "last")]
+    if sf in MATH_SPECIAL_CASES:
+        return MATH_SPECIAL_CASES[sf](op, spec, n)
     return []
 
 
@@ -403,6 +553,8 @@ def _special_values(shape, spec, k: int) -> np.ndarray:
 def _large_cases(op, spec) -> list[Case]:
     data = [a.name for a in data_inputs(op)]
     sf = family(op)
+    if sf in MATH_LARGE_CASES:
+        return MATH_LARGE_CASES[sf](op, spec)
     if sf == "unchanged" and op.name == "Cast":
         return [Case(f"to_{d}-{shape_id(s)}", {data[0]: s}, {"DstT": d}, extra={"DstT": d})
                 for d in LARGE_CAST_TARGETS for s in LARGE_UNARY]
@@ -434,6 +586,8 @@ def _cases(op, spec: str) -> list[Case]:
     data = [a.name for a in data_inputs(op)]
     sf = family(op)
     out: list[Case] = []
+    if sf in MATH_CASES:
+        return MATH_CASES[sf](op, spec)
     if sf == "unchanged" and op.name == "Cast":
         for dst in ALL_DTYPES:
             for s in CAST_SHAPES:
@@ -478,9 +632,9 @@ def valid_case(op, spec: str) -> Case:
 
 
 def empty_reduction_is_error(op_name: str, spec: str) -> bool:
-    """Reducing a zero-size axis into a non-empty output is an error for Max (no identity)
+    """Reducing a zero-size axis into a non-empty output is an error for Max/Min (no identity)
     and for an integer Mean (0/0); Sum gives 0 and a float Mean NaN."""
-    return op_name == "Max" or (op_name == "Mean" and not is_float(spec))
+    return op_name in ("Max", "Min") or (op_name == "Mean" and not is_float(spec))
 
 
 # ------------------------------------------------------------------------------ index inputs
@@ -601,6 +755,17 @@ INPUT_BUILDERS = {
     "Sum": build_reduction,
     "Mean": build_reduction,
     "Max": build_reduction,
+    # ---- math ops (issue 4): builders are defined in the math block below
+    "Min": build_reduction,
+    "Prod": build_reduction,
+    "All": build_reduction,
+    "Any": build_reduction,
+    "ArgMax": lambda *a: build_math_axis(*a),
+    "ArgMin": lambda *a: build_math_axis(*a),
+    "Cumsum": lambda *a: build_math_axis(*a),
+    "Select": lambda *a: build_condition(*a),
+    "SelectV2": lambda *a: build_condition(*a),
+    # ---- end math ops
     "Transpose": build_transpose,
     "Reshape": build_reshape,
     "Fill": build_fill,

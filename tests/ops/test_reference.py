@@ -38,6 +38,10 @@ def _tol_scale(op, inputs, attrs, ref) -> float:
         terms = first.shape[0 if attrs.get("transpose_a") else 1]
     elif family(op) == "reduce":
         terms = first.size // max(1, ref.size)
+    elif family(op) == "batch_matmul":  # math ops (issue 4)
+        terms = first.shape[-2 if attrs.get("adj_x") else -1]
+    elif family(op) == "cumsum":
+        terms = first.shape[int(inputs["axis"])] if first.ndim else 1
     else:
         return 1.0
     return float(max(1.0, np.sqrt(terms)))

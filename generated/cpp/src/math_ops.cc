@@ -29,6 +29,44 @@ OpSpec MakeAbs() {
   return op;
 }
 
+OpSpec MakeAcos() {
+  OpSpec op;
+  op.name = "Acos";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeAcosh() {
+  OpSpec op;
+  op.name = "Acosh";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeAddN() {
   OpSpec op;
   op.name = "AddN";
@@ -77,6 +115,292 @@ OpSpec MakeAddV2() {
   return op;
 }
 
+OpSpec MakeAll() {
+  OpSpec op;
+  op.name = "All";
+  op.inputs.push_back(ArgSpec{"input", DType::kBool, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"reduction_indices", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kBool, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "keep_dims";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::reduce(c, 0, 1, 0); };
+  return op;
+}
+
+OpSpec MakeAny() {
+  OpSpec op;
+  op.name = "Any";
+  op.inputs.push_back(ArgSpec{"input", DType::kBool, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"reduction_indices", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kBool, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "keep_dims";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::reduce(c, 0, 1, 0); };
+  return op;
+}
+
+OpSpec MakeArgMax() {
+  OpSpec op;
+  op.name = "ArgMax";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dimension", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 2, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ArgMax", c); };
+  return op;
+}
+
+OpSpec MakeArgMin() {
+  OpSpec op;
+  op.name = "ArgMin";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dimension", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 2, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ArgMin", c); };
+  return op;
+}
+
+OpSpec MakeAsin() {
+  OpSpec op;
+  op.name = "Asin";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeAsinh() {
+  OpSpec op;
+  op.name = "Asinh";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeAtan() {
+  OpSpec op;
+  op.name = "Atan";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeAtan2() {
+  OpSpec op;
+  op.name = "Atan2";
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  return op;
+}
+
+OpSpec MakeAtanh() {
+  OpSpec op;
+  op.name = "Atanh";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeBatchMatMulV2() {
+  OpSpec op;
+  op.name = "BatchMatMulV2";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "adj_x";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "adj_y";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "grad_x";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "grad_y";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("BatchMatMulV2", c); };
+  return op;
+}
+
 OpSpec MakeCast() {
   OpSpec op;
   op.name = "Cast";
@@ -111,6 +435,130 @@ OpSpec MakeCast() {
   return op;
 }
 
+OpSpec MakeCeil() {
+  OpSpec op;
+  op.name = "Ceil";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeClipByValue() {
+  OpSpec op;
+  op.name = "ClipByValue";
+  op.inputs.push_back(ArgSpec{"t", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"clip_value_min", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"clip_value_max", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeCos() {
+  OpSpec op;
+  op.name = "Cos";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeCosh() {
+  OpSpec op;
+  op.name = "Cosh";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeCumsum() {
+  OpSpec op;
+  op.name = "Cumsum";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"axis", DType::kInvalid, 3, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"out", DType::kInvalid, 2, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "exclusive";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "reverse";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 2;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeEqual() {
   OpSpec op;
   op.name = "Equal";
@@ -139,6 +587,25 @@ OpSpec MakeEqual() {
   return op;
 }
 
+OpSpec MakeErf() {
+  OpSpec op;
+  op.name = "Erf";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeExp() {
   OpSpec op;
   op.name = "Exp";
@@ -155,6 +622,84 @@ OpSpec MakeExp() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeExpm1() {
+  OpSpec op;
+  op.name = "Expm1";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeFloor() {
+  OpSpec op;
+  op.name = "Floor";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeFloorDiv() {
+  OpSpec op;
+  op.name = "FloorDiv";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  return op;
+}
+
+OpSpec MakeFloorMod() {
+  OpSpec op;
+  op.name = "FloorMod";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
   return op;
 }
 
@@ -178,9 +723,87 @@ OpSpec MakeGreater() {
   return op;
 }
 
+OpSpec MakeGreaterEqual() {
+  OpSpec op;
+  op.name = "GreaterEqual";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kBool, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  return op;
+}
+
+OpSpec MakeIsFinite() {
+  OpSpec op;
+  op.name = "IsFinite";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kBool, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeIsNan() {
+  OpSpec op;
+  op.name = "IsNan";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kBool, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeLess() {
   OpSpec op;
   op.name = "Less";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kBool, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  return op;
+}
+
+OpSpec MakeLessEqual() {
+  OpSpec op;
+  op.name = "LessEqual";
   op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
   op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
   op.outputs.push_back(ArgSpec{"z", DType::kBool, -1, -1, -1, false});
@@ -214,6 +837,60 @@ OpSpec MakeLog() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeLog1p() {
+  OpSpec op;
+  op.name = "Log1p";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeLogicalAnd() {
+  OpSpec op;
+  op.name = "LogicalAnd";
+  op.inputs.push_back(ArgSpec{"x", DType::kBool, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kBool, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kBool, -1, -1, -1, false});
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  return op;
+}
+
+OpSpec MakeLogicalNot() {
+  OpSpec op;
+  op.name = "LogicalNot";
+  op.inputs.push_back(ArgSpec{"x", DType::kBool, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kBool, -1, -1, -1, false});
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeLogicalOr() {
+  OpSpec op;
+  op.name = "LogicalOr";
+  op.inputs.push_back(ArgSpec{"x", DType::kBool, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kBool, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kBool, -1, -1, -1, false});
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
   return op;
 }
 
@@ -365,6 +1042,44 @@ OpSpec MakeMean() {
   return op;
 }
 
+OpSpec MakeMin() {
+  OpSpec op;
+  op.name = "Min";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"reduction_indices", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "keep_dims";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::reduce(c, 0, 1, 0); };
+  return op;
+}
+
 OpSpec MakeMinimum() {
   OpSpec op;
   op.name = "Minimum";
@@ -424,6 +1139,34 @@ OpSpec MakeNeg() {
   return op;
 }
 
+OpSpec MakeNotEqual() {
+  OpSpec op;
+  op.name = "NotEqual";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kBool, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "incompatible_shape_error";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("NotEqual", c); };
+  return op;
+}
+
 OpSpec MakePow() {
   OpSpec op;
   op.name = "Pow";
@@ -441,6 +1184,44 @@ OpSpec MakePow() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  return op;
+}
+
+OpSpec MakeProd() {
+  OpSpec op;
+  op.name = "Prod";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"reduction_indices", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "keep_dims";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::reduce(c, 0, 1, 0); };
   return op;
 }
 
@@ -487,9 +1268,165 @@ OpSpec MakeRealDiv() {
   return op;
 }
 
+OpSpec MakeReciprocal() {
+  OpSpec op;
+  op.name = "Reciprocal";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeRound() {
+  OpSpec op;
+  op.name = "Round";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeRsqrt() {
+  OpSpec op;
+  op.name = "Rsqrt";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeSelect() {
+  OpSpec op;
+  op.name = "Select";
+  op.inputs.push_back(ArgSpec{"condition", DType::kBool, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"t", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"e", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Select", c); };
+  return op;
+}
+
+OpSpec MakeSelectV2() {
+  OpSpec op;
+  op.name = "SelectV2";
+  op.inputs.push_back(ArgSpec{"condition", DType::kBool, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"t", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"e", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SelectV2", c); };
+  return op;
+}
+
 OpSpec MakeSigmoid() {
   OpSpec op;
   op.name = "Sigmoid";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeSign() {
+  OpSpec op;
+  op.name = "Sign";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeSin() {
+  OpSpec op;
+  op.name = "Sin";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeSinh() {
+  OpSpec op;
+  op.name = "Sinh";
   op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
   op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
   {
@@ -541,6 +1478,26 @@ OpSpec MakeSquare() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeSquaredDifference() {
+  OpSpec op;
+  op.name = "SquaredDifference";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
   return op;
 }
 
@@ -602,6 +1559,25 @@ OpSpec MakeSum() {
   return op;
 }
 
+OpSpec MakeTan() {
+  OpSpec op;
+  op.name = "Tan";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeTanh() {
   OpSpec op;
   op.name = "Tanh";
@@ -623,29 +1599,72 @@ OpSpec MakeTanh() {
 
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeAbs());
+  OpRegistry::Global().add_pending(MakeAcos());
+  OpRegistry::Global().add_pending(MakeAcosh());
   OpRegistry::Global().add_pending(MakeAddN());
   OpRegistry::Global().add_pending(MakeAddV2());
+  OpRegistry::Global().add_pending(MakeAll());
+  OpRegistry::Global().add_pending(MakeAny());
+  OpRegistry::Global().add_pending(MakeArgMax());
+  OpRegistry::Global().add_pending(MakeArgMin());
+  OpRegistry::Global().add_pending(MakeAsin());
+  OpRegistry::Global().add_pending(MakeAsinh());
+  OpRegistry::Global().add_pending(MakeAtan());
+  OpRegistry::Global().add_pending(MakeAtan2());
+  OpRegistry::Global().add_pending(MakeAtanh());
+  OpRegistry::Global().add_pending(MakeBatchMatMulV2());
   OpRegistry::Global().add_pending(MakeCast());
+  OpRegistry::Global().add_pending(MakeCeil());
+  OpRegistry::Global().add_pending(MakeClipByValue());
+  OpRegistry::Global().add_pending(MakeCos());
+  OpRegistry::Global().add_pending(MakeCosh());
+  OpRegistry::Global().add_pending(MakeCumsum());
   OpRegistry::Global().add_pending(MakeEqual());
+  OpRegistry::Global().add_pending(MakeErf());
   OpRegistry::Global().add_pending(MakeExp());
+  OpRegistry::Global().add_pending(MakeExpm1());
+  OpRegistry::Global().add_pending(MakeFloor());
+  OpRegistry::Global().add_pending(MakeFloorDiv());
+  OpRegistry::Global().add_pending(MakeFloorMod());
   OpRegistry::Global().add_pending(MakeGreater());
+  OpRegistry::Global().add_pending(MakeGreaterEqual());
+  OpRegistry::Global().add_pending(MakeIsFinite());
+  OpRegistry::Global().add_pending(MakeIsNan());
   OpRegistry::Global().add_pending(MakeLess());
+  OpRegistry::Global().add_pending(MakeLessEqual());
   OpRegistry::Global().add_pending(MakeLog());
+  OpRegistry::Global().add_pending(MakeLog1p());
+  OpRegistry::Global().add_pending(MakeLogicalAnd());
+  OpRegistry::Global().add_pending(MakeLogicalNot());
+  OpRegistry::Global().add_pending(MakeLogicalOr());
   OpRegistry::Global().add_pending(MakeMatMul());
   OpRegistry::Global().add_pending(MakeMax());
   OpRegistry::Global().add_pending(MakeMaximum());
   OpRegistry::Global().add_pending(MakeMean());
+  OpRegistry::Global().add_pending(MakeMin());
   OpRegistry::Global().add_pending(MakeMinimum());
   OpRegistry::Global().add_pending(MakeMul());
   OpRegistry::Global().add_pending(MakeNeg());
+  OpRegistry::Global().add_pending(MakeNotEqual());
   OpRegistry::Global().add_pending(MakePow());
+  OpRegistry::Global().add_pending(MakeProd());
   OpRegistry::Global().add_pending(MakeRange());
   OpRegistry::Global().add_pending(MakeRealDiv());
+  OpRegistry::Global().add_pending(MakeReciprocal());
+  OpRegistry::Global().add_pending(MakeRound());
+  OpRegistry::Global().add_pending(MakeRsqrt());
+  OpRegistry::Global().add_pending(MakeSelect());
+  OpRegistry::Global().add_pending(MakeSelectV2());
   OpRegistry::Global().add_pending(MakeSigmoid());
+  OpRegistry::Global().add_pending(MakeSign());
+  OpRegistry::Global().add_pending(MakeSin());
+  OpRegistry::Global().add_pending(MakeSinh());
   OpRegistry::Global().add_pending(MakeSqrt());
   OpRegistry::Global().add_pending(MakeSquare());
+  OpRegistry::Global().add_pending(MakeSquaredDifference());
   OpRegistry::Global().add_pending(MakeSub());
   OpRegistry::Global().add_pending(MakeSum());
+  OpRegistry::Global().add_pending(MakeTan());
   OpRegistry::Global().add_pending(MakeTanh());
   return true;
 }();

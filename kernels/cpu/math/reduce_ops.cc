@@ -1,4 +1,4 @@
-// Reductions over axes: Sum, Mean, Max. The input's dims are collapsed into runs of kept and
+// Reductions over axes: Sum, Mean, Max, Min, Prod, All, Any. The input's dims are collapsed into runs of kept and
 // reduced dims; the common layouts (one reduced run: rows, columns, everything) have tight,
 // parallel loops, anything else goes through a precomputed offset table. Floats accumulate
 // in double and integers in 64 bits, then round or wrap to the output type.
@@ -56,6 +56,58 @@ struct MaxR {
   }
   static Acc merge(Acc a, Acc b) { return step(a, static_cast<T>(b)); }
   static T finish(Acc a, int64_t) { return static_cast<T>(a); }
+};
+
+template <typename T>
+struct MinR {
+  using C = cpu::compute_t<T>;
+  using Acc = C;
+  static Acc init() {
+    if constexpr (cpu::is_float_v<T>) return std::numeric_limits<C>::infinity();
+    else return std::numeric_limits<C>::max();
+  }
+  static Acc step(Acc a, T v) {
+    C c = static_cast<C>(v);
+    if constexpr (cpu::is_float_v<T>) {
+      if (std::isnan(c) || std::isnan(a)) return std::isnan(a) ? a : c;
+    }
+    return c < a ? c : a;
+  }
+  static Acc merge(Acc a, Acc b) { return step(a, static_cast<T>(b)); }
+  static T finish(Acc a, int64_t) { return static_cast<T>(a); }
+};
+
+// Products: floats in double; integers in uint64 so that overflow wraps (the low bits of the
+// product are those of the wrapped product in T).
+template <typename T>
+struct ProdR {
+  using Acc = std::conditional_t<cpu::is_float_v<T>, double, uint64_t>;
+  static Acc init() { return Acc(1); }
+  static Acc step(Acc a, T v) {
+    if constexpr (cpu::is_float_v<T>) return a * static_cast<double>(static_cast<cpu::compute_t<T>>(v));
+    else return a * static_cast<uint64_t>(static_cast<int64_t>(v));
+  }
+  static Acc merge(Acc a, Acc b) { return a * b; }
+  static T finish(Acc a, int64_t) {
+    if constexpr (cpu::is_float_v<T>) return static_cast<T>(static_cast<cpu::compute_t<T>>(a));
+    else return static_cast<T>(a);
+  }
+};
+
+struct AllR {
+  using Acc = bool;
+  static Acc init() { return true; }
+  static Acc step(Acc a, bool v) { return a && v; }
+  static Acc merge(Acc a, Acc b) { return a && b; }
+  static bool finish(Acc a, int64_t) { return a; }
+};
+
+struct AnyR {
+  using Acc = bool;
+  static Acc init() { return false; }
+  static Acc step(Acc a, bool v) { return a || v; }
+  static Acc merge(Acc a, Acc b) { return a || b; }
+  static bool finish(Acc a, int64_t) { return a; }
 };
 
 // Reduces row[0, n) with 8 independent accumulators so the loop vectorizes and pipelines
@@ -243,6 +295,42 @@ Status MaxCpu(ops::MaxArgs& a) {
   return Status::OK();
 }
 
+template <typename T>
+Status MinCpu(ops::MinArgs& a) {
+  std::vector<int> axes;
+  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
+  if (reduced_count(a.input, axes) == 0 && a.output.num_elements() > 0) {
+    return a.ctx.error("the minimum of an empty set is undefined (reducing a zero-size dimension)");
+  }
+  reduce<T, MinR<T>>(a.input, axes, a.output);
+  return Status::OK();
+}
+
+template <typename T>
+Status ProdCpu(ops::ProdArgs& a) {
+  std::vector<int> axes;
+  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
+  reduce<T, ProdR<T>>(a.input, axes, a.output);
+  return Status::OK();
+}
+
+// All and Any dispatch on Tidx (their data is always bool): Tidx is unused here.
+template <typename Tidx>
+Status AllCpu(ops::AllArgs& a) {
+  std::vector<int> axes;
+  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
+  reduce<bool, AllR>(a.input, axes, a.output);
+  return Status::OK();
+}
+
+template <typename Tidx>
+Status AnyCpu(ops::AnyArgs& a) {
+  std::vector<int> axes;
+  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
+  reduce<bool, AnyR>(a.input, axes, a.output);
+  return Status::OK();
+}
+
 #define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 
 }  // namespace
@@ -250,5 +338,9 @@ Status MaxCpu(ops::MaxArgs& a) {
 OPFORGE_REGISTER_KERNEL(Sum, CPU, SumCpu, OPF_NUMERIC)
 OPFORGE_REGISTER_KERNEL(Mean, CPU, MeanCpu, OPF_NUMERIC)
 OPFORGE_REGISTER_KERNEL(Max, CPU, MaxCpu, OPF_NUMERIC)
+OPFORGE_REGISTER_KERNEL(Min, CPU, MinCpu, OPF_NUMERIC)
+OPFORGE_REGISTER_KERNEL(Prod, CPU, ProdCpu, OPF_NUMERIC)
+OPFORGE_REGISTER_KERNEL(All, CPU, AllCpu, int32_t, int64_t)
+OPFORGE_REGISTER_KERNEL(Any, CPU, AnyCpu, int32_t, int64_t)
 
 }  // namespace opforge

@@ -26,6 +26,36 @@ struct AbsArgs {
   KernelContext& ctx;
 };
 
+// Acos: Computes the inverse cosine of x element-wise (radians in [0, pi]).
+// Defined in opdefs/math/acos.pbtxt.
+struct AcosArgs {
+  static constexpr const char* kOpName = "Acos";
+  explicit AcosArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// Acosh: Computes the inverse hyperbolic cosine of x element-wise.
+// Defined in opdefs/math/acosh.pbtxt.
+struct AcoshArgs {
+  static constexpr const char* kOpName = "Acosh";
+  explicit AcoshArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
 // AddN: Add all input tensors element-wise.
 // Defined in opdefs/math/add_n.pbtxt.
 struct AddNArgs {
@@ -60,6 +90,188 @@ struct AddV2Args {
   KernelContext& ctx;
 };
 
+// All: Computes the "logical and" of elements across dimensions of a tensor.
+// Defined in opdefs/math/all.pbtxt.
+struct AllArgs {
+  static constexpr const char* kOpName = "All";
+  explicit AllArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        reduction_indices(ctx.input(1)),
+        keep_dims(ctx.attr(0).b),
+        Tidx(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& reduction_indices;
+  bool keep_dims;
+  DType Tidx;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Any: Computes the "logical or" of elements across dimensions of a tensor.
+// Defined in opdefs/math/any.pbtxt.
+struct AnyArgs {
+  static constexpr const char* kOpName = "Any";
+  explicit AnyArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        reduction_indices(ctx.input(1)),
+        keep_dims(ctx.attr(0).b),
+        Tidx(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& reduction_indices;
+  bool keep_dims;
+  DType Tidx;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// ArgMax: Returns the index with the largest value across a dimension of a tensor.
+// Defined in opdefs/math/arg_max.pbtxt.
+struct ArgMaxArgs {
+  static constexpr const char* kOpName = "ArgMax";
+  explicit ArgMaxArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        dimension(ctx.input(1)),
+        T(ctx.attr(0).type),
+        Tidx(ctx.attr(1).type),
+        output_type(ctx.attr(2).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& dimension;
+  DType T;
+  DType Tidx;
+  DType output_type;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// ArgMin: Returns the index with the smallest value across a dimension of a tensor.
+// Defined in opdefs/math/arg_min.pbtxt.
+struct ArgMinArgs {
+  static constexpr const char* kOpName = "ArgMin";
+  explicit ArgMinArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        dimension(ctx.input(1)),
+        T(ctx.attr(0).type),
+        Tidx(ctx.attr(1).type),
+        output_type(ctx.attr(2).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& dimension;
+  DType T;
+  DType Tidx;
+  DType output_type;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Asin: Computes the inverse sine of x element-wise (radians in [-pi/2, pi/2]).
+// Defined in opdefs/math/asin.pbtxt.
+struct AsinArgs {
+  static constexpr const char* kOpName = "Asin";
+  explicit AsinArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// Asinh: Computes the inverse hyperbolic sine of x element-wise.
+// Defined in opdefs/math/asinh.pbtxt.
+struct AsinhArgs {
+  static constexpr const char* kOpName = "Asinh";
+  explicit AsinhArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// Atan: Computes the inverse tangent of x element-wise (radians in (-pi/2, pi/2)).
+// Defined in opdefs/math/atan.pbtxt.
+struct AtanArgs {
+  static constexpr const char* kOpName = "Atan";
+  explicit AtanArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// Atan2: Computes arctangent of y/x element-wise, respecting signs of the arguments.
+// Defined in opdefs/math/atan2.pbtxt.
+struct Atan2Args {
+  static constexpr const char* kOpName = "Atan2";
+  explicit Atan2Args(KernelContext& ctx)
+      : y(ctx.input(0)),
+        x(ctx.input(1)),
+        T(ctx.attr(0).type),
+        z(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& y;
+  const Tensor& x;
+  DType T;
+  Tensor& z;
+  KernelContext& ctx;
+};
+
+// Atanh: Computes the inverse hyperbolic tangent of x element-wise.
+// Defined in opdefs/math/atanh.pbtxt.
+struct AtanhArgs {
+  static constexpr const char* kOpName = "Atanh";
+  explicit AtanhArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// BatchMatMulV2: Multiplies slices of two tensors in batches.
+// Defined in opdefs/math/batch_mat_mul_v2.pbtxt.
+struct BatchMatMulV2Args {
+  static constexpr const char* kOpName = "BatchMatMulV2";
+  explicit BatchMatMulV2Args(KernelContext& ctx)
+      : x(ctx.input(0)),
+        y(ctx.input(1)),
+        T(ctx.attr(0).type),
+        adj_x(ctx.attr(1).b),
+        adj_y(ctx.attr(2).b),
+        grad_x(ctx.attr(3).b),
+        grad_y(ctx.attr(4).b),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  const Tensor& y;
+  DType T;
+  bool adj_x;
+  bool adj_y;
+  bool grad_x;
+  bool grad_y;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
 // Cast: Cast x of type SrcT to y of DstT.
 // Defined in opdefs/math/cast.pbtxt.
 struct CastArgs {
@@ -76,6 +288,93 @@ struct CastArgs {
   DType DstT;
   bool Truncate;
   Tensor& y;
+  KernelContext& ctx;
+};
+
+// Ceil: Returns the smallest integer not less than x, element-wise.
+// Defined in opdefs/math/ceil.pbtxt.
+struct CeilArgs {
+  static constexpr const char* kOpName = "Ceil";
+  explicit CeilArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// ClipByValue: Clips tensor values to a specified min and max.
+// Defined in opdefs/math/clip_by_value.pbtxt.
+struct ClipByValueArgs {
+  static constexpr const char* kOpName = "ClipByValue";
+  explicit ClipByValueArgs(KernelContext& ctx)
+      : t(ctx.input(0)),
+        clip_value_min(ctx.input(1)),
+        clip_value_max(ctx.input(2)),
+        T(ctx.attr(0).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& t;
+  const Tensor& clip_value_min;
+  const Tensor& clip_value_max;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Cos: Computes cosine of x element-wise.
+// Defined in opdefs/math/cos.pbtxt.
+struct CosArgs {
+  static constexpr const char* kOpName = "Cos";
+  explicit CosArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// Cosh: Computes hyperbolic cosine of x element-wise.
+// Defined in opdefs/math/cosh.pbtxt.
+struct CoshArgs {
+  static constexpr const char* kOpName = "Cosh";
+  explicit CoshArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// Cumsum: Compute the cumulative sum of the tensor `x` along `axis`.
+// Defined in opdefs/math/cumsum.pbtxt.
+struct CumsumArgs {
+  static constexpr const char* kOpName = "Cumsum";
+  explicit CumsumArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        axis(ctx.input(1)),
+        exclusive(ctx.attr(0).b),
+        reverse(ctx.attr(1).b),
+        T(ctx.attr(2).type),
+        Tidx(ctx.attr(3).type),
+        out(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  const Tensor& axis;
+  bool exclusive;
+  bool reverse;
+  DType T;
+  DType Tidx;
+  Tensor& out;
   KernelContext& ctx;
 };
 
@@ -98,6 +397,21 @@ struct EqualArgs {
   KernelContext& ctx;
 };
 
+// Erf: Computes the Gauss error function of x element-wise.
+// Defined in opdefs/math/erf.pbtxt.
+struct ErfArgs {
+  static constexpr const char* kOpName = "Erf";
+  explicit ErfArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
 // Exp: Computes exponential of x element-wise: y = e^x.
 // Defined in opdefs/math/exp.pbtxt.
 struct ExpArgs {
@@ -110,6 +424,70 @@ struct ExpArgs {
   const Tensor& x;
   DType T;
   Tensor& y;
+  KernelContext& ctx;
+};
+
+// Expm1: Computes exp(x) - 1 element-wise.
+// Defined in opdefs/math/expm1.pbtxt.
+struct Expm1Args {
+  static constexpr const char* kOpName = "Expm1";
+  explicit Expm1Args(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// Floor: Returns the largest integer not greater than x, element-wise.
+// Defined in opdefs/math/floor.pbtxt.
+struct FloorArgs {
+  static constexpr const char* kOpName = "Floor";
+  explicit FloorArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// FloorDiv: Returns x // y element-wise (the quotient rounded toward negative infinity).
+// Defined in opdefs/math/floor_div.pbtxt.
+struct FloorDivArgs {
+  static constexpr const char* kOpName = "FloorDiv";
+  explicit FloorDivArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        y(ctx.input(1)),
+        T(ctx.attr(0).type),
+        z(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  const Tensor& y;
+  DType T;
+  Tensor& z;
+  KernelContext& ctx;
+};
+
+// FloorMod: Returns the element-wise remainder of division, with the sign of the divisor.
+// Defined in opdefs/math/floor_mod.pbtxt.
+struct FloorModArgs {
+  static constexpr const char* kOpName = "FloorMod";
+  explicit FloorModArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        y(ctx.input(1)),
+        T(ctx.attr(0).type),
+        z(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  const Tensor& y;
+  DType T;
+  Tensor& z;
   KernelContext& ctx;
 };
 
@@ -130,11 +508,75 @@ struct GreaterArgs {
   KernelContext& ctx;
 };
 
+// GreaterEqual: Returns the truth value of (x >= y) element-wise.
+// Defined in opdefs/math/greater_equal.pbtxt.
+struct GreaterEqualArgs {
+  static constexpr const char* kOpName = "GreaterEqual";
+  explicit GreaterEqualArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        y(ctx.input(1)),
+        T(ctx.attr(0).type),
+        z(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  const Tensor& y;
+  DType T;
+  Tensor& z;
+  KernelContext& ctx;
+};
+
+// IsFinite: Returns which elements of x are finite (not NaN and not infinite).
+// Defined in opdefs/math/is_finite.pbtxt.
+struct IsFiniteArgs {
+  static constexpr const char* kOpName = "IsFinite";
+  explicit IsFiniteArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// IsNan: Returns which elements of x are NaN.
+// Defined in opdefs/math/is_nan.pbtxt.
+struct IsNanArgs {
+  static constexpr const char* kOpName = "IsNan";
+  explicit IsNanArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
 // Less: Returns the truth value of (x < y) element-wise.
 // Defined in opdefs/math/less.pbtxt.
 struct LessArgs {
   static constexpr const char* kOpName = "Less";
   explicit LessArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        y(ctx.input(1)),
+        T(ctx.attr(0).type),
+        z(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  const Tensor& y;
+  DType T;
+  Tensor& z;
+  KernelContext& ctx;
+};
+
+// LessEqual: Returns the truth value of (x <= y) element-wise.
+// Defined in opdefs/math/less_equal.pbtxt.
+struct LessEqualArgs {
+  static constexpr const char* kOpName = "LessEqual";
+  explicit LessEqualArgs(KernelContext& ctx)
       : x(ctx.input(0)),
         y(ctx.input(1)),
         T(ctx.attr(0).type),
@@ -159,6 +601,64 @@ struct LogArgs {
   const Tensor& x;
   DType T;
   Tensor& y;
+  KernelContext& ctx;
+};
+
+// Log1p: Computes natural logarithm of (1 + x) element-wise.
+// Defined in opdefs/math/log1p.pbtxt.
+struct Log1pArgs {
+  static constexpr const char* kOpName = "Log1p";
+  explicit Log1pArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// LogicalAnd: Returns the truth value of x AND y element-wise.
+// Defined in opdefs/math/logical_and.pbtxt.
+struct LogicalAndArgs {
+  static constexpr const char* kOpName = "LogicalAnd";
+  explicit LogicalAndArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        y(ctx.input(1)),
+        z(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  const Tensor& y;
+  Tensor& z;
+  KernelContext& ctx;
+};
+
+// LogicalNot: Returns the truth value of NOT x element-wise.
+// Defined in opdefs/math/logical_not.pbtxt.
+struct LogicalNotArgs {
+  static constexpr const char* kOpName = "LogicalNot";
+  explicit LogicalNotArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// LogicalOr: Returns the truth value of x OR y element-wise.
+// Defined in opdefs/math/logical_or.pbtxt.
+struct LogicalOrArgs {
+  static constexpr const char* kOpName = "LogicalOr";
+  explicit LogicalOrArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        y(ctx.input(1)),
+        z(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  const Tensor& y;
+  Tensor& z;
   KernelContext& ctx;
 };
 
@@ -246,6 +746,27 @@ struct MeanArgs {
   KernelContext& ctx;
 };
 
+// Min: Computes the minimum of elements across dimensions of a tensor.
+// Defined in opdefs/math/min.pbtxt.
+struct MinArgs {
+  static constexpr const char* kOpName = "Min";
+  explicit MinArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        reduction_indices(ctx.input(1)),
+        keep_dims(ctx.attr(0).b),
+        T(ctx.attr(1).type),
+        Tidx(ctx.attr(2).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& reduction_indices;
+  bool keep_dims;
+  DType T;
+  DType Tidx;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
 // Minimum: Returns min(x, y) element-wise.
 // Defined in opdefs/math/minimum.pbtxt.
 struct MinimumArgs {
@@ -295,6 +816,25 @@ struct NegArgs {
   KernelContext& ctx;
 };
 
+// NotEqual: Returns the truth value of (x != y) element-wise.
+// Defined in opdefs/math/not_equal.pbtxt.
+struct NotEqualArgs {
+  static constexpr const char* kOpName = "NotEqual";
+  explicit NotEqualArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        y(ctx.input(1)),
+        T(ctx.attr(0).type),
+        incompatible_shape_error(ctx.attr(1).b),
+        z(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  const Tensor& y;
+  DType T;
+  bool incompatible_shape_error;
+  Tensor& z;
+  KernelContext& ctx;
+};
+
 // Pow: Computes the power of one value to another: x ** y element-wise.
 // Defined in opdefs/math/pow.pbtxt.
 struct PowArgs {
@@ -309,6 +849,27 @@ struct PowArgs {
   const Tensor& y;
   DType T;
   Tensor& z;
+  KernelContext& ctx;
+};
+
+// Prod: Computes the product of elements across dimensions of a tensor.
+// Defined in opdefs/math/prod.pbtxt.
+struct ProdArgs {
+  static constexpr const char* kOpName = "Prod";
+  explicit ProdArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        reduction_indices(ctx.input(1)),
+        keep_dims(ctx.attr(0).b),
+        T(ctx.attr(1).type),
+        Tidx(ctx.attr(2).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& reduction_indices;
+  bool keep_dims;
+  DType T;
+  DType Tidx;
+  Tensor& output;
   KernelContext& ctx;
 };
 
@@ -348,11 +909,139 @@ struct RealDivArgs {
   KernelContext& ctx;
 };
 
+// Reciprocal: Computes the reciprocal of x element-wise: y = 1 / x.
+// Defined in opdefs/math/reciprocal.pbtxt.
+struct ReciprocalArgs {
+  static constexpr const char* kOpName = "Reciprocal";
+  explicit ReciprocalArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// Round: Rounds the values of a tensor to the nearest integer, element-wise.
+// Defined in opdefs/math/round.pbtxt.
+struct RoundArgs {
+  static constexpr const char* kOpName = "Round";
+  explicit RoundArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// Rsqrt: Computes the reciprocal of the square root of x element-wise: y = 1 / sqrt(x).
+// Defined in opdefs/math/rsqrt.pbtxt.
+struct RsqrtArgs {
+  static constexpr const char* kOpName = "Rsqrt";
+  explicit RsqrtArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// Select: Selects elements from `t` or `e`, depending on `condition`.
+// Defined in opdefs/math/select.pbtxt.
+struct SelectArgs {
+  static constexpr const char* kOpName = "Select";
+  explicit SelectArgs(KernelContext& ctx)
+      : condition(ctx.input(0)),
+        t(ctx.input(1)),
+        e(ctx.input(2)),
+        T(ctx.attr(0).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& condition;
+  const Tensor& t;
+  const Tensor& e;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// SelectV2: Selects elements from `t` or `e`, depending on `condition`, with broadcasting.
+// Defined in opdefs/math/select_v2.pbtxt.
+struct SelectV2Args {
+  static constexpr const char* kOpName = "SelectV2";
+  explicit SelectV2Args(KernelContext& ctx)
+      : condition(ctx.input(0)),
+        t(ctx.input(1)),
+        e(ctx.input(2)),
+        T(ctx.attr(0).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& condition;
+  const Tensor& t;
+  const Tensor& e;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
 // Sigmoid: Computes sigmoid of x element-wise: y = 1 / (1 + exp(-x)).
 // Defined in opdefs/math/sigmoid.pbtxt.
 struct SigmoidArgs {
   static constexpr const char* kOpName = "Sigmoid";
   explicit SigmoidArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// Sign: Returns an element-wise indication of the sign of a number.
+// Defined in opdefs/math/sign.pbtxt.
+struct SignArgs {
+  static constexpr const char* kOpName = "Sign";
+  explicit SignArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// Sin: Computes sine of x element-wise.
+// Defined in opdefs/math/sin.pbtxt.
+struct SinArgs {
+  static constexpr const char* kOpName = "Sin";
+  explicit SinArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
+  KernelContext& ctx;
+};
+
+// Sinh: Computes hyperbolic sine of x element-wise.
+// Defined in opdefs/math/sinh.pbtxt.
+struct SinhArgs {
+  static constexpr const char* kOpName = "Sinh";
+  explicit SinhArgs(KernelContext& ctx)
       : x(ctx.input(0)),
         T(ctx.attr(0).type),
         y(ctx.output(0)),
@@ -393,6 +1082,23 @@ struct SquareArgs {
   KernelContext& ctx;
 };
 
+// SquaredDifference: Returns (x - y)(x - y) element-wise.
+// Defined in opdefs/math/squared_difference.pbtxt.
+struct SquaredDifferenceArgs {
+  static constexpr const char* kOpName = "SquaredDifference";
+  explicit SquaredDifferenceArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        y(ctx.input(1)),
+        T(ctx.attr(0).type),
+        z(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  const Tensor& y;
+  DType T;
+  Tensor& z;
+  KernelContext& ctx;
+};
+
 // Sub: Returns x - y element-wise.
 // Defined in opdefs/math/sub.pbtxt.
 struct SubArgs {
@@ -428,6 +1134,21 @@ struct SumArgs {
   DType T;
   DType Tidx;
   Tensor& output;
+  KernelContext& ctx;
+};
+
+// Tan: Computes tangent of x element-wise.
+// Defined in opdefs/math/tan.pbtxt.
+struct TanArgs {
+  static constexpr const char* kOpName = "Tan";
+  explicit TanArgs(KernelContext& ctx)
+      : x(ctx.input(0)),
+        T(ctx.attr(0).type),
+        y(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& x;
+  DType T;
+  Tensor& y;
   KernelContext& ctx;
 };
 

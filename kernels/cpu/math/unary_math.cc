@@ -1,0 +1,195 @@
+// Elementwise unary math: Reciprocal, Rsqrt, the trigonometric and hyperbolic functions and
+// their inverses, Erf, Floor, Ceil, Round, Sign, Log1p, Expm1, IsNan, IsFinite, LogicalNot.
+// 16-bit floats compute in float. float32 Sin/Cos/Tan/Expm1/... go through vectorized
+// polynomial approximations where cpu/vec_math.h has one (see there); the rest use libm.
+#include <cmath>
+#include <type_traits>
+
+#include "cpu/cpu_util.h"
+#include "cpu/vec_math.h"
+#include "opforge/ops/math_ops.h"
+
+namespace opforge {
+namespace {
+
+using cpu::compute_t;
+
+// y = f(x) for floats, computed in compute_t<T>.
+template <typename T, typename Args, typename F>
+Status float_map(Args& a, F f) {
+  cpu::map_unary<T, T>(a.x, a.y, [&](T v) {
+    return static_cast<T>(f(static_cast<compute_t<T>>(v)));
+  });
+  return Status::OK();
+}
+
+// float32 through a vectorized block function when one exists, else elementwise.
+template <typename T, typename Args, typename Scalar, typename Block>
+Status float_map_vec(Args& a, Scalar f, Block block) {
+  if constexpr (std::is_same_v<T, float>) {
+    const float* in = a.x.template data<float>();
+    float* out = a.y.template data<float>();
+    parallel_for(a.x.num_elements(), cpu::kGrain, [&](int64_t b, int64_t e) {
+      block(in + b, out + b, e - b);
+    });
+    return Status::OK();
+  } else {
+    return float_map<T>(a, f);
+  }
+}
+
+template <typename T>
+Status ReciprocalCpu(ops::ReciprocalArgs& a) {
+  if constexpr (std::is_integral_v<T>) {
+    const T* x = a.x.template data<T>();
+    for (int64_t i = 0; i < a.x.num_elements(); ++i) {
+      if (x[i] == 0) return a.ctx.error("integer reciprocal of zero");
+    }
+    cpu::map_unary<T, T>(a.x, a.y, [](T v) { return static_cast<T>(v == 1 ? 1 : v == -1 ? -1 : 0); });
+    return Status::OK();
+  } else {
+    return float_map<T>(a, [](auto v) { return decltype(v)(1) / v; });
+  }
+}
+
+template <typename T>
+Status RsqrtCpu(ops::RsqrtArgs& a) {
+  return float_map<T>(a, [](auto v) { return decltype(v)(1) / std::sqrt(v); });
+}
+
+template <typename T>
+Status SinCpu(ops::SinArgs& a) {
+  return float_map_vec<T>(a, [](auto v) { return std::sin(v); }, vec::sin_f32);
+}
+template <typename T>
+Status CosCpu(ops::CosArgs& a) {
+  return float_map_vec<T>(a, [](auto v) { return std::cos(v); }, vec::cos_f32);
+}
+template <typename T>
+Status TanCpu(ops::TanArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::tan(v); });
+}
+template <typename T>
+Status AsinCpu(ops::AsinArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::asin(v); });
+}
+template <typename T>
+Status AcosCpu(ops::AcosArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::acos(v); });
+}
+template <typename T>
+Status AtanCpu(ops::AtanArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::atan(v); });
+}
+template <typename T>
+Status SinhCpu(ops::SinhArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::sinh(v); });
+}
+template <typename T>
+Status CoshCpu(ops::CoshArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::cosh(v); });
+}
+template <typename T>
+Status AsinhCpu(ops::AsinhArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::asinh(v); });
+}
+template <typename T>
+Status AcoshCpu(ops::AcoshArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::acosh(v); });
+}
+template <typename T>
+Status AtanhCpu(ops::AtanhArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::atanh(v); });
+}
+template <typename T>
+Status ErfCpu(ops::ErfArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::erf(v); });
+}
+template <typename T>
+Status FloorCpu(ops::FloorArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::floor(v); });
+}
+template <typename T>
+Status CeilCpu(ops::CeilArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::ceil(v); });
+}
+template <typename T>
+Status Log1pCpu(ops::Log1pArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::log1p(v); });
+}
+template <typename T>
+Status Expm1Cpu(ops::Expm1Args& a) {
+  return float_map<T>(a, [](auto v) { return std::expm1(v); });
+}
+
+// Half to even (banker's rounding), as TensorFlow: nearbyint in the default rounding mode.
+template <typename T>
+Status RoundCpu(ops::RoundArgs& a) {
+  if constexpr (std::is_integral_v<T>) {
+    cpu::map_unary<T, T>(a.x, a.y, [](T v) { return v; });
+    return Status::OK();
+  } else {
+    return float_map<T>(a, [](auto v) { return std::nearbyint(v); });
+  }
+}
+
+template <typename T>
+Status SignCpu(ops::SignArgs& a) {
+  if constexpr (std::is_integral_v<T>) {
+    cpu::map_unary<T, T>(a.x, a.y, [](T v) { return static_cast<T>((v > 0) - (v < 0)); });
+    return Status::OK();
+  } else {
+    return float_map<T>(a, [](auto v) {
+      using C = decltype(v);
+      return v > 0 ? C(1) : v < 0 ? C(-1) : v;  // keeps NaN and the sign of zero
+    });
+  }
+}
+
+template <typename T>
+Status IsNanCpu(ops::IsNanArgs& a) {
+  cpu::map_unary<T, bool>(a.x, a.y, [](T v) { return std::isnan(static_cast<compute_t<T>>(v)); });
+  return Status::OK();
+}
+
+template <typename T>
+Status IsFiniteCpu(ops::IsFiniteArgs& a) {
+  cpu::map_unary<T, bool>(a.x, a.y, [](T v) { return std::isfinite(static_cast<compute_t<T>>(v)); });
+  return Status::OK();
+}
+
+Status LogicalNotCpu(ops::LogicalNotArgs& a) {
+  cpu::map_unary<bool, bool>(a.x, a.y, [](bool v) { return !v; });
+  return Status::OK();
+}
+
+#define OPF_FLOATS bfloat16, half, float, double
+#define OPF_FLOATS_SIGNED OPF_FLOATS, int8_t, int16_t, int32_t, int64_t
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(Reciprocal, CPU, ReciprocalCpu, OPF_FLOATS_SIGNED)
+OPFORGE_REGISTER_KERNEL(Rsqrt, CPU, RsqrtCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Sin, CPU, SinCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Cos, CPU, CosCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Tan, CPU, TanCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Asin, CPU, AsinCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Acos, CPU, AcosCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Atan, CPU, AtanCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Sinh, CPU, SinhCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Cosh, CPU, CoshCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Asinh, CPU, AsinhCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Acosh, CPU, AcoshCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Atanh, CPU, AtanhCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Erf, CPU, ErfCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Floor, CPU, FloorCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Ceil, CPU, CeilCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Round, CPU, RoundCpu, OPF_FLOATS_SIGNED)
+OPFORGE_REGISTER_KERNEL(Sign, CPU, SignCpu, OPF_FLOATS_SIGNED)
+OPFORGE_REGISTER_KERNEL(Log1p, CPU, Log1pCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(Expm1, CPU, Expm1Cpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(IsNan, CPU, IsNanCpu, OPF_FLOATS)
+OPFORGE_REGISTER_KERNEL(IsFinite, CPU, IsFiniteCpu, OPF_FLOATS)
+OPFORGE_REGISTER_UNTYPED_KERNEL(LogicalNot, CPU, LogicalNotCpu)
+
+}  // namespace opforge
