@@ -145,6 +145,9 @@ def convert_to_tensor(value, dtype=None, name=None, op: str | None = None) -> Te
         arr = np.asarray(value)
     except (ValueError, TypeError) as e:
         raise InvalidArgumentError(f"{where}cannot convert {type(value).__name__} to a Tensor: {e}", op) from None
+    if want == _dtypes.bool_ and arr.dtype != np.bool_ and arr.size:
+        # As TensorFlow: numbers are not truthiness-converted to bool (LogicalAnd, Select)
+        raise InvalidArgumentError(f"{where}cannot convert {value!r} to a Tensor of bool", op)
     if arr.dtype == object:
         raise InvalidArgumentError(f"{where}cannot convert {value!r} to a Tensor", op)
     if arr.dtype.kind == "U" or arr.dtype.kind == "S":

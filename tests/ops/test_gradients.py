@@ -32,6 +32,22 @@ GRAD_DOMAINS = {
     "Log": {"*": Domain(float=(0.2, 4.0))},
     "Pow": {"x": Domain(float=(0.5, 2.0)), "y": Domain(float=(-2.0, 2.0))},
     "RealDiv": {"y": Domain(float=(-3.0, 3.0), away_from_zero=0.5)},
+    # ---- math ops (issue 4)
+    "Reciprocal": {"*": Domain(float=(-3.0, 3.0), away_from_zero=0.3)},
+    "Rsqrt": {"*": Domain(float=(0.3, 4.0))},
+    "Tan": {"*": Domain(float=(-1.2, 1.2))},
+    "Asin": {"*": Domain(float=(-0.9, 0.9))},
+    "Acos": {"*": Domain(float=(-0.9, 0.9))},
+    "Atanh": {"*": Domain(float=(-0.9, 0.9))},
+    "Acosh": {"*": Domain(float=(1.2, 4.0))},
+    "Log1p": {"*": Domain(float=(-0.8, 3.0))},
+    "Sign": {"*": Domain(float=(-2.0, 2.0), away_from_zero=0.1)},
+    "FloorMod": {"x": Domain(float=(0.1, 0.9)), "y": Domain(float=(1.0, 3.0))},  # away from jumps
+    "Atan2": {"*": Domain(float=(-2.0, 2.0), away_from_zero=0.3)},
+    "ClipByValue": {"t": Domain(float=(-3.0, 3.0)), "clip_value_min": Domain(float=(-2.0, -0.2)),
+                    "clip_value_max": Domain(float=(0.2, 2.0))},
+    "Prod": {"*": Domain(float=(-2.0, 2.0), away_from_zero=0.2)},
+    # ---- end math ops
 }
 
 
@@ -50,7 +66,7 @@ def _away_from_ties(rng, op, case, inputs):
                 return inputs
             inputs = build_inputs(rng, op, "double", case, domain_of=grad_domain)
         raise AssertionError("could not draw tie-free inputs")
-    if op.name == "Max":
+    if op.name in ("Max", "Min"):
         name = data_inputs(op)[0].name
         v = inputs[name]
         inputs[name] = (rng.permutation(v.size).reshape(v.shape) * 0.37
