@@ -1,6 +1,8 @@
-// Vectorized float32 math over contiguous blocks (kernels/cpu/math/vec_math.cc): polynomial
-// approximations accurate to a few ulp, dispatched at run time to an AVX2+FMA build where the
-// CPU has it. Each function computes out[i] = f(in[i]) for i in [0, n); in and out may alias.
+// Vectorized float32 math over contiguous blocks (kernels/cpu/math/vec_math.cc): Cephes-style
+// polynomial approximations accurate to a few ulp, run 8 lanes at a time with AVX2+FMA where
+// the CPU has them (checked at run time), scalar libm elsewhere and for lanes outside a
+// polynomial's range (NaN, infinities, huge arguments). out[i] = f(in[i]) for i in [0, n);
+// in and out may alias.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,16 @@ namespace vec {
 
 void sin_f32(const float* in, float* out, int64_t n);
 void cos_f32(const float* in, float* out, int64_t n);
+void expm1_f32(const float* in, float* out, int64_t n);
+void log1p_f32(const float* in, float* out, int64_t n);
+void floor_f32(const float* in, float* out, int64_t n);
+void ceil_f32(const float* in, float* out, int64_t n);
+void round_f32(const float* in, float* out, int64_t n);  // half to even
+void rsqrt_f32(const float* in, float* out, int64_t n);  // 1 / sqrt(x), correctly rounded steps
+
+// Minimum / maximum of x[0, n) (NaN if any element is NaN; +inf / -inf when n == 0).
+float min_f32(const float* x, int64_t n);
+float max_f32(const float* x, int64_t n);
 
 // Index of the first largest (smallest) element of x[0, n), n >= 1; the first NaN if any.
 int64_t argmax_f32(const float* x, int64_t n);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/vec_math.h"
 #include "opforge/ops/math_ops.h"
 #include "opforge/shape_fns.h"
 
@@ -116,6 +117,8 @@ struct AnyR {
 template <typename T, typename R>
 typename R::Acc reduce_range(const T* row, int64_t n) {
   using Acc = typename R::Acc;
+  if constexpr (std::is_same_v<R, MinR<float>>) return vec::min_f32(row, n);  // SIMD, NaN-propagating
+  if constexpr (std::is_same_v<R, MaxR<float>>) return vec::max_f32(row, n);
   Acc acc[8];
   for (Acc& a : acc) a = R::init();
   int64_t i = 0;

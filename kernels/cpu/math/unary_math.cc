@@ -54,7 +54,7 @@ Status ReciprocalCpu(ops::ReciprocalArgs& a) {
 
 template <typename T>
 Status RsqrtCpu(ops::RsqrtArgs& a) {
-  return float_map<T>(a, [](auto v) { return decltype(v)(1) / std::sqrt(v); });
+  return float_map_vec<T>(a, [](auto v) { return decltype(v)(1) / std::sqrt(v); }, vec::rsqrt_f32);
 }
 
 template <typename T>
@@ -107,19 +107,19 @@ Status ErfCpu(ops::ErfArgs& a) {
 }
 template <typename T>
 Status FloorCpu(ops::FloorArgs& a) {
-  return float_map<T>(a, [](auto v) { return std::floor(v); });
+  return float_map_vec<T>(a, [](auto v) { return std::floor(v); }, vec::floor_f32);
 }
 template <typename T>
 Status CeilCpu(ops::CeilArgs& a) {
-  return float_map<T>(a, [](auto v) { return std::ceil(v); });
+  return float_map_vec<T>(a, [](auto v) { return std::ceil(v); }, vec::ceil_f32);
 }
 template <typename T>
 Status Log1pCpu(ops::Log1pArgs& a) {
-  return float_map<T>(a, [](auto v) { return std::log1p(v); });
+  return float_map_vec<T>(a, [](auto v) { return std::log1p(v); }, vec::log1p_f32);
 }
 template <typename T>
 Status Expm1Cpu(ops::Expm1Args& a) {
-  return float_map<T>(a, [](auto v) { return std::expm1(v); });
+  return float_map_vec<T>(a, [](auto v) { return std::expm1(v); }, vec::expm1_f32);
 }
 
 // Half to even (banker's rounding), as TensorFlow: nearbyint in the default rounding mode.
@@ -129,7 +129,7 @@ Status RoundCpu(ops::RoundArgs& a) {
     cpu::map_unary<T, T>(a.x, a.y, [](T v) { return v; });
     return Status::OK();
   } else {
-    return float_map<T>(a, [](auto v) { return std::nearbyint(v); });
+    return float_map_vec<T>(a, [](auto v) { return std::nearbyint(v); }, vec::round_f32);
   }
 }
 
