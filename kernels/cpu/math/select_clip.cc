@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/cpu_util.h"
@@ -189,6 +190,20 @@ Status ClipByValueCpu(ops::ClipByValueArgs& a) {
   const T* hi = a.clip_value_max.template data<T>();
   T* out = a.output.template data<T>();
   const int64_t sl = a.clip_value_min.rank() == 0 ? 0 : 1, sh = a.clip_value_max.rank() == 0 ? 0 : 1;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_integral_v<T>) {
+    if (sl == 0 && sh == 0 && !(lo[0] != lo[0]) && !(hi[0] != hi[0])) {
+      // Scalar bounds that are not NaN: (l > v ? l : v) keeps a NaN v and is exactly the
+      // SIMD max instruction, so this loop vectorizes.
+      const T l = lo[0], h = hi[0];
+      parallel_for(n, cpu::kGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          const T m = l > t[i] ? l : t[i];
+          out[i] = h < m ? h : m;
+        }
+      });
+      return Status::OK();
+    }
+  }
   if (sl == 0 && sh == 0) {
     const T l = lo[0], h = hi[0];
     parallel_for(n, cpu::kGrain, [&](int64_t b, int64_t e) {

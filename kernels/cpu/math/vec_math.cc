@@ -275,10 +275,48 @@ OPF_AVX2 int64_t find_first(const float* x, int64_t n, float v) {
   return 0;
 }
 
+// One pass: per lane the best value and the index where it first appeared (strict compare
+// keeps the first); lanes merged by value, then by smallest index. NaN anywhere: the first
+// NaN (a second, early-exit scan).
 template <bool kMax>
 OPF_AVX2 int64_t arg_avx2(const float* x, int64_t n) {
-  const float init = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
-  return find_first(x, n, minmax_avx2<kMax>(x, n, init));
+  if (n < 16 || n >= (int64_t{1} << 31)) return arg_scalar<kMax>(x, n);
+  __m256 best = _mm256_loadu_ps(x);
+  __m256i best_i = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256i idx = best_i;
+  const __m256i step = _mm256_set1_epi32(8);
+  __m256 nan = _mm256_cmp_ps(best, best, _CMP_UNORD_Q);
+  int64_t i = 8;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    idx = _mm256_add_epi32(idx, step);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    const __m256 better = _mm256_cmp_ps(v, best, kMax ? _CMP_GT_OQ : _CMP_LT_OQ);
+    best = _mm256_blendv_ps(best, v, better);
+    best_i = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(best_i), _mm256_castsi256_ps(idx), better));
+  }
+  if (_mm256_movemask_ps(nan)) return find_first(x, n, std::numeric_limits<float>::quiet_NaN());
+  alignas(32) float bv[8];
+  alignas(32) int32_t bi[8];
+  _mm256_store_ps(bv, best);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(bi), best_i);
+  float v0 = bv[0];
+  int64_t i0 = bi[0];
+  for (int k = 1; k < 8; ++k) {
+    if ((kMax ? bv[k] > v0 : bv[k] < v0) || (bv[k] == v0 && bi[k] < i0)) {
+      v0 = bv[k];
+      i0 = bi[k];
+    }
+  }
+  for (; i < n; ++i) {  // the tail, after every lane (its indices are larger)
+    const float v = x[i];
+    if (std::isnan(v)) return i;
+    if (kMax ? v > v0 : v < v0) {
+      v0 = v;
+      i0 = i;
+    }
+  }
+  return i0;
 }
 
 #endif  // OPF_VEC_X86
