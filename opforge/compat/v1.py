@@ -47,6 +47,20 @@ shape, size, rank = _ops.shape, _ops.size, _ops.rank
 assign, assign_add, assign_sub = _ops.assign, _ops.assign_add, _ops.assign_sub
 
 
+# ---- math ops (issue 4): TensorFlow 1's names (tf.sin, tf.reduce_prod, tf.floordiv, ...)
+from opforge import math  # noqa: E402
+from opforge.math import (  # noqa: E402,F401
+    acos, acosh, argmax, argmin, asin, asinh, atan, atan2, atanh, ceil, clip_by_value, cos, cosh,
+    cumsum, erf, expm1, floor, floordiv, floormod, greater_equal, is_finite, is_nan, less_equal,
+    log1p, logical_and, logical_not, logical_or, logical_xor, not_equal, reciprocal, reduce_all,
+    reduce_any, reduce_min, reduce_prod, round, rsqrt, sign, sin, sinh, squared_difference, tan,
+    truediv,
+)
+mod = math.floormod
+where_v2 = _ops.select_v2  # tf.compat.v1.where_v2 (tf.where with broadcasting)
+# ---- end math ops
+
+
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     """A Const node in the default graph."""
     return constant_node(get_default_graph(), _of.framework.tensor.constant(value, dtype=dtype, shape=shape), name=name)

@@ -1,0 +1,139 @@
+"""The friendly math API of issue 4: of.math (tf.math names), top-level reductions and
+argmax/cumsum/clip_by_value, tf.matmul on batches, tensor operators (eager and graph), and the
+compat.v1 names in a TF1-style program."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import opforge as of
+import opforge.compat.v1 as tf1
+
+X = np.array([[-2.5, -1.5, 0.5], [1.5, 2.5, 3.0]], np.float32)
+
+
+@pytest.mark.parametrize("name,np_fn", [
+    ("sin", np.sin), ("cos", np.cos), ("tan", np.tan), ("atan", np.arctan), ("sinh", np.sinh),
+    ("cosh", np.cosh), ("asinh", np.arcsinh), ("floor", np.floor), ("ceil", np.ceil),
+    ("round", np.round), ("sign", np.sign), ("expm1", np.expm1), ("is_nan", np.isnan),
+    ("is_finite", np.isfinite), ("negative", np.negative), ("abs", np.abs),
+])
+def test_unary_names(name, np_fn):
+    np.testing.assert_allclose(getattr(of.math, name)(X).numpy(), np_fn(X), rtol=1e-6)
+
+
+def test_round_is_bankers():
+    np.testing.assert_array_equal(of.math.round(np.array([0.5, 1.5, 2.5, -0.5, -2.5], np.float32)).numpy(),
+                                  [0.0, 2.0, 2.0, -0.0, -2.0])
+
+
+def test_binary_names():
+    y = np.array([2.0, -1.5, 0.75], np.float32)
+    np.testing.assert_allclose(of.math.floormod(X, y).numpy(), np.mod(X, y))
+    np.testing.assert_allclose(of.math.mod(X, y).numpy(), np.mod(X, y))
+    np.testing.assert_allclose(of.math.floordiv(X, y).numpy(), np.floor(X / y))
+    np.testing.assert_allclose(of.floordiv(X, y).numpy(), np.floor(X / y))
+    np.testing.assert_allclose(of.math.squared_difference(X, y).numpy(), (X - y) ** 2)
+    np.testing.assert_allclose(of.math.atan2(X, y).numpy(), np.arctan2(X, y), rtol=1e-6)
+    a, b = np.array([True, True, False]), np.array([True, False, False])
+    np.testing.assert_array_equal(of.math.logical_xor(a, b).numpy(), a ^ b)
+    np.testing.assert_array_equal(of.logical_and(a, b).numpy(), a & b)
+
+
+def test_reductions_axis_none_and_keepdims():
+    np.testing.assert_allclose(of.reduce_prod(X).numpy(), np.prod(X), rtol=1e-6)
+    np.testing.assert_allclose(of.reduce_prod(X, axis=1, keepdims=True).numpy(), np.prod(X, 1, keepdims=True))
+    assert float(of.reduce_min(X).numpy()) == X.min()
+    np.testing.assert_array_equal(of.math.reduce_min(X, axis=0).numpy(), X.min(0))
+    b = X > 0
+    assert not bool(of.reduce_all(b).numpy()) and bool(of.reduce_any(b).numpy())
+    np.testing.assert_array_equal(of.reduce_all(b, axis=1).numpy(), b.all(1))
+    np.testing.assert_array_equal(of.reduce_any(b, axis=[0, 1], keepdims=True).numpy(), b.any((0, 1), keepdims=True))
+
+
+def test_argmax_argmin_defaults():
+    out = of.argmax(X)  # axis 0, int64, as tf.math.argmax
+    assert out.dtype == of.int64
+    np.testing.assert_array_equal(out.numpy(), X.argmax(0))
+    out = of.argmin(X, axis=1, output_type=of.int32)
+    assert out.dtype == of.int32
+    np.testing.assert_array_equal(out.numpy(), X.argmin(1))
+    np.testing.assert_array_equal(of.math.argmax(X, axis=-1).numpy(), X.argmax(-1))
+
+
+def test_cumsum_and_clip():
+    v = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    np.testing.assert_array_equal(of.cumsum(v).numpy(), [1, 3, 6, 10])
+    np.testing.assert_array_equal(of.cumsum(v, exclusive=True).numpy(), [0, 1, 3, 6])
+    np.testing.assert_array_equal(of.cumsum(v, reverse=True).numpy(), [10, 9, 7, 4])
+    np.testing.assert_array_equal(of.cumsum(v, exclusive=True, reverse=True).numpy(), [9, 7, 4, 0])
+    np.testing.assert_array_equal(of.math.cumsum(X, axis=1).numpy(), np.cumsum(X, 1))
+    np.testing.assert_array_equal(of.clip_by_value(X, -1.0, 2.0).numpy(), np.clip(X, -1, 2))
+
+
+def test_matmul_batches_go_to_batch_mat_mul_v2():
+    rng = np.random.default_rng(0)
+    a, b = rng.random((2, 1, 3, 4)), rng.random((5, 4, 2))
+    np.testing.assert_allclose(of.matmul(a, b).numpy(), np.matmul(a, b))
+    np.testing.assert_allclose(of.matmul(a, np.swapaxes(b, -1, -2), transpose_b=True).numpy(), np.matmul(a, b))
+    np.testing.assert_allclose(of.matmul(np.swapaxes(a, -1, -2), b, adjoint_a=True).numpy(), np.matmul(a, b))
+    m = rng.random((3, 4))
+    np.testing.assert_allclose(of.matmul(m, m, transpose_b=True).numpy(), m @ m.T)
+
+
+def test_eager_operators():
+    a = of.constant(np.array([7, -7, 5], np.int32))
+    b = of.constant(np.array([2, 2, -3], np.int32))
+    np.testing.assert_array_equal((a // b).numpy(), [3, -4, -2])
+    np.testing.assert_array_equal((a % b).numpy(), [1, 1, -1])
+    np.testing.assert_array_equal((7 // b).numpy(), 7 // np.array([2, 2, -3]))
+    np.testing.assert_array_equal((a <= b).numpy(), [False, True, False])
+    np.testing.assert_array_equal((a >= b).numpy(), [True, False, True])
+    np.testing.assert_array_equal((a != b).numpy(), [True, True, True])
+    f = of.constant(np.array([np.nan, 1.0], np.float32))
+    np.testing.assert_array_equal((f <= f).numpy(), [False, True])  # NaN compares false
+    np.testing.assert_array_equal((f != f).numpy(), [True, False])
+    p, q = of.constant(np.array([True, True, False])), of.constant(np.array([True, False, False]))
+    np.testing.assert_array_equal((~p).numpy(), [False, False, True])
+    np.testing.assert_array_equal((p & q).numpy(), [True, False, False])
+    np.testing.assert_array_equal((p | q).numpy(), [True, True, False])
+    np.testing.assert_array_equal((p ^ q).numpy(), [False, True, False])
+    with pytest.raises(of.InvalidArgumentError, match="LogicalNot"):
+        ~a  # noqa: B018  (no bitwise ops on integers here)
+
+
+def test_graph_operators_and_gradients(graph):
+    x = of.placeholder(of.float32, [None, 3])
+    y = of.placeholder(of.float32, [None, 3])
+    q, r = x // y, x % y
+    le = x <= y
+    clipped = of.clip_by_value(x, -1.0, 2.0)
+    loss = of.reduce_sum(of.reduce_prod(clipped, axis=1))
+    (g,) = of.gradients(loss, [x])
+    yv = np.array([[2.0, -1.5, 0.75], [1.0, 1.0, 1.0]], np.float32)
+    with of.Session() as sess:
+        qv, rv, lev, gv = sess.run([q, r, le, g], {x: X, y: yv})
+    np.testing.assert_allclose(qv, np.floor(X / yv))
+    np.testing.assert_allclose(rv, np.mod(X, yv), rtol=1e-6)
+    np.testing.assert_array_equal(lev, X <= yv)
+    c = np.clip(X, -1, 2)
+    inside = (X >= -1) & (X <= 2)
+    want = np.stack([np.prod(np.delete(c, i, axis=1), axis=1) for i in range(3)], axis=1) * inside
+    np.testing.assert_allclose(gv, want, rtol=1e-6)
+
+
+def test_compat_v1_program():
+    graph = tf1.Graph()
+    with graph.as_default():
+        x = tf1.placeholder(tf1.float32, [None, 3])
+        best = tf1.argmax(x, axis=1)
+        total = tf1.reduce_prod(tf1.clip_by_value(x, 0.5, 2.0), axis=1)
+        picked = tf1.where_v2(tf1.greater_equal(x, 0.0), x, tf1.zeros_like(x))
+        sines = tf1.sin(x)
+        with tf1.Session() as sess:
+            b, t, p, s = sess.run([best, total, picked, sines], {x: X})
+    np.testing.assert_array_equal(b, X.argmax(1))
+    np.testing.assert_allclose(t, np.prod(np.clip(X, 0.5, 2.0), 1), rtol=1e-6)
+    np.testing.assert_array_equal(p, np.where(X >= 0, X, 0))
+    np.testing.assert_allclose(s, np.sin(X), rtol=1e-6)
