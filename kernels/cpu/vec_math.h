@@ -19,6 +19,9 @@ void ceil_f32(const float* in, float* out, int64_t n);
 void round_f32(const float* in, float* out, int64_t n);  // half to even
 void rsqrt_f32(const float* in, float* out, int64_t n);  // 1 / sqrt(x), correctly rounded steps
 
+// out[i] = atan2(y[i], x[i]).
+void atan2_f32(const float* y, const float* x, float* out, int64_t n);
+
 // Minimum / maximum of x[0, n) (NaN if any element is NaN; +inf / -inf when n == 0).
 float min_f32(const float* x, int64_t n);
 float max_f32(const float* x, int64_t n);

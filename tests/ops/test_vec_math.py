@@ -90,3 +90,19 @@ def test_simd_reductions(n):
         m = v[: (n // 7) * 7].reshape(-1, 7) if n >= 7 else v.reshape(1, -1)
         np.testing.assert_array_equal(of.argmax(m, axis=1).numpy(), np.argmax(m, axis=1))
         np.testing.assert_array_equal(of.reduce_min(m, axis=1).numpy(), np.min(m, axis=1))
+
+
+def test_atan2_ulp_error_and_specials():
+    """atan2 (vectorized where the operands are row-contiguous) against float64, and special
+    pairs (zeros of both signs, infinities, NaN) against NumPy."""
+    for lo, hi in ((-10, 10), (-1e30, 1e30), (-1e-30, 1e-30)):
+        y, x = _args(lo, hi, 200_000), RNG.permutation(_args(lo, hi, 200_000))
+        got = of.math.atan2(y, x).numpy()
+        err = _ulp_error(got, None, lambda _: np.arctan2(y.astype(np.float64), x.astype(np.float64)))
+        assert err <= 3.5, f"atan2 on [{lo}, {hi}]: {err:.2f} ulp"  # NumPy's own: 3.3
+    s = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-45, 3e38], np.float32)
+    y, x = np.repeat(s, len(s)), np.tile(s, len(s))
+    np.testing.assert_allclose(of.math.atan2(y, x).numpy(), np.arctan2(y, x), rtol=2.4e-7, atol=0)
+    m = RNG.uniform(-3, 3, (300, 517)).astype(np.float32)  # broadcast rows, parallel
+    r = RNG.uniform(-3, 3, 517).astype(np.float32)
+    np.testing.assert_allclose(of.math.atan2(m, r).numpy(), np.arctan2(m, r), rtol=3e-7, atol=1e-7)

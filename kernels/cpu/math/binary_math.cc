@@ -1,10 +1,12 @@
 // Elementwise binary math with NumPy broadcasting: FloorDiv, FloorMod, SquaredDifference,
 // Atan2, NotEqual, LessEqual, GreaterEqual, LogicalAnd, LogicalOr. Integer arithmetic wraps
 // (two's complement) and integer division by zero is an InvalidArgumentError, as in TensorFlow.
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
 #include "cpu/cpu_util.h"
+#include "cpu/vec_math.h"
 #include "opforge/ops/math_ops.h"
 #include "opforge/shape_fns.h"
 
@@ -94,8 +96,44 @@ Status SquaredDifferenceCpu(ops::SquaredDifferenceArgs& a) {
   return Status::OK();
 }
 
+// z = f(x, y) with broadcasting where both operands are contiguous along the output's rows:
+// block(x_row, y_row, z_row, n) per row (or once when no broadcasting). Returns false (and
+// does nothing) for layouts it does not cover.
+template <typename T, typename Block>
+bool map_binary_rows(const Tensor& x, const Tensor& y, Tensor& z, Block block) {
+  const T* a = x.data<T>();
+  const T* b = y.data<T>();
+  T* out = z.data<T>();
+  const int64_t n = z.num_elements();
+  if (n == 0) return true;
+  if (x.num_elements() == n && y.num_elements() == n) {
+    parallel_for(n, cpu::kGrain, [&](int64_t s, int64_t e) { block(a + s, b + s, out + s, e - s); });
+    return true;
+  }
+  cpu::BroadcastPlan p = cpu::plan_broadcast(x.shape(), y.shape(), z.shape());
+  const int r = static_cast<int>(p.dims.size());
+  if (r < 2 || p.sx[r - 1] != 1 || p.sy[r - 1] != 1) return false;
+  const int64_t inner = p.dims[r - 1], rows = n / inner;
+  parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / inner), [&](int64_t s, int64_t e) {
+    for (int64_t row = s; row < e; ++row) {
+      int64_t rem = row, ox = 0, oy = 0;
+      for (int i = r - 2; i >= 0; --i) {
+        const int64_t k = rem % p.dims[i];
+        rem /= p.dims[i];
+        ox += k * p.sx[i];
+        oy += k * p.sy[i];
+      }
+      block(a + ox, b + oy, out + row * inner, inner);
+    }
+  });
+  return true;
+}
+
 template <typename T>
 Status Atan2Cpu(ops::Atan2Args& a) {
+  if constexpr (std::is_same_v<T, float>) {  // vectorized (cpu/vec_math.h) where the layout allows
+    if (map_binary_rows<float>(a.y, a.x, a.z, vec::atan2_f32)) return Status::OK();
+  }
   using C = compute_t<T>;
   cpu::map_binary<T, T>(a.y, a.x, a.z, [](T y, T x) {
     return static_cast<T>(std::atan2(static_cast<C>(y), static_cast<C>(x)));

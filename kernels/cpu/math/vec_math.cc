@@ -199,15 +199,15 @@ struct Log1pRange {
     return _mm256_and_ps(_mm256_cmp_ps(x, set1(-0.999f), _CMP_GE_OQ), _mm256_cmp_ps(x, set1(1e30f), _CMP_LE_OQ));
   }
 };
-// log1p(x) = log(u) * x / (u - 1) with u = 1 + x (and x itself where u == 1).
+// log1p(x) = log(u) + c / u with u = fl(1 + x) and c = x - (u - 1), the part of x that
+// rounding 1 + x lost (u - 1 is exact here); 1 / u by rcp and one Newton step.
 struct Log1p8 {
   OPF_AVX2 __m256 operator()(__m256 x) const {
     const __m256 u = _mm256_add_ps(x, set1(1.0f));
-    const __m256 d = _mm256_sub_ps(u, set1(1.0f));
-    const __m256 one = _mm256_cmp_ps(d, _mm256_setzero_ps(), _CMP_EQ_OQ);
-    const __m256 safe_d = _mm256_blendv_ps(d, set1(1.0f), one);
-    const __m256 r = _mm256_div_ps(_mm256_mul_ps(log8(u), x), safe_d);
-    return _mm256_blendv_ps(r, x, one);
+    const __m256 c = _mm256_sub_ps(x, _mm256_sub_ps(u, set1(1.0f)));
+    __m256 r = _mm256_rcp_ps(u);
+    r = _mm256_fmadd_ps(r, _mm256_fnmadd_ps(u, r, set1(1.0f)), r);
+    return _mm256_fmadd_ps(c, r, log8(u));
   }
 };
 
@@ -215,6 +215,50 @@ OPF_AVX2 void sin_avx2(const float* in, float* out, int64_t n) { map8(in, out, n
 OPF_AVX2 void cos_avx2(const float* in, float* out, int64_t n) { map8(in, out, n, AbsLe2p20(), SinCos8<true>(), cos_s); }
 OPF_AVX2 void expm1_avx2(const float* in, float* out, int64_t n) { map8(in, out, n, Expm1Range(), Expm18(), expm1_s); }
 OPF_AVX2 void log1p_avx2(const float* in, float* out, int64_t n) { map8(in, out, n, Log1pRange(), Log1p8(), log1p_s); }
+
+// atan(t) for t in [0, 1] (Cephes atanf: reduction by pi/4 above tan(pi/8)).
+OPF_AVX2 inline __m256 atan01(__m256 t) {
+  const __m256 big = _mm256_cmp_ps(t, set1(0.4142135623730950f), _CMP_GT_OQ);
+  const __m256 u = _mm256_blendv_ps(t, _mm256_div_ps(_mm256_sub_ps(t, set1(1.0f)), _mm256_add_ps(t, set1(1.0f))), big);
+  const __m256 base = _mm256_and_ps(big, set1(0.78539816339744830962f));
+  const __m256 z = _mm256_mul_ps(u, u);
+  __m256 p = _mm256_fmadd_ps(set1(8.05374449538e-2f), z, set1(-1.38776856032e-1f));
+  p = _mm256_fmadd_ps(p, z, set1(1.99777106478e-1f));
+  p = _mm256_fmadd_ps(p, z, set1(-3.33329491539e-1f));
+  p = _mm256_fmadd_ps(_mm256_mul_ps(p, z), u, u);
+  return _mm256_add_ps(base, p);
+}
+
+// atan2(y, x) for finite (y, x) not both zero: atan of min/max, then the octant.
+OPF_AVX2 inline __m256 atan2_8(__m256 y, __m256 x) {
+  const __m256 sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x80000000));
+  const __m256 ay = _mm256_andnot_ps(sign_mask, y), ax = _mm256_andnot_ps(sign_mask, x);
+  const __m256 swap = _mm256_cmp_ps(ay, ax, _CMP_GT_OQ);
+  const __m256 t = _mm256_div_ps(_mm256_min_ps(ay, ax), _mm256_max_ps(ay, ax));
+  __m256 a = atan01(t);
+  a = _mm256_blendv_ps(a, _mm256_sub_ps(set1(1.57079632679489661923f), a), swap);
+  a = _mm256_blendv_ps(a, _mm256_sub_ps(set1(3.14159265358979323846f), a), _mm256_and_ps(x, sign_mask));
+  return _mm256_or_ps(a, _mm256_and_ps(y, sign_mask));
+}
+
+OPF_AVX2 void atan2_avx2(const float* y, const float* x, float* out, int64_t n) {
+  const __m256 inf = set1(std::numeric_limits<float>::infinity());
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 yv = _mm256_loadu_ps(y + i), xv = _mm256_loadu_ps(x + i);
+    const __m256 sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x80000000));
+    const __m256 ay = _mm256_andnot_ps(sign_mask, yv), ax = _mm256_andnot_ps(sign_mask, xv);
+    // finite, and not both zero (NaN fails the compares)
+    const __m256 ok = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(ay, inf, _CMP_LT_OQ), _mm256_cmp_ps(ax, inf, _CMP_LT_OQ)),
+                                    _mm256_cmp_ps(_mm256_max_ps(ay, ax), _mm256_setzero_ps(), _CMP_GT_OQ));
+    if (_mm256_movemask_ps(ok) == 0xff) {
+      _mm256_storeu_ps(out + i, atan2_8(yv, xv));
+    } else {
+      for (int k = 0; k < 8; ++k) out[i + k] = std::atan2(y[i + k], x[i + k]);
+    }
+  }
+  for (; i < n; ++i) out[i] = std::atan2(y[i], x[i]);
+}
 
 template <int kMode>
 OPF_AVX2 void round_avx2(const float* in, float* out, int64_t n) {
@@ -360,6 +404,10 @@ void round_f32(const float* in, float* out, int64_t n) {
 }
 void rsqrt_f32(const float* in, float* out, int64_t n) {
   OPF_DISPATCH(rsqrt_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = 1.0f / std::sqrt(in[i]))
+}
+
+void atan2_f32(const float* y, const float* x, float* out, int64_t n) {
+  OPF_DISPATCH(atan2_avx2(y, x, out, n), for (int64_t i = 0; i < n; ++i) out[i] = std::atan2(y[i], x[i]))
 }
 
 float min_f32(const float* x, int64_t n) {
