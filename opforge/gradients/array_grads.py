@@ -67,14 +67,19 @@ def concat_v2_grad(op, grads):
     return [list(parts), None]
 
 
+def _join(grads, axis):
+    grads = list(grads)
+    return grads[0] if len(grads) == 1 else _ops().concat_v2(grads, axis)
+
+
 def split_grad(op, grads):
     split_dim, _ = op.inputs
-    return [None, _ops().concat_v2(list(grads), split_dim)]
+    return [None, _join(grads, split_dim)]
 
 
 def split_v_grad(op, grads):
     _, _, split_dim = op.inputs
-    return [_ops().concat_v2(list(grads), split_dim), None, None]
+    return [_join(grads, split_dim), None, None]
 
 
 def pack_grad(op, grads):

@@ -31,6 +31,8 @@ import codegen.dtypes
 import codegen.model
 import opforge as of
 
+import array_cases  # issue 4, array area: case tables of the array ops (family "table")
+
 REPO = Path(__file__).resolve().parents[2]
 OPDEFS = REPO / "opdefs"
 
@@ -310,6 +312,8 @@ def family(op) -> str | None:
     """The op's shape family (which SHAPE_CASES drive it): its shape function's name when the
     matrix knows it, else what its signature implies (one data input and no index inputs:
     "unchanged", e.g. Shape or a custom unary op; two: "broadcast"); None if neither."""
+    if op.name in array_cases.TABLE_OPS:
+        return "table"
     sf = op.shape_fn.name if op.shape_fn else "custom"
     if sf in _FAMILIES:
         return sf
@@ -427,6 +431,8 @@ def _large_cases(op, spec) -> list[Case]:
         return [Case(f"{shape_id(s)}-{mode}", {data[0]: s}, mode=mode) for s, mode in LARGE_RESHAPE]
     if sf == "fill":
         return [Case(f"dims_{shape_id(d)}", {data[0]: ()}, extra={"dims": d}) for d in LARGE_FILL]
+    if sf == "table":
+        return array_cases.large_cases(op, spec)
     return []
 
 
@@ -459,6 +465,8 @@ def _cases(op, spec: str) -> list[Case]:
         out = [Case(f"dims_{shape_id(d)}", {data[0]: ()}, extra={"dims": d}) for d in FILL_DIMS]
     elif sf == "range":
         out = [Case(mode, {d: () for d in data}, mode=mode) for mode in RANGE_MODES]
+    elif sf == "table":
+        out = array_cases.cases(op, spec)
     else:
         raise AssertionError(f"no shape cases for shape function {sf!r} of {op.name}")
     return out
@@ -604,6 +612,8 @@ INPUT_BUILDERS = {
     "Transpose": build_transpose,
     "Reshape": build_reshape,
     "Fill": build_fill,
+    # ---- array ops (issue 4): built from their case tables
+    **{name: array_cases.build for name in array_cases.TABLE_OPS},
 }
 
 
@@ -682,7 +692,15 @@ def reference(op, spec, inputs, attrs, bindings):
         env[a.name] = v
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # the mean of an empty slice is NaN
-        return np.asarray(eval(op.reference, env))  # noqa: S307 (opdef text, trusted)
+        out = eval(op.reference, env)  # noqa: S307 (opdef text, trusted)
+    if any(a.is_list for a in op.outputs):  # list outputs (Split, Unpack): one array per tensor
+        return [np.asarray(o) for o in out]
+    return np.asarray(out)
+
+
+def output_list(out) -> list:
+    """An op's outputs as a flat list (list outputs such as Split's, or a single tensor)."""
+    return list(out) if isinstance(out, (list, tuple)) else [out]
 
 
 def assert_matches(out, ref, out_spec, *, msg, tol_scale=1.0):
