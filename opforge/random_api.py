@@ -93,10 +93,14 @@ def _affine(x, scale, shift, dtype):
     return x
 
 
-def uniform(shape, minval=0, maxval=None, dtype="float32", seed=None, name=None):
+def _seeds(seed, graph):
+    return get_seed(seed, graph)
+
+
+def uniform(shape, minval=0, maxval=None, dtype="float32", seed=None, name=None, _graph=None):
     """Uniform values in [minval, maxval) (tf.random.uniform). Integer dtypes need maxval."""
     dtype = as_dtype(dtype)
-    s1, s2 = get_seed(seed)
+    s1, s2 = _seeds(seed, _graph)
     if dtype.is_integer:
         if maxval is None:
             raise ValueError(f"uniform: maxval must be given for dtype {dtype.name}")
@@ -111,25 +115,25 @@ def uniform(shape, minval=0, maxval=None, dtype="float32", seed=None, name=None)
     return _affine(x, _ops.sub(maxval, minval), minval, dtype)
 
 
-def normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None):
+def normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None, _graph=None):
     """Normal values (tf.random.normal)."""
     dtype = as_dtype(dtype)
-    s1, s2 = get_seed(seed)
+    s1, s2 = _seeds(seed, _graph)
     return _affine(_ops.random_standard_normal(_shape(shape), dtype, seed=s1, seed2=s2, name=name),
                    stddev, mean, dtype)
 
 
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None):
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None, _graph=None):
     """Normal values cut at two standard deviations (tf.random.truncated_normal)."""
     dtype = as_dtype(dtype)
-    s1, s2 = get_seed(seed)
+    s1, s2 = _seeds(seed, _graph)
     return _affine(_ops.truncated_normal(_shape(shape), dtype, seed=s1, seed2=s2, name=name),
                    stddev, mean, dtype)
 
 
-def shuffle(value, seed=None, name=None):
+def shuffle(value, seed=None, name=None, _graph=None):
     """Shuffles along the first dimension (tf.random.shuffle)."""
-    s1, s2 = get_seed(seed)
+    s1, s2 = _seeds(seed, _graph)
     return _ops.random_shuffle(value, seed=s1, seed2=s2, name=name)
 
 

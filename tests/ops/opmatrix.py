@@ -41,7 +41,8 @@ ALL_OPS_BY_NAME = {op.name: op for op in ALL_OPS}
 
 # Coverage, filled by the tests as they pass; printed by conftest.py.
 COVERAGE: dict[str, set[str]] = {"reference": set(), "gradient": set(), "errors": set(),
-                                 "not_differentiable": set(), "gradient_index": set(), "fuzz": set()}
+                                 "not_differentiable": set(), "gradient_index": set(), "fuzz": set(),
+                                 "statistical": set()}  # random ops (issue 4): test_random.py
 
 SEED_OFFSET = int(os.environ.get("OPFORGE_OPS_SEED", "0"))
 
