@@ -1,0 +1,180 @@
+"""TensorFlow's friendly array functions (of.concat, of.split, of.gather ...), tensor indexing
+(``x[1:, ..., None, ::-2]``) eagerly and in graphs, and their gradients."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import opforge as of
+
+X = np.arange(60.0).reshape(3, 4, 5)
+
+KEYS = [
+    1, -1, (0, 2), (slice(None), 1), slice(1, None), slice(None, None, -1), slice(-2, 0, -1),
+    (Ellipsis, 0), (Ellipsis, slice(None, None, -2)), (None, 0), (1, None, slice(None), None),
+    (slice(None), None, Ellipsis, -1), (slice(0, 10, 2), slice(-100, 100), slice(4, None, -3)),
+    (2, -1, -1), (slice(3, 1),), (np.int64(1), slice(np.int32(1), None)), Ellipsis, (Ellipsis, None),
+]
+
+
+@pytest.mark.parametrize("key", KEYS, ids=[repr(k) for k in KEYS])
+def test_getitem_matches_numpy(key):
+    got = of.constant(X)[key]
+    np.testing.assert_array_equal(got.numpy(), X[key])
+
+
+@pytest.mark.parametrize("key", KEYS[:12], ids=[repr(k) for k in KEYS[:12]])
+def test_getitem_gradient(key):
+    x = of.constant(X)
+    w = np.random.default_rng(0).uniform(size=X[key].shape)
+    with of.GradientTape() as tape:
+        tape.watch(x)
+        loss = of.reduce_sum(of.mul(x[key], w))
+    want = np.zeros_like(X)
+    want[key] += w
+    np.testing.assert_allclose(tape.gradient(loss, x).numpy(), want)
+
+
+def test_getitem_errors():
+    x = of.constant(X)
+    with pytest.raises(of.InvalidArgumentError, match="StridedSlice"):
+        x[3]
+    with pytest.raises(of.InvalidArgumentError, match="StridedSlice"):
+        x[0, 0, 0, 0]
+    with pytest.raises(TypeError):
+        x[[0, 1]]
+    with pytest.raises(ValueError):
+        x[::0]
+    with pytest.raises(IndexError):
+        x[..., ...]
+
+
+def test_tensor_iteration():
+    rows = list(of.constant(X))
+    assert len(rows) == 3 and all(np.array_equal(r.numpy(), X[i]) for i, r in enumerate(rows))
+    with pytest.raises(TypeError):
+        list(of.constant(1.0))
+
+
+def test_getitem_in_a_graph_with_unknown_dims():
+    g = of.Graph()
+    with g.as_default():
+        x = of.placeholder(of.float64, [None, 4, 5])
+        y = x[:, 1:3, ::-1]
+        z = x[0]
+        loss = of.reduce_sum(of.mul(y, y))
+        (dx,) = of.gradients(loss, [x])
+    assert y.shape.as_list() == [None, 2, 5] and z.shape.as_list() == [4, 5]
+    with of.Session(graph=g) as sess:
+        yv, zv, dxv = sess.run([y, z, dx], {x: X})
+    np.testing.assert_array_equal(yv, X[:, 1:3, ::-1])
+    np.testing.assert_array_equal(zv, X[0])
+    want = np.zeros_like(X)
+    want[:, 1:3] = 2 * X[:, 1:3]
+    np.testing.assert_allclose(dxv, want)
+
+
+def test_friendly_functions_match_numpy():
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(6.0, 12.0).reshape(2, 3)
+    np.testing.assert_array_equal(of.concat([a, b], 1).numpy(), np.concatenate([a, b], 1))
+    np.testing.assert_array_equal(of.concat([a], 0).numpy(), a)
+    np.testing.assert_array_equal(of.stack([a, b], axis=-1).numpy(), np.stack([a, b], -1))
+    assert [t.numpy().tolist() for t in of.unstack(a)] == a.tolist()
+    assert [t.shape for t in of.split(X, 2, axis=1)] == [(3, 2, 5)] * 2
+    assert [t.shape for t in of.split(X, [1, -1, 2], axis=2)] == [(3, 4, 1), (3, 4, 2), (3, 4, 2)]
+    np.testing.assert_array_equal(of.slice(X, [1, 0, 2], [-1, 2, 1]).numpy(), X[1:, 0:2, 2:3])
+    np.testing.assert_array_equal(of.strided_slice(X, [0, 3], [3, 0], [2, -1]).numpy(), X[0:3:2, 3:0:-1])
+    np.testing.assert_array_equal(of.gather(X, [3, 0], axis=1).numpy(), X[:, [3, 0]])
+    idx = np.array([[0, 2], [1, 1], [3, 0]])
+    np.testing.assert_array_equal(of.gather(X, idx, axis=1, batch_dims=1).numpy(),
+                                  np.stack([X[i][idx[i]] for i in range(3)]))
+    np.testing.assert_array_equal(of.gather_nd(X, [[0, 1], [2, 3]]).numpy(), X[[0, 2], [1, 3]])
+    np.testing.assert_array_equal(of.scatter_nd([[1], [3], [1]], [1.0, 2.0, 3.0], [5]).numpy(), [0, 4, 0, 2, 0])
+    np.testing.assert_array_equal(of.pad(a, [[1, 0], [0, 2]], constant_values=-1).numpy(),
+                                  np.pad(a, [[1, 0], [0, 2]], constant_values=-1))
+    np.testing.assert_array_equal(of.tile(a, [2, 1]).numpy(), np.tile(a, [2, 1]))
+    assert of.expand_dims(a, -1).shape == (2, 3, 1) and of.squeeze(np.ones((1, 2, 1)), axis=[0]).shape == (2, 1)
+    oh = of.one_hot([0, 2, -1], 3, on_value=5, off_value=1, dtype=of.int32)
+    assert oh.dtype == of.int32 and oh.numpy().tolist() == [[5, 1, 1], [1, 1, 5], [1, 1, 1]]
+    assert of.one_hot([1], 2, axis=0).numpy().tolist() == [[0.0], [1.0]]
+    np.testing.assert_array_equal(of.reverse(X, [0, -1]).numpy(), X[::-1, :, ::-1])
+    np.testing.assert_array_equal(of.broadcast_to([1, 2, 3], [2, 3]).numpy(), np.broadcast_to([1, 2, 3], (2, 3)))
+    np.testing.assert_array_equal(of.where(X > 50).numpy(), np.argwhere(X > 50))
+    assert of.shape(X).numpy().tolist() == [3, 4, 5] and int(of.size(X)) == 60 and int(of.rank(X)) == 3
+    assert of.shape(X, out_type=of.int64).dtype == of.int64
+    with pytest.raises(of.UnimplementedError):
+        of.pad(a, [[1, 1], [1, 1]], mode="REFLECT")
+
+
+def test_where_with_three_arguments():
+    c = np.array([True, False, True])
+    if not hasattr(of.ops, "select_v2"):
+        with pytest.raises(of.UnimplementedError, match="SelectV2"):
+            of.where(c, 1.0, 2.0)
+    else:
+        np.testing.assert_array_equal(of.where(c, np.ones(3), np.zeros(3)).numpy(), [1, 0, 1])
+    with pytest.raises(ValueError):
+        of.where(c, 1.0)
+
+
+def test_stop_gradient():
+    x = of.constant(np.array([1.0, 2.0]))
+    with of.GradientTape() as tape:
+        tape.watch(x)
+        y = of.add(of.mul(x, x), of.stop_gradient(of.mul(x, 3.0)))
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 4.0])
+    with of.GradientTape() as tape:
+        tape.watch(x)
+        y = of.stop_gradient(of.mul(x, x))
+    assert tape.gradient(y, x) is None
+    assert tape is not None
+
+
+def test_graph_gradients_through_array_ops_with_unknown_batch():
+    """An embedding lookup, concat and slicing in a graph whose batch size is unknown."""
+    g = of.Graph()
+    with g.as_default():
+        ids = of.placeholder(of.int32, [None])
+        emb = of.Variable(np.arange(12.0).reshape(6, 2), name="emb")
+        feats = of.placeholder(of.float64, [None, 3])
+        h = of.concat([of.gather(emb, ids), feats[:, 1:]], 1)  # [None, 4]
+        loss = of.reduce_sum(of.mul(h, h))
+        d_emb, d_feats = of.gradients(loss, [emb, feats])
+        init = of.global_variables_initializer()
+    assert h.shape.as_list() == [None, 4]
+    with of.Session(graph=g) as sess:
+        sess.run(init)
+        ide, fv = np.array([1, 4, 1]), np.arange(9.0).reshape(3, 3)
+        de, df = sess.run([d_emb, d_feats], {ids: ide, feats: fv})
+    E = np.arange(12.0).reshape(6, 2)
+    want = np.zeros_like(E)
+    np.add.at(want, ide, 2 * E[ide])
+    np.testing.assert_allclose(de, want)
+    np.testing.assert_allclose(df, np.concatenate([np.zeros((3, 1)), 2 * fv[:, 1:]], 1))
+
+
+def test_tf1_program_with_array_ops():
+    import opforge.compat.v1 as tf
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(0)
+        x = tf.placeholder(tf.float32, [None, 2])
+        y = tf.placeholder(tf.int64, [None])
+        w = tf.Variable(tf.random_normal([2, 2], stddev=0.1))
+        logits = tf.matmul(x, w)
+        target = tf.one_hot(y, 2)
+        loss = tf.reduce_mean(tf.square(logits - target))
+        step = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        first_col = tf.squeeze(tf.slice(logits, [0, 0], [-1, 1]), axis=[1])
+        init = tf.global_variables_initializer()
+    rng = np.random.default_rng(1)
+    xs = rng.normal(size=(64, 2)).astype(np.float32)
+    ys = (xs[:, 0] > xs[:, 1]).astype(np.int64)
+    with tf.Session(graph=g) as sess:
+        sess.run(init)
+        before = sess.run(loss, {x: xs, y: ys})
+        for _ in range(100):
+            sess.run(step, {x: xs, y: ys})
+        after, col = sess.run([loss, first_col], {x: xs, y: ys})
+    assert after < before * 0.8 and col.shape == (64,)
