@@ -2,6 +2,8 @@
 //
 // Index values are checked before anything is read or written: an index out of range is an
 // InvalidArgumentError naming the op and the offending position, never an out-of-bounds access.
+#include <atomic>
+
 #include "cpu/array/array_util.h"
 #include "opforge/ops/array_ops.h"
 
@@ -107,7 +109,17 @@ Status gather(KernelContext& ctx, const Tensor& params, const Tensor& indices, c
   const int64_t N = prod(id, static_cast<size_t>(g.batch_dims), id.size());
   const I* idx = indices.data<I>();
   const int64_t total_idx = indices.num_elements();
-  for (int64_t k = 0; k < total_idx; ++k) {
+  std::atomic<bool> bad{false};
+  parallel_for(total_idx, cpu::kGrain, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      const int64_t v = static_cast<int64_t>(idx[k]);
+      if (v < 0 || v >= A) {
+        bad = true;
+        return;
+      }
+    }
+  });
+  for (int64_t k = 0; bad && k < total_idx; ++k) {  // name the first bad index
     const int64_t v = static_cast<int64_t>(idx[k]);
     if (v < 0 || v >= A) {
       return ctx.error("indices[", k, "] = ", v, " is not in [0, ", A, ")");
@@ -117,14 +129,24 @@ Status gather(KernelContext& ctx, const Tensor& params, const Tensor& indices, c
   E* dst = static_cast<E*>(output.raw_data());
   const int64_t rows = B * O * N;
   if (rows == 0 || In == 0) return Status::OK();
+  if (In == 1 && B * O == 1) {  // gathering single elements: a plain indexed load
+    parallel_for(N, cpu::kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t n = b; n < e; ++n) dst[n] = src[static_cast<int64_t>(idx[n])];
+    });
+    return Status::OK();
+  }
   parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / In), [&](int64_t b, int64_t e) {
+    int64_t n = b % N, bo = b / N;  // decomposed once per chunk, then stepped
     for (int64_t r = b; r < e; ++r) {
-      const int64_t n = r % N, bo = r / N, bb = bo / O;
-      const int64_t a = static_cast<int64_t>(idx[bb * N + n]);
+      const int64_t a = static_cast<int64_t>(idx[(bo / O) * N + n]);
       const E* s = src + (bo * A + a) * In;
       E* d = dst + r * In;
       if (In == 1) *d = *s;
       else std::memcpy(d, s, static_cast<size_t>(In) * sizeof(E));
+      if (++n == N) {
+        n = 0;
+        ++bo;
+      }
     }
   });
   return Status::OK();
@@ -357,12 +379,18 @@ Status OneHotCpu(ops::OneHotArgs& a) {
   with_index_type(a.indices.dtype(), [&](auto iv) {
     using I = decltype(iv);
     const I* idx = a.indices.data<I>();
-    parallel_for(P * D, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, S)), [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) {
-        const int64_t p = r / D, d = r % D;
+    parallel_for(P, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, S * D)), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
         const I* src = idx + p * S;
-        T* o = out + r * S;
-        for (int64_t s = 0; s < S; ++s) o[s] = static_cast<int64_t>(src[s]) == d ? on : off;
+        T* o = out + p * D * S;
+        if (S == 1) {  // the depth is the last dim: one row of off values and at most one on
+          const int64_t hot = static_cast<int64_t>(src[0]);
+          for (int64_t d = 0; d < D; ++d) o[d] = d == hot ? on : off;
+          continue;
+        }
+        for (int64_t d = 0; d < D; ++d, o += S) {
+          for (int64_t s = 0; s < S; ++s) o[s] = static_cast<int64_t>(src[s]) == d ? on : off;
+        }
       }
     });
   });
