@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "opforge/device.h"
 #include "opforge/eager.h"
 #include "opforge/graph.h"
 #include "opforge/kernel.h"
@@ -394,6 +395,15 @@ py::dtype numpy_dtype(DType dt) {
 py::array tensor_to_numpy(const Tensor& t) {
   std::vector<py::ssize_t> shape(t.shape().dims().begin(), t.shape().dims().end());
   py::array out(numpy_dtype(t.dtype()), shape);
+  if (t.nbytes() && !t.on_host()) {  // device memory: copied back (waits for the device)
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = gpu_backend()->copy_to_host(t.device_index(), out.mutable_data(), t.raw_data(), t.nbytes());
+    }
+    check(s, "numpy");
+    return out;
+  }
   if (t.nbytes()) std::memcpy(out.mutable_data(), t.raw_data(), t.nbytes());
   return out;
 }
@@ -565,7 +575,7 @@ PYBIND11_MODULE(_C, m) {
       .def_property_readonly("ndim", &Tensor::rank)
       .def_property_readonly("size", &Tensor::num_elements)
       .def_property_readonly("nbytes", &Tensor::nbytes)
-      .def_property_readonly("device", [](const Tensor& t) { return std::string("/device:") + device_name(t.device()) + ":0"; })
+      .def_property_readonly("device", [](const Tensor& t) { return device_string(DeviceSpec{t.device(), t.device_index()}); })
       .def("_numpy", &tensor_to_numpy)
       .def("_shares_buffer_with", [](const Tensor& a, const Tensor& b) { return a.buffer() == b.buffer(); })
       .def_static("_from_numpy", &tensor_from_numpy);
@@ -646,6 +656,77 @@ PYBIND11_MODULE(_C, m) {
     if (!h.dispatch) h.dispatch = py::none();
     if (!h.record) h.record = py::none();
   });
+  // ---- devices (issue 5: GPU backends)
+  tensor.def("_to", [](const Tensor& t, const std::string& device) {
+    DeviceSpec d;
+    check(parse_device(device, &d), "");
+    Tensor out;
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = copy_tensor(t, d, &out);
+    }
+    check(s, "");
+    return out;
+  });
+  m.def("parse_device", [](const std::string& device) {
+    DeviceSpec d;
+    check(parse_device(device, &d), "");
+    return device_string(d);
+  });
+  // Sets this thread's eager placement ("" clears it); returns the previous one ("" if none).
+  m.def("set_eager_device", [](const std::string& device) {
+    const DeviceSpec* prev = eager_placement();
+    std::string before = prev ? device_string(*prev) : std::string();
+    if (device.empty()) {
+      set_eager_placement(nullptr);
+    } else {
+      DeviceSpec d;
+      check(parse_device(device, &d), "");
+      set_eager_placement(&d);
+    }
+    return before;
+  });
+  m.def("load_gpu_backends", [](const std::vector<std::string>& paths) {
+    std::vector<std::string> report;
+    check(load_gpu_backends(paths, &report), "");
+    return report;
+  });
+  m.def("gpu_count", &gpu_count);
+  m.def("gpu_backend", []() -> py::object {
+    GpuBackend* b = gpu_backend();
+    return b ? py::object(py::str(b->name())) : py::object(py::none());
+  });
+  m.def("gpu_unavailable_reason", &gpu_unavailable_reason);
+  m.def("gpu_device_name", [](int i) {
+    check(check_device(DeviceSpec{Device::kGPU, i}), "");
+    return gpu_backend()->describe_device(i);
+  });
+  m.def("gpu_synchronize", [](int i) {
+    check(check_device(DeviceSpec{Device::kGPU, i}), "");
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = gpu_backend()->synchronize(i);
+    }
+    check(s, "");
+  });
+  m.def("gpu_memory_stats", [](int i) {
+    DeviceMemoryStats st = device_memory_stats(i);
+    py::dict d;
+    d["in_use"] = st.in_use;
+    d["cached"] = st.cached;
+    d["raw_allocs"] = st.raw_allocs;
+    return d;
+  });
+  m.def("gpu_empty_cache", &empty_device_cache);
+  m.def("kernel_devices", [](const std::string& op) {
+    std::vector<std::string> out;
+    for (Device d : KernelRegistry::Global().devices_for(op)) out.push_back(device_name(d));
+    return out;
+  });
+  // ---- end devices
+
   m.def("set_dispatch", [](py::object fn) { hooks().dispatch = std::move(fn); });
   m.def("set_graph_mode", [](bool on) { hooks().graph_mode = on; });
   m.def("set_record", [](py::object fn) { hooks().record = std::move(fn); });

@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "opforge/attr.h"
+#include "opforge/device.h"
+#include "opforge/kernel.h"
 #include "opforge/resource.h"
 #include "opforge/dtype.h"
 #include "opforge/shape.h"
@@ -136,7 +138,13 @@ void small_free(void* p, size_t rounded) {
 size_t small_rounded(size_t nbytes) { return nbytes == 0 ? 64 : (nbytes + 63) / 64 * 64; }
 }  // namespace
 
+void free_device_buffer(Device device, int index, void* p, size_t nbytes);  // device.cc
+
 Buffer::~Buffer() {
+  if (device_ != Device::kCPU) {
+    free_device_buffer(device_, device_index_, data_, nbytes_);
+    return;
+  }
   const size_t rounded = small_rounded(nbytes_);
   if (device_ == Device::kCPU && rounded <= kSmallMax) {
     small_free(data_, rounded);
@@ -172,6 +180,19 @@ Status allocate_cpu(size_t nbytes, std::shared_ptr<Buffer>* out) {
 }
 
 Status Tensor::Allocate(DType dtype, Shape shape, Tensor* out) {
+  return Allocate(dtype, std::move(shape), Device::kCPU, 0, out);
+}
+
+Tensor Tensor::FromBuffer(DType dtype, Shape shape, std::shared_ptr<Buffer> buffer) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.num_elements_ = shape.num_elements();
+  t.shape_ = std::move(shape);
+  t.buffer_ = std::move(buffer);
+  return t;
+}
+
+Status Tensor::Allocate(DType dtype, Shape shape, Device device, int device_index, Tensor* out) {
   if (!dtype_supported(dtype)) {
     return errors::InvalidArgument("cannot allocate a tensor of ", dtype_name(dtype));
   }
@@ -194,7 +215,12 @@ Status Tensor::Allocate(DType dtype, Shape shape, Tensor* out) {
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.num_elements_ = n;
-  OPF_RETURN_IF_ERROR(allocate_cpu(static_cast<size_t>(n) * dtype_size(dtype), &t.buffer_));
+  const size_t nbytes = static_cast<size_t>(n) * dtype_size(dtype);
+  if (device == Device::kCPU) {
+    OPF_RETURN_IF_ERROR(allocate_cpu(nbytes, &t.buffer_));
+  } else {
+    OPF_RETURN_IF_ERROR(allocate_device(DeviceSpec{device, device_index}, nbytes, &t.buffer_));
+  }
   *out = std::move(t);
   return Status::OK();
 }
@@ -206,6 +232,10 @@ Tensor Tensor::reshaped(const Shape& shape) const {
 }
 
 Status read_int_vector(const Tensor& t, std::vector<int64_t>* out) {
+  if (!t.on_host()) {
+    return errors::Internal("cannot read the values of a tensor in ", device_name(t.device()),
+                            " memory on the host (the kernel must mark that input host memory)");
+  }
   if (t.rank() > 1) {
     return errors::InvalidArgument("expected a scalar or vector, got shape ", t.shape().to_string());
   }

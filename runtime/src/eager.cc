@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "opforge/device.h"
 #include "opforge/kernel.h"
 #include "opforge/op_check.h"
 
@@ -170,39 +171,60 @@ Status all_output_dtypes(const OpSpec& op, const std::vector<AttrValue>& attrs, 
   return Status::OK();
 }
 
+Status no_kernel_error(const OpSpec& op, const std::vector<AttrValue>& attrs, Device device) {
+  const DType dispatch = op.dispatch_attr >= 0 ? attrs[op.dispatch_attr].type : DType::kInvalid;
+  std::string which = op.dispatch_attr >= 0
+                          ? " for " + op.attrs[op.dispatch_attr].name + "=" + dtype_name(dispatch)
+                          : std::string();
+  std::string note;
+  if (device != Device::kCPU) {
+    const std::string why = missing_kernel_note(op.name);
+    if (!why.empty()) note = "; " + why;
+    const auto devices = KernelRegistry::Global().devices_for(op.name);
+    std::string where;
+    for (Device d : devices) where += std::string(where.empty() ? "" : ", ") + device_name(d);
+    note += "; devices with a kernel for it: " + (where.empty() ? std::string("none") : where) +
+            " (place the op there, e.g. with of.device(\"/cpu:0\"), or copy its inputs with .cpu())";
+  }
+  return errors::NotFound(op.name, ": no ", device_name(device), " kernel", which,
+                          " (registered kernels: ", KernelRegistry::Global().describe(op.name), ")", note);
+}
+
 Status run_kernel(const OpSpec& op, const std::vector<const Tensor*>& inputs,
                   const std::vector<std::pair<int, int>>& ranges, const std::vector<AttrValue>& attrs,
                   const std::vector<DType>& out_types, ShapeContext& sc,
-                  std::vector<Tensor>* outputs, ExecEnv* env) {
+                  std::vector<Tensor>* outputs, ExecEnv* env, const DeviceSpec& device) {
   DType dispatch = op.dispatch_attr >= 0 ? attrs[op.dispatch_attr].type : DType::kInvalid;
-  const KernelDef* kernel = KernelRegistry::Global().find_cached(op, dispatch);
-  if (kernel == nullptr) {
-    std::string which = op.dispatch_attr >= 0
-                            ? " for " + op.attrs[op.dispatch_attr].name + "=" + dtype_name(dispatch)
-                            : std::string();
-    return errors::NotFound(op.name, ": no CPU kernel", which, " (registered kernels: ",
-                            KernelRegistry::Global().describe(op.name), ")");
-  }
+  const KernelDef* kernel = KernelRegistry::Global().find_cached(op, device.type, dispatch);
+  if (kernel == nullptr) return no_kernel_error(op, attrs, device.type);
   outputs->clear();
   outputs->resize(out_types.size());
   if (!kernel->forwards_input) {
     size_t i = 0;
-    for (const ArgSpec& arg : op.outputs) {
+    for (size_t a = 0; a < op.outputs.size(); ++a) {
+      const ArgSpec& arg = op.outputs[a];
       int n = 1;
       if (arg.number_attr >= 0) n = static_cast<int>(attrs[arg.number_attr].i);
       if (arg.type_list_attr >= 0) n = static_cast<int>(attrs[arg.type_list_attr].list_type.size());
+      const bool host = device.type == Device::kCPU || (a < 64 && (kernel->host_outputs >> a) & 1);
       for (int k = 0; k < n; ++k, ++i) {
         if (arg.is_ref) continue;  // refs carry a variable, set by the kernel
         Shape& s = sc.mutable_outputs()[i];
         if (!s.fully_defined()) {
           return errors::Internal(op.name, ": shape function left output ", i, " as ", s.to_string());
         }
-        OPF_RETURN_IF_ERROR(Tensor::Allocate(out_types[i], std::move(s), &(*outputs)[i]));
+        if (host) {
+          OPF_RETURN_IF_ERROR(Tensor::Allocate(out_types[i], std::move(s), &(*outputs)[i]));
+        } else {
+          OPF_RETURN_IF_ERROR(Tensor::Allocate(out_types[i], std::move(s), device.type, device.index,
+                                               &(*outputs)[i]));
+        }
       }
     }
   }
   KernelContext kc(op, inputs, ranges, attrs, *outputs, sc.outputs());
   kc.set_env(env);
+  kc.set_device(device);
   OPF_RETURN_IF_ERROR(kernel->fn(kc));
   size_t i = 0;
   for (const ArgSpec& arg : op.outputs) {
@@ -228,21 +250,61 @@ Status execute(EagerCall& call, std::vector<Tensor>* outputs) {
   dtypes.clear();
   shapes.clear();
   values.clear();
+  // The device: the placement scope's, else the first GPU input's, else the CPU.
+  DeviceSpec device;
+  bool all_host = true;
+  if (const DeviceSpec* placed = eager_placement()) {
+    device = *placed;
+  }
   for (const Tensor* t : call.inputs) {
     dtypes.push_back(t->dtype());
     shapes.push_back(&t->shape());
     values.push_back(t);
+    if (!t->on_host()) {
+      if (all_host && eager_placement() == nullptr) device = DeviceSpec{t->device(), t->device_index()};
+      all_host = false;
+    }
   }
   OPF_RETURN_IF_ERROR(infer_attrs(op, dtypes, call.ranges, call.attrs, call.has_attr));
   OPF_RETURN_IF_ERROR(all_output_dtypes(op, call.attrs, &out_types));
   for (const ArgSpec& arg : op.inputs) {
     if (arg.is_ref) return errors::InvalidArgument(op.name, ": takes a variable reference and only runs in a graph");
   }
+  if (device.type == Device::kCPU && all_host) {  // the common case: nothing to place
+    ShapeContext sc(op, shapes, values, call.attrs, call.ranges);
+    sc.resize_outputs(static_cast<int>(out_types.size()));
+    if (!op.shape_fn) return errors::Unimplemented(op.name, ": op has no shape function");
+    OPF_RETURN_IF_ERROR(op.shape_fn(sc));
+    return run_kernel(op, call.inputs, call.ranges, call.attrs, out_types, sc, outputs, nullptr);
+  }
+  // Inputs go where the kernel wants them (host-memory arguments to the CPU, the others to
+  // the op's device), copied if they live elsewhere.
+  const DType dispatch = op.dispatch_attr >= 0 ? call.attrs[op.dispatch_attr].type : DType::kInvalid;
+  const KernelDef* kernel = KernelRegistry::Global().find_cached(op, device.type, dispatch);
+  if (kernel == nullptr) return no_kernel_error(op, call.attrs, device.type);
+  OPF_RETURN_IF_ERROR(check_device(device));
+  std::vector<Tensor> moved;
+  moved.reserve(call.inputs.size());
+  std::vector<const Tensor*> placed_inputs = call.inputs;
+  for (size_t a = 0; a < call.ranges.size(); ++a) {
+    const bool host = device.type == Device::kCPU || (a < 64 && (kernel->host_inputs >> a) & 1);
+    const DeviceSpec want = host ? DeviceSpec() : device;
+    for (int k = call.ranges[a].first; k < call.ranges[a].second; ++k) {
+      const Tensor* t = placed_inputs[k];
+      if (DeviceSpec{t->device(), t->device_index()} != want) {
+        moved.emplace_back();
+        OPF_RETURN_IF_ERROR(copy_tensor(*t, want, &moved.back()));
+        placed_inputs[k] = &moved.back();
+      }
+      shapes[k] = &placed_inputs[k]->shape();
+      values[k] = placed_inputs[k]->on_host() ? placed_inputs[k] : nullptr;  // no device reads
+    }
+  }
   ShapeContext sc(op, shapes, values, call.attrs, call.ranges);
   sc.resize_outputs(static_cast<int>(out_types.size()));
   if (!op.shape_fn) return errors::Unimplemented(op.name, ": op has no shape function");
   OPF_RETURN_IF_ERROR(op.shape_fn(sc));
-  return run_kernel(op, call.inputs, call.ranges, call.attrs, out_types, sc, outputs, nullptr);
+  return run_kernel(op, placed_inputs, call.ranges, call.attrs, out_types, sc, outputs, nullptr, device);
 }
 
 }  // namespace opforge

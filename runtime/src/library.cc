@@ -33,6 +33,16 @@ bool find_abi_tag(const std::string& bytes, std::string* tag) {
 
 RegistrationStage* current_stage() { return g_stage; }
 
+ScopedRegistrationStage::ScopedRegistrationStage(RegistrationStage* stage) {
+  g_load_mu.lock();
+  g_stage = stage;
+}
+
+ScopedRegistrationStage::~ScopedRegistrationStage() {
+  g_stage = nullptr;
+  g_load_mu.unlock();
+}
+
 const char* abi_tag() { return OPFORGE_ABI_TAG; }
 
 Status OpLibrary::Open(const std::string& path, std::unique_ptr<OpLibrary>* out) {

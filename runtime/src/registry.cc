@@ -171,15 +171,26 @@ const KernelDef* KernelRegistry::find(const std::string& op, Device device, DTyp
 }
 
 const KernelDef* KernelRegistry::find_cached(const OpSpec& op, DType dtype) const {
+  return find_cached(op, Device::kCPU, dtype);
+}
+
+std::vector<Device> KernelRegistry::devices_for(const std::string& op) const {
+  std::vector<Device> out;
+  for (const auto& k : kernels_for(op))
+    if (out.empty() || out.back() != k.first) out.push_back(k.first);
+  return out;
+}
+
+const KernelDef* KernelRegistry::find_cached(const OpSpec& op, Device device, DType dtype) const {
   const int slot = static_cast<int>(dtype);
-  if (slot < 0 || slot >= 64) return find(op.name, Device::kCPU, dtype);
-  OpSpec::KernelCache& cache = op.cpu_kernels;
+  if (slot < 0 || slot >= 64) return find(op.name, device, dtype);
+  OpSpec::KernelCache& cache = device == Device::kCPU ? op.cpu_kernels : op.gpu_kernels;
   if (cache.generation != generation_) {
     cache = OpSpec::KernelCache();
     cache.generation = generation_;
   }
   if (cache.by_dtype[slot] == nullptr) {
-    const KernelDef* k = find(op.name, Device::kCPU, dtype);
+    const KernelDef* k = find(op.name, device, dtype);
     cache.by_dtype[slot] = k ? static_cast<const void*>(k) : static_cast<const void*>(&kMissing);
   }
   const void* hit = cache.by_dtype[slot];

@@ -7,7 +7,8 @@ project that builds and passes its own tests as generated.
 
 Libraries load into fresh interpreters (subprocesses), so this test process's registries are
 never touched. Builds are few (session-scoped): ZeroOut, ZeroOut with a wrong ABI tag, a
-library whose kernel clashes with a built-in one, and the scaffold.
+library whose kernel clashes with a built-in one, one with a hand-written C++ shape
+function, and the scaffold.
 """
 
 from __future__ import annotations
@@ -104,10 +105,61 @@ def libs(tmp_path_factory):
         opforge_add_op_library(kernel_clash OPDEFS opdefs SOURCES kernels.cc)
         """))
     cmake_build(clash, clash / "build")
+
+    # A library op whose shape function is hand-written C++ (shape_fn: "custom").
+    pair = base / "pair_sum"
+    (pair / "opdefs").mkdir(parents=True)
+    (pair / "opdefs" / "pair_sum.pbtxt").write_text(textwrap.dedent("""\
+        op {
+          name: "PairSum"
+          summary: "Sums adjacent pairs along the last axis: [..., 2k] -> [..., k]."
+          signature { input: "x: T" output: "y: T" attr: "T: {float, double}" }
+          shape_fn: "custom"
+          not_differentiable: true
+          reference: "x.reshape(x.shape[:-1] + (x.shape[-1] // 2, 2)).sum(-1)"
+        }
+        """))
+    (pair / "pair_sum.cc").write_text(textwrap.dedent("""\
+        #include "opforge/ops/pair_sum_ops.h"
+        #include "opforge/shape_fns.h"
+
+        namespace opforge {
+        namespace {
+        Status PairSumShape(ShapeContext& c) {
+          Shape s = c.input_shape(0);
+          if (s.unknown_rank()) { c.set_output(0, s); return Status::OK(); }
+          if (s.rank() < 1) return c.error("x must have rank >= 1, got a scalar");
+          int64_t& last = s.mutable_dims().back();
+          if (last >= 0 && last % 2 != 0) return c.error("the last dimension must be even, got ", last);
+          if (last >= 0) last /= 2;
+          c.set_output(0, std::move(s));
+          return Status::OK();
+        }
+        const bool registered = [] { shape_fns::register_custom("PairSum", PairSumShape); return true; }();
+
+        template <typename T>
+        Status PairSumCpu(ops::PairSumArgs& a) {
+          const T* x = a.x.data<T>();
+          T* y = a.y.data<T>();
+          for (int64_t i = 0, n = a.y.num_elements(); i < n; ++i) y[i] = x[2 * i] + x[2 * i + 1];
+          return Status::OK();
+        }
+        }  // namespace
+        OPFORGE_REGISTER_KERNEL(PairSum, CPU, PairSumCpu, float, double)
+        }  // namespace opforge
+        """))
+    (pair / "CMakeLists.txt").write_text(textwrap.dedent("""\
+        cmake_minimum_required(VERSION 3.18)
+        project(pair_sum LANGUAGES CXX)
+        find_package(opforge REQUIRED)
+        opforge_add_op_library(pair_sum OPDEFS opdefs SOURCES pair_sum.cc)
+        """))
+    cmake_build(pair, pair / "build")
     paths = {
         "zero_out": src / "build" / "zero_out.so",
         "bad_abi": base / "build_bad_abi" / "zero_out.so",
         "kernel_clash": clash / "build" / "kernel_clash.so",
+        "pair_sum": pair / "build" / "pair_sum.so",
     }
     for p in paths.values():
         assert p.exists(), p
@@ -197,6 +249,43 @@ def test_zero_out_eager_tape_graph(libs, tmp_path):
         print("zero_out ok")
     """, cwd=tmp_path, LIB=libs["zero_out"])
     assert "zero_out ok" in out
+
+
+def test_custom_shape_function(libs, tmp_path):
+    """A library's hand-written C++ shape function runs eagerly and at graph construction."""
+    out = run_py("""
+        import os
+        import numpy as np
+        import opforge as of
+
+        lib = of.load_op_library(os.environ["LIB"])
+        x = np.random.default_rng(1).standard_normal((3, 4, 6))
+        np.testing.assert_allclose(lib.pair_sum(x).numpy(), x.reshape(3, 4, 3, 2).sum(-1))
+        for bad, words in ((np.zeros((2, 5)), "last dimension must be even, got 5"),
+                           (np.float64(1.0), "rank >= 1")):
+            try:
+                lib.pair_sum(bad)
+            except of.InvalidArgumentError as e:
+                assert "PairSum" in str(e) and words in str(e), e
+            else:
+                raise AssertionError("accepted")
+        g = of.Graph()
+        with g.as_default():
+            p = of.placeholder(of.float32, [None, 8])
+            y = lib.pair_sum(p)
+            assert y.shape.as_list() == [None, 4], y.shape
+            try:
+                lib.pair_sum(of.placeholder(of.float32, [None, 3]))
+            except of.InvalidArgumentError as e:
+                assert "even" in str(e), e
+            else:
+                raise AssertionError("odd dim accepted at construction")
+        with of.Session(graph=g) as sess:
+            v = sess.run(y, {p: np.arange(16, dtype=np.float32).reshape(2, 8)})
+        np.testing.assert_array_equal(v, np.arange(16).reshape(2, 4, 2).sum(-1))
+        print("custom shape ok")
+    """, cwd=tmp_path, LIB=libs["pair_sum"])
+    assert "custom shape ok" in out
 
 
 def test_example_own_tests(libs, tmp_path):

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "opforge/device.h"
 #include "opforge/op.h"
 #include "opforge/resource.h"
 #include "opforge/status.h"
@@ -56,6 +57,10 @@ class KernelContext {
   }
 
   // The graph executor's environment (variables, node name); nullptr when running eagerly.
+  // The device the kernel runs on (its outputs live there, except host-memory outputs).
+  const DeviceSpec& device() const { return device_; }
+  void set_device(const DeviceSpec& d) { device_ = d; }
+
   ExecEnv* env() const { return env_; }
   void set_env(ExecEnv* env) { env_ = env; }
   // The Variable behind Ref input argument `arg` (graph execution only).
@@ -68,6 +73,7 @@ class KernelContext {
 
  private:
   ExecEnv* env_ = nullptr;
+  DeviceSpec device_;
   const OpSpec& op_;
   const std::vector<const Tensor*>& inputs_;
   const std::vector<std::pair<int, int>>& input_ranges_;
@@ -83,7 +89,18 @@ struct KernelDef {
   // The kernel sets its outputs itself (e.g. Reshape aliases its input's buffer) instead of
   // receiving them allocated.
   bool forwards_input = false;
+  // Bit i set: input (output) argument i stays in host memory although the kernel runs on
+  // another device (shape-like arguments: Reshape's shape, reduction axes, Shape's output).
+  uint64_t host_inputs = 0;
+  uint64_t host_outputs = 0;
 };
+
+// Bit masks over argument indices for KernelDef::host_inputs / host_outputs.
+constexpr uint64_t host_args() { return 0; }
+template <typename... Rest>
+constexpr uint64_t host_args(int arg, Rest... rest) {
+  return (uint64_t{1} << arg) | host_args(rest...);
+}
 
 class KernelRegistry {
  public:
@@ -94,8 +111,12 @@ class KernelRegistry {
   const KernelDef* find(const std::string& op, Device device, DType dtype) const;
   // find() for the CPU, memoized in the op's spec until the next registration.
   const KernelDef* find_cached(const OpSpec& op, DType dtype) const;
+  // The same for any device.
+  const KernelDef* find_cached(const OpSpec& op, Device device, DType dtype) const;
   // "CPU: float32, float64" for error messages and `opforge list`.
   std::string describe(const std::string& op) const;
+  // The devices with at least one kernel for `op` ("CPU", "GPU").
+  std::vector<Device> devices_for(const std::string& op) const;
   std::vector<std::pair<Device, DType>> kernels_for(const std::string& op) const;
 
  private:
@@ -111,9 +132,11 @@ const char* device_name(Device d);
 // Registers Kernel::template run<T> for every T in Ts.
 template <typename Kernel, typename... Ts>
 struct KernelRegistrar {
-  static bool reg(const char* op, Device device, bool forwards_input = false) {
+  static bool reg(const char* op, Device device, bool forwards_input = false,
+                  uint64_t host_inputs = 0, uint64_t host_outputs = 0) {
     (KernelRegistry::Global().add(op, device, DTypeOf<Ts>::value,
-                                  KernelDef{&Kernel::template run<Ts>, forwards_input}),
+                                  KernelDef{&Kernel::template run<Ts>, forwards_input,
+                                            host_inputs, host_outputs}),
      ...);
     return true;
   }
@@ -124,7 +147,11 @@ struct KernelRegistrar {
 
 // OPFORGE_REGISTER_KERNEL(MatMul, CPU, MatMulCpu, float, double) registers
 // `template <typename T> Status MatMulCpu(MatMulArgs&)` for each listed dtype.
-#define OPFORGE_REGISTER_KERNEL_IMPL(OP, DEVICE, FN, FORWARDS, ...)                          \
+#define OPFORGE_REGISTER_KERNEL_IMPL(OP, DEVICE, FN, FORWARDS, ...) \
+  OPFORGE_REGISTER_KERNEL_IMPL_HM(OP, DEVICE, FN, FORWARDS, 0, 0, __VA_ARGS__)
+
+// The general form: HOST_IN / HOST_OUT are ::opforge::host_args(...) masks of argument indices.
+#define OPFORGE_REGISTER_KERNEL_IMPL_HM(OP, DEVICE, FN, FORWARDS, HOST_IN, HOST_OUT, ...)    \
   namespace {                                                                               \
   struct OPF_CAT(OpfKernel_, __LINE__) {                                                    \
     template <typename T>                                                                   \
@@ -135,7 +162,7 @@ struct KernelRegistrar {
   };                                                                                        \
   [[maybe_unused]] const bool OPF_CAT(opf_kernel_registered_, __LINE__) =                   \
       ::opforge::KernelRegistrar<OPF_CAT(OpfKernel_, __LINE__), __VA_ARGS__>::reg(          \
-          #OP, ::opforge::Device::k##DEVICE, FORWARDS);                                     \
+          #OP, ::opforge::Device::k##DEVICE, FORWARDS, HOST_IN, HOST_OUT);                  \
   }
 
 #define OPFORGE_REGISTER_KERNEL(OP, DEVICE, FN, ...) \
@@ -143,6 +170,13 @@ struct KernelRegistrar {
 // For kernels that set their outputs themselves (aliasing an input's buffer).
 #define OPFORGE_REGISTER_FORWARDING_KERNEL(OP, DEVICE, FN, ...) \
   OPFORGE_REGISTER_KERNEL_IMPL(OP, DEVICE, FN, true, __VA_ARGS__)
+
+// Kernels with host-memory arguments, e.g. a GPU Reshape whose shape (input 1) stays on the host:
+// OPFORGE_REGISTER_KERNEL_HOST_MEMORY(Reshape, GPU, ReshapeGpu, host_args(1), host_args(), float)
+#define OPFORGE_REGISTER_KERNEL_HOST_MEMORY(OP, DEVICE, FN, HOST_IN, HOST_OUT, ...) \
+  OPFORGE_REGISTER_KERNEL_IMPL_HM(OP, DEVICE, FN, false, ::opforge::HOST_IN, ::opforge::HOST_OUT, __VA_ARGS__)
+#define OPFORGE_REGISTER_FORWARDING_KERNEL_HOST_MEMORY(OP, DEVICE, FN, HOST_IN, HOST_OUT, ...) \
+  OPFORGE_REGISTER_KERNEL_IMPL_HM(OP, DEVICE, FN, true, ::opforge::HOST_IN, ::opforge::HOST_OUT, __VA_ARGS__)
 
 // For ops without a type attr: `Status Fn(OpArgs&)`, registered once.
 #define OPFORGE_REGISTER_UNTYPED_KERNEL(OP, DEVICE, FN)                                   \

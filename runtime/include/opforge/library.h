@@ -25,7 +25,7 @@
 // The ABI an op library is compiled against. Bump OPFORGE_ABI_VERSION whenever a change to
 // the public headers (runtime/include/opforge, generated call structs) breaks binary
 // compatibility with libraries built earlier.
-#define OPFORGE_ABI_VERSION 1
+#define OPFORGE_ABI_VERSION 2
 #define OPFORGE_STR_(x) #x
 #define OPFORGE_STR(x) OPFORGE_STR_(x)
 #if defined(OPFORGE_ABI_TAG_OVERRIDE)  // tests build a mismatching library with this
@@ -56,6 +56,16 @@ struct RegistrationStage {
 // The stage registrations on this thread go to; nullptr (the default): straight to the
 // registries (ops to OpRegistry's pending list).
 RegistrationStage* current_stage();
+
+// While alive, registrations on this thread go to `stage` (one loader at a time; GPU backend
+// libraries are loaded this way, see device.h).
+class ScopedRegistrationStage {
+ public:
+  explicit ScopedRegistrationStage(RegistrationStage* stage);
+  ~ScopedRegistrationStage();
+  ScopedRegistrationStage(const ScopedRegistrationStage&) = delete;
+  ScopedRegistrationStage& operator=(const ScopedRegistrationStage&) = delete;
+};
 
 // The ABI tag of this runtime.
 const char* abi_tag();

@@ -56,6 +56,7 @@ struct OpSpec {
     const void* by_dtype[64] = {};
   };
   mutable KernelCache cpu_kernels;
+  mutable KernelCache gpu_kernels;
 };
 
 // What a shape function sees: input shapes, input values where known (host tensors), attrs.

@@ -26,6 +26,9 @@ Status all_output_dtypes(const OpSpec& op, const std::vector<AttrValue>& attrs, 
 Status run_kernel(const OpSpec& op, const std::vector<const Tensor*>& inputs,
                   const std::vector<std::pair<int, int>>& ranges, const std::vector<AttrValue>& attrs,
                   const std::vector<DType>& out_types, ShapeContext& sc,
-                  std::vector<Tensor>* outputs, ExecEnv* env);
+                  std::vector<Tensor>* outputs, ExecEnv* env,
+                  const DeviceSpec& device = DeviceSpec());
+// NotFound for an op without a kernel for (device, dtype), listing the kernels that exist.
+Status no_kernel_error(const OpSpec& op, const std::vector<AttrValue>& attrs, Device device);
 
 }  // namespace opforge

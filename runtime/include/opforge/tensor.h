@@ -17,18 +17,21 @@ enum class Device : int { kCPU = 0, kGPU = 1 };
 // A block of device memory. Freed when the last Tensor using it goes away.
 class Buffer {
  public:
-  Buffer(void* data, size_t nbytes, Device device) : data_(data), nbytes_(nbytes), device_(device) {}
+  Buffer(void* data, size_t nbytes, Device device, int device_index = 0)
+      : data_(data), nbytes_(nbytes), device_(device), device_index_(device_index) {}
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
+  int device_index() const { return device_index_; }
 
  private:
   void* data_;
   size_t nbytes_;
   Device device_;
+  int device_index_;
 };
 
 constexpr size_t kTensorAlignment = 64;
@@ -41,6 +44,8 @@ class Tensor {
   Tensor() = default;
   // Allocates an uninitialized CPU tensor. Shape must be fully defined.
   static Status Allocate(DType dtype, Shape shape, Tensor* out);
+  // Allocates an uninitialized tensor on a device (GPU memory from its caching allocator).
+  static Status Allocate(DType dtype, Shape shape, Device device, int device_index, Tensor* out);
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
@@ -49,6 +54,8 @@ class Tensor {
   int64_t num_elements() const { return num_elements_; }
   size_t nbytes() const { return static_cast<size_t>(num_elements_) * dtype_size(dtype_); }
   Device device() const { return buffer_ ? buffer_->device() : Device::kCPU; }
+  int device_index() const { return buffer_ ? buffer_->device_index() : 0; }
+  bool on_host() const { return device() == Device::kCPU; }
   bool initialized() const { return dtype_ != DType::kInvalid; }
 
   void* raw_data() const { return buffer_ ? buffer_->data() : nullptr; }
@@ -61,6 +68,8 @@ class Tensor {
   // Same buffer, new shape with the same number of elements.
   Tensor reshaped(const Shape& shape) const;
   const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
+  // A tensor over an existing buffer (which must hold the shape's bytes).
+  static Tensor FromBuffer(DType dtype, Shape shape, std::shared_ptr<Buffer> buffer);
 
  private:
   DType dtype_ = DType::kInvalid;
