@@ -178,3 +178,25 @@ def test_tf1_program_with_array_ops():
             sess.run(step, {x: xs, y: ys})
         after, col = sess.run([loss, first_col], {x: xs, y: ys})
     assert after < before * 0.8 and col.shape == (64,)
+
+
+def test_graph_def_round_trip_of_array_and_random_ops():
+    """Masks, list attrs, list outputs and seeds survive export and import."""
+    g = of.Graph()
+    with g.as_default():
+        x = of.placeholder(of.float64, [None, 4, 5], name="x")
+        a = of.identity(x[1:, ..., None, ::-2], name="a")
+        parts = of.split(x, [1, 3], axis=1)
+        b = of.identity(parts[1], name="b")
+        c = of.squeeze(of.gather(x, [[2]], axis=2), axis=[2], name="c")
+        r = of.ops.random_uniform(np.array([3], np.int32), of.float32, seed=3, seed2=4, name="r")
+    gd = g.as_graph_def()
+    g2 = of.Graph()
+    with g2.as_default():
+        of.import_graph_def(gd, name="")
+    with of.Session(graph=g) as s1, of.Session(graph=g2) as s2:
+        want = s1.run([a, b, c, r], {x: X})
+        got = s2.run(["a:0", "b:0", "c:0", "r:0"], {"x:0": X})
+    for w, v in zip(want, got):
+        np.testing.assert_array_equal(w, v)
+    np.testing.assert_array_equal(got[0], X[1:, ..., None, ::-2])
