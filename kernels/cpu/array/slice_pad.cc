@@ -393,8 +393,35 @@ Status pad(const Tensor& input, const Tensor& paddings, T value, Tensor& output)
     if (n) std::memcpy(output.raw_data(), input.raw_data(), output.nbytes());
     return Status::OK();
   }
-  array::fill_n_parallel<T>(output.data<T>(), n, value);
-  const auto ost = strides_of(output.shape().dims());
+  const auto& od = output.shape().dims();
+  const auto& id = input.shape().dims();
+  const auto ost = strides_of(od);
+  const E fill = [&] {
+    E e;
+    std::memcpy(&e, &value, sizeof(E));
+    return e;
+  }();
+  // Fill only the border: for each dim k, the slabs before and after the interior along k,
+  // within the interior of the dims before k and spanning the dims after it.
+  const std::vector<int64_t> zero(od.size(), 0);
+  for (size_t k = 0; k < od.size(); ++k) {
+    for (int side = 0; side < 2; ++side) {
+      std::vector<int64_t> box(od.size());
+      int64_t base = 0;
+      for (size_t j = 0; j < od.size(); ++j) {
+        if (j < k) {
+          box[j] = id[j];
+          base += p[2 * j] * ost[j];
+        } else if (j > k) {
+          box[j] = od[j];
+        } else {
+          box[j] = side == 0 ? p[2 * j] : p[2 * j + 1];
+          if (side == 1) base += (p[2 * j] + id[j]) * ost[j];
+        }
+      }
+      strided_copy<E>(&fill, static_cast<E*>(output.raw_data()), box, zero, ost, 0, base);
+    }
+  }
   int64_t base = 0;
   for (size_t i = 0; i < ost.size(); ++i) base += p[2 * i] * ost[i];
   strided_copy<E>(static_cast<const E*>(input.raw_data()), static_cast<E*>(output.raw_data()),
