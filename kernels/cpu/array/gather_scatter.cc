@@ -109,46 +109,53 @@ Status gather(KernelContext& ctx, const Tensor& params, const Tensor& indices, c
   const int64_t N = prod(id, static_cast<size_t>(g.batch_dims), id.size());
   const I* idx = indices.data<I>();
   const int64_t total_idx = indices.num_elements();
+  const E* src = static_cast<const E*>(params.raw_data());
+  E* dst = static_cast<E*>(output.raw_data());
+  const int64_t rows = B * O * N;
+  // Every index is checked right before its row is read; a bad one is skipped (nothing is
+  // read out of bounds) and reported below, and the call fails as a whole.
   std::atomic<bool> bad{false};
-  parallel_for(total_idx, cpu::kGrain, [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) {
-      const int64_t v = static_cast<int64_t>(idx[k]);
-      if (v < 0 || v >= A) {
-        bad = true;
-        return;
-      }
+  if (rows > 0 && In > 0 && A > 0) {
+    if (In == 1 && B * O == 1) {  // gathering single elements: a plain indexed load
+      parallel_for(N, cpu::kGrain, [&](int64_t b, int64_t e) {
+        bool local_bad = false;
+        for (int64_t n = b; n < e; ++n) {
+          const int64_t a = static_cast<int64_t>(idx[n]);
+          const bool ok = a >= 0 && a < A;
+          local_bad |= !ok;
+          dst[n] = src[ok ? a : 0];
+        }
+        if (local_bad) bad = true;
+      });
+    } else {
+      parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / In), [&](int64_t b, int64_t e) {
+        int64_t n = b % N, bo = b / N;  // decomposed once per chunk, then stepped
+        for (int64_t r = b; r < e; ++r) {
+          const int64_t a = static_cast<int64_t>(idx[(bo / O) * N + n]);
+          if (a < 0 || a >= A) {
+            bad = true;
+          } else {
+            const E* s = src + (bo * A + a) * In;
+            E* d = dst + r * In;
+            if (In == 1) *d = *s;
+            else std::memcpy(d, s, static_cast<size_t>(In) * sizeof(E));
+          }
+          if (++n == N) {
+            n = 0;
+            ++bo;
+          }
+        }
+      });
     }
-  });
+  } else {
+    bad = true;  // nothing to read (or a 0-size axis): check the indices alone
+  }
   for (int64_t k = 0; bad && k < total_idx; ++k) {  // name the first bad index
     const int64_t v = static_cast<int64_t>(idx[k]);
     if (v < 0 || v >= A) {
       return ctx.error("indices[", k, "] = ", v, " is not in [0, ", A, ")");
     }
   }
-  const E* src = static_cast<const E*>(params.raw_data());
-  E* dst = static_cast<E*>(output.raw_data());
-  const int64_t rows = B * O * N;
-  if (rows == 0 || In == 0) return Status::OK();
-  if (In == 1 && B * O == 1) {  // gathering single elements: a plain indexed load
-    parallel_for(N, cpu::kGrain, [&](int64_t b, int64_t e) {
-      for (int64_t n = b; n < e; ++n) dst[n] = src[static_cast<int64_t>(idx[n])];
-    });
-    return Status::OK();
-  }
-  parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / In), [&](int64_t b, int64_t e) {
-    int64_t n = b % N, bo = b / N;  // decomposed once per chunk, then stepped
-    for (int64_t r = b; r < e; ++r) {
-      const int64_t a = static_cast<int64_t>(idx[(bo / O) * N + n]);
-      const E* s = src + (bo * A + a) * In;
-      E* d = dst + r * In;
-      if (In == 1) *d = *s;
-      else std::memcpy(d, s, static_cast<size_t>(In) * sizeof(E));
-      if (++n == N) {
-        n = 0;
-        ++bo;
-      }
-    }
-  });
   return Status::OK();
 }
 
