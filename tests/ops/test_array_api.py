@@ -200,3 +200,52 @@ def test_graph_def_round_trip_of_array_and_random_ops():
     for w, v in zip(want, got):
         np.testing.assert_array_equal(w, v)
     np.testing.assert_array_equal(got[0], X[1:, ..., None, ::-2])
+
+
+def _graph_grad_params():
+    import array_cases
+    from opmatrix import OPS_BY_NAME, cases
+    for name in sorted(array_cases.TABLE_OPS):
+        op = OPS_BY_NAME.get(name)
+        if op is None or op.not_differentiable or "double" not in op.attr(next(
+                a.type_attr for a in op.inputs if a.type_attr and op.attr(a.type_attr).type == "type"
+                and any(o.type_attr == a.type_attr for o in op.outputs))).allowed:
+            continue
+        case = cases(op, "double", small=True)[0]
+        yield pytest.param(name, case, id=f"{name}-{case.id}")
+
+
+@pytest.mark.parametrize("op_name,case", list(_graph_grad_params()))
+def test_graph_gradients_match_eager(op_name, case):
+    """of.gradients in a graph (data inputs fed through placeholders) equals GradientTape."""
+    from opmatrix import OPS_BY_NAME, build_inputs, data_inputs, output_list, seed_for, wrapper
+    op = OPS_BY_NAME[op_name]
+    rng = np.random.default_rng(seed_for("graph-grad", op_name))
+    inputs = build_inputs(rng, op, "double", case)
+    data = [a.name for a in data_inputs(op)]
+    flat = [(n, i) for n in data for i in (range(len(inputs[n])) if isinstance(inputs[n], list) else [None])]
+
+    def value(n, i):
+        return inputs[n] if i is None else inputs[n][i]
+
+    def run_op(feed):
+        args = [[feed[(a.name, i)] for i in range(len(inputs[a.name]))] if a.name in data and
+                isinstance(inputs[a.name], list) else feed[(a.name, None)] if a.name in data else inputs[a.name]
+                for a in op.inputs]
+        outs = output_list(wrapper(op)(*args, **case.attrs))
+        return of.add_n([of.reduce_sum(of.mul(o, o)) for o in outs]) if len(outs) > 1 else \
+            of.reduce_sum(of.mul(outs[0], outs[0]))
+
+    tensors = {k: of.constant(value(*k)) for k in flat}
+    with of.GradientTape() as tape:
+        tape.watch(list(tensors.values()))
+        loss = run_op(tensors)
+    want = tape.gradient(loss, [tensors[k] for k in flat])
+    g = of.Graph()
+    with g.as_default():
+        phs = {k: of.placeholder(of.float64, np.shape(value(*k))) for k in flat}
+        grads = of.gradients(run_op(phs), [phs[k] for k in flat])
+    with of.Session(graph=g) as sess:
+        got = sess.run(grads, {phs[k]: value(*k) for k in flat})
+    for k, w, v in zip(flat, want, got):
+        np.testing.assert_allclose(v, w.numpy(), rtol=1e-12, atol=1e-12, err_msg=str(k))
