@@ -50,10 +50,15 @@ for _name in math.TOP_LEVEL:
 del _name
 # ---- end math ops
 from . import train  # noqa: E402
+# ---- array and random ops (issue 4): TensorFlow's names, tensor indexing, of.random
+from .array_api import *  # noqa: E402,F401,F403
+from . import array_api as _array_api  # noqa: E402
+from . import random_api as random  # noqa: E402
 from .op_library import load_op_library  # noqa: E402
 
 _tensor.install_tensor_api(ops)
 _graph.install_graph_tensor_api(ops)
+_array_api.install_tensor_indexing()
 _C.set_dispatch(_graph.dispatch)
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 

@@ -7,11 +7,33 @@ gradient per input argument.
 """
 
 from opforge.gradients.registry import register_gradient as _register
+from opforge.gradients.registry import register_gradient_fn as _register_fn
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 from opforge.gradients.helpers import invert_permutation
 from opforge.gradients.helpers import shape_of
-from opforge.generated.gen_array_ops import reshape, transpose
+from opforge.gradients.helpers import unbroadcast
+from opforge.generated.gen_array_ops import reshape, reverse_v2, transpose
 from opforge.generated.gen_math_ops import sum
+
+
+@_register("BroadcastTo")
+def _broadcast_to_grad(op, grads):
+    input = op.inputs[0]
+    grad = grads[0]
+    return [
+        unbroadcast(grad, input),
+        None,
+    ]
+
+
+@_register("ExpandDims")
+def _expand_dims_grad(op, grads):
+    input = op.inputs[0]
+    grad = grads[0]
+    return [
+        reshape(grad, shape_of(input)),
+        None,
+    ]
 
 
 @_register("Fill")
@@ -41,6 +63,25 @@ def _reshape_grad(op, grads):
     ]
 
 
+@_register("ReverseV2")
+def _reverse_v2_grad(op, grads):
+    axis = op.inputs[1]
+    grad = grads[0]
+    return [
+        reverse_v2(grad, axis),
+        None,
+    ]
+
+
+@_register("Squeeze")
+def _squeeze_grad(op, grads):
+    input = op.inputs[0]
+    grad = grads[0]
+    return [
+        reshape(grad, shape_of(input)),
+    ]
+
+
 @_register("Transpose")
 def _transpose_grad(op, grads):
     perm = op.inputs[1]
@@ -50,11 +91,29 @@ def _transpose_grad(op, grads):
         None,
     ]
 
+_register_fn("ConcatV2", "opforge.gradients.array_grads:concat_v2_grad")
+_register_fn("GatherNd", "opforge.gradients.array_grads:gather_nd_grad")
+_register_fn("GatherV2", "opforge.gradients.array_grads:gather_v2_grad")
+_register_fn("Pack", "opforge.gradients.array_grads:pack_grad")
+_register_fn("Pad", "opforge.gradients.array_grads:pad_grad")
+_register_fn("PadV2", "opforge.gradients.array_grads:pad_v2_grad")
+_register_fn("ScatterNd", "opforge.gradients.array_grads:scatter_nd_grad")
+_register_fn("Slice", "opforge.gradients.array_grads:slice_grad")
+_register_fn("Split", "opforge.gradients.array_grads:split_grad")
+_register_fn("SplitV", "opforge.gradients.array_grads:split_v_grad")
+_register_fn("StridedSlice", "opforge.gradients.array_grads:strided_slice_grad")
+_register_fn("StridedSliceGrad", "opforge.gradients.array_grads:strided_slice_grad_grad")
+_register_fn("Tile", "opforge.gradients.array_grads:tile_grad")
+_register_fn("Unpack", "opforge.gradients.array_grads:unpack_grad")
+_register_fn("UnsortedSegmentSum", "opforge.gradients.array_grads:unsorted_segment_sum_grad")
 _not_differentiable("BroadcastGradientArgs")
 _not_differentiable("Const")
+_not_differentiable("OneHot")
 _not_differentiable("OnesLike")
 _not_differentiable("Placeholder")
 _not_differentiable("Rank")
 _not_differentiable("Shape")
 _not_differentiable("Size")
+_not_differentiable("StopGradient")
+_not_differentiable("Where")
 _not_differentiable("ZerosLike")

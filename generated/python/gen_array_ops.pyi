@@ -23,6 +23,37 @@ def broadcast_gradient_args(s0: TensorLike, s1: TensorLike, name: str | None = N
       r1: A `Tensor`. Has the same type as `s0`.
     """
 
+def broadcast_to(input: TensorLike, shape: TensorLike, name: str | None = None) -> Tensor:
+    r"""Broadcasts a tensor to a shape (NumPy's broadcasting rules).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def concat_v2(values: Sequence[TensorLike], axis: TensorLike, name: str | None = None) -> Tensor:
+    r"""Concatenates tensors along one dimension.
+
+    All inputs must have the same rank and the same dims except along `axis`, which may be negative
+    (counted from the end).
+
+    Args:
+      values: A list of at least 2 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`. N tensors of the
+        same rank to join.
+      axis: A `Tensor`. Must be one of the following types: `int32`, `int64`. Scalar; the dimension
+        to join along, in `[-rank, rank)`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `values`.
+    """
+
 def const(value: Any, dtype: DTypeLike, name: str | None = None) -> Tensor:
     r"""Returns a constant tensor.
 
@@ -34,6 +65,22 @@ def const(value: Any, dtype: DTypeLike, name: str | None = None) -> Tensor:
 
     Returns:
       A `Tensor` of type `dtype`.
+    """
+
+def expand_dims(input: TensorLike, dim: TensorLike, name: str | None = None) -> Tensor:
+    r"""Inserts a dimension of size 1 at index `dim`.
+
+    `dim` is a scalar (or one-element vector) in `[-rank(input) - 1, rank(input)]`. The output
+    shares the input's buffer.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      dim: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
     """
 
 def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> Tensor:
@@ -51,6 +98,43 @@ def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> Tensor
       A `Tensor`. Has the same type as `value`.
     """
 
+def gather_nd(params: TensorLike, indices: TensorLike, name: str | None = None) -> Tensor:
+    r"""Gathers slices of `params` at multi-dimensional `indices`.
+
+    The last dim of `indices` (size K <= rank(params)) indexes the first K dims of params; the
+    output has shape `indices.shape[:-1] + params.shape[K:]`. Out-of-range indices are an
+    InvalidArgumentError.
+
+    Args:
+      params: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `params`.
+    """
+
+def gather_v2(params: TensorLike, indices: TensorLike, axis: TensorLike, batch_dims: int = 0, name: str | None = None) -> Tensor:
+    r"""Gathers slices of `params` along `axis` at `indices`.
+
+    The output has shape `params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis +
+    1:]`. The first `batch_dims` dims of params and indices are batch dims and must match. Every
+    index must be in `[0, params.shape[axis])`, else InvalidArgumentError (nothing is read out of
+    bounds).
+
+    Args:
+      params: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+      axis: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      batch_dims: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `params`.
+    """
+
 def identity(input: TensorLike, name: str | None = None) -> Tensor:
     r"""Returns a tensor with the same shape and contents as the input.
 
@@ -65,6 +149,26 @@ def identity(input: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `input`.
     """
 
+def one_hot(indices: TensorLike, depth: TensorLike, on_value: TensorLike, off_value: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
+    r"""Returns a one-hot tensor.
+
+    Positions given by `indices` take `on_value`, all others `off_value`; the new dimension of size
+    `depth` is inserted at `axis` (-1: last). Indices outside `[0, depth)` give a row of off_value,
+    as in TensorFlow.
+
+    Args:
+      indices: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int32`, `int64`.
+      depth: A `Tensor` of type `int32`.
+      on_value: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      off_value: A `Tensor`. Must have the same type as `on_value`.
+      axis: An optional `int`. Defaults to `-1`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `on_value`.
+    """
+
 def ones_like(x: TensorLike, name: str | None = None) -> Tensor:
     r"""Returns a tensor of ones with the same shape and type as x.
 
@@ -75,6 +179,51 @@ def ones_like(x: TensorLike, name: str | None = None) -> Tensor:
 
     Returns:
       A `Tensor`. Has the same type as `x`.
+    """
+
+def pack(values: Sequence[TensorLike], axis: int = 0, name: str | None = None) -> Tensor:
+    r"""Stacks N tensors of the same shape into one tensor of rank one higher.
+
+    Args:
+      values: A list of at least 1 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      axis: An optional `int`. Defaults to `0`. The new dimension, in `[-(rank + 1), rank + 1)`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `values`.
+    """
+
+def pad(input: TensorLike, paddings: TensorLike, name: str | None = None) -> Tensor:
+    r"""Pads a tensor with zeros.
+
+    `paddings` has shape `[rank(input), 2]`: `paddings[i] = [before, after]`, both non-negative.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      paddings: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def pad_v2(input: TensorLike, paddings: TensorLike, constant_values: TensorLike, name: str | None = None) -> Tensor:
+    r"""Pads a tensor with a constant value.
+
+    `paddings` has shape `[rank(input), 2]`: `paddings[i] = [before, after]`, both non-negative;
+    `constant_values` is a scalar.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      paddings: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      constant_values: A `Tensor`. Must have the same type as `input`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
     """
 
 def placeholder(dtype: DTypeLike, shape: ShapeLike = None, name: str | None = None) -> Tensor:
@@ -123,6 +272,37 @@ def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> T
       A `Tensor`. Has the same type as `tensor`.
     """
 
+def reverse_v2(tensor: TensorLike, axis: TensorLike, name: str | None = None) -> Tensor:
+    r"""Reverses the given dimensions of a tensor.
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      axis: A `Tensor`. Must be one of the following types: `int32`, `int64`. A vector of distinct
+        dimensions in `[-rank, rank)`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+    """
+
+def scatter_nd(indices: TensorLike, updates: TensorLike, shape: TensorLike, name: str | None = None) -> Tensor:
+    r"""Scatters `updates` into a zero tensor of shape `shape` at `indices`, adding duplicates.
+
+    `indices` has shape `[..., K]`; `updates` has shape `indices.shape[:-1] + shape[K:]`.
+    Out-of-range indices are an InvalidArgumentError.
+
+    Args:
+      indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+      updates: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      shape: A `Tensor`. Must have the same type as `indices`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `updates`.
+    """
+
 def shape(input: TensorLike, out_type: DTypeLike = "int32", name: str | None = None) -> Tensor:
     r"""Returns the shape of a tensor.
 
@@ -149,6 +329,151 @@ def size(input: TensorLike, out_type: DTypeLike = "int32", name: str | None = No
       A `Tensor` of type `out_type`.
     """
 
+def slice(input: TensorLike, begin: TensorLike, size: TensorLike, name: str | None = None) -> Tensor:
+    r"""Extracts a slice of size `size` starting at `begin`.
+
+    `size[i] == -1` takes every element from `begin[i]` to the end of dimension i. Requires `0 <=
+    begin[i] <= begin[i] + size[i] <= input.shape[i]`.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      begin: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      size: A `Tensor`. Must have the same type as `begin`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def split(split_dim: TensorLike, value: TensorLike, num_split: int, name: str | None = None) -> list[Tensor]:
+    r"""Splits a tensor into num_split tensors of equal size along one dimension.
+
+    Args:
+      split_dim: A `Tensor` of type `int32`. Scalar; the dimension to split, in `[-rank, rank)`. Its
+        size must be divisible by num_split.
+      value: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      num_split: A `int` that is `>= 1`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects.
+    """
+
+def split_v(value: TensorLike, size_splits: TensorLike, split_dim: TensorLike, num_split: int, name: str | None = None) -> list[Tensor]:
+    r"""Splits a tensor into pieces of the given sizes along one dimension.
+
+    At most one entry of `size_splits` may be -1; it is inferred so that the sizes add up to the
+    dimension.
+
+    Args:
+      value: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      size_splits: A `Tensor`. Must be one of the following types: `int8`, `int32`, `int64`.
+      split_dim: A `Tensor` of type `int32`.
+      num_split: A `int` that is `>= 1`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects.
+    """
+
+def squeeze(input: TensorLike, squeeze_dims: Sequence[int] = [], name: str | None = None) -> Tensor:
+    r"""Removes dimensions of size 1.
+
+    With an empty `squeeze_dims`, every dimension of size 1 is removed; otherwise only the listed
+    ones, which must have size 1. The output shares the input's buffer.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      squeeze_dims: An optional list of `ints` with at least 0 elements. Defaults to `[]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def stop_gradient(input: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns its input unchanged; gradients do not flow through it.
+
+    Differentiating through StopGradient gives None (no dependency), as in TensorFlow. The output
+    shares the input's buffer.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def strided_slice(input: TensorLike, begin: TensorLike, end: TensorLike, strides: TensorLike, begin_mask: int = 0, end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0, shrink_axis_mask: int = 0, name: str | None = None) -> Tensor:
+    r"""Returns a strided slice of `input` (Python's extended slicing).
+
+    Entry i of `begin`, `end` and `strides` describes one slice spec, as
+    `input[begin[i]:end[i]:strides[i]]` in Python: out-of-range bounds are clamped and negative
+    values count from the end; strides may be negative but not 0. Bit i of `begin_mask` (`end_mask`)
+    ignores begin[i] (end[i]) and takes the widest range; bit i of `ellipsis_mask` makes spec i an
+    ellipsis; bit i of `new_axis_mask` inserts a dimension of size 1; bit i of `shrink_axis_mask`
+    takes the single index begin[i] and drops the dimension (it must be in range).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      begin: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+      end: A `Tensor`. Must have the same type as `begin`.
+      strides: A `Tensor`. Must have the same type as `begin`.
+      begin_mask: An optional `int`. Defaults to `0`.
+      end_mask: An optional `int`. Defaults to `0`.
+      ellipsis_mask: An optional `int`. Defaults to `0`.
+      new_axis_mask: An optional `int`. Defaults to `0`.
+      shrink_axis_mask: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def strided_slice_grad(shape: TensorLike, begin: TensorLike, end: TensorLike, strides: TensorLike, dy: TensorLike, begin_mask: int = 0, end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0, shrink_axis_mask: int = 0, name: str | None = None) -> Tensor:
+    r"""The gradient of StridedSlice: scatters dy into zeros of shape `shape`.
+
+    `shape` is the shape of StridedSlice's input; `begin`, `end`, `strides` and the masks are those
+    of the StridedSlice. Positions the slice does not select are zero.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      begin: A `Tensor`. Must have the same type as `shape`.
+      end: A `Tensor`. Must have the same type as `shape`.
+      strides: A `Tensor`. Must have the same type as `shape`.
+      dy: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      begin_mask: An optional `int`. Defaults to `0`.
+      end_mask: An optional `int`. Defaults to `0`.
+      ellipsis_mask: An optional `int`. Defaults to `0`.
+      new_axis_mask: An optional `int`. Defaults to `0`.
+      shrink_axis_mask: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `dy`.
+    """
+
+def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> Tensor:
+    r"""Repeats a tensor `multiples[i]` times along dimension i.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      multiples: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
 def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> Tensor:
     r"""Shuffles dimensions of x according to a permutation.
 
@@ -162,6 +487,52 @@ def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> Tenso
 
     Returns:
       A `Tensor`. Has the same type as `x`.
+    """
+
+def unpack(value: TensorLike, num: int, axis: int = 0, name: str | None = None) -> list[Tensor]:
+    r"""Unpacks a tensor into num tensors of rank one lower along one dimension.
+
+    Args:
+      value: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      num: A `int` that is `>= 0`. Must equal `value.shape[axis]`.
+      axis: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects.
+    """
+
+def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, name: str | None = None) -> Tensor:
+    r"""Sums the rows of `data` that share a segment id.
+
+    `output[i, ...] = sum(data[j..., ...] for segment_ids[j...] == i)`; output has shape
+    `[num_segments] + data.shape[rank(segment_ids):]`. Negative ids are dropped (as in TensorFlow);
+    ids `>= num_segments` are an InvalidArgumentError.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      segment_ids: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+    """
+
+def where(input: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the coordinates of the true (non-zero) elements of a tensor.
+
+    The output has shape `[num_true, rank(input)]`, in row-major order.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int64`.
     """
 
 def zeros_like(x: TensorLike, name: str | None = None) -> Tensor:

@@ -212,3 +212,56 @@ initializers = types.SimpleNamespace(
     glorot_uniform=glorot_uniform_initializer, random_normal=random_normal_initializer,
     global_variables=global_variables_initializer,
 )
+
+
+# ---- array and random ops (issue 4, array/random area) ------------------------------------
+from opforge import array_api as _array_api  # noqa: E402
+from opforge import random_api as _random_api  # noqa: E402
+
+concat, stack, unstack, split = _array_api.concat, _array_api.stack, _array_api.unstack, _array_api.split
+slice, strided_slice = _array_api.slice, _array_api.strided_slice  # noqa: A001
+gather, gather_nd, scatter_nd = _array_api.gather, _array_api.gather_nd, _array_api.scatter_nd
+pad, tile, broadcast_to = _array_api.pad, _array_api.tile, _array_api.broadcast_to
+expand_dims, squeeze, one_hot = _array_api.expand_dims, _array_api.squeeze, _array_api.one_hot
+reverse = reverse_v2 = _array_api.reverse
+where, stop_gradient = _array_api.where, _array_api.stop_gradient
+unsorted_segment_sum = _ops.unsorted_segment_sum
+newaxis = None
+
+
+def set_random_seed(seed):
+    """Sets the default graph's random seed (tf.set_random_seed)."""
+    _random_api.set_graph_seed(get_default_graph(), seed)
+
+
+def _in_default_graph(fn):
+    """TF1 random ops are graph nodes of the default graph, seeded from its seed."""
+    def wrapped(*args, **kwargs):
+        g = get_default_graph()
+        with g.as_default():
+            return fn(*args, _graph=g, **kwargs)
+    wrapped.__name__, wrapped.__doc__ = fn.__name__, fn.__doc__
+    return wrapped
+
+
+random_normal = _in_default_graph(_random_api.normal)
+random_uniform = _in_default_graph(_random_api.uniform)
+truncated_normal = _in_default_graph(_random_api.truncated_normal)
+random_shuffle = _in_default_graph(_random_api.shuffle)
+
+
+def _stateless_in_default_graph(fn):
+    def wrapped(*args, **kwargs):
+        with get_default_graph().as_default():
+            return fn(*args, **kwargs)
+    wrapped.__name__, wrapped.__doc__ = fn.__name__, fn.__doc__
+    return wrapped
+
+
+random = types.SimpleNamespace(
+    normal=random_normal, uniform=random_uniform, truncated_normal=truncated_normal,
+    shuffle=random_shuffle, set_random_seed=set_random_seed,
+    stateless_uniform=_stateless_in_default_graph(_random_api.stateless_uniform),
+    stateless_normal=_stateless_in_default_graph(_random_api.stateless_normal),
+    stateless_truncated_normal=_stateless_in_default_graph(_random_api.stateless_truncated_normal),
+)

@@ -19,6 +19,7 @@
 #include "opforge/library.h"
 #include "opforge/op.h"
 #include "opforge/parallel.h"
+#include "opforge/random_state.h"  // array/random ops (issue 4)
 #include "opforge/tensor.h"
 
 namespace py = pybind11;
@@ -642,6 +643,9 @@ PYBIND11_MODULE(_C, m) {
       });
   m.attr("ABI_TAG") = std::string(abi_tag());
   m.def("num_threads", &num_threads);
+  // ---- random ops (issue 4, array/random area): of.random.set_seed restarts eager streams.
+  m.def("reset_random_streams", &rng::reset_eager_streams,
+        "Restarts the streams of the stateful random ops run eagerly (of.random.set_seed).");
   m.def("set_hooks", [](py::object convert_inputs, py::object convert_dtype, py::dict error_classes,
                         py::dict numpy_dtypes) {
     Hooks& h = hooks();

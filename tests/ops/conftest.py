@@ -37,10 +37,17 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_line(
         f"ops coverage: {n}/{m} ops with reference, {k}/{m} with gradient check, "
         f"{e}/{m} with error inputs ({nd}/{m} checked not differentiable, {fz}/{m} fuzzed)")
+    # ---- random ops (issue 4): no value-by-value reference; distributions, seeds and bits
+    random_ops = sorted(n for n, op in opmatrix.ALL_OPS_BY_NAME.items() if op.group == "random")
+    if random_ops:
+        st = len(opmatrix.covered("statistical") & set(random_ops))
+        terminalreporter.write_line(
+            f"random ops: {st}/{len(random_ops)} with statistical tests (tests/ops/test_random.py: "
+            f"distribution moments and bounds, seeds, Philox bits) instead of a NumPy reference")
     if opmatrix.NOT_DRIVEN:
         terminalreporter.write_line("ops the matrix does not drive: " + "; ".join(
             f"{name} ({why})" for name, why in sorted(opmatrix.NOT_DRIVEN.items())))
-    for category in ("reference", "gradient", "errors"):
+    for category in ("reference", "gradient", "errors", "statistical"):
         bad = sorted(opmatrix.FAILED[category])
         if bad:
             terminalreporter.write_line(f"ops with failing {category} checks: {', '.join(bad)}")

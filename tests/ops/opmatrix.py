@@ -31,6 +31,8 @@ import codegen.dtypes
 import codegen.model
 import opforge as of
 
+import array_cases  # issue 4, array area: case tables of the array ops (family "table")
+
 REPO = Path(__file__).resolve().parents[2]
 OPDEFS = REPO / "opdefs"
 
@@ -39,7 +41,8 @@ ALL_OPS_BY_NAME = {op.name: op for op in ALL_OPS}
 
 # Coverage, filled by the tests as they pass; printed by conftest.py.
 COVERAGE: dict[str, set[str]] = {"reference": set(), "gradient": set(), "errors": set(),
-                                 "not_differentiable": set(), "gradient_index": set(), "fuzz": set()}
+                                 "not_differentiable": set(), "gradient_index": set(), "fuzz": set(),
+                                 "statistical": set()}  # random ops (issue 4): test_random.py
 
 SEED_OFFSET = int(os.environ.get("OPFORGE_OPS_SEED", "0"))
 
@@ -351,6 +354,8 @@ def family(op) -> str | None:
     "unchanged", e.g. Shape or a custom unary op; two: "broadcast"); None if neither."""
     if op.name in MATH_FAMILIES:
         return MATH_FAMILIES[op.name]
+    if op.name in array_cases.TABLE_OPS:
+        return "table"
     sf = op.shape_fn.name if op.shape_fn else "custom"
     if sf in _FAMILIES:
         return sf
@@ -579,6 +584,8 @@ def _large_cases(op, spec) -> list[Case]:
         return [Case(f"{shape_id(s)}-{mode}", {data[0]: s}, mode=mode) for s, mode in LARGE_RESHAPE]
     if sf == "fill":
         return [Case(f"dims_{shape_id(d)}", {data[0]: ()}, extra={"dims": d}) for d in LARGE_FILL]
+    if sf == "table":
+        return array_cases.large_cases(op, spec)
     return []
 
 
@@ -613,6 +620,8 @@ def _cases(op, spec: str) -> list[Case]:
         out = [Case(f"dims_{shape_id(d)}", {data[0]: ()}, extra={"dims": d}) for d in FILL_DIMS]
     elif sf == "range":
         out = [Case(mode, {d: () for d in data}, mode=mode) for mode in RANGE_MODES]
+    elif sf == "table":
+        out = array_cases.cases(op, spec)
     else:
         raise AssertionError(f"no shape cases for shape function {sf!r} of {op.name}")
     return out
@@ -769,6 +778,8 @@ INPUT_BUILDERS = {
     "Transpose": build_transpose,
     "Reshape": build_reshape,
     "Fill": build_fill,
+    # ---- array ops (issue 4): built from their case tables
+    **{name: array_cases.build for name in array_cases.TABLE_OPS},
 }
 
 
@@ -847,7 +858,15 @@ def reference(op, spec, inputs, attrs, bindings):
         env[a.name] = v
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # the mean of an empty slice is NaN
-        return np.asarray(eval(op.reference, env))  # noqa: S307 (opdef text, trusted)
+        out = eval(op.reference, env)  # noqa: S307 (opdef text, trusted)
+    if any(a.is_list for a in op.outputs):  # list outputs (Split, Unpack): one array per tensor
+        return [np.asarray(o) for o in out]
+    return np.asarray(out)
+
+
+def output_list(out) -> list:
+    """An op's outputs as a flat list (list outputs such as Split's, or a single tensor)."""
+    return list(out) if isinstance(out, (list, tuple)) else [out]
 
 
 def assert_matches(out, ref, out_spec, *, msg, tol_scale=1.0):

@@ -121,7 +121,7 @@ def test_index_dtype_not_allowed(op_name, input_name):
     _, _, inputs, attrs = _valid_call(op)
     inputs[input_name] = inputs[input_name].astype(np.float32)
     err = expect_error(op_name, lambda: call(op, inputs, attrs, convert=to_tensor))
-    assert (op.input(input_name).type_attr or input_name) in str(err)  # Select's bool condition
+    assert (op.input(input_name).type_attr or input_name) in str(err)  # fixed-type: names the input
 
 
 def _multi(op):

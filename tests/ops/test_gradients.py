@@ -15,7 +15,7 @@ import pytest
 import opforge as of
 from opmatrix import (
     OPS, OPS_BY_NAME, Case, Domain, build_inputs, cases, covers, data_inputs, describe,
-    dispatch_attr, dispatch_dtypes, domain, index_inputs, of_dtype, seed_for, to_tensor,
+    dispatch_attr, dispatch_dtypes, domain, index_inputs, of_dtype, output_list, seed_for, to_tensor,
     valid_case, wrapper,
 )
 
@@ -133,13 +133,21 @@ def _loss_and_grads(op, inputs, attrs, w, slots):
         for slot in slots:
             tape.watch(_get(tensors, slot))
         out = wrapper(op)(*[tensors[a.name] for a in op.inputs], **attrs)
-        loss = of.sum(of.mul(out, to_tensor(w)), np.arange(out.ndim, dtype=np.int32))
+        # list outputs (Split, Unpack): w holds one weight array per output tensor
+        terms = [of.sum(of.mul(o, to_tensor(wo)), np.arange(o.ndim, dtype=np.int32))
+                 for o, wo in zip(output_list(out), _weights(out, w))]
+        loss = terms[0] if len(terms) == 1 else of.add_n(terms)
     return out, tape.gradient(loss, [_get(tensors, slot) for slot in slots])
+
+
+def _weights(out, w):
+    return w if isinstance(out, (list, tuple)) else [w]
 
 
 def _objective(op, inputs, attrs, w):
     tensors = _tensors(op, inputs)
-    return float(np.sum(wrapper(op)(*[tensors[a.name] for a in op.inputs], **attrs).numpy() * w))
+    out = wrapper(op)(*[tensors[a.name] for a in op.inputs], **attrs)
+    return float(sum(np.sum(o.numpy() * wo) for o, wo in zip(output_list(out), _weights(out, w))))
 
 
 def numeric_gradient(op, inputs, attrs, w, slot):
@@ -166,7 +174,8 @@ def test_numeric_gradient(op_name: str, case: Case, wrt: str):
         attrs = {k: of_dtype(v) if op.attr(k).type == "type" else v for k, v in case.attrs.items()}
         tensors = _tensors(op, inputs)
         out = wrapper(op)(*[tensors[a.name] for a in op.inputs], **attrs)
-        w = rng.uniform(-1.5, 1.5, out.shape)
+        w = ([rng.uniform(-1.5, 1.5, o.shape) for o in out] if isinstance(out, (list, tuple))
+             else rng.uniform(-1.5, 1.5, out.shape))
         msg = f"{op_name} d/d{wrt} case {case.id} seed={seed}: {describe(inputs, case.attrs)}"
         slots = _slots(inputs, wrt)
         _, grads = _loss_and_grads(op, inputs, attrs, w, slots)
@@ -215,7 +224,7 @@ def test_gradient_is_none(op_name, source):
         with of.GradientTape(persistent=True) as tape:
             for t in sources:
                 tape.watch(t)
-            out = wrapper(op)(*[tensors[a.name] for a in op.inputs], **attrs)
+            out = output_list(wrapper(op)(*[tensors[a.name] for a in op.inputs], **attrs))[0]
             # through the op: the sources reach the target only via `out`
             target = of.mul(of.cast(out, of.float64), np.ones(out.shape) * 2.0)
         grads = tape.gradient(target, sources)

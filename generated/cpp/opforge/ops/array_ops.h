@@ -30,6 +30,46 @@ struct BroadcastGradientArgsArgs {
   KernelContext& ctx;
 };
 
+// BroadcastTo: Broadcasts a tensor to a shape (NumPy's broadcasting rules).
+// Defined in opdefs/array/broadcast_to.pbtxt.
+struct BroadcastToArgs {
+  static constexpr const char* kOpName = "BroadcastTo";
+  explicit BroadcastToArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        shape(ctx.input(1)),
+        T(ctx.attr(0).type),
+        Tidx(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& shape;
+  DType T;
+  DType Tidx;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// ConcatV2: Concatenates tensors along one dimension.
+// Defined in opdefs/array/concat_v2.pbtxt.
+struct ConcatV2Args {
+  static constexpr const char* kOpName = "ConcatV2";
+  explicit ConcatV2Args(KernelContext& ctx)
+      : values(ctx.input_list(0)),
+        axis(ctx.input(1)),
+        N(ctx.attr(0).i),
+        T(ctx.attr(1).type),
+        Tidx(ctx.attr(2).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  TensorList values;
+  const Tensor& axis;
+  int64_t N;
+  DType T;
+  DType Tidx;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
 // Const: Returns a constant tensor.
 // Defined in opdefs/array/const.pbtxt.
 struct ConstArgs {
@@ -41,6 +81,25 @@ struct ConstArgs {
         ctx(ctx) {}
   const Tensor& value;
   DType dtype;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// ExpandDims: Inserts a dimension of size 1 at index `dim`.
+// Defined in opdefs/array/expand_dims.pbtxt.
+struct ExpandDimsArgs {
+  static constexpr const char* kOpName = "ExpandDims";
+  explicit ExpandDimsArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        dim(ctx.input(1)),
+        T(ctx.attr(0).type),
+        Tdim(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& dim;
+  DType T;
+  DType Tdim;
   Tensor& output;
   KernelContext& ctx;
 };
@@ -64,6 +123,50 @@ struct FillArgs {
   KernelContext& ctx;
 };
 
+// GatherNd: Gathers slices of `params` at multi-dimensional `indices`.
+// Defined in opdefs/array/gather_nd.pbtxt.
+struct GatherNdArgs {
+  static constexpr const char* kOpName = "GatherNd";
+  explicit GatherNdArgs(KernelContext& ctx)
+      : params(ctx.input(0)),
+        indices(ctx.input(1)),
+        Tparams(ctx.attr(0).type),
+        Tindices(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& params;
+  const Tensor& indices;
+  DType Tparams;
+  DType Tindices;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// GatherV2: Gathers slices of `params` along `axis` at `indices`.
+// Defined in opdefs/array/gather_v2.pbtxt.
+struct GatherV2Args {
+  static constexpr const char* kOpName = "GatherV2";
+  explicit GatherV2Args(KernelContext& ctx)
+      : params(ctx.input(0)),
+        indices(ctx.input(1)),
+        axis(ctx.input(2)),
+        batch_dims(ctx.attr(0).i),
+        Tparams(ctx.attr(1).type),
+        Tindices(ctx.attr(2).type),
+        Taxis(ctx.attr(3).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& params;
+  const Tensor& indices;
+  const Tensor& axis;
+  int64_t batch_dims;
+  DType Tparams;
+  DType Tindices;
+  DType Taxis;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
 // Identity: Returns a tensor with the same shape and contents as the input.
 // Defined in opdefs/array/identity.pbtxt.
 struct IdentityArgs {
@@ -75,6 +178,31 @@ struct IdentityArgs {
         ctx(ctx) {}
   const Tensor& input;
   DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// OneHot: Returns a one-hot tensor.
+// Defined in opdefs/array/one_hot.pbtxt.
+struct OneHotArgs {
+  static constexpr const char* kOpName = "OneHot";
+  explicit OneHotArgs(KernelContext& ctx)
+      : indices(ctx.input(0)),
+        depth(ctx.input(1)),
+        on_value(ctx.input(2)),
+        off_value(ctx.input(3)),
+        axis(ctx.attr(0).i),
+        T(ctx.attr(1).type),
+        TI(ctx.attr(2).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& indices;
+  const Tensor& depth;
+  const Tensor& on_value;
+  const Tensor& off_value;
+  int64_t axis;
+  DType T;
+  DType TI;
   Tensor& output;
   KernelContext& ctx;
 };
@@ -91,6 +219,65 @@ struct OnesLikeArgs {
   const Tensor& x;
   DType T;
   Tensor& y;
+  KernelContext& ctx;
+};
+
+// Pack: Stacks N tensors of the same shape into one tensor of rank one higher.
+// Defined in opdefs/array/pack.pbtxt.
+struct PackArgs {
+  static constexpr const char* kOpName = "Pack";
+  explicit PackArgs(KernelContext& ctx)
+      : values(ctx.input_list(0)),
+        N(ctx.attr(0).i),
+        T(ctx.attr(1).type),
+        axis(ctx.attr(2).i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  TensorList values;
+  int64_t N;
+  DType T;
+  int64_t axis;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Pad: Pads a tensor with zeros.
+// Defined in opdefs/array/pad.pbtxt.
+struct PadArgs {
+  static constexpr const char* kOpName = "Pad";
+  explicit PadArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        paddings(ctx.input(1)),
+        T(ctx.attr(0).type),
+        Tpaddings(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& paddings;
+  DType T;
+  DType Tpaddings;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// PadV2: Pads a tensor with a constant value.
+// Defined in opdefs/array/pad_v2.pbtxt.
+struct PadV2Args {
+  static constexpr const char* kOpName = "PadV2";
+  explicit PadV2Args(KernelContext& ctx)
+      : input(ctx.input(0)),
+        paddings(ctx.input(1)),
+        constant_values(ctx.input(2)),
+        T(ctx.attr(0).type),
+        Tpaddings(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& paddings;
+  const Tensor& constant_values;
+  DType T;
+  DType Tpaddings;
+  Tensor& output;
   KernelContext& ctx;
 };
 
@@ -143,6 +330,46 @@ struct ReshapeArgs {
   KernelContext& ctx;
 };
 
+// ReverseV2: Reverses the given dimensions of a tensor.
+// Defined in opdefs/array/reverse_v2.pbtxt.
+struct ReverseV2Args {
+  static constexpr const char* kOpName = "ReverseV2";
+  explicit ReverseV2Args(KernelContext& ctx)
+      : tensor(ctx.input(0)),
+        axis(ctx.input(1)),
+        T(ctx.attr(0).type),
+        Tidx(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& tensor;
+  const Tensor& axis;
+  DType T;
+  DType Tidx;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// ScatterNd: Scatters `updates` into a zero tensor of shape `shape` at `indices`, adding duplicates.
+// Defined in opdefs/array/scatter_nd.pbtxt.
+struct ScatterNdArgs {
+  static constexpr const char* kOpName = "ScatterNd";
+  explicit ScatterNdArgs(KernelContext& ctx)
+      : indices(ctx.input(0)),
+        updates(ctx.input(1)),
+        shape(ctx.input(2)),
+        T(ctx.attr(0).type),
+        Tindices(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& indices;
+  const Tensor& updates;
+  const Tensor& shape;
+  DType T;
+  DType Tindices;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
 // Shape: Returns the shape of a tensor.
 // Defined in opdefs/array/shape.pbtxt.
 struct ShapeArgs {
@@ -177,6 +404,184 @@ struct SizeArgs {
   KernelContext& ctx;
 };
 
+// Slice: Extracts a slice of size `size` starting at `begin`.
+// Defined in opdefs/array/slice.pbtxt.
+struct SliceArgs {
+  static constexpr const char* kOpName = "Slice";
+  explicit SliceArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        begin(ctx.input(1)),
+        size(ctx.input(2)),
+        T(ctx.attr(0).type),
+        Index(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& begin;
+  const Tensor& size;
+  DType T;
+  DType Index;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Split: Splits a tensor into num_split tensors of equal size along one dimension.
+// Defined in opdefs/array/split.pbtxt.
+struct SplitArgs {
+  static constexpr const char* kOpName = "Split";
+  explicit SplitArgs(KernelContext& ctx)
+      : split_dim(ctx.input(0)),
+        value(ctx.input(1)),
+        num_split(ctx.attr(0).i),
+        T(ctx.attr(1).type),
+        ctx(ctx) {}
+  const Tensor& split_dim;
+  const Tensor& value;
+  int64_t num_split;
+  DType T;
+  KernelContext& ctx;
+};
+
+// SplitV: Splits a tensor into pieces of the given sizes along one dimension.
+// Defined in opdefs/array/split_v.pbtxt.
+struct SplitVArgs {
+  static constexpr const char* kOpName = "SplitV";
+  explicit SplitVArgs(KernelContext& ctx)
+      : value(ctx.input(0)),
+        size_splits(ctx.input(1)),
+        split_dim(ctx.input(2)),
+        num_split(ctx.attr(0).i),
+        T(ctx.attr(1).type),
+        Tlen(ctx.attr(2).type),
+        ctx(ctx) {}
+  const Tensor& value;
+  const Tensor& size_splits;
+  const Tensor& split_dim;
+  int64_t num_split;
+  DType T;
+  DType Tlen;
+  KernelContext& ctx;
+};
+
+// Squeeze: Removes dimensions of size 1.
+// Defined in opdefs/array/squeeze.pbtxt.
+struct SqueezeArgs {
+  static constexpr const char* kOpName = "Squeeze";
+  explicit SqueezeArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        T(ctx.attr(0).type),
+        squeeze_dims(ctx.attr(1).list_i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  DType T;
+  const std::vector<int64_t>& squeeze_dims;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// StopGradient: Returns its input unchanged; gradients do not flow through it.
+// Defined in opdefs/array/stop_gradient.pbtxt.
+struct StopGradientArgs {
+  static constexpr const char* kOpName = "StopGradient";
+  explicit StopGradientArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        T(ctx.attr(0).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// StridedSlice: Returns a strided slice of `input` (Python's extended slicing).
+// Defined in opdefs/array/strided_slice.pbtxt.
+struct StridedSliceArgs {
+  static constexpr const char* kOpName = "StridedSlice";
+  explicit StridedSliceArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        begin(ctx.input(1)),
+        end(ctx.input(2)),
+        strides(ctx.input(3)),
+        T(ctx.attr(0).type),
+        Index(ctx.attr(1).type),
+        begin_mask(ctx.attr(2).i),
+        end_mask(ctx.attr(3).i),
+        ellipsis_mask(ctx.attr(4).i),
+        new_axis_mask(ctx.attr(5).i),
+        shrink_axis_mask(ctx.attr(6).i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& begin;
+  const Tensor& end;
+  const Tensor& strides;
+  DType T;
+  DType Index;
+  int64_t begin_mask;
+  int64_t end_mask;
+  int64_t ellipsis_mask;
+  int64_t new_axis_mask;
+  int64_t shrink_axis_mask;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// StridedSliceGrad: The gradient of StridedSlice: scatters dy into zeros of shape `shape`.
+// Defined in opdefs/array/strided_slice_grad.pbtxt.
+struct StridedSliceGradArgs {
+  static constexpr const char* kOpName = "StridedSliceGrad";
+  explicit StridedSliceGradArgs(KernelContext& ctx)
+      : shape(ctx.input(0)),
+        begin(ctx.input(1)),
+        end(ctx.input(2)),
+        strides(ctx.input(3)),
+        dy(ctx.input(4)),
+        T(ctx.attr(0).type),
+        Index(ctx.attr(1).type),
+        begin_mask(ctx.attr(2).i),
+        end_mask(ctx.attr(3).i),
+        ellipsis_mask(ctx.attr(4).i),
+        new_axis_mask(ctx.attr(5).i),
+        shrink_axis_mask(ctx.attr(6).i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& shape;
+  const Tensor& begin;
+  const Tensor& end;
+  const Tensor& strides;
+  const Tensor& dy;
+  DType T;
+  DType Index;
+  int64_t begin_mask;
+  int64_t end_mask;
+  int64_t ellipsis_mask;
+  int64_t new_axis_mask;
+  int64_t shrink_axis_mask;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Tile: Repeats a tensor `multiples[i]` times along dimension i.
+// Defined in opdefs/array/tile.pbtxt.
+struct TileArgs {
+  static constexpr const char* kOpName = "Tile";
+  explicit TileArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        multiples(ctx.input(1)),
+        T(ctx.attr(0).type),
+        Tmultiples(ctx.attr(1).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& multiples;
+  DType T;
+  DType Tmultiples;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
 // Transpose: Shuffles dimensions of x according to a permutation.
 // Defined in opdefs/array/transpose.pbtxt.
 struct TransposeArgs {
@@ -193,6 +598,61 @@ struct TransposeArgs {
   DType T;
   DType Tperm;
   Tensor& y;
+  KernelContext& ctx;
+};
+
+// Unpack: Unpacks a tensor into num tensors of rank one lower along one dimension.
+// Defined in opdefs/array/unpack.pbtxt.
+struct UnpackArgs {
+  static constexpr const char* kOpName = "Unpack";
+  explicit UnpackArgs(KernelContext& ctx)
+      : value(ctx.input(0)),
+        num(ctx.attr(0).i),
+        T(ctx.attr(1).type),
+        axis(ctx.attr(2).i),
+        ctx(ctx) {}
+  const Tensor& value;
+  int64_t num;
+  DType T;
+  int64_t axis;
+  KernelContext& ctx;
+};
+
+// UnsortedSegmentSum: Sums the rows of `data` that share a segment id.
+// Defined in opdefs/array/unsorted_segment_sum.pbtxt.
+struct UnsortedSegmentSumArgs {
+  static constexpr const char* kOpName = "UnsortedSegmentSum";
+  explicit UnsortedSegmentSumArgs(KernelContext& ctx)
+      : data(ctx.input(0)),
+        segment_ids(ctx.input(1)),
+        num_segments(ctx.input(2)),
+        T(ctx.attr(0).type),
+        Tindices(ctx.attr(1).type),
+        Tnumsegments(ctx.attr(2).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& data;
+  const Tensor& segment_ids;
+  const Tensor& num_segments;
+  DType T;
+  DType Tindices;
+  DType Tnumsegments;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Where: Returns the coordinates of the true (non-zero) elements of a tensor.
+// Defined in opdefs/array/where.pbtxt.
+struct WhereArgs {
+  static constexpr const char* kOpName = "Where";
+  explicit WhereArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        T(ctx.attr(0).type),
+        index(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  DType T;
+  Tensor& index;
   KernelContext& ctx;
 };
 

@@ -1,0 +1,169 @@
+// Shared pieces of the array kernels (slicing, joining, gathering, padding, tiling): reading
+// small index tensors, strided copies between buffers, and helpers for their shape functions.
+//
+// Almost every array op moves elements without looking at them, so kernels work on a byte-size
+// element type (Elem<T>): one instantiation per size serves every dtype of that size.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cpu/cpu_util.h"
+#include "opforge/kernel.h"
+#include "opforge/op.h"
+#include "opforge/shape_fns.h"
+
+namespace opforge {
+namespace array {
+
+template <typename T>
+using Elem = std::conditional_t<
+    sizeof(T) == 1, uint8_t,
+    std::conditional_t<sizeof(T) == 2, uint16_t,
+                       std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+
+// Reads an integer tensor of any integer dtype (int8 ... int64, uint8) as int64 values, in
+// row-major order. InvalidArgument for a non-integer dtype.
+inline Status read_ints(const Tensor& t, std::vector<int64_t>* out) {
+  out->resize(static_cast<size_t>(t.num_elements()));
+  bool ok = false;
+  visit_dtype(t.dtype(), [&](auto v) {
+    using V = decltype(v);
+    if constexpr (std::is_integral_v<V> && !std::is_same_v<V, bool>) {
+      const V* p = t.data<V>();
+      for (int64_t i = 0; i < t.num_elements(); ++i) (*out)[static_cast<size_t>(i)] = static_cast<int64_t>(p[i]);
+      ok = true;
+    }
+  });
+  if (!ok) return errors::InvalidArgument("expected an integer tensor, got ", dtype_name(t.dtype()));
+  return Status::OK();
+}
+
+// Element offsets of a row-major shape.
+inline std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> s(dims.size());
+  int64_t st = 1;
+  for (int i = static_cast<int>(dims.size()) - 1; i >= 0; --i) {
+    s[static_cast<size_t>(i)] = st;
+    st *= dims[static_cast<size_t>(i)];
+  }
+  return s;
+}
+
+// A copy of prod(dims) elements: element i (multi-index over dims) goes from
+// src[src_base + sum(i_d * src_strides_d)] to dst[dst_base + sum(i_d * dst_strides_d)].
+// Strides may be zero (broadcast, tile) or negative (reverse). Dims of size 1 are dropped and
+// adjacent dims that stay contiguous in both buffers merged, so slices of whole rows become
+// memcpy. Large copies run over the thread pool (by destination rows: no two rows overlap
+// unless dst strides are zero, which callers never pass).
+template <typename E>
+void strided_copy(const E* src, E* dst, std::vector<int64_t> dims, std::vector<int64_t> ss,
+                  std::vector<int64_t> ds, int64_t src_base = 0, int64_t dst_base = 0) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  if (n == 0) return;
+  std::vector<int64_t> D, S, T;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 1) continue;
+    if (!D.empty() && S.back() == ss[i] * dims[i] && T.back() == ds[i] * dims[i]) {
+      D.back() *= dims[i];
+      S.back() = ss[i];
+      T.back() = ds[i];
+    } else {
+      D.push_back(dims[i]);
+      S.push_back(ss[i]);
+      T.push_back(ds[i]);
+    }
+  }
+  if (D.empty()) {
+    dst[dst_base] = src[src_base];
+    return;
+  }
+  const int r = static_cast<int>(D.size());
+  const int64_t inner = D[r - 1], is = S[r - 1], id = T[r - 1];
+  const int64_t rows = n / inner;
+  parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / inner), [&](int64_t b, int64_t e) {
+    std::vector<int64_t> idx(static_cast<size_t>(r), 0);
+    int64_t rem = b;
+    for (int i = r - 2; i >= 0; --i) {
+      idx[i] = rem % D[i];
+      rem /= D[i];
+    }
+    for (int64_t row = b; row < e; ++row) {
+      int64_t so = src_base, dof = dst_base;
+      for (int i = 0; i < r - 1; ++i) {
+        so += idx[i] * S[i];
+        dof += idx[i] * T[i];
+      }
+      const E* s = src + so;
+      E* d = dst + dof;
+      if (is == 1 && id == 1) {
+        std::memcpy(d, s, static_cast<size_t>(inner) * sizeof(E));
+      } else if (is == 0) {
+        const E v = s[0];
+        for (int64_t j = 0; j < inner; ++j) d[j * id] = v;
+      } else {
+        for (int64_t j = 0; j < inner; ++j) d[j * id] = s[j * is];
+      }
+      for (int i = r - 2; i >= 0; --i) {
+        if (++idx[i] < D[i]) break;
+        idx[i] = 0;
+      }
+    }
+  });
+}
+
+// Fills n elements with v (over the thread pool for large n).
+template <typename T>
+void fill_n_parallel(T* p, int64_t n, T v) {
+  parallel_for(n, cpu::kGrain, [&](int64_t b, int64_t e) { std::fill(p + b, p + e, v); });
+}
+
+// ---- shape-function helpers
+
+// The integer values of input `arg` when known (always when executing), else false.
+inline Status known_ints(ShapeContext& c, int arg, std::vector<int64_t>* out, bool* known) {
+  const Tensor* v = c.input_value(arg);
+  *known = v != nullptr;
+  if (v == nullptr) return Status::OK();
+  Status s = read_ints(*v, out);
+  if (!s.ok()) return c.error(c.op().inputs[static_cast<size_t>(arg)].name, ": ", s.message());
+  return Status::OK();
+}
+
+// A shape of the given rank with every dim unknown (rank < 0: unknown rank).
+inline Shape unknown_dims(int rank) {
+  return rank < 0 ? Shape::UnknownRank() : Shape(std::vector<int64_t>(static_cast<size_t>(rank), -1));
+}
+
+// InvalidArgument unless input `arg` has rank `want` (or an unknown rank).
+inline Status expect_rank(ShapeContext& c, int arg, int want, const char* what) {
+  const Shape& s = c.input_shape(arg);
+  if (!s.unknown_rank() && s.rank() != want) {
+    return c.error(c.op().inputs[static_cast<size_t>(arg)].name, " must be ", what, ", got shape ",
+                   s.to_string());
+  }
+  return Status::OK();
+}
+
+// Normalizes one axis against rank (negative counts from the end).
+inline Status normalize_axis(ShapeContext& c, int64_t axis, int rank, int* out, const char* what = "axis") {
+  if (axis < -rank || axis >= rank) {
+    return c.error(what, " ", axis, " is out of range for a tensor of rank ", rank, " (expected [",
+                   -rank, ", ", rank, "))");
+  }
+  *out = static_cast<int>(axis < 0 ? axis + rank : axis);
+  return Status::OK();
+}
+
+// Registers a custom shape function at load time.
+struct CustomShape {
+  CustomShape(const char* op, ShapeFn fn) { shape_fns::register_custom(op, std::move(fn)); }
+};
+
+}  // namespace array
+}  // namespace opforge

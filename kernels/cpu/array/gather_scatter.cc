@@ -1,0 +1,474 @@
+// Indexing ops: GatherV2, GatherNd, ScatterNd, UnsortedSegmentSum, OneHot, Where.
+//
+// Index values are checked before anything is read or written: an index out of range is an
+// InvalidArgumentError naming the op and the offending position, never an out-of-bounds access.
+#include <atomic>
+
+#include "cpu/array/array_util.h"
+#include "opforge/ops/array_ops.h"
+
+namespace opforge {
+namespace {
+
+using array::Elem;
+using cpu::compute_t;
+
+constexpr int64_t kMaxDim = int64_t{1} << 48;
+
+// Calls fn(I{}) with I the C++ type of an integer index dtype.
+template <typename F>
+bool with_index_type(DType dt, F&& fn) {
+  switch (dt) {
+    case DType::kInt16: fn(int16_t{}); return true;
+    case DType::kInt32: fn(int32_t{}); return true;
+    case DType::kInt64: fn(int64_t{}); return true;
+    case DType::kInt8: fn(int8_t{}); return true;
+    case DType::kUInt8: fn(uint8_t{}); return true;
+    default: return false;
+  }
+}
+
+int64_t prod(const std::vector<int64_t>& d, size_t b, size_t e) {
+  int64_t p = 1;
+  for (size_t i = b; i < e && i < d.size(); ++i) p *= d[i];
+  return p;
+}
+
+// a + b without signed-overflow UB (integers wrap; 16-bit floats add in float).
+template <typename T>
+T add_values(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return static_cast<T>(static_cast<compute_t<T>>(a) + static_cast<compute_t<T>>(b));
+  }
+}
+
+// ------------------------------------------------------------------------------ GatherV2
+
+// Resolved dims of a gather: params [B, O, A, I], indices [B, N], output [B, O, N, I].
+struct GatherDims {
+  int axis = 0, batch_dims = 0;
+};
+
+Status gather_dims(ShapeContext& c, const Shape& p, const Shape& ix, int64_t axis_v, int64_t bd_v,
+                   GatherDims* g) {
+  if (p.rank() == 0) return c.error("params must be at least 1-dimensional");
+  int64_t bd = bd_v;
+  if (bd < 0) bd += ix.rank();
+  if (bd < 0 || bd > ix.rank()) {
+    return c.error("batch_dims ", bd_v, " is out of range for indices of rank ", ix.rank());
+  }
+  if (bd >= p.rank()) {
+    return c.error("batch_dims ", bd_v, " must be less than the rank of params (", p.rank(), ")");
+  }
+  int axis;
+  OPF_RETURN_IF_ERROR(array::normalize_axis(c, axis_v, p.rank(), &axis));
+  if (axis < bd) return c.error("batch_dims (", bd, ") must be less than or equal to axis (", axis, ")");
+  for (int i = 0; i < bd; ++i) {
+    if (p.dim(i) >= 0 && ix.dim(i) >= 0 && p.dim(i) != ix.dim(i)) {
+      return c.error("batch dimension ", i, " of params ", p.to_string(), " and indices ", ix.to_string(),
+                     " must match");
+    }
+  }
+  g->axis = axis;
+  g->batch_dims = static_cast<int>(bd);
+  return Status::OK();
+}
+
+Status GatherShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 2, 0, "a scalar"));
+  const Shape& p = c.input_shape(0);
+  const Shape& ix = c.input_shape(1);
+  std::vector<int64_t> axis_v;
+  bool known;
+  OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &axis_v, &known));
+  if (p.unknown_rank() || ix.unknown_rank() || !known) {
+    c.set_output(0, Shape::UnknownRank());
+    return Status::OK();
+  }
+  GatherDims g;
+  OPF_RETURN_IF_ERROR(gather_dims(c, p, ix, axis_v.at(0), c.attr(0).i, &g));
+  std::vector<int64_t> out(p.dims().begin(), p.dims().begin() + g.axis);
+  out.insert(out.end(), ix.dims().begin() + g.batch_dims, ix.dims().end());
+  out.insert(out.end(), p.dims().begin() + g.axis + 1, p.dims().end());
+  c.set_output(0, Shape(std::move(out)));
+  return Status::OK();
+}
+
+template <typename E, typename I>
+Status gather(KernelContext& ctx, const Tensor& params, const Tensor& indices, const GatherDims& g,
+              Tensor& output) {
+  const auto& pd = params.shape().dims();
+  const auto& id = indices.shape().dims();
+  const int64_t B = prod(pd, 0, static_cast<size_t>(g.batch_dims));
+  const int64_t O = prod(pd, static_cast<size_t>(g.batch_dims), static_cast<size_t>(g.axis));
+  const int64_t A = pd[static_cast<size_t>(g.axis)];
+  const int64_t In = prod(pd, static_cast<size_t>(g.axis) + 1, pd.size());
+  const int64_t N = prod(id, static_cast<size_t>(g.batch_dims), id.size());
+  const I* idx = indices.data<I>();
+  const int64_t total_idx = indices.num_elements();
+  const E* src = static_cast<const E*>(params.raw_data());
+  E* dst = static_cast<E*>(output.raw_data());
+  const int64_t rows = B * O * N;
+  // Every index is checked right before its row is read; a bad one is skipped (nothing is
+  // read out of bounds) and reported below, and the call fails as a whole.
+  std::atomic<bool> bad{false};
+  if (rows > 0 && In > 0 && A > 0) {
+    if (In == 1 && B * O == 1) {  // gathering single elements: a plain indexed load
+      parallel_for(N, cpu::kGrain, [&](int64_t b, int64_t e) {
+        bool local_bad = false;
+        for (int64_t n = b; n < e; ++n) {
+          const int64_t a = static_cast<int64_t>(idx[n]);
+          const bool ok = a >= 0 && a < A;
+          local_bad |= !ok;
+          dst[n] = src[ok ? a : 0];
+        }
+        if (local_bad) bad = true;
+      });
+    } else {
+      parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / In), [&](int64_t b, int64_t e) {
+        int64_t n = b % N, bo = b / N;  // decomposed once per chunk, then stepped
+        for (int64_t r = b; r < e; ++r) {
+          const int64_t a = static_cast<int64_t>(idx[(bo / O) * N + n]);
+          if (a < 0 || a >= A) {
+            bad = true;
+          } else {
+            const E* s = src + (bo * A + a) * In;
+            E* d = dst + r * In;
+            if (In == 1) *d = *s;
+            else std::memcpy(d, s, static_cast<size_t>(In) * sizeof(E));
+          }
+          if (++n == N) {
+            n = 0;
+            ++bo;
+          }
+        }
+      });
+    }
+  } else {
+    bad = true;  // nothing to read (or a 0-size axis): check the indices alone
+  }
+  for (int64_t k = 0; bad && k < total_idx; ++k) {  // name the first bad index
+    const int64_t v = static_cast<int64_t>(idx[k]);
+    if (v < 0 || v >= A) {
+      return ctx.error("indices[", k, "] = ", v, " is not in [0, ", A, ")");
+    }
+  }
+  return Status::OK();
+}
+
+template <typename T>
+Status GatherV2Cpu(ops::GatherV2Args& a) {
+  // The shape function has validated axis and batch_dims; recompute them here.
+  const Shape& p = a.params.shape();
+  std::vector<int64_t> axis_v;
+  OPF_RETURN_IF_ERROR(array::read_ints(a.axis, &axis_v));
+  GatherDims g;
+  int64_t bd = a.batch_dims < 0 ? a.batch_dims + a.indices.rank() : a.batch_dims;
+  g.batch_dims = static_cast<int>(bd);
+  g.axis = static_cast<int>(axis_v[0] < 0 ? axis_v[0] + p.rank() : axis_v[0]);
+  Status st;
+  with_index_type(a.indices.dtype(), [&](auto i) {
+    st = gather<Elem<T>, decltype(i)>(a.ctx, a.params, a.indices, g, a.output);
+  });
+  return st;
+}
+
+// ------------------------------------------------------------------------------ GatherNd
+
+Status GatherNdShape(ShapeContext& c) {
+  const Shape& p = c.input_shape(0);
+  const Shape& ix = c.input_shape(1);
+  if (!ix.unknown_rank() && ix.rank() == 0) return c.error("indices must be at least 1-dimensional");
+  if (p.unknown_rank() || ix.unknown_rank() || ix.dim(ix.rank() - 1) < 0) {
+    c.set_output(0, Shape::UnknownRank());
+    return Status::OK();
+  }
+  const int64_t K = ix.dim(ix.rank() - 1);
+  if (K > p.rank()) {
+    return c.error("the last dimension of indices (", K, ") must be at most the rank of params (", p.rank(), ")");
+  }
+  std::vector<int64_t> out(ix.dims().begin(), ix.dims().end() - 1);
+  out.insert(out.end(), p.dims().begin() + K, p.dims().end());
+  c.set_output(0, Shape(std::move(out)));
+  return Status::OK();
+}
+
+// Element offsets of the first K dims (in units of the inner slice), checking every index tuple.
+template <typename I>
+Status nd_offsets(KernelContext& ctx, const Tensor& indices, const std::vector<int64_t>& dims,
+                  std::vector<int64_t>* offs) {
+  const int64_t K = indices.dim(indices.rank() - 1);
+  const int64_t n_rows = prod(indices.shape().dims(), 0, static_cast<size_t>(indices.rank() - 1));
+  offs->assign(static_cast<size_t>(n_rows), 0);
+  const I* idx = indices.data<I>();
+  for (int64_t n = 0; n < n_rows; ++n) {
+    int64_t off = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      const int64_t v = static_cast<int64_t>(idx[n * K + k]);
+      const int64_t d = dims[static_cast<size_t>(k)];
+      if (v < 0 || v >= d) {
+        std::string where;
+        for (int64_t j = 0; j < K; ++j) where += (j ? ", " : "") + std::to_string(static_cast<int64_t>(idx[n * K + j]));
+        return ctx.error("index [", where, "] (row ", n, " of indices) is out of range for dimension ", k,
+                         " of size ", d);
+      }
+      off = off * d + v;
+    }
+    (*offs)[static_cast<size_t>(n)] = off;
+  }
+  return Status::OK();
+}
+
+template <typename T>
+Status GatherNdCpu(ops::GatherNdArgs& a) {
+  using E = Elem<T>;
+  const auto& pd = a.params.shape().dims();
+  const int64_t K = a.indices.dim(a.indices.rank() - 1);
+  const int64_t In = prod(pd, static_cast<size_t>(K), pd.size());
+  std::vector<int64_t> offs;
+  Status st;
+  with_index_type(a.indices.dtype(), [&](auto i) { st = nd_offsets<decltype(i)>(a.ctx, a.indices, pd, &offs); });
+  OPF_RETURN_IF_ERROR(st);
+  const E* src = static_cast<const E*>(a.params.raw_data());
+  E* dst = static_cast<E*>(a.output.raw_data());
+  const int64_t rows = static_cast<int64_t>(offs.size());
+  if (In == 0) return Status::OK();
+  parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / In), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) std::memcpy(dst + r * In, src + offs[r] * In, static_cast<size_t>(In) * sizeof(E));
+  });
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------------------ ScatterNd
+
+Status ScatterNdShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 2, 1, "a vector"));
+  const Shape& ix = c.input_shape(0);
+  const Shape& up = c.input_shape(1);
+  if (!ix.unknown_rank() && ix.rank() == 0) return c.error("indices must be at least 1-dimensional");
+  std::vector<int64_t> shape;
+  bool known;
+  OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &shape, &known));
+  if (!known) {
+    const Shape& ss = c.input_shape(2);
+    c.set_output(0, array::unknown_dims(ss.unknown_rank() ? -1 : static_cast<int>(ss.dim(0))));
+    return Status::OK();
+  }
+  for (int64_t d : shape) {
+    if (d < 0 || d > kMaxDim) return c.error("shape must have non-negative dims, got ", Shape(shape).to_string());
+  }
+  if (!ix.unknown_rank() && !up.unknown_rank() && ix.dim(ix.rank() - 1) >= 0) {
+    const int64_t K = ix.dim(ix.rank() - 1);
+    if (K > static_cast<int64_t>(shape.size())) {
+      return c.error("the last dimension of indices (", K, ") must be at most the rank of shape (", shape.size(), ")");
+    }
+    std::vector<int64_t> want(ix.dims().begin(), ix.dims().end() - 1);
+    want.insert(want.end(), shape.begin() + K, shape.end());
+    bool ok = up.rank() == static_cast<int>(want.size());
+    for (int i = 0; ok && i < up.rank(); ++i) ok = up.dim(i) < 0 || want[static_cast<size_t>(i)] < 0 || up.dim(i) == want[static_cast<size_t>(i)];
+    if (!ok) {
+      return c.error("updates must have shape indices.shape[:-1] + shape[K:] = ", Shape(want).to_string(),
+                     ", got ", up.to_string());
+    }
+  }
+  c.set_output(0, Shape(std::move(shape)));
+  return Status::OK();
+}
+
+template <typename T>
+Status ScatterNdCpu(ops::ScatterNdArgs& a) {
+  const auto& od = a.output.shape().dims();
+  const int64_t K = a.indices.dim(a.indices.rank() - 1);
+  const int64_t In = prod(od, static_cast<size_t>(K), od.size());
+  std::vector<int64_t> offs;
+  Status st;
+  with_index_type(a.indices.dtype(), [&](auto i) { st = nd_offsets<decltype(i)>(a.ctx, a.indices, od, &offs); });
+  OPF_RETURN_IF_ERROR(st);
+  T* out = a.output.data<T>();
+  if (a.output.nbytes()) std::memset(out, 0, a.output.nbytes());
+  const T* up = a.updates.template data<T>();
+  for (size_t r = 0; r < offs.size(); ++r) {
+    T* d = out + offs[r] * In;
+    const T* s = up + static_cast<int64_t>(r) * In;
+    for (int64_t j = 0; j < In; ++j) d[j] = add_values<T>(d[j], s[j]);
+  }
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------------------ UnsortedSegmentSum
+
+Status SegmentSumShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 2, 0, "a scalar"));
+  const Shape& d = c.input_shape(0);
+  const Shape& ids = c.input_shape(1);
+  std::vector<int64_t> num;
+  bool known;
+  OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &num, &known));
+  if (known && (num.at(0) < 0 || num[0] > kMaxDim)) {
+    return c.error("num_segments must be non-negative, got ", num[0]);
+  }
+  if (d.unknown_rank() || ids.unknown_rank()) {
+    c.set_output(0, Shape::UnknownRank());
+    return Status::OK();
+  }
+  bool ok = ids.rank() <= d.rank();
+  for (int i = 0; ok && i < ids.rank(); ++i) ok = ids.dim(i) < 0 || d.dim(i) < 0 || ids.dim(i) == d.dim(i);
+  if (!ok) {
+    return c.error("segment_ids shape ", ids.to_string(), " must be a prefix of data shape ", d.to_string());
+  }
+  std::vector<int64_t> out{known ? num[0] : -1};
+  out.insert(out.end(), d.dims().begin() + ids.rank(), d.dims().end());
+  c.set_output(0, Shape(std::move(out)));
+  return Status::OK();
+}
+
+template <typename T>
+Status UnsortedSegmentSumCpu(ops::UnsortedSegmentSumArgs& a) {
+  const int64_t S = a.output.dim(0);
+  const int64_t inner = prod(a.data.shape().dims(), static_cast<size_t>(a.segment_ids.rank()),
+                             a.data.shape().dims().size());
+  std::vector<int64_t> ids;
+  OPF_RETURN_IF_ERROR(array::read_ints(a.segment_ids, &ids));
+  for (size_t j = 0; j < ids.size(); ++j) {
+    if (ids[j] >= S) {
+      return a.ctx.error("segment_ids[", j, "] = ", ids[j], " is out of range [0, ", S, ")");
+    }
+  }
+  T* out = a.output.data<T>();
+  if (a.output.nbytes()) std::memset(out, 0, a.output.nbytes());
+  const T* src = a.data.template data<T>();
+  for (size_t j = 0; j < ids.size(); ++j) {
+    if (ids[j] < 0) continue;  // dropped, as in TensorFlow
+    T* d = out + ids[j] * inner;
+    const T* s = src + static_cast<int64_t>(j) * inner;
+    for (int64_t k = 0; k < inner; ++k) d[k] = add_values<T>(d[k], s[k]);
+  }
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------------------ OneHot
+
+Status OneHotShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 0, "a scalar"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 2, 0, "a scalar"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 3, 0, "a scalar"));
+  const Shape& ix = c.input_shape(0);
+  const int64_t axis = c.attr(0).i;
+  std::vector<int64_t> depth;
+  bool known;
+  OPF_RETURN_IF_ERROR(array::known_ints(c, 1, &depth, &known));
+  if (known && (depth.at(0) < 0 || depth[0] > kMaxDim)) return c.error("depth must be non-negative, got ", depth[0]);
+  if (ix.unknown_rank()) {
+    c.set_output(0, Shape::UnknownRank());
+    return Status::OK();
+  }
+  if (axis < -1 || axis > ix.rank()) {
+    return c.error("axis ", axis, " must be -1 or in [0, ", ix.rank(), "]");
+  }
+  std::vector<int64_t> out = ix.dims();
+  out.insert(out.begin() + (axis == -1 ? ix.rank() : axis), known ? depth[0] : -1);
+  c.set_output(0, Shape(std::move(out)));
+  return Status::OK();
+}
+
+template <typename T>
+Status OneHotCpu(ops::OneHotArgs& a) {
+  const int64_t D = a.depth.scalar<int32_t>();
+  const int rank = a.indices.rank();
+  const int axis = static_cast<int>(a.axis == -1 ? rank : a.axis);
+  const int64_t S = prod(a.indices.shape().dims(), static_cast<size_t>(axis), static_cast<size_t>(rank));
+  const int64_t P = prod(a.indices.shape().dims(), 0, static_cast<size_t>(axis));
+  const T on = a.on_value.template data<T>()[0], off = a.off_value.template data<T>()[0];
+  T* out = a.output.data<T>();
+  with_index_type(a.indices.dtype(), [&](auto iv) {
+    using I = decltype(iv);
+    const I* idx = a.indices.data<I>();
+    parallel_for(P, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, S * D)), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        const I* src = idx + p * S;
+        T* o = out + p * D * S;
+        if (S == 1) {  // the depth is the last dim: one row of off values and at most one on
+          const int64_t hot = static_cast<int64_t>(src[0]);
+          for (int64_t d = 0; d < D; ++d) o[d] = d == hot ? on : off;
+          continue;
+        }
+        for (int64_t d = 0; d < D; ++d, o += S) {
+          for (int64_t s = 0; s < S; ++s) o[s] = static_cast<int64_t>(src[s]) == d ? on : off;
+        }
+      }
+    });
+  });
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------------------ Where
+
+template <typename T>
+bool nonzero(T v) {
+  if constexpr (std::is_same_v<T, bool>) return v;
+  else return static_cast<compute_t<T>>(v) != compute_t<T>(0);
+}
+
+Status WhereShape(ShapeContext& c) {
+  const Shape& s = c.input_shape(0);
+  const Tensor* v = c.input_value(0);
+  const int64_t rank = s.unknown_rank() ? -1 : s.rank();
+  int64_t n = -1;
+  if (v != nullptr) {
+    n = 0;
+    visit_dtype(v->dtype(), [&](auto t) {
+      using T = decltype(t);
+      const T* p = v->data<T>();
+      for (int64_t i = 0; i < v->num_elements(); ++i) n += nonzero<T>(p[i]) ? 1 : 0;
+    });
+  }
+  c.set_output(0, Shape({n, rank}));
+  return Status::OK();
+}
+
+template <typename T>
+Status WhereCpu(ops::WhereArgs& a) {
+  const T* p = a.input.template data<T>();
+  const int r = a.input.rank();
+  const auto& dims = a.input.shape().dims();
+  int64_t* out = a.index.data<int64_t>();
+  const int64_t cap = a.index.dim(0);
+  std::vector<int64_t> idx(static_cast<size_t>(r), 0);
+  int64_t k = 0;
+  for (int64_t i = 0; i < a.input.num_elements(); ++i) {
+    if (nonzero<T>(p[i])) {
+      if (k >= cap) return a.ctx.error("input changed while running");  // cannot happen
+      for (int d = 0; d < r; ++d) out[k * r + d] = idx[static_cast<size_t>(d)];
+      ++k;
+    }
+    for (int d = r - 1; d >= 0; --d) {
+      if (++idx[static_cast<size_t>(d)] < dims[static_cast<size_t>(d)]) break;
+      idx[static_cast<size_t>(d)] = 0;
+    }
+  }
+  return Status::OK();
+}
+
+const array::CustomShape gather_shape("GatherV2", GatherShape);
+const array::CustomShape gather_nd_shape("GatherNd", GatherNdShape);
+const array::CustomShape scatter_nd_shape("ScatterNd", ScatterNdShape);
+const array::CustomShape segment_sum_shape("UnsortedSegmentSum", SegmentSumShape);
+const array::CustomShape one_hot_shape("OneHot", OneHotShape);
+const array::CustomShape where_shape("Where", WhereShape);
+
+#define OPF_ALL bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double
+#define OPF_NUMERIC uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(GatherV2, CPU, GatherV2Cpu, OPF_ALL)
+OPFORGE_REGISTER_KERNEL(GatherNd, CPU, GatherNdCpu, OPF_ALL)
+OPFORGE_REGISTER_KERNEL(ScatterNd, CPU, ScatterNdCpu, OPF_NUMERIC)
+OPFORGE_REGISTER_KERNEL(UnsortedSegmentSum, CPU, UnsortedSegmentSumCpu, OPF_NUMERIC)
+OPFORGE_REGISTER_KERNEL(OneHot, CPU, OneHotCpu, OPF_ALL)
+OPFORGE_REGISTER_KERNEL(Where, CPU, WhereCpu, OPF_ALL)
+
+}  // namespace opforge
