@@ -11,6 +11,267 @@
 namespace opforge {
 namespace ops {
 
+// BiasAdd: Adds `bias` to `value`.
+// Defined in opdefs/nn/bias_add.pbtxt.
+struct BiasAddArgs {
+  static constexpr const char* kOpName = "BiasAdd";
+  explicit BiasAddArgs(KernelContext& ctx)
+      : value(ctx.input(0)),
+        bias(ctx.input(1)),
+        T(ctx.attr(0).type),
+        data_format(ctx.attr(1).s),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& value;
+  const Tensor& bias;
+  DType T;
+  const std::string& data_format;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// BiasAddGrad: The backward operation for BiasAdd on the bias tensor: sums out_backprop over every dimension but the channel one.
+// Defined in opdefs/nn/bias_add_grad.pbtxt.
+struct BiasAddGradArgs {
+  static constexpr const char* kOpName = "BiasAddGrad";
+  explicit BiasAddGradArgs(KernelContext& ctx)
+      : out_backprop(ctx.input(0)),
+        T(ctx.attr(0).type),
+        data_format(ctx.attr(1).s),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& out_backprop;
+  DType T;
+  const std::string& data_format;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Conv2D: Computes a 2-D convolution given 4-D `input` and `filter` tensors.
+// Defined in opdefs/nn/conv2d.pbtxt.
+struct Conv2DArgs {
+  static constexpr const char* kOpName = "Conv2D";
+  explicit Conv2DArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        filter(ctx.input(1)),
+        T(ctx.attr(0).type),
+        strides(ctx.attr(1).list_i),
+        use_cudnn_on_gpu(ctx.attr(2).b),
+        padding(ctx.attr(3).s),
+        explicit_paddings(ctx.attr(4).list_i),
+        data_format(ctx.attr(5).s),
+        dilations(ctx.attr(6).list_i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& filter;
+  DType T;
+  const std::vector<int64_t>& strides;
+  bool use_cudnn_on_gpu;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::vector<int64_t>& dilations;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Conv2DBackpropFilter: Computes the gradients of convolution with respect to the filter.
+// Defined in opdefs/nn/conv2d_backprop_filter.pbtxt.
+struct Conv2DBackpropFilterArgs {
+  static constexpr const char* kOpName = "Conv2DBackpropFilter";
+  explicit Conv2DBackpropFilterArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        filter_sizes(ctx.input(1)),
+        out_backprop(ctx.input(2)),
+        T(ctx.attr(0).type),
+        strides(ctx.attr(1).list_i),
+        use_cudnn_on_gpu(ctx.attr(2).b),
+        padding(ctx.attr(3).s),
+        explicit_paddings(ctx.attr(4).list_i),
+        data_format(ctx.attr(5).s),
+        dilations(ctx.attr(6).list_i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& filter_sizes;
+  const Tensor& out_backprop;
+  DType T;
+  const std::vector<int64_t>& strides;
+  bool use_cudnn_on_gpu;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::vector<int64_t>& dilations;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Conv2DBackpropInput: Computes the gradients of convolution with respect to the input.
+// Defined in opdefs/nn/conv2d_backprop_input.pbtxt.
+struct Conv2DBackpropInputArgs {
+  static constexpr const char* kOpName = "Conv2DBackpropInput";
+  explicit Conv2DBackpropInputArgs(KernelContext& ctx)
+      : input_sizes(ctx.input(0)),
+        filter(ctx.input(1)),
+        out_backprop(ctx.input(2)),
+        T(ctx.attr(0).type),
+        strides(ctx.attr(1).list_i),
+        use_cudnn_on_gpu(ctx.attr(2).b),
+        padding(ctx.attr(3).s),
+        explicit_paddings(ctx.attr(4).list_i),
+        data_format(ctx.attr(5).s),
+        dilations(ctx.attr(6).list_i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input_sizes;
+  const Tensor& filter;
+  const Tensor& out_backprop;
+  DType T;
+  const std::vector<int64_t>& strides;
+  bool use_cudnn_on_gpu;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::vector<int64_t>& dilations;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Elu: Computes the exponential linear function: exp(features) - 1 if features < 0, features otherwise.
+// Defined in opdefs/nn/elu.pbtxt.
+struct EluArgs {
+  static constexpr const char* kOpName = "Elu";
+  explicit EluArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        T(ctx.attr(0).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// EluGrad: Computes gradients for the exponential linear (Elu) operation from its outputs: gradients * (outputs + 1) if outputs < 0, gradients otherwise.
+// Defined in opdefs/nn/elu_grad.pbtxt.
+struct EluGradArgs {
+  static constexpr const char* kOpName = "EluGrad";
+  explicit EluGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        outputs(ctx.input(1)),
+        T(ctx.attr(0).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& outputs;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// Gelu: Computes the Gaussian error linear unit: features * Phi(features).
+// Defined in opdefs/nn/gelu.pbtxt.
+struct GeluArgs {
+  static constexpr const char* kOpName = "Gelu";
+  explicit GeluArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        approximate(ctx.attr(0).b),
+        T(ctx.attr(1).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  bool approximate;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// GeluGrad: Computes gradients for the Gelu operation: gradients * d/dx gelu(features).
+// Defined in opdefs/nn/gelu_grad.pbtxt.
+struct GeluGradArgs {
+  static constexpr const char* kOpName = "GeluGrad";
+  explicit GeluGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        features(ctx.input(1)),
+        approximate(ctx.attr(0).b),
+        T(ctx.attr(1).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& features;
+  bool approximate;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// L2Loss: L2 Loss: computes half the L2 norm of a tensor without the sqrt, sum(t ** 2) / 2.
+// Defined in opdefs/nn/l2_loss.pbtxt.
+struct L2LossArgs {
+  static constexpr const char* kOpName = "L2Loss";
+  explicit L2LossArgs(KernelContext& ctx)
+      : t(ctx.input(0)),
+        T(ctx.attr(0).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& t;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// LeakyRelu: Computes rectified linear with a leak: features if features > 0, alpha * features otherwise.
+// Defined in opdefs/nn/leaky_relu.pbtxt.
+struct LeakyReluArgs {
+  static constexpr const char* kOpName = "LeakyRelu";
+  explicit LeakyReluArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        alpha(ctx.attr(0).f),
+        T(ctx.attr(1).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  float alpha;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// LeakyReluGrad: Computes rectified linear gradients for a LeakyRelu operation: gradients if features > 0, alpha * gradients otherwise.
+// Defined in opdefs/nn/leaky_relu_grad.pbtxt.
+struct LeakyReluGradArgs {
+  static constexpr const char* kOpName = "LeakyReluGrad";
+  explicit LeakyReluGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        features(ctx.input(1)),
+        alpha(ctx.attr(0).f),
+        T(ctx.attr(1).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& features;
+  float alpha;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// LogSoftmax: Computes log softmax activations: logits - log(sum(exp(logits), -1)) along the last dimension.
+// Defined in opdefs/nn/log_softmax.pbtxt.
+struct LogSoftmaxArgs {
+  static constexpr const char* kOpName = "LogSoftmax";
+  explicit LogSoftmaxArgs(KernelContext& ctx)
+      : logits(ctx.input(0)),
+        T(ctx.attr(0).type),
+        logsoftmax(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& logits;
+  DType T;
+  Tensor& logsoftmax;
+  KernelContext& ctx;
+};
+
 // Relu: Computes rectified linear: max(features, 0).
 // Defined in opdefs/nn/relu.pbtxt.
 struct ReluArgs {
@@ -23,6 +284,206 @@ struct ReluArgs {
   const Tensor& features;
   DType T;
   Tensor& activations;
+  KernelContext& ctx;
+};
+
+// Relu6: Computes rectified linear 6: min(max(features, 0), 6).
+// Defined in opdefs/nn/relu6.pbtxt.
+struct Relu6Args {
+  static constexpr const char* kOpName = "Relu6";
+  explicit Relu6Args(KernelContext& ctx)
+      : features(ctx.input(0)),
+        T(ctx.attr(0).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// Relu6Grad: Computes rectified linear 6 gradients for a Relu6 operation: gradients * (features > 0) * (features < 6).
+// Defined in opdefs/nn/relu6_grad.pbtxt.
+struct Relu6GradArgs {
+  static constexpr const char* kOpName = "Relu6Grad";
+  explicit Relu6GradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        features(ctx.input(1)),
+        T(ctx.attr(0).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& features;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// ReluGrad: Computes rectified linear gradients for a Relu operation: gradients * (features > 0).
+// Defined in opdefs/nn/relu_grad.pbtxt.
+struct ReluGradArgs {
+  static constexpr const char* kOpName = "ReluGrad";
+  explicit ReluGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        features(ctx.input(1)),
+        T(ctx.attr(0).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& features;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// Selu: Computes the scaled exponential linear function: scale * alpha * (exp(features) - 1) if features < 0, scale * features otherwise.
+// Defined in opdefs/nn/selu.pbtxt.
+struct SeluArgs {
+  static constexpr const char* kOpName = "Selu";
+  explicit SeluArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        T(ctx.attr(0).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// SeluGrad: Computes gradients for the scaled exponential linear (Selu) operation from its outputs.
+// Defined in opdefs/nn/selu_grad.pbtxt.
+struct SeluGradArgs {
+  static constexpr const char* kOpName = "SeluGrad";
+  explicit SeluGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        outputs(ctx.input(1)),
+        T(ctx.attr(0).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& outputs;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// Softmax: Computes softmax activations: exp(logits) / sum(exp(logits), -1) along the last dimension.
+// Defined in opdefs/nn/softmax.pbtxt.
+struct SoftmaxArgs {
+  static constexpr const char* kOpName = "Softmax";
+  explicit SoftmaxArgs(KernelContext& ctx)
+      : logits(ctx.input(0)),
+        T(ctx.attr(0).type),
+        softmax(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& logits;
+  DType T;
+  Tensor& softmax;
+  KernelContext& ctx;
+};
+
+// SoftmaxCrossEntropyWithLogits: Computes softmax cross entropy cost and gradients to backpropagate.
+// Defined in opdefs/nn/softmax_cross_entropy_with_logits.pbtxt.
+struct SoftmaxCrossEntropyWithLogitsArgs {
+  static constexpr const char* kOpName = "SoftmaxCrossEntropyWithLogits";
+  explicit SoftmaxCrossEntropyWithLogitsArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        labels(ctx.input(1)),
+        T(ctx.attr(0).type),
+        loss(ctx.output(0)),
+        backprop(ctx.output(1)),
+        ctx(ctx) {}
+  const Tensor& features;
+  const Tensor& labels;
+  DType T;
+  Tensor& loss;
+  Tensor& backprop;
+  KernelContext& ctx;
+};
+
+// Softplus: Computes softplus: log(exp(features) + 1).
+// Defined in opdefs/nn/softplus.pbtxt.
+struct SoftplusArgs {
+  static constexpr const char* kOpName = "Softplus";
+  explicit SoftplusArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        T(ctx.attr(0).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// SoftplusGrad: Computes softplus gradients for a Softplus operation: gradients / (1 + exp(-features)).
+// Defined in opdefs/nn/softplus_grad.pbtxt.
+struct SoftplusGradArgs {
+  static constexpr const char* kOpName = "SoftplusGrad";
+  explicit SoftplusGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        features(ctx.input(1)),
+        T(ctx.attr(0).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& features;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// Softsign: Computes softsign: features / (abs(features) + 1).
+// Defined in opdefs/nn/softsign.pbtxt.
+struct SoftsignArgs {
+  static constexpr const char* kOpName = "Softsign";
+  explicit SoftsignArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        T(ctx.attr(0).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// SoftsignGrad: Computes softsign gradients for a Softsign operation: gradients / (1 + abs(features))^2.
+// Defined in opdefs/nn/softsign_grad.pbtxt.
+struct SoftsignGradArgs {
+  static constexpr const char* kOpName = "SoftsignGrad";
+  explicit SoftsignGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        features(ctx.input(1)),
+        T(ctx.attr(0).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& features;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// SparseSoftmaxCrossEntropyWithLogits: Computes softmax cross entropy cost and gradients to backpropagate, with integer class labels.
+// Defined in opdefs/nn/sparse_softmax_cross_entropy_with_logits.pbtxt.
+struct SparseSoftmaxCrossEntropyWithLogitsArgs {
+  static constexpr const char* kOpName = "SparseSoftmaxCrossEntropyWithLogits";
+  explicit SparseSoftmaxCrossEntropyWithLogitsArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        labels(ctx.input(1)),
+        T(ctx.attr(0).type),
+        Tlabels(ctx.attr(1).type),
+        loss(ctx.output(0)),
+        backprop(ctx.output(1)),
+        ctx(ctx) {}
+  const Tensor& features;
+  const Tensor& labels;
+  DType T;
+  DType Tlabels;
+  Tensor& loss;
+  Tensor& backprop;
   KernelContext& ctx;
 };
 
