@@ -44,6 +44,8 @@ from .gradients.graph_grad import gradients  # noqa: E402
 from .framework.graph_def import GraphDef, import_graph_def  # noqa: E402
 from .math_api import *  # noqa: E402,F401,F403
 from . import train  # noqa: E402
+# ---- nn ops (issue 4): of.nn with TensorFlow's tf.nn names
+from . import nn  # noqa: E402
 from .op_library import load_op_library  # noqa: E402
 
 _tensor.install_tensor_api(ops)

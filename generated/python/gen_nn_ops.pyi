@@ -5,6 +5,43 @@ from opforge.types import DTypeLike, ShapeLike, Tensor, TensorLike
 
 __all__: list[str]
 
+def avg_pool(value: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, data_format: str = 'NHWC', name: str | None = None) -> Tensor:
+    r"""Performs average pooling on the input.
+
+    Each output is the mean of its window; with SAME padding the padded positions are not counted.
+
+    Args:
+      value: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. 4-D input to pool over.
+      ksize: A list of `ints` with at least 4 elements. The size of the sliding window for each
+        dimension of value; 1 on the batch and channel dimensions.
+      strides: A list of `ints` with at least 4 elements. The stride of the sliding window for each
+        dimension of value; 1 on the batch and channel dimensions.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `value`.
+    """
+
+def avg_pool_grad(orig_input_shape: TensorLike, grad: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, data_format: str = 'NHWC', name: str | None = None) -> Tensor:
+    r"""Computes gradients of the average pooling function.
+
+    Args:
+      orig_input_shape: A `Tensor` of type `int32`. 1-D: the shape of the original input (4 values).
+      grad: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. Gradients w.r.t. the output of avg_pool (its shape).
+      ksize: A list of `ints` with at least 4 elements.
+      strides: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `grad`.
+    """
+
 def bias_add(value: TensorLike, bias: TensorLike, data_format: str = 'NHWC', name: str | None = None) -> Tensor:
     r"""Adds `bias` to `value`.
 
@@ -113,6 +150,69 @@ def conv2d_backprop_input(input_sizes: TensorLike, filter: TensorLike, out_backp
       A `Tensor`. Has the same type as `filter`.
     """
 
+def depthwise_conv2d_native(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> Tensor:
+    r"""Computes a 2-D depthwise convolution given 4-D `input` and `filter` tensors.
+
+    filter is [filter_height, filter_width, in_channels, channel_multiplier]; output channel c *
+    channel_multiplier + m applies filter[:, :, c, m] to input channel c, so the output has
+    in_channels * channel_multiplier channels.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      filter: A `Tensor`. Must have the same type as `input`.
+      strides: A list of `ints`. The stride of the sliding window for each dimension of input; 1 on
+        the batch and channel dimensions.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def depthwise_conv2d_native_backprop_filter(input: TensorLike, filter_sizes: TensorLike, out_backprop: TensorLike, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> Tensor:
+    r"""Computes the gradients of depthwise convolution with respect to the filter.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      filter_sizes: A `Tensor` of type `int32`. The shape of the filter: [filter_height,
+        filter_width, in_channels, depthwise_multiplier].
+      out_backprop: A `Tensor`. Must have the same type as `input`.
+      strides: A list of `ints`.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def depthwise_conv2d_native_backprop_input(input_sizes: TensorLike, filter: TensorLike, out_backprop: TensorLike, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> Tensor:
+    r"""Computes the gradients of depthwise convolution with respect to the input.
+
+    Args:
+      input_sizes: A `Tensor` of type `int32`. The shape of the convolution's input: 4 non-negative
+        values.
+      filter: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      out_backprop: A `Tensor`. Must have the same type as `filter`.
+      strides: A list of `ints`.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `filter`.
+    """
+
 def elu(features: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes the exponential linear function: exp(features) - 1 if features < 0, features otherwise.
 
@@ -136,6 +236,79 @@ def elu_grad(gradients: TensorLike, outputs: TensorLike, name: str | None = None
 
     Returns:
       A `Tensor`. Has the same type as `gradients`.
+    """
+
+def fused_batch_norm_grad_v3(y_backprop: TensorLike, x: TensorLike, scale: TensorLike, reserve_space_1: TensorLike, reserve_space_2: TensorLike, reserve_space_3: TensorLike, epsilon: float = 0.0001, data_format: str = 'NHWC', is_training: bool = True, name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+    r"""Gradient for batch normalization.
+
+    reserve_space_1 and reserve_space_2 are the mean and variance that FusedBatchNormV3 used (its
+    reserve spaces). Training: x_backprop = scale / sqrt(var + epsilon) * (dy - mean(dy) - x_hat *
+    mean(dy * x_hat)); inference: scale / sqrt(var + epsilon) * dy. reserve_space_4/5 are empty.
+
+    Args:
+      y_backprop: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.
+        The gradient for y, shape of x.
+      x: A `Tensor`. Must have the same type as `y_backprop`.
+      scale: A `Tensor` of type `float32`.
+      reserve_space_1: A `Tensor`. Must be one of the following types: `float32`. The batch mean
+        (training) or population mean (inference) FusedBatchNormV3 used.
+      reserve_space_2: A `Tensor`. Must have the same type as `reserve_space_1`. The batch variance
+        (training) or population variance (inference) FusedBatchNormV3 used.
+      reserve_space_3: A `Tensor`. Must have the same type as `reserve_space_1`. FusedBatchNormV3's
+        reserve_space_3 (not read on CPU).
+      epsilon: An optional `float`. Defaults to `0.0001`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`, `"NDHWC"`, `"NCDHW"`. Defaults to
+        `'NHWC'`.
+      is_training: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`x_backprop`, `scale_backprop`, `offset_backprop`, `reserve_space_4`, `reserve_space_5`).
+      x_backprop: A `Tensor`. Has the same type as `y_backprop`.
+      scale_backprop: A `Tensor`. Has the same type as `reserve_space_1`.
+      offset_backprop: A `Tensor`. Has the same type as `reserve_space_1`.
+      reserve_space_4: A `Tensor`. Has the same type as `reserve_space_1`.
+      reserve_space_5: A `Tensor`. Has the same type as `reserve_space_1`.
+    """
+
+def fused_batch_norm_v3(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = 0.0001, exponential_avg_factor: float = 1.0, data_format: str = 'NHWC', is_training: bool = True, name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
+    r"""Batch normalization: y = scale * (x - mean) / sqrt(variance + epsilon) + offset, per channel.
+
+    With is_training, mean and variance are the batch's (over every dimension but the channel one)
+    and batch_mean / batch_variance return the running statistics: (1 - exponential_avg_factor) *
+    input + exponential_avg_factor * batch value, the variance unbiased (with the default factor 1
+    the inputs mean/variance are not read and may be empty). Without is_training, the given mean and
+    variance are used and pass through. reserve_space_1/2 keep the statistics used (batch mean and
+    biased variance when training) for FusedBatchNormGradV3; reserve_space_3 is empty on CPU.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`. A 4-D
+        (5-D for NDHWC/NCDHW) tensor for input data.
+      scale: A `Tensor`. Must be one of the following types: `bfloat16`, `float32`. A 1-D tensor for
+        the scaling factor, to scale the normalized x.
+      offset: A `Tensor`. Must have the same type as `scale`. A 1-D tensor for the offset, to shift
+        the normalized x.
+      mean: A `Tensor`. Must have the same type as `scale`. A 1-D tensor for the population mean
+        (inference), or the running mean to update (training).
+      variance: A `Tensor`. Must have the same type as `scale`. A 1-D tensor for the population
+        variance (inference), or the running variance to update (training).
+      epsilon: An optional `float`. Defaults to `0.0001`. A small float number added to the variance
+        of x.
+      exponential_avg_factor: An optional `float`. Defaults to `1.0`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`, `"NDHWC"`, `"NCDHW"`. Defaults to
+        `'NHWC'`.
+      is_training: An optional `bool`. Defaults to `True`. Whether to compute the statistics from
+        the batch (training) or use the given ones (inference).
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`y`, `batch_mean`, `batch_variance`, `reserve_space_1`, `reserve_space_2`, `reserve_space_3`).
+      y: A `Tensor`. Has the same type as `x`.
+      batch_mean: A `Tensor`. Has the same type as `scale`.
+      batch_variance: A `Tensor`. Has the same type as `scale`.
+      reserve_space_1: A `Tensor`. Has the same type as `scale`.
+      reserve_space_2: A `Tensor`. Has the same type as `scale`.
+      reserve_space_3: A `Tensor`. Has the same type as `scale`.
     """
 
 def gelu(features: TensorLike, approximate: bool = False, name: str | None = None) -> Tensor:
@@ -219,6 +392,73 @@ def log_softmax(logits: TensorLike, name: str | None = None) -> Tensor:
 
     Returns:
       A `Tensor`. Has the same type as `logits`.
+    """
+
+def max_pool(input: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', name: str | None = None) -> Tensor:
+    r"""Performs max pooling on the input.
+
+    Padding never wins a window (SAME pads with nothing, not zeros). NaN propagates. TensorFlow's
+    NCHW_VECT_C layout (for qint8) is not supported.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`, `int32`, `int64`, `uint8`, `int16`, `int8`. 4-D input to pool over.
+      ksize: A list of `ints` with at least 4 elements. The size of the window for each dimension of
+        the input (data_format order); 1 on the batch and channel dimensions.
+      strides: A list of `ints` with at least 4 elements. The stride of the sliding window for each
+        dimension of the input; 1 on the batch and channel dimensions.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`. With EXPLICIT padding:
+        (before, after) per dimension, each smaller than the window.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def max_pool_grad(orig_input: TensorLike, orig_output: TensorLike, grad: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', name: str | None = None) -> Tensor:
+    r"""Computes gradients of the maxpooling function.
+
+    Each output gradient goes to the first maximum of its window in orig_input, scanning rows then
+    columns.
+
+    Args:
+      orig_input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,
+        `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `float16`. The original input tensor.
+      orig_output: A `Tensor`. Must have the same type as `orig_input`. The original output tensor.
+      grad: A `Tensor`. Must have the same type as `orig_input`. Gradients w.r.t. the output of
+        max_pool (its shape).
+      ksize: A list of `ints` with at least 4 elements.
+      strides: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `orig_input`.
+    """
+
+def max_pool_grad_grad(orig_input: TensorLike, orig_output: TensorLike, grad: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, data_format: str = 'NHWC', name: str | None = None) -> Tensor:
+    r"""Computes second-order gradients of the maxpooling function.
+
+    Each output takes the value of grad at the first maximum of its window in orig_input.
+
+    Args:
+      orig_input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,
+        `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `float16`.
+      orig_output: A `Tensor`. Must have the same type as `orig_input`.
+      grad: A `Tensor`. Must have the same type as `orig_input`. Gradients of gradients w.r.t. the
+        input of max_pool (its shape).
+      ksize: A list of `ints` with at least 4 elements.
+      strides: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `orig_input`.
     """
 
 def relu(features: TensorLike, name: str | None = None) -> Tensor:

@@ -120,3 +120,24 @@ def sparse_softmax_cross_entropy_with_logits_grad(op, grads):
     backprop = op.outputs[1]
     grad_loss, grad_backprop = grads[0], grads[1] if len(grads) > 1 else None
     return [_xent_features_grad(features, backprop, grad_loss, grad_backprop), None]
+
+
+# ------------------------------------------------------------------------------ batch norm
+
+
+def fused_batch_norm_v3_grad(op, grads):
+    """Gradients for x, scale and offset through FusedBatchNormGradV3 with the reserve spaces
+    (the statistics the forward pass used); mean and variance get none, as in TensorFlow."""
+    from .. import dtypes  # noqa: PLC0415
+    ops = _ops()
+    x, scale, _offset, _mean, _variance = op.inputs
+    rs1, rs2, rs3 = op.outputs[3], op.outputs[4], op.outputs[5]
+    dy = grads[0] if grads[0] is not None else ops.zeros_like(op.outputs[0])
+    u = scale.dtype
+    as_float = (lambda t: t) if u == dtypes.float32 else (lambda t: ops.cast(t, dtypes.float32))
+    dx, dscale, doffset, _, _ = ops.fused_batch_norm_grad_v3(
+        dy, x, as_float(scale), as_float(rs1), as_float(rs2), as_float(rs3),
+        epsilon=op.attrs["epsilon"], data_format=op.attrs["data_format"],
+        is_training=op.attrs["is_training"])
+    back = (lambda t: t) if u == dtypes.float32 else (lambda t: ops.cast(t, u))
+    return [dx, back(dscale), back(doffset), None, None]

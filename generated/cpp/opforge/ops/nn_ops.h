@@ -11,6 +11,54 @@
 namespace opforge {
 namespace ops {
 
+// AvgPool: Performs average pooling on the input.
+// Defined in opdefs/nn/avg_pool.pbtxt.
+struct AvgPoolArgs {
+  static constexpr const char* kOpName = "AvgPool";
+  explicit AvgPoolArgs(KernelContext& ctx)
+      : value(ctx.input(0)),
+        ksize(ctx.attr(0).list_i),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        data_format(ctx.attr(3).s),
+        T(ctx.attr(4).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& value;
+  const std::vector<int64_t>& ksize;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::string& data_format;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// AvgPoolGrad: Computes gradients of the average pooling function.
+// Defined in opdefs/nn/avg_pool_grad.pbtxt.
+struct AvgPoolGradArgs {
+  static constexpr const char* kOpName = "AvgPoolGrad";
+  explicit AvgPoolGradArgs(KernelContext& ctx)
+      : orig_input_shape(ctx.input(0)),
+        grad(ctx.input(1)),
+        ksize(ctx.attr(0).list_i),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        data_format(ctx.attr(3).s),
+        T(ctx.attr(4).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& orig_input_shape;
+  const Tensor& grad;
+  const std::vector<int64_t>& ksize;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::string& data_format;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
 // BiasAdd: Adds `bias` to `value`.
 // Defined in opdefs/nn/bias_add.pbtxt.
 struct BiasAddArgs {
@@ -138,6 +186,91 @@ struct Conv2DBackpropInputArgs {
   KernelContext& ctx;
 };
 
+// DepthwiseConv2dNative: Computes a 2-D depthwise convolution given 4-D `input` and `filter` tensors.
+// Defined in opdefs/nn/depthwise_conv2d_native.pbtxt.
+struct DepthwiseConv2dNativeArgs {
+  static constexpr const char* kOpName = "DepthwiseConv2dNative";
+  explicit DepthwiseConv2dNativeArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        filter(ctx.input(1)),
+        T(ctx.attr(0).type),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        explicit_paddings(ctx.attr(3).list_i),
+        data_format(ctx.attr(4).s),
+        dilations(ctx.attr(5).list_i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& filter;
+  DType T;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::vector<int64_t>& dilations;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// DepthwiseConv2dNativeBackpropFilter: Computes the gradients of depthwise convolution with respect to the filter.
+// Defined in opdefs/nn/depthwise_conv2d_native_backprop_filter.pbtxt.
+struct DepthwiseConv2dNativeBackpropFilterArgs {
+  static constexpr const char* kOpName = "DepthwiseConv2dNativeBackpropFilter";
+  explicit DepthwiseConv2dNativeBackpropFilterArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        filter_sizes(ctx.input(1)),
+        out_backprop(ctx.input(2)),
+        T(ctx.attr(0).type),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        explicit_paddings(ctx.attr(3).list_i),
+        data_format(ctx.attr(4).s),
+        dilations(ctx.attr(5).list_i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& filter_sizes;
+  const Tensor& out_backprop;
+  DType T;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::vector<int64_t>& dilations;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// DepthwiseConv2dNativeBackpropInput: Computes the gradients of depthwise convolution with respect to the input.
+// Defined in opdefs/nn/depthwise_conv2d_native_backprop_input.pbtxt.
+struct DepthwiseConv2dNativeBackpropInputArgs {
+  static constexpr const char* kOpName = "DepthwiseConv2dNativeBackpropInput";
+  explicit DepthwiseConv2dNativeBackpropInputArgs(KernelContext& ctx)
+      : input_sizes(ctx.input(0)),
+        filter(ctx.input(1)),
+        out_backprop(ctx.input(2)),
+        T(ctx.attr(0).type),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        explicit_paddings(ctx.attr(3).list_i),
+        data_format(ctx.attr(4).s),
+        dilations(ctx.attr(5).list_i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input_sizes;
+  const Tensor& filter;
+  const Tensor& out_backprop;
+  DType T;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::vector<int64_t>& dilations;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
 // Elu: Computes the exponential linear function: exp(features) - 1 if features < 0, features otherwise.
 // Defined in opdefs/nn/elu.pbtxt.
 struct EluArgs {
@@ -167,6 +300,90 @@ struct EluGradArgs {
   const Tensor& outputs;
   DType T;
   Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// FusedBatchNormGradV3: Gradient for batch normalization.
+// Defined in opdefs/nn/fused_batch_norm_grad_v3.pbtxt.
+struct FusedBatchNormGradV3Args {
+  static constexpr const char* kOpName = "FusedBatchNormGradV3";
+  explicit FusedBatchNormGradV3Args(KernelContext& ctx)
+      : y_backprop(ctx.input(0)),
+        x(ctx.input(1)),
+        scale(ctx.input(2)),
+        reserve_space_1(ctx.input(3)),
+        reserve_space_2(ctx.input(4)),
+        reserve_space_3(ctx.input(5)),
+        T(ctx.attr(0).type),
+        U(ctx.attr(1).type),
+        epsilon(ctx.attr(2).f),
+        data_format(ctx.attr(3).s),
+        is_training(ctx.attr(4).b),
+        x_backprop(ctx.output(0)),
+        scale_backprop(ctx.output(1)),
+        offset_backprop(ctx.output(2)),
+        reserve_space_4(ctx.output(3)),
+        reserve_space_5(ctx.output(4)),
+        ctx(ctx) {}
+  const Tensor& y_backprop;
+  const Tensor& x;
+  const Tensor& scale;
+  const Tensor& reserve_space_1;
+  const Tensor& reserve_space_2;
+  const Tensor& reserve_space_3;
+  DType T;
+  DType U;
+  float epsilon;
+  const std::string& data_format;
+  bool is_training;
+  Tensor& x_backprop;
+  Tensor& scale_backprop;
+  Tensor& offset_backprop;
+  Tensor& reserve_space_4;
+  Tensor& reserve_space_5;
+  KernelContext& ctx;
+};
+
+// FusedBatchNormV3: Batch normalization: y = scale * (x - mean) / sqrt(variance + epsilon) + offset, per channel.
+// Defined in opdefs/nn/fused_batch_norm_v3.pbtxt.
+struct FusedBatchNormV3Args {
+  static constexpr const char* kOpName = "FusedBatchNormV3";
+  explicit FusedBatchNormV3Args(KernelContext& ctx)
+      : x(ctx.input(0)),
+        scale(ctx.input(1)),
+        offset(ctx.input(2)),
+        mean(ctx.input(3)),
+        variance(ctx.input(4)),
+        T(ctx.attr(0).type),
+        U(ctx.attr(1).type),
+        epsilon(ctx.attr(2).f),
+        exponential_avg_factor(ctx.attr(3).f),
+        data_format(ctx.attr(4).s),
+        is_training(ctx.attr(5).b),
+        y(ctx.output(0)),
+        batch_mean(ctx.output(1)),
+        batch_variance(ctx.output(2)),
+        reserve_space_1(ctx.output(3)),
+        reserve_space_2(ctx.output(4)),
+        reserve_space_3(ctx.output(5)),
+        ctx(ctx) {}
+  const Tensor& x;
+  const Tensor& scale;
+  const Tensor& offset;
+  const Tensor& mean;
+  const Tensor& variance;
+  DType T;
+  DType U;
+  float epsilon;
+  float exponential_avg_factor;
+  const std::string& data_format;
+  bool is_training;
+  Tensor& y;
+  Tensor& batch_mean;
+  Tensor& batch_variance;
+  Tensor& reserve_space_1;
+  Tensor& reserve_space_2;
+  Tensor& reserve_space_3;
   KernelContext& ctx;
 };
 
@@ -269,6 +486,87 @@ struct LogSoftmaxArgs {
   const Tensor& logits;
   DType T;
   Tensor& logsoftmax;
+  KernelContext& ctx;
+};
+
+// MaxPool: Performs max pooling on the input.
+// Defined in opdefs/nn/max_pool.pbtxt.
+struct MaxPoolArgs {
+  static constexpr const char* kOpName = "MaxPool";
+  explicit MaxPoolArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        T(ctx.attr(0).type),
+        ksize(ctx.attr(1).list_i),
+        strides(ctx.attr(2).list_i),
+        padding(ctx.attr(3).s),
+        explicit_paddings(ctx.attr(4).list_i),
+        data_format(ctx.attr(5).s),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  DType T;
+  const std::vector<int64_t>& ksize;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// MaxPoolGrad: Computes gradients of the maxpooling function.
+// Defined in opdefs/nn/max_pool_grad.pbtxt.
+struct MaxPoolGradArgs {
+  static constexpr const char* kOpName = "MaxPoolGrad";
+  explicit MaxPoolGradArgs(KernelContext& ctx)
+      : orig_input(ctx.input(0)),
+        orig_output(ctx.input(1)),
+        grad(ctx.input(2)),
+        ksize(ctx.attr(0).list_i),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        explicit_paddings(ctx.attr(3).list_i),
+        data_format(ctx.attr(4).s),
+        T(ctx.attr(5).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& orig_input;
+  const Tensor& orig_output;
+  const Tensor& grad;
+  const std::vector<int64_t>& ksize;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// MaxPoolGradGrad: Computes second-order gradients of the maxpooling function.
+// Defined in opdefs/nn/max_pool_grad_grad.pbtxt.
+struct MaxPoolGradGradArgs {
+  static constexpr const char* kOpName = "MaxPoolGradGrad";
+  explicit MaxPoolGradGradArgs(KernelContext& ctx)
+      : orig_input(ctx.input(0)),
+        orig_output(ctx.input(1)),
+        grad(ctx.input(2)),
+        ksize(ctx.attr(0).list_i),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        data_format(ctx.attr(3).s),
+        T(ctx.attr(4).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& orig_input;
+  const Tensor& orig_output;
+  const Tensor& grad;
+  const std::vector<int64_t>& ksize;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::string& data_format;
+  DType T;
+  Tensor& output;
   KernelContext& ctx;
 };
 
