@@ -101,13 +101,27 @@ def softmax_cross_entropy_with_logits_grad(op, grads):
     features and labels may broadcast, so each gradient is summed back to its input's shape."""
     from .helpers import unbroadcast  # noqa: PLC0415
     ops = _ops()
-    features, labels = op.inputs
     backprop = op.outputs[1]
+    features, labels = op.inputs
+    # Broadcast both to backprop's [batch, classes] first: a size-1 class dim is repeated.
+    zeros = ops.zeros_like(backprop)
+    features_b, labels_b = ops.add_v2(features, zeros), ops.add_v2(labels, zeros)
     grad_loss, grad_backprop = grads[0], grads[1] if len(grads) > 1 else None
-    d_features = _xent_features_grad(features, backprop, grad_loss, grad_backprop)
+    # The exact derivative of the loss: softmax * sum(labels) - labels (the backprop output
+    # when each row of labels sums to 1, as TensorFlow's gradient assumes).
+    d_features = None
+    if grad_loss is not None:
+        d_loss = ops.sub(ops.mul(ops.softmax(features_b), ops.sum(labels_b, _LAST, keep_dims=True)),
+                         labels_b)
+        d_features = ops.mul(_column(grad_loss), d_loss)
+    if grad_backprop is not None:
+        term = _softmax_backward(grad_backprop, ops.softmax(features_b))
+        d_features = term if d_features is None else ops.add_v2(d_features, term)
+    if d_features is None:
+        d_features = ops.zeros_like(backprop)
     d_labels = None
     if grad_loss is not None:
-        d_labels = ops.neg(ops.mul(_column(grad_loss), ops.log_softmax(features)))
+        d_labels = ops.neg(ops.mul(_column(grad_loss), ops.log_softmax(features_b)))
     if grad_backprop is not None:
         d_labels = ops.neg(grad_backprop) if d_labels is None else ops.sub(d_labels, grad_backprop)
     if d_labels is None:

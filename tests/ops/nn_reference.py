@@ -277,13 +277,13 @@ def avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format="
 
 def softmax(logits):
     z = logits.astype(np.float64)
-    e = np.exp(z - np.max(z, axis=-1, keepdims=True))
+    e = np.exp(z - np.max(z, axis=-1, keepdims=True, initial=-np.inf))
     return (e / np.sum(e, axis=-1, keepdims=True)).astype(logits.dtype)
 
 
 def log_softmax(logits):
     z = logits.astype(np.float64)
-    z = z - np.max(z, axis=-1, keepdims=True)
+    z = z - np.max(z, axis=-1, keepdims=True, initial=-np.inf)
     return (z - np.log(np.sum(np.exp(z), axis=-1, keepdims=True))).astype(logits.dtype)
 
 

@@ -29,6 +29,8 @@ import numpy as np
 
 import codegen.dtypes
 import codegen.model
+import nn_cases  # the nn ops' cases (issue 4, nn)
+import nn_reference  # noqa: F401 (opdefs/nn references call it)
 import opforge as of
 
 REPO = Path(__file__).resolve().parents[2]
@@ -310,6 +312,8 @@ def family(op) -> str | None:
     """The op's shape family (which SHAPE_CASES drive it): its shape function's name when the
     matrix knows it, else what its signature implies (one data input and no index inputs:
     "unchanged", e.g. Shape or a custom unary op; two: "broadcast"); None if neither."""
+    if op.name in nn_cases.CASES:  # conv, pool, softmax, batch norm ...: per-op cases (nn_cases.py)
+        return "nn"
     sf = op.shape_fn.name if op.shape_fn else "custom"
     if sf in _FAMILIES:
         return sf
@@ -403,6 +407,9 @@ def _special_values(shape, spec, k: int) -> np.ndarray:
 def _large_cases(op, spec) -> list[Case]:
     data = [a.name for a in data_inputs(op)]
     sf = family(op)
+    if sf == "nn":
+        return [Case(id_, shapes, attrs, extra=extra) for id_, shapes, attrs, extra
+                in nn_cases.LARGE_CASES.get(op.name, [])]
     if sf == "unchanged" and op.name == "Cast":
         return [Case(f"to_{d}-{shape_id(s)}", {data[0]: s}, {"DstT": d}, extra={"DstT": d})
                 for d in LARGE_CAST_TARGETS for s in LARGE_UNARY]
@@ -459,6 +466,8 @@ def _cases(op, spec: str) -> list[Case]:
         out = [Case(f"dims_{shape_id(d)}", {data[0]: ()}, extra={"dims": d}) for d in FILL_DIMS]
     elif sf == "range":
         out = [Case(mode, {d: () for d in data}, mode=mode) for mode in RANGE_MODES]
+    elif sf == "nn":
+        out = [Case(id_, shapes, attrs, extra=extra) for id_, shapes, attrs, extra in nn_cases.CASES[op.name]]
     else:
         raise AssertionError(f"no shape cases for shape function {sf!r} of {op.name}")
     return out
@@ -625,6 +634,10 @@ def build_inputs(rng, op, spec, case, *, domain_of=domain):
             inputs[arg.name] = [v, v[..., ::-1].copy()] if arg.is_list else v
     if op.name in INPUT_BUILDERS:
         inputs.update(INPUT_BUILDERS[op.name](rng, op, case, inputs))
+    elif index_inputs(op) and op.name in nn_cases.CASES:
+        inputs.update(nn_cases.build_index_inputs(
+            rng, op.name, case.extra, case.attrs, inputs,
+            lambda attr: [np_dtype(s) for s in op.attr(attr).allowed]))
     elif index_inputs(op):
         raise AssertionError(f"{op.name}: no INPUT_BUILDERS entry for {[a.name for a in index_inputs(op)]}")
     return inputs
@@ -661,7 +674,7 @@ def expected_out_spec(op, bindings) -> str:
 
 def reference(op, spec, inputs, attrs, bindings):
     """Evaluates op.reference; 16-bit float data is computed in float32."""
-    env = {"np": np}
+    env = {"np": np, "nn_reference": nn_reference}
     d = dispatch_attr(op)
     for arg in op.inputs:
         v = inputs[arg.name]
@@ -682,7 +695,30 @@ def reference(op, spec, inputs, attrs, bindings):
         env[a.name] = v
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # the mean of an empty slice is NaN
-        return np.asarray(eval(op.reference, env))  # noqa: S307 (opdef text, trusted)
+        value = eval(op.reference, env)  # noqa: S307 (opdef text, trusted)
+    return tuple(np.asarray(v) for v in value) if len(op.outputs) > 1 else np.asarray(value)
+
+
+def expected_out_specs(op, bindings) -> list[str]:
+    """The dtype spec of each output (ops with several outputs: FusedBatchNormV3 ...)."""
+    return [o.type or bindings.get(o.type_attr) or op.attr(o.type_attr).default for o in op.outputs]
+
+
+def as_outputs(out) -> list:
+    """An op's result as a list of Tensors (one for a single-output op)."""
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def assert_all_match(op, out, ref, bindings, *, msg, tol_scale=1.0):
+    """assert_matches for every output of an op (ref: a tuple for several outputs)."""
+    outs = as_outputs(out)
+    if len(op.outputs) == 1 and not op.outputs[0].is_list:
+        return assert_matches(outs[0], np.asarray(ref), expected_out_specs(op, bindings)[0],
+                              msg=msg, tol_scale=tol_scale)
+    refs = list(ref)
+    assert len(outs) == len(refs), f"{len(outs)} outputs, reference has {len(refs)}; {msg}"
+    for i, (o, r, spec) in enumerate(zip(outs, refs, expected_out_specs(op, bindings))):
+        assert_matches(o, np.asarray(r), spec, msg=f"output {op.outputs[i].name}: {msg}", tol_scale=tol_scale)
 
 
 def assert_matches(out, ref, out_spec, *, msg, tol_scale=1.0):
