@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import ops as _ops
+from .dtypes import as_dtype
 from .errors import InvalidArgumentError
 
 __all__ = [
@@ -66,6 +67,14 @@ def tanh(x, name=None):
 
 
 # ------------------------------------------------------------------------------ helpers
+
+
+def _np_dtype(v):
+    """The NumPy dtype of a Tensor, GraphTensor, NumPy array or Python value."""
+    d = getattr(v, "dtype", None)
+    if d is None:
+        return np.asarray(v).dtype
+    return np.dtype(as_dtype(d).as_numpy_dtype)
 
 
 def _rank(x):
@@ -258,9 +267,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
     if (not is_training or exponential_avg_factor != 1.0) and (mean is None or variance is None):
         raise InvalidArgumentError("fused_batch_norm needs mean and variance for inference or "
                                    "with exponential_avg_factor != 1", None)
-    u = getattr(scale, "dtype", None)
-    u = u.as_numpy_dtype if u is not None and hasattr(u, "as_numpy_dtype") else np.asarray(scale).dtype
-    empty = np.zeros(0, u)
+    empty = np.zeros(0, _np_dtype(scale))
     y, running_mean, running_var, _, _, _ = _ops.fused_batch_norm_v3(
         x, scale, offset, empty if mean is None else mean, empty if variance is None else variance,
         epsilon=max(float(epsilon), 1.001e-5), exponential_avg_factor=float(exponential_avg_factor),
@@ -271,8 +278,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset, broadcasting (offset
     and scale may be None)."""
-    dtype = getattr(x, "dtype", None)
-    np_dtype = dtype.as_numpy_dtype if dtype is not None else np.asarray(x).dtype
+    np_dtype = _np_dtype(x)
     inv = _ops.real_div(np.asarray(1, np_dtype),
                         _ops.sqrt(_ops.add_v2(variance, np.asarray(variance_epsilon, np_dtype))))
     if scale is not None:

@@ -371,7 +371,8 @@ def fused_batch_norm_grad_v3(y_backprop, x, scale, reserve_space_1, reserve_spac
 
     reserve_space_1 and reserve_space_2 are the mean and variance that FusedBatchNormV3 used (its
     reserve spaces). Training: x_backprop = scale / sqrt(var + epsilon) * (dy - mean(dy) - x_hat *
-    mean(dy * x_hat)); inference: scale / sqrt(var + epsilon) * dy. reserve_space_4/5 are empty.
+    mean(dy * x_hat)); inference: scale / sqrt(var + epsilon) * dy. reserve_space_4/5 are unused
+    scalars (0), as on TensorFlow's CPU.
 
     Args:
       y_backprop: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.

@@ -406,4 +406,4 @@ def fused_batch_norm_grad_v3(y_backprop, x, scale, reserve_space_1, reserve_spac
     else:
         dx = k * dy
     u = reserve_space_1.dtype
-    return (dx.astype(x.dtype), d_scale.astype(u), d_offset.astype(u), np.zeros(0, u), np.zeros(0, u))
+    return (dx.astype(x.dtype), d_scale.astype(u), d_offset.astype(u), np.zeros((), u), np.zeros((), u))

@@ -5,7 +5,8 @@
 //              for the gradient.
 //   inference: y from the given mean and variance, which pass through to batch_mean,
 //              batch_variance and the reserve spaces.
-// reserve_space_3 (and the gradient's reserve_space_4/5) are empty, as on TensorFlow's CPU.
+// reserve_space_3 is empty and the gradient's reserve_space_4/5 are scalars (0), as on
+// TensorFlow's CPU.
 // Statistics accumulate in double; channel-last layouts split rows over the threads with
 // per-thread partial sums, channel-first layouts split channels.
 #include <cmath>
@@ -186,6 +187,8 @@ Status FusedBatchNormGradV3Cpu(ops::FusedBatchNormGradV3Args& a) {
   });
   write_u<float>(a.scale_backprop, d_scale);
   write_u<float>(a.offset_backprop, d_offset);
+  a.reserve_space_4.data<float>()[0] = 0.0f;
+  a.reserve_space_5.data<float>()[0] = 0.0f;
   return Status::OK();
 }
 
@@ -201,9 +204,11 @@ Status check_vector(ShapeContext& c, int arg, const char* what, int64_t channels
   return Status::OK();
 }
 
-// Output 0 is x's shape; outputs 1..k are channel vectors; the rest are empty vectors.
+// Output 0 is x's shape; outputs 1..k are channel vectors; the rest are empty vectors
+// (FusedBatchNormV3's reserve_space_3) or, with `scalar_rest`, scalars (the gradient's
+// reserve_space_4/5, as TensorFlow's CPU kernel allocates them).
 Status BnShape(ShapeContext& c, int vectors, const std::vector<std::pair<int, const char*>>& checks,
-               const std::vector<std::pair<int, const char*>>& optional_checks) {
+               const std::vector<std::pair<int, const char*>>& optional_checks, bool scalar_rest) {
   const std::string fmt = nn::attr(c, "data_format").s;
   const Shape& x = c.input_shape(c.op().name == "FusedBatchNormV3" ? 0 : 1);
   int64_t ch = -1;
@@ -218,7 +223,7 @@ Status BnShape(ShapeContext& c, int vectors, const std::vector<std::pair<int, co
   for (const auto& [arg, what] : optional_checks) OPF_RETURN_IF_ERROR(check_vector(c, arg, what, ch, true));
   c.set_output(0, x);
   for (int i = 1; i <= vectors; ++i) c.set_output(i, Shape({ch}));
-  for (int i = vectors + 1; i < c.num_outputs(); ++i) c.set_output(i, Shape({0}));
+  for (int i = vectors + 1; i < c.num_outputs(); ++i) c.set_output(i, scalar_rest ? Shape() : Shape({0}));
   return Status::OK();
 }
 
@@ -228,7 +233,7 @@ Status FusedBatchNormV3Shape(ShapeContext& c) {
   std::vector<std::pair<int, const char*>> need = {{1, "scale"}, {2, "offset"}}, optional;
   (running ? need : optional).push_back({3, "mean"});
   (running ? need : optional).push_back({4, "variance"});
-  return BnShape(c, 4, need, optional);
+  return BnShape(c, 4, need, optional, false);
 }
 
 Status FusedBatchNormGradV3Shape(ShapeContext& c) {
@@ -237,7 +242,7 @@ Status FusedBatchNormGradV3Shape(ShapeContext& c) {
   if (!dy.unknown_rank() && !x.unknown_rank() && dy.rank() != x.rank()) {
     return c.error("y_backprop and x must have the same shape, got ", dy.to_string(), " and ", x.to_string());
   }
-  return BnShape(c, 2, {{2, "scale"}, {3, "reserve_space_1"}, {4, "reserve_space_2"}}, {});
+  return BnShape(c, 2, {{2, "scale"}, {3, "reserve_space_1"}, {4, "reserve_space_2"}}, {}, true);
 }
 
 [[maybe_unused]] const bool bn_shapes_registered = [] {
