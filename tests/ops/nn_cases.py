@@ -51,6 +51,10 @@ CONV = [
     ((2, 4, 4, 3), (1, 1, 3, 5), {"strides": [1, 1, 1, 1], "padding": "VALID"}),
     ((0, 4, 4, 2), (2, 2, 2, 3), {"strides": [1, 1, 1, 1], "padding": "SAME"}),
     ((1, 3, 3, 0), (2, 2, 0, 2), {"strides": [1, 1, 1, 1], "padding": "VALID"}),
+    # 3x3, stride 1, >= 16 channels: float32 takes the Winograd path (odd sizes: partial tiles)
+    ((1, 5, 7, 16), (3, 3, 16, 16), {"strides": [1, 1, 1, 1], "padding": "SAME"}),
+    ((2, 6, 5, 16), (3, 3, 16, 17), {"strides": [1, 1, 1, 1], "padding": "EXPLICIT",
+                                     "explicit_paddings": [0, 0, 0, 2, 1, 0, 0, 0]}),
 ]
 CONV_LARGE = [((4, 20, 20, 16), (3, 3, 16, 16), {"strides": [1, 1, 1, 1], "padding": "SAME"}),
               ((2, 24, 24, 8), (3, 3, 8, 8), {"strides": [1, 2, 2, 1], "padding": "VALID"})]

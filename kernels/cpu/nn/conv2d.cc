@@ -128,6 +128,151 @@ void for_tiles(const ConvGeom& g, int64_t first, int64_t count, F fn) {
   });
 }
 
+
+// ---------------------------------------------------------------------------- Winograd F(2x2, 3x3)
+//
+// For 3x3 filters with stride 1 and no dilation (float32, enough channels to pay for the
+// transforms): each 2x2 block of outputs comes from a 4x4 input tile through
+//   Y = A^T [ (G g G^T) (.) (B^T d B) ] A,
+// so the 36 multiplies per output of the direct form become 16 per 2x2 block (2.25x fewer).
+// The element-wise product over channels is 16 GEMMs [tiles x Cin] x [Cin x Cout], run on
+// cache-sized chunks of tiles, chunks split over the threads.
+
+constexpr int64_t kWinogradChunkBytes = 2048 * 1024;
+
+bool use_winograd(const ConvGeom& g) {
+  return g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.cin >= 16 &&
+         g.cout >= 16 && g.oh >= 2 && g.ow >= 2;
+}
+
+// U[k][cin][cout] = (G g G^T)[k] for the 16 positions k of the 4x4 transformed filter.
+std::vector<float> winograd_filter(const float* filt, const ConvGeom& g) {
+  const int64_t ci = g.cin, co = g.cout, plane = ci * co;
+  std::vector<float> u(static_cast<size_t>(16 * plane));
+  parallel_for(ci, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, co)), [&](int64_t c0, int64_t c1) {
+    std::vector<float> t(static_cast<size_t>(12 * co));  // G g: 4 rows x 3 cols, per cout
+    for (int64_t c = c0; c < c1; ++c) {
+      const auto w = [&](int i, int j) { return filt + ((i * 3 + j) * ci + c) * co; };
+      for (int j = 0; j < 3; ++j) {
+        float* t0 = &t[static_cast<size_t>((0 * 3 + j) * co)];
+        float* t1 = &t[static_cast<size_t>((1 * 3 + j) * co)];
+        float* t2 = &t[static_cast<size_t>((2 * 3 + j) * co)];
+        float* t3 = &t[static_cast<size_t>((3 * 3 + j) * co)];
+        const float *g0 = w(0, j), *g1 = w(1, j), *g2 = w(2, j);
+        for (int64_t o = 0; o < co; ++o) {
+          t0[o] = g0[o];
+          t1[o] = 0.5f * (g0[o] + g1[o] + g2[o]);
+          t2[o] = 0.5f * (g0[o] - g1[o] + g2[o]);
+          t3[o] = g2[o];
+        }
+      }
+      for (int i = 0; i < 4; ++i) {
+        const float *a = &t[static_cast<size_t>((i * 3 + 0) * co)], *b = &t[static_cast<size_t>((i * 3 + 1) * co)],
+                    *d = &t[static_cast<size_t>((i * 3 + 2) * co)];
+        float* u0 = &u[static_cast<size_t>((i * 4 + 0) * plane + c * co)];
+        float* u1 = &u[static_cast<size_t>((i * 4 + 1) * plane + c * co)];
+        float* u2 = &u[static_cast<size_t>((i * 4 + 2) * plane + c * co)];
+        float* u3 = &u[static_cast<size_t>((i * 4 + 3) * plane + c * co)];
+        for (int64_t o = 0; o < co; ++o) {
+          u0[o] = a[o];
+          u1[o] = 0.5f * (a[o] + b[o] + d[o]);
+          u2[o] = 0.5f * (a[o] - b[o] + d[o]);
+          u3[o] = d[o];
+        }
+      }
+    }
+  });
+  return u;
+}
+
+void winograd_forward(const float* in, const float* filt, float* out, const ConvGeom& g) {
+  const int64_t ci = g.cin, co = g.cout;
+  const int64_t th = (g.oh + 1) / 2, tw = (g.ow + 1) / 2, tiles = g.n * th * tw;
+  const std::vector<float> u = winograd_filter(filt, g);
+  const int64_t chunk = std::clamp<int64_t>(kWinogradChunkBytes / (64 * (ci + co)), 8, 256);
+  const int64_t chunks = (tiles + chunk - 1) / chunk;
+  const std::vector<float> zeros(static_cast<size_t>(ci), 0.0f);
+  nn::BlasSingleThread single;
+  parallel_for(chunks, 1, [&](int64_t k0, int64_t k1) {
+    std::vector<float> v(static_cast<size_t>(16 * chunk * ci)), m(static_cast<size_t>(16 * chunk * co));
+    const float* d[16];
+    std::vector<float> tmp(static_cast<size_t>(16 * ci));
+    for (int64_t k = k0; k < k1; ++k) {
+      const int64_t t0 = k * chunk, t1 = std::min(tiles, t0 + chunk), nt = t1 - t0;
+      for (int64_t t = t0; t < t1; ++t) {  // input transform: V = B^T d B
+        const int64_t n = t / (th * tw), r = t % (th * tw), ty = r / tw, tx = r % tw;
+        for (int i = 0; i < 4; ++i) {
+          const int64_t ih = 2 * ty - g.pt + i;
+          for (int j = 0; j < 4; ++j) {
+            const int64_t iw = 2 * tx - g.pl + j;
+            d[i * 4 + j] = (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w)
+                               ? zeros.data()
+                               : in + ((n * g.h + ih) * g.w + iw) * ci;
+          }
+        }
+        // rows: tmp = B^T d
+        for (int j = 0; j < 4; ++j) {
+          float *r0 = &tmp[static_cast<size_t>((0 * 4 + j) * ci)], *r1 = &tmp[static_cast<size_t>((1 * 4 + j) * ci)],
+                *r2 = &tmp[static_cast<size_t>((2 * 4 + j) * ci)], *r3 = &tmp[static_cast<size_t>((3 * 4 + j) * ci)];
+          const float *d0 = d[0 * 4 + j], *d1 = d[1 * 4 + j], *d2 = d[2 * 4 + j], *d3 = d[3 * 4 + j];
+          for (int64_t c = 0; c < ci; ++c) {
+            r0[c] = d0[c] - d2[c];
+            r1[c] = d1[c] + d2[c];
+            r2[c] = d2[c] - d1[c];
+            r3[c] = d1[c] - d3[c];
+          }
+        }
+        // columns: V = tmp B
+        const int64_t row = (t - t0) * ci;
+        for (int i = 0; i < 4; ++i) {
+          const float *a0 = &tmp[static_cast<size_t>((i * 4 + 0) * ci)], *a1 = &tmp[static_cast<size_t>((i * 4 + 1) * ci)],
+                      *a2 = &tmp[static_cast<size_t>((i * 4 + 2) * ci)], *a3 = &tmp[static_cast<size_t>((i * 4 + 3) * ci)];
+          float* v0 = &v[static_cast<size_t>((i * 4 + 0) * chunk * ci + row)];
+          float* v1 = &v[static_cast<size_t>((i * 4 + 1) * chunk * ci + row)];
+          float* v2 = &v[static_cast<size_t>((i * 4 + 2) * chunk * ci + row)];
+          float* v3 = &v[static_cast<size_t>((i * 4 + 3) * chunk * ci + row)];
+          for (int64_t c = 0; c < ci; ++c) {
+            v0[c] = a0[c] - a2[c];
+            v1[c] = a1[c] + a2[c];
+            v2[c] = a2[c] - a1[c];
+            v3[c] = a1[c] - a3[c];
+          }
+        }
+      }
+      for (int p = 0; p < 16; ++p) {  // the element-wise products, as GEMMs over channels
+        nn::gemm<float>(false, false, nt, co, ci, &v[static_cast<size_t>(p * chunk * ci)], ci,
+                        &u[static_cast<size_t>(p * ci * co)], co, 0.0f,
+                        &m[static_cast<size_t>(p * chunk * co)], co);
+      }
+      for (int64_t t = t0; t < t1; ++t) {  // output transform: Y = A^T M A
+        const int64_t n = t / (th * tw), r = t % (th * tw), ty = r / tw, tx = r % tw;
+        const int64_t row = (t - t0) * co;
+        const auto mp = [&](int i, int j) { return &m[static_cast<size_t>((i * 4 + j) * chunk * co + row)]; };
+        float* y00 = out + ((n * g.oh + 2 * ty) * g.ow + 2 * tx) * co;
+        const bool right = 2 * tx + 1 < g.ow, down = 2 * ty + 1 < g.oh;
+        float* y01 = y00 + co;
+        float* y10 = y00 + g.ow * co;
+        float* y11 = y10 + co;
+        for (int64_t o = 0; o < co; ++o) {
+          // rows of A^T M: s0 = m0 + m1 + m2, s1 = m1 - m2 - m3 (per column j)
+          float s0[4], s1[4];
+          for (int j = 0; j < 4; ++j) {
+            const float a = mp(0, j)[o], b = mp(1, j)[o], c = mp(2, j)[o], e = mp(3, j)[o];
+            s0[j] = a + b + c;
+            s1[j] = b - c - e;
+          }
+          y00[o] = s0[0] + s0[1] + s0[2];
+          if (right) y01[o] = s0[1] - s0[2] - s0[3];
+          if (down) {
+            y10[o] = s1[0] + s1[1] + s1[2];
+            if (right) y11[o] = s1[1] - s1[2] - s1[3];
+          }
+        }
+      }
+    }
+  });
+}
+
 template <typename C>
 void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g) {
   const int64_t k = g.k();
@@ -139,6 +284,12 @@ void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g) {
   if (g.is_pointwise()) {
     nn::gemm<C>(false, false, g.pixels(), g.cout, k, in, k, filt, g.cout, C(0), out, g.cout);
     return;
+  }
+  if constexpr (std::is_same_v<C, float>) {
+    if (use_winograd(g)) {
+      winograd_forward(in, filt, out, g);
+      return;
+    }
   }
   for_tiles<C>(g, 0, g.pixels(), [&](int64_t p0, int64_t p1, C* col) {
     im2col(in, g, p0, p1, col);
