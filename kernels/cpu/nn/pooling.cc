@@ -72,6 +72,7 @@ template <typename V>
 void argmax_row(const V* x, const PoolGeom& g, int64_t n, int64_t oh, int64_t ow, int64_t* idx,
                 V* best) {
   const Win wn = window_at(g, oh, ow);
+  std::fill(idx, idx + g.c, int64_t{-1});  // an empty window (never with valid geometry) has none
   bool first = true;
   for (int64_t r = wn.r0; r < wn.r1; ++r) {
     for (int64_t q = wn.c0; q < wn.c1; ++q) {
@@ -201,7 +202,9 @@ Status MaxPoolGradCpu(ops::MaxPoolGradArgs& a) {
                      for (int64_t ow = 0; ow < g.ow; ++ow) {
                        argmax_row(in.data(), g, n, oh, ow, idx.data(), best.data());
                        const V* gy = dy.data() + ((n * g.oh + oh) * g.ow + ow) * g.c;
-                       for (int64_t c = 0; c < g.c; ++c) d[idx[c]] = add(d[idx[c]], gy[c]);
+                       for (int64_t c = 0; c < g.c; ++c) {
+                         if (idx[c] >= 0) d[idx[c]] = add(d[idx[c]], gy[c]);
+                       }
                      }
                    }
                  }
@@ -232,7 +235,7 @@ Status MaxPoolGradGradCpu(ops::MaxPoolGradGradArgs& a) {
       for (int64_t ow = 0; ow < g.ow; ++ow) {
         argmax_row(in.data(), g, n, oh, ow, idx.data(), best.data());
         V* o = y + ((n * g.oh + oh) * g.ow + ow) * g.c;
-        for (int64_t c = 0; c < g.c; ++c) o[c] = gx.data()[idx[c]];
+        for (int64_t c = 0; c < g.c; ++c) o[c] = idx[c] >= 0 ? gx.data()[idx[c]] : V(0);
       }
     }
   });
