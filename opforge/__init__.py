@@ -54,6 +54,8 @@ from . import train  # noqa: E402
 from .array_api import *  # noqa: E402,F401,F403
 from . import array_api as _array_api  # noqa: E402
 from . import random_api as random  # noqa: E402
+# ---- nn ops (issue 4): of.nn with TensorFlow's tf.nn names
+from . import nn  # noqa: E402
 from .op_library import load_op_library  # noqa: E402
 
 _tensor.install_tensor_api(ops)

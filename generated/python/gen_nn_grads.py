@@ -7,15 +7,375 @@ gradient per input argument.
 """
 
 from opforge.gradients.registry import register_gradient as _register
-from opforge.generated.gen_array_ops import zeros_like
-from opforge.generated.gen_math_ops import cast, greater, mul
+from opforge.gradients.registry import register_gradient_fn as _register_fn
+from opforge.gradients.helpers import shape_of
+from opforge.generated.gen_array_ops import ones_like, zeros_like
+from opforge.generated.gen_math_ops import abs, add_v2, cast, greater, less, mul, neg, real_div, sigmoid, sub
+from opforge.generated.gen_nn_ops import avg_pool, avg_pool_grad, bias_add, bias_add_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input, depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input, elu_grad, gelu_grad, leaky_relu_grad, max_pool_grad, max_pool_grad_grad, relu6_grad, relu_grad, selu_grad, softplus_grad, softsign_grad
+
+
+@_register("AvgPool")
+def _avg_pool_grad(op, grads):
+    value = op.inputs[0]
+    ksize = op.attrs['ksize']
+    strides = op.attrs['strides']
+    padding = op.attrs['padding']
+    data_format = op.attrs['data_format']
+    grad = grads[0]
+    return [
+        avg_pool_grad(shape_of(value), grad, ksize=ksize, strides=strides, padding=padding, data_format=data_format),
+    ]
+
+
+@_register("AvgPoolGrad")
+def _avg_pool_grad_grad(op, grads):
+    grad = op.inputs[1]
+    ksize = op.attrs['ksize']
+    strides = op.attrs['strides']
+    padding = op.attrs['padding']
+    data_format = op.attrs['data_format']
+    grad = grads[0]
+    return [
+        None,
+        avg_pool(grad, ksize=ksize, strides=strides, padding=padding, data_format=data_format),
+    ]
+
+
+@_register("BiasAdd")
+def _bias_add_grad(op, grads):
+    data_format = op.attrs['data_format']
+    grad = grads[0]
+    return [
+        grad,
+        bias_add_grad(grad, data_format=data_format),
+    ]
+
+
+@_register("BiasAddGrad")
+def _bias_add_grad_grad(op, grads):
+    out_backprop = op.inputs[0]
+    data_format = op.attrs['data_format']
+    grad = grads[0]
+    return [
+        bias_add(zeros_like(out_backprop), grad, data_format=data_format),
+    ]
+
+
+@_register("Conv2D")
+def _conv2d_grad(op, grads):
+    input = op.inputs[0]
+    filter = op.inputs[1]
+    strides = op.attrs['strides']
+    use_cudnn_on_gpu = op.attrs['use_cudnn_on_gpu']
+    padding = op.attrs['padding']
+    explicit_paddings = op.attrs['explicit_paddings']
+    data_format = op.attrs['data_format']
+    dilations = op.attrs['dilations']
+    grad = grads[0]
+    return [
+        conv2d_backprop_input(shape_of(input), filter, grad, strides=strides, use_cudnn_on_gpu=use_cudnn_on_gpu, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format, dilations=dilations),
+        conv2d_backprop_filter(input, shape_of(filter), grad, strides=strides, use_cudnn_on_gpu=use_cudnn_on_gpu, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format, dilations=dilations),
+    ]
+
+
+@_register("Conv2DBackpropFilter")
+def _conv2d_backprop_filter_grad(op, grads):
+    input = op.inputs[0]
+    out_backprop = op.inputs[2]
+    strides = op.attrs['strides']
+    use_cudnn_on_gpu = op.attrs['use_cudnn_on_gpu']
+    padding = op.attrs['padding']
+    explicit_paddings = op.attrs['explicit_paddings']
+    data_format = op.attrs['data_format']
+    dilations = op.attrs['dilations']
+    grad = grads[0]
+    return [
+        conv2d_backprop_input(shape_of(input), grad, out_backprop, strides=strides, use_cudnn_on_gpu=use_cudnn_on_gpu, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format, dilations=dilations),
+        None,
+        conv2d(input, grad, strides=strides, use_cudnn_on_gpu=use_cudnn_on_gpu, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format, dilations=dilations),
+    ]
+
+
+@_register("Conv2DBackpropInput")
+def _conv2d_backprop_input_grad(op, grads):
+    filter = op.inputs[1]
+    out_backprop = op.inputs[2]
+    strides = op.attrs['strides']
+    use_cudnn_on_gpu = op.attrs['use_cudnn_on_gpu']
+    padding = op.attrs['padding']
+    explicit_paddings = op.attrs['explicit_paddings']
+    data_format = op.attrs['data_format']
+    dilations = op.attrs['dilations']
+    grad = grads[0]
+    return [
+        None,
+        conv2d_backprop_filter(grad, shape_of(filter), out_backprop, strides=strides, use_cudnn_on_gpu=use_cudnn_on_gpu, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format, dilations=dilations),
+        conv2d(grad, filter, strides=strides, use_cudnn_on_gpu=use_cudnn_on_gpu, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format, dilations=dilations),
+    ]
+
+
+@_register("DepthwiseConv2dNative")
+def _depthwise_conv2d_native_grad(op, grads):
+    input = op.inputs[0]
+    filter = op.inputs[1]
+    strides = op.attrs['strides']
+    padding = op.attrs['padding']
+    explicit_paddings = op.attrs['explicit_paddings']
+    data_format = op.attrs['data_format']
+    dilations = op.attrs['dilations']
+    grad = grads[0]
+    return [
+        depthwise_conv2d_native_backprop_input(shape_of(input), filter, grad, strides=strides, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format, dilations=dilations),
+        depthwise_conv2d_native_backprop_filter(input, shape_of(filter), grad, strides=strides, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format, dilations=dilations),
+    ]
+
+
+@_register("DepthwiseConv2dNativeBackpropFilter")
+def _depthwise_conv2d_native_backprop_filter_grad(op, grads):
+    input = op.inputs[0]
+    out_backprop = op.inputs[2]
+    strides = op.attrs['strides']
+    padding = op.attrs['padding']
+    explicit_paddings = op.attrs['explicit_paddings']
+    data_format = op.attrs['data_format']
+    dilations = op.attrs['dilations']
+    grad = grads[0]
+    return [
+        depthwise_conv2d_native_backprop_input(shape_of(input), grad, out_backprop, strides=strides, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format, dilations=dilations),
+        None,
+        depthwise_conv2d_native(input, grad, strides=strides, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format, dilations=dilations),
+    ]
+
+
+@_register("DepthwiseConv2dNativeBackpropInput")
+def _depthwise_conv2d_native_backprop_input_grad(op, grads):
+    filter = op.inputs[1]
+    out_backprop = op.inputs[2]
+    strides = op.attrs['strides']
+    padding = op.attrs['padding']
+    explicit_paddings = op.attrs['explicit_paddings']
+    data_format = op.attrs['data_format']
+    dilations = op.attrs['dilations']
+    grad = grads[0]
+    return [
+        None,
+        depthwise_conv2d_native_backprop_filter(grad, shape_of(filter), out_backprop, strides=strides, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format, dilations=dilations),
+        depthwise_conv2d_native(grad, filter, strides=strides, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format, dilations=dilations),
+    ]
+
+
+@_register("Elu")
+def _elu_grad(op, grads):
+    activations = op.outputs[0]
+    grad = grads[0]
+    return [
+        elu_grad(grad, activations),
+    ]
+
+
+@_register("EluGrad")
+def _elu_grad_grad(op, grads):
+    gradients = op.inputs[0]
+    outputs = op.inputs[1]
+    T = op.attrs['T']
+    grad = grads[0]
+    return [
+        elu_grad(grad, outputs),
+        mul(mul(grad, gradients), cast(less(outputs, zeros_like(outputs)), T)),
+    ]
+
+
+@_register("Gelu")
+def _gelu_grad(op, grads):
+    features = op.inputs[0]
+    approximate = op.attrs['approximate']
+    grad = grads[0]
+    return [
+        gelu_grad(grad, features, approximate=approximate),
+    ]
+
+
+@_register("L2Loss")
+def _l2_loss_grad(op, grads):
+    t = op.inputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, t),
+    ]
+
+
+@_register("LeakyRelu")
+def _leaky_relu_grad(op, grads):
+    features = op.inputs[0]
+    alpha = op.attrs['alpha']
+    grad = grads[0]
+    return [
+        leaky_relu_grad(grad, features, alpha=alpha),
+    ]
+
+
+@_register("LeakyReluGrad")
+def _leaky_relu_grad_grad(op, grads):
+    features = op.inputs[1]
+    alpha = op.attrs['alpha']
+    grad = grads[0]
+    return [
+        leaky_relu_grad(grad, features, alpha=alpha),
+        zeros_like(features),
+    ]
+
+
+@_register("MaxPool")
+def _max_pool_grad(op, grads):
+    input = op.inputs[0]
+    output = op.outputs[0]
+    ksize = op.attrs['ksize']
+    strides = op.attrs['strides']
+    padding = op.attrs['padding']
+    explicit_paddings = op.attrs['explicit_paddings']
+    data_format = op.attrs['data_format']
+    grad = grads[0]
+    return [
+        max_pool_grad(input, output, grad, ksize=ksize, strides=strides, padding=padding, explicit_paddings=explicit_paddings, data_format=data_format),
+    ]
+
+
+@_register("MaxPoolGrad")
+def _max_pool_grad_grad(op, grads):
+    orig_input = op.inputs[0]
+    orig_output = op.inputs[1]
+    grad = op.inputs[2]
+    ksize = op.attrs['ksize']
+    strides = op.attrs['strides']
+    padding = op.attrs['padding']
+    data_format = op.attrs['data_format']
+    grad = grads[0]
+    return [
+        zeros_like(orig_input),
+        zeros_like(orig_output),
+        max_pool_grad_grad(orig_input, orig_output, grad, ksize=ksize, strides=strides, padding=padding, data_format=data_format),
+    ]
+
+
+@_register("MaxPoolGradGrad")
+def _max_pool_grad_grad_grad(op, grads):
+    orig_input = op.inputs[0]
+    orig_output = op.inputs[1]
+    grad = op.inputs[2]
+    ksize = op.attrs['ksize']
+    strides = op.attrs['strides']
+    padding = op.attrs['padding']
+    data_format = op.attrs['data_format']
+    grad = grads[0]
+    return [
+        zeros_like(orig_input),
+        zeros_like(orig_output),
+        max_pool_grad(orig_input, orig_output, grad, ksize=ksize, strides=strides, padding=padding, data_format=data_format),
+    ]
 
 
 @_register("Relu")
 def _relu_grad(op, grads):
     features = op.inputs[0]
+    grad = grads[0]
+    return [
+        relu_grad(grad, features),
+    ]
+
+
+@_register("Relu6")
+def _relu6_grad(op, grads):
+    features = op.inputs[0]
+    grad = grads[0]
+    return [
+        relu6_grad(grad, features),
+    ]
+
+
+@_register("Relu6Grad")
+def _relu6_grad_grad(op, grads):
+    features = op.inputs[1]
+    grad = grads[0]
+    return [
+        relu6_grad(grad, features),
+        zeros_like(features),
+    ]
+
+
+@_register("ReluGrad")
+def _relu_grad_grad(op, grads):
+    features = op.inputs[1]
+    grad = grads[0]
+    return [
+        relu_grad(grad, features),
+        zeros_like(features),
+    ]
+
+
+@_register("Selu")
+def _selu_grad(op, grads):
+    activations = op.outputs[0]
+    grad = grads[0]
+    return [
+        selu_grad(grad, activations),
+    ]
+
+
+@_register("SeluGrad")
+def _selu_grad_grad(op, grads):
+    gradients = op.inputs[0]
+    outputs = op.inputs[1]
     T = op.attrs['T']
     grad = grads[0]
     return [
-        mul(grad, cast(greater(features, zeros_like(features)), T)),
+        selu_grad(grad, outputs),
+        mul(mul(grad, gradients), cast(less(outputs, zeros_like(outputs)), T)),
     ]
+
+
+@_register("Softplus")
+def _softplus_grad(op, grads):
+    features = op.inputs[0]
+    grad = grads[0]
+    return [
+        softplus_grad(grad, features),
+    ]
+
+
+@_register("SoftplusGrad")
+def _softplus_grad_grad(op, grads):
+    gradients = op.inputs[0]
+    features = op.inputs[1]
+    grad = grads[0]
+    return [
+        softplus_grad(grad, features),
+        mul(mul(grad, gradients), mul(sigmoid(features), sub(ones_like(features), sigmoid(features)))),
+    ]
+
+
+@_register("Softsign")
+def _softsign_grad(op, grads):
+    features = op.inputs[0]
+    grad = grads[0]
+    return [
+        softsign_grad(grad, features),
+    ]
+
+
+@_register("SoftsignGrad")
+def _softsign_grad_grad(op, grads):
+    gradients = op.inputs[0]
+    features = op.inputs[1]
+    T = op.attrs['T']
+    grad = grads[0]
+    return [
+        softsign_grad(grad, features),
+        neg(real_div(mul(add_v2(softsign_grad(grad, features), softsign_grad(grad, features)), mul(gradients, sub(cast(greater(features, zeros_like(features)), T), cast(less(features, zeros_like(features)), T)))), add_v2(ones_like(features), abs(features)))),
+    ]
+
+_register_fn("FusedBatchNormV3", "opforge.gradients.nn_grads:fused_batch_norm_v3_grad")
+_register_fn("GeluGrad", "opforge.gradients.nn_grads:gelu_grad_grad")
+_register_fn("LogSoftmax", "opforge.gradients.nn_grads:log_softmax_grad")
+_register_fn("Softmax", "opforge.gradients.nn_grads:softmax_grad")
+_register_fn("SoftmaxCrossEntropyWithLogits", "opforge.gradients.nn_grads:softmax_cross_entropy_with_logits_grad")
+_register_fn("SparseSoftmaxCrossEntropyWithLogits", "opforge.gradients.nn_grads:sparse_softmax_cross_entropy_with_logits_grad")

@@ -5,6 +5,463 @@ from opforge.types import DTypeLike, ShapeLike, Tensor, TensorLike
 
 __all__: list[str]
 
+def avg_pool(value: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, data_format: str = 'NHWC', name: str | None = None) -> Tensor:
+    r"""Performs average pooling on the input.
+
+    Each output is the mean of its window; with SAME padding the padded positions are not counted.
+
+    Args:
+      value: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. 4-D input to pool over.
+      ksize: A list of `ints` with at least 4 elements. The size of the sliding window for each
+        dimension of value; 1 on the batch and channel dimensions.
+      strides: A list of `ints` with at least 4 elements. The stride of the sliding window for each
+        dimension of value; 1 on the batch and channel dimensions.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `value`.
+    """
+
+def avg_pool_grad(orig_input_shape: TensorLike, grad: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, data_format: str = 'NHWC', name: str | None = None) -> Tensor:
+    r"""Computes gradients of the average pooling function.
+
+    Args:
+      orig_input_shape: A `Tensor` of type `int32`. 1-D: the shape of the original input (4 values).
+      grad: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. Gradients w.r.t. the output of avg_pool (its shape).
+      ksize: A list of `ints` with at least 4 elements.
+      strides: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `grad`.
+    """
+
+def bias_add(value: TensorLike, bias: TensorLike, data_format: str = 'NHWC', name: str | None = None) -> Tensor:
+    r"""Adds `bias` to `value`.
+
+    A special case of Add where bias is 1-D and added along the channel dimension of value: the last
+    one (NHWC) or dimension 1 (NCHW).
+
+    Args:
+      value: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`,
+        `int16`, `int8`, `int64`, `bfloat16`, `float16`. Any number of dimensions, at least 2.
+      bias: A `Tensor`. Must have the same type as `value`. 1-D, with the size of value's channel
+        dimension.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`. NHWC: the
+        channel is the last dimension; NCHW: the channel is dimension 1.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `value`.
+    """
+
+def bias_add_grad(out_backprop: TensorLike, data_format: str = 'NHWC', name: str | None = None) -> Tensor:
+    r"""The backward operation for BiasAdd on the bias tensor: sums out_backprop over every dimension but the channel one.
+
+    Args:
+      out_backprop: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,
+        `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `float16`. Any number of dimensions, at least
+        2.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `out_backprop`.
+    """
+
+def conv2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = True, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> Tensor:
+    r"""Computes a 2-D convolution given 4-D `input` and `filter` tensors.
+
+    The filter has shape `[filter_height, filter_width, in_channels, out_channels]`; the input is
+    `[batch, in_height, in_width, in_channels]` (NHWC) or `[batch, in_channels, in_height,
+    in_width]` (NCHW). On CPU the convolution is im2col over cache-sized tiles of output pixels
+    feeding OpenBLAS GEMM, tiles split over the threads; a 1x1 convolution is a single GEMM.
+    float16/bfloat16 compute in float32.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`, `int32`.
+      filter: A `Tensor`. Must have the same type as `input`.
+      strides: A list of `ints`. The stride of the sliding window for each dimension of `input` (in
+        data_format order); 1 on the batch and channel dimensions.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`. SAME, VALID, or EXPLICIT (then
+        explicit_paddings gives the padding before and after each dimension).
+      use_cudnn_on_gpu: An optional `bool`. Defaults to `True`. Accepted for TensorFlow
+        compatibility; no effect.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`. With EXPLICIT padding: 8
+        values, (before, after) per dimension in data_format order; 0 on the batch and channel
+        dimensions.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`. The dilation factor for
+        each dimension of `input`; 1 on the batch and channel dimensions.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def conv2d_backprop_filter(input: TensorLike, filter_sizes: TensorLike, out_backprop: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = True, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> Tensor:
+    r"""Computes the gradients of convolution with respect to the filter.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      filter_sizes: A `Tensor` of type `int32`. The shape of the filter `[filter_height,
+        filter_width, in_channels, out_channels]`.
+      out_backprop: A `Tensor`. Must have the same type as `input`. Gradients with respect to the
+        output of the convolution (its output shape).
+      strides: A list of `ints`.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      use_cudnn_on_gpu: An optional `bool`. Defaults to `True`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def conv2d_backprop_input(input_sizes: TensorLike, filter: TensorLike, out_backprop: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = True, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> Tensor:
+    r"""Computes the gradients of convolution with respect to the input.
+
+    Args:
+      input_sizes: A `Tensor` of type `int32`. The shape of the convolution's input: 4 non-negative
+        values.
+      filter: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`, `int32`. `[filter_height, filter_width, in_channels, out_channels]`.
+      out_backprop: A `Tensor`. Must have the same type as `filter`. Gradients with respect to the
+        output of the convolution (its output shape).
+      strides: A list of `ints`.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      use_cudnn_on_gpu: An optional `bool`. Defaults to `True`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `filter`.
+    """
+
+def depthwise_conv2d_native(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> Tensor:
+    r"""Computes a 2-D depthwise convolution given 4-D `input` and `filter` tensors.
+
+    filter is [filter_height, filter_width, in_channels, channel_multiplier]; output channel c *
+    channel_multiplier + m applies filter[:, :, c, m] to input channel c, so the output has
+    in_channels * channel_multiplier channels.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      filter: A `Tensor`. Must have the same type as `input`.
+      strides: A list of `ints`. The stride of the sliding window for each dimension of input; 1 on
+        the batch and channel dimensions.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def depthwise_conv2d_native_backprop_filter(input: TensorLike, filter_sizes: TensorLike, out_backprop: TensorLike, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> Tensor:
+    r"""Computes the gradients of depthwise convolution with respect to the filter.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      filter_sizes: A `Tensor` of type `int32`. The shape of the filter: [filter_height,
+        filter_width, in_channels, depthwise_multiplier].
+      out_backprop: A `Tensor`. Must have the same type as `input`.
+      strides: A list of `ints`.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def depthwise_conv2d_native_backprop_input(input_sizes: TensorLike, filter: TensorLike, out_backprop: TensorLike, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> Tensor:
+    r"""Computes the gradients of depthwise convolution with respect to the input.
+
+    Args:
+      input_sizes: A `Tensor` of type `int32`. The shape of the convolution's input: 4 non-negative
+        values.
+      filter: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      out_backprop: A `Tensor`. Must have the same type as `filter`.
+      strides: A list of `ints`.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `filter`.
+    """
+
+def elu(features: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the exponential linear function: exp(features) - 1 if features < 0, features otherwise.
+
+    Args:
+      features: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `features`.
+    """
+
+def elu_grad(gradients: TensorLike, outputs: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes gradients for the exponential linear (Elu) operation from its outputs: gradients * (outputs + 1) if outputs < 0, gradients otherwise.
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. The backpropagated gradients of the activation.
+      outputs: A `Tensor`. Must have the same type as `gradients`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+    """
+
+def fused_batch_norm_grad_v3(y_backprop: TensorLike, x: TensorLike, scale: TensorLike, reserve_space_1: TensorLike, reserve_space_2: TensorLike, reserve_space_3: TensorLike, epsilon: float = 0.0001, data_format: str = 'NHWC', is_training: bool = True, name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+    r"""Gradient for batch normalization.
+
+    reserve_space_1 and reserve_space_2 are the mean and variance that FusedBatchNormV3 used (its
+    reserve spaces). Training: x_backprop = scale / sqrt(var + epsilon) * (dy - mean(dy) - x_hat *
+    mean(dy * x_hat)); inference: scale / sqrt(var + epsilon) * dy. reserve_space_4/5 are unused
+    scalars (0), as on TensorFlow's CPU.
+
+    Args:
+      y_backprop: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.
+        The gradient for y, shape of x.
+      x: A `Tensor`. Must have the same type as `y_backprop`.
+      scale: A `Tensor` of type `float32`.
+      reserve_space_1: A `Tensor`. Must be one of the following types: `float32`. The batch mean
+        (training) or population mean (inference) FusedBatchNormV3 used.
+      reserve_space_2: A `Tensor`. Must have the same type as `reserve_space_1`. The batch variance
+        (training) or population variance (inference) FusedBatchNormV3 used.
+      reserve_space_3: A `Tensor`. Must have the same type as `reserve_space_1`. FusedBatchNormV3's
+        reserve_space_3 (not read on CPU).
+      epsilon: An optional `float`. Defaults to `0.0001`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`, `"NDHWC"`, `"NCDHW"`. Defaults to
+        `'NHWC'`.
+      is_training: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`x_backprop`, `scale_backprop`, `offset_backprop`, `reserve_space_4`, `reserve_space_5`).
+      x_backprop: A `Tensor`. Has the same type as `y_backprop`.
+      scale_backprop: A `Tensor`. Has the same type as `reserve_space_1`.
+      offset_backprop: A `Tensor`. Has the same type as `reserve_space_1`.
+      reserve_space_4: A `Tensor`. Has the same type as `reserve_space_1`.
+      reserve_space_5: A `Tensor`. Has the same type as `reserve_space_1`.
+    """
+
+def fused_batch_norm_v3(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, epsilon: float = 0.0001, exponential_avg_factor: float = 1.0, data_format: str = 'NHWC', is_training: bool = True, name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
+    r"""Batch normalization: y = scale * (x - mean) / sqrt(variance + epsilon) + offset, per channel.
+
+    With is_training, mean and variance are the batch's (over every dimension but the channel one)
+    and batch_mean / batch_variance return the running statistics: (1 - exponential_avg_factor) *
+    input + exponential_avg_factor * batch value, the variance unbiased (with the default factor 1
+    the inputs mean/variance are not read and may be empty). Without is_training, the given mean and
+    variance are used and pass through. reserve_space_1/2 keep the statistics used (batch mean and
+    biased variance when training) for FusedBatchNormGradV3; reserve_space_3 is empty on CPU.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`. A 4-D
+        (5-D for NDHWC/NCDHW) tensor for input data.
+      scale: A `Tensor`. Must be one of the following types: `bfloat16`, `float32`. A 1-D tensor for
+        the scaling factor, to scale the normalized x.
+      offset: A `Tensor`. Must have the same type as `scale`. A 1-D tensor for the offset, to shift
+        the normalized x.
+      mean: A `Tensor`. Must have the same type as `scale`. A 1-D tensor for the population mean
+        (inference), or the running mean to update (training).
+      variance: A `Tensor`. Must have the same type as `scale`. A 1-D tensor for the population
+        variance (inference), or the running variance to update (training).
+      epsilon: An optional `float`. Defaults to `0.0001`. A small float number added to the variance
+        of x.
+      exponential_avg_factor: An optional `float`. Defaults to `1.0`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`, `"NDHWC"`, `"NCDHW"`. Defaults to
+        `'NHWC'`.
+      is_training: An optional `bool`. Defaults to `True`. Whether to compute the statistics from
+        the batch (training) or use the given ones (inference).
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`y`, `batch_mean`, `batch_variance`, `reserve_space_1`, `reserve_space_2`, `reserve_space_3`).
+      y: A `Tensor`. Has the same type as `x`.
+      batch_mean: A `Tensor`. Has the same type as `scale`.
+      batch_variance: A `Tensor`. Has the same type as `scale`.
+      reserve_space_1: A `Tensor`. Has the same type as `scale`.
+      reserve_space_2: A `Tensor`. Has the same type as `scale`.
+      reserve_space_3: A `Tensor`. Has the same type as `scale`.
+    """
+
+def gelu(features: TensorLike, approximate: bool = False, name: str | None = None) -> Tensor:
+    r"""Computes the Gaussian error linear unit: features * Phi(features).
+
+    Phi is the standard normal CDF, 0.5 * (1 + erf(x / sqrt(2))); with approximate, the tanh
+    approximation 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) as in
+    tf.nn.gelu(approximate=True). TensorFlow computes tf.nn.gelu from other ops and has no Gelu raw
+    op; opforge makes it one op with a GeluGrad gradient.
+
+    Args:
+      features: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      approximate: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `features`.
+    """
+
+def gelu_grad(gradients: TensorLike, features: TensorLike, approximate: bool = False, name: str | None = None) -> Tensor:
+    r"""Computes gradients for the Gelu operation: gradients * d/dx gelu(features).
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. The backpropagated gradients of the activation.
+      features: A `Tensor`. Must have the same type as `gradients`.
+      approximate: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+    """
+
+def l2_loss(t: TensorLike, name: str | None = None) -> Tensor:
+    r"""L2 Loss: computes half the L2 norm of a tensor without the sqrt, sum(t ** 2) / 2.
+
+    Args:
+      t: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `t`.
+    """
+
+def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None) -> Tensor:
+    r"""Computes rectified linear with a leak: features if features > 0, alpha * features otherwise.
+
+    Args:
+      features: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      alpha: An optional `float`. Defaults to `0.2`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `features`.
+    """
+
+def leaky_relu_grad(gradients: TensorLike, features: TensorLike, alpha: float = 0.2, name: str | None = None) -> Tensor:
+    r"""Computes rectified linear gradients for a LeakyRelu operation: gradients if features > 0, alpha * gradients otherwise.
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. The backpropagated gradients of the activation.
+      features: A `Tensor`. Must have the same type as `gradients`.
+      alpha: An optional `float`. Defaults to `0.2`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+    """
+
+def log_softmax(logits: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes log softmax activations: logits - log(sum(exp(logits), -1)) along the last dimension.
+
+    Args:
+      logits: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. At least 1-dimensional; normalized along the last dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `logits`.
+    """
+
+def max_pool(input: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', name: str | None = None) -> Tensor:
+    r"""Performs max pooling on the input.
+
+    Padding never wins a window (SAME pads with nothing, not zeros). NaN propagates. TensorFlow's
+    NCHW_VECT_C layout (for qint8) is not supported.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`, `int32`, `int64`, `uint8`, `int16`, `int8`. 4-D input to pool over.
+      ksize: A list of `ints` with at least 4 elements. The size of the window for each dimension of
+        the input (data_format order); 1 on the batch and channel dimensions.
+      strides: A list of `ints` with at least 4 elements. The stride of the sliding window for each
+        dimension of the input; 1 on the batch and channel dimensions.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`. With EXPLICIT padding:
+        (before, after) per dimension, each smaller than the window.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def max_pool_grad(orig_input: TensorLike, orig_output: TensorLike, grad: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', name: str | None = None) -> Tensor:
+    r"""Computes gradients of the maxpooling function.
+
+    Each output gradient goes to the first maximum of its window in orig_input, scanning rows then
+    columns.
+
+    Args:
+      orig_input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,
+        `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `float16`. The original input tensor.
+      orig_output: A `Tensor`. Must have the same type as `orig_input`. The original output tensor.
+      grad: A `Tensor`. Must have the same type as `orig_input`. Gradients w.r.t. the output of
+        max_pool (its shape).
+      ksize: A list of `ints` with at least 4 elements.
+      strides: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `orig_input`.
+    """
+
+def max_pool_grad_grad(orig_input: TensorLike, orig_output: TensorLike, grad: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, data_format: str = 'NHWC', name: str | None = None) -> Tensor:
+    r"""Computes second-order gradients of the maxpooling function.
+
+    Each output takes the value of grad at the first maximum of its window in orig_input.
+
+    Args:
+      orig_input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,
+        `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `float16`.
+      orig_output: A `Tensor`. Must have the same type as `orig_input`.
+      grad: A `Tensor`. Must have the same type as `orig_input`. Gradients of gradients w.r.t. the
+        input of max_pool (its shape).
+      ksize: A list of `ints` with at least 4 elements.
+      strides: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `orig_input`.
+    """
+
 def relu(features: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes rectified linear: max(features, 0).
 
@@ -17,4 +474,180 @@ def relu(features: TensorLike, name: str | None = None) -> Tensor:
 
     Returns:
       A `Tensor`. Has the same type as `features`.
+    """
+
+def relu6(features: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes rectified linear 6: min(max(features, 0), 6).
+
+    Args:
+      features: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,
+        `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `float16`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `features`.
+    """
+
+def relu6_grad(gradients: TensorLike, features: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes rectified linear 6 gradients for a Relu6 operation: gradients * (features > 0) * (features < 6).
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,
+        `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `float16`. The backpropagated gradients of
+        the activation.
+      features: A `Tensor`. Must have the same type as `gradients`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+    """
+
+def relu_grad(gradients: TensorLike, features: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes rectified linear gradients for a Relu operation: gradients * (features > 0).
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,
+        `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `float16`. The backpropagated gradients of
+        the activation.
+      features: A `Tensor`. Must have the same type as `gradients`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+    """
+
+def selu(features: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the scaled exponential linear function: scale * alpha * (exp(features) - 1) if features < 0, scale * features otherwise.
+
+    scale = 1.0507009873554805 and alpha = 1.6732632423543772 (Klambauer et al., Self-Normalizing
+    Neural Networks).
+
+    Args:
+      features: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `features`.
+    """
+
+def selu_grad(gradients: TensorLike, outputs: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes gradients for the scaled exponential linear (Selu) operation from its outputs.
+
+    gradients * (outputs + scale * alpha) if outputs < 0, gradients * scale otherwise.
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. The backpropagated gradients of the activation.
+      outputs: A `Tensor`. Must have the same type as `gradients`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+    """
+
+def softmax(logits: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes softmax activations: exp(logits) / sum(exp(logits), -1) along the last dimension.
+
+    The row maximum is subtracted first, so large logits do not overflow.
+
+    Args:
+      logits: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. At least 1-dimensional; normalized along the last dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `logits`.
+    """
+
+def softmax_cross_entropy_with_logits(features: TensorLike, labels: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Computes softmax cross entropy cost and gradients to backpropagate.
+
+    loss = -sum(labels * log_softmax(features), 1); backprop = softmax(features) - labels. features
+    and labels are [batch_size, num_classes] and broadcast against each other.
+
+    Args:
+      features: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. batch_size x num_classes matrix of logits.
+      labels: A `Tensor`. Must have the same type as `features`. batch_size x num_classes matrix of
+        probability distributions (each row a valid distribution).
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`loss`, `backprop`).
+      loss: A `Tensor`. Has the same type as `features`. Per example loss (batch_size vector).
+      backprop: A `Tensor`. Has the same type as `features`. backpropagated gradients (batch_size x
+        num_classes matrix).
+    """
+
+def softplus(features: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes softplus: log(exp(features) + 1).
+
+    Computed without overflow for large |features|.
+
+    Args:
+      features: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `features`.
+    """
+
+def softplus_grad(gradients: TensorLike, features: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes softplus gradients for a Softplus operation: gradients / (1 + exp(-features)).
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. The backpropagated gradients of the activation.
+      features: A `Tensor`. Must have the same type as `gradients`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+    """
+
+def softsign(features: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes softsign: features / (abs(features) + 1).
+
+    Args:
+      features: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `features`.
+    """
+
+def softsign_grad(gradients: TensorLike, features: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes softsign gradients for a Softsign operation: gradients / (1 + abs(features))^2.
+
+    Args:
+      gradients: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. The backpropagated gradients of the activation.
+      features: A `Tensor`. Must have the same type as `gradients`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `gradients`.
+    """
+
+def sparse_softmax_cross_entropy_with_logits(features: TensorLike, labels: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Computes softmax cross entropy cost and gradients to backpropagate, with integer class labels.
+
+    Unlike SoftmaxCrossEntropyWithLogits, labels are class indices, one per row of features. A label
+    outside [0, num_classes) is an InvalidArgumentError.
+
+    Args:
+      features: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. batch_size x num_classes matrix of logits.
+      labels: A `Tensor`. Must be one of the following types: `int32`, `int64`. batch_size vector
+        with values in [0, num_classes).
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`loss`, `backprop`).
+      loss: A `Tensor`. Has the same type as `features`. Per example loss (batch_size vector).
+      backprop: A `Tensor`. Has the same type as `features`. backpropagated gradients (batch_size x
+        num_classes matrix).
     """

@@ -30,6 +30,7 @@ from opforge.math_api import (  # noqa: F401
     add, cast, divide, matmul, multiply, ones, reduce_max, reduce_mean, reduce_sum, reshape, square,
     subtract, transpose, zeros,
 )
+from opforge import nn as _nn  # issue 4 (nn)
 from opforge import train as _train
 from opforge.op_library import load_op_library  # noqa: F401  (tf.load_op_library)
 
@@ -195,7 +196,8 @@ def disable_v2_behavior():
 
 # ---- namespaces
 
-nn = types.SimpleNamespace(relu=_ops.relu, sigmoid=_ops.sigmoid, tanh=_ops.tanh)
+# ---- nn (issue 4): tf.compat.v1.nn names and TF1 signatures, from opforge/nn.py
+nn = _nn.compat_v1_namespace()
 train = types.SimpleNamespace(
     GradientDescentOptimizer=_train.GradientDescentOptimizer,
     MomentumOptimizer=_train.MomentumOptimizer,

@@ -158,10 +158,27 @@ def test_opforge_written_files_read_by_tensorflow(tmp_path):
 def test_tensorflow_graph_def_with_unsupported_op_is_rejected():
     with tf.Graph().as_default() as tg:
         x = tf1.placeholder(tf.float32, [None, 3], name="x")
-        tf.nn.softmax(x, name="sm")
+        tf.raw_ops.Digamma(x=x, name="dg")  # an op opforge does not have
     g = of.Graph()
     with g.as_default():
         with pytest.raises(of.NotFoundError) as exc:
             of.import_graph_def(tg.as_graph_def().SerializeToString(), name="")
-    assert "sm" in str(exc.value) and "Softmax" in str(exc.value)
+    assert "dg" in str(exc.value) and "Digamma" in str(exc.value)
     assert g.get_operations() == []
+
+
+def test_tensorflow_cnn_graph_def_runs():
+    """A TensorFlow graph of nn ops (Conv2D, BiasAdd, Relu, MaxPool, Softmax) imports and gives
+    TensorFlow's answer (issue 4, nn)."""
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((3, 3, 2, 4)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    with tf.Graph().as_default() as tg:
+        x = tf1.placeholder(tf.float32, [None, 6, 6, 2], name="x")
+        h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, w, 1, "SAME"), b))
+        h = tf.nn.max_pool2d(h, 2, 2, "VALID")
+        tf.nn.softmax(tf.reshape(h, [-1, 36]), name="probs")
+    feed = rng.standard_normal((3, 6, 6, 2)).astype(np.float32)
+    want = _tf_run(tg.as_graph_def().SerializeToString(), "probs:0", {"x:0": feed})
+    got = _of_run(tg.as_graph_def().SerializeToString(), "probs:0", {"x:0": feed})
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -29,6 +29,8 @@ import numpy as np
 
 import codegen.dtypes
 import codegen.model
+import nn_cases  # the nn ops' cases (issue 4, nn)
+import nn_reference  # noqa: F401 (opdefs/nn references call it)
 import opforge as of
 
 import array_cases  # issue 4, array area: case tables of the array ops (family "table")
@@ -356,6 +358,8 @@ def family(op) -> str | None:
         return MATH_FAMILIES[op.name]
     if op.name in array_cases.TABLE_OPS:
         return "table"
+    if op.name in nn_cases.CASES:  # conv, pool, softmax, batch norm ...: per-op cases (nn_cases.py)
+        return "nn"
     sf = op.shape_fn.name if op.shape_fn else "custom"
     if sf in _FAMILIES:
         return sf
@@ -560,6 +564,9 @@ def _large_cases(op, spec) -> list[Case]:
     sf = family(op)
     if sf in MATH_LARGE_CASES:
         return MATH_LARGE_CASES[sf](op, spec)
+    if sf == "nn":
+        return [Case(id_, shapes, attrs, extra=extra) for id_, shapes, attrs, extra
+                in nn_cases.LARGE_CASES.get(op.name, [])]
     if sf == "unchanged" and op.name == "Cast":
         return [Case(f"to_{d}-{shape_id(s)}", {data[0]: s}, {"DstT": d}, extra={"DstT": d})
                 for d in LARGE_CAST_TARGETS for s in LARGE_UNARY]
@@ -622,6 +629,8 @@ def _cases(op, spec: str) -> list[Case]:
         out = [Case(mode, {d: () for d in data}, mode=mode) for mode in RANGE_MODES]
     elif sf == "table":
         out = array_cases.cases(op, spec)
+    elif sf == "nn":
+        out = [Case(id_, shapes, attrs, extra=extra) for id_, shapes, attrs, extra in nn_cases.CASES[op.name]]
     else:
         raise AssertionError(f"no shape cases for shape function {sf!r} of {op.name}")
     return out
@@ -801,6 +810,10 @@ def build_inputs(rng, op, spec, case, *, domain_of=domain):
             inputs[arg.name] = [v, v[..., ::-1].copy()] if arg.is_list else v
     if op.name in INPUT_BUILDERS:
         inputs.update(INPUT_BUILDERS[op.name](rng, op, case, inputs))
+    elif index_inputs(op) and op.name in nn_cases.CASES:
+        inputs.update(nn_cases.build_index_inputs(
+            rng, op.name, case.extra, case.attrs, inputs,
+            lambda attr: [np_dtype(s) for s in op.attr(attr).allowed]))
     elif index_inputs(op):
         raise AssertionError(f"{op.name}: no INPUT_BUILDERS entry for {[a.name for a in index_inputs(op)]}")
     return inputs
@@ -837,7 +850,7 @@ def expected_out_spec(op, bindings) -> str:
 
 def reference(op, spec, inputs, attrs, bindings):
     """Evaluates op.reference; 16-bit float data is computed in float32."""
-    env = {"np": np}
+    env = {"np": np, "nn_reference": nn_reference}
     d = dispatch_attr(op)
     for arg in op.inputs:
         v = inputs[arg.name]
@@ -859,14 +872,39 @@ def reference(op, spec, inputs, attrs, bindings):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # the mean of an empty slice is NaN
         out = eval(op.reference, env)  # noqa: S307 (opdef text, trusted)
-    if any(a.is_list for a in op.outputs):  # list outputs (Split, Unpack): one array per tensor
+    if len(op.outputs) > 1 or op.outputs[0].is_list:  # several outputs, or a list (Split, Unpack)
         return [np.asarray(o) for o in out]
     return np.asarray(out)
 
 
-def output_list(out) -> list:
-    """An op's outputs as a flat list (list outputs such as Split's, or a single tensor)."""
-    return list(out) if isinstance(out, (list, tuple)) else [out]
+def expected_out_specs(op, bindings) -> list[str]:
+    """The dtype spec of each output arg (ops with several outputs: FusedBatchNormV3 ...)."""
+    return [o.type or bindings.get(o.type_attr) or op.attr(o.type_attr).default for o in op.outputs]
+
+
+def as_outputs(out) -> list:
+    """An op's result as a flat list of Tensors: one for a single-output op, one per tensor for
+    several outputs or a list output (Split, Unpack)."""
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def assert_all_match(op, out, ref, bindings, *, msg, tol_scale=1.0):
+    """assert_matches for every output tensor of an op (ref: a list for several outputs or a
+    list output, as reference() returns it)."""
+    outs = as_outputs(out)
+    specs = expected_out_specs(op, bindings)
+    if len(op.outputs) == 1 and not op.outputs[0].is_list:
+        return assert_matches(outs[0], np.asarray(ref), specs[0], msg=msg, tol_scale=tol_scale)
+    refs = list(ref)
+    assert isinstance(out, (list, tuple)) and len(outs) == len(refs), \
+        f"{len(outs)} outputs, reference has {len(refs)}; {msg}"
+    if len(op.outputs) == 1:  # a list output: every tensor has the arg's dtype
+        names = [f"{op.outputs[0].name}[{i}]" for i in range(len(refs))]
+        specs = specs * len(refs)
+    else:
+        names = [o.name for o in op.outputs]
+    for o, r, spec, name in zip(outs, refs, specs, names):
+        assert_matches(o, np.asarray(r), spec, msg=f"output {name}: {msg}", tol_scale=tol_scale)
 
 
 def assert_matches(out, ref, out_spec, *, msg, tol_scale=1.0):

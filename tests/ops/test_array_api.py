@@ -218,7 +218,7 @@ def _graph_grad_params():
 @pytest.mark.parametrize("op_name,case", list(_graph_grad_params()))
 def test_graph_gradients_match_eager(op_name, case):
     """of.gradients in a graph (data inputs fed through placeholders) equals GradientTape."""
-    from opmatrix import OPS_BY_NAME, build_inputs, data_inputs, output_list, seed_for, wrapper
+    from opmatrix import OPS_BY_NAME, build_inputs, data_inputs, as_outputs, seed_for, wrapper
     op = OPS_BY_NAME[op_name]
     rng = np.random.default_rng(seed_for("graph-grad", op_name))
     inputs = build_inputs(rng, op, "double", case)
@@ -232,7 +232,7 @@ def test_graph_gradients_match_eager(op_name, case):
         args = [[feed[(a.name, i)] for i in range(len(inputs[a.name]))] if a.name in data and
                 isinstance(inputs[a.name], list) else feed[(a.name, None)] if a.name in data else inputs[a.name]
                 for a in op.inputs]
-        outs = output_list(wrapper(op)(*args, **case.attrs))
+        outs = as_outputs(wrapper(op)(*args, **case.attrs))
         return of.add_n([of.reduce_sum(of.mul(o, o)) for o in outs]) if len(outs) > 1 else \
             of.reduce_sum(of.mul(outs[0], outs[0]))
 

@@ -12,6 +12,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+import nn_cases
 import opforge as of
 from opmatrix import (
     ALL_DTYPES, OPS, OPS_BY_NAME, build_inputs, call, covers, data_inputs, dispatch_attr,
@@ -119,9 +120,12 @@ def test_index_dtype_not_allowed(op_name, input_name):
     """Axes, perms, shapes and dims must be int32/int64 tensors."""
     op = OPS_BY_NAME[op_name]
     _, _, inputs, attrs = _valid_call(op)
-    inputs[input_name] = inputs[input_name].astype(np.float32)
+    arg = op.input(input_name)
+    allowed = [arg.type] if arg.type else list(op.attr(arg.type_attr).allowed)
+    bad = np.float32 if "float" not in allowed else np.int8  # FusedBatchNormV3's U allows float
+    inputs[input_name] = inputs[input_name].astype(bad)
     err = expect_error(op_name, lambda: call(op, inputs, attrs, convert=to_tensor))
-    assert (op.input(input_name).type_attr or input_name) in str(err)  # fixed-type: names the input
+    assert (arg.type_attr or arg.name) in str(err)  # a fixed dtype (int32 sizes): the input's name
 
 
 def _multi(op):
@@ -290,6 +294,9 @@ def _bad_calls():
     add("AddV2-python-float-to-int", "AddV2", lambda: of.add_v2(np.ones(2, np.int32), 2.5))
     add("AddV2-object", "AddV2", lambda: of.add_v2(object(), _x(2)))
     add("Exp-string", "Exp", lambda: of.exp("abc"))
+    # ---- nn (issue 4): shapes, windows, paddings, labels (tests/ops/nn_cases.py)
+    for id_, op_name, fn in nn_cases.bad_calls(of):
+        add(id_, op_name, fn)
     return out
 
 

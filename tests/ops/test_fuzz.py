@@ -330,3 +330,69 @@ def test_fuzz_range(op_name, data):
         return  # not representable (e.g. -40 in uint8): a conversion question, not Range's
     with covers("fuzz", op_name):
         _run(data, op, spec, inputs, {}, valid)
+
+
+# ------------------------------------------------------------------------------ nn (issue 4)
+
+_NN_LIST_ATTRS = ("strides", "ksize", "dilations", "explicit_paddings")
+
+
+def _nn_mutate(data, rng, op, inputs, attrs):
+    """One random corruption of a valid nn call: an input of a random shape (rank <= 5, dims
+    0..8) or values (sizes, labels), or a random list/string attr."""
+    how = data.draw(st.sampled_from(["none", "shape", "attr"]), label="mutation")
+    if how == "shape":
+        arg = data.draw(st.sampled_from(list(op.inputs)), label="input")
+        shape = data.draw(st.lists(st.integers(0, 8), max_size=5).map(tuple), label="new shape")
+        old = np.asarray(inputs[arg.name])
+        if old.dtype.kind in "iu" and arg.name not in [a.name for a in data_inputs(op)]:
+            inputs[arg.name] = rng.integers(-2, 9, shape).astype(old.dtype)  # sizes, labels
+        else:
+            inputs[arg.name] = rng.uniform(-2, 2, shape).astype(old.dtype)
+    elif how == "attr":
+        names = [a.name for a in op.explicit_attrs if a.name in _NN_LIST_ATTRS or a.type == "string"]
+        if names:
+            name = data.draw(st.sampled_from(names), label="attr")
+            if op.attr(name).type == "string":
+                attrs[name] = data.draw(st.sampled_from(list(op.attr(name).allowed) + ["NOPE"]), label=name)
+            else:
+                attrs[name] = data.draw(st.lists(st.integers(-1, 4), max_size=8), label=name)
+    return inputs, attrs
+
+
+@pytest.mark.parametrize("op_name", _params("nn"))
+@FUZZ
+@given(data=st.data())
+def test_fuzz_nn(op_name, data):
+    """Valid cases corrupted at random: a typed error naming the op, or the reference's
+    answer (an input the reference rejects must be rejected by the op too)."""
+    from opmatrix import as_outputs, assert_all_match, build_inputs, cases, type_bindings  # noqa: PLC0415
+    op = OPS_BY_NAME[op_name]
+    spec, ok = _dtype(data, op)
+    case = data.draw(st.sampled_from(cases(op, "float" if "float" in dispatch_dtypes(op)
+                                           else dispatch_dtypes(op)[0], large=False)), label="case")
+    rng = _rng(data)
+    inputs = build_inputs(rng, op, spec if ok else dispatch_dtypes(op)[0], case)
+    if not ok:  # a disallowed dtype for the data inputs
+        for arg in data_inputs(op):
+            inputs[arg.name] = random_values(rng, np.shape(inputs[arg.name]), spec)
+    attrs = dict(case.attrs)
+    inputs, attrs = _nn_mutate(data, rng, op, inputs, attrs)
+    conv = to_tensor if data.draw(st.booleans(), label="as Tensors") else (lambda a: a)
+    msg = f"{op.name}[{spec}]: {describe(inputs, attrs)}"
+    with covers("fuzz", op_name):
+        try:
+            out = wrapper(op)(*[conv(inputs[a.name]) for a in op.inputs], **attrs)
+        except of.OpError as e:
+            assert op.name in str(e), f"{e!r} does not name the op; {msg}"
+            event("typed error")
+            return
+        assert ok, f"a disallowed dtype was accepted; {msg}"
+        event("valid call")
+        bindings = type_bindings(op, spec, inputs, case)
+        try:
+            ref = reference(op, spec, inputs, attrs, bindings)
+        except Exception as e:  # noqa: BLE001
+            raise AssertionError(f"the op accepted a call its reference rejects ({e!r}): "
+                                 f"{[o.shape for o in as_outputs(out)]}; {msg}") from None
+        assert_all_match(op, out, ref, bindings, msg=msg)

@@ -15,9 +15,9 @@ import codegen.model
 
 import opforge as of
 from opmatrix import (
-    ALL_OPS_BY_NAME, OPS, OPS_BY_NAME, Case, assert_matches, build_inputs, call,
+    ALL_OPS_BY_NAME, OPS, OPS_BY_NAME, Case, assert_all_match, assert_matches, build_inputs, call,
     cases, covers, data_inputs, describe, dispatch_attr, dispatch_dtypes, expected_out_spec,
-    family, np_dtype, of_dtype, output_list, reference, seed_for, type_bindings, wrapper,
+    family, np_dtype, of_dtype, as_outputs, reference, seed_for, type_bindings, wrapper,
 )
 
 COVERAGE_CATEGORIES = ("reference",)
@@ -61,13 +61,8 @@ def test_reference(op_name: str, spec: str, case: Case):
         msg = f"{op_name}[{spec}] case {case.id} seed={seed}: {describe(inputs, case.attrs)}"
         ref = reference(op, spec, inputs, case.attrs, bindings)
         out = call(op, inputs, attrs)
-        if isinstance(ref, list):  # list outputs (Split, Unpack): tensor by tensor
-            assert isinstance(out, list) and len(out) == len(ref), f"{len(out)} outputs; {msg}"
-            for k, (o, r) in enumerate(zip(out, ref)):
-                assert_matches(o, r, expected_out_spec(op, bindings), msg=f"output {k}: {msg}")
-            return
-        assert_matches(out, ref, expected_out_spec(op, bindings), msg=msg,
-                       tol_scale=_tol_scale(op, inputs, case.attrs, ref))
+        assert_all_match(op, out, ref, bindings, msg=msg,
+                         tol_scale=_tol_scale(op, inputs, case.attrs, ref))
 
 
 @pytest.mark.parametrize("op_name", sorted(ALL_OPS_BY_NAME))
@@ -121,7 +116,7 @@ def test_scalar_inputs_keep_rank_0(op_name, spec, case):
     attrs = {k: of_dtype(v) if op.attr(k).type == "type" else v for k, v in case.attrs.items()}
     want = call(op, inputs, attrs, convert=lambda a: _rank0_tensor(a) if np.ndim(a) == 0 else a)
     got = call(op, inputs, attrs, convert=np.asarray)
-    for g, w in zip(output_list(got), output_list(want)):
+    for g, w in zip(as_outputs(got), as_outputs(want)):
         assert g.shape == w.shape, f"{op_name}: {describe(inputs, case.attrs)}"
         np.testing.assert_array_equal(g.numpy(), w.numpy())
 

@@ -10,6 +10,1040 @@ namespace opforge {
 namespace ops {
 namespace {
 
+OpSpec MakeAvgPool() {
+  OpSpec op;
+  op.name = "AvgPool";
+  op.inputs.push_back(ArgSpec{"value", DType::kInvalid, 4, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 4, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "ksize";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 4;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("AvgPool", c); };
+  return op;
+}
+
+OpSpec MakeAvgPoolGrad() {
+  OpSpec op;
+  op.name = "AvgPoolGrad";
+  op.inputs.push_back(ArgSpec{"orig_input_shape", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"grad", DType::kInvalid, 4, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 4, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "ksize";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 4;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("AvgPoolGrad", c); };
+  return op;
+}
+
+OpSpec MakeBiasAdd() {
+  OpSpec op;
+  op.name = "BiasAdd";
+  op.inputs.push_back(ArgSpec{"value", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"bias", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("BiasAdd", c); };
+  return op;
+}
+
+OpSpec MakeBiasAddGrad() {
+  OpSpec op;
+  op.name = "BiasAddGrad";
+  op.inputs.push_back(ArgSpec{"out_backprop", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("BiasAddGrad", c); };
+  return op;
+}
+
+OpSpec MakeConv2D() {
+  OpSpec op;
+  op.name = "Conv2D";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_cudnn_on_gpu";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID"), AttrValue::String("EXPLICIT")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "explicit_paddings";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dilations";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Conv2D", c); };
+  return op;
+}
+
+OpSpec MakeConv2DBackpropFilter() {
+  OpSpec op;
+  op.name = "Conv2DBackpropFilter";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter_sizes", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"out_backprop", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_cudnn_on_gpu";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID"), AttrValue::String("EXPLICIT")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "explicit_paddings";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dilations";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Conv2DBackpropFilter", c); };
+  return op;
+}
+
+OpSpec MakeConv2DBackpropInput() {
+  OpSpec op;
+  op.name = "Conv2DBackpropInput";
+  op.inputs.push_back(ArgSpec{"input_sizes", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"out_backprop", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_cudnn_on_gpu";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID"), AttrValue::String("EXPLICIT")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "explicit_paddings";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dilations";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Conv2DBackpropInput", c); };
+  return op;
+}
+
+OpSpec MakeDepthwiseConv2dNative() {
+  OpSpec op;
+  op.name = "DepthwiseConv2dNative";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID"), AttrValue::String("EXPLICIT")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "explicit_paddings";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dilations";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DepthwiseConv2dNative", c); };
+  return op;
+}
+
+OpSpec MakeDepthwiseConv2dNativeBackpropFilter() {
+  OpSpec op;
+  op.name = "DepthwiseConv2dNativeBackpropFilter";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter_sizes", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"out_backprop", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID"), AttrValue::String("EXPLICIT")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "explicit_paddings";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dilations";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DepthwiseConv2dNativeBackpropFilter", c); };
+  return op;
+}
+
+OpSpec MakeDepthwiseConv2dNativeBackpropInput() {
+  OpSpec op;
+  op.name = "DepthwiseConv2dNativeBackpropInput";
+  op.inputs.push_back(ArgSpec{"input_sizes", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"out_backprop", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID"), AttrValue::String("EXPLICIT")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "explicit_paddings";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dilations";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DepthwiseConv2dNativeBackpropInput", c); };
+  return op;
+}
+
+OpSpec MakeElu() {
+  OpSpec op;
+  op.name = "Elu";
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"activations", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeEluGrad() {
+  OpSpec op;
+  op.name = "EluGrad";
+  op.inputs.push_back(ArgSpec{"gradients", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"outputs", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"backprops", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("EluGrad", c); };
+  return op;
+}
+
+OpSpec MakeFusedBatchNormGradV3() {
+  OpSpec op;
+  op.name = "FusedBatchNormGradV3";
+  op.inputs.push_back(ArgSpec{"y_backprop", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"scale", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"reserve_space_1", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"reserve_space_2", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"reserve_space_3", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"x_backprop", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"scale_backprop", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"offset_backprop", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"reserve_space_4", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"reserve_space_5", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "U";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "epsilon";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.0001f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW"), AttrValue::String("NDHWC"), AttrValue::String("NCDHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "is_training";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("FusedBatchNormGradV3", c); };
+  return op;
+}
+
+OpSpec MakeFusedBatchNormV3() {
+  OpSpec op;
+  op.name = "FusedBatchNormV3";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"scale", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"offset", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"mean", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"variance", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"batch_mean", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"batch_variance", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"reserve_space_1", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"reserve_space_2", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"reserve_space_3", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "U";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "epsilon";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.0001f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "exponential_avg_factor";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(1.0f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW"), AttrValue::String("NDHWC"), AttrValue::String("NCDHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "is_training";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("FusedBatchNormV3", c); };
+  return op;
+}
+
+OpSpec MakeGelu() {
+  OpSpec op;
+  op.name = "Gelu";
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"activations", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "approximate";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeGeluGrad() {
+  OpSpec op;
+  op.name = "GeluGrad";
+  op.inputs.push_back(ArgSpec{"gradients", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"backprops", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "approximate";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("GeluGrad", c); };
+  return op;
+}
+
+OpSpec MakeL2Loss() {
+  OpSpec op;
+  op.name = "L2Loss";
+  op.inputs.push_back(ArgSpec{"t", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
+OpSpec MakeLeakyRelu() {
+  OpSpec op;
+  op.name = "LeakyRelu";
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"activations", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "alpha";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.2f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeLeakyReluGrad() {
+  OpSpec op;
+  op.name = "LeakyReluGrad";
+  op.inputs.push_back(ArgSpec{"gradients", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"backprops", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "alpha";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.2f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("LeakyReluGrad", c); };
+  return op;
+}
+
+OpSpec MakeLogSoftmax() {
+  OpSpec op;
+  op.name = "LogSoftmax";
+  op.inputs.push_back(ArgSpec{"logits", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"logsoftmax", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("LogSoftmax", c); };
+  return op;
+}
+
+OpSpec MakeMaxPool() {
+  OpSpec op;
+  op.name = "MaxPool";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ksize";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID"), AttrValue::String("EXPLICIT")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "explicit_paddings";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MaxPool", c); };
+  return op;
+}
+
+OpSpec MakeMaxPoolGrad() {
+  OpSpec op;
+  op.name = "MaxPoolGrad";
+  op.inputs.push_back(ArgSpec{"orig_input", DType::kInvalid, 5, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"orig_output", DType::kInvalid, 5, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"grad", DType::kInvalid, 5, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 5, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "ksize";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID"), AttrValue::String("EXPLICIT")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "explicit_paddings";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 5;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeMaxPoolGradGrad() {
+  OpSpec op;
+  op.name = "MaxPoolGradGrad";
+  op.inputs.push_back(ArgSpec{"orig_input", DType::kInvalid, 4, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"orig_output", DType::kInvalid, 4, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"grad", DType::kInvalid, 4, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 4, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "ksize";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 4;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 1); };
+  return op;
+}
+
 OpSpec MakeRelu() {
   OpSpec op;
   op.name = "Relu";
@@ -29,8 +1063,290 @@ OpSpec MakeRelu() {
   return op;
 }
 
+OpSpec MakeRelu6() {
+  OpSpec op;
+  op.name = "Relu6";
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"activations", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeRelu6Grad() {
+  OpSpec op;
+  op.name = "Relu6Grad";
+  op.inputs.push_back(ArgSpec{"gradients", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"backprops", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Relu6Grad", c); };
+  return op;
+}
+
+OpSpec MakeReluGrad() {
+  OpSpec op;
+  op.name = "ReluGrad";
+  op.inputs.push_back(ArgSpec{"gradients", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"backprops", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ReluGrad", c); };
+  return op;
+}
+
+OpSpec MakeSelu() {
+  OpSpec op;
+  op.name = "Selu";
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"activations", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeSeluGrad() {
+  OpSpec op;
+  op.name = "SeluGrad";
+  op.inputs.push_back(ArgSpec{"gradients", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"outputs", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"backprops", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SeluGrad", c); };
+  return op;
+}
+
+OpSpec MakeSoftmax() {
+  OpSpec op;
+  op.name = "Softmax";
+  op.inputs.push_back(ArgSpec{"logits", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"softmax", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Softmax", c); };
+  return op;
+}
+
+OpSpec MakeSoftmaxCrossEntropyWithLogits() {
+  OpSpec op;
+  op.name = "SoftmaxCrossEntropyWithLogits";
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"labels", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"loss", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"backprop", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SoftmaxCrossEntropyWithLogits", c); };
+  return op;
+}
+
+OpSpec MakeSoftplus() {
+  OpSpec op;
+  op.name = "Softplus";
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"activations", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeSoftplusGrad() {
+  OpSpec op;
+  op.name = "SoftplusGrad";
+  op.inputs.push_back(ArgSpec{"gradients", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"backprops", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SoftplusGrad", c); };
+  return op;
+}
+
+OpSpec MakeSoftsign() {
+  OpSpec op;
+  op.name = "Softsign";
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"activations", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeSoftsignGrad() {
+  OpSpec op;
+  op.name = "SoftsignGrad";
+  op.inputs.push_back(ArgSpec{"gradients", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"backprops", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SoftsignGrad", c); };
+  return op;
+}
+
+OpSpec MakeSparseSoftmaxCrossEntropyWithLogits() {
+  OpSpec op;
+  op.name = "SparseSoftmaxCrossEntropyWithLogits";
+  op.inputs.push_back(ArgSpec{"features", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"labels", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"loss", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"backprop", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tlabels";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSoftmaxCrossEntropyWithLogits", c); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::Global().add_pending(MakeAvgPool());
+  OpRegistry::Global().add_pending(MakeAvgPoolGrad());
+  OpRegistry::Global().add_pending(MakeBiasAdd());
+  OpRegistry::Global().add_pending(MakeBiasAddGrad());
+  OpRegistry::Global().add_pending(MakeConv2D());
+  OpRegistry::Global().add_pending(MakeConv2DBackpropFilter());
+  OpRegistry::Global().add_pending(MakeConv2DBackpropInput());
+  OpRegistry::Global().add_pending(MakeDepthwiseConv2dNative());
+  OpRegistry::Global().add_pending(MakeDepthwiseConv2dNativeBackpropFilter());
+  OpRegistry::Global().add_pending(MakeDepthwiseConv2dNativeBackpropInput());
+  OpRegistry::Global().add_pending(MakeElu());
+  OpRegistry::Global().add_pending(MakeEluGrad());
+  OpRegistry::Global().add_pending(MakeFusedBatchNormGradV3());
+  OpRegistry::Global().add_pending(MakeFusedBatchNormV3());
+  OpRegistry::Global().add_pending(MakeGelu());
+  OpRegistry::Global().add_pending(MakeGeluGrad());
+  OpRegistry::Global().add_pending(MakeL2Loss());
+  OpRegistry::Global().add_pending(MakeLeakyRelu());
+  OpRegistry::Global().add_pending(MakeLeakyReluGrad());
+  OpRegistry::Global().add_pending(MakeLogSoftmax());
+  OpRegistry::Global().add_pending(MakeMaxPool());
+  OpRegistry::Global().add_pending(MakeMaxPoolGrad());
+  OpRegistry::Global().add_pending(MakeMaxPoolGradGrad());
   OpRegistry::Global().add_pending(MakeRelu());
+  OpRegistry::Global().add_pending(MakeRelu6());
+  OpRegistry::Global().add_pending(MakeRelu6Grad());
+  OpRegistry::Global().add_pending(MakeReluGrad());
+  OpRegistry::Global().add_pending(MakeSelu());
+  OpRegistry::Global().add_pending(MakeSeluGrad());
+  OpRegistry::Global().add_pending(MakeSoftmax());
+  OpRegistry::Global().add_pending(MakeSoftmaxCrossEntropyWithLogits());
+  OpRegistry::Global().add_pending(MakeSoftplus());
+  OpRegistry::Global().add_pending(MakeSoftplusGrad());
+  OpRegistry::Global().add_pending(MakeSoftsign());
+  OpRegistry::Global().add_pending(MakeSoftsignGrad());
+  OpRegistry::Global().add_pending(MakeSparseSoftmaxCrossEntropyWithLogits());
   return true;
 }();
 

@@ -11,6 +11,565 @@
 namespace opforge {
 namespace ops {
 
+// AvgPool: Performs average pooling on the input.
+// Defined in opdefs/nn/avg_pool.pbtxt.
+struct AvgPoolArgs {
+  static constexpr const char* kOpName = "AvgPool";
+  explicit AvgPoolArgs(KernelContext& ctx)
+      : value(ctx.input(0)),
+        ksize(ctx.attr(0).list_i),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        data_format(ctx.attr(3).s),
+        T(ctx.attr(4).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& value;
+  const std::vector<int64_t>& ksize;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::string& data_format;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// AvgPoolGrad: Computes gradients of the average pooling function.
+// Defined in opdefs/nn/avg_pool_grad.pbtxt.
+struct AvgPoolGradArgs {
+  static constexpr const char* kOpName = "AvgPoolGrad";
+  explicit AvgPoolGradArgs(KernelContext& ctx)
+      : orig_input_shape(ctx.input(0)),
+        grad(ctx.input(1)),
+        ksize(ctx.attr(0).list_i),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        data_format(ctx.attr(3).s),
+        T(ctx.attr(4).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& orig_input_shape;
+  const Tensor& grad;
+  const std::vector<int64_t>& ksize;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::string& data_format;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// BiasAdd: Adds `bias` to `value`.
+// Defined in opdefs/nn/bias_add.pbtxt.
+struct BiasAddArgs {
+  static constexpr const char* kOpName = "BiasAdd";
+  explicit BiasAddArgs(KernelContext& ctx)
+      : value(ctx.input(0)),
+        bias(ctx.input(1)),
+        T(ctx.attr(0).type),
+        data_format(ctx.attr(1).s),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& value;
+  const Tensor& bias;
+  DType T;
+  const std::string& data_format;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// BiasAddGrad: The backward operation for BiasAdd on the bias tensor: sums out_backprop over every dimension but the channel one.
+// Defined in opdefs/nn/bias_add_grad.pbtxt.
+struct BiasAddGradArgs {
+  static constexpr const char* kOpName = "BiasAddGrad";
+  explicit BiasAddGradArgs(KernelContext& ctx)
+      : out_backprop(ctx.input(0)),
+        T(ctx.attr(0).type),
+        data_format(ctx.attr(1).s),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& out_backprop;
+  DType T;
+  const std::string& data_format;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Conv2D: Computes a 2-D convolution given 4-D `input` and `filter` tensors.
+// Defined in opdefs/nn/conv2d.pbtxt.
+struct Conv2DArgs {
+  static constexpr const char* kOpName = "Conv2D";
+  explicit Conv2DArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        filter(ctx.input(1)),
+        T(ctx.attr(0).type),
+        strides(ctx.attr(1).list_i),
+        use_cudnn_on_gpu(ctx.attr(2).b),
+        padding(ctx.attr(3).s),
+        explicit_paddings(ctx.attr(4).list_i),
+        data_format(ctx.attr(5).s),
+        dilations(ctx.attr(6).list_i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& filter;
+  DType T;
+  const std::vector<int64_t>& strides;
+  bool use_cudnn_on_gpu;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::vector<int64_t>& dilations;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Conv2DBackpropFilter: Computes the gradients of convolution with respect to the filter.
+// Defined in opdefs/nn/conv2d_backprop_filter.pbtxt.
+struct Conv2DBackpropFilterArgs {
+  static constexpr const char* kOpName = "Conv2DBackpropFilter";
+  explicit Conv2DBackpropFilterArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        filter_sizes(ctx.input(1)),
+        out_backprop(ctx.input(2)),
+        T(ctx.attr(0).type),
+        strides(ctx.attr(1).list_i),
+        use_cudnn_on_gpu(ctx.attr(2).b),
+        padding(ctx.attr(3).s),
+        explicit_paddings(ctx.attr(4).list_i),
+        data_format(ctx.attr(5).s),
+        dilations(ctx.attr(6).list_i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& filter_sizes;
+  const Tensor& out_backprop;
+  DType T;
+  const std::vector<int64_t>& strides;
+  bool use_cudnn_on_gpu;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::vector<int64_t>& dilations;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Conv2DBackpropInput: Computes the gradients of convolution with respect to the input.
+// Defined in opdefs/nn/conv2d_backprop_input.pbtxt.
+struct Conv2DBackpropInputArgs {
+  static constexpr const char* kOpName = "Conv2DBackpropInput";
+  explicit Conv2DBackpropInputArgs(KernelContext& ctx)
+      : input_sizes(ctx.input(0)),
+        filter(ctx.input(1)),
+        out_backprop(ctx.input(2)),
+        T(ctx.attr(0).type),
+        strides(ctx.attr(1).list_i),
+        use_cudnn_on_gpu(ctx.attr(2).b),
+        padding(ctx.attr(3).s),
+        explicit_paddings(ctx.attr(4).list_i),
+        data_format(ctx.attr(5).s),
+        dilations(ctx.attr(6).list_i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input_sizes;
+  const Tensor& filter;
+  const Tensor& out_backprop;
+  DType T;
+  const std::vector<int64_t>& strides;
+  bool use_cudnn_on_gpu;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::vector<int64_t>& dilations;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// DepthwiseConv2dNative: Computes a 2-D depthwise convolution given 4-D `input` and `filter` tensors.
+// Defined in opdefs/nn/depthwise_conv2d_native.pbtxt.
+struct DepthwiseConv2dNativeArgs {
+  static constexpr const char* kOpName = "DepthwiseConv2dNative";
+  explicit DepthwiseConv2dNativeArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        filter(ctx.input(1)),
+        T(ctx.attr(0).type),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        explicit_paddings(ctx.attr(3).list_i),
+        data_format(ctx.attr(4).s),
+        dilations(ctx.attr(5).list_i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& filter;
+  DType T;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::vector<int64_t>& dilations;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// DepthwiseConv2dNativeBackpropFilter: Computes the gradients of depthwise convolution with respect to the filter.
+// Defined in opdefs/nn/depthwise_conv2d_native_backprop_filter.pbtxt.
+struct DepthwiseConv2dNativeBackpropFilterArgs {
+  static constexpr const char* kOpName = "DepthwiseConv2dNativeBackpropFilter";
+  explicit DepthwiseConv2dNativeBackpropFilterArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        filter_sizes(ctx.input(1)),
+        out_backprop(ctx.input(2)),
+        T(ctx.attr(0).type),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        explicit_paddings(ctx.attr(3).list_i),
+        data_format(ctx.attr(4).s),
+        dilations(ctx.attr(5).list_i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& filter_sizes;
+  const Tensor& out_backprop;
+  DType T;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::vector<int64_t>& dilations;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// DepthwiseConv2dNativeBackpropInput: Computes the gradients of depthwise convolution with respect to the input.
+// Defined in opdefs/nn/depthwise_conv2d_native_backprop_input.pbtxt.
+struct DepthwiseConv2dNativeBackpropInputArgs {
+  static constexpr const char* kOpName = "DepthwiseConv2dNativeBackpropInput";
+  explicit DepthwiseConv2dNativeBackpropInputArgs(KernelContext& ctx)
+      : input_sizes(ctx.input(0)),
+        filter(ctx.input(1)),
+        out_backprop(ctx.input(2)),
+        T(ctx.attr(0).type),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        explicit_paddings(ctx.attr(3).list_i),
+        data_format(ctx.attr(4).s),
+        dilations(ctx.attr(5).list_i),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input_sizes;
+  const Tensor& filter;
+  const Tensor& out_backprop;
+  DType T;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::vector<int64_t>& dilations;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// Elu: Computes the exponential linear function: exp(features) - 1 if features < 0, features otherwise.
+// Defined in opdefs/nn/elu.pbtxt.
+struct EluArgs {
+  static constexpr const char* kOpName = "Elu";
+  explicit EluArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        T(ctx.attr(0).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// EluGrad: Computes gradients for the exponential linear (Elu) operation from its outputs: gradients * (outputs + 1) if outputs < 0, gradients otherwise.
+// Defined in opdefs/nn/elu_grad.pbtxt.
+struct EluGradArgs {
+  static constexpr const char* kOpName = "EluGrad";
+  explicit EluGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        outputs(ctx.input(1)),
+        T(ctx.attr(0).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& outputs;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// FusedBatchNormGradV3: Gradient for batch normalization.
+// Defined in opdefs/nn/fused_batch_norm_grad_v3.pbtxt.
+struct FusedBatchNormGradV3Args {
+  static constexpr const char* kOpName = "FusedBatchNormGradV3";
+  explicit FusedBatchNormGradV3Args(KernelContext& ctx)
+      : y_backprop(ctx.input(0)),
+        x(ctx.input(1)),
+        scale(ctx.input(2)),
+        reserve_space_1(ctx.input(3)),
+        reserve_space_2(ctx.input(4)),
+        reserve_space_3(ctx.input(5)),
+        T(ctx.attr(0).type),
+        U(ctx.attr(1).type),
+        epsilon(ctx.attr(2).f),
+        data_format(ctx.attr(3).s),
+        is_training(ctx.attr(4).b),
+        x_backprop(ctx.output(0)),
+        scale_backprop(ctx.output(1)),
+        offset_backprop(ctx.output(2)),
+        reserve_space_4(ctx.output(3)),
+        reserve_space_5(ctx.output(4)),
+        ctx(ctx) {}
+  const Tensor& y_backprop;
+  const Tensor& x;
+  const Tensor& scale;
+  const Tensor& reserve_space_1;
+  const Tensor& reserve_space_2;
+  const Tensor& reserve_space_3;
+  DType T;
+  DType U;
+  float epsilon;
+  const std::string& data_format;
+  bool is_training;
+  Tensor& x_backprop;
+  Tensor& scale_backprop;
+  Tensor& offset_backprop;
+  Tensor& reserve_space_4;
+  Tensor& reserve_space_5;
+  KernelContext& ctx;
+};
+
+// FusedBatchNormV3: Batch normalization: y = scale * (x - mean) / sqrt(variance + epsilon) + offset, per channel.
+// Defined in opdefs/nn/fused_batch_norm_v3.pbtxt.
+struct FusedBatchNormV3Args {
+  static constexpr const char* kOpName = "FusedBatchNormV3";
+  explicit FusedBatchNormV3Args(KernelContext& ctx)
+      : x(ctx.input(0)),
+        scale(ctx.input(1)),
+        offset(ctx.input(2)),
+        mean(ctx.input(3)),
+        variance(ctx.input(4)),
+        T(ctx.attr(0).type),
+        U(ctx.attr(1).type),
+        epsilon(ctx.attr(2).f),
+        exponential_avg_factor(ctx.attr(3).f),
+        data_format(ctx.attr(4).s),
+        is_training(ctx.attr(5).b),
+        y(ctx.output(0)),
+        batch_mean(ctx.output(1)),
+        batch_variance(ctx.output(2)),
+        reserve_space_1(ctx.output(3)),
+        reserve_space_2(ctx.output(4)),
+        reserve_space_3(ctx.output(5)),
+        ctx(ctx) {}
+  const Tensor& x;
+  const Tensor& scale;
+  const Tensor& offset;
+  const Tensor& mean;
+  const Tensor& variance;
+  DType T;
+  DType U;
+  float epsilon;
+  float exponential_avg_factor;
+  const std::string& data_format;
+  bool is_training;
+  Tensor& y;
+  Tensor& batch_mean;
+  Tensor& batch_variance;
+  Tensor& reserve_space_1;
+  Tensor& reserve_space_2;
+  Tensor& reserve_space_3;
+  KernelContext& ctx;
+};
+
+// Gelu: Computes the Gaussian error linear unit: features * Phi(features).
+// Defined in opdefs/nn/gelu.pbtxt.
+struct GeluArgs {
+  static constexpr const char* kOpName = "Gelu";
+  explicit GeluArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        approximate(ctx.attr(0).b),
+        T(ctx.attr(1).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  bool approximate;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// GeluGrad: Computes gradients for the Gelu operation: gradients * d/dx gelu(features).
+// Defined in opdefs/nn/gelu_grad.pbtxt.
+struct GeluGradArgs {
+  static constexpr const char* kOpName = "GeluGrad";
+  explicit GeluGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        features(ctx.input(1)),
+        approximate(ctx.attr(0).b),
+        T(ctx.attr(1).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& features;
+  bool approximate;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// L2Loss: L2 Loss: computes half the L2 norm of a tensor without the sqrt, sum(t ** 2) / 2.
+// Defined in opdefs/nn/l2_loss.pbtxt.
+struct L2LossArgs {
+  static constexpr const char* kOpName = "L2Loss";
+  explicit L2LossArgs(KernelContext& ctx)
+      : t(ctx.input(0)),
+        T(ctx.attr(0).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& t;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// LeakyRelu: Computes rectified linear with a leak: features if features > 0, alpha * features otherwise.
+// Defined in opdefs/nn/leaky_relu.pbtxt.
+struct LeakyReluArgs {
+  static constexpr const char* kOpName = "LeakyRelu";
+  explicit LeakyReluArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        alpha(ctx.attr(0).f),
+        T(ctx.attr(1).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  float alpha;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// LeakyReluGrad: Computes rectified linear gradients for a LeakyRelu operation: gradients if features > 0, alpha * gradients otherwise.
+// Defined in opdefs/nn/leaky_relu_grad.pbtxt.
+struct LeakyReluGradArgs {
+  static constexpr const char* kOpName = "LeakyReluGrad";
+  explicit LeakyReluGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        features(ctx.input(1)),
+        alpha(ctx.attr(0).f),
+        T(ctx.attr(1).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& features;
+  float alpha;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// LogSoftmax: Computes log softmax activations: logits - log(sum(exp(logits), -1)) along the last dimension.
+// Defined in opdefs/nn/log_softmax.pbtxt.
+struct LogSoftmaxArgs {
+  static constexpr const char* kOpName = "LogSoftmax";
+  explicit LogSoftmaxArgs(KernelContext& ctx)
+      : logits(ctx.input(0)),
+        T(ctx.attr(0).type),
+        logsoftmax(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& logits;
+  DType T;
+  Tensor& logsoftmax;
+  KernelContext& ctx;
+};
+
+// MaxPool: Performs max pooling on the input.
+// Defined in opdefs/nn/max_pool.pbtxt.
+struct MaxPoolArgs {
+  static constexpr const char* kOpName = "MaxPool";
+  explicit MaxPoolArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        T(ctx.attr(0).type),
+        ksize(ctx.attr(1).list_i),
+        strides(ctx.attr(2).list_i),
+        padding(ctx.attr(3).s),
+        explicit_paddings(ctx.attr(4).list_i),
+        data_format(ctx.attr(5).s),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  DType T;
+  const std::vector<int64_t>& ksize;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// MaxPoolGrad: Computes gradients of the maxpooling function.
+// Defined in opdefs/nn/max_pool_grad.pbtxt.
+struct MaxPoolGradArgs {
+  static constexpr const char* kOpName = "MaxPoolGrad";
+  explicit MaxPoolGradArgs(KernelContext& ctx)
+      : orig_input(ctx.input(0)),
+        orig_output(ctx.input(1)),
+        grad(ctx.input(2)),
+        ksize(ctx.attr(0).list_i),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        explicit_paddings(ctx.attr(3).list_i),
+        data_format(ctx.attr(4).s),
+        T(ctx.attr(5).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& orig_input;
+  const Tensor& orig_output;
+  const Tensor& grad;
+  const std::vector<int64_t>& ksize;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// MaxPoolGradGrad: Computes second-order gradients of the maxpooling function.
+// Defined in opdefs/nn/max_pool_grad_grad.pbtxt.
+struct MaxPoolGradGradArgs {
+  static constexpr const char* kOpName = "MaxPoolGradGrad";
+  explicit MaxPoolGradGradArgs(KernelContext& ctx)
+      : orig_input(ctx.input(0)),
+        orig_output(ctx.input(1)),
+        grad(ctx.input(2)),
+        ksize(ctx.attr(0).list_i),
+        strides(ctx.attr(1).list_i),
+        padding(ctx.attr(2).s),
+        data_format(ctx.attr(3).s),
+        T(ctx.attr(4).type),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& orig_input;
+  const Tensor& orig_output;
+  const Tensor& grad;
+  const std::vector<int64_t>& ksize;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::string& data_format;
+  DType T;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
 // Relu: Computes rectified linear: max(features, 0).
 // Defined in opdefs/nn/relu.pbtxt.
 struct ReluArgs {
@@ -23,6 +582,206 @@ struct ReluArgs {
   const Tensor& features;
   DType T;
   Tensor& activations;
+  KernelContext& ctx;
+};
+
+// Relu6: Computes rectified linear 6: min(max(features, 0), 6).
+// Defined in opdefs/nn/relu6.pbtxt.
+struct Relu6Args {
+  static constexpr const char* kOpName = "Relu6";
+  explicit Relu6Args(KernelContext& ctx)
+      : features(ctx.input(0)),
+        T(ctx.attr(0).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// Relu6Grad: Computes rectified linear 6 gradients for a Relu6 operation: gradients * (features > 0) * (features < 6).
+// Defined in opdefs/nn/relu6_grad.pbtxt.
+struct Relu6GradArgs {
+  static constexpr const char* kOpName = "Relu6Grad";
+  explicit Relu6GradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        features(ctx.input(1)),
+        T(ctx.attr(0).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& features;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// ReluGrad: Computes rectified linear gradients for a Relu operation: gradients * (features > 0).
+// Defined in opdefs/nn/relu_grad.pbtxt.
+struct ReluGradArgs {
+  static constexpr const char* kOpName = "ReluGrad";
+  explicit ReluGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        features(ctx.input(1)),
+        T(ctx.attr(0).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& features;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// Selu: Computes the scaled exponential linear function: scale * alpha * (exp(features) - 1) if features < 0, scale * features otherwise.
+// Defined in opdefs/nn/selu.pbtxt.
+struct SeluArgs {
+  static constexpr const char* kOpName = "Selu";
+  explicit SeluArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        T(ctx.attr(0).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// SeluGrad: Computes gradients for the scaled exponential linear (Selu) operation from its outputs.
+// Defined in opdefs/nn/selu_grad.pbtxt.
+struct SeluGradArgs {
+  static constexpr const char* kOpName = "SeluGrad";
+  explicit SeluGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        outputs(ctx.input(1)),
+        T(ctx.attr(0).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& outputs;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// Softmax: Computes softmax activations: exp(logits) / sum(exp(logits), -1) along the last dimension.
+// Defined in opdefs/nn/softmax.pbtxt.
+struct SoftmaxArgs {
+  static constexpr const char* kOpName = "Softmax";
+  explicit SoftmaxArgs(KernelContext& ctx)
+      : logits(ctx.input(0)),
+        T(ctx.attr(0).type),
+        softmax(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& logits;
+  DType T;
+  Tensor& softmax;
+  KernelContext& ctx;
+};
+
+// SoftmaxCrossEntropyWithLogits: Computes softmax cross entropy cost and gradients to backpropagate.
+// Defined in opdefs/nn/softmax_cross_entropy_with_logits.pbtxt.
+struct SoftmaxCrossEntropyWithLogitsArgs {
+  static constexpr const char* kOpName = "SoftmaxCrossEntropyWithLogits";
+  explicit SoftmaxCrossEntropyWithLogitsArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        labels(ctx.input(1)),
+        T(ctx.attr(0).type),
+        loss(ctx.output(0)),
+        backprop(ctx.output(1)),
+        ctx(ctx) {}
+  const Tensor& features;
+  const Tensor& labels;
+  DType T;
+  Tensor& loss;
+  Tensor& backprop;
+  KernelContext& ctx;
+};
+
+// Softplus: Computes softplus: log(exp(features) + 1).
+// Defined in opdefs/nn/softplus.pbtxt.
+struct SoftplusArgs {
+  static constexpr const char* kOpName = "Softplus";
+  explicit SoftplusArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        T(ctx.attr(0).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// SoftplusGrad: Computes softplus gradients for a Softplus operation: gradients / (1 + exp(-features)).
+// Defined in opdefs/nn/softplus_grad.pbtxt.
+struct SoftplusGradArgs {
+  static constexpr const char* kOpName = "SoftplusGrad";
+  explicit SoftplusGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        features(ctx.input(1)),
+        T(ctx.attr(0).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& features;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// Softsign: Computes softsign: features / (abs(features) + 1).
+// Defined in opdefs/nn/softsign.pbtxt.
+struct SoftsignArgs {
+  static constexpr const char* kOpName = "Softsign";
+  explicit SoftsignArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        T(ctx.attr(0).type),
+        activations(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& features;
+  DType T;
+  Tensor& activations;
+  KernelContext& ctx;
+};
+
+// SoftsignGrad: Computes softsign gradients for a Softsign operation: gradients / (1 + abs(features))^2.
+// Defined in opdefs/nn/softsign_grad.pbtxt.
+struct SoftsignGradArgs {
+  static constexpr const char* kOpName = "SoftsignGrad";
+  explicit SoftsignGradArgs(KernelContext& ctx)
+      : gradients(ctx.input(0)),
+        features(ctx.input(1)),
+        T(ctx.attr(0).type),
+        backprops(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& gradients;
+  const Tensor& features;
+  DType T;
+  Tensor& backprops;
+  KernelContext& ctx;
+};
+
+// SparseSoftmaxCrossEntropyWithLogits: Computes softmax cross entropy cost and gradients to backpropagate, with integer class labels.
+// Defined in opdefs/nn/sparse_softmax_cross_entropy_with_logits.pbtxt.
+struct SparseSoftmaxCrossEntropyWithLogitsArgs {
+  static constexpr const char* kOpName = "SparseSoftmaxCrossEntropyWithLogits";
+  explicit SparseSoftmaxCrossEntropyWithLogitsArgs(KernelContext& ctx)
+      : features(ctx.input(0)),
+        labels(ctx.input(1)),
+        T(ctx.attr(0).type),
+        Tlabels(ctx.attr(1).type),
+        loss(ctx.output(0)),
+        backprop(ctx.output(1)),
+        ctx(ctx) {}
+  const Tensor& features;
+  const Tensor& labels;
+  DType T;
+  DType Tlabels;
+  Tensor& loss;
+  Tensor& backprop;
   KernelContext& ctx;
 };
 

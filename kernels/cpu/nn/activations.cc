@@ -1,0 +1,242 @@
+// Elementwise activations (Relu6, Elu, Selu, LeakyRelu, Gelu, Softplus, Softsign) and their
+// gradient ops (ReluGrad, Relu6Grad, EluGrad, SeluGrad, LeakyReluGrad, GeluGrad, SoftplusGrad,
+// SoftsignGrad), with TensorFlow's formulas. 16-bit floats compute in float.
+#include <cmath>
+
+#include "cpu/cpu_util.h"
+#include "cpu/nn/nn_util.h"
+#include "opforge/ops/nn_ops.h"
+#include "opforge/shape_fns.h"
+
+namespace opforge {
+namespace {
+
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSqrtHalf = 0.70710678118654752440;           // 1/sqrt(2)
+constexpr double kSqrt2OverPi = 0.79788456080286535587989;     // sqrt(2/pi)
+constexpr double kInvSqrt2Pi = 0.39894228040143267793994605993;  // 1/sqrt(2 pi)
+constexpr double kGeluCubic = 0.044715;
+
+template <typename T>
+using C = cpu::compute_t<T>;
+
+// out[i] = f(g[i], x[i]) for the gradient ops (inputs of one shape).
+template <typename T, typename F>
+void map_grad(const Tensor& g, const Tensor& x, Tensor& out, F f) {
+  const T* gp = g.data<T>();
+  const T* xp = x.data<T>();
+  T* o = out.data<T>();
+  parallel_for(out.num_elements(), cpu::kGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      o[i] = static_cast<T>(f(static_cast<C<T>>(gp[i]), static_cast<C<T>>(xp[i])));
+    }
+  });
+}
+
+template <typename T, typename F>
+void map1(const Tensor& x, Tensor& y, F f) {
+  cpu::map_unary<T, T>(x, y, [&](T v) { return static_cast<T>(f(static_cast<C<T>>(v))); });
+}
+
+// ---------------------------------------------------------------------------- forward
+
+template <typename T>
+Status Relu6Cpu(ops::Relu6Args& a) {
+  map1<T>(a.features, a.activations, [](C<T> v) {
+    if (v != v) return v;  // NaN stays NaN
+    return v < C<T>(0) ? C<T>(0) : (v > C<T>(6) ? C<T>(6) : v);
+  });
+  return Status::OK();
+}
+
+template <typename T>
+Status EluCpu(ops::EluArgs& a) {
+  map1<T>(a.features, a.activations, [](C<T> v) { return v < 0 ? std::expm1(v) : v; });
+  return Status::OK();
+}
+
+template <typename T>
+Status SeluCpu(ops::SeluArgs& a) {
+  map1<T>(a.features, a.activations, [](C<T> v) {
+    return v < 0 ? C<T>(kSeluScale * kSeluAlpha) * std::expm1(v) : C<T>(kSeluScale) * v;
+  });
+  return Status::OK();
+}
+
+template <typename T>
+Status LeakyReluCpu(ops::LeakyReluArgs& a) {
+  const C<T> alpha = static_cast<C<T>>(a.alpha);
+  map1<T>(a.features, a.activations, [alpha](C<T> v) { return v > 0 ? v : alpha * v; });
+  return Status::OK();
+}
+
+template <typename V>
+V gelu(V x, bool approximate) {
+  if (approximate) {
+    const V u = V(kSqrt2OverPi) * (x + V(kGeluCubic) * x * x * x);
+    return V(0.5) * x * (V(1) + std::tanh(u));
+  }
+  return V(0.5) * x * std::erfc(-x * V(kSqrtHalf));
+}
+
+template <typename V>
+V gelu_derivative(V x, bool approximate) {
+  if (approximate) {
+    const V u = V(kSqrt2OverPi) * (x + V(kGeluCubic) * x * x * x);
+    const V t = std::tanh(u);
+    const V du = V(kSqrt2OverPi) * (V(1) + V(3 * kGeluCubic) * x * x);
+    return V(0.5) * (V(1) + t) + V(0.5) * x * (V(1) - t * t) * du;
+  }
+  return V(0.5) * std::erfc(-x * V(kSqrtHalf)) + x * V(kInvSqrt2Pi) * std::exp(V(-0.5) * x * x);
+}
+
+template <typename T>
+Status GeluCpu(ops::GeluArgs& a) {
+  const bool approx = a.approximate;
+  map1<T>(a.features, a.activations, [approx](C<T> v) { return gelu(v, approx); });
+  return Status::OK();
+}
+
+// log(1 + exp(x)) without overflow.
+template <typename V>
+V softplus(V x) {
+  return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+}
+
+template <typename V>
+V sigmoid(V x) {
+  if (x >= 0) return V(1) / (V(1) + std::exp(-x));
+  const V e = std::exp(x);
+  return e / (V(1) + e);
+}
+
+template <typename T>
+Status SoftplusCpu(ops::SoftplusArgs& a) {
+  map1<T>(a.features, a.activations, [](C<T> v) { return softplus(v); });
+  return Status::OK();
+}
+
+template <typename T>
+Status SoftsignCpu(ops::SoftsignArgs& a) {
+  map1<T>(a.features, a.activations, [](C<T> v) { return v / (C<T>(1) + std::abs(v)); });
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------- gradients
+
+template <typename T>
+Status ReluGradCpu(ops::ReluGradArgs& a) {
+  map_grad<T>(a.gradients, a.features, a.backprops, [](C<T> g, C<T> x) { return x > 0 ? g : C<T>(0); });
+  return Status::OK();
+}
+
+template <typename T>
+Status Relu6GradCpu(ops::Relu6GradArgs& a) {
+  map_grad<T>(a.gradients, a.features, a.backprops,
+              [](C<T> g, C<T> x) { return (x > 0 && x < C<T>(6)) ? g : C<T>(0); });
+  return Status::OK();
+}
+
+template <typename T>
+Status EluGradCpu(ops::EluGradArgs& a) {
+  map_grad<T>(a.gradients, a.outputs, a.backprops,
+              [](C<T> g, C<T> y) { return y < 0 ? g * (y + C<T>(1)) : g; });
+  return Status::OK();
+}
+
+template <typename T>
+Status SeluGradCpu(ops::SeluGradArgs& a) {
+  map_grad<T>(a.gradients, a.outputs, a.backprops, [](C<T> g, C<T> y) {
+    return y < 0 ? g * (y + C<T>(kSeluScale * kSeluAlpha)) : g * C<T>(kSeluScale);
+  });
+  return Status::OK();
+}
+
+template <typename T>
+Status LeakyReluGradCpu(ops::LeakyReluGradArgs& a) {
+  const C<T> alpha = static_cast<C<T>>(a.alpha);
+  map_grad<T>(a.gradients, a.features, a.backprops,
+              [alpha](C<T> g, C<T> x) { return x > 0 ? g : alpha * g; });
+  return Status::OK();
+}
+
+template <typename T>
+Status GeluGradCpu(ops::GeluGradArgs& a) {
+  const bool approx = a.approximate;
+  map_grad<T>(a.gradients, a.features, a.backprops,
+              [approx](C<T> g, C<T> x) { return g * gelu_derivative(x, approx); });
+  return Status::OK();
+}
+
+template <typename T>
+Status SoftplusGradCpu(ops::SoftplusGradArgs& a) {
+  map_grad<T>(a.gradients, a.features, a.backprops, [](C<T> g, C<T> x) { return g * sigmoid(x); });
+  return Status::OK();
+}
+
+template <typename T>
+Status SoftsignGradCpu(ops::SoftsignGradArgs& a) {
+  map_grad<T>(a.gradients, a.features, a.backprops, [](C<T> g, C<T> x) {
+    const C<T> d = C<T>(1) + std::abs(x);
+    return g / (d * d);
+  });
+  return Status::OK();
+}
+
+// The gradient ops take two tensors of one shape (TensorFlow merges them).
+Status SameShape(ShapeContext& c) {
+  const Shape& a = c.input_shape(0);
+  const Shape& b = c.input_shape(1);
+  if (a.unknown_rank()) {
+    c.set_output(0, b);
+    return Status::OK();
+  }
+  if (b.unknown_rank()) {
+    c.set_output(0, a);
+    return Status::OK();
+  }
+  if (a.rank() != b.rank()) {
+    return c.error("inputs must have the same shape, got ", a.to_string(), " and ", b.to_string());
+  }
+  std::vector<int64_t> d(static_cast<size_t>(a.rank()));
+  for (int i = 0; i < a.rank(); ++i) {
+    if (a.dim(i) >= 0 && b.dim(i) >= 0 && a.dim(i) != b.dim(i)) {
+      return c.error("inputs must have the same shape, got ", a.to_string(), " and ", b.to_string());
+    }
+    d[static_cast<size_t>(i)] = a.dim(i) >= 0 ? a.dim(i) : b.dim(i);
+  }
+  c.set_output(0, Shape(std::move(d)));
+  return Status::OK();
+}
+
+[[maybe_unused]] const bool grad_shapes_registered = [] {
+  for (const char* op : {"ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "LeakyReluGrad",
+                         "GeluGrad", "SoftplusGrad", "SoftsignGrad"}) {
+    shape_fns::register_custom(op, SameShape);
+  }
+  return true;
+}();
+
+}  // namespace
+
+#define OPF_NN_FLOATS bfloat16, half, float, double
+#define OPF_NN_REALS bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
+
+OPFORGE_REGISTER_KERNEL(Relu6, CPU, Relu6Cpu, OPF_NN_REALS)
+OPFORGE_REGISTER_KERNEL(Elu, CPU, EluCpu, OPF_NN_FLOATS)
+OPFORGE_REGISTER_KERNEL(Selu, CPU, SeluCpu, OPF_NN_FLOATS)
+OPFORGE_REGISTER_KERNEL(LeakyRelu, CPU, LeakyReluCpu, OPF_NN_FLOATS)
+OPFORGE_REGISTER_KERNEL(Gelu, CPU, GeluCpu, OPF_NN_FLOATS)
+OPFORGE_REGISTER_KERNEL(Softplus, CPU, SoftplusCpu, OPF_NN_FLOATS)
+OPFORGE_REGISTER_KERNEL(Softsign, CPU, SoftsignCpu, OPF_NN_FLOATS)
+OPFORGE_REGISTER_KERNEL(ReluGrad, CPU, ReluGradCpu, OPF_NN_REALS)
+OPFORGE_REGISTER_KERNEL(Relu6Grad, CPU, Relu6GradCpu, OPF_NN_REALS)
+OPFORGE_REGISTER_KERNEL(EluGrad, CPU, EluGradCpu, OPF_NN_FLOATS)
+OPFORGE_REGISTER_KERNEL(SeluGrad, CPU, SeluGradCpu, OPF_NN_FLOATS)
+OPFORGE_REGISTER_KERNEL(LeakyReluGrad, CPU, LeakyReluGradCpu, OPF_NN_FLOATS)
+OPFORGE_REGISTER_KERNEL(GeluGrad, CPU, GeluGradCpu, OPF_NN_FLOATS)
+OPFORGE_REGISTER_KERNEL(SoftplusGrad, CPU, SoftplusGradCpu, OPF_NN_FLOATS)
+OPFORGE_REGISTER_KERNEL(SoftsignGrad, CPU, SoftsignGradCpu, OPF_NN_FLOATS)
+
+}  // namespace opforge

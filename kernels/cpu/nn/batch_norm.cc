@@ -1,0 +1,259 @@
+// FusedBatchNormV3 and FusedBatchNormGradV3 on CPU, with TensorFlow's outputs:
+//   training:  y from the batch statistics; batch_mean / batch_variance are the running
+//              statistics updated with exponential_avg_factor (batch_variance unbiased);
+//              reserve_space_1 / reserve_space_2 hold the batch mean and (biased) variance
+//              for the gradient.
+//   inference: y from the given mean and variance, which pass through to batch_mean,
+//              batch_variance and the reserve spaces.
+// reserve_space_3 is empty and the gradient's reserve_space_4/5 are scalars (0), as on
+// TensorFlow's CPU.
+// Statistics accumulate in double; channel-last layouts split rows over the threads with
+// per-thread partial sums, channel-first layouts split channels.
+#include <cmath>
+#include <limits>
+#include <mutex>
+
+#include "cpu/nn/nn_util.h"
+#include "opforge/ops/nn_ops.h"
+#include "opforge/shape_fns.h"
+
+namespace opforge {
+namespace {
+
+bool channel_first(const std::string& fmt) { return fmt == "NCHW" || fmt == "NCDHW"; }
+int bn_rank(const std::string& fmt) { return fmt.size() == 5 ? 5 : 4; }
+
+// x viewed as [outer, channels, inner]: channel-last has inner == 1.
+struct BnView {
+  int64_t outer = 0, c = 0, inner = 1;
+  int64_t count() const { return outer * inner; }
+};
+
+BnView view_of(const Shape& x, const std::string& fmt) {
+  BnView v;
+  const int r = x.rank();
+  if (channel_first(fmt)) {
+    v.outer = x.dim(0);
+    v.c = x.dim(1);
+    for (int i = 2; i < r; ++i) v.inner *= x.dim(i);
+  } else {
+    v.c = x.dim(r - 1);
+    v.outer = 1;
+    for (int i = 0; i < r - 1; ++i) v.outer *= x.dim(i);
+  }
+  return v;
+}
+
+// Per-channel sums of f(x) over everything but the channel dim, in double.
+template <typename T, typename F>
+std::vector<double> channel_sums(const T* x, const BnView& v, F f) {
+  std::vector<double> total(static_cast<size_t>(v.c), 0.0);
+  if (v.inner == 1) {
+    std::mutex mu;
+    parallel_for(v.outer, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, v.c)),
+                 [&](int64_t b, int64_t e) {
+                   std::vector<double> part(static_cast<size_t>(v.c), 0.0);
+                   for (int64_t o = b; o < e; ++o) {
+                     const T* row = x + o * v.c;
+                     for (int64_t c = 0; c < v.c; ++c) part[static_cast<size_t>(c)] += f(c, o * v.c + c, row[c]);
+                   }
+                   std::lock_guard<std::mutex> lock(mu);
+                   for (int64_t c = 0; c < v.c; ++c) total[static_cast<size_t>(c)] += part[static_cast<size_t>(c)];
+                 });
+  } else {
+    parallel_for(v.c, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, v.count())),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t c = b; c < e; ++c) {
+                     double s = 0;
+                     for (int64_t o = 0; o < v.outer; ++o) {
+                       const int64_t base = (o * v.c + c) * v.inner;
+                       for (int64_t i = 0; i < v.inner; ++i) s += f(c, base + i, x[base + i]);
+                     }
+                     total[static_cast<size_t>(c)] = s;
+                   }
+                 });
+  }
+  return total;
+}
+
+// out[i] = g(channel, i) for every element.
+template <typename G>
+void for_each_element(const BnView& v, G g) {
+  const int64_t n = v.outer * v.c * v.inner;
+  parallel_for(n, cpu::kGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) g((i / v.inner) % v.c, i);
+  });
+}
+
+template <typename U>
+std::vector<double> read_u(const Tensor& t) {
+  std::vector<double> out(static_cast<size_t>(t.num_elements()));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(static_cast<float>(t.data<U>()[i]));
+  return out;
+}
+
+template <typename U>
+void write_u(Tensor& t, const std::vector<double>& v) {
+  for (size_t i = 0; i < v.size(); ++i) t.data<U>()[i] = static_cast<U>(static_cast<float>(v[i]));
+}
+
+template <typename T, typename U>
+Status BatchNorm(ops::FusedBatchNormV3Args& a) {
+  const BnView v = view_of(a.x.shape(), a.data_format);
+  const size_t c = static_cast<size_t>(v.c);
+  const T* x = a.x.data<T>();
+  const std::vector<double> scale = read_u<U>(a.scale), offset = read_u<U>(a.offset);
+  std::vector<double> mean(c), var(c), run_mean(c), run_var(c);
+  if (a.is_training) {
+    const double n = static_cast<double>(v.count());
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    mean = channel_sums(x, v, [](int64_t, int64_t, T val) { return static_cast<double>(static_cast<float>(val)); });
+    for (auto& m : mean) m = n > 0 ? m / n : nan;
+    var = channel_sums(x, v, [&](int64_t ch, int64_t, T val) {
+      const double d = static_cast<double>(static_cast<float>(val)) - mean[static_cast<size_t>(ch)];
+      return d * d;
+    });
+    for (auto& s : var) s = n > 0 ? s / n : nan;
+    const double f = a.exponential_avg_factor;
+    const double adjust = n > 1 ? n / (n - 1) : 1.0;
+    const bool mix = f != 1.0;
+    const std::vector<double> old_mean = mix ? read_u<U>(a.mean) : std::vector<double>();
+    const std::vector<double> old_var = mix ? read_u<U>(a.variance) : std::vector<double>();
+    for (size_t i = 0; i < c; ++i) {
+      run_mean[i] = mix ? (1 - f) * old_mean[i] + f * mean[i] : mean[i];
+      run_var[i] = mix ? (1 - f) * old_var[i] + f * var[i] * adjust : var[i] * adjust;
+    }
+  } else {
+    mean = read_u<U>(a.mean);
+    var = read_u<U>(a.variance);
+    run_mean = mean;
+    run_var = var;
+  }
+  std::vector<double> mul(c), add(c);
+  for (size_t i = 0; i < c; ++i) {
+    mul[i] = scale[i] / std::sqrt(var[i] + static_cast<double>(a.epsilon));
+    add[i] = offset[i] - mean[i] * mul[i];
+  }
+  T* y = a.y.data<T>();
+  for_each_element(v, [&](int64_t ch, int64_t i) {
+    const size_t k = static_cast<size_t>(ch);
+    y[i] = static_cast<T>(static_cast<float>(static_cast<double>(static_cast<float>(x[i])) * mul[k] + add[k]));
+  });
+  write_u<U>(a.batch_mean, run_mean);
+  write_u<U>(a.batch_variance, run_var);
+  write_u<U>(a.reserve_space_1, mean);
+  write_u<U>(a.reserve_space_2, var);
+  return Status::OK();
+}
+
+template <typename T>
+Status FusedBatchNormV3Cpu(ops::FusedBatchNormV3Args& a) {
+  if (a.scale.dtype() == DType::kBFloat16) return BatchNorm<T, bfloat16>(a);
+  return BatchNorm<T, float>(a);
+}
+
+template <typename T>
+Status FusedBatchNormGradV3Cpu(ops::FusedBatchNormGradV3Args& a) {
+  if (!(a.y_backprop.shape() == a.x.shape())) {
+    return a.ctx.error("y_backprop and x must have the same shape, got ", a.y_backprop.shape().to_string(),
+                       " and ", a.x.shape().to_string());
+  }
+  const BnView v = view_of(a.x.shape(), a.data_format);
+  const size_t c = static_cast<size_t>(v.c);
+  const T* x = a.x.data<T>();
+  const T* dy = a.y_backprop.data<T>();
+  const std::vector<double> scale = read_u<float>(a.scale), mean = read_u<float>(a.reserve_space_1),
+                            var = read_u<float>(a.reserve_space_2);
+  std::vector<double> inv(c);
+  for (size_t i = 0; i < c; ++i) inv[i] = 1.0 / std::sqrt(var[i] + static_cast<double>(a.epsilon));
+  const auto val = [](T t) { return static_cast<double>(static_cast<float>(t)); };
+  const std::vector<double> d_offset =
+      channel_sums(dy, v, [&](int64_t, int64_t, T g) { return val(g); });
+  const std::vector<double> d_scale = channel_sums(dy, v, [&](int64_t ch, int64_t i, T g) {
+    const size_t k = static_cast<size_t>(ch);
+    return val(g) * (val(x[i]) - mean[k]) * inv[k];
+  });
+  const double n = static_cast<double>(v.count());
+  T* dx = a.x_backprop.data<T>();
+  const bool training = a.is_training;
+  for_each_element(v, [&](int64_t ch, int64_t i) {
+    const size_t k = static_cast<size_t>(ch);
+    double d = val(dy[i]);
+    if (training) {
+      const double xhat = (val(x[i]) - mean[k]) * inv[k];
+      d -= (d_offset[k] + xhat * d_scale[k]) / n;
+    }
+    dx[i] = static_cast<T>(static_cast<float>(scale[k] * inv[k] * d));
+  });
+  write_u<float>(a.scale_backprop, d_scale);
+  write_u<float>(a.offset_backprop, d_offset);
+  a.reserve_space_4.data<float>()[0] = 0.0f;
+  a.reserve_space_5.data<float>()[0] = 0.0f;
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------- shape functions
+
+Status check_vector(ShapeContext& c, int arg, const char* what, int64_t channels, bool may_be_empty) {
+  const Shape& s = c.input_shape(arg);
+  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, what, s, 1));
+  if (s.unknown_rank() || s.dim(0) < 0 || channels < 0) return Status::OK();
+  if (s.dim(0) != channels && !(may_be_empty && s.dim(0) == 0)) {
+    return c.error(what, " must have ", channels, " elements (the channel dimension of x), got ", s.dim(0));
+  }
+  return Status::OK();
+}
+
+// Output 0 is x's shape; outputs 1..k are channel vectors; the rest are empty vectors
+// (FusedBatchNormV3's reserve_space_3) or, with `scalar_rest`, scalars (the gradient's
+// reserve_space_4/5, as TensorFlow's CPU kernel allocates them).
+Status BnShape(ShapeContext& c, int vectors, const std::vector<std::pair<int, const char*>>& checks,
+               const std::vector<std::pair<int, const char*>>& optional_checks, bool scalar_rest) {
+  const std::string fmt = nn::attr(c, "data_format").s;
+  const Shape& x = c.input_shape(c.op().name == "FusedBatchNormV3" ? 0 : 1);
+  int64_t ch = -1;
+  if (!x.unknown_rank()) {
+    if (x.rank() != bn_rank(fmt)) {
+      return c.error("x must be ", bn_rank(fmt), "-dimensional for data_format ", fmt, ", got shape ",
+                     x.to_string());
+    }
+    ch = x.dim(channel_first(fmt) ? 1 : x.rank() - 1);
+  }
+  for (const auto& [arg, what] : checks) OPF_RETURN_IF_ERROR(check_vector(c, arg, what, ch, false));
+  for (const auto& [arg, what] : optional_checks) OPF_RETURN_IF_ERROR(check_vector(c, arg, what, ch, true));
+  c.set_output(0, x);
+  for (int i = 1; i <= vectors; ++i) c.set_output(i, Shape({ch}));
+  for (int i = vectors + 1; i < c.num_outputs(); ++i) c.set_output(i, scalar_rest ? Shape() : Shape({0}));
+  return Status::OK();
+}
+
+Status FusedBatchNormV3Shape(ShapeContext& c) {
+  const bool training = nn::attr(c, "is_training").b;
+  const bool running = !training || nn::attr(c, "exponential_avg_factor").f != 1.0f;
+  std::vector<std::pair<int, const char*>> need = {{1, "scale"}, {2, "offset"}}, optional;
+  (running ? need : optional).push_back({3, "mean"});
+  (running ? need : optional).push_back({4, "variance"});
+  return BnShape(c, 4, need, optional, false);
+}
+
+Status FusedBatchNormGradV3Shape(ShapeContext& c) {
+  const Shape& dy = c.input_shape(0);
+  const Shape& x = c.input_shape(1);
+  if (!dy.unknown_rank() && !x.unknown_rank() && dy.rank() != x.rank()) {
+    return c.error("y_backprop and x must have the same shape, got ", dy.to_string(), " and ", x.to_string());
+  }
+  return BnShape(c, 2, {{2, "scale"}, {3, "reserve_space_1"}, {4, "reserve_space_2"}}, {}, true);
+}
+
+[[maybe_unused]] const bool bn_shapes_registered = [] {
+  shape_fns::register_custom("FusedBatchNormV3", FusedBatchNormV3Shape);
+  shape_fns::register_custom("FusedBatchNormGradV3", FusedBatchNormGradV3Shape);
+  return true;
+}();
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(FusedBatchNormV3, CPU, FusedBatchNormV3Cpu, bfloat16, half, float)
+OPFORGE_REGISTER_KERNEL(FusedBatchNormGradV3, CPU, FusedBatchNormGradV3Cpu, bfloat16, half, float)
+
+}  // namespace opforge

@@ -1,0 +1,508 @@
+// Conv2D and its gradients Conv2DBackpropInput / Conv2DBackpropFilter.
+//
+// Everything runs in NHWC (NCHW tensors are converted on the way in and out). The forward pass
+// is im2col + GEMM over tiles of output pixels: each tile's patch matrix is sized to stay in
+// cache (not a whole-image buffer) and multiplied by the [KH*KW*Cin, Cout] filter with OpenBLAS;
+// tiles are spread over the runtime's threads, each calling a single-threaded sgemm. A 1x1
+// convolution with stride 1 and no padding is one GEMM over the input. float16/bfloat16 compute
+// in float32, int32 with a wrapping integer GEMM.
+#include <algorithm>
+#include <mutex>
+#include <optional>
+
+#include "cpu/nn/nn_util.h"
+#include "opforge/ops/nn_ops.h"
+#include "opforge/shape_fns.h"
+
+namespace opforge {
+namespace {
+
+using nn::Layout;
+
+// Bytes of patch matrix per tile: about half of a typical L2.
+constexpr int64_t kTileBytes = 256 * 1024;
+
+struct ConvGeom {
+  int64_t n, h, w, cin, kh, kw, cout, oh, ow, sh, sw, dh, dw, pt, pl;
+  int64_t k() const { return kh * kw * cin; }
+  int64_t pixels() const { return n * oh * ow; }
+  bool is_pointwise() const {
+    return kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && oh == h && ow == w;
+  }
+};
+
+// Geometry from the input shape and filter shape [kh, kw, cin, cout] (all known).
+Status conv_geom(const std::string& op, const Shape& input, const Shape& filter, const Layout& l,
+                 const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                 const std::string& padding, const std::vector<int64_t>& explicit_paddings,
+                 ConvGeom* g) {
+  OPF_RETURN_IF_ERROR(nn::need_rank(op, "filter", filter, 4));
+  OPF_RETURN_IF_ERROR(nn::need_rank(op, "input", input, 4));
+  nn::Window2D w;
+  OPF_RETURN_IF_ERROR(nn::window2d(op, input, l, filter.dim(0), filter.dim(1), strides, dilations,
+                                   padding, explicit_paddings, &w));
+  if (filter.dim(2) != w.c) {
+    return errors::InvalidArgument(op, ": input depth (", w.c, ") must equal the filter's in_channels (",
+                                   filter.dim(2), ")");
+  }
+  *g = ConvGeom{w.n, w.h.in, w.w.in, w.c, filter.dim(0), filter.dim(1), filter.dim(3),
+                w.h.out, w.w.out, w.h.s, w.w.s, w.h.d, w.w.d, w.h.pad_before, w.w.pad_before};
+  return Status::OK();
+}
+
+// Rows [p0, p1) of the patch matrix (output pixel x (kh, kw, cin)).
+template <typename C>
+void im2col(const C* in, const ConvGeom& g, int64_t p0, int64_t p1, C* col) {
+  const int64_t k = g.k(), row = g.kw * g.cin;
+  for (int64_t p = p0; p < p1; ++p) {
+    const int64_t n = p / (g.oh * g.ow), r = p % (g.oh * g.ow), oh = r / g.ow, ow = r % g.ow;
+    C* dst = col + (p - p0) * k;
+    const int64_t ih0 = oh * g.sh - g.pt, iw0 = ow * g.sw - g.pl;
+    const bool w_inside = iw0 >= 0 && iw0 + (g.kw - 1) * g.dw < g.w;
+    for (int64_t i = 0; i < g.kh; ++i, dst += row) {
+      const int64_t ih = ih0 + i * g.dh;
+      if (ih < 0 || ih >= g.h) {
+        std::fill(dst, dst + row, C(0));
+        continue;
+      }
+      const C* src = in + ((n * g.h + ih) * g.w) * g.cin;
+      if (w_inside && g.dw == 1) {
+        std::memcpy(dst, src + iw0 * g.cin, sizeof(C) * static_cast<size_t>(row));
+        continue;
+      }
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const int64_t iw = iw0 + j * g.dw;
+        C* d = dst + j * g.cin;
+        if (iw < 0 || iw >= g.w) {
+          std::fill(d, d + g.cin, C(0));
+        } else {
+          std::memcpy(d, src + iw * g.cin, sizeof(C) * static_cast<size_t>(g.cin));
+        }
+      }
+    }
+  }
+}
+
+// Adds rows [p0, p1) of a patch-shaped matrix back into the (NHWC) input gradient.
+template <typename C>
+void col2im(const C* col, const ConvGeom& g, int64_t p0, int64_t p1, C* dx) {
+  const int64_t k = g.k();
+  for (int64_t p = p0; p < p1; ++p) {
+    const int64_t n = p / (g.oh * g.ow), r = p % (g.oh * g.ow), oh = r / g.ow, ow = r % g.ow;
+    const C* src = col + (p - p0) * k;
+    const int64_t ih0 = oh * g.sh - g.pt, iw0 = ow * g.sw - g.pl;
+    for (int64_t i = 0; i < g.kh; ++i) {
+      const int64_t ih = ih0 + i * g.dh;
+      if (ih < 0 || ih >= g.h) continue;
+      C* drow = dx + ((n * g.h + ih) * g.w) * g.cin;
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const int64_t iw = iw0 + j * g.dw;
+        if (iw < 0 || iw >= g.w) continue;
+        const C* s = src + (i * g.kw + j) * g.cin;
+        C* d = drow + iw * g.cin;
+        for (int64_t c = 0; c < g.cin; ++c) d[c] += s[c];
+      }
+    }
+  }
+}
+
+int64_t tile_pixels(const ConvGeom& g, size_t elem) {
+  const int64_t t = kTileBytes / std::max<int64_t>(1, g.k() * static_cast<int64_t>(elem));
+  return std::max<int64_t>(8, t);
+}
+
+// Calls fn(p0, p1, scratch) over tiles of output pixels, tiles split over the threads.
+template <typename C, typename F>
+void for_tiles(const ConvGeom& g, int64_t first, int64_t count, F fn) {
+  const int64_t tp = tile_pixels(g, sizeof(C));
+  const int64_t tiles = (count + tp - 1) / tp;
+  const int64_t flops_per_tile = tp * g.k() * g.cout;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, flops_per_tile));
+  nn::BlasSingleThread single;
+  parallel_for(tiles, grain, [&](int64_t t0, int64_t t1) {
+    std::vector<C> col(static_cast<size_t>(tp * g.k()));
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t p0 = first + t * tp, p1 = std::min(first + count, p0 + tp);
+      fn(p0, p1, col.data());
+    }
+  });
+}
+
+
+// ---------------------------------------------------------------------------- Winograd F(2x2, 3x3)
+//
+// For 3x3 filters with stride 1 and no dilation (float32, enough channels to pay for the
+// transforms): each 2x2 block of outputs comes from a 4x4 input tile through
+//   Y = A^T [ (G g G^T) (.) (B^T d B) ] A,
+// so the 36 multiplies per output of the direct form become 16 per 2x2 block (2.25x fewer).
+// The element-wise product over channels is 16 GEMMs [tiles x Cin] x [Cin x Cout], run on
+// cache-sized chunks of tiles, chunks split over the threads.
+
+constexpr int64_t kWinogradChunkBytes = 2048 * 1024;
+
+bool use_winograd(const ConvGeom& g) {
+  return g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.cin >= 16 &&
+         g.cout >= 16 && g.oh >= 2 && g.ow >= 2;
+}
+
+// U[k][cin][cout] = (G g G^T)[k] for the 16 positions k of the 4x4 transformed filter.
+std::vector<float> winograd_filter(const float* filt, const ConvGeom& g) {
+  const int64_t ci = g.cin, co = g.cout, plane = ci * co;
+  std::vector<float> u(static_cast<size_t>(16 * plane));
+  parallel_for(ci, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, co)), [&](int64_t c0, int64_t c1) {
+    std::vector<float> t(static_cast<size_t>(12 * co));  // G g: 4 rows x 3 cols, per cout
+    for (int64_t c = c0; c < c1; ++c) {
+      const auto w = [&](int i, int j) { return filt + ((i * 3 + j) * ci + c) * co; };
+      for (int j = 0; j < 3; ++j) {
+        float* t0 = &t[static_cast<size_t>((0 * 3 + j) * co)];
+        float* t1 = &t[static_cast<size_t>((1 * 3 + j) * co)];
+        float* t2 = &t[static_cast<size_t>((2 * 3 + j) * co)];
+        float* t3 = &t[static_cast<size_t>((3 * 3 + j) * co)];
+        const float *g0 = w(0, j), *g1 = w(1, j), *g2 = w(2, j);
+        for (int64_t o = 0; o < co; ++o) {
+          t0[o] = g0[o];
+          t1[o] = 0.5f * (g0[o] + g1[o] + g2[o]);
+          t2[o] = 0.5f * (g0[o] - g1[o] + g2[o]);
+          t3[o] = g2[o];
+        }
+      }
+      for (int i = 0; i < 4; ++i) {
+        const float *a = &t[static_cast<size_t>((i * 3 + 0) * co)], *b = &t[static_cast<size_t>((i * 3 + 1) * co)],
+                    *d = &t[static_cast<size_t>((i * 3 + 2) * co)];
+        float* u0 = &u[static_cast<size_t>((i * 4 + 0) * plane + c * co)];
+        float* u1 = &u[static_cast<size_t>((i * 4 + 1) * plane + c * co)];
+        float* u2 = &u[static_cast<size_t>((i * 4 + 2) * plane + c * co)];
+        float* u3 = &u[static_cast<size_t>((i * 4 + 3) * plane + c * co)];
+        for (int64_t o = 0; o < co; ++o) {
+          u0[o] = a[o];
+          u1[o] = 0.5f * (a[o] + b[o] + d[o]);
+          u2[o] = 0.5f * (a[o] - b[o] + d[o]);
+          u3[o] = d[o];
+        }
+      }
+    }
+  });
+  return u;
+}
+
+void winograd_forward(const float* in, const float* filt, float* out, const ConvGeom& g) {
+  const int64_t ci = g.cin, co = g.cout;
+  const int64_t th = (g.oh + 1) / 2, tw = (g.ow + 1) / 2, tiles = g.n * th * tw;
+  const std::vector<float> u = winograd_filter(filt, g);
+  const int64_t chunk = std::clamp<int64_t>(kWinogradChunkBytes / (64 * (ci + co)), 8, 256);
+  const int64_t chunks = (tiles + chunk - 1) / chunk;
+  const std::vector<float> zeros(static_cast<size_t>(ci), 0.0f);
+  nn::BlasSingleThread single;
+  parallel_for(chunks, 1, [&](int64_t k0, int64_t k1) {
+    std::vector<float> v(static_cast<size_t>(16 * chunk * ci)), m(static_cast<size_t>(16 * chunk * co));
+    const float* d[16];
+    std::vector<float> tmp(static_cast<size_t>(16 * ci));
+    for (int64_t k = k0; k < k1; ++k) {
+      const int64_t t0 = k * chunk, t1 = std::min(tiles, t0 + chunk), nt = t1 - t0;
+      for (int64_t t = t0; t < t1; ++t) {  // input transform: V = B^T d B
+        const int64_t n = t / (th * tw), r = t % (th * tw), ty = r / tw, tx = r % tw;
+        for (int i = 0; i < 4; ++i) {
+          const int64_t ih = 2 * ty - g.pt + i;
+          for (int j = 0; j < 4; ++j) {
+            const int64_t iw = 2 * tx - g.pl + j;
+            d[i * 4 + j] = (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w)
+                               ? zeros.data()
+                               : in + ((n * g.h + ih) * g.w + iw) * ci;
+          }
+        }
+        // rows: tmp = B^T d
+        for (int j = 0; j < 4; ++j) {
+          float *r0 = &tmp[static_cast<size_t>((0 * 4 + j) * ci)], *r1 = &tmp[static_cast<size_t>((1 * 4 + j) * ci)],
+                *r2 = &tmp[static_cast<size_t>((2 * 4 + j) * ci)], *r3 = &tmp[static_cast<size_t>((3 * 4 + j) * ci)];
+          const float *d0 = d[0 * 4 + j], *d1 = d[1 * 4 + j], *d2 = d[2 * 4 + j], *d3 = d[3 * 4 + j];
+          for (int64_t c = 0; c < ci; ++c) {
+            r0[c] = d0[c] - d2[c];
+            r1[c] = d1[c] + d2[c];
+            r2[c] = d2[c] - d1[c];
+            r3[c] = d1[c] - d3[c];
+          }
+        }
+        // columns: V = tmp B
+        const int64_t row = (t - t0) * ci;
+        for (int i = 0; i < 4; ++i) {
+          const float *a0 = &tmp[static_cast<size_t>((i * 4 + 0) * ci)], *a1 = &tmp[static_cast<size_t>((i * 4 + 1) * ci)],
+                      *a2 = &tmp[static_cast<size_t>((i * 4 + 2) * ci)], *a3 = &tmp[static_cast<size_t>((i * 4 + 3) * ci)];
+          float* v0 = &v[static_cast<size_t>((i * 4 + 0) * chunk * ci + row)];
+          float* v1 = &v[static_cast<size_t>((i * 4 + 1) * chunk * ci + row)];
+          float* v2 = &v[static_cast<size_t>((i * 4 + 2) * chunk * ci + row)];
+          float* v3 = &v[static_cast<size_t>((i * 4 + 3) * chunk * ci + row)];
+          for (int64_t c = 0; c < ci; ++c) {
+            v0[c] = a0[c] - a2[c];
+            v1[c] = a1[c] + a2[c];
+            v2[c] = a2[c] - a1[c];
+            v3[c] = a1[c] - a3[c];
+          }
+        }
+      }
+      for (int p = 0; p < 16; ++p) {  // the element-wise products, as GEMMs over channels
+        nn::gemm<float>(false, false, nt, co, ci, &v[static_cast<size_t>(p * chunk * ci)], ci,
+                        &u[static_cast<size_t>(p * ci * co)], co, 0.0f,
+                        &m[static_cast<size_t>(p * chunk * co)], co);
+      }
+      for (int64_t t = t0; t < t1; ++t) {  // output transform: Y = A^T M A
+        const int64_t n = t / (th * tw), r = t % (th * tw), ty = r / tw, tx = r % tw;
+        const int64_t row = (t - t0) * co;
+        const auto mp = [&](int i, int j) { return &m[static_cast<size_t>((i * 4 + j) * chunk * co + row)]; };
+        float* y00 = out + ((n * g.oh + 2 * ty) * g.ow + 2 * tx) * co;
+        const bool right = 2 * tx + 1 < g.ow, down = 2 * ty + 1 < g.oh;
+        float* y01 = y00 + co;
+        float* y10 = y00 + g.ow * co;
+        float* y11 = y10 + co;
+        for (int64_t o = 0; o < co; ++o) {
+          // rows of A^T M: s0 = m0 + m1 + m2, s1 = m1 - m2 - m3 (per column j)
+          float s0[4], s1[4];
+          for (int j = 0; j < 4; ++j) {
+            const float a = mp(0, j)[o], b = mp(1, j)[o], c = mp(2, j)[o], e = mp(3, j)[o];
+            s0[j] = a + b + c;
+            s1[j] = b - c - e;
+          }
+          y00[o] = s0[0] + s0[1] + s0[2];
+          if (right) y01[o] = s0[1] - s0[2] - s0[3];
+          if (down) {
+            y10[o] = s1[0] + s1[1] + s1[2];
+            if (right) y11[o] = s1[1] - s1[2] - s1[3];
+          }
+        }
+      }
+    }
+  });
+}
+
+template <typename C>
+void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g) {
+  const int64_t k = g.k();
+  if (g.pixels() == 0 || g.cout == 0) return;
+  if (k == 0) {
+    std::fill(out, out + g.pixels() * g.cout, C(0));
+    return;
+  }
+  if (g.is_pointwise()) {
+    nn::gemm<C>(false, false, g.pixels(), g.cout, k, in, k, filt, g.cout, C(0), out, g.cout);
+    return;
+  }
+  if constexpr (std::is_same_v<C, float>) {
+    if (use_winograd(g)) {
+      winograd_forward(in, filt, out, g);
+      return;
+    }
+  }
+  for_tiles<C>(g, 0, g.pixels(), [&](int64_t p0, int64_t p1, C* col) {
+    im2col(in, g, p0, p1, col);
+    nn::gemm<C>(false, false, p1 - p0, g.cout, k, col, k, filt, g.cout, C(0), out + p0 * g.cout, g.cout);
+  });
+}
+
+// dx = col2im(dy * filter^T). Images are independent, so they are split over the threads.
+template <typename C>
+void conv_backprop_input(const C* dy, const C* filt, C* dx, const ConvGeom& g) {
+  const int64_t k = g.k();
+  std::fill(dx, dx + g.n * g.h * g.w * g.cin, C(0));
+  if (g.pixels() == 0 || k == 0 || g.cout == 0) return;
+  if (g.is_pointwise()) {
+    nn::gemm<C>(false, true, g.pixels(), k, g.cout, dy, g.cout, filt, g.cout, C(0), dx, k);
+    return;
+  }
+  const int64_t per_image = g.oh * g.ow;
+  const int64_t tp = tile_pixels(g, sizeof(C));
+  const int64_t flops = per_image * k * g.cout;
+  std::optional<nn::BlasSingleThread> single;  // one image: let OpenBLAS use the threads
+  if (g.n > 1) single.emplace();
+  parallel_for(g.n, std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(1, flops)),
+               [&](int64_t n0, int64_t n1) {
+                 std::vector<C> col(static_cast<size_t>(std::min(tp, per_image) * k));
+                 for (int64_t n = n0; n < n1; ++n) {
+                   for (int64_t p0 = n * per_image; p0 < (n + 1) * per_image; p0 += tp) {
+                     const int64_t p1 = std::min((n + 1) * per_image, p0 + tp);
+                     nn::gemm<C>(false, true, p1 - p0, k, g.cout, dy + p0 * g.cout, g.cout, filt,
+                                 g.cout, C(0), col.data(), k);
+                     col2im(col.data(), g, p0, p1, dx);
+                   }
+                 }
+               });
+}
+
+// dfilter = sum over tiles of im2col(x)^T * dy; each thread accumulates its own partial sum.
+template <typename C>
+void conv_backprop_filter(const C* in, const C* dy, C* df, const ConvGeom& g) {
+  const int64_t k = g.k();
+  std::fill(df, df + k * g.cout, C(0));
+  if (g.pixels() == 0 || k == 0 || g.cout == 0) return;
+  if (g.is_pointwise()) {
+    nn::gemm<C>(true, false, k, g.cout, g.pixels(), in, k, dy, g.cout, C(0), df, g.cout);
+    return;
+  }
+  std::mutex mu;
+  const int64_t tp = tile_pixels(g, sizeof(C));
+  const int64_t tiles = (g.pixels() + tp - 1) / tp;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 21) / std::max<int64_t>(1, tp * k * g.cout));
+  nn::BlasSingleThread single;
+  parallel_for(tiles, grain, [&](int64_t t0, int64_t t1) {
+    std::vector<C> col(static_cast<size_t>(tp * k)), part(static_cast<size_t>(k * g.cout), C(0));
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t p0 = t * tp, p1 = std::min(g.pixels(), p0 + tp);
+      im2col(in, g, p0, p1, col.data());
+      nn::gemm<C>(true, false, k, g.cout, p1 - p0, col.data(), k, dy + p0 * g.cout, g.cout, C(1),
+                  part.data(), g.cout);
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t i = 0; i < part.size(); ++i) df[i] += part[i];
+  });
+}
+
+// The filter in compute type C (borrowed when T == C).
+template <typename T, typename C>
+struct Flat {
+  explicit Flat(const Tensor& t) {
+    if constexpr (std::is_same_v<T, C>) {
+      ptr = t.data<T>();
+    } else {
+      own.resize(static_cast<size_t>(t.num_elements()));
+      for (size_t i = 0; i < own.size(); ++i) own[i] = static_cast<C>(t.data<T>()[i]);
+      ptr = own.data();
+    }
+  }
+  const C* ptr = nullptr;
+  std::vector<C> own;
+};
+
+template <typename T>
+using conv_t = std::conditional_t<std::is_integral_v<T>, T, nn::acc_t<T>>;
+
+Status read_sizes(const std::string& op, const char* what, const Tensor& t, Shape* out) {
+  std::vector<int64_t> v;
+  OPF_RETURN_IF_ERROR(read_int_vector(t, &v));
+  if (v.size() != 4) {
+    return errors::InvalidArgument(op, ": ", what, " must have 4 elements, got ", v.size());
+  }
+  for (int64_t d : v) {
+    if (d < 0) return errors::InvalidArgument(op, ": ", what, " must be non-negative, got ", d);
+  }
+  *out = Shape(std::move(v));
+  return Status::OK();
+}
+
+Status check_out_backprop(const std::string& op, const ConvGeom& g, const Layout& l,
+                          const Shape& dy) {
+  Shape want = nn::shape4(l, g.n, g.oh, g.ow, g.cout);
+  if (!(dy == want)) {
+    return errors::InvalidArgument(op, ": out_backprop has shape ", dy.to_string(),
+                                   " but the convolution's output shape is ", want.to_string());
+  }
+  return Status::OK();
+}
+
+template <typename T>
+Status Conv2DCpu(ops::Conv2DArgs& a) {
+  using C = conv_t<T>;
+  const Layout l = nn::layout_of(a.data_format);
+  ConvGeom g;
+  OPF_RETURN_IF_ERROR(conv_geom("Conv2D", a.input.shape(), a.filter.shape(), l, a.strides,
+                                a.dilations, a.padding, a.explicit_paddings, &g));
+  nn::Nhwc<T, C> in(a.input, l);
+  Flat<T, C> filt(a.filter);
+  nn::NhwcOut<T, C> out(a.output, l);
+  conv_forward<C>(in.data(), filt.ptr, out.data(), g);
+  out.finish();
+  return Status::OK();
+}
+
+template <typename T>
+Status Conv2DBackpropInputCpu(ops::Conv2DBackpropInputArgs& a) {
+  using C = conv_t<T>;
+  const Layout l = nn::layout_of(a.data_format);
+  Shape input;
+  OPF_RETURN_IF_ERROR(read_sizes("Conv2DBackpropInput", "input_sizes", a.input_sizes, &input));
+  ConvGeom g;
+  OPF_RETURN_IF_ERROR(conv_geom("Conv2DBackpropInput", input, a.filter.shape(), l, a.strides,
+                                a.dilations, a.padding, a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(check_out_backprop("Conv2DBackpropInput", g, l, a.out_backprop.shape()));
+  nn::Nhwc<T, C> dy(a.out_backprop, l);
+  Flat<T, C> filt(a.filter);
+  nn::NhwcOut<T, C> dx(a.output, l);
+  conv_backprop_input<C>(dy.data(), filt.ptr, dx.data(), g);
+  dx.finish();
+  return Status::OK();
+}
+
+template <typename T>
+Status Conv2DBackpropFilterCpu(ops::Conv2DBackpropFilterArgs& a) {
+  using C = conv_t<T>;
+  const Layout l = nn::layout_of(a.data_format);
+  Shape fshape;
+  OPF_RETURN_IF_ERROR(read_sizes("Conv2DBackpropFilter", "filter_sizes", a.filter_sizes, &fshape));
+  ConvGeom g;
+  OPF_RETURN_IF_ERROR(conv_geom("Conv2DBackpropFilter", a.input.shape(), fshape, l, a.strides,
+                                a.dilations, a.padding, a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(check_out_backprop("Conv2DBackpropFilter", g, l, a.out_backprop.shape()));
+  nn::Nhwc<T, C> in(a.input, l);
+  nn::Nhwc<T, C> dy(a.out_backprop, l);
+  T* out = a.output.data<T>();
+  if constexpr (std::is_same_v<T, C>) {
+    conv_backprop_filter<C>(in.data(), dy.data(), out, g);
+  } else {
+    std::vector<C> df(static_cast<size_t>(a.output.num_elements()));
+    conv_backprop_filter<C>(in.data(), dy.data(), df.data(), g);
+    for (size_t i = 0; i < df.size(); ++i) out[i] = static_cast<T>(df[i]);
+  }
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------- shape functions
+
+Status Conv2DShape(ShapeContext& c) {
+  const Layout l = nn::layout_of(nn::attr(c, "data_format").s);
+  const Shape& in = c.input_shape(0);
+  const Shape& f = c.input_shape(1);
+  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "input", in, 4));
+  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "filter", f, 4));
+  const int64_t kh = f.unknown_rank() ? 1 : f.dim(0), kw = f.unknown_rank() ? 1 : f.dim(1);
+  nn::Window2D w;
+  w.h.out = w.w.out = -1;
+  w.n = w.c = -1;
+  OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, kh < 0 ? 1 : kh, kw < 0 ? 1 : kw,
+                                   nn::attr(c, "strides").list_i, nn::attr(c, "dilations").list_i,
+                                   nn::attr(c, "padding").s, nn::attr(c, "explicit_paddings").list_i, &w));
+  if (kh < 0) w.h.out = -1;
+  if (kw < 0) w.w.out = -1;
+  const int64_t cout = f.unknown_rank() ? -1 : f.dim(3);
+  if (!f.unknown_rank() && w.c >= 0 && f.dim(2) >= 0 && f.dim(2) != w.c) {
+    return c.error("input depth (", w.c, ") must equal the filter's in_channels (", f.dim(2), ")");
+  }
+  c.set_output(0, nn::shape4(l, w.n, w.h.out, w.w.out, cout));
+  return Status::OK();
+}
+
+// Conv2DBackpropInput / Conv2DBackpropFilter: the shape held by input_sizes / filter_sizes.
+Status SizesShape(ShapeContext& c, int arg) {
+  const Tensor* v = c.input_value(arg);
+  if (v == nullptr) {
+    c.set_output(0, Shape({-1, -1, -1, -1}));
+    return Status::OK();
+  }
+  Shape s;
+  OPF_RETURN_IF_ERROR(read_sizes(c.op().name, arg == 0 ? "input_sizes" : "filter_sizes", *v, &s));
+  c.set_output(0, std::move(s));
+  return Status::OK();
+}
+
+[[maybe_unused]] const bool conv_shapes_registered = [] {
+  shape_fns::register_custom("Conv2D", Conv2DShape);
+  shape_fns::register_custom("Conv2DBackpropInput", [](ShapeContext& c) { return SizesShape(c, 0); });
+  shape_fns::register_custom("Conv2DBackpropFilter", [](ShapeContext& c) { return SizesShape(c, 1); });
+  return true;
+}();
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(Conv2D, CPU, Conv2DCpu, bfloat16, half, float, double, int32_t)
+OPFORGE_REGISTER_KERNEL(Conv2DBackpropInput, CPU, Conv2DBackpropInputCpu, bfloat16, half, float,
+                        double, int32_t)
+OPFORGE_REGISTER_KERNEL(Conv2DBackpropFilter, CPU, Conv2DBackpropFilterCpu, bfloat16, half, float,
+                        double)
+
+}  // namespace opforge

@@ -1,0 +1,273 @@
+// DepthwiseConv2dNative and its gradients (BackpropInput / BackpropFilter).
+//
+// filter is [filter_height, filter_width, in_channels, channel_multiplier]; output channel
+// c * multiplier + m sees input channel c through filter[:, :, c, m]. Direct loops in NHWC (the
+// channels of a pixel are contiguous, so the innermost loops vectorize); NCHW is converted on
+// the way in and out. Output rows are split over the threads; the input gradient splits images
+// and the filter gradient sums per-thread partials. 16-bit floats compute in float.
+#include <mutex>
+
+#include "cpu/nn/nn_util.h"
+#include "opforge/ops/nn_ops.h"
+#include "opforge/shape_fns.h"
+
+namespace opforge {
+namespace {
+
+using nn::Layout;
+
+struct DwGeom {
+  int64_t n, h, w, c, m, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl;
+  int64_t cout() const { return c * m; }
+};
+
+Status dw_geom(const std::string& op, const Shape& input, const Shape& filter, const Layout& l,
+               const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+               const std::string& padding, const std::vector<int64_t>& explicit_paddings,
+               DwGeom* g) {
+  OPF_RETURN_IF_ERROR(nn::need_rank(op, "filter", filter, 4));
+  OPF_RETURN_IF_ERROR(nn::need_rank(op, "input", input, 4));
+  nn::Window2D w;
+  OPF_RETURN_IF_ERROR(nn::window2d(op, input, l, filter.dim(0), filter.dim(1), strides, dilations,
+                                   padding, explicit_paddings, &w));
+  if (filter.dim(2) != w.c) {
+    return errors::InvalidArgument(op, ": input depth (", w.c, ") must equal the filter's in_channels (",
+                                   filter.dim(2), ")");
+  }
+  *g = DwGeom{w.n, w.h.in, w.w.in, w.c, filter.dim(3), filter.dim(0), filter.dim(1), w.h.out,
+              w.w.out, w.h.s, w.w.s, w.h.d, w.w.d, w.h.pad_before, w.w.pad_before};
+  return Status::OK();
+}
+
+// Calls fn(ih, iw, tap) for the taps of output (oh, ow) that fall inside the input.
+template <typename F>
+void for_taps(const DwGeom& g, int64_t oh, int64_t ow, F fn) {
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const int64_t ih = oh * g.sh - g.pt + i * g.dh;
+    if (ih < 0 || ih >= g.h) continue;
+    for (int64_t j = 0; j < g.kw; ++j) {
+      const int64_t iw = ow * g.sw - g.pl + j * g.dw;
+      if (iw < 0 || iw >= g.w) continue;
+      fn(ih, iw, i * g.kw + j);
+    }
+  }
+}
+
+template <typename V>
+void dw_forward(const V* x, const V* f, V* y, const DwGeom& g) {
+  const int64_t cm = g.cout();
+  parallel_for(g.n * g.oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, g.ow * g.kh * g.kw * cm)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t row = b; row < e; ++row) {
+                   const int64_t n = row / g.oh, oh = row % g.oh;
+                   for (int64_t ow = 0; ow < g.ow; ++ow) {
+                     V* o = y + ((n * g.oh + oh) * g.ow + ow) * cm;
+                     std::fill(o, o + cm, V(0));
+                     for_taps(g, oh, ow, [&](int64_t ih, int64_t iw, int64_t tap) {
+                       const V* px = x + ((n * g.h + ih) * g.w + iw) * g.c;
+                       const V* fk = f + tap * cm;
+                       if (g.m == 1) {
+                         for (int64_t c = 0; c < g.c; ++c) o[c] += px[c] * fk[c];
+                       } else {
+                         for (int64_t c = 0; c < g.c; ++c) {
+                           for (int64_t k = 0; k < g.m; ++k) o[c * g.m + k] += px[c] * fk[c * g.m + k];
+                         }
+                       }
+                     });
+                   }
+                 }
+               });
+}
+
+template <typename V>
+void dw_backprop_input(const V* dy, const V* f, V* dx, const DwGeom& g) {
+  const int64_t cm = g.cout();
+  std::fill(dx, dx + g.n * g.h * g.w * g.c, V(0));
+  const int64_t per_image = g.oh * g.ow * g.kh * g.kw * cm;
+  parallel_for(g.n, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_image)),
+               [&](int64_t n0, int64_t n1) {
+                 for (int64_t n = n0; n < n1; ++n) {
+                   for (int64_t oh = 0; oh < g.oh; ++oh) {
+                     for (int64_t ow = 0; ow < g.ow; ++ow) {
+                       const V* gy = dy + ((n * g.oh + oh) * g.ow + ow) * cm;
+                       for_taps(g, oh, ow, [&](int64_t ih, int64_t iw, int64_t tap) {
+                         V* px = dx + ((n * g.h + ih) * g.w + iw) * g.c;
+                         const V* fk = f + tap * cm;
+                         for (int64_t c = 0; c < g.c; ++c) {
+                           V s = 0;
+                           for (int64_t k = 0; k < g.m; ++k) s += gy[c * g.m + k] * fk[c * g.m + k];
+                           px[c] += s;
+                         }
+                       });
+                     }
+                   }
+                 }
+               });
+}
+
+template <typename V>
+void dw_backprop_filter(const V* x, const V* dy, V* df, const DwGeom& g) {
+  const int64_t cm = g.cout(), fsize = g.kh * g.kw * cm;
+  std::fill(df, df + fsize, V(0));
+  std::mutex mu;
+  const int64_t per_row = g.ow * g.kh * g.kw * cm;
+  parallel_for(g.n * g.oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_row)),
+               [&](int64_t b, int64_t e) {
+                 std::vector<V> part(static_cast<size_t>(fsize), V(0));
+                 for (int64_t row = b; row < e; ++row) {
+                   const int64_t n = row / g.oh, oh = row % g.oh;
+                   for (int64_t ow = 0; ow < g.ow; ++ow) {
+                     const V* gy = dy + ((n * g.oh + oh) * g.ow + ow) * cm;
+                     for_taps(g, oh, ow, [&](int64_t ih, int64_t iw, int64_t tap) {
+                       const V* px = x + ((n * g.h + ih) * g.w + iw) * g.c;
+                       V* pf = part.data() + tap * cm;
+                       for (int64_t c = 0; c < g.c; ++c) {
+                         for (int64_t k = 0; k < g.m; ++k) pf[c * g.m + k] += px[c] * gy[c * g.m + k];
+                       }
+                     });
+                   }
+                 }
+                 std::lock_guard<std::mutex> lock(mu);
+                 for (int64_t i = 0; i < fsize; ++i) df[i] += part[static_cast<size_t>(i)];
+               });
+}
+
+template <typename T, typename V>
+std::vector<V> flat(const Tensor& t) {
+  std::vector<V> v(static_cast<size_t>(t.num_elements()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<V>(t.data<T>()[i]);
+  return v;
+}
+
+Status read_sizes(const std::string& op, const char* what, const Tensor& t, Shape* out) {
+  std::vector<int64_t> v;
+  OPF_RETURN_IF_ERROR(read_int_vector(t, &v));
+  if (v.size() != 4) return errors::InvalidArgument(op, ": ", what, " must have 4 elements, got ", v.size());
+  for (int64_t d : v) {
+    if (d < 0) return errors::InvalidArgument(op, ": ", what, " must be non-negative, got ", d);
+  }
+  *out = Shape(std::move(v));
+  return Status::OK();
+}
+
+Status check_dy(const std::string& op, const DwGeom& g, const Layout& l, const Shape& dy) {
+  const Shape want = nn::shape4(l, g.n, g.oh, g.ow, g.cout());
+  if (!(dy == want)) {
+    return errors::InvalidArgument(op, ": out_backprop has shape ", dy.to_string(),
+                                   " but the convolution's output shape is ", want.to_string());
+  }
+  return Status::OK();
+}
+
+template <typename T>
+Status DepthwiseCpu(ops::DepthwiseConv2dNativeArgs& a) {
+  using V = nn::acc_t<T>;
+  const Layout l = nn::layout_of(a.data_format);
+  DwGeom g;
+  OPF_RETURN_IF_ERROR(dw_geom("DepthwiseConv2dNative", a.input.shape(), a.filter.shape(), l,
+                              a.strides, a.dilations, a.padding, a.explicit_paddings, &g));
+  nn::Nhwc<T, V> in(a.input, l);
+  const std::vector<V> f = flat<T, V>(a.filter);
+  nn::NhwcOut<T, V> out(a.output, l);
+  dw_forward<V>(in.data(), f.data(), out.data(), g);
+  out.finish();
+  return Status::OK();
+}
+
+template <typename T>
+Status DepthwiseBackpropInputCpu(ops::DepthwiseConv2dNativeBackpropInputArgs& a) {
+  using V = nn::acc_t<T>;
+  const std::string op = "DepthwiseConv2dNativeBackpropInput";
+  const Layout l = nn::layout_of(a.data_format);
+  Shape input;
+  OPF_RETURN_IF_ERROR(read_sizes(op, "input_sizes", a.input_sizes, &input));
+  DwGeom g;
+  OPF_RETURN_IF_ERROR(dw_geom(op, input, a.filter.shape(), l, a.strides, a.dilations, a.padding,
+                              a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(check_dy(op, g, l, a.out_backprop.shape()));
+  nn::Nhwc<T, V> dy(a.out_backprop, l);
+  const std::vector<V> f = flat<T, V>(a.filter);
+  nn::NhwcOut<T, V> dx(a.output, l);
+  dw_backprop_input<V>(dy.data(), f.data(), dx.data(), g);
+  dx.finish();
+  return Status::OK();
+}
+
+template <typename T>
+Status DepthwiseBackpropFilterCpu(ops::DepthwiseConv2dNativeBackpropFilterArgs& a) {
+  using V = nn::acc_t<T>;
+  const std::string op = "DepthwiseConv2dNativeBackpropFilter";
+  const Layout l = nn::layout_of(a.data_format);
+  Shape fshape;
+  OPF_RETURN_IF_ERROR(read_sizes(op, "filter_sizes", a.filter_sizes, &fshape));
+  DwGeom g;
+  OPF_RETURN_IF_ERROR(dw_geom(op, a.input.shape(), fshape, l, a.strides, a.dilations, a.padding,
+                              a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(check_dy(op, g, l, a.out_backprop.shape()));
+  nn::Nhwc<T, V> in(a.input, l);
+  nn::Nhwc<T, V> dy(a.out_backprop, l);
+  std::vector<V> df(static_cast<size_t>(a.output.num_elements()));
+  dw_backprop_filter<V>(in.data(), dy.data(), df.data(), g);
+  T* out = a.output.data<T>();
+  for (size_t i = 0; i < df.size(); ++i) out[i] = static_cast<T>(df[i]);
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------- shape functions
+
+Status DepthwiseShape(ShapeContext& c) {
+  const Layout l = nn::layout_of(nn::attr(c, "data_format").s);
+  const Shape& in = c.input_shape(0);
+  const Shape& f = c.input_shape(1);
+  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "input", in, 4));
+  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "filter", f, 4));
+  const int64_t kh = f.unknown_rank() ? -1 : f.dim(0), kw = f.unknown_rank() ? -1 : f.dim(1);
+  nn::Window2D w;
+  w.n = w.c = w.h.out = w.w.out = -1;
+  OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, kh < 0 ? 1 : kh, kw < 0 ? 1 : kw,
+                                   nn::attr(c, "strides").list_i, nn::attr(c, "dilations").list_i,
+                                   nn::attr(c, "padding").s, nn::attr(c, "explicit_paddings").list_i, &w));
+  if (kh < 0) w.h.out = -1;
+  if (kw < 0) w.w.out = -1;
+  if (!f.unknown_rank() && w.c >= 0 && f.dim(2) >= 0 && f.dim(2) != w.c) {
+    return c.error("input depth (", w.c, ") must equal the filter's in_channels (", f.dim(2), ")");
+  }
+  int64_t cout = -1;
+  if (!f.unknown_rank() && f.dim(3) >= 0) {
+    const int64_t cin = f.dim(2) >= 0 ? f.dim(2) : w.c;
+    cout = cin >= 0 ? cin * f.dim(3) : -1;
+  }
+  c.set_output(0, nn::shape4(l, w.n, w.h.out, w.w.out, cout));
+  return Status::OK();
+}
+
+Status SizesShape(ShapeContext& c, int arg, const char* what) {
+  const Tensor* v = c.input_value(arg);
+  if (v == nullptr) {
+    c.set_output(0, Shape({-1, -1, -1, -1}));
+    return Status::OK();
+  }
+  Shape s;
+  OPF_RETURN_IF_ERROR(read_sizes(c.op().name, what, *v, &s));
+  c.set_output(0, std::move(s));
+  return Status::OK();
+}
+
+[[maybe_unused]] const bool dw_shapes_registered = [] {
+  shape_fns::register_custom("DepthwiseConv2dNative", DepthwiseShape);
+  shape_fns::register_custom("DepthwiseConv2dNativeBackpropInput",
+                             [](ShapeContext& c) { return SizesShape(c, 0, "input_sizes"); });
+  shape_fns::register_custom("DepthwiseConv2dNativeBackpropFilter",
+                             [](ShapeContext& c) { return SizesShape(c, 1, "filter_sizes"); });
+  return true;
+}();
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNative, CPU, DepthwiseCpu, bfloat16, half, float, double)
+OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNativeBackpropInput, CPU, DepthwiseBackpropInputCpu,
+                        bfloat16, half, float, double)
+OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNativeBackpropFilter, CPU, DepthwiseBackpropFilterCpu,
+                        bfloat16, half, float, double)
+
+}  // namespace opforge

@@ -1,0 +1,338 @@
+// Shared pieces of the nn kernels: attr lookup by name in shape functions, data layouts, the
+// window geometry of convolutions and pools (TensorFlow's SAME/VALID/EXPLICIT rules), layout
+// conversion of 4-D tensors, and a GEMM wrapper over OpenBLAS.
+#pragma once
+
+#include <cblas.h>
+
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cpu/cpu_util.h"
+#include "opforge/op.h"
+#include "opforge/status.h"
+
+namespace opforge {
+namespace nn {
+
+// The attr called `name` of the op a shape function runs for (every nn opdef declares it).
+inline const AttrValue& attr(const ShapeContext& c, const char* name) {
+  const auto& attrs = c.op().attrs;
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    if (attrs[i].name == name) return c.attr(static_cast<int>(i));
+  }
+  static const AttrValue kNone;
+  return kNone;
+}
+
+// Positions of the batch, spatial and channel dims of a 4-D tensor.
+struct Layout {
+  bool nchw = false;
+  int n = 0, h = 1, w = 2, c = 3;
+};
+
+inline Layout layout_of(const std::string& data_format) {
+  Layout l;
+  if (data_format == "NCHW") {
+    l.nchw = true;
+    l.c = 1;
+    l.h = 2;
+    l.w = 3;
+  }
+  return l;
+}
+
+inline Shape shape4(const Layout& l, int64_t n, int64_t h, int64_t w, int64_t c) {
+  std::vector<int64_t> d(4);
+  d[l.n] = n;
+  d[l.h] = h;
+  d[l.w] = w;
+  d[l.c] = c;
+  return Shape(std::move(d));
+}
+
+// One spatial dimension of a window (kernel size, stride, dilation, padding) over an input.
+struct Dim1 {
+  int64_t in = 0, k = 1, s = 1, d = 1, pad_before = 0, pad_after = 0, out = 0;
+};
+
+// Output size and padding of one spatial dim; in < 0 (unknown) gives out = -1.
+inline Status window_dim(const std::string& op, const char* which, int64_t in, int64_t k,
+                         int64_t s, int64_t d, const std::string& padding, int64_t pb,
+                         int64_t pa, Dim1* r) {
+  r->in = in;
+  r->k = k;
+  r->s = s;
+  r->d = d;
+  if (k < 1) return errors::InvalidArgument(op, ": the window size along ", which, " must be positive, got ", k);
+  const int64_t eff = (k - 1) * d + 1;
+  if (in < 0) {
+    r->out = -1;
+    return Status::OK();
+  }
+  if (padding == "VALID") {
+    r->pad_before = r->pad_after = 0;
+    if (in < eff) {
+      return errors::InvalidArgument(op, ": the input ", which, " (", in,
+                                     ") is smaller than the effective window (", eff,
+                                     ") with VALID padding");
+    }
+    r->out = (in - eff + s) / s;
+  } else if (padding == "SAME") {
+    r->out = (in + s - 1) / s;
+    const int64_t need = std::max<int64_t>(0, (r->out - 1) * s + eff - in);
+    r->pad_before = need / 2;
+    r->pad_after = need - need / 2;
+  } else {  // EXPLICIT
+    r->pad_before = pb;
+    r->pad_after = pa;
+    const int64_t padded = in + pb + pa;
+    if (padded < eff) {
+      return errors::InvalidArgument(op, ": the padded input ", which, " (", padded,
+                                     ") is smaller than the effective window (", eff, ")");
+    }
+    r->out = (padded - eff + s) / s;
+  }
+  return Status::OK();
+}
+
+// Checks a 4-element strides/dilations/ksize list: positive, 1 on the batch and channel dims.
+inline Status check_list4(const std::string& op, const char* what, const std::vector<int64_t>& v,
+                          const Layout& l) {
+  if (v.size() != 4) {
+    return errors::InvalidArgument(op, ": ", what, " must have 4 elements, got ", v.size());
+  }
+  for (int64_t x : v) {
+    if (x < 1) return errors::InvalidArgument(op, ": ", what, " must be positive, got ", x);
+  }
+  if (v[static_cast<size_t>(l.n)] != 1 || v[static_cast<size_t>(l.c)] != 1) {
+    return errors::InvalidArgument(op, ": ", what,
+                                   " on the batch and channel dimensions must be 1 (not supported)");
+  }
+  return Status::OK();
+}
+
+// Explicit paddings: 8 non-negative values, zero on the batch and channel dims. Only for
+// padding == "EXPLICIT"; otherwise the list must be empty.
+inline Status check_explicit(const std::string& op, const std::string& padding,
+                             const std::vector<int64_t>& p, const Layout& l) {
+  if (padding != "EXPLICIT") {
+    if (!p.empty()) {
+      return errors::InvalidArgument(op, ": explicit_paddings must be empty unless padding is EXPLICIT");
+    }
+    return Status::OK();
+  }
+  if (p.size() != 8) {
+    return errors::InvalidArgument(op, ": explicit_paddings must have 8 elements with EXPLICIT padding, got ",
+                                   p.size());
+  }
+  for (int64_t x : p) {
+    if (x < 0) return errors::InvalidArgument(op, ": explicit_paddings must be non-negative, got ", x);
+  }
+  if (p[2 * l.n] || p[2 * l.n + 1] || p[2 * l.c] || p[2 * l.c + 1]) {
+    return errors::InvalidArgument(op, ": explicit_paddings on the batch and channel dimensions must be 0");
+  }
+  return Status::OK();
+}
+
+// The geometry of a 2-D window op in NHWC terms.
+struct Window2D {
+  int64_t n = 0, c = 0;  // batch, input channels
+  Dim1 h, w;
+};
+
+// Window over a 4-D input shape (dims may be -1). ksize is {kh, kw}; strides/dilations are the
+// 4-element attrs in data_format order.
+inline Status window2d(const std::string& op, const Shape& input, const Layout& l, int64_t kh,
+                       int64_t kw, const std::vector<int64_t>& strides,
+                       const std::vector<int64_t>& dilations, const std::string& padding,
+                       const std::vector<int64_t>& explicit_paddings, Window2D* g) {
+  OPF_RETURN_IF_ERROR(check_list4(op, "strides", strides, l));
+  OPF_RETURN_IF_ERROR(check_list4(op, "dilations", dilations, l));
+  OPF_RETURN_IF_ERROR(check_explicit(op, padding, explicit_paddings, l));
+  if (input.unknown_rank()) return Status::OK();
+  if (input.rank() != 4) {
+    return errors::InvalidArgument(op, ": input must be 4-dimensional, got shape ", input.to_string());
+  }
+  g->n = input.dim(l.n);
+  g->c = input.dim(l.c);
+  const auto pad = [&](int dim, int side) {
+    return padding == "EXPLICIT" ? explicit_paddings[static_cast<size_t>(2 * dim + side)] : int64_t{0};
+  };
+  OPF_RETURN_IF_ERROR(window_dim(op, "height", input.dim(l.h), kh, strides[l.h], dilations[l.h],
+                                 padding, pad(l.h, 0), pad(l.h, 1), &g->h));
+  OPF_RETURN_IF_ERROR(window_dim(op, "width", input.dim(l.w), kw, strides[l.w], dilations[l.w],
+                                 padding, pad(l.w, 0), pad(l.w, 1), &g->w));
+  return Status::OK();
+}
+
+inline Status need_rank(const std::string& op, const char* what, const Shape& s, int rank) {
+  if (!s.unknown_rank() && s.rank() != rank) {
+    return errors::InvalidArgument(op, ": ", what, " must be ", rank, "-dimensional, got shape ",
+                                   s.to_string());
+  }
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------- compute types
+
+// Convolutions and pools compute 16-bit floats in float.
+template <typename T>
+using acc_t = cpu::compute_t<T>;
+
+// Converts a 4-D tensor to NHWC in compute type C (copying only when needed): a borrowed
+// pointer when T == C and the layout is already NHWC.
+template <typename T, typename C>
+class Nhwc {
+ public:
+  Nhwc(const Tensor& t, const Layout& l) {
+    const T* src = t.data<T>();
+    if constexpr (std::is_same_v<T, C>) {
+      if (!l.nchw) {
+        ptr_ = src;
+        return;
+      }
+    }
+    const int64_t n = t.dim(l.n), h = t.dim(l.h), w = t.dim(l.w), c = t.dim(l.c);
+    own_.resize(static_cast<size_t>(t.num_elements()));
+    if (!l.nchw) {
+      for (size_t i = 0; i < own_.size(); ++i) own_[i] = static_cast<C>(src[i]);
+    } else {
+      C* dst = own_.data();
+      parallel_for(n * c, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, h * w)),
+                   [&](int64_t b, int64_t e) {
+                     for (int64_t nc = b; nc < e; ++nc) {
+                       const int64_t ni = nc / c, ci = nc % c;
+                       const T* s = src + nc * h * w;
+                       C* d = dst + ni * h * w * c + ci;
+                       for (int64_t i = 0; i < h * w; ++i) d[i * c] = static_cast<C>(s[i]);
+                     }
+                   });
+    }
+    ptr_ = own_.data();
+  }
+  const C* data() const { return ptr_; }
+
+ private:
+  const C* ptr_ = nullptr;
+  std::vector<C> own_;
+};
+
+// An NHWC output buffer in compute type C that lands in tensor `out` (of dtype T and layout l)
+// on finish(): written in place when T == C and the layout is NHWC.
+template <typename T, typename C>
+class NhwcOut {
+ public:
+  NhwcOut(Tensor& t, const Layout& l) : t_(t), l_(l) {
+    if constexpr (std::is_same_v<T, C>) {
+      if (!l.nchw) {
+        ptr_ = t.data<T>();
+        return;
+      }
+    }
+    own_.assign(static_cast<size_t>(t.num_elements()), C(0));
+    ptr_ = own_.data();
+  }
+  C* data() { return ptr_; }
+  void finish() {
+    if (own_.empty()) return;
+    T* dst = t_.data<T>();
+    if (!l_.nchw) {
+      for (size_t i = 0; i < own_.size(); ++i) dst[i] = static_cast<T>(own_[i]);
+      return;
+    }
+    const int64_t n = t_.dim(l_.n), h = t_.dim(l_.h), w = t_.dim(l_.w), c = t_.dim(l_.c);
+    const C* src = own_.data();
+    parallel_for(n * c, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, h * w)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t nc = b; nc < e; ++nc) {
+                     const int64_t ni = nc / c, ci = nc % c;
+                     T* d = dst + nc * h * w;
+                     const C* s = src + ni * h * w * c + ci;
+                     for (int64_t i = 0; i < h * w; ++i) d[i] = static_cast<T>(s[i * c]);
+                   }
+                 });
+  }
+
+ private:
+  Tensor& t_;
+  Layout l_;
+  C* ptr_ = nullptr;
+  std::vector<C> own_;
+};
+
+// ---------------------------------------------------------------------------- GEMM
+
+// C = alpha * op(A) * op(B) + beta * C, row-major. float/double through OpenBLAS; integers
+// with a plain loop that wraps on overflow.
+template <typename C>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const C* a, int64_t lda, const C* b,
+          int64_t ldb, C beta, C* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if constexpr (std::is_same_v<C, float>) {
+    scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                      static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), 1.0f,
+                      a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
+                      static_cast<blasint>(ldc));
+  } else if constexpr (std::is_same_v<C, double>) {
+    scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                      static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), 1.0,
+                      a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
+                      static_cast<blasint>(ldc));
+  } else {
+    using U = std::make_unsigned_t<C>;
+    for (int64_t i = 0; i < m; ++i) {
+      U* row = reinterpret_cast<U*>(c + i * ldc);
+      if (beta == C(0)) std::fill(row, row + n, U(0));
+      for (int64_t p = 0; p < k; ++p) {
+        const U av = static_cast<U>(ta ? a[p * lda + i] : a[i * lda + p]);
+        if (av == 0) continue;
+        for (int64_t j = 0; j < n; ++j) {
+          const U bv = static_cast<U>(tb ? b[j * ldb + p] : b[p * ldb + j]);
+          row[j] = static_cast<U>(row[j] + av * bv);
+        }
+      }
+    }
+  }
+}
+
+// Makes OpenBLAS single-threaded while alive, for kernels that split GEMMs over the runtime's
+// threads themselves (OpenBLAS has no per-thread setting in this build). Nested and concurrent
+// scopes share one count; the last one out restores the previous thread count.
+class BlasSingleThread {
+ public:
+  BlasSingleThread() {
+    std::lock_guard<std::mutex> lock(mu());
+    if (depth()++ == 0) {
+      saved() = scipy_openblas_get_num_threads();
+      scipy_openblas_set_num_threads(1);
+    }
+  }
+  ~BlasSingleThread() {
+    std::lock_guard<std::mutex> lock(mu());
+    if (--depth() == 0) scipy_openblas_set_num_threads(saved());
+  }
+  BlasSingleThread(const BlasSingleThread&) = delete;
+  BlasSingleThread& operator=(const BlasSingleThread&) = delete;
+
+ private:
+  static std::mutex& mu() {
+    static std::mutex m;
+    return m;
+  }
+  static int& depth() {
+    static int d = 0;
+    return d;
+  }
+  static int& saved() {
+    static int s = 1;
+    return s;
+  }
+};
+
+}  // namespace nn
+}  // namespace opforge

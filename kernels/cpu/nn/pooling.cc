@@ -1,0 +1,353 @@
+// MaxPool, AvgPool and their gradients MaxPoolGrad, MaxPoolGradGrad, AvgPoolGrad.
+//
+// The kernels run in NHWC, where the channels of one pixel are contiguous and the innermost
+// loops vectorize; NCHW tensors are converted on the way in and out. Windows never include
+// padding: a max ignores it, an average divides by the number of real elements (TensorFlow).
+// The max gradients route each output's gradient to the first maximum of its window,
+// scanning rows then columns (TensorFlow's tie rule).
+#include <limits>
+#include <optional>
+
+#include "cpu/nn/nn_util.h"
+#include "opforge/ops/nn_ops.h"
+#include "opforge/shape_fns.h"
+
+namespace opforge {
+namespace {
+
+using nn::Layout;
+
+struct PoolGeom {
+  int64_t n, h, w, c, kh, kw, oh, ow, sh, sw, pt, pl;
+};
+
+Status pool_geom(const std::string& op, const Shape& input, const Layout& l,
+                 const std::vector<int64_t>& ksize, const std::vector<int64_t>& strides,
+                 const std::string& padding, const std::vector<int64_t>& explicit_paddings,
+                 PoolGeom* g) {
+  OPF_RETURN_IF_ERROR(nn::check_list4(op, "ksize", ksize, l));
+  nn::Window2D w;
+  OPF_RETURN_IF_ERROR(nn::window2d(op, input, l, ksize[l.h], ksize[l.w], strides, {1, 1, 1, 1},
+                                   padding, explicit_paddings, &w));
+  if (padding == "EXPLICIT") {
+    for (const nn::Dim1* d : {&w.h, &w.w}) {
+      if (d->pad_before >= d->k || d->pad_after >= d->k) {
+        return errors::InvalidArgument(op, ": explicit paddings must be smaller than the window size");
+      }
+    }
+  }
+  *g = PoolGeom{w.n, w.h.in, w.w.in, w.c, w.h.k, w.w.k, w.h.out, w.w.out, w.h.s, w.w.s,
+                w.h.pad_before, w.w.pad_before};
+  return Status::OK();
+}
+
+// Rows [r0, r1) and cols [c0, c1) of the input under output (oh, ow).
+struct Win {
+  int64_t r0, r1, c0, c1;
+  int64_t count() const { return (r1 - r0) * (c1 - c0); }
+};
+
+inline Win window_at(const PoolGeom& g, int64_t oh, int64_t ow) {
+  const int64_t r = oh * g.sh - g.pt, c = ow * g.sw - g.pl;
+  return Win{std::max<int64_t>(r, 0), std::min(r + g.kh, g.h), std::max<int64_t>(c, 0),
+             std::min(c + g.kw, g.w)};
+}
+
+template <typename T>
+using pool_t = std::conditional_t<std::is_integral_v<T>, T, nn::acc_t<T>>;
+
+// Wrapping addition for integers.
+template <typename V>
+V add(V a, V b) {
+  if constexpr (std::is_integral_v<V>) {
+    using U = std::make_unsigned_t<V>;
+    return static_cast<V>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return a + b;
+  }
+}
+
+// For each output pixel of image n: the flat NHWC index of the first maximum of each channel.
+template <typename V>
+void argmax_row(const V* x, const PoolGeom& g, int64_t n, int64_t oh, int64_t ow, int64_t* idx,
+                V* best) {
+  const Win wn = window_at(g, oh, ow);
+  std::fill(idx, idx + g.c, int64_t{-1});  // an empty window (never with valid geometry) has none
+  bool first = true;
+  for (int64_t r = wn.r0; r < wn.r1; ++r) {
+    for (int64_t q = wn.c0; q < wn.c1; ++q) {
+      const int64_t base = ((n * g.h + r) * g.w + q) * g.c;
+      const V* px = x + base;
+      if (first) {
+        for (int64_t c = 0; c < g.c; ++c) {
+          best[c] = px[c];
+          idx[c] = base + c;
+        }
+        first = false;
+        continue;
+      }
+      for (int64_t c = 0; c < g.c; ++c) {
+        if (px[c] > best[c]) {
+          best[c] = px[c];
+          idx[c] = base + c;
+        }
+      }
+    }
+  }
+}
+
+int64_t row_grain(const PoolGeom& g) {
+  return std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, g.ow * g.kh * g.kw * g.c));
+}
+
+template <typename T>
+Status MaxPoolCpu(ops::MaxPoolArgs& a) {
+  using V = pool_t<T>;
+  const Layout l = nn::layout_of(a.data_format);
+  PoolGeom g;
+  OPF_RETURN_IF_ERROR(pool_geom("MaxPool", a.input.shape(), l, a.ksize, a.strides, a.padding,
+                                a.explicit_paddings, &g));
+  nn::Nhwc<T, V> in(a.input, l);
+  nn::NhwcOut<T, V> out(a.output, l);
+  const V* x = in.data();
+  V* y = out.data();
+  parallel_for(g.n * g.oh, row_grain(g), [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      const int64_t n = row / g.oh, oh = row % g.oh;
+      for (int64_t ow = 0; ow < g.ow; ++ow) {
+        const Win wn = window_at(g, oh, ow);
+        V* o = y + ((n * g.oh + oh) * g.ow + ow) * g.c;
+        for (int64_t c = 0; c < g.c; ++c) o[c] = std::numeric_limits<V>::lowest();
+        if constexpr (!std::is_integral_v<V>) {
+          for (int64_t c = 0; c < g.c; ++c) o[c] = -std::numeric_limits<V>::infinity();
+        }
+        for (int64_t r = wn.r0; r < wn.r1; ++r) {
+          for (int64_t q = wn.c0; q < wn.c1; ++q) {
+            const V* px = x + ((n * g.h + r) * g.w + q) * g.c;
+            for (int64_t c = 0; c < g.c; ++c) {
+              const V v = px[c];
+              o[c] = (v > o[c] || v != v) ? v : o[c];  // NaN propagates
+            }
+          }
+        }
+      }
+    }
+  });
+  out.finish();
+  return Status::OK();
+}
+
+template <typename T>
+Status AvgPoolCpu(ops::AvgPoolArgs& a) {
+  using V = pool_t<T>;
+  const Layout l = nn::layout_of(a.data_format);
+  PoolGeom g;
+  OPF_RETURN_IF_ERROR(pool_geom("AvgPool", a.value.shape(), l, a.ksize, a.strides, a.padding, {}, &g));
+  nn::Nhwc<T, V> in(a.value, l);
+  nn::NhwcOut<T, V> out(a.output, l);
+  const V* x = in.data();
+  V* y = out.data();
+  parallel_for(g.n * g.oh, row_grain(g), [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      const int64_t n = row / g.oh, oh = row % g.oh;
+      for (int64_t ow = 0; ow < g.ow; ++ow) {
+        const Win wn = window_at(g, oh, ow);
+        V* o = y + ((n * g.oh + oh) * g.ow + ow) * g.c;
+        std::fill(o, o + g.c, V(0));
+        for (int64_t r = wn.r0; r < wn.r1; ++r) {
+          for (int64_t q = wn.c0; q < wn.c1; ++q) {
+            const V* px = x + ((n * g.h + r) * g.w + q) * g.c;
+            for (int64_t c = 0; c < g.c; ++c) o[c] += px[c];
+          }
+        }
+        const V inv = V(1) / static_cast<V>(wn.count());
+        for (int64_t c = 0; c < g.c; ++c) o[c] *= inv;
+      }
+    }
+  });
+  out.finish();
+  return Status::OK();
+}
+
+Status check_same(const std::string& op, const char* what, const Shape& got, const Shape& want) {
+  if (!(got == want)) {
+    return errors::InvalidArgument(op, ": ", what, " has shape ", got.to_string(), ", expected ",
+                                   want.to_string());
+  }
+  return Status::OK();
+}
+
+template <typename T>
+Status MaxPoolGradCpu(ops::MaxPoolGradArgs& a) {
+  using V = pool_t<T>;
+  const Layout l = nn::layout_of(a.data_format);
+  PoolGeom g;
+  OPF_RETURN_IF_ERROR(pool_geom("MaxPoolGrad", a.orig_input.shape(), l, a.ksize, a.strides,
+                                a.padding, a.explicit_paddings, &g));
+  const Shape out_shape = nn::shape4(l, g.n, g.oh, g.ow, g.c);
+  OPF_RETURN_IF_ERROR(check_same("MaxPoolGrad", "orig_output", a.orig_output.shape(), out_shape));
+  OPF_RETURN_IF_ERROR(check_same("MaxPoolGrad", "grad", a.grad.shape(), out_shape));
+  nn::Nhwc<T, V> in(a.orig_input, l);
+  nn::Nhwc<T, V> dy(a.grad, l);
+  nn::NhwcOut<T, V> dx(a.output, l);
+  V* d = dx.data();
+  std::fill(d, d + a.output.num_elements(), V(0));
+  const int64_t per_image = g.oh * g.ow * g.kh * g.kw * g.c;
+  parallel_for(g.n, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_image)),
+               [&](int64_t n0, int64_t n1) {
+                 std::vector<int64_t> idx(static_cast<size_t>(g.c));
+                 std::vector<V> best(static_cast<size_t>(g.c));
+                 for (int64_t n = n0; n < n1; ++n) {
+                   for (int64_t oh = 0; oh < g.oh; ++oh) {
+                     for (int64_t ow = 0; ow < g.ow; ++ow) {
+                       argmax_row(in.data(), g, n, oh, ow, idx.data(), best.data());
+                       const V* gy = dy.data() + ((n * g.oh + oh) * g.ow + ow) * g.c;
+                       for (int64_t c = 0; c < g.c; ++c) {
+                         if (idx[c] >= 0) d[idx[c]] = add(d[idx[c]], gy[c]);
+                       }
+                     }
+                   }
+                 }
+               });
+  dx.finish();
+  return Status::OK();
+}
+
+template <typename T>
+Status MaxPoolGradGradCpu(ops::MaxPoolGradGradArgs& a) {
+  using V = pool_t<T>;
+  const Layout l = nn::layout_of(a.data_format);
+  PoolGeom g;
+  OPF_RETURN_IF_ERROR(pool_geom("MaxPoolGradGrad", a.orig_input.shape(), l, a.ksize, a.strides,
+                                a.padding, {}, &g));
+  const Shape out_shape = nn::shape4(l, g.n, g.oh, g.ow, g.c);
+  OPF_RETURN_IF_ERROR(check_same("MaxPoolGradGrad", "orig_output", a.orig_output.shape(), out_shape));
+  OPF_RETURN_IF_ERROR(check_same("MaxPoolGradGrad", "grad", a.grad.shape(), a.orig_input.shape()));
+  nn::Nhwc<T, V> in(a.orig_input, l);
+  nn::Nhwc<T, V> gx(a.grad, l);
+  nn::NhwcOut<T, V> out(a.output, l);
+  V* y = out.data();
+  parallel_for(g.n * g.oh, row_grain(g), [&](int64_t b, int64_t e) {
+    std::vector<int64_t> idx(static_cast<size_t>(g.c));
+    std::vector<V> best(static_cast<size_t>(g.c));
+    for (int64_t row = b; row < e; ++row) {
+      const int64_t n = row / g.oh, oh = row % g.oh;
+      for (int64_t ow = 0; ow < g.ow; ++ow) {
+        argmax_row(in.data(), g, n, oh, ow, idx.data(), best.data());
+        V* o = y + ((n * g.oh + oh) * g.ow + ow) * g.c;
+        for (int64_t c = 0; c < g.c; ++c) o[c] = idx[c] >= 0 ? gx.data()[idx[c]] : V(0);
+      }
+    }
+  });
+  out.finish();
+  return Status::OK();
+}
+
+Status read_shape4(const std::string& op, const Tensor& t, Shape* out) {
+  std::vector<int64_t> v;
+  OPF_RETURN_IF_ERROR(read_int_vector(t, &v));
+  if (v.size() != 4) {
+    return errors::InvalidArgument(op, ": orig_input_shape must have 4 elements, got ", v.size());
+  }
+  for (int64_t d : v) {
+    if (d < 0) return errors::InvalidArgument(op, ": orig_input_shape must be non-negative, got ", d);
+  }
+  *out = Shape(std::move(v));
+  return Status::OK();
+}
+
+template <typename T>
+Status AvgPoolGradCpu(ops::AvgPoolGradArgs& a) {
+  using V = pool_t<T>;
+  const Layout l = nn::layout_of(a.data_format);
+  Shape in_shape;
+  OPF_RETURN_IF_ERROR(read_shape4("AvgPoolGrad", a.orig_input_shape, &in_shape));
+  PoolGeom g;
+  OPF_RETURN_IF_ERROR(pool_geom("AvgPoolGrad", in_shape, l, a.ksize, a.strides, a.padding, {}, &g));
+  OPF_RETURN_IF_ERROR(check_same("AvgPoolGrad", "grad", a.grad.shape(), nn::shape4(l, g.n, g.oh, g.ow, g.c)));
+  nn::Nhwc<T, V> dy(a.grad, l);
+  nn::NhwcOut<T, V> dx(a.output, l);
+  V* d = dx.data();
+  std::fill(d, d + a.output.num_elements(), V(0));
+  const int64_t per_image = g.oh * g.ow * g.kh * g.kw * g.c;
+  parallel_for(g.n, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_image)),
+               [&](int64_t n0, int64_t n1) {
+                 for (int64_t n = n0; n < n1; ++n) {
+                   for (int64_t oh = 0; oh < g.oh; ++oh) {
+                     for (int64_t ow = 0; ow < g.ow; ++ow) {
+                       const Win wn = window_at(g, oh, ow);
+                       const V* gy = dy.data() + ((n * g.oh + oh) * g.ow + ow) * g.c;
+                       const V inv = V(1) / static_cast<V>(wn.count());
+                       for (int64_t r = wn.r0; r < wn.r1; ++r) {
+                         for (int64_t q = wn.c0; q < wn.c1; ++q) {
+                           V* px = d + ((n * g.h + r) * g.w + q) * g.c;
+                           for (int64_t c = 0; c < g.c; ++c) px[c] += gy[c] * inv;
+                         }
+                       }
+                     }
+                   }
+                 }
+               });
+  dx.finish();
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------- shape functions
+
+Status PoolShape(ShapeContext& c) {
+  const Layout l = nn::layout_of(nn::attr(c, "data_format").s);
+  const Shape& in = c.input_shape(0);
+  const auto& ksize = nn::attr(c, "ksize").list_i;
+  OPF_RETURN_IF_ERROR(nn::check_list4(c.op().name, "ksize", ksize, l));
+  PoolGeom g{-1, -1, -1, -1, 1, 1, -1, -1, 1, 1, 0, 0};
+  if (!in.unknown_rank() && in.rank() == 4 && in.dim(l.h) >= 0 && in.dim(l.w) >= 0) {
+    OPF_RETURN_IF_ERROR(pool_geom(c.op().name, in, l, ksize, nn::attr(c, "strides").list_i,
+                                  nn::attr(c, "padding").s, nn::attr(c, "explicit_paddings").list_i, &g));
+  } else {
+    OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "input", in, 4));
+    nn::Window2D w;
+    OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, ksize[l.h], ksize[l.w],
+                                     nn::attr(c, "strides").list_i, {1, 1, 1, 1},
+                                     nn::attr(c, "padding").s, nn::attr(c, "explicit_paddings").list_i, &w));
+    if (!in.unknown_rank()) {
+      g.n = in.dim(l.n);
+      g.c = in.dim(l.c);
+      g.oh = w.h.out;
+      g.ow = w.w.out;
+    }
+  }
+  c.set_output(0, nn::shape4(l, g.n, g.oh, g.ow, g.c));
+  return Status::OK();
+}
+
+Status AvgPoolGradShape(ShapeContext& c) {
+  const Tensor* v = c.input_value(0);
+  if (v == nullptr) {
+    c.set_output(0, Shape({-1, -1, -1, -1}));
+    return Status::OK();
+  }
+  Shape s;
+  OPF_RETURN_IF_ERROR(read_shape4(c.op().name, *v, &s));
+  c.set_output(0, std::move(s));
+  return Status::OK();
+}
+
+[[maybe_unused]] const bool pool_shapes_registered = [] {
+  shape_fns::register_custom("MaxPool", PoolShape);
+  shape_fns::register_custom("AvgPool", PoolShape);
+  shape_fns::register_custom("AvgPoolGrad", AvgPoolGradShape);
+  return true;
+}();
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(MaxPool, CPU, MaxPoolCpu, bfloat16, half, float, double, uint8_t, int8_t,
+                        int16_t, int32_t, int64_t)
+OPFORGE_REGISTER_KERNEL(AvgPool, CPU, AvgPoolCpu, bfloat16, half, float, double)
+OPFORGE_REGISTER_KERNEL(MaxPoolGrad, CPU, MaxPoolGradCpu, bfloat16, half, float, double, uint8_t,
+                        int8_t, int16_t, int32_t, int64_t)
+OPFORGE_REGISTER_KERNEL(MaxPoolGradGrad, CPU, MaxPoolGradGradCpu, bfloat16, half, float, double,
+                        uint8_t, int8_t, int16_t, int32_t, int64_t)
+OPFORGE_REGISTER_KERNEL(AvgPoolGrad, CPU, AvgPoolGradCpu, bfloat16, half, float, double)
+
+}  // namespace opforge

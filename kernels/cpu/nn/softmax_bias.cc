@@ -1,0 +1,321 @@
+// Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits,
+// BiasAdd, BiasAddGrad and L2Loss. Rows are split over the threads; 16-bit floats compute in
+// float. Softmaxes subtract the row maximum first, so large logits do not overflow.
+#include <cmath>
+#include <limits>
+#include <mutex>
+
+#include "cpu/cpu_util.h"
+#include "cpu/nn/nn_util.h"
+#include "opforge/ops/nn_ops.h"
+#include "opforge/shape_fns.h"
+
+namespace opforge {
+namespace {
+
+template <typename T>
+using C = cpu::compute_t<T>;
+
+// Rows of `cols` elements: grain so that a thread gets at least kGrain elements.
+inline int64_t row_grain(int64_t cols) {
+  return std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, cols));
+}
+
+// Writes softmax (log_softmax when `log`) of each row of x into y.
+template <typename T>
+void softmax_rows(const T* x, T* y, int64_t rows, int64_t cols, bool log) {
+  parallel_for(rows, row_grain(cols), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* in = x + r * cols;
+      T* out = y + r * cols;
+      C<T> m = -std::numeric_limits<C<T>>::infinity();
+      for (int64_t j = 0; j < cols; ++j) m = std::max(m, static_cast<C<T>>(in[j]));
+      C<T> sum = 0;
+      for (int64_t j = 0; j < cols; ++j) sum += std::exp(static_cast<C<T>>(in[j]) - m);
+      if (log) {
+        const C<T> lse = std::log(sum);
+        for (int64_t j = 0; j < cols; ++j) out[j] = static_cast<T>(static_cast<C<T>>(in[j]) - m - lse);
+      } else {
+        for (int64_t j = 0; j < cols; ++j) out[j] = static_cast<T>(std::exp(static_cast<C<T>>(in[j]) - m) / sum);
+      }
+    }
+  });
+}
+
+template <typename T>
+Status SoftmaxCpu(ops::SoftmaxArgs& a) {
+  const int64_t cols = a.logits.dim(a.logits.rank() - 1);
+  if (cols == 0) return Status::OK();
+  softmax_rows<T>(a.logits.data<T>(), a.softmax.data<T>(), a.logits.num_elements() / cols, cols, false);
+  return Status::OK();
+}
+
+template <typename T>
+Status LogSoftmaxCpu(ops::LogSoftmaxArgs& a) {
+  const int64_t cols = a.logits.dim(a.logits.rank() - 1);
+  if (cols == 0) return Status::OK();
+  softmax_rows<T>(a.logits.data<T>(), a.logsoftmax.data<T>(), a.logits.num_elements() / cols, cols, true);
+  return Status::OK();
+}
+
+// loss[b] = -sum_c labels[b,c] * log_softmax(features)[b,c]; backprop = softmax - labels.
+// features and labels broadcast against each other (dims of 1).
+template <typename T>
+Status SoftmaxCrossEntropyWithLogitsCpu(ops::SoftmaxCrossEntropyWithLogitsArgs& a) {
+  const Tensor& f = a.features;
+  const Tensor& l = a.labels;
+  const int64_t rows = a.backprop.dim(0), cols = a.backprop.dim(1);
+  if (rows == 0 || cols == 0) {
+    std::fill(a.loss.data<T>(), a.loss.data<T>() + rows, T(0));
+    return Status::OK();
+  }
+  const int64_t frs = f.dim(0) == 1 ? 0 : f.dim(1), fcs = f.dim(1) == 1 ? 0 : 1;
+  const int64_t lrs = l.dim(0) == 1 ? 0 : l.dim(1), lcs = l.dim(1) == 1 ? 0 : 1;
+  const T* fp = f.data<T>();
+  const T* lp = l.data<T>();
+  T* loss = a.loss.data<T>();
+  T* bp = a.backprop.data<T>();
+  parallel_for(rows, row_grain(cols), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* in = fp + r * frs;
+      const T* lab = lp + r * lrs;
+      C<T> m = -std::numeric_limits<C<T>>::infinity();
+      for (int64_t j = 0; j < cols; ++j) m = std::max(m, static_cast<C<T>>(in[j * fcs]));
+      C<T> sum = 0;
+      for (int64_t j = 0; j < cols; ++j) sum += std::exp(static_cast<C<T>>(in[j * fcs]) - m);
+      const C<T> lse = std::log(sum);
+      C<T> total = 0;
+      for (int64_t j = 0; j < cols; ++j) {
+        const C<T> z = static_cast<C<T>>(in[j * fcs]) - m;
+        const C<T> y = static_cast<C<T>>(lab[j * lcs]);
+        if (y != 0) total -= y * (z - lse);
+        bp[r * cols + j] = static_cast<T>(std::exp(z - lse) - y);
+      }
+      loss[r] = static_cast<T>(total);
+    }
+  });
+  return Status::OK();
+}
+
+template <typename T, typename L>
+Status SparseXent(ops::SparseSoftmaxCrossEntropyWithLogitsArgs& a) {
+  const int64_t rows = a.features.dim(0), cols = a.features.dim(1);
+  const L* labels = a.labels.data<L>();
+  for (int64_t r = 0; r < rows; ++r) {
+    if (labels[r] < 0 || static_cast<int64_t>(labels[r]) >= cols) {
+      return a.ctx.error("Received a label value of ", static_cast<int64_t>(labels[r]),
+                         " which is outside the valid range of [0, ", cols, ") (row ", r, ")");
+    }
+  }
+  const T* fp = a.features.data<T>();
+  T* loss = a.loss.data<T>();
+  T* bp = a.backprop.data<T>();
+  parallel_for(rows, row_grain(cols), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* in = fp + r * cols;
+      C<T> m = -std::numeric_limits<C<T>>::infinity();
+      for (int64_t j = 0; j < cols; ++j) m = std::max(m, static_cast<C<T>>(in[j]));
+      C<T> sum = 0;
+      for (int64_t j = 0; j < cols; ++j) sum += std::exp(static_cast<C<T>>(in[j]) - m);
+      const C<T> lse = std::log(sum);
+      const int64_t label = static_cast<int64_t>(labels[r]);
+      for (int64_t j = 0; j < cols; ++j) {
+        const C<T> p = std::exp(static_cast<C<T>>(in[j]) - m - lse);
+        bp[r * cols + j] = static_cast<T>(j == label ? p - C<T>(1) : p);
+      }
+      loss[r] = static_cast<T>(lse - (static_cast<C<T>>(in[label]) - m));
+    }
+  });
+  return Status::OK();
+}
+
+template <typename T>
+Status SparseSoftmaxCrossEntropyWithLogitsCpu(ops::SparseSoftmaxCrossEntropyWithLogitsArgs& a) {
+  if (a.labels.dtype() == DType::kInt32) return SparseXent<T, int32_t>(a);
+  return SparseXent<T, int64_t>(a);
+}
+
+// Wrapping addition for integers (no signed-overflow UB), plain addition otherwise.
+template <typename T>
+T add(T x, T y) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(x) + static_cast<U>(y)));
+  } else {
+    return static_cast<T>(static_cast<C<T>>(x) + static_cast<C<T>>(y));
+  }
+}
+
+// The channel dim of BiasAdd's value: the last (NHWC) or dim 1 (NCHW).
+inline int channel_dim(const std::string& fmt, int rank) { return fmt == "NCHW" ? 1 : rank - 1; }
+
+template <typename T>
+Status BiasAddCpu(ops::BiasAddArgs& a) {
+  const Tensor& v = a.value;
+  const int cd = channel_dim(a.data_format, v.rank());
+  const int64_t c = v.dim(cd);
+  int64_t inner = 1;
+  for (int i = cd + 1; i < v.rank(); ++i) inner *= v.dim(i);
+  const int64_t n = v.num_elements();
+  if (n == 0) return Status::OK();
+  const T* x = v.data<T>();
+  const T* b = a.bias.data<T>();
+  T* y = a.output.data<T>();
+  parallel_for(n / inner, row_grain(inner), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T bv = b[r % c];
+      for (int64_t i = 0; i < inner; ++i) y[r * inner + i] = add(x[r * inner + i], bv);
+    }
+  });
+  return Status::OK();
+}
+
+// Sums out_backprop over every dim but the channel one. Accumulates in the compute type
+// (float for 16-bit floats), per thread, then combines.
+template <typename T>
+Status BiasAddGradCpu(ops::BiasAddGradArgs& a) {
+  const Tensor& g = a.out_backprop;
+  const int cd = channel_dim(a.data_format, g.rank());
+  const int64_t c = g.dim(cd);
+  int64_t inner = 1;
+  for (int i = cd + 1; i < g.rank(); ++i) inner *= g.dim(i);
+  using A = std::conditional_t<std::is_integral_v<T>, T, C<T>>;
+  std::vector<A> total(static_cast<size_t>(c), A(0));
+  const T* x = g.data<T>();
+  const int64_t rows = c == 0 ? 0 : g.num_elements() / inner;  // rows of `inner`, channel = r % c
+  std::mutex mu;
+  parallel_for(rows, row_grain(inner), [&](int64_t r0, int64_t r1) {
+    std::vector<A> part(static_cast<size_t>(c), A(0));
+    for (int64_t r = r0; r < r1; ++r) {
+      A s = 0;
+      for (int64_t i = 0; i < inner; ++i) s = add<A>(s, static_cast<A>(x[r * inner + i]));
+      part[static_cast<size_t>(r % c)] = add<A>(part[static_cast<size_t>(r % c)], s);
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    for (int64_t j = 0; j < c; ++j) total[static_cast<size_t>(j)] = add<A>(total[static_cast<size_t>(j)], part[static_cast<size_t>(j)]);
+  });
+  T* out = a.output.data<T>();
+  for (int64_t j = 0; j < c; ++j) out[j] = static_cast<T>(total[static_cast<size_t>(j)]);
+  return Status::OK();
+}
+
+// sum(t^2) / 2, accumulated in double for float inputs.
+template <typename T>
+Status L2LossCpu(ops::L2LossArgs& a) {
+  using A = std::conditional_t<std::is_same_v<T, double>, double, double>;
+  const T* x = a.t.data<T>();
+  A total = 0;
+  std::mutex mu;
+  parallel_for(a.t.num_elements(), cpu::kGrain, [&](int64_t b, int64_t e) {
+    A s = 0;
+    for (int64_t i = b; i < e; ++i) {
+      const A v = static_cast<A>(static_cast<C<T>>(x[i]));
+      s += v * v;
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    total += s;
+  });
+  a.output.data<T>()[0] = static_cast<T>(static_cast<C<T>>(total / 2));
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------- shape functions
+
+Status SoftmaxShape(ShapeContext& c) {
+  const Shape& s = c.input_shape(0);
+  if (!s.unknown_rank() && s.rank() < 1) {
+    return c.error("logits must have at least one dimension, got shape ", s.to_string());
+  }
+  c.set_output(0, s);
+  return Status::OK();
+}
+
+int64_t merge_dim(int64_t a, int64_t b) { return a < 0 ? b : a; }
+
+Status XentShape(ShapeContext& c) {
+  const Shape& f = c.input_shape(0);
+  const Shape& l = c.input_shape(1);
+  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "features", f, 2));
+  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "labels", l, 2));
+  Shape out({-1, -1});
+  if (!f.unknown_rank() && !l.unknown_rank()) {
+    OPF_RETURN_IF_ERROR(broadcast_shapes(f, l, &out, c.op().name));
+  } else if (!f.unknown_rank()) {
+    out = Shape({f.dim(0) == 1 ? -1 : f.dim(0), f.dim(1) == 1 ? -1 : f.dim(1)});
+  } else if (!l.unknown_rank()) {
+    out = Shape({l.dim(0) == 1 ? -1 : l.dim(0), l.dim(1) == 1 ? -1 : l.dim(1)});
+  }
+  c.set_output(0, Shape({out.dim(0)}));
+  c.set_output(1, out);
+  return Status::OK();
+}
+
+Status SparseXentShape(ShapeContext& c) {
+  const Shape& f = c.input_shape(0);
+  const Shape& l = c.input_shape(1);
+  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "features", f, 2));
+  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "labels", l, 1));
+  int64_t b = f.unknown_rank() ? -1 : f.dim(0);
+  const int64_t lb = l.unknown_rank() ? -1 : l.dim(0);
+  if (b >= 0 && lb >= 0 && b != lb) {
+    return c.error("features and labels must have the same first dimension, got features shape ",
+                   f.to_string(), " and labels shape ", l.to_string());
+  }
+  b = merge_dim(b, lb);
+  c.set_output(0, Shape({b}));
+  c.set_output(1, Shape({b, f.unknown_rank() ? -1 : f.dim(1)}));
+  return Status::OK();
+}
+
+Status BiasAddShape(ShapeContext& c) {
+  const Shape& v = c.input_shape(0);
+  const Shape& b = c.input_shape(1);
+  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "bias", b, 1));
+  if (!v.unknown_rank()) {
+    if (v.rank() < 2) return c.error("value must be at least 2-dimensional, got shape ", v.to_string());
+    const int64_t ch = v.dim(channel_dim(nn::attr(c, "data_format").s, v.rank()));
+    if (!b.unknown_rank() && ch >= 0 && b.dim(0) >= 0 && ch != b.dim(0)) {
+      return c.error("must provide as many biases as the channel dimension of value: bias has ",
+                     b.dim(0), " values, value has shape ", v.to_string());
+    }
+  }
+  c.set_output(0, v);
+  return Status::OK();
+}
+
+Status BiasAddGradShape(ShapeContext& c) {
+  const Shape& g = c.input_shape(0);
+  if (g.unknown_rank()) {
+    c.set_output(0, Shape({-1}));
+    return Status::OK();
+  }
+  if (g.rank() < 2) return c.error("out_backprop must be at least 2-dimensional, got shape ", g.to_string());
+  c.set_output(0, Shape({g.dim(channel_dim(nn::attr(c, "data_format").s, g.rank()))}));
+  return Status::OK();
+}
+
+[[maybe_unused]] const bool softmax_shapes_registered = [] {
+  shape_fns::register_custom("Softmax", SoftmaxShape);
+  shape_fns::register_custom("LogSoftmax", SoftmaxShape);
+  shape_fns::register_custom("SoftmaxCrossEntropyWithLogits", XentShape);
+  shape_fns::register_custom("SparseSoftmaxCrossEntropyWithLogits", SparseXentShape);
+  shape_fns::register_custom("BiasAdd", BiasAddShape);
+  shape_fns::register_custom("BiasAddGrad", BiasAddGradShape);
+  return true;
+}();
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(Softmax, CPU, SoftmaxCpu, bfloat16, half, float, double)
+OPFORGE_REGISTER_KERNEL(LogSoftmax, CPU, LogSoftmaxCpu, bfloat16, half, float, double)
+OPFORGE_REGISTER_KERNEL(SoftmaxCrossEntropyWithLogits, CPU, SoftmaxCrossEntropyWithLogitsCpu,
+                        bfloat16, half, float, double)
+OPFORGE_REGISTER_KERNEL(SparseSoftmaxCrossEntropyWithLogits, CPU,
+                        SparseSoftmaxCrossEntropyWithLogitsCpu, bfloat16, half, float, double)
+OPFORGE_REGISTER_KERNEL(BiasAdd, CPU, BiasAddCpu, bfloat16, half, float, double, uint8_t, int8_t,
+                        int16_t, int32_t, int64_t)
+OPFORGE_REGISTER_KERNEL(BiasAddGrad, CPU, BiasAddGradCpu, bfloat16, half, float, double, uint8_t,
+                        int8_t, int16_t, int32_t, int64_t)
+OPFORGE_REGISTER_KERNEL(L2Loss, CPU, L2LossCpu, bfloat16, half, float, double)
+
+}  // namespace opforge
