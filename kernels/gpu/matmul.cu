@@ -161,6 +161,68 @@ Status MatMulGpu(ops::MatMulArgs& a) {
                  a.transpose_b, 1, m * k, k * n, m * n);
 }
 
+// BatchMatMul / BatchMatMulV2 (x: [..., M, K], y: [..., K, N], adj_x, adj_y; batch dims
+// broadcast). Keyed to the op names through the KernelContext, so this compiles before the
+// opdefs exist; the loader registers it only for ops that do.
+int attr_index(const OpSpec& op, const char* name) {
+  for (size_t i = 0; i < op.attrs.size(); ++i)
+    if (op.attrs[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+template <typename T>
+Status BatchMatMulGpu(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& y = ctx.input(1);
+  Tensor& out = ctx.output(0);
+  const int ax = attr_index(ctx.op(), "adj_x"), ay = attr_index(ctx.op(), "adj_y");
+  const bool adj_x = ax >= 0 && ctx.attr(ax).b, adj_y = ay >= 0 && ctx.attr(ay).b;
+  if (x.rank() < 2 || y.rank() < 2 || out.rank() < 2) return ctx.error("inputs must be at least 2-D");
+  const int64_t m = out.dim(out.rank() - 2), n = out.dim(out.rank() - 1);
+  const int64_t k = adj_x ? x.dim(x.rank() - 2) : x.dim(x.rank() - 1);
+  const int ob = out.rank() - 2;
+  int64_t batch = 1, xb = 1, yb = 1;
+  for (int d = 0; d < ob; ++d) batch *= out.dim(d);
+  for (int d = 0; d < x.rank() - 2; ++d) xb *= x.dim(d);
+  for (int d = 0; d < y.rank() - 2; ++d) yb *= y.dim(d);
+  const int64_t sx = m * k, sy = k * n, so = m * n;
+  const auto* xp = static_cast<const char*>(x.raw_data());
+  const auto* yp = static_cast<const char*>(y.raw_data());
+  auto* op = static_cast<char*>(out.raw_data());
+  if ((xb == batch || xb == 1) && (yb == batch || yb == 1)) {  // one strided-batched call
+    return gemm<T>(ctx, xp, yp, op, m, n, k, adj_x, adj_y, batch, xb == 1 ? 0 : sx, yb == 1 ? 0 : sy, so);
+  }
+  // Mixed broadcasting of the batch dims: one call per output matrix.
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t rem = b, xi = 0, yi = 0, xstride = 1, ystride = 1;
+    for (int d = ob - 1; d >= 0; --d) {
+      const int64_t c = rem % out.dim(d);
+      rem /= out.dim(d);
+      const int dx = x.rank() - 2 - (ob - d), dy = y.rank() - 2 - (ob - d);
+      if (dx >= 0) {
+        if (x.dim(dx) != 1) xi += c * xstride;
+        xstride *= x.dim(dx);
+      }
+      if (dy >= 0) {
+        if (y.dim(dy) != 1) yi += c * ystride;
+        ystride *= y.dim(dy);
+      }
+    }
+    OPF_RETURN_IF_ERROR(gemm<T>(ctx, xp + xi * sx * sizeof(T), yp + yi * sy * sizeof(T), op + b * so * sizeof(T), m,
+                                n, k, adj_x, adj_y, 1, sx, sy, so));
+  }
+  return Status::OK();
+}
+
+template <typename... Ts>
+bool register_batch_matmul(const char* op) {
+  (KernelRegistry::Global().add(op, Device::kGPU, DTypeOf<Ts>::value, KernelDef{&BatchMatMulGpu<Ts>}), ...);
+  return true;
+}
+
+[[maybe_unused]] const bool batch_registered = register_batch_matmul<bfloat16, half, float, double>("BatchMatMul") &&
+                                               register_batch_matmul<bfloat16, half, float, double>("BatchMatMulV2");
+
 }  // namespace
 
 OPFORGE_REGISTER_KERNEL(MatMul, GPU, MatMulGpu, bfloat16, half, float, double)

@@ -93,6 +93,27 @@ CASES += [
     ("MatMul-bf16", "MatMul", lambda: {"a": rand((16, 32), BF16), "b": rand((32, 8), BF16)}, 2e-2),
     ("MatMul-empty-k", "MatMul", lambda: {"a": rand((3, 0)), "b": rand((0, 4))}, 0),
 ]
+# Ops whose opdefs may land after the GPU kernels (the kernels are keyed by op name).
+OPS = set(_C.op_names())
+for name in ("Softmax", "LogSoftmax"):
+    if name in OPS:
+        CASES += [
+            (f"{name}-rows", name, lambda: {"logits": rand((7, 300)) * 5}, 1e-5),
+            (f"{name}-3d-f64", name, lambda: {"logits": rand((2, 3, 9), F64)}, 1e-5),
+            (f"{name}-f16", name, lambda: {"logits": rand((4, 33), F16)}, 1e-2),
+        ]
+for name in ("BatchMatMul", "BatchMatMulV2"):
+    if name in OPS:
+        CASES += [
+            (f"{name}", name, lambda: {"x": rand((3, 5, 7)), "y": rand((3, 7, 4))}, 1e-5),
+            (f"{name}-adj", name, lambda: {"x": rand((2, 7, 5)), "y": rand((2, 4, 7)), "adj_x": True,
+                                           "adj_y": True}, 1e-5),
+        ]
+        if name == "BatchMatMulV2":
+            CASES += [
+                (f"{name}-bcast", name, lambda: {"x": rand((2, 1, 5, 7)), "y": rand((3, 7, 4))}, 1e-5),
+                (f"{name}-bcast-one", name, lambda: {"x": rand((5, 7)), "y": rand((2, 3, 7, 4))}, 1e-5),
+            ]
 REDUCE_INPUTS = [
     ("all", (4, 5, 6), None, False),
     ("row", (7, 300), [1], False),
