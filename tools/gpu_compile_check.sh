@@ -14,7 +14,14 @@ trap 'rm -rf "$out"' EXIT
 # The committed generated/ headers are what the kernels include (the build regenerates the same).
 includes=(-Ikernels -Iruntime/include -Igenerated/cpp)
 sources=(kernels/gpu/*.cu)
-status=0
+jobs_max="${GPU_CHECK_JOBS:-$(nproc)}"
+failed="$out/failed"
+
+# Runs "$@" in the background (at most $jobs_max at once); a failure is recorded in $failed.
+spawn() {
+  while (( $(jobs -rp | wc -l) >= jobs_max )); do wait -n || true; done
+  ( "$@" || echo "$*" >> "$failed" ) &
+}
 
 if [[ "$which" == both || "$which" == cuda ]]; then
   nvcc="${NVCC:-$(command -v nvcc || true)}"
@@ -27,13 +34,11 @@ if [[ "$which" == both || "$which" == cuda ]]; then
   for src in "${sources[@]}"; do
     name="$(basename "$src" .cu)"
     echo "nvcc $src"
-    if ! "$nvcc" -std=c++17 -O3 -Xcompiler -fPIC --diag-suppress=2810 "${includes[@]}" \
+    spawn "$nvcc" -std=c++17 -O3 -Xcompiler -fPIC --diag-suppress=2810 "${includes[@]}" \
         -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
-        -gencode arch=compute_90,code=compute_90 -c "$src" -o "$out/cuda_$name.o"; then
-      echo "gpu_compile_check: CUDA compile of $src FAILED" >&2
-      status=1
-    fi
+        -gencode arch=compute_90,code=compute_90 -c "$src" -o "$out/cuda_$name.o"
   done
+  wait
 fi
 
 if [[ "$which" == both || "$which" == hip ]]; then
@@ -58,13 +63,15 @@ if [[ "$which" == both || "$which" == hip ]]; then
   for src in "${sources[@]}"; do
     name="$(basename "$src" .cu)"
     echo "hipcc $src"
-    if ! hipcc -x hip -std=c++17 -O3 -fPIC -DOPFORGE_HIP "${archs[@]}" "${includes[@]}" \
-        -c "$src" -o "$out/hip_$name.o"; then
-      echo "gpu_compile_check: HIP compile of $src FAILED" >&2
-      status=1
-    fi
+    spawn hipcc -x hip -std=c++17 -O3 -fPIC -DOPFORGE_HIP "${archs[@]}" "${includes[@]}" \
+        -c "$src" -o "$out/hip_$name.o"
   done
+  wait
 fi
 
-if [[ $status == 0 ]]; then echo "gpu_compile_check: OK"; fi
-exit $status
+if [[ -s "$failed" ]]; then
+  echo "gpu_compile_check: FAILED:" >&2
+  sed 's/^/  /' "$failed" >&2
+  exit 1
+fi
+echo "gpu_compile_check: OK"
