@@ -75,6 +75,13 @@ def test_placement_copies_and_host_memory(backend_lib):
         assert r.device == "/device:GPU:0" and r._shares_buffer_with(x) and r.shape == (3, 1)
         s = of.raw_ops.Shape(input=x)
         assert s.device == "/device:CPU:0" and s.numpy().tolist() == [3]
+
+        with of.device("/gpu:1"):
+            var = of.Variable(np.array([1.0, 2.0], np.float32))       # variables follow the scope
+        assert var.device == "/device:GPU:1"
+        var.assign_add(of.constant([1.0, 1.0]).to("/gpu:1"))
+        assert var.read_value().device == "/device:GPU:1"
+        np.testing.assert_array_equal(var.numpy(), [2, 3])
     """)
 
 
