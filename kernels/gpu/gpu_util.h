@@ -18,10 +18,15 @@ namespace gpu {
 // driver -> Unavailable, invalid value -> InvalidArgument, anything else -> Internal.
 Status api_error(gpuError_t e, const std::string& call);
 
-#define OPF_GPU_CHECK(expr, call)                                       \
-  do {                                                                  \
-    gpuError_t _opf_err = (expr);                                       \
-    if (_opf_err != gpuSuccess) return ::opforge::gpu::api_error(_opf_err, call); \
+// On failure the runtime's last-error slot is cleared too, so that a later launch check does
+// not report this error again under another kernel's name.
+#define OPF_GPU_CHECK(expr, call)                                 \
+  do {                                                            \
+    gpuError_t _opf_err = (expr);                                 \
+    if (_opf_err != gpuSuccess) {                                 \
+      (void)gpuGetLastError();                                    \
+      return ::opforge::gpu::api_error(_opf_err, call);           \
+    }                                                             \
   } while (0)
 
 // Reports a failed kernel launch (bad configuration, no kernel image for this GPU).
