@@ -46,7 +46,7 @@ def run(lib, body, **env):
 
 
 def test_placement_copies_and_host_memory(backend_lib):
-    run(backend_lib, """
+    run(backend_lib, r"""
         assert of.config.gpu_backend() == "HOSTGPU" and of.config.num_gpus() == 2
         assert of.config.list_physical_devices("GPU") == ["/physical_device:GPU:0", "/physical_device:GPU:1"]
         host = of.constant(np.array([1.0, 2.0, 3.0], np.float32))
@@ -86,7 +86,7 @@ def test_placement_copies_and_host_memory(backend_lib):
 
 
 def test_not_found_errors(backend_lib):
-    run(backend_lib, """
+    run(backend_lib, r"""
         x = of.constant(np.array([1.0, 2.0], np.float32)).gpu()
         with pytest.raises(of.NotFoundError) as e:
             of.sub(x, x)                                              # no GPU Sub in this backend
@@ -102,13 +102,20 @@ def test_not_found_errors(backend_lib):
         with pytest.raises(of.NotFoundError, match=r"/device:GPU:5 is not available"):
             with of.device("/gpu:5"):
                 of.add(x, x)
+        with of.device("/gpu:0"):
+            f = of.fill([2, 2], 3.0)                                  # dims and value stay on the host
+            assert f.device == "/device:GPU:0" and f.numpy().tolist() == [[3, 3], [3, 3]]
+            with pytest.raises(of.ResourceExhaustedError, match=r"hostMalloc\(549755813888 bytes\)"):
+                of.fill([1 << 37], 0.0)                               # the backend's error, typed
+            f = of.fill([2], 1.0)                                     # and the device still works
+        assert f.numpy().tolist() == [1, 1]
         assert of._C.kernels("NoSuchOpForTest") == "none"            # dropped: no such op
         assert "GPU: float32, int32" in of._C.kernels("AddV2")
     """)
 
 
 def test_caching_allocator(backend_lib):
-    run(backend_lib, """
+    run(backend_lib, r"""
         x = of.constant(np.ones(100000, np.float32)).gpu()
         for _ in range(3):
             x = x + x
@@ -127,7 +134,7 @@ def test_caching_allocator(backend_lib):
 
 
 def test_backend_without_devices(backend_lib):
-    run(backend_lib, """
+    run(backend_lib, r"""
         assert of.config.gpu_backend() == "HOSTGPU" and of.config.num_gpus() == 0
         assert "GPU" in of._C.kernel_devices("AddV2")                 # listed: the build can be checked
         with pytest.raises(of.NotFoundError, match="no GPU .HOSTGPU: hostGetDeviceCount found no device"):

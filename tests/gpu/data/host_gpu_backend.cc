@@ -81,9 +81,19 @@ Status ShapeHost(ops::ShapeArgs& a) {
   return Status::OK();
 }
 
+template <typename T>
+Status FillHost(ops::FillArgs& a) {
+  if (a.dims.device() != Device::kCPU || a.value.device() != Device::kCPU) {
+    return a.ctx.error("host test backend: dims and value not in host memory");
+  }
+  for (int64_t i = 0; i < a.output.num_elements(); ++i) a.output.data<T>()[i] = a.value.data<T>()[0];
+  return Status::OK();
+}
+
 }  // namespace
 
 namespace opforge {
+OPFORGE_REGISTER_KERNEL_HOST_MEMORY(Fill, GPU, FillHost, host_args(0, 1), host_args(), float)
 OPFORGE_REGISTER_KERNEL(AddV2, GPU, AddV2Host, float, int32_t)
 OPFORGE_REGISTER_FORWARDING_KERNEL_HOST_MEMORY(Reshape, GPU, ReshapeHost, host_args(1), host_args(), float)
 OPFORGE_REGISTER_KERNEL_HOST_MEMORY(Shape, GPU, ShapeHost, host_args(), host_args(0), float)
