@@ -141,3 +141,25 @@ def test_backend_without_devices(backend_lib):
             of.constant([1.0]).gpu()
         assert "0 device(s)" in devices.load_report[0]
     """, HOSTGPU_DEVICES="0")
+
+
+def test_session_places_nodes_softly(backend_lib):
+    run(backend_lib, r"""
+        g = of.Graph()
+        with g.as_default():
+            a = of.placeholder(of.float32, [3])
+            with of.device("/gpu:0"):
+                b = a + a                                 # AddV2 has a GPU kernel: runs there
+                c = of.sub(b, a)                          # Sub has none here: the CPU (soft placement)
+                d = of.reshape(b, [3, 1])                 # shape input stays on the host
+            with of.device("/gpu:7"):
+                e = a + a                                 # no such GPU: the CPU
+        with of.Session(graph=g) as sess:
+            before = of.config.memory_stats()["raw_allocs"]
+            out = sess.run([b, c, d, e], {a: np.array([1.0, 2.0, 3.0], np.float32)})
+            assert of.config.memory_stats()["raw_allocs"] > before   # GPU memory was used
+        np.testing.assert_array_equal(out[0], [2, 4, 6])
+        np.testing.assert_array_equal(out[1], [1, 2, 3])
+        np.testing.assert_array_equal(out[2], [[2], [4], [6]])
+        np.testing.assert_array_equal(out[3], [2, 4, 6])
+    """)
