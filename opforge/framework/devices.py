@@ -5,7 +5,8 @@ GPU; ``"/cpu:0"`` on the CPU. Without a scope an op runs where its inputs are: o
 any input is there, else on the CPU. Inputs on another device are copied to the op's device;
 shape-like inputs (Reshape's shape, reduction axes, Transpose's perm, Fill's dims) stay in
 host memory, as the kernel declares. Inside a graph, ``of.device`` records the device on the
-nodes it creates (Session runs them on the CPU).
+nodes it creates; Session.run places them softly (on that GPU when it exists and has a kernel
+for the node, else on the CPU).
 """
 
 from __future__ import annotations
