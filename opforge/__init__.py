@@ -27,6 +27,14 @@ from .framework import tensor as _tensor  # noqa: E402
 
 _C.set_hooks(_tensor.convert_inputs, _tensor.convert_dtype, dict(errors.BY_CODE), dtypes.numpy_dtypes())
 
+# ---- devices (issue 5): load the GPU backend library if this install has one.
+from .framework import devices as _devices  # noqa: E402
+
+_devices.load_gpu_backends()
+_devices.install_tensor_api(_tensor.Tensor)
+from . import config  # noqa: E402
+# ---- end devices
+
 from . import ops  # noqa: E402
 from .ops import *  # noqa: E402,F401,F403
 from . import raw_ops  # noqa: E402

@@ -6,6 +6,7 @@ import contextlib
 
 from .. import dtypes as _dtypes
 from .graph import GraphTensor, _explicit_graph, constant_node, get_default_graph
+from . import devices as _devices
 from .tensor import constant as _eager_constant
 
 
@@ -13,7 +14,9 @@ def constant(value, dtype=None, shape=None, name="Const"):
     """A constant: an eager Tensor, or a Const node when a graph is the default."""
     g = _explicit_graph()
     if g is None:
-        return _eager_constant(value, dtype=dtype, shape=shape)
+        t = _eager_constant(value, dtype=dtype, shape=shape)
+        placed = _devices.current_eager_device()  # under `with of.device("/gpu:0")`
+        return t if placed is None or placed == t.device else t.to(placed)
     return constant_node(g, _eager_constant(value, dtype=dtype, shape=shape), name=name)
 
 
@@ -36,7 +39,13 @@ def control_dependencies(control_inputs):
 
 @contextlib.contextmanager
 def device(name):
-    with get_default_graph().device(name):
+    """TensorFlow's device scope: places eager ops (see framework/devices.py) and records the
+    device on graph nodes built inside it."""
+    if _explicit_graph() is not None:
+        with get_default_graph().device(name):
+            yield
+        return
+    with _devices.eager_device(name), get_default_graph().device(name):
         yield
 
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import dtypes as _dtypes
 from .graph import Graph, GraphTensor, _explicit_graph, get_default_graph, to_graph_tensor
+from . import devices as _devices
 from .tensor import Tensor as EagerTensor
 from .tensor import TensorShape, convert_to_tensor
 
@@ -47,10 +48,14 @@ class EagerVariable(_VariableBase):
         if callable(initial_value):
             initial_value = initial_value()
         self._value = convert_to_tensor(initial_value, dtype)
+        placed = _devices.current_eager_device()  # issue 5: `with of.device(...)` places variables
+        if placed is not None and placed != self._value.device:
+            self._value = self._value.to(placed)
         self._name = name or "Variable"
         self.trainable = trainable
 
     name = property(lambda self: f"{self._name}:0")
+    device = property(lambda self: self._value.device)
     dtype = property(lambda self: self._value.dtype)
     shape = property(lambda self: self._value.shape)
 

@@ -174,6 +174,7 @@ Status load_gpu_backends(const std::vector<std::string>& paths, std::vector<std:
     if (OpRegistry::Global().find(std::get<0>(k)) == nullptr) continue;
     KernelRegistry::Global().add(std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k));
   }
+  for (const auto& note : pick->backend->missing_kernel_notes()) set_missing_kernel_note(note.first, note.second);
   {
     std::lock_guard<std::mutex> lock(state().mu);
     state().backend = pick->backend;

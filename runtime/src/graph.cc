@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "opforge/device.h"
+#include "opforge/kernel.h"
 #include "opforge/op_check.h"
 
 namespace opforge {
@@ -107,6 +109,24 @@ Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<Te
   return Status::OK();
 }
 
+namespace {
+
+// Soft placement (TensorFlow's allow_soft_placement): a node asking for a GPU runs there when
+// this machine has that GPU and a kernel for the node's op and dtype; otherwise on the CPU.
+DeviceSpec node_device(const Node& node) {
+  DeviceSpec d;
+  if (node.device.empty() || !parse_device(node.device, &d).ok() || d.type == Device::kCPU) return DeviceSpec();
+  if (!check_device(d).ok()) return DeviceSpec();
+  const OpSpec& op = *node.op;
+  const DType dispatch = op.dispatch_attr >= 0 ? node.attrs[op.dispatch_attr].type : DType::kInvalid;
+  for (const ArgSpec& arg : op.inputs)
+    if (arg.is_ref) return DeviceSpec();  // variables live in host memory
+  if (KernelRegistry::Global().find_cached(op, d.type, dispatch) == nullptr) return DeviceSpec();
+  return d;
+}
+
+}  // namespace
+
 Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
                           const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
                           Plan* plan) const {
@@ -179,6 +199,7 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
     Step st;
     st.node = id;
     st.out_base = next;
+    st.device = node_device(node);
     for (size_t k = 0; k < node.out_dtypes.size(); ++k) {
       TensorRef r{id, static_cast<int>(k)};
       if (!slot.count(r)) slot[r] = next;
@@ -277,7 +298,7 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
   for (size_t i = 0; i < feeds.size(); ++i) values[static_cast<size_t>(plan.feed_slots[i])] = feeds[i].second;
 
   std::vector<const Tensor*> inputs;
-  std::vector<Tensor> outs, derefs;
+  std::vector<Tensor> outs, derefs, moved;
   std::vector<DType> dtypes;
   std::vector<const Shape*> shapes;
   std::vector<const Tensor*> vals;
@@ -310,13 +331,34 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
         inputs.push_back(&values[s]);
       }
     }
+    // Inputs move to where the node's kernel wants them (GPU nodes: host-memory arguments on
+    // the CPU, the rest on the GPU; CPU nodes: everything on the CPU).
+    const KernelDef* gpu_kernel = nullptr;
+    if (st.device.type != Device::kCPU) {
+      const DType dispatch = op.dispatch_attr >= 0 ? node.attrs[op.dispatch_attr].type : DType::kInvalid;
+      gpu_kernel = KernelRegistry::Global().find_cached(op, st.device.type, dispatch);
+    }
+    moved.clear();
+    moved.reserve(inputs.size());
+    for (size_t a = 0; a < node.ranges.size(); ++a) {
+      const bool host = gpu_kernel == nullptr || (a < 64 && (gpu_kernel->host_inputs >> a) & 1);
+      const DeviceSpec want = host ? DeviceSpec() : st.device;
+      for (int k = node.ranges[a].first; k < node.ranges[a].second; ++k) {
+        const Tensor* t = inputs[static_cast<size_t>(k)];
+        if (env.ref_inputs[static_cast<size_t>(k)] != nullptr || !t->initialized()) continue;
+        if (DeviceSpec{t->device(), t->device_index()} == want) continue;
+        moved.emplace_back();
+        OPF_RETURN_IF_ERROR(at_node(copy_tensor(*t, want, &moved.back()), node.name));
+        inputs[static_cast<size_t>(k)] = &moved.back();
+      }
+    }
     shapes.clear();
     vals.clear();
     for (size_t k = 0; k < inputs.size(); ++k) {
       // A reference input is described by its variable's declared shape.
       Variable* v = env.ref_inputs[k];
       shapes.push_back(v != nullptr ? &v->shape : &inputs[k]->shape());
-      vals.push_back(v != nullptr ? nullptr : inputs[k]);
+      vals.push_back(v != nullptr || !inputs[k]->on_host() ? nullptr : inputs[k]);
     }
     // Fed values were checked against the declared dtypes; inputs of other nodes come from
     // kernels that produce the declared dtypes, so attrs inferred at construction still hold.
@@ -325,7 +367,8 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     if (op.shape_fn) OPF_RETURN_IF_ERROR(at_node(op.shape_fn(sc), node.name));
     env.node_name = &node.name;
     env.ref_outputs.assign(node.out_dtypes.size(), nullptr);
-    OPF_RETURN_IF_ERROR(at_node(run_kernel(op, inputs, node.ranges, node.attrs, node.out_dtypes, sc, &outs, &env),
+    OPF_RETURN_IF_ERROR(at_node(run_kernel(op, inputs, node.ranges, node.attrs, node.out_dtypes, sc, &outs, &env,
+                                           gpu_kernel ? st.device : DeviceSpec()),
                                 node.name));
     for (size_t k = 0; k < outs.size(); ++k) {
       values[static_cast<size_t>(st.out_base) + k] = std::move(outs[k]);

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "opforge/status.h"
@@ -52,6 +53,8 @@ class GpuBackend {
   virtual Status copy_to_host(int device, void* dst, const void* src, size_t n) = 0;
   virtual Status copy_on_device(int device, void* dst, const void* src, size_t n) = 0;
   virtual Status synchronize(int device) = 0;
+  // (op, why) for ops this backend has no kernels for on purpose; shown in NotFound errors.
+  virtual std::vector<std::pair<std::string, std::string>> missing_kernel_notes() { return {}; }
 };
 
 // The backend in use (nullptr: none loaded).

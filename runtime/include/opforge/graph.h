@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "opforge/attr.h"
+#include "opforge/device.h"
 #include "opforge/op.h"
 #include "opforge/resource.h"
 
@@ -78,6 +79,9 @@ class Session {
     std::vector<bool> deref;        // input reads a Ref slot as a value
     std::vector<bool> pass_ref;     // input is a Ref argument
     int out_base;                   // first output slot
+    // Where the node runs: its device when that is a GPU of this machine with a kernel for
+    // the node's op and dtype, else the CPU (soft placement, see Session::Run).
+    DeviceSpec device;
   };
   struct Plan {
     uint64_t version = 0;
