@@ -184,11 +184,7 @@ def where(condition, x=None, y=None, name=None):
         return _ops.where(condition, name=name)
     if x is None or y is None:
         raise ValueError("where: x and y must both be given, or neither")
-    select = getattr(_ops, "select_v2", None)
-    if select is None:
-        raise UnimplementedError("where(condition, x, y) needs the SelectV2 op, which this build "
-                                 "does not have", "SelectV2")
-    return select(condition, x, y, name=name)
+    return _ops.select_v2(condition, x, y, name=name)
 
 
 def stop_gradient(input, name=None):  # noqa: A002

@@ -21,6 +21,7 @@ sinh, cosh, asinh, acosh, atanh = _ops.sinh, _ops.cosh, _ops.asinh, _ops.acosh, 
 erf, floor, ceil, round, sign = _ops.erf, _ops.floor, _ops.ceil, _ops.round, _ops.sign  # noqa: A001
 is_nan, is_finite = _ops.is_nan, _ops.is_finite
 logical_not = _ops.logical_not
+softplus, softsign = _ops.softplus, _ops.softsign  # tf.math.softplus (the nn ops)
 
 # Binary, element-wise with broadcasting.
 floordiv, floormod, mod = _ops.floor_div, _ops.floor_mod, _ops.floor_mod

@@ -108,12 +108,11 @@ def test_friendly_functions_match_numpy():
 
 
 def test_where_with_three_arguments():
-    c = np.array([True, False, True])
-    if not hasattr(of.ops, "select_v2"):
-        with pytest.raises(of.UnimplementedError, match="SelectV2"):
-            of.where(c, 1.0, 2.0)
-    else:
-        np.testing.assert_array_equal(of.where(c, np.ones(3), np.zeros(3)).numpy(), [1, 0, 1])
+    rng = np.random.default_rng(3)
+    c = rng.random((4, 1)) < 0.5
+    x, y = rng.standard_normal((4, 3)), rng.standard_normal((3,))
+    np.testing.assert_array_equal(of.where(c, x, y).numpy(), np.where(c, x, y))  # broadcasting
+    np.testing.assert_array_equal(of.math.softplus(x).numpy(), of.nn.softplus(x).numpy())
     with pytest.raises(ValueError):
         of.where(c, 1.0)
 
