@@ -174,3 +174,14 @@ def test_tf1_cnn_trains():
         l1 = sess.run(loss, {x: images, t: labels})
     tf1.reset_default_graph()
     assert l1 < 0.7 * l0, (l0, l1)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 0), (2, 3, 0, 4), (0, 3, 2)])
+def test_bias_add_grad_with_an_empty_dimension(shape):
+    """NCHW with an empty spatial (or batch) dim: the channel sums are zeros, no division by
+    the empty inner size (found by the fuzz pass: SIGFPE in a worker thread)."""
+    g = np.zeros(shape, np.float32)
+    out = of.raw_ops.BiasAddGrad(out_backprop=g, data_format="NCHW")
+    np.testing.assert_array_equal(out.numpy(), np.zeros(3, np.float32))
+    y = of.raw_ops.BiasAdd(value=g, bias=np.arange(3, dtype=np.float32), data_format="NCHW")
+    assert y.shape == shape

@@ -182,7 +182,8 @@ Status BiasAddGradCpu(ops::BiasAddGradArgs& a) {
   using A = std::conditional_t<std::is_integral_v<T>, T, C<T>>;
   std::vector<A> total(static_cast<size_t>(c), A(0));
   const T* x = g.data<T>();
-  const int64_t rows = c == 0 ? 0 : g.num_elements() / inner;  // rows of `inner`, channel = r % c
+  // rows of `inner`, channel = r % c; none when any dim is 0 (the sums are then all 0)
+  const int64_t rows = g.num_elements() == 0 ? 0 : g.num_elements() / inner;
   std::mutex mu;
   parallel_for(rows, row_grain(inner), [&](int64_t r0, int64_t r1) {
     std::vector<A> part(static_cast<size_t>(c), A(0));
