@@ -17,6 +17,22 @@ def best_of(fn, number: int, repeat: int = 5) -> float:
     return best
 
 
+def best_of_interleaved(fns: dict, number: int, repeat: int = 5) -> dict:
+    """Like best_of for several callables, timed round-robin: every round times each callable
+    once, so a machine that speeds up or slows down during the run (a shared VM) moves all the
+    figures together instead of skewing the ratios. Returns {name: best seconds per call}."""
+    best = {name: float("inf") for name in fns}
+    for fn in fns.values():  # warm-up: first-call allocations, thread pools, caches
+        fn()
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            best[name] = min(best[name], (time.perf_counter() - t0) / number)
+    return best
+
+
 def optional(module: str):
     """Imports a comparison framework if installed, else None."""
     try:

@@ -7,7 +7,8 @@ Run: python bench/bench_nn.py [--quick]   (after `pip install .`; PyTorch and Te
 compared when installed: pip install torch==2.13.0 tensorflow-cpu)
 
 Every figure is measured in this run; ratios are opforge's time / the other framework's time
-(lower is better; 1.00x is parity). PyTorch is timed on its default (contiguous NCHW) layout
+(lower is better; 1.00x is parity). The frameworks are timed round-robin (each round times
+every one once; best round kept), so drift of a shared machine during the run moves them alike. PyTorch is timed on its default (contiguous NCHW) layout
 and on channels_last, TensorFlow on NHWC. All use every core they see (opforge: its thread
 pool; the others: their own settings).
 """
@@ -21,7 +22,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import best_of, optional  # noqa: E402
+from _common import best_of_interleaved, optional  # noqa: E402
 
 import opforge as of  # noqa: E402
 
@@ -35,11 +36,20 @@ def line(label: str, seconds: float, ours: float | None, flops: float | None = N
     return f"  {label:<34} {seconds * 1e3:9.2f} ms  {rate}  {ratio}"
 
 
+def report(title: str, fns: dict, number: int, repeat: int, flops: float | None = None) -> None:
+    """Times fns (label -> callable; opforge's first) round-robin and prints one line each."""
+    print(title)
+    times = best_of_interleaved(fns, number, repeat)
+    ours = None
+    for label, t in times.items():
+        print(line(label, t, ours, flops))
+        ours = t if ours is None else ours
+
+
 def conv(n: int, number: int, repeat: int) -> None:
     h = w = 56
     cin = cout = 64
     flops = 2.0 * n * h * w * cout * 3 * 3 * cin
-    print(f"Conv2D N={n} {h}x{w}x{cin} -> {cout}, 3x3, stride 1, SAME, float32")
     rng = np.random.default_rng(0)
     x = rng.standard_normal((n, h, w, cin), dtype=np.float32)
     f = rng.standard_normal((3, 3, cin, cout), dtype=np.float32) * 0.1
@@ -48,56 +58,61 @@ def conv(n: int, number: int, repeat: int) -> None:
     def ours_fn():
         return of.nn.conv2d(tx, tf_, strides=1, padding="SAME")
 
-    ours = best_of(ours_fn, number, repeat)
-    print(line(f"opforge NHWC ({of._C.num_threads()} threads)", ours, None, flops))
+    fns = {f"opforge NHWC ({of._C.num_threads()} threads)": ours_fn}
+    check = ""
     if torch is not None:
         xt = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
         wt = torch.from_numpy(np.ascontiguousarray(f.transpose(3, 2, 0, 1)))
-        ref = torch.nn.functional.conv2d(xt, wt, padding=1).numpy().transpose(0, 2, 3, 1)
-        err = float(np.max(np.abs(ours_fn().numpy() - ref)))
+        xcl = xt.contiguous(memory_format=torch.channels_last)
+        wcl = wt.contiguous(memory_format=torch.channels_last)
         with torch.no_grad():
-            t = best_of(lambda: torch.nn.functional.conv2d(xt, wt, padding=1), number, repeat)
-            print(line(f"torch NCHW ({torch.get_num_threads()} threads)", t, ours, flops))
-            xcl = xt.contiguous(memory_format=torch.channels_last)
-            wcl = wt.contiguous(memory_format=torch.channels_last)
-            t = best_of(lambda: torch.nn.functional.conv2d(xcl, wcl, padding=1), number, repeat)
-            print(line("torch channels_last", t, ours, flops))
-        print(f"  (max |opforge - torch| = {err:.2e})")
+            ref = torch.nn.functional.conv2d(xt, wt, padding=1).numpy().transpose(0, 2, 3, 1)
+        check = f"  (max |opforge - torch| = {float(np.max(np.abs(ours_fn().numpy() - ref))):.2e})"
+
+        def torch_conv(a, b):
+            with torch.no_grad():
+                return torch.nn.functional.conv2d(a, b, padding=1)
+
+        fns[f"torch NCHW ({torch.get_num_threads()} threads)"] = lambda: torch_conv(xt, wt)
+        fns["torch channels_last"] = lambda: torch_conv(xcl, wcl)
     if tf is not None:
         xf, ff = tf.constant(x), tf.constant(f)
-        t = best_of(lambda: tf.nn.conv2d(xf, ff, 1, "SAME"), number, repeat)
-        print(line("tensorflow NHWC", t, ours, flops))
+        fns["tensorflow NHWC"] = lambda: tf.nn.conv2d(xf, ff, 1, "SAME")
+    report(f"Conv2D N={n} {h}x{w}x{cin} -> {cout}, 3x3, stride 1, SAME, float32", fns, number, repeat, flops)
+    if check:
+        print(check)
 
 
 def pool(n: int, number: int, repeat: int) -> None:
     h = w = 56
     c = 64
-    print(f"MaxPool N={n} {h}x{w}x{c}, 3x3 window, stride 2, SAME, float32")
     x = np.random.default_rng(1).standard_normal((n, h, w, c), dtype=np.float32)
     tx = of.constant(x)
 
     def ours_fn():
         return of.nn.max_pool2d(tx, 3, 2, "SAME")
 
-    ours = best_of(ours_fn, number, repeat)
-    print(line(f"opforge NHWC ({of._C.num_threads()} threads)", ours, None))
+    fns = {f"opforge NHWC ({of._C.num_threads()} threads)": ours_fn}
     if torch is not None:
         xt = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
+        xcl = xt.contiguous(memory_format=torch.channels_last)
         # SAME for 56 with k=3, s=2: output 28, total padding 1 (after); PyTorch pads both
         # sides, so pad the input on the bottom/right by hand to get TensorFlow's windows.
         with torch.no_grad():
             padded = torch.nn.functional.pad(xt, (0, 1, 0, 1), value=float("-inf"))
             ref = torch.nn.functional.max_pool2d(padded, 3, 2).numpy().transpose(0, 2, 3, 1)
-            assert np.array_equal(ours_fn().numpy(), ref)
-            t = best_of(lambda: torch.nn.functional.max_pool2d(xt, 3, 2, padding=1), number, repeat)
-            print(line("torch NCHW (padding=1)", t, ours))
-            xcl = xt.contiguous(memory_format=torch.channels_last)
-            t = best_of(lambda: torch.nn.functional.max_pool2d(xcl, 3, 2, padding=1), number, repeat)
-            print(line("torch channels_last (padding=1)", t, ours))
+        assert np.array_equal(ours_fn().numpy(), ref)
+
+        def torch_pool(a):
+            with torch.no_grad():
+                return torch.nn.functional.max_pool2d(a, 3, 2, padding=1)
+
+        fns["torch NCHW (padding=1)"] = lambda: torch_pool(xt)
+        fns["torch channels_last (padding=1)"] = lambda: torch_pool(xcl)
     if tf is not None:
         xf = tf.constant(x)
-        t = best_of(lambda: tf.nn.max_pool2d(xf, 3, 2, "SAME"), number, repeat)
-        print(line("tensorflow NHWC", t, ours))
+        fns["tensorflow NHWC"] = lambda: tf.nn.max_pool2d(xf, 3, 2, "SAME")
+    report(f"MaxPool N={n} {h}x{w}x{c}, 3x3 window, stride 2, SAME, float32", fns, number, repeat)
 
 
 def main() -> None:
