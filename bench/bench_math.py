@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import best_of, optional, row  # noqa: E402
+from _common import best_of_interleaved, optional, row  # noqa: E402
 
 import opforge as of  # noqa: E402
 
@@ -32,16 +32,18 @@ def _frameworks():
 
 
 def bench(label, np_fn, of_fn, torch_fn=None, tf_fn=None, number=5, results=None):
-    """One line per framework: time and ratio to NumPy."""
-    base = best_of(np_fn, number)
-    t = best_of(of_fn, number)
-    print(f"{label}")
-    print(row("numpy", base, base, "ms"))
-    print(row(f"opforge ({of._C.num_threads()} threads)", t, base, "ms"))
+    """One line per framework: time and ratio to NumPy (timed round-robin, see _common)."""
+    fns = {"numpy": np_fn, f"opforge ({of._C.num_threads()} threads)": of_fn}
     if torch_fn is not None:
-        print(row("torch", best_of(torch_fn, number), base, "ms"))
+        fns["torch"] = torch_fn
     if tf_fn is not None:
-        print(row("tensorflow", best_of(tf_fn, number), base, "ms"))
+        fns["tensorflow"] = tf_fn
+    times = best_of_interleaved(fns, number)
+    base = times["numpy"]
+    t = times[f"opforge ({of._C.num_threads()} threads)"]
+    print(f"{label}")
+    for name, seconds in times.items():
+        print(row(name, seconds, base, "ms"))
     if results is not None:
         results.append((label, t / base))
 

@@ -320,33 +320,44 @@ OPF_AVX2 int64_t find_first(const float* x, int64_t n, float v) {
 }
 
 // One pass: per lane the best value and the index where it first appeared (strict compare
-// keeps the first); lanes merged by value, then by smallest index. NaN anywhere: the first
-// NaN (a second, early-exit scan).
+// keeps the first); lanes merged by value, then by smallest index. Four independent
+// accumulators (32 floats a step) so the compare/blend chain does not bound the loop. NaN
+// anywhere: the first NaN (a second, early-exit scan).
 template <bool kMax>
 OPF_AVX2 int64_t arg_avx2(const float* x, int64_t n) {
-  if (n < 16 || n >= (int64_t{1} << 31)) return arg_scalar<kMax>(x, n);
-  __m256 best = _mm256_loadu_ps(x);
-  __m256i best_i = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  __m256i idx = best_i;
-  const __m256i step = _mm256_set1_epi32(8);
-  __m256 nan = _mm256_cmp_ps(best, best, _CMP_UNORD_Q);
-  int64_t i = 8;
-  for (; i + 8 <= n; i += 8) {
-    const __m256 v = _mm256_loadu_ps(x + i);
-    idx = _mm256_add_epi32(idx, step);
-    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-    const __m256 better = _mm256_cmp_ps(v, best, kMax ? _CMP_GT_OQ : _CMP_LT_OQ);
-    best = _mm256_blendv_ps(best, v, better);
-    best_i = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(best_i), _mm256_castsi256_ps(idx), better));
+  constexpr int kAcc = 4, kStep = 8 * kAcc;
+  if (n < kStep || n >= (int64_t{1} << 31)) return arg_scalar<kMax>(x, n);
+  __m256 best[kAcc];
+  __m256i best_i[kAcc], idx[kAcc];
+  __m256 nan = _mm256_setzero_ps();
+  for (int a = 0; a < kAcc; ++a) {
+    best[a] = _mm256_loadu_ps(x + 8 * a);
+    idx[a] = best_i[a] = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * a));
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(best[a], best[a], _CMP_UNORD_Q));
+  }
+  const __m256i step = _mm256_set1_epi32(kStep);
+  int64_t i = kStep;
+  for (; i + kStep <= n; i += kStep) {
+    for (int a = 0; a < kAcc; ++a) {
+      const __m256 v = _mm256_loadu_ps(x + i + 8 * a);
+      idx[a] = _mm256_add_epi32(idx[a], step);
+      nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+      const __m256 better = _mm256_cmp_ps(v, best[a], kMax ? _CMP_GT_OQ : _CMP_LT_OQ);
+      best[a] = _mm256_blendv_ps(best[a], v, better);
+      best_i[a] = _mm256_castps_si256(
+          _mm256_blendv_ps(_mm256_castsi256_ps(best_i[a]), _mm256_castsi256_ps(idx[a]), better));
+    }
   }
   if (_mm256_movemask_ps(nan)) return find_first(x, n, std::numeric_limits<float>::quiet_NaN());
-  alignas(32) float bv[8];
-  alignas(32) int32_t bi[8];
-  _mm256_store_ps(bv, best);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(bi), best_i);
+  alignas(32) float bv[kStep];
+  alignas(32) int32_t bi[kStep];
+  for (int a = 0; a < kAcc; ++a) {
+    _mm256_store_ps(bv + 8 * a, best[a]);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(bi + 8 * a), best_i[a]);
+  }
   float v0 = bv[0];
   int64_t i0 = bi[0];
-  for (int k = 1; k < 8; ++k) {
+  for (int k = 1; k < kStep; ++k) {
     if ((kMax ? bv[k] > v0 : bv[k] < v0) || (bv[k] == v0 && bi[k] < i0)) {
       v0 = bv[k];
       i0 = bi[k];
