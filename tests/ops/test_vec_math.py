@@ -75,7 +75,7 @@ def test_exact_ops(name, np_fn):
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("n", [1, 7, 31, 33, 1000, 200_003])
+@pytest.mark.parametrize("n", [1, 7, 31, 33, 64, 1000, 200_003])
 def test_simd_reductions(n):
     x = RNG.standard_normal(n).astype(np.float32)
     x[RNG.integers(0, n)] = x.max()  # a tie: the first index wins
@@ -90,6 +90,16 @@ def test_simd_reductions(n):
         m = v[: (n // 7) * 7].reshape(-1, 7) if n >= 7 else v.reshape(1, -1)
         np.testing.assert_array_equal(of.argmax(m, axis=1).numpy(), np.argmax(m, axis=1))
         np.testing.assert_array_equal(of.reduce_min(m, axis=1).numpy(), np.min(m, axis=1))
+
+
+@pytest.mark.parametrize("n", [32, 63, 64, 65, 97, 4099])
+def test_arg_reductions_with_many_ties(n):
+    """Values from a handful of integers: the best value appears in many lanes and in each of
+    the SIMD accumulators; the first index must win, as in NumPy."""
+    for _ in range(20):
+        v = RNG.integers(-4, 4, n).astype(np.float32)
+        assert int(of.argmax(v).numpy()) == int(np.argmax(v))
+        assert int(of.argmin(v).numpy()) == int(np.argmin(v))
 
 
 def test_atan2_ulp_error_and_specials():
