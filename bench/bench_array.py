@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import best_of, optional, row  # noqa: E402
+from _common import best_of_interleaved, optional, row  # noqa: E402
 
 import opforge as of  # noqa: E402
 
@@ -27,11 +27,12 @@ REPEAT = int(os.environ.get("OPFORGE_BENCH_REPEAT", "10"))
 
 def case(title, np_fn, of_fn, torch_fn=None):
     print(title)
-    base = best_of(np_fn, REPEAT)
-    print(row("numpy", base, base, "ms"))
-    print(row(f"opforge ({of._C.num_threads()} threads)", best_of(of_fn, REPEAT), base, "ms"))
+    fns = {"numpy": np_fn, f"opforge ({of._C.num_threads()} threads)": of_fn}
     if torch is not None and torch_fn is not None:
-        print(row(f"torch ({torch.get_num_threads()} threads)", best_of(torch_fn, REPEAT), base, "ms"))
+        fns[f"torch ({torch.get_num_threads()} threads)"] = torch_fn
+    times = best_of_interleaved(fns, 1, REPEAT)  # round-robin, see _common
+    for name, seconds in times.items():
+        print(row(name, seconds, times["numpy"], "ms"))
 
 
 def main() -> None:

@@ -103,6 +103,8 @@ void strided_copy(const E* src, E* dst, std::vector<int64_t> dims, std::vector<i
       E* d = dst + dof;
       if (is == 1 && id == 1) {
         std::memcpy(d, s, static_cast<size_t>(inner) * sizeof(E));
+      } else if (is == -1 && id == 1) {  // a reversed row (ReverseV2 on the last axis): vectorizes
+        for (int64_t j = 0; j < inner; ++j) d[j] = s[-j];
       } else if (is == 0) {
         const E v = s[0];
         for (int64_t j = 0; j < inner; ++j) d[j * id] = v;
