@@ -177,21 +177,29 @@ template <bool kCos>
 struct SinCos8 {
   OPF_AVX2 __m256 operator()(__m256 x) const { return sincos8<kCos>(x); }
 };
-struct Expm1Range {
+struct Expm1Range {  // k = round(x / ln 2) stays in [-126, 127]: 2^k is a normal float
   OPF_AVX2 __m256 operator()(__m256 x) const {
-    return _mm256_and_ps(_mm256_cmp_ps(x, set1(88.5f), _CMP_LE_OQ), _mm256_cmp_ps(x, set1(-87.0f), _CMP_GE_OQ));
+    return _mm256_and_ps(_mm256_cmp_ps(x, set1(88.0f), _CMP_LE_OQ), _mm256_cmp_ps(x, set1(-87.0f), _CMP_GE_OQ));
   }
 };
-// expm1: a Taylor polynomial (degree 10) for |x| <= 0.7, exp(x) - 1 elsewhere.
+// expm1(x) = 2^k * expm1(r) + (2^k - 1) with x = k ln 2 + r, |r| <= ln 2 / 2 (Cody-Waite
+// reduction as in exp8); expm1(r) by its Taylor polynomial to degree 9 (truncation below
+// 1e-10 relative). 2^k - 1 is exact for |k| <= 24 and rounds harmlessly beyond, and k = 0
+// gives expm1(r) itself, so small |x| keep full relative precision. One path for every lane.
 struct Expm18 {
   OPF_AVX2 __m256 operator()(__m256 x) const {
-    static const float kInvFact[] = {1.0f / 3628800, 1.0f / 362880, 1.0f / 40320, 1.0f / 5040, 1.0f / 720,
-                                     1.0f / 120,     1.0f / 24,     1.0f / 6,     0.5f};
-    __m256 p = set1(kInvFact[0]);
-    for (int k = 1; k < 9; ++k) p = _mm256_fmadd_ps(p, x, set1(kInvFact[k]));
-    p = _mm256_fmadd_ps(_mm256_mul_ps(p, x), x, x);
-    const __m256 e = _mm256_sub_ps(exp8(x), set1(1.0f));
-    return _mm256_blendv_ps(e, p, abs_le(x, 0.7f));
+    const __m256 k = _mm256_round_ps(_mm256_mul_ps(x, set1(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(k, set1(0.693359375f), x);
+    r = _mm256_fnmadd_ps(k, set1(-2.12194440e-4f), r);
+    __m256 p = set1(1.0f / 362880);
+    static const float kInvFact[] = {1.0f / 40320, 1.0f / 5040, 1.0f / 720, 1.0f / 120,
+                                     1.0f / 24,    1.0f / 6,    0.5f};
+    for (float c : kInvFact) p = _mm256_fmadd_ps(p, r, set1(c));
+    p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r);  // expm1(r)
+    const __m256 two_k = _mm256_castsi256_ps(
+        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23));
+    return _mm256_fmadd_ps(two_k, p, _mm256_sub_ps(two_k, set1(1.0f)));
   }
 };
 struct Log1pRange {
