@@ -248,3 +248,17 @@ def test_graph_gradients_match_eager(op_name, case):
         got = sess.run(grads, {phs[k]: value(*k) for k in flat})
     for k, w, v in zip(flat, want, got):
         np.testing.assert_allclose(v, w.numpy(), rtol=1e-12, atol=1e-12, err_msg=str(k))
+
+
+@pytest.mark.parametrize("shape", [(70_001,), (3, 70_001), (2, 1, 131_079), (70_001, 2)])
+def test_long_rows_are_split_between_threads_without_changing_values(shape):
+    """A copy that merges into fewer rows than threads (a full reverse, a whole-tensor tile or
+    concat piece) is cut into pieces of rows; every piece must land where NumPy puts it."""
+    x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+    t = of.constant(x)
+    for axes in [[a] for a in range(len(shape))] + [list(range(len(shape)))]:
+        np.testing.assert_array_equal(of.reverse(t, axes).numpy(), np.flip(x, axes))
+    reps = [2] + [1] * (len(shape) - 1)
+    np.testing.assert_array_equal(of.tile(t, reps).numpy(), np.tile(x, reps))
+    np.testing.assert_array_equal(of.concat([t, t], -1).numpy(), np.concatenate([x, x], -1))
+    np.testing.assert_array_equal(t[::-1].numpy(), x[::-1])

@@ -86,31 +86,38 @@ void strided_copy(const E* src, E* dst, std::vector<int64_t> dims, std::vector<i
   const int r = static_cast<int>(D.size());
   const int64_t inner = D[r - 1], is = S[r - 1], id = T[r - 1];
   const int64_t rows = n / inner;
-  parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / inner), [&](int64_t b, int64_t e) {
+  // Work items are pieces of rows: whole rows normally, but when there are fewer rows than
+  // threads (a copy that merged into one long row, e.g. a full reverse) each row is cut into
+  // kGrain-sized pieces so every thread gets a share.
+  const int64_t pieces = rows < num_threads() && inner >= 2 * cpu::kGrain ? (inner + cpu::kGrain - 1) / cpu::kGrain : 1;
+  const int64_t piece = (inner + pieces - 1) / pieces;
+  parallel_for(rows * pieces, std::max<int64_t>(1, cpu::kGrain / std::min(inner, piece)), [&](int64_t b, int64_t e) {
     std::vector<int64_t> idx(static_cast<size_t>(r), 0);
-    int64_t rem = b;
+    int64_t rem = b / pieces;
     for (int i = r - 2; i >= 0; --i) {
       idx[i] = rem % D[i];
       rem /= D[i];
     }
-    for (int64_t row = b; row < e; ++row) {
+    for (int64_t item = b; item < e; ++item) {
       int64_t so = src_base, dof = dst_base;
       for (int i = 0; i < r - 1; ++i) {
         so += idx[i] * S[i];
         dof += idx[i] * T[i];
       }
-      const E* s = src + so;
-      E* d = dst + dof;
+      const int64_t j0 = (item % pieces) * piece, len = std::min(inner, j0 + piece) - j0;
+      const E* s = src + so + j0 * is;
+      E* d = dst + dof + j0 * id;
       if (is == 1 && id == 1) {
-        std::memcpy(d, s, static_cast<size_t>(inner) * sizeof(E));
+        std::memcpy(d, s, static_cast<size_t>(len) * sizeof(E));
       } else if (is == -1 && id == 1) {  // a reversed row (ReverseV2 on the last axis): vectorizes
-        for (int64_t j = 0; j < inner; ++j) d[j] = s[-j];
+        for (int64_t j = 0; j < len; ++j) d[j] = s[-j];
       } else if (is == 0) {
         const E v = s[0];
-        for (int64_t j = 0; j < inner; ++j) d[j * id] = v;
+        for (int64_t j = 0; j < len; ++j) d[j * id] = v;
       } else {
-        for (int64_t j = 0; j < inner; ++j) d[j * id] = s[j * is];
+        for (int64_t j = 0; j < len; ++j) d[j * id] = s[j * is];
       }
+      if ((item + 1) % pieces != 0) continue;  // the next piece of the same row
       for (int i = r - 2; i >= 0; --i) {
         if (++idx[i] < D[i]) break;
         idx[i] = 0;
