@@ -185,3 +185,14 @@ def test_bias_add_grad_with_an_empty_dimension(shape):
     np.testing.assert_array_equal(out.numpy(), np.zeros(3, np.float32))
     y = of.raw_ops.BiasAdd(value=g, bias=np.arange(3, dtype=np.float32), data_format="NCHW")
     assert y.shape == shape
+
+
+@pytest.mark.parametrize("channels", [1, 8, 19, 64])
+def test_max_pool_propagates_nan(channels):
+    """A NaN anywhere in a window makes that output NaN (NumPy's max), whatever its position
+    among the window's pixels and channels (vectorized and tail channels alike)."""
+    x = np.random.default_rng(channels).standard_normal((2, 6, 8, channels)).astype(np.float32)
+    x.reshape(-1)[np.random.default_rng(1).choice(x.size, max(1, x.size // 17), replace=False)] = np.nan
+    want = x.reshape(2, 3, 2, 4, 2, channels).max(axis=(2, 4))  # 2x2 windows, stride 2, VALID
+    got = of.nn.max_pool2d(of.constant(x), 2, 2, "VALID").numpy()
+    np.testing.assert_array_equal(got, want)

@@ -186,17 +186,12 @@ std::vector<float> winograd_filter(const float* filt, const ConvGeom& g) {
 }
 
 // The per-tile transforms work across channels, so each loop below is plain arithmetic over
-// contiguous rows: written with restrict-qualified outputs they vectorize, and on x86 each is
-// also built for AVX2 and picked at load time (GCC/Clang target_clones; SSE2 otherwise).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define OPF_WINOGRAD_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define OPF_WINOGRAD_CLONES
-#endif
+// contiguous rows: written with restrict-qualified outputs they vectorize (OPF_SIMD_CLONES adds
+// an AVX2 build picked at load time).
 
 // V = B^T d B for one tile: d[i*4+j] is input pixel (i, j) of the 4x4 tile (ci channels), and
 // v + k*vstride receives position k of the transform.
-OPF_WINOGRAD_CLONES void winograd_input_tile(const float* const d[16], int64_t ci, float* __restrict v,
+OPF_SIMD_CLONES void winograd_input_tile(const float* const d[16], int64_t ci, float* __restrict v,
                                              int64_t vstride) {
   // Row i of B^T d is row ra[i] + sg[i] * row rb[i]; the column pass (.. B) is fused after it.
   static constexpr int ra[4] = {0, 1, 2, 1}, rb[4] = {2, 2, 1, 3};
@@ -222,7 +217,7 @@ OPF_WINOGRAD_CLONES void winograd_input_tile(const float* const d[16], int64_t c
 
 // Y = A^T M A for one tile: m[k] is position k of the 16 products (co channels); y[r*2+s] is
 // output pixel (r, s) of the 2x2 block.
-OPF_WINOGRAD_CLONES void winograd_output_tile(const float* const m[16], int64_t co, float* __restrict y00,
+OPF_SIMD_CLONES void winograd_output_tile(const float* const m[16], int64_t co, float* __restrict y00,
                                               float* __restrict y01, float* __restrict y10,
                                               float* __restrict y11) {
   for (int64_t o = 0; o < co; ++o) {

@@ -100,6 +100,14 @@ int64_t row_grain(const PoolGeom& g) {
   return std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, g.ow * g.kh * g.kw * g.c));
 }
 
+// o[c] = max(o[c], px[c]) over n channels, NaN propagating (a NaN in the window wins).
+OPF_SIMD_CLONES void max_into(float* __restrict o, const float* __restrict px, int64_t n) {
+  for (int64_t c = 0; c < n; ++c) {
+    const float v = px[c];
+    o[c] = (v > o[c] || v != v) ? v : o[c];
+  }
+}
+
 template <typename T>
 Status MaxPoolCpu(ops::MaxPoolArgs& a) {
   using V = pool_t<T>;
@@ -124,9 +132,13 @@ Status MaxPoolCpu(ops::MaxPoolArgs& a) {
         for (int64_t r = wn.r0; r < wn.r1; ++r) {
           for (int64_t q = wn.c0; q < wn.c1; ++q) {
             const V* px = x + ((n * g.h + r) * g.w + q) * g.c;
-            for (int64_t c = 0; c < g.c; ++c) {
-              const V v = px[c];
-              o[c] = (v > o[c] || v != v) ? v : o[c];  // NaN propagates
+            if constexpr (std::is_same_v<V, float>) {
+              max_into(o, px, g.c);
+            } else {
+              for (int64_t c = 0; c < g.c; ++c) {
+                const V v = px[c];
+                o[c] = (v > o[c] || v != v) ? v : o[c];  // NaN propagates
+              }
             }
           }
         }
