@@ -33,14 +33,14 @@ def _frameworks():
 
 def bench(label, np_fn, of_fn, torch_fn=None, tf_fn=None, number=5, results=None):
     """One line per framework: time and ratio to NumPy (timed round-robin, see _common)."""
-    fns = {"numpy": np_fn, f"opforge ({of._C.num_threads()} threads)": of_fn}
+    ours = f"opforge ({of._C.num_threads()} threads)"
+    fns = {"numpy": np_fn, ours: of_fn}
     if torch_fn is not None:
         fns["torch"] = torch_fn
     if tf_fn is not None:
         fns["tensorflow"] = tf_fn
     times = best_of_interleaved(fns, number)
-    base = times["numpy"]
-    t = times[f"opforge ({of._C.num_threads()} threads)"]
+    base, t = times["numpy"], times[ours]
     print(f"{label}")
     for name, seconds in times.items():
         print(row(name, seconds, base, "ms"))

@@ -8,9 +8,10 @@ compared when installed: pip install torch==2.13.0 tensorflow-cpu)
 
 Every figure is measured in this run; ratios are opforge's time / the other framework's time
 (lower is better; 1.00x is parity). The frameworks are timed round-robin (each round times
-every one once; best round kept), so drift of a shared machine during the run moves them alike. PyTorch is timed on its default (contiguous NCHW) layout
-and on channels_last, TensorFlow on NHWC. All use every core they see (opforge: its thread
-pool; the others: their own settings).
+every one once; best round kept), so drift of a shared machine during the run moves them
+alike. PyTorch is timed on its default (contiguous NCHW) layout and on channels_last,
+TensorFlow on NHWC. All use every core they see (opforge: its thread pool; the others: their
+own settings).
 """
 
 from __future__ import annotations

@@ -89,9 +89,10 @@ void strided_copy(const E* src, E* dst, std::vector<int64_t> dims, std::vector<i
   // Work items are pieces of rows: whole rows normally, but when there are fewer rows than
   // threads (a copy that merged into one long row, e.g. a full reverse) each row is cut into
   // kGrain-sized pieces so every thread gets a share.
-  const int64_t pieces = rows < num_threads() && inner >= 2 * cpu::kGrain ? (inner + cpu::kGrain - 1) / cpu::kGrain : 1;
-  const int64_t piece = (inner + pieces - 1) / pieces;
-  parallel_for(rows * pieces, std::max<int64_t>(1, cpu::kGrain / std::min(inner, piece)), [&](int64_t b, int64_t e) {
+  const int64_t pieces =
+      rows < num_threads() && inner >= 2 * cpu::kGrain ? (inner + cpu::kGrain - 1) / cpu::kGrain : 1;
+  const int64_t piece = (inner + pieces - 1) / pieces;  // == inner when pieces == 1
+  parallel_for(rows * pieces, std::max<int64_t>(1, cpu::kGrain / piece), [&](int64_t b, int64_t e) {
     std::vector<int64_t> idx(static_cast<size_t>(r), 0);
     int64_t rem = b / pieces;
     for (int i = r - 2; i >= 0; --i) {

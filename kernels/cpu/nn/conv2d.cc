@@ -192,8 +192,8 @@ std::vector<float> winograd_filter(const float* filt, const ConvGeom& g) {
 // V = B^T d B for one tile: d[i*4+j] is input pixel (i, j) of the 4x4 tile (ci channels), and
 // v + k*vstride receives position k of the transform.
 OPF_SIMD_CLONES void winograd_input_tile(const float* const d[16], int64_t ci, float* __restrict v,
-                                             int64_t vstride) {
-  // Row i of B^T d is row ra[i] + sg[i] * row rb[i]; the column pass (.. B) is fused after it.
+                                         int64_t vstride) {
+  // Row i of B^T d is row ra[i] + sg[i] * row rb[i]; the column pass (times B) follows in the same loop.
   static constexpr int ra[4] = {0, 1, 2, 1}, rb[4] = {2, 2, 1, 3};
   static constexpr float sg[4] = {-1.0f, 1.0f, -1.0f, -1.0f};
   for (int i = 0; i < 4; ++i) {
@@ -218,8 +218,8 @@ OPF_SIMD_CLONES void winograd_input_tile(const float* const d[16], int64_t ci, f
 // Y = A^T M A for one tile: m[k] is position k of the 16 products (co channels); y[r*2+s] is
 // output pixel (r, s) of the 2x2 block.
 OPF_SIMD_CLONES void winograd_output_tile(const float* const m[16], int64_t co, float* __restrict y00,
-                                              float* __restrict y01, float* __restrict y10,
-                                              float* __restrict y11) {
+                                          float* __restrict y01, float* __restrict y10,
+                                          float* __restrict y11) {
   for (int64_t o = 0; o < co; ++o) {
     // rows of A^T M: s0 = m0 + m1 + m2, s1 = m1 - m2 - m3 (per column j)
     const float s00 = m[0][o] + m[4][o] + m[8][o], s10 = m[4][o] - m[8][o] - m[12][o];

@@ -101,11 +101,17 @@ int64_t row_grain(const PoolGeom& g) {
 }
 
 // o[c] = max(o[c], px[c]) over n channels, NaN propagating (a NaN in the window wins).
-OPF_SIMD_CLONES void max_into(float* __restrict o, const float* __restrict px, int64_t n) {
+template <typename V>
+inline void max_into(V* __restrict o, const V* __restrict px, int64_t n) {
   for (int64_t c = 0; c < n; ++c) {
-    const float v = px[c];
+    const V v = px[c];
     o[c] = (v > o[c] || v != v) ? v : o[c];
   }
+}
+
+// The float32 loop inlined into an AVX2 clone as well (the hot case).
+OPF_SIMD_CLONES void max_into_f32(float* __restrict o, const float* __restrict px, int64_t n) {
+  max_into<float>(o, px, n);
 }
 
 template <typename T>
@@ -133,12 +139,9 @@ Status MaxPoolCpu(ops::MaxPoolArgs& a) {
           for (int64_t q = wn.c0; q < wn.c1; ++q) {
             const V* px = x + ((n * g.h + r) * g.w + q) * g.c;
             if constexpr (std::is_same_v<V, float>) {
-              max_into(o, px, g.c);
+              max_into_f32(o, px, g.c);
             } else {
-              for (int64_t c = 0; c < g.c; ++c) {
-                const V v = px[c];
-                o[c] = (v > o[c] || v != v) ? v : o[c];  // NaN propagates
-              }
+              max_into<V>(o, px, g.c);
             }
           }
         }
