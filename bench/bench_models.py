@@ -105,6 +105,8 @@ def bench_model(name: str, batches: list[int], quick: bool) -> dict:
             return result
         load[fw] = time.perf_counter() - t0
     result["load"] = load
+    print(f"  {name:<20} {model_spec.describe()}, {result['nodes']} nodes: GraphDef to first result "
+          f"opforge {load['opforge']:.2f} s, TF {load['tensorflow']:.2f} s", flush=True)
     target = 0.1 if quick else 0.3  # seconds per framework per round
     repeat = 2 if quick else 5
     for batch in batches:
@@ -119,7 +121,7 @@ def bench_model(name: str, batches: list[int], quick: bool) -> dict:
         result["batches"][batch] = {"diff": diff, "time": times, "faults": faults}
         print(f"  {name:<20} batch {batch}: opforge {times['opforge'] * 1e3:9.2f} ms  "
               f"TF {times['tensorflow'] * 1e3:9.2f} ms  ratio {times['opforge'] / times['tensorflow']:5.2f}  "
-              f"rel diff {diff:.1e}  faults/run {faults['opforge']:.0f} vs {faults['tensorflow']:.0f}", flush=True)
+              f"rel diff {diff:.1e}  faults/run {faults['opforge']:.1f} vs {faults['tensorflow']:.1f}", flush=True)
     for r in runners.values():
         r.close()
     return result
