@@ -39,6 +39,7 @@ from . import ops  # noqa: E402
 from .ops import *  # noqa: E402,F401,F403
 from . import raw_ops  # noqa: E402
 from .framework.tensor import Tensor, TensorShape, convert_to_tensor  # noqa: E402
+from .framework.dlpack import from_dlpack, to_dlpack  # noqa: E402
 from .framework import graph as _graph  # noqa: E402
 from .framework.graph import Graph, GraphTensor, Operation, get_default_graph, reset_default_graph  # noqa: E402
 from .framework.session import InteractiveSession, Session, get_default_session  # noqa: E402

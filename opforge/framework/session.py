@@ -125,8 +125,11 @@ class Session:
                 arr = np.asarray(value)
                 if arr.dtype.kind in "OUS":
                     raise InvalidArgumentError(f"cannot feed {type(value).__name__} to {t.name}")
-                v = convert_to_tensor(arr.astype(t.dtype.as_numpy_dtype, copy=False)
-                                      if arr.dtype != t.dtype.as_numpy_dtype else arr)
+                want = t.dtype.as_numpy_dtype
+                if arr.dtype != want:
+                    v = convert_to_tensor(arr.astype(want, copy=False))
+                else:  # the run reads the array's memory in place (it is never written)
+                    v = EagerTensor._borrow_numpy(arr, t.dtype.as_datatype_enum)
             feeds.append((t._ref(), v))
         fetch_refs, targets, slots = [], [], []
         for el in flat:
@@ -142,7 +145,7 @@ class Session:
             if s is None:
                 values.append(None)
             else:
-                arr = results[s].numpy()
+                arr = results[s]._take_numpy()  # no copy when the run's result is unshared
                 values.append(arr[()] if arr.ndim == 0 else arr)
         return self._rebuild(structure, values)
 

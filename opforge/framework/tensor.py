@@ -291,8 +291,17 @@ def _str(self) -> str:
 
 
 def _array(self, dtype=None, copy=None):
-    a = self._numpy()
-    return a if dtype is None else a.astype(dtype)
+    """``np.asarray(t)``: a read-only view of the tensor's memory that keeps it alive (tensors
+    are immutable); a writable copy with ``copy=True`` or ``np.array(t)``."""
+    if copy:
+        a = self._numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+    a = self._numpy_view()
+    if dtype is None or np.dtype(dtype) == a.dtype:
+        return a
+    if copy is False:
+        raise ValueError(f"converting a {a.dtype} tensor to {np.dtype(dtype)} needs a copy")
+    return a.astype(dtype)
 
 
 def _scalar(conv):

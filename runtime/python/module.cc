@@ -22,6 +22,7 @@
 #include "opforge/parallel.h"
 #include "opforge/random_state.h"  // array/random ops (issue 4)
 #include "opforge/tensor.h"
+#include "bindings.h"
 
 namespace py = pybind11;
 using namespace opforge;
@@ -393,22 +394,6 @@ py::dtype numpy_dtype(DType dt) {
   return py::reinterpret_borrow<py::dtype>(hooks().numpy_dtypes[key]);
 }
 
-py::array tensor_to_numpy(const Tensor& t) {
-  std::vector<py::ssize_t> shape(t.shape().dims().begin(), t.shape().dims().end());
-  py::array out(numpy_dtype(t.dtype()), shape);
-  if (t.nbytes() && !t.on_host()) {  // device memory: copied back (waits for the device)
-    Status s;
-    {
-      py::gil_scoped_release nogil;
-      s = gpu_backend()->copy_to_host(t.device_index(), out.mutable_data(), t.raw_data(), t.nbytes());
-    }
-    check(s, "numpy");
-    return out;
-  }
-  if (t.nbytes()) std::memcpy(out.mutable_data(), t.raw_data(), t.nbytes());
-  return out;
-}
-
 Tensor tensor_from_numpy(py::array a, int dtype_enum) {
   DType dt = static_cast<DType>(dtype_enum);
   if (!dtype_supported(dt)) throw py::type_error("unsupported dtype " + dtype_name(dt));
@@ -563,6 +548,19 @@ py::list session_run(Session& s, py::list feeds, py::list fetches, py::list targ
 
 }  // namespace
 
+namespace opforge {
+namespace bindings {
+py::dtype numpy_dtype(DType dt) { return ::numpy_dtype(dt); }
+DType dtype_of_numpy(const py::dtype& dt) {
+  for (auto item : hooks().numpy_dtypes) {
+    if (py::reinterpret_borrow<py::dtype>(item.second).equal(dt)) return static_cast<DType>(item.first.cast<int>());
+  }
+  return DType::kInvalid;
+}
+void check(const Status& s, const std::string& op) { ::check(s, op); }
+}  // namespace bindings
+}  // namespace opforge
+
 PYBIND11_MODULE(_C, m) {
   m.doc() = "opforge native runtime";
   // Built-in ops were staged by static initializers of the runtime library; publish them.
@@ -578,10 +576,10 @@ PYBIND11_MODULE(_C, m) {
       .def_property_readonly("size", &Tensor::num_elements)
       .def_property_readonly("nbytes", &Tensor::nbytes)
       .def_property_readonly("device", [](const Tensor& t) { return device_string(DeviceSpec{t.device(), t.device_index()}); })
-      .def("_numpy", &tensor_to_numpy)
       .def("_shares_buffer_with", [](const Tensor& a, const Tensor& b) { return a.buffer() == b.buffer(); })
       .def_static("_from_numpy", &tensor_from_numpy);
   tensor_type = reinterpret_cast<PyTypeObject*>(tensor.ptr());
+  bindings::register_interop(m, tensor);
 
   m.add_object("execute", py::reinterpret_steal<py::object>(PyCFunction_NewEx(&execute_def, nullptr, m.attr("__name__").ptr())));
   py::class_<Graph, std::shared_ptr<Graph>>(m, "Graph")

@@ -190,6 +190,28 @@ Status no_kernel_error(const OpSpec& op, const std::vector<AttrValue>& attrs, De
                           " (registered kernels: ", KernelRegistry::Global().describe(op.name), ")", note);
 }
 
+namespace {
+
+// Output 0 takes the buffer of an input the kernel may overwrite (graph runs only): the
+// executor marked it as read for the last time and held by nothing else.
+bool forward_input(const KernelDef& kernel, const std::vector<const Tensor*>& inputs,
+                   const std::vector<std::pair<int, int>>& ranges, DType dtype, const Shape& shape,
+                   const ExecEnv& env, Tensor* out) {
+  for (size_t a = 0; a < ranges.size() && a < 64; ++a) {
+    if (!((kernel.inplace_inputs >> a) & 1) || ranges[a].second - ranges[a].first != 1) continue;
+    const size_t k = static_cast<size_t>(ranges[a].first);
+    if (k >= env.forwardable_inputs.size() || !env.forwardable_inputs[k]) continue;
+    const Tensor& t = *inputs[k];
+    if (!t.initialized() || !t.on_host() || t.dtype() != dtype || !(t.shape() == shape)) continue;
+    if (!t.buffer() || t.buffer().use_count() != 1) continue;
+    *out = Tensor::FromBuffer(dtype, shape, t.buffer());
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Status run_kernel(const OpSpec& op, const std::vector<const Tensor*>& inputs,
                   const std::vector<std::pair<int, int>>& ranges, const std::vector<AttrValue>& attrs,
                   const std::vector<DType>& out_types, ShapeContext& sc,
@@ -212,6 +234,10 @@ Status run_kernel(const OpSpec& op, const std::vector<const Tensor*>& inputs,
         Shape& s = sc.mutable_outputs()[i];
         if (!s.fully_defined()) {
           return errors::Internal(op.name, ": shape function left output ", i, " as ", s.to_string());
+        }
+        if (i == 0 && host && kernel->inplace_inputs != 0 && env != nullptr &&
+            forward_input(*kernel, inputs, ranges, out_types[0], s, *env, &(*outputs)[0])) {
+          continue;
         }
         if (host) {
           OPF_RETURN_IF_ERROR(Tensor::Allocate(out_types[i], std::move(s), &(*outputs)[i]));

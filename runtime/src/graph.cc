@@ -241,6 +241,12 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
     const int step = last_use[static_cast<size_t>(s)];
     if (step >= 0) plan->steps[static_cast<size_t>(step)].release.push_back(s);
   }
+  for (Step& st : plan->steps) {
+    for (size_t k = 0; k < st.input_slots.size(); ++k) {
+      const bool released = std::find(st.release.begin(), st.release.end(), st.input_slots[k]) != st.release.end();
+      st.last_read.push_back(released && !st.pass_ref[k] && !st.deref[k]);
+    }
+  }
   plan->version = g.version();
   return Status::OK();
 }
@@ -387,6 +393,10 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     if (op.shape_fn) OPF_RETURN_IF_ERROR(at_node(op.shape_fn(sc), node.name));
     env.node_name = &node.name;
     env.ref_outputs.assign(node.out_dtypes.size(), nullptr);
+    env.forwardable_inputs = st.last_read;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      if (inputs[k] != &values[static_cast<size_t>(st.input_slots[k])]) env.forwardable_inputs[k] = false;
+    }
     OPF_RETURN_IF_ERROR(at_node(run_kernel(op, inputs, node.ranges, node.attrs, node.out_dtypes, sc, &outs, &env,
                                            gpu_kernel ? st.device : DeviceSpec()),
                                 node.name));

@@ -115,3 +115,33 @@ def test_run_frees_intermediates_after_their_last_use():
     peak = of.config.memory_stats()["peak_bytes_in_use"] - base
     np.testing.assert_allclose(got, want, rtol=1e-5)
     assert peak <= 4 * (size * 4), f"peak {peak} bytes for a chain of 20 ops on 1 MB"
+
+
+def test_elementwise_chain_runs_in_place_and_keeps_values_right():
+    """Unary/binary elementwise kernels write into an input the run no longer needs; an input
+    still read later, fetched or fed is never overwritten."""
+    size = 1 << 16
+    rng = np.random.default_rng(4)
+    g = of.Graph()
+    with g.as_default():
+        x = of.placeholder(of.float32, [size], name="x")
+        a = of.square(x)                 # read by b, c and fetched: must survive
+        b = of.exp(of.math.negative(a))  # negative(a) could not take a's buffer (a read later)
+        c = of.sqrt(a)
+        d = of.add(of.nn.relu(b), c)     # relu(b) may take b's buffer, add may take either
+        e = of.tanh(of.multiply(d, d))
+    sess = of.Session(graph=g)
+    xv = rng.standard_normal(size).astype(np.float32)
+    xcopy = xv.copy()
+    want_a = xv * xv
+    want_d = np.maximum(np.exp(-want_a), 0) + np.sqrt(want_a)
+    want_e = np.tanh(want_d * want_d)
+    got_a, got_e = sess.run([a, e], {x: xv})
+    np.testing.assert_allclose(got_a, want_a, rtol=1e-6)
+    np.testing.assert_allclose(got_e, want_e, rtol=1e-5)
+    np.testing.assert_array_equal(xv, xcopy)  # the fed array is never written
+    # Fewer fresh buffers than nodes: in-place kernels reused their inputs' buffers.
+    before = of.config.memory_stats()["num_allocs"]
+    sess.run(e, {x: xv})
+    allocs = of.config.memory_stats()["num_allocs"] - before
+    assert allocs <= 5, f"{allocs} allocations for 8 elementwise nodes"

@@ -203,7 +203,7 @@ Status LogicalOrCpu(ops::LogicalOrArgs& a) {
 
 OPFORGE_REGISTER_KERNEL(FloorDiv, CPU, FloorDivCpu, OPF_NUMERIC)
 OPFORGE_REGISTER_KERNEL(FloorMod, CPU, FloorModCpu, OPF_NUMERIC)
-OPFORGE_REGISTER_KERNEL(SquaredDifference, CPU, SquaredDifferenceCpu, OPF_FLOATS, int32_t, int64_t)
+OPFORGE_REGISTER_INPLACE_KERNEL(SquaredDifference, CPU, SquaredDifferenceCpu, inplace_args(0, 1), OPF_FLOATS, int32_t, int64_t)
 OPFORGE_REGISTER_KERNEL(Atan2, CPU, Atan2Cpu, OPF_FLOATS)
 OPFORGE_REGISTER_KERNEL(LessEqual, CPU, LessEqualCpu, OPF_NUMERIC)
 OPFORGE_REGISTER_KERNEL(GreaterEqual, CPU, GreaterEqualCpu, OPF_NUMERIC)

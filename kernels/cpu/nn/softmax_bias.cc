@@ -313,7 +313,7 @@ OPFORGE_REGISTER_KERNEL(SoftmaxCrossEntropyWithLogits, CPU, SoftmaxCrossEntropyW
                         bfloat16, half, float, double)
 OPFORGE_REGISTER_KERNEL(SparseSoftmaxCrossEntropyWithLogits, CPU,
                         SparseSoftmaxCrossEntropyWithLogitsCpu, bfloat16, half, float, double)
-OPFORGE_REGISTER_KERNEL(BiasAdd, CPU, BiasAddCpu, bfloat16, half, float, double, uint8_t, int8_t,
+OPFORGE_REGISTER_INPLACE_KERNEL(BiasAdd, CPU, BiasAddCpu, inplace_args(0), bfloat16, half, float, double, uint8_t, int8_t,
                         int16_t, int32_t, int64_t)
 OPFORGE_REGISTER_KERNEL(BiasAddGrad, CPU, BiasAddGradCpu, bfloat16, half, float, double, uint8_t,
                         int8_t, int16_t, int32_t, int64_t)

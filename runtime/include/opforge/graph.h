@@ -99,6 +99,7 @@ class Session {
     // Slots whose last reader is this step: dropped right after it runs, so their buffers go
     // back to the allocator's cache while the run goes on (liveness-based reuse).
     std::vector<int> release;
+    std::vector<bool> last_read;    // per flattened input: its slot is in `release`
     // Where the node runs: its device when that is a GPU of this machine with a kernel for
     // the node's op and dtype, else the CPU (soft placement, see Session::Run).
     DeviceSpec device;

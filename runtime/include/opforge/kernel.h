@@ -93,6 +93,10 @@ struct KernelDef {
   // another device (shape-like arguments: Reshape's shape, reduction axes, Shape's output).
   uint64_t host_inputs = 0;
   uint64_t host_outputs = 0;
+  // Bit i set: output 0 may take the buffer of input argument i when the graph executor owns
+  // that input alone and never reads it again (same dtype and shape). Only for kernels that
+  // read each element before writing the same position (elementwise maps).
+  uint64_t inplace_inputs = 0;
 };
 
 // Bit masks over argument indices for KernelDef::host_inputs / host_outputs.
@@ -100,6 +104,12 @@ constexpr uint64_t host_args() { return 0; }
 template <typename... Rest>
 constexpr uint64_t host_args(int arg, Rest... rest) {
   return (uint64_t{1} << arg) | host_args(rest...);
+}
+
+// Bit mask over input argument indices for KernelDef::inplace_inputs.
+template <typename... Args>
+constexpr uint64_t inplace_args(Args... args) {
+  return host_args(args...);
 }
 
 class KernelRegistry {
@@ -133,10 +143,10 @@ const char* device_name(Device d);
 template <typename Kernel, typename... Ts>
 struct KernelRegistrar {
   static bool reg(const char* op, Device device, bool forwards_input = false,
-                  uint64_t host_inputs = 0, uint64_t host_outputs = 0) {
+                  uint64_t host_inputs = 0, uint64_t host_outputs = 0, uint64_t inplace_inputs = 0) {
     (KernelRegistry::Global().add(op, device, DTypeOf<Ts>::value,
                                   KernelDef{&Kernel::template run<Ts>, forwards_input,
-                                            host_inputs, host_outputs}),
+                                            host_inputs, host_outputs, inplace_inputs}),
      ...);
     return true;
   }
@@ -150,8 +160,12 @@ struct KernelRegistrar {
 #define OPFORGE_REGISTER_KERNEL_IMPL(OP, DEVICE, FN, FORWARDS, ...) \
   OPFORGE_REGISTER_KERNEL_IMPL_HM(OP, DEVICE, FN, FORWARDS, 0, 0, __VA_ARGS__)
 
-// The general form: HOST_IN / HOST_OUT are ::opforge::host_args(...) masks of argument indices.
-#define OPFORGE_REGISTER_KERNEL_IMPL_HM(OP, DEVICE, FN, FORWARDS, HOST_IN, HOST_OUT, ...)    \
+#define OPFORGE_REGISTER_KERNEL_IMPL_HM(OP, DEVICE, FN, FORWARDS, HOST_IN, HOST_OUT, ...) \
+  OPFORGE_REGISTER_KERNEL_IMPL_FULL(OP, DEVICE, FN, FORWARDS, HOST_IN, HOST_OUT, 0, __VA_ARGS__)
+
+// The general form: HOST_IN / HOST_OUT / INPLACE are ::opforge::host_args(...) masks of
+// argument indices.
+#define OPFORGE_REGISTER_KERNEL_IMPL_FULL(OP, DEVICE, FN, FORWARDS, HOST_IN, HOST_OUT, INPLACE, ...) \
   namespace {                                                                               \
   struct OPF_CAT(OpfKernel_, __LINE__) {                                                    \
     template <typename T>                                                                   \
@@ -162,11 +176,16 @@ struct KernelRegistrar {
   };                                                                                        \
   [[maybe_unused]] const bool OPF_CAT(opf_kernel_registered_, __LINE__) =                   \
       ::opforge::KernelRegistrar<OPF_CAT(OpfKernel_, __LINE__), __VA_ARGS__>::reg(          \
-          #OP, ::opforge::Device::k##DEVICE, FORWARDS, HOST_IN, HOST_OUT);                  \
+          #OP, ::opforge::Device::k##DEVICE, FORWARDS, HOST_IN, HOST_OUT, INPLACE);         \
   }
 
 #define OPFORGE_REGISTER_KERNEL(OP, DEVICE, FN, ...) \
   OPFORGE_REGISTER_KERNEL_IMPL(OP, DEVICE, FN, false, __VA_ARGS__)
+// Elementwise kernels whose output 0 may reuse the buffer of the listed input arguments in a
+// graph run (see KernelDef::inplace_inputs): OPFORGE_REGISTER_INPLACE_KERNEL(Relu, CPU,
+// ReluCpu, inplace_args(0), float, double).
+#define OPFORGE_REGISTER_INPLACE_KERNEL(OP, DEVICE, FN, INPLACE, ...) \
+  OPFORGE_REGISTER_KERNEL_IMPL_FULL(OP, DEVICE, FN, false, 0, 0, ::opforge::INPLACE, __VA_ARGS__)
 // For kernels that set their outputs themselves (aliasing an input's buffer).
 #define OPFORGE_REGISTER_FORWARDING_KERNEL(OP, DEVICE, FN, ...) \
   OPFORGE_REGISTER_KERNEL_IMPL(OP, DEVICE, FN, true, __VA_ARGS__)

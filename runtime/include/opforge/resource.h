@@ -44,6 +44,9 @@ struct ExecEnv {
   const std::string* node_name = nullptr;
   std::vector<Variable*> ref_inputs;   // per flattened input: the variable of a Ref input
   std::vector<Variable*> ref_outputs;  // per output: set by kernels producing a Ref
+  // Per flattened input: the executor holds it alone and reads it no more after this node,
+  // so an in-place kernel may write its output into it.
+  std::vector<bool> forwardable_inputs;
 };
 
 }  // namespace opforge

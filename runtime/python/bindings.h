@@ -1,0 +1,27 @@
+// Helpers shared by the translation units of the _C module (module.cc, interop.cc).
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include "opforge/status.h"
+#include "opforge/tensor.h"
+
+namespace opforge {
+namespace bindings {
+
+// The NumPy dtype of an opforge dtype (ml_dtypes for bfloat16/float16 where needed).
+pybind11::dtype numpy_dtype(DType dt);
+// The opforge dtype of a NumPy dtype; kInvalid when there is none.
+DType dtype_of_numpy(const pybind11::dtype& dt);
+// Raises the typed Python error of a failed status (naming `op`).
+void check(const Status& s, const std::string& op);
+
+// np.asarray(tensor), DLPack (__dlpack__, __dlpack_device__, from_dlpack) and the zero-copy
+// conversions of Session feeds and fetches.
+void register_interop(pybind11::module_& m, pybind11::class_<Tensor>& tensor);
+
+}  // namespace bindings
+}  // namespace opforge
