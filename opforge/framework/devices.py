@@ -103,17 +103,6 @@ def synchronize(device: str = "/gpu:0") -> None:
         _C.gpu_synchronize(int(d.rsplit(":", 1)[1]))
 
 
-def memory_stats(device: str = "/gpu:0") -> dict:
-    """Bytes in use and cached by the caching allocator of a GPU, and its raw allocations so far."""
-    d = canonical(device)
-    return dict(_C.gpu_memory_stats(int(d.rsplit(":", 1)[1])))
-
-
-def empty_cache() -> None:
-    """Returns cached GPU blocks to the driver (like torch.cuda.empty_cache)."""
-    _C.gpu_empty_cache()
-
-
 def install_tensor_api(tensor_cls) -> None:
     """tensor.cpu(), tensor.gpu(i), tensor.cuda(i), tensor.to(device)."""
 

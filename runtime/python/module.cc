@@ -15,6 +15,7 @@
 #include "opforge/device.h"
 #include "opforge/eager.h"
 #include "opforge/graph.h"
+#include "opforge/host_allocator.h"
 #include "opforge/kernel.h"
 #include "opforge/library.h"
 #include "opforge/op.h"
@@ -504,6 +505,7 @@ int add_node(Graph& g, const std::string& name, int handle, py::list inputs, py:
 }
 
 py::dict node_info(const Graph& g, int id) {
+  std::shared_lock<std::shared_mutex> lock(g.mutex());
   if (id < 0 || id >= g.num_nodes()) throw py::index_error("no such node");
   const Node& n = g.node(id);
   py::dict d;
@@ -589,9 +591,16 @@ PYBIND11_MODULE(_C, m) {
       .def("node_info", &node_info)
       .def("find", &Graph::find)
       .def("truncate", &Graph::truncate)
-      .def_property_readonly("num_nodes", &Graph::num_nodes);
+      .def_property_readonly("num_nodes", [](const Graph& g) {
+        std::shared_lock<std::shared_mutex> lock(g.mutex());
+        return g.num_nodes();
+      });
   py::class_<Session>(m, "Session")
-      .def(py::init([](std::shared_ptr<Graph> g) { return std::make_unique<Session>(g); }))
+      .def(py::init([](std::shared_ptr<Graph> g, const Session* resources_from) {
+             return std::make_unique<Session>(g, resources_from ? resources_from->shared_resources() : nullptr);
+           }),
+           py::arg("graph"), py::arg("resources_from") = nullptr,
+           "A session over `graph`; `resources_from` shares another session's variables.")
       .def("run", &session_run)
       .def_property_readonly("cached_plans", &Session::cached_plans)
       .def("variable_names", [](Session& s) { return s.resources().names(); });
@@ -643,6 +652,25 @@ PYBIND11_MODULE(_C, m) {
       });
   m.attr("ABI_TAG") = std::string(abi_tag());
   m.def("num_threads", &num_threads);
+  m.def("set_num_threads", &set_num_threads,
+        "Sets the one CPU thread budget of kernels and the BLAS (0: the default).");
+  // ---- the caching host allocator
+  m.def("host_memory_stats", [] {
+    const HostMemoryStats st = host_memory_stats();
+    py::dict d;
+    d["bytes_in_use"] = st.bytes_in_use;
+    d["peak_bytes_in_use"] = st.peak_bytes_in_use;
+    d["bytes_cached"] = st.bytes_cached;
+    d["cache_limit"] = st.cache_limit;
+    d["num_allocs"] = st.num_allocs;
+    d["cache_hits"] = st.cache_hits;
+    d["os_allocs"] = st.os_allocs;
+    d["os_frees"] = st.os_frees;
+    return d;
+  });
+  m.def("host_empty_cache", &host_empty_cache);
+  m.def("host_reset_peak", &host_reset_peak);
+  m.def("host_set_cache_limit", &host_set_cache_limit);
   // ---- random ops (issue 4, array/random area): of.random.set_seed restarts eager streams.
   m.def("reset_random_streams", &rng::reset_eager_streams,
         "Restarts the streams of the stateful random ops run eagerly (of.random.set_seed).");

@@ -11,6 +11,7 @@
 #include "opforge/kernel.h"
 #include "opforge/resource.h"
 #include "opforge/dtype.h"
+#include "opforge/host_allocator.h"
 #include "opforge/shape.h"
 #include "opforge/tensor.h"
 
@@ -83,98 +84,23 @@ std::string Shape::to_string() const {
   return os.str();
 }
 
-// Small buffers (scalars, short vectors: most of what graphs of small ops pass around) are
-// recycled through per-size free lists instead of going back to malloc, whose aligned path is
-// slow. Blocks are 64-byte multiples up to kSmallMax bytes.
-namespace {
-#ifdef OPFORGE_NO_BUFFER_POOL
-constexpr size_t kSmallMax = 0;  // sanitized builds: every buffer comes from malloc
-#else
-constexpr size_t kSmallMax = 1024;
-#endif
-constexpr size_t kSmallClasses = kSmallMax / 64 > 0 ? kSmallMax / 64 : 1;
-constexpr size_t kSmallCacheCap = 256;  // blocks kept per class
-
-struct SmallPool {
-  std::mutex mu;
-  std::vector<void*> free[kSmallClasses];
-  ~SmallPool() = delete;  // leaked on purpose: buffers may be freed during static destruction
-};
-
-SmallPool& small_pool() {
-  static SmallPool* pool = new SmallPool();
-  return *pool;
-}
-
-void* small_alloc(size_t rounded) {
-  SmallPool& pool = small_pool();
-  const size_t cls = rounded / 64 - 1;
-  {
-    std::lock_guard<std::mutex> lock(pool.mu);
-    auto& list = pool.free[cls];
-    if (!list.empty()) {
-      void* p = list.back();
-      list.pop_back();
-      return p;
-    }
-  }
-  return std::aligned_alloc(64, rounded);
-}
-
-void small_free(void* p, size_t rounded) {
-  SmallPool& pool = small_pool();
-  const size_t cls = rounded / 64 - 1;
-  {
-    std::lock_guard<std::mutex> lock(pool.mu);
-    auto& list = pool.free[cls];
-    if (list.size() < kSmallCacheCap) {
-      list.push_back(p);
-      return;
-    }
-  }
-  std::free(p);
-}
-
-size_t small_rounded(size_t nbytes) { return nbytes == 0 ? 64 : (nbytes + 63) / 64 * 64; }
-}  // namespace
-
 void free_device_buffer(Device device, int index, void* p, size_t nbytes);  // device.cc
 
 Buffer::~Buffer() {
+  if (release_) {  // memory owned by someone else (NumPy, DLPack): tell them we are done
+    release_();
+    return;
+  }
   if (device_ != Device::kCPU) {
     free_device_buffer(device_, device_index_, data_, nbytes_);
     return;
   }
-  const size_t rounded = small_rounded(nbytes_);
-  if (device_ == Device::kCPU && rounded <= kSmallMax) {
-    small_free(data_, rounded);
-  } else {
-    std::free(data_);
-  }
+  host_free(data_, nbytes_);
 }
 
-// Large buffers are 2 MiB aligned and marked for transparent huge pages: first-touch page
-// faults dominate a memory-bound op on a fresh 40 MB output otherwise (NumPy does the same).
-constexpr size_t kHugePage = size_t{2} << 20;
-constexpr size_t kHugeThreshold = size_t{4} << 20;
-
 Status allocate_cpu(size_t nbytes, std::shared_ptr<Buffer>* out) {
-  if (small_rounded(nbytes) <= kSmallMax) {
-    void* p = small_alloc(small_rounded(nbytes));
-    if (p == nullptr) return errors::ResourceExhausted("out of memory allocating ", nbytes, " bytes");
-    *out = std::make_shared<Buffer>(p, nbytes, Device::kCPU);
-    return Status::OK();
-  }
-  const size_t align = nbytes >= kHugeThreshold ? kHugePage : kTensorAlignment;
-  size_t rounded = (nbytes + align - 1) / align * align;
-  if (rounded == 0) rounded = kTensorAlignment;
-  void* p = std::aligned_alloc(align, rounded);
-#ifdef MADV_HUGEPAGE
-  if (p != nullptr && align == kHugePage) madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-  if (p == nullptr) {
-    return errors::ResourceExhausted("out of memory allocating ", nbytes, " bytes");
-  }
+  void* p = host_alloc(nbytes);
+  if (p == nullptr) return errors::ResourceExhausted("out of memory allocating ", nbytes, " bytes");
   *out = std::make_shared<Buffer>(p, nbytes, Device::kCPU);
   return Status::OK();
 }

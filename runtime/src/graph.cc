@@ -29,11 +29,13 @@ const Tensor* const_value(const Node& n) {
 }  // namespace
 
 int Graph::find(const std::string& name) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
   auto it = by_name_.find(name);
   return it == by_name_.end() ? -1 : it->second;
 }
 
 void Graph::truncate(int n) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
   while (num_nodes() > n && n >= 0) {
     by_name_.erase(nodes_.back().name);
     nodes_.pop_back();
@@ -44,6 +46,7 @@ Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<Te
                        std::vector<std::pair<int, int>> ranges, std::vector<AttrValue> given,
                        std::vector<bool> has_given, std::vector<int> control_inputs,
                        const std::string& device, int* id) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
   if (name.empty()) return errors::InvalidArgument(op.name, ": node name must not be empty");
   if (by_name_.count(name)) {
     return errors::InvalidArgument(op.name, ": duplicate node name '", name, "'");
@@ -225,7 +228,45 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
   plan->fetch_slots.clear();
   for (const TensorRef& f : fetches) plan->fetch_slots.push_back(slot.at(f));
   plan->num_slots = next;
+  // Liveness: each slot is dropped after the last step that reads it (or, unread, right after
+  // the step that writes it). Fetched slots live to the end of the run.
+  std::vector<int> last_use(static_cast<size_t>(next), -1);
+  for (size_t i = 0; i < plan->steps.size(); ++i) {
+    const Step& st = plan->steps[i];
+    for (size_t k = 0; k < g.node(st.node).out_dtypes.size(); ++k) last_use[static_cast<size_t>(st.out_base) + k] = static_cast<int>(i);
+    for (int s : st.input_slots) last_use[static_cast<size_t>(s)] = static_cast<int>(i);
+  }
+  for (int s : plan->fetch_slots) last_use[static_cast<size_t>(s)] = -1;
+  for (int s = 0; s < next; ++s) {
+    const int step = last_use[static_cast<size_t>(s)];
+    if (step >= 0) plan->steps[static_cast<size_t>(step)].release.push_back(s);
+  }
   plan->version = g.version();
+  return Status::OK();
+}
+
+Status Session::get_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
+                         const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
+                         std::shared_ptr<const Plan>* plan) {
+  std::string key;
+  auto add = [&key](char tag, int a, int b) {
+    key += tag;
+    key += std::to_string(a);
+    key += ':';
+    key += std::to_string(b);
+    key += ',';
+  };
+  for (const auto& f : feeds) add('f', f.first.node, f.first.index);
+  for (const TensorRef& f : fetches) add('o', f.node, f.index);
+  for (int t : targets) add('t', t, 0);
+  std::lock_guard<std::mutex> lock(plans_mu_);
+  auto it = plans_.find(key);
+  if (it == plans_.end() || it->second->version > graph_->version()) {
+    auto fresh = std::make_shared<Plan>();
+    OPF_RETURN_IF_ERROR(make_plan(feeds, fetches, targets, fresh.get()));
+    it = plans_.insert_or_assign(key, std::move(fresh)).first;
+  }
+  *plan = it->second;  // callers keep it alive even if another thread replaces the entry
   return Status::OK();
 }
 
@@ -233,6 +274,7 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
                     const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
                     std::vector<Tensor>* outputs) {
   const Graph& g = *graph_;
+  std::shared_lock<std::shared_mutex> graph_lock(g.mutex());  // the graph may not grow meanwhile
   for (const auto& f : feeds) {
     if (f.first.node < 0 || f.first.node >= g.num_nodes() || f.first.index < 0 ||
         f.first.index >= static_cast<int>(g.node(f.first.node).out_dtypes.size())) {
@@ -266,35 +308,13 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     if (t < 0 || t >= g.num_nodes()) return errors::InvalidArgument("target refers to a node that is not in the graph");
   }
 
-  std::string& key = key_scratch_;
-  key.clear();
-  auto add = [&key](char tag, int a, int b) {
-    key += tag;
-    key += std::to_string(a);
-    key += ':';
-    key += std::to_string(b);
-    key += ',';
-  };
-  for (const auto& f : feeds) add('f', f.first.node, f.first.index);
-  for (const TensorRef& f : fetches) add('o', f.node, f.index);
-  for (int t : targets) add('t', t, 0);
-  auto it = plans_.find(key);
-  if (it == plans_.end() || it->second.version > g.version()) {
-    Plan plan;
-    OPF_RETURN_IF_ERROR(make_plan(feeds, fetches, targets, &plan));
-    it = plans_.insert_or_assign(key, std::move(plan)).first;
-  }
-  const Plan& plan = it->second;
+  std::shared_ptr<const Plan> plan_ptr;
+  OPF_RETURN_IF_ERROR(get_plan(feeds, fetches, targets, &plan_ptr));
+  const Plan& plan = *plan_ptr;
 
-  // Slot storage is reused across runs and emptied on the way out (no tensor outlives a run).
-  std::vector<Tensor>& values = values_scratch_;
-  std::vector<Variable*>& refs = refs_scratch_;
-  values.assign(static_cast<size_t>(plan.num_slots), Tensor());
-  refs.assign(static_cast<size_t>(plan.num_slots), nullptr);
-  struct Clear {
-    std::vector<Tensor>& v;
-    ~Clear() { v.clear(); }
-  } clear_values{values};
+  // Everything below is this run's own state.
+  std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
+  std::vector<Variable*> refs(static_cast<size_t>(plan.num_slots), nullptr);
   for (size_t i = 0; i < feeds.size(); ++i) values[static_cast<size_t>(plan.feed_slots[i])] = feeds[i].second;
 
   std::vector<const Tensor*> inputs;
@@ -304,7 +324,7 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
   std::vector<const Tensor*> vals;
   static const Tensor kNoTensor;
   ExecEnv env;
-  env.resources = &resources_;
+  env.resources = resources_.get();
   for (const Step& st : plan.steps) {
     const Node& node = g.node(st.node);
     const OpSpec& op = *node.op;
@@ -374,6 +394,10 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
       values[static_cast<size_t>(st.out_base) + k] = std::move(outs[k]);
       refs[static_cast<size_t>(st.out_base) + k] = env.ref_outputs[k];
     }
+    inputs.clear();
+    derefs.clear();
+    moved.clear();
+    for (int s : st.release) values[static_cast<size_t>(s)] = Tensor();
   }
   outputs->clear();
   for (size_t i = 0; i < fetches.size(); ++i) {

@@ -2,6 +2,8 @@
 // the calling thread takes the first chunk itself.
 #include "opforge/parallel.h"
 
+#include "opforge/blas.h"
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -15,8 +17,12 @@ namespace {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(int workers) {
-    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { loop(); });
+  explicit ThreadPool(int workers) { grow(workers); }
+  // Starts workers until there are `workers` (never fewer than now).
+  void grow(int workers) {
+    std::lock_guard<std::mutex> call_lock(call_mu_);
+    while (static_cast<int>(threads_.size()) < workers) threads_.emplace_back([this] { loop(); });
+    size_.store(static_cast<int>(threads_.size()));
   }
   ~ThreadPool() {
     {
@@ -26,7 +32,7 @@ class ThreadPool {
     cv_.notify_all();
     for (auto& t : threads_) t.join();
   }
-  int size() const { return static_cast<int>(threads_.size()); }
+  int size() const { return size_.load(std::memory_order_relaxed); }
 
   // Runs fn(part) for part in [1, parts) on workers; the caller runs part 0, then waits.
   void run(int parts, const std::function<void(int)>& fn) {
@@ -66,6 +72,7 @@ class ThreadPool {
   }
 
   std::vector<std::thread> threads_;
+  std::atomic<int> size_{0};
   std::mutex mu_, call_mu_;
   std::condition_variable cv_, done_cv_;
   const std::function<void(int)>* job_ = nullptr;
@@ -74,23 +81,42 @@ class ThreadPool {
   bool stop_ = false;
 };
 
-int configured_threads() {
+int default_threads() {
   if (const char* env = std::getenv("OPFORGE_NUM_THREADS")) {
     int n = std::atoi(env);
     if (n > 0) return n;
   }
-  return std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
+
+std::atomic<int> budget{0};  // 0: not yet read from the environment
 
 ThreadPool& pool() {
   // Leaked on purpose: joining threads during static destruction at exit can deadlock.
-  static ThreadPool* p = new ThreadPool(configured_threads() - 1);
+  static ThreadPool* p = [] {
+    blas::use_single_thread();  // the BLAS works inside this budget, never beside it
+    int want = budget.load();
+    if (want == 0) {
+      want = default_threads();
+      budget.store(want);
+    }
+    return new ThreadPool(want - 1);
+  }();
   return *p;
 }
 
 }  // namespace
 
-int num_threads() { return pool().size() + 1; }
+int num_threads() {
+  ThreadPool& p = pool();
+  return std::min(budget.load(std::memory_order_relaxed), p.size() + 1);
+}
+
+void set_num_threads(int n) {
+  if (n <= 0) n = default_threads();
+  budget.store(n);
+  pool().grow(n - 1);
+}
 
 thread_local bool in_parallel_region = false;
 

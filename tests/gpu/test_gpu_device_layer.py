@@ -119,17 +119,17 @@ def test_caching_allocator(backend_lib):
         x = of.constant(np.ones(100000, np.float32)).gpu()
         for _ in range(3):
             x = x + x
-        stats = of.config.memory_stats()
+        stats = of.config.memory_stats("/gpu:0")
         for _ in range(50):
             x = x + x                                                 # freed blocks are reused
-        after = of.config.memory_stats()
+        after = of.config.memory_stats("/gpu:0")
         assert after["raw_allocs"] == stats["raw_allocs"], (stats, after)
         assert after["in_use"] >= 400000 and after["cached"] > 0, after
         del x
-        freed = of.config.memory_stats()
+        freed = of.config.memory_stats("/gpu:0")
         assert freed["in_use"] == 0, freed
         of.config.empty_cache()
-        assert of.config.memory_stats()["cached"] == 0
+        assert of.config.memory_stats("/gpu:0")["cached"] == 0
     """)
 
 
@@ -155,9 +155,9 @@ def test_session_places_nodes_softly(backend_lib):
             with of.device("/gpu:7"):
                 e = a + a                                 # no such GPU: the CPU
         with of.Session(graph=g) as sess:
-            before = of.config.memory_stats()["raw_allocs"]
+            before = of.config.memory_stats("/gpu:0")["raw_allocs"]
             out = sess.run([b, c, d, e], {a: np.array([1.0, 2.0, 3.0], np.float32)})
-            assert of.config.memory_stats()["raw_allocs"] > before   # GPU memory was used
+            assert of.config.memory_stats("/gpu:0")["raw_allocs"] > before   # GPU memory was used
         np.testing.assert_array_equal(out[0], [2, 4, 6])
         np.testing.assert_array_equal(out[1], [1, 2, 3])
         np.testing.assert_array_equal(out[2], [[2], [4], [6]])

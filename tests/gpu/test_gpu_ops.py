@@ -219,10 +219,10 @@ def test_caching_allocator_reuses_blocks():
     x = of.constant(np.ones((1024, 1024), np.float32)).gpu()
     for _ in range(3):
         x = x * 1.0                                       # old buffers go back to the cache
-    before = of.config.memory_stats()["raw_allocs"]
+    before = of.config.memory_stats("/gpu:0")["raw_allocs"]
     for _ in range(20):
         x = x * 1.0
-    assert of.config.memory_stats()["raw_allocs"] == before
+    assert of.config.memory_stats("/gpu:0")["raw_allocs"] == before
     np.testing.assert_array_equal(x.numpy()[:2, :2], 1.0)
 
 

@@ -4,6 +4,8 @@
 // 16-bit floats widen to float32 per batch; integers use an i-k-j loop that wraps.
 #include <cblas.h>
 
+#include "opforge/blas.h"
+
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -61,14 +63,8 @@ struct Dims {
 
 template <typename T>
 void gemm(const Dims& d, const T* A, const T* B, T* C) {
-  const auto tra = d.ta ? CblasTrans : CblasNoTrans;
-  const auto trb = d.tb ? CblasTrans : CblasNoTrans;
   const blasint lda = static_cast<blasint>(d.ta ? d.m : d.k), ldb = static_cast<blasint>(d.tb ? d.k : d.n);
-  if constexpr (std::is_same_v<T, float>) {
-    scipy_cblas_sgemm(CblasRowMajor, tra, trb, d.m, d.n, d.k, 1.0f, A, lda, B, ldb, 0.0f, C, d.n);
-  } else {
-    scipy_cblas_dgemm(CblasRowMajor, tra, trb, d.m, d.n, d.k, 1.0, A, lda, B, ldb, 0.0, C, d.n);
-  }
+  blas::gemm(d.ta, d.tb, d.m, d.n, d.k, T(1), A, lda, B, ldb, T(0), C, d.n);
 }
 
 template <typename T>

@@ -3,6 +3,8 @@
 // cache-friendly i-k-j loop split over rows, wrapping on overflow like NumPy.
 #include <cblas.h>
 
+#include "opforge/blas.h"
+
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -23,14 +25,8 @@ Dims dims_of(const ops::MatMulArgs& a) {
 
 template <typename T>
 void gemm(bool ta, bool tb, const Dims& d, const T* A, const T* B, T* C) {
-  const auto tra = ta ? CblasTrans : CblasNoTrans;
-  const auto trb = tb ? CblasTrans : CblasNoTrans;
   const blasint lda = static_cast<blasint>(ta ? d.m : d.k), ldb = static_cast<blasint>(tb ? d.k : d.n);
-  if constexpr (std::is_same_v<T, float>) {
-    scipy_cblas_sgemm(CblasRowMajor, tra, trb, d.m, d.n, d.k, 1.0f, A, lda, B, ldb, 0.0f, C, d.n);
-  } else {
-    scipy_cblas_dgemm(CblasRowMajor, tra, trb, d.m, d.n, d.k, 1.0, A, lda, B, ldb, 0.0, C, d.n);
-  }
+  blas::gemm(ta, tb, d.m, d.n, d.k, T(1), A, lda, B, ldb, T(0), C, d.n);
 }
 
 template <typename T>

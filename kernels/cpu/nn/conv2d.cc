@@ -3,7 +3,8 @@
 // Everything runs in NHWC (NCHW tensors are converted on the way in and out). The forward pass
 // is im2col + GEMM over tiles of output pixels: each tile's patch matrix is sized to stay in
 // cache (not a whole-image buffer) and multiplied by the [KH*KW*Cin, Cout] filter with OpenBLAS;
-// tiles are spread over the runtime's threads, each calling a single-threaded sgemm. A 1x1
+// tiles are spread over the runtime's threads, each calling a single-threaded sgemm (see
+// opforge/blas.h: a GEMM inside a parallel region runs inline). A 1x1
 // convolution with stride 1 and no padding is one GEMM over the input. float16/bfloat16 compute
 // in float32, int32 with a wrapping integer GEMM.
 //
@@ -123,7 +124,6 @@ void for_tiles(const ConvGeom& g, int64_t first, int64_t count, F fn) {
   const int64_t tiles = (count + tp - 1) / tp;
   const int64_t flops_per_tile = tp * g.k() * g.cout;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, flops_per_tile));
-  nn::BlasSingleThread single;
   parallel_for(tiles, grain, [&](int64_t t0, int64_t t1) {
     std::vector<C> col(static_cast<size_t>(tp * g.k()));
     for (int64_t t = t0; t < t1; ++t) {
@@ -253,7 +253,6 @@ void winograd_forward(const float* in, const float* filt, float* out, const Conv
   const int64_t chunk = std::clamp<int64_t>(kWinogradChunkBytes / (64 * (ci + co)), 8, 256);
   const int64_t chunks = (tiles + chunk - 1) / chunk;
   const std::vector<float> zeros(static_cast<size_t>(ci), 0.0f);
-  nn::BlasSingleThread single;
   parallel_for(chunks, 1, [&](int64_t k0, int64_t k1) {
     std::vector<float> v(static_cast<size_t>(16 * chunk * ci)), m(static_cast<size_t>(16 * chunk * co));
     std::vector<float> edge(static_cast<size_t>(4 * co));  // a 2x2 block cut by the bottom/right border
@@ -355,8 +354,6 @@ void conv_backprop_input(const C* dy, const C* filt, C* dx, const ConvGeom& g) {
   const int64_t per_image = g.oh * g.ow;
   const int64_t tp = tile_pixels(g, sizeof(C));
   const int64_t flops = per_image * k * g.cout;
-  std::optional<nn::BlasSingleThread> single;  // one image: let OpenBLAS use the threads
-  if (g.n > 1) single.emplace();
   parallel_for(g.n, std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(1, flops)),
                [&](int64_t n0, int64_t n1) {
                  std::vector<C> col(static_cast<size_t>(std::min(tp, per_image) * k));
@@ -385,7 +382,6 @@ void conv_backprop_filter(const C* in, const C* dy, C* df, const ConvGeom& g) {
   const int64_t tp = tile_pixels(g, sizeof(C));
   const int64_t tiles = (g.pixels() + tp - 1) / tp;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 21) / std::max<int64_t>(1, tp * k * g.cout));
-  nn::BlasSingleThread single;
   parallel_for(tiles, grain, [&](int64_t t0, int64_t t1) {
     std::vector<C> col(static_cast<size_t>(tp * k)), part(static_cast<size_t>(k * g.cout), C(0));
     for (int64_t t = t0; t < t1; ++t) {

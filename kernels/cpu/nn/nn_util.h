@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "opforge/blas.h"
 #include "opforge/op.h"
 #include "opforge/status.h"
 
@@ -282,16 +283,8 @@ template <typename C>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const C* a, int64_t lda, const C* b,
           int64_t ldb, C beta, C* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
-  if constexpr (std::is_same_v<C, float>) {
-    scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                      static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), 1.0f,
-                      a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
-                      static_cast<blasint>(ldc));
-  } else if constexpr (std::is_same_v<C, double>) {
-    scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                      static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), 1.0,
-                      a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
-                      static_cast<blasint>(ldc));
+  if constexpr (std::is_same_v<C, float> || std::is_same_v<C, double>) {
+    blas::gemm(ta, tb, m, n, k, C(1), a, lda, b, ldb, beta, c, ldc);
   } else {
     using U = std::make_unsigned_t<C>;
     for (int64_t i = 0; i < m; ++i) {
@@ -309,39 +302,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const C* a, int64_t
   }
 }
 
-// Makes OpenBLAS single-threaded while alive, for kernels that split GEMMs over the runtime's
-// threads themselves (OpenBLAS has no per-thread setting in this build). Nested and concurrent
-// scopes share one count; the last one out restores the previous thread count.
-class BlasSingleThread {
- public:
-  BlasSingleThread() {
-    std::lock_guard<std::mutex> lock(mu());
-    if (depth()++ == 0) {
-      saved() = scipy_openblas_get_num_threads();
-      scipy_openblas_set_num_threads(1);
-    }
-  }
-  ~BlasSingleThread() {
-    std::lock_guard<std::mutex> lock(mu());
-    if (--depth() == 0) scipy_openblas_set_num_threads(saved());
-  }
-  BlasSingleThread(const BlasSingleThread&) = delete;
-  BlasSingleThread& operator=(const BlasSingleThread&) = delete;
 
- private:
-  static std::mutex& mu() {
-    static std::mutex m;
-    return m;
-  }
-  static int& depth() {
-    static int d = 0;
-    return d;
-  }
-  static int& saved() {
-    static int s = 1;
-    return s;
-  }
-};
 
 }  // namespace nn
 }  // namespace opforge

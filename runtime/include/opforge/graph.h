@@ -9,6 +9,8 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -56,21 +58,36 @@ class Graph {
   void truncate(int n);
   uint64_t version() const { return nodes_.size(); }
 
+  // Readers (Session::run, lookups from Python) hold this shared; add_node and truncate
+  // take it exclusively, so a graph may grow while other threads run it.
+  std::shared_mutex& mutex() const { return mu_; }
+
  private:
+  mutable std::shared_mutex mu_;
   std::vector<Node> nodes_;
   std::unordered_map<std::string, int> by_name_;
 };
 
+// Thread-safe: any number of threads may call run() at once. Plans are immutable once built
+// and shared; everything one run mutates (slot values, scratch) is local to that run.
 class Session {
  public:
-  explicit Session(std::shared_ptr<const Graph> graph) : graph_(std::move(graph)) {}
+  // `resources` shares the variable store of another session (the graph optimizer runs a
+  // rewritten graph against the user's session's variables); a new store when null.
+  explicit Session(std::shared_ptr<const Graph> graph, std::shared_ptr<ResourceMgr> resources = nullptr)
+      : graph_(std::move(graph)),
+        resources_(resources ? std::move(resources) : std::make_shared<ResourceMgr>()) {}
 
   // Runs the nodes needed for fetches and targets; fed tensors replace their producers.
   Status run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
              const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
              std::vector<Tensor>* outputs);
-  ResourceMgr& resources() { return resources_; }
-  size_t cached_plans() const { return plans_.size(); }
+  ResourceMgr& resources() { return *resources_; }
+  const std::shared_ptr<ResourceMgr>& shared_resources() const { return resources_; }
+  size_t cached_plans() const {
+    std::lock_guard<std::mutex> lock(plans_mu_);
+    return plans_.size();
+  }
 
  private:
   struct Step {
@@ -79,6 +96,9 @@ class Session {
     std::vector<bool> deref;        // input reads a Ref slot as a value
     std::vector<bool> pass_ref;     // input is a Ref argument
     int out_base;                   // first output slot
+    // Slots whose last reader is this step: dropped right after it runs, so their buffers go
+    // back to the allocator's cache while the run goes on (liveness-based reuse).
+    std::vector<int> release;
     // Where the node runs: its device when that is a GPU of this machine with a kernel for
     // the node's op and dtype, else the CPU (soft placement, see Session::Run).
     DeviceSpec device;
@@ -93,12 +113,15 @@ class Session {
                    const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
                    Plan* plan) const;
 
+  // The cached plan for this signature, built under the lock on first use.
+  Status get_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
+                  const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
+                  std::shared_ptr<const Plan>* plan);
+
   std::shared_ptr<const Graph> graph_;
-  ResourceMgr resources_;
-  std::map<std::string, Plan> plans_;
-  std::string key_scratch_;
-  std::vector<Tensor> values_scratch_;
-  std::vector<Variable*> refs_scratch_;
+  std::shared_ptr<ResourceMgr> resources_;
+  mutable std::mutex plans_mu_;
+  std::map<std::string, std::shared_ptr<const Plan>> plans_;
 };
 
 }  // namespace opforge

@@ -7,8 +7,12 @@
 
 namespace opforge {
 
-// Number of threads kernels may use (hardware concurrency, or OPFORGE_NUM_THREADS).
+// Number of threads kernels may use: the runtime's one CPU thread budget, shared by every
+// kernel and the BLAS (see blas.h). Hardware concurrency unless OPFORGE_NUM_THREADS or
+// set_num_threads says otherwise.
 int num_threads();
+// Changes the budget (n >= 1; 0 restores the default). Workers beyond it sleep.
+void set_num_threads(int n);
 
 // Calls fn(begin, end) over disjoint ranges covering [0, n). Runs inline when n is below
 // min_per_thread * 2 or only one thread is available; otherwise splits across the pool and

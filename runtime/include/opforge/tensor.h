@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "opforge/dtype.h"
@@ -19,6 +20,10 @@ class Buffer {
  public:
   Buffer(void* data, size_t nbytes, Device device, int device_index = 0)
       : data_(data), nbytes_(nbytes), device_(device), device_index_(device_index) {}
+  // Memory owned elsewhere (a NumPy array, a DLPack producer): `release` runs when the last
+  // tensor using it goes away, instead of freeing.
+  Buffer(void* data, size_t nbytes, Device device, int device_index, std::function<void()> release)
+      : data_(data), nbytes_(nbytes), device_(device), device_index_(device_index), release_(std::move(release)) {}
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -32,6 +37,7 @@ class Buffer {
   size_t nbytes_;
   Device device_;
   int device_index_;
+  std::function<void()> release_;
 };
 
 constexpr size_t kTensorAlignment = 64;

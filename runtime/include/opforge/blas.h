@@ -1,0 +1,24 @@
+// GEMM inside the runtime's thread budget.
+//
+// OpenBLAS runs single-threaded (its own thread pool would fight the runtime's for the cores
+// and spin while it waits); a GEMM big enough to pay for threads is cut into row or column
+// blocks that the runtime's pool runs, each with a single-threaded OpenBLAS call. Inside a
+// parallel region (a kernel already split over the threads) the call runs inline.
+#pragma once
+
+#include <cstdint>
+
+namespace opforge {
+namespace blas {
+
+// C = alpha * op(A) * op(B) + beta * C, row-major. Dimensions must fit OpenBLAS's 32-bit ints.
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
+
+// Pins OpenBLAS to one thread (idempotent; the thread pool calls it when it starts).
+void use_single_thread();
+
+}  // namespace blas
+}  // namespace opforge
