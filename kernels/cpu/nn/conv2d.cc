@@ -316,7 +316,6 @@ void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const P
     } else {  // the same GEMM cut into row tiles, each finished by the epilogue while in cache
       const int64_t tp = std::max<int64_t>(16, kTileBytes / static_cast<int64_t>(sizeof(C) * (k + g.cout)));
       const int64_t tiles = (g.pixels() + tp - 1) / tp;
-      nn::BlasSingleThread single;
       parallel_for(tiles, 1, [&](int64_t t0, int64_t t1) {
         for (int64_t t = t0; t < t1; ++t) {
           const int64_t p0 = t * tp, p1 = std::min(g.pixels(), p0 + tp);

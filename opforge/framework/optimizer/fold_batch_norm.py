@@ -174,8 +174,8 @@ def _fold_add(view: GraphView, nd) -> bool:
 
 
 def _fold_fused_batch_norm(view: GraphView, nd) -> bool:
-    if nd.attr["is_training"].b:
-        return False
+    if nd.attr["is_training"].b or nd.name in view.preserve:
+        return False  # a fetched batch norm may be fetched for its other outputs
     for cons in view.consumers(nd.name):
         for i in cons.input:
             src, idx = parse_input(i)

@@ -78,7 +78,7 @@ def _match_head(view: GraphView, nd):
             c = _contraction(view, ins[k])
             if c is not None and _channels_of_bias(view, c, ins[1 - k]) is not None:
                 return c, "BiasAdd", [ins[1 - k]]
-    elif nd.op == "FusedBatchNormV3" and not nd.attr["is_training"].b:
+    elif nd.op == "FusedBatchNormV3" and not nd.attr["is_training"].b and nd.name not in view.preserve:
         c = _contraction(view, ins[0])
         if c is None or c.op == "MatMul" or _data_format(c) != _data_format(nd):
             return None
