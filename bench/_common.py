@@ -33,6 +33,21 @@ def best_of_interleaved(fns: dict, number: int, repeat: int = 5) -> dict:
     return best
 
 
+def times_interleaved(fns: dict, number: int, repeat: int = 5) -> dict:
+    """The rounds of best_of_interleaved, every one kept: {name: [seconds per call, one per
+    round]}, for a caller that wants the median (e.g. on a machine kept busy on purpose)."""
+    rounds = {name: [] for name in fns}
+    for fn in fns.values():  # warm-up
+        fn()
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            rounds[name].append((time.perf_counter() - t0) / number)
+    return rounds
+
+
 def optional(module: str):
     """Imports a comparison framework if installed, else None."""
     try:
