@@ -1,4 +1,4 @@
-"""The `opforge` command line: generate, list, show, library, config, new."""
+"""The `opforge` command line: generate, list, show, library, config, new, optimize."""
 
 from __future__ import annotations
 
@@ -201,6 +201,48 @@ def cmd_new(args) -> int:
     return 0
 
 
+def cmd_optimize(args) -> int:
+    """Runs the graph optimizer over a GraphDef file (binary, or text for .pbtxt/.txt)."""
+    try:
+        from opforge.errors import OpError  # noqa: PLC0415
+        from opforge.framework import graph_def as gdio  # noqa: PLC0415
+        from opforge.framework import optimizer  # noqa: PLC0415
+    except ImportError as e:
+        raise UsageError(f"needs the installed opforge runtime: {e}") from None
+    known = set(optimizer.config.TOGGLES)
+    for name in args.disable:
+        if name not in known:
+            raise UsageError(f"unknown pass '{name}' in --disable; passes: {', '.join(sorted(known))}")
+    try:
+        gd = gdio.read_graph_def(args.input)
+    except (OSError, OpError) as e:
+        raise UsageError(str(e)) from None
+    outputs = None
+    if args.outputs:
+        outputs = [n.strip().split(":")[0] for item in args.outputs for n in item.split(",") if n.strip()]
+        names = {nd.name for nd in gd.node}
+        missing = [n for n in outputs if n not in names]
+        if missing:
+            raise UsageError(f"--outputs names nodes not in the graph: {', '.join(missing)}")
+    config = {name: False for name in args.disable}
+    optimized, report = optimizer.optimize(gd, preserve=outputs, config=config)
+    print(f"{'pass':<30} {'nodes before':>12} {'nodes after':>12} {'ms':>8}")
+    for r in report:
+        print(f"{r.name:<30} {r.nodes_before:>12} {r.nodes_after:>12} {r.seconds * 1e3:>8.1f}"
+              + (f"  skipped: {r.error}" if r.error else ""))
+    print(f"{len(gd.node)} -> {len(optimized.node)} nodes")
+    as_text = args.output.endswith((".pbtxt", ".txt"))
+    if as_text:
+        from google.protobuf import text_format  # noqa: PLC0415
+        data = text_format.MessageToString(optimized).encode()
+    else:
+        data = optimized.SerializeToString(deterministic=True)
+    with open(args.output, "wb") as f:
+        f.write(data)
+    print(f"wrote {args.output}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="opforge", description="opforge: a declarative op toolchain")
     sub = p.add_subparsers(dest="command", required=True)
@@ -236,6 +278,15 @@ def main(argv: list[str] | None = None) -> int:
     n.add_argument("--group", required=True, help="op group (opdefs/GROUP/); out of tree: the library name")
     n.add_argument("--out-of-tree", metavar="DIR", help="scaffold an op library project in DIR")
     n.set_defaults(fn=cmd_new)
+    o = sub.add_parser("optimize", help="run the graph optimizer over a GraphDef file")
+    o.add_argument("input", help="GraphDef file (.pb binary, .pbtxt text)")
+    o.add_argument("-o", "--output", required=True, help="where to write the optimized GraphDef")
+    o.add_argument("--disable", action="append", default=[], metavar="PASS",
+                   help="turn a pass off (RewriterConfig names: constant_folding, arithmetic_optimization, "
+                        "dependency_optimization, remapping, common_subgraph_elimination); repeatable")
+    o.add_argument("--outputs", action="append", metavar="NODES",
+                   help="nodes to preserve, comma-separated (default: nodes nothing reads)")
+    o.set_defaults(fn=cmd_optimize)
     args = p.parse_args(argv)
     try:
         return args.fn(args)

@@ -522,3 +522,168 @@ class GraphDef(_message.Message):
     versions: VersionDef
     version: int
     def __init__(self, node: _Optional[_Iterable[_Union[NodeDef, _Mapping]]] = ..., versions: _Optional[_Union[VersionDef, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
+
+class RewriterConfig(_message.Message):
+    __slots__ = ("layout_optimizer", "disable_model_pruning", "constant_folding", "arithmetic_optimization", "dependency_optimization", "loop_optimization", "function_optimization", "debug_stripper", "meta_optimizer_iterations", "shape_optimization", "remapping", "scoped_allocator_optimization", "min_graph_nodes", "pin_to_host_optimization", "disable_meta_optimizer", "meta_optimizer_timeout_ms", "fail_on_optimizer_errors", "implementation_selector", "auto_mixed_precision", "common_subgraph_elimination", "optimizers")
+    class Toggle(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        DEFAULT: _ClassVar[RewriterConfig.Toggle]
+        ON: _ClassVar[RewriterConfig.Toggle]
+        OFF: _ClassVar[RewriterConfig.Toggle]
+        AGGRESSIVE: _ClassVar[RewriterConfig.Toggle]
+        EXPERIMENTAL_MLIR: _ClassVar[RewriterConfig.Toggle]
+        EXPERIMENTAL_BOTH: _ClassVar[RewriterConfig.Toggle]
+    DEFAULT: RewriterConfig.Toggle
+    ON: RewriterConfig.Toggle
+    OFF: RewriterConfig.Toggle
+    AGGRESSIVE: RewriterConfig.Toggle
+    EXPERIMENTAL_MLIR: RewriterConfig.Toggle
+    EXPERIMENTAL_BOTH: RewriterConfig.Toggle
+    class NumIterationsType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        DEFAULT_NUM_ITERS: _ClassVar[RewriterConfig.NumIterationsType]
+        ONE: _ClassVar[RewriterConfig.NumIterationsType]
+        TWO: _ClassVar[RewriterConfig.NumIterationsType]
+    DEFAULT_NUM_ITERS: RewriterConfig.NumIterationsType
+    ONE: RewriterConfig.NumIterationsType
+    TWO: RewriterConfig.NumIterationsType
+    LAYOUT_OPTIMIZER_FIELD_NUMBER: _ClassVar[int]
+    DISABLE_MODEL_PRUNING_FIELD_NUMBER: _ClassVar[int]
+    CONSTANT_FOLDING_FIELD_NUMBER: _ClassVar[int]
+    ARITHMETIC_OPTIMIZATION_FIELD_NUMBER: _ClassVar[int]
+    DEPENDENCY_OPTIMIZATION_FIELD_NUMBER: _ClassVar[int]
+    LOOP_OPTIMIZATION_FIELD_NUMBER: _ClassVar[int]
+    FUNCTION_OPTIMIZATION_FIELD_NUMBER: _ClassVar[int]
+    DEBUG_STRIPPER_FIELD_NUMBER: _ClassVar[int]
+    META_OPTIMIZER_ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    SHAPE_OPTIMIZATION_FIELD_NUMBER: _ClassVar[int]
+    REMAPPING_FIELD_NUMBER: _ClassVar[int]
+    SCOPED_ALLOCATOR_OPTIMIZATION_FIELD_NUMBER: _ClassVar[int]
+    MIN_GRAPH_NODES_FIELD_NUMBER: _ClassVar[int]
+    PIN_TO_HOST_OPTIMIZATION_FIELD_NUMBER: _ClassVar[int]
+    DISABLE_META_OPTIMIZER_FIELD_NUMBER: _ClassVar[int]
+    META_OPTIMIZER_TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    FAIL_ON_OPTIMIZER_ERRORS_FIELD_NUMBER: _ClassVar[int]
+    IMPLEMENTATION_SELECTOR_FIELD_NUMBER: _ClassVar[int]
+    AUTO_MIXED_PRECISION_FIELD_NUMBER: _ClassVar[int]
+    COMMON_SUBGRAPH_ELIMINATION_FIELD_NUMBER: _ClassVar[int]
+    OPTIMIZERS_FIELD_NUMBER: _ClassVar[int]
+    layout_optimizer: RewriterConfig.Toggle
+    disable_model_pruning: bool
+    constant_folding: RewriterConfig.Toggle
+    arithmetic_optimization: RewriterConfig.Toggle
+    dependency_optimization: RewriterConfig.Toggle
+    loop_optimization: RewriterConfig.Toggle
+    function_optimization: RewriterConfig.Toggle
+    debug_stripper: RewriterConfig.Toggle
+    meta_optimizer_iterations: RewriterConfig.NumIterationsType
+    shape_optimization: RewriterConfig.Toggle
+    remapping: RewriterConfig.Toggle
+    scoped_allocator_optimization: RewriterConfig.Toggle
+    min_graph_nodes: int
+    pin_to_host_optimization: RewriterConfig.Toggle
+    disable_meta_optimizer: bool
+    meta_optimizer_timeout_ms: int
+    fail_on_optimizer_errors: bool
+    implementation_selector: RewriterConfig.Toggle
+    auto_mixed_precision: RewriterConfig.Toggle
+    common_subgraph_elimination: RewriterConfig.Toggle
+    optimizers: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, layout_optimizer: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., disable_model_pruning: _Optional[bool] = ..., constant_folding: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., arithmetic_optimization: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., dependency_optimization: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., loop_optimization: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., function_optimization: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., debug_stripper: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., meta_optimizer_iterations: _Optional[_Union[RewriterConfig.NumIterationsType, str]] = ..., shape_optimization: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., remapping: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., scoped_allocator_optimization: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., min_graph_nodes: _Optional[int] = ..., pin_to_host_optimization: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., disable_meta_optimizer: _Optional[bool] = ..., meta_optimizer_timeout_ms: _Optional[int] = ..., fail_on_optimizer_errors: _Optional[bool] = ..., implementation_selector: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., auto_mixed_precision: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., common_subgraph_elimination: _Optional[_Union[RewriterConfig.Toggle, str]] = ..., optimizers: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class OptimizerOptions(_message.Message):
+    __slots__ = ("do_common_subexpression_elimination", "do_constant_folding", "opt_level", "do_function_inlining", "global_jit_level")
+    class Level(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        L1: _ClassVar[OptimizerOptions.Level]
+        L0: _ClassVar[OptimizerOptions.Level]
+    L1: OptimizerOptions.Level
+    L0: OptimizerOptions.Level
+    class GlobalJitLevel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        DEFAULT: _ClassVar[OptimizerOptions.GlobalJitLevel]
+        OFF: _ClassVar[OptimizerOptions.GlobalJitLevel]
+        ON_1: _ClassVar[OptimizerOptions.GlobalJitLevel]
+        ON_2: _ClassVar[OptimizerOptions.GlobalJitLevel]
+    DEFAULT: OptimizerOptions.GlobalJitLevel
+    OFF: OptimizerOptions.GlobalJitLevel
+    ON_1: OptimizerOptions.GlobalJitLevel
+    ON_2: OptimizerOptions.GlobalJitLevel
+    DO_COMMON_SUBEXPRESSION_ELIMINATION_FIELD_NUMBER: _ClassVar[int]
+    DO_CONSTANT_FOLDING_FIELD_NUMBER: _ClassVar[int]
+    OPT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    DO_FUNCTION_INLINING_FIELD_NUMBER: _ClassVar[int]
+    GLOBAL_JIT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    do_common_subexpression_elimination: bool
+    do_constant_folding: bool
+    opt_level: OptimizerOptions.Level
+    do_function_inlining: bool
+    global_jit_level: OptimizerOptions.GlobalJitLevel
+    def __init__(self, do_common_subexpression_elimination: _Optional[bool] = ..., do_constant_folding: _Optional[bool] = ..., opt_level: _Optional[_Union[OptimizerOptions.Level, str]] = ..., do_function_inlining: _Optional[bool] = ..., global_jit_level: _Optional[_Union[OptimizerOptions.GlobalJitLevel, str]] = ...) -> None: ...
+
+class GraphOptions(_message.Message):
+    __slots__ = ("enable_recv_scheduling", "optimizer_options", "build_cost_model", "infer_shapes", "place_pruned_graph", "enable_bfloat16_sendrecv", "timeline_step", "build_cost_model_after", "rewrite_options")
+    ENABLE_RECV_SCHEDULING_FIELD_NUMBER: _ClassVar[int]
+    OPTIMIZER_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    BUILD_COST_MODEL_FIELD_NUMBER: _ClassVar[int]
+    INFER_SHAPES_FIELD_NUMBER: _ClassVar[int]
+    PLACE_PRUNED_GRAPH_FIELD_NUMBER: _ClassVar[int]
+    ENABLE_BFLOAT16_SENDRECV_FIELD_NUMBER: _ClassVar[int]
+    TIMELINE_STEP_FIELD_NUMBER: _ClassVar[int]
+    BUILD_COST_MODEL_AFTER_FIELD_NUMBER: _ClassVar[int]
+    REWRITE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    enable_recv_scheduling: bool
+    optimizer_options: OptimizerOptions
+    build_cost_model: int
+    infer_shapes: bool
+    place_pruned_graph: bool
+    enable_bfloat16_sendrecv: bool
+    timeline_step: int
+    build_cost_model_after: int
+    rewrite_options: RewriterConfig
+    def __init__(self, enable_recv_scheduling: _Optional[bool] = ..., optimizer_options: _Optional[_Union[OptimizerOptions, _Mapping]] = ..., build_cost_model: _Optional[int] = ..., infer_shapes: _Optional[bool] = ..., place_pruned_graph: _Optional[bool] = ..., enable_bfloat16_sendrecv: _Optional[bool] = ..., timeline_step: _Optional[int] = ..., build_cost_model_after: _Optional[int] = ..., rewrite_options: _Optional[_Union[RewriterConfig, _Mapping]] = ...) -> None: ...
+
+class GPUOptions(_message.Message):
+    __slots__ = ("per_process_gpu_memory_fraction", "allocator_type", "deferred_deletion_bytes", "allow_growth", "visible_device_list")
+    PER_PROCESS_GPU_MEMORY_FRACTION_FIELD_NUMBER: _ClassVar[int]
+    ALLOCATOR_TYPE_FIELD_NUMBER: _ClassVar[int]
+    DEFERRED_DELETION_BYTES_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_GROWTH_FIELD_NUMBER: _ClassVar[int]
+    VISIBLE_DEVICE_LIST_FIELD_NUMBER: _ClassVar[int]
+    per_process_gpu_memory_fraction: float
+    allocator_type: str
+    deferred_deletion_bytes: int
+    allow_growth: bool
+    visible_device_list: str
+    def __init__(self, per_process_gpu_memory_fraction: _Optional[float] = ..., allocator_type: _Optional[str] = ..., deferred_deletion_bytes: _Optional[int] = ..., allow_growth: _Optional[bool] = ..., visible_device_list: _Optional[str] = ...) -> None: ...
+
+class ConfigProto(_message.Message):
+    __slots__ = ("device_count", "intra_op_parallelism_threads", "inter_op_parallelism_threads", "use_per_session_threads", "gpu_options", "allow_soft_placement", "log_device_placement", "graph_options", "operation_timeout_in_ms", "isolate_session_state")
+    class DeviceCountEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    DEVICE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    INTRA_OP_PARALLELISM_THREADS_FIELD_NUMBER: _ClassVar[int]
+    INTER_OP_PARALLELISM_THREADS_FIELD_NUMBER: _ClassVar[int]
+    USE_PER_SESSION_THREADS_FIELD_NUMBER: _ClassVar[int]
+    GPU_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_SOFT_PLACEMENT_FIELD_NUMBER: _ClassVar[int]
+    LOG_DEVICE_PLACEMENT_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_TIMEOUT_IN_MS_FIELD_NUMBER: _ClassVar[int]
+    ISOLATE_SESSION_STATE_FIELD_NUMBER: _ClassVar[int]
+    device_count: _containers.ScalarMap[str, int]
+    intra_op_parallelism_threads: int
+    inter_op_parallelism_threads: int
+    use_per_session_threads: bool
+    gpu_options: GPUOptions
+    allow_soft_placement: bool
+    log_device_placement: bool
+    graph_options: GraphOptions
+    operation_timeout_in_ms: int
+    isolate_session_state: bool
+    def __init__(self, device_count: _Optional[_Mapping[str, int]] = ..., intra_op_parallelism_threads: _Optional[int] = ..., inter_op_parallelism_threads: _Optional[int] = ..., use_per_session_threads: _Optional[bool] = ..., gpu_options: _Optional[_Union[GPUOptions, _Mapping]] = ..., allow_soft_placement: _Optional[bool] = ..., log_device_placement: _Optional[bool] = ..., graph_options: _Optional[_Union[GraphOptions, _Mapping]] = ..., operation_timeout_in_ms: _Optional[int] = ..., isolate_session_state: _Optional[bool] = ...) -> None: ...

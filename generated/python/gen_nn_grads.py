@@ -8,6 +8,7 @@ gradient per input argument.
 
 from opforge.gradients.registry import register_gradient as _register
 from opforge.gradients.registry import register_gradient_fn as _register_fn
+from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 from opforge.gradients.helpers import shape_of
 from opforge.generated.gen_array_ops import ones_like, zeros_like
 from opforge.generated.gen_math_ops import abs, add_v2, cast, greater, less, mul, neg, real_div, sigmoid, sub
@@ -379,3 +380,6 @@ _register_fn("LogSoftmax", "opforge.gradients.nn_grads:log_softmax_grad")
 _register_fn("Softmax", "opforge.gradients.nn_grads:softmax_grad")
 _register_fn("SoftmaxCrossEntropyWithLogits", "opforge.gradients.nn_grads:softmax_cross_entropy_with_logits_grad")
 _register_fn("SparseSoftmaxCrossEntropyWithLogits", "opforge.gradients.nn_grads:sparse_softmax_cross_entropy_with_logits_grad")
+_not_differentiable("_FusedConv2D")
+_not_differentiable("_FusedDepthwiseConv2dNative")
+_not_differentiable("_FusedMatMul")

@@ -651,3 +651,104 @@ def sparse_softmax_cross_entropy_with_logits(features: TensorLike, labels: Tenso
       backprop: A `Tensor`. Has the same type as `features`. backpropagated gradients (batch_size x
         num_classes matrix).
     """
+
+def _fused_conv2d(input: TensorLike, filter: TensorLike, args: Sequence[TensorLike], host_args: Sequence[TensorLike], num_args: int, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', filter_format: str = 'HWIO', dilations: Sequence[int] = [1, 1, 1, 1], use_cudnn_on_gpu: bool = True, fused_ops: Sequence[str] = [], epsilon: float = 0.0001, leakyrelu_alpha: float = 0.2, name: str | None = None) -> Tensor:
+    r"""Performs a convolution followed by a specified series of operations.
+
+    Conv2D followed by the ops named in `fused_ops`, each taking the previous result as its first
+    input: [X] or [X, A], where X is "BiasAdd" (args: the bias) or "FusedBatchNorm" (args: scale,
+    offset, mean, variance; inference form with `epsilon`) and A is one of "Relu", "Relu6", "Elu",
+    "LeakyRelu" (`leakyrelu_alpha`), "Sigmoid", "Tanh" or "_MklSwish" (x * sigmoid(x)). TensorFlow's
+    Grappler remapper writes this op, and so does opforge's graph optimizer; the CPU kernel applies
+    X and A to each tile of output pixels right after its GEMM, while it is in cache. Not
+    differentiable: it only appears in optimized inference graphs.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      filter: A `Tensor`. Must have the same type as `input`.
+      args: A list of `Tensor` objects with types from: attr `TArgs`. The extra inputs of the fused
+        ops: [bias] for BiasAdd, [scale, offset, mean, variance] for FusedBatchNorm; 1-D, one value
+        per output channel, of type T.
+      host_args: A list of at least 0 `Tensor` objects of type `float32`. Accepted for TensorFlow
+        compatibility (quantized variants); must be empty.
+      num_args: A `int` that is `>= 0`.
+      strides: A list of `ints`.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      filter_format: An optional `string` from: `"HWIO"`. Defaults to `'HWIO'`. HWIO
+        ([filter_height, filter_width, in_channels, out_channels]) only.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`.
+      use_cudnn_on_gpu: An optional `bool`. Defaults to `True`.
+      fused_ops: An optional list of `strings`. Defaults to `[]`. The ops applied after the
+        convolution, in order.
+      epsilon: An optional `float`. Defaults to `0.0001`. FusedBatchNorm's variance epsilon.
+      leakyrelu_alpha: An optional `float`. Defaults to `0.2`. LeakyRelu's slope for negative
+        values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def _fused_depthwise_conv2d_native(input: TensorLike, filter: TensorLike, args: Sequence[TensorLike], strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', dilations: Sequence[int] = [1, 1, 1, 1], fused_ops: Sequence[str] = [], epsilon: float = 0.0001, leakyrelu_alpha: float = 0.2, name: str | None = None) -> Tensor:
+    r"""Performs a depthwise convolution followed by a specified series of operations.
+
+    DepthwiseConv2dNative followed by the ops named in `fused_ops`: [X] or [X, A] with X "BiasAdd"
+    (args: the bias) or "FusedBatchNorm" (args: scale, offset, mean, variance; inference form) and A
+    one of "Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh", "_MklSwish". Written by
+    TensorFlow's Grappler remapper and by opforge's graph optimizer; the CPU kernel applies X and A
+    to each output row as it is computed. Not differentiable: it only appears in optimized inference
+    graphs.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      filter: A `Tensor`. Must have the same type as `input`.
+      args: A list of at least 0 `Tensor` objects with the same type as `input`. The extra inputs of
+        the fused ops: [bias] for BiasAdd, [scale, offset, mean, variance] for FusedBatchNorm; 1-D,
+        one value per output channel.
+      strides: A list of `ints`.
+      padding: A `string` from: `"SAME"`, `"VALID"`, `"EXPLICIT"`.
+      explicit_paddings: An optional list of `ints`. Defaults to `[]`.
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`.
+      fused_ops: An optional list of `strings`. Defaults to `[]`. The ops applied after the
+        convolution, in order.
+      epsilon: An optional `float`. Defaults to `0.0001`. FusedBatchNorm's variance epsilon.
+      leakyrelu_alpha: An optional `float`. Defaults to `0.2`. LeakyRelu's slope for negative
+        values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def _fused_mat_mul(a: TensorLike, b: TensorLike, args: Sequence[TensorLike], transpose_a: bool = False, transpose_b: bool = False, fused_ops: Sequence[str] = [], epsilon: float = 0.0001, leakyrelu_alpha: float = 0.2, name: str | None = None) -> Tensor:
+    r"""Performs a MatMul followed by a specified series of operations.
+
+    MatMul followed by the ops named in `fused_ops`: ["BiasAdd"] or ["BiasAdd", A] with A one of
+    "Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh", "_MklSwish"; args holds the bias (one
+    value per column of the product). Written by TensorFlow's Grappler remapper and by opforge's
+    graph optimizer; the CPU kernel applies the bias and activation to blocks of rows after the
+    GEMM. Not differentiable: it only appears in optimized inference graphs.
+
+    Args:
+      a: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      b: A `Tensor`. Must have the same type as `a`.
+      args: A list of at least 0 `Tensor` objects with the same type as `a`. The bias of BiasAdd:
+        1-D, one value per column of the product.
+      transpose_a: An optional `bool`. Defaults to `False`.
+      transpose_b: An optional `bool`. Defaults to `False`.
+      fused_ops: An optional list of `strings`. Defaults to `[]`. The ops applied after the product,
+        in order.
+      epsilon: An optional `float`. Defaults to `0.0001`.
+      leakyrelu_alpha: An optional `float`. Defaults to `0.2`. LeakyRelu's slope for negative
+        values.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a`.
+    """

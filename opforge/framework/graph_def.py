@@ -25,6 +25,13 @@ NodeDef = op_def_pb2.NodeDef
 AttrValue = op_def_pb2.AttrValue
 TensorProto = op_def_pb2.TensorProto
 TensorShapeProto = op_def_pb2.TensorShapeProto
+# Session configuration (TensorFlow's field names and numbers): the graph optimizer reads
+# ConfigProto.graph_options.rewrite_options.
+ConfigProto = op_def_pb2.ConfigProto
+GraphOptions = op_def_pb2.GraphOptions
+RewriterConfig = op_def_pb2.RewriterConfig
+OptimizerOptions = op_def_pb2.OptimizerOptions
+GPUOptions = op_def_pb2.GPUOptions
 
 PRODUCER_VERSION = 1882  # a GraphDef version TensorFlow 2.x readers accept
 

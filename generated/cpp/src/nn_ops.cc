@@ -1310,6 +1310,297 @@ OpSpec MakeSparseSoftmaxCrossEntropyWithLogits() {
   return op;
 }
 
+OpSpec Make_FusedConv2D() {
+  OpSpec op;
+  op.name = "_FusedConv2D";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"args", DType::kInvalid, -1, -1, 1, false});
+  op.inputs.push_back(ArgSpec{"host_args", DType::kFloat, -1, 3, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "TArgs";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_args";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_host_args";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID"), AttrValue::String("EXPLICIT")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "explicit_paddings";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "filter_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("HWIO");
+    a.allowed = {AttrValue::String("HWIO")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dilations";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_cudnn_on_gpu";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "fused_ops";
+    a.type = AttrType::kListString;
+    a.has_default = true;
+    a.default_value = AttrValue::ListString(std::vector<std::string>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "epsilon";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.0001f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "leakyrelu_alpha";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.2f);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("_FusedConv2D", c); };
+  return op;
+}
+
+OpSpec Make_FusedDepthwiseConv2dNative() {
+  OpSpec op;
+  op.name = "_FusedDepthwiseConv2dNative";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"args", DType::kInvalid, 0, 1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_args";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID"), AttrValue::String("EXPLICIT")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "explicit_paddings";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dilations";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "fused_ops";
+    a.type = AttrType::kListString;
+    a.has_default = true;
+    a.default_value = AttrValue::ListString(std::vector<std::string>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "epsilon";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.0001f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "leakyrelu_alpha";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.2f);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("_FusedDepthwiseConv2dNative", c); };
+  return op;
+}
+
+OpSpec Make_FusedMatMul() {
+  OpSpec op;
+  op.name = "_FusedMatMul";
+  op.inputs.push_back(ArgSpec{"a", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"args", DType::kInvalid, 2, 3, -1, false});
+  op.outputs.push_back(ArgSpec{"product", DType::kInvalid, 2, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "transpose_a";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "transpose_b";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_args";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "fused_ops";
+    a.type = AttrType::kListString;
+    a.has_default = true;
+    a.default_value = AttrValue::ListString(std::vector<std::string>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "epsilon";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.0001f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "leakyrelu_alpha";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.2f);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 2;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::matmul(c, 0, 1, 0, 1); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeAvgPool());
   OpRegistry::Global().add_pending(MakeAvgPoolGrad());
@@ -1347,6 +1638,9 @@ OpSpec MakeSparseSoftmaxCrossEntropyWithLogits() {
   OpRegistry::Global().add_pending(MakeSoftsign());
   OpRegistry::Global().add_pending(MakeSoftsignGrad());
   OpRegistry::Global().add_pending(MakeSparseSoftmaxCrossEntropyWithLogits());
+  OpRegistry::Global().add_pending(Make_FusedConv2D());
+  OpRegistry::Global().add_pending(Make_FusedDepthwiseConv2dNative());
+  OpRegistry::Global().add_pending(Make_FusedMatMul());
   return true;
 }();
 

@@ -7,10 +7,15 @@
 // opforge/blas.h: a GEMM inside a parallel region runs inline). A 1x1
 // convolution with stride 1 and no padding is one GEMM over the input. float16/bfloat16 compute
 // in float32, int32 with a wrapping integer GEMM.
+//
+// _FusedConv2D (Grappler's Conv2D + BiasAdd/FusedBatchNorm + activation) runs the same code
+// with an epilogue (fused_epilogue.h) called on each tile of output right after its GEMM or
+// Winograd output transform, while the tile is in cache.
 #include <algorithm>
 #include <mutex>
 #include <optional>
 
+#include "cpu/nn/fused_epilogue.h"
 #include "cpu/nn/nn_util.h"
 #include "opforge/ops/nn_ops.h"
 #include "opforge/shape_fns.h"
@@ -233,7 +238,15 @@ OPF_SIMD_CLONES void winograd_output_tile(const float* const m[16], int64_t co, 
   }
 }
 
-void winograd_forward(const float* in, const float* filt, float* out, const ConvGeom& g) {
+// post(pixels, n): the epilogue over n consecutive output pixels (NoPost: none).
+struct NoPost {
+  static constexpr bool kNone = true;
+  template <typename C>
+  void operator()(C*, int64_t) const {}
+};
+
+template <typename Post>
+void winograd_forward(const float* in, const float* filt, float* out, const ConvGeom& g, const Post& post) {
   const int64_t ci = g.cin, co = g.cout;
   const int64_t th = (g.oh + 1) / 2, tw = (g.ow + 1) / 2, tiles = g.n * th * tw;
   const std::vector<float> u = winograd_filter(filt, g);
@@ -272,10 +285,13 @@ void winograd_forward(const float* in, const float* filt, float* out, const Conv
         const bool right = 2 * tx + 1 < g.ow, down = 2 * ty + 1 < g.oh;
         if (right && down) {
           winograd_output_tile(mp, co, y00, y00 + co, y00 + g.ow * co, y00 + (g.ow + 1) * co);
+          post(y00, 2);
+          post(y00 + g.ow * co, 2);
           continue;
         }
         float* e = edge.data();
         winograd_output_tile(mp, co, e, e + co, e + 2 * co, e + 3 * co);
+        post(e, 4);
         std::copy(e, e + co, y00);
         if (right) std::copy(e + co, e + 2 * co, y00 + co);
         if (down) std::copy(e + 2 * co, e + 3 * co, y00 + g.ow * co);
@@ -284,27 +300,43 @@ void winograd_forward(const float* in, const float* filt, float* out, const Conv
   });
 }
 
-template <typename C>
-void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g) {
+template <typename C, typename Post = NoPost>
+void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const Post& post = Post()) {
   const int64_t k = g.k();
   if (g.pixels() == 0 || g.cout == 0) return;
   if (k == 0) {
     std::fill(out, out + g.pixels() * g.cout, C(0));
+    parallel_for(g.pixels(), std::max<int64_t>(1, cpu::kGrain / g.cout),
+                 [&](int64_t p0, int64_t p1) { post(out + p0 * g.cout, p1 - p0); });
     return;
   }
   if (g.is_pointwise()) {
-    nn::gemm<C>(false, false, g.pixels(), g.cout, k, in, k, filt, g.cout, C(0), out, g.cout);
+    if constexpr (Post::kNone) {
+      nn::gemm<C>(false, false, g.pixels(), g.cout, k, in, k, filt, g.cout, C(0), out, g.cout);
+    } else {  // the same GEMM cut into row tiles, each finished by the epilogue while in cache
+      const int64_t tp = std::max<int64_t>(16, kTileBytes / static_cast<int64_t>(sizeof(C) * (k + g.cout)));
+      const int64_t tiles = (g.pixels() + tp - 1) / tp;
+      parallel_for(tiles, 1, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          const int64_t p0 = t * tp, p1 = std::min(g.pixels(), p0 + tp);
+          nn::gemm<C>(false, false, p1 - p0, g.cout, k, in + p0 * k, k, filt, g.cout, C(0),
+                      out + p0 * g.cout, g.cout);
+          post(out + p0 * g.cout, p1 - p0);
+        }
+      });
+    }
     return;
   }
   if constexpr (std::is_same_v<C, float>) {
     if (use_winograd(g)) {
-      winograd_forward(in, filt, out, g);
+      winograd_forward(in, filt, out, g, post);
       return;
     }
   }
   for_tiles<C>(g, 0, g.pixels(), [&](int64_t p0, int64_t p1, C* col) {
     im2col(in, g, p0, p1, col);
     nn::gemm<C>(false, false, p1 - p0, g.cout, k, col, k, filt, g.cout, C(0), out + p0 * g.cout, g.cout);
+    post(out + p0 * g.cout, p1 - p0);
   });
 }
 
@@ -419,6 +451,28 @@ Status Conv2DCpu(ops::Conv2DArgs& a) {
   return Status::OK();
 }
 
+// _FusedConv2D: Conv2D with the BiasAdd/FusedBatchNorm + activation epilogue per tile.
+template <typename T>
+Status FusedConv2DCpu(ops::_FusedConv2DArgs& a) {
+  using C = nn::acc_t<T>;
+  const Layout l = nn::layout_of(a.data_format);
+  ConvGeom g;
+  OPF_RETURN_IF_ERROR(conv_geom("_FusedConv2D", a.input.shape(), a.filter.shape(), l, a.strides,
+                                a.dilations, a.padding, a.explicit_paddings, &g));
+  if (a.host_args.size != 0) {
+    return errors::Unimplemented("_FusedConv2D: host_args (quantized variants) are not supported");
+  }
+  nn::Epilogue<C> post;
+  OPF_RETURN_IF_ERROR(nn::Epilogue<C>::template make<T>("_FusedConv2D", a.fused_ops, a.args, g.cout,
+                                                        a.epsilon, a.leakyrelu_alpha, &post));
+  nn::Nhwc<T, C> in(a.input, l);
+  Flat<T, C> filt(a.filter);
+  nn::NhwcOut<T, C> out(a.output, l);
+  conv_forward<C>(in.data(), filt.ptr, out.data(), g, post);
+  out.finish();
+  return Status::OK();
+}
+
 template <typename T>
 Status Conv2DBackpropInputCpu(ops::Conv2DBackpropInputArgs& a) {
   using C = conv_t<T>;
@@ -500,6 +554,7 @@ Status SizesShape(ShapeContext& c, int arg) {
 
 [[maybe_unused]] const bool conv_shapes_registered = [] {
   shape_fns::register_custom("Conv2D", Conv2DShape);
+  shape_fns::register_custom("_FusedConv2D", Conv2DShape);
   shape_fns::register_custom("Conv2DBackpropInput", [](ShapeContext& c) { return SizesShape(c, 0); });
   shape_fns::register_custom("Conv2DBackpropFilter", [](ShapeContext& c) { return SizesShape(c, 1); });
   return true;
@@ -508,6 +563,7 @@ Status SizesShape(ShapeContext& c, int arg) {
 }  // namespace
 
 OPFORGE_REGISTER_KERNEL(Conv2D, CPU, Conv2DCpu, bfloat16, half, float, double, int32_t)
+OPFORGE_REGISTER_KERNEL(_FusedConv2D, CPU, FusedConv2DCpu, bfloat16, half, float, double)
 OPFORGE_REGISTER_KERNEL(Conv2DBackpropInput, CPU, Conv2DBackpropInputCpu, bfloat16, half, float,
                         double, int32_t)
 OPFORGE_REGISTER_KERNEL(Conv2DBackpropFilter, CPU, Conv2DBackpropFilterCpu, bfloat16, half, float,

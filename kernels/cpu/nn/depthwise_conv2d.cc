@@ -5,8 +5,11 @@
 // channels of a pixel are contiguous, so the innermost loops vectorize); NCHW is converted on
 // the way in and out. Output rows are split over the threads; the input gradient splits images
 // and the filter gradient sums per-thread partials. 16-bit floats compute in float.
+// _FusedDepthwiseConv2dNative runs the same forward loop and applies its epilogue
+// (fused_epilogue.h) to each output row as soon as the row is computed.
 #include <mutex>
 
+#include "cpu/nn/fused_epilogue.h"
 #include "cpu/nn/nn_util.h"
 #include "opforge/ops/nn_ops.h"
 #include "opforge/shape_fns.h"
@@ -53,8 +56,14 @@ void for_taps(const DwGeom& g, int64_t oh, int64_t ow, F fn) {
   }
 }
 
-template <typename V>
-void dw_forward(const V* x, const V* f, V* y, const DwGeom& g) {
+struct NoPost {
+  template <typename V>
+  void operator()(V*, int64_t) const {}
+};
+
+// post(row, n): the epilogue over the n pixels of one output row, run right after the row.
+template <typename V, typename Post = NoPost>
+void dw_forward(const V* x, const V* f, V* y, const DwGeom& g, const Post& post = Post()) {
   const int64_t cm = g.cout();
   parallel_for(g.n * g.oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, g.ow * g.kh * g.kw * cm)),
                [&](int64_t b, int64_t e) {
@@ -75,6 +84,7 @@ void dw_forward(const V* x, const V* f, V* y, const DwGeom& g) {
                        }
                      });
                    }
+                   post(y + (n * g.oh + oh) * g.ow * cm, g.ow);
                  }
                });
 }
@@ -175,6 +185,25 @@ Status DepthwiseCpu(ops::DepthwiseConv2dNativeArgs& a) {
 }
 
 template <typename T>
+Status FusedDepthwiseCpu(ops::_FusedDepthwiseConv2dNativeArgs& a) {
+  using V = nn::acc_t<T>;
+  const std::string op = "_FusedDepthwiseConv2dNative";
+  const Layout l = nn::layout_of(a.data_format);
+  DwGeom g;
+  OPF_RETURN_IF_ERROR(dw_geom(op, a.input.shape(), a.filter.shape(), l, a.strides, a.dilations,
+                              a.padding, a.explicit_paddings, &g));
+  nn::Epilogue<V> post;
+  OPF_RETURN_IF_ERROR(nn::Epilogue<V>::template make<T>(op, a.fused_ops, a.args, g.cout(), a.epsilon,
+                                                        a.leakyrelu_alpha, &post));
+  nn::Nhwc<T, V> in(a.input, l);
+  const std::vector<V> f = flat<T, V>(a.filter);
+  nn::NhwcOut<T, V> out(a.output, l);
+  dw_forward<V>(in.data(), f.data(), out.data(), g, post);
+  out.finish();
+  return Status::OK();
+}
+
+template <typename T>
 Status DepthwiseBackpropInputCpu(ops::DepthwiseConv2dNativeBackpropInputArgs& a) {
   using V = nn::acc_t<T>;
   const std::string op = "DepthwiseConv2dNativeBackpropInput";
@@ -255,6 +284,7 @@ Status SizesShape(ShapeContext& c, int arg, const char* what) {
 
 [[maybe_unused]] const bool dw_shapes_registered = [] {
   shape_fns::register_custom("DepthwiseConv2dNative", DepthwiseShape);
+  shape_fns::register_custom("_FusedDepthwiseConv2dNative", DepthwiseShape);
   shape_fns::register_custom("DepthwiseConv2dNativeBackpropInput",
                              [](ShapeContext& c) { return SizesShape(c, 0, "input_sizes"); });
   shape_fns::register_custom("DepthwiseConv2dNativeBackpropFilter",
@@ -265,6 +295,7 @@ Status SizesShape(ShapeContext& c, int arg, const char* what) {
 }  // namespace
 
 OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNative, CPU, DepthwiseCpu, bfloat16, half, float, double)
+OPFORGE_REGISTER_KERNEL(_FusedDepthwiseConv2dNative, CPU, FusedDepthwiseCpu, bfloat16, half, float, double)
 OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNativeBackpropInput, CPU, DepthwiseBackpropInputCpu,
                         bfloat16, half, float, double)
 OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNativeBackpropFilter, CPU, DepthwiseBackpropFilterCpu,

@@ -785,5 +785,120 @@ struct SparseSoftmaxCrossEntropyWithLogitsArgs {
   KernelContext& ctx;
 };
 
+// _FusedConv2D: Performs a convolution followed by a specified series of operations.
+// Defined in opdefs/nn/fused_conv2d.pbtxt.
+struct _FusedConv2DArgs {
+  static constexpr const char* kOpName = "_FusedConv2D";
+  explicit _FusedConv2DArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        filter(ctx.input(1)),
+        args(ctx.input_list(2)),
+        host_args(ctx.input_list(3)),
+        T(ctx.attr(0).type),
+        TArgs(ctx.attr(1).list_type),
+        num_args(ctx.attr(2).i),
+        num_host_args(ctx.attr(3).i),
+        strides(ctx.attr(4).list_i),
+        padding(ctx.attr(5).s),
+        explicit_paddings(ctx.attr(6).list_i),
+        data_format(ctx.attr(7).s),
+        filter_format(ctx.attr(8).s),
+        dilations(ctx.attr(9).list_i),
+        use_cudnn_on_gpu(ctx.attr(10).b),
+        fused_ops(ctx.attr(11).list_s),
+        epsilon(ctx.attr(12).f),
+        leakyrelu_alpha(ctx.attr(13).f),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& filter;
+  TensorList args;
+  TensorList host_args;
+  DType T;
+  const std::vector<DType>& TArgs;
+  int64_t num_args;
+  int64_t num_host_args;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::string& filter_format;
+  const std::vector<int64_t>& dilations;
+  bool use_cudnn_on_gpu;
+  const std::vector<std::string>& fused_ops;
+  float epsilon;
+  float leakyrelu_alpha;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// _FusedDepthwiseConv2dNative: Performs a depthwise convolution followed by a specified series of operations.
+// Defined in opdefs/nn/fused_depthwise_conv2d_native.pbtxt.
+struct _FusedDepthwiseConv2dNativeArgs {
+  static constexpr const char* kOpName = "_FusedDepthwiseConv2dNative";
+  explicit _FusedDepthwiseConv2dNativeArgs(KernelContext& ctx)
+      : input(ctx.input(0)),
+        filter(ctx.input(1)),
+        args(ctx.input_list(2)),
+        T(ctx.attr(0).type),
+        num_args(ctx.attr(1).i),
+        strides(ctx.attr(2).list_i),
+        padding(ctx.attr(3).s),
+        explicit_paddings(ctx.attr(4).list_i),
+        data_format(ctx.attr(5).s),
+        dilations(ctx.attr(6).list_i),
+        fused_ops(ctx.attr(7).list_s),
+        epsilon(ctx.attr(8).f),
+        leakyrelu_alpha(ctx.attr(9).f),
+        output(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& input;
+  const Tensor& filter;
+  TensorList args;
+  DType T;
+  int64_t num_args;
+  const std::vector<int64_t>& strides;
+  const std::string& padding;
+  const std::vector<int64_t>& explicit_paddings;
+  const std::string& data_format;
+  const std::vector<int64_t>& dilations;
+  const std::vector<std::string>& fused_ops;
+  float epsilon;
+  float leakyrelu_alpha;
+  Tensor& output;
+  KernelContext& ctx;
+};
+
+// _FusedMatMul: Performs a MatMul followed by a specified series of operations.
+// Defined in opdefs/nn/fused_mat_mul.pbtxt.
+struct _FusedMatMulArgs {
+  static constexpr const char* kOpName = "_FusedMatMul";
+  explicit _FusedMatMulArgs(KernelContext& ctx)
+      : a(ctx.input(0)),
+        b(ctx.input(1)),
+        args(ctx.input_list(2)),
+        transpose_a(ctx.attr(0).b),
+        transpose_b(ctx.attr(1).b),
+        T(ctx.attr(2).type),
+        num_args(ctx.attr(3).i),
+        fused_ops(ctx.attr(4).list_s),
+        epsilon(ctx.attr(5).f),
+        leakyrelu_alpha(ctx.attr(6).f),
+        product(ctx.output(0)),
+        ctx(ctx) {}
+  const Tensor& a;
+  const Tensor& b;
+  TensorList args;
+  bool transpose_a;
+  bool transpose_b;
+  DType T;
+  int64_t num_args;
+  const std::vector<std::string>& fused_ops;
+  float epsilon;
+  float leakyrelu_alpha;
+  Tensor& product;
+  KernelContext& ctx;
+};
+
 }  // namespace ops
 }  // namespace opforge

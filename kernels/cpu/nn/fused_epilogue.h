@@ -1,0 +1,142 @@
+// The epilogue of the fused contraction ops (_FusedConv2D, _FusedDepthwiseConv2dNative,
+// _FusedMatMul): a per-channel BiasAdd or inference FusedBatchNorm, then an optional
+// activation, applied in compute type C to rows of `channels` values. The contraction kernels
+// call it on each tile of output they have just written, while the tile is still in cache,
+// so the fused op costs no extra pass over memory and no intermediate tensor.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cpu/cpu_util.h"
+#include "opforge/kernel.h"
+
+namespace opforge {
+namespace nn {
+
+enum class FusedAct { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish };
+
+template <typename C>
+class Epilogue {
+ public:
+  static constexpr bool kNone = false;
+  // Reads TensorFlow's fused_ops spelling: [X] or [X, A], X in {BiasAdd, FusedBatchNorm},
+  // A an activation; args are X's extra inputs (of dtype T, 1-D, `channels` values each).
+  template <typename T>
+  static Status make(const std::string& op, const std::vector<std::string>& fused_ops,
+                     const TensorList& args, int64_t channels, float epsilon, float alpha,
+                     Epilogue* ep) {
+    if (fused_ops.empty() || fused_ops.size() > 2) {
+      return errors::Unimplemented(op, ": fused_ops must be [X] or [X, activation] with X BiasAdd or "
+                                       "FusedBatchNorm, got ", join(fused_ops));
+    }
+    const std::string& x = fused_ops[0];
+    const int want = x == "BiasAdd" ? 1 : x == "FusedBatchNorm" ? 4 : -1;
+    if (want < 0) {
+      return errors::Unimplemented(op, ": unsupported fused op '", x, "' in fused_ops ", join(fused_ops),
+                                   " (BiasAdd or FusedBatchNorm first)");
+    }
+    if (args.size != want) {
+      return errors::InvalidArgument(op, ": fused ", x, " takes ", want, " args, got ", args.size);
+    }
+    std::vector<std::vector<C>> v(static_cast<size_t>(want));
+    for (int i = 0; i < want; ++i) {
+      const Tensor& t = args[i];
+      if (t.dtype() != DTypeOf<T>::value) {
+        return errors::InvalidArgument(op, ": arg ", i, " of ", x, " has dtype ", dtype_name(t.dtype()),
+                                       ", expected ", dtype_name(DTypeOf<T>::value));
+      }
+      if (t.shape().rank() != 1 || t.dim(0) != channels) {
+        return errors::InvalidArgument(op, ": arg ", i, " of ", x, " must be 1-D with ", channels,
+                                       " values (one per output channel), got shape ",
+                                       t.shape().to_string());
+      }
+      v[static_cast<size_t>(i)].resize(static_cast<size_t>(channels));
+      for (int64_t c = 0; c < channels; ++c) v[static_cast<size_t>(i)][static_cast<size_t>(c)] = static_cast<C>(t.data<T>()[c]);
+    }
+    ep->channels_ = channels;
+    if (want == 1) {
+      ep->shift_ = std::move(v[0]);
+    } else {  // y = (x - mean) * scale / sqrt(var + eps) + offset = x * s + (offset - mean * s)
+      ep->scale_.resize(static_cast<size_t>(channels));
+      ep->shift_.resize(static_cast<size_t>(channels));
+      for (size_t c = 0; c < static_cast<size_t>(channels); ++c) {
+        const C s = v[0][c] / std::sqrt(v[3][c] + static_cast<C>(epsilon));
+        ep->scale_[c] = s;
+        ep->shift_[c] = v[1][c] - v[2][c] * s;
+      }
+    }
+    ep->alpha_ = static_cast<C>(alpha);
+    if (fused_ops.size() == 2) {
+      const std::string& a = fused_ops[1];
+      if (a == "Relu") ep->act_ = FusedAct::kRelu;
+      else if (a == "Relu6") ep->act_ = FusedAct::kRelu6;
+      else if (a == "Elu") ep->act_ = FusedAct::kElu;
+      else if (a == "LeakyRelu") ep->act_ = FusedAct::kLeakyRelu;
+      else if (a == "Sigmoid") ep->act_ = FusedAct::kSigmoid;
+      else if (a == "Tanh") ep->act_ = FusedAct::kTanh;
+      else if (a == "_MklSwish" || a == "Swish") ep->act_ = FusedAct::kSwish;
+      else {
+        return errors::Unimplemented(op, ": unsupported activation '", a, "' in fused_ops ", join(fused_ops),
+                                     " (Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, _MklSwish)");
+      }
+    }
+    return Status::OK();
+  }
+
+  // rows: `n` consecutive rows of channels() values each, transformed in place.
+  void operator()(C* rows, int64_t n) const {
+    switch (act_) {
+      case FusedAct::kNone: return run(rows, n, [](C v) { return v; });
+      case FusedAct::kRelu: return run(rows, n, [](C v) { return v < C(0) ? C(0) : v; });
+      case FusedAct::kRelu6:
+        return run(rows, n, [](C v) { return v < C(0) ? C(0) : (v > C(6) ? C(6) : v); });
+      case FusedAct::kElu: return run(rows, n, [](C v) { return v < C(0) ? std::expm1(v) : v; });
+      case FusedAct::kLeakyRelu: {
+        const C alpha = alpha_;
+        return run(rows, n, [alpha](C v) { return v > C(0) ? v : alpha * v; });
+      }
+      case FusedAct::kSigmoid: return run(rows, n, [](C v) { return C(1) / (C(1) + std::exp(-v)); });
+      case FusedAct::kTanh: return run(rows, n, [](C v) { return std::tanh(v); });
+      case FusedAct::kSwish: return run(rows, n, [](C v) { return v / (C(1) + std::exp(-v)); });
+    }
+  }
+
+  int64_t channels() const { return channels_; }
+
+ private:
+  static std::string join(const std::vector<std::string>& v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+    return s + "]";
+  }
+
+  // One loop per activation (the switch is outside), so each inner loop is branch-free
+  // arithmetic over a row the compiler can vectorize.
+  template <typename F>
+  void run(C* rows, int64_t n, F act) const {
+    const C* __restrict shift = shift_.data();
+    const int64_t ch = channels_;
+    if (scale_.empty()) {
+      for (int64_t r = 0; r < n; ++r) {
+        C* __restrict row = rows + r * ch;
+        for (int64_t c = 0; c < ch; ++c) row[c] = act(row[c] + shift[c]);
+      }
+    } else {
+      const C* __restrict scale = scale_.data();
+      for (int64_t r = 0; r < n; ++r) {
+        C* __restrict row = rows + r * ch;
+        for (int64_t c = 0; c < ch; ++c) row[c] = act(row[c] * scale[c] + shift[c]);
+      }
+    }
+  }
+
+  int64_t channels_ = 0;
+  std::vector<C> scale_, shift_;  // scale_ empty: 1
+  FusedAct act_ = FusedAct::kNone;
+  C alpha_ = C(0);
+};
+
+}  // namespace nn
+}  // namespace opforge

@@ -1,0 +1,164 @@
+"""Remapping (RewriterConfig ``remapping``): contraction + bias + activation into one fused op.
+
+Patterns, as TensorFlow's Grappler remapper writes them (same op names and attrs, so the
+result also runs in TensorFlow):
+
+* Conv2D / DepthwiseConv2dNative / MatMul -> BiasAdd (or Add/AddV2 of a constant 1-D vector,
+  one value per output channel) [-> activation]  =>  _FusedConv2D /
+  _FusedDepthwiseConv2dNative / _FusedMatMul with fused_ops ["BiasAdd"(, activation)];
+* Conv2D / DepthwiseConv2dNative -> FusedBatchNormV3 (is_training=false, only the first output
+  used) [-> activation]  =>  fused_ops ["FusedBatchNorm"(, activation)] with the four
+  statistics as args (reached when constant folding did not fold the batch norm into the
+  weights);
+
+with the activation one of Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, or x * Sigmoid(x)
+(swish, spelled "_MklSwish" as TensorFlow's oneDNN remapper does). An intermediate is fused
+only when it has a single consumer and is not preserved (fetched, fed, a target); the fused
+node takes the name of the last node of the pattern.
+"""
+
+from __future__ import annotations
+
+from .fold_batch_norm import _data_format, per_channel
+from .graph_view import GraphView, parse_input
+
+_FUSED_OP = {"Conv2D": "_FusedConv2D", "DepthwiseConv2dNative": "_FusedDepthwiseConv2dNative",
+             "MatMul": "_FusedMatMul"}
+_ACTIVATIONS = ("Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh")
+# T of each fused op (DataType enums: float, double, bfloat16, half).
+_FUSED_TYPES = {1, 2, 14, 19}
+
+
+def _single_use(view: GraphView, nd) -> bool:
+    return view.has_single_data_consumer(nd.name)
+
+
+def _only_consumer(view: GraphView, nd):
+    cons = view.consumers(nd.name)
+    return cons[0] if len(cons) == 1 and _single_use(view, nd) else None
+
+
+def _contraction(view: GraphView, tensor: str):
+    src, idx = parse_input(tensor)
+    c = view.node(src)
+    if c is None or idx != 0 or c.op not in _FUSED_OP or not _single_use(view, c):
+        return None
+    if c.attr["T"].type not in _FUSED_TYPES:
+        return None
+    if c.op == "DepthwiseConv2dNative" and c.attr["padding"].s == b"EXPLICIT":
+        return None  # TensorFlow's _FusedDepthwiseConv2dNative has no explicit_paddings
+    return c
+
+
+def _channels_of_bias(view: GraphView, c, bias_tensor: str):
+    """For Add/AddV2: the bias, when it is a constant vector matching c's output channels."""
+    value = view.constant_value(bias_tensor)
+    if value is None or value.ndim != 1:
+        return None
+    if c.op != "MatMul" and _data_format(c) != "NHWC":
+        return None
+    w = view.constant_value(view.data_inputs(c)[1])
+    if w is not None:
+        from .fold_batch_norm import _channels  # noqa: PLC0415
+        if per_channel(value, c, _channels(view, c)) is None:
+            return None
+    return value
+
+
+def _match_head(view: GraphView, nd):
+    """(contraction, kind, args) when nd is a BiasAdd / Add / FusedBatchNormV3 over a
+    fusable contraction."""
+    ins = view.data_inputs(nd)
+    if nd.op == "BiasAdd":
+        c = _contraction(view, ins[0])
+        if c is not None and (c.op == "MatMul" or _data_format(c) == _data_format(nd)):
+            return c, "BiasAdd", [ins[1]]
+    elif nd.op in ("Add", "AddV2"):
+        for k in (0, 1):
+            c = _contraction(view, ins[k])
+            if c is not None and _channels_of_bias(view, c, ins[1 - k]) is not None:
+                return c, "BiasAdd", [ins[1 - k]]
+    elif nd.op == "FusedBatchNormV3" and not nd.attr["is_training"].b and nd.name not in view.preserve:
+        c = _contraction(view, ins[0])
+        if c is None or c.op == "MatMul" or _data_format(c) != _data_format(nd):
+            return None
+        for cons in view.consumers(nd.name):
+            for i in cons.input:
+                src, idx = parse_input(i)
+                if src == nd.name and idx != 0:
+                    return None
+        if nd.attr["U"].type != c.attr["T"].type:
+            return None  # the fused op takes its args in T
+        return c, "FusedBatchNorm", ins[1:5]
+    return None
+
+
+def _match_activation(view: GraphView, head):
+    """(last node, activation name) for the activation applied to head's output, if fusable."""
+    if head.name in view.preserve:
+        return None
+    cons = view.consumers(head.name)
+    if len(cons) == 1 and _single_use(view, head) and cons[0].op in _ACTIVATIONS:
+        return cons[0], cons[0].op
+    # swish: Mul(x, Sigmoid(x)) with x = head; head feeds exactly the Sigmoid and the Mul.
+    if len(cons) == 2 and not any(("^" + head.name) in c.input for c in cons):
+        sig = next((c for c in cons if c.op == "Sigmoid"), None)
+        mul = next((c for c in cons if c.op == "Mul"), None)
+        if sig is None or mul is None or sig.name in view.preserve or not _single_use(view, sig):
+            return None
+        mins = [parse_input(i) for i in view.data_inputs(mul)]
+        if sorted(mins) == sorted([(head.name, 0), (sig.name, 0)]):
+            return mul, "_MklSwish"
+    return None
+
+
+def _fuse(view: GraphView, c, head, kind: str, args: list[str], last, activation) -> None:
+    fused = last if last is not None else head
+    ctrl = []
+    for nd in (c, head, last):
+        if nd is not None:
+            ctrl += [i for i in view.control_inputs(nd) if i not in ctrl]
+    t = c.attr["T"].type
+    base = {k: c.attr[k] for k in c.attr if not k.startswith("_")}
+    eps = head.attr["epsilon"].f if kind == "FusedBatchNorm" and "epsilon" in head.attr else None
+    alpha = last.attr["alpha"].f if activation == "LeakyRelu" else None
+    inputs = view.data_inputs(c)[:2] + args
+    op = _FUSED_OP[c.op]
+    fused.ClearField("input")
+    fused.ClearField("attr")
+    fused.op = op
+    fused.input.extend(inputs + ctrl)
+    keep = {"_FusedConv2D": ("strides", "padding", "explicit_paddings", "data_format", "dilations",
+                             "use_cudnn_on_gpu"),
+            "_FusedDepthwiseConv2dNative": ("strides", "padding", "data_format", "dilations"),
+            "_FusedMatMul": ("transpose_a", "transpose_b")}[op]
+    for k in keep:
+        if k in base:
+            fused.attr[k].CopyFrom(base[k])
+    fused.attr["T"].type = t
+    if op == "_FusedConv2D":
+        fused.attr["TArgs"].list.type.extend([t] * len(args))
+        fused.attr["num_host_args"].i = 0
+    fused.attr["num_args"].i = len(args)
+    fused.attr["fused_ops"].list.s.extend([kind.encode()] + ([activation.encode()] if activation else []))
+    fused.attr["epsilon"].f = eps if eps is not None else 0.0
+    fused.attr["leakyrelu_alpha"].f = alpha if alpha is not None else 0.2
+    view.changed()
+
+
+def run(view: GraphView) -> None:
+    changed = True
+    while changed:
+        changed = False
+        for nd in list(view.nodes):
+            if view.node(nd.name) is not nd or nd.op not in ("BiasAdd", "Add", "AddV2", "FusedBatchNormV3"):
+                continue
+            m = _match_head(view, nd)
+            if m is None:
+                continue
+            c, kind, args = m
+            act = _match_activation(view, nd)
+            last, activation = act if act is not None else (None, None)
+            _fuse(view, c, nd, kind, args, last, activation)
+            view.prune_dead()
+            changed = True

@@ -1,0 +1,436 @@
+"""The graph optimizer (opforge.framework.optimizer): each pass on small hand-built graphs,
+values against the unoptimized graph, preserved nodes, switches, random graphs, the CLI."""
+
+import numpy as np
+import pytest
+
+import opforge as of
+import opforge.compat.v1 as tf
+from opforge.framework import optimizer
+
+OFF = tf.ConfigProto(graph_options=tf.GraphOptions(rewrite_options=tf.RewriterConfig(disable_meta_optimizer=True)))
+
+
+def _config(**toggles):
+    return tf.ConfigProto(graph_options=tf.GraphOptions(rewrite_options=tf.RewriterConfig(**toggles)))
+
+
+def optimized_graph(sess):
+    """The optimized graph the session built (for its one optimized run signature)."""
+    runs = [r for r in sess._optimized.values() if r is not None]
+    assert len(runs) == 1, "the optimizer changed nothing"
+    return runs[0].graph
+
+
+def optimized_ops(sess):
+    return {op.name: op.type for op in optimized_graph(sess).get_operations()}
+
+
+def run_both(g, fetches, feeds, config=None):
+    """(optimized values, unoptimized values, optimized session)."""
+    sess = of.Session(graph=g, config=config)
+    got = sess.run(fetches, feeds)
+    want = of.Session(graph=g, config=OFF).run(fetches, feeds)
+    return got, want, sess
+
+
+def assert_close(got, want, tol=1e-4):
+    for a, b in zip(got if isinstance(got, list) else [got], want if isinstance(want, list) else [want]):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def optimize_graph(g, outputs, **kw):
+    gd, report = optimizer.optimize(g.as_graph_def(add_shapes=True), preserve=outputs, fail_on_errors=True, **kw)
+    return {nd.name: nd for nd in gd.node}, report
+
+
+# ---------------------------------------------------------------------------- constant folding
+
+
+def test_constant_folding_folds_const_subgraphs(graph, rng):
+    x = of.placeholder(of.float32, [None, 3], name="x")
+    c = of.exp(of.constant(rng.random(3, dtype=np.float32))) * 2.0 + 1.0
+    y = of.multiply(x, c, name="y")
+    nodes, _ = optimize_graph(graph, ["y", "x"])
+    assert sorted(nd.op for nd in nodes.values()) == ["Const", "Mul", "Placeholder"]
+    feed = {x: rng.random((4, 3), dtype=np.float32)}
+    got, want, _ = run_both(graph, y, feed)
+    assert_close(got, want)
+
+
+def test_constant_folding_never_folds_state_random_placeholders(graph, rng):
+    v = of.Variable(np.ones(3, np.float32), name="v")
+    r = of.random.normal([3], seed=1, name="r")
+    p = of.placeholder(of.float32, [3], name="p")
+    y = of.add(v * 2.0 + r, p * of.exp(of.constant(np.zeros(3, np.float32))), name="y")
+    nodes, _ = optimize_graph(graph, ["y", "p"])
+    ops = [nd.op for nd in nodes.values()]
+    assert {"VariableV2", "RandomStandardNormal", "Placeholder"} <= set(ops) and "Exp" not in ops
+    sess = of.Session(graph=graph)
+    sess.run(of.global_variables_initializer())
+    a, b = sess.run(y, {p: np.zeros(3, np.float32)}), sess.run(y, {p: np.zeros(3, np.float32)})
+    assert not np.array_equal(a, b)  # the random op still draws anew each run
+    np.testing.assert_allclose(sess.run(y, {p: np.ones(3, np.float32), r: np.zeros(3, np.float32)}), 3.0)
+
+
+def test_fed_constant_is_not_folded(graph):
+    c = of.constant(np.float32(2.0), name="c")
+    y = of.multiply(c, 3.0, name="y")
+    sess = of.Session(graph=graph)
+    assert sess.run(y) == 6.0
+    assert sess.run(y, {c: np.float32(5.0)}) == 15.0
+
+
+# ---------------------------------------------------------------------------- arithmetic, CSE, dependency
+
+
+def test_arithmetic_removes_neutral_operations(graph, rng):
+    x = of.placeholder(of.float32, [2, 3], name="x")
+    y = of.identity(((x * 1.0) + 0.0 - 0.0) / 1.0, name="y")
+    nodes, _ = optimize_graph(graph, ["y", "x"])
+    assert sorted(nd.op for nd in nodes.values()) == ["Identity", "Placeholder"]
+    got, want, _ = run_both(graph, y, {x: rng.random((2, 3), dtype=np.float32)})
+    assert_close(got, want)
+
+
+def test_arithmetic_keeps_broadcasting_constants(graph):
+    x = of.placeholder(of.float32, [3], name="x")
+    y = of.multiply(x, np.ones((2, 3), np.float32), name="y")  # broadcasts x to [2, 3]
+    nodes, _ = optimize_graph(graph, ["y", "x"])
+    assert nodes["y"].op == "Mul"
+
+
+def test_common_subgraph_elimination(graph, rng):
+    x = of.placeholder(of.float32, [4], name="x")
+    a, b = of.exp(x * 2.0), of.exp(x * 2.0)
+    y = of.add(a, b, name="y")
+    nodes, _ = optimize_graph(graph, ["y", "x"])
+    assert [nd.op for nd in nodes.values()].count("Exp") == 1
+    got, want, _ = run_both(graph, y, {x: rng.random(4, dtype=np.float32)})
+    assert_close(got, want)
+
+
+def test_dependency_optimization_prunes_identity_keeps_fetched_and_control(graph, rng):
+    x = of.placeholder(of.float32, [4], name="x")
+    inner = of.identity(of.identity(x * 2.0), name="inner")
+    with graph.control_dependencies([inner]):
+        gate = of.no_op(name="gate")
+    y = of.identity(of.snapshot(inner) if hasattr(of, "snapshot") else inner, name="y")
+    nodes, _ = optimize_graph(graph, ["y", "x", "gate"])
+    assert "y" in nodes and nodes["y"].op == "Identity"
+    assert "inner" in nodes  # the source of a control edge stays
+    assert "gate" in nodes and "^inner" in nodes["gate"].input
+    got, want, _ = run_both(graph, y, {x: rng.random(4, dtype=np.float32)})
+    assert_close(got, want)
+
+
+def test_identity_reading_a_variable_is_kept(graph):
+    v = of.Variable(np.float32(1.0), name="v")
+    read = of.identity(v, name="read")
+    y = of.multiply(read, 2.0, name="y")
+    nodes, _ = optimize_graph(graph, ["y"])
+    assert nodes["read"].op == "Identity"
+
+
+# ---------------------------------------------------------------------------- batch-norm folding
+
+
+def _keras_frozen_bn(x, rng, channels, eps=1e-3):
+    """The Mul/AddV2/Sub arithmetic Keras 3 freezes BatchNormalization into."""
+    gamma, beta = rng.random(channels, dtype=np.float32) + 0.5, rng.standard_normal(channels).astype(np.float32)
+    mean, var = rng.standard_normal(channels).astype(np.float32), rng.random(channels, dtype=np.float32) + 0.5
+    inv = of.rsqrt(of.constant(var) + eps) * of.constant(gamma)
+    return x * inv + (of.constant(beta) - of.constant(mean) * inv)
+
+
+@pytest.mark.parametrize("base", ["Conv2D", "DepthwiseConv2dNative", "MatMul"])
+def test_keras_batch_norm_folds_into_weights_and_fuses(graph, rng, base):
+    if base == "MatMul":
+        x = of.placeholder(of.float32, [None, 6], name="x")
+        c = of.matmul(x, rng.standard_normal((6, 5)).astype(np.float32))
+        feed = rng.standard_normal((3, 6)).astype(np.float32)
+        channels = 5
+    else:
+        x = of.placeholder(of.float32, [None, 7, 7, 4], name="x")
+        if base == "Conv2D":
+            c = of.nn.conv2d(x, rng.standard_normal((3, 3, 4, 6)).astype(np.float32), [1, 1, 1, 1], "SAME")
+            channels = 6
+        else:
+            c = of.raw_ops.DepthwiseConv2dNative(input=x, filter=rng.standard_normal((3, 3, 4, 2)).astype(np.float32),
+                                                 strides=[1, 1, 1, 1], padding="VALID")
+            channels = 8
+        feed = rng.standard_normal((2, 7, 7, 4)).astype(np.float32)
+    y = of.nn.relu(_keras_frozen_bn(c, rng, channels), name="y")
+    got, want, sess = run_both(graph, y, {x: feed})
+    assert_close(got, want)
+    ops = optimized_ops(sess)
+    assert ops["y"] == "_Fused" + {"Conv2D": "Conv2D", "DepthwiseConv2dNative": "DepthwiseConv2dNative",
+                                    "MatMul": "MatMul"}[base]
+    assert sorted(ops.values()) == sorted(["Placeholder", "Const", "Const", ops["y"]])
+
+
+def test_fused_batch_norm_v3_folds_or_fuses(graph, rng):
+    x = of.placeholder(of.float32, [None, 6, 6, 3], name="x")
+    c = of.nn.conv2d(x, rng.standard_normal((3, 3, 3, 4)).astype(np.float32), [1, 1, 1, 1], "SAME")
+    stats = [rng.random(4, dtype=np.float32) + 0.5 for _ in range(4)]
+    bn = of.raw_ops.FusedBatchNormV3(x=c, scale=stats[0], offset=stats[1], mean=stats[2], variance=stats[3],
+                                     epsilon=0.001, is_training=False)[0]
+    y = of.nn.relu6(bn, name="y")
+    feed = {x: rng.standard_normal((2, 6, 6, 3)).astype(np.float32)}
+    got, want, sess = run_both(graph, y, feed)
+    assert_close(got, want)
+    assert optimized_ops(sess)["y"] == "_FusedConv2D"
+    # Without constant folding the remapper fuses the batch norm itself.
+    got, _, sess = run_both(graph, y, feed, _config(constant_folding=tf.RewriterConfig.OFF))
+    assert_close(got, want)
+    nd = next(op for op in optimized_graph(sess).get_operations() if op.name == "y")
+    assert nd.get_attr("fused_ops") == ["FusedBatchNorm", "Relu6"]
+    assert nd.get_attr("num_args") == 4 and abs(nd.get_attr("epsilon") - 0.001) < 1e-7
+
+
+# ---------------------------------------------------------------------------- remapping
+
+ACTIVATIONS = {
+    None: lambda v: v,
+    "Relu": lambda v: np.maximum(v, 0),
+    "Relu6": lambda v: np.clip(v, 0, 6),
+    "Elu": lambda v: np.where(v < 0, np.expm1(v), v),
+    "LeakyRelu": lambda v: np.where(v > 0, v, 0.3 * v),
+    "Sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+    "Tanh": np.tanh,
+    "_MklSwish": lambda v: v / (1 + np.exp(-v)),
+}
+
+
+def _apply(name, t):
+    if name is None:
+        return t
+    if name == "_MklSwish":
+        return t * of.sigmoid(t)
+    if name == "LeakyRelu":
+        return of.nn.leaky_relu(t, alpha=0.3)
+    return {"Relu": of.nn.relu, "Relu6": of.nn.relu6, "Elu": of.nn.elu, "Sigmoid": of.sigmoid,
+            "Tanh": of.tanh}[name](t)
+
+
+@pytest.mark.parametrize("activation", list(ACTIVATIONS))
+@pytest.mark.parametrize("base", ["Conv2D", "DepthwiseConv2dNative", "MatMul"])
+def test_remapping_fuses_bias_and_activation(graph, rng, base, activation):
+    if base == "MatMul":
+        x = of.placeholder(of.float32, [None, 5], name="x")
+        w = of.Variable(rng.standard_normal((5, 4)).astype(np.float32), name="w")
+        c, channels = of.matmul(x, w), 4
+        feed = rng.standard_normal((3, 5)).astype(np.float32)
+    else:
+        x = of.placeholder(of.float32, [None, 6, 6, 3], name="x")
+        if base == "Conv2D":
+            w = of.Variable(rng.standard_normal((2, 2, 3, 4)).astype(np.float32), name="w")
+            c, channels = of.nn.conv2d(x, w, [1, 2, 2, 1], "SAME"), 4
+        else:
+            w = of.Variable(rng.standard_normal((3, 3, 3, 2)).astype(np.float32), name="w")
+            c, channels = of.raw_ops.DepthwiseConv2dNative(input=x, filter=w, strides=[1, 1, 1, 1], padding="SAME"), 6
+        feed = rng.standard_normal((2, 6, 6, 3)).astype(np.float32)
+    b = of.constant(rng.standard_normal(channels).astype(np.float32))
+    head = of.nn.bias_add(c, b) if activation in (None, "Relu") else c + b  # AddV2 of a vector too
+    y = of.identity(_apply(activation, head), name="y")
+    sess = of.Session(graph=graph)
+    sess.run(of.global_variables_initializer())
+    got = sess.run(y, {x: feed})
+    plain = of.Session(graph=graph, config=OFF)
+    plain.run(of.global_variables_initializer())
+    assert_close(got, plain.run(y, {x: feed}))
+    fused = [op for op in optimized_graph(sess).get_operations() if op.type.startswith("_Fused")]
+    assert len(fused) == 1
+    assert fused[0].get_attr("fused_ops") == ["BiasAdd"] + ([activation] if activation else [])
+    if activation == "LeakyRelu":
+        assert abs(fused[0].get_attr("leakyrelu_alpha") - 0.3) < 1e-7
+
+
+def test_fetched_intermediate_is_not_fused(graph, rng):
+    x = of.placeholder(of.float32, [None, 3], name="x")
+    pre = of.nn.bias_add(of.matmul(x, rng.standard_normal((3, 2)).astype(np.float32)),
+                         np.ones(2, np.float32), name="pre")
+    y = of.nn.relu(pre, name="y")
+    got, want, sess = run_both(graph, [pre, y], {x: rng.standard_normal((4, 3)).astype(np.float32)})
+    assert_close(got, want)
+    ops = optimized_ops(sess)
+    assert ops["y"] == "Relu"  # pre is fetched: Relu is not fused into it
+    assert ops["pre"] == "_FusedMatMul"  # (MatMul + BiasAdd still fuse, keeping the name pre)
+    assert optimized_graph(sess).get_operation_by_name("pre").get_attr("fused_ops") == ["BiasAdd"]
+
+
+def test_variables_still_train(graph, rng):
+    x = of.placeholder(of.float32, [None, 4, 4, 2], name="x")
+    w = of.Variable(rng.standard_normal((3, 3, 2, 3)).astype(np.float32) * 0.3, name="w")
+    b = of.Variable(np.zeros(3, np.float32), name="b")
+    h = of.nn.relu(of.nn.bias_add(of.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"), b))
+    loss = of.reduce_mean(of.square(h - 1.0), name="loss")
+    step = of.train.GradientDescentOptimizer(0.1).minimize(loss)
+    init = of.global_variables_initializer()
+    data = {x: rng.standard_normal((2, 4, 4, 2)).astype(np.float32)}
+    losses = {}
+    for name, cfg in (("opt", None), ("plain", OFF)):
+        sess = of.Session(graph=graph, config=cfg)
+        sess.run(init)
+        losses[name] = []
+        for _ in range(3):
+            losses[name].append(sess.run(loss, data))  # the optimized inference graph reads the
+            sess.run(step, data)                       # variables the training step updates
+    np.testing.assert_allclose(losses["opt"], losses["plain"], rtol=1e-5)
+    assert losses["opt"][2] < losses["opt"][0]
+
+
+def test_runtime_error_names_the_users_node(graph):
+    x = of.placeholder(of.float32, [None, None], name="x")
+    y = of.nn.relu(of.nn.bias_add(of.matmul(x, np.ones((3, 2), np.float32)), np.ones(2, np.float32)), name="y")
+    with pytest.raises(of.errors.OpError, match="y|MatMul"):
+        of.Session(graph=graph).run(y, {x: np.ones((2, 5), np.float32)})
+
+
+# ---------------------------------------------------------------------------- switches
+
+
+PASS_PROBES = {
+    "constant_folding": lambda nodes: "Exp" in {nd.op for nd in nodes.values()},
+    "arithmetic_optimization": lambda nodes: any(nd.op == "Mul" for nd in nodes.values()),
+    "dependency_optimization": lambda nodes: sum(nd.op == "Identity" for nd in nodes.values()) > 1,
+    "remapping": lambda nodes: not any(nd.op.startswith("_Fused") for nd in nodes.values()),
+    "common_subgraph_elimination": lambda nodes: sum(nd.op == "Tanh" for nd in nodes.values()) == 2,
+}
+
+
+def _probe_graph(rng):
+    x = of.placeholder(of.float32, [2, 3], name="x")
+    k = of.exp(of.constant(rng.random(3, dtype=np.float32)))                # constant folding
+    h = of.identity(of.identity(x * 1.0))                                   # arithmetic, dependency
+    m = of.nn.relu(of.nn.bias_add(of.matmul(h, rng.random((3, 3), dtype=np.float32)), k))  # remapping
+    return of.identity(of.tanh(m) + of.tanh(m), name="y")                  # CSE
+
+
+@pytest.mark.parametrize("name", list(PASS_PROBES))
+def test_each_pass_switches_off(graph, rng, name):
+    y = _probe_graph(rng)
+    on, _ = optimize_graph(graph, ["y", "x"])
+    assert not PASS_PROBES[name](on)
+    off, report = optimize_graph(graph, ["y", "x"], config=_config(**{name: tf.RewriterConfig.OFF}))
+    assert PASS_PROBES[name](off)
+    assert name not in [r.name for r in report]
+    feed = {"x:0": rng.random((2, 3), dtype=np.float32)}
+    assert_close(of.Session(graph=graph, config=_config(**{name: tf.RewriterConfig.OFF})).run(y, feed),
+                 of.Session(graph=graph, config=OFF).run(y, feed))
+
+
+def test_experimental_options_and_disable(graph, rng):
+    y = _probe_graph(rng)
+    try:
+        of.config.optimizer.set_experimental_options({"remapping": False})
+        nodes, _ = optimize_graph(graph, ["y", "x"])
+        assert PASS_PROBES["remapping"](nodes)
+        with pytest.raises(ValueError, match="unknown graph optimizer option"):
+            of.config.optimizer.set_experimental_options({"remaping": False})
+    finally:
+        optimizer.config._experimental.clear()
+    sess = of.Session(graph=graph, config=OFF)
+    sess.run(y, {"x:0": np.ones((2, 3), np.float32)})
+    assert list(sess._optimized.values()) == [None]
+
+
+# ---------------------------------------------------------------------------- random graphs
+
+
+def _random_graph(rng):
+    """A random DAG of elementwise ops, matmuls and convs over a placeholder and constants."""
+    x = of.placeholder(of.float32, [2, 4, 4, 3], name="x")
+    pool = [x]
+    for _ in range(int(rng.integers(6, 14))):
+        t = pool[int(rng.integers(len(pool)))]
+        kind = rng.integers(9)
+        c = lambda *s: of.constant(rng.standard_normal(s).astype(np.float32) * 0.5)  # noqa: E731
+        ch = 3
+        if kind == 0:
+            t = of.nn.conv2d(t, c(3, 3, ch, ch), [1, 1, 1, 1], "SAME")
+        elif kind == 1:
+            t = of.raw_ops.DepthwiseConv2dNative(input=t, filter=c(3, 3, ch, 1), strides=[1, 1, 1, 1], padding="SAME")
+        elif kind == 2:
+            t = of.reshape(of.matmul(of.reshape(t, [-1, ch]), c(ch, ch)), [2, 4, 4, ch])
+        elif kind == 3:
+            t = of.nn.bias_add(t, c(ch))
+        elif kind == 4:
+            t = t * (c(ch) * 2.0 + 1.0)
+        elif kind == 5:
+            t = t + pool[int(rng.integers(len(pool)))]
+        elif kind == 6:
+            t = [of.nn.relu, of.tanh, of.sigmoid, of.nn.relu6, of.nn.elu][int(rng.integers(5))](t)
+        elif kind == 7:
+            t = of.identity(t) * 1.0
+        else:
+            t = t * of.sigmoid(t)
+        pool.append(t)
+    return x, of.identity(pool[-1] + pool[int(rng.integers(1, len(pool)))], name="y")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_graphs_optimized_equal_unoptimized(graph, seed):
+    rng = np.random.default_rng(seed)
+    x, y = _random_graph(rng)
+    feed = {x: rng.standard_normal((2, 4, 4, 3)).astype(np.float32)}
+    got, want, _ = run_both(graph, y, feed)
+    assert_close(got, want, tol=1e-3)
+
+
+# ---------------------------------------------------------------------------- TF-written GraphDefs and the CLI
+
+
+def test_tensorflow_fused_conv_graph_def_imports_and_runs(rng):
+    """A _FusedConv2D node spelled as TensorFlow's Grappler writes it (TArgs, num_host_args,
+    filter_format) imports and runs."""
+    from opforge.framework.graph_def import GraphDef, tensor_to_proto
+    w = rng.standard_normal((1, 1, 2, 3)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+    gd = GraphDef()
+    for name, value in (("w", w), ("b", b)):
+        nd = gd.node.add(name=name, op="Const")
+        tensor_to_proto(of.constant(value), nd.attr["value"].tensor)
+        nd.attr["dtype"].type = 1
+    nd = gd.node.add(name="x", op="Placeholder")
+    nd.attr["dtype"].type = 1
+    nd = gd.node.add(name="y", op="_FusedConv2D", input=["x", "w", "b"])
+    nd.attr["T"].type = 1
+    nd.attr["TArgs"].list.type.append(1)
+    nd.attr["num_args"].i = 1
+    nd.attr["num_host_args"].i = 0
+    nd.attr["strides"].list.i.extend([1, 1, 1, 1])
+    nd.attr["padding"].s = b"VALID"
+    nd.attr["data_format"].s = b"NHWC"
+    nd.attr["filter_format"].s = b"HWIO"
+    nd.attr["fused_ops"].list.s.extend([b"BiasAdd", b"Relu"])
+    nd.attr["epsilon"].f = 0.0
+    nd.attr["leakyrelu_alpha"].f = 0.2
+    g = of.Graph()
+    with g.as_default():
+        of.import_graph_def(gd, name="")
+    xv = rng.standard_normal((1, 2, 2, 2)).astype(np.float32)
+    got = of.Session(graph=g).run("y:0", {"x:0": xv})
+    np.testing.assert_allclose(got, np.maximum(xv @ w[0, 0] + b, 0), rtol=1e-5, atol=1e-5)
+
+
+def test_cli_optimize(tmp_path, rng, capsys):
+    from opforge.codegen import cli
+    g = of.Graph()
+    with g.as_default():
+        x = of.placeholder(of.float32, [None, 3], name="x")
+        y = of.nn.relu(of.matmul(x, rng.random((3, 2), dtype=np.float32)) + of.constant(np.ones(2, np.float32)),
+                       name="y")
+    src = tmp_path / "in.pb"
+    src.write_bytes(g.as_graph_def().SerializeToString())
+    assert cli.main(["optimize", str(src), "-o", str(tmp_path / "out.pb")]) == 0
+    out = capsys.readouterr().out
+    assert "remapping" in out and "nodes before" in out
+    gd = of.GraphDef()
+    gd.ParseFromString((tmp_path / "out.pb").read_bytes())
+    assert {nd.name: nd.op for nd in gd.node}["y"] == "_FusedMatMul"
+    assert cli.main(["optimize", str(src), "-o", str(tmp_path / "o2.pbtxt"), "--disable", "remapping",
+                     "--outputs", "y"]) == 0
+    assert "_Fused" not in (tmp_path / "o2.pbtxt").read_text()
+    assert cli.main(["optimize", str(src), "-o", str(tmp_path / "o3.pb"), "--disable", "remaping"]) == 2
+    assert "unknown pass" in capsys.readouterr().err
