@@ -47,6 +47,7 @@ class Session:
         self._config = config
         self._optimized: dict = {}  # signature -> _OptimizedRun, or None: run as written
         self._optimize_lock = threading.Lock()
+        self._optimized_version = None
         self._closed = False
         self._entered = []
 
@@ -160,8 +161,13 @@ class Session:
 
     # ---- the graph optimizer
     def _run_c(self, feeds, fetch_refs, targets):
-        key = (self._graph.version, tuple(r for r, _ in feeds), tuple(fetch_refs), tuple(targets))
+        version = self._graph.version
+        key = (version, tuple(r for r, _ in feeds), tuple(fetch_refs), tuple(targets))
         opt = self._optimized.get(key, False)
+        if opt is False and self._optimized_version != version:
+            with self._optimize_lock:  # the graph grew: plans of older versions are stale
+                self._optimized = {}
+                self._optimized_version = version
         if opt is False:
             with self._optimize_lock:
                 opt = self._optimized.get(key, False)
@@ -215,12 +221,7 @@ class _OptimizedRun:
                 import_graph_def(optimized, name="")
         except Exception:  # noqa: BLE001  an optimizer bug must not break the user's run
             return None
-        try:
-            c = _C.Session(graph._c, resources_from=session._c)
-        except TypeError:  # a runtime without shared variable stores
-            if any(graph._spec(op.type)["is_stateful"] for op in graph.get_operations()):
-                return None
-            c = _C.Session(graph._c)
+        c = _C.Session(graph._c, resources_from=session._c)
         run = _OptimizedRun(graph, c)
         for n in {r[0] for r in feed_refs} | {r[0] for r in fetch_refs} | set(targets):
             run._ids[n] = graph._c.find(ops[n].name)
