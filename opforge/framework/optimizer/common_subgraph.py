@@ -8,7 +8,7 @@ nor do preserved nodes (each fetched node keeps its identity).
 
 from __future__ import annotations
 
-from .graph_view import GraphView, parse_input, tensor_name
+from .graph_view import GraphView
 
 _COMMUTATIVE = {"Add", "AddV2", "Mul", "Maximum", "Minimum", "LogicalAnd", "LogicalOr",
                 "Equal", "NotEqual"}
@@ -44,12 +44,7 @@ def run(view: GraphView) -> None:
             rep = seen.setdefault(sig, nd.name)
             if rep == nd.name:
                 continue
-            for c in view.consumers(nd.name):
-                for k, inp in enumerate(c.input):
-                    src, idx = parse_input(inp)
-                    if src == nd.name:
-                        c.input[k] = tensor_name(rep, idx)
-            view.changed()
+            view.redirect(nd.name, rep)
             dead.add(nd.name)
             changed = True
         view.remove(dead)

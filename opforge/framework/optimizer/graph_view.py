@@ -163,6 +163,22 @@ class GraphView:
                     nd.input[k] = new
         self.changed()
 
+    def redirect(self, old: str, new: str) -> None:
+        """Every input (data or control) from node ``old`` reads node ``new`` instead, output
+        for output. Keeps the name and consumer indexes current, so a pass can redirect many
+        nodes without rebuilding them each time."""
+        moved = self.consumers(old)
+        for c in moved:
+            for k, inp in enumerate(c.input):
+                src, idx = parse_input(inp)
+                if src == old:
+                    c.input[k] = tensor_name(new, idx)
+        if self._consumers is not None:
+            have = self._consumers.setdefault(new, [])
+            known = {id(c) for c in have}
+            have.extend(c for c in moved if id(c) not in known)
+            self._consumers[old] = []
+
     def forward_controls(self, removed: NodeDef, to_consumers_of: str) -> None:
         """Control inputs of a removed node move to the nodes that consumed it, so the order
         they enforced still holds."""
@@ -179,9 +195,12 @@ class GraphView:
         names = set(names) - self.preserve
         if not names:
             return
-        keep = [nd for nd in self.graph_def.node if nd.name not in names]
-        del self.graph_def.node[:]
-        self.graph_def.node.extend(keep)
+        # Delete in place, from the back: rebuilding the repeated field would copy every
+        # node, weights included, on each removal.
+        nodes = self.graph_def.node
+        doomed = [i for i, nd in enumerate(nodes) if nd.name in names]
+        for i in reversed(doomed):
+            del nodes[i]
         self.changed()
 
     def prune_dead(self) -> int:
