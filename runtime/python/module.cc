@@ -666,6 +666,8 @@ PYBIND11_MODULE(_C, m) {
     d["os_frees"] = st.os_frees;
     return d;
   });
+  m.def("set_profiling", &set_profiling, "Starts (clearing) or stops per-op kernel timing of Session runs.");
+  m.def("profile_stats", &profile_stats, "op -> (kernel runs, nanoseconds) since profiling started.");
   m.def("host_empty_cache", &host_empty_cache);
   m.def("host_reset_peak", &host_reset_peak);
   m.def("host_set_cache_limit", &host_set_cache_limit);

@@ -3,6 +3,8 @@
 #include "opforge/graph.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <sstream>
 
 #include "opforge/device.h"
@@ -251,6 +253,34 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
   return Status::OK();
 }
 
+namespace {
+
+std::atomic<bool> g_profiling{false};
+std::mutex g_profile_mu;
+std::map<std::string, std::pair<int64_t, int64_t>> g_profile;  // op -> (runs, nanoseconds)
+
+}  // namespace
+
+bool profiling_enabled() { return g_profiling.load(std::memory_order_relaxed); }
+
+void set_profiling(bool on) {
+  std::lock_guard<std::mutex> lock(g_profile_mu);
+  g_profiling.store(on);
+  if (on) g_profile.clear();
+}
+
+void record_op_time(const std::string& op, std::chrono::nanoseconds ns) {
+  std::lock_guard<std::mutex> lock(g_profile_mu);
+  auto& e = g_profile[op];
+  ++e.first;
+  e.second += ns.count();
+}
+
+std::map<std::string, std::pair<int64_t, int64_t>> profile_stats() {
+  std::lock_guard<std::mutex> lock(g_profile_mu);
+  return g_profile;
+}
+
 Status Session::get_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
                          const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
                          std::shared_ptr<const Plan>* plan) {
@@ -397,9 +427,12 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     for (size_t k = 0; k < inputs.size(); ++k) {
       if (inputs[k] != &values[static_cast<size_t>(st.input_slots[k])]) env.forwardable_inputs[k] = false;
     }
+    const bool profile = profiling_enabled();
+    const auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     OPF_RETURN_IF_ERROR(at_node(run_kernel(op, inputs, node.ranges, node.attrs, node.out_dtypes, sc, &outs, &env,
                                            gpu_kernel ? st.device : DeviceSpec()),
                                 node.name));
+    if (profile) record_op_time(op.name, std::chrono::steady_clock::now() - t0);
     for (size_t k = 0; k < outs.size(); ++k) {
       values[static_cast<size_t>(st.out_base) + k] = std::move(outs[k]);
       refs[static_cast<size_t>(st.out_base) + k] = env.ref_outputs[k];

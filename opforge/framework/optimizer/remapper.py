@@ -146,7 +146,44 @@ def _fuse(view: GraphView, c, head, kind: str, args: list[str], last, activation
     view.changed()
 
 
+def _merge_bias_adds(view: GraphView) -> None:
+    """BiasAdd(x, b) -> Add/AddV2 of a constant per-channel vector c becomes BiasAdd(x, b + c).
+
+    A frozen Keras BatchNormalization after a biased convolution leaves exactly this once its
+    scale is folded into the weights; merged, the contraction, its bias and the following
+    activation fuse into one op instead of leaving an Add and the activation as two more passes
+    over the output."""
+    merged = []
+    for nd in list(view.nodes):
+        if nd.op not in ("Add", "AddV2") or nd.name in view.preserve or view.control_inputs(nd):
+            continue
+        ins = view.data_inputs(nd)
+        for k in (0, 1):
+            src, idx = parse_input(ins[k])
+            bias_add = view.node(src)
+            if (bias_add is None or idx != 0 or bias_add.op != "BiasAdd" or _data_format(bias_add) != "NHWC"
+                    or not view.has_single_data_consumer(bias_add.name)):
+                continue
+            b = view.constant_value(view.data_inputs(bias_add)[1])
+            c = view.constant_value(ins[1 - k])
+            if b is None or c is None or b.ndim != 1 or c.dtype != b.dtype:
+                continue
+            if c.size != 1 and not (c.ndim >= 1 and c.shape[-1] == b.shape[0] and all(d == 1 for d in c.shape[:-1])):
+                continue
+            rank = len(nd.attr["_output_shapes"].list.shape[0].dim) if "_output_shapes" in nd.attr else 1
+            if c.ndim > max(rank, 1):
+                continue  # c could add dimensions to the output
+            const = view.make_const(view.unique_name(bias_add.name + "/merged_bias"),
+                                    (b + c.reshape(-1)).astype(b.dtype), bias_add.device)
+            bias_add.input[1] = const.name
+            view.redirect(nd.name, bias_add.name)
+            merged.append(nd.name)
+            break
+    view.remove(merged)
+
+
 def run(view: GraphView) -> None:
+    _merge_bias_adds(view)
     changed = True
     while changed:
         changed = False

@@ -7,6 +7,7 @@
 // (feeds, fetches, targets) and runs it here in C++, kernel after kernel.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -67,6 +68,13 @@ class Graph {
   std::vector<Node> nodes_;
   std::unordered_map<std::string, int> by_name_;
 };
+
+// Per-op-type kernel time of Session runs, while enabled (of.config.experimental profiling and
+// the benchmarks): op name -> (kernel runs, nanoseconds). Enabling clears the totals.
+bool profiling_enabled();
+void set_profiling(bool on);
+void record_op_time(const std::string& op, std::chrono::nanoseconds ns);
+std::map<std::string, std::pair<int64_t, int64_t>> profile_stats();
 
 // Thread-safe: any number of threads may call run() at once. Plans are immutable once built
 // and shared; everything one run mutates (slot values, scratch) is local to that run.
