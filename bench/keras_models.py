@@ -262,7 +262,17 @@ def fetches(meta: dict) -> list[str]:
     return [meta["output"]] + ([meta["logits"]] if meta.get("logits") else [])
 
 
-class OpforgeRunner:
+class _SessionRunner:
+    """What both runners share: a Session over an imported graph, one input, some fetches."""
+
+    def run(self, x):
+        return self.session.run(self.fetches, {self.input: x})
+
+    def close(self):
+        self.session.close()
+
+
+class OpforgeRunner(_SessionRunner):
     """The GraphDef imported into an opforge graph, run by ``of.compat.v1.Session()`` as is."""
 
     def __init__(self, graph_def: bytes, meta: dict, fetch_names=None):
@@ -276,14 +286,8 @@ class OpforgeRunner:
         self.fetches = [self.graph.get_tensor_by_name(n) for n in (fetch_names or [meta["output"]])]
         self.session = v1.Session(graph=self.graph)
 
-    def run(self, x):
-        return self.session.run(self.fetches, {self.input: x})
 
-    def close(self):
-        self.session.close()
-
-
-class TensorFlowRunner:
+class TensorFlowRunner(_SessionRunner):
     """The GraphDef imported with ``tf.import_graph_def``, run by ``tf.compat.v1.Session()`` as is."""
 
     def __init__(self, graph_def: bytes, meta: dict, fetch_names=None):
@@ -296,12 +300,6 @@ class TensorFlowRunner:
         self.input = self.graph.get_tensor_by_name(meta["input"])
         self.fetches = [self.graph.get_tensor_by_name(n) for n in (fetch_names or [meta["output"]])]
         self.session = v1.Session(graph=self.graph)
-
-    def run(self, x):
-        return self.session.run(self.fetches, {self.input: x})
-
-    def close(self):
-        self.session.close()
 
 
 RUNNERS = {"opforge": OpforgeRunner, "tensorflow": TensorFlowRunner}

@@ -48,12 +48,22 @@ def _check(failures, fn):
         failures.append(e)
 
 
+def _run_threads(fns):
+    """Runs each function on its own thread; re-raises the first failure."""
+    failures = []
+    threads = [threading.Thread(target=_check, args=(failures, fn)) for fn in fns]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures[0]
+
+
 def test_many_threads_one_session_different_feeds():
     rng = np.random.default_rng(7)
     g, x, (y, z), ref = _mlp_graph(rng)
     sess = of.Session(graph=g)
     feeds = [rng.standard_normal((int(rng.integers(1, 9)), 16)).astype(np.float32) for _ in range(THREADS)]
-    failures = []
     barrier = threading.Barrier(THREADS)
 
     def worker(i):
@@ -68,12 +78,7 @@ def test_many_threads_one_session_different_feeds():
                 got_y = sess.run(y, {x: feeds[i]})
             np.testing.assert_allclose(got_y, want_y, rtol=1e-4, atol=1e-4)
 
-    threads = [threading.Thread(target=_check, args=(failures, lambda i=i: worker(i))) for i in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not failures, failures[0]
+    _run_threads([lambda i=i: worker(i) for i in range(THREADS)])
 
 
 def test_threads_over_several_graphs_and_sessions():
@@ -85,19 +90,13 @@ def test_threads_over_several_graphs_and_sessions():
     # Single-threaded answers first; the threaded runs must reproduce them exactly.
     want_conv = [s2.run(p2, {x2: im}) for im in imgs]
     vecs = [rng.standard_normal((3, 16)).astype(np.float32) for _ in range(THREADS)]
-    failures = []
 
     def worker(i):
         for _ in range(RUNS // 2):
             np.testing.assert_array_equal(s2.run(p2, {x2: imgs[i]}), want_conv[i])
             np.testing.assert_allclose(s1.run(y1, {x1: vecs[i]}), ref1(vecs[i])[0], rtol=1e-4, atol=1e-4)
 
-    threads = [threading.Thread(target=_check, args=(failures, lambda i=i: worker(i))) for i in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not failures, failures[0]
+    _run_threads([lambda i=i: worker(i) for i in range(THREADS)])
 
 
 def test_variables_updated_from_many_threads():
@@ -109,19 +108,13 @@ def test_variables_updated_from_many_threads():
         init = of.global_variables_initializer()
     sess = of.Session(graph=g)
     sess.run(init)
-    failures = []
     per_thread = 50
 
     def worker():
         for _ in range(per_thread):
             sess.run(inc.op)
 
-    threads = [threading.Thread(target=_check, args=(failures, worker)) for _ in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not failures, failures[0]
+    _run_threads([worker] * THREADS)
     np.testing.assert_array_equal(sess.run(v), np.full(4, THREADS * per_thread, np.float32))
 
 

@@ -84,17 +84,11 @@ void dw_row_f32(const float* __restrict x, const float* __restrict f, float* __r
   const float* fk[kMaxTaps];
   for (int64_t ow = 0; ow < g.ow; ++ow) {
     int nt = 0;
-    for (int64_t i = 0; i < g.kh; ++i) {
-      const int64_t ih = oh * g.sh - g.pt + i * g.dh;
-      if (ih < 0 || ih >= g.h) continue;
-      for (int64_t j = 0; j < g.kw; ++j) {
-        const int64_t iw = ow * g.sw - g.pl + j * g.dw;
-        if (iw < 0 || iw >= g.w) continue;
-        src[nt] = x + ((n * g.h + ih) * g.w + iw) * c;
-        fk[nt] = f + (i * g.kw + j) * c;
-        ++nt;
-      }
-    }
+    for_taps(g, oh, ow, [&](int64_t ih, int64_t iw, int64_t tap) {
+      src[nt] = x + ((n * g.h + ih) * g.w + iw) * c;
+      fk[nt] = f + tap * c;
+      ++nt;
+    });
     float* o = out + ow * c;
     int64_t c0 = 0;
     for (; c0 + 32 <= c; c0 += 32) {  // four independent accumulators hide the add latency
