@@ -47,7 +47,16 @@ class ThreadPool {
     }
     cv_.notify_all();
     fn(0);
+    // The caller then takes whatever parts no worker has started: a worker that the OS has
+    // not scheduled (other busy processes on the cores) does not hold the whole call up.
     std::unique_lock<std::mutex> lock(mu_);
+    while (next_part_ < parts_) {
+      const int part = next_part_++;
+      lock.unlock();
+      fn(part);
+      lock.lock();
+      --pending_;
+    }
     done_cv_.wait(lock, [this] { return pending_ == 0; });
     job_ = nullptr;
   }
@@ -119,12 +128,19 @@ void set_num_threads(int n) {
 }
 
 thread_local bool in_parallel_region = false;
+constexpr int kPartsPerThread = 4;
 
 void parallel_for_impl(int64_t n, int64_t min_per_thread,
                        const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   int threads = in_parallel_region ? 1 : num_threads();  // nested regions run inline
-  int64_t parts = std::min<int64_t>(threads, n / std::max<int64_t>(1, min_per_thread));
+  if (threads <= 1) {
+    fn(0, n);
+    return;
+  }
+  // A few parts per thread, taken dynamically: when a thread is slowed (another process on
+  // its core), the others take its share instead of waiting for it.
+  int64_t parts = std::min<int64_t>(threads * kPartsPerThread, n / std::max<int64_t>(1, min_per_thread));
   if (parts <= 1) {
     fn(0, n);
     return;

@@ -62,60 +62,19 @@ struct NoPost {
   void operator()(V*, int64_t) const {}
 };
 
-// Eight floats in one vector (one AVX register in the AVX2 clone, two SSE registers otherwise).
-typedef float V8 __attribute__((vector_size(32)));
-inline V8 load8(const float* p) {
-  V8 v;
-  __builtin_memcpy(&v, p, sizeof(v));
-  return v;
-}
-inline void store8(float* p, V8 v) { __builtin_memcpy(p, &v, sizeof(v)); }
-
-// One output row of a float32 depthwise convolution with multiplier 1: for each pixel the
-// valid taps are gathered, then 8 channels at a time are summed over the taps in registers
-// (one store per output value instead of a read-modify-write per tap). The AVX2 clone keeps
-// each 8-channel block in one register.
-OPF_SIMD_CLONES
-void dw_row_f32(const float* __restrict x, const float* __restrict f, float* __restrict out, const DwGeom& g,
-                int64_t n, int64_t oh) {
-  constexpr int kMaxTaps = 64;
-  const int64_t c = g.c;
-  const float* src[kMaxTaps];
-  const float* fk[kMaxTaps];
+// One output row of a float32 depthwise convolution with multiplier 1: per pixel, the valid
+// taps are gathered and summed by nn::tap_sum.
+void dw_row_f32(const float* x, const float* f, float* out, const DwGeom& g, int64_t n, int64_t oh) {
+  const float* src[nn::kMaxTaps];
+  const float* fk[nn::kMaxTaps];
   for (int64_t ow = 0; ow < g.ow; ++ow) {
     int nt = 0;
     for_taps(g, oh, ow, [&](int64_t ih, int64_t iw, int64_t tap) {
-      src[nt] = x + ((n * g.h + ih) * g.w + iw) * c;
-      fk[nt] = f + tap * c;
+      src[nt] = x + ((n * g.h + ih) * g.w + iw) * g.c;
+      fk[nt] = f + tap * g.c;
       ++nt;
     });
-    float* o = out + ow * c;
-    int64_t c0 = 0;
-    for (; c0 + 32 <= c; c0 += 32) {  // four independent accumulators hide the add latency
-      V8 a0 = {}, a1 = {}, a2 = {}, a3 = {};
-      for (int t = 0; t < nt; ++t) {
-        const float* s = src[t] + c0;
-        const float* w = fk[t] + c0;
-        a0 += load8(s) * load8(w);
-        a1 += load8(s + 8) * load8(w + 8);
-        a2 += load8(s + 16) * load8(w + 16);
-        a3 += load8(s + 24) * load8(w + 24);
-      }
-      store8(o + c0, a0);
-      store8(o + c0 + 8, a1);
-      store8(o + c0 + 16, a2);
-      store8(o + c0 + 24, a3);
-    }
-    for (; c0 + 8 <= c; c0 += 8) {
-      V8 acc = {};
-      for (int t = 0; t < nt; ++t) acc += load8(src[t] + c0) * load8(fk[t] + c0);
-      store8(o + c0, acc);
-    }
-    for (; c0 < c; ++c0) {
-      float acc = 0;
-      for (int t = 0; t < nt; ++t) acc += src[t][c0] * fk[t][c0];
-      o[c0] = acc;
-    }
+    nn::tap_sum(out + ow * g.c, src, fk, nt, g.c, 1.0f);
   }
 }
 
@@ -124,7 +83,7 @@ template <typename V, typename Post = NoPost>
 void dw_forward(const V* x, const V* f, V* y, const DwGeom& g, const Post& post = Post()) {
   const int64_t cm = g.cout();
   if constexpr (std::is_same_v<V, float>) {
-    if (g.m == 1 && g.kh * g.kw <= 64) {
+    if (g.m == 1 && g.kh * g.kw <= nn::kMaxTaps) {
       parallel_for(g.n * g.oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, g.ow * g.kh * g.kw * cm)),
                    [&](int64_t b, int64_t e) {
                      for (int64_t row = b; row < e; ++row) {

@@ -304,5 +304,17 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const C* a, int64_t
 
 
 
+// ---------------------------------------------------------------------------- tap sums
+
+// Most taps (window positions) tap_sum takes; larger windows go through the generic loops.
+constexpr int kMaxTaps = 64;
+
+// out[c] = scale * sum over t < taps of src[t][c] * (weights ? weights[t][c] : 1), for c < channels:
+// one output pixel of a depthwise convolution (weights) or an average pool (no weights, scale
+// 1 / count). Channels are summed 32 at a time in vector registers, one store per output
+// (tap_sum.cc; an AVX2 clone is chosen at load time).
+void tap_sum(float* out, const float* const* src, const float* const* weights, int taps, int64_t channels,
+             float scale);
+
 }  // namespace nn
 }  // namespace opforge

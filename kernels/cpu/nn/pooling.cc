@@ -7,6 +7,7 @@
 // scanning rows then columns (TensorFlow's tie rule).
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "cpu/nn/nn_util.h"
 #include "opforge/ops/nn_ops.h"
@@ -168,6 +169,17 @@ Status AvgPoolCpu(ops::AvgPoolArgs& a) {
       for (int64_t ow = 0; ow < g.ow; ++ow) {
         const Win wn = window_at(g, oh, ow);
         V* o = y + ((n * g.oh + oh) * g.ow + ow) * g.c;
+        if constexpr (std::is_same_v<V, float>) {
+          if (wn.count() <= nn::kMaxTaps) {  // the window's pixels summed in vector registers
+            const float* src[nn::kMaxTaps];
+            int taps = 0;
+            for (int64_t r = wn.r0; r < wn.r1; ++r) {
+              for (int64_t q = wn.c0; q < wn.c1; ++q) src[taps++] = x + ((n * g.h + r) * g.w + q) * g.c;
+            }
+            nn::tap_sum(o, src, nullptr, taps, g.c, 1.0f / static_cast<float>(wn.count()));
+            continue;
+          }
+        }
         std::fill(o, o + g.c, V(0));
         for (int64_t r = wn.r0; r < wn.r1; ++r) {
           for (int64_t q = wn.c0; q < wn.c1; ++q) {
