@@ -18,9 +18,9 @@
 #include "opforge/status.h"
 
 // A function over contiguous rows marked with this is also built for AVX2 and the build to run
-// is picked at load time (GCC/Clang target_clones on x86-64; SSE2 otherwise). Not under ASan,
-// whose instrumentation and ifunc resolvers do not mix well.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+// is picked at load time (GCC/Clang target_clones on x86-64; SSE2 otherwise). Not under ASan
+// or TSan, whose instrumentation and ifunc resolvers do not mix well (TSan crashes at load).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define OPF_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define OPF_SIMD_CLONES

@@ -73,6 +73,6 @@ def optimize(graph_def, preserve=None, fed=(), config=None, fail_on_errors=False
                 raise
             error = f"{type(e).__name__}: {e}"
             gd.CopyFrom(snapshot)
-            view.changed()
+            view.reset()
         report.append(PassResult(name, before, len(gd.node), time.perf_counter() - t0, error))
     return gd, report

@@ -52,13 +52,23 @@ class GraphView:
         return self.graph_def.node
 
     def changed(self) -> None:
+        """Inputs were edited: the consumer index is rebuilt on the next query. (Node names
+        never change; make_const and remove keep the name index current.)"""
+        self._consumers = None
+
+    def reset(self) -> None:
+        """The node list was replaced (a pass rolled back): every index is rebuilt."""
         self._index = None
         self._consumers = None
 
     def node(self, name: str) -> NodeDef | None:
         if self._index is None:
             self._index = {nd.name: nd for nd in self.graph_def.node}
-        return self._index.get(name)
+        nd = self._index.get(name)
+        if nd is not None and nd.name != name:  # defensive: a stale entry
+            self._index = None
+            return self.node(name)
+        return nd
 
     def consumers(self, name: str) -> list[NodeDef]:
         """Nodes with a data or control input from ``name``."""
@@ -141,6 +151,8 @@ class GraphView:
             nd.device = device
         _gd.tensor_to_proto(t, nd.attr["value"].tensor)
         nd.attr["dtype"].type = t._dtype_enum
+        if self._index is not None:
+            self._index[name] = nd
         self.changed()
         return nd
 
@@ -201,6 +213,9 @@ class GraphView:
         doomed = [i for i, nd in enumerate(nodes) if nd.name in names]
         for i in reversed(doomed):
             del nodes[i]
+        if self._index is not None:
+            for name in names:
+                self._index.pop(name, None)
         self.changed()
 
     def prune_dead(self) -> int:
