@@ -64,29 +64,27 @@ def _bypass(view: GraphView, nd, src: str) -> None:
     view.remove([nd.name])
 
 
-def run(view: GraphView) -> None:
-    changed = True
-    while changed:
-        changed = False
-        for nd in list(view.nodes):
-            if view.node(nd.name) is not nd:
+def _simplify(view: GraphView, nd) -> bool:
+    ins = view.data_inputs(nd)
+    if nd.op in _NEUTRAL and len(ins) == 2:
+        for pos, neutral in _NEUTRAL[nd.op].items():
+            c = view.constant_value(ins[pos])
+            x = ins[1 - pos]
+            if c is None or c.dtype.kind not in "fiu" or not np.all(c == neutral):
                 continue
-            ins = view.data_inputs(nd)
-            if nd.op in _NEUTRAL and len(ins) == 2:
-                for pos, neutral in _NEUTRAL[nd.op].items():
-                    c = view.constant_value(ins[pos])
-                    x = ins[1 - pos]
-                    if c is None or c.dtype.kind not in "fiu" or not np.all(c == neutral):
-                        continue
-                    if not _shape_safe(view, x, c):
-                        continue
-                    _bypass(view, nd, x)
-                    changed = True
-                    break
-            elif nd.op in _INVOLUTIONS | {"Identity"} and len(ins) == 1:
-                inner = view.node(parse_input(ins[0])[0])
-                if (inner is not None and inner.op == nd.op and parse_input(ins[0])[1] == 0
-                        and not view.control_inputs(inner) and inner.name not in view.fed
-                        and nd.op != "Identity"):
-                    _bypass(view, nd, view.data_inputs(inner)[0])
-                    changed = True
+            if not _shape_safe(view, x, c):
+                continue
+            _bypass(view, nd, x)
+            return True
+    elif nd.op in _INVOLUTIONS | {"Identity"} and len(ins) == 1:
+        inner = view.node(parse_input(ins[0])[0])
+        if (inner is not None and inner.op == nd.op and parse_input(ins[0])[1] == 0
+                and not view.control_inputs(inner) and inner.name not in view.fed
+                and nd.op != "Identity"):
+            _bypass(view, nd, view.data_inputs(inner)[0])
+            return True
+    return False
+
+
+def run(view: GraphView) -> None:
+    view.rewrite_to_fixpoint(lambda nd: _simplify(view, nd))

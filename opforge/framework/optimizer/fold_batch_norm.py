@@ -201,16 +201,9 @@ def _fold_fused_batch_norm(view: GraphView, nd) -> bool:
     return True
 
 
+_FOLDS = {"Mul": _fold_mul, "Add": _fold_add, "AddV2": _fold_add, "Sub": _fold_add,
+          "FusedBatchNormV3": _fold_fused_batch_norm}
+
+
 def run(view: GraphView) -> None:
-    changed = True
-    while changed:
-        changed = False
-        for nd in list(view.nodes):
-            if view.node(nd.name) is not nd:
-                continue
-            if nd.op == "Mul":
-                changed |= _fold_mul(view, nd)
-            elif nd.op in ("Add", "AddV2", "Sub"):
-                changed |= _fold_add(view, nd)
-            elif nd.op == "FusedBatchNormV3":
-                changed |= _fold_fused_batch_norm(view, nd)
+    view.rewrite_to_fixpoint(lambda nd: nd.op in _FOLDS and _FOLDS[nd.op](view, nd))

@@ -156,6 +156,16 @@ class GraphView:
         self.changed()
         return nd
 
+    def rewrite_to_fixpoint(self, rule) -> None:
+        """Applies ``rule(node) -> bool`` (whether it rewrote something) to every live node,
+        sweeping again until a whole sweep changes nothing."""
+        changed = True
+        while changed:
+            changed = False
+            for nd in list(self.nodes):
+                if self.node(nd.name) is nd:  # not removed by an earlier rewrite of this sweep
+                    changed |= bool(rule(nd))
+
     # ---- names and edits
     def unique_name(self, base: str) -> str:
         name, i = base, 0
