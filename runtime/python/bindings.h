@@ -14,8 +14,6 @@ namespace bindings {
 
 // The NumPy dtype of an opforge dtype (ml_dtypes for bfloat16/float16 where needed).
 pybind11::dtype numpy_dtype(DType dt);
-// The opforge dtype of a NumPy dtype; kInvalid when there is none.
-DType dtype_of_numpy(const pybind11::dtype& dt);
 // Raises the typed Python error of a failed status (naming `op`).
 void check(const Status& s, const std::string& op);
 

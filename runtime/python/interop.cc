@@ -22,7 +22,7 @@ namespace bindings {
 namespace {
 
 // ---- the DLPack ABI (dlpack.h, version 1.0), declared here to keep the module header-free.
-enum DLDeviceType : int32_t { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLROCM = 10, kDLCUDAManaged = 13 };
+enum DLDeviceType : int32_t { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLROCM = 10 };
 enum DLDataTypeCode : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
 struct DLDevice {
   int32_t device_type;
@@ -59,7 +59,6 @@ struct DLManagedTensorVersioned {
   DLTensor dl_tensor;
 };
 constexpr uint64_t kDLPackFlagReadOnly = 1;
-constexpr uint64_t kDLPackFlagIsCopied = 2;
 
 // ---- NumPy views
 
@@ -345,8 +344,6 @@ void register_interop(py::module_& m, py::class_<Tensor>& tensor) {
       }, py::kw_only(), py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
          py::arg("dl_device") = py::none(), py::arg("copy") = py::none());
   m.def("from_dlpack_capsule", &from_dlpack_capsule, "A tensor sharing the memory of a DLPack capsule.");
-  (void)kDLPackFlagIsCopied;
-  (void)kDLCUDAManaged;
 }
 
 }  // namespace bindings

@@ -551,12 +551,6 @@ py::list session_run(Session& s, py::list feeds, py::list fetches, py::list targ
 namespace opforge {
 namespace bindings {
 py::dtype numpy_dtype(DType dt) { return ::numpy_dtype(dt); }
-DType dtype_of_numpy(const py::dtype& dt) {
-  for (auto item : hooks().numpy_dtypes) {
-    if (py::reinterpret_borrow<py::dtype>(item.second).equal(dt)) return static_cast<DType>(item.first.cast<int>());
-  }
-  return DType::kInvalid;
-}
 void check(const Status& s, const std::string& op) { ::check(s, op); }
 }  // namespace bindings
 }  // namespace opforge
