@@ -3,8 +3,9 @@
 # Each is a separate shared library that `import opforge` loads when present, so the CPU
 # package never depends on a GPU toolkit or driver.
 #
-#   OPFORGE_CUDA  ON/OFF  default: ON when nvcc is found (and not OPFORGE_SANITIZE)
-#   OPFORGE_HIP   ON/OFF  default: ON when hipcc and libamdhip64 are found (and not OPFORGE_SANITIZE)
+#   OPFORGE_CUDA  ON/OFF  default: ON when nvcc is found (and not OPFORGE_SANITIZE, and not an
+#                         editable development install: there GPU backends are built when asked)
+#   OPFORGE_HIP   ON/OFF  default: ON when hipcc and libamdhip64 are found (same exceptions)
 #   OPFORGE_CUDA_ARCHITECTURES  default "80-real;90-real;90-virtual" (sm_80, sm_90 + PTX)
 #   OPFORGE_HIP_ARCHITECTURES   default "gfx90a;gfx942" (those hipcc's clang cannot target are
 #                               skipped with a warning)
@@ -13,9 +14,16 @@ include(CheckLanguage)
 file(GLOB OPFORGE_GPU_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kernels/gpu/*.cu)
 file(GLOB OPFORGE_GPU_HEADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kernels/gpu/*.h)
 
+# An editable install (SKBUILD_STATE=editable) is the op author's loop: the GPU backends
+# would multiply every rebuild, so they are built only when asked (-Ccmake.define.OPFORGE_CUDA=ON).
+set(_opforge_gpu_auto ON)
+if(OPFORGE_SANITIZE OR SKBUILD_STATE STREQUAL "editable")
+  set(_opforge_gpu_auto OFF)
+endif()
+
 # ---- CUDA
 set(_opforge_cuda_default OFF)
-if(NOT OPFORGE_SANITIZE AND NOT DEFINED OPFORGE_CUDA)
+if(_opforge_gpu_auto AND NOT DEFINED OPFORGE_CUDA)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     set(_opforge_cuda_default ON)
@@ -51,7 +59,7 @@ endif()
 set(_opforge_hip_default OFF)
 find_program(OPFORGE_HIPCC hipcc)
 find_library(OPFORGE_AMDHIP64 amdhip64)
-if(NOT OPFORGE_SANITIZE AND OPFORGE_HIPCC AND OPFORGE_AMDHIP64)
+if(_opforge_gpu_auto AND OPFORGE_HIPCC AND OPFORGE_AMDHIP64)
   set(_opforge_hip_default ON)
 endif()
 option(OPFORGE_HIP "Build the HIP backend (libopforge_hip.so)" ${_opforge_hip_default})

@@ -45,7 +45,14 @@ set(OPFORGE_ABI_TAG_OVERRIDE "" CACHE STRING
     "Testing only: embed this ABI tag instead of the installed opforge's (the library then fails to load)")
 mark_as_advanced(OPFORGE_ABI_TAG_OVERRIDE)
 
-file(GLOB_RECURSE _opforge_codegen_deps "${_opforge_pkg}/codegen/*.py" "${_opforge_pkg}/codegen/templates/*.j2")
+# The codegen: in the package, or in an editable install the checkout's (opforge_checkout.txt).
+set(_opforge_codegen_dir "${_opforge_pkg}/codegen")
+if(NOT IS_DIRECTORY "${_opforge_codegen_dir}" AND EXISTS "${CMAKE_CURRENT_LIST_DIR}/opforge_checkout.txt")
+  file(READ "${CMAKE_CURRENT_LIST_DIR}/opforge_checkout.txt" _opforge_checkout)
+  string(STRIP "${_opforge_checkout}" _opforge_checkout)
+  set(_opforge_codegen_dir "${_opforge_checkout}/codegen")
+endif()
+file(GLOB_RECURSE _opforge_codegen_deps "${_opforge_codegen_dir}/*.py" "${_opforge_codegen_dir}/templates/*.j2")
 
 # opforge_add_op_library(<name> OPDEFS <files or dirs>... SOURCES <kernels>...
 #                        [CUDA_SOURCES <files>...])

@@ -100,12 +100,20 @@ def cmd_library(args) -> int:
 
 
 def _package_dir() -> str:
-    """The installed opforge package (codegen/ is mapped to opforge/codegen in the wheel)."""
-    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    if not os.path.exists(os.path.join(pkg, "lib", "cmake", "opforge", "opforgeConfig.cmake")):
-        raise UsageError(f"no installed opforge CMake package under {pkg} (run the `opforge` "
-                         f"of an installed opforge, e.g. after `pip install .`)")
-    return pkg
+    """The installed opforge: the folder with its compiled runtime, headers and CMake package.
+
+    In a wheel install that is the package folder holding this codegen (opforge/codegen); in
+    an editable install (README, "Developing opforge") the compiled files live in the build's
+    install tree, beside the extension module opforge._C."""
+    candidates = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+    rt = _runtime()
+    if rt is not None:
+        candidates.insert(0, os.path.dirname(os.path.abspath(rt.__file__)))
+    for pkg in candidates:
+        if os.path.exists(os.path.join(pkg, "lib", "cmake", "opforge", "opforgeConfig.cmake")):
+            return pkg
+    raise UsageError(f"no installed opforge CMake package under {' or '.join(candidates)} (run the "
+                     f"`opforge` of an installed opforge, e.g. after `pip install .`)")
 
 
 def cmd_config(args) -> int:
@@ -168,7 +176,7 @@ def cmd_new(args) -> int:
         files = {
             "CMakeLists.txt": render("new/CMakeLists.txt.j2", **kw),
             f"opdefs/{snake}.pbtxt": render("new/opdef.pbtxt.j2", kernel_path=f"{snake}.cc", **kw),
-            f"{snake}.cc": render("new/kernel.cc.j2", opdef_path=f"opdefs/{snake}.pbtxt", **kw),
+            f"{snake}.cc": render("new/kernel.cc.j2", opdef_path=f"opdefs/{snake}.pbtxt", library=True, **kw),
             f"test_{snake}.py": render("new/test.py.j2", library=True, **kw),
         }
     else:
@@ -181,7 +189,7 @@ def cmd_new(args) -> int:
         kernel = f"kernels/cpu/{group}/{snake}.cc"
         files = {
             opdef: render("new/opdef.pbtxt.j2", kernel_path=kernel, **kw),
-            kernel: render("new/kernel.cc.j2", opdef_path=opdef, **kw),
+            kernel: render("new/kernel.cc.j2", opdef_path=opdef, library=False, **kw),
             f"tests/ops/test_{snake}.py": render("new/test.py.j2", library=False, **kw),
         }
     for o in known:

@@ -101,7 +101,7 @@ def cpp_files(name: str, ops: list, files: list[tuple[str, str]]) -> dict[str, s
     """{relative path: text}: the call-struct header, the registration source and the
     library source (ABI tag, name, embedded opdefs)."""
     python_api.clear_cache()
-    out = emit_cpp.emit({name: ops})
+    out = emit_cpp.emit({name: ops}, per_op_headers=False)
     out[f"cpp/src/{name}_library.cc"] = render(
         "cpp_library.cc.j2", name=name, files=[(s.replace('"', "'"), _c_lines(t)) for s, t in files])
     return out

@@ -9,11 +9,9 @@
     dx = tape.gradient(loss, x)
 """
 
-from ._loader import preload_openblas as _preload_openblas
+from ._loader import import_runtime as _import_runtime
 
-_preload_openblas()
-
-from . import _C  # noqa: E402
+_C = _import_runtime()
 from . import dtypes, errors  # noqa: E402
 from .dtypes import (  # noqa: E402
     DType, as_dtype, bfloat16, bool_, double, float16, float32, float64, half, int8, int16,

@@ -1,8 +1,9 @@
-"""Test setup: import the installed opforge, never the source folder of the same name.
+"""Test setup: import the installed opforge (a wheel install, `pip install '.[test]'`, or the
+development install, `pip install --no-build-isolation -e .`), never a bare source folder.
 
 The repository root holds opforge/ (the Python sources, without the compiled runtime or the
-generated wrappers), so it must not shadow the installed package when pytest runs from the
-root. Install first: pip install '.[test]'.
+generated wrappers), so it must not shadow a wheel install when pytest runs from the root. An
+editable install maps `opforge` to that folder itself, with the compiled parts in its build.
 """
 
 import os
@@ -14,9 +15,11 @@ for name in [m for m in sys.modules if m == "opforge" or m.startswith("opforge."
     del sys.modules[name]
 if ROOT not in sys.path:
     sys.path.append(ROOT)  # for `import codegen` (the generator run from the checkout)
+# An editable install rebuilds what changed when opforge is imported and says so on stderr;
+# the many tests that start Python subprocesses want that quiet.
+os.environ.setdefault("SKBUILD_EDITABLE_VERBOSE", "0")
 
-import opforge  # noqa: E402
-
-if not os.path.exists(os.path.join(os.path.dirname(opforge.__file__), "generated")):
-    raise RuntimeError(f"imported opforge from {opforge.__file__}, which is not an installed build; "
-                       "run pip install '.[test]' first")
+try:
+    import opforge  # noqa: E402,F401
+except ImportError as e:
+    raise RuntimeError(f"opforge is not installed ({e}); run pip install '.[test]' first") from e

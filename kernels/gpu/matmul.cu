@@ -12,7 +12,7 @@
 #include <mutex>
 #include <vector>
 
-#include "opforge/ops/math_ops.h"
+#include "opforge/ops/math/mat_mul.h"
 
 namespace opforge {
 namespace gpu {

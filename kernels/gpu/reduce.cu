@@ -10,7 +10,9 @@
 
 #include "gpu/gpu_util.h"
 #include "gpu/transpose.h"
-#include "opforge/ops/math_ops.h"
+#include "opforge/ops/math/max.h"
+#include "opforge/ops/math/mean.h"
+#include "opforge/ops/math/sum.h"
 
 namespace opforge {
 namespace gpu {

@@ -3,7 +3,7 @@
 // permutation is a plain copy).
 #include "gpu/gpu_util.h"
 #include "gpu/transpose.h"
-#include "opforge/ops/array_ops.h"
+#include "opforge/ops/array/transpose.h"
 
 namespace opforge {
 namespace gpu {

@@ -35,6 +35,7 @@ from opforge.math_api import (  # noqa: F401
 )
 from opforge import nn as _nn  # issue 4 (nn)
 from opforge import train as _train
+from opforge import raw_ops  # noqa: F401  (tf.compat.v1.raw_ops: every op, library ops too)
 from opforge.op_library import load_op_library  # noqa: F401  (tf.load_op_library)
 
 bool = _of.bool_  # noqa: A001

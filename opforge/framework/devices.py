@@ -19,7 +19,9 @@ import sys
 
 from .. import _C
 
-_LIB_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib")
+# Beside the compiled runtime: the package folder of a wheel install, the build's install
+# tree in an editable one.
+_LIB_DIR = os.path.join(os.path.dirname(os.path.abspath(_C.__file__)), "lib")
 _BACKEND_LIBS = ("libopforge_cuda.so", "libopforge_hip.so")
 load_report: list[str] = []
 

@@ -109,9 +109,24 @@ def test_config_needs_a_question():
     assert r.returncode == 2 and "say what to print" in r.stderr
 
 
-def test_config_from_a_source_checkout_is_a_clear_error():
-    r = codegen_cli("config", "--cmakedir")
-    assert r.returncode == 2 and "no installed opforge CMake package" in r.stderr
+def test_config_from_a_source_checkout_is_a_clear_error(monkeypatch, capsys):
+    # The checkout's codegen with no opforge runtime importable (an editable install would
+    # otherwise answer, correctly, with its build's install tree).
+    from codegen import cli
+    monkeypatch.setattr(cli, "_runtime", lambda: None)
+    assert cli.main(["config", "--cmakedir"]) == 2
+    assert "no installed opforge CMake package" in capsys.readouterr().err
+
+
+def test_config_prefix_is_where_the_runtime_is():
+    """The prefix is the folder of opforge._C: the package folder of a wheel install, the
+    build's install tree in an editable one (not the checkout's Python sources)."""
+    import opforge
+    r = installed_cli("config", "--cmakedir", "--prefix")
+    assert r.returncode == 0, r.stderr
+    cmakedir, prefix = r.stdout.split()
+    assert prefix == os.path.dirname(os.path.abspath(opforge._C.__file__))
+    assert os.path.exists(os.path.join(cmakedir, "opforgeConfig.cmake"))
 
 
 # ---- new
@@ -136,7 +151,7 @@ def test_new_in_tree(fake_repo):
     op = ops["ScaffoldProbe"]
     assert op.group == "probe" and op.reference == "x" and op.summary
     kernel = (fake_repo / "kernels/cpu/probe/scaffold_probe.cc").read_text()
-    assert '#include "opforge/ops/probe_ops.h"' in kernel
+    assert '#include "opforge/ops/probe/scaffold_probe.h"' in kernel  # its own op header
     assert "OPFORGE_REGISTER_KERNEL(ScaffoldProbe, CPU" in kernel
     compile(open(fake_repo / "tests/ops/test_scaffold_probe.py").read(), "test", "exec")
     # generating from the scaffolded opdefs works

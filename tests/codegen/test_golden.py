@@ -46,6 +46,8 @@ EXPECTED_FILES = [
     "python/op_index.py",
     "python/__init__.py",
     "cpp/opforge/ops/demo_ops.h",
+    "cpp/opforge/ops/demo/squared_difference.h",
+    "cpp/opforge/ops/demo/stack_pool.h",
     "cpp/src/demo_ops.cc",
     "docs/ops.md",
 ]

@@ -5,7 +5,12 @@
 #include <atomic>
 
 #include "cpu/array/array_util.h"
-#include "opforge/ops/array_ops.h"
+#include "opforge/ops/array/gather_nd.h"
+#include "opforge/ops/array/gather_v2.h"
+#include "opforge/ops/array/one_hot.h"
+#include "opforge/ops/array/scatter_nd.h"
+#include "opforge/ops/array/unsorted_segment_sum.h"
+#include "opforge/ops/array/where.h"
 
 namespace opforge {
 namespace {

@@ -3,7 +3,12 @@
 #include <algorithm>
 
 #include "cpu/cpu_util.h"
-#include "opforge/ops/array_ops.h"
+#include "opforge/ops/array/broadcast_gradient_args.h"
+#include "opforge/ops/array/const.h"
+#include "opforge/ops/array/placeholder.h"
+#include "opforge/ops/array/rank.h"
+#include "opforge/ops/array/shape.h"
+#include "opforge/ops/array/size.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {

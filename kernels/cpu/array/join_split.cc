@@ -5,7 +5,11 @@
 #include <numeric>
 
 #include "cpu/array/array_util.h"
-#include "opforge/ops/array_ops.h"
+#include "opforge/ops/array/concat_v2.h"
+#include "opforge/ops/array/pack.h"
+#include "opforge/ops/array/split.h"
+#include "opforge/ops/array/split_v.h"
+#include "opforge/ops/array/unpack.h"
 
 namespace opforge {
 namespace {

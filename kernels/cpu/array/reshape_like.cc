@@ -1,7 +1,9 @@
 // Ops whose output shares the input's buffer under a new shape: ExpandDims, Squeeze,
 // StopGradient (the identity; autodiff treats it as a wall).
 #include "cpu/array/array_util.h"
-#include "opforge/ops/array_ops.h"
+#include "opforge/ops/array/expand_dims.h"
+#include "opforge/ops/array/squeeze.h"
+#include "opforge/ops/array/stop_gradient.h"
 
 namespace opforge {
 namespace {

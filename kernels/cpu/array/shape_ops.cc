@@ -4,7 +4,11 @@
 #include <cstring>
 
 #include "cpu/cpu_util.h"
-#include "opforge/ops/array_ops.h"
+#include "opforge/ops/array/fill.h"
+#include "opforge/ops/array/identity.h"
+#include "opforge/ops/array/ones_like.h"
+#include "opforge/ops/array/reshape.h"
+#include "opforge/ops/array/zeros_like.h"
 
 namespace opforge {
 namespace {

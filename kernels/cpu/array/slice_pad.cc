@@ -4,7 +4,14 @@
 #include <limits>
 
 #include "cpu/array/array_util.h"
-#include "opforge/ops/array_ops.h"
+#include "opforge/ops/array/broadcast_to.h"
+#include "opforge/ops/array/pad.h"
+#include "opforge/ops/array/pad_v2.h"
+#include "opforge/ops/array/reverse_v2.h"
+#include "opforge/ops/array/slice.h"
+#include "opforge/ops/array/strided_slice.h"
+#include "opforge/ops/array/strided_slice_grad.h"
+#include "opforge/ops/array/tile.h"
 
 namespace opforge {
 namespace {

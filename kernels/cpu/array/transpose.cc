@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
-#include "opforge/ops/array_ops.h"
+#include "opforge/ops/array/transpose.h"
 
 namespace opforge {
 namespace {

@@ -9,7 +9,9 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/vec_math.h"
-#include "opforge/ops/math_ops.h"
+#include "opforge/ops/math/arg_max.h"
+#include "opforge/ops/math/arg_min.h"
+#include "opforge/ops/math/cumsum.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {

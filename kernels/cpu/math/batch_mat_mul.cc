@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
-#include "opforge/ops/math_ops.h"
+#include "opforge/ops/math/batch_mat_mul_v2.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {

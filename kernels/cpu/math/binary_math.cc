@@ -7,7 +7,15 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/vec_math.h"
-#include "opforge/ops/math_ops.h"
+#include "opforge/ops/math/atan2.h"
+#include "opforge/ops/math/floor_div.h"
+#include "opforge/ops/math/floor_mod.h"
+#include "opforge/ops/math/greater_equal.h"
+#include "opforge/ops/math/less_equal.h"
+#include "opforge/ops/math/logical_and.h"
+#include "opforge/ops/math/logical_or.h"
+#include "opforge/ops/math/not_equal.h"
+#include "opforge/ops/math/squared_difference.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {

@@ -5,7 +5,16 @@
 #include <type_traits>
 
 #include "cpu/cpu_util.h"
-#include "opforge/ops/math_ops.h"
+#include "opforge/ops/math/add_v2.h"
+#include "opforge/ops/math/equal.h"
+#include "opforge/ops/math/greater.h"
+#include "opforge/ops/math/less.h"
+#include "opforge/ops/math/maximum.h"
+#include "opforge/ops/math/minimum.h"
+#include "opforge/ops/math/mul.h"
+#include "opforge/ops/math/pow.h"
+#include "opforge/ops/math/real_div.h"
+#include "opforge/ops/math/sub.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {

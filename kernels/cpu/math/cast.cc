@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "cpu/cpu_util.h"
-#include "opforge/ops/math_ops.h"
+#include "opforge/ops/math/cast.h"
 
 namespace opforge {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
-#include "opforge/ops/math_ops.h"
+#include "opforge/ops/math/mat_mul.h"
 
 namespace opforge {
 namespace {

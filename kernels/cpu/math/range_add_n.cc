@@ -3,7 +3,8 @@
 #include <type_traits>
 
 #include "cpu/cpu_util.h"
-#include "opforge/ops/math_ops.h"
+#include "opforge/ops/math/add_n.h"
+#include "opforge/ops/math/range.h"
 
 namespace opforge {
 namespace {

@@ -9,7 +9,13 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/vec_math.h"
-#include "opforge/ops/math_ops.h"
+#include "opforge/ops/math/all.h"
+#include "opforge/ops/math/any.h"
+#include "opforge/ops/math/max.h"
+#include "opforge/ops/math/mean.h"
+#include "opforge/ops/math/min.h"
+#include "opforge/ops/math/prod.h"
+#include "opforge/ops/math/sum.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
-#include "opforge/ops/math_ops.h"
+#include "opforge/ops/math/clip_by_value.h"
+#include "opforge/ops/math/select.h"
+#include "opforge/ops/math/select_v2.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {

@@ -4,7 +4,14 @@
 #include <type_traits>
 
 #include "cpu/cpu_util.h"
-#include "opforge/ops/math_ops.h"
+#include "opforge/ops/math/abs.h"
+#include "opforge/ops/math/exp.h"
+#include "opforge/ops/math/log.h"
+#include "opforge/ops/math/neg.h"
+#include "opforge/ops/math/sigmoid.h"
+#include "opforge/ops/math/sqrt.h"
+#include "opforge/ops/math/square.h"
+#include "opforge/ops/math/tanh.h"
 
 namespace opforge {
 namespace {

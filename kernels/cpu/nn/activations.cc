@@ -5,7 +5,21 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/nn/nn_util.h"
-#include "opforge/ops/nn_ops.h"
+#include "opforge/ops/nn/elu.h"
+#include "opforge/ops/nn/elu_grad.h"
+#include "opforge/ops/nn/gelu.h"
+#include "opforge/ops/nn/gelu_grad.h"
+#include "opforge/ops/nn/leaky_relu.h"
+#include "opforge/ops/nn/leaky_relu_grad.h"
+#include "opforge/ops/nn/relu6.h"
+#include "opforge/ops/nn/relu6_grad.h"
+#include "opforge/ops/nn/relu_grad.h"
+#include "opforge/ops/nn/selu.h"
+#include "opforge/ops/nn/selu_grad.h"
+#include "opforge/ops/nn/softplus.h"
+#include "opforge/ops/nn/softplus_grad.h"
+#include "opforge/ops/nn/softsign.h"
+#include "opforge/ops/nn/softsign_grad.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {

@@ -14,7 +14,8 @@
 #include <mutex>
 
 #include "cpu/nn/nn_util.h"
-#include "opforge/ops/nn_ops.h"
+#include "opforge/ops/nn/fused_batch_norm_grad_v3.h"
+#include "opforge/ops/nn/fused_batch_norm_v3.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {

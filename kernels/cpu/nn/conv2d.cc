@@ -17,7 +17,10 @@
 
 #include "cpu/nn/fused_epilogue.h"
 #include "cpu/nn/nn_util.h"
-#include "opforge/ops/nn_ops.h"
+#include "opforge/ops/nn/_fused_conv2d.h"
+#include "opforge/ops/nn/conv2d.h"
+#include "opforge/ops/nn/conv2d_backprop_filter.h"
+#include "opforge/ops/nn/conv2d_backprop_input.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {

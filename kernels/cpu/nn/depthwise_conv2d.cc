@@ -12,7 +12,10 @@
 
 #include "cpu/nn/fused_epilogue.h"
 #include "cpu/nn/nn_util.h"
-#include "opforge/ops/nn_ops.h"
+#include "opforge/ops/nn/_fused_depthwise_conv2d_native.h"
+#include "opforge/ops/nn/depthwise_conv2d_native.h"
+#include "opforge/ops/nn/depthwise_conv2d_native_backprop_filter.h"
+#include "opforge/ops/nn/depthwise_conv2d_native_backprop_input.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {

@@ -7,7 +7,7 @@
 
 #include "cpu/nn/fused_epilogue.h"
 #include "cpu/nn/nn_util.h"
-#include "opforge/ops/nn_ops.h"
+#include "opforge/ops/nn/_fused_mat_mul.h"
 
 namespace opforge {
 namespace {

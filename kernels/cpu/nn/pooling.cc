@@ -10,7 +10,11 @@
 #include <type_traits>
 
 #include "cpu/nn/nn_util.h"
-#include "opforge/ops/nn_ops.h"
+#include "opforge/ops/nn/avg_pool.h"
+#include "opforge/ops/nn/avg_pool_grad.h"
+#include "opforge/ops/nn/max_pool.h"
+#include "opforge/ops/nn/max_pool_grad.h"
+#include "opforge/ops/nn/max_pool_grad_grad.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {

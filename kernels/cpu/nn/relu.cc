@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "cpu/cpu_util.h"
-#include "opforge/ops/nn_ops.h"
+#include "opforge/ops/nn/relu.h"
 
 namespace opforge {
 namespace {

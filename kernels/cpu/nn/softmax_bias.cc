@@ -7,7 +7,13 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/nn/nn_util.h"
-#include "opforge/ops/nn_ops.h"
+#include "opforge/ops/nn/bias_add.h"
+#include "opforge/ops/nn/bias_add_grad.h"
+#include "opforge/ops/nn/l2_loss.h"
+#include "opforge/ops/nn/log_softmax.h"
+#include "opforge/ops/nn/softmax.h"
+#include "opforge/ops/nn/softmax_cross_entropy_with_logits.h"
+#include "opforge/ops/nn/sparse_softmax_cross_entropy_with_logits.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {

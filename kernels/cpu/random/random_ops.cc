@@ -17,7 +17,15 @@
 #include "cpu/cpu_util.h"
 #include "cpu/random/philox.h"
 #include "opforge/kernel.h"
-#include "opforge/ops/random_ops.h"
+#include "opforge/ops/random/random_shuffle.h"
+#include "opforge/ops/random/random_standard_normal.h"
+#include "opforge/ops/random/random_uniform.h"
+#include "opforge/ops/random/random_uniform_int.h"
+#include "opforge/ops/random/stateless_random_normal.h"
+#include "opforge/ops/random/stateless_random_uniform.h"
+#include "opforge/ops/random/stateless_random_uniform_int.h"
+#include "opforge/ops/random/stateless_truncated_normal.h"
+#include "opforge/ops/random/truncated_normal.h"
 #include "opforge/random_state.h"
 
 namespace opforge {

@@ -1,7 +1,11 @@
 // Variables (VariableV2 and the Assign family) and NoOp. These need the graph executor's
 // environment: the Session's variable store and the node name.
 #include "cpu/cpu_util.h"
-#include "opforge/ops/state_ops.h"
+#include "opforge/ops/state/assign.h"
+#include "opforge/ops/state/assign_add.h"
+#include "opforge/ops/state/assign_sub.h"
+#include "opforge/ops/state/no_op.h"
+#include "opforge/ops/state/variable_v2.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {
