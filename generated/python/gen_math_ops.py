@@ -567,7 +567,7 @@ def equal(x, y, incompatible_shape_error=True, name=None):
 
     Supports NumPy-style broadcasting. If the shapes do not broadcast and incompatible_shape_error
     is false, the result is a scalar false instead of an error, as in TensorFlow. The shape function
-    is custom (kernels/cpu/math/binary_ops.cc) for that reason.
+    is custom (kernels/cpu/math/binary_equality.cc) for that reason.
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,

@@ -288,13 +288,32 @@ def test_custom_shape_function(libs, tmp_path):
     assert "custom shape ok" in out
 
 
-def test_example_own_tests(libs, tmp_path):
-    """examples/custom_op/test_zero_out.py, run against the library built from the copy."""
-    src = os.path.dirname(os.path.dirname(libs["zero_out"]))
-    t = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", src],
-                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert t.returncode == 0, t.stdout[-4000:] + t.stderr[-4000:]
-    assert "6 passed" in t.stdout, t.stdout
+def readme_shell_block(*needles):
+    """The README's shell code block holding every needle."""
+    import re
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    blocks = re.findall(r"```[a-z]*\n(.*?)```", readme, flags=re.S)
+    return next(b for b in blocks if all(n in b for n in needles))
+
+
+def run_shell(block, cwd):
+    """A README shell block run as written, with this Python's `python` and `opforge` first
+    on PATH."""
+    env = dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""))
+    return subprocess.run(["bash", "-ec", block], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=900)
+
+
+def test_readme_commands_build_and_test_the_example(tmp_path):
+    """The README's commands for examples/custom_op, run as written in a copy: build with
+    CMake, then the example's own tests (test_zero_out.py) pass."""
+    shutil.copytree(EXAMPLE, tmp_path / "examples" / "custom_op",
+                    ignore=shutil.ignore_patterns("build", "__pycache__"))
+    block = readme_shell_block("cd examples/custom_op", "cmake --build", "pytest")
+    r = run_shell(block, tmp_path)
+    assert r.returncode == 0, block + r.stdout[-4000:] + r.stderr[-4000:]
+    assert "6 passed" in r.stdout, r.stdout
+    assert (tmp_path / "examples" / "custom_op" / "build" / "zero_out.so").exists()
 
 
 def test_load_errors_leave_registries_untouched(libs, tmp_path):
@@ -351,20 +370,18 @@ def test_load_errors_leave_registries_untouched(libs, tmp_path):
 
 
 def test_new_out_of_tree_builds_and_passes(tmp_path):
-    proj = tmp_path / "scale_ops"
-    r = opforge_cli("new", "ScaffoldProbe", "--group", "probe_ops", "--out-of-tree", str(proj))
-    assert r.returncode == 0, r.stderr
-    for f in ("CMakeLists.txt", "opdefs/scaffold_probe.pbtxt", "scaffold_probe.cc", "test_scaffold_probe.py"):
+    """The README's scaffolding commands, run as written: `opforge new --out-of-tree`, CMake,
+    and the scaffold's own tests pass as generated."""
+    block = readme_shell_block("opforge new MyOp", "--out-of-tree", "pytest")
+    r = run_shell(block, tmp_path)
+    assert r.returncode == 0, block + r.stdout[-4000:] + r.stderr[-4000:]
+    proj = tmp_path / "my_ops"
+    for f in ("CMakeLists.txt", "opdefs/my_op.pbtxt", "my_op.cc", "test_my_op.py", "build/my_ops.so"):
         assert (proj / f).exists(), f
+    assert "7 passed" in r.stdout, r.stdout
     # A second run refuses to overwrite anything.
-    again = opforge_cli("new", "ScaffoldProbe", "--group", "probe_ops", "--out-of-tree", str(proj))
+    again = opforge_cli("new", "MyOp", "--group", "my_ops", "--out-of-tree", str(proj))
     assert again.returncode == 2 and "already exists" in again.stderr
-    cmake_build(proj, proj / "build")
-    assert (proj / "build" / "probe_ops.so").exists()
-    t = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(proj)],
-                       cwd=proj, capture_output=True, text=True, timeout=300)
-    assert t.returncode == 0, t.stdout[-4000:] + t.stderr[-4000:]
-    assert "7 passed" in t.stdout, t.stdout
 
 
 def test_readme_shows_the_example():

@@ -1,7 +1,12 @@
-// Reductions over axes: Sum, Mean, Max, Min, Prod, All, Any. The input's dims are collapsed into runs of kept and
-// reduced dims; the common layouts (one reduced run: rows, columns, everything) have tight,
-// parallel loops, anything else goes through a precomputed offset table. Floats accumulate
-// in double and integers in 64 bits, then round or wrap to the output type.
+// Shared by the reduction kernels (reduce_*.cc): the reducers (init / step / merge / finish
+// for Sum, Mean, Max, Min, Prod, All, Any) and the engine that applies one over a set of
+// axes. The input's dims are collapsed into runs of kept and reduced dims; the common layouts
+// (one reduced run: rows, columns, everything) have tight, parallel loops, anything else goes
+// through a precomputed offset table. Floats accumulate in double and integers in 64 bits,
+// then round or wrap to the output type.
+#pragma once
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -9,17 +14,11 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/vec_math.h"
-#include "opforge/ops/math/all.h"
-#include "opforge/ops/math/any.h"
-#include "opforge/ops/math/max.h"
-#include "opforge/ops/math/mean.h"
-#include "opforge/ops/math/min.h"
-#include "opforge/ops/math/prod.h"
-#include "opforge/ops/math/sum.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {
-namespace {
+namespace cpu {
+namespace reduction {
 
 template <typename T>
 using acc_t = std::conditional_t<cpu::is_float_v<T>, double,
@@ -141,7 +140,7 @@ struct Plan {
   std::vector<bool> reduced;
 };
 
-Plan make_plan(const Shape& s, const std::vector<int>& axes) {
+inline Plan make_plan(const Shape& s, const std::vector<int>& axes) {
   std::vector<bool> red(static_cast<size_t>(s.rank()), false);
   for (int a : axes) red[static_cast<size_t>(a)] = true;
   Plan p;
@@ -264,7 +263,7 @@ Status axes_of(Args& a, std::vector<int>* axes) {
   return shape_fns::normalize_axes(Args::kOpName, raw, a.input.rank(), axes);
 }
 
-int64_t reduced_count(const Tensor& in, const std::vector<int>& axes) {
+inline int64_t reduced_count(const Tensor& in, const std::vector<int>& axes) {
   int64_t n = 1;
   std::vector<bool> seen(static_cast<size_t>(in.rank()), false);
   for (int a : axes) {
@@ -274,82 +273,6 @@ int64_t reduced_count(const Tensor& in, const std::vector<int>& axes) {
   return n;
 }
 
-template <typename T>
-Status SumCpu(ops::SumArgs& a) {
-  std::vector<int> axes;
-  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
-  reduce<T, SumR<T>>(a.input, axes, a.output);
-  return Status::OK();
-}
-
-template <typename T>
-Status MeanCpu(ops::MeanArgs& a) {
-  std::vector<int> axes;
-  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
-  if (!cpu::is_float_v<T> && reduced_count(a.input, axes) == 0 && a.output.num_elements() > 0) {
-    return a.ctx.error("the mean of an empty set of integers is undefined");
-  }
-  reduce<T, MeanR<T>>(a.input, axes, a.output);
-  return Status::OK();
-}
-
-template <typename T>
-Status MaxCpu(ops::MaxArgs& a) {
-  std::vector<int> axes;
-  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
-  if (reduced_count(a.input, axes) == 0 && a.output.num_elements() > 0) {
-    return a.ctx.error("the maximum of an empty set is undefined (reducing a zero-size dimension)");
-  }
-  reduce<T, MaxR<T>>(a.input, axes, a.output);
-  return Status::OK();
-}
-
-template <typename T>
-Status MinCpu(ops::MinArgs& a) {
-  std::vector<int> axes;
-  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
-  if (reduced_count(a.input, axes) == 0 && a.output.num_elements() > 0) {
-    return a.ctx.error("the minimum of an empty set is undefined (reducing a zero-size dimension)");
-  }
-  reduce<T, MinR<T>>(a.input, axes, a.output);
-  return Status::OK();
-}
-
-template <typename T>
-Status ProdCpu(ops::ProdArgs& a) {
-  std::vector<int> axes;
-  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
-  reduce<T, ProdR<T>>(a.input, axes, a.output);
-  return Status::OK();
-}
-
-// All and Any dispatch on Tidx (their data is always bool): Tidx is unused here.
-template <typename Tidx>
-Status AllCpu(ops::AllArgs& a) {
-  std::vector<int> axes;
-  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
-  reduce<bool, AllR>(a.input, axes, a.output);
-  return Status::OK();
-}
-
-template <typename Tidx>
-Status AnyCpu(ops::AnyArgs& a) {
-  std::vector<int> axes;
-  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
-  reduce<bool, AnyR>(a.input, axes, a.output);
-  return Status::OK();
-}
-
-#define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
-
-}  // namespace
-
-OPFORGE_REGISTER_KERNEL(Sum, CPU, SumCpu, OPF_NUMERIC)
-OPFORGE_REGISTER_KERNEL(Mean, CPU, MeanCpu, OPF_NUMERIC)
-OPFORGE_REGISTER_KERNEL(Max, CPU, MaxCpu, OPF_NUMERIC)
-OPFORGE_REGISTER_KERNEL(Min, CPU, MinCpu, OPF_NUMERIC)
-OPFORGE_REGISTER_KERNEL(Prod, CPU, ProdCpu, OPF_NUMERIC)
-OPFORGE_REGISTER_KERNEL(All, CPU, AllCpu, int32_t, int64_t)
-OPFORGE_REGISTER_KERNEL(Any, CPU, AnyCpu, int32_t, int64_t)
-
+}  // namespace reduction
+}  // namespace cpu
 }  // namespace opforge

@@ -1,0 +1,24 @@
+// ArgMin: the index of the smallest element along an axis, with its shape function. The
+// kernel is shared with ArgMax (arg_reduce.h).
+#include "cpu/math/arg_reduce.h"
+#include "opforge/ops/math/arg_min.h"
+#include "opforge/shape_fns.h"
+
+namespace opforge {
+namespace {
+
+template <typename T>
+Status ArgMinCpu(ops::ArgMinArgs& a) { return cpu::arg_kernel<false, T>(a); }
+
+[[maybe_unused]] const bool arg_min_shape_registered = [] {
+  shape_fns::register_custom("ArgMin", cpu::ArgShape);
+  return true;
+}();
+
+#define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(ArgMin, CPU, ArgMinCpu, bool, OPF_NUMERIC)
+
+}  // namespace opforge

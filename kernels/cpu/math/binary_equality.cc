@@ -1,0 +1,66 @@
+// Elementwise Equal and NotEqual with NumPy broadcasting, and their shared shape function:
+// with incompatible_shape_error=false, shapes that do not broadcast give a scalar (false for
+// Equal, true for NotEqual) instead of an error, as in TensorFlow.
+#include "cpu/cpu_util.h"
+#include "cpu/math/binary_functors.h"
+#include "opforge/ops/math/equal.h"
+#include "opforge/ops/math/not_equal.h"
+#include "opforge/shape_fns.h"
+
+namespace opforge {
+namespace {
+
+using cpu::compute_t;
+
+struct EqualF {
+  template <typename T>
+  bool operator()(T a, T b) const { return static_cast<compute_t<T>>(a) == static_cast<compute_t<T>>(b); }
+};
+struct NotEqualF {
+  template <typename T>
+  bool operator()(T a, T b) const { return static_cast<compute_t<T>>(a) != static_cast<compute_t<T>>(b); }
+};
+
+// compare_kernel<T, F>, or z = `incompatible` (a scalar, see EqualityShape) when the shapes
+// do not broadcast and the op was told not to fail.
+template <typename T, typename F, typename Args>
+Status equality_kernel(Args& a, bool incompatible) {
+  Shape unused;
+  if (!a.incompatible_shape_error &&
+      !broadcast_shapes(a.x.shape(), a.y.shape(), &unused, Args::kOpName).ok()) {
+    a.z.template data<bool>()[0] = incompatible;  // the shape function made z a scalar
+    return Status::OK();
+  }
+  return cpu::compare_kernel<T, F>(a);
+}
+
+template <typename T> Status EqualCpu(ops::EqualArgs& a) { return equality_kernel<T, EqualF>(a, false); }
+template <typename T> Status NotEqualCpu(ops::NotEqualArgs& a) { return equality_kernel<T, NotEqualF>(a, true); }
+
+// Broadcast shape, or a scalar when the shapes are incompatible and the op was told not to
+// fail (TensorFlow's incompatible_shape_error=false, attr 1).
+Status EqualityShape(ShapeContext& c) {
+  Shape out;
+  Status s = broadcast_shapes(c.input_shape(0), c.input_shape(1), &out, c.op().name);
+  if (!s.ok()) {
+    if (c.attr(1).b) return s;
+    out = Shape();
+  }
+  c.set_output(0, std::move(out));
+  return Status::OK();
+}
+
+[[maybe_unused]] const bool equality_shapes_registered = [] {
+  shape_fns::register_custom("Equal", EqualityShape);
+  shape_fns::register_custom("NotEqual", EqualityShape);
+  return true;
+}();
+
+#define OPF_ALL bool, bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(Equal, CPU, EqualCpu, OPF_ALL)
+OPFORGE_REGISTER_KERNEL(NotEqual, CPU, NotEqualCpu, OPF_ALL)
+
+}  // namespace opforge

@@ -1,0 +1,40 @@
+// Sum and Mean over axes (Prod is in reduce_prod.cc). The reducers and the reduction engine
+// are in reduce_util.h.
+#include <vector>
+
+#include "cpu/math/reduce_util.h"
+#include "opforge/ops/math/mean.h"
+#include "opforge/ops/math/sum.h"
+
+namespace opforge {
+namespace {
+
+using namespace cpu::reduction;
+
+template <typename T>
+Status SumCpu(ops::SumArgs& a) {
+  std::vector<int> axes;
+  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
+  reduce<T, SumR<T>>(a.input, axes, a.output);
+  return Status::OK();
+}
+
+template <typename T>
+Status MeanCpu(ops::MeanArgs& a) {
+  std::vector<int> axes;
+  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
+  if (!cpu::is_float_v<T> && reduced_count(a.input, axes) == 0 && a.output.num_elements() > 0) {
+    return a.ctx.error("the mean of an empty set of integers is undefined");
+  }
+  reduce<T, MeanR<T>>(a.input, axes, a.output);
+  return Status::OK();
+}
+
+#define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(Sum, CPU, SumCpu, OPF_NUMERIC)
+OPFORGE_REGISTER_KERNEL(Mean, CPU, MeanCpu, OPF_NUMERIC)
+
+}  // namespace opforge
