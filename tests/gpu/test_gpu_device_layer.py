@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler")
 @pytest.fixture(scope="module")
 def backend_lib(tmp_path_factory):
     import opforge
-    prefix = os.path.dirname(opforge.__file__)
+    prefix = os.path.dirname(opforge._C.__file__)  # the install tree (editable: the build's)
     out = tmp_path_factory.mktemp("hostgpu") / "libhostgpu.so"
     cmd = [CXX, "-std=c++17", "-O1", "-shared", "-fPIC", f"-I{prefix}/include",
            os.path.join(HERE, "data", "host_gpu_backend.cc"), "-o", str(out),

@@ -12,7 +12,7 @@ from opforge import _C
 from opforge.framework import devices
 
 HAS_GPU = of.config.num_gpus() > 0
-LIB_DIR = os.path.join(os.path.dirname(of.__file__), "lib")
+LIB_DIR = os.path.join(os.path.dirname(of._C.__file__), "lib")
 BUILT = [n for n in ("libopforge_cuda.so", "libopforge_hip.so") if os.path.exists(os.path.join(LIB_DIR, n))]
 
 
