@@ -106,12 +106,19 @@ class Op:
     snake_name: str = field(default="")
     inferred_attrs: frozenset = field(default=frozenset())
     source: str = field(default="")  # the opdef file as generated files name it
+    # TensorFlow's api_def renames: {input or attr name: its Python name}
+    python_names: tuple[tuple[str, str], ...] = field(default=())
 
     def attr(self, name: str) -> Attr | None:
         return next((a for a in self.attrs if a.name == name), None)
 
     def input(self, name: str) -> Arg | None:
         return next((a for a in self.inputs if a.name == name), None)
+
+    def py_name(self, name: str) -> str:
+        """The Python parameter name of an input or attr (wrapper, raw_ops): its TensorFlow
+        api_def rename if it has one, made safe as a Python identifier."""
+        return python_param(dict(self.python_names).get(name, name))
 
     @property
     def explicit_attrs(self) -> tuple[Attr, ...]:
@@ -605,6 +612,7 @@ def _build_op(pb, lm: LineMap, idx: int, group: str, source: str) -> Op:
         for n in (a.type_attr, a.number_attr, a.type_list_attr):
             if n:
                 inferred.add(n)
+    python_names = _python_names(pb, lm, base, inputs, attrs, inferred)
     return Op(
         name=pb.name, group=group, loc=loc, summary=pb.summary, description=pb.description,
         inputs=tuple(inputs), outputs=tuple(outputs), attrs=tuple(attrs),
@@ -613,7 +621,35 @@ def _build_op(pb, lm: LineMap, idx: int, group: str, source: str) -> Op:
         gradients=tuple(gradients), gradient_fn=pb.gradient_fn,
         not_differentiable=pb.not_differentiable, reference=pb.reference.strip(),
         snake_name=snake_case(pb.name), inferred_attrs=frozenset(inferred), source=source,
+        python_names=python_names,
     )
+
+
+def _python_names(pb, lm: LineMap, base: tuple, inputs: list[Arg], attrs: list[Attr],
+                  inferred: set[str]) -> tuple[tuple[str, str], ...]:
+    """The op's `python_name { name rename_to }` entries, checked: each renames an input or a
+    caller-passed attr, to an identifier no other parameter of the wrapper has."""
+    params = [a.name for a in inputs] + [a.name for a in attrs if a.name not in inferred]
+    renames: dict[str, str] = {}
+    locs = []
+    for i, r in enumerate(pb.python_name):
+        loc = lm.loc(*base, "python_name", i)
+        locs.append(loc)
+        if r.name not in params:
+            raise OpDefError(loc, f"python_name of op {pb.name} renames '{r.name}', which is not an "
+                                  f"input or attr the caller passes ({', '.join(params)})")
+        if r.name in renames:
+            raise OpDefError(loc, f"op {pb.name} renames '{r.name}' twice")
+        if not _IDENT.match(r.rename_to) or keyword.iskeyword(r.rename_to) or r.rename_to == "name":
+            raise OpDefError(loc, f"python_name of op {pb.name}: '{r.rename_to}' is not a usable "
+                                  f"Python parameter name")
+        renames[r.name] = r.rename_to
+    for (old, new), loc in zip(renames.items(), locs):
+        others = [renames.get(p, p) for p in params if p != old]
+        if new in others:
+            raise OpDefError(loc, f"python_name of op {pb.name} renames '{old}' to '{new}', the name "
+                                  f"of another parameter")
+    return tuple(sorted(renames.items()))
 
 
 def _with_doc(arg: Arg, docs: dict[str, str]) -> Arg:

@@ -125,4 +125,6 @@ def to_proto(op: Op):
     pb.gradient_fn = op.gradient_fn
     pb.not_differentiable = op.not_differentiable
     pb.reference = op.reference
+    for name, rename_to in op.python_names:
+        pb.python_name.add(name=name, rename_to=rename_to)
     return pb

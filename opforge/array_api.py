@@ -144,7 +144,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
         axis = []
     elif isinstance(axis, numbers.Integral):
         axis = [int(axis)]
-    return _ops.squeeze(input, squeeze_dims=[int(a) for a in axis], name=name)
+    return _ops.squeeze(input, axis=[int(a) for a in axis], name=name)
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):

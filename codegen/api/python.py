@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import dtypes
-from ..model import Arg, Attr, Op, python_param
+from ..model import Arg, Attr, Op
 
 
 @dataclass(frozen=True)
@@ -151,10 +151,10 @@ def docstring(op: Op, params: tuple[Param, ...]) -> str:
     first_with_attr: dict[str, str] = {}
     for arg in op.inputs:
         if arg.type_attr and arg.type_attr not in first_with_attr:
-            first_with_attr[arg.type_attr] = arg.name
+            first_with_attr[arg.type_attr] = op.py_name(arg.name)
     lines += ["", "Args:"]
-    by_py = {python_param(a.name): a for a in op.inputs}
-    attrs = {python_param(a.name): a for a in op.explicit_attrs}
+    by_py = {op.py_name(a.name): a for a in op.inputs}
+    attrs = {op.py_name(a.name): a for a in op.explicit_attrs}
     for p in params:
         if p.name in by_py:
             lines += _wrap(f"{p.name}: ", _arg_doc(op, by_py[p.name], first_with_attr), 2)
@@ -211,17 +211,17 @@ def _py_op(op: Op) -> PyOp:
     params: list[Param] = []
     for arg in op.inputs:
         hint = "Sequence[TensorLike]" if arg.is_list else "TensorLike"
-        params.append(Param(python_param(arg.name), None, hint))
+        params.append(Param(op.py_name(arg.name), None, hint))
     explicit = op.explicit_attrs
     for a in explicit:
         if not a.has_default:
-            params.append(Param(python_param(a.name), None, attr_hint(a)))
+            params.append(Param(op.py_name(a.name), None, attr_hint(a)))
     for a in explicit:
         if a.has_default:
-            params.append(Param(python_param(a.name), py_literal(a, a.default), attr_hint(a)))
+            params.append(Param(op.py_name(a.name), py_literal(a, a.default), attr_hint(a)))
     params.append(Param("name", "None", "str | None"))
-    call_args = tuple(python_param(a.name) for a in op.inputs) + \
-        tuple(python_param(a.name) for a in explicit)
+    call_args = tuple(op.py_name(a.name) for a in op.inputs) + \
+        tuple(op.py_name(a.name) for a in explicit)
     n_out = len(op.outputs)
     if n_out == 0:
         ret = "None"

@@ -372,7 +372,7 @@ class OpDeprecation(_message.Message):
     def __init__(self, version: _Optional[int] = ..., explanation: _Optional[str] = ...) -> None: ...
 
 class OpDef(_message.Message):
-    __slots__ = ("name", "input_arg", "output_arg", "control_output", "attr", "deprecation", "summary", "description", "is_commutative", "is_aggregate", "is_stateful", "allows_uninitialized_input", "is_distributed_communication", "signature", "arg_doc", "shape_fn", "gradient", "gradient_fn", "not_differentiable", "reference")
+    __slots__ = ("name", "input_arg", "output_arg", "control_output", "attr", "deprecation", "summary", "description", "is_commutative", "is_aggregate", "is_stateful", "allows_uninitialized_input", "is_distributed_communication", "signature", "arg_doc", "shape_fn", "gradient", "gradient_fn", "not_differentiable", "reference", "python_name")
     class ArgDef(_message.Message):
         __slots__ = ("name", "description", "type", "type_attr", "number_attr", "type_list_attr", "handle_data", "is_ref", "experimental_full_type")
         NAME_FIELD_NUMBER: _ClassVar[int]
@@ -434,6 +434,13 @@ class OpDef(_message.Message):
         wrt: str
         expr: str
         def __init__(self, wrt: _Optional[str] = ..., expr: _Optional[str] = ...) -> None: ...
+    class PythonName(_message.Message):
+        __slots__ = ("name", "rename_to")
+        NAME_FIELD_NUMBER: _ClassVar[int]
+        RENAME_TO_FIELD_NUMBER: _ClassVar[int]
+        name: str
+        rename_to: str
+        def __init__(self, name: _Optional[str] = ..., rename_to: _Optional[str] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     INPUT_ARG_FIELD_NUMBER: _ClassVar[int]
     OUTPUT_ARG_FIELD_NUMBER: _ClassVar[int]
@@ -454,6 +461,7 @@ class OpDef(_message.Message):
     GRADIENT_FN_FIELD_NUMBER: _ClassVar[int]
     NOT_DIFFERENTIABLE_FIELD_NUMBER: _ClassVar[int]
     REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    PYTHON_NAME_FIELD_NUMBER: _ClassVar[int]
     name: str
     input_arg: _containers.RepeatedCompositeFieldContainer[OpDef.ArgDef]
     output_arg: _containers.RepeatedCompositeFieldContainer[OpDef.ArgDef]
@@ -474,7 +482,8 @@ class OpDef(_message.Message):
     gradient_fn: str
     not_differentiable: bool
     reference: str
-    def __init__(self, name: _Optional[str] = ..., input_arg: _Optional[_Iterable[_Union[OpDef.ArgDef, _Mapping]]] = ..., output_arg: _Optional[_Iterable[_Union[OpDef.ArgDef, _Mapping]]] = ..., control_output: _Optional[_Iterable[str]] = ..., attr: _Optional[_Iterable[_Union[OpDef.AttrDef, _Mapping]]] = ..., deprecation: _Optional[_Union[OpDeprecation, _Mapping]] = ..., summary: _Optional[str] = ..., description: _Optional[str] = ..., is_commutative: _Optional[bool] = ..., is_aggregate: _Optional[bool] = ..., is_stateful: _Optional[bool] = ..., allows_uninitialized_input: _Optional[bool] = ..., is_distributed_communication: _Optional[bool] = ..., signature: _Optional[_Union[OpDef.Signature, _Mapping]] = ..., arg_doc: _Optional[_Iterable[_Union[OpDef.ArgDoc, _Mapping]]] = ..., shape_fn: _Optional[str] = ..., gradient: _Optional[_Iterable[_Union[OpDef.Gradient, _Mapping]]] = ..., gradient_fn: _Optional[str] = ..., not_differentiable: _Optional[bool] = ..., reference: _Optional[str] = ...) -> None: ...
+    python_name: _containers.RepeatedCompositeFieldContainer[OpDef.PythonName]
+    def __init__(self, name: _Optional[str] = ..., input_arg: _Optional[_Iterable[_Union[OpDef.ArgDef, _Mapping]]] = ..., output_arg: _Optional[_Iterable[_Union[OpDef.ArgDef, _Mapping]]] = ..., control_output: _Optional[_Iterable[str]] = ..., attr: _Optional[_Iterable[_Union[OpDef.AttrDef, _Mapping]]] = ..., deprecation: _Optional[_Union[OpDeprecation, _Mapping]] = ..., summary: _Optional[str] = ..., description: _Optional[str] = ..., is_commutative: _Optional[bool] = ..., is_aggregate: _Optional[bool] = ..., is_stateful: _Optional[bool] = ..., allows_uninitialized_input: _Optional[bool] = ..., is_distributed_communication: _Optional[bool] = ..., signature: _Optional[_Union[OpDef.Signature, _Mapping]] = ..., arg_doc: _Optional[_Iterable[_Union[OpDef.ArgDoc, _Mapping]]] = ..., shape_fn: _Optional[str] = ..., gradient: _Optional[_Iterable[_Union[OpDef.Gradient, _Mapping]]] = ..., gradient_fn: _Optional[str] = ..., not_differentiable: _Optional[bool] = ..., reference: _Optional[str] = ..., python_name: _Optional[_Iterable[_Union[OpDef.PythonName, _Mapping]]] = ...) -> None: ...
 
 class OpList(_message.Message):
     __slots__ = ("op",)

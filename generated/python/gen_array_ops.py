@@ -159,7 +159,7 @@ def const(value, dtype, name=None):
 _H_ExpandDims = _op_handle("ExpandDims")
 
 
-def expand_dims(input, dim, name=None):
+def expand_dims(input, axis, name=None):
     r"""Inserts a dimension of size 1 at index `dim`.
 
     `dim` is a scalar (or one-element vector) in `[-rank(input) - 1, rank(input)]`. The output
@@ -168,13 +168,13 @@ def expand_dims(input, dim, name=None):
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
-      dim: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      axis: A `Tensor`. Must have the same type as `axis`.
       name: A name for the operation (optional).
 
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
-    return _execute(_H_ExpandDims, name, input, dim)
+    return _execute(_H_ExpandDims, name, input, axis)
 
 _H_Fill = _op_handle("Fill")
 
@@ -510,12 +510,12 @@ def slice(input, begin, size, name=None):
 _H_Split = _op_handle("Split")
 
 
-def split(split_dim, value, num_split, name=None):
+def split(axis, value, num_split, name=None):
     r"""Splits a tensor into num_split tensors of equal size along one dimension.
 
     Args:
-      split_dim: A `Tensor` of type `int32`. Scalar; the dimension to split, in `[-rank, rank)`. Its
-        size must be divisible by num_split.
+      axis: A `Tensor` of type `int32`. Scalar; the dimension to split, in `[-rank, rank)`. Its size
+        must be divisible by num_split.
       value: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
       num_split: A `int` that is `>= 1`.
@@ -524,12 +524,12 @@ def split(split_dim, value, num_split, name=None):
     Returns:
       A list of `Tensor` objects.
     """
-    return _execute(_H_Split, name, split_dim, value, num_split)
+    return _execute(_H_Split, name, axis, value, num_split)
 
 _H_SplitV = _op_handle("SplitV")
 
 
-def split_v(value, size_splits, split_dim, num_split, name=None):
+def split_v(value, size_splits, axis, num_split, name=None):
     r"""Splits a tensor into pieces of the given sizes along one dimension.
 
     At most one entry of `size_splits` may be -1; it is inferred so that the sizes add up to the
@@ -539,19 +539,19 @@ def split_v(value, size_splits, split_dim, num_split, name=None):
       value: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
       size_splits: A `Tensor`. Must be one of the following types: `int8`, `int32`, `int64`.
-      split_dim: A `Tensor` of type `int32`.
+      axis: A `Tensor` of type `int32`.
       num_split: A `int` that is `>= 1`.
       name: A name for the operation (optional).
 
     Returns:
       A list of `Tensor` objects.
     """
-    return _execute(_H_SplitV, name, value, size_splits, split_dim, num_split)
+    return _execute(_H_SplitV, name, value, size_splits, axis, num_split)
 
 _H_Squeeze = _op_handle("Squeeze")
 
 
-def squeeze(input, squeeze_dims=[], name=None):
+def squeeze(input, axis=[], name=None):
     r"""Removes dimensions of size 1.
 
     With an empty `squeeze_dims`, every dimension of size 1 is removed; otherwise only the listed
@@ -560,13 +560,13 @@ def squeeze(input, squeeze_dims=[], name=None):
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
-      squeeze_dims: An optional list of `ints` with at least 0 elements. Defaults to `[]`.
+      axis: An optional list of `ints` with at least 0 elements. Defaults to `[]`.
       name: A name for the operation (optional).
 
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
-    return _execute(_H_Squeeze, name, input, squeeze_dims)
+    return _execute(_H_Squeeze, name, input, axis)
 
 _H_StopGradient = _op_handle("StopGradient")
 
@@ -725,20 +725,19 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
 _H_Where = _op_handle("Where")
 
 
-def where(input, name=None):
+def where(condition, name=None):
     r"""Returns the coordinates of the true (non-zero) elements of a tensor.
 
     The output has shape `[num_true, rank(input)]`, in row-major order.
 
     Args:
-      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      condition: A `Tensor`. Must have the same type as `condition`.
       name: A name for the operation (optional).
 
     Returns:
       A `Tensor` of type `int64`.
     """
-    return _execute(_H_Where, name, input)
+    return _execute(_H_Where, name, condition)
 
 _H_ZerosLike = _op_handle("ZerosLike")
 

@@ -67,7 +67,7 @@ def const(value: Any, dtype: DTypeLike, name: str | None = None) -> Tensor:
       A `Tensor` of type `dtype`.
     """
 
-def expand_dims(input: TensorLike, dim: TensorLike, name: str | None = None) -> Tensor:
+def expand_dims(input: TensorLike, axis: TensorLike, name: str | None = None) -> Tensor:
     r"""Inserts a dimension of size 1 at index `dim`.
 
     `dim` is a scalar (or one-element vector) in `[-rank(input) - 1, rank(input)]`. The output
@@ -76,7 +76,7 @@ def expand_dims(input: TensorLike, dim: TensorLike, name: str | None = None) -> 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
-      dim: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      axis: A `Tensor`. Must have the same type as `axis`.
       name: A name for the operation (optional).
 
     Returns:
@@ -346,12 +346,12 @@ def slice(input: TensorLike, begin: TensorLike, size: TensorLike, name: str | No
       A `Tensor`. Has the same type as `input`.
     """
 
-def split(split_dim: TensorLike, value: TensorLike, num_split: int, name: str | None = None) -> list[Tensor]:
+def split(axis: TensorLike, value: TensorLike, num_split: int, name: str | None = None) -> list[Tensor]:
     r"""Splits a tensor into num_split tensors of equal size along one dimension.
 
     Args:
-      split_dim: A `Tensor` of type `int32`. Scalar; the dimension to split, in `[-rank, rank)`. Its
-        size must be divisible by num_split.
+      axis: A `Tensor` of type `int32`. Scalar; the dimension to split, in `[-rank, rank)`. Its size
+        must be divisible by num_split.
       value: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
       num_split: A `int` that is `>= 1`.
@@ -361,7 +361,7 @@ def split(split_dim: TensorLike, value: TensorLike, num_split: int, name: str | 
       A list of `Tensor` objects.
     """
 
-def split_v(value: TensorLike, size_splits: TensorLike, split_dim: TensorLike, num_split: int, name: str | None = None) -> list[Tensor]:
+def split_v(value: TensorLike, size_splits: TensorLike, axis: TensorLike, num_split: int, name: str | None = None) -> list[Tensor]:
     r"""Splits a tensor into pieces of the given sizes along one dimension.
 
     At most one entry of `size_splits` may be -1; it is inferred so that the sizes add up to the
@@ -371,7 +371,7 @@ def split_v(value: TensorLike, size_splits: TensorLike, split_dim: TensorLike, n
       value: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
       size_splits: A `Tensor`. Must be one of the following types: `int8`, `int32`, `int64`.
-      split_dim: A `Tensor` of type `int32`.
+      axis: A `Tensor` of type `int32`.
       num_split: A `int` that is `>= 1`.
       name: A name for the operation (optional).
 
@@ -379,7 +379,7 @@ def split_v(value: TensorLike, size_splits: TensorLike, split_dim: TensorLike, n
       A list of `Tensor` objects.
     """
 
-def squeeze(input: TensorLike, squeeze_dims: Sequence[int] = [], name: str | None = None) -> Tensor:
+def squeeze(input: TensorLike, axis: Sequence[int] = [], name: str | None = None) -> Tensor:
     r"""Removes dimensions of size 1.
 
     With an empty `squeeze_dims`, every dimension of size 1 is removed; otherwise only the listed
@@ -388,7 +388,7 @@ def squeeze(input: TensorLike, squeeze_dims: Sequence[int] = [], name: str | Non
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
-      squeeze_dims: An optional list of `ints` with at least 0 elements. Defaults to `[]`.
+      axis: An optional list of `ints` with at least 0 elements. Defaults to `[]`.
       name: A name for the operation (optional).
 
     Returns:
@@ -521,14 +521,13 @@ def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments
       A `Tensor`. Has the same type as `data`.
     """
 
-def where(input: TensorLike, name: str | None = None) -> Tensor:
+def where(condition: TensorLike, name: str | None = None) -> Tensor:
     r"""Returns the coordinates of the true (non-zero) elements of a tensor.
 
     The output has shape `[num_true, rank(input)]`, in row-major order.
 
     Args:
-      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      condition: A `Tensor`. Must have the same type as `condition`.
       name: A name for the operation (optional).
 
     Returns:

@@ -236,18 +236,18 @@ def add_v2(x, y, name=None):
 _H_All = _op_handle("All")
 
 
-def all(input, reduction_indices, keep_dims=False, name=None):
+def all(input, axis, keep_dims=False, name=None):
     r"""Computes the "logical and" of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. The
-    logical and of an empty set is true.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1. The logical and of an empty set is true.
 
     Args:
       input: A `Tensor` of type `bool`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).
@@ -255,23 +255,23 @@ def all(input, reduction_indices, keep_dims=False, name=None):
     Returns:
       A `Tensor` of type `bool`.
     """
-    return _execute(_H_All, name, input, reduction_indices, keep_dims)
+    return _execute(_H_All, name, input, axis, keep_dims)
 
 _H_Any = _op_handle("Any")
 
 
-def any(input, reduction_indices, keep_dims=False, name=None):
+def any(input, axis, keep_dims=False, name=None):
     r"""Computes the "logical or" of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. The
-    logical or of an empty set is false.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1. The logical or of an empty set is false.
 
     Args:
       input: A `Tensor` of type `bool`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).
@@ -279,7 +279,7 @@ def any(input, reduction_indices, keep_dims=False, name=None):
     Returns:
       A `Tensor` of type `bool`.
     """
-    return _execute(_H_Any, name, input, reduction_indices, keep_dims)
+    return _execute(_H_Any, name, input, axis, keep_dims)
 
 _H_ArgMax = _op_handle("ArgMax")
 
@@ -912,19 +912,19 @@ def mat_mul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=Fal
 _H_Max = _op_handle("Max")
 
 
-def max(input, reduction_indices, keep_dims=False, name=None):
+def max(input, axis, keep_dims=False, name=None):
     r"""Computes the maximum of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. Max
-    of an empty set is an InvalidArgumentError.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1. Max of an empty set is an InvalidArgumentError.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).
@@ -932,7 +932,7 @@ def max(input, reduction_indices, keep_dims=False, name=None):
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
-    return _execute(_H_Max, name, input, reduction_indices, keep_dims)
+    return _execute(_H_Max, name, input, axis, keep_dims)
 
 _H_Maximum = _op_handle("Maximum")
 
@@ -956,19 +956,19 @@ def maximum(x, y, name=None):
 _H_Mean = _op_handle("Mean")
 
 
-def mean(input, reduction_indices, keep_dims=False, name=None):
+def mean(input, axis, keep_dims=False, name=None):
     r"""Computes the mean of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1.
-    Integer means are truncated toward zero.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1. Integer means are truncated toward zero.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).
@@ -976,24 +976,24 @@ def mean(input, reduction_indices, keep_dims=False, name=None):
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
-    return _execute(_H_Mean, name, input, reduction_indices, keep_dims)
+    return _execute(_H_Mean, name, input, axis, keep_dims)
 
 _H_Min = _op_handle("Min")
 
 
-def min(input, reduction_indices, keep_dims=False, name=None):
+def min(input, axis, keep_dims=False, name=None):
     r"""Computes the minimum of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. Min
-    of an empty set is an InvalidArgumentError. NaN propagates.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1. Min of an empty set is an InvalidArgumentError. NaN propagates.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).
@@ -1001,7 +1001,7 @@ def min(input, reduction_indices, keep_dims=False, name=None):
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
-    return _execute(_H_Min, name, input, reduction_indices, keep_dims)
+    return _execute(_H_Min, name, input, axis, keep_dims)
 
 _H_Minimum = _op_handle("Minimum")
 
@@ -1103,19 +1103,19 @@ def pow(x, y, name=None):
 _H_Prod = _op_handle("Prod")
 
 
-def prod(input, reduction_indices, keep_dims=False, name=None):
+def prod(input, axis, keep_dims=False, name=None):
     r"""Computes the product of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. The
-    product of an empty set is 1. Integer products wrap on overflow.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1. The product of an empty set is 1. Integer products wrap on overflow.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).
@@ -1123,7 +1123,7 @@ def prod(input, reduction_indices, keep_dims=False, name=None):
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
-    return _execute(_H_Prod, name, input, reduction_indices, keep_dims)
+    return _execute(_H_Prod, name, input, axis, keep_dims)
 
 _H_Range = _op_handle("Range")
 
@@ -1222,7 +1222,7 @@ def rsqrt(x, name=None):
 _H_Select = _op_handle("Select")
 
 
-def select(condition, t, e, name=None):
+def select(condition, x, y, name=None):
     r"""Selects elements from `t` or `e`, depending on `condition`.
 
     `t` and `e` must have the same shape. `condition` is a scalar, has the shape of `t`, or (when
@@ -1231,15 +1231,14 @@ def select(condition, t, e, name=None):
 
     Args:
       condition: A `Tensor` of type `bool`.
-      t: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
-      e: A `Tensor`. Must have the same type as `t`.
+      x: A `Tensor`. Must have the same type as `x`.
+      y: A `Tensor`. Must have the same type as `x`.
       name: A name for the operation (optional).
 
     Returns:
-      A `Tensor`. Has the same type as `t`.
+      A `Tensor`. Has the same type as `x`.
     """
-    return _execute(_H_Select, name, condition, t, e)
+    return _execute(_H_Select, name, condition, x, y)
 
 _H_SelectV2 = _op_handle("SelectV2")
 
@@ -1401,18 +1400,19 @@ def sub(x, y, name=None):
 _H_Sum = _op_handle("Sum")
 
 
-def sum(input, reduction_indices, keep_dims=False, name=None):
+def sum(input, axis, keep_dims=False, name=None):
     r"""Computes the sum of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).
@@ -1420,7 +1420,7 @@ def sum(input, reduction_indices, keep_dims=False, name=None):
     Returns:
       A `Tensor`. Has the same type as `input`.
     """
-    return _execute(_H_Sum, name, input, reduction_indices, keep_dims)
+    return _execute(_H_Sum, name, input, axis, keep_dims)
 
 _H_Tan = _op_handle("Tan")
 

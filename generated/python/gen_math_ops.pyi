@@ -72,18 +72,18 @@ def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
-def all(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
+def all(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
     r"""Computes the "logical and" of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. The
-    logical and of an empty set is true.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1. The logical and of an empty set is true.
 
     Args:
       input: A `Tensor` of type `bool`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).
@@ -92,18 +92,18 @@ def all(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = Fals
       A `Tensor` of type `bool`.
     """
 
-def any(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
+def any(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
     r"""Computes the "logical or" of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. The
-    logical or of an empty set is false.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1. The logical or of an empty set is false.
 
     Args:
       input: A `Tensor` of type `bool`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).
@@ -608,19 +608,19 @@ def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b
       A `Tensor`. Has the same type as `a`.
     """
 
-def max(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
+def max(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
     r"""Computes the maximum of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. Max
-    of an empty set is an InvalidArgumentError.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1. Max of an empty set is an InvalidArgumentError.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).
@@ -644,19 +644,19 @@ def maximum(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
-def mean(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
+def mean(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
     r"""Computes the mean of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1.
-    Integer means are truncated toward zero.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1. Integer means are truncated toward zero.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).
@@ -665,19 +665,19 @@ def mean(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = Fal
       A `Tensor`. Has the same type as `input`.
     """
 
-def min(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
+def min(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
     r"""Computes the minimum of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. Min
-    of an empty set is an InvalidArgumentError. NaN propagates.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1. Min of an empty set is an InvalidArgumentError. NaN propagates.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).
@@ -763,19 +763,19 @@ def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
-def prod(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
+def prod(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
     r"""Computes the product of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1. The
-    product of an empty set is 1. Integer products wrap on overflow.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1. The product of an empty set is 1. Integer products wrap on overflow.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).
@@ -858,7 +858,7 @@ def rsqrt(x: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
-def select(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> Tensor:
+def select(condition: TensorLike, x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     r"""Selects elements from `t` or `e`, depending on `condition`.
 
     `t` and `e` must have the same shape. `condition` is a scalar, has the shape of `t`, or (when
@@ -867,13 +867,12 @@ def select(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None
 
     Args:
       condition: A `Tensor` of type `bool`.
-      t: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
-      e: A `Tensor`. Must have the same type as `t`.
+      x: A `Tensor`. Must have the same type as `x`.
+      y: A `Tensor`. Must have the same type as `x`.
       name: A name for the operation (optional).
 
     Returns:
-      A `Tensor`. Has the same type as `t`.
+      A `Tensor`. Has the same type as `x`.
     """
 
 def select_v2(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | None = None) -> Tensor:
@@ -997,18 +996,19 @@ def sub(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
-def sum(input: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
+def sum(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
     r"""Computes the sum of elements across dimensions of a tensor.
 
-    Reduces `input` along the dimensions given in `reduction_indices` (a scalar or vector; negative
-    values count from the end). Unless `keep_dims` is true, the rank of the tensor is reduced by 1
-    for each entry; if `keep_dims` is true, the reduced dimensions are retained with length 1.
+    Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
+    scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
+    the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
+    retained with length 1.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
-      reduction_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`. The
-        dimensions to reduce. Must be in the range `[-rank(input), rank(input))`.
+      axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
+        range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
         length 1.
       name: A name for the operation (optional).

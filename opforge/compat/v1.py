@@ -30,7 +30,7 @@ from opforge.framework.graph_def import (  # noqa: F401  (Session(config=...); t
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RewriterConfig,
 )
 from opforge.math_api import (  # noqa: F401
-    add, cast, divide, matmul, multiply, ones, reduce_max, reduce_mean, reduce_sum, reshape, square,
+    add, cast, divide, matmul, multiply, ones, reduce_max, reduce_mean, reduce_sum, reshape, square,  # reduce_*: TF1 spellings below
     subtract, transpose, zeros,
 )
 from opforge import nn as _nn  # issue 4 (nn)
@@ -55,13 +55,57 @@ assign, assign_add, assign_sub = _ops.assign, _ops.assign_add, _ops.assign_sub
 # ---- math ops (issue 4): TensorFlow 1's names (tf.sin, tf.reduce_prod, tf.floordiv, ...)
 from opforge import math  # noqa: E402
 from opforge.math import (  # noqa: E402,F401
-    acos, acosh, argmax, argmin, asin, asinh, atan, atan2, atanh, ceil, clip_by_value, cos, cosh,
+    acos, acosh, asin, asinh, atan, atan2, atanh, ceil, clip_by_value, cos, cosh,
     cumsum, erf, expm1, floor, floordiv, floormod, greater_equal, is_finite, is_nan, less_equal,
-    log1p, logical_and, logical_not, logical_or, logical_xor, not_equal, reciprocal, reduce_all,
-    reduce_any, reduce_min, reduce_prod, round, rsqrt, sign, sin, sinh, squared_difference, tan,
+    log1p, logical_and, logical_not, logical_or, logical_xor, not_equal, reciprocal, round, rsqrt, sign, sin, sinh, squared_difference, tan,
     truediv,
 )
 mod = math.floormod
+
+
+# ---- TensorFlow 1's legacy keywords (reduction_indices, keep_dims, dimension, dim): the same
+# functions, TF1's signatures.
+
+def _legacy(new_name, new, old_name, old):
+    """TensorFlow's deprecated_argument_lookup: the value given under either spelling."""
+    if old is not None:
+        if new is not None:
+            raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'")
+        return old
+    return new
+
+
+def _v1_reduction(fn):
+    def reduce(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
+        axis = _legacy("axis", axis, "reduction_indices", reduction_indices)
+        keepdims = _legacy("keepdims", keepdims, "keep_dims", keep_dims)
+        return fn(input_tensor, axis=axis, keepdims=builtins.bool(keepdims), name=name)
+    reduce.__name__ = reduce.__qualname__ = fn.__name__
+    reduce.__doc__ = fn.__doc__
+    return reduce
+
+
+reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod, reduce_all, reduce_any = (
+    _v1_reduction(f) for f in (reduce_sum, reduce_mean, reduce_max, math.reduce_min, math.reduce_prod,
+                               math.reduce_all, math.reduce_any))
+
+
+def argmax(input, axis=None, name=None, dimension=None, output_type=int64):  # noqa: A002
+    return math.argmax(input, _legacy("axis", axis, "dimension", dimension), output_type=output_type, name=name)
+
+
+def argmin(input, axis=None, name=None, dimension=None, output_type=int64):  # noqa: A002
+    return math.argmin(input, _legacy("axis", axis, "dimension", dimension), output_type=output_type, name=name)
+
+
+def arg_max(input, dimension, output_type=int64, name=None):  # noqa: A002
+    return math.argmax(input, dimension, output_type=output_type, name=name)
+
+
+def arg_min(input, dimension, output_type=int64, name=None):  # noqa: A002
+    return math.argmin(input, dimension, output_type=output_type, name=name)
+
+
 where_v2 = _ops.select_v2  # tf.compat.v1.where_v2 (tf.where with broadcasting)
 # ---- end math ops
 
@@ -228,7 +272,11 @@ concat, stack, unstack, split = _array_api.concat, _array_api.stack, _array_api.
 slice, strided_slice = _array_api.slice, _array_api.strided_slice  # noqa: A001
 gather, gather_nd, scatter_nd = _array_api.gather, _array_api.gather_nd, _array_api.scatter_nd
 pad, tile, broadcast_to = _array_api.pad, _array_api.tile, _array_api.broadcast_to
-expand_dims, squeeze, one_hot = _array_api.expand_dims, _array_api.squeeze, _array_api.one_hot
+squeeze, one_hot = _array_api.squeeze, _array_api.one_hot  # squeeze takes TF1's squeeze_dims too
+
+
+def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
+    return _array_api.expand_dims(input, _legacy("axis", axis, "dim", dim), name=name)
 reverse = reverse_v2 = _array_api.reverse
 where, stop_gradient = _array_api.where, _array_api.stop_gradient
 unsorted_segment_sum = _ops.unsorted_segment_sum

@@ -135,6 +135,18 @@ CASES = [
         '    attr: "T: {float}"\n'                                   # 5
         "  }\n"
     )}, "bad/da.pbtxt", 5, ("op Foo declares attr 'T' twice",)),
+    Case("python-name-unknown", {"bad/pn.pbtxt": _op(
+        '  signature { input: "x: float" output: "y: float" }\n'     # 3
+        '  python_name { name: "z" rename_to: "axis" }\n'            # 4
+    )}, "bad/pn.pbtxt", 4, ("python_name of op Foo renames 'z', which is not an input or attr",)),
+    Case("python-name-clash", {"bad/pc.pbtxt": _op(
+        '  signature { input: "x: float" input: "y: float" output: "z: float" }\n'  # 3
+        '  python_name { name: "x" rename_to: "y" }\n'               # 4
+    )}, "bad/pc.pbtxt", 4, ("renames 'x' to 'y', the name of another parameter",)),
+    Case("python-name-not-identifier", {"bad/pi.pbtxt": _op(
+        '  signature { input: "x: float" output: "y: float" }\n'     # 3
+        '  python_name { name: "x" rename_to: "2x" }\n'              # 4
+    )}, "bad/pi.pbtxt", 4, ("'2x' is not a usable Python parameter name",)),
     Case("duplicate-input", {"bad/di.pbtxt": _op(
         "  signature {\n"                                            # 3
         '    input: "x: float"\n'                                    # 4

@@ -196,3 +196,49 @@ def test_interactive_session_and_eval(g):
     finally:
         sess.close()
     assert tf.get_default_session() is None or tf.get_default_session() is not sess
+
+
+# ---- TF1's legacy keywords (issue 14)
+
+def test_reductions_take_tf1_keywords(g):
+    x = np.random.default_rng(0).standard_normal((3, 4, 5)).astype(np.float32)
+    p = tf.placeholder(tf.float32, [None, 4, 5])
+    with tf.Session() as sess:
+        for fn, ref in [(tf.reduce_sum, np.sum), (tf.reduce_mean, np.mean), (tf.reduce_max, np.max),
+                        (tf.reduce_min, np.min), (tf.reduce_prod, np.prod)]:
+            got = sess.run(fn(p, reduction_indices=[0, 2], keep_dims=True), {p: x})
+            np.testing.assert_allclose(got, ref(x, axis=(0, 2), keepdims=True), rtol=1e-5)
+            got = sess.run(fn(p, 1, None), {p: x})  # TF1's keepdims=None is False
+            np.testing.assert_allclose(got, ref(x, axis=1), rtol=1e-5)
+        b = x > 0
+        pb = tf.placeholder(tf.bool, [3, 4, 5])
+        assert sess.run(tf.reduce_all(pb, reduction_indices=1), {pb: b}).tolist() == b.all(1).tolist()
+        assert sess.run(tf.reduce_any(pb, keep_dims=True), {pb: b}).shape == (1, 1, 1)
+
+
+def test_both_spellings_is_an_error(g):
+    p = tf.placeholder(tf.float32, [2, 3])
+    with pytest.raises(ValueError, match="Cannot specify both 'axis' and 'reduction_indices'"):
+        tf.reduce_sum(p, axis=0, reduction_indices=0)
+    with pytest.raises(ValueError, match="Cannot specify both 'keepdims' and 'keep_dims'"):
+        tf.reduce_mean(p, keepdims=True, keep_dims=True)
+    with pytest.raises(ValueError, match="'axis' and 'dimension'"):
+        tf.argmax(p, axis=0, dimension=0)
+
+
+def test_argmax_dimension_expand_dims_dim(g):
+    x = np.random.default_rng(1).standard_normal((4, 6)).astype(np.float32)
+    p = tf.placeholder(tf.float32, [4, 6])
+    with tf.Session() as sess:
+        assert sess.run(tf.argmax(p, dimension=1), {p: x}).tolist() == x.argmax(1).tolist()
+        assert sess.run(tf.argmin(p, dimension=0), {p: x}).tolist() == x.argmin(0).tolist()
+        assert sess.run(tf.arg_max(p, 1), {p: x}).tolist() == x.argmax(1).tolist()
+        assert sess.run(tf.argmax(p, 1, "am", None, tf.int32), {p: x}).dtype == np.int32  # TF1 order
+        assert sess.run(tf.expand_dims(p, dim=1), {p: x}).shape == (4, 1, 6)
+        assert sess.run(tf.squeeze(tf.expand_dims(p, 0), squeeze_dims=[0]), {p: x}).shape == (4, 6)
+
+
+def test_raw_ops_in_compat_v1_is_raw_ops():
+    import opforge as of
+    assert tf.raw_ops is of.raw_ops
+    np.testing.assert_allclose(tf.raw_ops.Sum(input=np.ones((2, 3), np.float32), axis=1).numpy(), [3, 3])

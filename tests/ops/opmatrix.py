@@ -165,7 +165,7 @@ def wrapper_params(op) -> set[str]:
 def call(op, inputs: dict, attrs: dict, convert=as_input):
     args = [[convert(v) for v in inputs[a.name]] if a.is_list and isinstance(inputs[a.name], list)
             else convert(inputs[a.name]) for a in op.inputs]
-    kwargs = {codegen.model.python_param(k): v for k, v in attrs.items()}
+    kwargs = {op.py_name(k): v for k, v in attrs.items()}
     missing = set(kwargs) - wrapper_params(op)
     if missing:
         import pytest  # noqa: PLC0415

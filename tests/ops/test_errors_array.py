@@ -122,8 +122,8 @@ def _bad_calls():
     add("ExpandDims-range", "ExpandDims", lambda: o.expand_dims(_x(2), i32(2)))
     add("ExpandDims-range-neg", "ExpandDims", lambda: o.expand_dims(_x(2), i32(-3)))
     add("ExpandDims-two-dims", "ExpandDims", lambda: o.expand_dims(_x(2), _v(0, 1)))
-    add("Squeeze-not-one", "Squeeze", lambda: o.squeeze(_x(2, 1), squeeze_dims=[0]))
-    add("Squeeze-range", "Squeeze", lambda: o.squeeze(_x(2, 1), squeeze_dims=[2]))
+    add("Squeeze-not-one", "Squeeze", lambda: o.squeeze(_x(2, 1), axis=[0]))
+    add("Squeeze-range", "Squeeze", lambda: o.squeeze(_x(2, 1), axis=[2]))
     add("Where-string", "Where", lambda: o.where("abc"))
     add("StopGradient-object", "StopGradient", lambda: o.stop_gradient(object()))
 

@@ -74,8 +74,8 @@ def test_wrapper_is_exported(op_name):
     if op_name in OPS_BY_NAME:
         assert callable(getattr(of, op.snake_name)), op.snake_name
     params = set(inspect.signature(getattr(of.ops, op.snake_name)).parameters)
-    want = {codegen.model.python_param(a.name) for a in op.explicit_attrs}
-    want |= {codegen.model.python_param(a.name) for a in op.inputs}
+    want = {op.py_name(a.name) for a in op.explicit_attrs}
+    want |= {op.py_name(a.name) for a in op.inputs}
     assert want <= params, \
         f"of.ops.{op.snake_name} lacks {sorted(want - params)}: the build predates {op.loc.file}"
     if op.summary:
