@@ -149,7 +149,8 @@ def test_fuzz_split(op_name, data):
                 sizes[data.draw(st.integers(0, num - 1), label="where")] = -1
         known = [s for s in sizes if s != -1]
         valid = (in_range and sizes.count(-1) <= 1 and all(s >= 0 for s in known)
-                 and (sum(known) <= d if -1 in sizes else sum(known) == d))
+                 and (sum(known) <= d if -1 in sizes else sum(known) == d)
+                 and (num > 1 or sizes == [d]))  # one output: TensorFlow wants the exact size
         inputs = {"value": value, "size_splits": _ints(data, sizes, "Tlen", (np.int32, np.int64)),
                   "split_dim": np.int32(axis)}
         attrs = {"num_split": num}

@@ -119,8 +119,6 @@ VALUES: list[Difference] = [
                "uninitialized values; opforge zeros"),
     Difference("Conv2DBackpropFilter", None, r"x0-", "zero input channels: TensorFlow returns "
                "uninitialized values; opforge zeros"),
-    Difference("SplitV", None, r"--1-", "size_splits [-1] with one output: TensorFlow refuses (the one "
-               "size must equal the input's); opforge resolves -1 (not yet aligned)"),
     Difference("Where", None, r"^s$", "a scalar condition: TensorFlow refuses (rank 0 is unhandled); "
                "opforge returns an [n, 0] index list (not yet aligned)"),
 ]

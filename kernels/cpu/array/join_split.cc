@@ -246,6 +246,11 @@ Status SplitVShape(ShapeContext& c) {
       if (sum > (int64_t{1} << 48)) return c.error("size_splits are too large");
     }
   }
+  if (num == 1 && d >= 0 && sizes[0] != d) {
+    // TensorFlow's rule: a single output is the whole input, -1 included (it is not resolved).
+    return c.error("with one output, size_splits must be [", d, "] (dimension ", axis,
+                   "), got [", sizes[0], "]");
+  }
   if (d >= 0) {
     if (inferred >= 0) {
       if (sum > d) {
