@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import ops as _ops
+from .errors import InvalidArgumentError
 from .framework.graph import GraphTensor
 from .framework.tensor import convert_to_tensor
 
@@ -71,20 +72,33 @@ def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce(_ops.max, input_tensor, axis, keepdims, name)
 
 
+def _shape_vector(shape, op):
+    """A shape given as Python ints: int32 as TensorFlow when every dim fits, else int64; a dim
+    beyond int64 is an InvalidArgumentError naming `op`. Tensors and arrays pass unchanged."""
+    if not isinstance(shape, (list, tuple)) or any(hasattr(d, "dtype") for d in shape):
+        return shape
+    try:
+        dims = [int(d) for d in shape]
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError(f"{op}: shape must be a list of integers, got {shape!r}: {e}", op) from None
+    if any(not -(2**63) <= d < 2**63 for d in dims):
+        raise InvalidArgumentError(f"{op}: shape {dims} has a dimension that does not fit in int64", op)
+    small = all(-(2**31) <= d < 2**31 for d in dims)
+    return np.asarray(dims, dtype=np.int32 if small else np.int64)
+
+
 def zeros(shape, dtype="float32", name=None):
     from .dtypes import as_dtype  # noqa: PLC0415
-    return _ops.fill(np.asarray(shape, dtype=np.int32), np.zeros((), as_dtype(dtype).as_numpy_dtype), name=name)
+    return _ops.fill(_shape_vector(shape, "Fill"), np.zeros((), as_dtype(dtype).as_numpy_dtype), name=name)
 
 
 def ones(shape, dtype="float32", name=None):
     from .dtypes import as_dtype  # noqa: PLC0415
-    return _ops.fill(np.asarray(shape, dtype=np.int32), np.ones((), as_dtype(dtype).as_numpy_dtype), name=name)
+    return _ops.fill(_shape_vector(shape, "Fill"), np.ones((), as_dtype(dtype).as_numpy_dtype), name=name)
 
 
 def reshape(tensor, shape, name=None):
-    if isinstance(shape, (list, tuple)) and not any(hasattr(d, "dtype") for d in shape):
-        shape = np.asarray(shape, dtype=np.int32)
-    return _ops.reshape(tensor, shape, name=name)
+    return _ops.reshape(tensor, _shape_vector(shape, "Reshape"), name=name)
 
 
 def transpose(a, perm=None, name=None):

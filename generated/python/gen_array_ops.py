@@ -182,7 +182,8 @@ _H_Fill = _op_handle("Fill")
 def fill(dims, value, name=None):
     r"""Creates a tensor filled with a scalar value.
 
-    Creates a tensor of shape `dims` with every element set to `value`, which must be a scalar.
+    Creates a tensor of shape `dims` with every element set to `value`, which must be a scalar or,
+    as in TensorFlow, a 1-element vector.
 
     Args:
       dims: A `Tensor`. Must be one of the following types: `int32`, `int64`.
@@ -399,8 +400,9 @@ def reshape(tensor, shape, name=None):
     r"""Reshapes a tensor.
 
     Returns a tensor with the same values as `tensor` and shape `shape`. At most one entry of
-    `shape` may be -1; its size is computed so that the total number of elements stays the same. The
-    output shares the input's buffer.
+    `shape` may be -1; its size is computed so that the total number of elements stays the same;
+    when `shape` has a 0, the input's 0-sized dims are left out of that count (TensorFlow: a [0, 3]
+    tensor reshaped to [-1, 0] is [3, 0]). The output shares the input's buffer.
 
     Args:
       tensor: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
@@ -669,7 +671,8 @@ _H_Transpose = _op_handle("Transpose")
 def transpose(x, perm, name=None):
     r"""Shuffles dimensions of x according to a permutation.
 
-    The output `y` has the same rank as `x`, and `y.shape[i] == x.shape[perm[i]]`.
+    The output `y` has the same rank as `x`, and `y.shape[i] == x.shape[perm[i]]`. A negative entry
+    of `perm` counts from the end (TensorFlow), so [-1, 0] transposes a matrix.
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,

@@ -244,7 +244,12 @@ def cast(x: TensorLike, DstT: DTypeLike, Truncate: bool = False, name: str | Non
     r"""Cast x of type SrcT to y of DstT.
 
     Floating-point to integer conversion truncates toward zero; values out of the target's range are
-    undefined in C++ and are saturated here. Conversion to bool is `x != 0`.
+    undefined in C++ and are saturated here. Conversion to bool is `x != 0`. Truncate=true
+    (TensorFlow's rule): for float -> half/bfloat16 and double -> float/half the input's extra low
+    mantissa bits are zeroed (NaN kept), then the value is rounded to nearest, so normal results
+    round toward zero; other pairs ignore Truncate (double -> bfloat16 included). Unlike
+    TensorFlow's CPU kernel, float32/bfloat16 results in the subnormal range are kept (IEEE), not
+    flushed to zero.
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
@@ -614,7 +619,8 @@ def max(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str 
     Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
     scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
     the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
-    retained with length 1. Max of an empty set is an InvalidArgumentError.
+    retained with length 1. Max of an empty set is -inf for floats and the lowest value for
+    integers, as TensorFlow.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
@@ -650,7 +656,8 @@ def mean(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str
     Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
     scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
     the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
-    retained with length 1. Integer means are truncated toward zero.
+    retained with length 1. Integer means are truncated toward zero; the mean of an empty set is NaN
+    for floats and 0 for integers, as TensorFlow.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
@@ -671,7 +678,8 @@ def min(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str 
     Reduces `input` along the dimensions given in `axis` (`reduction_indices` in the GraphDef) (a
     scalar or vector; negative values count from the end). Unless `keep_dims` is true, the rank of
     the tensor is reduced by 1 for each entry; if `keep_dims` is true, the reduced dimensions are
-    retained with length 1. Min of an empty set is an InvalidArgumentError. NaN propagates.
+    retained with length 1. Min of an empty set is +inf for floats and the highest value for
+    integers, as TensorFlow. NaN propagates.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
@@ -787,7 +795,11 @@ def prod(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str
 def range(start: TensorLike, limit: TensorLike, delta: TensorLike, name: str | None = None) -> Tensor:
     r"""Creates a sequence of numbers.
 
-    Starts at `start` and extends by increments of `delta` up to but not including `limit`.
+    Starts at `start` and extends by increments of `delta` up to but not including `limit`. As in
+    TensorFlow: integer ranges are computed exactly in integers (size ceil(|limit - start| /
+    |delta|), element i = start + i * delta); float ranges have ceil(|(limit - start) / delta|)
+    elements with each operation rounded to the element type (Range(0, 0.3, 0.1) has 3 elements in
+    float32, 4 in float16), element i = start + T(i) * delta in the element type.
 
     Args:
       start: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,

@@ -82,7 +82,11 @@ def conv2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], paddin
     `[batch, in_height, in_width, in_channels]` (NHWC) or `[batch, in_channels, in_height,
     in_width]` (NCHW). On CPU the convolution is im2col over cache-sized tiles of output pixels
     feeding OpenBLAS GEMM, tiles split over the threads; a 1x1 convolution is a single GEMM.
-    float16/bfloat16 compute in float32.
+    float16/bfloat16 compute in float32. Grouped convolution as in TensorFlow: an input depth that
+    is a multiple k of the filter's in_channels makes k groups (group g: input channels [g*in/k,
+    (g+1)*in/k), output channels [g*out/k, (g+1)*out/k); out_channels must be divisible by k), each
+    run through the im2col + GEMM path. A filter larger than the (padded) input by less than 2 *
+    stride - 1 gives an empty output (TensorFlow's output-size rule), larger ones are an error.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
@@ -399,7 +403,10 @@ def max_pool(input: TensorLike, ksize: Sequence[int], strides: Sequence[int], pa
     r"""Performs max pooling on the input.
 
     Padding never wins a window (SAME pads with nothing, not zeros). NaN propagates. TensorFlow's
-    NCHW_VECT_C layout (for qint8) is not supported.
+    NCHW_VECT_C layout (for qint8) is not supported. A window larger than the (padded) input by less
+    than 2 * stride - 1 gives an empty output (a 0-sized spatial dim), as AvgPool and Conv2D do in
+    TensorFlow; some TensorFlow builds crash on that input instead (TF 2.21's CPU kernel returns the
+    same empty output). Larger windows are an InvalidArgumentError.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
@@ -491,6 +498,9 @@ def relu6(features: TensorLike, name: str | None = None) -> Tensor:
 def relu6_grad(gradients: TensorLike, features: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes rectified linear 6 gradients for a Relu6 operation: gradients * (features > 0) * (features < 6).
 
+    A product with the 0/1 mask, as in TensorFlow, not a select: an infinite or NaN gradient gives
+    NaN where the mask is 0.
+
     Args:
       gradients: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,
         `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `float16`. The backpropagated gradients of
@@ -504,6 +514,9 @@ def relu6_grad(gradients: TensorLike, features: TensorLike, name: str | None = N
 
 def relu_grad(gradients: TensorLike, features: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes rectified linear gradients for a Relu operation: gradients * (features > 0).
+
+    A product with the 0/1 mask, as in TensorFlow, not a select: an infinite or NaN gradient gives
+    NaN where the mask is 0.
 
     Args:
       gradients: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,

@@ -170,7 +170,7 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     elif dtype is not None:
         want = _dtypes.as_dtype(dtype)
         arr = np.asarray(value)
-        if arr.dtype.kind == "f" and want.is_integer:
+        if arr.dtype.kind == "f" and want.is_integer and arr.size:  # [] is float64 in NumPy
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {want.name}")
         t = convert_to_tensor(value, want)
     else:

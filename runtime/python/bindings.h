@@ -17,6 +17,13 @@ pybind11::dtype numpy_dtype(DType dt);
 // Raises the typed Python error of a failed status (naming `op`).
 void check(const Status& s, const std::string& op);
 
+// A bool tensor's bytes are 0 or 1 everywhere inside the runtime (kernels read them as C++
+// bool), so every byte that enters from outside is canonicalized here, once: any nonzero byte
+// is true, as in TensorFlow and NumPy (np.uint8 data viewed as np.bool_ may hold 2 or 255).
+// `bool_bytes_canonical` scans (cheap, vectorized); `canonicalize_bool_bytes` rewrites in place.
+bool bool_bytes_canonical(const void* data, size_t n);
+void canonicalize_bool_bytes(void* data, size_t n);
+
 // np.asarray(tensor), DLPack (__dlpack__, __dlpack_device__, from_dlpack) and the zero-copy
 // conversions of Session feeds and fetches.
 void register_interop(pybind11::module_& m, pybind11::class_<Tensor>& tensor);

@@ -60,6 +60,24 @@ struct DLManagedTensorVersioned {
 };
 constexpr uint64_t kDLPackFlagReadOnly = 1;
 
+}  // namespace
+
+// ---- bool canonicalization
+
+bool bool_bytes_canonical(const void* data, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  uint8_t high = 0;  // OR of every byte's bits above bit 0: branch-free, so it vectorizes
+  for (size_t i = 0; i < n; ++i) high |= static_cast<uint8_t>(p[i] & 0xFE);
+  return high == 0;
+}
+
+void canonicalize_bool_bytes(void* data, size_t n) {
+  auto* p = static_cast<uint8_t*>(data);
+  for (size_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(p[i] != 0);
+}
+
+namespace {
+
 // ---- NumPy views
 
 // A Python object that keeps a buffer alive: the `base` of a view.
@@ -116,11 +134,15 @@ Tensor borrow_numpy(py::array a, int dtype_enum) {
   if (static_cast<size_t>(a.itemsize()) != dtype_size(dt)) throw py::type_error("array itemsize does not match dtype");
   std::vector<int64_t> dims(a.shape(), a.shape() + a.ndim());
   const bool contiguous = (a.flags() & py::array::c_style) != 0;
-  if (!contiguous || a.nbytes() == 0) {
+  // Bool bytes other than 0/1 are copied and canonicalized: the caller's array is never written.
+  const bool needs_canonical_copy =
+      dt == DType::kBool && contiguous && !bool_bytes_canonical(a.data(), static_cast<size_t>(a.nbytes()));
+  if (!contiguous || a.nbytes() == 0 || needs_canonical_copy) {
     Tensor t;
     py::array c = py::array::ensure(a, py::array::c_style);
     check(Tensor::Allocate(dt, Shape(std::move(dims)), &t), "constant");
     if (t.nbytes()) std::memcpy(t.raw_data(), c.data(), t.nbytes());
+    if (dt == DType::kBool) canonicalize_bool_bytes(t.raw_data(), t.nbytes());
     return t;
   }
   PyObject* owner = a.ptr();
@@ -254,6 +276,7 @@ Tensor copy_strided(const DLTensor& dl, DType dt, const std::vector<int64_t>& di
       idx[static_cast<size_t>(d)] = 0;
     }
   }
+  if (dt == DType::kBool) canonicalize_bool_bytes(t.raw_data(), t.nbytes());
   return t;
 }
 
@@ -290,6 +313,15 @@ Tensor wrap_dl(const DLTensor& dl, std::function<void()> release) {
   Shape shape(dims);
   const size_t nbytes = static_cast<size_t>(shape.num_elements()) * dtype_size(dt);
   void* data = static_cast<char*>(dl.data) + dl.byte_offset;
+  if (dt == DType::kBool && nbytes && !bool_bytes_canonical(data, nbytes)) {
+    // Shared memory is the producer's: a canonical copy instead of a write into it.
+    Tensor t;
+    check(Tensor::Allocate(dt, shape, &t), "from_dlpack");
+    std::memcpy(t.raw_data(), data, nbytes);
+    canonicalize_bool_bytes(t.raw_data(), nbytes);
+    release();
+    return t;
+  }
   auto buffer = std::make_shared<Buffer>(data, nbytes, Device::kCPU, 0, std::move(release));
   return Tensor::FromBuffer(dt, std::move(shape), std::move(buffer));
 }

@@ -403,6 +403,7 @@ Tensor tensor_from_numpy(py::array a, int dtype_enum) {
   Tensor t;
   check(Tensor::Allocate(dt, Shape(std::move(dims)), &t), "constant");
   if (t.nbytes()) std::memcpy(t.raw_data(), a.data(), t.nbytes());
+  if (dt == DType::kBool) bindings::canonicalize_bool_bytes(t.raw_data(), t.nbytes());
   return t;
 }
 

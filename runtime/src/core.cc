@@ -67,8 +67,12 @@ bool Shape::fully_defined() const {
 
 int64_t Shape::num_elements() const {
   if (!fully_defined()) return -1;
+  for (int64_t d : dims_)
+    if (d == 0) return 0;  // however large the other dims
   int64_t n = 1;
-  for (int64_t d : dims_) n *= d;
+  for (int64_t d : dims_) {
+    if (__builtin_mul_overflow(n, d, &n)) return INT64_MAX;  // saturates; Allocate refuses it
+  }
   return n;
 }
 
@@ -126,16 +130,18 @@ Status Tensor::Allocate(DType dtype, Shape shape, Device device, int device_inde
     return errors::InvalidArgument("cannot allocate a tensor of partially known shape ",
                                    shape.to_string());
   }
-  // The product of the non-zero dims must stay sane even when another dim is 0.
-  int64_t n = 1, nonzero = 1;
+  // TensorFlow's rule (TensorShape::AddDim): the running product of the dims, left to right,
+  // must not overflow; once a 0 dim makes it 0 the later dims can be anything, so a
+  // [2, 0, 2**62] tensor is fine and [2**32, 2**32, 0] is not. A tensor with elements must
+  // also fit in memory.
+  int64_t n = 1;
   for (int64_t d : shape.dims()) {
-    if (d != 0) {
-      if (nonzero > (int64_t{1} << 48) / d) {
-        return errors::ResourceExhausted("tensor of shape ", shape.to_string(), " is too large");
-      }
-      nonzero *= d;
+    if (__builtin_mul_overflow(n, d, &n)) {  // TensorFlow's wording and error class
+      return errors::InvalidArgument("shape ", shape.to_string(), " would have more than 2**63 - 1 elements");
     }
-    n *= d;
+  }
+  if (n > (int64_t{1} << 48)) {
+    return errors::ResourceExhausted("tensor of shape ", shape.to_string(), " is too large");
   }
   Tensor t;
   t.dtype_ = dtype;

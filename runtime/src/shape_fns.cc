@@ -5,6 +5,7 @@
 
 #include "opforge/library.h"  // registrations staged while an op library loads
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <unordered_map>
@@ -176,8 +177,17 @@ Status reshape(ShapeContext& c, int tensor, int shape) {
                         : Shape(std::vector<int64_t>(static_cast<size_t>(s.dim(0)), -1)));
     return Status::OK();
   }
+  // TensorFlow's rule: the running product of the dims, left to right, must not overflow (a 0
+  // makes it 0 from there on: [2, 0, 2**62] is fine, [2**32, 2**32, 0] is not).
+  int64_t running = 1;
+  for (int64_t d : dims) {
+    if (d != -1 && __builtin_mul_overflow(running, d, &running)) {
+      return c.error("new shape ", Shape(dims).to_string(), " has too many elements");
+    }
+  }
   int unknown = -1;
   int64_t product = 1, nonzero = 1;
+  bool has_zero = false;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] == -1) {
       if (unknown >= 0) return c.error("only one dimension of the new shape may be -1");
@@ -185,21 +195,46 @@ Status reshape(ShapeContext& c, int tensor, int shape) {
     } else {
       if (dims[i] != 0) {
         if (nonzero > (int64_t{1} << 48) / dims[i]) {
-          return c.error("new shape ", Shape(dims).to_string(), " is too large");
+          // A shape with a 0 holds nothing however large its other dims (TensorFlow too),
+          // unless a -1 would have to be inferred from that product.
+          const bool has_later_zero = std::find(dims.begin() + static_cast<long>(i), dims.end(), 0) != dims.end();
+          if (!(has_zero || has_later_zero) || std::find(dims.begin(), dims.end(), -1) != dims.end()) {
+            return c.error("new shape ", Shape(dims).to_string(), " is too large");
+          }
+          nonzero = int64_t{1} << 48;  // saturated: only the 0 matters from here on
+          continue;
         }
         nonzero *= dims[i];
       }
+      has_zero = has_zero || dims[i] == 0;
       product *= dims[i];
     }
   }
-  int64_t n = c.input_shape(tensor).num_elements();
+  const Shape& in = c.input_shape(tensor);
+  int64_t n = in.num_elements();
   if (n >= 0) {
     if (unknown >= 0) {
-      if (product == 0 || n % product != 0) {
+      // TensorFlow's rule: when the new shape has a 0, the input's 0-sized dims are left out
+      // of its element count, so the -1 still gets a size (a [0, 3] tensor reshaped to
+      // [-1, 0] is [3, 0]; to [-1, 0, 2], [1, 0, 2]); the element counts must then agree.
+      int64_t counted = 1;
+      bool input_zero_dropped = false;
+      for (int64_t d : in.dims()) {
+        if (d > 0 || !has_zero) {
+          counted *= d;
+        } else {
+          input_zero_dropped = true;
+        }
+      }
+      const int64_t missing = counted / nonzero;
+      if (!input_zero_dropped && nonzero * missing != counted) {
         return c.error("cannot reshape a tensor with ", n, " elements to ",
                        Shape(dims).to_string());
       }
-      dims[static_cast<size_t>(unknown)] = n / product;
+      dims[static_cast<size_t>(unknown)] = missing;
+      if (missing * product != n && !(product == 0 && n == 0)) {
+        return c.error("cannot reshape a tensor with ", n, " elements to ", Shape(dims).to_string());
+      }
     } else if (product != n) {
       return c.error("cannot reshape a tensor with ", n, " elements to shape ",
                      Shape(dims).to_string(), " (", product, " elements)");
@@ -225,6 +260,7 @@ Status transpose(ShapeContext& c, int x, int perm) {
   std::vector<bool> seen(perm_v.size(), false);
   std::vector<int64_t> dims;
   for (int64_t a : perm_v) {
+    if (a < 0) a += in.rank();  // TensorFlow counts a negative entry from the end
     if (a < 0 || a >= in.rank() || seen[static_cast<size_t>(a)]) {
       return c.error("perm must be a permutation of [0, ", in.rank(), "), got ",
                      AttrValue::ListInt(perm_v).to_string(AttrType::kListInt));
@@ -262,6 +298,48 @@ Status shape_vector(ShapeContext& c, int input) {
   return Status::OK();
 }
 
+namespace {
+
+// Range's element count as TensorFlow computes it. Integers: ceil(|limit - start| / |delta|),
+// exact in 64-bit unsigned arithmetic (never through double, which loses integers above 2^53).
+// Floats: ceil(|(limit - start) / delta|) with every operation rounded to the element type
+// (float16/bfloat16 through float, rounded back after each step), so Range(0, 0.3, 0.1) has 3
+// elements in float32 but 4 in float16, as in TensorFlow.
+template <typename T>
+Status range_size(ShapeContext& c, T start, T limit, T delta, int64_t* n) {
+  constexpr int64_t kMaxElements = int64_t{1} << 40;
+  if constexpr (std::is_integral_v<T>) {
+    if (delta == 0) return c.error("requires delta != 0");
+    if (delta > 0 && start > limit) return c.error("requires start <= limit when delta > 0: ", +start, "/", +limit);
+    if (delta < 0 && start < limit) return c.error("requires start >= limit when delta < 0: ", +start, "/", +limit);
+    const uint64_t a = static_cast<uint64_t>(static_cast<int64_t>(start));
+    const uint64_t b = static_cast<uint64_t>(static_cast<int64_t>(limit));
+    const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(delta));
+    const uint64_t span = delta > 0 ? b - a : a - b;  // exact: the true difference fits in uint64
+    const uint64_t step = delta > 0 ? d : uint64_t{0} - d;
+    const uint64_t count = span / step + (span % step != 0 ? 1 : 0);
+    if (count > static_cast<uint64_t>(kMaxElements)) return c.error("range of ", count, " elements is too large");
+    *n = static_cast<int64_t>(count);
+  } else {
+    using C = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+    const C a = static_cast<C>(start), b = static_cast<C>(limit), d = static_cast<C>(delta);
+    if (d == 0) return c.error("requires delta != 0");
+    if (d > 0 && a > b) return c.error("requires start <= limit when delta > 0: ", a, "/", b);
+    if (d < 0 && a < b) return c.error("requires start >= limit when delta < 0: ", a, "/", b);
+    const C diff = static_cast<C>(static_cast<T>(b - a));
+    const C q = static_cast<C>(static_cast<T>(diff / d));
+    const double count = std::ceil(std::fabs(static_cast<double>(q)));
+    if (!(count <= static_cast<double>(kMaxElements))) {
+      return c.error("requires ((limit - start) / delta) to be a finite size of at most ", kMaxElements,
+                     " elements, got ", count);
+    }
+    *n = static_cast<int64_t>(count);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status range(ShapeContext& c, int start, int limit, int delta) {
   for (int arg : {start, limit, delta}) {
     const Shape& s = c.input_shape(arg);
@@ -276,20 +354,19 @@ Status range(ShapeContext& c, int start, int limit, int delta) {
     c.set_output(0, Shape({-1}));
     return Status::OK();
   }
-  double va = 0, vb = 0, vd = 0;
-  visit_dtype(a->dtype(), [&](auto t) {
+  int64_t n = 0;
+  Status st = Status::OK();
+  const bool known = visit_dtype(a->dtype(), [&](auto t) {
     using T = decltype(t);
-    va = static_cast<double>(a->data<T>()[0]);
-    vb = static_cast<double>(b->data<T>()[0]);
-    vd = static_cast<double>(d->data<T>()[0]);
+    if constexpr (std::is_same_v<T, bool>) {
+      st = c.error("unsupported dtype bool");
+    } else {
+      st = range_size<T>(c, a->data<T>()[0], b->data<T>()[0], d->data<T>()[0], &n);
+    }
   });
-  if (vd == 0) return c.error("delta must not be 0");
-  if ((vd > 0 && va > vb) || (vd < 0 && va < vb)) {
-    return c.error("start ", va, " and limit ", vb, " are inconsistent with delta ", vd);
-  }
-  const double n = std::ceil(std::fabs((vb - va) / vd));
-  if (!(n < 1e12)) return c.error("range of ", n, " elements is too large");
-  c.set_output(0, Shape({static_cast<int64_t>(n)}));
+  if (!known) return c.error("unsupported dtype");
+  OPF_RETURN_IF_ERROR(st);
+  c.set_output(0, Shape({n}));
   return Status::OK();
 }
 

@@ -148,9 +148,7 @@ def _tensors(kwargs):
 
 
 def _run(op, kwargs, device):
-    kwargs = dict(kwargs)
-    if op in ("Sum", "Mean", "Max"):
-        kwargs["reduction_indices"] = kwargs.pop("axis")
+    kwargs = dict(kwargs)  # raw_ops take TensorFlow's names (Sum's `axis`)
     with of.device(device):
         out = getattr(of.raw_ops, op)(**_tensors(kwargs))
     return out

@@ -55,6 +55,13 @@ CONV = [
     ((1, 5, 7, 16), (3, 3, 16, 16), {"strides": [1, 1, 1, 1], "padding": "SAME"}),
     ((2, 6, 5, 16), (3, 3, 16, 17), {"strides": [1, 1, 1, 1], "padding": "EXPLICIT",
                                      "explicit_paddings": [0, 0, 0, 2, 1, 0, 0, 0]}),
+    # grouped (input depth a multiple of the filter's in_channels: 2 and 3 groups)
+    ((2, 5, 6, 4), (3, 3, 2, 6), {"strides": [1, 1, 1, 1], "padding": "SAME"}),
+    ((1, 6, 5, 6), (2, 2, 2, 3), {"strides": [1, 1, 2, 1], "padding": "EXPLICIT", "data_format": "NCHW",
+                                  "explicit_paddings": [0, 0, 0, 0, 1, 0, 0, 2], "dilations": [1, 1, 1, 2]}),
+    # a filter larger than the input but by less than 2 * stride - 1: an empty output (TensorFlow)
+    ((1, 2, 3, 2), (3, 3, 2, 3), {"strides": [1, 1, 1, 1], "padding": "VALID"}),
+    ((1, 2, 2, 2), (2, 4, 2, 2), {"strides": [1, 1, 2, 1], "padding": "VALID"}),
 ]
 CONV_LARGE = [((4, 20, 20, 16), (3, 3, 16, 16), {"strides": [1, 1, 1, 1], "padding": "SAME"}),
               ((2, 24, 24, 8), (3, 3, 8, 8), {"strides": [1, 2, 2, 1], "padding": "VALID"})]
@@ -67,6 +74,7 @@ DEPTHWISE = [
     ((2, 3, 5, 6), (3, 3, 3, 1), {"strides": [1, 1, 2, 2], "padding": "EXPLICIT", "data_format": "NCHW",
                                   "explicit_paddings": [0, 0, 0, 0, 1, 1, 2, 0]}),
     ((0, 4, 4, 2), (2, 2, 2, 2), {"strides": [1, 1, 1, 1], "padding": "SAME"}),
+    ((1, 2, 4, 2), (3, 2, 2, 2), {"strides": [1, 1, 1, 1], "padding": "VALID"}),  # empty output
 ]
 DEPTHWISE_LARGE = [((4, 24, 24, 16), (3, 3, 16, 1), {"strides": [1, 1, 1, 1], "padding": "SAME"})]
 
@@ -78,6 +86,9 @@ POOL = [
     ((2, 3, 5, 6), {"ksize": [1, 1, 3, 2], "strides": [1, 1, 1, 2], "padding": "SAME", "data_format": "NCHW"}),
     ((1, 3, 3, 2), {"ksize": [1, 1, 1, 1], "strides": [1, 1, 1, 1], "padding": "VALID"}),
     ((0, 4, 4, 2), {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}),
+    # a window larger than the input (by less than 2 * stride - 1): an empty output (TensorFlow)
+    ((1, 2, 3, 2), {"ksize": [1, 3, 2, 1], "strides": [1, 1, 1, 1], "padding": "VALID"}),
+    ((1, 2, 2, 2), {"ksize": [1, 4, 4, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}),
 ]
 # MaxPoolGradGrad has no EXPLICIT padding (as in TensorFlow), so MaxPoolGrad with EXPLICIT
 # padding has no gradient: those cases skip the gradient check (see no_grad).
@@ -312,7 +323,9 @@ def bad_calls(of):
         ("Conv2D-bad-padding", "Conv2D", lambda: c2(x, f, strides=[1, 1, 1, 1], padding="FULL")),
         ("Conv2D-bad-format", "Conv2D", lambda: c2(x, f, data_format="HWCN", **ok)),
         ("Conv2D-valid-too-small", "Conv2D",
-         lambda: c2(x, np.ones((5, 5, 2, 1), np.float32), strides=[1, 1, 1, 1], padding="VALID")),
+         lambda: c2(x, np.ones((6, 6, 2, 1), np.float32), strides=[1, 1, 1, 1], padding="VALID")),
+        ("Conv2D-group-depth", "Conv2D", lambda: c2(np.ones((1, 4, 4, 6), np.float32), np.ones((2, 2, 4, 3), np.float32), **ok)),
+        ("Conv2D-group-out-depth", "Conv2D", lambda: c2(np.ones((1, 4, 4, 6), np.float32), np.ones((2, 2, 2, 4), np.float32), **ok)),
         ("Conv2D-explicit-missing", "Conv2D", lambda: c2(x, f, strides=[1, 1, 1, 1], padding="EXPLICIT")),
         ("Conv2D-explicit-negative", "Conv2D",
          lambda: c2(x, f, strides=[1, 1, 1, 1], padding="EXPLICIT", explicit_paddings=[0, 0, -1, 0, 0, 0, 0, 0])),
@@ -344,7 +357,8 @@ def bad_calls(of):
         ("MaxPool-depth-window", "MaxPool", lambda: of.ops.max_pool(x, ksize=[1, 2, 2, 2], strides=[1, 1, 1, 1], padding="SAME")),
         ("MaxPool-ksize-0", "MaxPool", lambda: of.ops.max_pool(x, ksize=[1, 0, 2, 1], strides=[1, 1, 1, 1], padding="SAME")),
         ("MaxPool-rank3", "MaxPool", lambda: of.ops.max_pool(x[0], ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="SAME")),
-        ("MaxPool-valid-too-small", "MaxPool", lambda: of.ops.max_pool(x, ksize=[1, 5, 1, 1], strides=[1, 1, 1, 1], padding="VALID")),
+        ("MaxPool-valid-too-small", "MaxPool", lambda: of.ops.max_pool(x, ksize=[1, 6, 1, 1], strides=[1, 1, 1, 1], padding="VALID")),
+        ("AvgPool-valid-too-small", "AvgPool", lambda: of.ops.avg_pool(x, ksize=[1, 8, 1, 1], strides=[1, 2, 1, 1], padding="VALID")),
         ("MaxPool-explicit-too-large", "MaxPool",
          lambda: of.ops.max_pool(x, ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="EXPLICIT",
                                  explicit_paddings=[0, 0, 2, 0, 0, 0, 0, 0])),

@@ -43,19 +43,23 @@ def _sizes_nhwc(sizes, data_format):
 
 
 def window(size, k, stride, dilation, padding, explicit=(0, 0)):
-    """(out, pad_before, pad_after) of one spatial dim, as TensorFlow computes them."""
+    """(out, pad_before, pad_after) of one spatial dim, as TensorFlow computes them.
+
+    VALID/EXPLICIT: out = (padded - eff + stride) / stride in C++'s truncating division, so a
+    window less than 2 * stride - 1 larger than the padded input gives out = 0 (an empty
+    output); a negative size is an error."""
     eff = (k - 1) * dilation + 1
     padding = padding.decode() if isinstance(padding, bytes) else padding
-    if padding == "VALID":
-        if size < eff:
-            raise ValueError("window larger than the input")
-        return (size - eff + stride) // stride, 0, 0
     if padding == "SAME":
         out = -(-size // stride)
         need = max(0, (out - 1) * stride + eff - size)
         return out, need // 2, need - need // 2
-    before, after = explicit
-    return (size + before + after - eff + stride) // stride, before, after
+    before, after = (0, 0) if padding == "VALID" else explicit
+    num = size + before + after - eff + stride
+    out = num // stride if num >= 0 else -(-num // stride)
+    if out < 0:
+        raise ValueError("computed output size would be negative")
+    return out, before, after
 
 
 def _explicit_hw(explicit_paddings, data_format):
@@ -80,6 +84,8 @@ def _acc_dtype(dt):
 
 def _taps(g, kh, kw):
     """(i, j, rows, cols): the strided slices of the padded input seen by filter tap (i, j)."""
+    if g["oh"] == 0 or g["ow"] == 0:
+        return  # an empty output: no tap sees anything
     for i in range(kh):
         for j in range(kw):
             rows = slice(i * g["dh"], i * g["dh"] + (g["oh"] - 1) * g["sh"] + 1, g["sh"])
@@ -94,18 +100,37 @@ def _pad_nhwc(x, g, value=0):
 # ------------------------------------------------------------------------------ convolution
 
 
+def _groups(in_depth, filter_depth, out_depth):
+    """Groups of a convolution: TensorFlow allows an input depth that is a multiple of the
+    filter's in_channels (grouped convolution), the output channels split evenly over them."""
+    if in_depth == filter_depth:
+        return 1
+    if filter_depth <= 0 or in_depth % filter_depth or out_depth % (in_depth // filter_depth):
+        raise ValueError("input depth must be a multiple of the filter depth, output depth of the groups")
+    return in_depth // filter_depth
+
+
+def _group_slices(groups, fin, cout):
+    """(group, input channel slice, output channel slice) of each group."""
+    co = cout // groups
+    for gi in range(groups):
+        yield gi, slice(gi * fin, (gi + 1) * fin), slice(gi * co, (gi + 1) * co)
+
+
 def conv2d(input, filter, strides, padding, explicit_paddings=(), data_format="NHWC",
            dilations=(1, 1, 1, 1)):
     acc = _acc_dtype(input.dtype)
     x = to_nhwc(input, data_format).astype(acc)
     f = filter.astype(acc)
-    n, h, w, _ = x.shape
-    kh, kw, _, cout = f.shape
+    n, h, w, cin = x.shape
+    kh, kw, fin, cout = f.shape
+    groups = _groups(cin, fin, cout)
     g = _geometry(h, w, kh, kw, strides, dilations, padding, explicit_paddings, data_format)
     xp = _pad_nhwc(x, g)
     out = np.zeros((n, g["oh"], g["ow"], cout), acc)
-    for i, j, rows, cols in _taps(g, kh, kw):
-        out += xp[:, rows, cols, :] @ f[i, j]
+    for gi, ci, co in _group_slices(groups, fin, cout):
+        for i, j, rows, cols in _taps(g, kh, kw):
+            out[..., co] += xp[:, rows, cols, ci] @ f[i, j][:, co]
     return from_nhwc(out, data_format).astype(input.dtype)
 
 
@@ -115,11 +140,13 @@ def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding, e
     n, h, w, cin = _sizes_nhwc(input_sizes, data_format)
     f = filter.astype(acc)
     dy = to_nhwc(out_backprop, data_format).astype(acc)
-    kh, kw = f.shape[:2]
+    kh, kw, fin, cout = f.shape
+    groups = _groups(cin, fin, cout)
     g = _geometry(h, w, kh, kw, strides, dilations, padding, explicit_paddings, data_format)
     dxp = np.zeros((n, h + g["pt"] + g["pb"], w + g["pl"] + g["pr"], cin), acc)
-    for i, j, rows, cols in _taps(g, kh, kw):
-        dxp[:, rows, cols, :] += dy @ f[i, j].T
+    for gi, ci, co in _group_slices(groups, fin, cout):
+        for i, j, rows, cols in _taps(g, kh, kw):
+            dxp[:, rows, cols, ci] += dy[..., co] @ f[i, j][:, co].T
     dx = dxp[:, g["pt"]:g["pt"] + h, g["pl"]:g["pl"] + w, :]
     return from_nhwc(dx, data_format).astype(filter.dtype)
 
@@ -134,8 +161,9 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
                   data_format)
     xp = _pad_nhwc(x, g)
     df = np.zeros((kh, kw, cin, cout), acc)
-    for i, j, rows, cols in _taps(g, kh, kw):
-        df[i, j] = np.einsum("nhwc,nhwk->ck", xp[:, rows, cols, :], dy)
+    for gi, ci, co in _group_slices(_groups(x.shape[3], cin, cout), cin, cout):
+        for i, j, rows, cols in _taps(g, kh, kw):
+            df[i, j][:, co] = np.einsum("nhwc,nhwk->ck", xp[:, rows, cols, ci], dy[..., co])
     return df.astype(input.dtype)
 
 

@@ -1,9 +1,11 @@
 """Where opforge knowingly differs from TensorFlow, each with its reason (issue 14).
 
 A difference is either TensorFlow being wrong by IEEE/NumPy standards (opforge keeps the right
-answer and its opdef says so) or a TensorFlow feature opforge does not have yet. Entries match
-cases by op, dtype and case id (a regular expression); a matching case runs as an expected
-failure, so an entry that stops differing shows up as XPASS in the report.
+answer and its opdef says so), a matter of precision or evaluation order, or a case not aligned
+yet. Entries match cases by op, dtype, case id (a regular expression) and optionally a predicate
+over the inputs. A matching case still runs: it is an expected failure if it differs and passes
+if it agrees; an entry no case differs from any more fails the run (test_differential.py's
+last test), so the table cannot go stale.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class Difference:
     case: str | None  # regular expression over the case id; None: all
     reason: str
     when: object = None  # optional predicate over the case's NumPy inputs and attrs
+    run: bool = True  # False: never call TensorFlow on these cases (it crashes)
 
     def matches(self, op: str, dtype: str, case_id: str, inputs: dict, attrs: dict) -> bool:
         return ((self.op is None or op == self.op) and (self.dtypes is None or dtype in self.dtypes)
@@ -48,6 +51,27 @@ def _int16_dimension(inputs: dict, attrs: dict) -> bool:
     return getattr(inputs.get("dimension"), "dtype", None) == "int16"
 
 
+def _channel_dim(attrs: dict) -> int:
+    return 1 if attrs.get("data_format", "NHWC").startswith("NC") else -1
+
+
+def _conv_output_empty(inputs: dict, attrs: dict) -> bool:
+    """Conv2D whose output has no elements (empty batch, or a VALID filter larger than the input)."""
+    x, f = inputs["input"], inputs["filter"]
+    if x.shape[0] == 0:
+        return True
+    if attrs.get("padding") != "VALID":
+        return False
+    spatial = (2, 3) if attrs.get("data_format") == "NCHW" else (1, 2)
+    dil = attrs.get("dilations", [1, 1, 1, 1])
+    return any(x.shape[d] < (f.shape[i] - 1) * dil[d] + 1 for i, d in enumerate(spatial))
+
+
+def _grouped_gradient(inputs: dict, attrs: dict) -> bool:
+    """Conv2DBackpropFilter of a grouped convolution (input depth a multiple of the filter's)."""
+    return inputs["input"].shape[_channel_dim(attrs)] != int(inputs["filter_sizes"][2])
+
+
 def _window_exceeds_input(inputs: dict, attrs: dict) -> bool:
     """A VALID pooling window larger than the input (TensorFlow's MaxPool dies of SIGFPE)."""
     x = inputs.get("input", inputs.get("orig_input"))
@@ -61,27 +85,40 @@ VALUES: list[Difference] = [
     # ---- TensorFlow crashes: never called.
     *[Difference(op, None, None, "a VALID window larger than the input: TensorFlow's CPU kernel "
                  "dies (SIGFPE, the whole process); opforge returns the empty result, as TensorFlow's "
-                 "AvgPool does", when=_window_exceeds_input)
+                 "AvgPool does", when=_window_exceeds_input, run=False)
       for op in ("MaxPool", "MaxPoolGrad", "MaxPoolGradGrad")],
     # ---- TensorFlow wrong by IEEE / NumPy standards: opforge keeps the right answer.
     Difference(None, _FLOATS, r"^subnormal",
                "TensorFlow runs with denormals flushed to zero (inputs and results): Log, Sqrt, "
                "Reciprocal, Sign, comparisons... of a subnormal act on 0; opforge follows IEEE 754 "
                "(as NumPy)"),
-    Difference("Erf", ("double",), r"^edge",
-               "TensorFlow's float64 Erf(±huge) is NaN; erf(±x) tends to ±1 (IEEE, NumPy/SciPy)"),
+    Difference("Erf", ("double",), r"^(edge|special)",
+               "TensorFlow's float64 Erf(±inf) and Erf(±huge) are NaN; erf(±x) tends to ±1 (IEEE, "
+               "NumPy/SciPy)"),
+    Difference("Round", ("int32", "int64"), None,
+               "TensorFlow's Round of an integer tensor returns zeros; opforge returns the integers "
+               "unchanged (NumPy's np.round)", when=lambda inputs, attrs: inputs["x"].size > 0),
     Difference("ArgMax", _FLOATS, r"^special", "with NaNs, opforge returns the first NaN's index as "
                "NumPy's argmax does; TensorFlow skips NaNs"),
     Difference("ArgMin", _FLOATS, r"^special", "with NaNs, opforge returns the first NaN's index as "
                "NumPy's argmin does; TensorFlow skips NaNs"),
     Difference("ArgMax", None, None, "TensorFlow misreads an int16 `dimension` (it reports or uses a "
                "garbage axis); opforge takes the axis given", when=_int16_dimension),
-    Difference("ArgMin", None, None, "TensorFlow misreads an int16 `dimension` (it reports or uses a "
-               "garbage axis); opforge takes the axis given", when=_int16_dimension),
-    Difference("Conv2D", None, r"^0x", "with an empty batch TensorFlow returns a tensor with the "
-               "input's channel count; the output has out_channels (opforge)"),
-    Difference("DepthwiseConv2dNative", None, r"^0x", "with an empty batch TensorFlow returns a tensor "
-               "with the input's channel count; the output has in_channels * multiplier (opforge)"),
+    Difference("Conv2D", ("float", "bfloat16"), None, "an output with no elements (empty batch, or a "
+               "VALID filter larger than the input): TensorFlow's oneDNN kernel (float32, bfloat16) "
+               "returns its input tensor unchanged (wrong shape); opforge returns the empty output, "
+               "as TensorFlow's half and double kernels do", when=_conv_output_empty),
+    *[Difference(op, None, None, "grouped convolution: TensorFlow's CPU filter-gradient kernel does not "
+                 "implement it (it refuses with a size error); opforge computes it (checked against "
+                 "per-group NumPy references and numerically in float64)", when=_grouped_gradient)
+      for op in ("Conv2DBackpropFilter",)],
+    Difference("DepthwiseConv2dNative", None, None, "an output with no elements (empty batch, or a "
+               "VALID filter larger than the input): TensorFlow returns its input tensor unchanged "
+               "(wrong shape); opforge returns the empty output", when=_conv_output_empty),
+    *[Difference(op, None, None, "no output gradient elements (the forward output was empty): "
+                 "TensorFlow returns uninitialized memory (garbage, NaN) as the filter gradient; opforge "
+                 "zeros", when=lambda inputs, attrs: inputs["out_backprop"].size == 0)
+      for op in ("Conv2DBackpropFilter", "DepthwiseConv2dNativeBackpropFilter")],
     Difference("DepthwiseConv2dNativeBackpropInput", None, r"dilations=1221",
                "TensorFlow's CPU depthwise backprop ignores dilations (wrong values, checked against "
                "the NumPy reference); opforge applies them"),
@@ -93,12 +130,12 @@ VALUES: list[Difference] = [
                "the window's maximum of orig_input: the same when orig_output = MaxPool(orig_input), "
                "the only consistent call (the matrix passes unrelated random values)"),
     # ---- precision and evaluation order
-    Difference("Sum", None, r"^edge", "floats near the type's max: whether a partial sum overflows "
+    Difference("Sum", _FLOATS, r"^edge", "floats near the type's max: whether a partial sum overflows "
                "depends on the summation order (opforge sums pairwise in wider precision)"),
-    Difference("Mean", None, r"^edge", "floats near the type's max: opforge accumulates in wider "
+    Difference("Mean", _FLOATS, r"^edge", "floats near the type's max: opforge accumulates in wider "
                "precision, so a mean of finite values stays finite where TensorFlow's float sum "
                "overflows to ±inf"),
-    Difference("Prod", None, r"^edge", "floats near the type's max: whether a partial product "
+    Difference("Prod", _FLOATS, r"^edge", "floats near the type's max: whether a partial product "
                "overflows depends on the multiplication order"),
     Difference("SoftmaxCrossEntropyWithLogits", ("bfloat16",), None,
                "bfloat16: TensorFlow computes the loss in bfloat16 steps, opforge in float32 rounded "
@@ -124,9 +161,9 @@ VALUES: list[Difference] = [
 ]
 
 
-def known(op: str, dtype: str, case_id: str, inputs: dict, attrs: dict) -> str | None:
-    """The reason opforge differs from TensorFlow in this case, or None."""
+def known(op: str, dtype: str, case_id: str, inputs: dict, attrs: dict) -> Difference | None:
+    """The known difference covering this case, or None."""
     for d in VALUES:
         if d.matches(op, dtype, case_id, inputs, attrs):
-            return d.reason
+            return d
     return None

@@ -67,15 +67,18 @@ Status BroadcastGradientArgsCpu(ops::BroadcastGradientArgsArgs& a) {
   OPF_RETURN_IF_ERROR(read_int_vector(a.s1, &s1));
   Shape out;
   OPF_RETURN_IF_ERROR(broadcast_shapes(Shape(s0), Shape(s1), &out, "BroadcastGradientArgs"));
+  // TensorFlow's BCast rule, to the letter: identical shapes reduce nothing (even their 1s);
+  // otherwise a dimension where both operands are 1 (or missing) is listed for both, and one
+  // where only one operand is 1 (or missing) for that operand.
   const int r = out.rank();
   std::vector<int64_t> r0, r1;
-  for (int i = 0; i < r; ++i) {
-    int i0 = i - (r - static_cast<int>(s0.size())), i1 = i - (r - static_cast<int>(s1.size()));
-    int64_t d0 = i0 >= 0 ? s0[static_cast<size_t>(i0)] : 1, d1 = i1 >= 0 ? s1[static_cast<size_t>(i1)] : 1;
-    if (d0 == 1 && out.dim(i) != 1) r0.push_back(i);
-    else if (i0 < 0) r0.push_back(i);
-    if (d1 == 1 && out.dim(i) != 1) r1.push_back(i);
-    else if (i1 < 0) r1.push_back(i);
+  if (s0 != s1) {
+    for (int i = 0; i < r; ++i) {
+      const int i0 = i - (r - static_cast<int>(s0.size())), i1 = i - (r - static_cast<int>(s1.size()));
+      const int64_t d0 = i0 >= 0 ? s0[static_cast<size_t>(i0)] : 1, d1 = i1 >= 0 ? s1[static_cast<size_t>(i1)] : 1;
+      if (d0 == 1) r0.push_back(i);
+      if (d1 == 1) r1.push_back(i);
+    }
   }
   OPF_RETURN_IF_ERROR(Tensor::Allocate(a.s0.dtype(), Shape({static_cast<int64_t>(r0.size())}), &a.ctx.output(0)));
   OPF_RETURN_IF_ERROR(Tensor::Allocate(a.s0.dtype(), Shape({static_cast<int64_t>(r1.size())}), &a.ctx.output(1)));

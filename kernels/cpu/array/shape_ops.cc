@@ -33,8 +33,9 @@ void fill_with(Tensor& t, T v) {
 
 template <typename T>
 Status FillCpu(ops::FillArgs& a) {
-  if (a.value.rank() != 0) {
-    return a.ctx.error("value must be a scalar, got shape ", a.value.shape().to_string());
+  // TensorFlow's legacy scalar: a 1-element vector is accepted as a scalar too.
+  if (!(a.value.rank() == 0 || (a.value.rank() == 1 && a.value.num_elements() == 1))) {
+    return a.ctx.error("value must be a scalar (or a 1-element vector), got shape ", a.value.shape().to_string());
   }
   if (a.dims.rank() != 1) {
     return a.ctx.error("dims must be a vector, got shape ", a.dims.shape().to_string());

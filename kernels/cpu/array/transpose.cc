@@ -42,6 +42,9 @@ Status TransposeCpu(ops::TransposeArgs& a) {
   std::vector<int64_t> perm;
   OPF_RETURN_IF_ERROR(read_int_vector(a.perm, &perm));
   const Shape& s = a.x.shape();
+  for (int64_t& p : perm) {
+    if (p < 0) p += s.rank();  // as the shape function: counted from the end (TensorFlow)
+  }
   const int64_t n = a.x.num_elements();
   if (n == 0) return Status::OK();
   // Merge runs perm[i+1] == perm[i] + 1 (and drop size-1 dims).

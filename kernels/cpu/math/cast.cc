@@ -1,7 +1,10 @@
 // Cast between any two runtime dtypes. Float to integer saturates at the target's limits
 // and maps NaN to 0 (C++ leaves both undefined); anything to bool is `x != 0`. With
-// Truncate, narrowing float conversions round toward zero (TensorFlow's Truncate attr).
+// Truncate, narrowing float conversions drop the input's extra mantissa bits first
+// (TensorFlow's Truncate attr; see convert_truncating).
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -28,22 +31,36 @@ To convert(From v) {
   }
 }
 
-// Truncate=true: a narrowing float conversion rounds toward zero instead of to nearest.
+// Truncate=true, as TensorFlow's CastFunctor does it: for float -> half/bfloat16 and
+// double -> float/half, the input's low mantissa bits (those the target has no room for) are
+// set to zero, NaN left alone, and the result converted with round-to-nearest. For normal
+// results that is rounding toward zero; in the target's subnormal range the final conversion
+// still rounds. Every other pair (double -> bfloat16, half -> bfloat16, integer sources)
+// ignores Truncate in TensorFlow, and here.
+template <typename From, typename To>
+constexpr int truncated_bits() {
+  if constexpr (std::is_same_v<From, float> && (std::is_same_v<To, half> || std::is_same_v<To, bfloat16>)) {
+    return std::is_same_v<To, half> ? 24 - 11 : 24 - 8;
+  } else if constexpr (std::is_same_v<From, double> && (std::is_same_v<To, float> || std::is_same_v<To, half>)) {
+    return std::is_same_v<To, float> ? 53 - 24 : 53 - 11;
+  } else {
+    return 0;
+  }
+}
+
 template <typename From, typename To>
 To convert_truncating(From v) {
-  To r = convert<From, To>(v);
-  if constexpr (cpu::is_float_v<From> && cpu::is_float_v<To> && sizeof(To) < sizeof(From)) {
-    double in = static_cast<double>(static_cast<cpu::compute_t<From>>(v));
-    double out = static_cast<double>(static_cast<cpu::compute_t<To>>(r));
-    if (std::isfinite(in) && std::fabs(out) > std::fabs(in)) {  // rounded away from zero
-      if constexpr (std::is_same_v<To, float>) {
-        r = std::nextafter(r, 0.0f);
-      } else {
-        r.bits = static_cast<uint16_t>(r.bits - 1);  // one step toward zero, same sign
-      }
+  constexpr int bits = truncated_bits<From, To>();
+  if constexpr (bits > 0) {
+    if (!std::isnan(v)) {
+      using U = std::conditional_t<sizeof(From) == 8, uint64_t, uint32_t>;
+      U u;
+      std::memcpy(&u, &v, sizeof u);
+      u &= ~((U{1} << bits) - 1);
+      std::memcpy(&v, &u, sizeof u);
     }
   }
-  return r;
+  return convert<From, To>(v);
 }
 
 template <typename From>

@@ -1,5 +1,6 @@
 // Range (a sequence from start to limit by delta) and AddN (sum of N tensors).
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "cpu/cpu_util.h"
@@ -9,12 +10,28 @@
 namespace opforge {
 namespace {
 
+// Element i is start + i * delta as TensorFlow computes it: integers exactly (64-bit unsigned
+// arithmetic, which wraps only where the true value is out of range, and every element lies
+// between start and limit); floats in the element type, float16/bfloat16 rounded back after
+// each operation. The element count comes from the shape function (shape_fns.cc: range).
 template <typename T>
 Status RangeCpu(ops::RangeArgs& a) {
-  using C = cpu::compute_t<T>;
-  const C start = static_cast<C>(a.start.data<T>()[0]), delta = static_cast<C>(a.delta.data<T>()[0]);
   T* out = a.output.data<T>();
-  for (int64_t i = 0; i < a.output.num_elements(); ++i) out[i] = static_cast<T>(start + static_cast<C>(i) * delta);
+  const int64_t n = a.output.num_elements();
+  if constexpr (std::is_integral_v<T>) {
+    const uint64_t start = static_cast<uint64_t>(static_cast<int64_t>(a.start.data<T>()[0]));
+    const uint64_t delta = static_cast<uint64_t>(static_cast<int64_t>(a.delta.data<T>()[0]));
+    for (int64_t i = 0; i < n; ++i) {
+      out[i] = static_cast<T>(static_cast<int64_t>(start + static_cast<uint64_t>(i) * delta));
+    }
+  } else {
+    using C = cpu::compute_t<T>;
+    const C start = static_cast<C>(a.start.data<T>()[0]), delta = static_cast<C>(a.delta.data<T>()[0]);
+    for (int64_t i = 0; i < n; ++i) {
+      const C step = static_cast<C>(static_cast<T>(static_cast<C>(static_cast<T>(static_cast<C>(i))) * delta));
+      out[i] = static_cast<T>(start + step);
+    }
+  }
   return Status::OK();
 }
 

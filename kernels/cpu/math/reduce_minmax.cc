@@ -1,5 +1,7 @@
 // Max and Min over axes, and their logical counterparts on bool tensors: All (a minimum)
-// and Any (a maximum). The reducers and the reduction engine are in reduce_util.h.
+// and Any (a maximum). The reducers and the reduction engine are in reduce_util.h. As in
+// TensorFlow, an empty reduction gives the reducer's identity: Max -inf (lowest for integers),
+// Min +inf (highest), All true, Any false.
 #include <vector>
 
 #include "cpu/math/reduce_util.h"
@@ -17,9 +19,6 @@ template <typename T>
 Status MaxCpu(ops::MaxArgs& a) {
   std::vector<int> axes;
   OPF_RETURN_IF_ERROR(axes_of(a, &axes));
-  if (reduced_count(a.input, axes) == 0 && a.output.num_elements() > 0) {
-    return a.ctx.error("the maximum of an empty set is undefined (reducing a zero-size dimension)");
-  }
   reduce<T, MaxR<T>>(a.input, axes, a.output);
   return Status::OK();
 }
@@ -28,9 +27,6 @@ template <typename T>
 Status MinCpu(ops::MinArgs& a) {
   std::vector<int> axes;
   OPF_RETURN_IF_ERROR(axes_of(a, &axes));
-  if (reduced_count(a.input, axes) == 0 && a.output.num_elements() > 0) {
-    return a.ctx.error("the minimum of an empty set is undefined (reducing a zero-size dimension)");
-  }
   reduce<T, MinR<T>>(a.input, axes, a.output);
   return Status::OK();
 }

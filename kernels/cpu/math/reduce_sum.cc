@@ -23,9 +23,7 @@ template <typename T>
 Status MeanCpu(ops::MeanArgs& a) {
   std::vector<int> axes;
   OPF_RETURN_IF_ERROR(axes_of(a, &axes));
-  if (!cpu::is_float_v<T> && reduced_count(a.input, axes) == 0 && a.output.num_elements() > 0) {
-    return a.ctx.error("the mean of an empty set of integers is undefined");
-  }
+  // An empty reduction is NaN for floats and 0 for integers, as TensorFlow.
   reduce<T, MeanR<T>>(a.input, axes, a.output);
   return Status::OK();
 }

@@ -40,7 +40,7 @@ struct MeanR : SumR<T> {
     if constexpr (cpu::is_float_v<T>) {
       return static_cast<T>(static_cast<cpu::compute_t<T>>(a / static_cast<double>(n)));
     } else {
-      return static_cast<T>(a / static_cast<Acc>(n));  // n > 0 checked by the kernel
+      return n == 0 ? T(0) : static_cast<T>(a / static_cast<Acc>(n));  // empty: 0, as TensorFlow
     }
   }
 };

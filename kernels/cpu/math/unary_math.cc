@@ -163,7 +163,7 @@ Status SignCpu(ops::SignArgs& a) {
   } else {
     return float_map<T>(a, [](auto v) {
       using C = decltype(v);
-      return v > 0 ? C(1) : v < 0 ? C(-1) : v;  // keeps NaN and the sign of zero
+      return v > 0 ? C(1) : v < 0 ? C(-1) : v == 0 ? C(0) : v;  // NaN stays NaN; -0 gives +0 (TF, NumPy)
     });
   }
 }

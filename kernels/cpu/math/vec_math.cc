@@ -219,10 +219,26 @@ struct Log1p8 {
   }
 };
 
-OPF_AVX2 void sin_avx2(const float* in, float* out, int64_t n) { map8(in, out, n, AbsLe2p20(), SinCos8<false>(), sin_s); }
+// f(±0) = ±0 for the odd functions whose polynomial paths end in `+ 0` (sin's range reduction,
+// expm1's 2^k - 1, log1p's log(1)), which would turn -0 into +0: zero lanes return x itself.
+template <typename F8>
+struct KeepSignedZero {
+  F8 f8;
+  OPF_AVX2 __m256 operator()(__m256 x) const {
+    return _mm256_blendv_ps(f8(x), x, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ));
+  }
+};
+
+OPF_AVX2 void sin_avx2(const float* in, float* out, int64_t n) {
+  map8(in, out, n, AbsLe2p20(), KeepSignedZero<SinCos8<false>>{}, sin_s);
+}
 OPF_AVX2 void cos_avx2(const float* in, float* out, int64_t n) { map8(in, out, n, AbsLe2p20(), SinCos8<true>(), cos_s); }
-OPF_AVX2 void expm1_avx2(const float* in, float* out, int64_t n) { map8(in, out, n, Expm1Range(), Expm18(), expm1_s); }
-OPF_AVX2 void log1p_avx2(const float* in, float* out, int64_t n) { map8(in, out, n, Log1pRange(), Log1p8(), log1p_s); }
+OPF_AVX2 void expm1_avx2(const float* in, float* out, int64_t n) {
+  map8(in, out, n, Expm1Range(), KeepSignedZero<Expm18>{}, expm1_s);
+}
+OPF_AVX2 void log1p_avx2(const float* in, float* out, int64_t n) {
+  map8(in, out, n, Log1pRange(), KeepSignedZero<Log1p8>{}, log1p_s);
+}
 
 // atan(t) for t in [0, 1] (Cephes atanf: reduction by pi/4 above tan(pi/8)).
 OPF_AVX2 inline __m256 atan01(__m256 t) {

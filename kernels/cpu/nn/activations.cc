@@ -59,7 +59,7 @@ template <typename T>
 Status Relu6Cpu(ops::Relu6Args& a) {
   map1<T>(a.features, a.activations, [](C<T> v) {
     if (v != v) return v;  // NaN stays NaN
-    return v < C<T>(0) ? C<T>(0) : (v > C<T>(6) ? C<T>(6) : v);
+    return v <= C<T>(0) ? C<T>(0) : (v > C<T>(6) ? C<T>(6) : v);  // -0 gives +0, as TensorFlow
   });
   return Status::OK();
 }
@@ -141,14 +141,17 @@ Status SoftsignCpu(ops::SoftsignArgs& a) {
 
 template <typename T>
 Status ReluGradCpu(ops::ReluGradArgs& a) {
-  map_grad<T>(a.gradients, a.features, a.backprops, [](C<T> g, C<T> x) { return x > 0 ? g : C<T>(0); });
+  // TensorFlow multiplies by the mask (not a select): an inf or NaN gradient gives NaN where
+  // the mask is 0.
+  map_grad<T>(a.gradients, a.features, a.backprops,
+              [](C<T> g, C<T> x) { return g * (x > 0 ? C<T>(1) : C<T>(0)); });
   return Status::OK();
 }
 
 template <typename T>
 Status Relu6GradCpu(ops::Relu6GradArgs& a) {
   map_grad<T>(a.gradients, a.features, a.backprops,
-              [](C<T> g, C<T> x) { return (x > 0 && x < C<T>(6)) ? g : C<T>(0); });
+              [](C<T> g, C<T> x) { return g * ((x > 0 && x < C<T>(6)) ? C<T>(1) : C<T>(0)); });
   return Status::OK();
 }
 

@@ -35,6 +35,10 @@ constexpr int64_t kMinWinogradTiles = 64;
 
 struct ConvGeom {
   int64_t n, h, w, cin, kh, kw, cout, oh, ow, sh, sw, dh, dw, pt, pl;
+  // Grouped convolution (TensorFlow: input depth = groups * filter in_channels): cin and cout
+  // count all channels; group_slice() gives the geometry of one group. cs is the channel
+  // stride of an input pixel (== cin except in a group slice).
+  int64_t groups = 1, cs = 0;
   int64_t k() const { return kh * kw * cin; }
   int64_t pixels() const { return n * oh * ow; }
   bool is_pointwise() const {
@@ -42,7 +46,25 @@ struct ConvGeom {
   }
 };
 
-// Geometry from the input shape and filter shape [kh, kw, cin, cout] (all known).
+// The number of groups of a convolution: TensorFlow allows an input depth that is a multiple of
+// the filter's in_channels, the output channels then split evenly over the groups.
+Status conv_groups(const std::string& op, int64_t in_depth, int64_t filter_depth, int64_t out_depth,
+                   int64_t* groups) {
+  *groups = 1;
+  if (in_depth == filter_depth) return Status::OK();
+  if (filter_depth <= 0 || in_depth % filter_depth != 0) {
+    return errors::InvalidArgument(op, ": input depth must be evenly divisible by filter depth: ", in_depth,
+                                   " vs ", filter_depth);
+  }
+  *groups = in_depth / filter_depth;
+  if (out_depth % *groups != 0) {
+    return errors::InvalidArgument(op, ": output depth must be evenly divisible by number of groups: ",
+                                   out_depth, " vs ", *groups);
+  }
+  return Status::OK();
+}
+
+// Geometry from the input shape and filter shape [kh, kw, cin / groups, cout] (all known).
 Status conv_geom(const std::string& op, const Shape& input, const Shape& filter, const Layout& l,
                  const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
                  const std::string& padding, const std::vector<int64_t>& explicit_paddings,
@@ -52,13 +74,23 @@ Status conv_geom(const std::string& op, const Shape& input, const Shape& filter,
   nn::Window2D w;
   OPF_RETURN_IF_ERROR(nn::window2d(op, input, l, filter.dim(0), filter.dim(1), strides, dilations,
                                    padding, explicit_paddings, &w));
-  if (filter.dim(2) != w.c) {
-    return errors::InvalidArgument(op, ": input depth (", w.c, ") must equal the filter's in_channels (",
-                                   filter.dim(2), ")");
-  }
+  int64_t groups = 1;
+  OPF_RETURN_IF_ERROR(conv_groups(op, w.c, filter.dim(2), filter.dim(3), &groups));
   *g = ConvGeom{w.n, w.h.in, w.w.in, w.c, filter.dim(0), filter.dim(1), filter.dim(3),
                 w.h.out, w.w.out, w.h.s, w.w.s, w.h.d, w.w.d, w.h.pad_before, w.w.pad_before};
+  g->groups = groups;
+  g->cs = w.c;
   return Status::OK();
+}
+
+// One group of a grouped convolution: cin / cout of that group, pixels still cs channels apart
+// (the group's input, filter and output start at channel gi * cin, gi * cout of the whole).
+ConvGeom group_slice(const ConvGeom& g) {
+  ConvGeom s = g;
+  s.cin = g.cin / g.groups;
+  s.cout = g.cout / g.groups;
+  s.groups = 1;
+  return s;
 }
 
 // Rows [p0, p1) of the patch matrix (output pixel x (kh, kw, cin)).
@@ -69,14 +101,14 @@ void im2col(const C* in, const ConvGeom& g, int64_t p0, int64_t p1, C* col) {
     const int64_t n = p / (g.oh * g.ow), r = p % (g.oh * g.ow), oh = r / g.ow, ow = r % g.ow;
     C* dst = col + (p - p0) * k;
     const int64_t ih0 = oh * g.sh - g.pt, iw0 = ow * g.sw - g.pl;
-    const bool w_inside = iw0 >= 0 && iw0 + (g.kw - 1) * g.dw < g.w;
+    const bool w_inside = iw0 >= 0 && iw0 + (g.kw - 1) * g.dw < g.w && g.cs == g.cin;
     for (int64_t i = 0; i < g.kh; ++i, dst += row) {
       const int64_t ih = ih0 + i * g.dh;
       if (ih < 0 || ih >= g.h) {
         std::fill(dst, dst + row, C(0));
         continue;
       }
-      const C* src = in + ((n * g.h + ih) * g.w) * g.cin;
+      const C* src = in + ((n * g.h + ih) * g.w) * g.cs;
       if (w_inside && g.dw == 1) {
         std::memcpy(dst, src + iw0 * g.cin, sizeof(C) * static_cast<size_t>(row));
         continue;
@@ -87,7 +119,7 @@ void im2col(const C* in, const ConvGeom& g, int64_t p0, int64_t p1, C* col) {
         if (iw < 0 || iw >= g.w) {
           std::fill(d, d + g.cin, C(0));
         } else {
-          std::memcpy(d, src + iw * g.cin, sizeof(C) * static_cast<size_t>(g.cin));
+          std::memcpy(d, src + iw * g.cs, sizeof(C) * static_cast<size_t>(g.cin));
         }
       }
     }
@@ -105,12 +137,12 @@ void col2im(const C* col, const ConvGeom& g, int64_t p0, int64_t p1, C* dx) {
     for (int64_t i = 0; i < g.kh; ++i) {
       const int64_t ih = ih0 + i * g.dh;
       if (ih < 0 || ih >= g.h) continue;
-      C* drow = dx + ((n * g.h + ih) * g.w) * g.cin;
+      C* drow = dx + ((n * g.h + ih) * g.w) * g.cs;
       for (int64_t j = 0; j < g.kw; ++j) {
         const int64_t iw = iw0 + j * g.dw;
         if (iw < 0 || iw >= g.w) continue;
         const C* s = src + (i * g.kw + j) * g.cin;
-        C* d = drow + iw * g.cin;
+        C* d = drow + iw * g.cs;
         for (int64_t c = 0; c < g.cin; ++c) d[c] += s[c];
       }
     }
@@ -420,6 +452,87 @@ void conv_backprop_filter(const C* in, const C* dy, C* df, const ConvGeom& g) {
   });
 }
 
+// ---------------------------------------------------------------------------- grouped convolution
+//
+// Group gi convolves input channels [gi * cin, (gi + 1) * cin) with filter columns (and output
+// channels) [gi * cout, (gi + 1) * cout), cin and cout per group: the im2col + GEMM path of an
+// ungrouped convolution run once per group, on strided slices of the input, filter and output
+// (the GEMMs' leading dimensions are the whole tensors' channel counts).
+
+template <typename C, typename Post = NoPost>
+void grouped_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const Post& post = Post()) {
+  const ConvGeom s = group_slice(g);
+  const int64_t k = s.k();
+  if (g.pixels() == 0 || g.cout == 0) return;
+  if (k == 0) {
+    std::fill(out, out + g.pixels() * g.cout, C(0));
+  } else {
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      const C* gin = in + gi * s.cin;
+      const C* gf = filt + gi * s.cout;
+      C* gout = out + gi * s.cout;
+      for_tiles<C>(s, 0, g.pixels(), [&](int64_t p0, int64_t p1, C* col) {
+        im2col(gin, s, p0, p1, col);
+        nn::gemm<C>(false, false, p1 - p0, s.cout, k, col, k, gf, g.cout, C(0), gout + p0 * g.cout, g.cout);
+      });
+    }
+  }
+  if constexpr (!Post::kNone) {
+    parallel_for(g.pixels(), std::max<int64_t>(1, cpu::kGrain / g.cout),
+                 [&](int64_t p0, int64_t p1) { post(out + p0 * g.cout, p1 - p0); });
+  }
+}
+
+template <typename C>
+void grouped_backprop_input(const C* dy, const C* filt, C* dx, const ConvGeom& g) {
+  const ConvGeom s = group_slice(g);
+  const int64_t k = s.k();
+  std::fill(dx, dx + g.n * g.h * g.w * g.cin, C(0));
+  if (g.pixels() == 0 || k == 0 || g.cout == 0) return;
+  const int64_t per_image = g.oh * g.ow;
+  const int64_t tp = tile_pixels(s, sizeof(C));
+  const int64_t flops = per_image * k * g.cout;
+  parallel_for(g.n, std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(1, flops)),
+               [&](int64_t n0, int64_t n1) {
+                 std::vector<C> col(static_cast<size_t>(std::min(tp, per_image) * k));
+                 for (int64_t n = n0; n < n1; ++n) {
+                   for (int64_t gi = 0; gi < g.groups; ++gi) {
+                     for (int64_t p0 = n * per_image; p0 < (n + 1) * per_image; p0 += tp) {
+                       const int64_t p1 = std::min((n + 1) * per_image, p0 + tp);
+                       nn::gemm<C>(false, true, p1 - p0, k, s.cout, dy + p0 * g.cout + gi * s.cout, g.cout,
+                                   filt + gi * s.cout, g.cout, C(0), col.data(), k);
+                       col2im(col.data(), s, p0, p1, dx + gi * s.cin);
+                     }
+                   }
+                 }
+               });
+}
+
+template <typename C>
+void grouped_backprop_filter(const C* in, const C* dy, C* df, const ConvGeom& g) {
+  const ConvGeom s = group_slice(g);
+  const int64_t k = s.k();
+  std::fill(df, df + k * g.cout, C(0));
+  if (g.pixels() == 0 || k == 0 || g.cout == 0) return;
+  std::mutex mu;
+  const int64_t tp = tile_pixels(s, sizeof(C));
+  const int64_t tiles = (g.pixels() + tp - 1) / tp;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 21) / std::max<int64_t>(1, tp * k * g.cout));
+  parallel_for(tiles, grain, [&](int64_t t0, int64_t t1) {
+    std::vector<C> col(static_cast<size_t>(tp * k)), part(static_cast<size_t>(k * g.cout), C(0));
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t p0 = t * tp, p1 = std::min(g.pixels(), p0 + tp);
+      for (int64_t gi = 0; gi < g.groups; ++gi) {
+        im2col(in + gi * s.cin, s, p0, p1, col.data());
+        nn::gemm<C>(true, false, k, s.cout, p1 - p0, col.data(), k, dy + p0 * g.cout + gi * s.cout, g.cout,
+                    C(1), part.data() + gi * s.cout, g.cout);
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t i = 0; i < part.size(); ++i) df[i] += part[i];
+  });
+}
+
 // The filter in compute type C (borrowed when T == C).
 template <typename T, typename C>
 struct Flat {
@@ -472,7 +585,11 @@ Status Conv2DCpu(ops::Conv2DArgs& a) {
   nn::Nhwc<T, C> in(a.input, l);
   Flat<T, C> filt(a.filter);
   nn::NhwcOut<T, C> out(a.output, l);
-  conv_forward<C>(in.data(), filt.ptr, out.data(), g);
+  if (g.groups > 1) {
+    grouped_forward<C>(in.data(), filt.ptr, out.data(), g);
+  } else {
+    conv_forward<C>(in.data(), filt.ptr, out.data(), g);
+  }
   out.finish();
   return Status::OK();
 }
@@ -494,7 +611,11 @@ Status FusedConv2DCpu(ops::_FusedConv2DArgs& a) {
   nn::Nhwc<T, C> in(a.input, l);
   Flat<T, C> filt(a.filter);
   nn::NhwcOut<T, C> out(a.output, l);
-  conv_forward<C>(in.data(), filt.ptr, out.data(), g, post);
+  if (g.groups > 1) {
+    grouped_forward<C>(in.data(), filt.ptr, out.data(), g, post);
+  } else {
+    conv_forward<C>(in.data(), filt.ptr, out.data(), g, post);
+  }
   out.finish();
   return Status::OK();
 }
@@ -512,7 +633,11 @@ Status Conv2DBackpropInputCpu(ops::Conv2DBackpropInputArgs& a) {
   nn::Nhwc<T, C> dy(a.out_backprop, l);
   Flat<T, C> filt(a.filter);
   nn::NhwcOut<T, C> dx(a.output, l);
-  conv_backprop_input<C>(dy.data(), filt.ptr, dx.data(), g);
+  if (g.groups > 1) {
+    grouped_backprop_input<C>(dy.data(), filt.ptr, dx.data(), g);
+  } else {
+    conv_backprop_input<C>(dy.data(), filt.ptr, dx.data(), g);
+  }
   dx.finish();
   return Status::OK();
 }
@@ -530,11 +655,12 @@ Status Conv2DBackpropFilterCpu(ops::Conv2DBackpropFilterArgs& a) {
   nn::Nhwc<T, C> in(a.input, l);
   nn::Nhwc<T, C> dy(a.out_backprop, l);
   T* out = a.output.data<T>();
+  const auto backprop = g.groups > 1 ? grouped_backprop_filter<C> : conv_backprop_filter<C>;
   if constexpr (std::is_same_v<T, C>) {
-    conv_backprop_filter<C>(in.data(), dy.data(), out, g);
+    backprop(in.data(), dy.data(), out, g);
   } else {
     std::vector<C> df(static_cast<size_t>(a.output.num_elements()));
-    conv_backprop_filter<C>(in.data(), dy.data(), df.data(), g);
+    backprop(in.data(), dy.data(), df.data(), g);
     for (size_t i = 0; i < df.size(); ++i) out[i] = static_cast<T>(df[i]);
   }
   return Status::OK();
@@ -558,8 +684,9 @@ Status Conv2DShape(ShapeContext& c) {
   if (kh < 0) w.h.out = -1;
   if (kw < 0) w.w.out = -1;
   const int64_t cout = f.unknown_rank() ? -1 : f.dim(3);
-  if (!f.unknown_rank() && w.c >= 0 && f.dim(2) >= 0 && f.dim(2) != w.c) {
-    return c.error("input depth (", w.c, ") must equal the filter's in_channels (", f.dim(2), ")");
+  if (!f.unknown_rank() && w.c >= 0 && f.dim(2) >= 0) {
+    int64_t groups = 1;
+    OPF_RETURN_IF_ERROR(conv_groups(c.op().name, w.c, f.dim(2), cout < 0 ? 0 : cout, &groups));
   }
   c.set_output(0, nn::shape4(l, w.n, w.h.out, w.w.out, cout));
   return Status::OK();

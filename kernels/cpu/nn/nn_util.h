@@ -71,6 +71,11 @@ struct Dim1 {
 };
 
 // Output size and padding of one spatial dim; in < 0 (unknown) gives out = -1.
+//
+// VALID and EXPLICIT follow TensorFlow's GetWindowedOutputSize to the letter: out =
+// (padded - eff + s) / s with C++'s truncating division, an error only when that is negative.
+// So a window up to 2 * s - 1 elements larger than the padded input gives an empty output (a
+// 0-sized dim), not an error.
 inline Status window_dim(const std::string& op, const char* which, int64_t in, int64_t k,
                          int64_t s, int64_t d, const std::string& padding, int64_t pb,
                          int64_t pa, Dim1* r) {
@@ -84,29 +89,24 @@ inline Status window_dim(const std::string& op, const char* which, int64_t in, i
     r->out = -1;
     return Status::OK();
   }
-  if (padding == "VALID") {
-    r->pad_before = r->pad_after = 0;
-    if (in < eff) {
-      return errors::InvalidArgument(op, ": the input ", which, " (", in,
-                                     ") is smaller than the effective window (", eff,
-                                     ") with VALID padding");
-    }
-    r->out = (in - eff + s) / s;
-  } else if (padding == "SAME") {
+  if (padding == "SAME") {
     r->out = (in + s - 1) / s;
     const int64_t need = std::max<int64_t>(0, (r->out - 1) * s + eff - in);
     r->pad_before = need / 2;
     r->pad_after = need - need / 2;
-  } else {  // EXPLICIT
-    r->pad_before = pb;
-    r->pad_after = pa;
-    const int64_t padded = in + pb + pa;
-    if (padded < eff) {
-      return errors::InvalidArgument(op, ": the padded input ", which, " (", padded,
-                                     ") is smaller than the effective window (", eff, ")");
-    }
-    r->out = (padded - eff + s) / s;
+    return Status::OK();
   }
+  const bool valid = padding == "VALID";
+  r->pad_before = valid ? 0 : pb;
+  r->pad_after = valid ? 0 : pa;
+  const int64_t padded = in + r->pad_before + r->pad_after;
+  const int64_t out = (padded - eff + s) / s;
+  if (out < 0) {
+    return errors::InvalidArgument(op, ": computed output size along ", which, " would be negative: ", out,
+                                   " (", valid ? "input" : "padded input", " size ", padded,
+                                   ", effective window ", eff, ", stride ", s, ")");
+  }
+  r->out = out;
   return Status::OK();
 }
 

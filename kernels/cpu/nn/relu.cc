@@ -1,4 +1,4 @@
-// Relu: max(features, 0). NaN stays NaN, as in NumPy's maximum.
+// Relu: max(features, 0). NaN stays NaN, as in NumPy's maximum; -0 gives +0, as TensorFlow.
 #include <cmath>
 
 #include "cpu/cpu_util.h"
@@ -11,7 +11,7 @@ template <typename T>
 Status ReluCpu(ops::ReluArgs& a) {
   cpu::map_unary<T, T>(a.features, a.activations, [](T v) {
     auto c = static_cast<cpu::compute_t<T>>(v);
-    return c < 0 ? T(0) : v;
+    return c <= 0 ? T(0) : v;  // -0 gives +0, as TensorFlow; NaN stays NaN
   });
   return Status::OK();
 }

@@ -110,7 +110,8 @@ inline double uint64_to_double(uint32_t x0, uint32_t x1) {
 inline void box_muller_float(uint32_t x0, uint32_t x1, float* f0, float* f1) {
   float u1 = uint32_to_float(x0);
   if (u1 < 1.0e-7f) u1 = 1.0e-7f;
-  const float v1 = 2.0f * static_cast<float>(M_PI) * uint32_to_float(x1);
+  // 2 pi * u in double, rounded once, as TensorFlow's BoxMullerFloat (2.0f * M_PI is a double).
+  const float v1 = static_cast<float>(2.0 * M_PI * static_cast<double>(uint32_to_float(x1)));
   const float u2 = std::sqrt(-2.0f * std::log(u1));
   *f0 = std::sin(v1) * u2;
   *f1 = std::cos(v1) * u2;

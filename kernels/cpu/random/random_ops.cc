@@ -102,13 +102,18 @@ constexpr int64_t per_block() {
 }
 
 // Truncated normals: each group of per_block<T>() outputs draws from its own sub-stream of
-// kTruncatedBlocks Philox outputs (enough that running out has probability ~0.05^1000).
-constexpr uint64_t kTruncatedBlocks = 256;
+// 256 32-bit samples per output, as TensorFlow reserves them (kReservedSamplesPerOutput):
+// 256 Philox outputs per group of 4 floats, 128 per group of 2 doubles. Enough that running
+// out has probability ~0.05^1000.
+template <typename T>
+constexpr uint64_t truncated_blocks() {
+  return static_cast<uint64_t>(per_block<T>()) * 256 / 4;
+}
 
 template <typename T>
 uint64_t blocks_for(int64_t n, bool truncated) {
   const uint64_t groups = static_cast<uint64_t>((n + per_block<T>() - 1) / per_block<T>());
-  return truncated ? groups * kTruncatedBlocks : groups;
+  return truncated ? groups * truncated_blocks<T>() : groups;
 }
 
 template <typename T>
@@ -127,12 +132,12 @@ void generate(Philox g, Dist dist, T* out, int64_t n) {
   const int64_t groups = (n + per - 1) / per;
   parallel_for(groups, 2048, [&](int64_t b, int64_t e) {
     Philox gen = g;
-    gen.skip(static_cast<uint64_t>(b) * (dist == Dist::kTruncated ? kTruncatedBlocks : 1));
+    gen.skip(static_cast<uint64_t>(b) * (dist == Dist::kTruncated ? truncated_blocks<T>() : 1));
     T vals[4];
     for (int64_t grp = b; grp < e; ++grp) {
       if (dist == Dist::kTruncated) {
         Philox sub = g;
-        sub.skip(static_cast<uint64_t>(grp) * kTruncatedBlocks);
+        sub.skip(static_cast<uint64_t>(grp) * truncated_blocks<T>());
         SingleSample words(sub);
         int k = 0;
         while (k < per) {
