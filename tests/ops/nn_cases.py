@@ -38,7 +38,7 @@ def _sid(s):
 
 
 # (input shape, filter shape, attrs): NHWC/NCHW, SAME/VALID/EXPLICIT, strides, dilations,
-# a pointwise (1x1) filter, and empty batches/channels.
+# a pointwise (1x1) filter, and an empty batch.
 CONV = [
     ((2, 5, 6, 3), (3, 3, 3, 4), {"strides": [1, 1, 1, 1], "padding": "SAME"}),
     ((2, 6, 5, 3), (2, 3, 3, 2), {"strides": [1, 2, 2, 1], "padding": "VALID"}),
@@ -50,7 +50,7 @@ CONV = [
                                   "explicit_paddings": [0, 0, 0, 0, 2, 1, 1, 0], "dilations": [1, 1, 2, 1]}),
     ((2, 4, 4, 3), (1, 1, 3, 5), {"strides": [1, 1, 1, 1], "padding": "VALID"}),
     ((0, 4, 4, 2), (2, 2, 2, 3), {"strides": [1, 1, 1, 1], "padding": "SAME"}),
-    ((1, 3, 3, 0), (2, 2, 0, 2), {"strides": [1, 1, 1, 1], "padding": "VALID"}),
+    # (zero input channels is an error, as TensorFlow's Conv2D: test_errors.py)
     # 3x3, stride 1, >= 16 channels: float32 takes the Winograd path (odd sizes: partial tiles)
     ((1, 5, 7, 16), (3, 3, 16, 16), {"strides": [1, 1, 1, 1], "padding": "SAME"}),
     ((2, 6, 5, 16), (3, 3, 16, 17), {"strides": [1, 1, 1, 1], "padding": "EXPLICIT",

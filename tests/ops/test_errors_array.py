@@ -46,6 +46,7 @@ def _bad_calls():
     add("SplitV-two-minus1", "SplitV", lambda: o.split_v(_x(5), _v(-1, -1, dtype=i64), i32(0), num_split=2))
     add("SplitV-negative", "SplitV", lambda: o.split_v(_x(5), _v(-2, 7, dtype=i64), i32(0), num_split=2))
     add("SplitV-count", "SplitV", lambda: o.split_v(_x(5), _v(2, 3, dtype=i64), i32(0), num_split=3))
+    add("Where-scalar", "Where", lambda: o.where(np.bool_(True)))
     add("SplitV-one-output-minus1", "SplitV", lambda: o.split_v(_x(5), _v(-1, dtype=i64), i32(0), num_split=1))
     add("SplitV-too-big", "SplitV", lambda: o.split_v(_x(5), _v(7, -1, dtype=i64), i32(0), num_split=2))
     add("Pack-shapes", "Pack", lambda: o.pack([_x(2, 3), _x(3, 2)]))

@@ -307,6 +307,7 @@ def test_fuzz_unary(op_name, data):
         ok = ok and all(sh == shape for sh in shapes_)
     else:
         inputs = {arg.name: random_values(rng, shape, spec, dom)}
+        ok = ok and not (op_name == "Where" and len(shape) == 0)  # TensorFlow refuses a scalar
     with covers("fuzz", op_name):
         _run(data, op, spec, inputs, {}, ok)
 

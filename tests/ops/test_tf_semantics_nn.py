@@ -156,12 +156,24 @@ def test_grouped_conv2d_gradients_float64():
         np.testing.assert_allclose(grad, num, rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("fshape,match", [((2, 2, 4, 3), "divisible by filter depth"),
-                                          ((2, 2, 2, 4), "divisible by number of groups")])
-def test_grouped_conv2d_errors(fshape, match):
-    with pytest.raises(of.errors.InvalidArgumentError, match=match):
-        of.raw_ops.Conv2D(input=np.ones((1, 4, 4, 6), F32), filter=np.ones(fshape, F32),
-                          strides=[1, 1, 1, 1], padding="SAME")
+@pytest.mark.parametrize("ishape,fshape,match", [
+    ((1, 4, 4, 6), (2, 2, 4, 3), "divisible by filter depth"),
+    ((1, 4, 4, 6), (2, 2, 2, 4), "divisible by number of groups"),
+    ((1, 3, 3, 0), (2, 2, 0, 2), "filter depth must be strictly positive")])
+def test_grouped_conv2d_errors(ishape, fshape, match):
+    for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"):
+        kw = dict(strides=[1, 1, 1, 1], padding="SAME")
+        if op == "Conv2D":
+            kw.update(input=np.ones(ishape, F32), filter=np.ones(fshape, F32))
+        elif op == "Conv2DBackpropInput":
+            kw.update(input_sizes=np.array(ishape, np.int32), filter=np.ones(fshape, F32),
+                      out_backprop=np.ones(ishape[:3] + fshape[3:], F32))
+        else:
+            kw.update(input=np.ones(ishape, F32), filter_sizes=np.array(fshape, np.int32),
+                      out_backprop=np.ones(ishape[:3] + fshape[3:], F32))
+        with pytest.raises(of.errors.InvalidArgumentError, match=match) as e:
+            getattr(of.raw_ops, op)(**kw)
+        assert op in str(e.value)
 
 
 # ------------------------------------------------------------------------------ Range

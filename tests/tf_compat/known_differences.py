@@ -149,15 +149,6 @@ VALUES: list[Difference] = [
     Difference("FusedBatchNormV3", None, r"^0x", "empty batch: TensorFlow's batch mean and variance are "
                "NaN (0/0) in training and its inference outputs NaN; opforge returns 0 and the given "
                "statistics (not yet aligned)"),
-    # ---- not yet aligned (TensorFlow refuses a call opforge accepts)
-    Difference("Conv2D", None, r"x0-", "zero input channels: TensorFlow refuses (filter depth must be "
-               "positive); opforge returns the empty result (not yet aligned)"),
-    Difference("Conv2DBackpropInput", None, r"x0-", "zero input channels: TensorFlow returns "
-               "uninitialized values; opforge zeros"),
-    Difference("Conv2DBackpropFilter", None, r"x0-", "zero input channels: TensorFlow returns "
-               "uninitialized values; opforge zeros"),
-    Difference("Where", None, r"^s$", "a scalar condition: TensorFlow refuses (rank 0 is unhandled); "
-               "opforge returns an [n, 0] index list (not yet aligned)"),
 ]
 
 

@@ -419,6 +419,9 @@ bool nonzero(T v) {
 
 Status WhereShape(ShapeContext& c) {
   const Shape& s = c.input_shape(0);
+  if (!s.unknown_rank() && s.rank() == 0) {  // as TensorFlow ("unhandled input dimensions: 0")
+    return c.error("condition must have rank >= 1, got a scalar");
+  }
   const Tensor* v = c.input_value(0);
   const int64_t rank = s.unknown_rank() ? -1 : s.rank();
   int64_t n = -1;

@@ -51,6 +51,9 @@ struct ConvGeom {
 Status conv_groups(const std::string& op, int64_t in_depth, int64_t filter_depth, int64_t out_depth,
                    int64_t* groups) {
   *groups = 1;
+  if (filter_depth == 0) {  // TensorFlow's Conv2D refuses a convolution over no channels
+    return errors::InvalidArgument(op, ": filter depth must be strictly positive, got 0");
+  }
   if (in_depth == filter_depth) return Status::OK();
   if (filter_depth <= 0 || in_depth % filter_depth != 0) {
     return errors::InvalidArgument(op, ": input depth must be evenly divisible by filter depth: ", in_depth,
