@@ -8,16 +8,10 @@
 #include <cmath>
 
 #include "gpu/gpu_util.h"
-#include "opforge/ops/array/fill.h"
-#include "opforge/ops/array/identity.h"
-#include "opforge/ops/array/ones_like.h"
-#include "opforge/ops/array/rank.h"
-#include "opforge/ops/array/reshape.h"
-#include "opforge/ops/array/shape.h"
-#include "opforge/ops/array/size.h"
-#include "opforge/ops/array/zeros_like.h"
-#include "opforge/ops/math/add_n.h"
-#include "opforge/ops/math/cast.h"
+// The op macros below name many ops' call structs: the group headers declare them all.
+#include "opforge/ops/array_ops.h"
+#include "opforge/ops/math_ops.h"
+#include "opforge/ops/nn_ops.h"
 
 namespace opforge {
 namespace gpu {

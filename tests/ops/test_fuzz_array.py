@@ -52,7 +52,6 @@ def _check(data, op, spec, inputs, attrs, valid):
     args = [[conv(v) for v in inputs[a.name]] if isinstance(inputs[a.name], list) else conv(inputs[a.name])
             for a in op.inputs]
     msg = f"{op.name}[{spec}]: {describe(inputs, attrs)}"
-    attrs = {op.py_name(k): v for k, v in attrs.items()}  # the wrapper's names (Squeeze's axis)
     event("valid call" if valid else "invalid call")
     with covers("fuzz", op.name):
         if not valid:

@@ -11,12 +11,7 @@ namespace {
 using namespace cpu::reduction;
 
 template <typename T>
-Status ProdCpu(ops::ProdArgs& a) {
-  std::vector<int> axes;
-  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
-  reduce<T, ProdR<T>>(a.input, axes, a.output);
-  return Status::OK();
-}
+Status ProdCpu(ops::ProdArgs& a) { return reduce_kernel<T, ProdR<T>>(a); }
 
 #define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 

@@ -12,20 +12,11 @@ namespace {
 using namespace cpu::reduction;
 
 template <typename T>
-Status SumCpu(ops::SumArgs& a) {
-  std::vector<int> axes;
-  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
-  reduce<T, SumR<T>>(a.input, axes, a.output);
-  return Status::OK();
-}
+Status SumCpu(ops::SumArgs& a) { return reduce_kernel<T, SumR<T>>(a); }
 
 template <typename T>
-Status MeanCpu(ops::MeanArgs& a) {
-  std::vector<int> axes;
-  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
-  // An empty reduction is NaN for floats and 0 for integers, as TensorFlow.
-  reduce<T, MeanR<T>>(a.input, axes, a.output);
-  return Status::OK();
+Status MeanCpu(ops::MeanArgs& a) {  // over nothing: NaN for floats, 0 for integers (TensorFlow)
+  return reduce_kernel<T, MeanR<T>>(a);
 }
 
 #define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t

@@ -263,6 +263,16 @@ Status axes_of(Args& a, std::vector<int>* axes) {
   return shape_fns::normalize_axes(Args::kOpName, raw, a.input.rank(), axes);
 }
 
+// A reduction kernel: the op's axes (reduction_indices), then reducer R over them. Every
+// reduction op's kernel is this with its reducer.
+template <typename T, typename R, typename Args>
+Status reduce_kernel(Args& a) {
+  std::vector<int> axes;
+  OPF_RETURN_IF_ERROR(axes_of(a, &axes));
+  reduce<T, R>(a.input, axes, a.output);
+  return Status::OK();
+}
+
 inline int64_t reduced_count(const Tensor& in, const std::vector<int>& axes) {
   int64_t n = 1;
   std::vector<bool> seen(static_cast<size_t>(in.rank()), false);
