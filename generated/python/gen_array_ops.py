@@ -199,23 +199,27 @@ def fill(dims, value, name=None):
 _H_GatherNd = _op_handle("GatherNd")
 
 
-def gather_nd(params, indices, name=None):
+def gather_nd(params, indices, bad_indices_policy='', name=None):
     r"""Gathers slices of `params` at multi-dimensional `indices`.
 
     The last dim of `indices` (size K <= rank(params)) indexes the first K dims of params; the
     output has shape `indices.shape[:-1] + params.shape[K:]`. Out-of-range indices are an
-    InvalidArgumentError.
+    InvalidArgumentError unless `bad_indices_policy` is "IGNORE" (TensorFlow 2.21's attr: "",
+    "DEFAULT" and "ERROR" refuse them, "IGNORE" skips them).
 
     Args:
       params: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
       indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row gives
+        zeros for that row.
       name: A name for the operation (optional).
 
     Returns:
       A `Tensor`. Has the same type as `params`.
     """
-    return _execute(_H_GatherNd, name, params, indices)
+    return _execute(_H_GatherNd, name, params, indices, bad_indices_policy)
 
 _H_GatherV2 = _op_handle("GatherV2")
 
@@ -436,23 +440,27 @@ def reverse_v2(tensor, axis, name=None):
 _H_ScatterNd = _op_handle("ScatterNd")
 
 
-def scatter_nd(indices, updates, shape, name=None):
+def scatter_nd(indices, updates, shape, bad_indices_policy='', name=None):
     r"""Scatters `updates` into a zero tensor of shape `shape` at `indices`, adding duplicates.
 
     `indices` has shape `[..., K]`; `updates` has shape `indices.shape[:-1] + shape[K:]`.
-    Out-of-range indices are an InvalidArgumentError.
+    Out-of-range indices are an InvalidArgumentError unless `bad_indices_policy` is "IGNORE"
+    (TensorFlow 2.21's attr: "", "DEFAULT" and "ERROR" refuse them, "IGNORE" skips them).
 
     Args:
       indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
       updates: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
         `int64`, `bfloat16`, `float16`, `float32`, `float64`.
       shape: A `Tensor`. Must have the same type as `indices`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row drops
+        that row's update.
       name: A name for the operation (optional).
 
     Returns:
       A `Tensor`. Has the same type as `updates`.
     """
-    return _execute(_H_ScatterNd, name, indices, updates, shape)
+    return _execute(_H_ScatterNd, name, indices, updates, shape, bad_indices_policy)
 
 _H_Shape = _op_handle("Shape")
 

@@ -99,17 +99,21 @@ def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> Tensor
       A `Tensor`. Has the same type as `value`.
     """
 
-def gather_nd(params: TensorLike, indices: TensorLike, name: str | None = None) -> Tensor:
+def gather_nd(params: TensorLike, indices: TensorLike, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
     r"""Gathers slices of `params` at multi-dimensional `indices`.
 
     The last dim of `indices` (size K <= rank(params)) indexes the first K dims of params; the
     output has shape `indices.shape[:-1] + params.shape[K:]`. Out-of-range indices are an
-    InvalidArgumentError.
+    InvalidArgumentError unless `bad_indices_policy` is "IGNORE" (TensorFlow 2.21's attr: "",
+    "DEFAULT" and "ERROR" refuse them, "IGNORE" skips them).
 
     Args:
       params: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
       indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row gives
+        zeros for that row.
       name: A name for the operation (optional).
 
     Returns:
@@ -288,17 +292,21 @@ def reverse_v2(tensor: TensorLike, axis: TensorLike, name: str | None = None) ->
       A `Tensor`. Has the same type as `tensor`.
     """
 
-def scatter_nd(indices: TensorLike, updates: TensorLike, shape: TensorLike, name: str | None = None) -> Tensor:
+def scatter_nd(indices: TensorLike, updates: TensorLike, shape: TensorLike, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
     r"""Scatters `updates` into a zero tensor of shape `shape` at `indices`, adding duplicates.
 
     `indices` has shape `[..., K]`; `updates` has shape `indices.shape[:-1] + shape[K:]`.
-    Out-of-range indices are an InvalidArgumentError.
+    Out-of-range indices are an InvalidArgumentError unless `bad_indices_policy` is "IGNORE"
+    (TensorFlow 2.21's attr: "", "DEFAULT" and "ERROR" refuse them, "IGNORE" skips them).
 
     Args:
       indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
       updates: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
         `int64`, `bfloat16`, `float16`, `float32`, `float64`.
       shape: A `Tensor`. Must have the same type as `indices`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row drops
+        that row's update.
       name: A name for the operation (optional).
 
     Returns:

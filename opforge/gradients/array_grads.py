@@ -222,12 +222,15 @@ def gather_nd_grad(op, grads):
     pd = _static_dims(params)
     shape = np.asarray(pd, _np_dtype(indices)) if pd is not None else \
         ops.shape(params, out_type=_np_dtype(indices).name)
-    return [ops.scatter_nd(indices, grads[0], shape), None]
+    # An ignored bad index (bad_indices_policy "IGNORE") read zeros: it gets no gradient.
+    policy = op.attrs.get("bad_indices_policy", "")
+    return [ops.scatter_nd(indices, grads[0], shape, bad_indices_policy=policy), None]
 
 
 def scatter_nd_grad(op, grads):
     indices, _, _ = op.inputs
-    return [None, _ops().gather_nd(grads[0], indices), None]
+    policy = op.attrs.get("bad_indices_policy", "")  # a dropped update gets a zero gradient
+    return [None, _ops().gather_nd(grads[0], indices, bad_indices_policy=policy), None]
 
 
 def unsorted_segment_sum_grad(op, grads):

@@ -323,3 +323,34 @@ def test_shapes_beyond_int32_are_typed():
         of.reshape(of.zeros([4]), [2**63 - 1, 2])
     with pytest.raises(of.InvalidArgumentError, match="Reshape"):
         of.reshape(of.zeros([4]), [2**64, 2])
+
+
+# ---------------------------------------------------------------- GatherNd / ScatterNd bad_indices_policy
+
+def test_bad_indices_policy_ignore():
+    """TensorFlow 2.21's attr: IGNORE gives zeros for a bad GatherNd row and drops a bad ScatterNd
+    update; "", DEFAULT and ERROR refuse the index; anything else is an error."""
+    rng = np.random.default_rng(7)
+    p = rng.standard_normal((3, 2)).astype(np.float32)
+    idx = np.array([[0], [5], [2], [-1]], np.int64)
+    got = R.GatherNd(params=p, indices=idx, bad_indices_policy="IGNORE").numpy()
+    np.testing.assert_array_equal(got, np.stack([p[0], np.zeros(2, np.float32), p[2], np.zeros(2, np.float32)]))
+    up = rng.standard_normal(4).astype(np.float32)
+    got = R.ScatterNd(indices=idx, updates=up, shape=np.array([4], np.int64), bad_indices_policy="IGNORE").numpy()
+    np.testing.assert_array_equal(got, [up[0], 0, up[2], 0])
+    for policy in ("", "DEFAULT", "ERROR"):
+        with pytest.raises(of.InvalidArgumentError, match="GatherNd.*out of range"):
+            R.GatherNd(params=p, indices=idx, bad_indices_policy=policy)
+        with pytest.raises(of.InvalidArgumentError, match="ScatterNd.*out of range"):
+            R.ScatterNd(indices=idx, updates=up, shape=np.array([4], np.int64), bad_indices_policy=policy)
+    with pytest.raises(of.InvalidArgumentError, match="unknown bad_indices_policy 'bogus'"):
+        R.GatherNd(params=p, indices=idx[:1], bad_indices_policy="bogus")
+
+
+def test_bad_indices_policy_ignore_gradient():
+    p = of.constant(np.arange(6, dtype=np.float64).reshape(3, 2))
+    idx = np.array([[2], [7], [2]], np.int32)
+    with of.GradientTape() as tape:
+        tape.watch(p)
+        y = of.reduce_sum(R.GatherNd(params=p, indices=idx, bad_indices_policy="IGNORE") * 3.0)
+    np.testing.assert_array_equal(tape.gradient(y, p).numpy(), [[0, 0], [0, 0], [6, 6]])

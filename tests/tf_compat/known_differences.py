@@ -14,12 +14,7 @@ import re
 from dataclasses import dataclass
 
 # raw_ops signatures (keyword names and defaults) that differ: op -> reason.
-SIGNATURES: dict[str, str] = {
-    "GatherNd": "TensorFlow 2.21's bad_indices_policy attr is not implemented: a bad index is an "
-                "error, TensorFlow's CPU default",
-    "ScatterNd": "TensorFlow 2.21's bad_indices_policy attr is not implemented: a bad index is an "
-                 "error, TensorFlow's CPU default",
-}
+SIGNATURES: dict[str, str] = {}
 
 
 # Outputs TensorFlow defines as opaque scratch for its own gradient kernels: not compared.

@@ -207,6 +207,14 @@ OpSpec MakeGatherNd() {
     a.allowed = {AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
     op.attrs.push_back(std::move(a));
   }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("GatherNd", c); };
@@ -558,6 +566,14 @@ OpSpec MakeScatterNd() {
     a.type = AttrType::kType;
     a.inferred = true;
     a.allowed = {AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
     op.attrs.push_back(std::move(a));
   }
   op.dispatch_attr = 0;

@@ -201,10 +201,19 @@ Status GatherNdShape(ShapeContext& c) {
   return Status::OK();
 }
 
-// Element offsets of the first K dims (in units of the inner slice), checking every index tuple.
+// TensorFlow 2.21's bad_indices_policy: "", "DEFAULT" and "ERROR" refuse an out-of-range index
+// (its CPU behaviour), "IGNORE" skips that index row. Sets *ignore.
+Status bad_indices_policy(KernelContext& ctx, const std::string& policy, bool* ignore) {
+  *ignore = policy == "IGNORE";
+  if (*ignore || policy.empty() || policy == "DEFAULT" || policy == "ERROR") return Status::OK();
+  return ctx.error("unknown bad_indices_policy '", policy, "' (\"\", DEFAULT, ERROR or IGNORE)");
+}
+
+// Element offsets of the first K dims (in units of the inner slice), checking every index tuple;
+// with `ignore`, a row with an out-of-range index gets offset -1 instead of an error.
 template <typename I>
 Status nd_offsets(KernelContext& ctx, const Tensor& indices, const std::vector<int64_t>& dims,
-                  std::vector<int64_t>* offs) {
+                  bool ignore, std::vector<int64_t>* offs) {
   const int64_t K = indices.dim(indices.rank() - 1);
   const int64_t n_rows = prod(indices.shape().dims(), 0, static_cast<size_t>(indices.rank() - 1));
   offs->assign(static_cast<size_t>(n_rows), 0);
@@ -214,6 +223,10 @@ Status nd_offsets(KernelContext& ctx, const Tensor& indices, const std::vector<i
     for (int64_t k = 0; k < K; ++k) {
       const int64_t v = static_cast<int64_t>(idx[n * K + k]);
       const int64_t d = dims[static_cast<size_t>(k)];
+      if ((v < 0 || v >= d) && ignore) {
+        off = -1;
+        break;
+      }
       if (v < 0 || v >= d) {
         std::string where;
         for (int64_t j = 0; j < K; ++j) where += (j ? ", " : "") + std::to_string(static_cast<int64_t>(idx[n * K + j]));
@@ -233,16 +246,24 @@ Status GatherNdCpu(ops::GatherNdArgs& a) {
   const auto& pd = a.params.shape().dims();
   const int64_t K = a.indices.dim(a.indices.rank() - 1);
   const int64_t In = prod(pd, static_cast<size_t>(K), pd.size());
+  bool ignore;
+  OPF_RETURN_IF_ERROR(bad_indices_policy(a.ctx, a.bad_indices_policy, &ignore));
   std::vector<int64_t> offs;
   Status st;
-  with_index_type(a.indices.dtype(), [&](auto i) { st = nd_offsets<decltype(i)>(a.ctx, a.indices, pd, &offs); });
+  with_index_type(a.indices.dtype(), [&](auto i) { st = nd_offsets<decltype(i)>(a.ctx, a.indices, pd, ignore, &offs); });
   OPF_RETURN_IF_ERROR(st);
   const E* src = static_cast<const E*>(a.params.raw_data());
   E* dst = static_cast<E*>(a.output.raw_data());
   const int64_t rows = static_cast<int64_t>(offs.size());
   if (In == 0) return Status::OK();
   parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / In), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) std::memcpy(dst + r * In, src + offs[r] * In, static_cast<size_t>(In) * sizeof(E));
+    for (int64_t r = b; r < e; ++r) {
+      if (offs[r] < 0) {  // an ignored bad index: zeros
+        std::memset(dst + r * In, 0, static_cast<size_t>(In) * sizeof(E));
+      } else {
+        std::memcpy(dst + r * In, src + offs[r] * In, static_cast<size_t>(In) * sizeof(E));
+      }
+    }
   });
   return Status::OK();
 }
@@ -288,14 +309,17 @@ Status ScatterNdCpu(ops::ScatterNdArgs& a) {
   const auto& od = a.output.shape().dims();
   const int64_t K = a.indices.dim(a.indices.rank() - 1);
   const int64_t In = prod(od, static_cast<size_t>(K), od.size());
+  bool ignore;
+  OPF_RETURN_IF_ERROR(bad_indices_policy(a.ctx, a.bad_indices_policy, &ignore));
   std::vector<int64_t> offs;
   Status st;
-  with_index_type(a.indices.dtype(), [&](auto i) { st = nd_offsets<decltype(i)>(a.ctx, a.indices, od, &offs); });
+  with_index_type(a.indices.dtype(), [&](auto i) { st = nd_offsets<decltype(i)>(a.ctx, a.indices, od, ignore, &offs); });
   OPF_RETURN_IF_ERROR(st);
   T* out = a.output.data<T>();
   if (a.output.nbytes()) std::memset(out, 0, a.output.nbytes());
   const T* up = a.updates.template data<T>();
   for (size_t r = 0; r < offs.size(); ++r) {
+    if (offs[r] < 0) continue;  // an ignored bad index: its update is dropped
     T* d = out + offs[r] * In;
     const T* s = up + static_cast<int64_t>(r) * In;
     for (int64_t j = 0; j < In; ++j) d[j] = add_values<T>(d[j], s[j]);

@@ -21,12 +21,14 @@ struct GatherNdArgs {
         indices(ctx.input(1)),
         Tparams(ctx.attr(0).type),
         Tindices(ctx.attr(1).type),
+        bad_indices_policy(ctx.attr(2).s),
         output(ctx.output(0)),
         ctx(ctx) {}
   const Tensor& params;
   const Tensor& indices;
   DType Tparams;
   DType Tindices;
+  const std::string& bad_indices_policy;
   Tensor& output;
   KernelContext& ctx;
 };

@@ -22,6 +22,7 @@ struct ScatterNdArgs {
         shape(ctx.input(2)),
         T(ctx.attr(0).type),
         Tindices(ctx.attr(1).type),
+        bad_indices_policy(ctx.attr(2).s),
         output(ctx.output(0)),
         ctx(ctx) {}
   const Tensor& indices;
@@ -29,6 +30,7 @@ struct ScatterNdArgs {
   const Tensor& shape;
   DType T;
   DType Tindices;
+  const std::string& bad_indices_policy;
   Tensor& output;
   KernelContext& ctx;
 };
