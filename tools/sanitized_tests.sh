@@ -27,6 +27,17 @@ python -m venv --system-site-packages "$venv"
 # Make sure the tests below really run the instrumented runtime (before preloading anything).
 rt=$(ls "$venv"/lib/python3*/site-packages/opforge/lib/libopforge_runtime.so* | head -1)
 ldd "$rt" | grep "$lib" >/dev/null || { echo "error: $rt is not built with $kind sanitizer" >&2; exit 1; }
+# A development (editable) install of this checkout in the base Python would win the import
+# through the venv's system site-packages (its import hook comes first): scikit-build-core's
+# hook steps aside for a build folder named in SKBUILD_EDITABLE_SKIP.
+export SKBUILD_EDITABLE_SKIP="$(realpath -m build/dev)${SKBUILD_EDITABLE_SKIP:+:$SKBUILD_EDITABLE_SKIP}"
+got=$("$venv/bin/python" -c "import importlib.util as u; print(u.find_spec('opforge').origin)")
+case "$got" in
+  "$venv"/*) ;;
+  *) echo "error: the venv imports opforge from $got, not from its sanitized build in $venv" \
+          "(another editable install of opforge? uninstall it or add its build folder to" \
+          "SKBUILD_EDITABLE_SKIP)" >&2; exit 1 ;;
+esac
 if [ "$kind" = address ]; then
   export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
   export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_odr_violation=0
