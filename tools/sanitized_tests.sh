@@ -31,7 +31,7 @@ ldd "$rt" | grep "$lib" >/dev/null || { echo "error: $rt is not built with $kind
 # through the venv's system site-packages (its import hook comes first): scikit-build-core's
 # hook steps aside for a build folder named in SKBUILD_EDITABLE_SKIP.
 export SKBUILD_EDITABLE_SKIP="$(realpath -m build/dev)${SKBUILD_EDITABLE_SKIP:+:$SKBUILD_EDITABLE_SKIP}"
-got=$("$venv/bin/python" -c "import importlib.util as u; print(u.find_spec('opforge').origin)")
+got=$(cd / && "$venv/bin/python" -c "import importlib.util as u; print(u.find_spec('opforge').origin)")
 case "$got" in
   "$venv"/*) ;;
   *) echo "error: the venv imports opforge from $got, not from its sanitized build in $venv" \
