@@ -104,7 +104,8 @@ def test_signed_zero_preserved(name, dtype):
     # f(+-0) = +-0 for every odd / rounding function (libm, NumPy, IEEE)
     np.testing.assert_array_equal(np.signbit(out[zeros]), np.signbit(x[zeros]))
     if np_fn is not None:
-        want = np_fn(x)
+        with np.errstate(all="ignore"):  # NaN/inf outside the domain are expected
+            want = np_fn(x)
         small = (want == 0)
         np.testing.assert_array_equal(np.signbit(out[small]), np.signbit(want[small]), err_msg=name)
 
