@@ -67,13 +67,13 @@ bool Shape::fully_defined() const {
 
 int64_t Shape::num_elements() const {
   if (!fully_defined()) return -1;
-  for (int64_t d : dims_)
-    if (d == 0) return 0;  // however large the other dims
   int64_t n = 1;
+  bool overflow = false;
   for (int64_t d : dims_) {
-    if (__builtin_mul_overflow(n, d, &n)) return INT64_MAX;  // saturates; Allocate refuses it
+    if (d == 0) return 0;  // however large the other dims
+    overflow = __builtin_mul_overflow(n, d, &n) || overflow;
   }
-  return n;
+  return overflow ? INT64_MAX : n;  // saturates; Allocate refuses it
 }
 
 std::string Shape::to_string() const {

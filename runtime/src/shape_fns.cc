@@ -185,6 +185,9 @@ Status reshape(ShapeContext& c, int tensor, int shape) {
       return c.error("new shape ", Shape(dims).to_string(), " has too many elements");
     }
   }
+  // product: of the known dims (no overflow, by the check above); nonzero: of the non-zero
+  // known dims, capped just above kMaxElements (it divides the input's count to solve a -1).
+  constexpr int64_t kMaxElements = int64_t{1} << 48;
   int unknown = -1;
   int64_t product = 1, nonzero = 1;
   bool has_zero = false;
@@ -192,23 +195,19 @@ Status reshape(ShapeContext& c, int tensor, int shape) {
     if (dims[i] == -1) {
       if (unknown >= 0) return c.error("only one dimension of the new shape may be -1");
       unknown = static_cast<int>(i);
-    } else {
-      if (dims[i] != 0) {
-        if (nonzero > (int64_t{1} << 48) / dims[i]) {
-          // A shape with a 0 holds nothing however large its other dims (TensorFlow too),
-          // unless a -1 would have to be inferred from that product.
-          const bool has_later_zero = std::find(dims.begin() + static_cast<long>(i), dims.end(), 0) != dims.end();
-          if (!(has_zero || has_later_zero) || std::find(dims.begin(), dims.end(), -1) != dims.end()) {
-            return c.error("new shape ", Shape(dims).to_string(), " is too large");
-          }
-          nonzero = int64_t{1} << 48;  // saturated: only the 0 matters from here on
-          continue;
-        }
-        nonzero *= dims[i];
-      }
-      has_zero = has_zero || dims[i] == 0;
-      product *= dims[i];
+      continue;
     }
+    product *= dims[i];
+    if (dims[i] == 0) {
+      has_zero = true;
+    } else {
+      nonzero = nonzero > kMaxElements / dims[i] ? kMaxElements + 1 : nonzero * dims[i];
+    }
+  }
+  // A shape with a 0 holds nothing however large its other dims (TensorFlow too), unless a -1
+  // would have to be inferred from their product.
+  if (nonzero > kMaxElements && (!has_zero || unknown >= 0)) {
+    return c.error("new shape ", Shape(dims).to_string(), " is too large");
   }
   const Shape& in = c.input_shape(tensor);
   int64_t n = in.num_elements();
