@@ -219,6 +219,6 @@ def test_every_known_difference_still_differs(request):
     ran = sum(1 for item in request.session.items if item.originalname == "test_same_as_tensorflow")
     if ran < len(PARAMS) or not STILL_DIFFERENT:
         pytest.skip("needs the whole differential run")
-    stale = [d for d in VALUES if id(d) not in STILL_DIFFERENT]
+    stale = [d for d in VALUES if id(d) not in STILL_DIFFERENT and d.deterministic]
     assert not stale, "stale entries in known_differences.py (opforge now matches TensorFlow):\n" + \
         "\n".join(f"  {d.op}: {d.reason}" for d in stale)
