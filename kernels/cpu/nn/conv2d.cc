@@ -401,54 +401,62 @@ void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const P
   });
 }
 
-// dx = col2im(dy * filter^T). Images are independent, so they are split over the threads.
+// dx = col2im(dy * filter^T), group by group (one group: the whole filter). Images are
+// independent, so they are split over the threads.
 template <typename C>
 void conv_backprop_input(const C* dy, const C* filt, C* dx, const ConvGeom& g) {
-  const int64_t k = g.k();
+  const ConvGeom s = group_slice(g);
+  const int64_t k = s.k();
   std::fill(dx, dx + g.n * g.h * g.w * g.cin, C(0));
   if (g.pixels() == 0 || k == 0 || g.cout == 0) return;
-  if (g.is_pointwise()) {
+  if (g.groups == 1 && g.is_pointwise()) {
     nn::gemm<C>(false, true, g.pixels(), k, g.cout, dy, g.cout, filt, g.cout, C(0), dx, k);
     return;
   }
   const int64_t per_image = g.oh * g.ow;
-  const int64_t tp = tile_pixels(g, sizeof(C));
+  const int64_t tp = tile_pixels(s, sizeof(C));
   const int64_t flops = per_image * k * g.cout;
   parallel_for(g.n, std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(1, flops)),
                [&](int64_t n0, int64_t n1) {
                  std::vector<C> col(static_cast<size_t>(std::min(tp, per_image) * k));
                  for (int64_t n = n0; n < n1; ++n) {
-                   for (int64_t p0 = n * per_image; p0 < (n + 1) * per_image; p0 += tp) {
-                     const int64_t p1 = std::min((n + 1) * per_image, p0 + tp);
-                     nn::gemm<C>(false, true, p1 - p0, k, g.cout, dy + p0 * g.cout, g.cout, filt,
-                                 g.cout, C(0), col.data(), k);
-                     col2im(col.data(), g, p0, p1, dx);
+                   for (int64_t gi = 0; gi < g.groups; ++gi) {
+                     for (int64_t p0 = n * per_image; p0 < (n + 1) * per_image; p0 += tp) {
+                       const int64_t p1 = std::min((n + 1) * per_image, p0 + tp);
+                       nn::gemm<C>(false, true, p1 - p0, k, s.cout, dy + p0 * g.cout + gi * s.cout, g.cout,
+                                   filt + gi * s.cout, g.cout, C(0), col.data(), k);
+                       col2im(col.data(), s, p0, p1, dx + gi * s.cin);
+                     }
                    }
                  }
                });
 }
 
-// dfilter = sum over tiles of im2col(x)^T * dy; each thread accumulates its own partial sum.
+// dfilter = sum over tiles of im2col(x)^T * dy, group by group; each thread accumulates its own
+// partial sum.
 template <typename C>
 void conv_backprop_filter(const C* in, const C* dy, C* df, const ConvGeom& g) {
-  const int64_t k = g.k();
+  const ConvGeom s = group_slice(g);
+  const int64_t k = s.k();
   std::fill(df, df + k * g.cout, C(0));
   if (g.pixels() == 0 || k == 0 || g.cout == 0) return;
-  if (g.is_pointwise()) {
+  if (g.groups == 1 && g.is_pointwise()) {
     nn::gemm<C>(true, false, k, g.cout, g.pixels(), in, k, dy, g.cout, C(0), df, g.cout);
     return;
   }
   std::mutex mu;
-  const int64_t tp = tile_pixels(g, sizeof(C));
+  const int64_t tp = tile_pixels(s, sizeof(C));
   const int64_t tiles = (g.pixels() + tp - 1) / tp;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 21) / std::max<int64_t>(1, tp * k * g.cout));
   parallel_for(tiles, grain, [&](int64_t t0, int64_t t1) {
     std::vector<C> col(static_cast<size_t>(tp * k)), part(static_cast<size_t>(k * g.cout), C(0));
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t p0 = t * tp, p1 = std::min(g.pixels(), p0 + tp);
-      im2col(in, g, p0, p1, col.data());
-      nn::gemm<C>(true, false, k, g.cout, p1 - p0, col.data(), k, dy + p0 * g.cout, g.cout, C(1),
-                  part.data(), g.cout);
+      for (int64_t gi = 0; gi < g.groups; ++gi) {
+        im2col(in + gi * s.cin, s, p0, p1, col.data());
+        nn::gemm<C>(true, false, k, s.cout, p1 - p0, col.data(), k, dy + p0 * g.cout + gi * s.cout, g.cout,
+                    C(1), part.data() + gi * s.cout, g.cout);
+      }
     }
     std::lock_guard<std::mutex> lock(mu);
     for (size_t i = 0; i < part.size(); ++i) df[i] += part[i];
@@ -460,7 +468,9 @@ void conv_backprop_filter(const C* in, const C* dy, C* df, const ConvGeom& g) {
 // Group gi convolves input channels [gi * cin, (gi + 1) * cin) with filter columns (and output
 // channels) [gi * cout, (gi + 1) * cout), cin and cout per group: the im2col + GEMM path of an
 // ungrouped convolution run once per group, on strided slices of the input, filter and output
-// (the GEMMs' leading dimensions are the whole tensors' channel counts).
+// (the GEMMs' leading dimensions are the whole tensors' channel counts). The two gradients
+// above loop over the groups themselves; the forward pass has its own loop so that the
+// ungrouped forward keeps its Winograd and pointwise paths.
 
 template <typename C, typename Post = NoPost>
 void grouped_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const Post& post = Post()) {
@@ -484,56 +494,6 @@ void grouped_forward(const C* in, const C* filt, C* out, const ConvGeom& g, cons
     parallel_for(g.pixels(), std::max<int64_t>(1, cpu::kGrain / g.cout),
                  [&](int64_t p0, int64_t p1) { post(out + p0 * g.cout, p1 - p0); });
   }
-}
-
-template <typename C>
-void grouped_backprop_input(const C* dy, const C* filt, C* dx, const ConvGeom& g) {
-  const ConvGeom s = group_slice(g);
-  const int64_t k = s.k();
-  std::fill(dx, dx + g.n * g.h * g.w * g.cin, C(0));
-  if (g.pixels() == 0 || k == 0 || g.cout == 0) return;
-  const int64_t per_image = g.oh * g.ow;
-  const int64_t tp = tile_pixels(s, sizeof(C));
-  const int64_t flops = per_image * k * g.cout;
-  parallel_for(g.n, std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(1, flops)),
-               [&](int64_t n0, int64_t n1) {
-                 std::vector<C> col(static_cast<size_t>(std::min(tp, per_image) * k));
-                 for (int64_t n = n0; n < n1; ++n) {
-                   for (int64_t gi = 0; gi < g.groups; ++gi) {
-                     for (int64_t p0 = n * per_image; p0 < (n + 1) * per_image; p0 += tp) {
-                       const int64_t p1 = std::min((n + 1) * per_image, p0 + tp);
-                       nn::gemm<C>(false, true, p1 - p0, k, s.cout, dy + p0 * g.cout + gi * s.cout, g.cout,
-                                   filt + gi * s.cout, g.cout, C(0), col.data(), k);
-                       col2im(col.data(), s, p0, p1, dx + gi * s.cin);
-                     }
-                   }
-                 }
-               });
-}
-
-template <typename C>
-void grouped_backprop_filter(const C* in, const C* dy, C* df, const ConvGeom& g) {
-  const ConvGeom s = group_slice(g);
-  const int64_t k = s.k();
-  std::fill(df, df + k * g.cout, C(0));
-  if (g.pixels() == 0 || k == 0 || g.cout == 0) return;
-  std::mutex mu;
-  const int64_t tp = tile_pixels(s, sizeof(C));
-  const int64_t tiles = (g.pixels() + tp - 1) / tp;
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 21) / std::max<int64_t>(1, tp * k * g.cout));
-  parallel_for(tiles, grain, [&](int64_t t0, int64_t t1) {
-    std::vector<C> col(static_cast<size_t>(tp * k)), part(static_cast<size_t>(k * g.cout), C(0));
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t p0 = t * tp, p1 = std::min(g.pixels(), p0 + tp);
-      for (int64_t gi = 0; gi < g.groups; ++gi) {
-        im2col(in + gi * s.cin, s, p0, p1, col.data());
-        nn::gemm<C>(true, false, k, s.cout, p1 - p0, col.data(), k, dy + p0 * g.cout + gi * s.cout, g.cout,
-                    C(1), part.data() + gi * s.cout, g.cout);
-      }
-    }
-    std::lock_guard<std::mutex> lock(mu);
-    for (size_t i = 0; i < part.size(); ++i) df[i] += part[i];
-  });
 }
 
 // The filter in compute type C (borrowed when T == C).
@@ -636,11 +596,7 @@ Status Conv2DBackpropInputCpu(ops::Conv2DBackpropInputArgs& a) {
   nn::Nhwc<T, C> dy(a.out_backprop, l);
   Flat<T, C> filt(a.filter);
   nn::NhwcOut<T, C> dx(a.output, l);
-  if (g.groups > 1) {
-    grouped_backprop_input<C>(dy.data(), filt.ptr, dx.data(), g);
-  } else {
-    conv_backprop_input<C>(dy.data(), filt.ptr, dx.data(), g);
-  }
+  conv_backprop_input<C>(dy.data(), filt.ptr, dx.data(), g);
   dx.finish();
   return Status::OK();
 }
@@ -658,12 +614,11 @@ Status Conv2DBackpropFilterCpu(ops::Conv2DBackpropFilterArgs& a) {
   nn::Nhwc<T, C> in(a.input, l);
   nn::Nhwc<T, C> dy(a.out_backprop, l);
   T* out = a.output.data<T>();
-  const auto backprop = g.groups > 1 ? grouped_backprop_filter<C> : conv_backprop_filter<C>;
   if constexpr (std::is_same_v<T, C>) {
-    backprop(in.data(), dy.data(), out, g);
+    conv_backprop_filter<C>(in.data(), dy.data(), out, g);
   } else {
     std::vector<C> df(static_cast<size_t>(a.output.num_elements()));
-    backprop(in.data(), dy.data(), df.data(), g);
+    conv_backprop_filter<C>(in.data(), dy.data(), df.data(), g);
     for (size_t i = 0; i < df.size(); ++i) out[i] = static_cast<T>(df[i]);
   }
   return Status::OK();
