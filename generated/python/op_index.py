@@ -6,6 +6,7 @@ and gradient bindings of each group listed here; `raw_ops` maps op names to wrap
 
 GROUPS = (
     "array",
+    "control_flow",
     "math",
     "nn",
     "random",
@@ -48,6 +49,13 @@ OPS = {
     "UnsortedSegmentSum": ("array", "unsorted_segment_sum"),
     "Where": ("array", "where"),
     "ZerosLike": ("array", "zeros_like"),
+    "ControlTrigger": ("control_flow", "control_trigger"),
+    "Enter": ("control_flow", "enter"),
+    "Exit": ("control_flow", "exit"),
+    "LoopCond": ("control_flow", "loop_cond"),
+    "Merge": ("control_flow", "merge"),
+    "NextIteration": ("control_flow", "next_iteration"),
+    "Switch": ("control_flow", "switch"),
     "Abs": ("math", "abs"),
     "Acos": ("math", "acos"),
     "Acosh": ("math", "acosh"),

@@ -318,6 +318,17 @@ class Graph:
             self._ops.append(op)
             return op
 
+    def _update_input(self, op: Operation, index: int, tensor: GraphTensor) -> None:
+        """Replaces flattened input ``index`` of ``op`` by ``tensor`` (same dtype): a loop's
+        Merge gets its NextIteration back edge this way, after both exist."""
+        with self._lock:
+            self._c.update_input(op._id, index, tensor._ref())
+            op._info = self._c.node_info(op._id)
+            op._inputs[index] = tensor
+            shapes = op._info["out_shapes"]
+            for t, shape in zip(op._outputs, shapes):
+                t._shape = TensorShape(shape)
+
     @contextlib.contextmanager
     def _all_or_nothing(self):
         """Nodes added inside are removed again if the block raises (imports)."""

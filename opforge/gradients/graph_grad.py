@@ -121,3 +121,4 @@ class _GradView:
         self.inputs = op._grad_inputs
         self.outputs = op._grad_outputs
         self.attrs = op._attrs
+        self.cond_pred = getattr(op, "_cond_pred", None)  # Merges built by of.cond

@@ -584,6 +584,11 @@ PYBIND11_MODULE(_C, m) {
       .def("node_info", &node_info)
       .def("find", &Graph::find)
       .def("truncate", &Graph::truncate)
+      .def("update_input",
+           [](Graph& g, int node, int index, std::pair<int, int> src) {
+             check(g.update_input(node, index, TensorRef{src.first, src.second}), "");
+           },
+           py::arg("node"), py::arg("index"), py::arg("src"))
       .def_property_readonly("num_nodes", [](const Graph& g) {
         std::shared_lock<std::shared_mutex> lock(g.mutex());
         return g.num_nodes();

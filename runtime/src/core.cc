@@ -76,6 +76,22 @@ int64_t Shape::num_elements() const {
   return overflow ? INT64_MAX : n;  // saturates; Allocate refuses it
 }
 
+Shape Shape::relaxed(const Shape& o) const {
+  if (unknown_rank_ || o.unknown_rank_ || dims_.size() != o.dims_.size()) return UnknownRank();
+  Shape out = *this;
+  for (size_t i = 0; i < dims_.size(); ++i)
+    if (dims_[i] != o.dims_[i]) out.dims_[i] = -1;
+  return out;
+}
+
+bool Shape::is_compatible_with(const Shape& value) const {
+  if (unknown_rank_ || value.unknown_rank_) return true;
+  if (dims_.size() != value.dims_.size()) return false;
+  for (size_t i = 0; i < dims_.size(); ++i)
+    if (dims_[i] >= 0 && value.dims_[i] >= 0 && dims_[i] != value.dims_[i]) return false;
+  return true;
+}
+
 std::string Shape::to_string() const {
   if (unknown_rank_) return "<unknown>";
   std::ostringstream os;

@@ -10,14 +10,10 @@
 #include "opforge/device.h"
 #include "opforge/kernel.h"
 #include "opforge/op_check.h"
+#include "executor.h"
 
 namespace opforge {
 namespace {
-
-Status at_node(const Status& s, const std::string& node) {
-  if (s.ok()) return s;
-  return Status(s.code(), s.message() + " [[node " + node + "]]");
-}
 
 // The value of a Const node's output, for shape functions that read input values.
 const Tensor* const_value(const Node& n) {
@@ -44,6 +40,33 @@ void Graph::truncate(int n) {
   }
 }
 
+Status Graph::update_input(int id, int index, TensorRef src) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  if (id < 0 || id >= num_nodes()) return errors::InvalidArgument("update_input: no node ", id);
+  Node& n = nodes_[static_cast<size_t>(id)];
+  if (index < 0 || index >= static_cast<int>(n.inputs.size())) {
+    return exec::at_node(errors::InvalidArgument(n.op->name, ": has no input ", index), n.name);
+  }
+  if (src.node < 0 || src.node >= num_nodes() ||
+      src.index < 0 || src.index >= static_cast<int>(nodes_[static_cast<size_t>(src.node)].out_dtypes.size())) {
+    return exec::at_node(errors::InvalidArgument(n.op->name, ": new input ", index, " refers to a tensor that does not exist"),
+                         n.name);
+  }
+  const Node& s = nodes_[static_cast<size_t>(src.node)];
+  const DType want = nodes_[static_cast<size_t>(n.inputs[static_cast<size_t>(index)].node)]
+                         .out_dtypes[static_cast<size_t>(n.inputs[static_cast<size_t>(index)].index)];
+  const DType got = s.out_dtypes[static_cast<size_t>(src.index)];
+  if (got != want) {
+    return exec::at_node(errors::InvalidArgument(n.op->name, ": input ", index, " must stay ", dtype_name(want),
+                                                 ", got '", s.name, ":", src.index, "' of dtype ", dtype_name(got)),
+                         n.name);
+  }
+  n.inputs[static_cast<size_t>(index)] = src;
+  if (n.op->name == "Merge") n.out_shapes[0] = n.out_shapes[0].relaxed(s.out_shapes[static_cast<size_t>(src.index)]);
+  ++edits_;
+  return Status::OK();
+}
+
 Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<TensorRef> inputs,
                        std::vector<std::pair<int, int>> ranges, std::vector<AttrValue> given,
                        std::vector<bool> has_given, std::vector<int> control_inputs,
@@ -60,17 +83,17 @@ Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<Te
     for (int k = ranges[a].first; k < ranges[a].second; ++k) {
       const TensorRef& r = inputs[static_cast<size_t>(k)];
       if (r.node < 0 || r.node >= num_nodes()) {
-        return at_node(errors::InvalidArgument(op.name, ": input '", op.inputs[a].name,
+        return exec::at_node(errors::InvalidArgument(op.name, ": input '", op.inputs[a].name,
                                                "' refers to a node that does not exist"), name);
       }
       const Node& src = nodes_[static_cast<size_t>(r.node)];
       if (r.index < 0 || r.index >= static_cast<int>(src.out_dtypes.size())) {
-        return at_node(errors::InvalidArgument(op.name, ": input '", op.inputs[a].name, "' refers to output ",
+        return exec::at_node(errors::InvalidArgument(op.name, ": input '", op.inputs[a].name, "' refers to output ",
                                                r.index, " of node '", src.name, "', which has ",
                                                src.out_dtypes.size(), " outputs"), name);
       }
       if (op.inputs[a].is_ref && !src.out_is_ref[static_cast<size_t>(r.index)]) {
-        return at_node(errors::InvalidArgument(op.name, ": input '", op.inputs[a].name,
+        return exec::at_node(errors::InvalidArgument(op.name, ": input '", op.inputs[a].name,
                                                "' must be a variable reference, got '", src.name, ":",
                                                r.index, "'"), name);
       }
@@ -81,7 +104,7 @@ Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<Te
   }
   for (int c : control_inputs) {
     if (c < 0 || c >= num_nodes()) {
-      return at_node(errors::InvalidArgument(op.name, ": control input refers to a node that does not exist"), name);
+      return exec::at_node(errors::InvalidArgument(op.name, ": control input refers to a node that does not exist"), name);
     }
   }
   Node n;
@@ -90,9 +113,9 @@ Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<Te
   n.device = device;
   given.resize(op.attrs.size());
   has_given.resize(op.attrs.size(), false);
-  OPF_RETURN_IF_ERROR(at_node(infer_attrs(op, dtypes, ranges, given, has_given), name));
+  OPF_RETURN_IF_ERROR(exec::at_node(infer_attrs(op, dtypes, ranges, given, has_given), name));
   n.attrs = std::move(given);
-  OPF_RETURN_IF_ERROR(at_node(all_output_dtypes(op, n.attrs, &n.out_dtypes), name));
+  OPF_RETURN_IF_ERROR(exec::at_node(all_output_dtypes(op, n.attrs, &n.out_dtypes), name));
   for (const ArgSpec& arg : op.outputs) {
     int count = 1;
     if (arg.number_attr >= 0) count = static_cast<int>(n.attrs[arg.number_attr].i);
@@ -103,7 +126,7 @@ Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<Te
   }
   ShapeContext sc(op, shapes, values, n.attrs, ranges);
   sc.resize_outputs(static_cast<int>(n.out_dtypes.size()));
-  if (op.shape_fn) OPF_RETURN_IF_ERROR(at_node(op.shape_fn(sc), name));
+  if (op.shape_fn) OPF_RETURN_IF_ERROR(exec::at_node(op.shape_fn(sc), name));
   n.out_shapes = sc.outputs();
   n.inputs = std::move(inputs);
   n.ranges = std::move(ranges);
@@ -113,24 +136,6 @@ Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<Te
   nodes_.push_back(std::move(n));
   return Status::OK();
 }
-
-namespace {
-
-// Soft placement (TensorFlow's allow_soft_placement): a node asking for a GPU runs there when
-// this machine has that GPU and a kernel for the node's op and dtype; otherwise on the CPU.
-DeviceSpec node_device(const Node& node) {
-  DeviceSpec d;
-  if (node.device.empty() || !parse_device(node.device, &d).ok() || d.type == Device::kCPU) return DeviceSpec();
-  if (!check_device(d).ok()) return DeviceSpec();
-  const OpSpec& op = *node.op;
-  const DType dispatch = op.dispatch_attr >= 0 ? node.attrs[op.dispatch_attr].type : DType::kInvalid;
-  for (const ArgSpec& arg : op.inputs)
-    if (arg.is_ref) return DeviceSpec();  // variables live in host memory
-  if (KernelRegistry::Global().find_cached(op, d.type, dispatch) == nullptr) return DeviceSpec();
-  return d;
-}
-
-}  // namespace
 
 Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
                           const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
@@ -158,6 +163,17 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
     for (const TensorRef& r : node.inputs)
       if (!fed.count(r)) need(r.node);
     for (int c : node.control_inputs) need(c);
+  }
+  plan->version = g.version();
+  plan->edits = g.edits();
+  // Graphs with control flow run on the dataflow executor (control_flow.cc).
+  for (int id = 0; id < n; ++id) {
+    if (needed[static_cast<size_t>(id)] && is_control_flow_op(g.node(id).op->name)) {
+      std::shared_ptr<const DataflowPlan> dataflow;
+      OPF_RETURN_IF_ERROR(build_dataflow_plan(g, needed, feeds, fetches, &dataflow));
+      plan->dataflow = std::move(dataflow);
+      return Status::OK();
+    }
   }
   // Topological order over the needed nodes (Kahn's algorithm, ties by node id).
   std::vector<int> indegree(static_cast<size_t>(n), 0);
@@ -204,7 +220,7 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
     Step st;
     st.node = id;
     st.out_base = next;
-    st.device = node_device(node);
+    st.device = exec::node_device(node);
     for (size_t k = 0; k < node.out_dtypes.size(); ++k) {
       TensorRef r{id, static_cast<int>(k)};
       if (!slot.count(r)) slot[r] = next;
@@ -249,7 +265,6 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
       st.last_read.push_back(released && !st.pass_ref[k] && !st.deref[k]);
     }
   }
-  plan->version = g.version();
   return Status::OK();
 }
 
@@ -297,7 +312,7 @@ Status Session::get_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
   for (int t : targets) add('t', t, 0);
   std::lock_guard<std::mutex> lock(plans_mu_);
   auto it = plans_.find(key);
-  if (it == plans_.end() || it->second->version > graph_->version()) {
+  if (it == plans_.end() || it->second->version > graph_->version() || it->second->edits != graph_->edits()) {
     auto fresh = std::make_shared<Plan>();
     OPF_RETURN_IF_ERROR(make_plan(feeds, fetches, targets, fresh.get()));
     it = plans_.insert_or_assign(key, std::move(fresh)).first;
@@ -305,6 +320,91 @@ Status Session::get_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
   *plan = it->second;  // callers keep it alive even if another thread replaces the entry
   return Status::OK();
 }
+
+namespace exec {
+
+Status at_node(const Status& s, const std::string& node) {
+  if (s.ok()) return s;
+  return Status(s.code(), s.message() + " [[node " + node + "]]");
+}
+
+DeviceSpec node_device(const Node& node) {
+  DeviceSpec d;
+  if (node.device.empty() || !parse_device(node.device, &d).ok() || d.type == Device::kCPU) return DeviceSpec();
+  if (!check_device(d).ok()) return DeviceSpec();
+  const OpSpec& op = *node.op;
+  const DType dispatch = op.dispatch_attr >= 0 ? node.attrs[op.dispatch_attr].type : DType::kInvalid;
+  for (const ArgSpec& arg : op.inputs)
+    if (arg.is_ref) return DeviceSpec();  // variables live in host memory
+  if (KernelRegistry::Global().find_cached(op, d.type, dispatch) == nullptr) return DeviceSpec();
+  return d;
+}
+
+Status read_variable(Variable* v, const std::string& node, Tensor* out) {
+  if (v == nullptr) return exec::at_node(errors::Internal("missing variable reference"), node);
+  std::lock_guard<std::mutex> lock(v->mu);
+  if (!v->initialized) {
+    return exec::at_node(Status(Code::kFailedPrecondition, "Attempting to use uninitialized value " + v->name), node);
+  }
+  *out = v->value;
+  return Status::OK();
+}
+
+Status run_node(const Node& node, const DeviceSpec& device, std::vector<const Tensor*>& inputs,
+                const std::vector<bool>& forwardable, ExecEnv& env, Scratch& scratch) {
+  const OpSpec& op = *node.op;
+  env.forwardable_inputs = forwardable;
+  // Inputs move to where the node's kernel wants them (GPU nodes: host-memory arguments on
+  // the CPU, the rest on the GPU; CPU nodes: everything on the CPU).
+  const KernelDef* gpu_kernel = nullptr;
+  if (device.type != Device::kCPU) {
+    const DType dispatch = op.dispatch_attr >= 0 ? node.attrs[op.dispatch_attr].type : DType::kInvalid;
+    gpu_kernel = KernelRegistry::Global().find_cached(op, device.type, dispatch);
+  }
+  std::vector<Tensor>& moved = scratch.moved;
+  moved.clear();
+  moved.reserve(inputs.size());  // pointers into it must stay valid
+  for (size_t a = 0; a < node.ranges.size(); ++a) {
+    const bool host = gpu_kernel == nullptr || (a < 64 && (gpu_kernel->host_inputs >> a) & 1);
+    const DeviceSpec want = host ? DeviceSpec() : device;
+    for (int k = node.ranges[a].first; k < node.ranges[a].second; ++k) {
+      const Tensor* t = inputs[static_cast<size_t>(k)];
+      if (env.ref_inputs[static_cast<size_t>(k)] != nullptr || !t->initialized()) continue;
+      if (DeviceSpec{t->device(), t->device_index()} == want) continue;
+      moved.emplace_back();
+      OPF_RETURN_IF_ERROR(exec::at_node(copy_tensor(*t, want, &moved.back()), node.name));
+      inputs[static_cast<size_t>(k)] = &moved.back();
+      env.forwardable_inputs[static_cast<size_t>(k)] = false;
+    }
+  }
+  std::vector<const Shape*>& shapes = scratch.shapes;
+  std::vector<const Tensor*>& vals = scratch.vals;
+  shapes.clear();
+  vals.clear();
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    // A reference input is described by its variable's declared shape.
+    Variable* v = env.ref_inputs[k];
+    shapes.push_back(v != nullptr ? &v->shape : &inputs[k]->shape());
+    vals.push_back(v != nullptr || !inputs[k]->on_host() ? nullptr : inputs[k]);
+  }
+  // Fed values were checked against the declared dtypes; inputs of other nodes come from
+  // kernels that produce the declared dtypes, so attrs inferred at construction still hold.
+  ShapeContext sc(op, shapes, vals, node.attrs, node.ranges);
+  sc.resize_outputs(static_cast<int>(node.out_dtypes.size()));
+  if (op.shape_fn) OPF_RETURN_IF_ERROR(exec::at_node(op.shape_fn(sc), node.name));
+  env.node_name = &node.name;
+  env.ref_outputs.assign(node.out_dtypes.size(), nullptr);
+  const bool profile = profiling_enabled();
+  const auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  OPF_RETURN_IF_ERROR(exec::at_node(run_kernel(op, inputs, node.ranges, node.attrs, node.out_dtypes, sc, &scratch.outs,
+                                         &env, gpu_kernel ? device : DeviceSpec()),
+                              node.name));
+  if (profile) record_op_time(op.name, std::chrono::steady_clock::now() - t0);
+  moved.clear();
+  return Status::OK();
+}
+
+}  // namespace exec
 
 Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
                     const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
@@ -348,22 +448,22 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
   OPF_RETURN_IF_ERROR(get_plan(feeds, fetches, targets, &plan_ptr));
   const Plan& plan = *plan_ptr;
 
+  if (plan.dataflow) return run_dataflow(g, *plan.dataflow, resources_.get(), feeds, outputs);
+
   // Everything below is this run's own state.
   std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
   std::vector<Variable*> refs(static_cast<size_t>(plan.num_slots), nullptr);
   for (size_t i = 0; i < feeds.size(); ++i) values[static_cast<size_t>(plan.feed_slots[i])] = feeds[i].second;
 
   std::vector<const Tensor*> inputs;
-  std::vector<Tensor> outs, derefs, moved;
-  std::vector<DType> dtypes;
-  std::vector<const Shape*> shapes;
-  std::vector<const Tensor*> vals;
+  std::vector<Tensor> derefs;
+  std::vector<bool> forwardable;
+  exec::Scratch scratch;
   static const Tensor kNoTensor;
   ExecEnv env;
   env.resources = resources_.get();
   for (const Step& st : plan.steps) {
     const Node& node = g.node(st.node);
-    const OpSpec& op = *node.op;
     inputs.clear();
     derefs.clear();
     derefs.reserve(st.input_slots.size());  // pointers into it must stay valid
@@ -374,84 +474,31 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
         env.ref_inputs[k] = refs[s];
         inputs.push_back(&kNoTensor);
       } else if (st.deref[k]) {
-        Variable* v = refs[s];
-        if (v == nullptr) return at_node(errors::Internal("missing variable reference"), node.name);
-        std::lock_guard<std::mutex> lock(v->mu);
-        if (!v->initialized) {
-          return at_node(Status(Code::kFailedPrecondition,
-                                "Attempting to use uninitialized value " + v->name), node.name);
-        }
-        derefs.push_back(v->value);
+        derefs.emplace_back();
+        OPF_RETURN_IF_ERROR(exec::read_variable(refs[s], node.name, &derefs.back()));
         inputs.push_back(&derefs.back());
       } else {
         inputs.push_back(&values[s]);
       }
     }
-    // Inputs move to where the node's kernel wants them (GPU nodes: host-memory arguments on
-    // the CPU, the rest on the GPU; CPU nodes: everything on the CPU).
-    const KernelDef* gpu_kernel = nullptr;
-    if (st.device.type != Device::kCPU) {
-      const DType dispatch = op.dispatch_attr >= 0 ? node.attrs[op.dispatch_attr].type : DType::kInvalid;
-      gpu_kernel = KernelRegistry::Global().find_cached(op, st.device.type, dispatch);
-    }
-    moved.clear();
-    moved.reserve(inputs.size());
-    for (size_t a = 0; a < node.ranges.size(); ++a) {
-      const bool host = gpu_kernel == nullptr || (a < 64 && (gpu_kernel->host_inputs >> a) & 1);
-      const DeviceSpec want = host ? DeviceSpec() : st.device;
-      for (int k = node.ranges[a].first; k < node.ranges[a].second; ++k) {
-        const Tensor* t = inputs[static_cast<size_t>(k)];
-        if (env.ref_inputs[static_cast<size_t>(k)] != nullptr || !t->initialized()) continue;
-        if (DeviceSpec{t->device(), t->device_index()} == want) continue;
-        moved.emplace_back();
-        OPF_RETURN_IF_ERROR(at_node(copy_tensor(*t, want, &moved.back()), node.name));
-        inputs[static_cast<size_t>(k)] = &moved.back();
-      }
-    }
-    shapes.clear();
-    vals.clear();
+    forwardable = st.last_read;
     for (size_t k = 0; k < inputs.size(); ++k) {
-      // A reference input is described by its variable's declared shape.
-      Variable* v = env.ref_inputs[k];
-      shapes.push_back(v != nullptr ? &v->shape : &inputs[k]->shape());
-      vals.push_back(v != nullptr || !inputs[k]->on_host() ? nullptr : inputs[k]);
+      if (inputs[k] != &values[static_cast<size_t>(st.input_slots[k])]) forwardable[k] = false;
     }
-    // Fed values were checked against the declared dtypes; inputs of other nodes come from
-    // kernels that produce the declared dtypes, so attrs inferred at construction still hold.
-    ShapeContext sc(op, shapes, vals, node.attrs, node.ranges);
-    sc.resize_outputs(static_cast<int>(node.out_dtypes.size()));
-    if (op.shape_fn) OPF_RETURN_IF_ERROR(at_node(op.shape_fn(sc), node.name));
-    env.node_name = &node.name;
-    env.ref_outputs.assign(node.out_dtypes.size(), nullptr);
-    env.forwardable_inputs = st.last_read;
-    for (size_t k = 0; k < inputs.size(); ++k) {
-      if (inputs[k] != &values[static_cast<size_t>(st.input_slots[k])]) env.forwardable_inputs[k] = false;
-    }
-    const bool profile = profiling_enabled();
-    const auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    OPF_RETURN_IF_ERROR(at_node(run_kernel(op, inputs, node.ranges, node.attrs, node.out_dtypes, sc, &outs, &env,
-                                           gpu_kernel ? st.device : DeviceSpec()),
-                                node.name));
-    if (profile) record_op_time(op.name, std::chrono::steady_clock::now() - t0);
+    OPF_RETURN_IF_ERROR(exec::run_node(node, st.device, inputs, forwardable, env, scratch));
+    std::vector<Tensor>& outs = scratch.outs;
     for (size_t k = 0; k < outs.size(); ++k) {
       values[static_cast<size_t>(st.out_base) + k] = std::move(outs[k]);
       refs[static_cast<size_t>(st.out_base) + k] = env.ref_outputs[k];
     }
-    inputs.clear();
-    derefs.clear();
-    moved.clear();
     for (int s : st.release) values[static_cast<size_t>(s)] = Tensor();
   }
   outputs->clear();
   for (size_t i = 0; i < fetches.size(); ++i) {
     const size_t s = static_cast<size_t>(plan.fetch_slots[i]);
     if (refs[s] != nullptr && !values[s].initialized()) {
-      Variable* v = refs[s];
-      std::lock_guard<std::mutex> lock(v->mu);
-      if (!v->initialized) {
-        return Status(Code::kFailedPrecondition, "Attempting to use uninitialized value " + v->name);
-      }
-      outputs->push_back(v->value);
+      outputs->emplace_back();
+      OPF_RETURN_IF_ERROR(exec::read_variable(refs[s], g.node(fetches[i].node).name, &outputs->back()));
     } else {
       outputs->push_back(values[s]);
     }

@@ -58,6 +58,12 @@ class Graph {
   // Removes the nodes with id >= n (undoing a failed import); sessions never ran them.
   void truncate(int n);
   uint64_t version() const { return nodes_.size(); }
+  // Replaces input `index` (flattened) of a node by src, which must have the same dtype: how
+  // a loop's Merge gets its NextIteration back edge, made after the Merge. Sessions rebuild
+  // the plans that were made before (edits() counts these changes). A Merge's output shape
+  // is relaxed to cover the new input.
+  Status update_input(int node, int index, TensorRef src);
+  uint64_t edits() const { return edits_; }
 
   // Readers (Session::run, lookups from Python) hold this shared; add_node and truncate
   // take it exclusively, so a graph may grow while other threads run it.
@@ -67,7 +73,15 @@ class Graph {
   mutable std::shared_mutex mu_;
   std::vector<Node> nodes_;
   std::unordered_map<std::string, int> by_name_;
+  uint64_t edits_ = 0;
 };
+
+// Whether op is one of TensorFlow 1's control-flow ops (Switch, Merge, Enter, Exit,
+// NextIteration, LoopCond, ControlTrigger): a graph that runs one needs the dataflow executor.
+bool is_control_flow_op(const std::string& op);
+
+// The plan of a graph with control flow (control_flow.cc).
+struct DataflowPlan;
 
 // Per-op-type kernel time of Session runs, while enabled (of.config.experimental profiling and
 // the benchmarks): op name -> (kernel runs, nanoseconds). Enabling clears the totals.
@@ -113,7 +127,8 @@ class Session {
     DeviceSpec device;
   };
   struct Plan {
-    uint64_t version = 0;
+    uint64_t version = 0, edits = 0;
+    std::shared_ptr<const DataflowPlan> dataflow;  // set for graphs with control flow
     std::vector<Step> steps;
     int num_slots = 0;
     std::vector<int> feed_slots, fetch_slots;

@@ -50,6 +50,13 @@ struct OpSpec {
   ShapeFn shape_fn;        // empty: shapes come from the kernel (not used by spine ops)
   std::string library;     // "" for built-in ops, else the op library that registered it
 
+  // The index of the attr called name, or -1.
+  int attr_index(const std::string& attr_name) const {
+    for (size_t i = 0; i < attrs.size(); ++i)
+      if (attrs[i].name == attr_name) return static_cast<int>(i);
+    return -1;
+  }
+
   // Kernel lookups cached per dispatch dtype (see KernelRegistry::find_cached).
   struct KernelCache {
     uint64_t generation = ~uint64_t{0};

@@ -34,6 +34,11 @@ class Shape {
   }
   bool operator!=(const Shape& o) const { return !(*this == o); }
   std::string to_string() const;  // "[2,3]", "[?,3]", "<unknown>"
+  // The most specific shape both this and o have: equal dims stay, differing dims become
+  // unknown, differing ranks an unknown rank (what a value that is either has).
+  Shape relaxed(const Shape& o) const;
+  // Whether a value of shape `value` may stand where this (partially known) shape is declared.
+  bool is_compatible_with(const Shape& value) const;
 
  private:
   std::vector<int64_t> dims_;
