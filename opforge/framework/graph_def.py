@@ -253,7 +253,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if src not in by_name:
             raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{k}]")
         mapped[(src, idx)] = v
-    # Check every node and order them (inputs first) before touching the graph.
+    # Check every node and order them (inputs first) before touching the graph. A loop's back
+    # edges (NextIteration -> Merge) are left out of the order and made last.
     specs = {}
     deps: dict[str, list[str]] = {}
     for nd in nodes:
@@ -270,7 +271,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                 continue
             if src not in by_name:
                 raise _bad(nd.name, nd.op, f"input '{inp}' refers to a node that is not in the GraphDef")
-            d.append(src)
+            if not _is_back_edge(nd, by_name[src], idx):
+                d.append(src)
         deps[nd.name] = d
     order, state = [], {}
     for nd in nodes:
@@ -326,9 +328,17 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     return out
 
 
+def _is_back_edge(nd, src_nd, idx) -> bool:
+    """Whether input (src_nd, idx) of nd closes a loop: a Merge reading a NextIteration."""
+    return idx >= 0 and nd.op == "Merge" and src_nd.op == "NextIteration"
+
+
 def _build(graph, prepared, mapped, created, full):
+    back_edges = []  # (Merge op, flattened input, source node, output)
+    by_name = {nd.name: nd for nd, _, _ in prepared}
     for nd, spec, attrs in prepared:
         data, control = [], []
+        pending_back = []
         for inp in nd.input:
             src, idx = _parse_input(inp)
             if idx < 0:
@@ -337,6 +347,9 @@ def _build(graph, prepared, mapped, created, full):
                 control.append(created[src])
             elif (src, idx) in mapped:
                 data.append(mapped[(src, idx)])
+            elif src in by_name and _is_back_edge(nd, by_name[src], idx) and src not in created:
+                pending_back.append((len(data), src, idx))
+                data.append(None)  # for now, another input of the Merge stands in
             else:
                 outs = created[src].outputs
                 if idx >= len(outs):
@@ -361,6 +374,12 @@ def _build(graph, prepared, mapped, created, full):
                 pos += 1
         if pos != len(data):
             raise _bad(nd.name, nd.op, f"{len(data)} inputs given, the op takes {pos}")
+        if pending_back:
+            stand_in = next((t for t in data if t is not None), None)
+            if stand_in is None:
+                raise _bad(nd.name, nd.op, "a Merge needs an input that is not a NextIteration back edge")
+            grouped = [[stand_in if t is None else t for t in g] if isinstance(g, list) else g for g in grouped]
+            data = [stand_in if t is None else t for t in data]
         for t in data:
             if not isinstance(t, GraphTensor) or t.graph is not graph:
                 raise _bad(nd.name, nd.op, "input_map values must be tensors of the target graph")
@@ -369,6 +388,12 @@ def _build(graph, prepared, mapped, created, full):
         # create_op's errors already name the node (its name in the target graph).
         created[nd.name] = graph.create_op(nd.op, grouped, attrs, name=full[nd.name],
                                            control_inputs=control, exact_name=True)
+        back_edges.extend((created[nd.name], k, src, idx) for k, src, idx in pending_back)
+    for merge, k, src, idx in back_edges:
+        outs = created[src].outputs
+        if idx >= len(outs):
+            raise _bad(merge.name, "Merge", f"input '{src}:{idx}': node '{src}' has {len(outs)} outputs")
+        graph._update_input(merge, k, outs[idx])
 
 
 # ------------------------------------------------------------------------- files

@@ -50,6 +50,7 @@ std::string dtype_name(DType dt) {
     case DType::kBool: return "bool";
     case DType::kBFloat16: return "bfloat16";
     case DType::kHalf: return "float16";
+    case DType::kVariant: return "variant";
     default: {
       std::ostringstream os;
       os << "dtype(" << static_cast<int>(dt) << ")";
@@ -127,6 +128,14 @@ Status allocate_cpu(size_t nbytes, std::shared_ptr<Buffer>* out) {
 
 Status Tensor::Allocate(DType dtype, Shape shape, Tensor* out) {
   return Allocate(dtype, std::move(shape), Device::kCPU, 0, out);
+}
+
+Tensor Tensor::FromVariant(std::shared_ptr<const Variant> value) {
+  Tensor t;
+  t.dtype_ = DType::kVariant;
+  t.num_elements_ = 1;
+  t.variant_ = std::move(value);
+  return t;
 }
 
 Tensor Tensor::FromBuffer(DType dtype, Shape shape, std::shared_ptr<Buffer> buffer) {

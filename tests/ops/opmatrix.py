@@ -113,11 +113,15 @@ def fixed_data_type(op) -> str | None:
     return fixed.pop()
 
 
+# Dtypes that hold no numbers (a variant is a TensorList handle): no random data, no reference.
+NON_NUMERIC = ("variant",)
+
+
 def dispatch_dtypes(op) -> tuple[str, ...]:
     fixed = fixed_data_type(op)
     if fixed:
         return (fixed,)
-    return tuple(op.attr(dispatch_attr(op)).allowed)
+    return tuple(d for d in op.attr(dispatch_attr(op)).allowed if d not in NON_NUMERIC)
 
 
 def data_inputs(op) -> list:

@@ -22,7 +22,10 @@ MAX_CONSTANT_BYTES = 10 * 1024 * 1024
 
 # Ops whose value is not a function of their inputs alone, besides the stateful ones.
 _NEVER_FOLD = {"Placeholder", "PlaceholderWithDefault", "Const", "NoOp", "VariableV2", "Assign",
-               "AssignAdd", "AssignSub"}
+               "AssignAdd", "AssignSub",
+               # Control flow: a value's liveness and frame are not constants (a folded Enter
+               # would leave its loop).
+               "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "ControlTrigger"}
 
 
 def _foldable_op(view: GraphView, nd) -> bool:

@@ -21,6 +21,7 @@ enum class DType : int32_t {
   kBool = 10,
   kBFloat16 = 14,
   kHalf = 19,
+  kVariant = 21,  // a scalar holding a C++ object (a TensorList): see Tensor::FromVariant
 };
 
 // Byte size of one element; 0 for a dtype the runtime cannot hold.
@@ -49,6 +50,9 @@ OPF_DTYPE_OF(int64_t, kInt64)
 OPF_DTYPE_OF(bool, kBool)
 OPF_DTYPE_OF(bfloat16, kBFloat16)
 OPF_DTYPE_OF(half, kHalf)
+// Kernels registered for this tag handle variant tensors (they only pass them along).
+struct VariantTag {};
+OPF_DTYPE_OF(VariantTag, kVariant)
 #undef OPF_DTYPE_OF
 
 // Calls fn(T{}) with T the C++ type of dt; returns false if dt is not a runtime dtype.

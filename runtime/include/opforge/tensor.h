@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "opforge/dtype.h"
 #include "opforge/shape.h"
@@ -42,6 +43,14 @@ class Buffer {
 
 constexpr size_t kTensorAlignment = 64;
 
+// What a variant tensor holds (TensorFlow's DT_VARIANT): an immutable C++ object shared by
+// the tensors that pass it along, e.g. a TensorList.
+class Variant {
+ public:
+  virtual ~Variant() = default;
+  virtual std::string type_name() const = 0;
+};
+
 // Allocates nbytes on the CPU, aligned to kTensorAlignment. Fails with ResourceExhausted.
 Status allocate_cpu(size_t nbytes, std::shared_ptr<Buffer>* out);
 
@@ -76,12 +85,17 @@ class Tensor {
   const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
   // A tensor over an existing buffer (which must hold the shape's bytes).
   static Tensor FromBuffer(DType dtype, Shape shape, std::shared_ptr<Buffer> buffer);
+  // A scalar variant tensor holding value.
+  static Tensor FromVariant(std::shared_ptr<const Variant> value);
+  // The object of a variant tensor (nullptr for other tensors).
+  const std::shared_ptr<const Variant>& variant() const { return variant_; }
 
  private:
   DType dtype_ = DType::kInvalid;
   Shape shape_;
   int64_t num_elements_ = 0;
   std::shared_ptr<Buffer> buffer_;
+  std::shared_ptr<const Variant> variant_;
 };
 
 // Reads an int32 or int64 tensor of rank 0 or 1 as int64 values.

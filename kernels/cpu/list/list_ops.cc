@@ -1,0 +1,371 @@
+// TensorList ops (TensorFlow's list_ops): a variant tensor holding a list of tensors, as
+// TF2's while loops lower to in a frozen graph (RNN inputs read with TensorListGetItem,
+// outputs collected with TensorListSetItem and TensorListStack).
+//
+// A list is immutable once a kernel has produced it: SetItem, PushBack and PopBack return a
+// new list that shares the element tensors (which are immutable too) with the old one.
+#include <cstring>
+
+#include "cpu/array/array_util.h"
+#include "cpu/cpu_util.h"
+#include "opforge/ops/list/empty_tensor_list.h"
+#include "opforge/ops/list/tensor_list_element_shape.h"
+#include "opforge/ops/list/tensor_list_from_tensor.h"
+#include "opforge/ops/list/tensor_list_get_item.h"
+#include "opforge/ops/list/tensor_list_length.h"
+#include "opforge/ops/list/tensor_list_pop_back.h"
+#include "opforge/ops/list/tensor_list_push_back.h"
+#include "opforge/ops/list/tensor_list_reserve.h"
+#include "opforge/ops/list/tensor_list_set_item.h"
+#include "opforge/ops/list/tensor_list_stack.h"
+
+namespace opforge {
+namespace {
+
+class TensorList : public Variant {
+ public:
+  std::string type_name() const override { return "tensorflow::TensorList"; }
+
+  DType element_dtype = DType::kInvalid;
+  Shape element_shape = Shape::UnknownRank();  // what every element is compatible with
+  int64_t max_num_elements = -1;               // -1: no limit
+  std::vector<Tensor> elements;                // an uninitialized tensor: not set yet
+};
+
+// An element_shape tensor: the scalar -1 is an unknown rank, else a vector with -1 for
+// unknown dims.
+Status parse_element_shape(const KernelContext& ctx, const Tensor& t, Shape* out) {
+  std::vector<int64_t> dims;
+  OPF_RETURN_IF_ERROR(read_int_vector(t, &dims));
+  if (t.rank() == 0) {
+    if (dims[0] != -1) return ctx.error("a scalar element_shape must be -1 (unknown rank), got ", dims[0]);
+    *out = Shape::UnknownRank();
+    return Status::OK();
+  }
+  if (t.rank() != 1) return ctx.error("element_shape must be a scalar or a vector, got shape ", t.shape().to_string());
+  for (int64_t d : dims) {
+    if (d < -1) return ctx.error("element_shape has an invalid dimension ", d);
+  }
+  *out = Shape(dims);
+  return Status::OK();
+}
+
+// The most specific shape that is both a and b; an error when they conflict.
+Status merge_shapes(const KernelContext& ctx, const Shape& a, const Shape& b, Shape* out) {
+  if (a.unknown_rank()) {
+    *out = b;
+    return Status::OK();
+  }
+  if (b.unknown_rank()) {
+    *out = a;
+    return Status::OK();
+  }
+  if (a.rank() != b.rank()) return ctx.error("incompatible shapes ", a.to_string(), " and ", b.to_string());
+  std::vector<int64_t> dims = a.dims();
+  for (int i = 0; i < a.rank(); ++i) {
+    if (dims[i] < 0) dims[i] = b.dim(i);
+    else if (b.dim(i) >= 0 && b.dim(i) != dims[i]) {
+      return ctx.error("incompatible shapes ", a.to_string(), " and ", b.to_string());
+    }
+  }
+  *out = Shape(dims);
+  return Status::OK();
+}
+
+Status input_list(const KernelContext& ctx, const Tensor& handle, DType element_dtype, const TensorList** out) {
+  const auto* list = dynamic_cast<const TensorList*>(handle.variant().get());
+  if (list == nullptr) return ctx.error("input_handle is not a TensorList");
+  if (element_dtype != DType::kInvalid && list->element_dtype != element_dtype) {
+    return ctx.error("Invalid data types; op elements ", dtype_name(element_dtype), " but list elements ",
+                     dtype_name(list->element_dtype));
+  }
+  *out = list;
+  return Status::OK();
+}
+
+void set_list_output(KernelContext& ctx, int i, std::shared_ptr<TensorList> list) {
+  ctx.output(i) = Tensor::FromVariant(std::move(list));
+}
+
+Status zeros(DType dtype, const Shape& shape, Tensor* out) {
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(dtype, shape, out));
+  if (out->nbytes() > 0) std::memset(out->raw_data(), 0, out->nbytes());
+  return Status::OK();
+}
+
+// The value of element i: the tensor set there, or zeros of a fully known element shape
+// (the list's merged with the one the op was given).
+Status read_element(const KernelContext& ctx, const TensorList& list, int64_t i, const Shape& given, Tensor* out) {
+  const Tensor& t = list.elements[static_cast<size_t>(i)];
+  if (t.initialized()) {
+    *out = t;
+    return Status::OK();
+  }
+  Shape shape;
+  OPF_RETURN_IF_ERROR(merge_shapes(ctx, list.element_shape, given, &shape));
+  if (!shape.fully_defined()) {
+    return ctx.error("Trying to read an uninitialized tensor but element_shape is not fully defined: ",
+                     shape.to_string(), " (element ", i, ")");
+  }
+  return zeros(list.element_dtype, shape, out);
+}
+
+Status check_item(const KernelContext& ctx, const TensorList& list, const Tensor& item) {
+  if (!list.element_shape.is_compatible_with(item.shape())) {
+    return ctx.error("Tried to set a tensor with incompatible shape at a list index. Item element shape: ",
+                     item.shape().to_string(), " list shape: ", list.element_shape.to_string());
+  }
+  return Status::OK();
+}
+
+// ---- shape functions (graph construction): handles are scalars
+
+Status known_element_shape(const ShapeContext& c, int arg, Shape* out) {
+  const Tensor* v = c.input_value(arg);
+  *out = Shape::UnknownRank();
+  if (v == nullptr) return Status::OK();
+  std::vector<int64_t> dims;
+  OPF_RETURN_IF_ERROR(read_int_vector(*v, &dims));
+  if (v->rank() == 1) *out = Shape(dims);
+  return Status::OK();
+}
+
+Status HandleShape(ShapeContext& c) {
+  c.set_output(0, Shape({}));
+  return Status::OK();
+}
+
+Status GetItemShape(ShapeContext& c) {
+  Shape s;
+  OPF_RETURN_IF_ERROR(known_element_shape(c, 2, &s));
+  c.set_output(0, s);
+  return Status::OK();
+}
+
+Status PopBackShape(ShapeContext& c) {
+  Shape s;
+  OPF_RETURN_IF_ERROR(known_element_shape(c, 1, &s));
+  c.set_output(0, Shape({}));
+  c.set_output(1, s);
+  return Status::OK();
+}
+
+Status StackShape(ShapeContext& c) {
+  Shape s;
+  OPF_RETURN_IF_ERROR(known_element_shape(c, 1, &s));
+  if (s.unknown_rank()) {
+    c.set_output(0, s);
+    return Status::OK();
+  }
+  std::vector<int64_t> dims{c.attr(1).i};
+  dims.insert(dims.end(), s.dims().begin(), s.dims().end());
+  c.set_output(0, Shape(dims));
+  return Status::OK();
+}
+
+Status ElementShapeShape(ShapeContext& c) {
+  c.set_output(0, Shape({-1}));
+  return Status::OK();
+}
+
+const array::CustomShape reserve_shape("TensorListReserve", HandleShape);
+const array::CustomShape empty_shape("EmptyTensorList", HandleShape);
+const array::CustomShape from_tensor_shape("TensorListFromTensor", HandleShape);
+const array::CustomShape set_item_shape("TensorListSetItem", HandleShape);
+const array::CustomShape push_back_shape("TensorListPushBack", HandleShape);
+const array::CustomShape get_item_shape("TensorListGetItem", GetItemShape);
+const array::CustomShape pop_back_shape("TensorListPopBack", PopBackShape);
+const array::CustomShape stack_shape("TensorListStack", StackShape);
+const array::CustomShape element_shape_shape("TensorListElementShape", ElementShapeShape);
+
+// ---- kernels. The element dtype selects none of the work (elements are moved or copied as
+// bytes): the kernels are registered for every dtype without per-type code.
+
+template <typename T>
+Status TensorListReserveCpu(ops::TensorListReserveArgs& a) {
+  auto list = std::make_shared<TensorList>();
+  list->element_dtype = a.element_dtype;
+  OPF_RETURN_IF_ERROR(parse_element_shape(a.ctx, a.element_shape, &list->element_shape));
+  const int64_t n = a.num_elements.scalar<int32_t>();
+  if (n < 0) return a.ctx.error("The num_elements to reserve must be a non negative number, but got ", n);
+  list->elements.resize(static_cast<size_t>(n));
+  set_list_output(a.ctx, 0, std::move(list));
+  return Status::OK();
+}
+
+template <typename T>
+Status EmptyTensorListCpu(ops::EmptyTensorListArgs& a) {
+  auto list = std::make_shared<TensorList>();
+  list->element_dtype = a.element_dtype;
+  OPF_RETURN_IF_ERROR(parse_element_shape(a.ctx, a.element_shape, &list->element_shape));
+  list->max_num_elements = a.max_num_elements.scalar<int32_t>();
+  if (list->max_num_elements < -1) {
+    return a.ctx.error("max_num_elements must be -1 (no limit) or non-negative, got ", list->max_num_elements);
+  }
+  set_list_output(a.ctx, 0, std::move(list));
+  return Status::OK();
+}
+
+template <typename T>
+Status TensorListFromTensorCpu(ops::TensorListFromTensorArgs& a) {
+  const Tensor& t = a.tensor;
+  if (t.rank() < 1) return a.ctx.error("tensor must be at least a vector, got shape ", t.shape().to_string());
+  auto list = std::make_shared<TensorList>();
+  list->element_dtype = a.element_dtype;
+  Shape given;
+  OPF_RETURN_IF_ERROR(parse_element_shape(a.ctx, a.element_shape, &given));
+  const Shape element(std::vector<int64_t>(t.shape().dims().begin() + 1, t.shape().dims().end()));
+  if (!given.is_compatible_with(element)) {
+    return a.ctx.error("Specified a list with shape ", given.to_string(), " from a tensor with shape ",
+                       t.shape().to_string());
+  }
+  list->element_shape = given;
+  const int64_t n = t.dim(0);
+  const size_t bytes = static_cast<size_t>(element.num_elements()) * dtype_size(t.dtype());
+  list->elements.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    Tensor& e = list->elements[static_cast<size_t>(i)];
+    OPF_RETURN_IF_ERROR(Tensor::Allocate(t.dtype(), element, &e));
+    if (bytes > 0) std::memcpy(e.raw_data(), static_cast<const char*>(t.raw_data()) + static_cast<size_t>(i) * bytes, bytes);
+  }
+  set_list_output(a.ctx, 0, std::move(list));
+  return Status::OK();
+}
+
+template <typename T>
+Status TensorListGetItemCpu(ops::TensorListGetItemArgs& a) {
+  const TensorList* list;
+  OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, a.element_dtype, &list));
+  const int64_t i = a.index.scalar<int32_t>();
+  const int64_t n = static_cast<int64_t>(list->elements.size());
+  if (i < 0 || i >= n) return a.ctx.error("Trying to access element ", i, " in a list with ", n, " elements.");
+  Shape given;
+  OPF_RETURN_IF_ERROR(parse_element_shape(a.ctx, a.element_shape, &given));
+  return read_element(a.ctx, *list, i, given, &a.ctx.output(0));
+}
+
+template <typename T>
+Status TensorListSetItemCpu(ops::TensorListSetItemArgs& a) {
+  const TensorList* in;
+  OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, a.element_dtype, &in));
+  const int64_t i = a.index.scalar<int32_t>();
+  const int64_t n = static_cast<int64_t>(in->elements.size());
+  if (i < 0 || (i >= n && !a.resize_if_index_out_of_bounds)) {
+    return a.ctx.error("Trying to modify element ", i, " in a list with ", n, " elements.");
+  }
+  OPF_RETURN_IF_ERROR(check_item(a.ctx, *in, a.item));
+  auto list = std::make_shared<TensorList>(*in);
+  if (i >= n) list->elements.resize(static_cast<size_t>(i) + 1);
+  list->elements[static_cast<size_t>(i)] = a.item;
+  set_list_output(a.ctx, 0, std::move(list));
+  return Status::OK();
+}
+
+template <typename T>
+Status TensorListPushBackCpu(ops::TensorListPushBackArgs& a) {
+  const TensorList* in;
+  OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, a.element_dtype, &in));
+  OPF_RETURN_IF_ERROR(check_item(a.ctx, *in, a.tensor));
+  if (in->max_num_elements >= 0 && static_cast<int64_t>(in->elements.size()) >= in->max_num_elements) {
+    return a.ctx.error("Tried to push item into a full list, list size: ", in->elements.size(),
+                       ", max_num_elements: ", in->max_num_elements);
+  }
+  auto list = std::make_shared<TensorList>(*in);
+  list->elements.push_back(a.tensor);
+  set_list_output(a.ctx, 0, std::move(list));
+  return Status::OK();
+}
+
+template <typename T>
+Status TensorListPopBackCpu(ops::TensorListPopBackArgs& a) {
+  const TensorList* in;
+  OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, a.element_dtype, &in));
+  if (in->elements.empty()) return a.ctx.error("Trying to pop from an empty list.");
+  Shape given;
+  OPF_RETURN_IF_ERROR(parse_element_shape(a.ctx, a.element_shape, &given));
+  OPF_RETURN_IF_ERROR(read_element(a.ctx, *in, static_cast<int64_t>(in->elements.size()) - 1, given, &a.ctx.output(1)));
+  auto list = std::make_shared<TensorList>(*in);
+  list->elements.pop_back();
+  set_list_output(a.ctx, 0, std::move(list));
+  return Status::OK();
+}
+
+template <typename T>
+Status TensorListStackCpu(ops::TensorListStackArgs& a) {
+  const TensorList* list;
+  OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, a.element_dtype, &list));
+  const int64_t n = static_cast<int64_t>(list->elements.size());
+  if (a.num_elements != -1 && a.num_elements != n) {
+    return a.ctx.error("Operation expected a list with ", a.num_elements, " elements but got a list with ", n,
+                       " elements.");
+  }
+  Shape given, shape;
+  OPF_RETURN_IF_ERROR(parse_element_shape(a.ctx, a.element_shape, &given));
+  OPF_RETURN_IF_ERROR(merge_shapes(a.ctx, list->element_shape, given, &shape));
+  for (const Tensor& e : list->elements) {  // the set elements fix the shape
+    if (!e.initialized()) continue;
+    if (shape.fully_defined() && !(e.shape() == shape)) {
+      return a.ctx.error("Incompatible shapes during merge: ", shape.to_string(), " vs. ", e.shape().to_string());
+    }
+    OPF_RETURN_IF_ERROR(merge_shapes(a.ctx, shape, e.shape(), &shape));
+  }
+  if (!shape.fully_defined()) {
+    return a.ctx.error("Tried to stack elements of an empty list with non-fully-defined element_shape: ",
+                       shape.to_string());
+  }
+  std::vector<int64_t> dims{n};
+  dims.insert(dims.end(), shape.dims().begin(), shape.dims().end());
+  Tensor& out = a.ctx.output(0);
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(list->element_dtype, Shape(dims), &out));
+  const size_t bytes = static_cast<size_t>(shape.num_elements()) * dtype_size(list->element_dtype);
+  for (int64_t i = 0; i < n; ++i) {
+    char* dst = static_cast<char*>(out.raw_data()) + static_cast<size_t>(i) * bytes;
+    const Tensor& e = list->elements[static_cast<size_t>(i)];
+    if (bytes == 0) continue;
+    if (e.initialized()) std::memcpy(dst, e.raw_data(), bytes);
+    else std::memset(dst, 0, bytes);
+  }
+  return Status::OK();
+}
+
+Status TensorListLengthCpu(ops::TensorListLengthArgs& a) {
+  const TensorList* list;
+  OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, DType::kInvalid, &list));
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt32, Shape({}), &a.ctx.output(0)));
+  a.ctx.output(0).data<int32_t>()[0] = static_cast<int32_t>(list->elements.size());
+  return Status::OK();
+}
+
+template <typename T>
+Status TensorListElementShapeCpu(ops::TensorListElementShapeArgs& a) {
+  const TensorList* list;
+  OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, DType::kInvalid, &list));
+  const Shape& s = list->element_shape;
+  Tensor& out = a.ctx.output(0);
+  const Shape out_shape = s.unknown_rank() ? Shape({}) : Shape({static_cast<int64_t>(s.rank())});
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(a.shape_type, out_shape, &out));
+  const std::vector<int64_t> dims = s.unknown_rank() ? std::vector<int64_t>{-1} : s.dims();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (a.shape_type == DType::kInt32) out.data<int32_t>()[i] = static_cast<int32_t>(dims[i]);
+    else out.data<int64_t>()[i] = dims[i];
+  }
+  return Status::OK();
+}
+
+#define OPF_ALL bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double
+
+}  // namespace
+
+// Outputs are sized by the lists' contents: the kernels allocate them.
+OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListReserve, CPU, TensorListReserveCpu, int32_t, int64_t)
+OPFORGE_REGISTER_FORWARDING_KERNEL(EmptyTensorList, CPU, EmptyTensorListCpu, int32_t, int64_t)
+OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListFromTensor, CPU, TensorListFromTensorCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListGetItem, CPU, TensorListGetItemCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListSetItem, CPU, TensorListSetItemCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListPushBack, CPU, TensorListPushBackCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListPopBack, CPU, TensorListPopBackCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListStack, CPU, TensorListStackCpu, OPF_ALL)
+OPFORGE_REGISTER_UNTYPED_KERNEL(TensorListLength, CPU, TensorListLengthCpu)
+OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListElementShape, CPU, TensorListElementShapeCpu, int32_t, int64_t)
+
+}  // namespace opforge
