@@ -153,6 +153,7 @@ class Graph:
         self._specs: dict[str, dict] = {}
         self._lock = threading.RLock()
         self._finalized = False
+        self._cf_context = None  # the cond branch or loop being built (control_flow.py)
 
     # ---- context
     @contextlib.contextmanager
@@ -304,6 +305,10 @@ class Graph:
                 node_name = self.unique_name(name or op_type)
             if not _VALID_NAME.match(node_name):
                 raise InvalidArgumentError(f"'{node_name}' is not a valid node name", op_type)
+            ctx = self._cf_context
+            if ctx is not None:  # a cond branch or loop body: outside tensors are routed in
+                inputs = [[ctx.process_input(t) for t in v] if isinstance(v, (list, tuple))
+                          else ctx.process_input(v) for v in inputs]
             refs = []
             for v in inputs:
                 refs.append([t._ref() for t in v] if isinstance(v, (list, tuple)) else v._ref())
@@ -311,12 +316,28 @@ class Graph:
             for group in self._control_stack:
                 control.extend(group)
             control.extend(control_inputs)
+            if ctx is not None:
+                control = [ctx.process_control(c) for c in control]
+                has_inputs = any(len(v) if isinstance(v, (list, tuple)) else True for v in inputs)
+                if not has_inputs and ctx.pivot is not None and not any(ctx.contains(c) for c in control):
+                    control.append(ctx.pivot.op)  # a constant runs in the branch or iteration
+            control = [c for c in control if c is not None]
             ctrl_ids = sorted({c._id for c in control})
             device = self._device_stack[-1] if self._device_stack else ""
             nid = self._c.add_node(node_name, handle, refs, attrs, ctrl_ids, device)
             op = Operation(self, nid)
+            op._cf_context = ctx
             self._ops.append(op)
             return op
+
+    def _set_shape(self, tensor: GraphTensor, shape) -> None:
+        """Declares a less specific (compatible) static shape for tensor: a loop variable's
+        shape invariant."""
+        ts = TensorShape(shape)
+        dims = [-1 if d is None else int(d) for d in ts.as_list()] if ts.rank is not None else None
+        with self._lock:
+            self._c.set_output_shape(tensor.op._id, tensor.value_index, dims)
+            tensor._shape = TensorShape(shape)
 
     def _update_input(self, op: Operation, index: int, tensor: GraphTensor) -> None:
         """Replaces flattened input ``index`` of ``op`` by ``tensor`` (same dtype): a loop's

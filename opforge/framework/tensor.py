@@ -43,6 +43,14 @@ class TensorShape:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self._dims)
 
+    def is_compatible_with(self, other) -> bool:
+        """Whether a value could have both shapes (unknown dims and ranks match anything)."""
+        other = other if isinstance(other, TensorShape) else TensorShape(other)
+        if self._dims is None or other._dims is None:
+            return True
+        return len(self._dims) == len(other._dims) and all(
+            a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
+
     def is_fully_defined(self) -> bool:
         return self._dims is not None and all(d is not None for d in self._dims)
 

@@ -4,6 +4,7 @@
 // generated wrapper calls once. Inputs that are already Tensors and attrs of plain Python
 // types are converted here without touching Python code; anything else (NumPy arrays, Python
 // scalars, dtype objects) goes through hooks that the Python package installs at import.
+#include <optional>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -589,6 +590,11 @@ PYBIND11_MODULE(_C, m) {
              check(g.update_input(node, index, TensorRef{src.first, src.second}), "");
            },
            py::arg("node"), py::arg("index"), py::arg("src"))
+      .def("set_output_shape",
+           [](Graph& g, int node, int index, std::optional<std::vector<int64_t>> dims) {
+             check(g.set_output_shape(node, index, dims ? Shape(*dims) : Shape::UnknownRank()), "");
+           },
+           py::arg("node"), py::arg("index"), py::arg("dims"))
       .def_property_readonly("num_nodes", [](const Graph& g) {
         std::shared_lock<std::shared_mutex> lock(g.mutex());
         return g.num_nodes();

@@ -67,6 +67,23 @@ Status Graph::update_input(int id, int index, TensorRef src) {
   return Status::OK();
 }
 
+Status Graph::set_output_shape(int id, int index, const Shape& shape) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  if (id < 0 || id >= num_nodes()) return errors::InvalidArgument("set_output_shape: no node ", id);
+  Node& n = nodes_[static_cast<size_t>(id)];
+  if (index < 0 || index >= static_cast<int>(n.out_shapes.size())) {
+    return exec::at_node(errors::InvalidArgument(n.op->name, ": has no output ", index), n.name);
+  }
+  if (!shape.is_compatible_with(n.out_shapes[static_cast<size_t>(index)])) {
+    return exec::at_node(errors::InvalidArgument(n.op->name, ": output ", index, " has shape ",
+                                                 n.out_shapes[static_cast<size_t>(index)].to_string(),
+                                                 ", which is not compatible with ", shape.to_string()),
+                         n.name);
+  }
+  n.out_shapes[static_cast<size_t>(index)] = shape;
+  return Status::OK();
+}
+
 Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<TensorRef> inputs,
                        std::vector<std::pair<int, int>> ranges, std::vector<AttrValue> given,
                        std::vector<bool> has_given, std::vector<int> control_inputs,

@@ -64,6 +64,9 @@ class Graph {
   // is relaxed to cover the new input.
   Status update_input(int node, int index, TensorRef src);
   uint64_t edits() const { return edits_; }
+  // Declares output `index` of a node to have `shape`, which must be compatible with what is
+  // known: a loop variable's shape invariant (less specific than its first value's shape).
+  Status set_output_shape(int node, int index, const Shape& shape);
 
   // Readers (Session::run, lookups from Python) hold this shared; add_node and truncate
   // take it exclusively, so a graph may grow while other threads run it.
