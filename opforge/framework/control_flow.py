@@ -82,6 +82,7 @@ class _Context:
         self.outer = outer
         self.pivot = None
         self._routed: dict[int, GraphTensor] = {}
+        self._sources: dict[int, GraphTensor] = {}
         self._own: set[int] = set()  # ids of the ops built in this context
 
     def contains(self, op) -> bool:
@@ -107,7 +108,12 @@ class _Context:
                 self.graph._cf_context = saved
             routed.op._cf_context = self
             self._routed[key] = routed
+            self._sources[key] = t
         return routed
+
+    def routed_pairs(self):
+        """(outside tensor, its value inside) for each tensor routed in so far."""
+        return [(self._sources[k], self._routed[k]) for k in self._routed]
 
     def _route(self, t: GraphTensor) -> GraphTensor:
         raise NotImplementedError  # each context kind routes its own way
@@ -414,7 +420,8 @@ def _while_graph(cond_fn, body_fn, structure, single, shape_invariants, parallel
             e.op._cf_context = outer  # an Exit's value is outside the loop
         for m, n in zip(merges, nexts):
             graph._update_input(m.op, 1, n)
-        loop = _WhileLoop(ctx, flat, enters, merges, switches, body_in, flat_next, exits, counted, back_prop)
+        loop = _WhileLoop(ctx, flat, enters, merges, switches, body_in, flat_next, exits, counted, back_prop,
+                          loop_cond)
         for e in exits:
             e.op._while_loop = loop
     results = exits[1:] if counted else exits
@@ -427,10 +434,51 @@ def _while_graph(cond_fn, body_fn, structure, single, shape_invariants, parallel
 class _WhileLoop:
     """What a loop's gradient needs to know of the loop (kept on its Exit ops)."""
 
-    def __init__(self, ctx, inputs, enters, merges, switches, body_in, body_out, exits, counted, back_prop):
+    def __init__(self, ctx, inputs, enters, merges, switches, body_in, body_out, exits, counted, back_prop,
+                 loop_cond):
         self.ctx, self.inputs, self.enters, self.merges = ctx, inputs, enters, merges
         self.switches, self.body_in, self.body_out, self.exits = switches, body_in, body_out, exits
-        self.counted, self.back_prop = counted, back_prop
+        self.counted, self.back_prop, self.loop_cond = counted, back_prop, loop_cond
+
+
+class LoopVar:
+    """A loop variable added to a loop that exists (by its context and LoopCond): how a
+    gradient adds the forward loop's counters and stacks, and builds the backward loop.
+    ``value`` is the variable's value in the body; ``finish(next)`` closes the loop with the
+    body's next value and returns the value after the loop (its Exit)."""
+
+    def __init__(self, ctx: WhileContext, loop_cond, init, name: str = "loop_var"):
+        from .. import ops  # noqa: PLC0415
+        graph = ctx.graph
+        saved = _enter_context(graph, ctx.outer)
+        try:
+            init = ctx.outer.process_input(init) if ctx.outer is not None else init
+            self.enter = ops.enter(init, frame_name=ctx.frame_name, is_constant=False,
+                                   parallel_iterations=ctx.parallel_iterations, name=f"{name}_enter")
+        finally:
+            graph._cf_context = saved
+        self.enter.op._cf_context = ctx
+        self.ctx = ctx
+        saved = _enter_context(graph, ctx)
+        try:
+            self.merge, _ = ops.merge([self.enter, self.enter], name=f"{name}_merge")
+            self.switch = ops.switch(self.merge, loop_cond, name=f"{name}_switch")
+            self.value = ops.identity(self.switch[1], name=f"{name}_body")
+        finally:
+            graph._cf_context = saved
+
+    def finish(self, next_value):
+        from .. import ops  # noqa: PLC0415
+        graph = self.ctx.graph
+        saved = _enter_context(graph, self.ctx)
+        try:
+            nxt = ops.next_iteration(next_value)
+            out = ops.exit(self.switch[0])
+        finally:
+            graph._cf_context = saved
+        out.op._cf_context = self.ctx.outer
+        graph._update_input(self.merge.op, 1, nxt)
+        return out
 
 
 def _unflatten_vars(structure, flat):

@@ -44,9 +44,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None,
     ops_list = graph.get_operations()
     reach = set()
     x_ids = {id(x) for x in xs}
-    for op in ops_list:
-        if any(id(t) in x_ids or id(t.op) in reach for t in op.inputs):
-            reach.add(id(op))
+    changed = True
+    while changed:  # to a fixed point: a loop's back edge reaches an op made before it
+        changed = False
+        for op in ops_list:
+            if id(op) not in reach and any(id(t) in x_ids or id(t.op) in reach for t in op.inputs):
+                reach.add(id(op))
+                changed = True
     to_y = set()
     pending = [y.op for y in ys]
     while pending:
@@ -77,8 +81,23 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None,
                 grads[id(t)] = [ops.add_n(gs)]
             return grads[id(t)][0]
 
+        done_loops: set[int] = set()
         for op in sorted((o for o in ops_list if id(o) in reach and id(o) in to_y),
                          key=lambda o: o._id, reverse=True):
+            if id(op) in done_loops:
+                continue
+            loop = getattr(op, "_while_loop", None)
+            if loop is not None:  # a while loop is differentiated as a whole (at its last Exit)
+                from .while_grad import while_loop_grad  # noqa: PLC0415
+                exit_grads = [total(e) for e in loop.exits]
+                in_grads, targets = while_loop_grad(
+                    loop, exit_grads,
+                    lambda ys_, xs_, grad_ys: gradients(ys_, xs_, grad_ys=grad_ys, name="body_grad"))
+                for t in targets:
+                    if id(t) in in_grads and id(t) not in stop:
+                        add_grad(t, in_grads[id(t)])
+                done_loops.update(id(o) for o in ops_list if loop.ctx.contains(o) or o in loop.exits)
+                continue
             outs = op.outputs
             out_grads = [total(t) for t in outs]
             if all(g is None for g in out_grads):

@@ -1,0 +1,199 @@
+"""Gradients of while loops built by ``of.while_loop`` (TensorFlow 1's approach).
+
+The loop is differentiated as a unit. The backward loop runs as many iterations as the
+forward one did, last iteration first: each takes the gradients of the loop variables after
+an iteration to the gradients before it, by the gradient of the body (the ordinary graph
+gradient, built inside the backward loop). Where that gradient needs a value the forward body
+computed, the value is stacked: the forward loop gets a TensorList that each iteration pushes
+the value onto, and the backward loop pops it, so iteration k of the backward loop sees
+iteration N-1-k's value. Loop invariants (tensors the body reads from outside) enter the
+backward loop as invariants again, and their gradients are summed over the iterations.
+
+Not supported (a clear UnimplementedError): values inside a cond inside the loop body, loops
+nested in a loop being differentiated, and loops built with back_prop=False.
+"""
+
+from __future__ import annotations
+
+from ..errors import UnimplementedError
+from ..framework.control_flow import CondContext, LoopVar, WhileContext
+
+
+def _ops():
+    from .. import ops  # noqa: PLC0415
+    return ops
+
+
+def _differentiable(t) -> bool:
+    return t.dtype.is_floating
+
+
+class _GradContext(WhileContext):
+    """The backward loop's context: forward body values are popped from stacks."""
+
+    def __init__(self, graph, outer, frame_name, parallel_iterations, loop):
+        super().__init__(graph, outer, frame_name, parallel_iterations)
+        self.loop = loop
+        self.loop_cond = None
+        self._stacks: dict[int, object] = {}
+        self.stacked = []  # (forward value, backward LoopVar of its stack): closed at the end
+
+    def process_input(self, t):
+        if self.contains(t.op):
+            return t
+        fwd = self.loop.ctx
+        if not fwd.contains(t.op):
+            return super().process_input(t)
+        if t.op.type == "Enter" and t.op.get_attr("is_constant"):
+            return super().process_input(t.op.inputs[0])  # a loop invariant: the same outside value
+        if t.op._cf_context is not fwd:
+            kind = "a cond" if isinstance(t.op._cf_context, CondContext) else "a nested loop"
+            raise UnimplementedError(
+                f"the gradient of the while loop '{fwd.frame_name}' needs '{t.name}', a value inside {kind} in "
+                "the loop body: gradients through control flow nested in a while loop are not supported yet",
+                t.op.type)
+        popped = self._stacks.get(id(t))
+        if popped is None:
+            popped = self._stack(t)
+            self._stacks[id(t)] = popped
+        return popped
+
+    def _stack(self, t):
+        """Pushes t in every forward iteration; pops it in every backward one."""
+        ops = _ops()
+        graph = self.graph
+        fwd = self.loop.ctx
+        saved = graph._cf_context
+        graph._cf_context = fwd.outer
+        try:
+            empty = ops.empty_tensor_list(-1, -1, element_dtype=t.dtype, name="stack")
+        finally:
+            graph._cf_context = saved
+        push = LoopVar(fwd, self.loop.loop_cond, empty, name="stack")
+        saved = graph._cf_context
+        graph._cf_context = fwd
+        try:
+            pushed = ops.tensor_list_push_back(push.value, t)
+        finally:
+            graph._cf_context = saved
+        full = push.finish(pushed)
+        pop = LoopVar(self, self.loop_cond, full, name="unstack")
+        saved = graph._cf_context
+        graph._cf_context = self
+        try:
+            rest, value = ops.tensor_list_pop_back(pop.value, -1, element_dtype=t.dtype)
+        finally:
+            graph._cf_context = saved
+        pop.finish(rest)
+        return value
+
+
+def while_loop_grad(loop, exit_grads, gradients_fn):
+    """Gradients of a forward loop's inputs and of the outside tensors its body reads, given
+    the gradients of its Exits (None where nothing flows). Returns {id(tensor): gradient}
+    and the tensors themselves."""
+    ops = _ops()
+    fwd = loop.ctx
+    if not loop.back_prop:
+        return {}, []
+    c = fwd.outer
+    while c is not None:
+        if isinstance(c, WhileContext):
+            raise UnimplementedError(
+                f"the gradient of the while loop '{fwd.frame_name}' nested in another loop is not supported yet",
+                "while_loop")
+        c = c.outer
+    graph = fwd.graph
+    first = 1 if loop.counted else 0
+    var_idx = [k for k in range(first, len(loop.exits))
+               if _differentiable(loop.exits[k]) and exit_grads[k] is not None]
+    invariants = [(outside, routed) for outside, routed in _invariants(fwd) if _differentiable(outside)]
+    if not var_idx:
+        return {}, []
+    # The forward iteration count: a counter added to the forward loop.
+    counter = LoopVar(fwd, loop.loop_cond, _int_zero(graph, fwd.outer), name="iterations")
+    saved = graph._cf_context
+    graph._cf_context = fwd
+    try:
+        count = counter.finish(ops.add_v2(counter.value, _int_one(graph, fwd)))
+    finally:
+        graph._cf_context = saved
+    # The backward loop.
+    bwd = _GradContext(graph, fwd.outer, fwd.frame_name + "_grad", fwd.parallel_iterations, loop)
+    saved = graph._cf_context
+    graph._cf_context = fwd.outer
+    try:
+        # Its counter comes first: its Merge is the pivot, and its LoopCond drives the others.
+        n_enter = ops.enter(count, frame_name=bwd.frame_name, parallel_iterations=bwd.parallel_iterations,
+                            name="iterations_enter")
+        n_enter.op._cf_context = bwd
+        graph._cf_context = bwd
+        n_merge, _ = ops.merge([n_enter, n_enter])
+        bwd.pivot = n_merge
+        bwd.loop_cond = ops.loop_cond(ops.greater(n_merge, _int_zero(graph, bwd)))
+        n_switch = ops.switch(n_merge, bwd.loop_cond)
+        n_body = ops.identity(n_switch[1])
+        bwd.pivot = n_body
+        n_next = ops.next_iteration(ops.sub(n_body, _int_one(graph, bwd)))
+        graph._update_input(n_merge.op, 1, n_next)
+    finally:
+        graph._cf_context = saved
+    grad_vars = [LoopVar(bwd, bwd.loop_cond, exit_grads[k], name="grad") for k in var_idx]
+    ys = [loop.body_out[k] for k in var_idx]
+    xs = [loop.body_in[k] for k in var_idx] + [routed for _, routed in invariants]
+    saved = graph._cf_context
+    graph._cf_context = bwd
+    try:
+        grads = gradients_fn(ys, xs, grad_ys=[g.value for g in grad_vars])
+        step = []
+        for k, g in zip(var_idx, grads[:len(var_idx)]):
+            step.append(g if g is not None else ops.zeros_like(loop.body_in[k]))
+    finally:
+        graph._cf_context = saved
+    result = {}
+    for k, gv, g in zip(var_idx, grad_vars, step):
+        result[id(loop.inputs[k])] = gv.finish(g)
+    # Gradients of the invariants: summed over the iterations.
+    for (outside, _), g in zip(invariants, grads[len(var_idx):]):
+        if g is None:
+            continue
+        saved = graph._cf_context
+        graph._cf_context = fwd.outer
+        try:
+            init = ops.zeros_like(outside)
+        finally:
+            graph._cf_context = saved
+        acc = LoopVar(bwd, bwd.loop_cond, init, name="invariant_grad")
+        saved = graph._cf_context
+        graph._cf_context = bwd
+        try:
+            total = acc.finish(ops.add_v2(acc.value, g))
+        finally:
+            graph._cf_context = saved
+        result[id(outside)] = total
+    targets = [loop.inputs[k] for k in var_idx] + [outside for outside, _ in invariants]
+    return result, targets
+
+
+def _invariants(ctx):
+    """(outside tensor, its constant Enter) for the tensors the loop reads from outside."""
+    return list(ctx.routed_pairs())
+
+
+def _int_zero(graph, ctx):
+    return _int_const(graph, ctx, 0)
+
+
+def _int_one(graph, ctx):
+    return _int_const(graph, ctx, 1)
+
+
+def _int_const(graph, ctx, v):
+    from ..framework.graph import constant_node  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415
+    saved = graph._cf_context
+    graph._cf_context = ctx
+    try:
+        return constant_node(graph, np.int32(v))
+    finally:
+        graph._cf_context = saved
