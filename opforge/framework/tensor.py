@@ -291,10 +291,14 @@ def _numpy(self) -> np.ndarray:
 
 
 def _repr(self) -> str:
+    if self._dtype_enum == 21:  # a variant (a TensorList handle) has no NumPy value
+        return f"<of.Tensor: shape={self.shape}, dtype=variant>"
     return f"<of.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={np.array2string(self._numpy(), separator=', ')}>"
 
 
 def _str(self) -> str:
+    if self._dtype_enum == 21:
+        return f"of.Tensor(<variant>, shape={self.shape}, dtype=variant)"
     return f"of.Tensor({self._numpy()}, shape={self.shape}, dtype={self.dtype.name})"
 
 

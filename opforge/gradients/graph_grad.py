@@ -44,13 +44,24 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None,
     ops_list = graph.get_operations()
     reach = set()
     x_ids = {id(x) for x in xs}
+    reached_loops = set()  # while loops (their contexts) with a reached op inside
     changed = True
-    while changed:  # to a fixed point: a loop's back edge reaches an op made before it
+    while changed:  # to a fixed point: a loop reached inside reaches its Exits, made before
         changed = False
         for op in ops_list:
-            if id(op) not in reach and any(id(t) in x_ids or id(t.op) in reach for t in op.inputs):
+            if id(op) in reach:
+                continue
+            loop = getattr(op, "_while_loop", None)
+            # A NextIteration's value goes to the next iteration, not further in this one: a
+            # loop is followed through its Exits instead.
+            hit = any(id(t) in x_ids or (id(t.op) in reach and t.op.type != "NextIteration") for t in op.inputs)
+            if hit or (loop is not None and id(loop.ctx) in reached_loops):
                 reach.add(id(op))
                 changed = True
+                ctx = getattr(op, "_cf_context", None)
+                while ctx is not None:
+                    reached_loops.add(id(ctx))
+                    ctx = ctx.outer
     to_y = set()
     pending = [y.op for y in ys]
     while pending:
@@ -96,7 +107,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None,
                 for t in targets:
                     if id(t) in in_grads and id(t) not in stop:
                         add_grad(t, in_grads[id(t)])
-                done_loops.update(id(o) for o in ops_list if loop.ctx.contains(o) or o in loop.exits)
+                exit_ops = {id(e.op) for e in loop.exits}
+                done_loops.update(id(o) for o in ops_list if loop.ctx.contains(o) or id(o) in exit_ops)
                 continue
             outs = op.outputs
             out_grads = [total(t) for t in outs]

@@ -466,6 +466,16 @@ class DataflowRun {
         slot = Entry();
       }
     }
+    if (pn.kind != Kind::kNormal) {
+      // Control-flow nodes pass values along: a variable read through one is read here, as
+      // the value it has now (TensorFlow's Enter of a variable's value).
+      for (size_t k = 0; k < n_in; ++k) {
+        if (!pn.deref[k] || !inputs_[k].live) continue;
+        Tensor value;
+        OPF_RETURN_IF_ERROR(exec::read_variable(inputs_[k].ref, node.name, &value));
+        inputs_[k] = Entry{std::move(value), nullptr, true};
+      }
+    }
     const int num_outputs = static_cast<int>(node.out_dtypes.size());
     outs_.assign(static_cast<size_t>(num_outputs), Entry());
     bool live = is.dead[static_cast<size_t>(pn.local)] == 0;
