@@ -20,7 +20,8 @@ __all__ = [
     "elu", "fused_batch_norm", "gelu", "l2_loss", "leaky_relu", "log_softmax", "max_pool",
     "max_pool2d", "relu", "relu6", "selu", "sigmoid", "softmax",
     "softmax_cross_entropy_with_logits", "softplus", "softsign",
-    "sparse_softmax_cross_entropy_with_logits", "tanh",
+    "sparse_softmax_cross_entropy_with_logits", "tanh", "dropout", "dynamic_rnn", "static_rnn",
+    "bidirectional_dynamic_rnn", "rnn_cell",
 ]
 
 # ------------------------------------------------------------------------------ activations
@@ -366,6 +367,44 @@ def _v1_sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, lo
     return sparse_softmax_cross_entropy_with_logits(labels, logits, name)
 
 
+# ------------------------------------------------------------------------------ dropout
+
+
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    """Zeroes each element with probability ``rate`` and scales the others by 1 / (1 - rate)
+    (tf.nn.dropout). ``noise_shape`` broadcasts one draw over some dimensions."""
+    from . import random_api  # noqa: PLC0415
+    from .framework.graph import GraphTensor  # noqa: PLC0415
+    if isinstance(rate, (int, float)) and not 0 <= rate < 1:
+        raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
+    if isinstance(rate, (int, float)) and rate == 0:
+        return _ops.identity(x, name=name)
+    dt = x.dtype
+    shape = _ops.shape(x) if noise_shape is None else np.asarray(noise_shape, np.int32)
+    r = np.asarray(rate, dt.as_numpy_dtype) if isinstance(rate, (int, float)) else _ops.cast(rate, dt)
+    u = random_api.uniform(shape, dtype=dt, seed=seed, _graph=x.graph if isinstance(x, GraphTensor) else None)
+    keep = _ops.cast(_ops.greater_equal(u, r), dt)
+    scale = _ops.real_div(np.asarray(1, dt.as_numpy_dtype), _ops.sub(np.asarray(1, dt.as_numpy_dtype), r))
+    return _ops.mul(_ops.mul(x, scale), keep, name=name)
+
+
+def _v1_dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
+    """tf.compat.v1.nn.dropout: keep_prob (deprecated) or rate."""
+    if keep_prob is not None and rate is not None:
+        raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
+    if keep_prob is not None:
+        if isinstance(keep_prob, (int, float)) and not 0 < keep_prob <= 1:
+            raise ValueError(f"keep_prob must be a scalar tensor or a float in the range (0, 1], got {keep_prob}")
+        rate = 1 - keep_prob if isinstance(keep_prob, (int, float)) else _ops.sub(np.float32(1), keep_prob)
+    if rate is None:
+        raise ValueError("dropout: give rate (or keep_prob)")
+    return dropout(x, rate, noise_shape, seed, name)
+
+
+# ------------------------------------------------------------------------------ recurrent networks
+from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, rnn_cell, static_rnn  # noqa: E402
+
+
 def compat_v1_namespace():
     """The names of tf.compat.v1.nn (TF1 signatures where they differ from TF2's)."""
     import types  # noqa: PLC0415
@@ -383,4 +422,6 @@ def compat_v1_namespace():
         depthwise_conv2d=_v1_depthwise_conv2d, depthwise_conv2d_native=_ops.depthwise_conv2d_native,
         max_pool=_v1_max_pool, max_pool2d=max_pool2d, avg_pool=_v1_avg_pool, avg_pool2d=avg_pool2d,
         fused_batch_norm=fused_batch_norm, batch_normalization=batch_normalization,
+        dropout=_v1_dropout, dynamic_rnn=dynamic_rnn, static_rnn=static_rnn,
+        bidirectional_dynamic_rnn=bidirectional_dynamic_rnn, rnn_cell=rnn_cell,
     )

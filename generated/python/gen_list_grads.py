@@ -7,15 +7,16 @@ gradient per input argument.
 """
 
 from opforge.gradients.registry import register_gradient as _register
+from opforge.gradients.registry import register_gradient_fn as _register_fn
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 
+_register_fn("TensorListFromTensor", "opforge.gradients.list_grads:tensor_list_from_tensor_grad")
+_register_fn("TensorListGetItem", "opforge.gradients.list_grads:tensor_list_get_item_grad")
+_register_fn("TensorListSetItem", "opforge.gradients.list_grads:tensor_list_set_item_grad")
+_register_fn("TensorListStack", "opforge.gradients.list_grads:tensor_list_stack_grad")
 _not_differentiable("EmptyTensorList")
 _not_differentiable("TensorListElementShape")
-_not_differentiable("TensorListFromTensor")
-_not_differentiable("TensorListGetItem")
 _not_differentiable("TensorListLength")
 _not_differentiable("TensorListPopBack")
 _not_differentiable("TensorListPushBack")
 _not_differentiable("TensorListReserve")
-_not_differentiable("TensorListSetItem")
-_not_differentiable("TensorListStack")

@@ -189,7 +189,10 @@ def gather_v2_grad(op, grads):
     ops = _ops()
     params, indices, axis = op.inputs
     grad = grads[0]
-    pd = _need(_static_dims(params), "GatherV2", "the shape of params")
+    pd = _static_dims(params)
+    if pd is None or any(d is None or d < 0 for d in pd):
+        return _gather_axis0_grad_dynamic(op, grad)
+    pd = _need(pd, "GatherV2", "the shape of params")
     irank = _need(_rank(indices), "GatherV2", "the rank of indices")
     ax = _axis("GatherV2", axis, len(pd))
     bd = op.attrs["batch_dims"]
@@ -209,6 +212,24 @@ def gather_v2_grad(op, grads):
     out = ops.transpose(ops.reshape(summed, np.array([B, A, O, inner], np.int64)),
                         np.array([0, 2, 1, 3], np.int32))
     return [ops.reshape(out, np.asarray(pd, np.int64)), None, None]
+
+
+def _gather_axis0_grad_dynamic(op, grad):
+    """GatherV2 along axis 0 (no batch dims) of params whose shape is only known at run time:
+    the gradient rows summed into shape(params)[0] segments by index."""
+    ops = _ops()
+    params, indices, axis = op.inputs
+    ax = constant_value(axis)
+    if ax is None or int(np.reshape(ax, -1)[0]) != 0 or op.attrs["batch_dims"] != 0:
+        raise UnimplementedError("the gradient of GatherV2 needs the shape of params to be known when the "
+                                 "gradient is built (except along axis 0 without batch_dims)", "GatherV2")
+    shape = ops.shape(params, out_type="int64")
+    rows = ops.strided_slice(shape, np.array([0], np.int64), np.array([1], np.int64), np.array([1], np.int64))
+    inner = ops.strided_slice(shape, np.array([1], np.int64), np.array([0], np.int64), np.array([1], np.int64),
+                              end_mask=1)
+    values = ops.reshape(grad, ops.concat_v2([np.array([-1], np.int64), inner], np.int32(0)))
+    ids = ops.reshape(ops.cast(indices, "int64"), np.array([-1], np.int64))
+    return [ops.unsorted_segment_sum(values, ids, ops.reshape(rows, np.array([], np.int64))), None, None]
 
 
 def _index32(indices):

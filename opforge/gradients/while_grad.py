@@ -25,7 +25,8 @@ def _ops():
 
 
 def _differentiable(t) -> bool:
-    return t.dtype.is_floating
+    """Float values, and variants (TensorLists: their gradients are lists too)."""
+    return t.dtype.is_floating or t.dtype.name == "variant"
 
 
 class _GradContext(WhileContext):
@@ -105,11 +106,23 @@ def while_loop_grad(loop, exit_grads, gradients_fn):
         c = c.outer
     graph = fwd.graph
     first = 1 if loop.counted else 0
-    var_idx = [k for k in range(first, len(loop.exits))
-               if _differentiable(loop.exits[k]) and exit_grads[k] is not None]
-    invariants = [(outside, routed) for outside, routed in _invariants(fwd) if _differentiable(outside)]
-    if not var_idx:
+    # Every float loop variable: one whose value after the loop is unused still carries
+    # gradient between iterations (h in an RNN whose outputs are collected). A TensorList
+    # whose value after the loop is unused has none to carry.
+    var_idx = [k for k in range(first, len(loop.exits)) if _differentiable(loop.exits[k])
+               and (exit_grads[k] is not None or loop.exits[k].dtype.is_floating)]
+    if all(exit_grads[k] is None for k in var_idx):
         return {}, []
+    exit_grads = list(exit_grads)
+    saved = graph._cf_context
+    graph._cf_context = fwd.outer
+    try:
+        for k in var_idx:
+            if exit_grads[k] is None:
+                exit_grads[k] = ops.zeros_like(loop.exits[k])
+    finally:
+        graph._cf_context = saved
+    invariants = [(outside, routed) for outside, routed in _invariants(fwd) if _differentiable(outside)]
     # The forward iteration count: a counter added to the forward loop.
     counter = LoopVar(fwd, loop.loop_cond, _int_zero(graph, fwd.outer), name="iterations")
     saved = graph._cf_context
@@ -146,8 +159,10 @@ def while_loop_grad(loop, exit_grads, gradients_fn):
     try:
         grads = gradients_fn(ys, xs, grad_ys=[g.value for g in grad_vars])
         step = []
-        for k, g in zip(var_idx, grads[:len(var_idx)]):
-            step.append(g if g is not None else ops.zeros_like(loop.body_in[k]))
+        for k, g, gv in zip(var_idx, grads[:len(var_idx)], grad_vars):
+            if g is None:  # the body does not change this variable's gradient... a list's stays
+                g = gv.value if loop.body_in[k].dtype.name == "variant" else ops.zeros_like(loop.body_in[k])
+            step.append(g)
     finally:
         graph._cf_context = saved
     result = {}

@@ -1,0 +1,54 @@
+"""Gradients of the TensorList ops (``gradient_fn`` in their opdefs), as TensorFlow defines
+them: the gradient of a list is a list of the gradients of its elements.
+
+- Stack: the stacked gradient, split back into a list.
+- SetItem: the item gets the element of the list gradient at its index; the input list the
+  list gradient with that element zeroed (the item replaced it).
+- GetItem: a list gradient that is zero but at the index read.
+- FromTensor: the list gradient stacked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _ops():
+    from .. import ops  # noqa: PLC0415 (the generated wrappers, imported lazily)
+    return ops
+
+
+def _element_shape(t):
+    """t's shape without its first dimension, as an int32 vector tensor."""
+    ops = _ops()
+    shape = ops.shape(t, out_type="int32")
+    return ops.strided_slice(shape, np.array([1], np.int32), np.array([0], np.int32), np.array([1], np.int32),
+                             end_mask=1)
+
+
+def tensor_list_stack_grad(op, grads):
+    _, element_shape = op.inputs
+    return _ops().tensor_list_from_tensor(grads[0], element_shape), None
+
+
+def tensor_list_set_item_grad(op, grads):
+    ops = _ops()
+    _, index, item = op.inputs
+    g = grads[0]
+    item_grad = ops.tensor_list_get_item(g, index, np.int32(-1), element_dtype=item.dtype)
+    list_grad = ops.tensor_list_set_item(g, index, ops.zeros_like(item_grad))
+    return list_grad, None, item_grad
+
+
+def tensor_list_get_item_grad(op, grads):
+    ops = _ops()
+    handle, index, _ = op.inputs
+    g = grads[0]
+    zeros = ops.tensor_list_reserve(ops.shape(g, out_type="int32"), ops.tensor_list_length(handle),
+                                    element_dtype=g.dtype)
+    return ops.tensor_list_set_item(zeros, index, g), None, None
+
+
+def tensor_list_from_tensor_grad(op, grads):
+    tensor, _ = op.inputs
+    return _ops().tensor_list_stack(grads[0], _element_shape(tensor), element_dtype=tensor.dtype), None
