@@ -103,7 +103,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None,
                 exit_grads = [total(e) for e in loop.exits]
                 in_grads, targets = while_loop_grad(
                     loop, exit_grads,
-                    lambda ys_, xs_, grad_ys: gradients(ys_, xs_, grad_ys=grad_ys, name="body_grad"))
+                    lambda ys_, xs_, grad_ys: gradients(ys_, xs_, grad_ys=grad_ys, name="body_grad"),
+                    lambda t: id(t) in x_ids or id(t.op) in reach)
                 for t in targets:
                     if id(t) in in_grads and id(t) not in stop:
                         add_grad(t, in_grads[id(t)])

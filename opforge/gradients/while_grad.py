@@ -89,10 +89,11 @@ class _GradContext(WhileContext):
         return value
 
 
-def while_loop_grad(loop, exit_grads, gradients_fn):
+def while_loop_grad(loop, exit_grads, gradients_fn, needs_grad=lambda t: True):
     """Gradients of a forward loop's inputs and of the outside tensors its body reads, given
-    the gradients of its Exits (None where nothing flows). Returns {id(tensor): gradient}
-    and the tensors themselves."""
+    the gradients of its Exits (None where nothing flows). ``needs_grad(t)``: whether the
+    caller wants gradients to flow to an outside tensor t. Returns {id(tensor): gradient} and
+    the tensors themselves."""
     ops = _ops()
     fwd = loop.ctx
     if not loop.back_prop:
@@ -122,7 +123,13 @@ def while_loop_grad(loop, exit_grads, gradients_fn):
                 exit_grads[k] = ops.zeros_like(loop.exits[k])
     finally:
         graph._cf_context = saved
-    invariants = [(outside, routed) for outside, routed in _invariants(fwd) if _differentiable(outside)]
+    invariants = [(outside, routed) for outside, routed in _invariants(fwd) if outside.dtype.is_floating]
+    for outside, _ in _invariants(fwd):
+        if outside.dtype.name == "variant" and needs_grad(outside):
+            raise UnimplementedError(
+                f"the gradient of the while loop '{fwd.frame_name}' through '{outside.name}', a TensorList the "
+                "loop reads from outside, is not supported yet: read a tensor with GatherV2 instead (as "
+                "of.nn.dynamic_rnn does)", "while_loop")
     # The forward iteration count: a counter added to the forward loop.
     counter = LoopVar(fwd, loop.loop_cond, _int_zero(graph, fwd.outer), name="iterations")
     saved = graph._cf_context

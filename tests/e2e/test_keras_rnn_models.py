@@ -1,0 +1,68 @@
+"""Keras recurrent models frozen by TensorFlow (tf.function + convert_variables_to_constants_v2,
+which lowers the RNN's while loop to Switch/Merge/Enter/Exit/NextIteration and TensorList ops)
+import into opforge and compute TensorFlow's outputs. Skipped when TensorFlow is not installed."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+tf = pytest.importorskip("tensorflow")
+keras = pytest.importorskip("keras")
+
+import opforge as of  # noqa: E402
+import opforge.compat.v1 as tf1  # noqa: E402
+
+
+def _models():
+    L = keras.layers
+    return {
+        "lstm_stack": ((12, 8), lambda: [L.LSTM(16, return_sequences=True), L.LSTM(8)]),
+        "gru": ((12, 8), lambda: [L.GRU(16)]),
+        "simple_rnn": ((9, 5), lambda: [L.SimpleRNN(7, return_sequences=True)]),
+        "bidirectional_lstm": ((10, 4), lambda: [L.Bidirectional(L.LSTM(6))]),
+        "masked_lstm": ((10, 4), lambda: [L.Masking(0.0), L.LSTM(6)]),
+    }
+
+
+def _freeze(name):
+    from tensorflow.python.framework.convert_to_constants import (  # noqa: PLC0415
+        convert_variables_to_constants_v2,
+    )
+    shape, layers = _models()[name]
+    keras.utils.set_random_seed(0)
+    inputs = keras.Input(shape)
+    x = inputs
+    for layer in layers():
+        x = layer(x)
+    model = keras.Model(inputs, x)
+    fn = tf.function(lambda v: model(v, training=False))
+    frozen = convert_variables_to_constants_v2(fn.get_concrete_function(tf.TensorSpec((None, *shape), tf.float32)))
+    return frozen.graph.as_graph_def(), frozen.inputs[0].name, frozen.outputs[0].name, shape
+
+
+@pytest.mark.parametrize("name", list(_models()))
+def test_frozen_keras_rnn_matches_tensorflow(name):
+    gd, input_name, output_name, shape = _freeze(name)
+    ops_used = {n.op for n in gd.node}
+    assert {"Enter", "Exit", "NextIteration", "Merge", "Switch"} <= ops_used  # a real lowered loop
+    rng = np.random.default_rng(1)
+    g = of.Graph()
+    with g.as_default():
+        of.import_graph_def(gd.SerializeToString(), name="")
+    ours = tf1.Session(graph=g)
+    tg = tf.Graph()
+    with tg.as_default():
+        tf.compat.v1.import_graph_def(gd, name="")
+    theirs = tf.compat.v1.Session(graph=tg)
+    for batch in (3, 1):
+        x = rng.uniform(-1, 1, (batch, *shape)).astype(np.float32)
+        if name == "masked_lstm":
+            x[0, 6:] = 0.0  # masked steps
+        a = ours.run(output_name, {input_name: x})
+        b = theirs.run(output_name, {input_name: x})
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, atol=1e-5)
