@@ -523,14 +523,97 @@ class NodeDef(_message.Message):
     def __init__(self, name: _Optional[str] = ..., op: _Optional[str] = ..., input: _Optional[_Iterable[str]] = ..., device: _Optional[str] = ..., attr: _Optional[_Mapping[str, AttrValue]] = ...) -> None: ...
 
 class GraphDef(_message.Message):
-    __slots__ = ("node", "versions", "version")
+    __slots__ = ("node", "versions", "version", "library")
     NODE_FIELD_NUMBER: _ClassVar[int]
     VERSIONS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    LIBRARY_FIELD_NUMBER: _ClassVar[int]
     node: _containers.RepeatedCompositeFieldContainer[NodeDef]
     versions: VersionDef
     version: int
-    def __init__(self, node: _Optional[_Iterable[_Union[NodeDef, _Mapping]]] = ..., versions: _Optional[_Union[VersionDef, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
+    library: FunctionDefLibrary
+    def __init__(self, node: _Optional[_Iterable[_Union[NodeDef, _Mapping]]] = ..., versions: _Optional[_Union[VersionDef, _Mapping]] = ..., version: _Optional[int] = ..., library: _Optional[_Union[FunctionDefLibrary, _Mapping]] = ...) -> None: ...
+
+class FunctionDefLibrary(_message.Message):
+    __slots__ = ("function", "gradient")
+    FUNCTION_FIELD_NUMBER: _ClassVar[int]
+    GRADIENT_FIELD_NUMBER: _ClassVar[int]
+    function: _containers.RepeatedCompositeFieldContainer[FunctionDef]
+    gradient: _containers.RepeatedCompositeFieldContainer[GradientDef]
+    def __init__(self, function: _Optional[_Iterable[_Union[FunctionDef, _Mapping]]] = ..., gradient: _Optional[_Iterable[_Union[GradientDef, _Mapping]]] = ...) -> None: ...
+
+class FunctionDef(_message.Message):
+    __slots__ = ("signature", "attr", "arg_attr", "resource_arg_unique_id", "node_def", "ret", "control_ret")
+    class AttrEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: AttrValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[AttrValue, _Mapping]] = ...) -> None: ...
+    class ArgAttrs(_message.Message):
+        __slots__ = ("attr",)
+        class AttrEntry(_message.Message):
+            __slots__ = ("key", "value")
+            KEY_FIELD_NUMBER: _ClassVar[int]
+            VALUE_FIELD_NUMBER: _ClassVar[int]
+            key: str
+            value: AttrValue
+            def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[AttrValue, _Mapping]] = ...) -> None: ...
+        ATTR_FIELD_NUMBER: _ClassVar[int]
+        attr: _containers.MessageMap[str, AttrValue]
+        def __init__(self, attr: _Optional[_Mapping[str, AttrValue]] = ...) -> None: ...
+    class ArgAttrEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: int
+        value: FunctionDef.ArgAttrs
+        def __init__(self, key: _Optional[int] = ..., value: _Optional[_Union[FunctionDef.ArgAttrs, _Mapping]] = ...) -> None: ...
+    class ResourceArgUniqueIdEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: int
+        value: int
+        def __init__(self, key: _Optional[int] = ..., value: _Optional[int] = ...) -> None: ...
+    class RetEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class ControlRetEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    ATTR_FIELD_NUMBER: _ClassVar[int]
+    ARG_ATTR_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_ARG_UNIQUE_ID_FIELD_NUMBER: _ClassVar[int]
+    NODE_DEF_FIELD_NUMBER: _ClassVar[int]
+    RET_FIELD_NUMBER: _ClassVar[int]
+    CONTROL_RET_FIELD_NUMBER: _ClassVar[int]
+    signature: OpDef
+    attr: _containers.MessageMap[str, AttrValue]
+    arg_attr: _containers.MessageMap[int, FunctionDef.ArgAttrs]
+    resource_arg_unique_id: _containers.ScalarMap[int, int]
+    node_def: _containers.RepeatedCompositeFieldContainer[NodeDef]
+    ret: _containers.ScalarMap[str, str]
+    control_ret: _containers.ScalarMap[str, str]
+    def __init__(self, signature: _Optional[_Union[OpDef, _Mapping]] = ..., attr: _Optional[_Mapping[str, AttrValue]] = ..., arg_attr: _Optional[_Mapping[int, FunctionDef.ArgAttrs]] = ..., resource_arg_unique_id: _Optional[_Mapping[int, int]] = ..., node_def: _Optional[_Iterable[_Union[NodeDef, _Mapping]]] = ..., ret: _Optional[_Mapping[str, str]] = ..., control_ret: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class GradientDef(_message.Message):
+    __slots__ = ("function_name", "gradient_func")
+    FUNCTION_NAME_FIELD_NUMBER: _ClassVar[int]
+    GRADIENT_FUNC_FIELD_NUMBER: _ClassVar[int]
+    function_name: str
+    gradient_func: str
+    def __init__(self, function_name: _Optional[str] = ..., gradient_func: _Optional[str] = ...) -> None: ...
 
 class RewriterConfig(_message.Message):
     __slots__ = ("layout_optimizer", "disable_model_pruning", "constant_folding", "arithmetic_optimization", "dependency_optimization", "loop_optimization", "function_optimization", "debug_stripper", "meta_optimizer_iterations", "shape_optimization", "remapping", "scoped_allocator_optimization", "min_graph_nodes", "pin_to_host_optimization", "disable_meta_optimizer", "meta_optimizer_timeout_ms", "fail_on_optimizer_errors", "implementation_selector", "auto_mixed_precision", "common_subgraph_elimination", "optimizers")

@@ -154,6 +154,7 @@ class Graph:
         self._lock = threading.RLock()
         self._finalized = False
         self._cf_context = None  # the cond branch or loop being built (control_flow.py)
+        self._library_proto = None  # functions of imported GraphDefs, kept for export
 
     # ---- context
     @contextlib.contextmanager
@@ -365,7 +366,7 @@ class Graph:
     def _outputs_structure(self, op: Operation):
         spec = self._spec(op.type)
         groups = []
-        for (b, e), (_, is_list, _) in zip(op._info["out_ranges"], spec["output_info"]):
+        for (b, e), (_, is_list, *_) in zip(op._info["out_ranges"], spec["output_info"]):
             groups.append(op._outputs[b:e] if is_list else op._outputs[b])
         if not groups:
             return op
@@ -376,6 +377,13 @@ class Graph:
     def as_graph_def(self, add_shapes=False):
         from .graph_def import graph_to_graph_def  # noqa: PLC0415
         return graph_to_graph_def(self, add_shapes)
+
+    @property
+    def _library(self):
+        if self._library_proto is None:
+            from ..codegen._proto import op_def_pb2  # noqa: PLC0415
+            self._library_proto = op_def_pb2.FunctionDefLibrary()
+        return self._library_proto
 
     @property
     def version(self) -> int:

@@ -116,6 +116,8 @@ def node_def(op) -> NodeDef:
 def graph_to_graph_def(graph: Graph, add_shapes: bool = False) -> GraphDef:
     gd = GraphDef()
     gd.versions.producer = PRODUCER_VERSION
+    if graph._library.function:
+        gd.library.CopyFrom(graph._library)
     for op in graph.get_operations():
         nd = node_def(op)
         if add_shapes:
@@ -234,6 +236,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     ``return_elements`` names the tensors ("x:0") or operations ("x") to return."""
     if isinstance(graph_def, (bytes, bytearray)):
         graph_def = graph_def_from_bytes(graph_def)
+    from . import functions  # noqa: PLC0415
+    if functions.needs_lowering(graph_def):
+        graph_def = functions.lower(graph_def)
     graph = get_default_graph()
     prefix = "import" if name is None else name
     nodes = list(graph_def.node)
@@ -317,6 +322,10 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     created = {}
     with graph._all_or_nothing():
         _build(graph, prepared, mapped, created, full)
+    known = {f.signature.name for f in graph._library.function}
+    for f in graph_def.library.function:  # kept for export
+        if f.signature.name not in known:
+            graph._library.function.add().CopyFrom(f)
     if return_elements is None:
         return None
     out = []

@@ -431,7 +431,12 @@ py::dict op_spec_dict(const OpSpec& op) {
   }
   d["input_info"] = in_info;
   py::list out_info;
-  for (const auto& a : op.outputs) out_info.append(py::make_tuple(a.name, a.is_list(), a.is_ref));
+  // (name, is list, is ref, the attr giving a list's length: number_attr or type_list_attr)
+  for (const auto& a : op.outputs) {
+    const int len_attr = a.number_attr >= 0 ? a.number_attr : a.type_list_attr;
+    out_info.append(py::make_tuple(a.name, a.is_list(), a.is_ref,
+                                   len_attr >= 0 ? py::object(py::str(op.attrs[len_attr].name)) : py::object(py::none())));
+  }
   d["output_info"] = out_info;
   py::dict allowed;
   for (const auto& a : op.attrs) {
