@@ -14,6 +14,9 @@ void sin_f32(const float* in, float* out, int64_t n);
 void cos_f32(const float* in, float* out, int64_t n);
 void expm1_f32(const float* in, float* out, int64_t n);
 void log1p_f32(const float* in, float* out, int64_t n);
+void exp_f32(const float* in, float* out, int64_t n);
+void tanh_f32(const float* in, float* out, int64_t n);
+void sigmoid_f32(const float* in, float* out, int64_t n);  // 1 / (1 + exp(-x))
 void floor_f32(const float* in, float* out, int64_t n);
 void ceil_f32(const float* in, float* out, int64_t n);
 void round_f32(const float* in, float* out, int64_t n);  // half to even

@@ -15,6 +15,8 @@ nested in a loop being differentiated, and loops built with back_prop=False.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import UnimplementedError
 from ..framework.control_flow import CondContext, LoopVar, WhileContext
 
@@ -82,7 +84,9 @@ class _GradContext(WhileContext):
         saved = graph._cf_context
         graph._cf_context = self
         try:
-            rest, value = ops.tensor_list_pop_back(pop.value, -1, element_dtype=t.dtype)
+            dims = t.shape.dims
+            element_shape = np.int32(-1) if dims is None else np.array([-1 if d is None else d for d in dims], np.int32)
+            rest, value = ops.tensor_list_pop_back(pop.value, element_shape, element_dtype=t.dtype)
         finally:
             graph._cf_context = saved
         pop.finish(rest)

@@ -269,6 +269,13 @@ template <typename T, typename R, typename Args>
 Status reduce_kernel(Args& a) {
   std::vector<int> axes;
   OPF_RETURN_IF_ERROR(axes_of(a, &axes));
+  if (a.input.num_elements() == a.output.num_elements() && a.input.on_host()) {
+    // Nothing is reduced (no axes, or only axes of size 1: a gradient's unbroadcast where no
+    // broadcasting happened): every reducer of one element returns it, so the output is the
+    // input, shared, not copied.
+    a.output = a.input.reshaped(a.output.shape());
+    return Status::OK();
+  }
   reduce<T, R>(a.input, axes, a.output);
   return Status::OK();
 }

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "cpu/cpu_util.h"
+#include "cpu/math/unary_util.h"
 #include "cpu/vec_math.h"
 #include "opforge/ops/math/acos.h"
 #include "opforge/ops/math/acosh.h"
@@ -35,30 +36,8 @@ namespace opforge {
 namespace {
 
 using cpu::compute_t;
-
-// y = f(x) for floats, computed in compute_t<T>.
-template <typename T, typename Args, typename F>
-Status float_map(Args& a, F f) {
-  cpu::map_unary<T, T>(a.x, a.y, [&](T v) {
-    return static_cast<T>(f(static_cast<compute_t<T>>(v)));
-  });
-  return Status::OK();
-}
-
-// float32 through a vectorized block function when one exists, else elementwise.
-template <typename T, typename Args, typename Scalar, typename Block>
-Status float_map_vec(Args& a, Scalar f, Block block) {
-  if constexpr (std::is_same_v<T, float>) {
-    const float* in = a.x.template data<float>();
-    float* out = a.y.template data<float>();
-    parallel_for(a.x.num_elements(), cpu::kGrain, [&](int64_t b, int64_t e) {
-      block(in + b, out + b, e - b);
-    });
-    return Status::OK();
-  } else {
-    return float_map<T>(a, f);
-  }
-}
+using cpu::float_map;
+using cpu::float_map_vec;
 
 template <typename T>
 Status ReciprocalCpu(ops::ReciprocalArgs& a) {

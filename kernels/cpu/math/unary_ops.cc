@@ -1,9 +1,11 @@
 // Elementwise unary ops: Neg, Abs, Exp, Log, Sqrt, Square, Sigmoid, Tanh. 16-bit floats
-// compute in float; signed integer Neg/Abs/Square wrap instead of overflowing.
+// compute in float (float32 Exp, Sigmoid and Tanh vectorized: cpu/vec_math.h); signed integer Neg/Abs/Square wrap instead of overflowing.
 #include <cmath>
 #include <type_traits>
 
 #include "cpu/cpu_util.h"
+#include "cpu/math/unary_util.h"
+#include "cpu/vec_math.h"
 #include "opforge/ops/math/abs.h"
 #include "opforge/ops/math/exp.h"
 #include "opforge/ops/math/log.h"
@@ -52,7 +54,7 @@ Status SquareCpu(ops::SquareArgs& a) {
 
 template <typename T>
 Status ExpCpu(ops::ExpArgs& a) {
-  return unary<T>(a.x, a.y, [](T v) { return static_cast<T>(std::exp(static_cast<compute_t<T>>(v))); });
+  return cpu::float_map_vec<T>(a, [](auto v) { return std::exp(v); }, vec::exp_f32);
 }
 
 template <typename T>
@@ -67,19 +69,18 @@ Status SqrtCpu(ops::SqrtArgs& a) {
 
 template <typename T>
 Status TanhCpu(ops::TanhArgs& a) {
-  return unary<T>(a.x, a.y, [](T v) { return static_cast<T>(std::tanh(static_cast<compute_t<T>>(v))); });
+  return cpu::float_map_vec<T>(a, [](auto v) { return std::tanh(v); }, vec::tanh_f32);
 }
 
 template <typename T>
 Status SigmoidCpu(ops::SigmoidArgs& a) {
-  return unary<T>(a.x, a.y, [](T v) {
-    using C = compute_t<T>;
-    C c = static_cast<C>(v);
+  return cpu::float_map_vec<T>(a, [](auto v) {
+    using C = decltype(v);
     // Stable for large |x|: never exponentiate a large positive number.
-    if (c >= 0) return static_cast<T>(C(1) / (C(1) + std::exp(-c)));
-    C e = std::exp(c);
-    return static_cast<T>(e / (C(1) + e));
-  });
+    if (v >= 0) return C(1) / (C(1) + std::exp(-v));
+    const C e = std::exp(v);
+    return e / (C(1) + e);
+  }, vec::sigmoid_f32);
 }
 
 #define OPF_FLOATS bfloat16, half, float, double

@@ -25,6 +25,14 @@ inline float sin_s(float x) { return std::sin(x); }
 inline float cos_s(float x) { return std::cos(x); }
 inline float expm1_s(float x) { return std::expm1(x); }
 inline float log1p_s(float x) { return std::log1p(x); }
+inline float exp_s(float x) { return std::exp(x); }
+inline float tanh_s(float x) { return std::tanh(x); }
+// Stable for large |x|: never exponentiate a large positive number.
+inline float sigmoid_s(float x) {
+  if (x >= 0) return 1.0f / (1.0f + std::exp(-x));
+  const float e = std::exp(x);
+  return e / (1.0f + e);
+}
 
 template <bool kMax>
 int64_t arg_scalar(const float* x, int64_t n) {
@@ -240,6 +248,53 @@ OPF_AVX2 void log1p_avx2(const float* in, float* out, int64_t n) {
   map8(in, out, n, Log1pRange(), KeepSignedZero<Log1p8>{}, log1p_s);
 }
 
+struct ExpRange {  // exp8's domain
+  OPF_AVX2 __m256 operator()(__m256 x) const {
+    return _mm256_and_ps(_mm256_cmp_ps(x, set1(88.3f), _CMP_LE_OQ), _mm256_cmp_ps(x, set1(-87.3f), _CMP_GE_OQ));
+  }
+};
+struct Exp8 {
+  OPF_AVX2 __m256 operator()(__m256 x) const { return exp8(x); }
+};
+struct AbsLe87 {
+  OPF_AVX2 __m256 operator()(__m256 x) const { return abs_le(x, 87.0f); }
+};
+// sigmoid(x) = 1 / (1 + exp(-x)); exp(-x) stays finite for |x| <= 87.
+struct Sigmoid8 {
+  OPF_AVX2 __m256 operator()(__m256 x) const {
+    return _mm256_div_ps(set1(1.0f), _mm256_add_ps(set1(1.0f), exp8(_mm256_sub_ps(_mm256_setzero_ps(), x))));
+  }
+};
+struct NotNan {
+  OPF_AVX2 __m256 operator()(__m256 x) const { return _mm256_cmp_ps(x, x, _CMP_ORD_Q); }
+};
+// tanh (Cephes tanhf): for |x| < 0.625 an odd polynomial, else sign(x) (1 - 2 / (exp(2|x|) + 1));
+// |x| >= 9 rounds to ±1 in float.
+struct Tanh8 {
+  OPF_AVX2 __m256 operator()(__m256 x) const {
+    const __m256 sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x80000000));
+    const __m256 ax = _mm256_min_ps(_mm256_andnot_ps(sign_mask, x), set1(9.0f));
+    const __m256 e = exp8(_mm256_add_ps(ax, ax));
+    __m256 big = _mm256_sub_ps(set1(1.0f), _mm256_div_ps(set1(2.0f), _mm256_add_ps(e, set1(1.0f))));
+    big = _mm256_or_ps(big, _mm256_and_ps(sign_mask, x));
+    const __m256 z = _mm256_mul_ps(x, x);
+    __m256 p = _mm256_fmadd_ps(set1(-5.70498872745e-3f), z, set1(2.06390887954e-2f));
+    p = _mm256_fmadd_ps(p, z, set1(-5.37397155531e-2f));
+    p = _mm256_fmadd_ps(p, z, set1(1.33314422036e-1f));
+    p = _mm256_fmadd_ps(p, z, set1(-3.33332819422e-1f));
+    const __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(p, z), x, x);
+    return _mm256_blendv_ps(big, small, _mm256_cmp_ps(ax, set1(0.625f), _CMP_LT_OQ));
+  }
+};
+
+OPF_AVX2 void exp_avx2(const float* in, float* out, int64_t n) { map8(in, out, n, ExpRange(), Exp8(), exp_s); }
+OPF_AVX2 void sigmoid_avx2(const float* in, float* out, int64_t n) {
+  map8(in, out, n, AbsLe87(), Sigmoid8(), sigmoid_s);
+}
+OPF_AVX2 void tanh_avx2(const float* in, float* out, int64_t n) {
+  map8(in, out, n, NotNan(), KeepSignedZero<Tanh8>{}, tanh_s);
+}
+
 // atan(t) for t in [0, 1] (Cephes atanf: reduction by pi/4 above tan(pi/8)).
 OPF_AVX2 inline __m256 atan01(__m256 t) {
   const __m256 big = _mm256_cmp_ps(t, set1(0.4142135623730950f), _CMP_GT_OQ);
@@ -423,6 +478,15 @@ void cos_f32(const float* in, float* out, int64_t n) {
 }
 void expm1_f32(const float* in, float* out, int64_t n) {
   OPF_DISPATCH(expm1_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = expm1_s(in[i]))
+}
+void exp_f32(const float* in, float* out, int64_t n) {
+  OPF_DISPATCH(exp_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = exp_s(in[i]))
+}
+void tanh_f32(const float* in, float* out, int64_t n) {
+  OPF_DISPATCH(tanh_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = tanh_s(in[i]))
+}
+void sigmoid_f32(const float* in, float* out, int64_t n) {
+  OPF_DISPATCH(sigmoid_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = sigmoid_s(in[i]))
 }
 void log1p_f32(const float* in, float* out, int64_t n) {
   OPF_DISPATCH(log1p_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = log1p_s(in[i]))
