@@ -94,6 +94,7 @@ def _transpose_grad(op, grads):
 _register_fn("ConcatV2", "opforge.gradients.array_grads:concat_v2_grad")
 _register_fn("GatherNd", "opforge.gradients.array_grads:gather_nd_grad")
 _register_fn("GatherV2", "opforge.gradients.array_grads:gather_v2_grad")
+_register_fn("IdentityN", "opforge.gradients.array_grads:identity_n_grad")
 _register_fn("Pack", "opforge.gradients.array_grads:pack_grad")
 _register_fn("Pad", "opforge.gradients.array_grads:pad_grad")
 _register_fn("PadV2", "opforge.gradients.array_grads:pad_v2_grad")

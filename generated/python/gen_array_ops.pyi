@@ -154,6 +154,20 @@ def identity(input: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `input`.
     """
 
+def identity_n(input: Sequence[TensorLike], name: str | None = None) -> list[Tensor]:
+    r"""Returns a list of tensors with the same shapes and contents as the input tensors.
+
+    Each output shares its input's buffer. Used to group tensors (and, with a custom gradient, to
+    override gradients: Keras' swish in EfficientNet).
+
+    Args:
+      input: A list of `Tensor` objects with types from: attr `T`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects.
+    """
+
 def one_hot(indices: TensorLike, depth: TensorLike, on_value: TensorLike, off_value: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
     r"""Returns a one-hot tensor.
 

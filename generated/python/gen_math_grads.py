@@ -172,6 +172,15 @@ def _erf_grad(op, grads):
     ]
 
 
+@_register("Erfc")
+def _erfc_grad(op, grads):
+    x = op.inputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, mul(exp(neg(square(x))), -1.1283791670955126)),
+    ]
+
+
 @_register("Exp")
 def _exp_grad(op, grads):
     y = op.outputs[0]

@@ -369,6 +369,21 @@ def erf(x: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
+def erfc(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the complementary error function of `x` element-wise.
+
+    erfc(x) = 1 - erf(x), computed directly so that it keeps its precision where erf(x) is close to
+    1 (Keras' exact GELU uses it).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
 def exp(x: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes exponential of x element-wise: y = e^x.
 

@@ -54,6 +54,11 @@ def _dim_sizes(tensors, axis):
                                     np.array([1], np.int64)) for t in tensors], np.int32(0))
 
 
+def identity_n_grad(op, grads):
+    """Each input's gradient is its output's."""
+    return (list(grads),)
+
+
 # ------------------------------------------------------------------------------ join / split
 
 

@@ -114,3 +114,16 @@ def test_tensorflow_functional_control_flow(tf):
         x = rng.normal(size=3).astype(np.float32)
         got = s.run(cf.outputs[0].name, dict(zip(names, [x, n, k])))
         np.testing.assert_allclose(got, f(x, tf.constant(n), tf.constant(k)).numpy(), rtol=1e-6)
+
+
+def test_identity_n_forwards_each_input_and_its_gradient():
+    a, b = of.raw_ops.IdentityN(input=[of.constant([1.5, -2.0]), of.constant([[3]])])
+    assert a.numpy().tolist() == [1.5, -2.0] and b.numpy().tolist() == [[3]]
+    g = of.Graph()
+    with g.as_default():
+        x = tf1.placeholder(of.float64, [2])
+        y, z = of.raw_ops.IdentityN(input=[x * 3.0, of.sin(x)])
+        gx = of.gradients(of.reduce_sum(y * z), x)[0]
+    xv = np.array([0.3, -1.2])
+    got = tf1.Session(graph=g).run(gx, {x: xv})
+    np.testing.assert_allclose(got, 3 * np.sin(xv) + 3 * xv * np.cos(xv), rtol=1e-12)

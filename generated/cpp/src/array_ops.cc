@@ -285,6 +285,26 @@ OpSpec MakeIdentity() {
   return op;
 }
 
+OpSpec MakeIdentityN() {
+  OpSpec op;
+  op.name = "IdentityN";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, -1, -1, 0, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, -1, -1, 0, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("IdentityN", c); };
+  return op;
+}
+
 OpSpec MakeOneHot() {
   OpSpec op;
   op.name = "OneHot";
@@ -1107,6 +1127,7 @@ OpSpec MakeZerosLike() {
   OpRegistry::Global().add_pending(MakeGatherNd());
   OpRegistry::Global().add_pending(MakeGatherV2());
   OpRegistry::Global().add_pending(MakeIdentity());
+  OpRegistry::Global().add_pending(MakeIdentityN());
   OpRegistry::Global().add_pending(MakeOneHot());
   OpRegistry::Global().add_pending(MakeOnesLike());
   OpRegistry::Global().add_pending(MakePack());

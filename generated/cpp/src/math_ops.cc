@@ -606,6 +606,25 @@ OpSpec MakeErf() {
   return op;
 }
 
+OpSpec MakeErfc() {
+  OpSpec op;
+  op.name = "Erfc";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeExp() {
   OpSpec op;
   op.name = "Exp";
@@ -1621,6 +1640,7 @@ OpSpec MakeTanh() {
   OpRegistry::Global().add_pending(MakeCumsum());
   OpRegistry::Global().add_pending(MakeEqual());
   OpRegistry::Global().add_pending(MakeErf());
+  OpRegistry::Global().add_pending(MakeErfc());
   OpRegistry::Global().add_pending(MakeExp());
   OpRegistry::Global().add_pending(MakeExpm1());
   OpRegistry::Global().add_pending(MakeFloor());

@@ -1,11 +1,13 @@
-// Ops that only re-label a buffer (Reshape, Identity: the output shares the input's memory)
+// Ops that only re-label a buffer (Reshape, Identity, IdentityN: outputs share the inputs' memory)
 // and ops that create tensors of a given shape (Fill, ZerosLike, OnesLike).
 #include <algorithm>
 #include <cstring>
 
+#include "cpu/array/array_util.h"
 #include "cpu/cpu_util.h"
 #include "opforge/ops/array/fill.h"
 #include "opforge/ops/array/identity.h"
+#include "opforge/ops/array/identity_n.h"
 #include "opforge/ops/array/ones_like.h"
 #include "opforge/ops/array/reshape.h"
 #include "opforge/ops/array/zeros_like.h"
@@ -24,6 +26,18 @@ Status IdentityCpu(ops::IdentityArgs& a) {
   a.output = a.input;
   return Status::OK();
 }
+
+Status IdentityNCpu(ops::IdentityNArgs& a) {
+  for (int i = 0; i < a.ctx.num_outputs(); ++i) a.ctx.output(i) = a.ctx.input_list(0)[i];
+  return Status::OK();
+}
+
+Status IdentityNShape(ShapeContext& c) {
+  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, c.input_shape(0, i));
+  return Status::OK();
+}
+
+const array::CustomShape identity_n_shape("IdentityN", IdentityNShape);
 
 template <typename T>
 void fill_with(Tensor& t, T v) {
@@ -62,6 +76,7 @@ Status OnesLikeCpu(ops::OnesLikeArgs& a) {
 
 OPFORGE_REGISTER_FORWARDING_KERNEL(Reshape, CPU, ReshapeCpu, OPF_ALL)
 OPFORGE_REGISTER_FORWARDING_KERNEL(Identity, CPU, IdentityCpu, OPF_ALL, VariantTag)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(IdentityN, CPU, IdentityNCpu)
 OPFORGE_REGISTER_KERNEL(Fill, CPU, FillCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(ZerosLike, CPU, ZerosLikeCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(OnesLike, CPU, OnesLikeCpu, OPF_ALL)

@@ -22,7 +22,8 @@
 namespace opforge {
 namespace {
 
-class TensorList : public Variant {
+// The value a TensorList variant holds.
+class ListValue : public Variant {
  public:
   std::string type_name() const override { return "tensorflow::TensorList"; }
 
@@ -72,8 +73,8 @@ Status merge_shapes(const KernelContext& ctx, const Shape& a, const Shape& b, Sh
   return Status::OK();
 }
 
-Status input_list(const KernelContext& ctx, const Tensor& handle, DType element_dtype, const TensorList** out) {
-  const auto* list = dynamic_cast<const TensorList*>(handle.variant().get());
+Status input_list(const KernelContext& ctx, const Tensor& handle, DType element_dtype, const ListValue** out) {
+  const auto* list = dynamic_cast<const ListValue*>(handle.variant().get());
   if (list == nullptr) return ctx.error("input_handle is not a TensorList");
   if (element_dtype != DType::kInvalid && list->element_dtype != element_dtype) {
     return ctx.error("Invalid data types; op elements ", dtype_name(element_dtype), " but list elements ",
@@ -83,7 +84,7 @@ Status input_list(const KernelContext& ctx, const Tensor& handle, DType element_
   return Status::OK();
 }
 
-void set_list_output(KernelContext& ctx, int i, std::shared_ptr<TensorList> list) {
+void set_list_output(KernelContext& ctx, int i, std::shared_ptr<ListValue> list) {
   ctx.output(i) = Tensor::FromVariant(std::move(list));
 }
 
@@ -95,7 +96,7 @@ Status zeros(DType dtype, const Shape& shape, Tensor* out) {
 
 // The value of element i: the tensor set there, or zeros of a fully known element shape
 // (the list's merged with the one the op was given).
-Status read_element(const KernelContext& ctx, const TensorList& list, int64_t i, const Shape& given, Tensor* out) {
+Status read_element(const KernelContext& ctx, const ListValue& list, int64_t i, const Shape& given, Tensor* out) {
   const Tensor& t = list.elements[static_cast<size_t>(i)];
   if (t.initialized()) {
     *out = t;
@@ -110,7 +111,7 @@ Status read_element(const KernelContext& ctx, const TensorList& list, int64_t i,
   return zeros(list.element_dtype, shape, out);
 }
 
-Status check_item(const KernelContext& ctx, const TensorList& list, const Tensor& item) {
+Status check_item(const KernelContext& ctx, const ListValue& list, const Tensor& item) {
   if (!list.element_shape.is_compatible_with(item.shape())) {
     return ctx.error("Tried to set a tensor with incompatible shape at a list index. Item element shape: ",
                      item.shape().to_string(), " list shape: ", list.element_shape.to_string());
@@ -183,7 +184,7 @@ const array::CustomShape element_shape_shape("TensorListElementShape", ElementSh
 
 template <typename T>
 Status TensorListReserveCpu(ops::TensorListReserveArgs& a) {
-  auto list = std::make_shared<TensorList>();
+  auto list = std::make_shared<ListValue>();
   list->element_dtype = a.element_dtype;
   OPF_RETURN_IF_ERROR(parse_element_shape(a.ctx, a.element_shape, &list->element_shape));
   const int64_t n = a.num_elements.scalar<int32_t>();
@@ -195,7 +196,7 @@ Status TensorListReserveCpu(ops::TensorListReserveArgs& a) {
 
 template <typename T>
 Status EmptyTensorListCpu(ops::EmptyTensorListArgs& a) {
-  auto list = std::make_shared<TensorList>();
+  auto list = std::make_shared<ListValue>();
   list->element_dtype = a.element_dtype;
   OPF_RETURN_IF_ERROR(parse_element_shape(a.ctx, a.element_shape, &list->element_shape));
   list->max_num_elements = a.max_num_elements.scalar<int32_t>();
@@ -210,7 +211,7 @@ template <typename T>
 Status TensorListFromTensorCpu(ops::TensorListFromTensorArgs& a) {
   const Tensor& t = a.tensor;
   if (t.rank() < 1) return a.ctx.error("tensor must be at least a vector, got shape ", t.shape().to_string());
-  auto list = std::make_shared<TensorList>();
+  auto list = std::make_shared<ListValue>();
   list->element_dtype = a.element_dtype;
   Shape given;
   OPF_RETURN_IF_ERROR(parse_element_shape(a.ctx, a.element_shape, &given));
@@ -234,7 +235,7 @@ Status TensorListFromTensorCpu(ops::TensorListFromTensorArgs& a) {
 
 template <typename T>
 Status TensorListGetItemCpu(ops::TensorListGetItemArgs& a) {
-  const TensorList* list;
+  const ListValue* list;
   OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, a.element_dtype, &list));
   const int64_t i = a.index.scalar<int32_t>();
   const int64_t n = static_cast<int64_t>(list->elements.size());
@@ -246,7 +247,7 @@ Status TensorListGetItemCpu(ops::TensorListGetItemArgs& a) {
 
 template <typename T>
 Status TensorListSetItemCpu(ops::TensorListSetItemArgs& a) {
-  const TensorList* in;
+  const ListValue* in;
   OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, a.element_dtype, &in));
   const int64_t i = a.index.scalar<int32_t>();
   const int64_t n = static_cast<int64_t>(in->elements.size());
@@ -254,7 +255,7 @@ Status TensorListSetItemCpu(ops::TensorListSetItemArgs& a) {
     return a.ctx.error("Trying to modify element ", i, " in a list with ", n, " elements.");
   }
   OPF_RETURN_IF_ERROR(check_item(a.ctx, *in, a.item));
-  auto list = std::make_shared<TensorList>(*in);
+  auto list = std::make_shared<ListValue>(*in);
   if (i >= n) list->elements.resize(static_cast<size_t>(i) + 1);
   list->elements[static_cast<size_t>(i)] = a.item;
   set_list_output(a.ctx, 0, std::move(list));
@@ -263,14 +264,14 @@ Status TensorListSetItemCpu(ops::TensorListSetItemArgs& a) {
 
 template <typename T>
 Status TensorListPushBackCpu(ops::TensorListPushBackArgs& a) {
-  const TensorList* in;
+  const ListValue* in;
   OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, a.element_dtype, &in));
   OPF_RETURN_IF_ERROR(check_item(a.ctx, *in, a.tensor));
   if (in->max_num_elements >= 0 && static_cast<int64_t>(in->elements.size()) >= in->max_num_elements) {
     return a.ctx.error("Tried to push item into a full list, list size: ", in->elements.size(),
                        ", max_num_elements: ", in->max_num_elements);
   }
-  auto list = std::make_shared<TensorList>(*in);
+  auto list = std::make_shared<ListValue>(*in);
   list->elements.push_back(a.tensor);
   set_list_output(a.ctx, 0, std::move(list));
   return Status::OK();
@@ -278,13 +279,13 @@ Status TensorListPushBackCpu(ops::TensorListPushBackArgs& a) {
 
 template <typename T>
 Status TensorListPopBackCpu(ops::TensorListPopBackArgs& a) {
-  const TensorList* in;
+  const ListValue* in;
   OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, a.element_dtype, &in));
   if (in->elements.empty()) return a.ctx.error("Trying to pop from an empty list.");
   Shape given;
   OPF_RETURN_IF_ERROR(parse_element_shape(a.ctx, a.element_shape, &given));
   OPF_RETURN_IF_ERROR(read_element(a.ctx, *in, static_cast<int64_t>(in->elements.size()) - 1, given, &a.ctx.output(1)));
-  auto list = std::make_shared<TensorList>(*in);
+  auto list = std::make_shared<ListValue>(*in);
   list->elements.pop_back();
   set_list_output(a.ctx, 0, std::move(list));
   return Status::OK();
@@ -292,7 +293,7 @@ Status TensorListPopBackCpu(ops::TensorListPopBackArgs& a) {
 
 template <typename T>
 Status TensorListStackCpu(ops::TensorListStackArgs& a) {
-  const TensorList* list;
+  const ListValue* list;
   OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, a.element_dtype, &list));
   const int64_t n = static_cast<int64_t>(list->elements.size());
   if (a.num_elements != -1 && a.num_elements != n) {
@@ -329,7 +330,7 @@ Status TensorListStackCpu(ops::TensorListStackArgs& a) {
 }
 
 Status TensorListLengthCpu(ops::TensorListLengthArgs& a) {
-  const TensorList* list;
+  const ListValue* list;
   OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, DType::kInvalid, &list));
   OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt32, Shape({}), &a.ctx.output(0)));
   a.ctx.output(0).data<int32_t>()[0] = static_cast<int32_t>(list->elements.size());
@@ -338,7 +339,7 @@ Status TensorListLengthCpu(ops::TensorListLengthArgs& a) {
 
 template <typename T>
 Status TensorListElementShapeCpu(ops::TensorListElementShapeArgs& a) {
-  const TensorList* list;
+  const ListValue* list;
   OPF_RETURN_IF_ERROR(input_list(a.ctx, a.input_handle, DType::kInvalid, &list));
   const Shape& s = list->element_shape;
   Tensor& out = a.ctx.output(0);

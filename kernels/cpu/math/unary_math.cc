@@ -1,5 +1,5 @@
 // Elementwise unary math: Reciprocal, Rsqrt, the trigonometric and hyperbolic functions and
-// their inverses, Erf, Floor, Ceil, Round, Sign, Log1p, Expm1, IsNan, IsFinite, LogicalNot.
+// their inverses, Erf, Erfc, Floor, Ceil, Round, Sign, Log1p, Expm1, IsNan, IsFinite, LogicalNot.
 // 16-bit floats compute in float. float32 Sin/Cos/Tan/Expm1/... go through vectorized
 // polynomial approximations where cpu/vec_math.h has one (see there); the rest use libm.
 #include <cmath>
@@ -18,6 +18,7 @@
 #include "opforge/ops/math/cos.h"
 #include "opforge/ops/math/cosh.h"
 #include "opforge/ops/math/erf.h"
+#include "opforge/ops/math/erfc.h"
 #include "opforge/ops/math/expm1.h"
 #include "opforge/ops/math/floor.h"
 #include "opforge/ops/math/is_finite.h"
@@ -107,6 +108,10 @@ Status ErfCpu(ops::ErfArgs& a) {
   return float_map<T>(a, [](auto v) { return std::erf(v); });
 }
 template <typename T>
+Status ErfcCpu(ops::ErfcArgs& a) {
+  return float_map<T>(a, [](auto v) { return std::erfc(v); });
+}
+template <typename T>
 Status FloorCpu(ops::FloorArgs& a) {
   return float_map_vec<T>(a, [](auto v) { return std::floor(v); }, vec::floor_f32);
 }
@@ -183,6 +188,7 @@ OPFORGE_REGISTER_KERNEL(Asinh, CPU, AsinhCpu, OPF_FLOATS)
 OPFORGE_REGISTER_KERNEL(Acosh, CPU, AcoshCpu, OPF_FLOATS)
 OPFORGE_REGISTER_KERNEL(Atanh, CPU, AtanhCpu, OPF_FLOATS)
 OPFORGE_REGISTER_INPLACE_KERNEL(Erf, CPU, ErfCpu, inplace_args(0), OPF_FLOATS)
+OPFORGE_REGISTER_INPLACE_KERNEL(Erfc, CPU, ErfcCpu, inplace_args(0), OPF_FLOATS)
 OPFORGE_REGISTER_INPLACE_KERNEL(Floor, CPU, FloorCpu, inplace_args(0), OPF_FLOATS)
 OPFORGE_REGISTER_INPLACE_KERNEL(Ceil, CPU, CeilCpu, inplace_args(0), OPF_FLOATS)
 OPFORGE_REGISTER_INPLACE_KERNEL(Round, CPU, RoundCpu, inplace_args(0), OPF_FLOATS_SIGNED)

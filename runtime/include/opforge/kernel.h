@@ -197,18 +197,23 @@ struct KernelRegistrar {
 #define OPFORGE_REGISTER_FORWARDING_KERNEL_HOST_MEMORY(OP, DEVICE, FN, HOST_IN, HOST_OUT, ...) \
   OPFORGE_REGISTER_KERNEL_IMPL_HM(OP, DEVICE, FN, true, ::opforge::HOST_IN, ::opforge::HOST_OUT, __VA_ARGS__)
 
-// For ops without a type attr: `Status Fn(OpArgs&)`, registered once.
-#define OPFORGE_REGISTER_UNTYPED_KERNEL(OP, DEVICE, FN)                                   \
+// For ops without a type attr: `Status Fn(OpArgs&)`, registered once (FORWARDS: the kernel
+// sets its outputs itself).
+#define OPFORGE_REGISTER_UNTYPED_KERNEL_IMPL(OP, DEVICE, FN, FORWARDS)                    \
   namespace {                                                                             \
   [[maybe_unused]] const bool OPF_CAT(opf_kernel_registered_, __LINE__) = [] {            \
-    ::opforge::KernelRegistry::Global().add(                                              \
-        #OP, ::opforge::Device::k##DEVICE, ::opforge::DType::kInvalid,                    \
-        ::opforge::KernelDef{[](::opforge::KernelContext& ctx) {                          \
-          ::opforge::ops::OP##Args args(ctx);                                             \
-          return FN(args);                                                                \
-        }});                                                                              \
+    ::opforge::KernelDef def{[](::opforge::KernelContext& ctx) {                          \
+      ::opforge::ops::OP##Args args(ctx);                                                 \
+      return FN(args);                                                                    \
+    }};                                                                                   \
+    def.forwards_input = FORWARDS;                                                        \
+    ::opforge::KernelRegistry::Global().add(#OP, ::opforge::Device::k##DEVICE,            \
+                                            ::opforge::DType::kInvalid, def);             \
     return true;                                                                          \
   }();                                                                                    \
   }
+#define OPFORGE_REGISTER_UNTYPED_KERNEL(OP, DEVICE, FN) OPFORGE_REGISTER_UNTYPED_KERNEL_IMPL(OP, DEVICE, FN, false)
+#define OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(OP, DEVICE, FN) \
+  OPFORGE_REGISTER_UNTYPED_KERNEL_IMPL(OP, DEVICE, FN, true)
 
 }  // namespace opforge

@@ -27,6 +27,7 @@
 #include "opforge/ops/math/cumsum.h"
 #include "opforge/ops/math/equal.h"
 #include "opforge/ops/math/erf.h"
+#include "opforge/ops/math/erfc.h"
 #include "opforge/ops/math/exp.h"
 #include "opforge/ops/math/expm1.h"
 #include "opforge/ops/math/floor.h"
