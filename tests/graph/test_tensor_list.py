@@ -117,3 +117,22 @@ def test_lists_through_a_loop_with_gradients():
         e[i] = eps
         num[i] = (f(xv + e) - f(xv - e)) / (2 * eps)
     np.testing.assert_allclose(got_g, num, atol=1e-7)
+
+
+def test_a_list_read_twice_in_a_graph_is_never_changed_under_a_reader():
+    """Push and pop reuse a list the executor holds alone; a list with another reader is copied."""
+    g = of.Graph()
+    with g.as_default():
+        x = tf1.placeholder(of.float32, [3, 2])
+        base = ops.tensor_list_from_tensor(x, SHAPE)
+        pushed = ops.tensor_list_push_back(base, np.ones(2, np.float32))
+        rest, last = ops.tensor_list_pop_back(base, SHAPE, element_dtype=of.float32)
+        n_base = ops.tensor_list_length(base)
+        n_pushed = ops.tensor_list_length(pushed)
+        n_rest = ops.tensor_list_length(rest)
+        stacked = ops.tensor_list_stack(base, SHAPE, element_dtype=of.float32)
+    xv = np.arange(6, dtype=np.float32).reshape(3, 2)
+    got = tf1.Session(graph=g).run([n_base, n_pushed, n_rest, last, stacked], {x: xv})
+    assert got[:3] == [3, 4, 2]
+    np.testing.assert_array_equal(got[3], xv[2])
+    np.testing.assert_array_equal(got[4], xv)

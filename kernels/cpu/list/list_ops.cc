@@ -84,6 +84,18 @@ Status input_list(const KernelContext& ctx, const Tensor& handle, DType element_
   return Status::OK();
 }
 
+// The list a kernel may change and output: the input's own value when the graph executor
+// holds the input alone and reads it no more (nobody else can see the change: a loop's
+// stack grows in place instead of being copied per push), else a copy (sharing the element
+// tensors, which are immutable).
+std::shared_ptr<ListValue> writable_list(const KernelContext& ctx, const Tensor& handle, const ListValue* in) {
+  const ExecEnv* env = ctx.env();
+  const bool alone = env != nullptr && !env->forwardable_inputs.empty() && env->forwardable_inputs[0] &&
+                     handle.variant().use_count() == 1;
+  if (alone) return std::const_pointer_cast<ListValue>(std::static_pointer_cast<const ListValue>(handle.variant()));
+  return std::make_shared<ListValue>(*in);
+}
+
 void set_list_output(KernelContext& ctx, int i, std::shared_ptr<ListValue> list) {
   ctx.output(i) = Tensor::FromVariant(std::move(list));
 }
@@ -255,7 +267,7 @@ Status TensorListSetItemCpu(ops::TensorListSetItemArgs& a) {
     return a.ctx.error("Trying to modify element ", i, " in a list with ", n, " elements.");
   }
   OPF_RETURN_IF_ERROR(check_item(a.ctx, *in, a.item));
-  auto list = std::make_shared<ListValue>(*in);
+  auto list = writable_list(a.ctx, a.input_handle, in);
   if (i >= n) list->elements.resize(static_cast<size_t>(i) + 1);
   list->elements[static_cast<size_t>(i)] = a.item;
   set_list_output(a.ctx, 0, std::move(list));
@@ -271,7 +283,7 @@ Status TensorListPushBackCpu(ops::TensorListPushBackArgs& a) {
     return a.ctx.error("Tried to push item into a full list, list size: ", in->elements.size(),
                        ", max_num_elements: ", in->max_num_elements);
   }
-  auto list = std::make_shared<ListValue>(*in);
+  auto list = writable_list(a.ctx, a.input_handle, in);
   list->elements.push_back(a.tensor);
   set_list_output(a.ctx, 0, std::move(list));
   return Status::OK();
@@ -285,7 +297,7 @@ Status TensorListPopBackCpu(ops::TensorListPopBackArgs& a) {
   Shape given;
   OPF_RETURN_IF_ERROR(parse_element_shape(a.ctx, a.element_shape, &given));
   OPF_RETURN_IF_ERROR(read_element(a.ctx, *in, static_cast<int64_t>(in->elements.size()) - 1, given, &a.ctx.output(1)));
-  auto list = std::make_shared<ListValue>(*in);
+  auto list = writable_list(a.ctx, a.input_handle, in);
   list->elements.pop_back();
   set_list_output(a.ctx, 0, std::move(list));
   return Status::OK();
