@@ -37,8 +37,22 @@ from opforge import nn as _nn  # issue 4 (nn)
 from opforge import train as _train
 from opforge import raw_ops  # noqa: F401  (tf.compat.v1.raw_ops: every op, library ops too)
 from opforge.op_library import load_op_library  # noqa: F401  (tf.load_op_library)
+from opforge.framework.control_flow import case, while_loop  # noqa: F401
+from opforge.einsum import einsum  # noqa: F401
+from opforge.dtypes import variant  # noqa: F401
 
 bool = _of.bool_  # noqa: A001
+
+
+def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+    """tf.compat.v1.cond: fn1/fn2 are the deprecated spellings of true_fn/false_fn; without
+    strict, a branch result that is a one-element list is unpacked (TF1's rule)."""
+    true_fn = _legacy("true_fn", true_fn, "fn1", fn1)
+    false_fn = _legacy("false_fn", false_fn, "fn2", fn2)
+    out = _of.cond(pred, true_fn, false_fn, name=name)
+    if not strict and isinstance(out, (list, tuple)) and len(out) == 1:
+        return out[0]
+    return out
 Tensor = _of.GraphTensor
 Operation = _of.Operation
 

@@ -263,8 +263,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     specs = {}
     deps: dict[str, list[str]] = {}
     for nd in nodes:
-        spec = _C.op_spec(nd.op)
-        if spec is None:
+        spec = None if nd.op in _COMPOSITE else _C.op_spec(nd.op)
+        if spec is None and nd.op not in _COMPOSITE:
             raise _bad(nd.name, nd.op, f"Op type not registered '{nd.op}' in the opforge runtime", NotFoundError)
         specs[nd.name] = spec
         d = []
@@ -302,6 +302,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     for node_name in order:
         nd = by_name[node_name]
         spec = specs[node_name]
+        if spec is None:  # a composite: its handler reads the NodeDef
+            prepared.append((nd, spec, {}))
+            continue
         attrs = {}
         for attr_name, attr_type, _ in spec["attrs"]:
             if attr_name in nd.attr:
@@ -337,6 +340,24 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     return out
 
 
+def _import_einsum(graph, nd, data, control, name):
+    """TensorFlow's Einsum op, computed by of.einsum's plan (opforge/einsum.py); the result
+    keeps the node's name."""
+    from ..einsum import einsum  # noqa: PLC0415
+    if "equation" not in nd.attr or nd.attr["equation"].WhichOneof("value") != "s":
+        raise _bad(nd.name, nd.op, "Einsum needs a string attr 'equation'")
+    with graph.name_scope(name + "/"):
+        try:
+            out = einsum(nd.attr["equation"].s.decode(), *data)
+        except (InvalidArgumentError, NotFoundError) as e:
+            raise type(e)(f"{e} [[node {nd.name}]]", nd.op) from None
+    return graph.create_op("Identity", [out], {}, name=name, control_inputs=control, exact_name=True)
+
+
+# Ops a GraphDef may hold that opforge computes with other ops (a handler per op type).
+_COMPOSITE = {"Einsum": _import_einsum}
+
+
 def _is_back_edge(nd, src_nd, idx) -> bool:
     """Whether input (src_nd, idx) of nd closes a loop: a Merge reading a NextIteration."""
     return idx >= 0 and nd.op == "Merge" and src_nd.op == "NextIteration"
@@ -364,6 +385,11 @@ def _build(graph, prepared, mapped, created, full):
                 if idx >= len(outs):
                     raise _bad(nd.name, nd.op, f"input '{inp}': node '{src}' has {len(outs)} outputs")
                 data.append(outs[idx])
+        if spec is None:
+            if not _VALID_NODE_NAME.match(full[nd.name]):
+                raise _bad(nd.name, nd.op, f"'{full[nd.name]}' is not a valid node name")
+            created[nd.name] = _COMPOSITE[nd.op](graph, nd, data, control, full[nd.name])
+            continue
         grouped, pos = [], 0
         for arg_name, _, _, is_list, _, number_attr, list_attr in spec["input_info"]:
             if is_list:

@@ -1,6 +1,8 @@
-"""Keras recurrent models frozen by TensorFlow (tf.function + convert_variables_to_constants_v2,
-which lowers the RNN's while loop to Switch/Merge/Enter/Exit/NextIteration and TensorList ops)
-import into opforge and compute TensorFlow's outputs. Skipped when TensorFlow is not installed."""
+"""Models of common Keras layers frozen by TensorFlow (tf.function +
+convert_variables_to_constants_v2) import into opforge and compute TensorFlow's outputs: the
+recurrent layers (their while loop lowered to Switch/Merge/Enter/Exit/NextIteration and
+TensorList ops), MultiHeadAttention (Einsum), LayerNormalization with exact and approximate
+GELU (Erfc), Embedding. Skipped when TensorFlow is not installed."""
 
 from __future__ import annotations
 
@@ -17,6 +19,9 @@ import opforge as of  # noqa: E402
 import opforge.compat.v1 as tf1  # noqa: E402
 
 
+LOOPS = {"lstm_stack", "gru", "simple_rnn", "bidirectional_lstm", "masked_lstm"}
+
+
 def _models():
     L = keras.layers
     return {
@@ -25,6 +30,10 @@ def _models():
         "simple_rnn": ((9, 5), lambda: [L.SimpleRNN(7, return_sequences=True)]),
         "bidirectional_lstm": ((10, 4), lambda: [L.Bidirectional(L.LSTM(6))]),
         "masked_lstm": ((10, 4), lambda: [L.Masking(0.0), L.LSTM(6)]),
+        "multi_head_attention": ((10, 16), lambda: [lambda x: L.MultiHeadAttention(2, 8)(x, x)]),
+        "layer_norm_gelu": ((10, 16), lambda: [L.LayerNormalization(), L.Dense(8, activation="gelu"),
+                                               L.Dense(4, activation=lambda v: keras.activations.gelu(v, approximate=True))]),
+        "embedding": ((10,), lambda: [L.Embedding(50, 8), L.GlobalAveragePooling1D()]),
     }
 
 
@@ -34,21 +43,26 @@ def _freeze(name):
     )
     shape, layers = _models()[name]
     keras.utils.set_random_seed(0)
-    inputs = keras.Input(shape)
+    int_input = name == "embedding"
+    inputs = keras.Input(shape, dtype="int32" if int_input else "float32")
     x = inputs
     for layer in layers():
         x = layer(x)
     model = keras.Model(inputs, x)
     fn = tf.function(lambda v: model(v, training=False))
-    frozen = convert_variables_to_constants_v2(fn.get_concrete_function(tf.TensorSpec((None, *shape), tf.float32)))
+    spec = tf.TensorSpec((None, *shape), tf.int32 if int_input else tf.float32)
+    frozen = convert_variables_to_constants_v2(fn.get_concrete_function(spec))
     return frozen.graph.as_graph_def(), frozen.inputs[0].name, frozen.outputs[0].name, shape
 
 
 @pytest.mark.parametrize("name", list(_models()))
-def test_frozen_keras_rnn_matches_tensorflow(name):
+def test_frozen_keras_layers_match_tensorflow(name):
     gd, input_name, output_name, shape = _freeze(name)
     ops_used = {n.op for n in gd.node}
-    assert {"Enter", "Exit", "NextIteration", "Merge", "Switch"} <= ops_used  # a real lowered loop
+    if name in LOOPS:
+        assert {"Enter", "Exit", "NextIteration", "Merge", "Switch"} <= ops_used  # a real lowered loop
+    if name == "multi_head_attention":
+        assert "Einsum" in ops_used
     rng = np.random.default_rng(1)
     g = of.Graph()
     with g.as_default():
@@ -59,7 +73,8 @@ def test_frozen_keras_rnn_matches_tensorflow(name):
         tf.compat.v1.import_graph_def(gd, name="")
     theirs = tf.compat.v1.Session(graph=tg)
     for batch in (3, 1):
-        x = rng.uniform(-1, 1, (batch, *shape)).astype(np.float32)
+        x = rng.integers(0, 50, (batch, *shape)).astype(np.int32) if name == "embedding" else \
+            rng.uniform(-1, 1, (batch, *shape)).astype(np.float32)
         if name == "masked_lstm":
             x[0, 6:] = 0.0  # masked steps
         a = ours.run(output_name, {input_name: x})
