@@ -7,6 +7,7 @@ and gradient bindings of each group listed here; `raw_ops` maps op names to wrap
 GROUPS = (
     "array",
     "control_flow",
+    "image",
     "list",
     "math",
     "nn",
@@ -58,6 +59,10 @@ OPS = {
     "Merge": ("control_flow", "merge"),
     "NextIteration": ("control_flow", "next_iteration"),
     "Switch": ("control_flow", "switch"),
+    "ResizeBilinear": ("image", "resize_bilinear"),
+    "ResizeBilinearGrad": ("image", "resize_bilinear_grad"),
+    "ResizeNearestNeighbor": ("image", "resize_nearest_neighbor"),
+    "ResizeNearestNeighborGrad": ("image", "resize_nearest_neighbor_grad"),
     "EmptyTensorList": ("list", "empty_tensor_list"),
     "TensorListElementShape": ("list", "tensor_list_element_shape"),
     "TensorListFromTensor": ("list", "tensor_list_from_tensor"),

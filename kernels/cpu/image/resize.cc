@@ -1,0 +1,251 @@
+// Image resizing: ResizeBilinear, ResizeNearestNeighbor and their gradients, NHWC, with
+// TensorFlow's coordinate conventions (align_corners, half_pixel_centers) and its float
+// arithmetic, so results match TensorFlow's bit for bit where the inputs are exact.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "cpu/array/array_util.h"
+#include "cpu/cpu_util.h"
+#include "opforge/ops/image/resize_bilinear.h"
+#include "opforge/ops/image/resize_bilinear_grad.h"
+#include "opforge/ops/image/resize_nearest_neighbor.h"
+#include "opforge/ops/image/resize_nearest_neighbor_grad.h"
+#include "opforge/parallel.h"
+
+namespace opforge {
+namespace {
+
+// in / out, or (in - 1) / (out - 1) with align_corners (TensorFlow's CalculateResizeScale).
+float resize_scale(int64_t in, int64_t out, bool align_corners) {
+  return (align_corners && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                                    : static_cast<float>(in) / static_cast<float>(out);
+}
+
+// Where output coordinate i samples the input: (i + 0.5) * scale - 0.5 with half-pixel
+// centers, i * scale otherwise.
+float source(int64_t i, float scale, bool half_pixel) {
+  return half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f : static_cast<float>(i) * scale;
+}
+
+struct Interp {
+  int64_t lower, upper;
+  float lerp;
+};
+
+std::vector<Interp> interpolation(int64_t out, int64_t in, float scale, bool half_pixel) {
+  std::vector<Interp> w(static_cast<size_t>(out));
+  for (int64_t i = 0; i < out; ++i) {
+    const float s = source(i, scale, half_pixel);
+    const float f = std::floor(s);
+    w[static_cast<size_t>(i)] = {std::max(static_cast<int64_t>(f), int64_t{0}),
+                                 std::min(static_cast<int64_t>(std::ceil(s)), in - 1), s - f};
+  }
+  return w;
+}
+
+// The input row (column) an output row (column) copies from.
+std::vector<int64_t> nearest(int64_t out, int64_t in, float scale, bool align_corners, bool half_pixel) {
+  std::vector<int64_t> idx(static_cast<size_t>(out));
+  for (int64_t i = 0; i < out; ++i) {
+    const float s = half_pixel ? (static_cast<float>(i) + 0.5f) * scale : static_cast<float>(i) * scale;
+    int64_t v = std::min(static_cast<int64_t>(align_corners ? std::round(s) : std::floor(s)), in - 1);
+    if (half_pixel) v = std::max(v, int64_t{0});
+    idx[static_cast<size_t>(i)] = v;
+  }
+  return idx;
+}
+
+Status check_flags(const KernelContext& ctx, bool align_corners, bool half_pixel) {
+  if (align_corners && half_pixel) return ctx.error("If half_pixel_centers is True, align_corners must be False.");
+  return Status::OK();
+}
+
+// New height and width from the size input: a vector of 2 positive ints.
+Status read_size(const KernelContext& ctx, const Tensor& size, int64_t* h, int64_t* w) {
+  if (size.rank() != 1 || size.num_elements() != 2) {
+    return ctx.error("size must be a 1-D int32 Tensor of 2 elements: new_height, new_width, got shape ",
+                     size.shape().to_string());
+  }
+  *h = size.data<int32_t>()[0];
+  *w = size.data<int32_t>()[1];
+  if (*h <= 0 || *w <= 0) return ctx.error("output dimensions must be positive, got ", *h, "x", *w);
+  return Status::OK();
+}
+
+Status check_images(const KernelContext& ctx, const Tensor& images, const char* what = "images") {
+  if (images.rank() != 4) return ctx.error(what, " must be 4-dimensional, got shape ", images.shape().to_string());
+  if (images.dim(1) <= 0 || images.dim(2) <= 0) {
+    return ctx.error("input image must be of non-zero size, got shape ", images.shape().to_string());
+  }
+  return Status::OK();
+}
+
+// ---- shape functions: [batch, size[0], size[1], channels]
+
+Status ResizeShape(ShapeContext& c) {
+  const Shape& im = c.input_shape(0);
+  if (!im.unknown_rank() && im.rank() != 4) return c.error("images must be 4-dimensional, got shape ", im.to_string());
+  const Shape& sz = c.input_shape(1);
+  if (!sz.unknown_rank() && (sz.rank() != 1 || (sz.dim(0) >= 0 && sz.dim(0) != 2))) {
+    return c.error("size must be a 1-D int32 Tensor of 2 elements, got shape ", sz.to_string());
+  }
+  std::vector<int64_t> size;
+  bool known;
+  OPF_RETURN_IF_ERROR(array::known_ints(c, 1, &size, &known));
+  if (known && (size.size() != 2 || size[0] <= 0 || size[1] <= 0)) {
+    return c.error("size must hold 2 positive values (new_height, new_width)");
+  }
+  const int64_t b = im.unknown_rank() ? -1 : im.dim(0), ch = im.unknown_rank() ? -1 : im.dim(3);
+  c.set_output(0, Shape({b, known ? size[0] : -1, known ? size[1] : -1, ch}));
+  return Status::OK();
+}
+
+Status BilinearGradShape(ShapeContext& c) {
+  c.set_output(0, c.input_shape(1));
+  return Status::OK();
+}
+
+const array::CustomShape bilinear_shape("ResizeBilinear", ResizeShape);
+const array::CustomShape nearest_shape("ResizeNearestNeighbor", ResizeShape);
+const array::CustomShape nearest_grad_shape("ResizeNearestNeighborGrad", ResizeShape);
+const array::CustomShape bilinear_grad_shape("ResizeBilinearGrad", BilinearGradShape);
+
+// ---- kernels
+
+template <typename T>
+Status ResizeBilinearCpu(ops::ResizeBilinearArgs& a) {
+  OPF_RETURN_IF_ERROR(check_flags(a.ctx, a.align_corners, a.half_pixel_centers));
+  OPF_RETURN_IF_ERROR(check_images(a.ctx, a.images));
+  int64_t oh, ow;
+  OPF_RETURN_IF_ERROR(read_size(a.ctx, a.size, &oh, &ow));
+  const int64_t b = a.images.dim(0), ih = a.images.dim(1), iw = a.images.dim(2), ch = a.images.dim(3);
+  const auto ys = interpolation(oh, ih, resize_scale(ih, oh, a.align_corners), a.half_pixel_centers);
+  const auto xs = interpolation(ow, iw, resize_scale(iw, ow, a.align_corners), a.half_pixel_centers);
+  const T* in = a.images.template data<T>();
+  float* out = a.resized_images.template data<float>();
+  parallel_for(b * oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, ow * ch)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t n = r / oh, y = r % oh;
+      const Interp& wy = ys[static_cast<size_t>(y)];
+      const T* top = in + ((n * ih + wy.lower) * iw) * ch;
+      const T* bottom = in + ((n * ih + wy.upper) * iw) * ch;
+      float* o = out + (n * oh + y) * ow * ch;
+      for (int64_t x = 0; x < ow; ++x) {
+        const Interp& wx = xs[static_cast<size_t>(x)];
+        for (int64_t k = 0; k < ch; ++k) {
+          const float tl = static_cast<float>(top[wx.lower * ch + k]), tr = static_cast<float>(top[wx.upper * ch + k]);
+          const float bl = static_cast<float>(bottom[wx.lower * ch + k]), br = static_cast<float>(bottom[wx.upper * ch + k]);
+          const float t = tl + (tr - tl) * wx.lerp, bt = bl + (br - bl) * wx.lerp;
+          o[x * ch + k] = t + (bt - t) * wy.lerp;
+        }
+      }
+    }
+  });
+  return Status::OK();
+}
+
+template <typename T>
+Status ResizeBilinearGradCpu(ops::ResizeBilinearGradArgs& a) {
+  using C = cpu::compute_t<T>;
+  OPF_RETURN_IF_ERROR(check_flags(a.ctx, a.align_corners, a.half_pixel_centers));
+  OPF_RETURN_IF_ERROR(check_images(a.ctx, a.original_image, "original_image"));
+  if (a.grads.rank() != 4 || a.grads.dim(0) != a.original_image.dim(0) || a.grads.dim(3) != a.original_image.dim(3)) {
+    return a.ctx.error("grads of shape ", a.grads.shape().to_string(), " do not fit original_image of shape ",
+                       a.original_image.shape().to_string());
+  }
+  const int64_t b = a.grads.dim(0), gh = a.grads.dim(1), gw = a.grads.dim(2), ch = a.grads.dim(3);
+  const int64_t ih = a.original_image.dim(1), iw = a.original_image.dim(2);
+  const auto ys = interpolation(gh, ih, resize_scale(ih, gh, a.align_corners), a.half_pixel_centers);
+  const auto xs = interpolation(gw, iw, resize_scale(iw, gw, a.align_corners), a.half_pixel_centers);
+  const float* g = a.grads.template data<float>();
+  T* out = a.output.template data<T>();
+  parallel_for(b, 1, [&](int64_t n0, int64_t n1) {
+    std::vector<C> acc(static_cast<size_t>(ih * iw * ch));
+    for (int64_t n = n0; n < n1; ++n) {
+      std::fill(acc.begin(), acc.end(), C(0));
+      for (int64_t y = 0; y < gh; ++y) {
+        const Interp& wy = ys[static_cast<size_t>(y)];
+        for (int64_t x = 0; x < gw; ++x) {
+          const Interp& wx = xs[static_cast<size_t>(x)];
+          const float* gp = g + ((n * gh + y) * gw + x) * ch;
+          for (int64_t k = 0; k < ch; ++k) {
+            const C dtop = static_cast<C>((1 - wy.lerp) * gp[k]), dbottom = static_cast<C>(wy.lerp * gp[k]);
+            acc[static_cast<size_t>((wy.lower * iw + wx.lower) * ch + k)] += dtop * static_cast<C>(1 - wx.lerp);
+            acc[static_cast<size_t>((wy.lower * iw + wx.upper) * ch + k)] += dtop * static_cast<C>(wx.lerp);
+            acc[static_cast<size_t>((wy.upper * iw + wx.lower) * ch + k)] += dbottom * static_cast<C>(1 - wx.lerp);
+            acc[static_cast<size_t>((wy.upper * iw + wx.upper) * ch + k)] += dbottom * static_cast<C>(wx.lerp);
+          }
+        }
+      }
+      T* o = out + n * ih * iw * ch;
+      for (size_t i = 0; i < acc.size(); ++i) o[i] = static_cast<T>(acc[i]);
+    }
+  });
+  return Status::OK();
+}
+
+template <typename T>
+Status ResizeNearestNeighborCpu(ops::ResizeNearestNeighborArgs& a) {
+  OPF_RETURN_IF_ERROR(check_flags(a.ctx, a.align_corners, a.half_pixel_centers));
+  OPF_RETURN_IF_ERROR(check_images(a.ctx, a.images));
+  int64_t oh, ow;
+  OPF_RETURN_IF_ERROR(read_size(a.ctx, a.size, &oh, &ow));
+  const int64_t b = a.images.dim(0), ih = a.images.dim(1), iw = a.images.dim(2), ch = a.images.dim(3);
+  const auto ys = nearest(oh, ih, resize_scale(ih, oh, a.align_corners), a.align_corners, a.half_pixel_centers);
+  const auto xs = nearest(ow, iw, resize_scale(iw, ow, a.align_corners), a.align_corners, a.half_pixel_centers);
+  const T* in = a.images.template data<T>();
+  T* out = a.resized_images.template data<T>();
+  parallel_for(b * oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, ow * ch)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t n = r / oh, y = r % oh;
+      const T* row = in + (n * ih + ys[static_cast<size_t>(y)]) * iw * ch;
+      T* o = out + (n * oh + y) * ow * ch;
+      for (int64_t x = 0; x < ow; ++x) std::copy(row + xs[static_cast<size_t>(x)] * ch, row + (xs[static_cast<size_t>(x)] + 1) * ch, o + x * ch);
+    }
+  });
+  return Status::OK();
+}
+
+template <typename T>
+Status ResizeNearestNeighborGradCpu(ops::ResizeNearestNeighborGradArgs& a) {
+  using C = cpu::compute_t<T>;
+  OPF_RETURN_IF_ERROR(check_flags(a.ctx, a.align_corners, a.half_pixel_centers));
+  OPF_RETURN_IF_ERROR(check_images(a.ctx, a.grads, "grads"));
+  int64_t oh, ow;  // the original image's size
+  OPF_RETURN_IF_ERROR(read_size(a.ctx, a.size, &oh, &ow));
+  const int64_t b = a.grads.dim(0), gh = a.grads.dim(1), gw = a.grads.dim(2), ch = a.grads.dim(3);
+  // The forward mapping: grads row y came from original row ys[y].
+  const auto ys = nearest(gh, oh, resize_scale(oh, gh, a.align_corners), a.align_corners, a.half_pixel_centers);
+  const auto xs = nearest(gw, ow, resize_scale(ow, gw, a.align_corners), a.align_corners, a.half_pixel_centers);
+  const T* g = a.grads.template data<T>();
+  T* out = a.output.template data<T>();
+  parallel_for(b, 1, [&](int64_t n0, int64_t n1) {
+    std::vector<C> acc(static_cast<size_t>(oh * ow * ch));
+    for (int64_t n = n0; n < n1; ++n) {
+      std::fill(acc.begin(), acc.end(), C(0));
+      for (int64_t y = 0; y < gh; ++y) {
+        for (int64_t x = 0; x < gw; ++x) {
+          const T* gp = g + ((n * gh + y) * gw + x) * ch;
+          C* o = acc.data() + (ys[static_cast<size_t>(y)] * ow + xs[static_cast<size_t>(x)]) * ch;
+          for (int64_t k = 0; k < ch; ++k) o[k] += static_cast<C>(gp[k]);
+        }
+      }
+      T* dst = out + n * oh * ow * ch;
+      for (size_t i = 0; i < acc.size(); ++i) dst[i] = static_cast<T>(acc[i]);
+    }
+  });
+  return Status::OK();
+}
+
+}  // namespace
+
+OPFORGE_REGISTER_KERNEL(ResizeBilinear, CPU, ResizeBilinearCpu, int8_t, uint8_t, int16_t, int32_t, int64_t, half,
+                        bfloat16, float, double)
+OPFORGE_REGISTER_KERNEL(ResizeBilinearGrad, CPU, ResizeBilinearGradCpu, float, bfloat16, half, double)
+OPFORGE_REGISTER_KERNEL(ResizeNearestNeighbor, CPU, ResizeNearestNeighborCpu, int8_t, uint8_t, int16_t, int32_t,
+                        int64_t, half, bfloat16, float, double)
+OPFORGE_REGISTER_KERNEL(ResizeNearestNeighborGrad, CPU, ResizeNearestNeighborGradCpu, uint8_t, int8_t, int32_t, half,
+                        float, double, bfloat16)
+
+}  // namespace opforge

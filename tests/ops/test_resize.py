@@ -1,0 +1,122 @@
+"""ResizeBilinear, ResizeNearestNeighbor and their gradients: against a NumPy reference written
+from TensorFlow's coordinate rules, against TensorFlow itself when installed, gradients
+checked numerically in float64, and the errors of bad calls."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import opforge as of
+import opforge.compat.v1 as tf1
+from opforge.errors import InvalidArgumentError
+
+FLAGS = [(False, False), (True, False), (False, True)]
+SIZES = [(10, 14), (3, 4), (5, 7), (1, 1), (8, 3)]
+
+
+def _scale(i, o, ac):
+    return (i - 1) / (o - 1) if ac and o > 1 else i / o
+
+
+def _np_bilinear(x, size, ac, hp):
+    b, ih, iw, c = x.shape
+    oh, ow = size
+    sy, sx = np.float32(_scale(ih, oh, ac)), np.float32(_scale(iw, ow, ac))
+    out = np.zeros((b, oh, ow, c), np.float32)
+    for y in range(oh):
+        fy = np.float32((y + 0.5) * sy - 0.5) if hp else np.float32(y * sy)
+        y0, y1, ly = max(math.floor(fy), 0), min(math.ceil(fy), ih - 1), np.float32(fy - math.floor(fy))
+        for xx in range(ow):
+            fx = np.float32((xx + 0.5) * sx - 0.5) if hp else np.float32(xx * sx)
+            x0, x1, lx = max(math.floor(fx), 0), min(math.ceil(fx), iw - 1), np.float32(fx - math.floor(fx))
+            t = x[:, y0, x0] + (x[:, y0, x1] - x[:, y0, x0]) * lx
+            bt = x[:, y1, x0] + (x[:, y1, x1] - x[:, y1, x0]) * lx
+            out[:, y, xx] = t + (bt - t) * ly
+    return out
+
+
+def _np_nearest(x, size, ac, hp):
+    _, ih, iw, _ = x.shape
+    oh, ow = size
+
+    def idx(o, i):
+        s = np.float32(_scale(i, o, ac))
+        r = []
+        for k in range(o):
+            v = np.float32((k + 0.5) * s) if hp else np.float32(k * s)
+            j = min(int(round(float(v))) if ac else math.floor(v), i - 1)
+            r.append(max(j, 0) if hp else j)
+        return r
+
+    return x[:, idx(oh, ih)][:, :, idx(ow, iw)]
+
+
+@pytest.mark.parametrize("ac,hp", FLAGS)
+@pytest.mark.parametrize("size", SIZES)
+def test_matches_numpy(size, ac, hp):
+    rng = np.random.default_rng(hash((size, ac, hp)) % 2**32)
+    x = rng.normal(size=(2, 5, 7, 3)).astype(np.float32)
+    s = np.array(size, np.int32)
+    got = of.raw_ops.ResizeBilinear(images=x, size=s, align_corners=ac, half_pixel_centers=hp).numpy()
+    np.testing.assert_allclose(got, _np_bilinear(x, size, ac, hp), atol=1e-5)
+    got = of.raw_ops.ResizeNearestNeighbor(images=x, size=s, align_corners=ac, half_pixel_centers=hp).numpy()
+    np.testing.assert_array_equal(got, _np_nearest(x, size, ac, hp))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+def test_same_as_tensorflow(dtype):
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(1)
+    x = (rng.normal(size=(2, 5, 7, 3)) * 20).astype(dtype)
+    g = rng.normal(size=(2, 9, 4, 3)).astype(np.float32)
+    for ac, hp in FLAGS:
+        for size in SIZES:
+            s = np.array(size, np.int32)
+            for name in ("ResizeBilinear", "ResizeNearestNeighbor"):
+                kw = dict(images=x, size=s, align_corners=ac, half_pixel_centers=hp)
+                np.testing.assert_allclose(getattr(of.raw_ops, name)(**kw).numpy(),
+                                           getattr(tf.raw_ops, name)(**kw).numpy(), atol=1e-4)
+        if dtype == np.float32:
+            kw = dict(grads=g, original_image=x, align_corners=ac, half_pixel_centers=hp)
+            np.testing.assert_allclose(of.raw_ops.ResizeBilinearGrad(**kw).numpy(),
+                                       tf.raw_ops.ResizeBilinearGrad(**kw).numpy(), atol=1e-5)
+            kw = dict(grads=g, size=np.array([5, 7], np.int32), align_corners=ac, half_pixel_centers=hp)
+            np.testing.assert_allclose(of.raw_ops.ResizeNearestNeighborGrad(**kw).numpy(),
+                                       tf.raw_ops.ResizeNearestNeighborGrad(**kw).numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["ResizeBilinear", "ResizeNearestNeighbor"])
+@pytest.mark.parametrize("ac,hp", FLAGS)
+def test_gradient_matches_numeric(name, ac, hp):
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(1, 3, 4, 2))
+    w = rng.normal(size=(1, 5, 6, 2))
+    g = of.Graph()
+    with g.as_default():
+        p = tf1.placeholder(of.float64, x.shape)
+        y = getattr(of.raw_ops, name)(images=p, size=np.array([5, 6], np.int32), align_corners=ac, half_pixel_centers=hp)
+        loss = of.reduce_sum(of.cast(y, of.float64) * w)
+        (gx,) = of.gradients(loss, [p])
+    s = tf1.Session(graph=g)
+    got = s.run(gx, {p: x})
+    eps, num = 0.1, np.zeros_like(x)  # resizing is linear in the image: a large step is exact
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        num[i] = (s.run(loss, {p: x + e}) - s.run(loss, {p: x - e})) / (2 * eps)
+    np.testing.assert_allclose(got, num, atol=1e-3)  # ResizeBilinear computes in float32
+
+
+def test_bad_calls_name_the_op():
+    x = np.zeros((1, 4, 4, 1), np.float32)
+    with pytest.raises(InvalidArgumentError, match="ResizeBilinear.*half_pixel_centers is True, align_corners must be False"):
+        of.raw_ops.ResizeBilinear(images=x, size=np.array([2, 2], np.int32), align_corners=True, half_pixel_centers=True)
+    with pytest.raises(InvalidArgumentError, match="ResizeNearestNeighbor.*positive"):
+        of.raw_ops.ResizeNearestNeighbor(images=x, size=np.array([0, 2], np.int32))
+    with pytest.raises(InvalidArgumentError, match="ResizeBilinear.*4-dimensional"):
+        of.raw_ops.ResizeBilinear(images=np.zeros((4, 4), np.float32), size=np.array([2, 2], np.int32))
+    with pytest.raises(InvalidArgumentError, match="ResizeBilinear.*2 elements"):
+        of.raw_ops.ResizeBilinear(images=x, size=np.array([2, 2, 2], np.int32))
