@@ -91,6 +91,7 @@ def _transpose_grad(op, grads):
         None,
     ]
 
+_register_fn("BatchToSpaceND", "opforge.gradients.array_grads:batch_to_space_nd_grad")
 _register_fn("ConcatV2", "opforge.gradients.array_grads:concat_v2_grad")
 _register_fn("GatherNd", "opforge.gradients.array_grads:gather_nd_grad")
 _register_fn("GatherV2", "opforge.gradients.array_grads:gather_v2_grad")
@@ -100,6 +101,7 @@ _register_fn("Pad", "opforge.gradients.array_grads:pad_grad")
 _register_fn("PadV2", "opforge.gradients.array_grads:pad_v2_grad")
 _register_fn("ScatterNd", "opforge.gradients.array_grads:scatter_nd_grad")
 _register_fn("Slice", "opforge.gradients.array_grads:slice_grad")
+_register_fn("SpaceToBatchND", "opforge.gradients.array_grads:space_to_batch_nd_grad")
 _register_fn("Split", "opforge.gradients.array_grads:split_grad")
 _register_fn("SplitV", "opforge.gradients.array_grads:split_v_grad")
 _register_fn("StridedSlice", "opforge.gradients.array_grads:strided_slice_grad")

@@ -5,6 +5,27 @@ from opforge.types import DTypeLike, ShapeLike, Tensor, TensorLike
 
 __all__: list[str]
 
+def batch_to_space_nd(input: TensorLike, block_shape: TensorLike, crops: TensorLike, name: str | None = None) -> Tensor:
+    r"""BatchToSpace for N-D tensors of type T.
+
+    The inverse of SpaceToBatchND: moves blocks of the batch dimension back into the spatial
+    dimensions `[1, ..., M]` (batch must be divisible by `prod(block_shape)`), then crops them by
+    `crops`.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      block_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`. 1-D with shape
+        `[M]`, all values must be >= 1.
+      crops: A `Tensor`. Must be one of the following types: `int32`, `int64`. 2-D with shape `[M,
+        2]`, all values must be >= 0: how much to crop from the start and end of each spatial
+        dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
 def broadcast_gradient_args(s0: TensorLike, s1: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
     r"""Return the reduction indices for computing gradients of s0 op s1 with broadcast.
 
@@ -364,6 +385,30 @@ def slice(input: TensorLike, begin: TensorLike, size: TensorLike, name: str | No
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
       begin: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       size: A `Tensor`. Must have the same type as `begin`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def space_to_batch_nd(input: TensorLike, block_shape: TensorLike, paddings: TensorLike, name: str | None = None) -> Tensor:
+    r"""SpaceToBatch for N-D tensors of type T.
+
+    Zero-pads the spatial dimensions `[1, ..., M]` of `input` by `paddings`, then divides each into
+    blocks of `block_shape` and moves the blocks into the batch dimension: the output has shape
+    `[batch * prod(block_shape), padded_shape[1] / block_shape[0], ..., padded_shape[M] /
+    block_shape[M-1], remaining_shape...]`. Keras' dilated convolutions are SpaceToBatchND, a
+    convolution and BatchToSpaceND.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`. N-D with shape `input_shape =
+        [batch] + spatial_shape + remaining_shape`, where spatial_shape has `M` dimensions.
+      block_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`. 1-D with shape
+        `[M]`, all values must be >= 1.
+      paddings: A `Tensor`. Must be one of the following types: `int32`, `int64`. 2-D with shape
+        `[M, 2]`, all values must be >= 0: the padding before and after each spatial dimension; each
+        padded size must be divisible by its block size.
       name: A name for the operation (optional).
 
     Returns:

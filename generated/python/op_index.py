@@ -17,6 +17,7 @@ GROUPS = (
 
 # op name -> (group, wrapper name)
 OPS = {
+    "BatchToSpaceND": ("array", "batch_to_space_nd"),
     "BroadcastGradientArgs": ("array", "broadcast_gradient_args"),
     "BroadcastTo": ("array", "broadcast_to"),
     "ConcatV2": ("array", "concat_v2"),
@@ -40,6 +41,7 @@ OPS = {
     "Shape": ("array", "shape"),
     "Size": ("array", "size"),
     "Slice": ("array", "slice"),
+    "SpaceToBatchND": ("array", "space_to_batch_nd"),
     "Split": ("array", "split"),
     "SplitV": ("array", "split_v"),
     "Squeeze": ("array", "squeeze"),

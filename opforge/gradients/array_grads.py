@@ -54,6 +54,18 @@ def _dim_sizes(tensors, axis):
                                     np.array([1], np.int64)) for t in tensors], np.int32(0))
 
 
+def space_to_batch_nd_grad(op, grads):
+    """The blocks moved back (BatchToSpaceND), the padding cropped off."""
+    _, block_shape, paddings = op.inputs
+    return _ops().batch_to_space_nd(grads[0], block_shape, paddings), None, None
+
+
+def batch_to_space_nd_grad(op, grads):
+    """The blocks moved to the batch again (SpaceToBatchND), the cropped part padded with 0."""
+    _, block_shape, crops = op.inputs
+    return _ops().space_to_batch_nd(grads[0], block_shape, crops), None, None
+
+
 def identity_n_grad(op, grads):
     """Each input's gradient is its output's."""
     return (list(grads),)

@@ -2,7 +2,8 @@
 convert_variables_to_constants_v2) import into opforge and compute TensorFlow's outputs: the
 recurrent layers (their while loop lowered to Switch/Merge/Enter/Exit/NextIteration and
 TensorList ops), MultiHeadAttention (Einsum), LayerNormalization with exact and approximate
-GELU (Erfc), Embedding, UpSampling2D / Resizing (ResizeNearestNeighbor, ResizeBilinear). Skipped when TensorFlow is not installed."""
+GELU (Erfc), Embedding, UpSampling2D / Resizing (ResizeNearestNeighbor, ResizeBilinear), dilated Conv1D
+(SpaceToBatchND, BatchToSpaceND). Skipped when TensorFlow is not installed."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ def _models():
         "layer_norm_gelu": ((10, 16), lambda: [L.LayerNormalization(), L.Dense(8, activation="gelu"),
                                                L.Dense(4, activation=lambda v: keras.activations.gelu(v, approximate=True))]),
         "embedding": ((10,), lambda: [L.Embedding(50, 8), L.GlobalAveragePooling1D()]),
+        "dilated_conv1d": ((20, 4), lambda: [L.Conv1D(8, 3), L.MaxPooling1D(),
+                                             L.Conv1D(8, 3, dilation_rate=2, padding="causal"), L.GlobalAveragePooling1D()]),
         "upsampling_resizing": ((8, 8, 3), lambda: [L.UpSampling2D(), L.UpSampling2D(interpolation="bilinear"),
                                                     L.Resizing(10, 12), L.Conv2DTranspose(4, 3, strides=2)]),
     }

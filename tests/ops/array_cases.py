@@ -83,7 +83,14 @@ REVERSE_LARGE = [((300, 517), [0, 1])]
 BROADCAST = [((3, 1), [2, 3, 4]), ((1,), [5]), ((), [2, 2]), ((2, 3), [2, 3]), ((0, 1), [0, 3])]
 BROADCAST_LARGE = [((1, 517), [300, 517])]
 
-TABLE_OPS = {"ConcatV2", "Split", "SplitV", "Slice", "StridedSlice", "StridedSliceGrad", "Pack",
+SPACE_TO_BATCH = [((2, 4, 6, 3), [2, 3], [[0, 0], [0, 0]]), ((1, 5, 3), [2], [[1, 0]]), ((3, 7, 2), [3], [[1, 1]]),
+                  ((2, 2, 4, 1), [1, 2], [[1, 1], [0, 2]]), ((0, 4, 2), [2], [[0, 0]])]
+SPACE_TO_BATCH_LARGE = [((8, 64, 64, 16), [2, 2], [[0, 0], [0, 0]])]
+BATCH_TO_SPACE = [((12, 2, 2, 3), [2, 3], [[0, 0], [0, 0]]), ((2, 3, 3), [2], [[1, 0]]), ((6, 3, 2), [3], [[1, 1]]),
+                  ((4, 2, 3, 1), [1, 2], [[0, 1], [1, 0]]), ((0, 2, 2), [2], [[0, 0]])]
+BATCH_TO_SPACE_LARGE = [((32, 32, 32, 16), [2, 2], [[0, 0], [0, 0]])]
+
+TABLE_OPS = {"SpaceToBatchND", "BatchToSpaceND", "ConcatV2", "Split", "SplitV", "Slice", "StridedSlice", "StridedSliceGrad", "Pack",
              "Unpack", "GatherV2", "GatherNd", "ScatterNd", "UnsortedSegmentSum", "Pad", "PadV2",
              "Tile", "ExpandDims", "Squeeze", "OneHot", "ReverseV2", "BroadcastTo"}
 
@@ -172,6 +179,11 @@ def _rows(op_name, large: bool):
         return [(f"{_sid(s)}-axes{'_'.join(map(str, a))}", {"tensor": s}, {}, {"axes": a}) for s, a in (REVERSE_LARGE if L else REVERSE)]
     if op_name == "BroadcastTo":
         return [(f"{_sid(s)}-to-{_sid(t)}", {"input": s}, {}, {"target": t}) for s, t in (BROADCAST_LARGE if L else BROADCAST)]
+    if op_name in ("SpaceToBatchND", "BatchToSpaceND"):
+        s2b = op_name == "SpaceToBatchND"
+        table = (SPACE_TO_BATCH_LARGE if L else SPACE_TO_BATCH) if s2b else (BATCH_TO_SPACE_LARGE if L else BATCH_TO_SPACE)
+        return [(f"{_sid(s)}-b{'_'.join(map(str, k))}-p{'_'.join(str(v) for r in p for v in r)}", {"input": s}, {},
+                 {"block_shape": k, "pads": p}) for s, k, p in table]
     raise AssertionError(f"no case table for {op_name}")
 
 
@@ -250,6 +262,10 @@ def build(rng, op, case, data):
         ids = rng.integers(-1, x["num"], size=d[:x["ids_rank"]])
         return {"segment_ids": ids.astype(_index_dtype(rng, op, "segment_ids", x["num"])),
                 "num_segments": _ints(rng, op, "num_segments", x["num"])}
+    if n in ("SpaceToBatchND", "BatchToSpaceND"):
+        pads = np.asarray(x["pads"], np.int64).reshape(-1, 2)
+        key = "paddings" if n == "SpaceToBatchND" else "crops"
+        return {"block_shape": _ints(rng, op, "block_shape", x["block_shape"]), key: pads.astype(_index_dtype(rng, op, key))}
     if n in ("Pad", "PadV2"):
         return {"paddings": np.asarray(x["paddings"], np.int64).reshape(-1, 2).astype(_index_dtype(rng, op, "paddings"))}
     if n == "Tile":

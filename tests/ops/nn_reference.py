@@ -435,3 +435,28 @@ def fused_batch_norm_grad_v3(y_backprop, x, scale, reserve_space_1, reserve_spac
         dx = k * dy
     u = reserve_space_1.dtype
     return (dx.astype(x.dtype), d_scale.astype(u), d_offset.astype(u), np.zeros((), u), np.zeros((), u))
+
+
+def space_to_batch_nd(x, block, paddings):
+    """SpaceToBatchND: pad the M spatial dims, cut them into blocks, move the blocks to the batch."""
+    block = [int(k) for k in np.reshape(block, -1)]
+    m = len(block)
+    pad = np.asarray(paddings, np.int64).reshape(m, 2)
+    xp = np.pad(x, [(0, 0)] + [tuple(p) for p in pad] + [(0, 0)] * (x.ndim - 1 - m))
+    b, sp, rest = x.shape[0], xp.shape[1:1 + m], xp.shape[1 + m:]
+    y = xp.reshape([b] + [d for s, k in zip(sp, block) for d in (s // k, k)] + list(rest))
+    perm = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)] + list(range(1 + 2 * m, y.ndim))
+    return y.transpose(perm).reshape([b * int(np.prod(block))] + [s // k for s, k in zip(sp, block)] + list(rest)).copy()
+
+
+def batch_to_space_nd(x, block, crops):
+    """BatchToSpaceND: move batch blocks back into the M spatial dims, then crop them."""
+    block = [int(k) for k in np.reshape(block, -1)]
+    m = len(block)
+    crops = np.asarray(crops, np.int64).reshape(m, 2)
+    b, sp, rest = x.shape[0] // int(np.prod(block)), x.shape[1:1 + m], x.shape[1 + m:]
+    y = x.reshape(block + [b] + list(sp) + list(rest))
+    perm = [m] + [d for i in range(m) for d in (m + 1 + i, i)] + list(range(2 * m + 1, y.ndim))
+    y = y.transpose(perm).reshape([b] + [s * k for s, k in zip(sp, block)] + list(rest))
+    index = [slice(None)] + [slice(int(c0), s * k - int(c1)) for (c0, c1), s, k in zip(crops, sp, block)]
+    return y[tuple(index)].copy()

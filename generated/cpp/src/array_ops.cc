@@ -10,6 +10,47 @@ namespace opforge {
 namespace ops {
 namespace {
 
+OpSpec MakeBatchToSpaceND() {
+  OpSpec op;
+  op.name = "BatchToSpaceND";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"block_shape", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"crops", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tblock_shape";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tcrops";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("BatchToSpaceND", c); };
+  return op;
+}
+
 OpSpec MakeBroadcastGradientArgs() {
   OpSpec op;
   op.name = "BroadcastGradientArgs";
@@ -687,6 +728,47 @@ OpSpec MakeSlice() {
   return op;
 }
 
+OpSpec MakeSpaceToBatchND() {
+  OpSpec op;
+  op.name = "SpaceToBatchND";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"block_shape", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"paddings", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tblock_shape";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tpaddings";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SpaceToBatchND", c); };
+  return op;
+}
+
 OpSpec MakeSplit() {
   OpSpec op;
   op.name = "Split";
@@ -1118,6 +1200,7 @@ OpSpec MakeZerosLike() {
 }
 
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::Global().add_pending(MakeBatchToSpaceND());
   OpRegistry::Global().add_pending(MakeBroadcastGradientArgs());
   OpRegistry::Global().add_pending(MakeBroadcastTo());
   OpRegistry::Global().add_pending(MakeConcatV2());
@@ -1141,6 +1224,7 @@ OpSpec MakeZerosLike() {
   OpRegistry::Global().add_pending(MakeShape());
   OpRegistry::Global().add_pending(MakeSize());
   OpRegistry::Global().add_pending(MakeSlice());
+  OpRegistry::Global().add_pending(MakeSpaceToBatchND());
   OpRegistry::Global().add_pending(MakeSplit());
   OpRegistry::Global().add_pending(MakeSplitV());
   OpRegistry::Global().add_pending(MakeSqueeze());

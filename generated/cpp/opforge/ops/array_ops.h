@@ -4,6 +4,7 @@
 
 // One header per op (opforge/ops/array/<op>.h): kernels include those of the ops they
 // implement; this header gathers them all.
+#include "opforge/ops/array/batch_to_space_nd.h"
 #include "opforge/ops/array/broadcast_gradient_args.h"
 #include "opforge/ops/array/broadcast_to.h"
 #include "opforge/ops/array/concat_v2.h"
@@ -27,6 +28,7 @@
 #include "opforge/ops/array/shape.h"
 #include "opforge/ops/array/size.h"
 #include "opforge/ops/array/slice.h"
+#include "opforge/ops/array/space_to_batch_nd.h"
 #include "opforge/ops/array/split.h"
 #include "opforge/ops/array/split_v.h"
 #include "opforge/ops/array/squeeze.h"
