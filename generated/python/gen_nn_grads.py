@@ -374,12 +374,19 @@ def _softsign_grad_grad(op, grads):
         neg(real_div(mul(add_v2(softsign_grad(grad, features), softsign_grad(grad, features)), mul(gradients, sub(cast(greater(features, zeros_like(features)), T), cast(less(features, zeros_like(features)), T)))), add_v2(ones_like(features), abs(features)))),
     ]
 
+_register_fn("AvgPool3D", "opforge.gradients.nn_grads:avg_pool3d_grad")
+_register_fn("Conv3D", "opforge.gradients.nn_grads:conv3d_grad")
 _register_fn("FusedBatchNormV3", "opforge.gradients.nn_grads:fused_batch_norm_v3_grad")
 _register_fn("GeluGrad", "opforge.gradients.nn_grads:gelu_grad_grad")
 _register_fn("LogSoftmax", "opforge.gradients.nn_grads:log_softmax_grad")
+_register_fn("MaxPool3D", "opforge.gradients.nn_grads:max_pool3d_grad")
 _register_fn("Softmax", "opforge.gradients.nn_grads:softmax_grad")
 _register_fn("SoftmaxCrossEntropyWithLogits", "opforge.gradients.nn_grads:softmax_cross_entropy_with_logits_grad")
 _register_fn("SparseSoftmaxCrossEntropyWithLogits", "opforge.gradients.nn_grads:sparse_softmax_cross_entropy_with_logits_grad")
+_not_differentiable("AvgPool3DGrad")
+_not_differentiable("Conv3DBackpropFilterV2")
+_not_differentiable("Conv3DBackpropInputV2")
+_not_differentiable("MaxPool3DGrad")
 _not_differentiable("_FusedConv2D")
 _not_differentiable("_FusedDepthwiseConv2dNative")
 _not_differentiable("_FusedMatMul")

@@ -25,6 +25,39 @@ def avg_pool(value: TensorLike, ksize: Sequence[int], strides: Sequence[int], pa
       A `Tensor`. Has the same type as `value`.
     """
 
+def avg_pool3d(input: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, data_format: str = 'NDHWC', name: str | None = None) -> Tensor:
+    r"""Performs 3-D average pooling on the input.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      ksize: A list of `ints` with at least 5 elements.
+      strides: A list of `ints` with at least 5 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `'NDHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def avg_pool3d_grad(orig_input_shape: TensorLike, grad: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, data_format: str = 'NDHWC', name: str | None = None) -> Tensor:
+    r"""Computes gradients of average pooling function.
+
+    Args:
+      orig_input_shape: A `Tensor` of type `int32`.
+      grad: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      ksize: A list of `ints` with at least 5 elements.
+      strides: A list of `ints` with at least 5 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `'NDHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `grad`.
+    """
+
 def avg_pool_grad(orig_input_shape: TensorLike, grad: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, data_format: str = 'NHWC', name: str | None = None) -> Tensor:
     r"""Computes gradients of the average pooling function.
 
@@ -148,6 +181,66 @@ def conv2d_backprop_input(input_sizes: TensorLike, filter: TensorLike, out_backp
       explicit_paddings: An optional list of `ints`. Defaults to `[]`.
       data_format: An optional `string` from: `"NHWC"`, `"NCHW"`. Defaults to `'NHWC'`.
       dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `filter`.
+    """
+
+def conv3d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, data_format: str = 'NDHWC', dilations: Sequence[int] = [1, 1, 1, 1, 1], name: str | None = None) -> Tensor:
+    r"""Computes a 3-D convolution given 5-D input and filter tensors.
+
+    Input is NDHWC; filter is [filter_depth, filter_height, filter_width, in_channels,
+    out_channels]. Im2col + GEMM on the CPU; only NDHWC there (as TensorFlow's CPU kernel).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      filter: A `Tensor`. Must have the same type as `input`.
+      strides: A list of `ints` with at least 5 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `'NDHWC'`.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def conv3d_backprop_filter_v2(input: TensorLike, filter_sizes: TensorLike, out_backprop: TensorLike, strides: Sequence[int], padding: str, data_format: str = 'NDHWC', dilations: Sequence[int] = [1, 1, 1, 1, 1], name: str | None = None) -> Tensor:
+    r"""Computes the gradients of 3-D convolution with respect to the filter.
+
+    The output has the shape filter_sizes holds.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      filter_sizes: A `Tensor` of type `int32`.
+      out_backprop: A `Tensor`. Must have the same type as `input`.
+      strides: A list of `ints` with at least 5 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `'NDHWC'`.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1, 1]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def conv3d_backprop_input_v2(input_sizes: TensorLike, filter: TensorLike, out_backprop: TensorLike, strides: Sequence[int], padding: str, data_format: str = 'NDHWC', dilations: Sequence[int] = [1, 1, 1, 1, 1], name: str | None = None) -> Tensor:
+    r"""Computes the gradients of 3-D convolution with respect to the input.
+
+    The output has the shape input_sizes holds.
+
+    Args:
+      input_sizes: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      filter: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      out_backprop: A `Tensor`. Must have the same type as `filter`.
+      strides: A list of `ints` with at least 5 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `'NDHWC'`.
+      dilations: An optional list of `ints`. Defaults to `[1, 1, 1, 1, 1]`.
       name: A name for the operation (optional).
 
     Returns:
@@ -423,6 +516,38 @@ def max_pool(input: TensorLike, ksize: Sequence[int], strides: Sequence[int], pa
 
     Returns:
       A `Tensor`. Has the same type as `input`.
+    """
+
+def max_pool3d(input: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, data_format: str = 'NDHWC', name: str | None = None) -> Tensor:
+    r"""Performs 3-D max pooling on the input.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.
+      ksize: A list of `ints` with at least 5 elements.
+      strides: A list of `ints` with at least 5 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `'NDHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def max_pool3d_grad(orig_input: TensorLike, orig_output: TensorLike, grad: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, data_format: str = 'NDHWC', name: str | None = None) -> Tensor:
+    r"""Computes gradients of 3-D max pooling function.
+
+    Args:
+      orig_input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.
+      orig_output: A `Tensor`. Must have the same type as `orig_input`.
+      grad: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`.
+      ksize: A list of `ints` with at least 5 elements.
+      strides: A list of `ints` with at least 5 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      data_format: An optional `string` from: `"NDHWC"`, `"NCDHW"`. Defaults to `'NDHWC'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `grad`.
     """
 
 def max_pool_grad(orig_input: TensorLike, orig_output: TensorLike, grad: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', name: str | None = None) -> Tensor:

@@ -155,3 +155,31 @@ def fused_batch_norm_v3_grad(op, grads):
         is_training=op.attrs["is_training"])
     back = (lambda t: t) if u == dtypes.float32 else (lambda t: ops.cast(t, u))
     return [dx, back(dscale), back(doffset), None, None]
+
+
+# ------------------------------------------------------------------------------ 3-D
+
+
+def _attrs3d(op, *names):
+    return {k: op.attrs[k] for k in names}
+
+
+def conv3d_grad(op, grads):
+    """Conv3D's input and filter gradients (TensorFlow's V2 backprop ops)."""
+    ops = _ops()
+    x, f = op.inputs
+    kw = _attrs3d(op, "strides", "padding", "data_format", "dilations")
+    dx = ops.conv3d_backprop_input_v2(ops.shape(x, out_type="int32"), f, grads[0], **kw)
+    df = ops.conv3d_backprop_filter_v2(x, ops.shape(f, out_type="int32"), grads[0], **kw)
+    return dx, df
+
+
+def max_pool3d_grad(op, grads):
+    return (_ops().max_pool3d_grad(op.inputs[0], op.outputs[0], grads[0],
+                                   **_attrs3d(op, "ksize", "strides", "padding", "data_format")),)
+
+
+def avg_pool3d_grad(op, grads):
+    ops = _ops()
+    return (ops.avg_pool3d_grad(ops.shape(op.inputs[0], out_type="int32"), grads[0],
+                                **_attrs3d(op, "ksize", "strides", "padding", "data_format")),)

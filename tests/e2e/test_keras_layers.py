@@ -3,7 +3,7 @@ convert_variables_to_constants_v2) import into opforge and compute TensorFlow's 
 recurrent layers (their while loop lowered to Switch/Merge/Enter/Exit/NextIteration and
 TensorList ops), MultiHeadAttention (Einsum), LayerNormalization with exact and approximate
 GELU (Erfc), Embedding, UpSampling2D / Resizing (ResizeNearestNeighbor, ResizeBilinear), dilated Conv1D
-(SpaceToBatchND, BatchToSpaceND). Skipped when TensorFlow is not installed."""
+(SpaceToBatchND, BatchToSpaceND), Conv3D / MaxPooling3D / AveragePooling3D / UpSampling3D. Skipped when TensorFlow is not installed."""
 
 from __future__ import annotations
 
@@ -37,6 +37,8 @@ def _models():
         "embedding": ((10,), lambda: [L.Embedding(50, 8), L.GlobalAveragePooling1D()]),
         "dilated_conv1d": ((20, 4), lambda: [L.Conv1D(8, 3), L.MaxPooling1D(),
                                              L.Conv1D(8, 3, dilation_rate=2, padding="causal"), L.GlobalAveragePooling1D()]),
+        "conv3d": ((8, 8, 8, 3), lambda: [L.Conv3D(4, 3), L.MaxPooling3D(), L.AveragePooling3D(pool_size=1),
+                                          L.UpSampling3D(), L.Conv3D(2, 2, strides=2, padding="same")]),
         "upsampling_resizing": ((8, 8, 3), lambda: [L.UpSampling2D(), L.UpSampling2D(interpolation="bilinear"),
                                                     L.Resizing(10, 12), L.Conv2DTranspose(4, 3, strides=2)]),
     }

@@ -61,6 +61,109 @@ OpSpec MakeAvgPool() {
   return op;
 }
 
+OpSpec MakeAvgPool3D() {
+  OpSpec op;
+  op.name = "AvgPool3D";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 4, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 4, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "ksize";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 5;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 5;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NDHWC");
+    a.allowed = {AttrValue::String("NDHWC"), AttrValue::String("NCDHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 4;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("AvgPool3D", c); };
+  return op;
+}
+
+OpSpec MakeAvgPool3DGrad() {
+  OpSpec op;
+  op.name = "AvgPool3DGrad";
+  op.inputs.push_back(ArgSpec{"orig_input_shape", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"grad", DType::kInvalid, 4, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 4, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "ksize";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 5;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 5;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NDHWC");
+    a.allowed = {AttrValue::String("NDHWC"), AttrValue::String("NCDHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 4;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("AvgPool3DGrad", c); };
+  return op;
+}
+
 OpSpec MakeAvgPoolGrad() {
   OpSpec op;
   op.name = "AvgPoolGrad";
@@ -367,6 +470,174 @@ OpSpec MakeConv2DBackpropInput() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Conv2DBackpropInput", c); };
+  return op;
+}
+
+OpSpec MakeConv3D() {
+  OpSpec op;
+  op.name = "Conv3D";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 5;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NDHWC");
+    a.allowed = {AttrValue::String("NDHWC"), AttrValue::String("NCDHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dilations";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Conv3D", c); };
+  return op;
+}
+
+OpSpec MakeConv3DBackpropFilterV2() {
+  OpSpec op;
+  op.name = "Conv3DBackpropFilterV2";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter_sizes", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"out_backprop", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 5;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NDHWC");
+    a.allowed = {AttrValue::String("NDHWC"), AttrValue::String("NCDHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dilations";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Conv3DBackpropFilterV2", c); };
+  return op;
+}
+
+OpSpec MakeConv3DBackpropInputV2() {
+  OpSpec op;
+  op.name = "Conv3DBackpropInputV2";
+  op.inputs.push_back(ArgSpec{"input_sizes", DType::kInvalid, 5, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"out_backprop", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 5;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NDHWC");
+    a.allowed = {AttrValue::String("NDHWC"), AttrValue::String("NCDHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dilations";
+    a.type = AttrType::kListInt;
+    a.has_default = true;
+    a.default_value = AttrValue::ListInt(std::vector<int64_t>{int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tshape";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Conv3DBackpropInputV2", c); };
   return op;
 }
 
@@ -925,6 +1196,122 @@ OpSpec MakeMaxPool() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MaxPool", c); };
+  return op;
+}
+
+OpSpec MakeMaxPool3D() {
+  OpSpec op;
+  op.name = "MaxPool3D";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 4, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 4, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "ksize";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 5;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 5;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NDHWC");
+    a.allowed = {AttrValue::String("NDHWC"), AttrValue::String("NCDHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 4;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MaxPool3D", c); };
+  return op;
+}
+
+OpSpec MakeMaxPool3DGrad() {
+  OpSpec op;
+  op.name = "MaxPool3DGrad";
+  op.inputs.push_back(ArgSpec{"orig_input", DType::kInvalid, 5, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"orig_output", DType::kInvalid, 5, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"grad", DType::kInvalid, 4, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 4, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "ksize";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 5;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 5;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NDHWC");
+    a.allowed = {AttrValue::String("NDHWC"), AttrValue::String("NCDHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "TInput";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 4;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MaxPool3DGrad", c); };
   return op;
 }
 
@@ -1603,12 +1990,17 @@ OpSpec Make_FusedMatMul() {
 
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeAvgPool());
+  OpRegistry::Global().add_pending(MakeAvgPool3D());
+  OpRegistry::Global().add_pending(MakeAvgPool3DGrad());
   OpRegistry::Global().add_pending(MakeAvgPoolGrad());
   OpRegistry::Global().add_pending(MakeBiasAdd());
   OpRegistry::Global().add_pending(MakeBiasAddGrad());
   OpRegistry::Global().add_pending(MakeConv2D());
   OpRegistry::Global().add_pending(MakeConv2DBackpropFilter());
   OpRegistry::Global().add_pending(MakeConv2DBackpropInput());
+  OpRegistry::Global().add_pending(MakeConv3D());
+  OpRegistry::Global().add_pending(MakeConv3DBackpropFilterV2());
+  OpRegistry::Global().add_pending(MakeConv3DBackpropInputV2());
   OpRegistry::Global().add_pending(MakeDepthwiseConv2dNative());
   OpRegistry::Global().add_pending(MakeDepthwiseConv2dNativeBackpropFilter());
   OpRegistry::Global().add_pending(MakeDepthwiseConv2dNativeBackpropInput());
@@ -1623,6 +2015,8 @@ OpSpec Make_FusedMatMul() {
   OpRegistry::Global().add_pending(MakeLeakyReluGrad());
   OpRegistry::Global().add_pending(MakeLogSoftmax());
   OpRegistry::Global().add_pending(MakeMaxPool());
+  OpRegistry::Global().add_pending(MakeMaxPool3D());
+  OpRegistry::Global().add_pending(MakeMaxPool3DGrad());
   OpRegistry::Global().add_pending(MakeMaxPoolGrad());
   OpRegistry::Global().add_pending(MakeMaxPoolGradGrad());
   OpRegistry::Global().add_pending(MakeRelu());
