@@ -66,6 +66,7 @@ from . import random_api as random  # noqa: E402
 # ---- nn ops (issue 4): of.nn with TensorFlow's tf.nn names
 from . import nn  # noqa: E402
 from .op_library import load_op_library  # noqa: E402
+from . import image  # noqa: E402
 
 _tensor.install_tensor_api(ops)
 _graph.install_graph_tensor_api(ops)

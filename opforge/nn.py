@@ -21,7 +21,7 @@ __all__ = [
     "max_pool2d", "relu", "relu6", "selu", "sigmoid", "softmax",
     "softmax_cross_entropy_with_logits", "softplus", "softsign",
     "sparse_softmax_cross_entropy_with_logits", "tanh", "dropout", "dynamic_rnn", "static_rnn",
-    "bidirectional_dynamic_rnn", "rnn_cell",
+    "bidirectional_dynamic_rnn", "rnn_cell", "conv3d", "max_pool3d", "avg_pool3d",
 ]
 
 # ------------------------------------------------------------------------------ activations
@@ -238,6 +238,44 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
                          explicit_paddings=explicit, data_format=fmt, name=name)
 
 
+def _list5(value, name, default=None):
+    """An int or a list of 1, 3 or 5 values -> 5 values in NDHWC order (1 on batch and channels)."""
+    if value is None:
+        value = default
+    v = [int(value)] if np.ndim(value) == 0 else [int(x) for x in value]
+    if len(v) == 1:
+        v = v * 3
+    if len(v) == 3:
+        return [1, *v, 1]
+    if len(v) == 5:
+        return v
+    raise InvalidArgumentError(f"{name} should be of length 1, 3 or 5, got {len(v)}", None)
+
+
+def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None, name=None):
+    """tf.nn.conv3d: 5-D input [batch, depth, height, width, channels] and filters
+    [depth, height, width, in_channels, out_channels]."""
+    return _ops.conv3d(input, filters, strides=_list5(strides, "strides"), padding=padding.upper(),
+                       data_format=data_format, dilations=_list5(dilations, "dilations", 1), name=name)
+
+
+def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    return _ops.max_pool3d(input, ksize=_list5(ksize, "ksize"), strides=_list5(strides, "strides"),
+                           padding=padding.upper(), data_format=data_format, name=name)
+
+
+def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    return _ops.avg_pool3d(input, ksize=_list5(ksize, "ksize"), strides=_list5(strides, "strides"),
+                           padding=padding.upper(), data_format=data_format, name=name)
+
+
+def _v1_conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC",  # noqa: A002
+               dilations=(1, 1, 1, 1, 1), name=None, filters=None):
+    if filter is not None and filters is not None:
+        raise ValueError("Cannot specify both 'filters' and 'filter'")
+    return conv3d(input, filters if filters is not None else filter, strides, padding, data_format, dilations, name)
+
+
 def max_pool(input, ksize, strides, padding, data_format=None, name=None):
     """tf.nn.max_pool for 4-D inputs (the 2-D pooling op)."""
     return max_pool2d(input, ksize, strides, padding, _data_format(data_format), name)
@@ -424,4 +462,5 @@ def compat_v1_namespace():
         fused_batch_norm=fused_batch_norm, batch_normalization=batch_normalization,
         dropout=_v1_dropout, dynamic_rnn=dynamic_rnn, static_rnn=static_rnn,
         bidirectional_dynamic_rnn=bidirectional_dynamic_rnn, rnn_cell=rnn_cell,
+        conv3d=_v1_conv3d, max_pool3d=max_pool3d, avg_pool3d=avg_pool3d,
     )

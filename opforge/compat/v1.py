@@ -260,6 +260,7 @@ def disable_v2_behavior():
 
 # ---- nn (issue 4): tf.compat.v1.nn names and TF1 signatures, from opforge/nn.py
 nn = _nn.compat_v1_namespace()
+image = __import__("opforge.image", fromlist=["compat_v1_namespace"]).compat_v1_namespace()
 train = types.SimpleNamespace(
     GradientDescentOptimizer=_train.GradientDescentOptimizer,
     MomentumOptimizer=_train.MomentumOptimizer,

@@ -120,3 +120,18 @@ def test_bad_calls_name_the_op():
         of.raw_ops.ResizeBilinear(images=np.zeros((4, 4), np.float32), size=np.array([2, 2], np.int32))
     with pytest.raises(InvalidArgumentError, match="ResizeBilinear.*2 elements"):
         of.raw_ops.ResizeBilinear(images=x, size=np.array([2, 2, 2], np.int32))
+
+
+def test_image_api_matches_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(2, 5, 6, 3)).astype(np.float32)
+    np.testing.assert_allclose(of.image.resize(x, [9, 4]).numpy(), tf.image.resize(x, [9, 4]).numpy(), atol=1e-6)
+    np.testing.assert_array_equal(of.image.resize(x[0], [9, 4], method="nearest").numpy(),
+                                  tf.image.resize(x[0], [9, 4], method="nearest").numpy())
+    np.testing.assert_allclose(tf1.image.resize_images(x, [9, 4]).numpy(),
+                               tf.compat.v1.image.resize_images(x, [9, 4]).numpy(), atol=1e-6)
+    np.testing.assert_allclose(tf1.image.resize_bilinear(x, [3, 8], align_corners=True).numpy(),
+                               tf.compat.v1.image.resize_bilinear(x, [3, 8], align_corners=True).numpy(), atol=1e-6)
+    np.testing.assert_array_equal(tf1.image.resize_nearest_neighbor(x, [7, 7]).numpy(),
+                                  tf.compat.v1.image.resize_nearest_neighbor(x, [7, 7]).numpy())

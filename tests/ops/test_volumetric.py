@@ -140,3 +140,17 @@ def test_bad_calls_name_the_op():
     with pytest.raises(InvalidArgumentError, match="AvgPool3D.*5-dimensional"):
         of.raw_ops.AvgPool3D(input=np.zeros((4, 4, 4, 2), np.float32), ksize=[1, 2, 2, 2, 1], strides=[1] * 5,
                              padding="VALID")
+
+
+def test_nn_wrappers():
+    rng = np.random.default_rng(5)
+    x, f = rng.normal(size=(1, 4, 5, 6, 3)), rng.normal(size=(2, 2, 2, 3, 4))
+    np.testing.assert_allclose(of.nn.conv3d(x, f, 1, "SAME").numpy(),
+                               _np_conv3d(x, f, [1] * 5, [1] * 5, "SAME"), atol=1e-10)
+    np.testing.assert_allclose(tf1.nn.conv3d(x, filter=f, strides=[1, 1, 1, 1, 1], padding="VALID").numpy(),
+                               _np_conv3d(x, f, [1] * 5, [1] * 5, "VALID"), atol=1e-10)
+    xf = x.astype(np.float32)
+    pooled = of.nn.max_pool3d(xf, 2, 2, "VALID").numpy()
+    np.testing.assert_array_equal(pooled, xf[:, :4, :4, :6].reshape(1, 2, 2, 2, 2, 3, 2, 3).max(axis=(2, 4, 6)))
+    avg = of.nn.avg_pool3d(x, [2, 2, 2], [2, 2, 2], "VALID").numpy()
+    np.testing.assert_allclose(avg, x[:, :4, :4, :6].reshape(1, 2, 2, 2, 2, 3, 2, 3).mean(axis=(2, 4, 6)), atol=1e-12)
