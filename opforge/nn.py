@@ -439,6 +439,160 @@ def _v1_dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=
     return dropout(x, rate, noise_shape, seed, name)
 
 
+# ------------------------------------------------------------------------------ more losses, normalization, lookups
+
+
+def _f(x, v):
+    return np.asarray(v, x.dtype.as_numpy_dtype)
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None, _sentinel=None):
+    """max(x, 0) - x * z + log(1 + exp(-|x|)) for logits x and labels z: the logistic loss,
+    computed without overflow for any x."""
+    if labels is None or logits is None:
+        raise ValueError("sigmoid_cross_entropy_with_logits: give labels= and logits=")
+    labels = _ops.cast(labels, logits.dtype) if getattr(labels, "dtype", logits.dtype) != logits.dtype else labels
+    return _ops.add_v2(_ops.sub(_ops.relu(logits), _ops.mul(logits, labels)),
+                       _ops.log1p(_ops.exp(_ops.neg(_ops.abs(logits)))), name=name)
+
+
+def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None, targets=None):
+    """The logistic loss with the positive term weighted by pos_weight:
+    (1 - z) * x + (1 + (q - 1) * z) * (log(1 + exp(-|x|)) + max(-x, 0))."""
+    labels = targets if labels is None else labels
+    lw = _ops.add_v2(_f(logits, 1), _ops.mul(_ops.sub(pos_weight, _f(logits, 1)), labels))
+    soft = _ops.add_v2(_ops.log1p(_ops.exp(_ops.neg(_ops.abs(logits)))), _ops.relu(_ops.neg(logits)))
+    return _ops.add_v2(_ops.mul(_ops.sub(_f(logits, 1), labels), logits), _ops.mul(lw, soft), name=name)
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x / sqrt(max(sum(x ** 2, axis), epsilon))."""
+    from .math_api import reduce_sum  # noqa: PLC0415
+    axis = dim if axis is None else axis
+    sq = reduce_sum(_ops.square(x), axis, keepdims=True)
+    return _ops.mul(x, _ops.rsqrt(_ops.maximum(sq, _f(x, epsilon))), name=name)
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None, keep_dims=None):
+    """(mean, variance) of x over axes (the variance as the mean squared deviation)."""
+    from .math_api import reduce_mean  # noqa: PLC0415
+    keepdims = bool(keep_dims) if keep_dims is not None else keepdims
+    mean = reduce_mean(x, axes, keepdims=True)
+    variance = reduce_mean(_ops.squared_difference(x, _ops.stop_gradient(mean)), axes, keepdims=True)
+    if not keepdims:
+        from .array_api import squeeze  # noqa: PLC0415
+        mean, variance = squeeze(mean, axes), squeeze(variance, axes)
+    return mean, variance
+
+
+def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None):
+    """Rows of params (a tensor, or a list of shards split by partition_strategy) for ids."""
+    if isinstance(params, (list, tuple)):
+        if len(params) == 1:
+            params = params[0]
+        else:
+            return _sharded_lookup(list(params), ids, partition_strategy, name)
+    out = _ops.gather_v2(params, ids, np.int32(0), name=name)
+    if max_norm is not None:
+        out = _clip_rows(out, max_norm)
+    return out
+
+
+def _sharded_lookup(shards, ids, strategy, name):
+    """TF's partitioned lookup: "mod" puts id i in shard i % n at row i // n; "div" splits the
+    id range into contiguous blocks (the first ones one row longer)."""
+    from .array_api import concat  # noqa: PLC0415
+    n = len(shards)
+    ids = _ops.cast(ids, "int64")
+    if strategy == "mod":
+        shard, row = _ops.floor_mod(ids, np.int64(n)), _ops.floor_div(ids, np.int64(n))
+    elif strategy == "div":
+        sizes = [s.shape[0] for s in shards]
+        if any(d is None for d in sizes):
+            raise ValueError("embedding_lookup: 'div' partitioning needs shards of known size")
+        total = sum(sizes)
+        per, extra = divmod(total, n)
+        cut = np.int64(extra * (per + 1))
+        big = _ops.floor_div(ids, np.int64(per + 1))
+        small = _ops.add_v2(_ops.floor_div(_ops.sub(ids, cut), np.int64(max(per, 1))), np.int64(extra))
+        shard = _ops.select_v2(_ops.less(ids, cut), big, small)
+        row = _ops.select_v2(_ops.less(ids, cut), _ops.floor_mod(ids, np.int64(per + 1)),
+                             _ops.floor_mod(_ops.sub(ids, cut), np.int64(max(per, 1))))
+    else:
+        raise ValueError(f"Unrecognized partition strategy: {strategy}")
+    # Gather from the concatenation of the shards at offset(shard) + row.
+    offsets = np.cumsum([0] + [s.shape[0] for s in shards[:-1]]).astype(np.int64)
+    flat = concat(list(shards), 0)
+    index = _ops.add_v2(_ops.gather_v2(offsets, shard, np.int32(0)), row)
+    return _ops.gather_v2(flat, index, np.int32(0), name=name)
+
+
+def _clip_rows(x, max_norm):
+    norm = _ops.sqrt(_ops.sum(_ops.square(x), np.int32(-1), keep_dims=True))
+    scale = _ops.minimum(_f(x, 1), _ops.real_div(_f(x, max_norm), _ops.maximum(norm, _f(x, 1e-12))))
+    return _ops.mul(x, scale)
+
+
+def in_top_k(predictions, targets, k, name=None):
+    """Whether each target's prediction is among the k largest of its row: fewer than k
+    predictions are strictly larger (so ties count as in, as in TensorFlow's InTopK), and a
+    non-finite target prediction is never in."""
+    from .array_api import gather_nd, stack  # noqa: PLC0415
+    targets = _ops.cast(targets, "int32")
+    batch = _ops.strided_slice(_ops.shape(predictions), np.array([0], np.int32), np.array([1], np.int32),
+                               np.array([1], np.int32), shrink_axis_mask=1)
+    rows = _ops.range(np.int32(0), batch, np.int32(1))
+    target_pred = gather_nd(predictions, stack([rows, targets], axis=1))
+    larger = _ops.cast(_ops.greater(predictions, _ops.expand_dims(target_pred, np.int32(1))), "int32")
+    count = _ops.sum(larger, np.int32(1))
+    return _ops.logical_and(_ops.less(count, np.int32(k)), _ops.is_finite(target_pred), name=name)
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    return _ops.bias_add(_ops.mat_mul(x, weights), biases, name=name)
+
+
+def relu_layer(x, weights, biases, name=None):
+    return _ops.relu(xw_plus_b(x, weights, biases), name=name)
+
+
+def zero_fraction(value, name=None):
+    """The fraction of value's elements that are zero."""
+    zeros = _ops.cast(_ops.equal(value, _f(value, 0)), "float32")
+    return _ops.mean(zeros, np.arange(len(value.shape), dtype=np.int32) if value.shape.rank is not None
+                     else _ops.range(np.int32(0), _ops.rank(value), np.int32(1)), name=name)
+
+
+def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC",  # noqa: A002
+                     dilations=None, name=None):
+    """The gradient of conv2d with respect to its input (a "deconvolution"): filters are
+    [height, width, out_channels, in_channels]."""
+    fmt = _data_format(data_format)
+    return _ops.conv2d_backprop_input(
+        np.asarray(output_shape, np.int32) if not hasattr(output_shape, "dtype") else _ops.cast(output_shape, "int32"),
+        filters, input, _spatial_list(strides, "strides", fmt), _padding(padding, fmt)[0],
+        explicit_paddings=_padding(padding, fmt)[1], data_format=fmt,
+        dilations=_spatial_list(dilations if dilations is not None else 1, "dilations", fmt), name=name)
+
+
+def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):  # noqa: A002
+    """A 1-D convolution as a 2-D one over a height of 1: input [batch, width, channels],
+    filters [width, in, out]."""
+    if data_format not in ("NWC", "NCW", None):
+        raise ValueError(f"data_format must be NWC or NCW, not {data_format}")
+    ncw = data_format == "NCW"
+    axis = np.int32(2 if ncw else 1)
+    x = _ops.expand_dims(input, axis)
+    f = _ops.expand_dims(filters, np.int32(0))
+    stride = stride[0] if isinstance(stride, (list, tuple)) and len(stride) == 1 else stride
+    if isinstance(stride, (list, tuple)):
+        stride = stride[2 if ncw else 1]
+    dil = 1 if dilations is None else (dilations if isinstance(dilations, int) else list(dilations)[-1])
+    y = conv2d(x, f, [1, stride] if not ncw else [1, stride], padding, data_format="NCHW" if ncw else "NHWC",
+               dilations=[1, dil], name=None)
+    return _ops.squeeze(y, squeeze_dims=[int(axis)], name=name)
+
+
 # ------------------------------------------------------------------------------ recurrent networks
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, rnn_cell, static_rnn  # noqa: E402
 

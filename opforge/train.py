@@ -1,8 +1,9 @@
-"""Optimizers (TensorFlow 1's tf.train): GradientDescent, Momentum, Adam.
+"""Optimizers (TensorFlow 1's tf.train): GradientDescent, Momentum, Adam, RMSProp, Adagrad,
+Adadelta, Ftrl; learning-rate schedules; the global step.
 
 ``minimize(loss)`` = ``compute_gradients`` (symbolic, of.gradients) + ``apply_gradients``
-(assign ops on the variables, grouped into one op to run). The updates are compositions of
-generated ops, so they run wherever the ops run.
+(one of TensorFlow's Apply* ops per variable, opdefs in opdefs/training/, grouped into one op
+to run).
 """
 
 from __future__ import annotations
@@ -28,30 +29,50 @@ def _ops_const(graph, var):
 
 
 class Optimizer:
-    """Base class: subclasses define _create_slots and _apply_dense."""
+    """Base class (tf.compat.v1.train.Optimizer): subclasses define _create_slots and
+    _apply_dense, which run one of TensorFlow's Apply* ops on the variable and its slots."""
 
     def __init__(self, use_locking: bool, name: str):
         self._use_locking = use_locking
         self._name = name
-        self._slots: dict[tuple[str, int], RefVariable] = {}
+        self._slots: dict[str, dict[int, RefVariable]] = {}
+        self._non_slots: dict[str, RefVariable] = {}
+        self._hyper_cache: dict[tuple, object] = {}
 
-    def compute_gradients(self, loss, var_list=None, **kwargs):
-        """[(gradient, variable)] for the trainable variables (or var_list)."""
+    def get_name(self):
+        return self._name
+
+    def compute_gradients(self, loss, var_list=None, gate_gradients=1, aggregation_method=None,
+                          colocate_gradients_with_ops=False, grad_loss=None):
+        """[(gradient, variable)] for the trainable variables (or var_list); None gradients
+        for variables loss does not depend on, as in TensorFlow."""
+        if callable(loss):
+            loss = loss()
         graph = loss.graph
         var_list = list(var_list) if var_list is not None else trainable_variables(graph)
         if not var_list:
             raise ValueError("No variables to optimize.")
-        grads = gradients(loss, var_list)
+        grads = gradients(loss, var_list, grad_ys=None if grad_loss is None else [grad_loss])
         return list(zip(grads, var_list))
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        """An op applying the gradients (and incrementing global_step, when given)."""
         grads_and_vars = [(g, v) for g, v in grads_and_vars]
+        if not grads_and_vars:
+            raise ValueError("No variables provided.")
         if all(g is None for g, _ in grads_and_vars):
-            raise ValueError(f"No gradients provided for any variable: {[v.name for _, v in grads_and_vars]}")
+            raise ValueError(f"No gradients provided for any variable, check your graph for ops that do not "
+                             f"support gradients, between variables {[v.name for _, v in grads_and_vars]} and loss.")
         graph = grads_and_vars[0][1].graph
+        live = [(g, v) for g, v in grads_and_vars if g is not None]
+        with graph.control_dependencies(None):  # slots are created outside any control scope
+            self._create_slots([v for _, v in live])
         with graph.name_scope(name or self._name) as scope:
-            self._create_slots([v for g, v in grads_and_vars if g is not None])
-            updates = [self._apply_dense(g, v) for g, v in grads_and_vars if g is not None]
+            self._prepare(live[0][1])
+            updates = []
+            for g, v in live:
+                with graph.name_scope("update_" + v.op.name):
+                    updates.append(self._apply_dense(g, v))
             with graph.control_dependencies([u.op for u in updates]):
                 updates += self._finish(graph)
         # The returned op is named after the scope ("train" for name="train"), as in TF.
@@ -61,44 +82,76 @@ class Optimizer:
             return graph.create_op("AssignAdd", [global_step._ref, _ops_const(graph, global_step)],
                                    {}, name=scope, exact_name=True)
 
-    def minimize(self, loss, global_step=None, var_list=None, name=None):
+    def minimize(self, loss, global_step=None, var_list=None, gate_gradients=1, aggregation_method=None,
+                 colocate_gradients_with_ops=False, name=None, grad_loss=None):
         """An op that takes one optimization step on loss."""
-        return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
+        return self.apply_gradients(self.compute_gradients(loss, var_list, grad_loss=grad_loss),
+                                    global_step, name)
 
+    # ---- slots: per-variable state, named as TensorFlow names them ("w/Adam", "w/Adam_1")
     def _slot(self, var, slot_name, initial=0.0):
-        key = (slot_name, id(var))
-        if key not in self._slots:
+        per_var = self._slots.setdefault(slot_name, {})
+        if id(var) not in per_var:
+            graph = var.graph
+            with graph.name_scope(None):
+                full = graph.unique_name(f"{var.op.name}/{self._name}")
             init = np.full([d for d in var.shape], initial, dtype=var.dtype.as_numpy_dtype)
-            self._slots[key] = Variable(init, name=f"{var.op.name}/{self._name}/{slot_name}",
-                                        trainable=False, _graph=True)
-        return self._slots[key]
+            per_var[id(var)] = Variable(init, name=full + "/", trainable=False, _graph=True)
+        return per_var[id(var)]
+
+    def _non_slot(self, name, initial, like):
+        """A variable shared by all updates (Adam's beta powers): float32 for Python-number
+        initial values, as TensorFlow makes them."""
+        if name not in self._non_slots:
+            with like.graph.name_scope(None):
+                self._non_slots[name] = Variable(np.float32(initial), name=name, trainable=False, _graph=True)
+        return self._non_slots[name]
 
     def get_slot(self, var, name):
-        return self._slots.get((name, id(var)))
+        return self._slots.get(name, {}).get(id(var))
+
+    def get_slot_names(self):
+        return sorted(self._slots)
+
+    def variables(self):
+        return list(self._non_slots.values()) + [v for d in self._slots.values() for v in d.values()]
 
     def _create_slots(self, var_list):
+        pass
+
+    def _prepare(self, var):
         pass
 
     def _finish(self, graph):
         return []
 
-    def _cast(self, value, var):
+    def _hyper(self, value, var):
+        """A hyperparameter (number, tensor or callable) as a tensor of var's dtype. Python
+        numbers pass through float32 first, as TensorFlow converts them, so float64 models
+        see the same rounded hyperparameters as under TensorFlow."""
+        if callable(value):
+            value = value()
+        if isinstance(value, (GraphTensor, RefVariable)):
+            return value if value.dtype == var.dtype else _ops.cast(value, var.dtype)
+        if isinstance(value, (float, int)):
+            value = np.float32(value)
         return np.asarray(value, dtype=var.dtype.as_numpy_dtype)
 
 
 class GradientDescentOptimizer(Optimizer):
-    """var -= learning_rate * gradient."""
+    """var -= learning_rate * gradient (ApplyGradientDescent)."""
 
     def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
         super().__init__(use_locking, name)
         self._lr = learning_rate
 
     def _apply_dense(self, grad, var):
-        return _ops.assign_sub(var, _ops.mul(grad, self._cast(self._lr, var)), use_locking=self._use_locking)
+        return _ops.apply_gradient_descent(var, self._hyper(self._lr, var), grad, use_locking=self._use_locking)
 
 
 class MomentumOptimizer(Optimizer):
-    """accum = momentum * accum + grad; var -= lr * accum (Nesterov: lr * (grad + momentum * accum))."""
+    """accum = momentum * accum + grad; var -= lr * accum (Nesterov: lr * (grad + momentum *
+    accum)) (ApplyMomentum)."""
 
     def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
         super().__init__(use_locking, name)
@@ -106,48 +159,142 @@ class MomentumOptimizer(Optimizer):
 
     def _create_slots(self, var_list):
         for v in var_list:
-            self._slot(v, "Momentum")
+            self._slot(v, "momentum")
 
     def _apply_dense(self, grad, var):
-        acc = self._slot(var, "Momentum")
-        new_acc = _ops.assign(acc, _ops.add_v2(_ops.mul(acc, self._cast(self._momentum, var)), grad))
-        step = _ops.add_v2(grad, _ops.mul(new_acc, self._cast(self._momentum, var))) if self._nesterov else new_acc
-        return _ops.assign_sub(var, _ops.mul(step, self._cast(self._lr, var)))
+        return _ops.apply_momentum(var, self.get_slot(var, "momentum"), self._hyper(self._lr, var), grad,
+                                   self._hyper(self._momentum, var), use_locking=self._use_locking,
+                                   use_nesterov=self._nesterov)
 
 
 class AdamOptimizer(Optimizer):
-    """Adam (Kingma & Ba), with TensorFlow's epsilon-hat form of the update."""
+    """Adam (Kingma & Ba), with TensorFlow's epsilon-hat form of the update (ApplyAdam); the
+    beta powers are non-slot variables advanced after every variable's update."""
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False,
                  name="Adam"):
         super().__init__(use_locking, name)
         self._lr, self._b1, self._b2, self._eps = learning_rate, beta1, beta2, epsilon
-        self._powers = None
 
     def _create_slots(self, var_list):
+        first = min(var_list, key=lambda v: v.op.name)
+        self._non_slot("beta1_power", self._b1, first)
+        self._non_slot("beta2_power", self._b2, first)
         for v in var_list:
             self._slot(v, "m")
             self._slot(v, "v")
-        if self._powers is None:
-            dt = var_list[0].dtype.as_numpy_dtype
-            self._powers = (Variable(np.asarray(self._b1, dt), name="beta1_power", trainable=False, _graph=True),
-                            Variable(np.asarray(self._b2, dt), name="beta2_power", trainable=False, _graph=True))
 
     def _apply_dense(self, grad, var):
-        b1p, b2p = self._powers
-        c = lambda x: self._cast(x, var)  # noqa: E731
-        lr_t = _ops.real_div(_ops.mul(c(self._lr), _ops.sqrt(_ops.sub(c(1.0), b2p))), _ops.sub(c(1.0), b1p))
-        m, v = self._slot(var, "m"), self._slot(var, "v")
-        m_t = _ops.assign(m, _ops.add_v2(_ops.mul(m, c(self._b1)), _ops.mul(grad, c(1 - self._b1))))
-        v_t = _ops.assign(v, _ops.add_v2(_ops.mul(v, c(self._b2)), _ops.mul(_ops.square(grad), c(1 - self._b2))))
-        step = _ops.real_div(_ops.mul(lr_t, m_t), _ops.add_v2(_ops.sqrt(v_t), c(self._eps)))
-        return _ops.assign_sub(var, step)
+        b1p, b2p = self._non_slots["beta1_power"], self._non_slots["beta2_power"]
+        h = lambda x: self._hyper(x, var)  # noqa: E731
+        return _ops.apply_adam(var, self.get_slot(var, "m"), self.get_slot(var, "v"), h(b1p), h(b2p),
+                               h(self._lr), h(self._b1), h(self._b2), h(self._eps), grad,
+                               use_locking=self._use_locking)
 
     def _finish(self, graph):
-        # The beta powers advance after every variable's update has read them.
-        b1p, b2p = self._powers
-        return [_ops.assign(b1p, _ops.mul(b1p, self._cast(self._b1, b1p))),
-                _ops.assign(b2p, _ops.mul(b2p, self._cast(self._b2, b2p)))]
+        b1p, b2p = self._non_slots["beta1_power"], self._non_slots["beta2_power"]
+        return [_ops.assign(b1p, _ops.mul(b1p, self._hyper(self._b1, b1p)), name="update_beta1_power"),
+                _ops.assign(b2p, _ops.mul(b2p, self._hyper(self._b2, b2p)), name="update_beta2_power")]
+
+
+class RMSPropOptimizer(Optimizer):
+    """RMSProp (Hinton's lecture 6e) with momentum, and the centered variant (ApplyRMSProp,
+    ApplyCenteredRMSProp). The mean square starts at one, as in TensorFlow 1."""
+
+    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking=False,
+                 centered=False, name="RMSProp"):
+        super().__init__(use_locking, name)
+        self._lr, self._decay, self._momentum, self._eps, self._centered = (
+            learning_rate, decay, momentum, epsilon, centered)
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._slot(v, "rms", initial=1.0)
+            if self._centered:
+                self._slot(v, "mg")
+            self._slot(v, "momentum")
+
+    def _apply_dense(self, grad, var):
+        h = lambda x: self._hyper(x, var)  # noqa: E731
+        rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
+        args = (h(self._lr), h(self._decay), h(self._momentum), h(self._eps), grad)
+        if self._centered:
+            return _ops.apply_centered_rms_prop(var, self.get_slot(var, "mg"), rms, mom, *args,
+                                                use_locking=self._use_locking)
+        return _ops.apply_rms_prop(var, rms, mom, *args, use_locking=self._use_locking)
+
+
+class AdagradOptimizer(Optimizer):
+    """Adagrad (Duchi et al.): accum += grad^2; var -= lr * grad / sqrt(accum) (ApplyAdagrad)."""
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"):
+        if initial_accumulator_value <= 0.0:
+            raise ValueError(f"initial_accumulator_value must be positive: {initial_accumulator_value}")
+        super().__init__(use_locking, name)
+        self._lr, self._init = learning_rate, initial_accumulator_value
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._slot(v, "accumulator", initial=self._init)
+
+    def _apply_dense(self, grad, var):
+        return _ops.apply_adagrad(var, self.get_slot(var, "accumulator"), self._hyper(self._lr, var), grad,
+                                  use_locking=self._use_locking)
+
+
+class AdadeltaOptimizer(Optimizer):
+    """Adadelta (Zeiler) (ApplyAdadelta)."""
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking=False, name="Adadelta"):
+        super().__init__(use_locking, name)
+        self._lr, self._rho, self._eps = learning_rate, rho, epsilon
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._slot(v, "accum")
+            self._slot(v, "accum_update")
+
+    def _apply_dense(self, grad, var):
+        h = lambda x: self._hyper(x, var)  # noqa: E731
+        return _ops.apply_adadelta(var, self.get_slot(var, "accum"), self.get_slot(var, "accum_update"),
+                                   h(self._lr), h(self._rho), h(self._eps), grad, use_locking=self._use_locking)
+
+
+class FtrlOptimizer(Optimizer):
+    """FTRL-proximal (McMahan et al.), with optional L2 shrinkage (ApplyFtrl, ApplyFtrlV2)."""
+
+    def __init__(self, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking=False,
+                 name="Ftrl", accum_name=None, linear_name=None, l2_shrinkage_regularization_strength=0.0,
+                 beta=None):
+        if initial_accumulator_value < 0.0:
+            raise ValueError(f"initial_accumulator_value {initial_accumulator_value} needs to be positive or zero")
+        if learning_rate_power > 0.0:
+            raise ValueError(f"learning_rate_power {learning_rate_power} needs to be negative or zero")
+        for what, v in (("l1_regularization_strength", l1_regularization_strength),
+                        ("l2_regularization_strength", l2_regularization_strength),
+                        ("l2_shrinkage_regularization_strength", l2_shrinkage_regularization_strength)):
+            if v < 0.0:
+                raise ValueError(f"{what} {v} needs to be positive or zero")
+        super().__init__(use_locking, name)
+        self._lr, self._power, self._init = learning_rate, learning_rate_power, initial_accumulator_value
+        self._l1, self._l2, self._shrink = l1_regularization_strength, l2_regularization_strength, \
+            l2_shrinkage_regularization_strength
+        self._l2 += (beta or 0.0) / (2.0 * learning_rate) if beta and not callable(learning_rate) else 0.0
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._slot(v, "accum", initial=self._init)
+            self._slot(v, "linear")
+
+    def _apply_dense(self, grad, var):
+        h = lambda x: self._hyper(x, var)  # noqa: E731
+        accum, linear = self.get_slot(var, "accum"), self.get_slot(var, "linear")
+        if self._shrink:
+            return _ops.apply_ftrl_v2(var, accum, linear, grad, h(self._lr), h(self._l1), h(self._l2),
+                                      h(self._shrink), h(self._power), use_locking=self._use_locking)
+        return _ops.apply_ftrl(var, accum, linear, grad, h(self._lr), h(self._l1), h(self._l2), h(self._power),
+                               use_locking=self._use_locking)
 
 
 def read_graph(path, as_text=None):
@@ -188,3 +335,149 @@ def get_or_create_global_step(graph=None):
 
 def create_global_step(graph=None):
     return get_or_create_global_step(graph)
+
+
+def global_step(sess, global_step_tensor):
+    """The global step's current value in sess (an int)."""
+    return int(sess.run(global_step_tensor))
+
+
+# ---- learning-rate schedules: tensors of the global step (TensorFlow 1's tf.train.*_decay)
+
+
+def _step_and_rate(learning_rate, step, dtype=None):
+    """(step as a float tensor, learning_rate as a tensor of the same dtype)."""
+    if step is None:
+        raise ValueError("global_step is required for a learning-rate schedule.")
+    lr_dtype = learning_rate.dtype if hasattr(learning_rate, "dtype") and not isinstance(learning_rate, (float, int)) \
+        else None
+    dt = lr_dtype or dtype or "float32"
+    lr = learning_rate if lr_dtype is not None else np.asarray(learning_rate, np.float32)
+    s = _ops.cast(step, dt)
+    return s, lr
+
+
+def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None):
+    """learning_rate * decay_rate ^ (global_step / decay_steps) (floored when staircase)."""
+    s, lr = _step_and_rate(learning_rate, global_step)
+    p = _ops.real_div(s, np.float32(decay_steps))
+    if staircase:
+        p = _ops.floor(p)
+    return _ops.mul(lr, _ops.pow(np.float32(decay_rate), p), name=name or "ExponentialDecay")
+
+
+def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None):
+    """learning_rate * exp(-decay_rate * global_step / decay_steps)."""
+    s, lr = _step_and_rate(learning_rate, global_step)
+    p = _ops.real_div(s, np.float32(decay_steps))
+    if staircase:
+        p = _ops.floor(p)
+    return _ops.mul(lr, _ops.exp(_ops.mul(p, np.float32(-decay_rate))), name=name or "NaturalExpDecay")
+
+
+def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None):
+    """learning_rate / (1 + decay_rate * global_step / decay_steps)."""
+    s, lr = _step_and_rate(learning_rate, global_step)
+    p = _ops.real_div(s, np.float32(decay_steps))
+    if staircase:
+        p = _ops.floor(p)
+    return _ops.real_div(lr, _ops.add_v2(np.float32(1), _ops.mul(p, np.float32(decay_rate))),
+                         name=name or "InverseTimeDecay")
+
+
+def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001, power=1.0, cycle=False,
+                     name=None):
+    """(lr - end) * (1 - step / decay_steps) ^ power + end, with step clipped to decay_steps
+    (or decay_steps stretched to the next multiple when cycle)."""
+    s, lr = _step_and_rate(learning_rate, global_step)
+    steps = np.float32(decay_steps)
+    if cycle:
+        mult = _ops.ceil(_ops.real_div(s, steps))
+        mult = _ops.select_v2(_ops.equal(s, np.float32(0)), np.float32(1), mult)
+        steps = _ops.mul(steps, mult)
+    else:
+        s = _ops.minimum(s, steps)
+    frac = _ops.sub(np.float32(1), _ops.real_div(s, steps))
+    return _ops.add_v2(_ops.mul(_ops.sub(lr, np.float32(end_learning_rate)), _ops.pow(frac, np.float32(power))),
+                       np.float32(end_learning_rate), name=name or "PolynomialDecay")
+
+
+def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
+    """learning_rate * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps)) + alpha)."""
+    s, lr = _step_and_rate(learning_rate, global_step)
+    frac = _ops.real_div(_ops.minimum(s, np.float32(decay_steps)), np.float32(decay_steps))
+    cosine = _ops.mul(np.float32(0.5), _ops.add_v2(np.float32(1), _ops.cos(_ops.mul(np.float32(np.pi), frac))))
+    return _ops.mul(lr, _ops.add_v2(_ops.mul(np.float32(1 - alpha), cosine), np.float32(alpha)),
+                    name=name or "CosineDecay")
+
+
+def piecewise_constant(x, boundaries, values, name=None):
+    """values[0] while x <= boundaries[0], values[1] while x <= boundaries[1], ..., values[-1]
+    after the last boundary."""
+    if len(values) != len(boundaries) + 1:
+        raise ValueError("The length of boundaries should be 1 less than the length of values")
+    vdt = np.asarray(values[0]).dtype
+    vdt = np.float32 if vdt == np.float64 else vdt
+    x_dtype = x.dtype.as_numpy_dtype
+    out = np.asarray(values[-1], vdt)
+    for b, v in reversed(list(zip(boundaries, values[:-1]))):
+        out = _ops.select_v2(_ops.less_equal(x, np.asarray(b, x_dtype)), np.asarray(v, vdt), out)
+    return _ops.identity(out, name=name or "PiecewiseConstant")
+
+
+# ---- queue-runner era helpers
+
+
+class Coordinator:
+    """Coordinates the stop of threads (tf.train.Coordinator): request_stop / should_stop /
+    join, re-raising the first exception a thread reported."""
+
+    def __init__(self, clean_stop_exception_types=None):
+        import threading  # noqa: PLC0415
+        self._stop = threading.Event()
+        self._exc = None
+        self._lock = threading.Lock()
+        self._threads = []
+
+    def request_stop(self, ex=None):
+        with self._lock:
+            if ex is not None and self._exc is None and not isinstance(ex, tuple):
+                from .errors import OutOfRangeError  # noqa: PLC0415
+                if not isinstance(ex, OutOfRangeError):
+                    self._exc = ex
+            self._stop.set()
+
+    def should_stop(self):
+        return self._stop.is_set()
+
+    def wait_for_stop(self, timeout=None):
+        return self._stop.wait(timeout)
+
+    def clear_stop(self):
+        self._stop.clear()
+
+    def register_thread(self, thread):
+        self._threads.append(thread)
+
+    def join(self, threads=None, stop_grace_period_secs=120, ignore_live_threads=False):
+        for t in list(threads or []) + self._threads:
+            t.join(stop_grace_period_secs)
+        if self._exc is not None:
+            raise self._exc
+
+    def stop_on_exception(self):
+        import contextlib  # noqa: PLC0415
+
+        @contextlib.contextmanager
+        def guard():
+            try:
+                yield
+            except Exception as e:  # noqa: BLE001
+                self.request_stop(e)
+        return guard()
+
+
+def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collection="queue_runners"):
+    """Starts the graph's queue runners: opforge has no queues, so there are none to start
+    (input pipelines use tf.data); returns the empty list of threads."""
+    return []

@@ -779,3 +779,65 @@ class ConfigProto(_message.Message):
     operation_timeout_in_ms: int
     isolate_session_state: bool
     def __init__(self, device_count: _Optional[_Mapping[str, int]] = ..., intra_op_parallelism_threads: _Optional[int] = ..., inter_op_parallelism_threads: _Optional[int] = ..., use_per_session_threads: _Optional[bool] = ..., gpu_options: _Optional[_Union[GPUOptions, _Mapping]] = ..., allow_soft_placement: _Optional[bool] = ..., log_device_placement: _Optional[bool] = ..., graph_options: _Optional[_Union[GraphOptions, _Mapping]] = ..., operation_timeout_in_ms: _Optional[int] = ..., isolate_session_state: _Optional[bool] = ...) -> None: ...
+
+class RunOptions(_message.Message):
+    __slots__ = ("trace_level", "timeout_in_ms", "inter_op_thread_pool", "output_partition_graphs", "report_tensor_allocations_upon_oom")
+    class TraceLevel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        NO_TRACE: _ClassVar[RunOptions.TraceLevel]
+        SOFTWARE_TRACE: _ClassVar[RunOptions.TraceLevel]
+        HARDWARE_TRACE: _ClassVar[RunOptions.TraceLevel]
+        FULL_TRACE: _ClassVar[RunOptions.TraceLevel]
+    NO_TRACE: RunOptions.TraceLevel
+    SOFTWARE_TRACE: RunOptions.TraceLevel
+    HARDWARE_TRACE: RunOptions.TraceLevel
+    FULL_TRACE: RunOptions.TraceLevel
+    TRACE_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_IN_MS_FIELD_NUMBER: _ClassVar[int]
+    INTER_OP_THREAD_POOL_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_PARTITION_GRAPHS_FIELD_NUMBER: _ClassVar[int]
+    REPORT_TENSOR_ALLOCATIONS_UPON_OOM_FIELD_NUMBER: _ClassVar[int]
+    trace_level: RunOptions.TraceLevel
+    timeout_in_ms: int
+    inter_op_thread_pool: int
+    output_partition_graphs: bool
+    report_tensor_allocations_upon_oom: bool
+    def __init__(self, trace_level: _Optional[_Union[RunOptions.TraceLevel, str]] = ..., timeout_in_ms: _Optional[int] = ..., inter_op_thread_pool: _Optional[int] = ..., output_partition_graphs: _Optional[bool] = ..., report_tensor_allocations_upon_oom: _Optional[bool] = ...) -> None: ...
+
+class NodeExecStats(_message.Message):
+    __slots__ = ("node_name", "all_start_micros", "op_start_rel_micros", "op_end_rel_micros", "all_end_rel_micros", "timeline_label")
+    NODE_NAME_FIELD_NUMBER: _ClassVar[int]
+    ALL_START_MICROS_FIELD_NUMBER: _ClassVar[int]
+    OP_START_REL_MICROS_FIELD_NUMBER: _ClassVar[int]
+    OP_END_REL_MICROS_FIELD_NUMBER: _ClassVar[int]
+    ALL_END_REL_MICROS_FIELD_NUMBER: _ClassVar[int]
+    TIMELINE_LABEL_FIELD_NUMBER: _ClassVar[int]
+    node_name: str
+    all_start_micros: int
+    op_start_rel_micros: int
+    op_end_rel_micros: int
+    all_end_rel_micros: int
+    timeline_label: str
+    def __init__(self, node_name: _Optional[str] = ..., all_start_micros: _Optional[int] = ..., op_start_rel_micros: _Optional[int] = ..., op_end_rel_micros: _Optional[int] = ..., all_end_rel_micros: _Optional[int] = ..., timeline_label: _Optional[str] = ...) -> None: ...
+
+class DeviceStepStats(_message.Message):
+    __slots__ = ("device", "node_stats")
+    DEVICE_FIELD_NUMBER: _ClassVar[int]
+    NODE_STATS_FIELD_NUMBER: _ClassVar[int]
+    device: str
+    node_stats: _containers.RepeatedCompositeFieldContainer[NodeExecStats]
+    def __init__(self, device: _Optional[str] = ..., node_stats: _Optional[_Iterable[_Union[NodeExecStats, _Mapping]]] = ...) -> None: ...
+
+class StepStats(_message.Message):
+    __slots__ = ("dev_stats",)
+    DEV_STATS_FIELD_NUMBER: _ClassVar[int]
+    dev_stats: _containers.RepeatedCompositeFieldContainer[DeviceStepStats]
+    def __init__(self, dev_stats: _Optional[_Iterable[_Union[DeviceStepStats, _Mapping]]] = ...) -> None: ...
+
+class RunMetadata(_message.Message):
+    __slots__ = ("step_stats", "partition_graphs")
+    STEP_STATS_FIELD_NUMBER: _ClassVar[int]
+    PARTITION_GRAPHS_FIELD_NUMBER: _ClassVar[int]
+    step_stats: StepStats
+    partition_graphs: _containers.RepeatedCompositeFieldContainer[GraphDef]
+    def __init__(self, step_stats: _Optional[_Union[StepStats, _Mapping]] = ..., partition_graphs: _Optional[_Iterable[_Union[GraphDef, _Mapping]]] = ...) -> None: ...

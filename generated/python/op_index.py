@@ -13,6 +13,7 @@ GROUPS = (
     "nn",
     "random",
     "state",
+    "training",
 )
 
 # op name -> (group, wrapper name)
@@ -204,4 +205,13 @@ OPS = {
     "AssignSub": ("state", "assign_sub"),
     "NoOp": ("state", "no_op"),
     "VariableV2": ("state", "variable_v2"),
+    "ApplyAdadelta": ("training", "apply_adadelta"),
+    "ApplyAdagrad": ("training", "apply_adagrad"),
+    "ApplyAdam": ("training", "apply_adam"),
+    "ApplyCenteredRMSProp": ("training", "apply_centered_rms_prop"),
+    "ApplyFtrl": ("training", "apply_ftrl"),
+    "ApplyFtrlV2": ("training", "apply_ftrl_v2"),
+    "ApplyGradientDescent": ("training", "apply_gradient_descent"),
+    "ApplyMomentum": ("training", "apply_momentum"),
+    "ApplyRMSProp": ("training", "apply_rms_prop"),
 }

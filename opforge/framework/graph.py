@@ -47,6 +47,11 @@ class GraphTensor:
     def get_shape(self) -> TensorShape:
         return self._shape
 
+    def set_shape(self, shape) -> None:
+        """Refines the static shape with what the caller knows (TensorFlow's set_shape):
+        ValueError if it contradicts what the graph knows."""
+        self.graph._set_shape(self, self._shape.merge_with(shape))
+
     @property
     def ndim(self):
         if self._shape.rank is None:

@@ -32,6 +32,8 @@ GraphOptions = op_def_pb2.GraphOptions
 RewriterConfig = op_def_pb2.RewriterConfig
 OptimizerOptions = op_def_pb2.OptimizerOptions
 GPUOptions = op_def_pb2.GPUOptions
+RunOptions = op_def_pb2.RunOptions
+RunMetadata = op_def_pb2.RunMetadata
 
 PRODUCER_VERSION = 1882  # a GraphDef version TensorFlow 2.x readers accept
 

@@ -114,8 +114,11 @@ class Session:
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs what ``fetches`` needs; returns their values (NumPy) in the same structure.
-        Operations fetch as None."""
-        del options, run_metadata
+        Operations fetch as None. ``options`` (a RunOptions) and ``run_metadata`` (a
+        RunMetadata) are accepted as TensorFlow's are; with ``options.output_partition_graphs``
+        the metadata receives the graph that ran (opforge runs one partition)."""
+        if run_metadata is not None and options is not None and getattr(options, "output_partition_graphs", False):
+            run_metadata.partition_graphs.add().CopyFrom(self._graph.as_graph_def())
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         flat: list = []

@@ -51,6 +51,17 @@ class TensorShape:
         return len(self._dims) == len(other._dims) and all(
             a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
+    def merge_with(self, other) -> "TensorShape":
+        """The shape with what both know; ValueError when they are incompatible."""
+        other = other if isinstance(other, TensorShape) else TensorShape(other)
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are not compatible")
+        if self._dims is None:
+            return other
+        if other._dims is None:
+            return self
+        return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
+
     def is_fully_defined(self) -> bool:
         return self._dims is not None and all(d is not None for d in self._dims)
 

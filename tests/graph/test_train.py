@@ -40,7 +40,8 @@ def test_gradient_descent_single_step_exact(graph):
     with of.Session() as sess:
         sess.run(of.global_variables_initializer())
         sess.run(step)
-        np.testing.assert_allclose(sess.run(w), np.array([1.0, -2.0]) * (1 - 0.2), rtol=1e-14)
+        lr = float(np.float32(0.1))  # Python hyperparameters pass through float32, as in TensorFlow
+        np.testing.assert_allclose(sess.run(w), np.array([1.0, -2.0]) * (1 - 2 * lr), rtol=1e-14)
 
 
 def test_momentum_matches_reference_and_converges(graph):
@@ -55,13 +56,13 @@ def test_momentum_matches_reference_and_converges(graph):
         for i in range(300):
             sess.run(step)
             g = 2 * (wr - target)
-            acc = 0.9 * acc + g
-            wr = wr - 0.05 * acc
+            acc = float(np.float32(0.9)) * acc + g
+            wr = wr - float(np.float32(0.05)) * acc
             if i < 5:
                 np.testing.assert_allclose(sess.run(w), wr, rtol=1e-12)
         assert sess.run(loss) < 1e-10
         np.testing.assert_allclose(sess.run(w), target, atol=1e-6)
-        assert opt.get_slot(w, "Momentum") is not None
+        assert opt.get_slot(w, "momentum") is not None
 
 
 def test_nesterov_momentum_converges(graph):
@@ -81,6 +82,9 @@ def test_adam_matches_reference_and_converges(graph):
     loss = of.reduce_mean(of.square(w - target))
     lr, b1, b2, eps = 0.1, 0.9, 0.999, 1e-8
     step = of.train.AdamOptimizer(lr, b1, b2, eps).minimize(loss)
+    # As TensorFlow does, hyperparameters pass through float32 and the beta powers are float32.
+    lr, b1, b2, eps = (float(np.float32(h)) for h in (lr, b1, b2, eps))
+    b1p = b2p = np.float32(1)
     wr, m, v = np.zeros((2, 2)), np.zeros((2, 2)), np.zeros((2, 2))
     with of.Session() as sess:
         sess.run(of.global_variables_initializer())
@@ -89,7 +93,8 @@ def test_adam_matches_reference_and_converges(graph):
             g = 2 * (wr - target) / wr.size
             m = b1 * m + (1 - b1) * g
             v = b2 * v + (1 - b2) * g * g
-            lr_t = lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+            b1p, b2p = b1p * np.float32(b1), b2p * np.float32(b2)
+            lr_t = lr * np.sqrt(1 - float(b2p)) / (1 - float(b1p))
             wr = wr - lr_t * m / (np.sqrt(v) + eps)
             np.testing.assert_allclose(sess.run(w), wr, rtol=1e-10, atol=1e-12)
         for _ in range(1000):
@@ -122,7 +127,7 @@ def test_global_step_increments(graph):
         for i in range(1, 6):
             sess.run(step)
             assert sess.run(gs) == i
-        np.testing.assert_allclose(sess.run(w), np.ones(2) * 0.8 ** 5, rtol=1e-12)
+        np.testing.assert_allclose(sess.run(w), np.ones(2) * (1 - 2 * float(np.float32(0.1))) ** 5, rtol=1e-12)
 
 
 def test_global_step_plain_variable(graph):
@@ -154,7 +159,7 @@ def test_compute_and_apply_gradients(graph, rng):
         gw = sess.run(gv[0][0])
         np.testing.assert_allclose(gw, 2 * w0 * f0, rtol=1e-12)
         sess.run(step)
-        np.testing.assert_allclose(sess.run(w), w0 - 0.1 * 0.5 * gw, rtol=1e-12)
+        np.testing.assert_allclose(sess.run(w), w0 - float(np.float32(0.1)) * 0.5 * gw, rtol=1e-12)
         np.testing.assert_array_equal(sess.run(frozen), f0)
 
 

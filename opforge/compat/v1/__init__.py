@@ -135,113 +135,16 @@ def Variable(initial_value=None, dtype=None, name=None, trainable=True, **kwargs
     return RefVariable(initial_value, dtype=dtype, name=name, trainable=trainable, **kwargs)
 
 
-# ---- initializers and get_variable
-
-
-class _Initializer:
-    def __call__(self, shape, dtype):
-        raise NotImplementedError
-
-
-class constant_initializer(_Initializer):  # noqa: N801
-    def __init__(self, value=0):
-        self.value = value
-
-    def __call__(self, shape, dtype):
-        v = np.asarray(self.value, dtype=dtype.as_numpy_dtype)
-        return np.broadcast_to(v, shape).copy() if v.size == 1 else v.reshape(shape)
-
-
-class zeros_initializer(_Initializer):  # noqa: N801
-    def __call__(self, shape, dtype):
-        return np.zeros(shape, dtype.as_numpy_dtype)
-
-
-class ones_initializer(_Initializer):  # noqa: N801
-    def __call__(self, shape, dtype):
-        return np.ones(shape, dtype.as_numpy_dtype)
-
-
-class random_normal_initializer(_Initializer):  # noqa: N801
-    def __init__(self, mean=0.0, stddev=1.0, seed=None):
-        self.mean, self.stddev, self.rng = mean, stddev, np.random.default_rng(seed)
-
-    def __call__(self, shape, dtype):
-        return self.rng.normal(self.mean, self.stddev, shape).astype(dtype.as_numpy_dtype)
-
-
-class glorot_uniform_initializer(_Initializer):  # noqa: N801
-    """Uniform in [-limit, limit], limit = sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio)."""
-
-    def __init__(self, seed=None):
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, shape, dtype):
-        shape = tuple(shape)
-        if len(shape) == 0:
-            fan_in = fan_out = 1
-        elif len(shape) == 1:
-            fan_in = fan_out = shape[0]
-        else:
-            receptive = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
-            fan_in, fan_out = shape[-2] * receptive, shape[-1] * receptive
-        limit = np.sqrt(6.0 / max(1, fan_in + fan_out))
-        return self.rng.uniform(-limit, limit, shape).astype(dtype.as_numpy_dtype)
-
-
-_variable_store: dict[tuple[int, str], RefVariable] = {}
-_scope_stack: list[tuple[str, object]] = []  # (name, reuse: None, True or AUTO_REUSE)
-
-
-def get_variable(name, shape=None, dtype=float32, initializer=None, trainable=True, **kwargs):
-    """Gets an existing variable (under reuse) or creates one with an initializer
-    (glorot_uniform by default, as in TF1)."""
-    g = get_default_graph()
-    prefix = "/".join(s for s, _ in _scope_stack)
-    full = f"{prefix}/{name}" if prefix else name
-    key = (id(g), full)
-    reuse = None
-    for _, r in _scope_stack:  # reuse is inherited by inner scopes
-        if r is not None and r is not False:
-            reuse = r
-    if key in _variable_store:
-        if reuse is None:
-            raise ValueError(f"Variable {full} already exists, disallowed. Did you mean to set reuse=True "
-                             f"or reuse=tf.AUTO_REUSE in VarScope?")
-        return _variable_store[key]
-    if reuse is True:
-        raise ValueError(f"Variable {full} does not exist, or was not created with tf.get_variable().")
-    dtype = as_dtype(dtype)
-    if initializer is None:
-        initializer = glorot_uniform_initializer()
-    if isinstance(initializer, _Initializer):
-        value = initializer(tuple(shape or ()), dtype)
-    elif callable(initializer):
-        value = initializer(shape, dtype)
-    else:
-        value = np.asarray(initializer, dtype.as_numpy_dtype)
-    v = RefVariable(value, dtype=dtype, name=full + "/", trainable=trainable)  # "/": absolute name
-    _variable_store[key] = v
-    return v
-
-
-AUTO_REUSE = "auto_reuse"
-
-
-class variable_scope:  # noqa: N801
-    def __init__(self, name_or_scope, reuse=None, default_name=None):
-        self.name = name_or_scope or default_name
-        self.reuse = reuse
-
-    def __enter__(self):
-        _scope_stack.append((self.name, self.reuse if self.reuse else None))
-        self._ns = get_default_graph().name_scope(self.name)
-        self._ns.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        self._ns.__exit__(*exc)
-        _scope_stack.pop()
+# ---- initializers, variable scopes and get_variable
+from opforge.initializers import (  # noqa: E402,F401
+    constant_initializer, glorot_normal_initializer, glorot_uniform_initializer, identity_initializer,
+    ones_initializer, orthogonal_initializer, random_normal_initializer, random_uniform_initializer,
+    truncated_normal_initializer, variance_scaling_initializer, zeros_initializer,
+)
+from opforge.framework.variable_scope import (  # noqa: E402,F401
+    AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope,
+)
+variable_op_scope = variable_scope
 
 
 def initialize_all_variables():
@@ -254,29 +157,6 @@ def disable_eager_execution():
 
 def disable_v2_behavior():
     """Accepted for compatibility."""
-
-
-# ---- namespaces
-
-# ---- nn (issue 4): tf.compat.v1.nn names and TF1 signatures, from opforge/nn.py
-nn = _nn.compat_v1_namespace()
-image = __import__("opforge.image", fromlist=["compat_v1_namespace"]).compat_v1_namespace()
-train = types.SimpleNamespace(
-    GradientDescentOptimizer=_train.GradientDescentOptimizer,
-    MomentumOptimizer=_train.MomentumOptimizer,
-    AdamOptimizer=_train.AdamOptimizer,
-    Optimizer=_train.Optimizer,
-    write_graph=_train.write_graph,
-    read_graph=_train.read_graph,
-    get_global_step=_train.get_global_step,
-    get_or_create_global_step=_train.get_or_create_global_step,
-    create_global_step=_train.create_global_step,
-)
-initializers = types.SimpleNamespace(
-    constant=constant_initializer, zeros=zeros_initializer, ones=ones_initializer,
-    glorot_uniform=glorot_uniform_initializer, random_normal=random_normal_initializer,
-    global_variables=global_variables_initializer,
-)
 
 
 # ---- array and random ops (issue 4, array/random area) ------------------------------------
@@ -319,18 +199,22 @@ truncated_normal = _in_default_graph(_random_api.truncated_normal)
 random_shuffle = _in_default_graph(_random_api.shuffle)
 
 
-def _stateless_in_default_graph(fn):
-    def wrapped(*args, **kwargs):
-        with get_default_graph().as_default():
-            return fn(*args, **kwargs)
-    wrapped.__name__, wrapped.__doc__ = fn.__name__, fn.__doc__
-    return wrapped
+from opforge.compat.v1._tf1 import *  # noqa: E402,F401,F403  (the rest of TF1's API and its namespaces)
+from opforge.compat._namespace import Namespace  # noqa: E402
+from opforge.compat._namespace import missing as _missing, wrap_module_functions as _wrap  # noqa: E402
 
-
-random = types.SimpleNamespace(
-    normal=random_normal, uniform=random_uniform, truncated_normal=truncated_normal,
+random = Namespace(
+    "random", normal=random_normal, uniform=random_uniform, truncated_normal=truncated_normal,
     shuffle=random_shuffle, set_random_seed=set_random_seed,
-    stateless_uniform=_stateless_in_default_graph(_random_api.stateless_uniform),
-    stateless_normal=_stateless_in_default_graph(_random_api.stateless_normal),
-    stateless_truncated_normal=_stateless_in_default_graph(_random_api.stateless_truncated_normal),
+    stateless_uniform=_random_api.stateless_uniform, stateless_normal=_random_api.stateless_normal,
+    stateless_truncated_normal=_random_api.stateless_truncated_normal,
 )
+
+# Every function builds into the default graph, as TensorFlow 1's do.
+_wrap(globals(), skip={"reset_default_graph", "get_default_graph", "disable_eager_execution",
+                       "disable_v2_behavior", "enable_eager_execution", "executing_eagerly"})
+
+
+def __getattr__(name):
+    """A name opforge lacks: TensorFlow's AttributeError, saying opforge does not have it yet."""
+    raise _missing("", name)

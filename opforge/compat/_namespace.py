@@ -1,0 +1,69 @@
+"""API namespaces of the compat modules (tf.nn, tf.train, ...) and what they share: a missing
+name raises an AttributeError naming it as TensorFlow spells it, and every function builds
+into the default graph, as TensorFlow 1's functions do."""
+
+from __future__ import annotations
+
+import functools
+import types
+
+from opforge.framework import graph as _graph
+
+
+def missing(path: str, name: str) -> AttributeError:
+    """TensorFlow's error for a missing name, saying opforge lacks it (not that TF does)."""
+    where = f"tf.{path}.{name}" if path else f"tf.{name}"
+    module = f"opforge.compat.v1.{path}" if path else "opforge.compat.v1"
+    return AttributeError(f"module '{module}' has no attribute '{name}': opforge does not have {where} "
+                          f"yet (see the README's list of TensorFlow 1 APIs)")
+
+
+def in_default_graph(fn):
+    """fn building its ops into the default graph (TF1 programs build graphs without entering
+    one; outside a graph opforge would run ops eagerly)."""
+    if getattr(fn, "_in_default_graph", False):
+        return fn
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        if _graph._stack:
+            return fn(*args, **kwargs)
+        with _graph.get_default_graph().as_default():
+            return fn(*args, **kwargs)
+
+    wrapped._in_default_graph = True
+    return wrapped
+
+
+def _is_function(v) -> bool:
+    return isinstance(v, (types.FunctionType, types.BuiltinFunctionType, functools.partial))
+
+
+class Namespace(types.ModuleType):
+    """A namespace such as tf.nn: its functions build into the default graph (unless
+    builds_graph is False: tf.app, tf.gfile ...); a name it lacks raises
+    AttributeError("... opforge does not have tf.nn.foo yet")."""
+
+    def __init__(self, path: str, names: dict | None = None, *, builds_graph: bool = True, **more):
+        super().__init__(f"opforge.compat.v1.{path}")
+        self._tf_path = path
+        for k, v in {**(names or {}), **more}.items():
+            setattr(self, k, in_default_graph(v) if builds_graph and _is_function(v) else v)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise missing(self._tf_path, name)
+
+    def __dir__(self):
+        return sorted(k for k in self.__dict__ if not k.startswith("_"))
+
+    def __repr__(self):
+        return f"<namespace tf.{self._tf_path}>"
+
+
+def wrap_module_functions(module_globals: dict, skip: set) -> None:
+    """Makes the public functions of a compat module build into the default graph."""
+    for k, v in list(module_globals.items()):
+        if not k.startswith("_") and k not in skip and _is_function(v):
+            module_globals[k] = in_default_graph(v)

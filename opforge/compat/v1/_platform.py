@@ -1,0 +1,277 @@
+"""tf.app, tf.flags, tf.gfile and tf.logging: the platform helpers TF1 programs use, over the
+Python standard library (argparse-style flags parsed from sys.argv, files through os/shutil/
+glob, logging through the `logging` module)."""
+
+from __future__ import annotations
+
+import glob as _glob
+import logging as _logging
+import os
+import shutil
+import sys
+
+from opforge.compat._namespace import Namespace
+
+# ---- flags ---------------------------------------------------------------------------------
+
+
+class _Flag:
+    def __init__(self, name, default, help, parser, short_name=None):  # noqa: A002
+        self.name, self.default, self.help, self.parser, self.short_name = name, default, help, parser, short_name
+        self.value = default
+        self.present = False
+
+
+def _parse_bool(text):
+    t = str(text).strip().lower()
+    if t in ("1", "true", "t", "yes", "y"):
+        return True
+    if t in ("0", "false", "f", "no", "n"):
+        return False
+    raise ValueError(f"invalid boolean value {text!r}")
+
+
+class FlagValues:
+    """The flag registry and values (tf.flags.FLAGS). Flags are parsed from sys.argv the first
+    time a value is read (or by tf.app.run); unknown arguments are left for the program."""
+
+    def __init__(self):
+        object.__setattr__(self, "_flags", {})
+        object.__setattr__(self, "_parsed", False)
+
+    def _define(self, flag):
+        if flag.name in self._flags:
+            raise ValueError(f"The flag '{flag.name}' is defined twice.")
+        self._flags[flag.name] = flag
+        if flag.short_name:
+            self._flags.setdefault(flag.short_name, flag)
+
+    def __call__(self, argv, known_only=True):
+        """Parses argv (argv[0] is the program); returns the arguments that are not flags."""
+        rest = [argv[0]] if argv else []
+        args = list(argv[1:])
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a == "--":
+                rest.extend(args[i + 1:])
+                break
+            if not a.startswith("-") or a == "-":
+                rest.append(a)
+                i += 1
+                continue
+            body = a.lstrip("-")
+            name, eq, value = body.partition("=")
+            flag = self._flags.get(name)
+            if flag is None and name.startswith("no") and name[2:] in self._flags and \
+                    self._flags[name[2:]].parser is _parse_bool:
+                flag, eq, value = self._flags[name[2:]], "=", "false"
+            if flag is None:
+                if known_only:
+                    rest.append(a)
+                    i += 1
+                    continue
+                raise ValueError(f"Unknown command line flag '{name}'")
+            if not eq:
+                if flag.parser is _parse_bool:
+                    value = "true"
+                else:
+                    i += 1
+                    if i >= len(args):
+                        raise ValueError(f"Flag --{name} needs a value")
+                    value = args[i]
+            try:
+                flag.value = flag.parser(value)
+            except ValueError as e:
+                raise ValueError(f"Illegal value {value!r} for flag --{name}: {e}") from None
+            flag.present = True
+            i += 1
+        object.__setattr__(self, "_parsed", True)
+        return rest
+
+    def _ensure_parsed(self):
+        if not self._parsed:
+            self(sys.argv)
+
+    def __getattr__(self, name):
+        flags = object.__getattribute__(self, "_flags")
+        if name not in flags:
+            raise AttributeError(f"Unknown flag: {name}")
+        self._ensure_parsed()
+        return flags[name].value
+
+    def __setattr__(self, name, value):
+        if name not in self._flags:
+            raise AttributeError(f"Unknown flag: {name}")
+        self._flags[name].value = value
+
+    def __contains__(self, name):
+        return name in self._flags
+
+    def __iter__(self):
+        return iter(self._flags)
+
+    def is_parsed(self):
+        return self._parsed
+
+    def mark_as_parsed(self):
+        object.__setattr__(self, "_parsed", True)
+
+    def flag_values_dict(self):
+        self._ensure_parsed()
+        return {k: f.value for k, f in self._flags.items()}
+
+    def __getitem__(self, name):
+        return self._flags[name]
+
+
+FLAGS = FlagValues()
+
+
+def _definer(parser):
+    def define(name, default, help=None, flag_values=FLAGS, short_name=None, **kwargs):  # noqa: A002
+        flag_values._define(_Flag(name, default, help, parser, short_name))
+    return define
+
+
+def _list_parser(text):
+    if isinstance(text, (list, tuple)):
+        return list(text)
+    return [t for t in str(text).split(",") if t]
+
+
+def DEFINE_enum(name, default, enum_values, help=None, flag_values=FLAGS, **kwargs):  # noqa: N802,A002
+    def parse(text):
+        if text not in enum_values:
+            raise ValueError(f"value should be one of <{'|'.join(enum_values)}>")
+        return text
+    flag_values._define(_Flag(name, default, help, parse))
+
+
+flags = Namespace(
+    "flags", builds_graph=False, FLAGS=FLAGS, FlagValues=FlagValues,
+    DEFINE_string=_definer(str), DEFINE_integer=_definer(int), DEFINE_float=_definer(float),
+    DEFINE_boolean=_definer(_parse_bool), DEFINE_bool=_definer(_parse_bool), DEFINE_list=_definer(_list_parser),
+    DEFINE_enum=DEFINE_enum, mark_flag_as_required=lambda name, flag_values=FLAGS: None,
+)
+flags.flags = flags  # tf.flags.flags.FLAGS, as absl spells it
+
+
+def _run(main=None, argv=None):
+    """Parses the flags from argv (default sys.argv), runs main(remaining argv) and exits with
+    its result (tf.app.run)."""
+    args = FLAGS(sys.argv if argv is None else argv, known_only=True)
+    if main is None:
+        main = sys.modules["__main__"].main
+    sys.exit(main(args))
+
+
+app = Namespace("app", builds_graph=False, run=_run, flags=flags)
+
+# ---- gfile -----------------------------------------------------------------------------------
+
+
+class GFile:
+    """A file object over the local file system (tf.gfile.GFile / Open / FastGFile)."""
+
+    def __init__(self, name, mode="r"):
+        self._f = open(name, mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __iter__(self):
+        return iter(self._f)
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def size(self):
+        return os.fstat(self._f.fileno()).st_size
+
+
+def _make_dirs(path):
+    os.makedirs(path, exist_ok=True)
+
+
+def _mkdir(path):
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        from opforge.errors import AlreadyExistsError  # noqa: PLC0415
+        raise AlreadyExistsError(f"{path}: file already exists") from None
+
+
+def _delete_recursively(path):
+    if os.path.isdir(path):
+        shutil.rmtree(path)
+    elif os.path.exists(path):
+        os.remove(path)
+    else:
+        from opforge.errors import NotFoundError  # noqa: PLC0415
+        raise NotFoundError(f"{path}: not found")
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        from opforge.errors import NotFoundError  # noqa: PLC0415
+        raise NotFoundError(f"{path}: not found") from None
+
+
+def _copy(old, new, overwrite=False):
+    if os.path.exists(new) and not overwrite:
+        from opforge.errors import AlreadyExistsError  # noqa: PLC0415
+        raise AlreadyExistsError(f"{new}: file already exists")
+    shutil.copyfile(old, new)
+
+
+def _rename(old, new, overwrite=False):
+    if os.path.exists(new) and not overwrite:
+        from opforge.errors import AlreadyExistsError  # noqa: PLC0415
+        raise AlreadyExistsError(f"{new}: file already exists")
+    os.replace(old, new)
+
+
+def _walk(top, in_order=True):
+    for root, dirs, files in os.walk(top, topdown=in_order):
+        yield root, dirs, files
+
+
+gfile = Namespace(
+    "gfile", builds_graph=False, GFile=GFile, Open=GFile, FastGFile=GFile, Exists=os.path.exists, IsDirectory=os.path.isdir,
+    MakeDirs=_make_dirs, MkDir=_mkdir, DeleteRecursively=_delete_recursively, Remove=_remove, Copy=_copy,
+    Rename=_rename, Glob=lambda pattern: sorted(_glob.glob(pattern)), ListDirectory=lambda d: sorted(os.listdir(d)),
+    Walk=_walk,
+)
+
+# ---- logging ---------------------------------------------------------------------------------
+
+_log = _logging.getLogger("tensorflow")
+if not _log.handlers:
+    _handler = _logging.StreamHandler()
+    _handler.setFormatter(_logging.Formatter("%(levelname)s:%(name)s:%(message)s"))
+    _log.addHandler(_handler)
+    _log.setLevel(_logging.WARNING)
+
+
+def _log_every_n(level, msg, n, *args):
+    counts = _log_every_n.__dict__.setdefault("counts", {})
+    key = (level, msg)
+    c = counts.get(key, 0)
+    counts[key] = c + 1
+    if c % n == 0:
+        _log.log(level, msg, *args)
+
+
+logging = Namespace(
+    "logging", builds_graph=False, DEBUG=_logging.DEBUG, INFO=_logging.INFO, WARN=_logging.WARNING, ERROR=_logging.ERROR,
+    FATAL=_logging.FATAL, set_verbosity=_log.setLevel, get_verbosity=_log.getEffectiveLevel,
+    debug=_log.debug, info=_log.info, warn=_log.warning, warning=_log.warning, error=_log.error,
+    fatal=_log.critical, log=_log.log, log_every_n=_log_every_n,
+    log_first_n=lambda level, msg, n, *args: _log_every_n(level, msg, 10 ** 9, *args),
+)
