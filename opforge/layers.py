@@ -222,7 +222,7 @@ def _pool(rank, kind, inputs, pool_size, strides, padding, data_format, name):
             fmt = "NCHW" if first else "NHWC"
             k = [1, 1, 1, ps[0]] if first else [1, 1, ps[0], 1]
             s = [1, 1, 1, st[0]] if first else [1, 1, st[0], 1]
-            return _ops.squeeze(pool(x, k, s, pad, data_format=fmt), squeeze_dims=[int(axis)])
+            return _ops.squeeze(pool(x, k, s, pad, data_format=fmt), axis=[int(axis)])
         fmt = "NCHW" if first else "NHWC"
         k = [1, 1, *ps] if first else [1, *ps, 1]
         s = [1, 1, *st] if first else [1, *st, 1]

@@ -194,7 +194,7 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None, loss_c
     labels = _tensor(labels)
     ls = getattr(labels, "shape", None)
     if ls is not None and ls.rank is not None and logits.shape.rank is not None and ls.rank == logits.shape.rank:
-        labels = _ops.squeeze(labels, squeeze_dims=[-1])
+        labels = _ops.squeeze(labels, axis=[-1])
     losses = _nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
     return compute_weighted_loss(losses, _squeeze_weights(weights), scope or "sparse_softmax_cross_entropy_loss",
                                  loss_collection, reduction)
@@ -204,7 +204,7 @@ def _squeeze_weights(weights):
     """Per-example weights given as [batch, 1] apply to the [batch] losses."""
     shape = getattr(weights, "shape", None)
     if shape is not None and shape.rank == 2 and shape.dims[-1] == 1:
-        return _ops.squeeze(weights, squeeze_dims=[-1])
+        return _ops.squeeze(weights, axis=[-1])
     if isinstance(weights, np.ndarray) and weights.ndim == 2 and weights.shape[-1] == 1:
         return weights[:, 0]
     return weights

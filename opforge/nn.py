@@ -590,7 +590,7 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     dil = 1 if dilations is None else (dilations if isinstance(dilations, int) else list(dilations)[-1])
     y = conv2d(x, f, [1, stride] if not ncw else [1, stride], padding, data_format="NCHW" if ncw else "NHWC",
                dilations=[1, dil], name=None)
-    return _ops.squeeze(y, squeeze_dims=[int(axis)], name=name)
+    return _ops.squeeze(y, axis=[int(axis)], name=name)
 
 
 # ------------------------------------------------------------------------------ recurrent networks

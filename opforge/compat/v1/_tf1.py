@@ -171,7 +171,7 @@ def _pair(x, y):
 
 
 def _const(v, dtype):
-    return np.asarray(v, dtype.as_numpy_dtype)
+    return np.asarray(v, _of.as_dtype(dtype).as_numpy_dtype)
 
 
 def realdiv(x, y, name=None):
