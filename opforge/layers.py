@@ -275,7 +275,8 @@ def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=
     with g.name_scope(name or "dropout"):
         if not _is_tensor(training):
             return _nn.dropout(inputs, rate, noise_shape, seed) if training else _ops.identity(inputs)
-        return _ops.select_v2(training, _nn.dropout(inputs, rate, noise_shape, seed), inputs)
+        from .framework.control_flow import cond  # noqa: PLC0415
+        return cond(training, lambda: _nn.dropout(inputs, rate, noise_shape, seed), lambda: _ops.identity(inputs))
 
 
 def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
@@ -330,8 +331,9 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
             batch_mean = reduce_mean(inputs, reduce_axes)
             batch_var = reduce_mean(_ops.squared_difference(inputs, _ops.stop_gradient(bcast(batch_mean))), reduce_axes)
             if _is_tensor(training):
-                mean = _ops.select_v2(training, batch_mean, moving_mean)
-                var = _ops.select_v2(training, batch_var, moving_var)
+                from .framework.control_flow import cond  # noqa: PLC0415
+                mean, var = cond(training, lambda: (_ops.identity(batch_mean), _ops.identity(batch_var)),
+                                 lambda: (_ops.identity(moving_mean), _ops.identity(moving_var)))
             else:
                 mean, var = batch_mean, batch_var
             # moving updates (UPDATE_OPS)

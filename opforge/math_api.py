@@ -103,7 +103,7 @@ def reshape(tensor, shape, name=None):
 
 def transpose(a, perm=None, name=None):
     if perm is None:
-        ndim = a.shape.rank if isinstance(a, GraphTensor) else convert_to_tensor(a).ndim
+        ndim = _ndim(a)
         if ndim is None:
             raise ValueError("transpose without perm needs the input's rank to be known")
         perm = np.arange(ndim - 1, -1, -1, dtype=np.int32)

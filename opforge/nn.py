@@ -125,13 +125,24 @@ def log_softmax(logits, axis=None, name=None):
 
 
 def _as_2d(x, classes_axis_last=True):
-    """x reshaped to [-1, classes] (and the leading shape), for losses over rank != 2."""
+    """x reshaped to [-1, classes] and its leading shape (None when x is a matrix already): a
+    list of dims when known, else a shape tensor computed in the graph."""
     shape = _static_shape(x)
     if shape is not None and len(shape) == 2:
         return x, None
     if shape is None or shape[-1] is None:
-        raise InvalidArgumentError("the losses need a known rank and number of classes", None)
+        dyn = _ops.shape(x, out_type="int64")
+        classes = _ops.strided_slice(dyn, np.array([-1], np.int32), np.array([0], np.int32), np.array([1], np.int32),
+                                     end_mask=1)
+        lead = _ops.strided_slice(dyn, np.array([0], np.int32), np.array([-1], np.int32), np.array([1], np.int32))
+        return _ops.reshape(x, _ops.concat_v2([np.array([-1], np.int64), classes], np.int32(0))), lead
     return _ops.reshape(x, np.array([-1, shape[-1]], np.int64)), shape[:-1]
+
+
+def _lead_shape(lead):
+    if isinstance(lead, (list, tuple)):
+        return np.array([-1 if d is None else d for d in lead], np.int64)
+    return lead
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
@@ -148,7 +159,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     labels2, _ = _as_2d(labels)
     loss, _ = _ops.softmax_cross_entropy_with_logits(logits2, labels2, name=name)
     if lead is not None:
-        loss = _ops.reshape(loss, np.array([-1 if d is None else d for d in lead], np.int64))
+        loss = _ops.reshape(loss, _lead_shape(lead))
     return loss
 
 
@@ -159,7 +170,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     labels2 = labels if lead is None else _ops.reshape(labels, np.array([-1], np.int64))
     loss, _ = _ops.sparse_softmax_cross_entropy_with_logits(logits2, labels2, name=name)
     if lead is not None:
-        loss = _ops.reshape(loss, np.array([-1 if d is None else d for d in lead], np.int64))
+        loss = _ops.reshape(loss, _lead_shape(lead))
     return loss
 
 

@@ -64,6 +64,10 @@ class Optimizer:
             raise ValueError(f"No gradients provided for any variable, check your graph for ops that do not "
                              f"support gradients, between variables {[v.name for _, v in grads_and_vars]} and loss.")
         graph = grads_and_vars[0][1].graph
+        with graph.as_default():
+            return self._apply(graph, grads_and_vars, global_step, name)
+
+    def _apply(self, graph, grads_and_vars, global_step, name):
         live = [(g, v) for g, v in grads_and_vars if g is not None]
         with graph.control_dependencies(None):  # slots are created outside any control scope
             self._create_slots([v for _, v in live])

@@ -67,3 +67,14 @@ def wrap_module_functions(module_globals: dict, skip: set) -> None:
     for k, v in list(module_globals.items()):
         if not k.startswith("_") and k not in skip and _is_function(v):
             module_globals[k] = in_default_graph(v)
+
+
+def graph_class(cls):
+    """A subclass of cls whose public methods (and __call__) build into the default graph: the
+    compat spelling of classes that build ops (tf.nn.rnn_cell.LSTMCell ...)."""
+    methods = {}
+    for klass in reversed(cls.__mro__[:-1]):
+        for k, v in vars(klass).items():
+            if isinstance(v, types.FunctionType) and (k == "__call__" or not k.startswith("_")):
+                methods[k] = in_default_graph(v)
+    return type(cls.__name__, (cls,), {**methods, "__module__": cls.__module__, "__doc__": cls.__doc__})

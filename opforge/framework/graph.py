@@ -463,7 +463,29 @@ def to_graph_tensor(graph: Graph, value, dtype=None, as_ref=False, op_name=""):
         return conv(graph, as_ref)
     if as_ref:
         raise InvalidArgumentError(f"{op_name}: input must be a variable", op_name)
+    if isinstance(value, (list, tuple)) and _holds_graph_values(value):
+        return _pack(graph, value, dtype, op_name)
     return constant_node(graph, value, dtype)
+
+
+def _holds_graph_values(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_holds_graph_values(v) for v in value)
+    return isinstance(value, GraphTensor) or hasattr(value, "_as_graph_tensor")
+
+
+def _pack(graph: Graph, values, dtype, op_name):
+    """A list mixing graph tensors and numbers, as TensorFlow converts one: a Pack of its
+    elements (nested lists packed first), numbers converted to the tensors' dtype."""
+    if dtype is None:
+        for v in values:
+            if isinstance(v, GraphTensor) or hasattr(v, "_as_graph_tensor"):
+                dtype = v.dtype
+                break
+    elems = [_pack(graph, v, dtype, op_name) if isinstance(v, (list, tuple)) and _holds_graph_values(v)
+             else to_graph_tensor(graph, v, dtype, op_name=op_name) for v in values]
+    with graph.as_default():
+        return graph.create_op("Pack", [elems], {"axis": 0}, name="packed").outputs[0]
 
 
 def dispatch(handle: int, name, args: tuple):
@@ -482,6 +504,9 @@ def dispatch(handle: int, name, args: tuple):
     if graph is None:
         return NotImplemented
     op_type = spec["name"]
+    # A list holding graph tensors given for a single tensor is packed into one (tf.stack).
+    args = tuple(_pack(graph, a, None, op_type) if i < n_in and not inputs_info[i][3] and
+                 isinstance(a, (list, tuple)) and _holds_graph_values(a) else a for i, a in enumerate(args))
     # Resolve dtypes shared through type attrs, as eager conversion does.
     resolved: dict[str, _dtypes.DType] = {}
     for rank in (0, 1):

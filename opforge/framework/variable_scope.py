@@ -117,6 +117,12 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
         name_scope_name = None
         if name_or_scope is not None:
             store.scope_counts[full] = max(1, store.scope_counts.get(full, 0))
+    if name_or_scope is not None:
+        # Entering a scope by name restarts the default names of the scopes inside it, so a
+        # model built twice under the same scope (the second time with reuse) names its layers
+        # "dense", "dense_1", ... both times, as in TensorFlow.
+        for key in [k for k in store.scope_counts if k.startswith(full + "/")]:
+            del store.scope_counts[key]
     inherited = True if parent.reuse is True else parent.reuse
     if isinstance(name_or_scope, VariableScope):
         inherited = name_or_scope.reuse

@@ -29,6 +29,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None,
     Returns a list with one graph tensor per x (None where x does not influence ys, or zeros
     with ``unconnected_gradients="zero"``).
     """
+    first = ys[0] if isinstance(ys, (list, tuple)) and ys else ys
+    graph = getattr(first, "graph", None) or get_default_graph()
+    with graph.as_default():  # every node, even one from constants alone, goes into ys' graph
+        return _gradients(ys, xs, grad_ys, name, stop_gradients, unconnected_gradients)
+
+
+def _gradients(ys, xs, grad_ys, name, stop_gradients, unconnected_gradients):
     from .. import ops  # noqa: PLC0415
 
     ys = [_as_tensor(y) for y in (ys if isinstance(ys, (list, tuple)) else [ys])]

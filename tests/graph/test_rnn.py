@@ -193,7 +193,7 @@ def test_lstm_trains_with_dropout():
 def test_dynamic_rnn_eagerly():
     rng = np.random.default_rng(5)
     xv = rng.normal(size=(2, 3, 4))
-    cell = rnn_cell.BasicLSTMCell(5)
+    cell = of.nn.rnn_cell.BasicLSTMCell(5)  # of.*'s cells run eagerly; compat.v1's build graphs
     out, state = of.nn.dynamic_rnn(cell, of.constant(xv), dtype=of.float64)
     kernel, bias = (v.numpy() for v in cell.variables)
     ref, rc, rh = _np_lstm(xv, kernel, bias)

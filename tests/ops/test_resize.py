@@ -17,6 +17,12 @@ FLAGS = [(False, False), (True, False), (False, True)]
 SIZES = [(10, 14), (3, 4), (5, 7), (1, 1), (8, 3)]
 
 
+
+def _run_v1(build):
+    """Runs what TF1-style build() returns in a Session (compat.v1 functions build graph nodes)."""
+    with tf1.Graph().as_default(), tf1.Session() as sess:
+        return sess.run(build())
+
 def _scale(i, o, ac):
     return (i - 1) / (o - 1) if ac and o > 1 else i / o
 
@@ -129,9 +135,9 @@ def test_image_api_matches_tensorflow():
     np.testing.assert_allclose(of.image.resize(x, [9, 4]).numpy(), tf.image.resize(x, [9, 4]).numpy(), atol=1e-6)
     np.testing.assert_array_equal(of.image.resize(x[0], [9, 4], method="nearest").numpy(),
                                   tf.image.resize(x[0], [9, 4], method="nearest").numpy())
-    np.testing.assert_allclose(tf1.image.resize_images(x, [9, 4]).numpy(),
+    np.testing.assert_allclose(_run_v1(lambda: tf1.image.resize_images(x, [9, 4])),
                                tf.compat.v1.image.resize_images(x, [9, 4]).numpy(), atol=1e-6)
-    np.testing.assert_allclose(tf1.image.resize_bilinear(x, [3, 8], align_corners=True).numpy(),
+    np.testing.assert_allclose(_run_v1(lambda: tf1.image.resize_bilinear(x, [3, 8], align_corners=True)),
                                tf.compat.v1.image.resize_bilinear(x, [3, 8], align_corners=True).numpy(), atol=1e-6)
-    np.testing.assert_array_equal(tf1.image.resize_nearest_neighbor(x, [7, 7]).numpy(),
+    np.testing.assert_array_equal(_run_v1(lambda: tf1.image.resize_nearest_neighbor(x, [7, 7])),
                                   tf.compat.v1.image.resize_nearest_neighbor(x, [7, 7]).numpy())

@@ -19,6 +19,12 @@ GEOMETRIES = [  # (strides, dilations, padding)
 ]
 
 
+
+def _run_v1(build):
+    """Runs what TF1-style build() returns in a Session (compat.v1 functions build graph nodes)."""
+    with tf1.Graph().as_default(), tf1.Session() as sess:
+        return sess.run(build())
+
 def _np_conv3d(x, f, strides, dilations, padding):
     n, d, h, w, _ = x.shape
     kd, kh, kw, _, co = f.shape
@@ -147,7 +153,7 @@ def test_nn_wrappers():
     x, f = rng.normal(size=(1, 4, 5, 6, 3)), rng.normal(size=(2, 2, 2, 3, 4))
     np.testing.assert_allclose(of.nn.conv3d(x, f, 1, "SAME").numpy(),
                                _np_conv3d(x, f, [1] * 5, [1] * 5, "SAME"), atol=1e-10)
-    np.testing.assert_allclose(tf1.nn.conv3d(x, filter=f, strides=[1, 1, 1, 1, 1], padding="VALID").numpy(),
+    np.testing.assert_allclose(_run_v1(lambda: tf1.nn.conv3d(x, filter=f, strides=[1, 1, 1, 1, 1], padding="VALID")),
                                _np_conv3d(x, f, [1] * 5, [1] * 5, "VALID"), atol=1e-10)
     xf = x.astype(np.float32)
     pooled = of.nn.max_pool3d(xf, 2, 2, "VALID").numpy()

@@ -23,7 +23,8 @@ from opforge import metrics as _metrics
 from opforge import nn as _nn
 from opforge import ops as _ops
 from opforge import train as _train
-from opforge.compat._namespace import Namespace
+from opforge import rnn as _rnn
+from opforge.compat._namespace import Namespace, graph_class
 from opforge.framework.graph import GraphTensor, get_default_graph
 from opforge.framework.tensor import TensorShape, convert_to_tensor as _convert
 from opforge.framework.variables import RefVariable, global_variables_initializer, variables_initializer
@@ -502,6 +503,8 @@ nn = Namespace("nn", vars(_nn.compat_v1_namespace()),
                silu=lambda features, beta=1.0, name=None: _ops.mul(features, _ops.sigmoid(features), name=name),
                l2_loss=_nn.l2_loss, embedding_lookup_sparse=None)
 del nn.embedding_lookup_sparse
+nn.rnn_cell = Namespace("nn.rnn_cell", {k: graph_class(v) if isinstance(v, type) and issubclass(v, _rnn.RNNCell) else v
+                                        for k, v in vars(_rnn.rnn_cell).items() if not k.startswith("_")})
 image = Namespace("image", vars(_image.compat_v1_namespace()))
 train = Namespace(
     "train",

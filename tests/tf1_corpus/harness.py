@@ -1,0 +1,382 @@
+"""Run the TF1 tutorial corpus under TensorFlow or opforge.
+
+Library use::
+
+    from harness import load_program, run_program, compare
+    text, header = load_program(path)
+    ref = run_program(path, "tensorflow")
+    got = run_program(path, "opforge")
+    compare(ref, got, header["tolerance"])
+
+Command line::
+
+    python tests/tf1_corpus/harness.py [--backend tensorflow|opforge|both]
+                                       [-j N] [--json OUT] [files...]
+
+runs every program (default: all of programs/) in its own subprocess and
+prints a table (program, ok/FAIL, seconds, metrics).  With ``--backend both``
+each program runs under TensorFlow and opforge and the metrics are compared
+with the program's ``# Tolerance:``.
+
+Nothing here imports opforge at module level; TensorFlow and opforge are only
+imported inside run_program, for the backend that was asked for.
+"""
+import argparse
+import builtins
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+CORPUS_DIR = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS_DIR = os.path.join(CORPUS_DIR, "programs")
+STUBS_DIR = os.path.join(CORPUS_DIR, "_stubs")
+
+BACKENDS = ("tensorflow", "opforge")
+
+# TF 2.16+ ships Keras 3, under which tf.compat.v1.layers is unavailable; the
+# TF1 layers API needs the legacy tf_keras package.  Must be set before
+# TensorFlow is imported.
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+
+_IMPORT_RE = re.compile(
+    r"^(?P<indent>[ \t]*)import[ \t]+tensorflow(?:\.compat\.v1)?[ \t]+as[ \t]+tf"
+    r"(?P<rest>[ \t]*(?:#.*)?)$",
+    re.MULTILINE)
+
+_REPLACEMENT = {
+    "tensorflow": "import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()",
+    "opforge": "import opforge.compat.v1 as tf",
+}
+
+_HEADER_KEYS = ("source", "changes", "metrics", "tolerance")
+
+
+# ---------------------------------------------------------------------------
+# Header
+# ---------------------------------------------------------------------------
+
+def _split_top_level(text):
+    """Split on commas that are not inside brackets or quotes."""
+    parts, depth, quote, cur = [], 0, None, []
+    for ch in text:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    if "".join(cur).strip():
+        parts.append("".join(cur).strip())
+    return parts
+
+
+def _parse_tolerance(text):
+    tol = {}
+    for part in _split_top_level(text):
+        key, _, value = part.partition("=")
+        key = key.strip()
+        if key not in ("rtol", "atol"):
+            raise ValueError("bad tolerance %r (want rtol=X and/or atol=Y)" % text)
+        tol[key] = float(value)
+    if not tol:
+        raise ValueError("empty tolerance")
+    return tol
+
+
+def load_program(path):
+    """Return (source text, header dict) of a corpus program.
+
+    header = {"source": url, "changes": str, "metrics": [expr, ...],
+              "tolerance": {"rtol": x} and/or {"atol": y}}
+    """
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    header = {}
+    for line in text.splitlines()[:10]:
+        m = re.match(r"#\s*(Source|Changes|Metrics|Tolerance):\s*(.*)$", line)
+        if m:
+            header[m.group(1).lower()] = m.group(2).strip()
+    missing = [k for k in _HEADER_KEYS if k not in header]
+    if missing:
+        raise ValueError("%s: header lacks %s" % (path, ", ".join(missing)))
+    header["metrics"] = _split_top_level(header["metrics"])
+    header["tolerance"] = _parse_tolerance(header["tolerance"])
+    return text, header
+
+
+def rewrite_imports(text, backend):
+    """Swap every `import tensorflow[.compat.v1] as tf` for the backend's."""
+    if backend not in BACKENDS:
+        raise ValueError("backend must be one of %s" % (BACKENDS,))
+    new, n = _IMPORT_RE.subn(
+        lambda m: m.group("indent") + _REPLACEMENT[backend] + m.group("rest"), text)
+    if n == 0:
+        raise ValueError("no `import tensorflow as tf` line to rewrite")
+    return new
+
+
+# ---------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------
+
+def _to_metric(value):
+    arr = np.asarray(value)
+    if arr.dtype == object or arr.dtype.kind in "USV":
+        raise TypeError("metric is not numeric: %r" % (value,))
+    arr = arr.astype(np.float64)
+    if arr.size == 1:
+        return float(arr.reshape(()))
+    return arr
+
+
+def _run(path, backend, np_seed=0, tf_seed_offset=None):
+    """Run one program; return (metrics dict, seconds spent in the program)."""
+    path = os.path.abspath(path)
+    text, header = load_program(path)
+    code = compile(rewrite_imports(text, backend), path, "exec")
+
+    # Import the backend before timing and give it a fresh default graph.
+    restore = []
+    if backend == "tensorflow":
+        import tensorflow.compat.v1 as tfm
+        tfm.disable_v2_behavior()
+        tfm.reset_default_graph()
+        if tf_seed_offset is not None:
+            # Used to measure run-to-run spread: shift every graph-level seed
+            # the program sets, so seeded programs draw other initial values.
+            original = tfm.set_random_seed
+            restore.append((tfm, "set_random_seed", original))
+            tfm.set_random_seed = lambda seed: original(
+                None if seed is None else seed + tf_seed_offset)
+    else:
+        import opforge.compat.v1 as ofm
+        ofm.reset_default_graph()
+
+    saved_path, saved_argv, saved_cwd = list(sys.path), list(sys.argv), os.getcwd()
+    saved_mpl = os.environ.get("MPLBACKEND")
+    workdir = tempfile.mkdtemp(prefix="tf1_corpus_")
+    try:
+        sys.path.insert(0, CORPUS_DIR)
+        # Plotting is not what the corpus measures: matplotlib is always the
+        # no-op stub in _stubs/ (also keeps runs headless and fast).
+        sys.path.insert(0, STUBS_DIR)
+        os.environ["MPLBACKEND"] = "Agg"
+        sys.argv = [path]
+        os.chdir(workdir)
+        np.random.seed(np_seed)
+        random.seed(np_seed)
+        glb = {"__name__": "__main__", "__file__": path, "__builtins__": builtins}
+        start = time.perf_counter()
+        try:
+            exec(code, glb)
+        except SystemExit as e:
+            if e.code not in (0, None):
+                raise
+        seconds = time.perf_counter() - start
+        metrics = {}
+        for expr in header["metrics"]:
+            metrics[expr] = _to_metric(eval(expr, glb))
+        return metrics, seconds
+    finally:
+        os.chdir(saved_cwd)
+        sys.path[:] = saved_path
+        sys.argv[:] = saved_argv
+        if saved_mpl is None:
+            os.environ.pop("MPLBACKEND", None)
+        else:
+            os.environ["MPLBACKEND"] = saved_mpl
+        for obj, name, value in restore:
+            setattr(obj, name, value)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def run_program(path, backend, np_seed=0, tf_seed_offset=None):
+    """Run a corpus program under `backend` ("tensorflow" or "opforge").
+
+    Returns {metric expression: float or np.ndarray}.
+    """
+    return _run(path, backend, np_seed=np_seed, tf_seed_offset=tf_seed_offset)[0]
+
+
+def compare(a, b, tolerance):
+    """Raise AssertionError if metrics `a` and `b` differ beyond `tolerance`.
+
+    tolerance: {"rtol": x} and/or {"atol": y}; a value passes when
+    |a - b| <= atol + rtol * |a| elementwise (a is the reference).
+    """
+    rtol = float(tolerance.get("rtol", 0.0))
+    atol = float(tolerance.get("atol", 0.0))
+    problems = []
+    if set(a) != set(b):
+        problems.append("metric names differ: %s vs %s" % (sorted(a), sorted(b)))
+    for key in a:
+        if key not in b:
+            continue
+        x = np.asarray(a[key], dtype=np.float64)
+        y = np.asarray(b[key], dtype=np.float64)
+        if x.shape != y.shape:
+            problems.append("%s: shape %s vs %s" % (key, x.shape, y.shape))
+            continue
+        if np.isnan(y).any() and not np.isnan(x).any():
+            problems.append("%s: got NaN" % key)
+            continue
+        diff = np.abs(x - y)
+        allowed = atol + rtol * np.abs(x)
+        bad = ~(diff <= allowed) & ~(x == y) & ~(np.isnan(x) & np.isnan(y))
+        if bad.any():
+            if x.ndim == 0:
+                problems.append("%s: %.6g vs %.6g (|diff| %.3g > allowed %.3g)"
+                                % (key, x, y, diff, allowed))
+            else:
+                i = np.unravel_index(np.argmax(np.where(bad, diff - allowed, -np.inf)),
+                                     x.shape)
+                problems.append("%s: %d of %d elements differ; worst at %s: %.6g vs %.6g"
+                                % (key, bad.sum(), bad.size, i, x[i], y[i]))
+    if problems:
+        raise AssertionError("metrics differ beyond %s:\n  %s"
+                             % (tolerance, "\n  ".join(problems)))
+
+
+# ---------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------
+
+def _format_metric(value):
+    if isinstance(value, list):
+        arr = np.asarray(value)
+        return "array%s mean=%.4g" % (list(arr.shape), arr.mean())
+    return "%.4g" % value
+
+
+def _child(path, backend, np_seed, tf_seed_offset, out):
+    result = {"program": os.path.basename(path), "backend": backend}
+    try:
+        metrics, seconds = _run(path, backend, np_seed=np_seed,
+                                tf_seed_offset=tf_seed_offset)
+        result.update(ok=True, seconds=seconds, metrics={
+            k: (v.tolist() if isinstance(v, np.ndarray) else v)
+            for k, v in metrics.items()})
+    except BaseException as e:  # noqa: BLE001 - reported to the parent
+        msg = ("%s: %s" % (type(e).__name__, e)).strip().splitlines()
+        result.update(ok=False, error=msg[0] if msg else type(e).__name__)
+    with open(out, "w") as f:
+        json.dump(result, f)
+
+
+def _spawn(path, backend, np_seed, tf_seed_offset, timeout):
+    fd, out = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    cmd = [sys.executable, os.path.abspath(__file__), "--_child", path,
+           "--backend", backend, "--np-seed", str(np_seed), "--_out", out]
+    if tf_seed_offset is not None:
+        cmd += ["--tf-seed-offset", str(tf_seed_offset)]
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              timeout=timeout, env=env)
+        with open(out) as f:
+            text = f.read()
+        result = json.loads(text) if text else None
+        if result is None:
+            tail = proc.stdout.decode("utf-8", "replace").strip().splitlines()
+            result = {"program": os.path.basename(path), "backend": backend,
+                      "ok": False, "error": "crashed (rc %d): %s"
+                      % (proc.returncode, tail[-1] if tail else "")}
+    except subprocess.TimeoutExpired:
+        result = {"program": os.path.basename(path), "backend": backend,
+                  "ok": False, "error": "timeout after %ss" % timeout}
+    finally:
+        os.unlink(out)
+    result["wall"] = time.perf_counter() - start
+    return result
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("files", nargs="*")
+    p.add_argument("--backend", default="tensorflow",
+                   choices=BACKENDS + ("both",))
+    p.add_argument("--np-seed", type=int, default=0)
+    p.add_argument("--tf-seed-offset", type=int, default=None,
+                   help="(tensorflow) add this to every tf.set_random_seed")
+    p.add_argument("-j", "--jobs", type=int, default=1)
+    p.add_argument("--timeout", type=float, default=300)
+    p.add_argument("--json", help="write all results to this file")
+    p.add_argument("--_child", help=argparse.SUPPRESS)
+    p.add_argument("--_out", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+
+    if args._child:
+        _child(args._child, args.backend, args.np_seed, args.tf_seed_offset, args._out)
+        return 0
+
+    files = args.files or sorted(
+        os.path.join(PROGRAMS_DIR, f) for f in os.listdir(PROGRAMS_DIR)
+        if f.endswith(".py"))
+    backends = BACKENDS if args.backend == "both" else (args.backend,)
+    jobs = [(f, b) for f in files for b in backends]
+
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        results = list(pool.map(
+            lambda fb: _spawn(fb[0], fb[1], args.np_seed, args.tf_seed_offset,
+                              args.timeout), jobs))
+
+    rows, n_ok = [], 0
+    by_file = {}
+    for (f, b), r in zip(jobs, results):
+        by_file.setdefault(f, {})[b] = r
+    for f in files:
+        rs = by_file[f]
+        status, secs, metrics = [], [], ""
+        for b in backends:
+            r = rs[b]
+            status.append("ok" if r["ok"] else "FAIL (%s)" % r["error"])
+            secs.append("%.1f" % r["seconds"] if r["ok"] else "-")
+            if r["ok"] and not metrics:
+                metrics = ", ".join("%s=%s" % (k, _format_metric(v))
+                                    for k, v in r["metrics"].items())
+        if args.backend == "both" and all(rs[b]["ok"] for b in backends):
+            try:
+                compare(rs["tensorflow"]["metrics"], rs["opforge"]["metrics"],
+                        load_program(f)[1]["tolerance"])
+                status.append("match")
+            except AssertionError as e:
+                status.append("MISMATCH (%s)" % str(e).splitlines()[1].strip())
+        ok = all(s in ("ok", "match") for s in status)
+        n_ok += ok
+        rows.append((os.path.basename(f)[:-3], " / ".join(status), " / ".join(secs),
+                     metrics))
+
+    w = max(len(r[0]) for r in rows)
+    print("%-*s  %-8s  %8s  %s" % (w, "program", "status", "seconds", "metrics"))
+    for name, status, secs, metrics in rows:
+        print("%-*s  %-8s  %8s  %s" % (w, name, status, secs, metrics))
+    print("\n%d of %d programs ok (backend: %s)" % (n_ok, len(rows), args.backend))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0 if n_ok == len(rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
