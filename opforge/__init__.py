@@ -15,7 +15,7 @@ _C = _import_runtime()
 from . import dtypes, errors  # noqa: E402
 from .dtypes import (  # noqa: E402
     DType, as_dtype, bfloat16, bool_, double, float16, float32, float64, half, int8, int16,
-    int32, int64, uint8, variant,
+    int32, int64, string, uint8, variant,
 )
 from .errors import (  # noqa: E402
     InvalidArgumentError, NotFoundError, OpError, OutOfRangeError, ResourceExhaustedError,

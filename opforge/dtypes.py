@@ -77,10 +77,12 @@ double = float64
 # A variant tensor holds a C++ object (a TensorList handle): it flows between graph nodes but
 # has no NumPy value.
 variant = DType(21, "variant", np.object_)
+# Byte strings (TensorFlow's tf.string): values come back as NumPy object arrays of bytes.
+string = DType(7, "string", np.object_)
 
 ALL = (bool_, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64)
-_BY_ENUM = {d.as_datatype_enum: d for d in ALL + (variant,)}
-_BY_NAME = {d.name: d for d in ALL + (variant,)}
+_BY_ENUM = {d.as_datatype_enum: d for d in ALL + (string, variant)}
+_BY_NAME = {d.name: d for d in ALL + (string, variant)}
 _BY_NAME.update({"float": float32, "double": float64, "half": float16})
 _BY_NP = {d._np: d for d in ALL}
 
@@ -107,12 +109,16 @@ def as_dtype(value) -> DType:
         return int32
     if value is bool:
         return bool_
+    if value in (str, bytes):
+        return string
     try:
         npd = np.dtype(value)
     except TypeError:
         raise TypeError(f"cannot interpret {value!r} as an opforge dtype") from None
     if npd in _BY_NP:
         return _BY_NP[npd]
+    if npd.kind in "SU":  # NumPy's fixed-width bytes and str arrays hold strings
+        return string
     raise TypeError(f"NumPy dtype {npd} has no opforge equivalent")
 
 

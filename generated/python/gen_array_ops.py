@@ -179,7 +179,7 @@ def const(value, dtype, name=None):
     Args:
       value: A `tensor`. The tensor to return.
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`.
+        `float16`, `float32`, `float64`, `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -286,7 +286,7 @@ def identity(input, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `variant`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`, `variant`.
       name: A name for the operation (optional).
 
     Returns:
@@ -420,7 +420,7 @@ def placeholder(dtype, shape=None, name=None):
 
     Args:
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `variant`. The type of elements in the tensor.
+        `float16`, `float32`, `float64`, `string`, `variant`. The type of elements in the tensor.
       shape: An optional `shape`. Defaults to `None`. The shape of the tensor; unknown dimensions
         are -1, and the default is an unknown rank.
       name: A name for the operation (optional).

@@ -61,6 +61,9 @@ def tensor_to_proto(t: EagerTensor, proto: TensorProto | None = None) -> TensorP
     arr = t.numpy()
     proto.dtype = t._dtype_enum
     _shape_proto(arr.shape, proto.tensor_shape)
+    if t.dtype == _dtypes.string:  # TensorFlow keeps strings in string_val, one per element
+        proto.string_val.extend(arr.ravel().tolist())
+        return proto
     proto.tensor_content = np.ascontiguousarray(arr).tobytes()
     return proto
 
@@ -154,6 +157,8 @@ def tensor_from_proto(tp: TensorProto, node: str = "", op: str = "") -> EagerTen
         if n > _MAX_ELEMENTS:
             raise _bad(node, op, f"tensor shape {list(shape)} is too large")
     npd = dt.as_numpy_dtype
+    if dt == _dtypes.string:
+        return _string_tensor_from_proto(tp, shape, n, node, op)
     if tp.tensor_content:
         expected = n * np.dtype(npd).itemsize
         if len(tp.tensor_content) != expected:
@@ -179,6 +184,19 @@ def tensor_from_proto(tp: TensorProto, node: str = "", op: str = "") -> EagerTen
         else:
             raise _bad(node, op, f"tensor has {vals.size} values for shape {list(shape)}")
     return EagerTensor._from_numpy(np.array(arr, order="C", copy=True), dt.as_datatype_enum)
+
+
+def _string_tensor_from_proto(tp: TensorProto, shape, n: int, node: str, op: str) -> EagerTensor:
+    vals = list(tp.string_val)
+    if len(vals) > n or (vals == [] and n and tp.tensor_content):
+        raise _bad(node, op, f"string tensor has {len(vals)} values for shape {list(shape)}")
+    if len(vals) < n:
+        if n > _MAX_EXPANDED:
+            raise _bad(node, op, f"string tensor of shape {list(shape)} would be expanded from {len(vals)} values")
+        vals += [vals[-1] if vals else b""] * (n - len(vals))  # TensorFlow repeats the last value
+    arr = np.empty(n, dtype=object)
+    arr[:] = vals
+    return EagerTensor._from_numpy(arr.reshape(shape), _dtypes.string.as_datatype_enum)
 
 
 def _attr_value(av: AttrValue, attr_type: str, node: str, op: str):

@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from .. import _C
+from .. import _C, dtypes
 from ..errors import InvalidArgumentError
 from .graph import GraphTensor, Operation, get_default_graph
 from .tensor import Tensor as EagerTensor
@@ -112,6 +112,26 @@ class Session:
             return type(structure)(self._rebuild(v, values) for v in structure)
         return values[structure]
 
+    @staticmethod
+    def _feed_pairs(feed_dict):
+        """(tensor, value) pairs of a feed_dict; a key that is a tuple of tensors (an RNN's
+        LSTMStateTuple, say) feeds each of them from the matching part of its value, as in TF."""
+        pairs = []
+
+        def add(key, value):
+            if isinstance(key, tuple):
+                if not isinstance(value, (list, tuple)) or len(value) != len(key):
+                    raise ValueError(f"The value fed to a tuple of {len(key)} tensors must be a sequence of "
+                                     f"the same length, got {type(value).__name__}")
+                for k, v in zip(key, value):
+                    add(k, v)
+            else:
+                pairs.append((key, value))
+
+        for key, value in (feed_dict or {}).items():
+            add(key, value)
+        return pairs
+
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs what ``fetches`` needs; returns their values (NumPy) in the same structure.
         Operations fetch as None. ``options`` (a RunOptions) and ``run_metadata`` (a
@@ -124,7 +144,7 @@ class Session:
         flat: list = []
         structure = self._flatten(fetches, flat)
         feeds = []
-        for key, value in (feed_dict or {}).items():
+        for key, value in self._feed_pairs(feed_dict):
             t = self._element(key) if not isinstance(key, GraphTensor) else key
             if isinstance(t, Operation):
                 raise TypeError(f"Cannot interpret feed_dict key {key!r} as a Tensor: it is an Operation")
@@ -134,6 +154,8 @@ class Session:
                 raise TypeError("The value of a feed cannot be a graph tensor; feed NumPy values")
             if isinstance(value, EagerTensor):
                 v = value
+            elif t.dtype == dtypes.string:
+                v = convert_to_tensor(value, dtypes.string, op=t.name)
             else:
                 arr = np.asarray(value)
                 if arr.dtype.kind in "OUS":

@@ -126,9 +126,25 @@ def default_dtype(value) -> _dtypes.DType:
         return _dtypes.int32
     if arr.dtype.kind == "f":
         return _dtypes.float32
+    if _holds_strings(arr):
+        return _dtypes.string
     if arr.dtype.kind == "O" and any(isinstance(v, Tensor) for v in np.ravel(arr)):
         raise TypeError("cannot convert a nested list containing Tensors; use of.stack")
     raise TypeError(f"cannot convert {type(value).__name__} of NumPy kind '{arr.dtype.kind}' to a Tensor")
+
+
+def _holds_strings(arr: np.ndarray) -> bool:
+    """True for NumPy's bytes/str arrays and object arrays of bytes and str (TF's tf.string)."""
+    if arr.dtype.kind in "SU":
+        return True
+    return arr.dtype.kind == "O" and arr.size > 0 and all(isinstance(v, (bytes, str)) for v in arr.flat)
+
+
+def _string_tensor(value, where: str, op) -> Tensor:
+    arr = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) or value.dtype.kind != "O" else value
+    if arr.size and not _holds_strings(arr):
+        raise InvalidArgumentError(f"{where}cannot convert {value!r} to a Tensor of string", op)
+    return Tensor._from_numpy(np.asarray(arr, order="C"), _dtypes.string.as_datatype_enum)
 
 
 def convert_to_tensor(value, dtype=None, name=None, op: str | None = None) -> Tensor:
@@ -151,6 +167,10 @@ def convert_to_tensor(value, dtype=None, name=None, op: str | None = None) -> Te
         return value
     if hasattr(value, "__array__") and not isinstance(value, (np.ndarray, np.generic)):
         value = np.asarray(value)
+    if want is None and isinstance(value, (bytes, str, np.bytes_, np.str_)):
+        want = _dtypes.string
+    if want == _dtypes.string:
+        return _string_tensor(value, where, op)
     if isinstance(value, np.ndarray) and value.ndim > 0:
         if want is None:
             return _from_numpy(value, _dtypes.as_dtype(value.dtype))
@@ -160,6 +180,8 @@ def convert_to_tensor(value, dtype=None, name=None, op: str | None = None) -> Te
             f"{where}cannot convert an array of dtype {value.dtype} to {want.name}", op)
     if want is None:
         want = default_dtype(value)
+        if want == _dtypes.string:
+            return _string_tensor(value, where, op)
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError) as e:

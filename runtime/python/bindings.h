@@ -14,6 +14,8 @@ namespace bindings {
 
 // The NumPy dtype of an opforge dtype (ml_dtypes for bfloat16/float16 where needed).
 pybind11::dtype numpy_dtype(DType dt);
+// A string tensor from a NumPy array of bytes or str (str is encoded as UTF-8), any shape.
+Tensor strings_from_numpy(pybind11::array a);
 // Raises the typed Python error of a failed status (naming `op`).
 void check(const Status& s, const std::string& op);
 

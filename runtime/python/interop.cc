@@ -90,7 +90,21 @@ std::vector<py::ssize_t> dims_of(const Tensor& t) {
   return std::vector<py::ssize_t>(t.shape().dims().begin(), t.shape().dims().end());
 }
 
+// A string tensor's values: an object array of bytes, as TensorFlow fetches them.
+py::array strings_to_numpy(const Tensor& t) {
+  py::array out(py::dtype("O"), dims_of(t));
+  auto** items = static_cast<PyObject**>(out.mutable_data());
+  const std::vector<std::string>& values = *t.strings();
+  for (size_t i = 0; i < values.size(); ++i) {
+    py::bytes b(values[i]);
+    Py_XDECREF(items[i]);
+    items[i] = b.release().ptr();
+  }
+  return out;
+}
+
 py::array copy_to_numpy(const Tensor& t) {
+  if (t.dtype() == DType::kString) return strings_to_numpy(t);
   py::array out(numpy_dtype(t.dtype()), dims_of(t));
   if (t.nbytes() == 0) return out;
   if (!t.on_host()) {  // device memory: copied back (waits for the device)
@@ -108,7 +122,7 @@ py::array copy_to_numpy(const Tensor& t) {
 
 // A view of a host tensor's buffer; read-only unless `writable`.
 py::array view_of(const Tensor& t, bool writable) {
-  if (!t.buffer()) return copy_to_numpy(t);  // no storage (empty): a fresh array is as cheap
+  if (!t.buffer()) return copy_to_numpy(t);  // strings too: they are never viewed in place  // no storage (empty): a fresh array is as cheap
   py::array out(numpy_dtype(t.dtype()), dims_of(t), {}, t.raw_data(), keep_alive(t.buffer()));
   if (!writable) out.attr("setflags")(py::arg("write") = false);
   return out;
@@ -130,6 +144,7 @@ py::array take_numpy(const Tensor& t) {
 // dtype.
 Tensor borrow_numpy(py::array a, int dtype_enum) {
   const DType dt = static_cast<DType>(dtype_enum);
+  if (dt == DType::kString) return strings_from_numpy(a);
   if (!dtype_supported(dt)) throw py::type_error("unsupported dtype " + dtype_name(dt));
   if (static_cast<size_t>(a.itemsize()) != dtype_size(dt)) throw py::type_error("array itemsize does not match dtype");
   std::vector<int64_t> dims(a.shape(), a.shape() + a.ndim());

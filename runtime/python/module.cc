@@ -395,8 +395,29 @@ py::dtype numpy_dtype(DType dt) {
   return py::reinterpret_borrow<py::dtype>(hooks().numpy_dtypes[key]);
 }
 
+Tensor strings_from_numpy(py::array a) {
+  std::vector<int64_t> dims(a.shape(), a.shape() + a.ndim());
+  std::vector<std::string> values;
+  values.reserve(static_cast<size_t>(a.size()));
+  py::object flat = a.attr("ravel")();
+  for (py::handle item : flat) {
+    if (py::isinstance<py::bytes>(item)) {
+      values.push_back(item.cast<std::string>());
+    } else if (py::isinstance<py::str>(item)) {
+      values.push_back(py::reinterpret_borrow<py::str>(item).attr("encode")("utf-8").cast<std::string>());
+    } else {
+      throw py::type_error("a string tensor holds bytes or str, got " +
+                           py::str(py::type::of(item).attr("__name__")).cast<std::string>());
+    }
+  }
+  Tensor t;
+  check(Tensor::FromStrings(Shape(std::move(dims)), std::move(values), &t), "constant");
+  return t;
+}
+
 Tensor tensor_from_numpy(py::array a, int dtype_enum) {
   DType dt = static_cast<DType>(dtype_enum);
+  if (dt == DType::kString) return strings_from_numpy(a);
   if (!dtype_supported(dt)) throw py::type_error("unsupported dtype " + dtype_name(dt));
   if (static_cast<size_t>(a.itemsize()) != dtype_size(dt)) throw py::type_error("array itemsize does not match dtype");
   if (!(a.flags() & py::array::c_style)) throw py::value_error("array must be C-contiguous");
@@ -559,6 +580,7 @@ namespace opforge {
 namespace bindings {
 py::dtype numpy_dtype(DType dt) { return ::numpy_dtype(dt); }
 void check(const Status& s, const std::string& op) { ::check(s, op); }
+Tensor strings_from_numpy(py::array a) { return ::strings_from_numpy(a); }
 }  // namespace bindings
 }  // namespace opforge
 

@@ -51,6 +51,7 @@ std::string dtype_name(DType dt) {
     case DType::kBFloat16: return "bfloat16";
     case DType::kHalf: return "float16";
     case DType::kVariant: return "variant";
+    case DType::kString: return "string";
     default: {
       std::ostringstream os;
       os << "dtype(" << static_cast<int>(dt) << ")";
@@ -136,6 +137,28 @@ Tensor Tensor::FromVariant(std::shared_ptr<const Variant> value) {
   t.num_elements_ = 1;
   t.variant_ = std::move(value);
   return t;
+}
+
+Status Tensor::FromStrings(Shape shape, std::vector<std::string> values, Tensor* out) {
+  if (!shape.fully_defined()) {
+    return errors::InvalidArgument("cannot make a string tensor of partially known shape ", shape.to_string());
+  }
+  if (shape.num_elements() != static_cast<int64_t>(values.size())) {
+    return errors::InvalidArgument("a string tensor of shape ", shape.to_string(), " needs ", shape.num_elements(),
+                                   " values, got ", values.size());
+  }
+  Tensor t;
+  t.dtype_ = DType::kString;
+  t.num_elements_ = shape.num_elements();
+  t.shape_ = std::move(shape);
+  t.variant_ = std::make_shared<const StringArray>(std::move(values));
+  *out = std::move(t);
+  return Status::OK();
+}
+
+const std::vector<std::string>* Tensor::strings() const {
+  if (dtype_ != DType::kString || !variant_) return nullptr;
+  return &static_cast<const StringArray&>(*variant_).values();
 }
 
 Tensor Tensor::FromBuffer(DType dtype, Shape shape, std::shared_ptr<Buffer> buffer) {

@@ -113,8 +113,9 @@ def fixed_data_type(op) -> str | None:
     return fixed.pop()
 
 
-# Dtypes that hold no numbers (a variant is a TensorList handle): no random data, no reference.
-NON_NUMERIC = ("variant",)
+# Dtypes that hold no numbers (a variant is a TensorList handle; strings are tested in
+# tests/graph/test_strings.py): no random data, no reference.
+NON_NUMERIC = ("string", "variant")
 
 
 def dispatch_dtypes(op) -> tuple[str, ...]:

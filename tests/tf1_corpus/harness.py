@@ -14,9 +14,11 @@ Command line::
                                        [-j N] [--json OUT] [files...]
 
 runs every program (default: all of programs/) in its own subprocess and
-prints a table (program, ok/FAIL, seconds, metrics).  With ``--backend both``
-each program runs under TensorFlow and opforge and the metrics are compared
-with the program's ``# Tolerance:``.
+prints a table (program, ok/FAIL, seconds, metrics).  opforge's metrics are
+compared with the band of TensorFlow's recorded runs (tf_reference.json, see
+compare_to_band), and with ``--backend both`` with a fresh TensorFlow run too.
+``--record-reference N`` rewrites tf_reference.json from N TensorFlow runs
+per program with different graph-level seeds.
 
 Nothing here imports opforge at module level; TensorFlow and opforge are only
 imported inside run_program, for the backend that was asked for.
@@ -38,6 +40,8 @@ import numpy as np
 CORPUS_DIR = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS_DIR = os.path.join(CORPUS_DIR, "programs")
 STUBS_DIR = os.path.join(CORPUS_DIR, "_stubs")
+# TensorFlow's metrics for every program, one entry per graph-seed offset (record_reference).
+REFERENCE_PATH = os.path.join(CORPUS_DIR, "tf_reference.json")
 
 BACKENDS = ("tensorflow", "opforge")
 
@@ -120,6 +124,11 @@ def load_program(path):
     header["metrics"] = _split_top_level(header["metrics"])
     header["tolerance"] = _parse_tolerance(header["tolerance"])
     return text, header
+
+
+def program_paths():
+    """Every program of the corpus, sorted."""
+    return sorted(os.path.join(PROGRAMS_DIR, f) for f in os.listdir(PROGRAMS_DIR) if f.endswith(".py"))
 
 
 def rewrite_imports(text, backend):
@@ -255,6 +264,73 @@ def compare(a, b, tolerance):
                              % (tolerance, "\n  ".join(problems)))
 
 
+def compare_to_band(runs, got, tolerance):
+    """Raise AssertionError if metrics `got` lie outside the band of TensorFlow's `runs`.
+
+    runs: metrics of several TensorFlow runs of the program that differ only in the
+    graph-level random seed (harness --tf-seed-offset), so they show how far a metric moves
+    with the random initial values alone.  A value passes when it lies in [lo - m, hi + m],
+    elementwise, where lo and hi are the runs' extremes and the margin m is the larger of
+    their spread (hi - lo) and the program's tolerance (atol + rtol * max|run|).  For a
+    program whose runs all agree (no randomness) that is the plain tolerance check.
+    opforge draws other random numbers than TensorFlow for the same seed, so a trained
+    model can only be compared with the spread of TensorFlow's own results.
+    """
+    rtol = float(tolerance.get("rtol", 0.0))
+    atol = float(tolerance.get("atol", 0.0))
+    problems = []
+    names = set(runs[0])
+    if set(got) != names:
+        problems.append("metric names differ: %s vs %s" % (sorted(names), sorted(got)))
+    for key in sorted(names & set(got)):
+        ref = np.stack([np.asarray(r[key], dtype=np.float64) for r in runs])
+        y = np.asarray(got[key], dtype=np.float64)
+        if ref.shape[1:] != y.shape:
+            problems.append("%s: shape %s vs %s" % (key, ref.shape[1:], y.shape))
+            continue
+        if np.isnan(y).any() and not np.isnan(ref).any():
+            problems.append("%s: got NaN" % key)
+            continue
+        lo, hi = ref.min(axis=0), ref.max(axis=0)
+        margin = np.maximum(hi - lo, atol + rtol * np.abs(ref).max(axis=0))
+        bad = ~((y >= lo - margin) & (y <= hi + margin)) & ~(np.isnan(y) & np.isnan(lo))
+        if bad.any():
+            i = np.unravel_index(np.argmax(bad), y.shape) if y.ndim else ()
+            problems.append("%s: %.6g outside TensorFlow's [%.6g, %.6g] +- %.3g (%d runs)%s"
+                            % (key, y[i], lo[i], hi[i], margin[i], len(runs),
+                               " at %s" % (i,) if y.ndim else ""))
+    if problems:
+        raise AssertionError("metrics outside TensorFlow's band:\n  " + "\n  ".join(problems))
+
+
+def load_reference(path=None):
+    """The recorded TensorFlow runs: {"tensorflow": version, "programs": {name: [metrics]}}."""
+    with open(path or REFERENCE_PATH) as f:
+        return json.load(f)
+
+
+def record_reference(files, seeds, jobs, timeout, path=None):
+    """Run every program under TensorFlow with `seeds` graph-seed offsets and write the
+    metrics of each run to the reference file; return the programs that failed."""
+    import tensorflow as tf
+    runs = {os.path.basename(f): [] for f in files}
+    failed = []
+    from concurrent.futures import ThreadPoolExecutor
+    for offset in range(seeds):
+        with ThreadPoolExecutor(max(1, jobs)) as pool:
+            results = list(pool.map(lambda f: _spawn(f, "tensorflow", 0, offset or None, timeout), files))
+        for f, r in zip(files, results):
+            if r["ok"]:
+                runs[os.path.basename(f)].append(r["metrics"])
+            else:
+                failed.append("%s (seed offset %d): %s" % (os.path.basename(f), offset, r["error"]))
+    with open(path or REFERENCE_PATH, "w") as f:
+        json.dump({"tensorflow": tf.__version__, "seed_offsets": list(range(seeds)),
+                   "programs": {k: v for k, v in sorted(runs.items()) if v}}, f, indent=1, sort_keys=True)
+        f.write("\n")
+    return failed
+
+
 # ---------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------
@@ -321,6 +397,8 @@ def main(argv=None):
     p.add_argument("-j", "--jobs", type=int, default=1)
     p.add_argument("--timeout", type=float, default=300)
     p.add_argument("--json", help="write all results to this file")
+    p.add_argument("--record-reference", type=int, metavar="SEEDS", default=0,
+                   help="run TensorFlow with SEEDS graph-seed offsets and write tf_reference.json")
     p.add_argument("--_child", help=argparse.SUPPRESS)
     p.add_argument("--_out", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -329,9 +407,12 @@ def main(argv=None):
         _child(args._child, args.backend, args.np_seed, args.tf_seed_offset, args._out)
         return 0
 
-    files = args.files or sorted(
-        os.path.join(PROGRAMS_DIR, f) for f in os.listdir(PROGRAMS_DIR)
-        if f.endswith(".py"))
+    files = args.files or program_paths()
+    if args.record_reference:
+        failed = record_reference(files, args.record_reference, args.jobs, args.timeout)
+        print("\n".join(["failed: " + f for f in failed] + ["wrote " + REFERENCE_PATH]))
+        return 1 if failed else 0
+    reference = load_reference()["programs"] if os.path.exists(REFERENCE_PATH) else {}
     backends = BACKENDS if args.backend == "both" else (args.backend,)
     jobs = [(f, b) for f in files for b in backends]
 
@@ -355,13 +436,16 @@ def main(argv=None):
             if r["ok"] and not metrics:
                 metrics = ", ".join("%s=%s" % (k, _format_metric(v))
                                     for k, v in r["metrics"].items())
-        if args.backend == "both" and all(rs[b]["ok"] for b in backends):
-            try:
-                compare(rs["tensorflow"]["metrics"], rs["opforge"]["metrics"],
-                        load_program(f)[1]["tolerance"])
-                status.append("match")
-            except AssertionError as e:
-                status.append("MISMATCH (%s)" % str(e).splitlines()[1].strip())
+        if "opforge" in rs and rs["opforge"]["ok"]:
+            band = list(reference.get(os.path.basename(f), []))
+            if "tensorflow" in rs and rs["tensorflow"]["ok"]:
+                band.append(rs["tensorflow"]["metrics"])
+            if band:
+                try:
+                    compare_to_band(band, rs["opforge"]["metrics"], load_program(f)[1]["tolerance"])
+                    status.append("match")
+                except AssertionError as e:
+                    status.append("MISMATCH (%s)" % str(e).splitlines()[1].strip())
         ok = all(s in ("ok", "match") for s in status)
         n_ok += ok
         rows.append((os.path.basename(f)[:-3], " / ".join(status), " / ".join(secs),

@@ -157,7 +157,7 @@ OpSpec MakeConst() {
     AttrSpec a;
     a.name = "dtype";
     a.type = AttrType::kType;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   op.dispatch_attr = 1;
@@ -317,7 +317,7 @@ OpSpec MakeIdentity() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(21))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7)), AttrValue::Type(static_cast<DType>(21))};
     op.attrs.push_back(std::move(a));
   }
   op.dispatch_attr = 0;
@@ -510,7 +510,7 @@ OpSpec MakePlaceholder() {
     AttrSpec a;
     a.name = "dtype";
     a.type = AttrType::kType;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(21))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7)), AttrValue::Type(static_cast<DType>(21))};
     op.attrs.push_back(std::move(a));
   }
   {

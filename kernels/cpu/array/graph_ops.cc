@@ -92,8 +92,8 @@ Status BroadcastGradientArgsCpu(ops::BroadcastGradientArgsArgs& a) {
 }  // namespace
 
 // Forwarding: an unfed placeholder has no fully known shape to allocate; the kernel reports.
-OPFORGE_REGISTER_FORWARDING_KERNEL(Placeholder, CPU, PlaceholderCpu, OPF_ALL, VariantTag)
-OPFORGE_REGISTER_FORWARDING_KERNEL(Const, CPU, ConstCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Placeholder, CPU, PlaceholderCpu, OPF_ALL, StringTag, VariantTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Const, CPU, ConstCpu, OPF_ALL, StringTag)
 OPFORGE_REGISTER_KERNEL(Shape, CPU, ShapeCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(Size, CPU, SizeCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(Rank, CPU, RankCpu, OPF_ALL)

@@ -69,7 +69,7 @@ template <typename T> Status NextIterationCpu(ops::NextIterationArgs& a) { retur
 Status LoopCondCpu(ops::LoopCondArgs& a) { return forward_data(a); }
 Status ControlTriggerCpu(ops::ControlTriggerArgs&) { return Status::OK(); }
 
-#define OPF_ALL bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double, VariantTag
+#define OPF_ALL bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double, StringTag, VariantTag
 
 }  // namespace
 

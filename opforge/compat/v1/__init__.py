@@ -39,7 +39,7 @@ from opforge import raw_ops  # noqa: F401  (tf.compat.v1.raw_ops: every op, libr
 from opforge.op_library import load_op_library  # noqa: F401  (tf.load_op_library)
 from opforge.framework.control_flow import case, while_loop  # noqa: F401
 from opforge.einsum import einsum  # noqa: F401
-from opforge.dtypes import variant  # noqa: F401
+from opforge.dtypes import string, variant  # noqa: F401
 
 bool = _of.bool_  # noqa: A001
 

@@ -17,6 +17,7 @@ enum class DType : int32_t {
   kUInt8 = 4,
   kInt16 = 5,
   kInt8 = 6,
+  kString = 7,  // byte strings of any length: see Tensor::FromStrings
   kInt64 = 9,
   kBool = 10,
   kBFloat16 = 14,
@@ -53,6 +54,10 @@ OPF_DTYPE_OF(half, kHalf)
 // Kernels registered for this tag handle variant tensors (they only pass them along).
 struct VariantTag {};
 OPF_DTYPE_OF(VariantTag, kVariant)
+// Kernels registered for this tag handle string tensors (Const, Identity, Placeholder, control
+// flow: they pass the tensor along; a kernel that reads strings uses Tensor::strings()).
+struct StringTag {};
+OPF_DTYPE_OF(StringTag, kString)
 #undef OPF_DTYPE_OF
 
 // Calls fn(T{}) with T the C++ type of dt; returns false if dt is not a runtime dtype.

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "opforge/dtype.h"
 #include "opforge/shape.h"
@@ -51,6 +52,18 @@ class Variant {
   virtual std::string type_name() const = 0;
 };
 
+// The elements of a string tensor (TensorFlow's DT_STRING): byte strings, row-major, shared
+// and immutable like every tensor's values.
+class StringArray final : public Variant {
+ public:
+  explicit StringArray(std::vector<std::string> values) : values_(std::move(values)) {}
+  std::string type_name() const override { return "string"; }
+  const std::vector<std::string>& values() const { return values_; }
+
+ private:
+  std::vector<std::string> values_;
+};
+
 // Allocates nbytes on the CPU, aligned to kTensorAlignment. Fails with ResourceExhausted.
 Status allocate_cpu(size_t nbytes, std::shared_ptr<Buffer>* out);
 
@@ -87,6 +100,10 @@ class Tensor {
   static Tensor FromBuffer(DType dtype, Shape shape, std::shared_ptr<Buffer> buffer);
   // A scalar variant tensor holding value.
   static Tensor FromVariant(std::shared_ptr<const Variant> value);
+  // A string tensor of the given (fully known) shape; values.size() must match it.
+  static Status FromStrings(Shape shape, std::vector<std::string> values, Tensor* out);
+  // The elements of a string tensor (nullptr for other tensors).
+  const std::vector<std::string>* strings() const;
   // The object of a variant tensor (nullptr for other tensors).
   const std::shared_ptr<const Variant>& variant() const { return variant_; }
 
