@@ -113,6 +113,13 @@ class FullTypeId(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TFT_ITERATOR: _ClassVar[FullTypeId]
     TFT_MUTEX_LOCK: _ClassVar[FullTypeId]
     TFT_LEGACY_VARIANT: _ClassVar[FullTypeId]
+
+class DataClass(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DATA_CLASS_UNKNOWN: _ClassVar[DataClass]
+    DATA_CLASS_SCALAR: _ClassVar[DataClass]
+    DATA_CLASS_TENSOR: _ClassVar[DataClass]
+    DATA_CLASS_BLOB_SEQUENCE: _ClassVar[DataClass]
 DT_INVALID: DataType
 DT_FLOAT: DataType
 DT_DOUBLE: DataType
@@ -214,6 +221,10 @@ TFT_RAGGED: FullTypeId
 TFT_ITERATOR: FullTypeId
 TFT_MUTEX_LOCK: FullTypeId
 TFT_LEGACY_VARIANT: FullTypeId
+DATA_CLASS_UNKNOWN: DataClass
+DATA_CLASS_SCALAR: DataClass
+DATA_CLASS_TENSOR: DataClass
+DATA_CLASS_BLOB_SEQUENCE: DataClass
 
 class TensorShapeProto(_message.Message):
     __slots__ = ("dim", "unknown_rank")
@@ -841,3 +852,171 @@ class RunMetadata(_message.Message):
     step_stats: StepStats
     partition_graphs: _containers.RepeatedCompositeFieldContainer[GraphDef]
     def __init__(self, step_stats: _Optional[_Union[StepStats, _Mapping]] = ..., partition_graphs: _Optional[_Iterable[_Union[GraphDef, _Mapping]]] = ...) -> None: ...
+
+class HistogramProto(_message.Message):
+    __slots__ = ("min", "max", "num", "sum", "sum_squares", "bucket_limit", "bucket")
+    MIN_FIELD_NUMBER: _ClassVar[int]
+    MAX_FIELD_NUMBER: _ClassVar[int]
+    NUM_FIELD_NUMBER: _ClassVar[int]
+    SUM_FIELD_NUMBER: _ClassVar[int]
+    SUM_SQUARES_FIELD_NUMBER: _ClassVar[int]
+    BUCKET_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    BUCKET_FIELD_NUMBER: _ClassVar[int]
+    min: float
+    max: float
+    num: float
+    sum: float
+    sum_squares: float
+    bucket_limit: _containers.RepeatedScalarFieldContainer[float]
+    bucket: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, min: _Optional[float] = ..., max: _Optional[float] = ..., num: _Optional[float] = ..., sum: _Optional[float] = ..., sum_squares: _Optional[float] = ..., bucket_limit: _Optional[_Iterable[float]] = ..., bucket: _Optional[_Iterable[float]] = ...) -> None: ...
+
+class SummaryMetadata(_message.Message):
+    __slots__ = ("plugin_data", "display_name", "summary_description", "data_class")
+    class PluginData(_message.Message):
+        __slots__ = ("plugin_name", "content")
+        PLUGIN_NAME_FIELD_NUMBER: _ClassVar[int]
+        CONTENT_FIELD_NUMBER: _ClassVar[int]
+        plugin_name: str
+        content: bytes
+        def __init__(self, plugin_name: _Optional[str] = ..., content: _Optional[bytes] = ...) -> None: ...
+    PLUGIN_DATA_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    DATA_CLASS_FIELD_NUMBER: _ClassVar[int]
+    plugin_data: SummaryMetadata.PluginData
+    display_name: str
+    summary_description: str
+    data_class: DataClass
+    def __init__(self, plugin_data: _Optional[_Union[SummaryMetadata.PluginData, _Mapping]] = ..., display_name: _Optional[str] = ..., summary_description: _Optional[str] = ..., data_class: _Optional[_Union[DataClass, str]] = ...) -> None: ...
+
+class Summary(_message.Message):
+    __slots__ = ("value",)
+    class Image(_message.Message):
+        __slots__ = ("height", "width", "colorspace", "encoded_image_string")
+        HEIGHT_FIELD_NUMBER: _ClassVar[int]
+        WIDTH_FIELD_NUMBER: _ClassVar[int]
+        COLORSPACE_FIELD_NUMBER: _ClassVar[int]
+        ENCODED_IMAGE_STRING_FIELD_NUMBER: _ClassVar[int]
+        height: int
+        width: int
+        colorspace: int
+        encoded_image_string: bytes
+        def __init__(self, height: _Optional[int] = ..., width: _Optional[int] = ..., colorspace: _Optional[int] = ..., encoded_image_string: _Optional[bytes] = ...) -> None: ...
+    class Audio(_message.Message):
+        __slots__ = ("sample_rate", "num_channels", "length_frames", "encoded_audio_string", "content_type")
+        SAMPLE_RATE_FIELD_NUMBER: _ClassVar[int]
+        NUM_CHANNELS_FIELD_NUMBER: _ClassVar[int]
+        LENGTH_FRAMES_FIELD_NUMBER: _ClassVar[int]
+        ENCODED_AUDIO_STRING_FIELD_NUMBER: _ClassVar[int]
+        CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+        sample_rate: float
+        num_channels: int
+        length_frames: int
+        encoded_audio_string: bytes
+        content_type: str
+        def __init__(self, sample_rate: _Optional[float] = ..., num_channels: _Optional[int] = ..., length_frames: _Optional[int] = ..., encoded_audio_string: _Optional[bytes] = ..., content_type: _Optional[str] = ...) -> None: ...
+    class Value(_message.Message):
+        __slots__ = ("node_name", "tag", "metadata", "simple_value", "obsolete_old_style_histogram", "image", "histo", "audio", "tensor")
+        NODE_NAME_FIELD_NUMBER: _ClassVar[int]
+        TAG_FIELD_NUMBER: _ClassVar[int]
+        METADATA_FIELD_NUMBER: _ClassVar[int]
+        SIMPLE_VALUE_FIELD_NUMBER: _ClassVar[int]
+        OBSOLETE_OLD_STYLE_HISTOGRAM_FIELD_NUMBER: _ClassVar[int]
+        IMAGE_FIELD_NUMBER: _ClassVar[int]
+        HISTO_FIELD_NUMBER: _ClassVar[int]
+        AUDIO_FIELD_NUMBER: _ClassVar[int]
+        TENSOR_FIELD_NUMBER: _ClassVar[int]
+        node_name: str
+        tag: str
+        metadata: SummaryMetadata
+        simple_value: float
+        obsolete_old_style_histogram: bytes
+        image: Summary.Image
+        histo: HistogramProto
+        audio: Summary.Audio
+        tensor: TensorProto
+        def __init__(self, node_name: _Optional[str] = ..., tag: _Optional[str] = ..., metadata: _Optional[_Union[SummaryMetadata, _Mapping]] = ..., simple_value: _Optional[float] = ..., obsolete_old_style_histogram: _Optional[bytes] = ..., image: _Optional[_Union[Summary.Image, _Mapping]] = ..., histo: _Optional[_Union[HistogramProto, _Mapping]] = ..., audio: _Optional[_Union[Summary.Audio, _Mapping]] = ..., tensor: _Optional[_Union[TensorProto, _Mapping]] = ...) -> None: ...
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    value: _containers.RepeatedCompositeFieldContainer[Summary.Value]
+    def __init__(self, value: _Optional[_Iterable[_Union[Summary.Value, _Mapping]]] = ...) -> None: ...
+
+class LogMessage(_message.Message):
+    __slots__ = ("level", "message")
+    class Level(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        UNKNOWN: _ClassVar[LogMessage.Level]
+        DEBUGGING: _ClassVar[LogMessage.Level]
+        INFO: _ClassVar[LogMessage.Level]
+        WARN: _ClassVar[LogMessage.Level]
+        ERROR: _ClassVar[LogMessage.Level]
+        FATAL: _ClassVar[LogMessage.Level]
+    UNKNOWN: LogMessage.Level
+    DEBUGGING: LogMessage.Level
+    INFO: LogMessage.Level
+    WARN: LogMessage.Level
+    ERROR: LogMessage.Level
+    FATAL: LogMessage.Level
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    level: LogMessage.Level
+    message: str
+    def __init__(self, level: _Optional[_Union[LogMessage.Level, str]] = ..., message: _Optional[str] = ...) -> None: ...
+
+class SessionLog(_message.Message):
+    __slots__ = ("status", "checkpoint_path", "msg")
+    class SessionStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        STATUS_UNSPECIFIED: _ClassVar[SessionLog.SessionStatus]
+        START: _ClassVar[SessionLog.SessionStatus]
+        STOP: _ClassVar[SessionLog.SessionStatus]
+        CHECKPOINT: _ClassVar[SessionLog.SessionStatus]
+    STATUS_UNSPECIFIED: SessionLog.SessionStatus
+    START: SessionLog.SessionStatus
+    STOP: SessionLog.SessionStatus
+    CHECKPOINT: SessionLog.SessionStatus
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_PATH_FIELD_NUMBER: _ClassVar[int]
+    MSG_FIELD_NUMBER: _ClassVar[int]
+    status: SessionLog.SessionStatus
+    checkpoint_path: str
+    msg: str
+    def __init__(self, status: _Optional[_Union[SessionLog.SessionStatus, str]] = ..., checkpoint_path: _Optional[str] = ..., msg: _Optional[str] = ...) -> None: ...
+
+class TaggedRunMetadata(_message.Message):
+    __slots__ = ("tag", "run_metadata")
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    RUN_METADATA_FIELD_NUMBER: _ClassVar[int]
+    tag: str
+    run_metadata: bytes
+    def __init__(self, tag: _Optional[str] = ..., run_metadata: _Optional[bytes] = ...) -> None: ...
+
+class SourceMetadata(_message.Message):
+    __slots__ = ("writer",)
+    WRITER_FIELD_NUMBER: _ClassVar[int]
+    writer: str
+    def __init__(self, writer: _Optional[str] = ...) -> None: ...
+
+class Event(_message.Message):
+    __slots__ = ("wall_time", "step", "file_version", "graph_def", "summary", "log_message", "session_log", "tagged_run_metadata", "meta_graph_def", "source_metadata")
+    WALL_TIME_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    FILE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_DEF_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    LOG_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_LOG_FIELD_NUMBER: _ClassVar[int]
+    TAGGED_RUN_METADATA_FIELD_NUMBER: _ClassVar[int]
+    META_GRAPH_DEF_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_METADATA_FIELD_NUMBER: _ClassVar[int]
+    wall_time: float
+    step: int
+    file_version: str
+    graph_def: bytes
+    summary: Summary
+    log_message: LogMessage
+    session_log: SessionLog
+    tagged_run_metadata: TaggedRunMetadata
+    meta_graph_def: bytes
+    source_metadata: SourceMetadata
+    def __init__(self, wall_time: _Optional[float] = ..., step: _Optional[int] = ..., file_version: _Optional[str] = ..., graph_def: _Optional[bytes] = ..., summary: _Optional[_Union[Summary, _Mapping]] = ..., log_message: _Optional[_Union[LogMessage, _Mapping]] = ..., session_log: _Optional[_Union[SessionLog, _Mapping]] = ..., tagged_run_metadata: _Optional[_Union[TaggedRunMetadata, _Mapping]] = ..., meta_graph_def: _Optional[bytes] = ..., source_metadata: _Optional[_Union[SourceMetadata, _Mapping]] = ...) -> None: ...

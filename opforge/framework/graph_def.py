@@ -58,7 +58,7 @@ def _shape_proto(dims, proto: TensorShapeProto) -> None:
 
 def tensor_to_proto(t: EagerTensor, proto: TensorProto | None = None) -> TensorProto:
     proto = proto if proto is not None else TensorProto()
-    arr = t.numpy()
+    arr = t._numpy()  # an array even for a scalar string (numpy() gives its bytes)
     proto.dtype = t._dtype_enum
     _shape_proto(arr.shape, proto.tensor_shape)
     if t.dtype == _dtypes.string:  # TensorFlow keeps strings in string_val, one per element

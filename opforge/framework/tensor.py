@@ -319,8 +319,11 @@ def convert_dtype(value):
 
 
 def _numpy(self) -> np.ndarray:
-    """The tensor's values as a new NumPy array."""
-    return self._numpy()
+    """The tensor's values as a new NumPy array (a scalar string as its bytes, as TensorFlow)."""
+    value = self._numpy()
+    if self._dtype_enum == _dtypes.string.as_datatype_enum and value.ndim == 0:
+        return value[()]
+    return value
 
 
 def _repr(self) -> str:

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "opforge/crc32c.h"
 #include "opforge/device.h"
 #include "opforge/eager.h"
 #include "opforge/graph.h"
@@ -638,6 +639,16 @@ PYBIND11_MODULE(_C, m) {
 
   m.def("op_handle", [](const std::string& name) { return OpRegistry::Global().handle(name); });
   m.def("op_names", [] { return OpRegistry::Global().names(); });
+  m.def(
+      "crc32c",
+      [](py::bytes data, uint32_t crc) {
+        char* p;
+        Py_ssize_t n;
+        PyBytes_AsStringAndSize(data.ptr(), &p, &n);
+        return crc32c_extend(crc, p, static_cast<size_t>(n));
+      },
+      py::arg("data"), py::arg("crc") = 0, "CRC-32C of data (continuing from crc), as TensorFlow's files use.");
+  m.def("crc32c_mask", &crc32c_mask, "TensorFlow's masked form of a CRC-32C (record files).");
   m.def("op_spec", [](const std::string& name) -> py::object {
     const OpSpec* op = OpRegistry::Global().find(name);
     if (!op) return py::none();

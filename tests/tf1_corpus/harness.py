@@ -40,6 +40,8 @@ import numpy as np
 CORPUS_DIR = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS_DIR = os.path.join(CORPUS_DIR, "programs")
 STUBS_DIR = os.path.join(CORPUS_DIR, "_stubs")
+# The graph seed opforge runs start with (a program's own tf.set_random_seed replaces it).
+OPFORGE_DEFAULT_SEED = 1234
 # TensorFlow's metrics for every program, one entry per graph-seed offset (record_reference).
 REFERENCE_PATH = os.path.join(CORPUS_DIR, "tf_reference.json")
 
@@ -178,6 +180,15 @@ def _run(path, backend, np_seed=0, tf_seed_offset=None):
     else:
         import opforge.compat.v1 as ofm
         ofm.reset_default_graph()
+        # A program that sets no graph seed draws the same numbers on every opforge run, so
+        # its test is reproducible (TensorFlow's spread over such runs is in the reference).
+        # With an offset, every seed moves, as for TensorFlow above.
+        offset = tf_seed_offset or 0
+        ofm.set_random_seed(OPFORGE_DEFAULT_SEED + offset)
+        if offset:
+            original = ofm.set_random_seed
+            restore.append((ofm, "set_random_seed", original))
+            ofm.set_random_seed = lambda seed: original(None if seed is None else seed + offset)
 
     saved_path, saved_argv, saved_cwd = list(sys.path), list(sys.argv), os.getcwd()
     saved_mpl = os.environ.get("MPLBACKEND")
@@ -393,7 +404,7 @@ def main(argv=None):
                    choices=BACKENDS + ("both",))
     p.add_argument("--np-seed", type=int, default=0)
     p.add_argument("--tf-seed-offset", type=int, default=None,
-                   help="(tensorflow) add this to every tf.set_random_seed")
+                   help="add this to every graph seed (both backends), to see the spread")
     p.add_argument("-j", "--jobs", type=int, default=1)
     p.add_argument("--timeout", type=float, default=300)
     p.add_argument("--json", help="write all results to this file")

@@ -27,7 +27,7 @@ from opforge.framework.api import control_dependencies, device, group, name_scop
 from opforge.gradients.graph_grad import gradients  # noqa: F401
 from opforge.framework.graph_def import GraphDef, import_graph_def  # noqa: F401
 from opforge.framework.graph_def import (  # noqa: F401  (Session(config=...); the optimizer reads rewrite_options)
-    ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RewriterConfig,
+    ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RewriterConfig, RunMetadata, RunOptions,
 )
 from opforge.math_api import (  # noqa: F401
     add, cast, divide, matmul, multiply, ones, reduce_max, reduce_mean, reduce_sum, reshape, square,  # reduce_*: TF1 spellings below

@@ -1,0 +1,162 @@
+// Summary ops: ScalarSummary, HistogramSummary and MergeSummary. Each outputs a scalar string
+// holding a serialized `Summary` in TensorFlow's wire format (opdefs/op_def.proto: Summary,
+// HistogramProto), which FileWriter wraps in an Event for TensorBoard.
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cpu/cpu_util.h"
+#include "cpu/logging/proto_wire.h"
+#include "opforge/ops/logging/histogram_summary.h"
+#include "opforge/ops/logging/merge_summary.h"
+#include "opforge/ops/logging/scalar_summary.h"
+
+namespace opforge {
+namespace {
+
+// Summary.Value fields.
+constexpr uint32_t kValueTag = 1, kValueSimpleValue = 2, kValueHisto = 5;
+// Summary.value
+constexpr uint32_t kSummaryValue = 1;
+
+Status set_string_output(Tensor& out, std::string bytes) {
+  std::vector<std::string> values;
+  values.push_back(std::move(bytes));
+  return Tensor::FromStrings(Shape({}), std::move(values), &out);
+}
+
+template <typename T>
+double as_double(T v) {
+  return static_cast<double>(static_cast<float>(v));
+}
+template <>
+double as_double(double v) { return v; }
+template <>
+double as_double(int64_t v) { return static_cast<double>(v); }
+template <>
+double as_double(int32_t v) { return static_cast<double>(v); }
+
+template <typename T>
+Status ScalarSummaryCpu(ops::ScalarSummaryArgs& a) {
+  if (a.tags.shape() != a.values.shape()) {
+    return a.ctx.error("tags and values are not the same shape: ", a.tags.shape().to_string(),
+                       " != ", a.values.shape().to_string());
+  }
+  const std::vector<std::string>& tags = *a.tags.strings();
+  const T* values = a.values.data<T>();
+  std::string summary;
+  for (size_t i = 0; i < tags.size(); ++i) {
+    std::string value;
+    wire::put_bytes(value, kValueTag, tags[i]);
+    wire::put_float(value, kValueSimpleValue, static_cast<float>(as_double(values[i])));
+    wire::put_bytes(summary, kSummaryValue, value);
+  }
+  return set_string_output(a.summary, std::move(summary));
+}
+
+// TensorFlow's default histogram buckets: limits growing by 10% from 1e-12 to 1e20, the same
+// mirrored below zero, with 0 between and +-DBL_MAX at the ends. A value x falls in the first
+// bucket whose limit is greater than x.
+const std::vector<double>& bucket_limits() {
+  static const std::vector<double> limits = [] {
+    std::vector<double> positive;
+    for (double v = 1.0e-12; v < 1.0e20; v *= 1.1) positive.push_back(v);
+    positive.push_back(DBL_MAX);
+    std::vector<double> all;
+    for (auto it = positive.rbegin(); it != positive.rend(); ++it) all.push_back(-*it);
+    all.push_back(0.0);
+    all.insert(all.end(), positive.begin(), positive.end());
+    return all;
+  }();
+  return limits;
+}
+
+template <typename T>
+Status HistogramSummaryCpu(ops::HistogramSummaryArgs& a) {
+  if (a.tag.num_elements() != 1) {
+    return a.ctx.error("tag must be a scalar, got shape ", a.tag.shape().to_string());
+  }
+  const std::string& tag = (*a.tag.strings())[0];
+  const std::vector<double>& limits = bucket_limits();
+  std::vector<double> counts(limits.size(), 0.0);
+  double lo = DBL_MAX, hi = -DBL_MAX, sum = 0, sum_squares = 0;
+  const T* values = a.values.data<T>();
+  const int64_t n = a.values.num_elements();
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = as_double(values[i]);
+    if (!std::isfinite(v)) return a.ctx.error("Nan in summary histogram for: ", tag);
+    const size_t b = static_cast<size_t>(std::upper_bound(limits.begin(), limits.end(), v) - limits.begin());
+    counts[std::min(b, limits.size() - 1)] += 1;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+    sum_squares += v * v;
+  }
+  // Each run of empty buckets becomes one entry, with the run's last limit.
+  std::vector<double> out_limits, out_counts;
+  for (size_t i = 0; i < limits.size(); ++i) {
+    if (counts[i] == 0 && i + 1 < limits.size() && counts[i + 1] == 0) continue;
+    out_limits.push_back(limits[i]);
+    out_counts.push_back(counts[i]);
+  }
+  std::string histo;
+  wire::put_double_field(histo, 1, lo);
+  wire::put_double_field(histo, 2, hi);
+  wire::put_double_field(histo, 3, static_cast<double>(n));
+  wire::put_double_field(histo, 4, sum);
+  wire::put_double_field(histo, 5, sum_squares);
+  wire::put_packed_doubles(histo, 6, out_limits);
+  wire::put_packed_doubles(histo, 7, out_counts);
+  std::string value;
+  wire::put_bytes(value, kValueTag, tag);
+  wire::put_bytes(value, kValueHisto, histo);
+  std::string summary;
+  wire::put_bytes(summary, kSummaryValue, value);
+  return set_string_output(a.summary, std::move(summary));
+}
+
+// The tag of a serialized Summary.Value; false if it does not parse.
+bool value_tag(const char* p, const char* end, std::string* tag) {
+  tag->clear();
+  wire::Field f;
+  while (p < end) {
+    if (!wire::next_field(p, end, &f)) return false;
+    if (f.number == kValueTag && f.type == wire::kLengthDelimited) tag->assign(f.begin, f.end);
+  }
+  return true;
+}
+
+Status MergeSummaryCpu(ops::MergeSummaryArgs& a) {
+  std::string merged;
+  std::set<std::string> tags;
+  std::string tag;
+  for (int i = 0; i < a.inputs.size; ++i) {
+    for (const std::string& summary : *a.inputs[i].strings()) {
+      const char* p = summary.data();
+      const char* end = p + summary.size();
+      wire::Field f;
+      while (p < end) {
+        if (!wire::next_field(p, end, &f)) return a.ctx.error("Could not parse one of the summary inputs");
+        if (f.number != kSummaryValue || f.type != wire::kLengthDelimited) continue;
+        if (!value_tag(f.begin, f.end, &tag)) return a.ctx.error("Could not parse one of the summary inputs");
+        if (!tags.insert(tag).second) return a.ctx.error("Duplicate tag ", tag, " found in summary inputs");
+        wire::put_bytes(merged, kSummaryValue, std::string(f.begin, f.end));
+      }
+    }
+  }
+  return set_string_output(a.summary, std::move(merged));
+}
+
+#define OPF_REAL float, double, int32_t, uint8_t, int16_t, int8_t, int64_t, bfloat16, half
+
+}  // namespace
+
+// The kernels make their string outputs themselves.
+OPFORGE_REGISTER_FORWARDING_KERNEL(ScalarSummary, CPU, ScalarSummaryCpu, OPF_REAL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(HistogramSummary, CPU, HistogramSummaryCpu, OPF_REAL)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(MergeSummary, CPU, MergeSummaryCpu)
+
+}  // namespace opforge

@@ -1,0 +1,240 @@
+"""Summaries for TensorBoard, TensorFlow 1's way: summary ops in the graph, a FileWriter that
+writes event files.
+
+``scalar``, ``histogram``, ``merge`` and ``merge_all`` add ScalarSummary, HistogramSummary and
+MergeSummary nodes (opdefs/logging/) whose values are serialized ``Summary`` protos in string
+tensors; ``FileWriter`` wraps what ``Session.run`` returns for them in ``Event`` records and
+appends them to ``<logdir>/events.out.tfevents.<time>.<host>``, in TensorFlow's record framing
+(length, masked CRC-32C of the length, data, masked CRC-32C of the data), which TensorBoard
+reads. The protos are opforge's copies of TensorFlow's (opdefs/op_def.proto), so nothing here
+needs tensorflow.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import struct
+import time
+
+from . import _C
+from .framework.graph import GraphTensor, Graph, get_default_graph, to_graph_tensor
+from .generated.proto.op_def_pb2 import Event, GraphDef, RunMetadata, SessionLog, Summary
+
+__all__ = ["scalar", "histogram", "merge", "merge_all", "FileWriter", "EventFileWriter",
+           "Summary", "Event", "SessionLog"]
+
+SUMMARIES = "summaries"  # tf.GraphKeys.SUMMARIES: the collection merge_all reads
+_INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w.]")
+
+
+def _clean_tag(name: str) -> str:
+    """A name usable as a tag and node name: other characters become "_", leading "/" go."""
+    cleaned = _INVALID_TAG_CHARACTERS.sub("_", name).lstrip("/")
+    return cleaned or "summary"
+
+
+def _summary_op(op_type: str, name: str, family, inputs: dict, collections):
+    """Adds one summary node, named and tagged as TensorFlow 1 does: under name scope "s/",
+    ``scalar("loss", x)`` is node "s/loss" with tag "s/loss"; with family "f" the node is
+    "s/f/loss" and the tag "f/s/f/loss"."""
+    graph = _graph_of(inputs.values())
+    family = _clean_tag(family) if family else None
+    base = f"{family}/{_clean_tag(name)}" if family else _clean_tag(name)
+    with graph.as_default(), graph.name_scope(base) as scope:
+        tag = f"{family}/{scope.rstrip('/')}" if family else scope.rstrip("/")
+        args = []
+        for arg, value in inputs.items():
+            if value is _TAG:
+                value = tag
+            args.append(to_graph_tensor(graph, value, op_name=op_type))
+        op = graph.create_op(op_type, args, {}, name=scope, exact_name=True)
+    out = op.outputs[0]
+    for key in (collections if collections is not None else [SUMMARIES]):
+        graph.add_to_collection(key, out)
+    return out
+
+
+_TAG = object()  # stands for the summary's tag among _summary_op's inputs
+
+
+def _graph_of(values) -> Graph:
+    for v in values:
+        if isinstance(v, GraphTensor):
+            return v.graph
+        if isinstance(v, (list, tuple)):
+            for item in v:
+                if isinstance(item, GraphTensor):
+                    return item.graph
+    return get_default_graph()
+
+
+def scalar(name, tensor, collections=None, family=None):
+    """A summary with one scalar value (tf.compat.v1.summary.scalar): a string tensor holding a
+    serialized Summary, added to the ``summaries`` collection (or ``collections``)."""
+    return _summary_op("ScalarSummary", name, family, {"tags": _TAG, "values": tensor}, collections)
+
+
+def histogram(name, values, collections=None, family=None):
+    """A summary with the histogram of ``values`` (tf.compat.v1.summary.histogram), in
+    TensorFlow's buckets; non-finite values make the run fail with InvalidArgumentError."""
+    return _summary_op("HistogramSummary", name, family, {"tag": _TAG, "values": values}, collections)
+
+
+def merge(inputs, collections=None, name=None):
+    """One summary holding the values of all ``inputs`` (tf.compat.v1.summary.merge)."""
+    inputs = list(inputs)
+    if not inputs:
+        raise ValueError("merge: no summaries to merge")
+    graph = _graph_of(inputs)
+    with graph.as_default(), graph.name_scope(name or "Merge") as scope:
+        tensors = [to_graph_tensor(graph, t, op_name="MergeSummary") for t in inputs]
+        op = graph.create_op("MergeSummary", [tensors], {}, name=scope, exact_name=True)
+    for key in collections or []:
+        graph.add_to_collection(key, op.outputs[0])
+    return op.outputs[0]
+
+
+def merge_all(key=SUMMARIES, scope=None, name=None):
+    """Merges every summary of the default graph's ``key`` collection; None when it has none
+    (tf.compat.v1.summary.merge_all)."""
+    summaries = get_default_graph().get_collection(key, scope)
+    return merge(summaries, name=name) if summaries else None
+
+
+# ------------------------------------------------------------------------- event files
+
+
+def _record(data: bytes) -> bytes:
+    """TensorFlow's record framing (TFRecord) of one serialized Event."""
+    header = struct.pack("<Q", len(data))
+    return b"".join((header, struct.pack("<I", _C.crc32c_mask(_C.crc32c(header))),
+                     data, struct.pack("<I", _C.crc32c_mask(_C.crc32c(data)))))
+
+
+class EventFileWriter:
+    """Appends Event records to a new event file in ``logdir``. Writes go to a buffer that is
+    flushed every ``flush_secs`` seconds (checked at each write), on ``flush`` and on ``close``;
+    the first record is the file version, as TensorBoard expects."""
+
+    def __init__(self, logdir, max_queue=10, flush_secs=120, filename_suffix=None):
+        del max_queue  # records are written as they come, never queued
+        self._logdir = os.fspath(logdir)
+        os.makedirs(self._logdir, exist_ok=True)
+        name = f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}{filename_suffix or ''}"
+        self._path = os.path.join(self._logdir, name)
+        self._flush_secs = float(flush_secs)
+        self._file = None
+        self._open()
+        self.add_event(Event(wall_time=time.time(), file_version="brain.Event:2"))
+
+    def _open(self):
+        self._file = open(self._path, "ab")
+        self._last_flush = time.monotonic()
+
+    def get_logdir(self) -> str:
+        return self._logdir
+
+    @property
+    def path(self) -> str:
+        """The event file being written."""
+        return self._path
+
+    def add_event(self, event: Event) -> None:
+        if self._file is None:
+            raise RuntimeError("the event file writer is closed (reopen() it first)")
+        self._file.write(_record(event.SerializeToString()))
+        if time.monotonic() - self._last_flush >= self._flush_secs:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._last_flush = time.monotonic()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self.flush()
+            self._file.close()
+            self._file = None
+
+    def reopen(self) -> None:
+        """After close(): keep appending to the same file."""
+        if self._file is None:
+            self._open()
+
+
+class FileWriter:
+    """tf.compat.v1.summary.FileWriter: writes summaries, the graph and run metadata of a
+    training run to an event file in ``logdir`` for TensorBoard."""
+
+    def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None,
+                 filename_suffix=None, session=None):
+        del session  # TF's session-based writer has no opforge counterpart: the file is written here
+        self.event_writer = EventFileWriter(logdir, max_queue, flush_secs, filename_suffix)
+        if graph is not None or graph_def is not None:
+            self.add_graph(graph, graph_def=graph_def)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def get_logdir(self) -> str:
+        return self.event_writer.get_logdir()
+
+    def add_event(self, event: Event) -> None:
+        self.event_writer.add_event(event)
+
+    def _event(self, global_step, **what) -> Event:
+        event = Event(wall_time=time.time(), **what)
+        if global_step is not None:
+            event.step = int(global_step)
+        return event
+
+    def add_summary(self, summary, global_step=None) -> None:
+        """``summary``: what Session.run returned for a summary op (serialized bytes) or a
+        Summary proto."""
+        if isinstance(summary, (bytes, bytearray)):
+            summary = Summary.FromString(bytes(summary))
+        elif hasattr(summary, "SerializeToString") and not isinstance(summary, Summary):
+            summary = Summary.FromString(summary.SerializeToString())  # TensorFlow's own proto
+        elif not isinstance(summary, Summary):
+            raise TypeError(f"add_summary takes a serialized Summary or a Summary proto, got {type(summary).__name__}")
+        self.add_event(self._event(global_step, summary=summary))
+
+    def add_graph(self, graph, global_step=None, graph_def=None) -> None:
+        """Writes the graph (or graph_def) for TensorBoard's graph view."""
+        if graph is not None and graph_def is not None:
+            raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
+        if graph is not None:
+            graph_def = graph.as_graph_def() if hasattr(graph, "as_graph_def") else graph
+        if graph_def is None:
+            raise ValueError("add_graph needs a graph or a graph_def")
+        data = graph_def if isinstance(graph_def, bytes) else graph_def.SerializeToString()
+        GraphDef.FromString(data)  # a clear error now rather than a graph TensorBoard cannot show
+        self.add_event(self._event(global_step, graph_def=data))
+
+    def add_run_metadata(self, run_metadata, tag, global_step=None) -> None:
+        """Run metadata (RunMetadata) under ``tag``, for TensorBoard's per-run view."""
+        data = run_metadata if isinstance(run_metadata, bytes) else run_metadata.SerializeToString()
+        RunMetadata.FromString(data)
+        event = self._event(global_step)
+        event.tagged_run_metadata.tag = tag
+        event.tagged_run_metadata.run_metadata = data
+        self.add_event(event)
+
+    def add_session_log(self, session_log, global_step=None) -> None:
+        self.add_event(self._event(global_step, session_log=session_log))
+
+    def flush(self) -> None:
+        self.event_writer.flush()
+
+    def close(self) -> None:
+        self.event_writer.close()
+
+    def reopen(self) -> None:
+        self.event_writer.reopen()
