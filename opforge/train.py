@@ -485,3 +485,10 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collecti
     """Starts the graph's queue runners: opforge has no queues, so there are none to start
     (input pipelines use tf.data); returns the empty list of threads."""
     return []
+
+
+# Checkpoints (TensorFlow's V2 format): tf.train.Saver and its helpers live in opforge.saver.
+from .saver import (  # noqa: E402,F401
+    CheckpointReader, NewCheckpointReader, Saver, checkpoint_exists, get_checkpoint_state, latest_checkpoint,
+    list_variables, load_checkpoint, load_variable, update_checkpoint_state,
+)

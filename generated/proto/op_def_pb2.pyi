@@ -1020,3 +1020,62 @@ class Event(_message.Message):
     meta_graph_def: bytes
     source_metadata: SourceMetadata
     def __init__(self, wall_time: _Optional[float] = ..., step: _Optional[int] = ..., file_version: _Optional[str] = ..., graph_def: _Optional[bytes] = ..., summary: _Optional[_Union[Summary, _Mapping]] = ..., log_message: _Optional[_Union[LogMessage, _Mapping]] = ..., session_log: _Optional[_Union[SessionLog, _Mapping]] = ..., tagged_run_metadata: _Optional[_Union[TaggedRunMetadata, _Mapping]] = ..., meta_graph_def: _Optional[bytes] = ..., source_metadata: _Optional[_Union[SourceMetadata, _Mapping]] = ...) -> None: ...
+
+class TensorSliceProto(_message.Message):
+    __slots__ = ("extent",)
+    class Extent(_message.Message):
+        __slots__ = ("start", "length")
+        START_FIELD_NUMBER: _ClassVar[int]
+        LENGTH_FIELD_NUMBER: _ClassVar[int]
+        start: int
+        length: int
+        def __init__(self, start: _Optional[int] = ..., length: _Optional[int] = ...) -> None: ...
+    EXTENT_FIELD_NUMBER: _ClassVar[int]
+    extent: _containers.RepeatedCompositeFieldContainer[TensorSliceProto.Extent]
+    def __init__(self, extent: _Optional[_Iterable[_Union[TensorSliceProto.Extent, _Mapping]]] = ...) -> None: ...
+
+class BundleHeaderProto(_message.Message):
+    __slots__ = ("num_shards", "endianness", "version")
+    class Endianness(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        LITTLE: _ClassVar[BundleHeaderProto.Endianness]
+        BIG: _ClassVar[BundleHeaderProto.Endianness]
+    LITTLE: BundleHeaderProto.Endianness
+    BIG: BundleHeaderProto.Endianness
+    NUM_SHARDS_FIELD_NUMBER: _ClassVar[int]
+    ENDIANNESS_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    num_shards: int
+    endianness: BundleHeaderProto.Endianness
+    version: VersionDef
+    def __init__(self, num_shards: _Optional[int] = ..., endianness: _Optional[_Union[BundleHeaderProto.Endianness, str]] = ..., version: _Optional[_Union[VersionDef, _Mapping]] = ...) -> None: ...
+
+class BundleEntryProto(_message.Message):
+    __slots__ = ("dtype", "shape", "shard_id", "offset", "size", "crc32c", "slices")
+    DTYPE_FIELD_NUMBER: _ClassVar[int]
+    SHAPE_FIELD_NUMBER: _ClassVar[int]
+    SHARD_ID_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    CRC32C_FIELD_NUMBER: _ClassVar[int]
+    SLICES_FIELD_NUMBER: _ClassVar[int]
+    dtype: DataType
+    shape: TensorShapeProto
+    shard_id: int
+    offset: int
+    size: int
+    crc32c: int
+    slices: _containers.RepeatedCompositeFieldContainer[TensorSliceProto]
+    def __init__(self, dtype: _Optional[_Union[DataType, str]] = ..., shape: _Optional[_Union[TensorShapeProto, _Mapping]] = ..., shard_id: _Optional[int] = ..., offset: _Optional[int] = ..., size: _Optional[int] = ..., crc32c: _Optional[int] = ..., slices: _Optional[_Iterable[_Union[TensorSliceProto, _Mapping]]] = ...) -> None: ...
+
+class CheckpointState(_message.Message):
+    __slots__ = ("model_checkpoint_path", "all_model_checkpoint_paths", "all_model_checkpoint_timestamps", "last_preserved_timestamp")
+    MODEL_CHECKPOINT_PATH_FIELD_NUMBER: _ClassVar[int]
+    ALL_MODEL_CHECKPOINT_PATHS_FIELD_NUMBER: _ClassVar[int]
+    ALL_MODEL_CHECKPOINT_TIMESTAMPS_FIELD_NUMBER: _ClassVar[int]
+    LAST_PRESERVED_TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    model_checkpoint_path: str
+    all_model_checkpoint_paths: _containers.RepeatedScalarFieldContainer[str]
+    all_model_checkpoint_timestamps: _containers.RepeatedScalarFieldContainer[float]
+    last_preserved_timestamp: float
+    def __init__(self, model_checkpoint_path: _Optional[str] = ..., all_model_checkpoint_paths: _Optional[_Iterable[str]] = ..., all_model_checkpoint_timestamps: _Optional[_Iterable[float]] = ..., last_preserved_timestamp: _Optional[float] = ...) -> None: ...

@@ -61,13 +61,18 @@ class Session:
         self._closed = True
 
     def __enter__(self) -> "Session":
+        # As TensorFlow's: inside `with Session(graph=g)`, g is the default graph too.
+        graph_cm = self._graph.as_default()
+        graph_cm.__enter__()
         cm = self.as_default()
         cm.__enter__()
-        self._entered.append(cm)
+        self._entered.append((graph_cm, cm))
         return self
 
     def __exit__(self, *exc) -> None:
-        self._entered.pop().__exit__(*exc)
+        graph_cm, cm = self._entered.pop()
+        cm.__exit__(*exc)
+        graph_cm.__exit__(*exc)
         self.close()
 
     @contextlib.contextmanager

@@ -20,6 +20,7 @@ from opforge import layers as _layers
 from opforge import losses as _losses
 from opforge import math_api as _m
 from opforge import metrics as _metrics
+from opforge import saver as _saver
 from opforge import summary as _summary
 from opforge import nn as _nn
 from opforge import ops as _ops
@@ -520,6 +521,11 @@ train = Namespace(
     polynomial_decay=_train.polynomial_decay, piecewise_constant=_train.piecewise_constant,
     piecewise_constant_decay=_train.piecewise_constant, cosine_decay=_train.cosine_decay,
     Coordinator=_train.Coordinator, start_queue_runners=_train.start_queue_runners,
+    Saver=_train.Saver, latest_checkpoint=_train.latest_checkpoint, get_checkpoint_state=_train.get_checkpoint_state,
+    checkpoint_exists=_train.checkpoint_exists, update_checkpoint_state=_train.update_checkpoint_state,
+    list_variables=_train.list_variables, load_checkpoint=_train.load_checkpoint,
+    load_variable=_train.load_variable, NewCheckpointReader=_train.NewCheckpointReader,
+    CheckpointState=_saver.CheckpointState,
 )
 initializers = Namespace(
     "initializers", constant=_init.constant_initializer, zeros=_init.zeros_initializer, ones=_init.ones_initializer,
