@@ -608,6 +608,95 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, rnn_cell, static_rnn  # noqa: E402
 
 
+# ------------------------------------------------------------------------- sampled losses
+
+
+def _sum_rows(x):
+    """Sum of each row of a matrix (as a matmul with ones, as TensorFlow's _sum_rows)."""
+    return _ops.sum(x, np.int32(1))
+
+
+def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                            sampled_values, subtract_log_q, remove_accidental_hits, partition_strategy, seed):
+    """Logits and labels of the true classes and of sampled classes (TensorFlow's
+    _compute_sampled_logits): returns (out_logits, out_labels), each [batch, num_true +
+    num_sampled]."""
+    from . import random_api  # noqa: PLC0415
+    if not isinstance(weights, (list, tuple)):
+        weights = [weights]
+    labels = _ops.cast(labels, "int64") if getattr(labels, "dtype", None) != "int64" else labels
+    if sampled_values is None:
+        sampled_values = random_api.log_uniform_candidate_sampler(
+            labels, num_true, num_sampled, True, num_classes, seed=seed,
+            _graph=inputs.graph if hasattr(inputs, "graph") else None)
+    sampled, true_expected_count, sampled_expected_count = (_ops.stop_gradient(v) for v in sampled_values)
+    sampled = _ops.cast(sampled, "int64") if sampled.dtype != "int64" else sampled
+    labels_flat = _ops.reshape(labels, np.array([-1], np.int64))
+    all_ids = _ops.concat_v2([labels_flat, sampled], np.int32(0))
+    all_w = embedding_lookup(weights, all_ids, partition_strategy=partition_strategy)
+    n_true = _ops.shape(labels_flat, out_type="int64")
+    true_w = _ops.slice(all_w, np.array([0, 0], np.int64), _ops.concat_v2([n_true, np.array([-1], np.int64)], np.int32(0)))
+    sampled_w = _ops.slice(all_w, _ops.concat_v2([n_true, np.array([0], np.int64)], np.int32(0)),
+                           np.array([-1, -1], np.int64))
+    sampled_logits = _ops.mat_mul(inputs, sampled_w, transpose_b=True)
+    all_b = embedding_lookup(biases, all_ids, partition_strategy=partition_strategy)
+    true_b = _ops.slice(all_b, np.array([0], np.int64), n_true)
+    sampled_b = _ops.slice(all_b, n_true, np.array([-1], np.int64))
+    dim = _ops.slice(_ops.shape(true_w, out_type="int64"), np.array([1], np.int64), np.array([1], np.int64))
+    # true_logits[i, j] = <inputs[i], weights[labels[i, j]]> + biases[labels[i, j]]
+    row_wise_dots = _ops.mul(_ops.expand_dims(inputs, np.int32(1)),
+                             _ops.reshape(true_w, _ops.concat_v2([np.array([-1, num_true], np.int64), dim], np.int32(0))))
+    dots = _ops.reshape(row_wise_dots, _ops.concat_v2([np.array([-1], np.int64), dim], np.int32(0)))
+    true_logits = _ops.reshape(_sum_rows(dots), np.array([-1, num_true], np.int64))
+    true_logits = _ops.add_v2(true_logits, _ops.reshape(true_b, np.array([-1, num_true], np.int64)))
+    sampled_logits = _ops.add_v2(sampled_logits, sampled_b)
+    if remove_accidental_hits:
+        # A sampled class that is one of the row's true classes must not count as a negative:
+        # its logit gets -FLT_MAX added (TensorFlow's compute_accidental_hits).
+        hits = _ops.any(_ops.equal(_ops.expand_dims(labels, np.int32(2)), sampled), np.int32(1))
+        penalty = np.asarray(-np.finfo(np.float32).max, sampled_logits.dtype.as_numpy_dtype)
+        sampled_logits = _ops.add_v2(sampled_logits, _ops.mul(_ops.cast(hits, sampled_logits.dtype), penalty))
+    if subtract_log_q:  # the logits of the classes the sampler favours are lowered accordingly
+        true_logits = _ops.sub(true_logits, _ops.log(_ops.cast(true_expected_count, true_logits.dtype)))
+        sampled_logits = _ops.sub(sampled_logits, _ops.log(_ops.cast(sampled_expected_count, sampled_logits.dtype)))
+    out_logits = _ops.concat_v2([true_logits, sampled_logits], np.int32(1))
+    one = np.asarray(1.0 / num_true, true_logits.dtype.as_numpy_dtype)
+    out_labels = _ops.concat_v2([_ops.mul(_ops.ones_like(true_logits), one), _ops.zeros_like(sampled_logits)], np.int32(1))
+    return out_logits, out_labels
+
+
+def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
+             remove_accidental_hits=False, partition_strategy="mod", name="nce_loss"):
+    """Noise-contrastive estimation loss per example (tf.nn.nce_loss): logistic regression of
+    the true classes against ``num_sampled`` classes drawn log-uniformly from
+    [0, num_classes). ``weights`` [num_classes, dim] (or a list of shards), ``biases``
+    [num_classes], ``labels`` [batch, num_true] int, ``inputs`` [batch, dim]."""
+    del name
+    logits, labels_out = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                                                 sampled_values, True, remove_accidental_hits, partition_strategy, None)
+    return _sum_rows(sigmoid_cross_entropy_with_logits(labels=labels_out, logits=logits))
+
+
+def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+                         sampled_values=None, remove_accidental_hits=True, partition_strategy="mod",
+                         name="sampled_softmax_loss", seed=None):
+    """Softmax cross entropy over the true class and ``num_sampled`` sampled classes
+    (tf.nn.sampled_softmax_loss), per example: a cheap estimate of the full softmax loss
+    over many classes, for training."""
+    del name
+    logits, labels_out = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                                                 sampled_values, True, remove_accidental_hits, partition_strategy, seed)
+    return softmax_cross_entropy_with_logits(labels=_ops.stop_gradient(labels_out), logits=logits)
+
+
+def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
+    from . import random_api  # noqa: PLC0415
+    return random_api.log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed, name)
+
+
+log_uniform_candidate_sampler.__doc__ = "tf.nn.log_uniform_candidate_sampler: see of.random.log_uniform_candidate_sampler."
+
+
 def compat_v1_namespace():
     """The names of tf.compat.v1.nn (TF1 signatures where they differ from TF2's)."""
     import types  # noqa: PLC0415
@@ -628,4 +717,6 @@ def compat_v1_namespace():
         dropout=_v1_dropout, dynamic_rnn=dynamic_rnn, static_rnn=static_rnn,
         bidirectional_dynamic_rnn=bidirectional_dynamic_rnn, rnn_cell=rnn_cell,
         conv3d=_v1_conv3d, max_pool3d=max_pool3d, avg_pool3d=avg_pool3d,
+        nce_loss=nce_loss, sampled_softmax_loss=sampled_softmax_loss,
+        log_uniform_candidate_sampler=log_uniform_candidate_sampler,
     )

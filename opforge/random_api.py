@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _C
 from . import ops as _ops
-from .dtypes import as_dtype
+from .dtypes import as_dtype, int64
 from .framework.graph import GraphTensor, _explicit_graph
 
 DEFAULT_GRAPH_SEED = 87654321
@@ -171,3 +171,18 @@ def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype="float32
 
 __all__ = ["set_seed", "get_seed", "uniform", "normal", "truncated_normal", "shuffle",
            "stateless_uniform", "stateless_normal", "stateless_truncated_normal"]
+
+
+def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None,
+                                  _graph=None):
+    """Samples classes from [0, range_max) with a log-uniform (Zipfian) distribution
+    (tf.random.log_uniform_candidate_sampler): returns (sampled_candidates,
+    true_expected_count, sampled_expected_count)."""
+    s1, s2 = _seeds(seed, _graph)
+    true_classes = true_classes if hasattr(true_classes, "dtype") and not isinstance(true_classes, np.ndarray) \
+        else np.asarray(true_classes, np.int64)
+    if getattr(true_classes, "dtype", None) != int64:
+        true_classes = _ops.cast(true_classes, int64)
+    return tuple(_ops.log_uniform_candidate_sampler(true_classes, num_true=int(num_true), num_sampled=int(num_sampled),
+                                                    unique=bool(unique), range_max=int(range_max), seed=s1, seed2=s2,
+                                                    name=name))

@@ -9,6 +9,7 @@ gradient per input argument.
 from opforge.gradients.registry import register_gradient as _register
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 
+_not_differentiable("LogUniformCandidateSampler")
 _not_differentiable("RandomShuffle")
 _not_differentiable("RandomStandardNormal")
 _not_differentiable("RandomUniform")

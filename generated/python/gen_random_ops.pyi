@@ -5,6 +5,34 @@ from opforge.types import DTypeLike, ShapeLike, Tensor, TensorLike
 
 __all__: list[str]
 
+def log_uniform_candidate_sampler(true_classes: TensorLike, num_true: int, num_sampled: int, unique: bool, range_max: int, seed: int = 0, seed2: int = 0, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Generates labels for candidate sampling with a log-uniform distribution.
+
+    Draws `num_sampled` classes from [0, range_max) with P(k) = log((k + 2) / (k + 1)) /
+    log(range_max + 1) (a vocabulary sorted by decreasing frequency is roughly Zipfian), without
+    repeats when `unique`; also returns, for each true class and each sample, the expected number of
+    times it appears among the samples (`num_sampled * P(k)`, or `1 - (1 - P(k))^tries` with
+    `unique`, tries counting the rejected repeats). Counter-based (Philox4x32-10) like the other
+    random ops: `seed` and `seed2` select the stream. The samples do not depend on `true_classes`,
+    which only feed `true_expected_count`.
+
+    Args:
+      true_classes: A `Tensor` of type `int64`. A batch_size * num_true matrix: the target classes.
+      num_true: A `int` that is `>= 1`.
+      num_sampled: A `int` that is `>= 1`. Number of candidates to sample.
+      unique: A `bool`. Whether all sampled classes in the batch are distinct.
+      range_max: A `int` that is `>= 1`. The sampler draws from [0, range_max).
+      seed: An optional `int`. Defaults to `0`.
+      seed2: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sampled_candidates`, `true_expected_count`, `sampled_expected_count`).
+      sampled_candidates: A `Tensor` of type `int64`.
+      true_expected_count: A `Tensor` of type `float32`.
+      sampled_expected_count: A `Tensor` of type `float32`.
+    """
+
 def random_shuffle(value: TensorLike, seed: int = 0, seed2: int = 0, name: str | None = None) -> Tensor:
     r"""Randomly shuffles a tensor along its first dimension.
 

@@ -195,6 +195,7 @@ OPS = {
     "_FusedConv2D": ("nn", "_fused_conv2d"),
     "_FusedDepthwiseConv2dNative": ("nn", "_fused_depthwise_conv2d_native"),
     "_FusedMatMul": ("nn", "_fused_mat_mul"),
+    "LogUniformCandidateSampler": ("random", "log_uniform_candidate_sampler"),
     "RandomShuffle": ("random", "random_shuffle"),
     "RandomStandardNormal": ("random", "random_standard_normal"),
     "RandomUniform": ("random", "random_uniform"),

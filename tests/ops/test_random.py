@@ -279,4 +279,20 @@ def test_kernels_produce_philox_words_with_tensorflow_seeding():
 def test_every_random_op_is_tested_here():
     assert set(RANDOM_OPS) == {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
                                "RandomShuffle", "StatelessRandomUniform", "StatelessRandomNormal",
-                               "StatelessTruncatedNormal", "StatelessRandomUniformInt"}
+                               "StatelessTruncatedNormal", "StatelessRandomUniformInt", "LogUniformCandidateSampler"}
+
+
+def test_log_uniform_candidate_sampler_distribution():
+    """Frequencies of 40000 draws (with replacement) against P(k) = log((k + 2) / (k + 1)) /
+    log(range_max + 1), each within 5 standard deviations; expected counts n * P(k)."""
+    range_max, n = 20, 40000
+    with covers("statistical", "LogUniformCandidateSampler"):
+        sampled, true_expected, sampled_expected = (t.numpy() for t in of.raw_ops.LogUniformCandidateSampler(
+            true_classes=np.array([[3], [19]], np.int64), num_true=1, num_sampled=n, unique=False,
+            range_max=range_max, seed=7, seed2=11))
+        p = np.log((np.arange(range_max) + 2.0) / (np.arange(range_max) + 1.0)) / np.log(range_max + 1.0)
+        assert sampled.min() >= 0 and sampled.max() < range_max
+        freq = np.bincount(sampled, minlength=range_max) / n
+        np.testing.assert_array_less(np.abs(freq - p), 5 * np.sqrt(p * (1 - p) / n))
+        np.testing.assert_allclose(true_expected.ravel(), n * p[[3, 19]], rtol=1e-6)
+        np.testing.assert_allclose(sampled_expected, n * p[sampled], rtol=1e-6)

@@ -9,14 +9,17 @@
 //
 // Every output element's words come from a fixed counter offset, so the work is split across
 // threads without changing the values.
+#include <cmath>
 #include <map>
 #include <mutex>
+#include <set>
 #include <random>
 #include <tuple>
 
 #include "cpu/cpu_util.h"
 #include "cpu/random/philox.h"
 #include "opforge/kernel.h"
+#include "opforge/ops/random/log_uniform_candidate_sampler.h"
 #include "opforge/ops/random/random_shuffle.h"
 #include "opforge/ops/random/random_standard_normal.h"
 #include "opforge/ops/random/random_uniform.h"
@@ -27,6 +30,7 @@
 #include "opforge/ops/random/stateless_truncated_normal.h"
 #include "opforge/ops/random/truncated_normal.h"
 #include "opforge/random_state.h"
+#include "opforge/shape_fns.h"
 
 namespace opforge {
 namespace rng {
@@ -53,9 +57,11 @@ void init_stream(Stream* s, int64_t seed, int64_t seed2) {
   }
 }
 
-// Reserves `blocks` Philox outputs of this op's stream and returns a generator at the start
-// of the reservation.
-Status reserve(KernelContext& ctx, DType dtype, int64_t seed, int64_t seed2, uint64_t blocks, Philox* out) {
+// Runs draw(g) on a generator at this op's stream position and advances the stream by the
+// number of Philox outputs draw returns having used. The stream is held (locked) meanwhile,
+// so a sampler that cannot know in advance how many words it needs stays deterministic.
+template <typename Draw>
+Status draw_from_stream(KernelContext& ctx, DType dtype, int64_t seed, int64_t seed2, Draw&& draw) {
   Stream s;
   if (ExecEnv* env = ctx.env(); env && env->resources && env->node_name) {
     Variable* v = nullptr;
@@ -68,6 +74,9 @@ Status reserve(KernelContext& ctx, DType dtype, int64_t seed, int64_t seed2, uin
     } else {
       init_stream(&s, seed, seed2);
     }
+    Philox g(s.seed, s.seed2);
+    g.skip(s.used);
+    const uint64_t blocks = draw(g);
     Tensor next;
     OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt64, Shape({3}), &next));
     int64_t* q = next.data<int64_t>();
@@ -84,12 +93,20 @@ Status reserve(KernelContext& ctx, DType dtype, int64_t seed, int64_t seed2, uin
       it = eager_streams().emplace(key, Stream()).first;
       init_stream(&it->second, seed, seed2);
     }
-    s = it->second;
-    it->second.used += blocks;
+    Philox g(it->second.seed, it->second.seed2);
+    g.skip(it->second.used);
+    it->second.used += draw(g);
   }
-  *out = Philox(s.seed, s.seed2);
-  out->skip(s.used);
   return Status::OK();
+}
+
+// Reserves `blocks` Philox outputs of this op's stream and returns a generator at the start
+// of the reservation.
+Status reserve(KernelContext& ctx, DType dtype, int64_t seed, int64_t seed2, uint64_t blocks, Philox* out) {
+  return draw_from_stream(ctx, dtype, seed, seed2, [&](Philox& g) {
+    *out = g;
+    return blocks;
+  });
 }
 
 template <typename T>
@@ -329,6 +346,92 @@ Status StatelessRandomUniformIntCpu(ops::StatelessRandomUniformIntArgs& a) {
   return Status::OK();
 }
 
+// ------------------------------------------------------------------------------ candidate sampling
+
+// Counts the 32-bit words drawn, to advance the stream by the Philox outputs used.
+class CountingSample {
+ public:
+  explicit CountingSample(Philox g) : words_(g) {}
+  uint32_t operator()() {
+    ++n_;
+    return words_();
+  }
+  double uniform_double() {  // [0, 1) from two words, as TensorFlow's RandDouble
+    const uint32_t x0 = (*this)(), x1 = (*this)();
+    return uint64_to_double(x0, x1);
+  }
+  uint64_t blocks() const { return (n_ + 3) / 4; }
+
+ private:
+  SingleSample words_;
+  uint64_t n_ = 0;
+};
+
+// The expected number of times a class of probability p appears among the samples:
+// p * num_sampled when sampling with replacement; with `unique`, 1 - (1 - p)^tries, where
+// tries counts every draw, the rejected repeats included (TensorFlow's rule).
+float expected_count(double p, int64_t num_sampled, int64_t tries) {
+  if (tries == num_sampled) return static_cast<float>(p * static_cast<double>(num_sampled));
+  return static_cast<float>(-std::expm1(static_cast<double>(tries) * std::log1p(-p)));
+}
+
+// The log-uniform (Zipfian) distribution over [0, range_max): P(k) = log((k + 2) / (k + 1)) /
+// log(range_max + 1), so small class ids (frequent words, in a vocabulary sorted by
+// frequency) are drawn more often.
+Status LogUniformCandidateSamplerCpu(ops::LogUniformCandidateSamplerArgs& a) {
+  if (a.unique && a.num_sampled > a.range_max) {
+    return a.ctx.error("Sampler's range is too small: num_sampled ", a.num_sampled, " > range_max ", a.range_max,
+                       " with unique=True");
+  }
+  const Tensor& t = a.true_classes;
+  if (t.rank() != 2 || t.dim(1) != a.num_true) {
+    return a.ctx.error("true_classes must be a matrix with num_true (", a.num_true, ") columns, got shape ",
+                       t.shape().to_string());
+  }
+  const double log_range = std::log1p(static_cast<double>(a.range_max));
+  auto probability = [&](int64_t k) { return std::log((k + 2.0) / (k + 1.0)) / log_range; };
+  const int64_t* true_classes = t.data<int64_t>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    if (true_classes[i] < 0 || true_classes[i] >= a.range_max) {
+      return a.ctx.error("true_classes[", i / a.num_true, ", ", i % a.num_true, "] = ", true_classes[i],
+                         " is not in [0, range_max = ", a.range_max, ")");
+    }
+  }
+  int64_t* sampled = a.sampled_candidates.data<int64_t>();
+  int64_t tries = 0;
+  OPF_RETURN_IF_ERROR(draw_from_stream(a.ctx, DType::kInt64, a.seed, a.seed2, [&](Philox& g) {
+    CountingSample sample(g);
+    std::set<int64_t> seen;
+    for (int64_t n = 0; n < a.num_sampled;) {
+      const double value = std::exp(sample.uniform_double() * log_range) - 1.0;
+      const int64_t k = static_cast<int64_t>(value) % a.range_max;
+      ++tries;
+      if (a.unique && !seen.insert(k).second) continue;
+      sampled[n++] = k;
+    }
+    return sample.blocks();
+  }));
+  float* true_expected = a.true_expected_count.data<float>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    true_expected[i] = expected_count(probability(true_classes[i]), a.num_sampled, tries);
+  }
+  float* sampled_expected = a.sampled_expected_count.data<float>();
+  for (int64_t n = 0; n < a.num_sampled; ++n) {
+    sampled_expected[n] = expected_count(probability(sampled[n]), a.num_sampled, tries);
+  }
+  return Status::OK();
+}
+
+Status CandidateSamplerShape(ShapeContext& c) {
+  const Shape& t = c.input_shape(0);
+  if (!t.unknown_rank() && t.rank() != 2) return c.error("true_classes must be a matrix, got shape ", t.to_string());
+  const int64_t num_sampled = c.attr(1).i;
+  c.set_output(0, Shape({num_sampled}));
+  c.set_output(1, t);
+  c.set_output(2, Shape({num_sampled}));
+  return Status::OK();
+}
+
 }  // namespace
 
 void reset_eager_streams() {
@@ -352,5 +455,13 @@ OPFORGE_REGISTER_KERNEL(StatelessRandomUniform, CPU, StatelessRandomUniformCpu, 
 OPFORGE_REGISTER_KERNEL(StatelessRandomNormal, CPU, StatelessRandomNormalCpu, OPF_RAND_FLOATS)
 OPFORGE_REGISTER_KERNEL(StatelessTruncatedNormal, CPU, StatelessTruncatedNormalCpu, OPF_RAND_FLOATS)
 OPFORGE_REGISTER_KERNEL(StatelessRandomUniformInt, CPU, StatelessRandomUniformIntCpu, int32_t, int64_t)
+OPFORGE_REGISTER_UNTYPED_KERNEL(LogUniformCandidateSampler, CPU, LogUniformCandidateSamplerCpu)
+
+namespace {
+[[maybe_unused]] const bool candidate_sampler_shape_registered = [] {
+  shape_fns::register_custom("LogUniformCandidateSampler", CandidateSamplerShape);
+  return true;
+}();
+}  // namespace
 
 }  // namespace opforge

@@ -4,6 +4,7 @@
 
 // One header per op (opforge/ops/random/<op>.h): kernels include those of the ops they
 // implement; this header gathers them all.
+#include "opforge/ops/random/log_uniform_candidate_sampler.h"
 #include "opforge/ops/random/random_shuffle.h"
 #include "opforge/ops/random/random_standard_normal.h"
 #include "opforge/ops/random/random_uniform.h"
