@@ -68,6 +68,7 @@ from . import nn  # noqa: E402
 from .op_library import load_op_library  # noqa: E402
 from . import image  # noqa: E402
 from . import summary  # noqa: E402
+from . import data  # noqa: E402
 
 _tensor.install_tensor_api(ops)
 _graph.install_graph_tensor_api(ops)

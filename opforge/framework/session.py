@@ -137,6 +137,21 @@ class Session:
             add(key, value)
         return pairs
 
+    @staticmethod
+    def _feed_value(t, value):
+        """The tensor a value fed to t becomes (NumPy arrays of t's dtype are used in place)."""
+        if isinstance(value, EagerTensor):
+            return value
+        if t.dtype == dtypes.string:
+            return convert_to_tensor(value, dtypes.string, op=t.name)
+        arr = np.asarray(value)
+        if arr.dtype.kind in "OUS":
+            raise InvalidArgumentError(f"cannot feed {type(value).__name__} to {t.name}")
+        want = t.dtype.as_numpy_dtype
+        if arr.dtype != want:
+            return convert_to_tensor(arr.astype(want, copy=False))
+        return EagerTensor._borrow_numpy(arr, t.dtype.as_datatype_enum)  # read in place, never written
+
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs what ``fetches`` needs; returns their values (NumPy) in the same structure.
         Operations fetch as None. ``options`` (a RunOptions) and ``run_metadata`` (a
@@ -157,20 +172,7 @@ class Session:
                 raise ValueError(f"Cannot feed {t.name}: it is not an element of this graph")
             if isinstance(value, GraphTensor):
                 raise TypeError("The value of a feed cannot be a graph tensor; feed NumPy values")
-            if isinstance(value, EagerTensor):
-                v = value
-            elif t.dtype == dtypes.string:
-                v = convert_to_tensor(value, dtypes.string, op=t.name)
-            else:
-                arr = np.asarray(value)
-                if arr.dtype.kind in "OUS":
-                    raise InvalidArgumentError(f"cannot feed {type(value).__name__} to {t.name}")
-                want = t.dtype.as_numpy_dtype
-                if arr.dtype != want:
-                    v = convert_to_tensor(arr.astype(want, copy=False))
-                else:  # the run reads the array's memory in place (it is never written)
-                    v = EagerTensor._borrow_numpy(arr, t.dtype.as_datatype_enum)
-            feeds.append((t._ref(), v))
+            feeds.append((t._ref(), self._feed_value(t, value)))
         fetch_refs, targets, slots = [], [], []
         for el in flat:
             if isinstance(el, Operation):
@@ -179,7 +181,17 @@ class Session:
             else:
                 slots.append(len(fetch_refs))
                 fetch_refs.append(el._ref())
+        # tf.data iterators (opforge/data.py): the next element of each iterator this run
+        # needs is fed to its get_next nodes; an initializer also fetches what it reads.
+        pipeline = getattr(self._graph, "_data_pipeline", None)
+        after, n_fetches = None, len(fetch_refs)
+        if pipeline is not None:
+            extra_feeds, extra_fetches, after = pipeline.before_run(flat, [r for r, _ in feeds])
+            feeds += [(t._ref(), self._feed_value(t, v)) for t, v in extra_feeds]
+            fetch_refs += [t._ref() for t in extra_fetches]
         results = self._run_c(feeds, fetch_refs, targets)
+        if after is not None:
+            after([results[i]._take_numpy() for i in range(n_fetches, len(fetch_refs))])
         values = []
         for s in slots:
             if s is None:

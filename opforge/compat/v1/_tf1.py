@@ -20,6 +20,7 @@ from opforge import layers as _layers
 from opforge import losses as _losses
 from opforge import math_api as _m
 from opforge import metrics as _metrics
+from opforge import data as _data
 from opforge import saver as _saver
 from opforge import summary as _summary
 from opforge import nn as _nn
@@ -34,7 +35,7 @@ from opforge.framework.variables import RefVariable, global_variables_initialize
 __all__ = [
     # namespaces
     "nn", "image", "train", "initializers", "layers", "losses", "metrics", "app", "flags", "gfile", "logging",
-    "GraphKeys", "errors", "math", "dtypes", "compat", "saved_model", "summary", "Summary", "Event", "SessionLog",
+    "GraphKeys", "errors", "math", "dtypes", "compat", "saved_model", "summary", "data", "Summary", "Event", "SessionLog",
     # collections and variables
     "get_collection", "get_collection_ref", "add_to_collection", "add_to_collections", "local_variables",
     "local_variables_initializer", "model_variables", "moving_average_variables", "initialize_local_variables",
@@ -546,6 +547,7 @@ losses = Namespace(
         "get_regularization_losses", "get_total_loss")})
 metrics = Namespace("metrics", {n: getattr(_metrics, n) for n in _metrics.__all__})
 summary = Namespace("summary", {n: getattr(_summary, n) for n in _summary.__all__})
+data = Namespace("data", {n: getattr(_data, n) for n in _data.__all__})
 Summary, Event, SessionLog = _summary.Summary, _summary.Event, _summary.SessionLog
 errors = Namespace("errors", {n: getattr(_of.errors, n) for n in dir(_of.errors)
                               if n.endswith("Error") and isinstance(getattr(_of.errors, n), type)})
