@@ -382,7 +382,8 @@ class Iterator:
         with self._lock:
             self._elements = self._dataset._elements(values)
 
-    def _next(self):
+    def _next(self, session):
+        del session  # the pipeline reads nothing from the graph after initialization
         with self._lock:
             if self._elements is None:
                 raise FailedPreconditionError("GetNext() failed because the iterator has not been initialized. "
@@ -422,6 +423,7 @@ class _Runtime:
         self._needs_cache: dict = {}
 
     def add_get_next(self, iterator, outputs):
+        """outputs: the nodes one get_next() made; iterator._next(session) gives their values."""
         for t in outputs:
             self.get_next[t.op._id] = (iterator, outputs)
         self._needs_cache.clear()
@@ -446,7 +448,7 @@ class _Runtime:
         self._needs_cache[key] = seen
         return seen
 
-    def before_run(self, elements, fed_refs):
+    def before_run(self, session, elements, fed_refs):
         """(feeds to add, tensors to fetch too, what to do with their values after the run)."""
         reached = self._reachable(elements, frozenset(fed_refs))
         feeds, fetches, inits = [], [], []
@@ -459,7 +461,7 @@ class _Runtime:
             iterator, outputs = self.get_next[op_id]
             groups[id(outputs)] = (iterator, outputs)
         for iterator, outputs in groups.values():
-            element = iterator._next()
+            element = iterator._next(session)
             feeds.extend(zip(outputs, element))
 
         def after(values):

@@ -186,7 +186,7 @@ class Session:
         pipeline = getattr(self._graph, "_data_pipeline", None)
         after, n_fetches = None, len(fetch_refs)
         if pipeline is not None:
-            extra_feeds, extra_fetches, after = pipeline.before_run(flat, [r for r, _ in feeds])
+            extra_feeds, extra_fetches, after = pipeline.before_run(self, flat, [r for r, _ in feeds])
             feeds += [(t._ref(), self._feed_value(t, v)) for t, v in extra_feeds]
             fetch_refs += [t._ref() for t in extra_fetches]
         results = self._run_c(feeds, fetch_refs, targets)

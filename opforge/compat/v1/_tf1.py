@@ -21,6 +21,7 @@ from opforge import losses as _losses
 from opforge import math_api as _m
 from opforge import metrics as _metrics
 from opforge import data as _data
+from opforge import input_pipeline as _input
 from opforge import saver as _saver
 from opforge import summary as _summary
 from opforge import nn as _nn
@@ -35,7 +36,7 @@ from opforge.framework.variables import RefVariable, global_variables_initialize
 __all__ = [
     # namespaces
     "nn", "image", "train", "initializers", "layers", "losses", "metrics", "app", "flags", "gfile", "logging",
-    "GraphKeys", "errors", "math", "dtypes", "compat", "saved_model", "summary", "data", "Summary", "Event", "SessionLog",
+    "GraphKeys", "errors", "math", "dtypes", "compat", "saved_model", "summary", "data", "decode_csv", "TextLineReader", "Summary", "Event", "SessionLog",
     # collections and variables
     "get_collection", "get_collection_ref", "add_to_collection", "add_to_collections", "local_variables",
     "local_variables_initializer", "model_variables", "moving_average_variables", "initialize_local_variables",
@@ -522,6 +523,7 @@ train = Namespace(
     polynomial_decay=_train.polynomial_decay, piecewise_constant=_train.piecewise_constant,
     piecewise_constant_decay=_train.piecewise_constant, cosine_decay=_train.cosine_decay,
     Coordinator=_train.Coordinator, start_queue_runners=_train.start_queue_runners,
+    string_input_producer=_input.string_input_producer, batch=_input.batch, shuffle_batch=_input.shuffle_batch,
     Saver=_train.Saver, latest_checkpoint=_train.latest_checkpoint, get_checkpoint_state=_train.get_checkpoint_state,
     checkpoint_exists=_train.checkpoint_exists, update_checkpoint_state=_train.update_checkpoint_state,
     list_variables=_train.list_variables, load_checkpoint=_train.load_checkpoint,
@@ -548,6 +550,7 @@ losses = Namespace(
 metrics = Namespace("metrics", {n: getattr(_metrics, n) for n in _metrics.__all__})
 summary = Namespace("summary", {n: getattr(_summary, n) for n in _summary.__all__})
 data = Namespace("data", {n: getattr(_data, n) for n in _data.__all__})
+decode_csv, TextLineReader = _input.decode_csv, _input.TextLineReader
 Summary, Event, SessionLog = _summary.Summary, _summary.Event, _summary.SessionLog
 errors = Namespace("errors", {n: getattr(_of.errors, n) for n in dir(_of.errors)
                               if n.endswith("Error") and isinstance(getattr(_of.errors, n), type)})
