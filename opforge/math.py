@@ -82,3 +82,9 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 # TensorFlow's top-level names for some of the above (re-exported by opforge/__init__.py).
 TOP_LEVEL = ("reduce_prod", "reduce_min", "reduce_all", "reduce_any", "argmax", "argmin", "cumsum",
              "clip_by_value", "floordiv", "logical_xor", "truediv")
+
+
+def top_k(input, k=1, sorted=True, index_type="int32", name=None):  # noqa: A002 (TensorFlow's names)
+    """tf.math.top_k: see of.nn.top_k."""
+    from .nn import top_k as _top_k  # noqa: PLC0415 (nn imports math)
+    return _top_k(input, k, sorted, index_type, name)

@@ -9,6 +9,8 @@ spellings (``filter=``, ``value=``, ``dim=``, ``_sentinel``) on top of these.
 
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from . import ops as _ops
@@ -608,6 +610,26 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, rnn_cell, static_rnn  # noqa: E402
 
 
+TopKV2 = collections.namedtuple("TopKV2", ("values", "indices"))
+
+
+def top_k(input, k=1, sorted=True, index_type="int32", name=None):  # noqa: A002 (TensorFlow's names)
+    """The k largest entries along the last dimension and their indices (tf.math.top_k):
+    a (values, indices) named tuple."""
+    values, indices = _ops.top_kv2(input, np.int32(k) if isinstance(k, (int, np.integer)) else k,
+                                   sorted=sorted, index_type=index_type, name=name)
+    return TopKV2(values, indices)
+
+
+def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):  # noqa: A002
+    """Local response normalization across the last dimension of a 4-D input (tf.nn.lrn)."""
+    return _ops.lrn(input, depth_radius=int(depth_radius), bias=float(bias), alpha=float(alpha), beta=float(beta),
+                    name=name)
+
+
+lrn = local_response_normalization
+
+
 # ------------------------------------------------------------------------- sampled losses
 
 
@@ -717,6 +739,7 @@ def compat_v1_namespace():
         dropout=_v1_dropout, dynamic_rnn=dynamic_rnn, static_rnn=static_rnn,
         bidirectional_dynamic_rnn=bidirectional_dynamic_rnn, rnn_cell=rnn_cell,
         conv3d=_v1_conv3d, max_pool3d=max_pool3d, avg_pool3d=avg_pool3d,
-        nce_loss=nce_loss, sampled_softmax_loss=sampled_softmax_loss,
+        nce_loss=nce_loss, sampled_softmax_loss=sampled_softmax_loss, top_k=top_k, lrn=lrn,
+        local_response_normalization=local_response_normalization,
         log_uniform_candidate_sampler=log_uniform_candidate_sampler,
     )

@@ -12,7 +12,7 @@ from opforge.gradients.registry import register_not_differentiable as _not_diffe
 from opforge.gradients.helpers import shape_of
 from opforge.generated.gen_array_ops import ones_like, zeros_like
 from opforge.generated.gen_math_ops import abs, add_v2, cast, greater, less, mul, neg, real_div, sigmoid, sub
-from opforge.generated.gen_nn_ops import avg_pool, avg_pool_grad, bias_add, bias_add_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input, depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input, elu_grad, gelu_grad, leaky_relu_grad, max_pool_grad, max_pool_grad_grad, relu6_grad, relu_grad, selu_grad, softplus_grad, softsign_grad
+from opforge.generated.gen_nn_ops import avg_pool, avg_pool_grad, bias_add, bias_add_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input, depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input, elu_grad, gelu_grad, leaky_relu_grad, lrn_grad, max_pool_grad, max_pool_grad_grad, relu6_grad, relu_grad, selu_grad, softplus_grad, softsign_grad
 
 
 @_register("AvgPool")
@@ -205,6 +205,20 @@ def _l2_loss_grad(op, grads):
     ]
 
 
+@_register("LRN")
+def _lrn_grad(op, grads):
+    input = op.inputs[0]
+    output = op.outputs[0]
+    depth_radius = op.attrs['depth_radius']
+    bias = op.attrs['bias']
+    alpha = op.attrs['alpha']
+    beta = op.attrs['beta']
+    grad = grads[0]
+    return [
+        lrn_grad(grad, input, output, depth_radius=depth_radius, bias=bias, alpha=alpha, beta=beta),
+    ]
+
+
 @_register("LeakyRelu")
 def _leaky_relu_grad(op, grads):
     features = op.inputs[0]
@@ -383,9 +397,11 @@ _register_fn("MaxPool3D", "opforge.gradients.nn_grads:max_pool3d_grad")
 _register_fn("Softmax", "opforge.gradients.nn_grads:softmax_grad")
 _register_fn("SoftmaxCrossEntropyWithLogits", "opforge.gradients.nn_grads:softmax_cross_entropy_with_logits_grad")
 _register_fn("SparseSoftmaxCrossEntropyWithLogits", "opforge.gradients.nn_grads:sparse_softmax_cross_entropy_with_logits_grad")
+_register_fn("TopKV2", "opforge.gradients.nn_grads:top_k_grad")
 _not_differentiable("AvgPool3DGrad")
 _not_differentiable("Conv3DBackpropFilterV2")
 _not_differentiable("Conv3DBackpropInputV2")
+_not_differentiable("LRNGrad")
 _not_differentiable("MaxPool3DGrad")
 _not_differentiable("_FusedConv2D")
 _not_differentiable("_FusedDepthwiseConv2dNative")

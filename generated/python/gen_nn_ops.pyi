@@ -453,6 +453,49 @@ def l2_loss(t: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `t`.
     """
 
+def lrn(input: TensorLike, depth_radius: int = 5, bias: float = 1.0, alpha: float = 1.0, beta: float = 0.5, name: str | None = None) -> Tensor:
+    r"""Local Response Normalization.
+
+    The 4-D `input` is treated as a 3-D array of 1-D vectors (along the last dimension), and each
+    vector is normalized independently: output = input / (bias + alpha * sqr_sum) ** beta, where
+    sqr_sum sums the squares of the inputs within `depth_radius` of the position along the last
+    dimension.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. 4-D.
+      depth_radius: An optional `int`. Defaults to `5`. 0-D. Half-width of the 1-D normalization
+        window.
+      bias: An optional `float`. Defaults to `1.0`.
+      alpha: An optional `float`. Defaults to `1.0`.
+      beta: An optional `float`. Defaults to `0.5`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def lrn_grad(input_grads: TensorLike, input_image: TensorLike, output_image: TensorLike, depth_radius: int = 5, bias: float = 1.0, alpha: float = 1.0, beta: float = 0.5, name: str | None = None) -> Tensor:
+    r"""Gradients for Local Response Normalization.
+
+    The gradient of LRN's output with respect to its input, given the gradient `input_grads` of its
+    output `output_image` computed from `input_image` (all 4-D, of one shape).
+
+    Args:
+      input_grads: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`.
+      input_image: A `Tensor`. Must have the same type as `input_grads`.
+      output_image: A `Tensor`. Must have the same type as `input_grads`.
+      depth_radius: An optional `int`. Defaults to `5`.
+      bias: An optional `float`. Defaults to `1.0`.
+      alpha: An optional `float`. Defaults to `1.0`.
+      beta: An optional `float`. Defaults to `0.5`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input_grads`.
+    """
+
 def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None) -> Tensor:
     r"""Computes rectified linear with a leak: features if features > 0, alpha * features otherwise.
 
@@ -788,6 +831,31 @@ def sparse_softmax_cross_entropy_with_logits(features: TensorLike, labels: Tenso
       loss: A `Tensor`. Has the same type as `features`. Per example loss (batch_size vector).
       backprop: A `Tensor`. Has the same type as `features`. backpropagated gradients (batch_size x
         num_classes matrix).
+    """
+
+def top_kv2(input: TensorLike, k: TensorLike, sorted: bool = True, index_type: DTypeLike = "int32", name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Finds values and indices of the `k` largest entries for the last dimension.
+
+    For each vector along the last dimension, `values` holds its `k` largest entries in decreasing
+    order and `indices` their positions; equal entries keep their order (the lower index first) and
+    NaN counts as larger than every number, as in TensorFlow. `k` must be in [0, size of the last
+    dimension]. With `sorted = false` the entries are still returned sorted (TensorFlow leaves their
+    order unspecified).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`,
+        `int16`, `int8`, `int64`, `bfloat16`, `float16`. At least 1-D, with the last dimension at
+        least `k`.
+      k: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`. 0-D: the number
+        of top elements to look for.
+      sorted: An optional `bool`. Defaults to `True`.
+      index_type: An optional `type` from: `int16`, `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`values`, `indices`).
+      values: A `Tensor`. Has the same type as `input`.
+      indices: A `Tensor` of type `index_type`.
     """
 
 def _fused_conv2d(input: TensorLike, filter: TensorLike, args: Sequence[TensorLike], host_args: Sequence[TensorLike], num_args: int, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', filter_format: str = 'HWIO', dilations: Sequence[int] = [1, 1, 1, 1], use_cudnn_on_gpu: bool = True, fused_ops: Sequence[str] = [], epsilon: float = 0.0001, leakyrelu_alpha: float = 0.2, name: str | None = None) -> Tensor:

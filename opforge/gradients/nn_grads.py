@@ -183,3 +183,27 @@ def avg_pool3d_grad(op, grads):
     ops = _ops()
     return (ops.avg_pool3d_grad(ops.shape(op.inputs[0], out_type="int32"), grads[0],
                                 **_attrs3d(op, "ksize", "strides", "padding", "data_format")),)
+
+
+def top_k_grad(op, grads):
+    """The gradient of each top-k value goes back to the position it came from (a scatter
+    into zeros of the input's shape); k gets none."""
+    ops = _ops()
+    x = op.inputs[0]
+    indices, g = op.outputs[1], grads[0]
+    i64 = np.int64
+    in_shape = ops.shape(x, out_type="int64")
+    depth = ops.reshape(ops.strided_slice(in_shape, np.array([-1], np.int32), np.array([0], np.int32),
+                                          np.array([1], np.int32), end_mask=1), np.array([], np.int64))
+    ind = ops.cast(indices, "int64")
+    k = ops.reshape(ops.strided_slice(ops.shape(ind, out_type="int64"), np.array([-1], np.int32),
+                                      np.array([0], np.int32), np.array([1], np.int32), end_mask=1),
+                    np.array([1], np.int64))
+    ind_2d = ops.reshape(ind, ops.concat_v2([np.array([-1], i64), k], np.int32(0)))
+    rows = ops.reshape(ops.strided_slice(ops.shape(ind_2d, out_type="int64"), np.array([0], np.int32),
+                                         np.array([1], np.int32), np.array([1], np.int32)), np.array([], np.int64))
+    offsets = ops.range(i64(0), ops.mul(rows, depth), depth)  # where each row starts in the flat input
+    flat = ops.reshape(ops.add_v2(ind_2d, ops.expand_dims(offsets, np.int32(-1))), np.array([-1], i64))
+    total = ops.reshape(ops.prod(in_shape, np.int32(0)), np.array([1], i64))
+    scattered = ops.scatter_nd(ops.expand_dims(flat, np.int32(-1)), ops.reshape(g, np.array([-1], i64)), total)
+    return [ops.reshape(scattered, in_shape), None]

@@ -1060,6 +1060,114 @@ OpSpec MakeL2Loss() {
   return op;
 }
 
+OpSpec MakeLRN() {
+  OpSpec op;
+  op.name = "LRN";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 4, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 4, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "depth_radius";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{5});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bias";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(1.0f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "alpha";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(1.0f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "beta";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.5f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 4;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeLRNGrad() {
+  OpSpec op;
+  op.name = "LRNGrad";
+  op.inputs.push_back(ArgSpec{"input_grads", DType::kInvalid, 4, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_image", DType::kInvalid, 4, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"output_image", DType::kInvalid, 4, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 4, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "depth_radius";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{5});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bias";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(1.0f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "alpha";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(1.0f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "beta";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.5f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 4;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("LRNGrad", c); };
+  return op;
+}
+
 OpSpec MakeLeakyRelu() {
   OpSpec op;
   op.name = "LeakyRelu";
@@ -1697,6 +1805,54 @@ OpSpec MakeSparseSoftmaxCrossEntropyWithLogits() {
   return op;
 }
 
+OpSpec MakeTopKV2() {
+  OpSpec op;
+  op.name = "TopKV2";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"k", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"values", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"indices", DType::kInvalid, 3, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "sorted";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tk";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "index_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TopKV2", c); };
+  return op;
+}
+
 OpSpec Make_FusedConv2D() {
   OpSpec op;
   op.name = "_FusedConv2D";
@@ -2011,6 +2167,8 @@ OpSpec Make_FusedMatMul() {
   OpRegistry::Global().add_pending(MakeGelu());
   OpRegistry::Global().add_pending(MakeGeluGrad());
   OpRegistry::Global().add_pending(MakeL2Loss());
+  OpRegistry::Global().add_pending(MakeLRN());
+  OpRegistry::Global().add_pending(MakeLRNGrad());
   OpRegistry::Global().add_pending(MakeLeakyRelu());
   OpRegistry::Global().add_pending(MakeLeakyReluGrad());
   OpRegistry::Global().add_pending(MakeLogSoftmax());
@@ -2032,6 +2190,7 @@ OpSpec Make_FusedMatMul() {
   OpRegistry::Global().add_pending(MakeSoftsign());
   OpRegistry::Global().add_pending(MakeSoftsignGrad());
   OpRegistry::Global().add_pending(MakeSparseSoftmaxCrossEntropyWithLogits());
+  OpRegistry::Global().add_pending(MakeTopKV2());
   OpRegistry::Global().add_pending(Make_FusedConv2D());
   OpRegistry::Global().add_pending(Make_FusedDepthwiseConv2dNative());
   OpRegistry::Global().add_pending(Make_FusedMatMul());
