@@ -23,6 +23,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from .errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
+from .framework.control_flow import _flatten, _pack
 from .framework.graph import Graph, GraphTensor, get_default_graph
 from .framework.tensor import Tensor as EagerTensor
 from .framework.tensor import TensorShape
@@ -31,30 +32,9 @@ __all__ = ["Dataset", "Iterator", "make_one_shot_iterator", "make_initializable_
            "get_output_types", "get_output_shapes"]
 
 
-# ------------------------------------------------------------------------- structures
-
-
-def _flatten(structure) -> list:
-    if isinstance(structure, dict):
-        return [leaf for k in sorted(structure) for leaf in _flatten(structure[k])]
-    if isinstance(structure, (tuple, list)):
-        return [leaf for item in structure for leaf in _flatten(item)]
-    return [structure]
-
-
-def _pack(structure, leaves):
-    """leaves (an iterator) rebuilt into structure's shape."""
-    if isinstance(structure, dict):
-        return {k: _pack(structure[k], leaves) for k in sorted(structure)}
-    if isinstance(structure, tuple) and hasattr(structure, "_fields"):
-        return type(structure)(*[_pack(s, leaves) for s in structure])
-    if isinstance(structure, (tuple, list)):
-        return type(structure)(_pack(s, leaves) for s in structure)
-    return next(leaves)
-
-
 def _rebuild(structure, flat):
-    return _pack(structure, iter(flat))
+    """structure with its leaves replaced, in order, by flat."""
+    return _pack(structure, flat)
 
 
 # ------------------------------------------------------------------------- Dataset

@@ -110,6 +110,18 @@ inline void window(int64_t d, int64_t radius, int64_t depth, int64_t* lo, int64_
   *hi = std::min<int64_t>(depth - 1, d + radius);
 }
 
+// N_d = bias + alpha * (sum of x_j^2 over d's window) for every position d of one row.
+template <typename T>
+void window_norms(const T* row, int64_t depth, int64_t radius, double bias, double alpha, double* norm) {
+  for (int64_t d = 0; d < depth; ++d) {
+    int64_t lo, hi;
+    window(d, radius, depth, &lo, &hi);
+    double sqr_sum = 0;
+    for (int64_t j = lo; j <= hi; ++j) sqr_sum += static_cast<double>(row[j]) * static_cast<double>(row[j]);
+    norm[d] = bias + alpha * sqr_sum;
+  }
+}
+
 Status check_lrn(const KernelContext& ctx, const Tensor& input, int64_t radius) {
   if (input.rank() != 4) return ctx.error("input must be 4-dimensional, got shape ", input.shape().to_string());
   if (radius < 0) return ctx.error("depth_radius must be non-negative, got ", radius);
@@ -125,14 +137,12 @@ Status LRNCpu(ops::LRNArgs& a) {
   T* out = a.output.data<T>();
   const double bias = a.bias, alpha = a.alpha, beta = a.beta;
   parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, depth)), [&](int64_t b, int64_t e) {
+    std::vector<double> norm(static_cast<size_t>(depth));
     for (int64_t r = b; r < e; ++r) {
       const T* row = x + r * depth;
+      window_norms(row, depth, a.depth_radius, bias, alpha, norm.data());
       for (int64_t d = 0; d < depth; ++d) {
-        int64_t lo, hi;
-        window(d, a.depth_radius, depth, &lo, &hi);
-        double sqr_sum = 0;
-        for (int64_t j = lo; j <= hi; ++j) sqr_sum += static_cast<double>(row[j]) * static_cast<double>(row[j]);
-        out[r * depth + d] = static_cast<T>(static_cast<double>(row[d]) * std::pow(bias + alpha * sqr_sum, -beta));
+        out[r * depth + d] = static_cast<T>(static_cast<double>(row[d]) * std::pow(norm[static_cast<size_t>(d)], -beta));
       }
     }
   });
@@ -161,13 +171,7 @@ Status LRNGradCpu(ops::LRNGradArgs& a) {
     for (int64_t r = b; r < e; ++r) {
       const T* xr = x + r * depth;
       const T* gr = g + r * depth;
-      for (int64_t d = 0; d < depth; ++d) {
-        int64_t lo, hi;
-        window(d, a.depth_radius, depth, &lo, &hi);
-        double sqr_sum = 0;
-        for (int64_t j = lo; j <= hi; ++j) sqr_sum += static_cast<double>(xr[j]) * static_cast<double>(xr[j]);
-        norm[static_cast<size_t>(d)] = bias + alpha * sqr_sum;
-      }
+      window_norms(xr, depth, a.depth_radius, bias, alpha, norm.data());
       std::fill(acc.begin(), acc.end(), 0.0);
       for (int64_t d = 0; d < depth; ++d) {
         const double n_d = norm[static_cast<size_t>(d)];
