@@ -242,9 +242,9 @@ class Saver:
     def save(self, sess, save_path, global_step=None, latest_filename=None, meta_graph_def_suffix="meta",
              write_meta_graph=True, write_state=True, strip_default_attrs=False, save_debug_info=False):
         """Writes the variables' current values to the checkpoint ``save_path`` (with
-        ``-<global_step>`` appended when given) and updates the state file; returns the
-        checkpoint's prefix. The MetaGraphDef (``.meta``) is not written."""
-        del meta_graph_def_suffix, write_meta_graph, strip_default_attrs, save_debug_info
+        ``-<global_step>`` appended when given), the graph as ``<prefix>.meta`` (a
+        MetaGraphDef) and the state file; returns the checkpoint's prefix."""
+        del strip_default_attrs, save_debug_info
         save_path = os.fspath(save_path)
         if global_step is not None:
             if not isinstance(global_step, (int, np.integer)):
@@ -257,6 +257,9 @@ class Saver:
         values = sess.run([self._vars[n].value() for n in names]) if names else []
         tensor_bundle.write_bundle(prefix, {n: np.asarray(v) for n, v in zip(names, values)},
                                    {n: self._vars[n].dtype for n in names})
+        if write_meta_graph:
+            from .meta_graph import export_meta_graph  # noqa: PLC0415
+            export_meta_graph(f"{prefix}.{meta_graph_def_suffix}", graph=self._graph)
         if write_state:
             now = time.time()
             self._record(prefix, now)

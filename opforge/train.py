@@ -492,3 +492,4 @@ from .saver import (  # noqa: E402,F401
     CheckpointReader, NewCheckpointReader, Saver, checkpoint_exists, get_checkpoint_state, latest_checkpoint,
     list_variables, load_checkpoint, load_variable, update_checkpoint_state,
 )
+from .meta_graph import export_meta_graph, import_meta_graph  # noqa: E402,F401

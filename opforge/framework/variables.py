@@ -137,6 +137,19 @@ class RefVariable(_VariableBase):
         for c in collections or ([GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if trainable else [])):
             g.add_to_collection(c, self)
 
+    @classmethod
+    def _from_nodes(cls, graph, variable_op, initializer_op, snapshot, initial_value, trainable):
+        """A variable over nodes already in the graph (an imported MetaGraphDef's VariableDef)."""
+        v = cls.__new__(cls)
+        v._graph = graph
+        v._variable_op = variable_op
+        v._ref = variable_op.outputs[0]
+        v._initializer_op = initializer_op
+        v._snapshot = snapshot
+        v._initial_value = initial_value
+        v.trainable = trainable
+        return v
+
     # ---- identity
     name = property(lambda self: self._ref.name)
     op = property(lambda self: self._variable_op)

@@ -56,7 +56,8 @@ def test_save_then_restore_into_another_graph(tmp_path):
         sess.run(tf1.variables_initializer(list(variables.values())))
         prefix = tf1.train.Saver().save(sess, str(tmp_path / "model.ckpt"))
     assert prefix == str(tmp_path / "model.ckpt")
-    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.ckpt.data-00000-of-00001", "model.ckpt.index"]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.ckpt.data-00000-of-00001", "model.ckpt.index",
+                                           "model.ckpt.meta"]
     g2, variables2 = _model(_values(2))  # other initial values, same names
     with tf1.Session(graph=g2) as sess:
         tf1.train.Saver().restore(sess, prefix)

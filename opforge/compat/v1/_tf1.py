@@ -528,6 +528,7 @@ train = Namespace(
     checkpoint_exists=_train.checkpoint_exists, update_checkpoint_state=_train.update_checkpoint_state,
     list_variables=_train.list_variables, load_checkpoint=_train.load_checkpoint,
     load_variable=_train.load_variable, NewCheckpointReader=_train.NewCheckpointReader,
+    export_meta_graph=_train.export_meta_graph, import_meta_graph=_train.import_meta_graph,
     CheckpointState=_saver.CheckpointState,
 )
 initializers = Namespace(
