@@ -35,6 +35,8 @@ from . import config  # noqa: E402
 
 from . import ops  # noqa: E402
 from .ops import *  # noqa: E402,F401,F403
+# The TF1 Print op is tf.compat.v1.Print; TensorFlow's tf.print (PrintV2) is another API.
+del print  # noqa: F821
 from . import raw_ops  # noqa: E402
 from .framework.tensor import Tensor, TensorShape, convert_to_tensor  # noqa: E402
 from .framework.dlpack import from_dlpack, to_dlpack  # noqa: E402

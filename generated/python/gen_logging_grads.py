@@ -9,6 +9,16 @@ gradient per input argument.
 from opforge.gradients.registry import register_gradient as _register
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 
+
+@_register("Print")
+def _print_grad(op, grads):
+    grad = grads[0]
+    return [
+        grad,
+        None,
+    ]
+
+_not_differentiable("Assert")
 _not_differentiable("HistogramSummary")
 _not_differentiable("MergeSummary")
 _not_differentiable("ScalarSummary")

@@ -5,6 +5,24 @@ from opforge.types import DTypeLike, ShapeLike, Tensor, TensorLike
 
 __all__: list[str]
 
+def assert_(condition: TensorLike, data: Sequence[TensorLike], summarize: int = 3, name: str | None = None) -> None:
+    r"""Asserts that the given condition is true.
+
+    If `condition` (a scalar bool) is false, the run fails with an InvalidArgumentError whose
+    message lists the values of the `data` tensors (at most `summarize` entries of each), as
+    TensorFlow's does.
+
+    Args:
+      condition: A `Tensor` of type `bool`. The condition to evaluate.
+      data: A list of `Tensor` objects with types from: attr `T`. The tensors to print out when
+        condition is false.
+      summarize: An optional `int`. Defaults to `3`.
+      name: A name for the operation (optional).
+
+    Returns:
+      None (the op has no outputs).
+    """
+
 def histogram_summary(tag: TensorLike, values: TensorLike, name: str | None = None) -> Tensor:
     r"""Outputs a `Summary` protocol buffer with a histogram.
 
@@ -38,6 +56,26 @@ def merge_summary(inputs: Sequence[TensorLike], name: str | None = None) -> Tens
 
     Returns:
       A `Tensor` of type `string`.
+    """
+
+def print(input: TensorLike, data: Sequence[TensorLike], message: str = '', first_n: int = -1, summarize: int = 3, name: str | None = None) -> Tensor:
+    r"""Prints a list of tensors.
+
+    Passes `input` through to `output` and, each time it runs, writes `message` followed by the
+    values of the `data` tensors to standard error (at most `summarize` values of each, per
+    dimension; at most `first_n` times when `first_n` > 0).
+
+    Args:
+      input: A `Tensor`. The tensor passed through this op.
+      data: A list of `Tensor` objects with types from: attr `U`. A list of tensors to print out
+        when op is evaluated.
+      message: An optional `string`. Defaults to `''`.
+      first_n: An optional `int`. Defaults to `-1`.
+      summarize: An optional `int`. Defaults to `3`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
     """
 
 def scalar_summary(tags: TensorLike, values: TensorLike, name: str | None = None) -> Tensor:

@@ -10,6 +10,34 @@ namespace opforge {
 namespace ops {
 namespace {
 
+OpSpec MakeAssert() {
+  OpSpec op;
+  op.name = "Assert";
+  op.inputs.push_back(ArgSpec{"condition", DType::kBool, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, -1, -1, 0, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "summarize";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{3});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Assert", c); };
+  return op;
+}
+
 OpSpec MakeHistogramSummary() {
   OpSpec op;
   op.name = "HistogramSummary";
@@ -52,6 +80,58 @@ OpSpec MakeMergeSummary() {
   return op;
 }
 
+OpSpec MakePrint() {
+  OpSpec op;
+  op.name = "Print";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, -1, -1, 1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "U";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "message";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "first_n";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{-1});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "summarize";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{3});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeScalarSummary() {
   OpSpec op;
   op.name = "ScalarSummary";
@@ -73,8 +153,10 @@ OpSpec MakeScalarSummary() {
 }
 
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::Global().add_pending(MakeAssert());
   OpRegistry::Global().add_pending(MakeHistogramSummary());
   OpRegistry::Global().add_pending(MakeMergeSummary());
+  OpRegistry::Global().add_pending(MakePrint());
   OpRegistry::Global().add_pending(MakeScalarSummary());
   return true;
 }();

@@ -178,6 +178,18 @@ unsorted_segment_sum = _ops.unsorted_segment_sum
 newaxis = None
 
 
+def Print(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802 (TF1's name)
+    """input_ passed through; each run writes message and the data tensors to stderr (tf.Print)."""
+    return _ops.print(input_, list(data), message=message or "", first_n=-1 if first_n is None else int(first_n),
+                      summarize=3 if summarize is None else int(summarize), name=name)
+
+
+def Assert(condition, data, summarize=None, name=None):  # noqa: N802 (TF1's name)
+    """An op that fails the run with InvalidArgumentError, listing data, when condition is false
+    (tf.Assert); run it, or make other ops depend on it with control_dependencies."""
+    return _ops.assert_(condition, list(data), summarize=3 if summarize is None else int(summarize), name=name)
+
+
 def set_random_seed(seed):
     """Sets the default graph's random seed (tf.set_random_seed)."""
     _random_api.set_graph_seed(get_default_graph(), seed)
