@@ -12,18 +12,22 @@ needs tensorflow.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
 import struct
 import time
+import types
+
+import numpy as np
 
 from . import _C
-from .framework.graph import GraphTensor, Graph, get_default_graph, to_graph_tensor
+from .framework.graph import Graph, GraphTensor, _explicit_graph, get_default_graph, to_graph_tensor
 from .generated.proto.op_def_pb2 import Event, GraphDef, RunMetadata, SessionLog, Summary
 
 __all__ = ["scalar", "histogram", "merge", "merge_all", "FileWriter", "EventFileWriter",
-           "Summary", "Event", "SessionLog"]
+           "Summary", "Event", "SessionLog", "create_file_writer", "SummaryWriter"]
 
 SUMMARIES = "summaries"  # tf.GraphKeys.SUMMARIES: the collection merge_all reads
 _INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w.]")
@@ -70,16 +74,110 @@ def _graph_of(values) -> Graph:
     return get_default_graph()
 
 
-def scalar(name, tensor, collections=None, family=None):
-    """A summary with one scalar value (tf.compat.v1.summary.scalar): a string tensor holding a
-    serialized Summary, added to the ``summaries`` collection (or ``collections``)."""
-    return _summary_op("ScalarSummary", name, family, {"tags": _TAG, "values": tensor}, collections)
+def _eager_writer(value):
+    """The default TF2 writer when ``value`` is to be written now (eagerly), else None."""
+    writer = _default_writers[-1][0] if _default_writers else None
+    if writer is None or _explicit_graph() is not None or isinstance(value, GraphTensor):
+        return None
+    return writer
 
 
-def histogram(name, values, collections=None, family=None):
-    """A summary with the histogram of ``values`` (tf.compat.v1.summary.histogram), in
-    TensorFlow's buckets; non-finite values make the run fail with InvalidArgumentError."""
-    return _summary_op("HistogramSummary", name, family, {"tag": _TAG, "values": values}, collections)
+def scalar(name, tensor=None, collections=None, family=None, *, data=None, step=None, description=None):
+    """TF1 (tf.compat.v1.summary.scalar): a summary op with one scalar value, a string tensor
+    holding a serialized Summary, added to the ``summaries`` collection (or ``collections``).
+
+    TF2 (tf.summary.scalar(name, data, step)): executing eagerly under a default writer
+    (``create_file_writer(...).as_default()``), writes the value at ``step`` now and returns
+    True (False without a default writer)."""
+    value = tensor if data is None else data
+    writer = _eager_writer(value)
+    if writer is not None or step is not None or not _graph_mode(value):
+        return _write_eagerly(writer, name, step, lambda: Summary(value=[
+            Summary.Value(tag=name, simple_value=float(np.asarray(value).reshape(())))]))
+    return _summary_op("ScalarSummary", name, family, {"tags": _TAG, "values": value}, collections)
+
+
+def histogram(name, values=None, collections=None, family=None, *, data=None, step=None, buckets=None,
+              description=None):
+    """TF1: a summary op with the histogram of ``values`` (TensorFlow 1's buckets; non-finite
+    values make the run fail with InvalidArgumentError). TF2 (``data``, ``step``): written
+    eagerly under a default writer, as scalar."""
+    value = values if data is None else data
+    writer = _eager_writer(value)
+    if writer is not None or step is not None or not _graph_mode(value):
+        from . import ops  # noqa: PLC0415
+        return _write_eagerly(writer, name, step, lambda: Summary.FromString(
+            ops.histogram_summary(name, value).numpy()))
+    return _summary_op("HistogramSummary", name, family, {"tag": _TAG, "values": value}, collections)
+
+
+def _graph_mode(value) -> bool:
+    return _explicit_graph() is not None or isinstance(value, GraphTensor) or hasattr(value, "_graph_element")
+
+
+def _write_eagerly(writer, name, step, make_summary) -> bool:
+    if writer is None:
+        return False
+    if step is None:
+        step = _default_writers[-1][1]
+    if step is None:
+        raise ValueError(f"summary {name!r}: no step set (pass step=, or use writer.as_default(step) or "
+                         "of.summary.experimental.set_step)")
+    writer._event_writer.add_event(Event(wall_time=time.time(), step=int(np.asarray(step)), summary=make_summary()))
+    return True
+
+
+# ------------------------------------------------------------------------- TF2 writers
+
+_default_writers: list = []  # (writer, default step) of the enclosing as_default() blocks
+
+
+class SummaryWriter:
+    """tf.summary.create_file_writer's writer: an event file in ``logdir`` that the eager
+    ``scalar``/``histogram`` calls under ``as_default()`` write to."""
+
+    def __init__(self, logdir, max_queue=10, flush_millis=120000, filename_suffix=".v2"):
+        self._event_writer = EventFileWriter(logdir, max_queue, flush_millis / 1000.0, filename_suffix)
+
+    @contextlib.contextmanager
+    def as_default(self, step=None):
+        _default_writers.append((self, step))
+        try:
+            yield self
+        finally:
+            _default_writers.pop()
+            self.flush()
+
+    def set_as_default(self, step=None):
+        _default_writers.append((self, step))
+
+    def init(self):
+        pass
+
+    def flush(self):
+        self._event_writer.flush()
+
+    def close(self):
+        self._event_writer.close()
+
+
+def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffix=None, name=None):
+    """A SummaryWriter for ``logdir`` (tf.summary.create_file_writer)."""
+    del name
+    return SummaryWriter(logdir, 10 if max_queue is None else max_queue,
+                         120000 if flush_millis is None else flush_millis,
+                         ".v2" if filename_suffix is None else filename_suffix)
+
+
+def _set_step(step):
+    if not _default_writers:
+        raise ValueError("set_step needs a default writer (writer.as_default() or set_as_default())")
+    writer, _ = _default_writers[-1]
+    _default_writers[-1] = (writer, step)
+
+
+experimental = types.SimpleNamespace(set_step=_set_step,
+                                     get_step=lambda: _default_writers[-1][1] if _default_writers else None)
 
 
 def merge(inputs, collections=None, name=None):

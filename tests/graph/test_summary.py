@@ -249,3 +249,32 @@ def test_writer_flush_close_reopen(tmp_path):
     assert writer.get_logdir() == str(tmp_path / "run")
     with pytest.raises(TypeError, match="serialized Summary"):
         writer.add_summary(3.0)
+
+
+# ---------------------------------------------------------------- TF2's eager writer
+
+
+def test_tf2_writer_writes_eagerly(tmp_path):
+    event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
+    writer = of.summary.create_file_writer(str(tmp_path))
+    assert of.summary.scalar("loss", 1.0, step=0) is False  # no default writer: nothing written
+    rng = np.random.default_rng(5)
+    losses = rng.random(4)
+    with writer.as_default(step=7):
+        for i, value in enumerate(losses):
+            assert of.summary.scalar("loss", of.constant(value), step=i) is True
+        of.summary.histogram("weights", rng.normal(size=50), step=3)
+        of.summary.scalar("lr", 0.5)  # at the as_default step
+        of.summary.experimental.set_step(9)
+        of.summary.scalar("lr", 0.25)
+    writer.close()
+    acc = event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"histograms": 0, "scalars": 0})
+    acc.Reload()
+    np.testing.assert_allclose([e.value for e in acc.Scalars("loss")], losses, rtol=1e-6)
+    assert [(e.step, e.value) for e in acc.Scalars("lr")] == [(7, 0.5), (9, 0.25)]
+    assert [e.step for e in acc.Histograms("weights")] == [3]
+
+
+def test_tf2_writer_needs_a_step(tmp_path):
+    with of.summary.create_file_writer(str(tmp_path)).as_default(), pytest.raises(ValueError, match="no step"):
+        of.summary.scalar("x", 1.0)
