@@ -26,7 +26,7 @@ from . import _C
 from .framework.graph import Graph, GraphTensor, _explicit_graph, get_default_graph, to_graph_tensor
 from .generated.proto.op_def_pb2 import Event, GraphDef, RunMetadata, SessionLog, Summary
 
-__all__ = ["scalar", "histogram", "merge", "merge_all", "FileWriter", "EventFileWriter",
+__all__ = ["scalar", "histogram", "image", "merge", "merge_all", "FileWriter", "EventFileWriter",
            "Summary", "Event", "SessionLog", "create_file_writer", "SummaryWriter"]
 
 SUMMARIES = "summaries"  # tf.GraphKeys.SUMMARIES: the collection merge_all reads
@@ -39,7 +39,7 @@ def _clean_tag(name: str) -> str:
     return cleaned or "summary"
 
 
-def _summary_op(op_type: str, name: str, family, inputs: dict, collections):
+def _summary_op(op_type: str, name: str, family, inputs: dict, collections, attrs=None):
     """Adds one summary node, named and tagged as TensorFlow 1 does: under name scope "s/",
     ``scalar("loss", x)`` is node "s/loss" with tag "s/loss"; with family "f" the node is
     "s/f/loss" and the tag "f/s/f/loss"."""
@@ -53,7 +53,7 @@ def _summary_op(op_type: str, name: str, family, inputs: dict, collections):
             if value is _TAG:
                 value = tag
             args.append(to_graph_tensor(graph, value, op_name=op_type))
-        op = graph.create_op(op_type, args, {}, name=scope, exact_name=True)
+        op = graph.create_op(op_type, args, attrs or {}, name=scope, exact_name=True)
     out = op.outputs[0]
     for key in (collections if collections is not None else [SUMMARIES]):
         graph.add_to_collection(key, out)
@@ -109,6 +109,22 @@ def histogram(name, values=None, collections=None, family=None, *, data=None, st
         return _write_eagerly(writer, name, step, lambda: Summary.FromString(
             ops.histogram_summary(name, value).numpy()))
     return _summary_op("HistogramSummary", name, family, {"tag": _TAG, "values": value}, collections)
+
+
+def image(name, tensor=None, max_outputs=3, collections=None, family=None, *, data=None, step=None,
+          description=None):
+    """TF1: a summary op with up to ``max_outputs`` images of the 4-D ``tensor`` [batch,
+    height, width, 1|3|4] as PNGs (float images rescaled as TensorFlow does), tagged
+    ``name/image/0``... (``name/image`` with max_outputs=1). TF2 (``data``, ``step``): written
+    eagerly under a default writer."""
+    value = tensor if data is None else data
+    writer = _eager_writer(value)
+    if writer is not None or step is not None or not _graph_mode(value):
+        from . import ops  # noqa: PLC0415
+        return _write_eagerly(writer, name, step, lambda: Summary.FromString(
+            ops.image_summary(name, value, max_images=int(max_outputs)).numpy()))
+    return _summary_op("ImageSummary", name, family, {"tag": _TAG, "tensor": value}, collections,
+                       {"max_images": int(max_outputs)})
 
 
 def _graph_mode(value) -> bool:

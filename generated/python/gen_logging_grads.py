@@ -20,5 +20,6 @@ def _print_grad(op, grads):
 
 _not_differentiable("Assert")
 _not_differentiable("HistogramSummary")
+_not_differentiable("ImageSummary")
 _not_differentiable("MergeSummary")
 _not_differentiable("ScalarSummary")

@@ -42,6 +42,29 @@ def histogram_summary(tag: TensorLike, values: TensorLike, name: str | None = No
       A `Tensor` of type `string`.
     """
 
+def image_summary(tag: TensorLike, tensor: TensorLike, max_images: int = 3, name: str | None = None) -> Tensor:
+    r"""Outputs a `Summary` protocol buffer with images.
+
+    `tensor` is a 4-D [batch_size, height, width, channels] batch of images with 1 (grayscale), 3
+    (RGB) or 4 (RGBA) channels; the first `max_images` become PNG-encoded `Summary.Value.image`s
+    tagged `tag/image` when `max_images` is 1, else `tag/image/0`, `tag/image/1`, ... uint8 images
+    are used as they are; float images are rescaled one by one as TensorFlow does: with no negative
+    value so that the largest is 255, otherwise so that 0 is 128 and the largest magnitude 127 away.
+    Pixels with a non-finite value are painted opaque red (TensorFlow's default `bad_color`, which
+    opforge does not let you change).
+
+    Args:
+      tag: A `Tensor` of type `string`. Scalar. Used to build the `tag` attribute of the summary
+        values.
+      tensor: A `Tensor`. Must be one of the following types: `uint8`, `float32`, `float16`,
+        `float64`. 4-D of shape `[batch_size, height, width, channels]`.
+      max_images: An optional `int` that is `>= 1`. Defaults to `3`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+    """
+
 def merge_summary(inputs: Sequence[TensorLike], name: str | None = None) -> Tensor:
     r"""Merges summaries.
 

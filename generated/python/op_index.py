@@ -80,6 +80,7 @@ OPS = {
     "TensorListStack": ("list", "tensor_list_stack"),
     "Assert": ("logging", "assert_"),
     "HistogramSummary": ("logging", "histogram_summary"),
+    "ImageSummary": ("logging", "image_summary"),
     "MergeSummary": ("logging", "merge_summary"),
     "Print": ("logging", "print"),
     "ScalarSummary": ("logging", "scalar_summary"),

@@ -278,3 +278,90 @@ def test_tf2_writer_writes_eagerly(tmp_path):
 def test_tf2_writer_needs_a_step(tmp_path):
     with of.summary.create_file_writer(str(tmp_path)).as_default(), pytest.raises(ValueError, match="no step"):
         of.summary.scalar("x", 1.0)
+
+
+# ---------------------------------------------------------------- images
+
+
+def _decode_png(data: bytes) -> np.ndarray:
+    """A minimal PNG reader (8-bit, no interlace, any filter) with zlib, for checking pixels."""
+    import zlib
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
+        assert struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])[0] == zlib.crc32(kind + body)
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    width, height, depth, color = header[:4]
+    channels = {0: 1, 4: 2, 2: 3, 6: 4}[color]
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows = [np.frombuffer(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)], np.uint8) for y in range(height)]
+    assert depth == 8 and all(raw[y * (stride + 1)] == 0 for y in range(height))  # filter type 0
+    return np.stack(rows).reshape(height, width, channels)
+
+
+def test_image_summary_pixels():
+    rng = np.random.default_rng(6)
+    u8 = rng.integers(0, 256, size=(4, 3, 5, 3)).astype(np.uint8)
+    s = Summary.FromString(of.raw_ops.ImageSummary(tag="in", tensor=u8, max_images=2).numpy())
+    assert [v.tag for v in s.value] == ["in/image/0", "in/image/1"]
+    for i, v in enumerate(s.value):
+        assert (v.image.height, v.image.width, v.image.colorspace) == (3, 5, 3)
+        np.testing.assert_array_equal(_decode_png(v.image.encoded_image_string), u8[i])
+    positive = np.array([0.0, 1.0, 2.0, 0.3], np.float32).reshape(1, 1, 4, 1)
+    signed = np.array([-1.0, 0.0, 4.0, 2.0, np.nan], np.float32).reshape(1, 1, 5, 1)
+    big = rng.random((1, 300, 300, 4)).astype(np.float32)  # more than one deflate block
+    one = lambda x: Summary.FromString(of.raw_ops.ImageSummary(tag="t", tensor=x, max_images=1).numpy()).value[0]
+    assert one(positive).tag == "t/image"
+    np.testing.assert_array_equal(_decode_png(one(positive).image.encoded_image_string).ravel(), [0, 127, 255, 38])
+    # negative values: 0 maps to 128, the largest magnitude 127 away; NaN is painted red (gray: 255)
+    np.testing.assert_array_equal(_decode_png(one(signed).image.encoded_image_string).ravel(), [96, 128, 255, 191, 255])
+    assert _decode_png(one(big).image.encoded_image_string).shape == (300, 300, 4)
+
+
+def test_image_summary_pixels_match_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        for x in (rng.random((2, 4, 3, 4)).astype(np.float32) * 3, rng.normal(size=(2, 3, 3, 3)),
+                  rng.normal(size=(2, 2, 5, 1)).astype(np.float16), rng.integers(0, 256, (1, 2, 2, 3)).astype(np.uint8)):
+            ours = Summary.FromString(of.raw_ops.ImageSummary(tag="img", tensor=x, max_images=2).numpy())
+            with tf.Graph().as_default():
+                op = tf.raw_ops.ImageSummary(tag="img", tensor=tf.constant(x), max_images=2)
+                with tf.compat.v1.Session() as sess:
+                    theirs = Summary.FromString(sess.run(op))
+            assert [v.tag for v in ours.value] == [v.tag for v in theirs.value]
+            for a, b in zip(ours.value, theirs.value):
+                np.testing.assert_array_equal(_decode_png(a.image.encoded_image_string),
+                                              tf.io.decode_png(b.image.encoded_image_string).numpy())
+
+
+@pytest.mark.parametrize("tensor, message", [
+    (np.zeros((2, 2, 2), np.float32), "4-D with last dim 1, 3, or 4"),
+    (np.zeros((1, 2, 2, 2), np.float32), "4-D with last dim 1, 3, or 4"),
+])
+def test_image_summary_errors(tensor, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        of.raw_ops.ImageSummary(tag="x", tensor=tensor)
+
+
+def test_tf_summary_image_in_a_graph_and_in_tensorboard(tmp_path):
+    event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
+    rng = np.random.default_rng(7)
+    with tf1.Graph().as_default():
+        x = tf1.placeholder(tf1.float32, [None, 28, 28, 1])
+        tf1.summary.image("input", x, 2)
+        merged = tf1.summary.merge_all()
+        with tf1.Session() as sess, tf1.summary.FileWriter(str(tmp_path)) as writer:
+            writer.add_summary(sess.run(merged, {x: rng.random((5, 28, 28, 1))}), 1)
+    acc = event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"images": 0})
+    acc.Reload()
+    assert acc.Tags()["images"] == ["input/image/0", "input/image/1"]
+    image = acc.Images("input/image/1")[0]
+    assert (image.step, image.width, image.height) == (1, 28, 28)

@@ -60,6 +60,38 @@ OpSpec MakeHistogramSummary() {
   return op;
 }
 
+OpSpec MakeImageSummary() {
+  OpSpec op;
+  op.name = "ImageSummary";
+  op.inputs.push_back(ArgSpec{"tag", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"summary", static_cast<DType>(7), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "max_images";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{3});
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 OpSpec MakeMergeSummary() {
   OpSpec op;
   op.name = "MergeSummary";
@@ -155,6 +187,7 @@ OpSpec MakeScalarSummary() {
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeAssert());
   OpRegistry::Global().add_pending(MakeHistogramSummary());
+  OpRegistry::Global().add_pending(MakeImageSummary());
   OpRegistry::Global().add_pending(MakeMergeSummary());
   OpRegistry::Global().add_pending(MakePrint());
   OpRegistry::Global().add_pending(MakeScalarSummary());

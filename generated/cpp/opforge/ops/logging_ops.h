@@ -6,6 +6,7 @@
 // implement; this header gathers them all.
 #include "opforge/ops/logging/assert_.h"
 #include "opforge/ops/logging/histogram_summary.h"
+#include "opforge/ops/logging/image_summary.h"
 #include "opforge/ops/logging/merge_summary.h"
 #include "opforge/ops/logging/print.h"
 #include "opforge/ops/logging/scalar_summary.h"
