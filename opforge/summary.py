@@ -24,9 +24,9 @@ import numpy as np
 
 from . import _C
 from .framework.graph import Graph, GraphTensor, _explicit_graph, get_default_graph, to_graph_tensor
-from .generated.proto.op_def_pb2 import Event, GraphDef, RunMetadata, SessionLog, Summary
+from .generated.proto.op_def_pb2 import Event, GraphDef, RunMetadata, SessionLog, Summary, SummaryMetadata
 
-__all__ = ["scalar", "histogram", "image", "merge", "merge_all", "FileWriter", "EventFileWriter",
+__all__ = ["scalar", "histogram", "image", "text", "audio", "merge", "merge_all", "FileWriter", "EventFileWriter",
            "Summary", "Event", "SessionLog", "create_file_writer", "SummaryWriter"]
 
 SUMMARIES = "summaries"  # tf.GraphKeys.SUMMARIES: the collection merge_all reads
@@ -125,6 +125,38 @@ def image(name, tensor=None, max_outputs=3, collections=None, family=None, *, da
             ops.image_summary(name, value, max_images=int(max_outputs)).numpy()))
     return _summary_op("ImageSummary", name, family, {"tag": _TAG, "tensor": value}, collections,
                        {"max_images": int(max_outputs)})
+
+
+def text(name, tensor=None, collections=None, *, data=None, step=None, description=None):
+    """A summary of a string tensor for TensorBoard's text dashboard: a TensorSummaryV2 op
+    (TF1, tf.compat.v1.summary.text), or written eagerly under a default writer (TF2)."""
+    value = tensor if data is None else data
+    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="text")).SerializeToString()
+    writer = _eager_writer(value)
+    if writer is not None or step is not None or not _graph_mode(value):
+        from . import ops  # noqa: PLC0415
+        return _write_eagerly(writer, name, step, lambda: Summary.FromString(
+            ops.tensor_summary_v2(name, value, metadata).numpy()))
+    return _summary_op("TensorSummaryV2", name, None,
+                       {"tag": _TAG, "tensor": value, "serialized_summary_metadata": metadata}, collections)
+
+
+def audio(name, tensor=None, sample_rate=None, max_outputs=3, collections=None, family=None, *, data=None,
+          step=None, encoding=None, description=None):
+    """A summary of up to ``max_outputs`` float clips ([batch, frames] or [batch, frames,
+    channels], values in [-1, 1]) as WAV files, for TensorBoard's audio dashboard: an
+    AudioSummaryV2 op (TF1), or written eagerly under a default writer (TF2)."""
+    value = tensor if data is None else data
+    if sample_rate is None:
+        raise ValueError("audio: sample_rate is required")
+    writer = _eager_writer(value)
+    rate = sample_rate if isinstance(sample_rate, GraphTensor) else np.float32(sample_rate)
+    if writer is not None or step is not None or not _graph_mode(value):
+        from . import ops  # noqa: PLC0415
+        return _write_eagerly(writer, name, step, lambda: Summary.FromString(
+            ops.audio_summary_v2(name, value, rate, max_outputs=int(max_outputs)).numpy()))
+    return _summary_op("AudioSummaryV2", name, family, {"tag": _TAG, "tensor": value, "sample_rate": rate},
+                       collections, {"max_outputs": int(max_outputs)})
 
 
 def _graph_mode(value) -> bool:

@@ -19,7 +19,9 @@ def _print_grad(op, grads):
     ]
 
 _not_differentiable("Assert")
+_not_differentiable("AudioSummaryV2")
 _not_differentiable("HistogramSummary")
 _not_differentiable("ImageSummary")
 _not_differentiable("MergeSummary")
 _not_differentiable("ScalarSummary")
+_not_differentiable("TensorSummaryV2")

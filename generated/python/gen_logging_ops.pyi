@@ -23,6 +23,28 @@ def assert_(condition: TensorLike, data: Sequence[TensorLike], summarize: int = 
       None (the op has no outputs).
     """
 
+def audio_summary_v2(tag: TensorLike, tensor: TensorLike, sample_rate: TensorLike, max_outputs: int = 3, name: str | None = None) -> Tensor:
+    r"""Outputs a `Summary` protocol buffer with audio.
+
+    `tensor` is a float batch of clips, [batch_size, frames] (mono) or [batch_size, frames,
+    channels], with values in [-1, 1] (others are clipped); the first `max_outputs` become 16-bit
+    PCM WAV files in `Summary.Value.audio`, tagged `tag/audio` when `max_outputs` is 1, else
+    `tag/audio/0`, `tag/audio/1`, ...
+
+    Args:
+      tag: A `Tensor` of type `string`. Scalar. Used to build the `tag` attribute of the summary
+        values.
+      tensor: A `Tensor` of type `float32`. 2-D of shape `[batch_size, frames]` or 3-D `[batch_size,
+        frames, channels]`.
+      sample_rate: A `Tensor` of type `float32`. The sample rate of the signal in hertz (a positive
+        scalar).
+      max_outputs: An optional `int` that is `>= 1`. Defaults to `3`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+    """
+
 def histogram_summary(tag: TensorLike, values: TensorLike, name: str | None = None) -> Tensor:
     r"""Outputs a `Summary` protocol buffer with a histogram.
 
@@ -114,6 +136,24 @@ def scalar_summary(tags: TensorLike, values: TensorLike, name: str | None = None
       values: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,
         `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`. Same
         shape as `tags`: the values for the summary.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+    """
+
+def tensor_summary_v2(tag: TensorLike, tensor: TensorLike, serialized_summary_metadata: TensorLike, name: str | None = None) -> Tensor:
+    r"""Outputs a `Summary` protocol buffer with a tensor and per-plugin data.
+
+    One `Summary.Value` tagged `tag` holding `tensor` as a TensorProto (strings in `string_val`,
+    other dtypes in `tensor_content`) and `serialized_summary_metadata` (a serialized
+    SummaryMetadata, e.g. the text plugin's) as its metadata.
+
+    Args:
+      tag: A `Tensor` of type `string`. A string attached to this summary. Used for organization in
+        TensorBoard.
+      tensor: A `Tensor`. A tensor to serialize.
+      serialized_summary_metadata: A `Tensor` of type `string`. A serialized SummaryMetadata proto.
       name: A name for the operation (optional).
 
     Returns:

@@ -365,3 +365,61 @@ def test_tf_summary_image_in_a_graph_and_in_tensorboard(tmp_path):
     assert acc.Tags()["images"] == ["input/image/0", "input/image/1"]
     image = acc.Images("input/image/1")[0]
     assert (image.step, image.width, image.height) == (1, 28, 28)
+
+
+# ---------------------------------------------------------------- text and audio
+
+
+def test_text_and_audio_summaries_in_tensorboard(tmp_path):
+    event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
+    rng = np.random.default_rng(8)
+    clips = rng.uniform(-1, 1, size=(3, 400)).astype(np.float32)
+    with tf1.Graph().as_default():
+        notes = tf1.placeholder(tf1.string, [2])
+        sound = tf1.placeholder(tf1.float32, [None, 400])
+        tf1.summary.text("notes", notes)
+        tf1.summary.audio("sound", sound, 8000, max_outputs=2)
+        merged = tf1.summary.merge_all()
+        with tf1.Session() as sess, tf1.summary.FileWriter(str(tmp_path)) as writer:
+            writer.add_summary(sess.run(merged, {notes: ["first run", "lr=0.1"], sound: clips}), 4)
+    acc = event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"audio": 0, "tensors": 0})
+    acc.Reload()
+    assert acc.Tags()["audio"] == ["sound/audio/0", "sound/audio/1"]
+    clip = acc.Audio("sound/audio/1")[0]
+    assert (clip.step, clip.sample_rate, clip.length_frames, clip.content_type) == (4, 8000, 400, "audio/wav")
+    wav = clip.encoded_audio_string
+    assert wav[:4] == b"RIFF" and wav[8:16] == b"WAVEfmt "
+    pcm = np.frombuffer(wav[44:], np.int16)
+    np.testing.assert_array_equal(pcm, np.clip(np.round(clips[1] * 32768), -32768, 32767).astype(np.int16))
+    [event] = acc.Tensors("notes")
+    assert list(event.tensor_proto.string_val) == [b"first run", b"lr=0.1"]
+    assert acc.SummaryMetadata("notes").plugin_data.plugin_name == "text"
+
+
+def test_text_and_audio_are_tensorflows_bytes():
+    tf = pytest.importorskip("tensorflow")
+    from opforge.generated.proto.op_def_pb2 import SummaryMetadata
+    meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="text")).SerializeToString()
+    for value in ([["a", "bc"], ["d", "é"]], np.arange(6.0).reshape(2, 3)):
+        ours = of.raw_ops.TensorSummaryV2(tag="t", tensor=value, serialized_summary_metadata=meta).numpy()
+        assert ours == tf.raw_ops.TensorSummaryV2(tag="t", tensor=value, serialized_summary_metadata=meta).numpy()
+    clips = np.random.default_rng(9).uniform(-1.2, 1.2, size=(2, 30, 2)).astype(np.float32)  # some clipped
+    ours = of.raw_ops.AudioSummaryV2(tag="a", tensor=clips, sample_rate=np.float32(16000), max_outputs=2).numpy()
+    with tf.Graph().as_default():
+        op = tf.raw_ops.AudioSummaryV2(tag="a", tensor=tf.constant(clips), sample_rate=tf.constant(16000.0),
+                                       max_outputs=2)
+        with tf.compat.v1.Session() as sess:
+            assert ours == sess.run(op)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: of.raw_ops.AudioSummaryV2(tag="a", tensor=np.zeros(4, np.float32), sample_rate=np.float32(8000)),
+     "3-D or 2-D"),
+    (lambda: of.raw_ops.AudioSummaryV2(tag="a", tensor=np.zeros((1, 4), np.float32), sample_rate=np.float32(-1)),
+     "sample_rate must be positive"),
+    (lambda: of.raw_ops.TensorSummaryV2(tag=["a", "b"], tensor=np.zeros(2), serialized_summary_metadata=b""),
+     "tag must be a scalar"),
+])
+def test_text_and_audio_errors(call, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        call()

@@ -38,6 +38,29 @@ OpSpec MakeAssert() {
   return op;
 }
 
+OpSpec MakeAudioSummaryV2() {
+  OpSpec op;
+  op.name = "AudioSummaryV2";
+  op.inputs.push_back(ArgSpec{"tag", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"tensor", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sample_rate", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"summary", static_cast<DType>(7), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "max_outputs";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{3});
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 OpSpec MakeHistogramSummary() {
   OpSpec op;
   op.name = "HistogramSummary";
@@ -184,13 +207,35 @@ OpSpec MakeScalarSummary() {
   return op;
 }
 
+OpSpec MakeTensorSummaryV2() {
+  OpSpec op;
+  op.name = "TensorSummaryV2";
+  op.inputs.push_back(ArgSpec{"tag", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"serialized_summary_metadata", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"summary", static_cast<DType>(7), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeAssert());
+  OpRegistry::Global().add_pending(MakeAudioSummaryV2());
   OpRegistry::Global().add_pending(MakeHistogramSummary());
   OpRegistry::Global().add_pending(MakeImageSummary());
   OpRegistry::Global().add_pending(MakeMergeSummary());
   OpRegistry::Global().add_pending(MakePrint());
   OpRegistry::Global().add_pending(MakeScalarSummary());
+  OpRegistry::Global().add_pending(MakeTensorSummaryV2());
   return true;
 }();
 

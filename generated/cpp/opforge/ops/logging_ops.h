@@ -5,8 +5,10 @@
 // One header per op (opforge/ops/logging/<op>.h): kernels include those of the ops they
 // implement; this header gathers them all.
 #include "opforge/ops/logging/assert_.h"
+#include "opforge/ops/logging/audio_summary_v2.h"
 #include "opforge/ops/logging/histogram_summary.h"
 #include "opforge/ops/logging/image_summary.h"
 #include "opforge/ops/logging/merge_summary.h"
 #include "opforge/ops/logging/print.h"
 #include "opforge/ops/logging/scalar_summary.h"
+#include "opforge/ops/logging/tensor_summary_v2.h"
