@@ -28,6 +28,16 @@ TIMEOUT = 300
 MISSING: dict[str, str] = {}
 
 
+# Programs whose own outcome is random: they set no seed and keep dropout on when they decode,
+# so now and then a run ends in the program's own error. They get up to three runs.
+RANDOM_OUTCOME = {
+    # translate() raises ValueError("'E' is not in list") when the sampled decoding lacks the
+    # end symbol: about 1 run in 10 under opforge; its loss varies from run to run under
+    # TensorFlow too (0.00017 to 0.0008 over 6 runs).
+    "golbin__10_03_Seq2Seq.py": 3,
+}
+
+
 def _selected(request, prefix: str) -> list[str]:
     """The programs whose tests named `prefix` this pytest session runs."""
     names = []
@@ -46,7 +56,13 @@ def _run_all(programs: list[str], backend: str) -> dict:
 
 @pytest.fixture(scope="module")
 def opforge_runs(request):
-    return _run_all(_selected(request, "test_program"), "opforge")
+    runs = _run_all(_selected(request, "test_program"), "opforge")
+    for program, attempts in RANDOM_OUTCOME.items():
+        for _ in range(attempts - 1):
+            if program not in runs or runs[program]["ok"]:
+                break
+            runs[program] = harness._spawn(os.path.join(harness.PROGRAMS_DIR, program), "opforge", 0, None, TIMEOUT)
+    return runs
 
 
 @pytest.fixture(scope="module")
