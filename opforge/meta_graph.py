@@ -37,11 +37,9 @@ def _collection_def(items, proto) -> bool:
             snapshot_name=v.value().name, trainable=bool(v.trainable)).SerializeToString() for v in items)
     elif all(isinstance(v, (GraphTensor, Operation)) for v in items):
         proto.node_list.value.extend(v.name for v in items)
-    elif all(isinstance(v, bool) or not isinstance(v, (int, float)) for v in items):
-        return False
-    elif all(isinstance(v, int) for v in items):
+    elif all(isinstance(v, int) and not isinstance(v, bool) for v in items):
         proto.int64_list.value.extend(items)
-    elif all(isinstance(v, (int, float)) for v in items):
+    elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items):
         proto.float_list.value.extend(float(v) for v in items)
     else:
         return False

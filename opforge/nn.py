@@ -643,12 +643,11 @@ def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cl
     """Logits and labels of the true classes and of sampled classes (TensorFlow's
     _compute_sampled_logits): returns (out_logits, out_labels), each [batch, num_true +
     num_sampled]."""
-    from . import random_api  # noqa: PLC0415
     if not isinstance(weights, (list, tuple)):
         weights = [weights]
     labels = _ops.cast(labels, "int64") if getattr(labels, "dtype", None) != "int64" else labels
     if sampled_values is None:
-        sampled_values = random_api.log_uniform_candidate_sampler(
+        sampled_values = log_uniform_candidate_sampler(
             labels, num_true, num_sampled, True, num_classes, seed=seed,
             _graph=inputs.graph if hasattr(inputs, "graph") else None)
     sampled, true_expected_count, sampled_expected_count = (_ops.stop_gradient(v) for v in sampled_values)
@@ -711,12 +710,7 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
     return softmax_cross_entropy_with_logits(labels=_ops.stop_gradient(labels_out), logits=logits)
 
 
-def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
-    from . import random_api  # noqa: PLC0415
-    return random_api.log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed, name)
-
-
-log_uniform_candidate_sampler.__doc__ = "tf.nn.log_uniform_candidate_sampler: see of.random.log_uniform_candidate_sampler."
+from .random_api import log_uniform_candidate_sampler  # noqa: E402 (tf.nn's spelling of tf.random's)
 
 
 def compat_v1_namespace():

@@ -17,6 +17,7 @@ import os
 import re
 import socket
 import struct
+import threading
 import time
 import types
 
@@ -74,12 +75,29 @@ def _graph_of(values) -> Graph:
     return get_default_graph()
 
 
-def _eager_writer(value):
-    """The default TF2 writer when ``value`` is to be written now (eagerly), else None."""
-    writer = _default_writers[-1][0] if _default_writers else None
-    if writer is None or _explicit_graph() is not None or isinstance(value, GraphTensor):
-        return None
-    return writer
+def _summarize(name, value, step, eager, graph_op):
+    """The two spellings of a summary function: executing eagerly (no graph being built, not a
+    graph tensor) it writes ``eager()``, a Summary, to the default TF2 writer at ``step`` and
+    returns True (False without a default writer); in a graph it returns ``graph_op()``, the
+    TF1 summary op."""
+    in_graph = _explicit_graph() is not None or isinstance(value, GraphTensor) or hasattr(value, "_graph_element")
+    if in_graph:
+        return graph_op() if step is None else False  # (TF2's graph-mode writing is not supported)
+    writers = _writers()
+    if not writers:
+        return False
+    writer, default_step = writers[-1]
+    step = default_step if step is None else step
+    if step is None:
+        raise ValueError(f"summary {name!r}: no step set (pass step=, or use writer.as_default(step) or "
+                         "of.summary.experimental.set_step)")
+    writer._event_writer.add_event(Event(wall_time=time.time(), step=int(np.asarray(step)), summary=eager()))
+    return True
+
+
+def _run_op(fn, *args, **kwargs) -> Summary:
+    """The Summary an op computes eagerly."""
+    return Summary.FromString(fn(*args, **kwargs).numpy())
 
 
 def scalar(name, tensor=None, collections=None, family=None, *, data=None, step=None, description=None):
@@ -90,11 +108,10 @@ def scalar(name, tensor=None, collections=None, family=None, *, data=None, step=
     (``create_file_writer(...).as_default()``), writes the value at ``step`` now and returns
     True (False without a default writer)."""
     value = tensor if data is None else data
-    writer = _eager_writer(value)
-    if writer is not None or step is not None or not _graph_mode(value):
-        return _write_eagerly(writer, name, step, lambda: Summary(value=[
-            Summary.Value(tag=name, simple_value=float(np.asarray(value).reshape(())))]))
-    return _summary_op("ScalarSummary", name, family, {"tags": _TAG, "values": value}, collections)
+    return _summarize(
+        name, value, step,
+        lambda: Summary(value=[Summary.Value(tag=name, simple_value=float(np.asarray(value).reshape(())))]),
+        lambda: _summary_op("ScalarSummary", name, family, {"tags": _TAG, "values": value}, collections))
 
 
 def histogram(name, values=None, collections=None, family=None, *, data=None, step=None, buckets=None,
@@ -102,13 +119,11 @@ def histogram(name, values=None, collections=None, family=None, *, data=None, st
     """TF1: a summary op with the histogram of ``values`` (TensorFlow 1's buckets; non-finite
     values make the run fail with InvalidArgumentError). TF2 (``data``, ``step``): written
     eagerly under a default writer, as scalar."""
+    from . import ops  # noqa: PLC0415
     value = values if data is None else data
-    writer = _eager_writer(value)
-    if writer is not None or step is not None or not _graph_mode(value):
-        from . import ops  # noqa: PLC0415
-        return _write_eagerly(writer, name, step, lambda: Summary.FromString(
-            ops.histogram_summary(name, value).numpy()))
-    return _summary_op("HistogramSummary", name, family, {"tag": _TAG, "values": value}, collections)
+    return _summarize(name, value, step, lambda: _run_op(ops.histogram_summary, name, value),
+                      lambda: _summary_op("HistogramSummary", name, family, {"tag": _TAG, "values": value},
+                                          collections))
 
 
 def image(name, tensor=None, max_outputs=3, collections=None, family=None, *, data=None, step=None,
@@ -117,28 +132,23 @@ def image(name, tensor=None, max_outputs=3, collections=None, family=None, *, da
     height, width, 1|3|4] as PNGs (float images rescaled as TensorFlow does), tagged
     ``name/image/0``... (``name/image`` with max_outputs=1). TF2 (``data``, ``step``): written
     eagerly under a default writer."""
+    from . import ops  # noqa: PLC0415
     value = tensor if data is None else data
-    writer = _eager_writer(value)
-    if writer is not None or step is not None or not _graph_mode(value):
-        from . import ops  # noqa: PLC0415
-        return _write_eagerly(writer, name, step, lambda: Summary.FromString(
-            ops.image_summary(name, value, max_images=int(max_outputs)).numpy()))
-    return _summary_op("ImageSummary", name, family, {"tag": _TAG, "tensor": value}, collections,
-                       {"max_images": int(max_outputs)})
+    return _summarize(name, value, step,
+                      lambda: _run_op(ops.image_summary, name, value, max_images=int(max_outputs)),
+                      lambda: _summary_op("ImageSummary", name, family, {"tag": _TAG, "tensor": value}, collections,
+                                          {"max_images": int(max_outputs)}))
 
 
 def text(name, tensor=None, collections=None, *, data=None, step=None, description=None):
     """A summary of a string tensor for TensorBoard's text dashboard: a TensorSummaryV2 op
     (TF1, tf.compat.v1.summary.text), or written eagerly under a default writer (TF2)."""
+    from . import ops  # noqa: PLC0415
     value = tensor if data is None else data
     metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="text")).SerializeToString()
-    writer = _eager_writer(value)
-    if writer is not None or step is not None or not _graph_mode(value):
-        from . import ops  # noqa: PLC0415
-        return _write_eagerly(writer, name, step, lambda: Summary.FromString(
-            ops.tensor_summary_v2(name, value, metadata).numpy()))
-    return _summary_op("TensorSummaryV2", name, None,
-                       {"tag": _TAG, "tensor": value, "serialized_summary_metadata": metadata}, collections)
+    return _summarize(name, value, step, lambda: _run_op(ops.tensor_summary_v2, name, value, metadata),
+                      lambda: _summary_op("TensorSummaryV2", name, None, {
+                          "tag": _TAG, "tensor": value, "serialized_summary_metadata": metadata}, collections))
 
 
 def audio(name, tensor=None, sample_rate=None, max_outputs=3, collections=None, family=None, *, data=None,
@@ -146,58 +156,49 @@ def audio(name, tensor=None, sample_rate=None, max_outputs=3, collections=None, 
     """A summary of up to ``max_outputs`` float clips ([batch, frames] or [batch, frames,
     channels], values in [-1, 1]) as WAV files, for TensorBoard's audio dashboard: an
     AudioSummaryV2 op (TF1), or written eagerly under a default writer (TF2)."""
+    from . import ops  # noqa: PLC0415
     value = tensor if data is None else data
     if sample_rate is None:
         raise ValueError("audio: sample_rate is required")
-    writer = _eager_writer(value)
     rate = sample_rate if isinstance(sample_rate, GraphTensor) else np.float32(sample_rate)
-    if writer is not None or step is not None or not _graph_mode(value):
-        from . import ops  # noqa: PLC0415
-        return _write_eagerly(writer, name, step, lambda: Summary.FromString(
-            ops.audio_summary_v2(name, value, rate, max_outputs=int(max_outputs)).numpy()))
-    return _summary_op("AudioSummaryV2", name, family, {"tag": _TAG, "tensor": value, "sample_rate": rate},
-                       collections, {"max_outputs": int(max_outputs)})
-
-
-def _graph_mode(value) -> bool:
-    return _explicit_graph() is not None or isinstance(value, GraphTensor) or hasattr(value, "_graph_element")
-
-
-def _write_eagerly(writer, name, step, make_summary) -> bool:
-    if writer is None:
-        return False
-    if step is None:
-        step = _default_writers[-1][1]
-    if step is None:
-        raise ValueError(f"summary {name!r}: no step set (pass step=, or use writer.as_default(step) or "
-                         "of.summary.experimental.set_step)")
-    writer._event_writer.add_event(Event(wall_time=time.time(), step=int(np.asarray(step)), summary=make_summary()))
-    return True
+    return _summarize(name, value, step,
+                      lambda: _run_op(ops.audio_summary_v2, name, value, rate, max_outputs=int(max_outputs)),
+                      lambda: _summary_op("AudioSummaryV2", name, family,
+                                          {"tag": _TAG, "tensor": value, "sample_rate": rate}, collections,
+                                          {"max_outputs": int(max_outputs)}))
 
 
 # ------------------------------------------------------------------------- TF2 writers
 
-_default_writers: list = []  # (writer, default step) of the enclosing as_default() blocks
+_thread_state = threading.local()
+
+
+def _writers() -> list:
+    """This thread's (writer, default step) of the enclosing as_default() blocks (a context is
+    per thread, as TensorFlow's default writer is)."""
+    if not hasattr(_thread_state, "writers"):
+        _thread_state.writers = []
+    return _thread_state.writers
 
 
 class SummaryWriter:
     """tf.summary.create_file_writer's writer: an event file in ``logdir`` that the eager
-    ``scalar``/``histogram`` calls under ``as_default()`` write to."""
+    ``scalar``/``histogram``/... calls under ``as_default()`` write to."""
 
     def __init__(self, logdir, max_queue=10, flush_millis=120000, filename_suffix=".v2"):
         self._event_writer = EventFileWriter(logdir, max_queue, flush_millis / 1000.0, filename_suffix)
 
     @contextlib.contextmanager
     def as_default(self, step=None):
-        _default_writers.append((self, step))
+        _writers().append((self, step))
         try:
             yield self
         finally:
-            _default_writers.pop()
+            _writers().pop()
             self.flush()
 
     def set_as_default(self, step=None):
-        _default_writers.append((self, step))
+        _writers().append((self, step))
 
     def init(self):
         pass
@@ -218,14 +219,14 @@ def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffi
 
 
 def _set_step(step):
-    if not _default_writers:
+    writers = _writers()
+    if not writers:
         raise ValueError("set_step needs a default writer (writer.as_default() or set_as_default())")
-    writer, _ = _default_writers[-1]
-    _default_writers[-1] = (writer, step)
+    writers[-1] = (writers[-1][0], step)
 
 
 experimental = types.SimpleNamespace(set_step=_set_step,
-                                     get_step=lambda: _default_writers[-1][1] if _default_writers else None)
+                                     get_step=lambda: _writers()[-1][1] if _writers() else None)
 
 
 def merge(inputs, collections=None, name=None):

@@ -10,6 +10,7 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/logging/proto_wire.h"
+#include "cpu/logging/summary_util.h"
 #include "opforge/ops/logging/image_summary.h"
 
 namespace opforge {
@@ -137,7 +138,8 @@ void to_uint8(const T* src, int64_t pixels, int64_t channels, std::vector<uint8_
 template <typename T>
 Status ImageSummaryCpu(ops::ImageSummaryArgs& a) {
   const Tensor& t = a.tensor;
-  if (a.tag.num_elements() != 1 || a.tag.rank() != 0) return a.ctx.error("Tags must be a scalar");
+  const std::string* tag_ptr;
+  OPF_RETURN_IF_ERROR(scalar_string_input(a.ctx, a.tag, "tag", &tag_ptr));
   if (t.rank() != 4 || (t.dim(3) != 1 && t.dim(3) != 3 && t.dim(3) != 4)) {
     return a.ctx.error("Tensor must be 4-D with last dim 1, 3, or 4, not ", t.shape().to_string());
   }
@@ -145,7 +147,7 @@ Status ImageSummaryCpu(ops::ImageSummaryArgs& a) {
   if (height >= (1 << 29) || width >= (1 << 29) || height * width >= (int64_t{1} << 29)) {
     return a.ctx.error("image too large to encode: ", height, "x", width);
   }
-  const std::string& tag = (*a.tag.strings())[0];
+  const std::string& tag = *tag_ptr;
   const int64_t n = std::min<int64_t>(batch, a.max_images);
   std::string summary;
   std::vector<uint8_t> pixels;
@@ -164,9 +166,7 @@ Status ImageSummaryCpu(ops::ImageSummaryArgs& a) {
     wire::put_bytes(value, 4, image);
     wire::put_bytes(summary, 1, value);
   }
-  std::vector<std::string> out;
-  out.push_back(std::move(summary));
-  return Tensor::FromStrings(Shape({}), std::move(out), &a.summary);
+  return set_scalar_string(a.summary, std::move(summary));
 }
 
 }  // namespace

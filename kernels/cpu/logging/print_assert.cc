@@ -10,6 +10,7 @@
 #include "cpu/cpu_util.h"
 #include "opforge/ops/logging/assert_.h"
 #include "opforge/ops/logging/print.h"
+#include "opforge/resource.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {
@@ -84,22 +85,45 @@ std::string summarize(const Tensor& t, int64_t max_entries) {
   return os.str();
 }
 
-std::mutex print_mu;
-std::map<std::string, int64_t>& print_counts() {
+// How many times this Print has run: per node and Session in a graph (the count lives in the
+// session's resources, as each Session has its own kernel in TensorFlow), per op name eagerly.
+std::mutex eager_print_mu;
+std::map<std::string, int64_t>& eager_print_counts() {
   static auto* m = new std::map<std::string, int64_t>();
   return *m;
+}
+
+Status next_print_count(KernelContext& ctx, int64_t* count) {
+  if (ExecEnv* env = ctx.env(); env && env->resources && env->node_name) {
+    Variable* v = nullptr;
+    OPF_RETURN_IF_ERROR(env->resources->lookup_or_create("_opforge_print_count/" + *env->node_name, DType::kInt64,
+                                                         Shape({}), &v));
+    std::lock_guard<std::mutex> lock(v->mu);
+    *count = v->initialized ? v->value.data<int64_t>()[0] : 0;
+    Tensor next;
+    OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt64, Shape({}), &next));
+    next.data<int64_t>()[0] = *count + 1;
+    v->value = next;  // values are immutable: install a new tensor
+    v->initialized = true;
+    return Status::OK();
+  }
+  std::lock_guard<std::mutex> lock(eager_print_mu);
+  *count = eager_print_counts()[ctx.op().name]++;
+  return Status::OK();
 }
 
 template <typename T>  // the input is passed along whatever its type
 Status PrintCpu(ops::PrintArgs& a) {
   a.output = a.input;
-  const std::string node = a.ctx.env() && a.ctx.env()->node_name ? *a.ctx.env()->node_name : "";
-  std::lock_guard<std::mutex> lock(print_mu);
-  if (a.first_n > 0 && print_counts()[node]++ >= a.first_n) return Status::OK();
+  if (a.first_n > 0) {
+    int64_t count = 0;
+    OPF_RETURN_IF_ERROR(next_print_count(a.ctx, &count));
+    if (count >= a.first_n) return Status::OK();
+  }
   std::string line = a.message;
   for (int i = 0; i < a.data.size; ++i) line += "[" + summarize(a.data[i], a.summarize) + "]";
   line += "\n";
-  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fwrite(line.data(), 1, line.size(), stderr);  // one write: lines of concurrent runs stay whole
   std::fflush(stderr);
   return Status::OK();
 }

@@ -10,6 +10,7 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/logging/proto_wire.h"
+#include "cpu/logging/summary_util.h"
 #include "opforge/ops/logging/histogram_summary.h"
 #include "opforge/ops/logging/merge_summary.h"
 #include "opforge/ops/logging/scalar_summary.h"
@@ -21,12 +22,6 @@ namespace {
 constexpr uint32_t kValueTag = 1, kValueSimpleValue = 2, kValueHisto = 5;
 // Summary.value
 constexpr uint32_t kSummaryValue = 1;
-
-Status set_string_output(Tensor& out, std::string bytes) {
-  std::vector<std::string> values;
-  values.push_back(std::move(bytes));
-  return Tensor::FromStrings(Shape({}), std::move(values), &out);
-}
 
 template <typename T>
 double as_double(T v) {
@@ -54,7 +49,7 @@ Status ScalarSummaryCpu(ops::ScalarSummaryArgs& a) {
     wire::put_float(value, kValueSimpleValue, static_cast<float>(as_double(values[i])));
     wire::put_bytes(summary, kSummaryValue, value);
   }
-  return set_string_output(a.summary, std::move(summary));
+  return set_scalar_string(a.summary, std::move(summary));
 }
 
 // TensorFlow's default histogram buckets: limits growing by 10% from 1e-12 to 1e20, the same
@@ -76,10 +71,9 @@ const std::vector<double>& bucket_limits() {
 
 template <typename T>
 Status HistogramSummaryCpu(ops::HistogramSummaryArgs& a) {
-  if (a.tag.num_elements() != 1) {
-    return a.ctx.error("tag must be a scalar, got shape ", a.tag.shape().to_string());
-  }
-  const std::string& tag = (*a.tag.strings())[0];
+  const std::string* tag_ptr;
+  OPF_RETURN_IF_ERROR(scalar_string_input(a.ctx, a.tag, "tag", &tag_ptr));
+  const std::string& tag = *tag_ptr;
   const std::vector<double>& limits = bucket_limits();
   std::vector<double> counts(limits.size(), 0.0);
   double lo = DBL_MAX, hi = -DBL_MAX, sum = 0, sum_squares = 0;
@@ -115,7 +109,7 @@ Status HistogramSummaryCpu(ops::HistogramSummaryArgs& a) {
   wire::put_bytes(value, kValueHisto, histo);
   std::string summary;
   wire::put_bytes(summary, kSummaryValue, value);
-  return set_string_output(a.summary, std::move(summary));
+  return set_scalar_string(a.summary, std::move(summary));
 }
 
 // The tag of a serialized Summary.Value; false if it does not parse.
@@ -147,7 +141,7 @@ Status MergeSummaryCpu(ops::MergeSummaryArgs& a) {
       }
     }
   }
-  return set_string_output(a.summary, std::move(merged));
+  return set_scalar_string(a.summary, std::move(merged));
 }
 
 #define OPF_REAL float, double, int32_t, uint8_t, int16_t, int8_t, int64_t, bfloat16, half

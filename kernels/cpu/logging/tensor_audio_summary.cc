@@ -7,23 +7,12 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/logging/proto_wire.h"
+#include "cpu/logging/summary_util.h"
 #include "opforge/ops/logging/audio_summary_v2.h"
 #include "opforge/ops/logging/tensor_summary_v2.h"
 
 namespace opforge {
 namespace {
-
-Status scalar_string(const KernelContext& ctx, const Tensor& t, const char* what, const std::string** out) {
-  if (t.rank() != 0) return ctx.error(what, " must be a scalar, got shape ", t.shape().to_string());
-  *out = &(*t.strings())[0];
-  return Status::OK();
-}
-
-Status set_summary(Tensor& out, std::string summary) {
-  std::vector<std::string> v;
-  v.push_back(std::move(summary));
-  return Tensor::FromStrings(Shape({}), std::move(v), &out);
-}
 
 // TensorFlow's TensorProto wire format: dtype (1), tensor_shape (2: dim (2) { size (1) }),
 // then string_val (8) per element for strings, else the raw bytes in tensor_content (4).
@@ -51,15 +40,15 @@ template <typename T>  // any dtype: the tensor is serialized as it is
 Status TensorSummaryV2Cpu(ops::TensorSummaryV2Args& a) {
   const std::string* tag;
   const std::string* metadata;
-  OPF_RETURN_IF_ERROR(scalar_string(a.ctx, a.tag, "tag", &tag));
-  OPF_RETURN_IF_ERROR(scalar_string(a.ctx, a.serialized_summary_metadata, "serialized_summary_metadata", &metadata));
+  OPF_RETURN_IF_ERROR(scalar_string_input(a.ctx, a.tag, "tag", &tag));
+  OPF_RETURN_IF_ERROR(scalar_string_input(a.ctx, a.serialized_summary_metadata, "serialized_summary_metadata", &metadata));
   std::string value;
   wire::put_bytes(value, 1, *tag);
   wire::put_bytes(value, 8, tensor_proto(a.tensor));
   wire::put_bytes(value, 9, *metadata);  // already a serialized SummaryMetadata
   std::string summary;
   wire::put_bytes(summary, 1, value);
-  return set_summary(a.summary, std::move(summary));
+  return set_scalar_string(a.summary, std::move(summary));
 }
 
 void put_le(std::string& out, uint32_t v, int bytes) {
@@ -92,7 +81,7 @@ std::string encode_wav(const float* samples, int64_t frames, int64_t channels, u
 
 Status AudioSummaryV2Cpu(ops::AudioSummaryV2Args& a) {
   const std::string* tag;
-  OPF_RETURN_IF_ERROR(scalar_string(a.ctx, a.tag, "tag", &tag));
+  OPF_RETURN_IF_ERROR(scalar_string_input(a.ctx, a.tag, "tag", &tag));
   if (a.sample_rate.num_elements() != 1 || a.sample_rate.rank() != 0) {
     return a.ctx.error("sample_rate must be rank-0 or contain a single value");
   }
@@ -122,7 +111,7 @@ Status AudioSummaryV2Cpu(ops::AudioSummaryV2Args& a) {
     wire::put_bytes(value, 6, audio);
     wire::put_bytes(summary, 1, value);
   }
-  return set_summary(a.summary, std::move(summary));
+  return set_scalar_string(a.summary, std::move(summary));
 }
 
 }  // namespace
