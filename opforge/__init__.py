@@ -49,6 +49,7 @@ from .framework.variables import (  # noqa: E402
 )
 from .framework.api import constant, placeholder, name_scope, control_dependencies, device, group, no_op  # noqa: E402
 from .framework.control_flow import case, cond, while_loop  # noqa: E402
+from .tensor_array import TensorArray  # noqa: E402
 from .einsum import einsum  # noqa: E402
 from .gradients.tape import GradientTape  # noqa: E402
 from .gradients.graph_grad import gradients  # noqa: E402

@@ -10,9 +10,14 @@ from opforge.gradients.registry import register_gradient as _register
 from opforge.gradients.registry import register_gradient_fn as _register_fn
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 
+_register_fn("TensorListConcatV2", "opforge.gradients.list_grads:tensor_list_concat_v2_grad")
 _register_fn("TensorListFromTensor", "opforge.gradients.list_grads:tensor_list_from_tensor_grad")
+_register_fn("TensorListGather", "opforge.gradients.list_grads:tensor_list_gather_grad")
 _register_fn("TensorListGetItem", "opforge.gradients.list_grads:tensor_list_get_item_grad")
+_register_fn("TensorListScatterIntoExistingList", "opforge.gradients.list_grads:tensor_list_scatter_into_existing_list_grad")
+_register_fn("TensorListScatterV2", "opforge.gradients.list_grads:tensor_list_scatter_v2_grad")
 _register_fn("TensorListSetItem", "opforge.gradients.list_grads:tensor_list_set_item_grad")
+_register_fn("TensorListSplit", "opforge.gradients.list_grads:tensor_list_split_grad")
 _register_fn("TensorListStack", "opforge.gradients.list_grads:tensor_list_stack_grad")
 _not_differentiable("EmptyTensorList")
 _not_differentiable("TensorListElementShape")

@@ -19,6 +19,27 @@ def empty_tensor_list(element_shape: TensorLike, max_num_elements: TensorLike, e
       A `Tensor` of type `variant`.
     """
 
+def tensor_list_concat_v2(input_handle: TensorLike, element_shape: TensorLike, leading_dims: TensorLike, element_dtype: DTypeLike, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Concats all tensors in the list along the 0th dimension.
+
+    The elements may differ in their first dimension; `lengths` gives each one's. An element that
+    was never set counts as a zeros tensor whose first dimension comes from `leading_dims` and whose
+    other dimensions from the element shape.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      leading_dims: A `Tensor` of type `int64`. The first dimension of each element that was never
+        set (a vector with one entry per element, or empty when every element is set).
+      element_dtype: A `type`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`tensor`, `lengths`).
+      tensor: A `Tensor` of type `element_dtype`.
+      lengths: A `Tensor` of type `int64`.
+    """
+
 def tensor_list_element_shape(input_handle: TensorLike, shape_type: DTypeLike, name: str | None = None) -> Tensor:
     r"""The shape of the elements of the given list, as a tensor.
 
@@ -45,6 +66,24 @@ def tensor_list_from_tensor(tensor: TensorLike, element_shape: TensorLike, name:
 
     Returns:
       A `Tensor` of type `variant`.
+    """
+
+def tensor_list_gather(input_handle: TensorLike, indices: TensorLike, element_shape: TensorLike, element_dtype: DTypeLike, name: str | None = None) -> Tensor:
+    r"""Creates a Tensor by indexing into the TensorList.
+
+    Each row of the result is the element of the list at the matching position of `indices` (an
+    element that was never set reads as zeros of a fully known element shape).
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+      indices: A `Tensor` of type `int32`. A vector of the positions to read.
+      element_shape: A `Tensor` of type `int32`. The shape of the elements, when the list does not
+        know it: a vector with -1 for unknown dims, or the scalar -1.
+      element_dtype: A `type`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `element_dtype`.
     """
 
 def tensor_list_get_item(input_handle: TensorLike, index: TensorLike, element_shape: TensorLike, element_dtype: DTypeLike, name: str | None = None) -> Tensor:
@@ -119,6 +158,41 @@ def tensor_list_reserve(element_shape: TensorLike, num_elements: TensorLike, ele
       A `Tensor` of type `variant`.
     """
 
+def tensor_list_scatter_into_existing_list(input_handle: TensorLike, tensor: TensorLike, indices: TensorLike, name: str | None = None) -> Tensor:
+    r"""Scatters a tensor at indices in an input list.
+
+    Row i of `tensor` becomes the element at `indices[i]` of the output list, which is the input
+    list grown to hold the largest index. The input list is not changed.
+
+    Args:
+      input_handle: A `Tensor` of type `variant`.
+      tensor: A `Tensor`.
+      indices: A `Tensor` of type `int32`. A vector of non-negative positions, one per row of
+        `tensor`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+    """
+
+def tensor_list_scatter_v2(tensor: TensorLike, indices: TensorLike, element_shape: TensorLike, num_elements: TensorLike, name: str | None = None) -> Tensor:
+    r"""Creates a TensorList by indexing into a Tensor.
+
+    Row i of `tensor` becomes the element at `indices[i]`; the list has `num_elements` elements (or,
+    when that is -1, one more than the largest index). Elements no index names are left unset.
+
+    Args:
+      tensor: A `Tensor`.
+      indices: A `Tensor` of type `int32`.
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      num_elements: A `Tensor` of type `int32`. The size of the list; -1 for one more than the
+        largest index.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+    """
+
 def tensor_list_set_item(input_handle: TensorLike, index: TensorLike, item: TensorLike, resize_if_index_out_of_bounds: bool = False, name: str | None = None) -> Tensor:
     r"""Sets the index-th position of the list to contain the given tensor.
 
@@ -129,6 +203,23 @@ def tensor_list_set_item(input_handle: TensorLike, index: TensorLike, item: Tens
       index: A `Tensor` of type `int32`.
       item: A `Tensor`.
       resize_if_index_out_of_bounds: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+    """
+
+def tensor_list_split(tensor: TensorLike, element_shape: TensorLike, lengths: TensorLike, name: str | None = None) -> Tensor:
+    r"""Splits a tensor into a list.
+
+    Element i of the list is the next `lengths[i]` rows of `tensor`; the lengths must add up to its
+    first dimension.
+
+    Args:
+      tensor: A `Tensor`.
+      element_shape: A `Tensor`. Must be one of the following types: `int32`, `int64`. The shape the
+        elements must be compatible with; their first dimension varies, so it is -1 or unknown rank.
+      lengths: A `Tensor` of type `int64`.
       name: A name for the operation (optional).
 
     Returns:

@@ -50,7 +50,7 @@ def add_n(inputs: Sequence[TensorLike], name: str | None = None) -> Tensor:
 
     Args:
       inputs: A list of at least 1 `Tensor` objects with one of the types: `bfloat16`, `float16`,
-        `float32`, `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+        `float32`, `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`, `variant`.
       name: A name for the operation (optional).
 
     Returns:

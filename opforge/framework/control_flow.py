@@ -54,9 +54,20 @@ def _pack(structure, leaves: list):
             if hasattr(s, "_fields"):  # namedtuple
                 return type(s)(*items)
             return type(s)(items)
-        return next(it)
+        leaf = next(it)
+        return s._cf_rebuild(leaf) if _is_composite(s) else leaf
 
     return build(structure)
+
+
+def _is_composite(v) -> bool:
+    """Whether v is carried through a cond or loop as one tensor of its own (a TensorArray: its
+    flow), and rebuilt from it there (``_cf_tensor`` / ``_cf_rebuild``)."""
+    return hasattr(v, "_cf_tensor") and hasattr(v, "_cf_rebuild")
+
+
+def _leaf_tensor(v):
+    return v._cf_tensor() if _is_composite(v) else v
 
 
 def _same_structure(a, b, what: str) -> None:
@@ -178,12 +189,12 @@ def _enter_context(graph, ctx):
 def _in_graph(*values) -> bool:
     if _explicit_graph() is not None:
         return True
-    return any(isinstance(v, GraphTensor) for v in _flatten(list(values)))
+    return any(isinstance(_leaf_tensor(v), GraphTensor) for v in _flatten(list(values)))
 
 
 def _as_graph_tensor(graph, v, name="value"):
     from .graph import to_graph_tensor  # noqa: PLC0415
-    return to_graph_tensor(graph, v, op_name=name)
+    return to_graph_tensor(graph, _leaf_tensor(v), op_name=name)
 
 
 def _truth(pred) -> bool:

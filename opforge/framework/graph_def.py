@@ -256,9 +256,14 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     ``return_elements`` names the tensors ("x:0") or operations ("x") to return."""
     if isinstance(graph_def, (bytes, bytearray)):
         graph_def = graph_def_from_bytes(graph_def)
+    if not isinstance(graph_def, GraphDef) and hasattr(graph_def, "SerializeToString"):
+        graph_def = graph_def_from_bytes(graph_def.SerializeToString())  # e.g. TensorFlow's own GraphDef class
     from . import functions  # noqa: PLC0415
     if functions.needs_lowering(graph_def):
         graph_def = functions.lower(graph_def)
+    from . import tensor_array_import  # noqa: PLC0415
+    if tensor_array_import.needs_lowering(graph_def):
+        graph_def = tensor_array_import.lower(graph_def)
     graph = get_default_graph()
     prefix = "import" if name is None else name
     nodes = list(graph_def.node)

@@ -65,6 +65,13 @@ class TensorShape:
     def is_fully_defined(self) -> bool:
         return self._dims is not None and all(d is not None for d in self._dims)
 
+    def concatenate(self, other) -> "TensorShape":
+        """This shape's dims followed by ``other``'s (unknown rank if either is)."""
+        other = other if isinstance(other, TensorShape) else TensorShape(other)
+        if self._dims is None or other._dims is None:
+            return TensorShape(None)
+        return TensorShape(list(self._dims) + list(other._dims))
+
     def num_elements(self):
         if not self.is_fully_defined():
             return None

@@ -52,3 +52,49 @@ def tensor_list_get_item_grad(op, grads):
 def tensor_list_from_tensor_grad(op, grads):
     tensor, _ = op.inputs
     return _ops().tensor_list_stack(grads[0], _element_shape(tensor), element_dtype=tensor.dtype), None
+
+
+def _reserve_like(handle, dtype):
+    """A list of unset elements as long as ``handle``, with its element shape."""
+    ops = _ops()
+    return ops.tensor_list_reserve(ops.tensor_list_element_shape(handle, shape_type="int32"),
+                                   ops.tensor_list_length(handle), element_dtype=dtype)
+
+
+def tensor_list_gather_grad(op, grads):
+    handle, indices, _ = op.inputs
+    g = grads[0]
+    return _ops().tensor_list_scatter_into_existing_list(_reserve_like(handle, g.dtype), g, indices), None, None
+
+
+def tensor_list_scatter_into_existing_list_grad(op, grads):
+    ops = _ops()
+    _, tensor, indices = op.inputs
+    g = grads[0]
+    tensor_grad = ops.tensor_list_gather(g, indices, _element_shape(tensor), element_dtype=tensor.dtype)
+    list_grad = ops.tensor_list_scatter_into_existing_list(g, ops.zeros_like(tensor), indices)
+    return list_grad, tensor_grad, None
+
+
+def tensor_list_scatter_v2_grad(op, grads):
+    tensor, indices, _, _ = op.inputs
+    g = grads[0]
+    return _ops().tensor_list_gather(g, indices, _element_shape(tensor), element_dtype=tensor.dtype), None, None, None
+
+
+def tensor_list_concat_v2_grad(op, grads):
+    ops = _ops()
+    handle, _, _ = op.inputs
+    g = grads[0]
+    if g is None:
+        return None, None, None
+    shape = ops.tensor_list_element_shape(handle, shape_type="int64")
+    return ops.tensor_list_split(g, shape, op.outputs[1]), None, None
+
+
+def tensor_list_split_grad(op, grads):
+    ops = _ops()
+    tensor, _, lengths = op.inputs
+    g = grads[0]
+    leading = ops.cast(lengths, "int64")
+    return ops.tensor_list_concat_v2(g, np.int64(-1), leading, element_dtype=tensor.dtype)[0], None, None

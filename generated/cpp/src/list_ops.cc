@@ -36,6 +36,34 @@ OpSpec MakeEmptyTensorList() {
   return op;
 }
 
+OpSpec MakeTensorListConcatV2() {
+  OpSpec op;
+  op.name = "TensorListConcatV2";
+  op.inputs.push_back(ArgSpec{"input_handle", static_cast<DType>(21), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"element_shape", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"leading_dims", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"lengths", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "element_dtype";
+    a.type = AttrType::kType;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "shape_type";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorListConcatV2", c); };
+  return op;
+}
+
 OpSpec MakeTensorListElementShape() {
   OpSpec op;
   op.name = "TensorListElementShape";
@@ -78,6 +106,25 @@ OpSpec MakeTensorListFromTensor() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorListFromTensor", c); };
+  return op;
+}
+
+OpSpec MakeTensorListGather() {
+  OpSpec op;
+  op.name = "TensorListGather";
+  op.inputs.push_back(ArgSpec{"input_handle", static_cast<DType>(21), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"element_shape", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"values", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "element_dtype";
+    a.type = AttrType::kType;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorListGather", c); };
   return op;
 }
 
@@ -185,6 +232,55 @@ OpSpec MakeTensorListReserve() {
   return op;
 }
 
+OpSpec MakeTensorListScatterIntoExistingList() {
+  OpSpec op;
+  op.name = "TensorListScatterIntoExistingList";
+  op.inputs.push_back(ArgSpec{"input_handle", static_cast<DType>(21), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "element_dtype";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorListScatterIntoExistingList", c); };
+  return op;
+}
+
+OpSpec MakeTensorListScatterV2() {
+  OpSpec op;
+  op.name = "TensorListScatterV2";
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"element_shape", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_elements", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "element_dtype";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "shape_type";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorListScatterV2", c); };
+  return op;
+}
+
 OpSpec MakeTensorListSetItem() {
   OpSpec op;
   op.name = "TensorListSetItem";
@@ -210,6 +306,34 @@ OpSpec MakeTensorListSetItem() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorListSetItem", c); };
+  return op;
+}
+
+OpSpec MakeTensorListSplit() {
+  OpSpec op;
+  op.name = "TensorListSplit";
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"element_shape", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"lengths", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "element_dtype";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "shape_type";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorListSplit", c); };
   return op;
 }
 
@@ -241,14 +365,19 @@ OpSpec MakeTensorListStack() {
 
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeEmptyTensorList());
+  OpRegistry::Global().add_pending(MakeTensorListConcatV2());
   OpRegistry::Global().add_pending(MakeTensorListElementShape());
   OpRegistry::Global().add_pending(MakeTensorListFromTensor());
+  OpRegistry::Global().add_pending(MakeTensorListGather());
   OpRegistry::Global().add_pending(MakeTensorListGetItem());
   OpRegistry::Global().add_pending(MakeTensorListLength());
   OpRegistry::Global().add_pending(MakeTensorListPopBack());
   OpRegistry::Global().add_pending(MakeTensorListPushBack());
   OpRegistry::Global().add_pending(MakeTensorListReserve());
+  OpRegistry::Global().add_pending(MakeTensorListScatterIntoExistingList());
+  OpRegistry::Global().add_pending(MakeTensorListScatterV2());
   OpRegistry::Global().add_pending(MakeTensorListSetItem());
+  OpRegistry::Global().add_pending(MakeTensorListSplit());
   OpRegistry::Global().add_pending(MakeTensorListStack());
   return true;
 }();

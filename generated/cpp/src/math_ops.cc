@@ -86,7 +86,7 @@ OpSpec MakeAddN() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(21))};
     op.attrs.push_back(std::move(a));
   }
   op.dispatch_attr = 1;

@@ -39,9 +39,15 @@ from opforge import raw_ops  # noqa: F401  (tf.compat.v1.raw_ops: every op, libr
 from opforge.op_library import load_op_library  # noqa: F401  (tf.load_op_library)
 from opforge.framework.control_flow import case, while_loop  # noqa: F401
 from opforge.einsum import einsum  # noqa: F401
+from opforge.tensor_array import TensorArray as _TensorArray
+from opforge.compat._namespace import graph_class, in_default_graph
 from opforge.dtypes import string, variant  # noqa: F401
 
 bool = _of.bool_  # noqa: A001
+
+# tf.TensorArray: builds into the default graph, its constructor too.
+TensorArray = graph_class(_TensorArray)
+TensorArray.__init__ = in_default_graph(_TensorArray.__init__)
 
 
 def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):

@@ -5,12 +5,17 @@
 // One header per op (opforge/ops/list/<op>.h): kernels include those of the ops they
 // implement; this header gathers them all.
 #include "opforge/ops/list/empty_tensor_list.h"
+#include "opforge/ops/list/tensor_list_concat_v2.h"
 #include "opforge/ops/list/tensor_list_element_shape.h"
 #include "opforge/ops/list/tensor_list_from_tensor.h"
+#include "opforge/ops/list/tensor_list_gather.h"
 #include "opforge/ops/list/tensor_list_get_item.h"
 #include "opforge/ops/list/tensor_list_length.h"
 #include "opforge/ops/list/tensor_list_pop_back.h"
 #include "opforge/ops/list/tensor_list_push_back.h"
 #include "opforge/ops/list/tensor_list_reserve.h"
+#include "opforge/ops/list/tensor_list_scatter_into_existing_list.h"
+#include "opforge/ops/list/tensor_list_scatter_v2.h"
 #include "opforge/ops/list/tensor_list_set_item.h"
+#include "opforge/ops/list/tensor_list_split.h"
 #include "opforge/ops/list/tensor_list_stack.h"
