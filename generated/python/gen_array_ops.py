@@ -833,9 +833,11 @@ _H_ZerosLike = _op_handle("ZerosLike")
 def zeros_like(x, name=None):
     r"""Returns a tensor of zeros with the same shape and type as x.
 
+    For a TensorList (variant): a list as long, each set element replaced by zeros of its shape.
+
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `variant`.
       name: A name for the operation (optional).
 
     Returns:

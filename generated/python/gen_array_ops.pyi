@@ -607,9 +607,11 @@ def where(condition: TensorLike, name: str | None = None) -> Tensor:
 def zeros_like(x: TensorLike, name: str | None = None) -> Tensor:
     r"""Returns a tensor of zeros with the same shape and type as x.
 
+    For a TensorList (variant): a list as long, each set element replaced by zeros of its shape.
+
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `variant`.
       name: A name for the operation (optional).
 
     Returns:

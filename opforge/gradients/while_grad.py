@@ -127,13 +127,10 @@ def while_loop_grad(loop, exit_grads, gradients_fn, needs_grad=lambda t: True):
                 exit_grads[k] = ops.zeros_like(loop.exits[k])
     finally:
         graph._cf_context = saved
-    invariants = [(outside, routed) for outside, routed in _invariants(fwd) if outside.dtype.is_floating]
-    for outside, _ in _invariants(fwd):
-        if outside.dtype.name == "variant" and needs_grad(outside):
-            raise UnimplementedError(
-                f"the gradient of the while loop '{fwd.frame_name}' through '{outside.name}', a TensorList the "
-                "loop reads from outside, is not supported yet: read a tensor with GatherV2 instead (as "
-                "of.nn.dynamic_rnn does)", "while_loop")
+    # Invariants: float tensors, and TensorLists the body reads (their gradients are lists,
+    # summed over the iterations by AddN of lists as floats are by AddV2).
+    invariants = [(outside, routed) for outside, routed in _invariants(fwd)
+                  if outside.dtype.is_floating or (outside.dtype.name == "variant" and needs_grad(outside))]
     # The forward iteration count: a counter added to the forward loop.
     counter = LoopVar(fwd, loop.loop_cond, _int_zero(graph, fwd.outer), name="iterations")
     saved = graph._cf_context
@@ -193,7 +190,8 @@ def while_loop_grad(loop, exit_grads, gradients_fn, needs_grad=lambda t: True):
         saved = graph._cf_context
         graph._cf_context = bwd
         try:
-            total = acc.finish(ops.add_v2(acc.value, g))
+            total = acc.finish(ops.add_n([acc.value, g]) if outside.dtype.name == "variant"
+                               else ops.add_v2(acc.value, g))
         finally:
             graph._cf_context = saved
         result[id(outside)] = total

@@ -23,6 +23,7 @@
 #include "opforge/ops/list/tensor_list_scatter_into_existing_list.h"
 #include "opforge/ops/list/tensor_list_scatter_v2.h"
 #include "opforge/ops/list/tensor_list_split.h"
+#include "opforge/ops/array/zeros_like.h"
 #include "opforge/ops/math/add_n.h"
 
 namespace opforge {
@@ -700,6 +701,21 @@ Status ListAddNCpu(ops::AddNArgs& a) {
   return Status::OK();
 }
 
+template <typename T>
+Status ListZerosLikeCpu(ops::ZerosLikeArgs& a) {
+  const ListValue* in;
+  OPF_RETURN_IF_ERROR(input_list(a.ctx, a.x, DType::kInvalid, &in));
+  auto list = std::make_shared<ListValue>(*in);
+  for (Tensor& e : list->elements) {
+    if (!e.initialized()) continue;
+    Tensor z;
+    OPF_RETURN_IF_ERROR(zeros(e.dtype(), e.shape(), &z));
+    e = std::move(z);
+  }
+  set_list_output(a.ctx, 0, std::move(list));
+  return Status::OK();
+}
+
 #define OPF_ALL bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double
 
 }  // namespace
@@ -722,5 +738,6 @@ OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListConcatV2, CPU, TensorListConcatV2Cp
 OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListSplit, CPU, TensorListSplitCpu, OPF_ALL)
 // AddN of TensorLists (its other dtypes are in kernels/cpu/math/range_add_n.cc).
 OPFORGE_REGISTER_FORWARDING_KERNEL(AddN, CPU, ListAddNCpu, VariantTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(ZerosLike, CPU, ListZerosLikeCpu, VariantTag)
 
 }  // namespace opforge
