@@ -9,8 +9,10 @@ the value onto, and the backward loop pops it, so iteration k of the backward lo
 iteration N-1-k's value. Loop invariants (tensors the body reads from outside) enter the
 backward loop as invariants again, and their gradients are summed over the iterations.
 
-Not supported (a clear UnimplementedError): values inside a cond inside the loop body, loops
-nested in a loop being differentiated, and loops built with back_prop=False.
+A value computed inside a cond in the body is stacked merged with a stand-in, so every iteration
+pushes, and switched again on the cond's predicate when popped (live only where the forward
+iteration took its branch). Not supported (a clear UnimplementedError): loops nested in a loop
+being differentiated.
 """
 
 from __future__ import annotations
@@ -49,17 +51,67 @@ class _GradContext(WhileContext):
             return super().process_input(t)
         if t.op.type == "Enter" and t.op.get_attr("is_constant"):
             return super().process_input(t.op.inputs[0])  # a loop invariant: the same outside value
-        if t.op._cf_context is not fwd:
-            kind = "a cond" if isinstance(t.op._cf_context, CondContext) else "a nested loop"
-            raise UnimplementedError(
-                f"the gradient of the while loop '{fwd.frame_name}' needs '{t.name}', a value inside {kind} in "
-                "the loop body: gradients through control flow nested in a while loop are not supported yet",
-                t.op.type)
         popped = self._stacks.get(id(t))
         if popped is None:
-            popped = self._stack(t)
+            conds = self._conds_between(t)
+            popped = self._stack(t) if not conds else self._stack_from_conds(t, conds)
             self._stacks[id(t)] = popped
         return popped
+
+    def _conds_between(self, t) -> list:
+        """When t is live in a forward iteration: (predicate, branch, context the predicate is
+        in) for each cond around t inside the body, innermost first; [] if always. An output of a
+        Switch is live when its predicate equals its index, whatever branch routed it."""
+        fwd = self.loop.ctx
+        conds, op = [], t.op
+        ctx = op._cf_context
+        if op.type == "Switch":
+            outer = ctx.outer if isinstance(ctx, CondContext) else ctx
+            conds.append((op.inputs[1], t.value_index, outer))
+            ctx = outer
+        while ctx is not fwd:
+            if not isinstance(ctx, CondContext):
+                raise UnimplementedError(
+                    f"the gradient of the while loop '{fwd.frame_name}' needs '{t.name}', a value inside a nested "
+                    "loop in the loop body: gradients through loops nested in a while loop are not supported yet",
+                    t.op.type)
+            conds.append((ctx.pred, ctx.branch, ctx.outer))
+            ctx = ctx.outer
+        return conds
+
+    def _stack_from_conds(self, t, conds):
+        """A value computed in a cond in the body lives only in the iterations that took its
+        branch. The forward loop stacks it merged with a stand-in (a zero live when the branch
+        was not taken), so every iteration pushes; the backward loop switches the popped value
+        on the same predicates, so it is live, as t was, only where the branch was taken."""
+        ops = _ops()
+        graph = self.graph
+        if t.dtype.name in ("variant", "string"):
+            raise UnimplementedError(
+                f"the gradient of the while loop '{self.loop.ctx.frame_name}' needs '{t.name}', a "
+                f"{t.dtype.name} value inside a cond in the loop body: not supported yet", t.op.type)
+        from ..framework.graph import constant_node  # noqa: PLC0415
+        live = t
+        saved = graph._cf_context
+        try:
+            for pred, branch, ctx in conds:  # innermost first: each merge in the context around its cond
+                graph._cf_context = ctx
+                zero = constant_node(graph, np.zeros((), t.dtype.as_numpy_dtype))
+                other = ops.switch(zero, pred)[1 - branch]
+                live, _ = ops.merge([live, other])
+        finally:
+            graph._cf_context = saved
+        value = self._stack(live)
+        saved = graph._cf_context
+        graph._cf_context = self
+        try:
+            for pred, branch, _ in reversed(conds):  # outermost first
+                value = ops.switch(value, self.process_input(pred))[branch]
+        finally:
+            graph._cf_context = saved
+        if t.shape.rank is not None:
+            graph._set_shape(value, t.shape)
+        return value
 
     def _stack(self, t):
         """Pushes t in every forward iteration; pops it in every backward one."""

@@ -330,12 +330,53 @@ def test_while_loop_gradient_matches_numeric(iterations):
     np.testing.assert_allclose(got_w, _numeric_grad(lambda v: f(xv, v), wv), atol=1e-7)
 
 
-def test_gradient_through_a_cond_in_a_loop_is_a_clear_error():
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_gradient_through_conds_in_a_loop(seed):
+    """A cond in the body (one nested in it, a branch that ignores the loop variable): values of
+    the taken branches are stacked per iteration; the gradient equals the numeric one."""
+    rng = np.random.default_rng(seed)
+    xv, wv = rng.normal(size=(7, 4)), rng.normal(size=4)
+    g = of.Graph()
+    with g.as_default():
+        x = tf1.placeholder(of.float64, [7, 4])
+        w = tf1.placeholder(of.float64, [4])
+
+        def body(t, acc):
+            xt = of.gather(x, t)
+
+            def inner():
+                return of.cond(of.reduce_mean(acc) > 0.0, lambda: acc * xt, lambda: of.sin(acc) + w)
+            return t + 1, of.cond(of.reduce_sum(xt) > -1.0, inner, lambda: w * 2.0)
+
+        _, acc = of.while_loop(lambda t, a: t < 7, body, [0, of.ones([4], of.float64) * 0.5])
+        loss = of.reduce_sum(acc * acc)
+        gx, gw = of.gradients(loss, [x, w])
+
+    def f(xx, ww):
+        a = np.full(4, 0.5)
+        for t in range(7):
+            if xx[t].sum() > -1.0:
+                a = a * xx[t] if a.mean() > 0.0 else np.sin(a) + ww
+            else:
+                a = ww * 2.0
+        return np.sum(a * a)
+
+    got_loss, got_x, got_w = _session(g).run([loss, gx, gw], {x: xv, w: wv})
+    np.testing.assert_allclose(got_loss, f(xv, wv), rtol=1e-12)
+    np.testing.assert_allclose(got_x, _numeric_grad(lambda v: f(v, wv), xv), atol=1e-7)
+    np.testing.assert_allclose(got_w, _numeric_grad(lambda v: f(xv, v), wv), atol=1e-7)
+
+
+def test_gradient_through_a_loop_in_a_loop_is_a_clear_error():
     with of.Graph().as_default():
         x = tf1.placeholder(of.float64, [])
-        _, y = of.while_loop(lambda i, v: i < 3,
-                             lambda i, v: (i + 1, of.cond(v > 0.0, lambda: v * v, lambda: -v)), [0, x])
-        with pytest.raises(UnimplementedError, match="nested in a while loop"):
+
+        def body(i, v):
+            _, inner = of.while_loop(lambda j, u: j < 2, lambda j, u: (j + 1, u * v), [0, v])
+            return i + 1, inner
+
+        _, y = of.while_loop(lambda i, v: i < 3, body, [0, x])
+        with pytest.raises(UnimplementedError, match="nested"):
             of.gradients(y, x)
 
 
