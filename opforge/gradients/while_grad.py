@@ -11,8 +11,8 @@ backward loop as invariants again, and their gradients are summed over the itera
 
 A value computed inside a cond in the body is stacked merged with a stand-in, so every iteration
 pushes, and switched again on the cond's predicate when popped (live only where the forward
-iteration took its branch). Not supported (a clear UnimplementedError): loops nested in a loop
-being differentiated.
+iteration took its branch). A loop nested in the body gets its backward loop inside the outer
+backward loop; what it reads of the outer forward iterations is stacked by the outer loop.
 """
 
 from __future__ import annotations
@@ -154,14 +154,11 @@ def while_loop_grad(loop, exit_grads, gradients_fn, needs_grad=lambda t: True):
     fwd = loop.ctx
     if not loop.back_prop:
         return {}, []
-    c = fwd.outer
-    while c is not None:
-        if isinstance(c, WhileContext):
-            raise UnimplementedError(
-                f"the gradient of the while loop '{fwd.frame_name}' nested in another loop is not supported yet",
-                "while_loop")
-        c = c.outer
     graph = fwd.graph
+    # Where the backward loop goes: the context the gradient is being built in. For a loop in
+    # another loop's body that is the outer loop's backward loop, which stacks what the inner
+    # backward loop reads of the outer forward iterations (its counts and stacks included).
+    grad_outer = graph._cf_context
     first = 1 if loop.counted else 0
     # Every float loop variable: one whose value after the loop is unused still carries
     # gradient between iterations (h in an RNN whose outputs are collected). A TensorList
@@ -172,7 +169,7 @@ def while_loop_grad(loop, exit_grads, gradients_fn, needs_grad=lambda t: True):
         return {}, []
     exit_grads = list(exit_grads)
     saved = graph._cf_context
-    graph._cf_context = fwd.outer
+    graph._cf_context = grad_outer
     try:
         for k in var_idx:
             if exit_grads[k] is None:
@@ -192,9 +189,9 @@ def while_loop_grad(loop, exit_grads, gradients_fn, needs_grad=lambda t: True):
     finally:
         graph._cf_context = saved
     # The backward loop.
-    bwd = _GradContext(graph, fwd.outer, fwd.frame_name + "_grad", fwd.parallel_iterations, loop)
+    bwd = _GradContext(graph, grad_outer, fwd.frame_name + "_grad", fwd.parallel_iterations, loop)
     saved = graph._cf_context
-    graph._cf_context = fwd.outer
+    graph._cf_context = grad_outer
     try:
         # Its counter comes first: its Merge is the pivot, and its LoopCond drives the others.
         n_enter = ops.enter(count, frame_name=bwd.frame_name, parallel_iterations=bwd.parallel_iterations,
@@ -225,15 +222,23 @@ def while_loop_grad(loop, exit_grads, gradients_fn, needs_grad=lambda t: True):
             step.append(g)
     finally:
         graph._cf_context = saved
-    result = {}
+    # One tensor may enter the loop more than once (two loop variables, or a loop variable that
+    # is also an invariant, as an outer body's value is for a nested loop): its gradients add up.
+    parts: dict[int, list] = {}
+    targets: dict[int, object] = {}
+
+    def put(t, g):
+        parts.setdefault(id(t), []).append(g)
+        targets[id(t)] = t
+
     for k, gv, g in zip(var_idx, grad_vars, step):
-        result[id(loop.inputs[k])] = gv.finish(g)
+        put(loop.inputs[k], gv.finish(g))
     # Gradients of the invariants: summed over the iterations.
     for (outside, _), g in zip(invariants, grads[len(var_idx):]):
         if g is None:
             continue
         saved = graph._cf_context
-        graph._cf_context = fwd.outer
+        graph._cf_context = grad_outer
         try:
             init = ops.zeros_like(outside)
         finally:
@@ -246,14 +251,23 @@ def while_loop_grad(loop, exit_grads, gradients_fn, needs_grad=lambda t: True):
                                else ops.add_v2(acc.value, g))
         finally:
             graph._cf_context = saved
-        result[id(outside)] = total
-    targets = [loop.inputs[k] for k in var_idx] + [outside for outside, _ in invariants]
-    return result, targets
+        put(outside, total)
+    result = {}
+    saved = graph._cf_context
+    graph._cf_context = grad_outer
+    try:
+        for key, gs in parts.items():
+            result[key] = gs[0] if len(gs) == 1 else ops.add_n(gs)
+    finally:
+        graph._cf_context = saved
+    return result, list(targets.values())
 
 
 def _invariants(ctx):
-    """(outside tensor, its constant Enter) for the tensors the loop reads from outside."""
-    return list(ctx.routed_pairs())
+    """(outside tensor, its constant Enter) for the tensors the loop reads from outside. The
+    outside tensor is the Enter's input: in a loop nested in another loop's body, the value
+    the outer loop routed in (its gradient is what the outer body's gradient asks for)."""
+    return [(routed.op.inputs[0], routed) for _, routed in ctx.routed_pairs()]
 
 
 def _int_zero(graph, ctx):

@@ -14,7 +14,7 @@ import pytest
 import opforge as of
 import opforge.compat.v1 as tf1
 from opforge import ops
-from opforge.errors import InvalidArgumentError, UnimplementedError
+from opforge.errors import InvalidArgumentError
 
 
 def _session(graph):
@@ -367,17 +367,56 @@ def test_gradient_through_conds_in_a_loop(seed):
     np.testing.assert_allclose(got_w, _numeric_grad(lambda v: f(xv, v), wv), atol=1e-7)
 
 
-def test_gradient_through_a_loop_in_a_loop_is_a_clear_error():
-    with of.Graph().as_default():
-        x = tf1.placeholder(of.float64, [])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_gradient_through_loops_in_a_loop(seed):
+    """A loop in a loop's body whose trip count depends on the outer iteration and which reads
+    the outer body's value (an invariant that is also its loop variable's start), and a third
+    loop inside that one: gradients equal the numeric ones."""
+    rng = np.random.default_rng(seed)
+    xv, wv = rng.normal(size=3) * 0.5, rng.normal(size=3) * 0.5
+    g = of.Graph()
+    with g.as_default():
+        x = tf1.placeholder(of.float64, [3])
+        w = tf1.placeholder(of.float64, [3])
+
+        def inner_body(j, u, v):
+            _, z = of.while_loop(lambda k, z: k < 2, lambda k, z: (k + 1, z * 0.5 + of.cos(u)), [0, u])
+            return j + 1, of.sin(z * w) + v
 
         def body(i, v):
-            _, inner = of.while_loop(lambda j, u: j < 2, lambda j, u: (j + 1, u * v), [0, v])
-            return i + 1, inner
+            _, inner = of.while_loop(lambda j, u: j < i + 1, lambda j, u: inner_body(j, u, v), [0, v])
+            return i + 1, inner * 0.9
 
         _, y = of.while_loop(lambda i, v: i < 3, body, [0, x])
-        with pytest.raises(UnimplementedError, match="nested"):
-            of.gradients(y, x)
+        loss = of.reduce_sum(y * y)
+        gx, gw = of.gradients(loss, [x, w])
+
+    def f(xx, ww):
+        v = xx
+        for i in range(3):
+            u = v
+            for _ in range(i + 1):
+                z = u
+                for _ in range(2):
+                    z = z * 0.5 + np.cos(u)
+                u = np.sin(z * ww) + v
+            v = u * 0.9
+        return np.sum(v * v)
+
+    got_loss, got_x, got_w = _session(g).run([loss, gx, gw], {x: xv, w: wv})
+    np.testing.assert_allclose(got_loss, f(xv, wv), rtol=1e-12)
+    np.testing.assert_allclose(got_x, _numeric_grad(lambda v: f(v, wv), xv), atol=1e-7)
+    np.testing.assert_allclose(got_w, _numeric_grad(lambda v: f(xv, v), wv), atol=1e-7)
+
+
+def test_a_tensor_entering_a_loop_twice_gets_both_gradients():
+    with of.Graph().as_default() as g:
+        x = tf1.placeholder(of.float64, [])
+        _, a, b = of.while_loop(lambda i, a, b: i < 3, lambda i, a, b: (i + 1, a * x, b + a), [0, x, x])
+        (gx,) = of.gradients(a + b, [x])
+    # a = x^4, b = x + x + x^2 + x^3: d/dx = 4x^3 + 2 + 2x + 3x^2
+    got = _session(g).run(gx, {x: 1.3})
+    np.testing.assert_allclose(got, 4 * 1.3 ** 3 + 2 + 2 * 1.3 + 3 * 1.3 ** 2, rtol=1e-12)
 
 
 def test_training_through_a_loop_reduces_the_loss():

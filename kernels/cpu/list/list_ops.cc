@@ -720,14 +720,16 @@ Status ListZerosLikeCpu(ops::ZerosLikeArgs& a) {
 
 }  // namespace
 
-// Outputs are sized by the lists' contents: the kernels allocate them.
+// Outputs are sized by the lists' contents: the kernels allocate them. Lists of lists (variant
+// elements: the stacks a loop nested in a loop keeps per outer iteration) are read and written
+// by index and by push/pop, which move element tensors without touching their bytes.
 OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListReserve, CPU, TensorListReserveCpu, int32_t, int64_t)
 OPFORGE_REGISTER_FORWARDING_KERNEL(EmptyTensorList, CPU, EmptyTensorListCpu, int32_t, int64_t)
 OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListFromTensor, CPU, TensorListFromTensorCpu, OPF_ALL)
-OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListGetItem, CPU, TensorListGetItemCpu, OPF_ALL)
-OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListSetItem, CPU, TensorListSetItemCpu, OPF_ALL)
-OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListPushBack, CPU, TensorListPushBackCpu, OPF_ALL)
-OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListPopBack, CPU, TensorListPopBackCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListGetItem, CPU, TensorListGetItemCpu, OPF_ALL, VariantTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListSetItem, CPU, TensorListSetItemCpu, OPF_ALL, VariantTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListPushBack, CPU, TensorListPushBackCpu, OPF_ALL, VariantTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListPopBack, CPU, TensorListPopBackCpu, OPF_ALL, VariantTag)
 OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListStack, CPU, TensorListStackCpu, OPF_ALL)
 OPFORGE_REGISTER_UNTYPED_KERNEL(TensorListLength, CPU, TensorListLengthCpu)
 OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListElementShape, CPU, TensorListElementShapeCpu, int32_t, int64_t)
