@@ -6,6 +6,9 @@ them: the gradient of a list is a list of the gradients of its elements.
   list gradient with that element zeroed (the item replaced it).
 - GetItem: a list gradient that is zero but at the index read.
 - FromTensor: the list gradient stacked.
+- Gather: the gradient rows scattered back (summed where an index repeats); Scatter: the rows
+  that stayed in the list (the last write to an element) get its gradient, the replaced
+  elements of the input list none; ConcatV2 and Split: each other's inverse.
 """
 
 from __future__ import annotations
@@ -62,24 +65,48 @@ def _reserve_like(handle, dtype):
 
 
 def tensor_list_gather_grad(op, grads):
+    """Element i gets the sum of the gradient rows that read it (an index may repeat)."""
+    ops = _ops()
     handle, indices, _ = op.inputs
     g = grads[0]
-    return _ops().tensor_list_scatter_into_existing_list(_reserve_like(handle, g.dtype), g, indices), None, None
+    summed = ops.unsorted_segment_sum(g, indices, ops.tensor_list_length(handle))
+    rows = ops.gather_v2(summed, indices, np.int32(0))  # a repeated index writes the same sum twice
+    return ops.tensor_list_scatter_into_existing_list(_reserve_like(handle, g.dtype), rows, indices), None, None
+
+
+def _rows_that_stayed(indices, tensor, g):
+    """The list gradient at ``indices``, for the rows of ``tensor`` a scatter left in place: row r
+    gets its element's gradient if no later row overwrote that element (the last write wins,
+    as in the forward op), else zeros."""
+    ops = _ops()
+    n = ops.shape(indices, out_type="int32")[0]
+    positions = ops.range(np.int32(0), n, np.int32(1))
+    # Which row won each element: scatter the row numbers the same way, read them back.
+    empty = ops.tensor_list_reserve(np.zeros(0, np.int32), np.int32(0), element_dtype="int32")
+    winners = ops.tensor_list_gather(ops.tensor_list_scatter_into_existing_list(empty, positions, indices),
+                                     indices, np.zeros(0, np.int32), element_dtype="int32")
+    won = ops.cast(ops.equal(winners, positions), tensor.dtype)
+    ones = ops.ones_like(ops.shape(tensor, out_type="int32"))
+    mask_shape = ops.concat_v2([np.array([-1], np.int32),
+                                ops.strided_slice(ones, np.array([1], np.int32), np.array([0], np.int32),
+                                                  np.array([1], np.int32), end_mask=1)], np.int32(0))
+    rows = ops.tensor_list_gather(g, indices, _element_shape(tensor), element_dtype=tensor.dtype)
+    return rows * ops.reshape(won, mask_shape)
 
 
 def tensor_list_scatter_into_existing_list_grad(op, grads):
+    """The scattered rows get their elements' gradients (unless overwritten by a later row); the
+    input list's elements that were replaced get none."""
     ops = _ops()
     _, tensor, indices = op.inputs
     g = grads[0]
-    tensor_grad = ops.tensor_list_gather(g, indices, _element_shape(tensor), element_dtype=tensor.dtype)
     list_grad = ops.tensor_list_scatter_into_existing_list(g, ops.zeros_like(tensor), indices)
-    return list_grad, tensor_grad, None
+    return list_grad, _rows_that_stayed(indices, tensor, g), None
 
 
 def tensor_list_scatter_v2_grad(op, grads):
     tensor, indices, _, _ = op.inputs
-    g = grads[0]
-    return _ops().tensor_list_gather(g, indices, _element_shape(tensor), element_dtype=tensor.dtype), None, None, None
+    return _rows_that_stayed(indices, tensor, grads[0]), None, None, None
 
 
 def tensor_list_concat_v2_grad(op, grads):
