@@ -15,20 +15,11 @@ import opforge as of
 import opforge.compat.v1 as tf1
 from opforge import ops
 from opforge.errors import InvalidArgumentError
+from numeric_check import numeric_grad as _numeric_grad
 
 
 def _session(graph):
     return tf1.Session(graph=graph)
-
-
-def _numeric_grad(f, x, eps=1e-6):
-    x = np.array(x, np.float64)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
 
 
 # ---------------------------------------------------------------------------- raw ops

@@ -16,19 +16,10 @@ import opforge as of
 import opforge.compat.v1 as tf1
 from opforge import ops
 from opforge.errors import InvalidArgumentError, UnimplementedError
+from numeric_check import numeric_grad as _numeric_grad
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.compat.v1.nn.rnn_cell needs Keras 2
-
-
-def _numeric_grad(f, x, eps=1e-6):
-    x = np.array(x, np.float64)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
 
 
 # ---------------------------------------------------------------------------- eager
