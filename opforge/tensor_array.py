@@ -41,7 +41,7 @@ def _tensor(v, dtype=None):
     """v as a tensor: tensors (graph or eager) as they are, variables read, else converted."""
     if isinstance(v, (Tensor, GraphTensor)):
         return v
-    if hasattr(v, "_as_graph_element") or hasattr(v, "_eager_tensor") and not isinstance(v, np.ndarray):
+    if hasattr(v, "_as_graph_element") or hasattr(v, "_eager_tensor"):  # a variable: its value
         return _ops.identity(v)
     return convert_to_tensor(v, dtype=dtype)
 

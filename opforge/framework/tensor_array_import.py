@@ -31,7 +31,7 @@ from ..errors import InvalidArgumentError, UnimplementedError
 TA_OPS = {"TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
           "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3", "TensorArraySizeV3",
           "TensorArrayCloseV3", "TensorArrayGradV3", "TensorArrayGradWithShape"}
-# Ops that pass a tensor through unchanged (so a flow or handle): output index -> input index.
+# Ops that pass a tensor through unchanged (so they carry flows and handles through loops and conds).
 _PASS = {"Identity", "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration",
          "Switch", "RefSwitch", "Merge", "RefMerge"}
 _DT_INT32, _DT_INT64, _DT_VARIANT = 3, 9, 21
@@ -203,7 +203,6 @@ def lower(graph_def):
     """A copy of graph_def with its TensorArrayV3 ops replaced by TensorList ops."""
     low = _Lowering(graph_def)
     lowered = [low.lower(nd) for nd in graph_def.node]
-    by_name = {nd.name: nd for nd in lowered}
     # A TensorArrayV3's handle (output 0) and flow (output 1) both become the list (output 0).
     arrays = {nd.name for nd in graph_def.node if nd.op == "TensorArrayV3"}
     # The tensors that are lists now: the arrays, the new flows, and what passes them on.
@@ -244,5 +243,4 @@ def lower(graph_def):
                 nd.attr["T"].type == _DT_VARIANT:
             nd.op = nd.op[3:]
         out.node.append(nd)
-    del by_name
     return out
