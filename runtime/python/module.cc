@@ -21,6 +21,7 @@
 #include "opforge/kernel.h"
 #include "opforge/library.h"
 #include "opforge/op.h"
+#include "opforge/blas.h"
 #include "opforge/parallel.h"
 #include "opforge/random_state.h"  // array/random ops (issue 4)
 #include "opforge/tensor.h"
@@ -696,6 +697,35 @@ PYBIND11_MODULE(_C, m) {
   m.def("num_threads", &num_threads);
   m.def("set_num_threads", &set_num_threads,
         "Sets the one CPU thread budget of kernels and the BLAS (0: the default).");
+  m.def("sgemm_kernel", [] { return std::string(blas::sgemm_kernel()); },
+        "The float32 GEMM kernel in use: 'avx512' (the runtime's own) or 'openblas'.");
+  m.def("set_sgemm_kernel", [](const std::string& name) { return blas::set_sgemm_kernel(name.c_str()); },
+        "Chooses the float32 GEMM kernel ('avx512' or 'openblas'); False if this CPU cannot run it.");
+  m.def("gemm", [](bool ta, bool tb, double alpha, py::array a, py::array b, double beta, py::array c) {
+    // Developer hook for tests: C = alpha * op(A) * op(B) + beta * C through blas::gemm, on
+    // C-contiguous float32 or float64 matrices (C is written in place).
+    if (a.ndim() != 2 || b.ndim() != 2 || c.ndim() != 2) throw py::value_error("gemm: matrices must be 2-D");
+    const int64_t m = c.shape(0), n = c.shape(1), k = ta ? a.shape(0) : a.shape(1);
+    if ((ta ? a.shape(1) : a.shape(0)) != m || (tb ? b.shape(1) : b.shape(0)) != k || (tb ? b.shape(0) : b.shape(1)) != n) {
+      throw py::value_error("gemm: shapes do not match");
+    }
+    const auto contiguous = [](const py::array& x) { return (x.flags() & py::array::c_style) != 0; };
+    if (!contiguous(a) || !contiguous(b) || !contiguous(c) || !c.writeable()) {
+      throw py::value_error("gemm: arrays must be C-contiguous (and C writable)");
+    }
+    const auto lead = [](const py::array& x) { return static_cast<int64_t>(x.shape(1)); };
+    if (a.dtype().is(py::dtype::of<float>()) && b.dtype().is(py::dtype::of<float>()) && c.dtype().is(py::dtype::of<float>())) {
+      blas::gemm(ta, tb, m, n, k, static_cast<float>(alpha), static_cast<const float*>(a.data()), lead(a),
+                 static_cast<const float*>(b.data()), lead(b), static_cast<float>(beta),
+                 static_cast<float*>(c.mutable_data()), lead(c));
+    } else if (a.dtype().is(py::dtype::of<double>()) && b.dtype().is(py::dtype::of<double>()) &&
+               c.dtype().is(py::dtype::of<double>())) {
+      blas::gemm(ta, tb, m, n, k, alpha, static_cast<const double*>(a.data()), lead(a),
+                 static_cast<const double*>(b.data()), lead(b), beta, static_cast<double*>(c.mutable_data()), lead(c));
+    } else {
+      throw py::type_error("gemm: float32 or float64 matrices, all of one dtype");
+    }
+  });
   // ---- the caching host allocator
   m.def("host_memory_stats", [] {
     const HostMemoryStats st = host_memory_stats();

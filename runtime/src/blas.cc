@@ -4,9 +4,13 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 #include "opforge/parallel.h"
+#include "sgemm_avx512.h"
 
 namespace opforge {
 namespace blas {
@@ -18,12 +22,21 @@ constexpr int64_t kMinParallelMacs = int64_t{1} << 21;
 // Smallest block of rows (or columns) one thread takes.
 constexpr int64_t kMinBlock = 16;
 
+std::atomic<bool> use_avx512{[] {
+  const char* env = std::getenv("OPFORGE_CPU_GEMM");
+  return cpu_has_avx512() && !(env && std::strcmp(env, "openblas") == 0);
+}()};
+
 template <typename T>
 void call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
           const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   const auto tra = ta ? CblasTrans : CblasNoTrans;
   const auto trb = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>) {
+    if (use_avx512.load(std::memory_order_relaxed)) {
+      sgemm_avx512(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+      return;
+    }
     scipy_cblas_sgemm(CblasRowMajor, tra, trb, static_cast<blasint>(m), static_cast<blasint>(n),
                       static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b,
                       static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
@@ -44,24 +57,44 @@ void split_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, cons
     call(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
-  // Each thread should get at least kMinParallelMacs / 2 of work.
+  // One block per thread (each block packs the other operand again, so more blocks cost more),
+  // at least kMinParallelMacs / 2 of work each, cut on a multiple of kMinBlock so that the
+  // micro-kernel's vector blocks stay whole. Rows of C are cut when it has more rows than
+  // columns (each block packs all of op(B)), columns otherwise (each packs all of op(A)).
+  const bool by_rows = m >= n;
+  const int64_t len = by_rows ? m : n, other = by_rows ? n : m;
   const int64_t per_part = std::max<int64_t>(1, kMinParallelMacs / 2);
-  if (m >= n) {  // blocks of rows of C (and of op(A))
-    const int64_t grain = std::max(kMinBlock, per_part / std::max<int64_t>(1, n * k));
-    parallel_for(m, grain, [&](int64_t r0, int64_t r1) {
-      const T* ab = ta ? a + r0 : a + r0 * lda;
-      call(ta, tb, r1 - r0, n, k, alpha, ab, lda, b, ldb, beta, c + r0 * ldc, ldc);
-    });
-  } else {  // blocks of columns of C (and of op(B))
-    const int64_t grain = std::max(kMinBlock, per_part / std::max<int64_t>(1, m * k));
-    parallel_for(n, grain, [&](int64_t c0, int64_t c1) {
-      const T* bb = tb ? b + c0 * ldb : b + c0;
-      call(ta, tb, m, c1 - c0, k, alpha, a, lda, bb, ldb, beta, c + c0, ldc);
-    });
-  }
+  const int64_t min_len = std::max(kMinBlock, per_part / std::max<int64_t>(1, other * k));
+  const int64_t parts = std::clamp<int64_t>(len / min_len, 1, num_threads());
+  const int64_t block = (len + parts - 1) / parts;
+  const int64_t step = (block + kMinBlock - 1) / kMinBlock * kMinBlock;
+  parallel_for_per_thread((len + step - 1) / step, 1, [&](int64_t b0, int64_t b1) {
+    const int64_t s0 = b0 * step, s1 = std::min(len, b1 * step);
+    if (by_rows) {
+      const T* ab = ta ? a + s0 : a + s0 * lda;
+      call(ta, tb, s1 - s0, n, k, alpha, ab, lda, b, ldb, beta, c + s0 * ldc, ldc);
+    } else {
+      const T* bb = tb ? b + s0 * ldb : b + s0;
+      call(ta, tb, m, s1 - s0, k, alpha, a, lda, bb, ldb, beta, c + s0, ldc);
+    }
+  });
 }
 
 }  // namespace
+
+const char* sgemm_kernel() { return use_avx512.load() ? "avx512" : "openblas"; }
+
+bool set_sgemm_kernel(const char* name) {
+  if (std::strcmp(name, "openblas") == 0) {
+    use_avx512.store(false);
+    return true;
+  }
+  if (std::strcmp(name, "avx512") == 0 && cpu_has_avx512()) {
+    use_avx512.store(true);
+    return true;
+  }
+  return false;
+}
 
 void use_single_thread() {
   static std::once_flag once;

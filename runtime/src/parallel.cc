@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -44,6 +45,7 @@ class ThreadPool {
       parts_ = parts;
       pending_ = parts - 1;
       ++generation_;
+      posted_.store(generation_, std::memory_order_release);
     }
     cv_.notify_all();
     fn(0);
@@ -66,6 +68,14 @@ class ThreadPool {
     uint64_t seen = 0;
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
+      if (generation_ == seen && !stop_) {
+        // Spin a little before sleeping: the next parallel region of a run usually starts
+        // within microseconds, and waking a sleeping thread costs tens of them (more in a VM).
+        // The spin is bounded, so idle workers do not hold cores other processes need.
+        lock.unlock();
+        spin_until_posted(seen);
+        lock.lock();
+      }
       cv_.wait(lock, [&] { return stop_ || (generation_ != seen && next_part_ < parts_); });
       if (stop_) return;
       seen = generation_;
@@ -80,6 +90,24 @@ class ThreadPool {
     }
   }
 
+  void spin_until_posted(uint64_t seen) const {
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    while (posted_.load(std::memory_order_acquire) == seen) {
+      for (int i = 0; i < 64; ++i) cpu_relax();
+      if (std::chrono::steady_clock::now() >= until) return;
+    }
+  }
+
+  static void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+  }
+
+  static constexpr std::chrono::microseconds kSpin{100};
+
   std::vector<std::thread> threads_;
   std::atomic<int> size_{0};
   std::mutex mu_, call_mu_;
@@ -87,6 +115,7 @@ class ThreadPool {
   const std::function<void(int)>* job_ = nullptr;
   int next_part_ = 0, parts_ = 0, pending_ = 0;
   uint64_t generation_ = 0;
+  std::atomic<uint64_t> posted_{0};  // generation_, readable without mu_ (for the spin)
   bool stop_ = false;
 };
 
@@ -128,10 +157,14 @@ void set_num_threads(int n) {
 }
 
 thread_local bool in_parallel_region = false;
-constexpr int kPartsPerThread = 4;
 
 void parallel_for_impl(int64_t n, int64_t min_per_thread,
                        const std::function<void(int64_t, int64_t)>& fn) {
+  parallel_for_parts(n, min_per_thread, 4, fn);
+}
+
+void parallel_for_parts(int64_t n, int64_t min_per_thread, int parts_per_thread,
+                        const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   int threads = in_parallel_region ? 1 : num_threads();  // nested regions run inline
   if (threads <= 1) {
@@ -140,7 +173,7 @@ void parallel_for_impl(int64_t n, int64_t min_per_thread,
   }
   // A few parts per thread, taken dynamically: when a thread is slowed (another process on
   // its core), the others take its share instead of waiting for it.
-  int64_t parts = std::min<int64_t>(threads * kPartsPerThread, n / std::max<int64_t>(1, min_per_thread));
+  int64_t parts = std::min<int64_t>(int64_t{threads} * parts_per_thread, n / std::max<int64_t>(1, min_per_thread));
   if (parts <= 1) {
     fn(0, n);
     return;

@@ -17,6 +17,11 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
           int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 
+// The float32 GEMM kernel: "avx512" (the runtime's own, on CPUs with AVX-512; the default
+// there), or "openblas". OPFORGE_CPU_GEMM=openblas in the environment starts with OpenBLAS.
+// set_sgemm_kernel returns false (and changes nothing) for a name this CPU cannot run.
+const char* sgemm_kernel();
+bool set_sgemm_kernel(const char* name);
 // Pins OpenBLAS to one thread (idempotent; the thread pool calls it when it starts).
 void use_single_thread();
 

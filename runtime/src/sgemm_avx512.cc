@@ -1,0 +1,210 @@
+// Single-precision GEMM for CPUs with AVX-512 (see sgemm_avx512.h).
+//
+// The classic GotoBLAS/BLIS structure: op(B) is packed in blocks of kKc x kNc, cut into
+// panels kNr columns wide; op(A) in blocks of kMc x kKc, cut into panels kMr rows high; a
+// micro-kernel multiplies one A panel by one B panel into a kMr x kNr block of C kept in 24
+// vector registers (12 rows x 2 vectors of 16 floats), broadcasting one A value per row and
+// loading two B vectors per step of k. A block of A stays in L2, a B panel in L1, and the
+// packed B block is shared by every block of A. Edges are zero-padded in the packed panels
+// and masked when C is written, so every shape runs the same kernel.
+//
+// Everything that executes AVX-512 instructions carries a target attribute, and the file is
+// compiled for the baseline ISA: nothing here is reached unless the CPU says it has AVX-512.
+#include "sgemm_avx512.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define OPF_HAVE_AVX512_GEMM 1
+#endif
+
+namespace opforge {
+namespace blas {
+
+#ifdef OPF_HAVE_AVX512_GEMM
+namespace {
+
+constexpr int kMr = 12;               // rows of C per micro-kernel call
+constexpr int kNr = 32;               // columns of C per micro-kernel call (two vectors)
+constexpr int64_t kKc = 256;          // depth of a packed block: a B panel (kKc x kNr) is 32 KiB
+constexpr int64_t kMc = 12 * kMr;     // rows of a packed A block (144 x 256: 144 KiB, in L2)
+constexpr int64_t kNc = 1024;         // columns of a packed B block (256 x 1024: 1 MiB)
+
+// Per-thread packing buffers, grown on demand and kept (a GEMM per kernel call must not
+// allocate). 64-byte aligned for the vector loads.
+struct PackBuffers {
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::unique_ptr<float, Free> a, b;
+  size_t a_size = 0, b_size = 0;
+  static float* grow(std::unique_ptr<float, Free>& p, size_t* size, size_t want) {
+    if (*size < want) {
+      const size_t bytes = (want * sizeof(float) + 63) / 64 * 64;
+      p.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
+      if (!p) throw std::bad_alloc();
+      *size = want;
+    }
+    return p.get();
+  }
+};
+
+PackBuffers& buffers() {
+  thread_local PackBuffers b;
+  return b;
+}
+
+// Packs rows [0, mc) x depth [0, kc) of op(A) into panels of kMr rows: panel i holds, for each
+// p, the kMr values op(A)[i*kMr + r][p] (rows past mc are zero).
+void pack_a(bool ta, const float* a, int64_t lda, int64_t mc, int64_t kc, float* dst) {
+  for (int64_t i0 = 0; i0 < mc; i0 += kMr) {
+    const int rows = static_cast<int>(std::min<int64_t>(kMr, mc - i0));
+    if (!ta) {
+      for (int64_t p = 0; p < kc; ++p) {
+        float* d = dst + p * kMr;
+        for (int r = 0; r < rows; ++r) d[r] = a[(i0 + r) * lda + p];
+        for (int r = rows; r < kMr; ++r) d[r] = 0.0f;
+      }
+    } else {  // op(A)[i][p] = a[p * lda + i]: rows of a are contiguous in i
+      for (int64_t p = 0; p < kc; ++p) {
+        float* d = dst + p * kMr;
+        const float* s = a + p * lda + i0;
+        for (int r = 0; r < rows; ++r) d[r] = s[r];
+        for (int r = rows; r < kMr; ++r) d[r] = 0.0f;
+      }
+    }
+    dst += kc * kMr;
+  }
+}
+
+// Packs depth [0, kc) x columns [0, nc) of op(B) into panels of kNr columns: panel j holds, for
+// each p, op(B)[p][j*kNr + c] for c in [0, kNr) (columns past nc are zero).
+void pack_b(bool tb, const float* b, int64_t ldb, int64_t kc, int64_t nc, float* dst) {
+  for (int64_t j0 = 0; j0 < nc; j0 += kNr) {
+    const int cols = static_cast<int>(std::min<int64_t>(kNr, nc - j0));
+    if (!tb) {
+      for (int64_t p = 0; p < kc; ++p) {
+        float* d = dst + p * kNr;
+        std::memcpy(d, b + p * ldb + j0, sizeof(float) * static_cast<size_t>(cols));
+        std::fill(d + cols, d + kNr, 0.0f);
+      }
+    } else {  // op(B)[p][j] = b[j * ldb + p]
+      for (int c = 0; c < cols; ++c) {
+        const float* s = b + (j0 + c) * ldb;
+        for (int64_t p = 0; p < kc; ++p) dst[p * kNr + c] = s[p];
+      }
+      for (int64_t p = 0; p < kc; ++p) std::fill(dst + p * kNr + cols, dst + (p + 1) * kNr, 0.0f);
+    }
+    dst += kc * kNr;
+  }
+}
+
+__attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float* c, __mmask16 mask,
+                                                         float alpha, float beta) {
+  __m512 r = _mm512_mul_ps(acc, _mm512_set1_ps(alpha));
+  if (beta != 0.0f) {
+    const __m512 old = _mm512_maskz_loadu_ps(mask, c);
+    r = beta == 1.0f ? _mm512_add_ps(r, old) : _mm512_fmadd_ps(old, _mm512_set1_ps(beta), r);
+  }
+  return r;
+}
+
+// C[rows x cols] = alpha * (A panel * B panel) + beta * C, for rows <= kMr, cols <= kNr.
+__attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __restrict ap,
+                                                      const float* __restrict bp, float* c, int64_t ldc,
+                                                      int rows, int cols, float alpha, float beta) {
+  __m512 acc0[kMr], acc1[kMr];
+#pragma GCC unroll 12
+  for (int r = 0; r < kMr; ++r) {
+    acc0[r] = _mm512_setzero_ps();
+    acc1[r] = _mm512_setzero_ps();
+  }
+  for (int64_t p = 0; p < kc; ++p) {
+    const __m512 b0 = _mm512_load_ps(bp);
+    const __m512 b1 = _mm512_load_ps(bp + 16);
+#pragma GCC unroll 12
+    for (int r = 0; r < kMr; ++r) {
+      const __m512 av = _mm512_set1_ps(ap[r]);
+      acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
+      acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
+    }
+    ap += kMr;
+    bp += kNr;
+  }
+  const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+  const __mmask16 m1 = cols >= 32 ? __mmask16(0xFFFF) : cols <= 16 ? __mmask16(0) : __mmask16((1u << (cols - 16)) - 1);
+#pragma GCC unroll 12
+  for (int r = 0; r < kMr; ++r) {
+    if (r < rows) {
+      float* cr = c + r * ldc;
+      _mm512_mask_storeu_ps(cr, m0, finish(acc0[r], cr, m0, alpha, beta));
+      if (m1) _mm512_mask_storeu_ps(cr + 16, m1, finish(acc1[r], cr + 16, m1, alpha, beta));
+    }
+  }
+}
+
+}  // namespace
+
+bool cpu_has_avx512() {
+  static const bool ok = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return ok;
+}
+
+void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0 || alpha == 0.0f) {  // C = beta * C
+    for (int64_t i = 0; i < m; ++i) {
+      float* cr = c + i * ldc;
+      for (int64_t j = 0; j < n; ++j) cr[j] = beta == 0.0f ? 0.0f : beta * cr[j];
+    }
+    return;
+  }
+  PackBuffers& buf = buffers();
+  const int64_t nc_max = std::min(kNc, (n + kNr - 1) / kNr * kNr);
+  const int64_t kc_max = std::min(kKc, k);
+  const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
+  float* pb = PackBuffers::grow(buf.b, &buf.b_size, static_cast<size_t>(kc_max * nc_max));
+  float* pa = PackBuffers::grow(buf.a, &buf.a_size, static_cast<size_t>(kc_max * mc_max));
+  for (int64_t jc = 0; jc < n; jc += kNc) {
+    const int64_t nc = std::min(kNc, n - jc);
+    for (int64_t pc = 0; pc < k; pc += kKc) {
+      const int64_t kc = std::min(kKc, k - pc);
+      const float* bsrc = tb ? b + jc * ldb + pc : b + pc * ldb + jc;
+      pack_b(tb, bsrc, ldb, kc, nc, pb);
+      const float beta_here = pc == 0 ? beta : 1.0f;  // later depth blocks add to C
+      for (int64_t ic = 0; ic < m; ic += kMc) {
+        const int64_t mc = std::min(kMc, m - ic);
+        const float* asrc = ta ? a + pc * lda + ic : a + ic * lda + pc;
+        pack_a(ta, asrc, lda, mc, kc, pa);
+        for (int64_t jr = 0; jr < nc; jr += kNr) {
+          const int cols = static_cast<int>(std::min<int64_t>(kNr, nc - jr));
+          const float* bp = pb + (jr / kNr) * kc * kNr;
+          for (int64_t ir = 0; ir < mc; ir += kMr) {
+            const int rows = static_cast<int>(std::min<int64_t>(kMr, mc - ir));
+            micro_kernel(kc, pa + (ir / kMr) * kc * kMr, bp, c + (ic + ir) * ldc + jc + jr, ldc, rows,
+                         cols, alpha, beta_here);
+          }
+        }
+      }
+    }
+  }
+}
+
+#else  // no AVX-512 code on this target
+
+bool cpu_has_avx512() { return false; }
+void sgemm_avx512(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,
+                  int64_t, float, float*, int64_t) {}
+
+#endif
+
+}  // namespace blas
+}  // namespace opforge

@@ -1,0 +1,23 @@
+// The runtime's own single-precision GEMM for x86-64 CPUs with AVX-512 (runtime-private).
+//
+// OpenBLAS picks its kernels by the CPU it detects, or by OPENBLAS_CORETYPE when that is set;
+// on some machines that leaves it on AVX2 kernels (half the width) although the CPU has
+// AVX-512. blas::gemm uses this kernel for float32 whenever the CPU has AVX-512, so the
+// convolutions and matmuls of a model run at the machine's width whatever OpenBLAS chose.
+// blas::set_sgemm_kernel (blas.h) chooses between the two.
+#pragma once
+#include <cstdint>
+
+namespace opforge {
+namespace blas {
+
+// True when this process runs on an x86-64 CPU with AVX-512F.
+bool cpu_has_avx512();
+
+// C = alpha * op(A) * op(B) + beta * C, row-major, single-threaded (blas::gemm splits over the
+// threads). Call only when cpu_has_avx512().
+void sgemm_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+
+}  // namespace blas
+}  // namespace opforge
