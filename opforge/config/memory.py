@@ -19,7 +19,8 @@ def memory_stats(device: str = "/cpu:0") -> dict:
     """Allocator statistics of a device.
 
     CPU: ``bytes_in_use``, ``peak_bytes_in_use``, ``bytes_cached``, ``cache_limit``,
-    ``num_allocs``, ``cache_hits``, ``os_allocs``, ``os_frees``. GPU ("/gpu:0"): bytes
+    ``num_allocs``, ``cache_hits``, ``os_allocs``, ``os_frees``, ``constant_cache_bytes`` (what
+    kernels derived from graph constants and keep across runs: packed convolution filters). GPU ("/gpu:0"): bytes
     ``in_use`` and ``cached`` and ``raw_allocs``.
     """
     if _is_cpu(device):
@@ -36,7 +37,8 @@ def reset_peak_memory_stats(device: str = "/cpu:0") -> None:
 
 def empty_cache() -> None:
     """Gives every cached block back: host memory to the OS, GPU memory to the driver (like
-    torch.cuda.empty_cache)."""
+    torch.cuda.empty_cache), and drops the filters kernels packed from graph constants (they
+    are packed again on the next run)."""
     _C.host_empty_cache()
     _C.gpu_empty_cache()
 

@@ -22,6 +22,7 @@
 #include "opforge/library.h"
 #include "opforge/op.h"
 #include "opforge/blas.h"
+#include "opforge/constant_cache.h"
 #include "opforge/parallel.h"
 #include "opforge/random_state.h"  // array/random ops (issue 4)
 #include "opforge/tensor.h"
@@ -701,9 +702,10 @@ PYBIND11_MODULE(_C, m) {
         "The float32 GEMM kernel in use: 'avx512' (the runtime's own) or 'openblas'.");
   m.def("set_sgemm_kernel", [](const std::string& name) { return blas::set_sgemm_kernel(name.c_str()); },
         "Chooses the float32 GEMM kernel ('avx512' or 'openblas'); False if this CPU cannot run it.");
-  m.def("gemm", [](bool ta, bool tb, double alpha, py::array a, py::array b, double beta, py::array c) {
+  m.def("gemm", [](bool ta, bool tb, double alpha, py::array a, py::array b, double beta, py::array c, bool packed) {
     // Developer hook for tests: C = alpha * op(A) * op(B) + beta * C through blas::gemm, on
-    // C-contiguous float32 or float64 matrices (C is written in place).
+    // C-contiguous float32 or float64 matrices (C is written in place); packed: float32 B
+    // through blas::PackedMatrix.
     if (a.ndim() != 2 || b.ndim() != 2 || c.ndim() != 2) throw py::value_error("gemm: matrices must be 2-D");
     const int64_t m = c.shape(0), n = c.shape(1), k = ta ? a.shape(0) : a.shape(1);
     if ((ta ? a.shape(1) : a.shape(0)) != m || (tb ? b.shape(1) : b.shape(0)) != k || (tb ? b.shape(0) : b.shape(1)) != n) {
@@ -715,6 +717,12 @@ PYBIND11_MODULE(_C, m) {
     }
     const auto lead = [](const py::array& x) { return static_cast<int64_t>(x.shape(1)); };
     if (a.dtype().is(py::dtype::of<float>()) && b.dtype().is(py::dtype::of<float>()) && c.dtype().is(py::dtype::of<float>())) {
+      if (packed) {
+        const blas::PackedMatrix pb(tb, static_cast<const float*>(b.data()), lead(b), k, n);
+        blas::gemm(ta, m, static_cast<float>(alpha), static_cast<const float*>(a.data()), lead(a), pb,
+                   static_cast<float>(beta), static_cast<float*>(c.mutable_data()), lead(c));
+        return;
+      }
       blas::gemm(ta, tb, m, n, k, static_cast<float>(alpha), static_cast<const float*>(a.data()), lead(a),
                  static_cast<const float*>(b.data()), lead(b), static_cast<float>(beta),
                  static_cast<float*>(c.mutable_data()), lead(c));
@@ -725,7 +733,8 @@ PYBIND11_MODULE(_C, m) {
     } else {
       throw py::type_error("gemm: float32 or float64 matrices, all of one dtype");
     }
-  });
+  }, py::arg("ta"), py::arg("tb"), py::arg("alpha"), py::arg("a"), py::arg("b"), py::arg("beta"), py::arg("c"),
+     py::arg("packed") = false);
   // ---- the caching host allocator
   m.def("host_memory_stats", [] {
     const HostMemoryStats st = host_memory_stats();
@@ -738,11 +747,18 @@ PYBIND11_MODULE(_C, m) {
     d["cache_hits"] = st.cache_hits;
     d["os_allocs"] = st.os_allocs;
     d["os_frees"] = st.os_frees;
+    d["constant_cache_bytes"] = constant_cache_bytes();
     return d;
   });
-  m.def("set_profiling", &set_profiling, "Starts (clearing) or stops per-op kernel timing of Session runs.");
+  m.def("set_profiling", &set_profiling, py::arg("on"), py::arg("by_shape") = false,
+        "Starts (clearing) or stops per-op kernel timing of Session runs (by_shape: per op and input shapes).");
   m.def("profile_stats", &profile_stats, "op -> (kernel runs, nanoseconds) since profiling started.");
-  m.def("host_empty_cache", &host_empty_cache);
+  m.def("host_empty_cache", [] {
+    clear_constant_cache();  // its values hold memory too
+    host_empty_cache();
+  });
+  m.def("constant_cache_bytes", &constant_cache_bytes,
+        "Bytes of values derived from graph constants (packed filters) kept across runs.");
   m.def("host_reset_peak", &host_reset_peak);
   m.def("host_set_cache_limit", &host_set_cache_limit);
   // ---- random ops (issue 4, array/random area): of.random.set_seed restarts eager streams.

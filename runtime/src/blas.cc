@@ -82,6 +82,60 @@ void split_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, cons
 
 }  // namespace
 
+void PackedMatrix::Free::operator()(float* p) const { std::free(p); }
+
+PackedMatrix::PackedMatrix(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n)
+    : b_(b), tb_(trans_b), ldb_(ldb), k_(k), n_(n) {
+  if (!use_avx512.load(std::memory_order_relaxed) || k <= 0 || n <= 0) return;
+  const size_t bytes = (static_cast<size_t>(packed_b_size(k, n)) * sizeof(float) + 63) / 64 * 64;
+  packed_.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
+  if (!packed_) throw std::bad_alloc();
+  float* dst = packed_.get();
+  const int64_t blocks = packed_b_depth_blocks(k);
+  // Each depth block is kKc x n: worth a thread from ~64 KiB of B.
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(1, n * 256));
+  parallel_for(blocks, grain, [&](int64_t b0, int64_t b1) { pack_b_full(trans_b, b, ldb, k, n, b0, b1, dst); });
+}
+
+void gemm(bool ta, int64_t m, float alpha, const float* a, int64_t lda, const PackedMatrix& b, float beta,
+          float* c, int64_t ldc) {
+  const int64_t n = b.n_, k = b.k_;
+  if (!b.packed_) {
+    gemm(ta, b.tb_, m, n, k, alpha, a, lda, b.b_, b.ldb_, beta, c, ldc);
+    return;
+  }
+  if (m <= 0 || n <= 0) return;
+  const float* packed = b.packed_.get();
+  const int64_t macs = m * n * std::max<int64_t>(k, 1);
+  if (macs < kMinParallelMacs || num_threads() == 1) {
+    sgemm_avx512_packed(ta, m, n, k, alpha, a, lda, packed, 0, n, beta, c, ldc);
+    return;
+  }
+  // B is shared, so cutting rows costs nothing extra (each thread packs only its rows of A);
+  // columns are cut (on panel boundaries) only when there are too few rows to share.
+  const int64_t per_part = std::max<int64_t>(1, kMinParallelMacs / 2);
+  const int64_t row_step = 12 * 4;  // whole micro-tiles
+  if (m >= row_step * num_threads() || m >= n) {
+    const int64_t parts = std::clamp<int64_t>(m / std::max<int64_t>(1, per_part / std::max<int64_t>(1, n * k)), 1,
+                                              num_threads());
+    const int64_t step = ((m + parts - 1) / parts + 11) / 12 * 12;
+    parallel_for_per_thread((m + step - 1) / step, 1, [&](int64_t b0, int64_t b1) {
+      const int64_t r0 = b0 * step, r1 = std::min(m, b1 * step);
+      sgemm_avx512_packed(ta, r1 - r0, n, k, alpha, ta ? a + r0 : a + r0 * lda, lda, packed, 0, n, beta,
+                          c + r0 * ldc, ldc);
+    });
+  } else {
+    const int64_t panel = packed_b_column_step();
+    const int64_t panels = (n + panel - 1) / panel;
+    const int64_t parts = std::clamp<int64_t>(panels, 1, num_threads());
+    const int64_t per = (panels + parts - 1) / parts;
+    parallel_for_per_thread(parts, 1, [&](int64_t p0, int64_t p1) {
+      const int64_t c0 = p0 * per * panel, c1 = std::min(n, p1 * per * panel);
+      if (c0 < c1) sgemm_avx512_packed(ta, m, n, k, alpha, a, lda, packed, c0, c1, beta, c, ldc);
+    });
+  }
+}
+
 const char* sgemm_kernel() { return use_avx512.load() ? "avx512" : "openblas"; }
 
 bool set_sgemm_kernel(const char* name) {

@@ -288,6 +288,7 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
 namespace {
 
 std::atomic<bool> g_profiling{false};
+std::atomic<bool> g_profile_by_shape{false};
 std::mutex g_profile_mu;
 std::map<std::string, std::pair<int64_t, int64_t>> g_profile;  // op -> (runs, nanoseconds)
 
@@ -295,9 +296,12 @@ std::map<std::string, std::pair<int64_t, int64_t>> g_profile;  // op -> (runs, n
 
 bool profiling_enabled() { return g_profiling.load(std::memory_order_relaxed); }
 
-void set_profiling(bool on) {
+bool profiling_by_shape() { return g_profile_by_shape.load(std::memory_order_relaxed); }
+
+void set_profiling(bool on, bool by_shape) {
   std::lock_guard<std::mutex> lock(g_profile_mu);
   g_profiling.store(on);
+  g_profile_by_shape.store(on && by_shape);
   if (on) g_profile.clear();
 }
 
@@ -416,7 +420,13 @@ Status run_node(const Node& node, const DeviceSpec& device, std::vector<const Te
   OPF_RETURN_IF_ERROR(exec::at_node(run_kernel(op, inputs, node.ranges, node.attrs, node.out_dtypes, sc, &scratch.outs,
                                          &env, gpu_kernel ? device : DeviceSpec()),
                               node.name));
-  if (profile) record_op_time(op.name, std::chrono::steady_clock::now() - t0);
+  if (profile) {
+    std::string key = op.name;
+    if (profiling_by_shape()) {  // "Conv2D [1,56,56,64] [3,3,64,64]"
+      for (const Shape* s : shapes) key += " " + s->to_string();
+    }
+    record_op_time(key, std::chrono::steady_clock::now() - t0);
+  }
   moved.clear();
   return Status::OK();
 }

@@ -113,13 +113,15 @@ __attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float*
   return r;
 }
 
-// C[rows x cols] = alpha * (A panel * B panel) + beta * C, for rows <= kMr, cols <= kNr.
+// C[R x cols] = alpha * (A panel * B panel) + beta * C, for cols <= kNr. R < kMr is a panel's
+// last rows (the rest of the panel is zero padding, which this instance skips).
+template <int R>
 __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __restrict ap,
                                                       const float* __restrict bp, float* c, int64_t ldc,
-                                                      int rows, int cols, float alpha, float beta) {
-  __m512 acc0[kMr], acc1[kMr];
+                                                      int cols, float alpha, float beta) {
+  __m512 acc0[R], acc1[R];
 #pragma GCC unroll 12
-  for (int r = 0; r < kMr; ++r) {
+  for (int r = 0; r < R; ++r) {
     acc0[r] = _mm512_setzero_ps();
     acc1[r] = _mm512_setzero_ps();
   }
@@ -127,7 +129,7 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __
     const __m512 b0 = _mm512_load_ps(bp);
     const __m512 b1 = _mm512_load_ps(bp + 16);
 #pragma GCC unroll 12
-    for (int r = 0; r < kMr; ++r) {
+    for (int r = 0; r < R; ++r) {
       const __m512 av = _mm512_set1_ps(ap[r]);
       acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
       acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
@@ -138,12 +140,133 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __
   const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
   const __mmask16 m1 = cols >= 32 ? __mmask16(0xFFFF) : cols <= 16 ? __mmask16(0) : __mmask16((1u << (cols - 16)) - 1);
 #pragma GCC unroll 12
-  for (int r = 0; r < kMr; ++r) {
-    if (r < rows) {
-      float* cr = c + r * ldc;
-      _mm512_mask_storeu_ps(cr, m0, finish(acc0[r], cr, m0, alpha, beta));
-      if (m1) _mm512_mask_storeu_ps(cr + 16, m1, finish(acc1[r], cr + 16, m1, alpha, beta));
+  for (int r = 0; r < R; ++r) {
+    float* cr = c + r * ldc;
+    _mm512_mask_storeu_ps(cr, m0, finish(acc0[r], cr, m0, alpha, beta));
+    if (m1) _mm512_mask_storeu_ps(cr + 16, m1, finish(acc1[r], cr + 16, m1, alpha, beta));
+  }
+}
+
+using MicroKernel = void (*)(int64_t, const float*, const float*, float*, int64_t, int, float, float);
+constexpr MicroKernel kMicroKernels[kMr + 1] = {
+    nullptr,          micro_kernel<1>, micro_kernel<2>, micro_kernel<3>,  micro_kernel<4>,
+    micro_kernel<5>,  micro_kernel<6>, micro_kernel<7>, micro_kernel<8>,  micro_kernel<9>,
+    micro_kernel<10>, micro_kernel<11>, micro_kernel<12>};
+
+// C[m x nc] (+)= op(A)[m x kc] * (one depth block of packed B: nc columns in panels), A packed
+// here block by block into pa.
+void block_product(bool ta, int64_t m, int64_t kc, int64_t nc, float alpha, const float* a, int64_t lda,
+                   const float* pb, float beta, float* c, int64_t ldc, float* pa) {
+  for (int64_t ic = 0; ic < m; ic += kMc) {
+    const int64_t mc = std::min(kMc, m - ic);
+    pack_a(ta, ta ? a + ic : a + ic * lda, lda, mc, kc, pa);
+    for (int64_t jr = 0; jr < nc; jr += kNr) {
+      const int cols = static_cast<int>(std::min<int64_t>(kNr, nc - jr));
+      const float* bp = pb + (jr / kNr) * kc * kNr;
+      for (int64_t ir = 0; ir < mc; ir += kMr) {
+        const int rows = static_cast<int>(std::min<int64_t>(kMr, mc - ir));
+        kMicroKernels[rows](kc, pa + (ir / kMr) * kc * kMr, bp, c + (ic + ir) * ldc + jr, ldc, cols, alpha, beta);
+      }
     }
+  }
+}
+
+// C = beta * C (a product over no depth, or alpha == 0).
+void scale_c(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    float* cr = c + i * ldc;
+    for (int64_t j = 0; j < n; ++j) cr[j] = beta == 0.0f ? 0.0f : beta * cr[j];
+  }
+}
+
+// GEMMs with few rows (m <= kSmallM): packing B would cost as much as the product (a fully
+// connected layer at batch 1 is a matrix-vector product), so B is streamed once as it is.
+constexpr int64_t kSmallM = 4;
+
+__attribute__((target("avx512f"))) inline __mmask16 tail_mask(int64_t left) {
+  return left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+}
+
+template <int M>
+__attribute__((target("avx512f"))) void small_m_nn(bool ta, int64_t n, int64_t k, float alpha,
+                                                    const float* a, int64_t lda, const float* b, int64_t ldb,
+                                                    float beta, float* c, int64_t ldc) {
+  // Rows of B are read in order, each once: the sums of a pass over kCols columns (M x 16 KiB)
+  // stay in L1/L2 while B streams from memory at full speed.
+  constexpr int64_t kCols = 4096;
+  alignas(64) float sum[M][kCols];
+  for (int64_t j0 = 0; j0 < n; j0 += kCols) {
+    const int64_t w = std::min(kCols, n - j0), full = w / 16 * 16;
+    const __mmask16 tail = tail_mask(w - full);
+    for (int r = 0; r < M; ++r) std::fill(sum[r], sum[r] + (w + 15) / 16 * 16, 0.0f);
+    const float* brow = b + j0;
+    for (int64_t p = 0; p < k; ++p, brow += ldb) {
+      __m512 av[M];
+      for (int r = 0; r < M; ++r) av[r] = _mm512_set1_ps(ta ? a[p * lda + r] : a[r * lda + p]);
+      int64_t j = 0;
+      for (; j < full; j += 16) {
+        const __m512 bv = _mm512_loadu_ps(brow + j);
+        for (int r = 0; r < M; ++r) {
+          _mm512_store_ps(sum[r] + j, _mm512_fmadd_ps(av[r], bv, _mm512_load_ps(sum[r] + j)));
+        }
+      }
+      if (tail) {
+        const __m512 bv = _mm512_maskz_loadu_ps(tail, brow + j);
+        for (int r = 0; r < M; ++r) {
+          _mm512_store_ps(sum[r] + j, _mm512_fmadd_ps(av[r], bv, _mm512_load_ps(sum[r] + j)));
+        }
+      }
+    }
+    for (int r = 0; r < M; ++r) {
+      for (int64_t j = 0; j < w; j += 16) {
+        const __mmask16 mask = tail_mask(w - j);
+        float* cp = c + r * ldc + j0 + j;
+        _mm512_mask_storeu_ps(cp, mask, finish(_mm512_load_ps(sum[r] + j), cp, mask, alpha, beta));
+      }
+    }
+  }
+}
+
+// op(B) = B^T: every C value is a dot product of a row of op(A) and a row of b.
+template <int M>
+__attribute__((target("avx512f"))) void small_m_nt(bool ta, int64_t n, int64_t k, float alpha,
+                                                    const float* a, int64_t lda, const float* b, int64_t ldb,
+                                                    float beta, float* c, int64_t ldc) {
+  for (int64_t j = 0; j < n; ++j) {
+    const float* bj = b + j * ldb;
+    __m512 acc[M];
+    for (int r = 0; r < M; ++r) acc[r] = _mm512_setzero_ps();
+    for (int64_t p = 0; p < k; p += 16) {
+      const __mmask16 mask = tail_mask(k - p);
+      const __m512 bv = _mm512_maskz_loadu_ps(mask, bj + p);
+      for (int r = 0; r < M; ++r) {
+        __m512 av;
+        if (!ta) {
+          av = _mm512_maskz_loadu_ps(mask, a + r * lda + p);
+        } else {  // op(A)[r][p] = a[p * lda + r]: a strided column
+          alignas(64) float col[16] = {};
+          const int64_t len = std::min<int64_t>(16, k - p);
+          for (int64_t q = 0; q < len; ++q) col[q] = a[(p + q) * lda + r];
+          av = _mm512_load_ps(col);
+        }
+        acc[r] = _mm512_fmadd_ps(av, bv, acc[r]);
+      }
+    }
+    for (int r = 0; r < M; ++r) {
+      float* cp = c + r * ldc + j;
+      const float v = alpha * _mm512_reduce_add_ps(acc[r]);
+      *cp = beta == 0.0f ? v : v + beta * *cp;
+    }
+  }
+}
+
+template <int M>
+void small_m(bool ta, bool tb, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+             const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (tb) {
+    small_m_nt<M>(ta, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  } else {
+    small_m_nn<M>(ta, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
 }
 
@@ -160,11 +283,12 @@ bool cpu_has_avx512() {
 void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                   int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
-  if (k <= 0 || alpha == 0.0f) {  // C = beta * C
-    for (int64_t i = 0; i < m; ++i) {
-      float* cr = c + i * ldc;
-      for (int64_t j = 0; j < n; ++j) cr[j] = beta == 0.0f ? 0.0f : beta * cr[j];
-    }
+  if (k <= 0 || alpha == 0.0f) return scale_c(m, n, beta, c, ldc);
+  if (m <= kSmallM) {
+    using Fn = void (*)(bool, bool, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t,
+                        float, float*, int64_t);
+    static constexpr Fn kSmall[kSmallM] = {small_m<1>, small_m<2>, small_m<3>, small_m<4>};
+    kSmall[m - 1](ta, tb, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
   PackBuffers& buf = buffers();
@@ -177,24 +301,40 @@ void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
     const int64_t nc = std::min(kNc, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKc) {
       const int64_t kc = std::min(kKc, k - pc);
-      const float* bsrc = tb ? b + jc * ldb + pc : b + pc * ldb + jc;
-      pack_b(tb, bsrc, ldb, kc, nc, pb);
-      const float beta_here = pc == 0 ? beta : 1.0f;  // later depth blocks add to C
-      for (int64_t ic = 0; ic < m; ic += kMc) {
-        const int64_t mc = std::min(kMc, m - ic);
-        const float* asrc = ta ? a + pc * lda + ic : a + ic * lda + pc;
-        pack_a(ta, asrc, lda, mc, kc, pa);
-        for (int64_t jr = 0; jr < nc; jr += kNr) {
-          const int cols = static_cast<int>(std::min<int64_t>(kNr, nc - jr));
-          const float* bp = pb + (jr / kNr) * kc * kNr;
-          for (int64_t ir = 0; ir < mc; ir += kMr) {
-            const int rows = static_cast<int>(std::min<int64_t>(kMr, mc - ir));
-            micro_kernel(kc, pa + (ir / kMr) * kc * kMr, bp, c + (ic + ir) * ldc + jc + jr, ldc, rows,
-                         cols, alpha, beta_here);
-          }
-        }
-      }
+      pack_b(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, pb);
+      block_product(ta, m, kc, nc, alpha, ta ? a + pc * lda : a + pc, lda, pb, pc == 0 ? beta : 1.0f,
+                    c + jc, ldc, pa);
     }
+  }
+}
+
+int64_t packed_b_size(int64_t k, int64_t n) { return k * ((n + kNr - 1) / kNr * kNr); }
+
+int64_t packed_b_column_step() { return kNr; }
+
+void pack_b_full(bool tb, const float* b, int64_t ldb, int64_t k, int64_t n, int64_t pc0, int64_t pc1, float* dst) {
+  const int64_t n_pad = (n + kNr - 1) / kNr * kNr;
+  for (int64_t blk = pc0; blk < pc1; ++blk) {
+    const int64_t pc = blk * kKc, kc = std::min(kKc, k - pc);
+    pack_b(tb, tb ? b + pc : b + pc * ldb, ldb, kc, n, dst + pc * n_pad);
+  }
+}
+
+int64_t packed_b_depth_blocks(int64_t k) { return (k + kKc - 1) / kKc; }
+
+void sgemm_avx512_packed(bool ta, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                         const float* packed, int64_t col0, int64_t col1, float beta, float* c, int64_t ldc) {
+  if (m <= 0 || col1 <= col0) return;
+  if (k <= 0 || alpha == 0.0f) return scale_c(m, col1 - col0, beta, c + col0, ldc);
+  PackBuffers& buf = buffers();
+  const int64_t kc_max = std::min(kKc, k);
+  const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
+  float* pa = PackBuffers::grow(buf.a, &buf.a_size, static_cast<size_t>(kc_max * mc_max));
+  const int64_t n_pad = (n + kNr - 1) / kNr * kNr;
+  for (int64_t pc = 0; pc < k; pc += kKc) {
+    const int64_t kc = std::min(kKc, k - pc);
+    block_product(ta, m, kc, col1 - col0, alpha, ta ? a + pc * lda : a + pc, lda,
+                  packed + pc * n_pad + (col0 / kNr) * kc * kNr, pc == 0 ? beta : 1.0f, c + col0, ldc, pa);
   }
 }
 
@@ -203,6 +343,12 @@ void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
 bool cpu_has_avx512() { return false; }
 void sgemm_avx512(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,
                   int64_t, float, float*, int64_t) {}
+int64_t packed_b_size(int64_t, int64_t) { return 0; }
+int64_t packed_b_column_step() { return 1; }
+int64_t packed_b_depth_blocks(int64_t) { return 0; }
+void pack_b_full(bool, const float*, int64_t, int64_t, int64_t, int64_t, int64_t, float*) {}
+void sgemm_avx512_packed(bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t,
+                         int64_t, float, float*, int64_t) {}
 
 #endif
 

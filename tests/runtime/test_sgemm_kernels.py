@@ -1,4 +1,4 @@
-"""blas::gemm's float32 kernels (the runtime's AVX-512 GEMM and OpenBLAS) against NumPy:
+"""blas::gemm's float32 kernels (also with B prepared once as a blas::PackedMatrix) (the runtime's AVX-512 GEMM and OpenBLAS) against NumPy:
 shapes that cross every blocking edge of the AVX-512 kernel (12-row and 32-column micro-tiles,
 144-row A blocks, 256-deep K blocks, 1024-column B blocks), all four transposes, alpha and beta,
 leading dimensions of strided views, and every thread budget's split."""
@@ -13,7 +13,7 @@ KERNELS = ["openblas"] + (["avx512"] if _C.set_sgemm_kernel("avx512") else [])
 
 # (m, k, n): micro-tile tails in m and n, K past one and several depth blocks, N past a B
 # block, M past an A block, and degenerate sizes.
-SHAPES = [(1, 1, 1), (12, 256, 32), (13, 257, 33), (11, 5, 17), (145, 300, 1025), (49, 4608, 64),
+SHAPES = [(1, 1, 1), (200, 40, 1000), (50, 300, 700), (1, 2048, 1000), (3, 40, 70), (4, 19, 130), (2, 300, 17), (12, 256, 32), (13, 257, 33), (11, 5, 17), (145, 300, 1025), (49, 4608, 64),
           (3136, 16, 72), (2, 1000, 3), (300, 7, 1), (1, 513, 2049), (40, 0, 24)]
 
 
@@ -29,7 +29,8 @@ def kernel(request):
 @pytest.mark.parametrize("kernel", KERNELS, indirect=True)
 @pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_gemm_matches_numpy(kernel, ta, tb, threads):
+@pytest.mark.parametrize("packed", [False, True])
+def test_gemm_matches_numpy(kernel, ta, tb, threads, packed):
     of.config.threading.set_intra_op_parallelism_threads(threads)
     rng = np.random.default_rng(hash((ta, tb, threads)) % 2**32)
     for m, k, n in SHAPES:
@@ -38,11 +39,11 @@ def test_gemm_matches_numpy(kernel, ta, tb, threads):
         c0 = rng.standard_normal((m, n)).astype(np.float32)
         for alpha, beta in [(1.0, 0.0), (0.5, 1.0), (-2.0, 0.25)]:
             c = c0.copy()
-            _C.gemm(ta, tb, alpha, a, b, beta, c)
+            _C.gemm(ta, tb, alpha, a, b, beta, c, packed=packed)
             want = alpha * ((a.T if ta else a).astype(np.float64) @ (b.T if tb else b).astype(np.float64))
             want += beta * c0
             np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4 * np.sqrt(max(k, 1)) * (abs(alpha) + 1),
-                                       err_msg=f"{kernel} m={m} k={k} n={n} ta={ta} tb={tb} alpha={alpha} beta={beta}")
+                                       err_msg=f"{kernel} packed={packed} m={m} k={k} n={n} ta={ta} tb={tb} alpha={alpha} beta={beta}")
 
 
 @pytest.mark.parametrize("kernel", KERNELS, indirect=True)

@@ -27,6 +27,9 @@ Status ConstCpu(ops::ConstArgs& a) {
     return a.ctx.error("value has dtype ", dtype_name(a.value.dtype()), " but dtype is ", dtype_name(a.dtype));
   }
   a.output = a.value;
+  // The node's attr holds this buffer for as long as the graph lives and nothing writes it,
+  // so kernels may cache what they derive from it (a convolution's packed filter).
+  if (a.output.buffer() && a.output.on_host()) a.output.buffer()->mark_constant();
   return Status::OK();
 }
 

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 
+#include "opforge/constant_cache.h"
 #include "cpu/nn/fused_epilogue.h"
 #include "cpu/nn/nn_util.h"
 #include "opforge/ops/nn/_fused_conv2d.h"
@@ -31,6 +32,7 @@ using nn::Layout;
 // Bytes of patch matrix per tile: about half of a typical L2.
 constexpr int64_t kTileBytes = 256 * 1024;
 constexpr int64_t kMinTilePixels = 128;
+constexpr int64_t kWholeImageBytes = 4 << 20;
 constexpr int64_t kMinWinogradTiles = 64;
 
 struct ConvGeom {
@@ -164,7 +166,10 @@ int64_t tile_pixels(const ConvGeom& g, size_t elem) {
 // Calls fn(p0, p1, scratch) over tiles of output pixels, tiles split over the threads.
 template <typename C, typename F>
 void for_tiles(const ConvGeom& g, int64_t first, int64_t count, F fn) {
-  const int64_t tp = tile_pixels(g, sizeof(C));
+  int64_t tp = tile_pixels(g, sizeof(C));
+  // A small image whose whole patch matrix fits the last-level cache is one tile: one GEMM
+  // split over the threads beats a few smaller ones.
+  if (count * g.k() * static_cast<int64_t>(sizeof(C)) <= kWholeImageBytes && count < 2 * num_threads() * tp) tp = count;
   const int64_t tiles = (count + tp - 1) / tp;
   const int64_t flops_per_tile = tp * g.k() * g.cout;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, flops_per_tile));
@@ -251,6 +256,37 @@ std::vector<float> winograd_filter(const float* filt, const ConvGeom& g) {
   return u;
 }
 
+// The transformed filter, packed for the 16 GEMMs (kept across runs for a constant filter).
+struct WinogradFilter {
+  WinogradFilter(const float* filt, const ConvGeom& g) : u(winograd_filter(filt, g)) {
+    const int64_t plane = g.cin * g.cout;
+    uk.reserve(16);
+    for (int p = 0; p < 16; ++p) uk.emplace_back(&u[static_cast<size_t>(p * plane)], g.cout, g.cin, g.cout);
+  }
+  std::vector<float> u;
+  std::vector<nn::RightOperand<float>> uk;  // points into u
+};
+
+// The filter as the right-hand operand of a convolution's GEMMs ([k x cout]), or its Winograd
+// transform: derived once per constant filter (Const's buffer, see constant_cache.h), else per call.
+// `filter` is null when the filter pointer is not the tensor's own float32 data.
+template <typename C>
+std::shared_ptr<const nn::RightOperand<C>> filter_operand(const Tensor* filter, const C* filt, const ConvGeom& g) {
+  const auto make = [&] { return std::make_shared<const nn::RightOperand<C>>(filt, g.cout, g.k(), g.cout); };
+  if (!std::is_same_v<C, float> || filter == nullptr) return make();
+  return derived_from_constant<nn::RightOperand<C>>(
+      *filter, "conv-gemm " + std::to_string(g.k()) + "x" + std::to_string(g.cout),
+      static_cast<size_t>(g.k() * g.cout) * sizeof(C), make);
+}
+
+std::shared_ptr<const WinogradFilter> winograd_operand(const Tensor* filter, const float* filt, const ConvGeom& g) {
+  const auto make = [&] { return std::make_shared<const WinogradFilter>(filt, g); };
+  if (filter == nullptr) return make();
+  return derived_from_constant<WinogradFilter>(
+      *filter, "conv-winograd " + std::to_string(g.cin) + "x" + std::to_string(g.cout),
+      static_cast<size_t>(32 * g.cin * g.cout) * sizeof(float), make);
+}
+
 // The per-tile transforms work across channels, so each loop below is plain arithmetic over
 // contiguous rows: written with restrict-qualified outputs they vectorize (OPF_SIMD_CLONES adds
 // an AVX2 build picked at load time).
@@ -307,10 +343,10 @@ struct NoPost {
 };
 
 template <typename Post>
-void winograd_forward(const float* in, const float* filt, float* out, const ConvGeom& g, const Post& post) {
+void winograd_forward(const float* in, const WinogradFilter& wf, float* out, const ConvGeom& g, const Post& post) {
   const int64_t ci = g.cin, co = g.cout;
   const int64_t th = (g.oh + 1) / 2, tw = (g.ow + 1) / 2, tiles = g.n * th * tw;
-  const std::vector<float> u = winograd_filter(filt, g);
+  const std::vector<nn::RightOperand<float>>& uk = wf.uk;
   const int64_t chunk = std::clamp<int64_t>(kWinogradChunkBytes / (64 * (ci + co)), 8, 256);
   const int64_t chunks = (tiles + chunk - 1) / chunk;
   const std::vector<float> zeros(static_cast<size_t>(ci), 0.0f);
@@ -335,9 +371,8 @@ void winograd_forward(const float* in, const float* filt, float* out, const Conv
         winograd_input_tile(d, ci, &v[static_cast<size_t>((t - t0) * ci)], chunk * ci);
       }
       for (int p = 0; p < 16; ++p) {  // the element-wise products, as GEMMs over channels
-        nn::gemm<float>(false, false, nt, co, ci, &v[static_cast<size_t>(p * chunk * ci)], ci,
-                        &u[static_cast<size_t>(p * ci * co)], co, 0.0f,
-                        &m[static_cast<size_t>(p * chunk * co)], co);
+        uk[static_cast<size_t>(p)].gemm_into(nt, &v[static_cast<size_t>(p * chunk * ci)], ci,
+                                             &m[static_cast<size_t>(p * chunk * co)], co);
       }
       for (int64_t t = t0; t < t1; ++t) {  // output transform: Y = A^T M A
         const int64_t n = t / (th * tw), r = t % (th * tw), ty = r / tw, tx = r % tw;
@@ -362,7 +397,8 @@ void winograd_forward(const float* in, const float* filt, float* out, const Conv
 }
 
 template <typename C, typename Post = NoPost>
-void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const Post& post = Post()) {
+void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const Post& post = Post(),
+                  const Tensor* filter = nullptr) {
   const int64_t k = g.k();
   if (g.pixels() == 0 || g.cout == 0) return;
   if (k == 0) {
@@ -372,16 +408,25 @@ void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const P
     return;
   }
   if (g.is_pointwise()) {
+    const std::shared_ptr<const nn::RightOperand<C>> fp = filter_operand(filter, filt, g);
+    const nn::RightOperand<C>& f = *fp;  // packed once, shared by the tiles
     if constexpr (Post::kNone) {
-      nn::gemm<C>(false, false, g.pixels(), g.cout, k, in, k, filt, g.cout, C(0), out, g.cout);
+      f.gemm_into(g.pixels(), in, k, out, g.cout);
     } else {  // the same GEMM cut into row tiles, each finished by the epilogue while in cache
-      const int64_t tp = std::max<int64_t>(16, kTileBytes / static_cast<int64_t>(sizeof(C) * (k + g.cout)));
+      const int64_t tp = std::max<int64_t>(48, kTileBytes / static_cast<int64_t>(sizeof(C) * (k + g.cout)));
       const int64_t tiles = (g.pixels() + tp - 1) / tp;
+      if (tiles < 2 * num_threads()) {  // too few to share out: tile after tile, each GEMM split
+        for (int64_t t = 0; t < tiles; ++t) {
+          const int64_t p0 = t * tp, p1 = std::min(g.pixels(), p0 + tp);
+          f.gemm_into(p1 - p0, in + p0 * k, k, out + p0 * g.cout, g.cout);
+          post(out + p0 * g.cout, p1 - p0);
+        }
+        return;
+      }
       parallel_for(tiles, 1, [&](int64_t t0, int64_t t1) {
         for (int64_t t = t0; t < t1; ++t) {
           const int64_t p0 = t * tp, p1 = std::min(g.pixels(), p0 + tp);
-          nn::gemm<C>(false, false, p1 - p0, g.cout, k, in + p0 * k, k, filt, g.cout, C(0),
-                      out + p0 * g.cout, g.cout);
+          f.gemm_into(p1 - p0, in + p0 * k, k, out + p0 * g.cout, g.cout);
           post(out + p0 * g.cout, p1 - p0);
         }
       });
@@ -390,13 +435,15 @@ void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const P
   }
   if constexpr (std::is_same_v<C, float>) {
     if (use_winograd(g)) {
-      winograd_forward(in, filt, out, g, post);
+      winograd_forward(in, *winograd_operand(filter, filt, g), out, g, post);
       return;
     }
   }
+  const std::shared_ptr<const nn::RightOperand<C>> fp = filter_operand(filter, filt, g);
+  const nn::RightOperand<C>& f = *fp;  // packed once, shared by the tiles
   for_tiles<C>(g, 0, g.pixels(), [&](int64_t p0, int64_t p1, C* col) {
     im2col(in, g, p0, p1, col);
-    nn::gemm<C>(false, false, p1 - p0, g.cout, k, col, k, filt, g.cout, C(0), out + p0 * g.cout, g.cout);
+    f.gemm_into(p1 - p0, col, k, out + p0 * g.cout, g.cout);
     post(out + p0 * g.cout, p1 - p0);
   });
 }
@@ -538,6 +585,16 @@ Status check_out_backprop(const std::string& op, const ConvGeom& g, const Layout
   return Status::OK();
 }
 
+// The filter tensor when the kernel multiplies its own float32 data (so what is derived from
+// it may be cached with it), else null.
+template <typename T, typename C>
+const Tensor* own_filter(const Tensor& filter, const C* ptr) {
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
+    if (filter.on_host() && static_cast<const void*>(ptr) == filter.raw_data()) return &filter;
+  }
+  return nullptr;
+}
+
 template <typename T>
 Status Conv2DCpu(ops::Conv2DArgs& a) {
   using C = conv_t<T>;
@@ -551,7 +608,7 @@ Status Conv2DCpu(ops::Conv2DArgs& a) {
   if (g.groups > 1) {
     grouped_forward<C>(in.data(), filt.ptr, out.data(), g);
   } else {
-    conv_forward<C>(in.data(), filt.ptr, out.data(), g);
+    conv_forward<C>(in.data(), filt.ptr, out.data(), g, NoPost(), own_filter<T, C>(a.filter, filt.ptr));
   }
   out.finish();
   return Status::OK();
@@ -577,7 +634,7 @@ Status FusedConv2DCpu(ops::_FusedConv2DArgs& a) {
   if (g.groups > 1) {
     grouped_forward<C>(in.data(), filt.ptr, out.data(), g, post);
   } else {
-    conv_forward<C>(in.data(), filt.ptr, out.data(), g, post);
+    conv_forward<C>(in.data(), filt.ptr, out.data(), g, post, own_filter<T, C>(a.filter, filt.ptr));
   }
   out.finish();
   return Status::OK();

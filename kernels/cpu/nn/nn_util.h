@@ -8,9 +8,12 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include <optional>
 
 #include "cpu/cpu_util.h"
 #include "opforge/blas.h"
@@ -302,7 +305,35 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const C* a, int64_t
   }
 }
 
+// The right-hand matrix B [k x n] (row-major, leading dimension ldb) of many GEMMs C = A * B,
+// such as a filter multiplied with every tile of an image: float32 is packed once for the
+// runtime's GEMM kernel (blas::PackedMatrix), so the tiles and threads share it; other types
+// call gemm above each time.
+template <typename C>
+class RightOperand {
+ public:
+  RightOperand(const C* b, int64_t ldb, int64_t k, int64_t n) : b_(b), ldb_(ldb), k_(k), n_(n) {
+    if constexpr (std::is_same_v<C, float>) {
+      if (k > 0 && n > 0) packed_.emplace(false, b, ldb, k, n);
+    }
+  }
+  // C [m x n] = A [m x k] * B (+ beta * C).
+  void gemm_into(int64_t m, const C* a, int64_t lda, C* c, int64_t ldc, C beta = C(0)) const {
+    if (m == 0 || n_ == 0) return;
+    if constexpr (std::is_same_v<C, float>) {
+      if (packed_) {
+        blas::gemm(false, m, 1.0f, a, lda, *packed_, beta, c, ldc);
+        return;
+      }
+    }
+    gemm<C>(false, false, m, n_, k_, a, lda, b_, ldb_, beta, c, ldc);
+  }
 
+ private:
+  const C* b_;
+  int64_t ldb_, k_, n_;
+  std::optional<blas::PackedMatrix> packed_;
+};
 
 // ---------------------------------------------------------------------------- tap sums
 

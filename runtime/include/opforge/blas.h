@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 namespace opforge {
 namespace blas {
@@ -16,6 +17,33 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
           int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
+
+// A float32 op(B) [k x n] prepared once for many products with it (a convolution's filter,
+// multiplied with every tile of its image; a Winograd-transformed filter, with every chunk of
+// tiles): packed for the runtime's AVX-512 kernel, so no product packs it again and threads
+// share it. With OpenBLAS as the kernel it keeps a pointer to B instead, which must then
+// outlive it. Packing is split over the threads (inline inside a parallel region).
+class PackedMatrix {
+ public:
+  PackedMatrix(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n);
+  int64_t rows() const { return k_; }
+  int64_t cols() const { return n_; }
+
+ private:
+  friend void gemm(bool, int64_t, float, const float*, int64_t, const PackedMatrix&, float, float*, int64_t);
+  struct Free {
+    void operator()(float* p) const;
+  };
+  std::unique_ptr<float, Free> packed_;  // null: B is used as it is
+  const float* b_;
+  bool tb_;
+  int64_t ldb_, k_, n_;
+};
+
+// C = alpha * op(A) * B + beta * C with B prepared above (C is m x B.cols(), row-major),
+// split over the threads as gemm above.
+void gemm(bool trans_a, int64_t m, float alpha, const float* a, int64_t lda, const PackedMatrix& b, float beta,
+          float* c, int64_t ldc);
 
 // The float32 GEMM kernel: "avx512" (the runtime's own, on CPUs with AVX-512; the default
 // there), or "openblas". OPFORGE_CPU_GEMM=openblas in the environment starts with OpenBLAS.

@@ -89,7 +89,8 @@ struct DataflowPlan;
 // Per-op-type kernel time of Session runs, while enabled (of.config.experimental profiling and
 // the benchmarks): op name -> (kernel runs, nanoseconds). Enabling clears the totals.
 bool profiling_enabled();
-void set_profiling(bool on);
+// by_shape: one entry per op and input shapes, not per op.
+void set_profiling(bool on, bool by_shape = false);
 void record_op_time(const std::string& op, std::chrono::nanoseconds ns);
 std::map<std::string, std::pair<int64_t, int64_t>> profile_stats();
 

@@ -25,7 +25,7 @@
 // The ABI an op library is compiled against. Bump OPFORGE_ABI_VERSION whenever a change to
 // the public headers (runtime/include/opforge, generated call structs) breaks binary
 // compatibility with libraries built earlier.
-#define OPFORGE_ABI_VERSION 3
+#define OPFORGE_ABI_VERSION 4
 #define OPFORGE_STR_(x) #x
 #define OPFORGE_STR(x) OPFORGE_STR_(x)
 #if defined(OPFORGE_ABI_TAG_OVERRIDE)  // tests build a mismatching library with this

@@ -2,6 +2,7 @@
 // immutable once an op has produced it; reshaping shares the buffer.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -33,6 +34,13 @@ class Buffer {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
   int device_index() const { return device_index_; }
+  // A graph constant's values (a Const node's value, which nothing writes while it lives):
+  // kernels may keep what they derive from them, such as a packed filter, keyed by this
+  // buffer (see constant_cache.h). Memory owned elsewhere (NumPy, DLPack) is never marked.
+  void mark_constant() {
+    if (!release_) constant_.store(true, std::memory_order_release);
+  }
+  bool is_constant() const { return constant_.load(std::memory_order_acquire); }
 
  private:
   void* data_;
@@ -40,6 +48,7 @@ class Buffer {
   Device device_;
   int device_index_;
   std::function<void()> release_;
+  std::atomic<bool> constant_{false};
 };
 
 constexpr size_t kTensorAlignment = 64;
