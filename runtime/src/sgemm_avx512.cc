@@ -1,10 +1,10 @@
 // Single-precision GEMM for CPUs with AVX-512 (see sgemm_avx512.h).
 //
 // The classic GotoBLAS/BLIS structure: op(B) is packed in blocks of kKc x kNc, cut into
-// panels kNr columns wide; op(A) in blocks of kMc x kKc, cut into panels kMr rows high; a
-// micro-kernel multiplies one A panel by one B panel into a kMr x kNr block of C kept in 24
-// vector registers (12 rows x 2 vectors of 16 floats), broadcasting one A value per row and
-// loading two B vectors per step of k. A block of A stays in L2, a B panel in L1, and the
+// panels kNr columns wide (a block's last panel 16 when no more are left); op(A) in blocks of
+// kMc x kKc, cut into panels kMr rows high; a micro-kernel multiplies one A panel by one B
+// panel into a kMr x kNr block of C kept in 24 vector registers (12 rows x 2 vectors of 16
+// floats), broadcasting one A value per row and loading two B vectors per step of k. A block of A stays in L2, a B panel in L1, and the
 // packed B block is shared by every block of A. Edges are zero-padded in the packed panels
 // and masked when C is written, so every shape runs the same kernel.
 //
@@ -29,10 +29,18 @@ namespace blas {
 namespace {
 
 constexpr int kMr = 12;               // rows of C per micro-kernel call
-constexpr int kNr = 32;               // columns of C per micro-kernel call (two vectors)
+constexpr int kNr = 32;               // columns of C per micro-kernel call (two vectors)...
 constexpr int64_t kKc = 256;          // depth of a packed block: a B panel (kKc x kNr) is 32 KiB
 constexpr int64_t kMc = 12 * kMr;     // rows of a packed A block (144 x 256: 144 KiB, in L2)
 constexpr int64_t kNc = 1024;         // columns of a packed B block (256 x 1024: 1 MiB)
+
+// ...except the last panel of a block when at most 16 columns are left: it is one vector wide,
+// so an odd width (16, 24, 44 channels) does not multiply a half-empty second vector.
+constexpr int panel_width(int64_t columns_left) { return columns_left > 16 ? kNr : 16; }
+// Columns of a block of nc once packed; panel j0 starts at j0 * kc of its depth block.
+constexpr int64_t padded_columns(int64_t nc) {
+  return nc / kNr * kNr + (nc % kNr == 0 ? 0 : panel_width(nc % kNr));
+}
 
 // Per-thread packing buffers, grown on demand and kept (a GEMM per kernel call must not
 // allocate). 64-byte aligned for the vector loads.
@@ -81,25 +89,27 @@ void pack_a(bool ta, const float* a, int64_t lda, int64_t mc, int64_t kc, float*
   }
 }
 
-// Packs depth [0, kc) x columns [0, nc) of op(B) into panels of kNr columns: panel j holds, for
-// each p, op(B)[p][j*kNr + c] for c in [0, kNr) (columns past nc are zero).
+// Packs depth [0, kc) x columns [0, nc) of op(B) into panels of panel_width columns: the panel
+// of columns [j0, j0 + w) starts at dst + j0 * kc and holds, for each p, op(B)[p][j0 + c] for
+// c < w (columns past nc are zero).
 void pack_b(bool tb, const float* b, int64_t ldb, int64_t kc, int64_t nc, float* dst) {
   for (int64_t j0 = 0; j0 < nc; j0 += kNr) {
-    const int cols = static_cast<int>(std::min<int64_t>(kNr, nc - j0));
+    const int w = panel_width(nc - j0);
+    const int cols = static_cast<int>(std::min<int64_t>(w, nc - j0));
+    float* panel = dst + j0 * kc;
     if (!tb) {
       for (int64_t p = 0; p < kc; ++p) {
-        float* d = dst + p * kNr;
+        float* d = panel + p * w;
         std::memcpy(d, b + p * ldb + j0, sizeof(float) * static_cast<size_t>(cols));
-        std::fill(d + cols, d + kNr, 0.0f);
+        std::fill(d + cols, d + w, 0.0f);
       }
     } else {  // op(B)[p][j] = b[j * ldb + p]
       for (int c = 0; c < cols; ++c) {
         const float* s = b + (j0 + c) * ldb;
-        for (int64_t p = 0; p < kc; ++p) dst[p * kNr + c] = s[p];
+        for (int64_t p = 0; p < kc; ++p) panel[p * w + c] = s[p];
       }
-      for (int64_t p = 0; p < kc; ++p) std::fill(dst + p * kNr + cols, dst + (p + 1) * kNr, 0.0f);
+      for (int64_t p = 0; p < kc; ++p) std::fill(panel + p * w + cols, panel + (p + 1) * w, 0.0f);
     }
-    dst += kc * kNr;
   }
 }
 
@@ -113,9 +123,10 @@ __attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float*
   return r;
 }
 
-// C[R x cols] = alpha * (A panel * B panel) + beta * C, for cols <= kNr. R < kMr is a panel's
-// last rows (the rest of the panel is zero padding, which this instance skips).
-template <int R>
+// C[R x cols] = alpha * (A panel * B panel) + beta * C for a B panel NV vectors wide (cols <=
+// 16 * NV). R < kMr is a panel's last rows (the rest of the panel is zero padding, which this
+// instance skips).
+template <int R, int NV>
 __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __restrict ap,
                                                       const float* __restrict bp, float* c, int64_t ldc,
                                                       int cols, float alpha, float beta) {
@@ -123,19 +134,19 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
     acc0[r] = _mm512_setzero_ps();
-    acc1[r] = _mm512_setzero_ps();
+    if (NV == 2) acc1[r] = _mm512_setzero_ps();
   }
   for (int64_t p = 0; p < kc; ++p) {
     const __m512 b0 = _mm512_load_ps(bp);
-    const __m512 b1 = _mm512_load_ps(bp + 16);
+    const __m512 b1 = NV == 2 ? _mm512_load_ps(bp + 16) : b0;
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
       const __m512 av = _mm512_set1_ps(ap[r]);
       acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
-      acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
+      if (NV == 2) acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
     }
     ap += kMr;
-    bp += kNr;
+    bp += 16 * NV;
   }
   const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
   const __mmask16 m1 = cols >= 32 ? __mmask16(0xFFFF) : cols <= 16 ? __mmask16(0) : __mmask16((1u << (cols - 16)) - 1);
@@ -143,15 +154,16 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __
   for (int r = 0; r < R; ++r) {
     float* cr = c + r * ldc;
     _mm512_mask_storeu_ps(cr, m0, finish(acc0[r], cr, m0, alpha, beta));
-    if (m1) _mm512_mask_storeu_ps(cr + 16, m1, finish(acc1[r], cr + 16, m1, alpha, beta));
+    if (NV == 2 && m1) _mm512_mask_storeu_ps(cr + 16, m1, finish(acc1[r], cr + 16, m1, alpha, beta));
   }
 }
 
 using MicroKernel = void (*)(int64_t, const float*, const float*, float*, int64_t, int, float, float);
+template <int NV>
 constexpr MicroKernel kMicroKernels[kMr + 1] = {
-    nullptr,          micro_kernel<1>, micro_kernel<2>, micro_kernel<3>,  micro_kernel<4>,
-    micro_kernel<5>,  micro_kernel<6>, micro_kernel<7>, micro_kernel<8>,  micro_kernel<9>,
-    micro_kernel<10>, micro_kernel<11>, micro_kernel<12>};
+    nullptr,              micro_kernel<1, NV>,  micro_kernel<2, NV>, micro_kernel<3, NV>, micro_kernel<4, NV>,
+    micro_kernel<5, NV>,  micro_kernel<6, NV>,  micro_kernel<7, NV>, micro_kernel<8, NV>, micro_kernel<9, NV>,
+    micro_kernel<10, NV>, micro_kernel<11, NV>, micro_kernel<12, NV>};
 
 // C[m x nc] (+)= op(A)[m x kc] * (one depth block of packed B: nc columns in panels), A packed
 // here block by block into pa.
@@ -161,11 +173,13 @@ void block_product(bool ta, int64_t m, int64_t kc, int64_t nc, float alpha, cons
     const int64_t mc = std::min(kMc, m - ic);
     pack_a(ta, ta ? a + ic : a + ic * lda, lda, mc, kc, pa);
     for (int64_t jr = 0; jr < nc; jr += kNr) {
-      const int cols = static_cast<int>(std::min<int64_t>(kNr, nc - jr));
-      const float* bp = pb + (jr / kNr) * kc * kNr;
+      const int w = panel_width(nc - jr);
+      const int cols = static_cast<int>(std::min<int64_t>(w, nc - jr));
+      const MicroKernel* kernels = w == kNr ? kMicroKernels<2> : kMicroKernels<1>;
+      const float* bp = pb + jr * kc;
       for (int64_t ir = 0; ir < mc; ir += kMr) {
         const int rows = static_cast<int>(std::min<int64_t>(kMr, mc - ir));
-        kMicroKernels[rows](kc, pa + (ir / kMr) * kc * kMr, bp, c + (ic + ir) * ldc + jr, ldc, cols, alpha, beta);
+        kernels[rows](kc, pa + (ir / kMr) * kc * kMr, bp, c + (ic + ir) * ldc + jr, ldc, cols, alpha, beta);
       }
     }
   }
@@ -254,7 +268,11 @@ __attribute__((target("avx512f"))) void small_m_nt(bool ta, int64_t n, int64_t k
     }
     for (int r = 0; r < M; ++r) {
       float* cp = c + r * ldc + j;
-      const float v = alpha * _mm512_reduce_add_ps(acc[r]);
+      alignas(64) float lanes[16];
+      _mm512_store_ps(lanes, acc[r]);
+      float dot = 0.0f;
+      for (float x : lanes) dot += x;
+      const float v = alpha * dot;
       *cp = beta == 0.0f ? v : v + beta * *cp;
     }
   }
@@ -292,7 +310,7 @@ void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
     return;
   }
   PackBuffers& buf = buffers();
-  const int64_t nc_max = std::min(kNc, (n + kNr - 1) / kNr * kNr);
+  const int64_t nc_max = std::min(kNc, padded_columns(n));
   const int64_t kc_max = std::min(kKc, k);
   const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
   float* pb = PackBuffers::grow(buf.b, &buf.b_size, static_cast<size_t>(kc_max * nc_max));
@@ -308,12 +326,12 @@ void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
   }
 }
 
-int64_t packed_b_size(int64_t k, int64_t n) { return k * ((n + kNr - 1) / kNr * kNr); }
+int64_t packed_b_size(int64_t k, int64_t n) { return k * padded_columns(n); }
 
 int64_t packed_b_column_step() { return kNr; }
 
 void pack_b_full(bool tb, const float* b, int64_t ldb, int64_t k, int64_t n, int64_t pc0, int64_t pc1, float* dst) {
-  const int64_t n_pad = (n + kNr - 1) / kNr * kNr;
+  const int64_t n_pad = padded_columns(n);
   for (int64_t blk = pc0; blk < pc1; ++blk) {
     const int64_t pc = blk * kKc, kc = std::min(kKc, k - pc);
     pack_b(tb, tb ? b + pc : b + pc * ldb, ldb, kc, n, dst + pc * n_pad);
@@ -330,11 +348,11 @@ void sgemm_avx512_packed(bool ta, int64_t m, int64_t n, int64_t k, float alpha, 
   const int64_t kc_max = std::min(kKc, k);
   const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
   float* pa = PackBuffers::grow(buf.a, &buf.a_size, static_cast<size_t>(kc_max * mc_max));
-  const int64_t n_pad = (n + kNr - 1) / kNr * kNr;
+  const int64_t n_pad = padded_columns(n);
   for (int64_t pc = 0; pc < k; pc += kKc) {
     const int64_t kc = std::min(kKc, k - pc);
     block_product(ta, m, kc, col1 - col0, alpha, ta ? a + pc * lda : a + pc, lda,
-                  packed + pc * n_pad + (col0 / kNr) * kc * kNr, pc == 0 ? beta : 1.0f, c + col0, ldc, pa);
+                  packed + pc * n_pad + col0 * kc, pc == 0 ? beta : 1.0f, c + col0, ldc, pa);
   }
 }
 
