@@ -167,6 +167,16 @@ Status BiasAddCpu(ops::BiasAddArgs& a) {
   const T* x = v.data<T>();
   const T* b = a.bias.data<T>();
   T* y = a.output.data<T>();
+  if (inner == 1) {  // channels last: each row of c values gets the whole bias (vectorizes)
+    parallel_for(n / c, row_grain(c), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* xr = x + r * c;
+        T* yr = y + r * c;
+        for (int64_t j = 0; j < c; ++j) yr[j] = add(xr[j], b[j]);
+      }
+    });
+    return Status::OK();
+  }
   parallel_for(n / inner, row_grain(inner), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const T bv = b[r % c];
