@@ -16,6 +16,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
+
+#include "opforge/host_allocator.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -42,29 +45,24 @@ constexpr int64_t padded_columns(int64_t nc) {
   return nc / kNr * kNr + (nc % kNr == 0 ? 0 : panel_width(nc % kNr));
 }
 
-// Per-thread packing buffers, grown on demand and kept (a GEMM per kernel call must not
-// allocate). 64-byte aligned for the vector loads.
-struct PackBuffers {
-  struct Free {
-    void operator()(float* p) const { std::free(p); }
-  };
-  std::unique_ptr<float, Free> a, b;
-  size_t a_size = 0, b_size = 0;
-  static float* grow(std::unique_ptr<float, Free>& p, size_t* size, size_t want) {
-    if (*size < want) {
-      const size_t bytes = (want * sizeof(float) + 63) / 64 * 64;
-      p.reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
-      if (!p) throw std::bad_alloc();
-      *size = want;
-    }
-    return p.get();
+// A packing buffer for one call, from the caching host allocator (warm memory, no page faults
+// in steady state; 64-byte aligned for the vector loads). Not thread_local: thread-local
+// objects with destructors race with glibc's TLS teardown as ThreadSanitizer sees it.
+class PackBuffer {
+ public:
+  explicit PackBuffer(size_t floats) : bytes_(std::max<size_t>(floats, 1) * sizeof(float)) {
+    p_ = static_cast<float*>(host_alloc(bytes_));
+    if (p_ == nullptr) throw std::bad_alloc();
   }
-};
+  ~PackBuffer() { host_free(p_, bytes_); }
+  PackBuffer(const PackBuffer&) = delete;
+  PackBuffer& operator=(const PackBuffer&) = delete;
+  float* get() const { return p_; }
 
-PackBuffers& buffers() {
-  thread_local PackBuffers b;
-  return b;
-}
+ private:
+  size_t bytes_;
+  float* p_;
+};
 
 // Packs rows [0, mc) x depth [0, kc) of op(A) into panels of kMr rows: panel i holds, for each
 // p, the kMr values op(A)[i*kMr + r][p] (rows past mc are zero).
@@ -205,9 +203,9 @@ template <int M>
 __attribute__((target("avx512f"))) void small_m_nn(bool ta, int64_t n, int64_t k, float alpha,
                                                     const float* a, int64_t lda, const float* b, int64_t ldb,
                                                     float beta, float* c, int64_t ldc) {
-  // Rows of B are read in order, each once: the sums of a pass over kCols columns (M x 16 KiB)
-  // stay in L1/L2 while B streams from memory at full speed.
-  constexpr int64_t kCols = 4096;
+  // Rows of B are read in order, each once: the sums of a pass over kCols columns (M x 8 KiB)
+  // stay in L1 while B streams from memory at full speed (32 KiB of stack at most).
+  constexpr int64_t kCols = 2048;
   alignas(64) float sum[M][kCols];
   for (int64_t j0 = 0; j0 < n; j0 += kCols) {
     const int64_t w = std::min(kCols, n - j0), full = w / 16 * 16;
@@ -309,12 +307,12 @@ void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
     kSmall[m - 1](ta, tb, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
-  PackBuffers& buf = buffers();
   const int64_t nc_max = std::min(kNc, padded_columns(n));
   const int64_t kc_max = std::min(kKc, k);
   const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
-  float* pb = PackBuffers::grow(buf.b, &buf.b_size, static_cast<size_t>(kc_max * nc_max));
-  float* pa = PackBuffers::grow(buf.a, &buf.a_size, static_cast<size_t>(kc_max * mc_max));
+  const PackBuffer pb_buf(static_cast<size_t>(kc_max * nc_max)), pa_buf(static_cast<size_t>(kc_max * mc_max));
+  float* pb = pb_buf.get();
+  float* pa = pa_buf.get();
   for (int64_t jc = 0; jc < n; jc += kNc) {
     const int64_t nc = std::min(kNc, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKc) {
@@ -344,10 +342,10 @@ void sgemm_avx512_packed(bool ta, int64_t m, int64_t n, int64_t k, float alpha, 
                          const float* packed, int64_t col0, int64_t col1, float beta, float* c, int64_t ldc) {
   if (m <= 0 || col1 <= col0) return;
   if (k <= 0 || alpha == 0.0f) return scale_c(m, col1 - col0, beta, c + col0, ldc);
-  PackBuffers& buf = buffers();
   const int64_t kc_max = std::min(kKc, k);
   const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
-  float* pa = PackBuffers::grow(buf.a, &buf.a_size, static_cast<size_t>(kc_max * mc_max));
+  const PackBuffer pa_buf(static_cast<size_t>(kc_max * mc_max));
+  float* pa = pa_buf.get();
   const int64_t n_pad = padded_columns(n);
   for (int64_t pc = 0; pc < k; pc += kKc) {
     const int64_t kc = std::min(kKc, k - pc);
