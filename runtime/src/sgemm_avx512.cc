@@ -124,8 +124,13 @@ __attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float*
 // C[R x cols] = alpha * (A panel * B panel) + beta * C for a B panel NV vectors wide (cols <=
 // 16 * NV). R < kMr is a panel's last rows (the rest of the panel is zero padding, which this
 // instance skips).
+//
+// The A panel is either packed (row r of step p at ap[p * kMr + r]: as = 0) or read in place
+// from row-major A (ap[r * as + p], as = lda): copying A into panels costs as much as the
+// multiply when C has few columns (a 1x1 convolution to 16-128 channels), and R rows of a
+// step are only R scalar broadcasts either way.
 template <int R, int NV>
-__attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __restrict ap,
+__attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __restrict ap, int64_t as,
                                                       const float* __restrict bp, float* c, int64_t ldc,
                                                       int cols, float alpha, float beta) {
   __m512 acc0[R], acc1[R];
@@ -134,16 +139,17 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __
     acc0[r] = _mm512_setzero_ps();
     if (NV == 2) acc1[r] = _mm512_setzero_ps();
   }
+  const int64_t rs = as == 0 ? 1 : as, ps = as == 0 ? kMr : 1;
   for (int64_t p = 0; p < kc; ++p) {
     const __m512 b0 = _mm512_load_ps(bp);
     const __m512 b1 = NV == 2 ? _mm512_load_ps(bp + 16) : b0;
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
-      const __m512 av = _mm512_set1_ps(ap[r]);
+      const __m512 av = _mm512_set1_ps(ap[r * rs]);
       acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
       if (NV == 2) acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
     }
-    ap += kMr;
+    ap += ps;
     bp += 16 * NV;
   }
   const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
@@ -156,7 +162,7 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __
   }
 }
 
-using MicroKernel = void (*)(int64_t, const float*, const float*, float*, int64_t, int, float, float);
+using MicroKernel = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, int, float, float);
 template <int NV>
 constexpr MicroKernel kMicroKernels[kMr + 1] = {
     nullptr,              micro_kernel<1, NV>,  micro_kernel<2, NV>, micro_kernel<3, NV>, micro_kernel<4, NV>,
@@ -169,7 +175,7 @@ void block_product(bool ta, int64_t m, int64_t kc, int64_t nc, float alpha, cons
                    const float* pb, float beta, float* c, int64_t ldc, float* pa) {
   for (int64_t ic = 0; ic < m; ic += kMc) {
     const int64_t mc = std::min(kMc, m - ic);
-    pack_a(ta, ta ? a + ic : a + ic * lda, lda, mc, kc, pa);
+    if (ta) pack_a(ta, a + ic, lda, mc, kc, pa);  // columns of a: packed; rows are read in place
     for (int64_t jr = 0; jr < nc; jr += kNr) {
       const int w = panel_width(nc - jr);
       const int cols = static_cast<int>(std::min<int64_t>(w, nc - jr));
@@ -177,7 +183,8 @@ void block_product(bool ta, int64_t m, int64_t kc, int64_t nc, float alpha, cons
       const float* bp = pb + jr * kc;
       for (int64_t ir = 0; ir < mc; ir += kMr) {
         const int rows = static_cast<int>(std::min<int64_t>(kMr, mc - ir));
-        kernels[rows](kc, pa + (ir / kMr) * kc * kMr, bp, c + (ic + ir) * ldc + jr, ldc, cols, alpha, beta);
+        const float* ap = ta ? pa + (ir / kMr) * kc * kMr : a + (ic + ir) * lda;
+        kernels[rows](kc, ap, ta ? 0 : lda, bp, c + (ic + ir) * ldc + jr, ldc, cols, alpha, beta);
       }
     }
   }
