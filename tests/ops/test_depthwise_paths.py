@@ -1,0 +1,43 @@
+"""The float32 depthwise convolution's two CPU paths (whole output rows through phase rows, for
+few or ragged channels; pixel by pixel, for many) against the NumPy reference, over strides,
+dilations, paddings and the fused epilogue."""
+
+import numpy as np
+import pytest
+
+import opforge as of
+from tests.ops import nn_reference as ref
+
+# (channels, kernel, stride, dilation, padding): channel counts on both sides of the choice
+# (< 64 or not a multiple of 8: rows), odd sizes, stride 2 and 3 (phase rows), dilation.
+CASES = [(11, 7, 1, 1, "SAME"), (44, 5, 1, 1, "SAME"), (44, 3, 2, 1, "VALID"), (32, 3, 2, 1, "SAME"),
+         (3, 3, 3, 1, "SAME"), (20, 3, 1, 2, "SAME"), (13, 5, 2, 2, "VALID"), (96, 3, 1, 1, "SAME"),
+         (100, 3, 2, 1, "SAME"), (72, 3, 1, 1, "EXPLICIT")]
+
+
+@pytest.mark.parametrize("c,k,s,d,padding", CASES)
+def test_depthwise_matches_numpy(c, k, s, d, padding):
+    rng = np.random.default_rng(c * 100 + k * 10 + s)
+    x = rng.standard_normal((2, 15, 13, c)).astype(np.float32)
+    f = rng.standard_normal((k, k, c, 1)).astype(np.float32)
+    strides, dilations = [1, s, s, 1], [1, d, d, 1]
+    explicit = [0, 0, 1, 2, 2, 0, 0, 0] if padding == "EXPLICIT" else []
+    if s > 1 and d > 1:  # TensorFlow allows one or the other
+        dilations = [1, 1, 1, 1]
+    got = of.raw_ops.DepthwiseConv2dNative(input=x, filter=f, strides=strides, padding=padding,
+                                           explicit_paddings=explicit, dilations=dilations).numpy()
+    want = ref.depthwise_conv2d_native(x.astype(np.float64), f.astype(np.float64), strides, padding,
+                                       explicit_paddings=explicit, dilations=dilations)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("c", [44, 128])
+def test_fused_depthwise_epilogue_on_both_paths(c):
+    rng = np.random.default_rng(c)
+    x = rng.standard_normal((1, 9, 9, c)).astype(np.float32)
+    f = rng.standard_normal((3, 3, c, 1)).astype(np.float32)
+    bias = rng.standard_normal(c).astype(np.float32)
+    got = of.raw_ops._FusedDepthwiseConv2dNative(input=x, filter=f, args=[bias], strides=[1, 1, 1, 1],
+                                                 padding="SAME", fused_ops=["BiasAdd", "Relu6"]).numpy()
+    conv = ref.depthwise_conv2d_native(x.astype(np.float64), f.astype(np.float64), [1, 1, 1, 1], "SAME")
+    np.testing.assert_allclose(got, np.clip(conv + bias, 0, 6), rtol=1e-4, atol=1e-4)
