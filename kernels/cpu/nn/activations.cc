@@ -2,6 +2,8 @@
 // gradient ops (ReluGrad, Relu6Grad, EluGrad, SeluGrad, LeakyReluGrad, GeluGrad, SoftplusGrad,
 // SoftsignGrad), with TensorFlow's formulas. 16-bit floats compute in float.
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 
 #include "cpu/cpu_util.h"
 #include "cpu/nn/nn_util.h"
@@ -139,19 +141,57 @@ Status SoftsignCpu(ops::SoftsignArgs& a) {
 
 // ---------------------------------------------------------------------------- gradients
 
+// float32 g * mask(x), mask 1 where x > 0 (and x < 6 for Relu6): the mask is built with vector
+// compares and multiplied in, as TensorFlow multiplies (an inf or NaN gradient gives NaN where
+// the mask is 0). Written with vectors because GCC turns the scalar form into a branch on the
+// sign of each activation, which mispredicts half the time on real data (3.5 ns an element).
+template <bool kSix>
+void masked_grad_f32(const Tensor& gt, const Tensor& xt, Tensor& out) {
+  typedef float V4 __attribute__((vector_size(16)));
+  typedef int I4 __attribute__((vector_size(16)));
+  const float* g = gt.data<float>();
+  const float* x = xt.data<float>();
+  float* o = out.data<float>();
+  parallel_for(out.num_elements(), cpu::kGrain, [&](int64_t b, int64_t e) {
+    const V4 zero = {0.0f, 0.0f, 0.0f, 0.0f}, one = {1.0f, 1.0f, 1.0f, 1.0f}, six = {6.0f, 6.0f, 6.0f, 6.0f};
+    int64_t i = b;
+    for (; i + 4 <= e; i += 4) {
+      V4 gv, xv;
+      std::memcpy(&gv, g + i, sizeof(gv));
+      std::memcpy(&xv, x + i, sizeof(xv));
+      I4 m = xv > zero;
+      if constexpr (kSix) m &= xv < six;
+      const V4 r = gv * reinterpret_cast<V4>(reinterpret_cast<I4>(one) & m);
+      std::memcpy(o + i, &r, sizeof(r));
+    }
+    for (; i < e; ++i) {
+      const bool on = kSix ? (x[i] > 0.0f && x[i] < 6.0f) : x[i] > 0.0f;
+      o[i] = g[i] * (on ? 1.0f : 0.0f);
+    }
+  });
+}
+
 template <typename T>
 Status ReluGradCpu(ops::ReluGradArgs& a) {
   // TensorFlow multiplies by the mask (not a select): an inf or NaN gradient gives NaN where
   // the mask is 0.
-  map_grad<T>(a.gradients, a.features, a.backprops,
-              [](C<T> g, C<T> x) { return g * (x > 0 ? C<T>(1) : C<T>(0)); });
+  if constexpr (std::is_same_v<T, float>) {
+    masked_grad_f32<false>(a.gradients, a.features, a.backprops);
+  } else {
+    map_grad<T>(a.gradients, a.features, a.backprops,
+                [](C<T> g, C<T> x) { return g * (x > 0 ? C<T>(1) : C<T>(0)); });
+  }
   return Status::OK();
 }
 
 template <typename T>
 Status Relu6GradCpu(ops::Relu6GradArgs& a) {
-  map_grad<T>(a.gradients, a.features, a.backprops,
-              [](C<T> g, C<T> x) { return g * ((x > 0 && x < C<T>(6)) ? C<T>(1) : C<T>(0)); });
+  if constexpr (std::is_same_v<T, float>) {
+    masked_grad_f32<true>(a.gradients, a.features, a.backprops);
+  } else {
+    map_grad<T>(a.gradients, a.features, a.backprops,
+                [](C<T> g, C<T> x) { return g * ((x > 0 && x < C<T>(6)) ? C<T>(1) : C<T>(0)); });
+  }
   return Status::OK();
 }
 
