@@ -125,11 +125,11 @@ __attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float*
 // 16 * NV). R < kMr is a panel's last rows (the rest of the panel is zero padding, which this
 // instance skips).
 //
-// The A panel is either packed (kPackedA: row r of step p at ap[p * kMr + r]) or read in place
+// The A panel is either packed (row r of step p at ap[p * kMr + r]: as = 0) or read in place
 // from row-major A (ap[r * as + p], as = lda): copying A into panels costs as much as the
 // multiply when C has few columns (a 1x1 convolution to 16-128 channels), and R rows of a
 // step are only R scalar broadcasts either way.
-template <int R, int NV, bool kPackedA>
+template <int R, int NV>
 __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __restrict ap, int64_t as,
                                                       const float* __restrict bp, float* c, int64_t ldc,
                                                       int cols, float alpha, float beta) {
@@ -139,24 +139,17 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __
     acc0[r] = _mm512_setzero_ps();
     if (NV == 2) acc1[r] = _mm512_setzero_ps();
   }
-  // Rows in place are reached from four pointers, three rows apart, at offsets 0, as and 2 as
-  // (x86 addressing: base + index * 1 or 2), so the loop needs no more registers than x86 has
-  // (twelve row pointers spilled to the stack and cost a load each per step).
-  const float* a4[4] = {ap, ap + 3 * as, ap + 6 * as, ap + 9 * as};
+  const int64_t rs = as == 0 ? 1 : as, ps = as == 0 ? kMr : 1;
   for (int64_t p = 0; p < kc; ++p) {
     const __m512 b0 = _mm512_load_ps(bp);
     const __m512 b1 = NV == 2 ? _mm512_load_ps(bp + 16) : b0;
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
-      const __m512 av = _mm512_set1_ps(kPackedA ? ap[r] : a4[r / 3][(r % 3) * as]);
+      const __m512 av = _mm512_set1_ps(ap[r * rs]);
       acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
       if (NV == 2) acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
     }
-    if (kPackedA) {
-      ap += kMr;
-    } else {
-      for (auto& q : a4) ++q;
-    }
+    ap += ps;
     bp += 16 * NV;
   }
   const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
@@ -170,12 +163,11 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __
 }
 
 using MicroKernel = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, int, float, float);
-template <int NV, bool P>
+template <int NV>
 constexpr MicroKernel kMicroKernels[kMr + 1] = {
-    nullptr,                 micro_kernel<1, NV, P>,  micro_kernel<2, NV, P>, micro_kernel<3, NV, P>,
-    micro_kernel<4, NV, P>,  micro_kernel<5, NV, P>,  micro_kernel<6, NV, P>, micro_kernel<7, NV, P>,
-    micro_kernel<8, NV, P>,  micro_kernel<9, NV, P>,  micro_kernel<10, NV, P>, micro_kernel<11, NV, P>,
-    micro_kernel<12, NV, P>};
+    nullptr,              micro_kernel<1, NV>,  micro_kernel<2, NV>, micro_kernel<3, NV>, micro_kernel<4, NV>,
+    micro_kernel<5, NV>,  micro_kernel<6, NV>,  micro_kernel<7, NV>, micro_kernel<8, NV>, micro_kernel<9, NV>,
+    micro_kernel<10, NV>, micro_kernel<11, NV>, micro_kernel<12, NV>};
 
 // C[m x nc] (+)= op(A)[m x kc] * (one depth block of packed B: nc columns in panels), A packed
 // here block by block into pa.
@@ -187,8 +179,7 @@ void block_product(bool ta, int64_t m, int64_t kc, int64_t nc, float alpha, cons
     for (int64_t jr = 0; jr < nc; jr += kNr) {
       const int w = panel_width(nc - jr);
       const int cols = static_cast<int>(std::min<int64_t>(w, nc - jr));
-      const MicroKernel* kernels = ta ? (w == kNr ? kMicroKernels<2, true> : kMicroKernels<1, true>)
-                                      : (w == kNr ? kMicroKernels<2, false> : kMicroKernels<1, false>);
+      const MicroKernel* kernels = w == kNr ? kMicroKernels<2> : kMicroKernels<1>;
       const float* bp = pb + jr * kc;
       for (int64_t ir = 0; ir < mc; ir += kMr) {
         const int rows = static_cast<int>(std::min<int64_t>(kMr, mc - ir));
