@@ -64,24 +64,17 @@ class PackBuffer {
   float* p_;
 };
 
-// Packs rows [0, mc) x depth [0, kc) of op(A) into panels of kMr rows: panel i holds, for each
-// p, the kMr values op(A)[i*kMr + r][p] (rows past mc are zero).
-void pack_a(bool ta, const float* a, int64_t lda, int64_t mc, int64_t kc, float* dst) {
+// Packs rows [0, mc) x depth [0, kc) of op(A) = A^T (a is k x m) into panels of kMr rows:
+// panel i holds, for each p, the kMr values op(A)[i*kMr + r][p] = a[p * lda + i*kMr + r] (rows
+// past mc are zero). A non-transposed A is not packed: the micro-kernel reads its rows in place.
+void pack_at(const float* a, int64_t lda, int64_t mc, int64_t kc, float* dst) {
   for (int64_t i0 = 0; i0 < mc; i0 += kMr) {
     const int rows = static_cast<int>(std::min<int64_t>(kMr, mc - i0));
-    if (!ta) {
-      for (int64_t p = 0; p < kc; ++p) {
-        float* d = dst + p * kMr;
-        for (int r = 0; r < rows; ++r) d[r] = a[(i0 + r) * lda + p];
-        for (int r = rows; r < kMr; ++r) d[r] = 0.0f;
-      }
-    } else {  // op(A)[i][p] = a[p * lda + i]: rows of a are contiguous in i
-      for (int64_t p = 0; p < kc; ++p) {
-        float* d = dst + p * kMr;
-        const float* s = a + p * lda + i0;
-        for (int r = 0; r < rows; ++r) d[r] = s[r];
-        for (int r = rows; r < kMr; ++r) d[r] = 0.0f;
-      }
+    for (int64_t p = 0; p < kc; ++p) {
+      float* d = dst + p * kMr;
+      const float* s = a + p * lda + i0;
+      for (int r = 0; r < rows; ++r) d[r] = s[r];
+      for (int r = rows; r < kMr; ++r) d[r] = 0.0f;
     }
     dst += kc * kMr;
   }
@@ -175,7 +168,7 @@ void block_product(bool ta, int64_t m, int64_t kc, int64_t nc, float alpha, cons
                    const float* pb, float beta, float* c, int64_t ldc, float* pa) {
   for (int64_t ic = 0; ic < m; ic += kMc) {
     const int64_t mc = std::min(kMc, m - ic);
-    if (ta) pack_a(ta, a + ic, lda, mc, kc, pa);  // columns of a: packed; rows are read in place
+    if (ta) pack_at(a + ic, lda, mc, kc, pa);  // columns of a: packed; rows are read in place
     for (int64_t jr = 0; jr < nc; jr += kNr) {
       const int w = panel_width(nc - jr);
       const int cols = static_cast<int>(std::min<int64_t>(w, nc - jr));
