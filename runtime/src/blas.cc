@@ -47,6 +47,16 @@ void call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a
   }
 }
 
+// Calls fn(s0, s1) over [0, len) cut into at most one block per thread, each at least min_len
+// long (so a small product stays whole) and starting on a multiple of align.
+template <typename F>
+void for_blocks_per_thread(int64_t len, int64_t min_len, int64_t align, F fn) {
+  const int64_t parts = std::clamp<int64_t>(len / std::max<int64_t>(1, min_len), 1, num_threads());
+  const int64_t step = ((len + parts - 1) / parts + align - 1) / align * align;
+  parallel_for_per_thread((len + step - 1) / step, 1,
+                          [&](int64_t b0, int64_t b1) { fn(b0 * step, std::min(len, b1 * step)); });
+}
+
 template <typename T>
 void split_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
                 const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
@@ -62,14 +72,9 @@ void split_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, cons
   // micro-kernel's vector blocks stay whole. Rows of C are cut when it has more rows than
   // columns (each block packs all of op(B)), columns otherwise (each packs all of op(A)).
   const bool by_rows = m >= n;
-  const int64_t len = by_rows ? m : n, other = by_rows ? n : m;
-  const int64_t per_part = std::max<int64_t>(1, kMinParallelMacs / 2);
-  const int64_t min_len = std::max(kMinBlock, per_part / std::max<int64_t>(1, other * k));
-  const int64_t parts = std::clamp<int64_t>(len / min_len, 1, num_threads());
-  const int64_t block = (len + parts - 1) / parts;
-  const int64_t step = (block + kMinBlock - 1) / kMinBlock * kMinBlock;
-  parallel_for_per_thread((len + step - 1) / step, 1, [&](int64_t b0, int64_t b1) {
-    const int64_t s0 = b0 * step, s1 = std::min(len, b1 * step);
+  const int64_t other = by_rows ? n : m;
+  const int64_t min_len = std::max(kMinBlock, kMinParallelMacs / 2 / std::max<int64_t>(1, other * k));
+  for_blocks_per_thread(by_rows ? m : n, min_len, kMinBlock, [&](int64_t s0, int64_t s1) {
     if (by_rows) {
       const T* ab = ta ? a + s0 : a + s0 * lda;
       call(ta, tb, s1 - s0, n, k, alpha, ab, lda, b, ldb, beta, c + s0 * ldc, ldc);
@@ -113,25 +118,17 @@ void gemm(bool ta, int64_t m, float alpha, const float* a, int64_t lda, const Pa
   }
   // B is shared, so cutting rows costs nothing extra (each thread packs only its rows of A);
   // columns are cut (on panel boundaries) only when there are too few rows to share.
-  const int64_t per_part = std::max<int64_t>(1, kMinParallelMacs / 2);
-  const int64_t row_step = 12 * 4;  // whole micro-tiles
-  if (m >= row_step * num_threads() || m >= n) {
-    const int64_t parts = std::clamp<int64_t>(m / std::max<int64_t>(1, per_part / std::max<int64_t>(1, n * k)), 1,
-                                              num_threads());
-    const int64_t step = ((m + parts - 1) / parts + 11) / 12 * 12;
-    parallel_for_per_thread((m + step - 1) / step, 1, [&](int64_t b0, int64_t b1) {
-      const int64_t r0 = b0 * step, r1 = std::min(m, b1 * step);
+  const int64_t tile = sgemm_tile_rows();
+  if (m >= 4 * tile * num_threads() || m >= n) {
+    const int64_t min_rows = kMinParallelMacs / 2 / std::max<int64_t>(1, n * k);
+    for_blocks_per_thread(m, min_rows, tile, [&](int64_t r0, int64_t r1) {
       sgemm_avx512_packed(ta, r1 - r0, n, k, alpha, ta ? a + r0 : a + r0 * lda, lda, packed, 0, n, beta,
                           c + r0 * ldc, ldc);
     });
   } else {
     const int64_t panel = packed_b_column_step();
-    const int64_t panels = (n + panel - 1) / panel;
-    const int64_t parts = std::clamp<int64_t>(panels, 1, num_threads());
-    const int64_t per = (panels + parts - 1) / parts;
-    parallel_for_per_thread(parts, 1, [&](int64_t p0, int64_t p1) {
-      const int64_t c0 = p0 * per * panel, c1 = std::min(n, p1 * per * panel);
-      if (c0 < c1) sgemm_avx512_packed(ta, m, n, k, alpha, a, lda, packed, c0, c1, beta, c, ldc);
+    for_blocks_per_thread(n, panel, panel, [&](int64_t c0, int64_t c1) {
+      sgemm_avx512_packed(ta, m, n, k, alpha, a, lda, packed, c0, c1, beta, c, ldc);
     });
   }
 }

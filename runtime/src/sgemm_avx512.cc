@@ -328,6 +328,8 @@ int64_t packed_b_size(int64_t k, int64_t n) { return k * padded_columns(n); }
 
 int64_t packed_b_column_step() { return kNr; }
 
+int64_t sgemm_tile_rows() { return kMr; }
+
 void pack_b_full(bool tb, const float* b, int64_t ldb, int64_t k, int64_t n, int64_t pc0, int64_t pc1, float* dst) {
   const int64_t n_pad = padded_columns(n);
   for (int64_t blk = pc0; blk < pc1; ++blk) {
@@ -361,6 +363,7 @@ void sgemm_avx512(bool, bool, int64_t, int64_t, int64_t, float, const float*, in
                   int64_t, float, float*, int64_t) {}
 int64_t packed_b_size(int64_t, int64_t) { return 0; }
 int64_t packed_b_column_step() { return 1; }
+int64_t sgemm_tile_rows() { return 1; }
 int64_t packed_b_depth_blocks(int64_t) { return 0; }
 void pack_b_full(bool, const float*, int64_t, int64_t, int64_t, int64_t, int64_t, float*) {}
 void sgemm_avx512_packed(bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t,

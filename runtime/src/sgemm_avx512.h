@@ -25,6 +25,8 @@ void sgemm_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, f
 // must be 64-byte aligned.
 int64_t packed_b_size(int64_t k, int64_t n);
 int64_t packed_b_column_step();
+// Rows of C per micro-kernel call (split products on multiples of it).
+int64_t sgemm_tile_rows();
 int64_t packed_b_depth_blocks(int64_t k);
 void pack_b_full(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n, int64_t pc0, int64_t pc1,
                  float* dst);

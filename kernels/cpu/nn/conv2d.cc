@@ -441,21 +441,18 @@ void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const P
     } else {  // the same GEMM cut into row tiles, each finished by the epilogue while in cache
       const int64_t tp = std::max<int64_t>(48, kTileBytes / static_cast<int64_t>(sizeof(C) * (k + g.cout)));
       const int64_t tiles = (g.pixels() + tp - 1) / tp;
-      if (tiles < 2 * num_threads()) {  // too few to share out: tile after tile, each GEMM split
-        for (int64_t t = 0; t < tiles; ++t) {
-          const int64_t p0 = t * tp, p1 = std::min(g.pixels(), p0 + tp);
-          f.gemm_into(p1 - p0, in + p0 * k, k, out + p0 * g.cout, g.cout);
-          post(out + p0 * g.cout, p1 - p0);
-        }
-        return;
-      }
-      parallel_for(tiles, 1, [&](int64_t t0, int64_t t1) {
+      const auto run_tiles = [&](int64_t t0, int64_t t1) {
         for (int64_t t = t0; t < t1; ++t) {
           const int64_t p0 = t * tp, p1 = std::min(g.pixels(), p0 + tp);
           f.gemm_into(p1 - p0, in + p0 * k, k, out + p0 * g.cout, g.cout);
           post(out + p0 * g.cout, p1 - p0);
         }
-      });
+      };
+      if (tiles < 2 * num_threads()) {
+        run_tiles(0, tiles);  // too few to share out: tile after tile, each GEMM split
+      } else {
+        parallel_for(tiles, 1, run_tiles);
+      }
     }
     return;
   }

@@ -179,60 +179,63 @@ void dw_pixels_f32(const float* x, const float* f, float* out, const DwGeom& g, 
   }
 }
 
-// post(row, n): the epilogue over the n pixels of one output row, run right after the row.
+// Output rows split over the threads: make_row() gives each thread's share a row function
+// row(n, oh, out) (which may keep state from row to row), and post(out, n) runs the epilogue
+// over the n pixels of each row right after it.
+template <typename V, typename Post, typename MakeRow>
+void for_output_rows(V* y, const DwGeom& g, const Post& post, MakeRow make_row) {
+  const int64_t cm = g.cout();
+  parallel_for(g.n * g.oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, g.ow * g.kh * g.kw * cm)),
+               [&](int64_t b, int64_t e) {
+                 auto row_fn = make_row();
+                 for (int64_t row = b; row < e; ++row) {
+                   const int64_t n = row / g.oh, oh = row % g.oh;
+                   V* out = y + (n * g.oh + oh) * g.ow * cm;
+                   row_fn(n, oh, out);
+                   post(out, g.ow);
+                 }
+               });
+}
+
 template <typename V, typename Post = NoPost>
 void dw_forward(const V* x, const V* f, V* y, const DwGeom& g, const Post& post = Post()) {
   const int64_t cm = g.cout();
   if constexpr (std::is_same_v<V, float>) {
     if (use_dw_rows(g)) {
       const DwRows rows = dw_rows_prepare(f, g);
-      parallel_for(g.n * g.oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, g.ow * g.kh * g.kw * cm)),
-                   [&](int64_t b, int64_t e) {
-                     DwPhaseRing ring(g, rows);
-                     for (int64_t row = b; row < e; ++row) {
-                       const int64_t n = row / g.oh, oh = row % g.oh;
-                       float* out = y + (n * g.oh + oh) * g.ow * cm;
-                       dw_row_f32(x, rows, out, g, n, oh, &ring);
-                       post(out, g.ow);
-                     }
-                   });
+      for_output_rows(y, g, post, [&] {
+        return [&, ring = DwPhaseRing(g, rows)](int64_t n, int64_t oh, float* out) mutable {
+          dw_row_f32(x, rows, out, g, n, oh, &ring);
+        };
+      });
       return;
     }
     if (g.m == 1 && g.kh * g.kw <= nn::kMaxTaps) {
-      parallel_for(g.n * g.oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, g.ow * g.kh * g.kw * cm)),
-                   [&](int64_t b, int64_t e) {
-                     for (int64_t row = b; row < e; ++row) {
-                       const int64_t n = row / g.oh, oh = row % g.oh;
-                       float* out = y + (n * g.oh + oh) * g.ow * cm;
-                       dw_pixels_f32(x, f, out, g, n, oh);
-                       post(out, g.ow);
-                     }
-                   });
+      for_output_rows(y, g, post, [&] {
+        return [&](int64_t n, int64_t oh, float* out) { dw_pixels_f32(x, f, out, g, n, oh); };
+      });
       return;
     }
   }
-  parallel_for(g.n * g.oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, g.ow * g.kh * g.kw * cm)),
-               [&](int64_t b, int64_t e) {
-                 for (int64_t row = b; row < e; ++row) {
-                   const int64_t n = row / g.oh, oh = row % g.oh;
-                   for (int64_t ow = 0; ow < g.ow; ++ow) {
-                     V* o = y + ((n * g.oh + oh) * g.ow + ow) * cm;
-                     std::fill(o, o + cm, V(0));
-                     for_taps(g, oh, ow, [&](int64_t ih, int64_t iw, int64_t tap) {
-                       const V* px = x + ((n * g.h + ih) * g.w + iw) * g.c;
-                       const V* fk = f + tap * cm;
-                       if (g.m == 1) {
-                         for (int64_t c = 0; c < g.c; ++c) o[c] += px[c] * fk[c];
-                       } else {
-                         for (int64_t c = 0; c < g.c; ++c) {
-                           for (int64_t k = 0; k < g.m; ++k) o[c * g.m + k] += px[c] * fk[c * g.m + k];
-                         }
-                       }
-                     });
-                   }
-                   post(y + (n * g.oh + oh) * g.ow * cm, g.ow);
-                 }
-               });
+  for_output_rows(y, g, post, [&] {
+    return [&](int64_t n, int64_t oh, V* out) {
+      for (int64_t ow = 0; ow < g.ow; ++ow) {
+        V* o = out + ow * cm;
+        std::fill(o, o + cm, V(0));
+        for_taps(g, oh, ow, [&](int64_t ih, int64_t iw, int64_t tap) {
+          const V* px = x + ((n * g.h + ih) * g.w + iw) * g.c;
+          const V* fk = f + tap * cm;
+          if (g.m == 1) {
+            for (int64_t c = 0; c < g.c; ++c) o[c] += px[c] * fk[c];
+          } else {
+            for (int64_t c = 0; c < g.c; ++c) {
+              for (int64_t k = 0; k < g.m; ++k) o[c * g.m + k] += px[c] * fk[c * g.m + k];
+            }
+          }
+        });
+      }
+    };
+  });
 }
 
 template <typename V>
