@@ -246,6 +246,69 @@ def test_remapping_fuses_bias_and_activation(graph, rng, base, activation):
         assert abs(fused[0].get_attr("leakyrelu_alpha") - 0.3) < 1e-7
 
 
+def _pad_then(base, x, rng, pads, padding="VALID", fmt="NHWC", explicit=None, pad_op="Pad"):
+    """base (Conv2D / DepthwiseConv2dNative) over Pad(x, pads)."""
+    paddings = of.constant(np.array(pads, np.int32))
+    p = (of.raw_ops.Pad(input=x, paddings=paddings) if pad_op == "Pad"
+         else of.raw_ops.PadV2(input=x, paddings=paddings, constant_values=of.constant(np.float32(0))))
+    ch = x.shape[3] if fmt == "NHWC" else x.shape[1]
+    kw = dict(strides=[1, 2, 2, 1] if fmt == "NHWC" else [1, 1, 2, 2], padding=padding, data_format=fmt)
+    if explicit is not None:
+        kw["explicit_paddings"] = explicit
+    if base == "Conv2D":
+        return of.raw_ops.Conv2D(input=p, filter=rng.standard_normal((3, 3, ch, 5)).astype(np.float32), **kw)
+    return of.raw_ops.DepthwiseConv2dNative(input=p, filter=rng.standard_normal((3, 3, ch, 1)).astype(np.float32), **kw)
+
+
+@pytest.mark.parametrize("base", ["Conv2D", "DepthwiseConv2dNative"])
+@pytest.mark.parametrize("case", ["valid", "explicit", "fused", "nchw", "wide", "pad_v2"])
+def test_zero_pad_folds_into_convolution(graph, rng, base, case):
+    """Keras's ZeroPadding2D + VALID strided convolution: the Pad becomes the convolution's
+    explicit padding (added to any it had), and the convolution still fuses its epilogue."""
+    fmt = "NCHW" if case == "nchw" else "NHWC"
+    shape = [2, 4, 9, 8] if fmt == "NCHW" else [2, 9, 8, 4]
+    x = of.placeholder(of.float32, shape, name="x")
+    hw = [[0, 1], [2, 1]] if case != "wide" else [[3, 4], [5, 3]]  # wide: more than the 3x3 window
+    pads = [[0, 0]] + hw + [[0, 0]] if fmt == "NHWC" else [[0, 0], [0, 0]] + hw
+    explicit = [0, 0, 1, 0, 0, 2, 0, 0] if case == "explicit" else None
+    c = _pad_then(base, x, rng, pads, "EXPLICIT" if explicit else "VALID", fmt, explicit,
+                  "PadV2" if case == "pad_v2" else "Pad")
+    y = of.identity(of.nn.relu6(c + rng.standard_normal(c.shape[-1]).astype(np.float32)) if case == "fused" else c,
+                    name="y")
+    got, want, sess = run_both(graph, y, {x: rng.standard_normal(shape).astype(np.float32)})
+    assert_close(got, want)
+    ops = optimized_graph(sess).get_operations()
+    assert "Pad" not in [op.type for op in ops] and "PadV2" not in [op.type for op in ops]
+    conv = next(op for op in ops if op.type.endswith(base))
+    assert conv.get_attr("padding") == "EXPLICIT"
+    want_pads = [0, 0] + [v for pair in hw for v in pair] + [0, 0]
+    if fmt == "NCHW":
+        want_pads = [0, 0, 0, 0] + [v for pair in hw for v in pair]
+    if explicit:
+        want_pads = [a + b for a, b in zip(want_pads, explicit)]
+    assert conv.get_attr("explicit_paddings") == want_pads
+    if case == "fused":
+        assert conv.type == "_Fused" + base and conv.get_attr("fused_ops") == ["BiasAdd", "Relu6"]
+
+
+@pytest.mark.parametrize("case", ["same", "channels", "nonzero", "two_users", "fetched"])
+def test_pad_that_is_not_a_convolution_padding_stays(graph, rng, case):
+    x = of.placeholder(of.float32, [2, 7, 7, 3], name="x")
+    pads = [[0, 0], [1, 1], [1, 1], [1 if case == "channels" else 0, 0]]
+    paddings = of.constant(np.array(pads, np.int32))
+    value = of.constant(np.float32(0.5 if case == "nonzero" else 0.0))
+    p = of.raw_ops.PadV2(input=x, paddings=paddings, constant_values=value, name="p")
+    ch = 4 if case == "channels" else 3
+    c = of.raw_ops.Conv2D(input=p, filter=rng.standard_normal((3, 3, ch, 2)).astype(np.float32), strides=[1, 1, 1, 1],
+                          padding="SAME" if case == "same" else "VALID")
+    y = of.identity(c + of.reduce_sum(p) if case == "two_users" else c, name="y")
+    fetches = [y, p] if case == "fetched" else y
+    got, want, sess = run_both(graph, fetches, {x: rng.standard_normal((2, 7, 7, 3)).astype(np.float32)})
+    assert_close(got, want)
+    runs = [r for r in sess._optimized.values() if r is not None]  # none: nothing was changed
+    assert not runs or "PadV2" in [op.type for op in runs[0].graph.get_operations()]
+
+
 def test_fetched_intermediate_is_not_fused(graph, rng):
     x = of.placeholder(of.float32, [None, 3], name="x")
     pre = of.nn.bias_add(of.matmul(x, rng.standard_normal((3, 2)).astype(np.float32)),

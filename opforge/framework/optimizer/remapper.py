@@ -15,6 +15,14 @@ with the activation one of Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, or x * Si
 (swish, spelled "_MklSwish" as TensorFlow's oneDNN remapper does). An intermediate is fused
 only when it has a single consumer and is not preserved (fetched, fed, a target); the fused
 node takes the name of the last node of the pattern.
+
+Before that, a zero Pad of the spatial dimensions feeding a convolution becomes the
+convolution's own padding (EXPLICIT, explicit_paddings): Keras writes ZeroPadding2D + a VALID
+convolution before every strided convolution of MobileNet, ResNet, NASNet..., and the Pad
+is a full pass over the (often largest) activation that the convolution can do for free, as
+TensorFlow's oneDNN remapper does with _MklPadWithConv2D. One extension of TensorFlow's
+attrs follows from it: opforge's _FusedDepthwiseConv2dNative accepts EXPLICIT padding, which
+TensorFlow's does not (a graph with one runs in opforge, not in TensorFlow).
 """
 
 from __future__ import annotations
@@ -45,8 +53,6 @@ def _contraction(view: GraphView, tensor: str):
         return None
     if c.attr["T"].type not in _FUSED_TYPES:
         return None
-    if c.op == "DepthwiseConv2dNative" and c.attr["padding"].s == b"EXPLICIT":
-        return None  # TensorFlow's _FusedDepthwiseConv2dNative has no explicit_paddings
     return c
 
 
@@ -130,7 +136,7 @@ def _fuse(view: GraphView, c, head, kind: str, args: list[str], last, activation
     fused.input.extend(inputs + ctrl)
     keep = {"_FusedConv2D": ("strides", "padding", "explicit_paddings", "data_format", "dilations",
                              "use_cudnn_on_gpu"),
-            "_FusedDepthwiseConv2dNative": ("strides", "padding", "data_format", "dilations"),
+            "_FusedDepthwiseConv2dNative": ("strides", "padding", "explicit_paddings", "data_format", "dilations"),
             "_FusedMatMul": ("transpose_a", "transpose_b")}[op]
     for k in keep:
         if k in base:
@@ -182,7 +188,61 @@ def _merge_bias_adds(view: GraphView) -> None:
     view.remove(merged)
 
 
+# Convolutions whose padding can absorb a Pad of their input.
+_PADDABLE = ("Conv2D", "DepthwiseConv2dNative", "_FusedConv2D", "_FusedDepthwiseConv2dNative")
+
+
+def _spatial_pads(view: GraphView, pad, data_format: str):
+    """The Pad's [before, after] for height and width, when it pads only those with zeros."""
+    ins = view.data_inputs(pad)
+    paddings = view.constant_value(ins[1])
+    if paddings is None or paddings.shape != (4, 2) or (paddings < 0).any():
+        return None
+    if pad.op == "PadV2":
+        value = view.constant_value(ins[2])
+        if value is None or value.size != 1 or value.reshape(()) != 0:
+            return None
+    spatial = (1, 2) if data_format == "NHWC" else (2, 3)
+    if any(paddings[d].any() for d in range(4) if d not in spatial):
+        return None
+    return [int(v) for d in spatial for v in paddings[d]]
+
+
+def _fold_pads(view: GraphView) -> None:
+    """Pad(x) -> VALID or EXPLICIT convolution  =>  the convolution over x with the padding
+    added to its explicit_paddings."""
+    folded = []
+    for c in list(view.nodes):
+        if c.op not in _PADDABLE or c.attr["padding"].s not in (b"VALID", b"EXPLICIT"):
+            continue
+        src, idx = parse_input(view.data_inputs(c)[0])
+        pad = view.node(src)
+        if pad is None or idx != 0 or pad.op not in ("Pad", "PadV2") or not view.has_single_data_consumer(pad.name):
+            continue
+        if view.control_inputs(pad) or pad.attr["T"].type != c.attr["T"].type:
+            continue
+        fmt = _data_format(c)
+        extra = _spatial_pads(view, pad, fmt)
+        if extra is None:
+            continue
+        old = list(c.attr["explicit_paddings"].list.i) if c.attr["padding"].s == b"EXPLICIT" else [0] * 8
+        if len(old) != 8:
+            continue
+        hw = (2, 4) if fmt == "NHWC" else (4, 6)  # offsets of H's and W's (before, after) pairs
+        new = list(old)
+        for k, off in enumerate((hw[0], hw[0] + 1, hw[1], hw[1] + 1)):
+            new[off] += extra[k]
+        c.input[0] = view.data_inputs(pad)[0]
+        c.attr["padding"].s = b"EXPLICIT"
+        c.attr["explicit_paddings"].list.Clear()
+        c.attr["explicit_paddings"].list.i.extend(new)
+        view.changed()
+        folded.append(pad.name)
+    view.remove(folded)
+
+
 def run(view: GraphView) -> None:
+    _fold_pads(view)
     _merge_bias_adds(view)
     changed = True
     while changed:
