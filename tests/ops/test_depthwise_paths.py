@@ -9,10 +9,12 @@ import opforge as of
 from tests.ops import nn_reference as ref
 
 # (channels, kernel, stride, dilation, padding): channel counts on both sides of the choice
-# (< 64 or not a multiple of 8: rows), odd sizes, stride 2 and 3 (phase rows), dilation.
+# (< 64 or not a multiple of 8: rows), odd sizes, stride 2 and 3 (phase rows), dilation, and
+# weight periods (lcm(C, 8), at least 32) shorter and longer than the row loop's 64-value blocks.
 CASES = [(11, 7, 1, 1, "SAME"), (44, 5, 1, 1, "SAME"), (44, 3, 2, 1, "VALID"), (32, 3, 2, 1, "SAME"),
          (3, 3, 3, 1, "SAME"), (20, 3, 1, 2, "SAME"), (13, 5, 2, 2, "VALID"), (96, 3, 1, 1, "SAME"),
-         (100, 3, 2, 1, "SAME"), (72, 3, 1, 1, "EXPLICIT")]
+         (100, 3, 2, 1, "SAME"), (72, 3, 1, 1, "EXPLICIT"), (24, 3, 1, 1, "SAME"), (8, 5, 1, 1, "EXPLICIT"),
+         (52, 3, 2, 1, "EXPLICIT")]
 
 
 @pytest.mark.parametrize("c,k,s,d,padding", CASES)

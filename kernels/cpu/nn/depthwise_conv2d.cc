@@ -74,36 +74,46 @@ struct NoPost {
 // zeros (phase r holds padded columns r, r + sw, r + 2 sw, ...; DwPhaseRing keeps the rows
 // that the next output rows read again): tap j then reads phase
 // (j * dw) % sw from pixel (j * dw) / sw on, and its OW * C values line up with the output row
-// as one contiguous run. The weights are laid out the same way once per call (each tap's C
-// weights repeated OW times), so the whole row is one nn::tap_sum over OW * C values: long
-// vector loops whatever the channel count (NASNet's 11 or 44 channels no longer leave scalar
-// tails per pixel) and no per-pixel bookkeeping.
+// as one contiguous run. Along that run a tap's weights repeat every C values, so each tap's
+// weights are laid out repeated over one period (lcm(C, 8), at least 32 values) once per call,
+// and the whole row is one nn::tap_sum_periodic over OW * C values: long vector loops whatever
+// the channel count (NASNet's 11 or 44 channels no longer leave scalar tails per pixel), no
+// per-pixel bookkeeping, and weights small enough to stay in L1.
 struct DwRows {
   int64_t phase_len;             // pixels per phase row
-  std::vector<float> wexp;       // [tap][OW * C]: each tap's weights repeated OW times
+  int64_t period;                // values after which a tap's weights repeat along the row
+  std::vector<float> wper;       // [tap][period + 24]: each tap's weights repeated, then wrapped
 };
 
 // Bytes of repeated weights above which the per-pixel loop is used instead: the row loop reads
-// every tap's weight row for each block of output, so they must stay in L2.
+// every tap's weight row for each block of output, so they must stay in L1/L2.
 constexpr int64_t kMaxRowWeightsBytes = 256 << 10;
+
+int64_t dw_period(int64_t c) {
+  int64_t p = c;
+  while (p % 8 != 0) p += c;  // lcm(c, 8)
+  while (p < 32) p *= 2;
+  return p;
+}
 
 // Rows pay where a pixel's channels fill few vectors or leave a ragged tail (measured on the
 // benchmark's models: 11, 32 and 44 channels 1.3-3x faster by rows; 88 to 728 channels faster
 // pixel by pixel, whose weights stay in L1).
 bool use_dw_rows(const DwGeom& g) {
   return g.m == 1 && g.kh * g.kw <= nn::kMaxTaps && (g.c < 64 || g.c % 8 != 0) &&
-         g.kh * g.kw * g.ow * g.c * static_cast<int64_t>(sizeof(float)) <= kMaxRowWeightsBytes;
+         g.kh * g.kw * (dw_period(g.c) + 24) * static_cast<int64_t>(sizeof(float)) <= kMaxRowWeightsBytes;
 }
 
 DwRows dw_rows_prepare(const float* f, const DwGeom& g) {
   DwRows r;
   const int64_t padded = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;  // columns any tap reads
   r.phase_len = (padded + g.sw - 1) / g.sw;
-  const int64_t row = g.ow * g.c, taps = g.kh * g.kw;
-  r.wexp.resize(static_cast<size_t>(taps * row));
+  r.period = dw_period(g.c);
+  const int64_t stride = r.period + 24, taps = g.kh * g.kw;
+  r.wper.resize(static_cast<size_t>(taps * stride));
   for (int64_t t = 0; t < taps; ++t) {
-    float* dst = &r.wexp[static_cast<size_t>(t * row)];
-    for (int64_t ow = 0; ow < g.ow; ++ow) std::copy(f + t * g.c, f + (t + 1) * g.c, dst + ow * g.c);
+    float* dst = &r.wper[static_cast<size_t>(t * stride)];
+    for (int64_t k = 0; k < stride; ++k) dst[k] = f[t * g.c + k % g.c];
   }
   return r;
 }
@@ -146,8 +156,8 @@ class DwPhaseRing {
 void dw_row_f32(const float* x, const DwRows& r, float* out, const DwGeom& g, int64_t n, int64_t oh,
                 DwPhaseRing* ring) {
   const float* src[nn::kMaxTaps];
-  const float* wk[nn::kMaxTaps];
-  const int64_t c = g.c, plen = r.phase_len * c, row = g.ow * c;
+  const int64_t c = g.c, plen = r.phase_len * c, row = g.ow * c, wstride = r.period + 24;
+  const float* w0 = nullptr;  // the first valid tap's weight row
   int nt = 0;
   for (int64_t i = 0; i < g.kh; ++i) {
     const int64_t ih = oh * g.sh - g.pt + i * g.dh;
@@ -156,11 +166,11 @@ void dw_row_f32(const float* x, const DwRows& r, float* out, const DwGeom& g, in
     for (int64_t j = 0; j < g.kw; ++j) {
       const int64_t q0 = j * g.dw;
       src[nt] = ph + (q0 % g.sw) * plen + (q0 / g.sw) * c;
-      wk[nt] = &r.wexp[static_cast<size_t>((i * g.kw + j) * row)];
+      if (w0 == nullptr) w0 = &r.wper[static_cast<size_t>((i * g.kw + j) * wstride)];
       ++nt;
     }
   }
-  nn::tap_sum(out, src, wk, nt, row, 1.0f);
+  nn::tap_sum_periodic(out, src, w0, wstride, r.period, nt, row);
 }
 
 // The same row pixel by pixel (wide rows, many taps): each pixel's valid taps gathered and

@@ -20,11 +20,12 @@
 #include "opforge/op.h"
 #include "opforge/status.h"
 
-// A function over contiguous rows marked with this is also built for AVX2 and the build to run
+// A function over contiguous rows marked with this is also built for AVX2 with FMA (x86-64-v3:
+// a plain "avx2" clone would multiply and add separately) and the build to run
 // is picked at load time (GCC/Clang target_clones on x86-64; SSE2 otherwise). Not under ASan
 // or TSan, whose instrumentation and ifunc resolvers do not mix well (TSan crashes at load).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define OPF_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#define OPF_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define OPF_SIMD_CLONES
 #endif
@@ -346,6 +347,13 @@ constexpr int kMaxTaps = 64;
 // (tap_sum.cc; an AVX2 clone is chosen at load time).
 void tap_sum(float* out, const float* const* src, const float* const* weights, int taps, int64_t channels,
              float scale);
+
+// out[i] = sum over t < taps of src[t][i] * weights[t * wstride + i % period], for i < len: a
+// row of depthwise-convolution output pixels (len = pixels * C) whose tap weights repeat every
+// `period` values (a multiple of C and of 8, at least 32). Each weight row holds period + 24
+// values (the period, then its first 24 again), so the weights stay in L1 however long the row.
+void tap_sum_periodic(float* out, const float* const* src, const float* weights, int64_t wstride, int64_t period,
+                      int taps, int64_t len);
 
 }  // namespace nn
 }  // namespace opforge

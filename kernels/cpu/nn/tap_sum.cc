@@ -54,6 +54,43 @@ inline void sum_taps(float* out, const float* const* src, const float* const* w,
 }  // namespace
 
 OPF_SIMD_CLONES
+void tap_sum_periodic(float* out, const float* const* src, const float* weights, int64_t wstride, int64_t period,
+                      int taps, int64_t len) {
+  int64_t c = 0, off = 0;  // off = c % period
+  auto advance = [&](int64_t n) {
+    c += n;
+    off += n;
+    while (off >= period) off -= period;
+  };
+  // Eight accumulators: two FMA pipes with four cycles of latency each need eight sums in flight.
+  while (c + 64 <= len) {
+    V8 a[8] = {};
+    const float* w = weights + off;
+    for (int t = 0; t < taps; ++t, w += wstride) {
+      const float* x = src[t] + c;
+      for (int k = 0; k < 4; ++k) a[k] += load8(x + 8 * k) * load8(w + 8 * k);
+      // The second half's weights sit 32 further on, wrapped into the period.
+      const float* w2 = w + (off + 32 >= period ? 32 - period : 32);
+      for (int k = 0; k < 4; ++k) a[4 + k] += load8(x + 32 + 8 * k) * load8(w2 + 8 * k);
+    }
+    for (int k = 0; k < 8; ++k) store8(out + c + 8 * k, a[k]);
+    advance(64);
+  }
+  while (c + 8 <= len) {
+    V8 acc = {};
+    const float* w = weights + off;
+    for (int t = 0; t < taps; ++t, w += wstride) acc += load8(src[t] + c) * load8(w);
+    store8(out + c, acc);
+    advance(8);
+  }
+  for (int64_t k = 0; c < len; ++c, ++k) {
+    float acc = 0;
+    for (int t = 0; t < taps; ++t) acc += src[t][c] * weights[t * wstride + off + k];
+    out[c] = acc;
+  }
+}
+
+OPF_SIMD_CLONES
 void tap_sum(float* out, const float* const* src, const float* const* weights, int taps, int64_t channels,
              float scale) {
   if (weights != nullptr) {
