@@ -348,6 +348,9 @@ constexpr int kMaxTaps = 64;
 void tap_sum(float* out, const float* const* src, const float* const* weights, int taps, int64_t channels,
              float scale);
 
+// out[i] = max over t < taps of src[t][i], a NaN winning (max pooling); taps >= 1.
+void tap_max(float* out, const float* const* src, int taps, int64_t len);
+
 // out[i] = sum over t < taps of src[t][i] * weights[t * wstride + i % period], for i < len: a
 // row of depthwise-convolution output pixels (len = pixels * C) whose tap weights repeat every
 // `period` values (a multiple of C and of 8, at least 32). Each weight row holds period + 24

@@ -114,9 +114,73 @@ inline void max_into(V* __restrict o, const V* __restrict px, int64_t n) {
   }
 }
 
-// The float32 loop inlined into an AVX2 clone as well (the hot case).
-OPF_SIMD_CLONES void max_into_f32(float* __restrict o, const float* __restrict px, int64_t n) {
-  max_into<float>(o, px, n);
+// Float32 pooling one output row at a time, separably (a max or a sum over the window is the
+// same over its rows, then over its columns). The window's input rows are reduced element by
+// element into one row of W * C values (one long vector loop whatever C is); that row sits in
+// `sw` phase rows with the padding as the reduction's identity (phase r holds padded columns
+// r, r + sw, r + 2 sw, ...), so each of the kw window columns is one contiguous run of OW * C
+// values of a phase, reduced into the output row. An average then divides each output pixel
+// by the number of real elements in its window. Pixel by pixel, NASNet's 11- and 44-channel
+// pools spent their time in per-pixel calls and scalar channel tails.
+template <bool kMax>
+void pool_rows_f32(const float* x, float* y, const PoolGeom& g) {
+  const int64_t c = g.c, row = g.ow * c;
+  const int64_t plen = ((g.ow - 1) * g.sw + g.kw + g.sw - 1) / g.sw;  // pixels per phase row
+  const float fill = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+  // One pass over `taps` runs of n values into out: their max, or their sum times scale.
+  auto reduce = [](float* out, const float* const* src, int taps, int64_t n, float scale) {
+    if (kMax) {
+      nn::tap_max(out, src, taps, n);
+    } else {
+      nn::tap_sum(out, src, nullptr, taps, n, scale);
+    }
+  };
+  parallel_for(g.n * g.oh, row_grain(g), [&](int64_t b, int64_t e) {
+    std::vector<float> phases(static_cast<size_t>(g.sw * plen * c), fill);  // padding stays `fill`
+    std::vector<float> vrow(g.sw > 1 ? static_cast<size_t>(g.w * c) : 0);
+    std::vector<const float*> src(static_cast<size_t>(std::max(g.kh, g.kw)));
+    auto phase_at = [&](int64_t q) { return phases.data() + ((q % g.sw) * plen + q / g.sw) * c; };
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t n = r / g.oh, oh = r % g.oh;
+      const Win wn = window_at(g, oh, 0);
+      // The window's rows reduced; with stride 1 straight into phase 0, from column pl on. A
+      // single row (1 x k windows, or cut by the border) is read where it is.
+      const int64_t rows = wn.r1 - wn.r0;
+      const float* v = x + (n * g.h + wn.r0) * g.w * c;
+      if (rows > 1 || g.sw == 1) {
+        float* reduced = g.sw > 1 ? vrow.data() : phase_at(g.pl);
+        for (int64_t ih = wn.r0; ih < wn.r1; ++ih) src[static_cast<size_t>(ih - wn.r0)] = x + (n * g.h + ih) * g.w * c;
+        reduce(reduced, src.data(), static_cast<int>(rows), g.w * c, 1.0f);
+        v = reduced;
+      }
+      float* o = y + r * row;
+      if (g.kw == 1 && g.sw > 1) {  // one column per window (no padding): a strided pick
+        for (int64_t ow = 0; ow < g.ow; ++ow) std::copy(v + ow * g.sw * c, v + (ow * g.sw + 1) * c, o + ow * c);
+        if (!kMax && rows > 1) {
+          const float inv = 1.0f / static_cast<float>(rows);
+          for (int64_t k = 0; k < row; ++k) o[k] *= inv;
+        }
+        continue;
+      }
+      if (g.sw > 1) {
+        // (Columns past the last window, which a VALID stride can leave, are not laid out.)
+        const int64_t last = std::min(g.w, plen * g.sw - g.pl);
+        for (int64_t iw = 0; iw < last; ++iw) std::copy(v + iw * c, v + (iw + 1) * c, phase_at(iw + g.pl));
+      }
+      // Then its columns: an average divides by the window's real elements, rows x kw inside
+      // the image and fewer columns at the edges (fixed up below).
+      for (int64_t j = 0; j < g.kw; ++j) src[static_cast<size_t>(j)] = phase_at(j);
+      reduce(o, src.data(), static_cast<int>(g.kw), row, 1.0f / static_cast<float>(rows * g.kw));
+      if (!kMax) {
+        for (int64_t ow = 0; ow < g.ow; ++ow) {
+          const Win w = window_at(g, oh, ow);
+          if (w.c1 - w.c0 == g.kw) continue;
+          const float fix = static_cast<float>(g.kw) / static_cast<float>(w.c1 - w.c0);
+          for (int64_t k = 0; k < c; ++k) o[ow * c + k] *= fix;
+        }
+      }
+    }
+  });
 }
 
 template <typename T>
@@ -130,6 +194,11 @@ Status MaxPoolCpu(ops::MaxPoolArgs& a) {
   nn::NhwcOut<T, V> out(a.output, l);
   const V* x = in.data();
   V* y = out.data();
+  if constexpr (std::is_same_v<V, float>) {
+    pool_rows_f32<true>(x, y, g);
+    out.finish();
+    return Status::OK();
+  }
   parallel_for(g.n * g.oh, row_grain(g), [&](int64_t b, int64_t e) {
     for (int64_t row = b; row < e; ++row) {
       const int64_t n = row / g.oh, oh = row % g.oh;
@@ -143,11 +212,7 @@ Status MaxPoolCpu(ops::MaxPoolArgs& a) {
         for (int64_t r = wn.r0; r < wn.r1; ++r) {
           for (int64_t q = wn.c0; q < wn.c1; ++q) {
             const V* px = x + ((n * g.h + r) * g.w + q) * g.c;
-            if constexpr (std::is_same_v<V, float>) {
-              max_into_f32(o, px, g.c);
-            } else {
-              max_into<V>(o, px, g.c);
-            }
+            max_into<V>(o, px, g.c);
           }
         }
       }
@@ -167,23 +232,17 @@ Status AvgPoolCpu(ops::AvgPoolArgs& a) {
   nn::NhwcOut<T, V> out(a.output, l);
   const V* x = in.data();
   V* y = out.data();
+  if constexpr (std::is_same_v<V, float>) {
+    pool_rows_f32<false>(x, y, g);
+    out.finish();
+    return Status::OK();
+  }
   parallel_for(g.n * g.oh, row_grain(g), [&](int64_t b, int64_t e) {
     for (int64_t row = b; row < e; ++row) {
       const int64_t n = row / g.oh, oh = row % g.oh;
       for (int64_t ow = 0; ow < g.ow; ++ow) {
         const Win wn = window_at(g, oh, ow);
         V* o = y + ((n * g.oh + oh) * g.ow + ow) * g.c;
-        if constexpr (std::is_same_v<V, float>) {
-          if (wn.count() <= nn::kMaxTaps) {  // the window's pixels summed in vector registers
-            const float* src[nn::kMaxTaps];
-            int taps = 0;
-            for (int64_t r = wn.r0; r < wn.r1; ++r) {
-              for (int64_t q = wn.c0; q < wn.c1; ++q) src[taps++] = x + ((n * g.h + r) * g.w + q) * g.c;
-            }
-            nn::tap_sum(o, src, nullptr, taps, g.c, 1.0f / static_cast<float>(wn.count()));
-            continue;
-          }
-        }
         std::fill(o, o + g.c, V(0));
         for (int64_t r = wn.r0; r < wn.r1; ++r) {
           for (int64_t q = wn.c0; q < wn.c1; ++q) {

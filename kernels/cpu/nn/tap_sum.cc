@@ -51,7 +51,41 @@ inline void sum_taps(float* out, const float* const* src, const float* const* w,
   }
 }
 
+// max(m, v) where a NaN in v wins (TensorFlow's max pooling propagates NaN).
+inline V8 max_nan(V8 m, V8 v) { return ((v > m) | (v != v)) ? v : m; }
+
 }  // namespace
+
+OPF_SIMD_CLONES
+void tap_max(float* out, const float* const* src, int taps, int64_t len) {
+  int64_t c = 0;
+  for (; c + 32 <= len; c += 32) {
+    V8 a0 = load8(src[0] + c), a1 = load8(src[0] + c + 8), a2 = load8(src[0] + c + 16), a3 = load8(src[0] + c + 24);
+    for (int t = 1; t < taps; ++t) {
+      a0 = max_nan(a0, load8(src[t] + c));
+      a1 = max_nan(a1, load8(src[t] + c + 8));
+      a2 = max_nan(a2, load8(src[t] + c + 16));
+      a3 = max_nan(a3, load8(src[t] + c + 24));
+    }
+    store8(out + c, a0);
+    store8(out + c + 8, a1);
+    store8(out + c + 16, a2);
+    store8(out + c + 24, a3);
+  }
+  for (; c + 8 <= len; c += 8) {
+    V8 a = load8(src[0] + c);
+    for (int t = 1; t < taps; ++t) a = max_nan(a, load8(src[t] + c));
+    store8(out + c, a);
+  }
+  for (; c < len; ++c) {
+    float m = src[0][c];
+    for (int t = 1; t < taps; ++t) {
+      const float v = src[t][c];
+      m = (v > m || v != v) ? v : m;
+    }
+    out[c] = m;
+  }
+}
 
 OPF_SIMD_CLONES
 void tap_sum_periodic(float* out, const float* const* src, const float* weights, int64_t wstride, int64_t period,
