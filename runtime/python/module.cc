@@ -23,6 +23,7 @@
 #include "opforge/op.h"
 #include "opforge/blas.h"
 #include "opforge/constant_cache.h"
+#include "opforge/cpu_kernels.h"
 #include "opforge/parallel.h"
 #include "opforge/random_state.h"  // array/random ops (issue 4)
 #include "opforge/tensor.h"
@@ -702,6 +703,10 @@ PYBIND11_MODULE(_C, m) {
         "The float32 GEMM kernel in use: 'avx512' (the runtime's own) or 'openblas'.");
   m.def("set_sgemm_kernel", [](const std::string& name) { return blas::set_sgemm_kernel(name.c_str()); },
         "Chooses the float32 GEMM kernel ('avx512' or 'openblas'); False if this CPU cannot run it.");
+  m.def("depthwise_avx512", &nn::dw_avx512_enabled,
+        "Whether float32 depthwise convolutions run the AVX-512 kernel.");
+  m.def("set_depthwise_avx512", &nn::set_dw_avx512,
+        "Switches the AVX-512 depthwise kernel on (where the CPU has AVX-512F) or off; returns whether it is on.");
   m.def("gemm", [](bool ta, bool tb, double alpha, py::array a, py::array b, double beta, py::array c, bool packed) {
     // Developer hook for tests: C = alpha * op(A) * op(B) + beta * C through blas::gemm, on
     // C-contiguous float32 or float64 matrices (C is written in place); packed: float32 B

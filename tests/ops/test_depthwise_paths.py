@@ -1,17 +1,30 @@
-"""The float32 depthwise convolution's two CPU paths (whole output rows through phase rows, for
-few or ragged channels; pixel by pixel, for many) against the NumPy reference, over strides,
-dilations, paddings and the fused epilogue."""
+"""The float32 depthwise convolution's CPU paths against the NumPy reference, over strides,
+dilations, paddings and the fused epilogue: the AVX-512 kernel (blocks of 8 pixels x 16
+channels, a masked channel tail, border blocks checked) where the CPU has it, and the portable
+paths (whole output rows through phase rows, for few or ragged channels; pixel by pixel, for
+many) that other CPUs run."""
 
 import numpy as np
 import pytest
 
 import opforge as of
+from opforge import _C
 from tests.ops import nn_reference as ref
+
+KERNELS = ["portable"] + (["avx512"] if _C.depthwise_avx512() else [])
+
+
+@pytest.fixture(autouse=True, params=KERNELS)
+def kernel(request):
+    before = _C.depthwise_avx512()
+    assert _C.set_depthwise_avx512(request.param == "avx512") == (request.param == "avx512")
+    yield request.param
+    _C.set_depthwise_avx512(before)
 
 # (channels, kernel, stride, dilation, padding): channel counts on both sides of the choice
 # (< 64 or not a multiple of 8: rows), odd sizes, stride 2 and 3 (phase rows), dilation, and
 # weight periods (lcm(C, 8), at least 32) shorter and longer than the row loop's 64-value blocks.
-CASES = [(11, 7, 1, 1, "SAME"), (44, 5, 1, 1, "SAME"), (44, 3, 2, 1, "VALID"), (32, 3, 2, 1, "SAME"),
+CASES = [(11, 7, 1, 1, "SAME"), (48, 3, 1, 1, "SAME"), (16, 3, 1, 1, "VALID"), (44, 5, 1, 1, "SAME"), (44, 3, 2, 1, "VALID"), (32, 3, 2, 1, "SAME"),
          (3, 3, 3, 1, "SAME"), (20, 3, 1, 2, "SAME"), (13, 5, 2, 2, "VALID"), (96, 3, 1, 1, "SAME"),
          (100, 3, 2, 1, "SAME"), (72, 3, 1, 1, "EXPLICIT"), (24, 3, 1, 1, "SAME"), (8, 5, 1, 1, "EXPLICIT"),
          (52, 3, 2, 1, "EXPLICIT")]
@@ -20,7 +33,7 @@ CASES = [(11, 7, 1, 1, "SAME"), (44, 5, 1, 1, "SAME"), (44, 3, 2, 1, "VALID"), (
 @pytest.mark.parametrize("c,k,s,d,padding", CASES)
 def test_depthwise_matches_numpy(c, k, s, d, padding):
     rng = np.random.default_rng(c * 100 + k * 10 + s)
-    x = rng.standard_normal((2, 15, 13, c)).astype(np.float32)
+    x = rng.standard_normal((2, 15, 21, c)).astype(np.float32)  # 21 wide: border and interior blocks
     f = rng.standard_normal((k, k, c, 1)).astype(np.float32)
     strides, dilations = [1, s, s, 1], [1, d, d, 1]
     explicit = [0, 0, 1, 2, 2, 0, 0, 0] if padding == "EXPLICIT" else []
@@ -33,7 +46,7 @@ def test_depthwise_matches_numpy(c, k, s, d, padding):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("c", [44, 128])
+@pytest.mark.parametrize("c", [44, 128, 11])
 def test_fused_depthwise_epilogue_on_both_paths(c):
     rng = np.random.default_rng(c)
     x = rng.standard_normal((1, 9, 9, c)).astype(np.float32)

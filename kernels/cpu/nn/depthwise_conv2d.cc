@@ -11,6 +11,7 @@
 #include <mutex>
 #include <type_traits>
 
+#include "cpu/nn/depthwise_avx512.h"
 #include "cpu/nn/fused_epilogue.h"
 #include "cpu/nn/nn_util.h"
 #include "opforge/ops/nn/_fused_depthwise_conv2d_native.h"
@@ -24,10 +25,7 @@ namespace {
 
 using nn::Layout;
 
-struct DwGeom {
-  int64_t n, h, w, c, m, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl;
-  int64_t cout() const { return c * m; }
-};
+using nn::DwGeom;
 
 Status dw_geom(const std::string& op, const Shape& input, const Shape& filter, const Layout& l,
                const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
@@ -211,6 +209,12 @@ template <typename V, typename Post = NoPost>
 void dw_forward(const V* x, const V* f, V* y, const DwGeom& g, const Post& post = Post()) {
   const int64_t cm = g.cout();
   if constexpr (std::is_same_v<V, float>) {
+    if (g.m == 1 && nn::dw_avx512_enabled()) {
+      for_output_rows(y, g, post, [&] {
+        return [&](int64_t n, int64_t oh, float* out) { nn::dw_row_avx512(x, f, out, g, n, oh); };
+      });
+      return;
+    }
     if (use_dw_rows(g)) {
       const DwRows rows = dw_rows_prepare(f, g);
       for_output_rows(y, g, post, [&] {

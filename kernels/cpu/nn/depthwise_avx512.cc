@@ -1,0 +1,150 @@
+// Float32 depthwise convolution for AVX-512 CPUs (depthwise_avx512.h).
+//
+// A block of 8 output pixels x 16 channels lives in 8 vector registers while every tap of the
+// window adds its input pixels times the tap's 16 weights (one weight load per 8 FMAs, one
+// input load per FMA, from L1: a pixel is reused by the window's next columns). Blocks walk
+// the output row pixel block by pixel block, and within one all the channel blocks, so the
+// input rows under a block are read while they are in cache. A channel count that is not a
+// multiple of 16 masks its last block. Blocks whose window lies inside the image skip the
+// border checks.
+//
+// Everything that executes AVX-512 instructions carries a target attribute and the file is
+// compiled for the baseline ISA: nothing here runs unless the CPU says it has AVX-512F.
+#include "cpu/nn/depthwise_avx512.h"
+
+#include <algorithm>
+#include <atomic>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define OPF_HAVE_AVX512_DW 1
+#endif
+
+namespace opforge {
+namespace nn {
+
+#ifdef OPF_HAVE_AVX512_DW
+namespace {
+
+bool cpu_has_avx512f() { return __builtin_cpu_supports("avx512f"); }
+
+std::atomic<bool> g_enabled{cpu_has_avx512f()};
+
+constexpr int kUr = 8;  // output pixels per block
+
+// 16 floats at p: a plain load for a full channel block, else masked (the channel tail). A
+// masked load costs more than a plain one (measured: twice the time of the whole kernel on
+// this CPU), so only the tail block pays it.
+template <bool kFull>
+__attribute__((target("avx512f"))) inline __m512 load16(const float* p, __mmask16 mask) {
+  return kFull ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(mask, p);
+}
+
+// Output pixels [ow0, ow0 + count) of row oh, channels [c0, c0 + 16) (under mask unless
+// kFull). kEdge: some tap of the block may fall outside the image (then count may be below
+// kUr too). The geometry is copied into locals and the accumulators are eight named
+// registers: written as an array behind a reference to the geometry, GCC kept them in memory.
+template <bool kEdge, bool kFull>
+__attribute__((target("avx512f"))) inline void dw_block(const float* xn, const float* f, float* out,
+                                                        const DwGeom& g, int64_t oh, int64_t ow0, int count,
+                                                        int64_t c0, __mmask16 mask, int64_t i0, int64_t i1) {
+  const int64_t c = g.c, w = g.w, kw = g.kw, dw = g.dw, sw = g.sw;
+  const int64_t step = sw * c;  // floats from one output pixel's input to the next's
+  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+  for (int64_t i = i0; i < i1; ++i) {
+    const float* xr = xn + (oh * g.sh - g.pt + i * g.dh) * w * c + c0;
+    const float* fr = f + i * kw * c + c0;
+    for (int64_t j = 0; j < kw; ++j) {
+      const __m512 wv = load16<kFull>(fr + j * c, mask);
+      const int64_t base = ow0 * sw - g.pl + j * dw;  // input column of the block's first pixel
+      const float* xp = xr + base * c;
+      if (!kEdge) {
+        a0 = _mm512_fmadd_ps(load16<kFull>(xp, mask), wv, a0);
+        a1 = _mm512_fmadd_ps(load16<kFull>(xp + step, mask), wv, a1);
+        a2 = _mm512_fmadd_ps(load16<kFull>(xp + 2 * step, mask), wv, a2);
+        a3 = _mm512_fmadd_ps(load16<kFull>(xp + 3 * step, mask), wv, a3);
+        a4 = _mm512_fmadd_ps(load16<kFull>(xp + 4 * step, mask), wv, a4);
+        a5 = _mm512_fmadd_ps(load16<kFull>(xp + 5 * step, mask), wv, a5);
+        a6 = _mm512_fmadd_ps(load16<kFull>(xp + 6 * step, mask), wv, a6);
+        a7 = _mm512_fmadd_ps(load16<kFull>(xp + 7 * step, mask), wv, a7);
+      } else {
+        // Pixels outside the image (or past count) add nothing.
+        auto tap = [&](int p, __m512 acc) __attribute__((target("avx512f"))) {
+          const int64_t iw = base + p * sw;
+          const bool in = p < count && iw >= 0 && iw < w;
+          return in ? _mm512_fmadd_ps(load16<kFull>(xp + p * step, mask), wv, acc) : acc;
+        };
+        a0 = tap(0, a0);
+        a1 = tap(1, a1);
+        a2 = tap(2, a2);
+        a3 = tap(3, a3);
+        a4 = tap(4, a4);
+        a5 = tap(5, a5);
+        a6 = tap(6, a6);
+        a7 = tap(7, a7);
+      }
+    }
+  }
+  float* o = out + ow0 * c + c0;
+  const __m512 acc[kUr] = {a0, a1, a2, a3, a4, a5, a6, a7};
+  for (int p = 0; p < (kEdge ? count : kUr); ++p) {
+    if (kFull) {
+      _mm512_storeu_ps(o + p * c, acc[p]);
+    } else {
+      _mm512_mask_storeu_ps(o + p * c, mask, acc[p]);
+    }
+  }
+}
+
+}  // namespace
+
+bool dw_avx512_enabled() { return g_enabled.load(std::memory_order_relaxed); }
+
+bool set_dw_avx512(bool on) {
+  g_enabled.store(on && cpu_has_avx512f());
+  return g_enabled.load();
+}
+
+__attribute__((target("avx512f"))) void dw_row_avx512(const float* x, const float* f, float* out, const DwGeom& g,
+                                                      int64_t n, int64_t oh) {
+  // The window rows inside the image: ih = oh * sh - pt + i * dh in [0, h).
+  int64_t i0 = 0, i1 = g.kh;
+  while (i0 < i1 && oh * g.sh - g.pt + i0 * g.dh < 0) ++i0;
+  while (i1 > i0 && oh * g.sh - g.pt + (i1 - 1) * g.dh >= g.h) --i1;
+  const float* xn = x + n * g.h * g.w * g.c;
+  // Output pixels whose every tap column is inside the image: [lo, hi).
+  const int64_t lo = std::min(g.ow, (g.pl + g.sw - 1) / g.sw);
+  const int64_t last_tap = (g.kw - 1) * g.dw - g.pl;  // iw = ow * sw + last_tap must be < w
+  const int64_t hi = std::max(lo, std::min(g.ow, g.w - last_tap > 0 ? (g.w - last_tap - 1) / g.sw + 1 : 0));
+  for (int64_t ow0 = 0; ow0 < g.ow; ow0 += kUr) {
+    const int count = static_cast<int>(std::min<int64_t>(kUr, g.ow - ow0));
+    const bool inside = ow0 >= lo && ow0 + kUr <= hi;
+    int64_t c0 = 0;
+    for (; c0 + 16 <= g.c; c0 += 16) {
+      if (inside) {
+        dw_block<false, true>(xn, f, out, g, oh, ow0, kUr, c0, 0xFFFF, i0, i1);
+      } else {
+        dw_block<true, true>(xn, f, out, g, oh, ow0, count, c0, 0xFFFF, i0, i1);
+      }
+    }
+    if (c0 < g.c) {
+      const auto mask = static_cast<__mmask16>((1u << (g.c - c0)) - 1);
+      if (inside) {
+        dw_block<false, false>(xn, f, out, g, oh, ow0, kUr, c0, mask, i0, i1);
+      } else {
+        dw_block<true, false>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1);
+      }
+    }
+  }
+}
+
+#else  // no AVX-512 kernel on this platform
+
+bool dw_avx512_enabled() { return false; }
+bool set_dw_avx512(bool) { return false; }
+void dw_row_avx512(const float*, const float*, float*, const DwGeom&, int64_t, int64_t) {}
+
+#endif
+
+}  // namespace nn
+}  // namespace opforge

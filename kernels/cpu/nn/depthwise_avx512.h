@@ -1,0 +1,24 @@
+// Float32 depthwise convolution (channel multiplier 1) for CPUs with AVX-512: the forward
+// kernel's fastest path where the CPU has it (depthwise_conv2d.cc chooses).
+#pragma once
+
+#include <cstdint>
+
+#include "opforge/cpu_kernels.h"  // dw_avx512_enabled, set_dw_avx512
+
+namespace opforge {
+namespace nn {
+
+// The geometry of one depthwise convolution in NHWC: input n x h x w x c, filter kh x kw,
+// output oh x ow, strides, dilations and the padding before the first row and column.
+struct DwGeom {
+  int64_t n, h, w, c, m, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl;
+  int64_t cout() const { return c * m; }
+};
+
+// Output row (n, oh) of a depthwise convolution with multiplier 1: out[ow * c + ch] for every
+// ow and channel, from x (NHWC) and filter f (kh x kw x c). Call only when dw_avx512_enabled().
+void dw_row_avx512(const float* x, const float* f, float* out, const DwGeom& g, int64_t n, int64_t oh);
+
+}  // namespace nn
+}  // namespace opforge

@@ -1,0 +1,16 @@
+// Switches between CPU kernel implementations that compute the same thing (for tests and
+// comparisons); the kernels pick the fastest the CPU can run by default. See also
+// blas::set_sgemm_kernel (blas.h).
+#pragma once
+
+namespace opforge {
+namespace nn {
+
+// Float32 depthwise convolution: the AVX-512 kernel (kernels/cpu/nn/depthwise_avx512.cc) is
+// on when the CPU has AVX-512F. set_dw_avx512(false) sends it to the portable paths;
+// set_dw_avx512(true) turns it back on where the CPU allows. Returns whether it is on now.
+bool dw_avx512_enabled();
+bool set_dw_avx512(bool on);
+
+}  // namespace nn
+}  // namespace opforge
