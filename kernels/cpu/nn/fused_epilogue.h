@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/cpu_util.h"
@@ -16,6 +17,12 @@ namespace opforge {
 namespace nn {
 
 enum class FusedAct { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish };
+
+// The float32 epilogue for the piecewise-linear activations (none, Relu, Relu6, LeakyRelu):
+// rows[r][c] = act(rows[r][c] * scale[c] + shift[c]) (scale null: 1), built for AVX2 with FMA
+// as well as the baseline (fused_epilogue.cc). Returns false for another activation.
+bool epilogue_f32(float* rows, int64_t n, int64_t channels, const float* scale, const float* shift, FusedAct act,
+                  float alpha);
 
 template <typename C>
 class Epilogue {
@@ -87,6 +94,11 @@ class Epilogue {
 
   // rows: `n` consecutive rows of channels() values each, transformed in place.
   void operator()(C* rows, int64_t n) const {
+    if constexpr (std::is_same_v<C, float>) {
+      if (epilogue_f32(rows, n, channels_, scale_.empty() ? nullptr : scale_.data(), shift_.data(), act_, alpha_)) {
+        return;
+      }
+    }
     switch (act_) {
       case FusedAct::kNone: return run(rows, n, [](C v) { return v; });
       case FusedAct::kRelu: return run(rows, n, [](C v) { return v < C(0) ? C(0) : v; });
