@@ -707,6 +707,10 @@ PYBIND11_MODULE(_C, m) {
         "Whether float32 depthwise convolutions run the AVX-512 kernel.");
   m.def("set_depthwise_avx512", &nn::set_dw_avx512,
         "Switches the AVX-512 depthwise kernel on (where the CPU has AVX-512F) or off; returns whether it is on.");
+  m.def("direct_conv_avx512", &nn::direct_conv_avx512_enabled,
+        "Whether float32 convolutions with few input channels run the direct AVX-512 kernel.");
+  m.def("set_direct_conv_avx512", &nn::set_direct_conv_avx512,
+        "Switches the direct AVX-512 convolution on (where the CPU has AVX-512F) or off; returns whether it is on.");
   m.def("gemm", [](bool ta, bool tb, double alpha, py::array a, py::array b, double beta, py::array c, bool packed) {
     // Developer hook for tests: C = alpha * op(A) * op(B) + beta * C through blas::gemm, on
     // C-contiguous float32 or float64 matrices (C is written in place); packed: float32 B

@@ -12,5 +12,11 @@ namespace nn {
 bool dw_avx512_enabled();
 bool set_dw_avx512(bool on);
 
+// Float32 convolution with few input channels: the direct AVX-512 kernel
+// (kernels/cpu/nn/conv_direct_avx512.cc), on when the CPU has AVX-512F; off: im2col + GEMM or
+// Winograd as for other shapes.
+bool direct_conv_avx512_enabled();
+bool set_direct_conv_avx512(bool on);
+
 }  // namespace nn
 }  // namespace opforge
