@@ -109,3 +109,18 @@ def test_fused_op_errors():
     with pytest.raises(of.errors.InvalidArgumentError, match="takes 4 args"):
         raw._FusedMatMul(a=np.ones((2, 2), np.float32), b=np.ones((2, 3), np.float32),
                          args=[np.ones(3, np.float32)], fused_ops=["FusedBatchNorm"])
+
+
+@pytest.mark.parametrize("activation", list(ACTS))
+def test_fused_epilogue_over_many_values_with_extremes(activation):
+    """The float32 epilogue runs vectorized math over whole tiles: more values than one chunk of
+    its scratch, arguments far out in both tails (exp overflows and underflows) and a NaN."""
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((37, 29)).astype(np.float32)
+    a[5, 3] = np.nan
+    b = rng.standard_normal((29, 41)).astype(np.float32)
+    bias = (rng.standard_normal(41) * 40).astype(np.float32)  # pushes whole columns to +-100
+    got = raw._FusedMatMul(a=a, b=b, args=[bias], fused_ops=["BiasAdd", activation], leakyrelu_alpha=0.1).numpy()
+    want = _epilogue(a.astype(np.float64) @ b.astype(np.float64), ["BiasAdd", activation], [bias])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, equal_nan=True)
+    assert np.isnan(got[5]).all() and not np.isnan(np.delete(got, 5, axis=0)).any()

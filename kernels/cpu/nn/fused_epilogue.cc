@@ -1,9 +1,15 @@
-// epilogue_f32 (fused_epilogue.h): the fused contraction ops' float32 epilogue for the
-// piecewise-linear activations, in its own function so it can carry SIMD clones. (Built for
-// the baseline ISA only, the epilogue of a 1x1 convolution with few input channels cost as
-// much as a third of the convolution.)
+// epilogue_f32 (fused_epilogue.h): the fused contraction ops' float32 epilogue. The
+// piecewise-linear activations are one loop with SIMD clones (built for the baseline ISA only,
+// the epilogue of a 1x1 convolution with few input channels cost as much as a third of the
+// convolution); the transcendental ones (Sigmoid, Tanh, swish, Elu) run the vectorized math
+// of vec_math.h over the rows after the bias (per element, std::exp cost a U-Net's last 1x1
+// convolution four times its multiply).
 #include "cpu/nn/fused_epilogue.h"
+
+#include <algorithm>
+
 #include "cpu/nn/nn_util.h"  // OPF_SIMD_CLONES
+#include "cpu/vec_math.h"
 
 namespace opforge {
 namespace nn {
@@ -36,13 +42,44 @@ inline bool apply(float* rows, int64_t n, int64_t ch, const float* scale, const 
   }
 }
 
-}  // namespace
-
 OPF_SIMD_CLONES
-bool epilogue_f32(float* rows, int64_t n, int64_t channels, const float* scale, const float* shift, FusedAct act,
-                  float alpha) {
+bool affine_f32(float* rows, int64_t n, int64_t channels, const float* scale, const float* shift, FusedAct act,
+                float alpha) {
   return scale != nullptr ? apply<true>(rows, n, channels, scale, shift, act, alpha)
                           : apply<false>(rows, n, channels, scale, shift, act, alpha);
+}
+
+// x[i] = x[i] * sigmoid(x[i]) (swish) or, for x[i] < 0, expm1(x[i]) (Elu), a chunk at a time.
+template <bool kSwish>
+void with_temp(float* x, int64_t len) {
+  float tmp[512];
+  for (int64_t i0 = 0; i0 < len; i0 += 512) {
+    const int64_t m = std::min<int64_t>(512, len - i0);
+    float* v = x + i0;
+    if (kSwish) {
+      vec::sigmoid_f32(v, tmp, m);
+      for (int64_t i = 0; i < m; ++i) v[i] *= tmp[i];
+    } else {
+      vec::expm1_f32(v, tmp, m);
+      for (int64_t i = 0; i < m; ++i) v[i] = v[i] < 0.0f ? tmp[i] : v[i];
+    }
+  }
+}
+
+}  // namespace
+
+bool epilogue_f32(float* rows, int64_t n, int64_t channels, const float* scale, const float* shift, FusedAct act,
+                  float alpha) {
+  if (affine_f32(rows, n, channels, scale, shift, act, alpha)) return true;
+  affine_f32(rows, n, channels, scale, shift, FusedAct::kNone, alpha);  // the bias; then the activation
+  const int64_t len = n * channels;
+  switch (act) {
+    case FusedAct::kSigmoid: vec::sigmoid_f32(rows, rows, len); return true;
+    case FusedAct::kTanh: vec::tanh_f32(rows, rows, len); return true;
+    case FusedAct::kSwish: with_temp<true>(rows, len); return true;
+    case FusedAct::kElu: with_temp<false>(rows, len); return true;
+    default: return false;
+  }
 }
 
 }  // namespace nn

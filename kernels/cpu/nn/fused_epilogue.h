@@ -18,9 +18,8 @@ namespace nn {
 
 enum class FusedAct { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish };
 
-// The float32 epilogue for the piecewise-linear activations (none, Relu, Relu6, LeakyRelu):
-// rows[r][c] = act(rows[r][c] * scale[c] + shift[c]) (scale null: 1), built for AVX2 with FMA
-// as well as the baseline (fused_epilogue.cc). Returns false for another activation.
+// The float32 epilogue: rows[r][c] = act(rows[r][c] * scale[c] + shift[c]) (scale null: 1),
+// vectorized (fused_epilogue.cc). Returns false for an activation it does not know.
 bool epilogue_f32(float* rows, int64_t n, int64_t channels, const float* scale, const float* shift, FusedAct act,
                   float alpha);
 
