@@ -47,7 +47,8 @@ __attribute__((target("avx512f"))) inline __m512 load16(const float* p, __mmask1
 template <bool kEdge, bool kFull>
 __attribute__((target("avx512f"))) inline void dw_block(const float* xn, const float* f, float* out,
                                                         const DwGeom& g, int64_t oh, int64_t ow0, int count,
-                                                        int64_t c0, __mmask16 mask, int64_t i0, int64_t i1) {
+                                                        int64_t c0, __mmask16 mask, int64_t i0, int64_t i1,
+                                                        const DwRegEpilogue* ep) {
   const int64_t c = g.c, w = g.w, kw = g.kw, dw = g.dw, sw = g.sw;
   const int64_t step = sw * c;  // floats from one output pixel's input to the next's
   __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
@@ -86,7 +87,19 @@ __attribute__((target("avx512f"))) inline void dw_block(const float* xn, const f
     }
   }
   float* o = out + ow0 * c + c0;
-  const __m512 acc[kUr] = {a0, a1, a2, a3, a4, a5, a6, a7};
+  __m512 acc[kUr] = {a0, a1, a2, a3, a4, a5, a6, a7};
+  if (ep != nullptr) {
+    // max(0, v) and min(6, v) return v when it is NaN (the second operand), as the scalar
+    // epilogue does.
+    const __m512 shift = load16<kFull>(ep->shift + c0, mask), zero = _mm512_setzero_ps();
+    const __m512 scale = ep->scale ? load16<kFull>(ep->scale + c0, mask) : _mm512_set1_ps(1.0f);
+    for (int p = 0; p < kUr; ++p) {
+      __m512 v = _mm512_fmadd_ps(acc[p], scale, shift);
+      if (ep->act >= 1) v = _mm512_max_ps(zero, v);
+      if (ep->act == 2) v = _mm512_min_ps(_mm512_set1_ps(6.0f), v);
+      acc[p] = v;
+    }
+  }
   for (int p = 0; p < (kEdge ? count : kUr); ++p) {
     if (kFull) {
       _mm512_storeu_ps(o + p * c, acc[p]);
@@ -106,7 +119,7 @@ bool set_dw_avx512(bool on) {
 }
 
 __attribute__((target("avx512f"))) void dw_row_avx512(const float* x, const float* f, float* out, const DwGeom& g,
-                                                      int64_t n, int64_t oh) {
+                                                      int64_t n, int64_t oh, const DwRegEpilogue* ep) {
   // The window rows inside the image: ih = oh * sh - pt + i * dh in [0, h).
   int64_t i0 = 0, i1 = g.kh;
   while (i0 < i1 && oh * g.sh - g.pt + i0 * g.dh < 0) ++i0;
@@ -122,17 +135,17 @@ __attribute__((target("avx512f"))) void dw_row_avx512(const float* x, const floa
     int64_t c0 = 0;
     for (; c0 + 16 <= g.c; c0 += 16) {
       if (inside) {
-        dw_block<false, true>(xn, f, out, g, oh, ow0, kUr, c0, 0xFFFF, i0, i1);
+        dw_block<false, true>(xn, f, out, g, oh, ow0, kUr, c0, 0xFFFF, i0, i1, ep);
       } else {
-        dw_block<true, true>(xn, f, out, g, oh, ow0, count, c0, 0xFFFF, i0, i1);
+        dw_block<true, true>(xn, f, out, g, oh, ow0, count, c0, 0xFFFF, i0, i1, ep);
       }
     }
     if (c0 < g.c) {
       const auto mask = static_cast<__mmask16>((1u << (g.c - c0)) - 1);
       if (inside) {
-        dw_block<false, false>(xn, f, out, g, oh, ow0, kUr, c0, mask, i0, i1);
+        dw_block<false, false>(xn, f, out, g, oh, ow0, kUr, c0, mask, i0, i1, ep);
       } else {
-        dw_block<true, false>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1);
+        dw_block<true, false>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
       }
     }
   }
@@ -142,7 +155,7 @@ __attribute__((target("avx512f"))) void dw_row_avx512(const float* x, const floa
 
 bool dw_avx512_enabled() { return false; }
 bool set_dw_avx512(bool) { return false; }
-void dw_row_avx512(const float*, const float*, float*, const DwGeom&, int64_t, int64_t) {}
+void dw_row_avx512(const float*, const float*, float*, const DwGeom&, int64_t, int64_t, const DwRegEpilogue*) {}
 
 #endif
 

@@ -115,6 +115,11 @@ class Epilogue {
   }
 
   int64_t channels() const { return channels_; }
+  // Its parts, for kernels that apply it in registers: per-channel scale (null: 1) and shift,
+  // then the activation.
+  const C* scale() const { return scale_.empty() ? nullptr : scale_.data(); }
+  const C* shift() const { return shift_.data(); }
+  FusedAct activation() const { return act_; }
 
  private:
   static std::string join(const std::vector<std::string>& v) {
