@@ -278,6 +278,18 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
       }
     }
   }
+  for (Step& st : plan->steps) {
+    const Node& node = g.node(st.node);
+    if (node.op->name != "Const" || st.device.type != Device::kCPU || !node.inputs.empty()) continue;
+    // (A Const that fails, e.g. a value of the wrong dtype, stays a step and fails in the run.)
+    ExecEnv env;
+    exec::Scratch scratch;
+    std::vector<const Tensor*> no_inputs;
+    if (exec::run_node(node, st.device, no_inputs, {}, env, scratch).ok() && scratch.outs.size() == 1) {
+      st.precomputed = true;
+      st.value = std::move(scratch.outs[0]);
+    }
+  }
   plan->feed_slots.clear();
   for (const auto& f : feeds) plan->feed_slots.push_back(slot.at(f.first));
   plan->fetch_slots.clear();
@@ -510,6 +522,11 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
   ExecEnv env;
   env.resources = resources_.get();
   for (const Step& st : plan.steps) {
+    if (st.precomputed) {
+      values[static_cast<size_t>(st.out_base)] = st.value;
+      for (int s : st.release) values[static_cast<size_t>(s)] = Tensor();
+      continue;
+    }
     const Node& node = g.node(st.node);
     inputs.clear();
     derefs.clear();

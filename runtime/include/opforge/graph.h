@@ -129,6 +129,10 @@ class Session {
     // Where the node runs: its device when that is a GPU of this machine with a kernel for
     // the node's op and dtype, else the CPU (soft placement, see Session::Run).
     DeviceSpec device;
+    // A Const on the CPU is run once when the plan is made and its value kept here: a run
+    // only puts it in its slot (frozen models have thousands of constants).
+    bool precomputed = false;
+    Tensor value;
   };
   struct Plan {
     uint64_t version = 0, edits = 0;
