@@ -103,17 +103,30 @@ PackedMatrix::PackedMatrix(bool trans_b, const float* b, int64_t ldb, int64_t k,
 }
 
 void gemm(bool ta, int64_t m, float alpha, const float* a, int64_t lda, const PackedMatrix& b, float beta,
-          float* c, int64_t ldc) {
+          float* c, int64_t ldc, const ColumnEpilogue* ep) {
   const int64_t n = b.n_, k = b.k_;
-  if (!b.packed_) {
+  if (!b.packed_) {  // OpenBLAS: the product, then the epilogue as a second pass
     gemm(ta, b.tb_, m, n, k, alpha, a, lda, b.b_, b.ldb_, beta, c, ldc);
+    if (ep != nullptr && m > 0 && n > 0) {
+      parallel_for(m, std::max<int64_t>(1, 32768 / n), [&](int64_t r0, int64_t r1) {
+        for (int64_t i = r0; i < r1; ++i) {
+          float* row = c + i * ldc;
+          for (int64_t j = 0; j < n; ++j) {
+            float v = row[j] * (ep->scale ? ep->scale[j] : 1.0f) + ep->shift[j];
+            if (ep->act >= 1) v = v < 0.0f ? 0.0f : v;
+            if (ep->act == 2) v = v > 6.0f ? 6.0f : v;
+            row[j] = v;
+          }
+        }
+      });
+    }
     return;
   }
   if (m <= 0 || n <= 0) return;
   const float* packed = b.packed_.get();
   const int64_t macs = m * n * std::max<int64_t>(k, 1);
   if (macs < kMinParallelMacs || num_threads() == 1) {
-    sgemm_avx512_packed(ta, m, n, k, alpha, a, lda, packed, 0, n, beta, c, ldc);
+    sgemm_avx512_packed(ta, m, n, k, alpha, a, lda, packed, 0, n, beta, c, ldc, ep);
     return;
   }
   // B is shared, so cutting rows costs nothing extra (each thread packs only its rows of A);
@@ -123,12 +136,12 @@ void gemm(bool ta, int64_t m, float alpha, const float* a, int64_t lda, const Pa
     const int64_t min_rows = kMinParallelMacs / 2 / std::max<int64_t>(1, n * k);
     for_blocks_per_thread(m, min_rows, tile, [&](int64_t r0, int64_t r1) {
       sgemm_avx512_packed(ta, r1 - r0, n, k, alpha, ta ? a + r0 : a + r0 * lda, lda, packed, 0, n, beta,
-                          c + r0 * ldc, ldc);
+                          c + r0 * ldc, ldc, ep);
     });
   } else {
     const int64_t panel = packed_b_column_step();
     for_blocks_per_thread(n, panel, panel, [&](int64_t c0, int64_t c1) {
-      sgemm_avx512_packed(ta, m, n, k, alpha, a, lda, packed, c0, c1, beta, c, ldc);
+      sgemm_avx512_packed(ta, m, n, k, alpha, a, lda, packed, c0, c1, beta, c, ldc, ep);
     });
   }
 }

@@ -122,10 +122,34 @@ __attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float*
 // from row-major A (ap[r * as + p], as = lda): copying A into panels costs as much as the
 // multiply when C has few columns (a 1x1 convolution to 16-128 channels), and R rows of a
 // step are only R scalar broadcasts either way.
+// ep (the last depth block of a product with an epilogue, else null): act(v * scale + shift)
+// for the NV vectors of columns from j0 on, applied before the store.
+template <int NV>
+__attribute__((target("avx512f"))) inline void load_epilogue(const ColumnEpilogue* ep, int64_t j0, int cols,
+                                                              __m512* scale, __m512* shift) {
+  for (int v = 0; v < NV; ++v) {
+    const int left = cols - 16 * v;
+    const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
+    // (A masked load costs more than a plain one: only a ragged last vector takes one.)
+    shift[v] = m == 0xFFFF ? _mm512_loadu_ps(ep->shift + j0 + 16 * v) : _mm512_maskz_loadu_ps(m, ep->shift + j0 + 16 * v);
+    scale[v] = ep->scale == nullptr ? _mm512_set1_ps(1.0f)
+               : m == 0xFFFF        ? _mm512_loadu_ps(ep->scale + j0 + 16 * v)
+                                    : _mm512_maskz_loadu_ps(m, ep->scale + j0 + 16 * v);
+  }
+}
+
+// max(0, v) / min(6, v) return v when it is NaN (the second operand), as the scalar epilogue.
+__attribute__((target("avx512f"))) inline __m512 activate(__m512 v, int act) {
+  if (act >= 1) v = _mm512_max_ps(_mm512_setzero_ps(), v);
+  if (act == 2) v = _mm512_min_ps(_mm512_set1_ps(6.0f), v);
+  return v;
+}
+
 template <int R, int NV>
 __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __restrict ap, int64_t as,
                                                       const float* __restrict bp, float* c, int64_t ldc,
-                                                      int cols, float alpha, float beta) {
+                                                      int cols, float alpha, float beta, const ColumnEpilogue* ep,
+                                                      int64_t j0) {
   __m512 acc0[R], acc1[R];
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
@@ -147,6 +171,22 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __
   }
   const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
   const __mmask16 m1 = cols >= 32 ? __mmask16(0xFFFF) : cols <= 16 ? __mmask16(0) : __mmask16((1u << (cols - 16)) - 1);
+  if (ep != nullptr) {
+    __m512 scale[NV], shift[NV];
+    load_epilogue<NV>(ep, j0, cols, scale, shift);
+    const int act = ep->act;
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) {
+      float* cr = c + r * ldc;
+      const __m512 v0 = finish(acc0[r], cr, m0, alpha, beta);
+      _mm512_mask_storeu_ps(cr, m0, activate(_mm512_fmadd_ps(v0, scale[0], shift[0]), act));
+      if (NV == 2 && m1) {
+        const __m512 v1 = finish(acc1[r], cr + 16, m1, alpha, beta);
+        _mm512_mask_storeu_ps(cr + 16, m1, activate(_mm512_fmadd_ps(v1, scale[NV - 1], shift[NV - 1]), act));
+      }
+    }
+    return;
+  }
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
     float* cr = c + r * ldc;
@@ -155,7 +195,8 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __
   }
 }
 
-using MicroKernel = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, int, float, float);
+using MicroKernel = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, int, float, float,
+                             const ColumnEpilogue*, int64_t);
 template <int NV>
 constexpr MicroKernel kMicroKernels[kMr + 1] = {
     nullptr,              micro_kernel<1, NV>,  micro_kernel<2, NV>, micro_kernel<3, NV>, micro_kernel<4, NV>,
@@ -164,8 +205,10 @@ constexpr MicroKernel kMicroKernels[kMr + 1] = {
 
 // C[m x nc] (+)= op(A)[m x kc] * (one depth block of packed B: nc columns in panels), A packed
 // here block by block into pa.
+// ep: the epilogue, on the last depth block (col0: the column of C that c starts at).
 void block_product(bool ta, int64_t m, int64_t kc, int64_t nc, float alpha, const float* a, int64_t lda,
-                   const float* pb, float beta, float* c, int64_t ldc, float* pa) {
+                   const float* pb, float beta, float* c, int64_t ldc, float* pa,
+                   const ColumnEpilogue* ep = nullptr, int64_t col0 = 0) {
   for (int64_t ic = 0; ic < m; ic += kMc) {
     const int64_t mc = std::min(kMc, m - ic);
     if (ta) pack_at(a + ic, lda, mc, kc, pa);  // columns of a: packed; rows are read in place
@@ -177,7 +220,7 @@ void block_product(bool ta, int64_t m, int64_t kc, int64_t nc, float alpha, cons
       for (int64_t ir = 0; ir < mc; ir += kMr) {
         const int rows = static_cast<int>(std::min<int64_t>(kMr, mc - ir));
         const float* ap = ta ? pa + (ir / kMr) * kc * kMr : a + (ic + ir) * lda;
-        kernels[rows](kc, ap, ta ? 0 : lda, bp, c + (ic + ir) * ldc + jr, ldc, cols, alpha, beta);
+        kernels[rows](kc, ap, ta ? 0 : lda, bp, c + (ic + ir) * ldc + jr, ldc, cols, alpha, beta, ep, col0 + jr);
       }
     }
   }
@@ -188,6 +231,18 @@ void scale_c(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
   for (int64_t i = 0; i < m; ++i) {
     float* cr = c + i * ldc;
     for (int64_t j = 0; j < n; ++j) cr[j] = beta == 0.0f ? 0.0f : beta * cr[j];
+  }
+}
+
+// C[:, col0:col1] = act(C * scale + shift), for the products that never reach the micro-kernel.
+void apply_epilogue(int64_t m, int64_t col0, int64_t col1, float* c, int64_t ldc, const ColumnEpilogue& ep) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = col0; j < col1; ++j) {
+      float v = c[i * ldc + j] * (ep.scale ? ep.scale[j] : 1.0f) + ep.shift[j];
+      if (ep.act >= 1) v = v < 0.0f ? 0.0f : v;
+      if (ep.act == 2) v = v > 6.0f ? 6.0f : v;
+      c[i * ldc + j] = v;
+    }
   }
 }
 
@@ -341,9 +396,14 @@ void pack_b_full(bool tb, const float* b, int64_t ldb, int64_t k, int64_t n, int
 int64_t packed_b_depth_blocks(int64_t k) { return (k + kKc - 1) / kKc; }
 
 void sgemm_avx512_packed(bool ta, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                         const float* packed, int64_t col0, int64_t col1, float beta, float* c, int64_t ldc) {
+                         const float* packed, int64_t col0, int64_t col1, float beta, float* c, int64_t ldc,
+                         const ColumnEpilogue* ep) {
   if (m <= 0 || col1 <= col0) return;
-  if (k <= 0 || alpha == 0.0f) return scale_c(m, col1 - col0, beta, c + col0, ldc);
+  if (k <= 0 || alpha == 0.0f) {
+    scale_c(m, col1 - col0, beta, c + col0, ldc);
+    if (ep != nullptr) apply_epilogue(m, col0, col1, c, ldc, *ep);
+    return;
+  }
   const int64_t kc_max = std::min(kKc, k);
   const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
   const PackBuffer pa_buf(static_cast<size_t>(kc_max * mc_max));
@@ -352,7 +412,8 @@ void sgemm_avx512_packed(bool ta, int64_t m, int64_t n, int64_t k, float alpha, 
   for (int64_t pc = 0; pc < k; pc += kKc) {
     const int64_t kc = std::min(kKc, k - pc);
     block_product(ta, m, kc, col1 - col0, alpha, ta ? a + pc * lda : a + pc, lda,
-                  packed + pc * n_pad + col0 * kc, pc == 0 ? beta : 1.0f, c + col0, ldc, pa);
+                  packed + pc * n_pad + col0 * kc, pc == 0 ? beta : 1.0f, c + col0, ldc, pa,
+                  pc + kc >= k ? ep : nullptr, col0);
   }
 }
 
@@ -367,7 +428,7 @@ int64_t sgemm_tile_rows() { return 1; }
 int64_t packed_b_depth_blocks(int64_t) { return 0; }
 void pack_b_full(bool, const float*, int64_t, int64_t, int64_t, int64_t, int64_t, float*) {}
 void sgemm_avx512_packed(bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t,
-                         int64_t, float, float*, int64_t) {}
+                         int64_t, float, float*, int64_t, const ColumnEpilogue*) {}
 
 #endif
 

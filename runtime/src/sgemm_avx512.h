@@ -8,6 +8,8 @@
 #pragma once
 #include <cstdint>
 
+#include "opforge/blas.h"  // ColumnEpilogue
+
 namespace opforge {
 namespace blas {
 
@@ -32,10 +34,11 @@ void pack_b_full(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n
                  float* dst);
 
 // Columns [col0, col1) of C = alpha * op(A) * B + beta * C with B packed by pack_b_full; col0 a
-// multiple of packed_b_column_step(), col1 one too or n. Single-threaded.
+// multiple of packed_b_column_step(), col1 one too or n; ep (when given) applied to each value
+// in registers as it is stored (its scale and shift indexed by the column of C). Single-threaded.
 void sgemm_avx512_packed(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                          int64_t lda, const float* packed, int64_t col0, int64_t col1, float beta, float* c,
-                         int64_t ldc);
+                         int64_t ldc, const ColumnEpilogue* ep = nullptr);
 
 }  // namespace blas
 }  // namespace opforge

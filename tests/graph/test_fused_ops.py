@@ -124,3 +124,27 @@ def test_fused_epilogue_over_many_values_with_extremes(activation):
     want = _epilogue(a.astype(np.float64) @ b.astype(np.float64), ["BiasAdd", activation], [bias])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, equal_nan=True)
     assert np.isnan(got[5]).all() and not np.isnan(np.delete(got, 5, axis=0)).any()
+
+
+@pytest.mark.parametrize("kernel", ["openblas", "avx512"])
+@pytest.mark.parametrize("fused_ops", [["BiasAdd"], ["BiasAdd", "Relu"], ["FusedBatchNorm", "Relu6"]], ids="-".join)
+@pytest.mark.parametrize("k,cin,cout", [(1, 300, 40), (1, 24, 20), (2, 20, 48)])  # 2x2: im2col
+def test_fused_conv_epilogue_applied_by_the_gemm(kernel, fused_ops, k, cin, cout):
+    """Bias / batch norm + Relu/Relu6 are applied by the GEMM as it stores C (AVX-512 kernel) or
+    as a pass after it (OpenBLAS): depth over one 256-deep block (only the last block's store
+    may apply it), ragged output channels, enough rows to split over the threads."""
+    from opforge import _C
+    before = _C.sgemm_kernel()
+    if not _C.set_sgemm_kernel(kernel):
+        pytest.skip(f"this CPU cannot run the {kernel} kernel")
+    try:
+        rng = np.random.default_rng(cin + cout)
+        x = rng.standard_normal((2, 23, 19, cin)).astype(np.float32)
+        w = (rng.standard_normal((k, k, cin, cout)) / np.sqrt(k * k * cin)).astype(np.float32)
+        args = _args(rng, fused_ops[0], cout)
+        got = raw._FusedConv2D(input=x, filter=w, args=args, host_args=[], num_args=len(args), strides=[1, 1, 1, 1],
+                               padding="SAME", fused_ops=fused_ops, epsilon=EPS).numpy()
+    finally:
+        _C.set_sgemm_kernel(before)
+    conv = of.nn.conv2d(x.astype(np.float64), w.astype(np.float64), [1, 1, 1, 1], "SAME").numpy()
+    np.testing.assert_allclose(got, _epilogue(conv, fused_ops, args), rtol=1e-4, atol=1e-4)

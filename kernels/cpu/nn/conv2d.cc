@@ -468,11 +468,18 @@ void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const P
                  [&](int64_t p0, int64_t p1) { post(out + p0 * g.cout, p1 - p0); });
     return;
   }
+  // A float32 bias / batch norm with no activation, Relu or Relu6 is applied by the GEMM as it
+  // stores C (no second pass over the output, no cutting the product into cache-sized tiles).
+  blas::ColumnEpilogue reg_ep;
+  const blas::ColumnEpilogue* ep = nullptr;
+  if constexpr (std::is_same_v<Post, nn::Epilogue<float>>) {
+    if (post.as_column_epilogue(&reg_ep)) ep = &reg_ep;
+  }
   if (g.is_pointwise()) {
     const std::shared_ptr<const nn::RightOperand<C>> fp = filter_operand(filter, filt, g);
     const nn::RightOperand<C>& f = *fp;  // packed once, shared by the tiles
-    if constexpr (Post::kNone) {
-      f.gemm_into(g.pixels(), in, k, out, g.cout);
+    if (Post::kNone || ep != nullptr) {
+      f.gemm_into(g.pixels(), in, k, out, g.cout, C(0), ep);
     } else {  // the same GEMM cut into row tiles, each finished by the epilogue while in cache
       const int64_t tp = std::max<int64_t>(48, kTileBytes / static_cast<int64_t>(sizeof(C) * (k + g.cout)));
       const int64_t tiles = (g.pixels() + tp - 1) / tp;
@@ -505,8 +512,8 @@ void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const P
   const nn::RightOperand<C>& f = *fp;  // packed once, shared by the tiles
   for_tiles<C>(g, 0, g.pixels(), [&](int64_t p0, int64_t p1, C* col) {
     im2col(in, g, p0, p1, col);
-    f.gemm_into(p1 - p0, col, k, out + p0 * g.cout, g.cout);
-    post(out + p0 * g.cout, p1 - p0);
+    f.gemm_into(p1 - p0, col, k, out + p0 * g.cout, g.cout, C(0), ep);
+    if (ep == nullptr) post(out + p0 * g.cout, p1 - p0);
   });
 }
 

@@ -48,7 +48,7 @@ template <bool kEdge, bool kFull>
 __attribute__((target("avx512f"))) inline void dw_block(const float* xn, const float* f, float* out,
                                                         const DwGeom& g, int64_t oh, int64_t ow0, int count,
                                                         int64_t c0, __mmask16 mask, int64_t i0, int64_t i1,
-                                                        const DwRegEpilogue* ep) {
+                                                        const blas::ColumnEpilogue* ep) {
   const int64_t c = g.c, w = g.w, kw = g.kw, dw = g.dw, sw = g.sw;
   const int64_t step = sw * c;  // floats from one output pixel's input to the next's
   __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
@@ -119,7 +119,7 @@ bool set_dw_avx512(bool on) {
 }
 
 __attribute__((target("avx512f"))) void dw_row_avx512(const float* x, const float* f, float* out, const DwGeom& g,
-                                                      int64_t n, int64_t oh, const DwRegEpilogue* ep) {
+                                                      int64_t n, int64_t oh, const blas::ColumnEpilogue* ep) {
   // The window rows inside the image: ih = oh * sh - pt + i * dh in [0, h).
   int64_t i0 = 0, i1 = g.kh;
   while (i0 < i1 && oh * g.sh - g.pt + i0 * g.dh < 0) ++i0;
@@ -155,7 +155,7 @@ __attribute__((target("avx512f"))) void dw_row_avx512(const float* x, const floa
 
 bool dw_avx512_enabled() { return false; }
 bool set_dw_avx512(bool) { return false; }
-void dw_row_avx512(const float*, const float*, float*, const DwGeom&, int64_t, int64_t, const DwRegEpilogue*) {}
+void dw_row_avx512(const float*, const float*, float*, const DwGeom&, int64_t, int64_t, const blas::ColumnEpilogue*) {}
 
 #endif
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "opforge/blas.h"         // ColumnEpilogue
 #include "opforge/cpu_kernels.h"  // dw_avx512_enabled, set_dw_avx512
 
 namespace opforge {
@@ -16,19 +17,11 @@ struct DwGeom {
   int64_t cout() const { return c * m; }
 };
 
-// An epilogue the kernel applies to its sums in registers before storing them:
-// act(sum * scale[c] + shift[c]) (scale null: 1), act none (0), Relu (1) or Relu6 (2).
-struct DwRegEpilogue {
-  const float* scale = nullptr;
-  const float* shift = nullptr;
-  int act = 0;
-};
-
 // Output row (n, oh) of a depthwise convolution with multiplier 1: out[ow * c + ch] for every
-// ow and channel, from x (NHWC) and filter f (kh x kw x c), finished by ep when given. Call only
-// when dw_avx512_enabled().
+// ow and channel, from x (NHWC) and filter f (kh x kw x c), finished in registers by ep (per
+// channel) when given. Call only when dw_avx512_enabled().
 void dw_row_avx512(const float* x, const float* f, float* out, const DwGeom& g, int64_t n, int64_t oh,
-                   const DwRegEpilogue* ep = nullptr);
+                   const blas::ColumnEpilogue* ep = nullptr);
 
 }  // namespace nn
 }  // namespace opforge

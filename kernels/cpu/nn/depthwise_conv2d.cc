@@ -212,12 +212,8 @@ void dw_forward(const V* x, const V* f, V* y, const DwGeom& g, const Post& post 
     if (g.m == 1 && nn::dw_avx512_enabled()) {
       // A bias or batch norm with no activation, Relu or Relu6 is applied in registers.
       if constexpr (std::is_same_v<Post, nn::Epilogue<float>>) {
-        const nn::FusedAct act = post.activation();
-        if (act == nn::FusedAct::kNone || act == nn::FusedAct::kRelu || act == nn::FusedAct::kRelu6) {
-          nn::DwRegEpilogue ep;
-          ep.scale = post.scale();
-          ep.shift = post.shift();
-          ep.act = act == nn::FusedAct::kNone ? 0 : act == nn::FusedAct::kRelu ? 1 : 2;
+        blas::ColumnEpilogue ep;
+        if (post.as_column_epilogue(&ep)) {
           for_output_rows(y, g, NoPost(), [&] {
             return [&](int64_t n, int64_t oh, float* out) { nn::dw_row_avx512(x, f, out, g, n, oh, &ep); };
           });

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "opforge/blas.h"
 #include "opforge/kernel.h"
 
 namespace opforge {
@@ -115,11 +116,19 @@ class Epilogue {
   }
 
   int64_t channels() const { return channels_; }
-  // Its parts, for kernels that apply it in registers: per-channel scale (null: 1) and shift,
-  // then the activation.
-  const C* scale() const { return scale_.empty() ? nullptr : scale_.data(); }
-  const C* shift() const { return shift_.data(); }
-  FusedAct activation() const { return act_; }
+  // The epilogue as kernels apply it in registers (the GEMM's micro-kernel, the AVX-512
+  // depthwise kernel): false when it cannot be (not float32, or an activation other than none,
+  // Relu and Relu6), then operator() runs over the output instead.
+  bool as_column_epilogue(blas::ColumnEpilogue* ep) const {
+    if constexpr (std::is_same_v<C, float>) {
+      if (act_ != FusedAct::kNone && act_ != FusedAct::kRelu && act_ != FusedAct::kRelu6) return false;
+      ep->scale = scale_.empty() ? nullptr : scale_.data();
+      ep->shift = shift_.data();
+      ep->act = act_ == FusedAct::kNone ? 0 : act_ == FusedAct::kRelu ? 1 : 2;
+      return true;
+    }
+    return false;
+  }
 
  private:
   static std::string join(const std::vector<std::string>& v) {

@@ -318,16 +318,29 @@ class RightOperand {
       if (k > 0 && n > 0) packed_.emplace(false, b, ldb, k, n);
     }
   }
-  // C [m x n] = A [m x k] * B (+ beta * C).
-  void gemm_into(int64_t m, const C* a, int64_t lda, C* c, int64_t ldc, C beta = C(0)) const {
+  // C [m x n] = A [m x k] * B (+ beta * C), then ep per column when given (float32 only).
+  void gemm_into(int64_t m, const C* a, int64_t lda, C* c, int64_t ldc, C beta = C(0),
+                 const blas::ColumnEpilogue* ep = nullptr) const {
     if (m == 0 || n_ == 0) return;
     if constexpr (std::is_same_v<C, float>) {
       if (packed_) {
-        blas::gemm(false, m, 1.0f, a, lda, *packed_, beta, c, ldc);
+        blas::gemm(false, m, 1.0f, a, lda, *packed_, beta, c, ldc, ep);
         return;
       }
     }
     gemm<C>(false, false, m, n_, k_, a, lda, b_, ldb_, beta, c, ldc);
+    if constexpr (std::is_same_v<C, float>) {
+      if (ep != nullptr) {  // (no depth: nothing was packed)
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n_; ++j) {
+            float v = c[i * ldc + j] * (ep->scale ? ep->scale[j] : 1.0f) + ep->shift[j];
+            if (ep->act >= 1) v = v < 0.0f ? 0.0f : v;
+            if (ep->act == 2) v = v > 6.0f ? 6.0f : v;
+            c[i * ldc + j] = v;
+          }
+        }
+      }
+    }
   }
 
  private:

@@ -18,6 +18,15 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
           int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 
+// What a GEMM with a prepared B applies to each value of C as it writes it, per column j:
+// act(c * scale[j] + shift[j]) (scale null: 1; act 0 none, 1 Relu, 2 Relu6) — a fused
+// convolution's bias or batch norm and activation, with no second pass over C.
+struct ColumnEpilogue {
+  const float* scale = nullptr;
+  const float* shift = nullptr;
+  int act = 0;
+};
+
 // A float32 op(B) [k x n] prepared once for many products with it (a convolution's filter,
 // multiplied with every tile of its image; a Winograd-transformed filter, with every chunk of
 // tiles): packed for the runtime's AVX-512 kernel, so no product packs it again and threads
@@ -30,7 +39,8 @@ class PackedMatrix {
   int64_t cols() const { return n_; }
 
  private:
-  friend void gemm(bool, int64_t, float, const float*, int64_t, const PackedMatrix&, float, float*, int64_t);
+  friend void gemm(bool, int64_t, float, const float*, int64_t, const PackedMatrix&, float, float*, int64_t,
+                   const ColumnEpilogue*);
   struct Free {
     void operator()(float* p) const;
   };
@@ -41,9 +51,9 @@ class PackedMatrix {
 };
 
 // C = alpha * op(A) * B + beta * C with B prepared above (C is m x B.cols(), row-major),
-// split over the threads as gemm above.
+// split over the threads as gemm above, then ep applied to C when given.
 void gemm(bool trans_a, int64_t m, float alpha, const float* a, int64_t lda, const PackedMatrix& b, float beta,
-          float* c, int64_t ldc);
+          float* c, int64_t ldc, const ColumnEpilogue* ep = nullptr);
 
 // The float32 GEMM kernel: "avx512" (the runtime's own, on CPUs with AVX-512; the default
 // there), or "openblas". OPFORGE_CPU_GEMM=openblas in the environment starts with OpenBLAS.
