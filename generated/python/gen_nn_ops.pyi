@@ -858,6 +858,46 @@ def top_kv2(input: TensorLike, k: TensorLike, sorted: bool = True, index_type: D
       indices: A `Tensor` of type `index_type`.
     """
 
+def _fused_batch_norm_ex(x: TensorLike, scale: TensorLike, offset: TensorLike, mean: TensorLike, variance: TensorLike, side_input: Sequence[TensorLike], epsilon: float = 0.0001, exponential_avg_factor: float = 1.0, activation_mode: str = 'Identity', data_format: str = 'NHWC', is_training: bool = True, name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
+    r"""Inference batch normalization with an optional side input and activation, in one pass.
+
+    y = activation(scale * (x - mean) / sqrt(variance + epsilon) + offset [+ side_input]) per
+    channel, with activation_mode "Identity" or "Relu": TensorFlow's remapper writes this op for
+    FusedBatchNorm (+ Add) + Relu, and opforge's graph optimizer also for a frozen Keras
+    BatchNormalization that is not folded into a convolution (x * c1 + c2, then Relu: DenseNet's and
+    ResNetV2's pre-activations), so three passes over the tensor become one. Inference only
+    (is_training=false); mean and variance pass through to batch_mean / batch_variance and the
+    reserve spaces, as FusedBatchNormV3's inference form. Not differentiable: it only appears in
+    optimized inference graphs.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`. A 4-D
+        (5-D for NDHWC/NCDHW) tensor.
+      scale: A `Tensor`. Must be one of the following types: `float32`.
+      offset: A `Tensor`. Must have the same type as `scale`.
+      mean: A `Tensor`. Must have the same type as `scale`.
+      variance: A `Tensor`. Must have the same type as `scale`.
+      side_input: A list of at least 0 `Tensor` objects with the same type as `x`. At most one
+        tensor of x's shape, added before the activation.
+      epsilon: An optional `float`. Defaults to `0.0001`.
+      exponential_avg_factor: An optional `float`. Defaults to `1.0`.
+      activation_mode: An optional `string`. Defaults to `'Identity'`. "Identity" or "Relu".
+      data_format: An optional `string` from: `"NHWC"`, `"NCHW"`, `"NDHWC"`, `"NCDHW"`. Defaults to
+        `'NHWC'`.
+      is_training: An optional `bool`. Defaults to `True`. Must be false: opforge runs this op for
+        inference only.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`y`, `batch_mean`, `batch_variance`, `reserve_space_1`, `reserve_space_2`, `reserve_space_3`).
+      y: A `Tensor`. Has the same type as `x`.
+      batch_mean: A `Tensor`. Has the same type as `scale`.
+      batch_variance: A `Tensor`. Has the same type as `scale`.
+      reserve_space_1: A `Tensor`. Has the same type as `scale`.
+      reserve_space_2: A `Tensor`. Has the same type as `scale`.
+      reserve_space_3: A `Tensor`. Has the same type as `scale`.
+    """
+
 def _fused_conv2d(input: TensorLike, filter: TensorLike, args: Sequence[TensorLike], host_args: Sequence[TensorLike], num_args: int, strides: Sequence[int], padding: str, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', filter_format: str = 'HWIO', dilations: Sequence[int] = [1, 1, 1, 1], use_cudnn_on_gpu: bool = True, fused_ops: Sequence[str] = [], epsilon: float = 0.0001, leakyrelu_alpha: float = 0.2, name: str | None = None) -> Tensor:
     r"""Performs a convolution followed by a specified series of operations.
 

@@ -206,6 +206,7 @@ OPS = {
     "SoftsignGrad": ("nn", "softsign_grad"),
     "SparseSoftmaxCrossEntropyWithLogits": ("nn", "sparse_softmax_cross_entropy_with_logits"),
     "TopKV2": ("nn", "top_kv2"),
+    "_FusedBatchNormEx": ("nn", "_fused_batch_norm_ex"),
     "_FusedConv2D": ("nn", "_fused_conv2d"),
     "_FusedDepthwiseConv2dNative": ("nn", "_fused_depthwise_conv2d_native"),
     "_FusedMatMul": ("nn", "_fused_mat_mul"),

@@ -309,6 +309,44 @@ def test_pad_that_is_not_a_convolution_padding_stays(graph, rng, case):
     assert not runs or "PadV2" in [op.type for op in runs[0].graph.get_operations()]
 
 
+@pytest.mark.parametrize("form", ["keras", "fused_batch_norm"])
+def test_batch_norm_relu_after_a_concat_becomes_fused_batch_norm_ex(graph, rng, form):
+    """DenseNet's pre-activation: concat -> frozen BatchNormalization -> Relu is one
+    _FusedBatchNormEx (one pass instead of three); values unchanged."""
+    x = of.placeholder(of.float32, [None, 5, 6, 3], name="x")
+    cat = of.concat([x, of.nn.relu(x)], axis=3)
+    if form == "keras":
+        bn = _keras_frozen_bn(cat, rng, 6)
+    else:
+        stats = [rng.random(6, dtype=np.float32) + 0.5 for _ in range(4)]
+        bn = of.raw_ops.FusedBatchNormV3(x=cat, scale=stats[0], offset=stats[1], mean=stats[2], variance=stats[3],
+                                         epsilon=0.001, is_training=False)[0]
+    y = of.nn.relu(bn, name="y")
+    got, want, sess = run_both(graph, y, {x: rng.standard_normal((2, 5, 6, 3)).astype(np.float32)})
+    assert_close(got, want, tol=1e-5)
+    ops = optimized_ops(sess)
+    assert ops["y"] == "_FusedBatchNormEx"
+    values = list(ops.values())
+    assert values.count("Relu") == 1  # the one inside the concat
+    assert not {"Mul", "Add", "AddV2", "Sub", "FusedBatchNormV3"} & set(values)
+    nd = optimized_graph(sess).get_operation_by_name("y")
+    assert nd.get_attr("activation_mode") == "Relu" and nd.get_attr("is_training") is False
+
+
+@pytest.mark.parametrize("case", ["broadcasting", "fetched_add", "no_relu"])
+def test_scale_shift_that_is_not_a_batch_norm_relu_stays(graph, rng, case):
+    x = of.placeholder(of.float32, [None, 4, 4, 1 if case == "broadcasting" else 3], name="x")
+    c1 = rng.random(3, dtype=np.float32) + 0.5
+    add = of.add(of.identity(x) * c1, rng.standard_normal(3).astype(np.float32), name="add")
+    y = of.identity(add, name="y") if case == "no_relu" else of.nn.relu(add, name="y")
+    fetches = [y, add] if case == "fetched_add" else y
+    feed = {x: rng.standard_normal((2, 4, 4, 1 if case == "broadcasting" else 3)).astype(np.float32)}
+    got, want, sess = run_both(graph, fetches, feed)
+    assert_close(got, want)
+    runs = [r for r in sess._optimized.values() if r is not None]
+    assert not runs or "_FusedBatchNormEx" not in [op.type for op in runs[0].graph.get_operations()]
+
+
 def test_fetched_intermediate_is_not_fused(graph, rng):
     x = of.placeholder(of.float32, [None, 3], name="x")
     pre = of.nn.bias_add(of.matmul(x, rng.standard_normal((3, 2)).astype(np.float32)),

@@ -1853,6 +1853,95 @@ OpSpec MakeTopKV2() {
   return op;
 }
 
+OpSpec Make_FusedBatchNormEx() {
+  OpSpec op;
+  op.name = "_FusedBatchNormEx";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"scale", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"offset", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"mean", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"variance", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"side_input", DType::kInvalid, 0, 4, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"batch_mean", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"batch_variance", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"reserve_space_1", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"reserve_space_2", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"reserve_space_3", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "U";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "epsilon";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.0001f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "exponential_avg_factor";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(1.0f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_side_inputs";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "activation_mode";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("Identity");
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "data_format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("NHWC");
+    a.allowed = {AttrValue::String("NHWC"), AttrValue::String("NCHW"), AttrValue::String("NDHWC"), AttrValue::String("NCDHW")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "is_training";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("_FusedBatchNormEx", c); };
+  return op;
+}
+
 OpSpec Make_FusedConv2D() {
   OpSpec op;
   op.name = "_FusedConv2D";
@@ -2191,6 +2280,7 @@ OpSpec Make_FusedMatMul() {
   OpRegistry::Global().add_pending(MakeSoftsignGrad());
   OpRegistry::Global().add_pending(MakeSparseSoftmaxCrossEntropyWithLogits());
   OpRegistry::Global().add_pending(MakeTopKV2());
+  OpRegistry::Global().add_pending(Make_FusedBatchNormEx());
   OpRegistry::Global().add_pending(Make_FusedConv2D());
   OpRegistry::Global().add_pending(Make_FusedDepthwiseConv2dNative());
   OpRegistry::Global().add_pending(Make_FusedMatMul());

@@ -1,4 +1,5 @@
-// FusedBatchNormV3 and FusedBatchNormGradV3 on CPU, with TensorFlow's outputs:
+// FusedBatchNormV3, FusedBatchNormGradV3 and _FusedBatchNormEx (inference) on CPU, with
+// TensorFlow's outputs:
 //   training:  y from the batch statistics; batch_mean / batch_variance are the running
 //              statistics updated with exponential_avg_factor (batch_variance unbiased);
 //              reserve_space_1 / reserve_space_2 hold the batch mean and (biased) variance
@@ -12,8 +13,11 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <type_traits>
 
+#include "cpu/nn/fused_epilogue.h"
 #include "cpu/nn/nn_util.h"
+#include "opforge/ops/nn/_fused_batch_norm_ex.h"
 #include "opforge/ops/nn/fused_batch_norm_grad_v3.h"
 #include "opforge/ops/nn/fused_batch_norm_v3.h"
 #include "opforge/shape_fns.h"
@@ -193,6 +197,60 @@ Status FusedBatchNormGradV3Cpu(ops::FusedBatchNormGradV3Args& a) {
   return Status::OK();
 }
 
+// _FusedBatchNormEx: y = act(x * mul + add [+ side_input]) per channel in one pass, with
+// mul = scale / sqrt(variance + epsilon) and add = offset - mean * mul; inference only.
+template <typename T>
+Status FusedBatchNormExCpu(ops::_FusedBatchNormExArgs& a) {
+  if (a.is_training) {
+    return errors::Unimplemented("_FusedBatchNormEx: opforge runs it for inference only (is_training=false); "
+                                 "use FusedBatchNormV3 to train");
+  }
+  if (a.activation_mode != "Identity" && a.activation_mode != "Relu") {
+    return a.ctx.error("activation_mode must be \"Identity\" or \"Relu\", got \"", a.activation_mode, "\"");
+  }
+  if (a.side_input.size > 1) return a.ctx.error("at most one side_input, got ", a.side_input.size);
+  const Tensor* side = a.side_input.size == 1 ? &a.side_input[0] : nullptr;
+  if (side != nullptr && !(side->shape() == a.x.shape())) {
+    return a.ctx.error("side_input must have x's shape ", a.x.shape().to_string(), ", got ",
+                       side->shape().to_string());
+  }
+  const BnView v = view_of(a.x.shape(), a.data_format);
+  const size_t c = static_cast<size_t>(v.c);
+  const std::vector<double> scale = read_u<float>(a.scale), offset = read_u<float>(a.offset),
+                            mean = read_u<float>(a.mean), var = read_u<float>(a.variance);
+  std::vector<float> mul(c), add(c);
+  for (size_t i = 0; i < c; ++i) {
+    const double m = scale[i] / std::sqrt(var[i] + static_cast<double>(a.epsilon));
+    mul[i] = static_cast<float>(m);
+    add[i] = static_cast<float>(offset[i] - mean[i] * m);
+  }
+  const bool relu = a.activation_mode == "Relu";
+  const T* x = a.x.data<T>();
+  const T* sx = side != nullptr ? side->data<T>() : nullptr;
+  T* y = a.y.data<T>();
+  if constexpr (std::is_same_v<T, float>) {
+    if (v.inner == 1 && v.c > 0) {  // channels last: rows of C, vectorized
+      parallel_for(v.outer, std::max<int64_t>(1, cpu::kGrain / v.c), [&](int64_t r0, int64_t r1) {
+        nn::scale_shift_rows_f32(x + r0 * v.c, sx ? sx + r0 * v.c : nullptr, y + r0 * v.c, r1 - r0, v.c, mul.data(),
+                                 add.data(), relu);
+      });
+    }
+  }
+  if (!(std::is_same_v<T, float> && v.inner == 1)) {
+    for_each_element(v, [&](int64_t ch, int64_t i) {
+      const size_t k = static_cast<size_t>(ch);
+      float r = static_cast<float>(x[i]) * mul[k] + add[k];
+      if (sx != nullptr) r += static_cast<float>(sx[i]);
+      y[i] = static_cast<T>(relu && r < 0.0f ? 0.0f : r);
+    });
+  }
+  write_u<float>(a.batch_mean, mean);
+  write_u<float>(a.batch_variance, var);
+  write_u<float>(a.reserve_space_1, mean);
+  write_u<float>(a.reserve_space_2, var);
+  return Status::OK();
+}
+
 // ---------------------------------------------------------------------------- shape functions
 
 Status check_vector(ShapeContext& c, int arg, const char* what, int64_t channels, bool may_be_empty) {
@@ -211,7 +269,7 @@ Status check_vector(ShapeContext& c, int arg, const char* what, int64_t channels
 Status BnShape(ShapeContext& c, int vectors, const std::vector<std::pair<int, const char*>>& checks,
                const std::vector<std::pair<int, const char*>>& optional_checks, bool scalar_rest) {
   const std::string fmt = nn::attr(c, "data_format").s;
-  const Shape& x = c.input_shape(c.op().name == "FusedBatchNormV3" ? 0 : 1);
+  const Shape& x = c.input_shape(c.op().name == "FusedBatchNormGradV3" ? 1 : 0);
   int64_t ch = -1;
   if (!x.unknown_rank()) {
     if (x.rank() != bn_rank(fmt)) {
@@ -249,6 +307,10 @@ Status FusedBatchNormGradV3Shape(ShapeContext& c) {
 [[maybe_unused]] const bool bn_shapes_registered = [] {
   shape_fns::register_custom("FusedBatchNormV3", FusedBatchNormV3Shape);
   shape_fns::register_custom("FusedBatchNormGradV3", FusedBatchNormGradV3Shape);
+  // _FusedBatchNormEx: FusedBatchNormV3's inference form (mean and variance required).
+  shape_fns::register_custom("_FusedBatchNormEx", [](ShapeContext& c) {
+    return BnShape(c, 4, {{1, "scale"}, {2, "offset"}, {3, "mean"}, {4, "variance"}}, {}, false);
+  });
   return true;
 }();
 
@@ -256,5 +318,6 @@ Status FusedBatchNormGradV3Shape(ShapeContext& c) {
 
 OPFORGE_REGISTER_KERNEL(FusedBatchNormV3, CPU, FusedBatchNormV3Cpu, bfloat16, half, float)
 OPFORGE_REGISTER_KERNEL(FusedBatchNormGradV3, CPU, FusedBatchNormGradV3Cpu, bfloat16, half, float)
+OPFORGE_REGISTER_KERNEL(_FusedBatchNormEx, CPU, FusedBatchNormExCpu, bfloat16, half, float)
 
 }  // namespace opforge

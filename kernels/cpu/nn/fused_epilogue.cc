@@ -68,6 +68,37 @@ void with_temp(float* x, int64_t len) {
 
 }  // namespace
 
+namespace {
+
+template <bool kSide, bool kRelu>
+inline void scale_shift(const float* x, const float* side, float* y, int64_t n, int64_t ch,
+                        const float* __restrict scale, const float* __restrict shift) {
+  for (int64_t r = 0; r < n; ++r) {
+    const float* __restrict xr = x + r * ch;
+    const float* __restrict sr = kSide ? side + r * ch : nullptr;
+    float* __restrict yr = y + r * ch;
+    for (int64_t c = 0; c < ch; ++c) {
+      float v = xr[c] * scale[c] + shift[c];
+      if (kSide) v += sr[c];
+      yr[c] = kRelu ? (v < 0.0f ? 0.0f : v) : v;
+    }
+  }
+}
+
+}  // namespace
+
+OPF_SIMD_CLONES
+void scale_shift_rows_f32(const float* x, const float* side, float* y, int64_t n, int64_t channels,
+                          const float* scale, const float* shift, bool relu) {
+  if (side != nullptr) {
+    relu ? scale_shift<true, true>(x, side, y, n, channels, scale, shift)
+         : scale_shift<true, false>(x, side, y, n, channels, scale, shift);
+  } else {
+    relu ? scale_shift<false, true>(x, side, y, n, channels, scale, shift)
+         : scale_shift<false, false>(x, side, y, n, channels, scale, shift);
+  }
+}
+
 bool epilogue_f32(float* rows, int64_t n, int64_t channels, const float* scale, const float* shift, FusedAct act,
                   float alpha) {
   if (affine_f32(rows, n, channels, scale, shift, act, alpha)) return true;

@@ -24,6 +24,11 @@ enum class FusedAct { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, k
 bool epilogue_f32(float* rows, int64_t n, int64_t channels, const float* scale, const float* shift, FusedAct act,
                   float alpha);
 
+// y[r][c] = act(x[r][c] * scale[c] + shift[c] + side[r][c]) over n rows of `channels` values
+// (side null: none; act Relu or none), vectorized: _FusedBatchNormEx's channels-last loop.
+void scale_shift_rows_f32(const float* x, const float* side, float* y, int64_t n, int64_t channels,
+                          const float* scale, const float* shift, bool relu);
+
 template <typename C>
 class Epilogue {
  public:

@@ -21,16 +21,10 @@ _INVOLUTIONS = {"Neg", "Reciprocal", "LogicalNot"}
 
 
 def _known_shape(view: GraphView, tensor: str):
-    """The static shape recorded for tensor (GraphDefs written with add_shapes=True)."""
-    src, idx = parse_input(tensor)
-    nd = view.node(src)
-    if nd is None or "_output_shapes" not in nd.attr:
-        return None
-    shapes = nd.attr["_output_shapes"].list.shape
-    if idx >= len(shapes) or shapes[idx].unknown_rank:
-        return None
-    dims = tuple(d.size for d in shapes[idx].dim)
-    return None if any(d < 0 for d in dims) else dims
+    """The static shape recorded for tensor (GraphDefs written with add_shapes=True), when
+    every dimension is known."""
+    dims = view.recorded_shape(tensor)
+    return None if dims is None or any(d < 0 for d in dims) else dims
 
 
 def _shape_safe(view: GraphView, x: str, const: np.ndarray) -> bool:

@@ -127,6 +127,18 @@ class GraphView:
         spec = self.spec(nd.op)
         return spec is None or bool(spec.get("is_stateful"))
 
+    def recorded_shape(self, tensor: str) -> tuple | None:
+        """tensor's static shape as recorded by add_shapes=True (-1 for an unknown dimension),
+        or None when the rank is unknown or no shape was recorded."""
+        src, idx = parse_input(tensor)
+        nd = self.node(src)
+        if nd is None or "_output_shapes" not in nd.attr:
+            return None
+        shapes = nd.attr["_output_shapes"].list.shape
+        if idx < 0 or idx >= len(shapes) or shapes[idx].unknown_rank:
+            return None
+        return tuple(d.size for d in shapes[idx].dim)
+
     # ---- constants
     def is_constant(self, name: str) -> bool:
         """A Const node whose value the run cannot change (not fed)."""

@@ -16,6 +16,13 @@ with the activation one of Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, or x * Si
 only when it has a single consumer and is not preserved (fetched, fed, a target); the fused
 node takes the name of the last node of the pattern.
 
+After that, a batch norm that is not folded into a convolution — a frozen Keras
+BatchNormalization after a concatenation or an addition, x * c1 + c2 with per-channel
+constants (DenseNet's and ResNetV2's pre-activations), or an inference FusedBatchNormV3 —
+followed by Relu becomes TensorFlow's ``_FusedBatchNormEx`` (activation_mode "Relu"): one pass
+over the tensor instead of three (x * c1 + c2 as a batch norm with mean 0, variance 1 and
+epsilon 0, which is exact).
+
 Before that, a zero Pad of the spatial dimensions feeding a convolution becomes the
 convolution's own padding (EXPLICIT, explicit_paddings): Keras writes ZeroPadding2D + a VALID
 convolution before every strided convolution of MobileNet, ResNet, NASNet..., and the Pad
@@ -27,8 +34,10 @@ TensorFlow's does not (a graph with one runs in opforge, not in TensorFlow).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .fold_batch_norm import _data_format, per_channel
-from .graph_view import GraphView, parse_input
+from .graph_view import GraphView, parse_input, tensor_name
 
 _FUSED_OP = {"Conv2D": "_FusedConv2D", "DepthwiseConv2dNative": "_FusedDepthwiseConv2dNative",
              "MatMul": "_FusedMatMul"}
@@ -241,6 +250,82 @@ def _fold_pads(view: GraphView) -> None:
     view.remove(folded)
 
 
+def _channel_vector(view: GraphView, tensor: str, channels: int):
+    """The constant at tensor as a float32 [channels] vector, when it is one per channel of a
+    channels-last tensor ((C,) or (1, ..., 1, C)); else None."""
+    value = view.constant_value(tensor)
+    if value is None or value.dtype != np.float32 or value.ndim == 0 or value.shape[-1] != channels:
+        return None
+    if any(d != 1 for d in value.shape[:-1]) or value.ndim > 4:
+        return None
+    return value.reshape(channels)
+
+
+def _fuse_batch_norm_relu(view: GraphView, relu) -> bool:
+    """Relu over [Mul(x, c1) -> Add(., c2)] or over an inference FusedBatchNormV3 (its other
+    outputs unused) -> _FusedBatchNormEx(activation_mode="Relu") in Relu's place."""
+    if relu.op != "Relu" or relu.attr["T"].type != 1 or view.control_inputs(relu):
+        return False
+    head = view.producer(relu, 0)
+    if head is None or not view.has_single_data_consumer(head.name) or view.control_inputs(head):
+        return False
+    if parse_input(view.data_inputs(relu)[0])[1] != 0:
+        return False
+    if head.op == "FusedBatchNormV3":
+        if head.attr["is_training"].b or head.attr["T"].type != 1 or head.attr["U"].type != 1:
+            return False
+        x, scale, offset, mean, var = view.data_inputs(head)
+        eps = head.attr["epsilon"].f
+        fmt = head.attr["data_format"].s.decode() if "data_format" in head.attr else "NHWC"
+        removed = [head.name]
+    elif head.op in ("Add", "AddV2"):
+        adds = view.data_inputs(head)
+        for k in (0, 1):
+            mul = view.node(parse_input(adds[k])[0])
+            if (mul is not None and mul.op == "Mul" and parse_input(adds[k])[1] == 0
+                    and view.has_single_data_consumer(mul.name) and not view.control_inputs(mul)):
+                break
+        else:
+            return False
+        shift_t = adds[1 - k]
+        for j in (0, 1):
+            x = view.data_inputs(mul)[j]
+            dims = view.recorded_shape(x)
+            if dims is None or len(dims) != 4 or dims[3] <= 0 or view.recorded_shape(tensor_name(mul.name, 0)) != dims:
+                continue
+            c1 = _channel_vector(view, view.data_inputs(mul)[1 - j], dims[3])
+            c2 = _channel_vector(view, shift_t, dims[3])
+            if c1 is not None and c2 is not None:
+                break
+        else:
+            return False
+        channels = dims[3]
+        base = relu.name + "/batch_norm"
+        scale = view.make_const(view.unique_name(base + "/scale"), c1, relu.device).name
+        offset = view.make_const(view.unique_name(base + "/offset"), c2, relu.device).name
+        mean = view.make_const(view.unique_name(base + "/mean"), np.zeros(channels, np.float32), relu.device).name
+        var = view.make_const(view.unique_name(base + "/variance"), np.ones(channels, np.float32), relu.device).name
+        eps, fmt = 0.0, "NHWC"
+        removed = [head.name, mul.name]
+    else:
+        return False
+    relu.op = "_FusedBatchNormEx"
+    relu.ClearField("input")
+    relu.input.extend([x, scale, offset, mean, var])
+    relu.ClearField("attr")
+    relu.attr["T"].type = 1
+    relu.attr["U"].type = 1
+    relu.attr["epsilon"].f = eps
+    relu.attr["exponential_avg_factor"].f = 1.0
+    relu.attr["num_side_inputs"].i = 0
+    relu.attr["activation_mode"].s = b"Relu"
+    relu.attr["data_format"].s = fmt.encode()
+    relu.attr["is_training"].b = False
+    view.changed()
+    view.remove(removed)
+    return True
+
+
 def run(view: GraphView) -> None:
     _fold_pads(view)
     _merge_bias_adds(view)
@@ -259,3 +344,5 @@ def run(view: GraphView) -> None:
             _fuse(view, c, nd, kind, args, last, activation)
             view.prune_dead()
             changed = True
+    view.rewrite_to_fixpoint(lambda nd: _fuse_batch_norm_relu(view, nd))
+    view.prune_dead()

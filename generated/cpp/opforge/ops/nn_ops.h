@@ -50,6 +50,7 @@
 #include "opforge/ops/nn/softsign_grad.h"
 #include "opforge/ops/nn/sparse_softmax_cross_entropy_with_logits.h"
 #include "opforge/ops/nn/top_kv2.h"
+#include "opforge/ops/nn/_fused_batch_norm_ex.h"
 #include "opforge/ops/nn/_fused_conv2d.h"
 #include "opforge/ops/nn/_fused_depthwise_conv2d_native.h"
 #include "opforge/ops/nn/_fused_mat_mul.h"
