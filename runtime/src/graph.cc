@@ -3,7 +3,6 @@
 #include "opforge/graph.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <atomic>
 #include <chrono>
 #include <sstream>
@@ -213,25 +212,6 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
   std::vector<int> ready, order;
   for (int id = 0; id < n; ++id)
     if (needed[static_cast<size_t>(id)] && indegree[static_cast<size_t>(id)] == 0) ready.push_back(id);
-  if (!std::getenv("OLDORDER")) {
-  // Nodes with no inputs at all (constants, placeholders, variables) go first: nothing orders
-  // them, and with them out of the way the loop below runs depth first along the data, each
-  // consumer right after the value it reads (a value then dies while it is still in cache, and
-  // branches of a cell do not all hold their outputs at once).
-  std::vector<int> rest;
-  for (int id : ready) {
-    if (g.node(id).inputs.empty() && g.node(id).control_inputs.empty()) {
-      order.push_back(id);
-    } else {
-      rest.push_back(id);
-    }
-  }
-  for (int id : order) {
-    for (int c : consumers[static_cast<size_t>(id)])
-      if (--indegree[static_cast<size_t>(c)] == 0) rest.push_back(c);
-  }
-  ready = std::move(rest);
-  }
   std::reverse(ready.begin(), ready.end());
   while (!ready.empty()) {
     int id = ready.back();
