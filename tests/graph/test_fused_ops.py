@@ -39,12 +39,19 @@ def _args(rng, kind, n):
 EPILOGUES = [[k] for k in ("BiasAdd", "FusedBatchNorm")] + [["BiasAdd", a] for a in ACTS] + [["FusedBatchNorm", "Relu"]]
 
 
+# (kernel, cin, cout, height, width) reaching each CPU path: im2col (more than 16 input
+# channels, not 3x3), the direct kernel (at most 16), one GEMM (1x1), Winograd (3x3 over more
+# than 16 channels and at least 64 2x2 tiles).
+GEOMETRIES = {"im2col": (2, 20, 5, 6, 7), "direct": (2, 3, 5, 6, 7), "pointwise": (1, 4, 6, 6, 7),
+              "winograd": (3, 24, 20, 16, 17)}
+
+
 @pytest.mark.parametrize("fused_ops", EPILOGUES, ids="-".join)
-@pytest.mark.parametrize("geometry", ["im2col", "pointwise", "winograd"])
+@pytest.mark.parametrize("geometry", list(GEOMETRIES))
 def test_fused_conv2d(fused_ops, geometry):
     rng = np.random.default_rng(len(fused_ops) + len(geometry))
-    k, cin, cout = {"im2col": (2, 3, 5), "pointwise": (1, 4, 6), "winograd": (3, 16, 16)}[geometry]
-    x = rng.standard_normal((2, 6, 7, cin)).astype(np.float32)
+    k, cin, cout, h, w_ = GEOMETRIES[geometry]
+    x = rng.standard_normal((2, h, w_, cin)).astype(np.float32)
     w = rng.standard_normal((k, k, cin, cout)).astype(np.float32) * 0.3
     args = _args(rng, fused_ops[0], cout)
     pad = "VALID" if geometry == "pointwise" else "SAME"

@@ -379,20 +379,46 @@ OPF_SIMD_CLONES void winograd_input_tile(const float* const d[16], int64_t ci, f
 }
 
 // Y = A^T M A for one tile: m[k] is position k of the 16 products (co channels); y[r*2+s] is
-// output pixel (r, s) of the 2x2 block.
-OPF_SIMD_CLONES void winograd_output_tile(const float* const m[16], int64_t co, float* __restrict y00,
-                                          float* __restrict y01, float* __restrict y10,
-                                          float* __restrict y11) {
+// output pixel (r, s) of the 2x2 block. kAct < 0: no epilogue; else act(y * scale + shift) per
+// channel (kAct 0 none, 1 Relu, 2 Relu6; scale null: 1), applied before the store.
+template <int kAct, bool kScale>
+inline void output_tile(const float* const m[16], int64_t co, float* __restrict y00, float* __restrict y01,
+                        float* __restrict y10, float* __restrict y11, const float* __restrict scale,
+                        const float* __restrict shift) {
+  auto fin = [&](float v, int64_t o) {
+    if (kAct < 0) return v;
+    v = kScale ? v * scale[o] + shift[o] : v + shift[o];
+    if (kAct >= 1) v = v < 0.0f ? 0.0f : v;
+    if (kAct == 2) v = v > 6.0f ? 6.0f : v;
+    return v;
+  };
   for (int64_t o = 0; o < co; ++o) {
     // rows of A^T M: s0 = m0 + m1 + m2, s1 = m1 - m2 - m3 (per column j)
     const float s00 = m[0][o] + m[4][o] + m[8][o], s10 = m[4][o] - m[8][o] - m[12][o];
     const float s01 = m[1][o] + m[5][o] + m[9][o], s11 = m[5][o] - m[9][o] - m[13][o];
     const float s02 = m[2][o] + m[6][o] + m[10][o], s12 = m[6][o] - m[10][o] - m[14][o];
     const float s03 = m[3][o] + m[7][o] + m[11][o], s13 = m[7][o] - m[11][o] - m[15][o];
-    y00[o] = s00 + s01 + s02;
-    y01[o] = s01 - s02 - s03;
-    y10[o] = s10 + s11 + s12;
-    y11[o] = s11 - s12 - s13;
+    y00[o] = fin(s00 + s01 + s02, o);
+    y01[o] = fin(s01 - s02 - s03, o);
+    y10[o] = fin(s10 + s11 + s12, o);
+    y11[o] = fin(s11 - s12 - s13, o);
+  }
+}
+
+// The output transform, finished by ep when given (the fused convolution's bias / batch norm
+// and Relu/Relu6, while the values are in registers; before, the epilogue was a call per pair
+// of output pixels).
+OPF_SIMD_CLONES void winograd_output_tile(const float* const m[16], int64_t co, float* y00, float* y01, float* y10,
+                                          float* y11, const blas::ColumnEpilogue* ep) {
+  if (ep == nullptr) return output_tile<-1, false>(m, co, y00, y01, y10, y11, nullptr, nullptr);
+  const float *sc = ep->scale, *sh = ep->shift;
+  switch (ep->act * 2 + (sc != nullptr ? 1 : 0)) {
+    case 0: return output_tile<0, false>(m, co, y00, y01, y10, y11, sc, sh);
+    case 1: return output_tile<0, true>(m, co, y00, y01, y10, y11, sc, sh);
+    case 2: return output_tile<1, false>(m, co, y00, y01, y10, y11, sc, sh);
+    case 3: return output_tile<1, true>(m, co, y00, y01, y10, y11, sc, sh);
+    case 4: return output_tile<2, false>(m, co, y00, y01, y10, y11, sc, sh);
+    default: return output_tile<2, true>(m, co, y00, y01, y10, y11, sc, sh);
   }
 }
 
@@ -404,7 +430,8 @@ struct NoPost {
 };
 
 template <typename Post>
-void winograd_forward(const float* in, const WinogradFilter& wf, float* out, const ConvGeom& g, const Post& post) {
+void winograd_forward(const float* in, const WinogradFilter& wf, float* out, const ConvGeom& g, const Post& post,
+                      const blas::ColumnEpilogue* ep) {
   const int64_t ci = g.cin, co = g.cout;
   const int64_t th = (g.oh + 1) / 2, tw = (g.ow + 1) / 2, tiles = g.n * th * tw;
   const std::vector<nn::RightOperand<float>>& uk = wf.uk;
@@ -441,14 +468,16 @@ void winograd_forward(const float* in, const WinogradFilter& wf, float* out, con
         float* y00 = out + ((n * g.oh + 2 * ty) * g.ow + 2 * tx) * co;
         const bool right = 2 * tx + 1 < g.ow, down = 2 * ty + 1 < g.oh;
         if (right && down) {
-          winograd_output_tile(mp, co, y00, y00 + co, y00 + g.ow * co, y00 + (g.ow + 1) * co);
-          post(y00, 2);
-          post(y00 + g.ow * co, 2);
+          winograd_output_tile(mp, co, y00, y00 + co, y00 + g.ow * co, y00 + (g.ow + 1) * co, ep);
+          if (ep == nullptr) {
+            post(y00, 2);
+            post(y00 + g.ow * co, 2);
+          }
           continue;
         }
         float* e = edge.data();
-        winograd_output_tile(mp, co, e, e + co, e + 2 * co, e + 3 * co);
-        post(e, 4);
+        winograd_output_tile(mp, co, e, e + co, e + 2 * co, e + 3 * co, ep);
+        if (ep == nullptr) post(e, 4);
         std::copy(e, e + co, y00);
         if (right) std::copy(e + co, e + 2 * co, y00 + co);
         if (down) std::copy(e + 2 * co, e + 3 * co, y00 + g.ow * co);
@@ -504,7 +533,7 @@ void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const P
       return;
     }
     if (use_winograd(g)) {
-      winograd_forward(in, *winograd_operand(filter, filt, g), out, g, post);
+      winograd_forward(in, *winograd_operand(filter, filt, g), out, g, post, ep);
       return;
     }
   }
