@@ -2,6 +2,7 @@
 //
 // Every one of them is a set of row copies once the tensors are viewed as
 // [outer, dim(axis) * inner]: piece i covers a band of columns of the joined tensor.
+#include <cstring>
 #include <numeric>
 
 #include "cpu/array/array_util.h"
@@ -108,6 +109,30 @@ Status ConcatV2Cpu(ops::ConcatV2Args& a) {
   const int64_t outer = prod(os.dims(), 0, static_cast<size_t>(axis));
   const int64_t total = prod(os.dims(), static_cast<size_t>(axis), os.dims().size());
   E* out = static_cast<E*>(a.output.raw_data());
+  if (outer >= 4 * num_threads() && total > 0) {
+    // Many rows (a channel concat of NHWC images): each output row is written whole, piece
+    // after piece, in one pass over the output; piece by piece, every output row's cache lines
+    // were written once per input, after the earlier pieces' passes had evicted them.
+    std::vector<const E*> src;
+    std::vector<int64_t> width;
+    for (int i = 0; i < a.values.size; ++i) {
+      const Tensor& t = a.values[i];
+      const int64_t w = prod(t.shape().dims(), static_cast<size_t>(axis), t.shape().dims().size());
+      if (w == 0) continue;
+      src.push_back(static_cast<const E*>(t.raw_data()));
+      width.push_back(w);
+    }
+    parallel_for(outer, std::max<int64_t>(1, cpu::kGrain / total), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        E* o = out + r * total;
+        for (size_t i = 0; i < src.size(); ++i) {
+          std::memcpy(o, src[i] + r * width[i], static_cast<size_t>(width[i]) * sizeof(E));
+          o += width[i];
+        }
+      }
+    });
+    return Status::OK();
+  }
   int64_t col = 0;
   for (int i = 0; i < a.values.size; ++i) {
     const Tensor& t = a.values[i];
