@@ -32,19 +32,21 @@ std::atomic<bool> g_enabled{cpu_has_avx512f()};
 
 constexpr int kUr = 8;  // output pixels per block
 
-// 16 floats at p: a plain load for a full channel block, else masked (the channel tail). A
-// masked load costs more than a plain one (measured: twice the time of the whole kernel on
-// this CPU), so only the tail block pays it.
-template <bool kFull>
+// 16 floats at p: a plain load, or a masked one where the floats past the mask may not be
+// readable. A masked load costs far more than a plain one on this CPU (it doubled the whole
+// kernel's time), so even a channel tail loads plainly wherever the 16 floats lie inside the
+// tensor (the lanes past the channels read the next pixel's values, and are never stored).
+template <bool kPlain>
 __attribute__((target("avx512f"))) inline __m512 load16(const float* p, __mmask16 mask) {
-  return kFull ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(mask, p);
+  return kPlain ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(mask, p);
 }
 
-// Output pixels [ow0, ow0 + count) of row oh, channels [c0, c0 + 16) (under mask unless
-// kFull). kEdge: some tap of the block may fall outside the image (then count may be below
-// kUr too). The geometry is copied into locals and the accumulators are eight named
-// registers: written as an array behind a reference to the geometry, GCC kept them in memory.
-template <bool kEdge, bool kFull>
+// Output pixels [ow0, ow0 + count) of row oh, channels [c0, c0 + 16): all 16 when kFull, else
+// the lanes of mask (only those are stored); kPlain: plain loads (see load16). kEdge: some tap
+// of the block may fall outside the image (then count may be below kUr too). The geometry is
+// copied into locals and the accumulators are eight named registers: written as an array
+// behind a reference to the geometry, GCC kept them in memory.
+template <bool kEdge, bool kFull, bool kPlain = kFull>
 __attribute__((target("avx512f"))) inline void dw_block(const float* xn, const float* f, float* out,
                                                         const DwGeom& g, int64_t oh, int64_t ow0, int count,
                                                         int64_t c0, __mmask16 mask, int64_t i0, int64_t i1,
@@ -56,24 +58,24 @@ __attribute__((target("avx512f"))) inline void dw_block(const float* xn, const f
     const float* xr = xn + (oh * g.sh - g.pt + i * g.dh) * w * c + c0;
     const float* fr = f + i * kw * c + c0;
     for (int64_t j = 0; j < kw; ++j) {
-      const __m512 wv = load16<kFull>(fr + j * c, mask);
+      const __m512 wv = load16<kPlain>(fr + j * c, mask);
       const int64_t base = ow0 * sw - g.pl + j * dw;  // input column of the block's first pixel
       const float* xp = xr + base * c;
       if (!kEdge) {
-        a0 = _mm512_fmadd_ps(load16<kFull>(xp, mask), wv, a0);
-        a1 = _mm512_fmadd_ps(load16<kFull>(xp + step, mask), wv, a1);
-        a2 = _mm512_fmadd_ps(load16<kFull>(xp + 2 * step, mask), wv, a2);
-        a3 = _mm512_fmadd_ps(load16<kFull>(xp + 3 * step, mask), wv, a3);
-        a4 = _mm512_fmadd_ps(load16<kFull>(xp + 4 * step, mask), wv, a4);
-        a5 = _mm512_fmadd_ps(load16<kFull>(xp + 5 * step, mask), wv, a5);
-        a6 = _mm512_fmadd_ps(load16<kFull>(xp + 6 * step, mask), wv, a6);
-        a7 = _mm512_fmadd_ps(load16<kFull>(xp + 7 * step, mask), wv, a7);
+        a0 = _mm512_fmadd_ps(load16<kPlain>(xp, mask), wv, a0);
+        a1 = _mm512_fmadd_ps(load16<kPlain>(xp + step, mask), wv, a1);
+        a2 = _mm512_fmadd_ps(load16<kPlain>(xp + 2 * step, mask), wv, a2);
+        a3 = _mm512_fmadd_ps(load16<kPlain>(xp + 3 * step, mask), wv, a3);
+        a4 = _mm512_fmadd_ps(load16<kPlain>(xp + 4 * step, mask), wv, a4);
+        a5 = _mm512_fmadd_ps(load16<kPlain>(xp + 5 * step, mask), wv, a5);
+        a6 = _mm512_fmadd_ps(load16<kPlain>(xp + 6 * step, mask), wv, a6);
+        a7 = _mm512_fmadd_ps(load16<kPlain>(xp + 7 * step, mask), wv, a7);
       } else {
         // Pixels outside the image (or past count) add nothing.
         auto tap = [&](int p, __m512 acc) __attribute__((target("avx512f"))) {
           const int64_t iw = base + p * sw;
           const bool in = p < count && iw >= 0 && iw < w;
-          return in ? _mm512_fmadd_ps(load16<kFull>(xp + p * step, mask), wv, acc) : acc;
+          return in ? _mm512_fmadd_ps(load16<kPlain>(xp + p * step, mask), wv, acc) : acc;
         };
         a0 = tap(0, a0);
         a1 = tap(1, a1);
@@ -125,6 +127,7 @@ __attribute__((target("avx512f"))) void dw_row_avx512(const float* x, const floa
   while (i0 < i1 && oh * g.sh - g.pt + i0 * g.dh < 0) ++i0;
   while (i1 > i0 && oh * g.sh - g.pt + (i1 - 1) * g.dh >= g.h) --i1;
   const float* xn = x + n * g.h * g.w * g.c;
+  const float* x_end = x + g.n * g.h * g.w * g.c;
   // Output pixels whose every tap column is inside the image: [lo, hi).
   const int64_t lo = std::min(g.ow, (g.pl + g.sw - 1) / g.sw);
   const int64_t last_tap = (g.kw - 1) * g.dw - g.pl;  // iw = ow * sw + last_tap must be < w
@@ -142,10 +145,17 @@ __attribute__((target("avx512f"))) void dw_row_avx512(const float* x, const floa
     }
     if (c0 < g.c) {
       const auto mask = static_cast<__mmask16>((1u << (g.c - c0)) - 1);
+      // Plain loads when the last 16 floats the block reads end inside the input (all but
+      // the tensor's last few pixels); the filter has 16 readable floats past its end.
+      const int64_t ih = oh * g.sh - g.pt + (i1 - 1) * g.dh;
+      const int64_t iw = std::min(g.w - 1, (ow0 + count - 1) * g.sw - g.pl + (g.kw - 1) * g.dw);
+      const bool plain = i1 > i0 && xn + (ih * g.w + iw) * g.c + c0 + 16 <= x_end;
       if (inside) {
-        dw_block<false, false>(xn, f, out, g, oh, ow0, kUr, c0, mask, i0, i1, ep);
+        plain ? dw_block<false, false, true>(xn, f, out, g, oh, ow0, kUr, c0, mask, i0, i1, ep)
+              : dw_block<false, false, false>(xn, f, out, g, oh, ow0, kUr, c0, mask, i0, i1, ep);
       } else {
-        dw_block<true, false>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
+        plain ? dw_block<true, false, true>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep)
+              : dw_block<true, false, false>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
       }
     }
   }

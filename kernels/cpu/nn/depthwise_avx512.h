@@ -18,8 +18,9 @@ struct DwGeom {
 };
 
 // Output row (n, oh) of a depthwise convolution with multiplier 1: out[ow * c + ch] for every
-// ow and channel, from x (NHWC) and filter f (kh x kw x c), finished in registers by ep (per
-// channel) when given. Call only when dw_avx512_enabled().
+// ow and channel, from x (NHWC) and filter f (kh x kw x c, followed by 16 readable floats when
+// c is not a multiple of 16), finished in registers by ep (per channel) when given. Call only
+// when dw_avx512_enabled().
 void dw_row_avx512(const float* x, const float* f, float* out, const DwGeom& g, int64_t n, int64_t oh,
                    const blas::ColumnEpilogue* ep = nullptr);
 

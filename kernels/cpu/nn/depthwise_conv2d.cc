@@ -210,6 +210,14 @@ void dw_forward(const V* x, const V* f, V* y, const DwGeom& g, const Post& post 
   const int64_t cm = g.cout();
   if constexpr (std::is_same_v<V, float>) {
     if (g.m == 1 && nn::dw_avx512_enabled()) {
+      // A channel tail reads its weights plainly, 16 at a time: the filter gets 16 floats of
+      // slack after its end.
+      std::vector<float> padded;
+      if (g.c % 16 != 0) {
+        padded.assign(static_cast<size_t>(g.kh * g.kw * g.c + 16), 0.0f);
+        std::copy(f, f + g.kh * g.kw * g.c, padded.begin());
+        f = padded.data();
+      }
       // A bias or batch norm with no activation, Relu or Relu6 is applied in registers.
       if constexpr (std::is_same_v<Post, nn::Epilogue<float>>) {
         blas::ColumnEpilogue ep;
