@@ -2,15 +2,18 @@
 //
 // Everything runs in NHWC (NCHW tensors are converted on the way in and out). The forward pass
 // is im2col + GEMM over tiles of output pixels: each tile's patch matrix is sized to stay in
-// cache (not a whole-image buffer) and multiplied by the [KH*KW*Cin, Cout] filter with OpenBLAS;
-// tiles are spread over the runtime's threads, each calling a single-threaded sgemm (see
-// opforge/blas.h: a GEMM inside a parallel region runs inline). A 1x1
-// convolution with stride 1 and no padding is one GEMM over the input. float16/bfloat16 compute
-// in float32, int32 with a wrapping integer GEMM.
+// cache (not a whole-image buffer) and multiplied by the [KH*KW*Cin, Cout] filter (blas.h);
+// tiles are spread over the runtime's threads, each calling a single-threaded GEMM (a GEMM
+// inside a parallel region runs inline). A 1x1 convolution with stride 1 and no padding is one
+// GEMM over the input; float32 3x3 stride-1 convolutions over enough channels and tiles use
+// Winograd F(2x2, 3x3); float32 convolutions over at most 16 input channels run the direct
+// AVX-512 kernel (conv_direct_avx512.h) where the CPU has it. float16/bfloat16 compute in
+// float32, int32 with a wrapping integer GEMM.
 //
 // _FusedConv2D (Grappler's Conv2D + BiasAdd/FusedBatchNorm + activation) runs the same code
-// with an epilogue (fused_epilogue.h) called on each tile of output right after its GEMM or
-// Winograd output transform, while the tile is in cache.
+// with its epilogue (fused_epilogue.h): a bias / batch norm with no activation, Relu or Relu6
+// applied in registers by the GEMM or the Winograd output transform (blas::ColumnEpilogue),
+// others on each tile of output right after it is computed, while it is in cache.
 #include <algorithm>
 #include <mutex>
 #include <optional>

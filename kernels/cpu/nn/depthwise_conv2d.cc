@@ -4,9 +4,12 @@
 // c * multiplier + m sees input channel c through filter[:, :, c, m]. Direct loops in NHWC (the
 // channels of a pixel are contiguous, so the innermost loops vectorize); NCHW is converted on
 // the way in and out. Output rows are split over the threads; the input gradient splits images
-// and the filter gradient sums per-thread partials. 16-bit floats compute in float.
+// and the filter gradient sums per-thread partials. 16-bit floats compute in float. float32
+// with multiplier 1 runs the AVX-512 kernel (depthwise_avx512.h) where the CPU has it, else
+// the row-wise or per-pixel paths below.
 // _FusedDepthwiseConv2dNative runs the same forward loop and applies its epilogue
-// (fused_epilogue.h) to each output row as soon as the row is computed.
+// (fused_epilogue.h) to each output row as soon as the row is computed, or, for a bias / batch
+// norm with no activation, Relu or Relu6, in the AVX-512 kernel's registers.
 #include <cstring>
 #include <mutex>
 #include <type_traits>
