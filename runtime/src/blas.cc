@@ -87,6 +87,18 @@ void split_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, cons
 
 }  // namespace
 
+void apply_column_epilogue(const ColumnEpilogue& ep, int64_t m, int64_t col0, int64_t col1, float* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    float* row = c + i * ldc;
+    for (int64_t j = col0; j < col1; ++j) {
+      float v = row[j] * (ep.scale ? ep.scale[j] : 1.0f) + ep.shift[j];
+      if (ep.act >= 1) v = v < 0.0f ? 0.0f : v;  // (a NaN stays NaN, as the register forms)
+      if (ep.act == 2) v = v > 6.0f ? 6.0f : v;
+      row[j] = v;
+    }
+  }
+}
+
 void PackedMatrix::Free::operator()(float* p) const { std::free(p); }
 
 PackedMatrix::PackedMatrix(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n)
@@ -108,17 +120,8 @@ void gemm(bool ta, int64_t m, float alpha, const float* a, int64_t lda, const Pa
   if (!b.packed_) {  // OpenBLAS: the product, then the epilogue as a second pass
     gemm(ta, b.tb_, m, n, k, alpha, a, lda, b.b_, b.ldb_, beta, c, ldc);
     if (ep != nullptr && m > 0 && n > 0) {
-      parallel_for(m, std::max<int64_t>(1, 32768 / n), [&](int64_t r0, int64_t r1) {
-        for (int64_t i = r0; i < r1; ++i) {
-          float* row = c + i * ldc;
-          for (int64_t j = 0; j < n; ++j) {
-            float v = row[j] * (ep->scale ? ep->scale[j] : 1.0f) + ep->shift[j];
-            if (ep->act >= 1) v = v < 0.0f ? 0.0f : v;
-            if (ep->act == 2) v = v > 6.0f ? 6.0f : v;
-            row[j] = v;
-          }
-        }
-      });
+      parallel_for(m, std::max<int64_t>(1, 32768 / n),
+                   [&](int64_t r0, int64_t r1) { apply_column_epilogue(*ep, r1 - r0, 0, n, c + r0 * ldc, ldc); });
     }
     return;
   }

@@ -234,18 +234,6 @@ void scale_c(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
   }
 }
 
-// C[:, col0:col1] = act(C * scale + shift), for the products that never reach the micro-kernel.
-void apply_epilogue(int64_t m, int64_t col0, int64_t col1, float* c, int64_t ldc, const ColumnEpilogue& ep) {
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = col0; j < col1; ++j) {
-      float v = c[i * ldc + j] * (ep.scale ? ep.scale[j] : 1.0f) + ep.shift[j];
-      if (ep.act >= 1) v = v < 0.0f ? 0.0f : v;
-      if (ep.act == 2) v = v > 6.0f ? 6.0f : v;
-      c[i * ldc + j] = v;
-    }
-  }
-}
-
 // GEMMs with few rows (m <= kSmallM): packing B would cost as much as the product (a fully
 // connected layer at batch 1 is a matrix-vector product), so B is streamed once as it is.
 constexpr int64_t kSmallM = 4;
@@ -401,7 +389,7 @@ void sgemm_avx512_packed(bool ta, int64_t m, int64_t n, int64_t k, float alpha, 
   if (m <= 0 || col1 <= col0) return;
   if (k <= 0 || alpha == 0.0f) {
     scale_c(m, col1 - col0, beta, c + col0, ldc);
-    if (ep != nullptr) apply_epilogue(m, col0, col1, c, ldc, *ep);
+    if (ep != nullptr) apply_column_epilogue(*ep, m, col0, col1, c, ldc);
     return;
   }
   const int64_t kc_max = std::min(kKc, k);

@@ -9,16 +9,9 @@ import pytest
 import opforge as of
 from opforge import _C
 from tests.ops import nn_reference as ref
+from tests.ops.kernel_switch import kernel_switch
 
-KERNELS = ["gemm"] + (["direct"] if _C.direct_conv_avx512() else [])
-
-
-@pytest.fixture(autouse=True, params=KERNELS)
-def kernel(request):
-    before = _C.direct_conv_avx512()
-    assert _C.set_direct_conv_avx512(request.param == "direct") == (request.param == "direct")
-    yield request.param
-    _C.set_direct_conv_avx512(before)
+kernel = kernel_switch(_C.direct_conv_avx512, _C.set_direct_conv_avx512, "direct", "gemm")
 
 
 # (cin, cout, kernel, stride, dilation, padding)

@@ -10,16 +10,9 @@ import pytest
 import opforge as of
 from opforge import _C
 from tests.ops import nn_reference as ref
+from tests.ops.kernel_switch import kernel_switch
 
-KERNELS = ["portable"] + (["avx512"] if _C.depthwise_avx512() else [])
-
-
-@pytest.fixture(autouse=True, params=KERNELS)
-def kernel(request):
-    before = _C.depthwise_avx512()
-    assert _C.set_depthwise_avx512(request.param == "avx512") == (request.param == "avx512")
-    yield request.param
-    _C.set_depthwise_avx512(before)
+kernel = kernel_switch(_C.depthwise_avx512, _C.set_depthwise_avx512, "avx512", "portable")
 
 # (channels, kernel, stride, dilation, padding): channel counts on both sides of the choice
 # (< 64 or not a multiple of 8: rows), odd sizes, stride 2 and 3 (phase rows), dilation, and

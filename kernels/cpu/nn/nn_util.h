@@ -330,16 +330,7 @@ class RightOperand {
     }
     gemm<C>(false, false, m, n_, k_, a, lda, b_, ldb_, beta, c, ldc);
     if constexpr (std::is_same_v<C, float>) {
-      if (ep != nullptr) {  // (no depth: nothing was packed)
-        for (int64_t i = 0; i < m; ++i) {
-          for (int64_t j = 0; j < n_; ++j) {
-            float v = c[i * ldc + j] * (ep->scale ? ep->scale[j] : 1.0f) + ep->shift[j];
-            if (ep->act >= 1) v = v < 0.0f ? 0.0f : v;
-            if (ep->act == 2) v = v > 6.0f ? 6.0f : v;
-            c[i * ldc + j] = v;
-          }
-        }
-      }
+      if (ep != nullptr) blas::apply_column_epilogue(*ep, m, 0, n_, c, ldc);  // (no depth: nothing was packed)
     }
   }
 

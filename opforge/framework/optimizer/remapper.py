@@ -250,15 +250,14 @@ def _fold_pads(view: GraphView) -> None:
     view.remove(folded)
 
 
-def _channel_vector(view: GraphView, tensor: str, channels: int):
-    """The constant at tensor as a float32 [channels] vector, when it is one per channel of a
-    channels-last tensor ((C,) or (1, ..., 1, C)); else None."""
+def _channel_vector(view: GraphView, tensor: str, mul, channels: int):
+    """The constant at tensor as a float32 [channels] vector, when it is one value per channel
+    of mul's channels-last output ((C,) or (1, ..., 1, C): per_channel's rule, no scalar); else
+    None."""
     value = view.constant_value(tensor)
     if value is None or value.dtype != np.float32 or value.ndim == 0 or value.shape[-1] != channels:
         return None
-    if any(d != 1 for d in value.shape[:-1]) or value.ndim > 4:
-        return None
-    return value.reshape(channels)
+    return per_channel(value, mul, channels)
 
 
 def _fuse_batch_norm_relu(view: GraphView, relu) -> bool:
@@ -293,8 +292,8 @@ def _fuse_batch_norm_relu(view: GraphView, relu) -> bool:
             dims = view.recorded_shape(x)
             if dims is None or len(dims) != 4 or dims[3] <= 0 or view.recorded_shape(tensor_name(mul.name, 0)) != dims:
                 continue
-            c1 = _channel_vector(view, view.data_inputs(mul)[1 - j], dims[3])
-            c2 = _channel_vector(view, shift_t, dims[3])
+            c1 = _channel_vector(view, view.data_inputs(mul)[1 - j], mul, dims[3])
+            c2 = _channel_vector(view, shift_t, mul, dims[3])
             if c1 is not None and c2 is not None:
                 break
         else:

@@ -27,6 +27,11 @@ struct ColumnEpilogue {
   int act = 0;
 };
 
+// C[i][j] = act(C[i][j] * scale[j] + shift[j]) for rows [0, m) and columns [col0, col1): the
+// epilogue as a pass of its own, where a product does not apply it as it stores (OpenBLAS, no
+// depth). Single-threaded.
+void apply_column_epilogue(const ColumnEpilogue& ep, int64_t m, int64_t col0, int64_t col1, float* c, int64_t ldc);
+
 // A float32 op(B) [k x n] prepared once for many products with it (a convolution's filter,
 // multiplied with every tile of its image; a Winograd-transformed filter, with every chunk of
 // tiles): packed for the runtime's AVX-512 kernel, so no product packs it again and threads
