@@ -1,5 +1,10 @@
-// A fixed pool of worker threads for parallel_for. Workers sleep on a condition variable;
-// the calling thread takes the first chunk itself.
+// A fixed pool of worker threads for parallel_for. The calling thread posts a job (a
+// generation number, a part count and a claim counter packed in one atomic word), runs part 0
+// itself, takes whatever parts no worker has claimed, and waits for the rest. Workers and the
+// waiting caller spin briefly before they sleep: a Session run starts its next parallel region
+// within microseconds, and waking a sleeping thread costs tens of them (more in a VM), which
+// for a 10 us elementwise op is more than the second thread saves. The spins are bounded, so
+// idle threads do not hold cores other processes need.
 #include "opforge/parallel.h"
 
 #include "opforge/blas.h"
@@ -16,6 +21,32 @@
 namespace opforge {
 namespace {
 
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Spins until done() or `budget` has passed; returns done().
+template <typename Done>
+bool spin_until(Done done, std::chrono::microseconds budget) {
+  const auto until = std::chrono::steady_clock::now() + budget;
+  while (!done()) {
+    for (int i = 0; i < 32; ++i) cpu_relax();
+    if (std::chrono::steady_clock::now() >= until) return done();
+  }
+  return true;
+}
+
+// The job word: generation (32 bits) | part count (16) | next unclaimed part (16). One word,
+// so a claim (compare-and-swap) can only succeed for the job it read the count of.
+constexpr int kMaxParts = 0xFFFF;
+constexpr uint64_t gen_of(uint64_t s) { return s >> 32; }
+constexpr int parts_of(uint64_t s) { return static_cast<int>((s >> 16) & 0xFFFF); }
+constexpr int next_of(uint64_t s) { return static_cast<int>(s & 0xFFFF); }
+
 class ThreadPool {
  public:
   explicit ThreadPool(int workers) { grow(workers); }
@@ -28,95 +59,101 @@ class ThreadPool {
   ~ThreadPool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
+      stop_.store(true);
     }
     cv_.notify_all();
     for (auto& t : threads_) t.join();
   }
   int size() const { return size_.load(std::memory_order_relaxed); }
 
-  // Runs fn(part) for part in [1, parts) on workers; the caller runs part 0, then waits.
+  // Runs fn(part) for part in [0, parts) and returns when all have run. The caller runs part 0
+  // and every part no worker has claimed. While another thread's region holds the pool (two
+  // Sessions running at once), the caller runs all parts itself rather than wait.
   void run(int parts, const std::function<void(int)>& fn) {
-    std::unique_lock<std::mutex> call_lock(call_mu_);  // one parallel region at a time
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      job_ = &fn;
-      next_part_ = 1;
-      parts_ = parts;
-      pending_ = parts - 1;
-      ++generation_;
-      posted_.store(generation_, std::memory_order_release);
+    std::unique_lock<std::mutex> call_lock(call_mu_, std::try_to_lock);
+    if (!call_lock.owns_lock()) {
+      for (int p = 0; p < parts; ++p) fn(p);
+      return;
     }
-    cv_.notify_all();
+    job_ = &fn;
+    pending_.store(parts - 1, std::memory_order_relaxed);
+    const uint64_t gen = gen_of(state_.load(std::memory_order_relaxed)) + 1;
+    // Part 0 is the caller's: the word starts with part 1 unclaimed.
+    state_.store((gen << 32) | (uint64_t(parts) << 16) | 1u, std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+      { std::lock_guard<std::mutex> lock(mu_); }
+      cv_.notify_all();
+    }
     fn(0);
-    // The caller then takes whatever parts no worker has started: a worker that the OS has
-    // not scheduled (other busy processes on the cores) does not hold the whole call up.
-    std::unique_lock<std::mutex> lock(mu_);
-    while (next_part_ < parts_) {
-      const int part = next_part_++;
-      lock.unlock();
+    // Take whatever no worker has started: a worker the OS has not scheduled (other busy
+    // processes on the cores) does not hold the call up.
+    for (int part; (part = claim(gen)) >= 0;) {
       fn(part);
-      lock.lock();
-      --pending_;
+      pending_.fetch_sub(1, std::memory_order_acq_rel);
     }
-    done_cv_.wait(lock, [this] { return pending_ == 0; });
-    job_ = nullptr;
+    const auto done = [this] { return pending_.load(std::memory_order_seq_cst) == 0; };
+    if (!spin_until(done, kCallerSpin)) {
+      std::unique_lock<std::mutex> lock(done_mu_);
+      caller_waiting_.store(true, std::memory_order_seq_cst);
+      done_cv_.wait(lock, done);
+      caller_waiting_.store(false, std::memory_order_relaxed);
+    }
   }
 
  private:
+  // Claims the next part of generation `gen`; -1 when none is left (or the job is another).
+  int claim(uint64_t gen) {
+    uint64_t s = state_.load(std::memory_order_acquire);
+    while (gen_of(s) == gen && next_of(s) < parts_of(s)) {
+      if (state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_acquire))
+        return next_of(s);
+    }
+    return -1;
+  }
+
   void loop() {
     uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      if (generation_ == seen && !stop_) {
-        // Spin a little before sleeping: the next parallel region of a run usually starts
-        // within microseconds, and waking a sleeping thread costs tens of them (more in a VM).
-        // The spin is bounded, so idle workers do not hold cores other processes need.
-        lock.unlock();
-        spin_until_posted(seen);
-        lock.lock();
+      const auto posted = [&] { return gen_of(state_.load(std::memory_order_acquire)) != seen; };
+      if (!spin_until(posted, kWorkerSpin)) {
+        std::unique_lock<std::mutex> lock(mu_);
+        sleepers_.fetch_add(1, std::memory_order_seq_cst);
+        cv_.wait(lock, [&] { return stop_.load() || posted(); });
+        sleepers_.fetch_sub(1, std::memory_order_relaxed);
       }
-      cv_.wait(lock, [&] { return stop_ || (generation_ != seen && next_part_ < parts_); });
-      if (stop_) return;
-      seen = generation_;
-      while (next_part_ < parts_) {
-        int part = next_part_++;
-        const auto* job = job_;
-        lock.unlock();
-        (*job)(part);
-        lock.lock();
-        if (--pending_ == 0) done_cv_.notify_one();
+      if (stop_.load()) return;
+      seen = gen_of(state_.load(std::memory_order_acquire));
+      // A successful claim means the caller is still waiting for this part, so job_ is the
+      // job of generation `seen` until the part is counted off.
+      for (int part; (part = claim(seen)) >= 0;) {
+        (*job_)(part);
+        if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+            caller_waiting_.load(std::memory_order_seq_cst)) {
+          { std::lock_guard<std::mutex> lock(done_mu_); }
+          done_cv_.notify_one();
+        }
       }
     }
   }
 
-  void spin_until_posted(uint64_t seen) const {
-    const auto until = std::chrono::steady_clock::now() + kSpin;
-    while (posted_.load(std::memory_order_acquire) == seen) {
-      for (int i = 0; i < 64; ++i) cpu_relax();
-      if (std::chrono::steady_clock::now() >= until) return;
-    }
-  }
-
-  static void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    asm volatile("yield");
-#endif
-  }
-
-  static constexpr std::chrono::microseconds kSpin{100};
+  static constexpr std::chrono::microseconds kWorkerSpin{100};
+  static constexpr std::chrono::microseconds kCallerSpin{50};
 
   std::vector<std::thread> threads_;
   std::atomic<int> size_{0};
-  std::mutex mu_, call_mu_;
-  std::condition_variable cv_, done_cv_;
+  std::mutex call_mu_;  // one parallel region at a time
   const std::function<void(int)>* job_ = nullptr;
-  int next_part_ = 0, parts_ = 0, pending_ = 0;
-  uint64_t generation_ = 0;
-  std::atomic<uint64_t> posted_{0};  // generation_, readable without mu_ (for the spin)
-  bool stop_ = false;
+  std::atomic<uint64_t> state_{0};
+  std::atomic<int> pending_{0};  // parts posted to workers and not yet finished
+  // Sleeping workers: they wait on cv_ under mu_; the caller notifies only when one sleeps.
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> stop_{false};
+  // A caller that spun out waits on done_cv_ under done_mu_.
+  std::mutex done_mu_;
+  std::condition_variable done_cv_;
+  std::atomic<bool> caller_waiting_{false};
 };
 
 int default_threads() {
@@ -173,7 +210,8 @@ void parallel_for_parts(int64_t n, int64_t min_per_thread, int parts_per_thread,
   }
   // A few parts per thread, taken dynamically: when a thread is slowed (another process on
   // its core), the others take its share instead of waiting for it.
-  int64_t parts = std::min<int64_t>(int64_t{threads} * parts_per_thread, n / std::max<int64_t>(1, min_per_thread));
+  int64_t parts = std::min<int64_t>({int64_t{threads} * parts_per_thread, n / std::max<int64_t>(1, min_per_thread),
+                                     int64_t{kMaxParts}});
   if (parts <= 1) {
     fn(0, n);
     return;
