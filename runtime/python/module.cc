@@ -711,6 +711,10 @@ PYBIND11_MODULE(_C, m) {
         "Whether float32 convolutions with few input channels run the direct AVX-512 kernel.");
   m.def("set_direct_conv_avx512", &nn::set_direct_conv_avx512,
         "Switches the direct AVX-512 convolution on (where the CPU has AVX-512F) or off; returns whether it is on.");
+  m.def("winograd_tile", &nn::winograd_tile_setting,
+        "The Winograd tile of float32 3x3 convolutions: 0 (chosen per shape), 2 or 4 (forced).");
+  m.def("set_winograd_tile", &nn::set_winograd_tile,
+        "Forces Winograd F(2x2, 3x3) (2) or F(4x4, 3x3) (4), or 0: chosen per shape; returns the setting.");
   m.def("gemm", [](bool ta, bool tb, double alpha, py::array a, py::array b, double beta, py::array c, bool packed) {
     // Developer hook for tests: C = alpha * op(A) * op(B) + beta * C through blas::gemm, on
     // C-contiguous float32 or float64 matrices (C is written in place); packed: float32 B

@@ -143,8 +143,11 @@ def _keras_frozen_bn(x, rng, channels, eps=1e-3):
     return x * inv + (of.constant(beta) - of.constant(mean) * inv)
 
 
+@pytest.mark.parametrize("use_bias", [False, True], ids=["no-bias", "bias"])
 @pytest.mark.parametrize("base", ["Conv2D", "DepthwiseConv2dNative", "MatMul"])
-def test_keras_batch_norm_folds_into_weights_and_fuses(graph, rng, base):
+def test_keras_batch_norm_folds_into_weights_and_fuses(graph, rng, base, use_bias):
+    # use_bias: the contraction's own BiasAdd comes first (a Keras layer with use_bias, as in
+    # ResNet50): the batch norm's Mul scales weights and bias, its Add joins the bias.
     if base == "MatMul":
         x = of.placeholder(of.float32, [None, 6], name="x")
         c = of.matmul(x, rng.standard_normal((6, 5)).astype(np.float32))
@@ -160,6 +163,8 @@ def test_keras_batch_norm_folds_into_weights_and_fuses(graph, rng, base):
                                                  strides=[1, 1, 1, 1], padding="VALID")
             channels = 8
         feed = rng.standard_normal((2, 7, 7, 4)).astype(np.float32)
+    if use_bias:
+        c = of.nn.bias_add(c, rng.standard_normal(channels).astype(np.float32))
     y = of.nn.relu(_keras_frozen_bn(c, rng, channels), name="y")
     got, want, sess = run_both(graph, y, {x: feed})
     assert_close(got, want)
@@ -167,6 +172,30 @@ def test_keras_batch_norm_folds_into_weights_and_fuses(graph, rng, base):
     assert ops["y"] == "_Fused" + {"Conv2D": "Conv2D", "DepthwiseConv2dNative": "DepthwiseConv2dNative",
                                     "MatMul": "MatMul"}[base]
     assert sorted(ops.values()) == sorted(["Placeholder", "Const", "Const", ops["y"]])
+
+
+def test_biased_conv_batch_norm_merges_without_recorded_shapes(rng):
+    """Keras's frozen GraphDefs carry no output shapes and shape the batch norm's constants
+    [1, 1, 1, C] (ResNet50): the Add after the bias still merges into it, and the activation
+    fuses, because a convolution's output rank is known without them."""
+    g = of.Graph()
+    with g.as_default():
+        x = of.placeholder(of.float32, [None, 7, 7, 4], name="x")
+        c = of.nn.conv2d(x, rng.standard_normal((3, 3, 4, 6)).astype(np.float32), [1, 1, 1, 1], "SAME")
+        c = of.nn.bias_add(c, rng.standard_normal(6).astype(np.float32))
+        scale = rng.random((1, 1, 1, 6), dtype=np.float32) + 0.5
+        shift = rng.standard_normal((1, 1, 1, 6)).astype(np.float32)
+        of.nn.relu(c * scale + shift, name="y")
+    gd, _ = optimizer.optimize(g.as_graph_def(), preserve=["y"], fail_on_errors=True)
+    ops = {nd.name: nd.op for nd in gd.node}
+    assert ops["y"] == "_FusedConv2D" and sorted(ops.values()) == ["Const", "Const", "Placeholder", "_FusedConv2D"]
+    assert [s.decode() for s in {nd.name: nd for nd in gd.node}["y"].attr["fused_ops"].list.s] == ["BiasAdd", "Relu"]
+    feed = rng.standard_normal((2, 7, 7, 4)).astype(np.float32)
+    want = of.Session(graph=g, config=OFF).run("y:0", {"x:0": feed})
+    g2 = of.Graph()
+    with g2.as_default():
+        of.import_graph_def(gd, name="")
+    assert_close(of.Session(graph=g2, config=OFF).run("y:0", {"x:0": feed}), want)
 
 
 def test_fused_batch_norm_v3_folds_or_fuses(graph, rng):

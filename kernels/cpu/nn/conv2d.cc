@@ -15,6 +15,7 @@
 // applied in registers by the GEMM or the Winograd output transform (blas::ColumnEpilogue),
 // others on each tile of output right after it is computed, while it is in cache.
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <optional>
 
@@ -223,17 +224,6 @@ void for_tiles(const ConvGeom& g, int64_t first, int64_t count, F fn) {
 }
 
 
-// ---------------------------------------------------------------------------- Winograd F(2x2, 3x3)
-//
-// For 3x3 filters with stride 1 and no dilation (float32, enough channels to pay for the
-// transforms): each 2x2 block of outputs comes from a 4x4 input tile through
-//   Y = A^T [ (G g G^T) (.) (B^T d B) ] A,
-// so the 36 multiplies per output of the direct form become 16 per 2x2 block (2.25x fewer).
-// The element-wise product over channels is 16 GEMMs [tiles x Cin] x [Cin x Cout], run on
-// cache-sized chunks of tiles, chunks split over the threads.
-
-constexpr int64_t kWinogradChunkBytes = 2048 * 1024;
-
 // The direct AVX-512 kernel (conv_direct_avx512.h) where the depth per tap is small: at most
 // kMaxDirectCin input channels. Measured at batch 8 against im2col + GEMM and Winograd: 3
 // channels 224x224 3x3/2 -> 32 1.04 -> 0.59 ms, 7x7/2 -> 64 5.3 -> 4.3 ms; 16 channels
@@ -268,64 +258,70 @@ void direct_forward(const float* in, const float* filt, float* out, const ConvGe
   });
 }
 
-bool use_winograd(const ConvGeom& g) {
-  if (!(g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.cin >= 16 &&
-        g.cout >= 16 && g.oh >= 2 && g.ow >= 2)) {
-    return false;
-  }
-  // Every call transforms the whole filter (16 * cin * cout values): with few 2x2 output
-  // tiles that costs more than Winograd saves (measured: a 7x7x512 image, 16 tiles, 5.9 ms
-  // against 3.0 ms through im2col; 98 tiles of 14x14x256, 2.1 against 3.1 ms).
-  const int64_t tiles = g.n * ((g.oh + 1) / 2) * ((g.ow + 1) / 2);
-  return tiles >= kMinWinogradTiles;
-}
+// ---------------------------------------------------------------------------- Winograd F(m x m, 3x3)
+//
+// For 3x3 filters with stride 1 and no dilation (float32, enough channels to pay for the
+// transforms): each m x m block of outputs comes from a (m+2) x (m+2) input tile through
+//   Y = A^T [ (G g G^T) (.) (B^T d B) ] A,
+// the element-wise product over channels being (m+2)^2 GEMMs [tiles x Cin] x [Cin x Cout], run
+// on cache-sized chunks of tiles, chunks split over the threads. Two tile sizes (Lavin & Gray,
+// "Fast Algorithms for Convolutional Neural Networks"):
+//   F(2x2, 3x3): 16 products per 4 outputs, 2.25x fewer multiplies than the direct 9 per output;
+//   F(4x4, 3x3): 36 products per 16 outputs, 4x fewer, with larger transforms and a few times
+//                the rounding error (still ~1e-6 relative on unit-scale data).
+// F(4x4) is the default where it covers the image as well as F(2x2) does (see winograd_tile).
 
-// U[k][cin][cout] = (G g G^T)[k] for the 16 positions k of the 4x4 transformed filter.
+constexpr int64_t kWinogradChunkBytes = 2048 * 1024;
+
+// The tile size in use (2 or 4; 0: choose per shape); set_winograd_tile switches it for tests.
+std::atomic<int> g_winograd_tile{0};
+
+template <int kM>
+struct Winograd {
+  static constexpr int kT = kM + 2;    // input tile side
+  static constexpr int kP = kT * kT;   // positions of the transformed tile: one GEMM each
+};
+
+// U[k][cin][cout] = (G g G^T)[k] for the kP positions k of the transformed filter, computed in
+// double and rounded once.
+template <int kM>
 std::vector<float> winograd_filter(const float* filt, const ConvGeom& g) {
+  constexpr int kT = Winograd<kM>::kT, kP = Winograd<kM>::kP;
+  static constexpr double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  static constexpr double kG4[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                       {-1.0 / 6, 1.0 / 6, -1.0 / 6}, {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                       {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+  const auto G = [](int i, int k) { return kM == 2 ? kG2[i][k] : kG4[i][k]; };
   const int64_t ci = g.cin, co = g.cout, plane = ci * co;
-  std::vector<float> u(static_cast<size_t>(16 * plane));
+  std::vector<float> u(static_cast<size_t>(kP * plane));
   parallel_for(ci, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, co)), [&](int64_t c0, int64_t c1) {
-    std::vector<float> t(static_cast<size_t>(12 * co));  // G g: 4 rows x 3 cols, per cout
     for (int64_t c = c0; c < c1; ++c) {
-      const auto w = [&](int i, int j) { return filt + ((i * 3 + j) * ci + c) * co; };
-      for (int j = 0; j < 3; ++j) {
-        float* t0 = &t[static_cast<size_t>((0 * 3 + j) * co)];
-        float* t1 = &t[static_cast<size_t>((1 * 3 + j) * co)];
-        float* t2 = &t[static_cast<size_t>((2 * 3 + j) * co)];
-        float* t3 = &t[static_cast<size_t>((3 * 3 + j) * co)];
-        const float *g0 = w(0, j), *g1 = w(1, j), *g2 = w(2, j);
-        for (int64_t o = 0; o < co; ++o) {
-          t0[o] = g0[o];
-          t1[o] = 0.5f * (g0[o] + g1[o] + g2[o]);
-          t2[o] = 0.5f * (g0[o] - g1[o] + g2[o]);
-          t3[o] = g2[o];
-        }
-      }
-      for (int i = 0; i < 4; ++i) {
-        const float *a = &t[static_cast<size_t>((i * 3 + 0) * co)], *b = &t[static_cast<size_t>((i * 3 + 1) * co)],
-                    *d = &t[static_cast<size_t>((i * 3 + 2) * co)];
-        float* u0 = &u[static_cast<size_t>((i * 4 + 0) * plane + c * co)];
-        float* u1 = &u[static_cast<size_t>((i * 4 + 1) * plane + c * co)];
-        float* u2 = &u[static_cast<size_t>((i * 4 + 2) * plane + c * co)];
-        float* u3 = &u[static_cast<size_t>((i * 4 + 3) * plane + c * co)];
-        for (int64_t o = 0; o < co; ++o) {
-          u0[o] = a[o];
-          u1[o] = 0.5f * (a[o] + b[o] + d[o]);
-          u2[o] = 0.5f * (a[o] - b[o] + d[o]);
-          u3[o] = d[o];
-        }
+      for (int64_t o = 0; o < co; ++o) {
+        double w[3][3], t[kT][3];
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) w[i][j] = filt[((i * 3 + j) * ci + c) * co + o];
+        for (int i = 0; i < kT; ++i)  // t = G w
+          for (int j = 0; j < 3; ++j) t[i][j] = G(i, 0) * w[0][j] + G(i, 1) * w[1][j] + G(i, 2) * w[2][j];
+        for (int i = 0; i < kT; ++i)  // U = t G^T
+          for (int j = 0; j < kT; ++j)
+            u[static_cast<size_t>((i * kT + j) * plane + c * co + o)] =
+                static_cast<float>(t[i][0] * G(j, 0) + t[i][1] * G(j, 1) + t[i][2] * G(j, 2));
       }
     }
   });
   return u;
 }
 
-// The transformed filter, packed for the 16 GEMMs (kept across runs for a constant filter).
+// The transformed filter, packed for the kP GEMMs (kept across runs for a constant filter).
 struct WinogradFilter {
-  WinogradFilter(const float* filt, const ConvGeom& g) : u(winograd_filter(filt, g)) {
+  template <int kM>
+  static std::shared_ptr<const WinogradFilter> make(const float* filt, const ConvGeom& g) {
+    auto f = std::make_shared<WinogradFilter>();
+    f->u = winograd_filter<kM>(filt, g);
     const int64_t plane = g.cin * g.cout;
-    uk.reserve(16);
-    for (int p = 0; p < 16; ++p) uk.emplace_back(&u[static_cast<size_t>(p * plane)], g.cout, g.cin, g.cout);
+    f->uk.reserve(Winograd<kM>::kP);
+    for (int p = 0; p < Winograd<kM>::kP; ++p) f->uk.emplace_back(&f->u[static_cast<size_t>(p * plane)], g.cout, g.cin, g.cout);
+    return f;
   }
   std::vector<float> u;
   std::vector<nn::RightOperand<float>> uk;  // points into u
@@ -343,22 +339,25 @@ std::shared_ptr<const nn::RightOperand<C>> filter_operand(const Tensor* filter, 
       static_cast<size_t>(g.k() * g.cout) * sizeof(C), make);
 }
 
+template <int kM>
 std::shared_ptr<const WinogradFilter> winograd_operand(const Tensor* filter, const float* filt, const ConvGeom& g) {
-  const auto make = [&] { return std::make_shared<const WinogradFilter>(filt, g); };
+  const auto make = [&] { return WinogradFilter::make<kM>(filt, g); };
   if (filter == nullptr) return make();
   return derived_from_constant<WinogradFilter>(
-      *filter, "conv-winograd " + std::to_string(g.cin) + "x" + std::to_string(g.cout),
-      static_cast<size_t>(32 * g.cin * g.cout) * sizeof(float), make);
+      *filter, "conv-winograd" + std::to_string(kM) + " " + std::to_string(g.cin) + "x" + std::to_string(g.cout),
+      static_cast<size_t>(2 * Winograd<kM>::kP * g.cin * g.cout) * sizeof(float), make);
 }
 
 // The per-tile transforms work across channels, so each loop below is plain arithmetic over
 // contiguous rows: written with restrict-qualified outputs they vectorize (OPF_SIMD_CLONES adds
 // an AVX2 build picked at load time).
 
+// ---- F(2x2, 3x3)
+
 // V = B^T d B for one tile: d[i*4+j] is input pixel (i, j) of the 4x4 tile (ci channels), and
 // v + k*vstride receives position k of the transform.
-OPF_SIMD_CLONES void winograd_input_tile(const float* const d[16], int64_t ci, float* __restrict v,
-                                         int64_t vstride) {
+OPF_SIMD_CLONES void winograd2_input_tile(const float* const d[16], int64_t ci, float* __restrict v,
+                                          int64_t vstride) {
   // Row i of B^T d is row ra[i] + sg[i] * row rb[i]; the column pass (times B) follows in the same loop.
   static constexpr int ra[4] = {0, 1, 2, 1}, rb[4] = {2, 2, 1, 3};
   static constexpr float sg[4] = {-1.0f, 1.0f, -1.0f, -1.0f};
@@ -381,47 +380,166 @@ OPF_SIMD_CLONES void winograd_input_tile(const float* const d[16], int64_t ci, f
   }
 }
 
-// Y = A^T M A for one tile: m[k] is position k of the 16 products (co channels); y[r*2+s] is
-// output pixel (r, s) of the 2x2 block. kAct < 0: no epilogue; else act(y * scale + shift) per
-// channel (kAct 0 none, 1 Relu, 2 Relu6; scale null: 1), applied before the store.
+// The epilogue of a transformed output value: kAct < 0 none; else act(v * scale + shift) per
+// channel (kAct 0 none, 1 Relu, 2 Relu6; kScale false: scale 1).
 template <int kAct, bool kScale>
-inline void output_tile(const float* const m[16], int64_t co, float* __restrict y00, float* __restrict y01,
-                        float* __restrict y10, float* __restrict y11, const float* __restrict scale,
-                        const float* __restrict shift) {
-  auto fin = [&](float v, int64_t o) {
-    if (kAct < 0) return v;
-    v = kScale ? v * scale[o] + shift[o] : v + shift[o];
-    if (kAct >= 1) v = v < 0.0f ? 0.0f : v;
-    if (kAct == 2) v = v > 6.0f ? 6.0f : v;
-    return v;
-  };
+__attribute__((always_inline)) inline float finish(float v, const float* __restrict scale, const float* __restrict shift, int64_t o) {
+  if (kAct < 0) return v;
+  v = kScale ? v * scale[o] + shift[o] : v + shift[o];
+  if (kAct >= 1) v = v < 0.0f ? 0.0f : v;
+  if (kAct == 2) v = v > 6.0f ? 6.0f : v;
+  return v;
+}
+
+// Y = A^T M A for one tile: m[k] is position k of the 16 products (co channels); y[r*2+s] is
+// output pixel (r, s) of the 2x2 block, finished before the store.
+template <int kAct, bool kScale>
+__attribute__((always_inline)) inline void output_tile2(const float* const m[16], int64_t co, float* const y[4], const float* __restrict scale,
+                         const float* __restrict shift) {
+  float* __restrict y00 = y[0];
+  float* __restrict y01 = y[1];
+  float* __restrict y10 = y[2];
+  float* __restrict y11 = y[3];
   for (int64_t o = 0; o < co; ++o) {
     // rows of A^T M: s0 = m0 + m1 + m2, s1 = m1 - m2 - m3 (per column j)
     const float s00 = m[0][o] + m[4][o] + m[8][o], s10 = m[4][o] - m[8][o] - m[12][o];
     const float s01 = m[1][o] + m[5][o] + m[9][o], s11 = m[5][o] - m[9][o] - m[13][o];
     const float s02 = m[2][o] + m[6][o] + m[10][o], s12 = m[6][o] - m[10][o] - m[14][o];
     const float s03 = m[3][o] + m[7][o] + m[11][o], s13 = m[7][o] - m[11][o] - m[15][o];
-    y00[o] = fin(s00 + s01 + s02, o);
-    y01[o] = fin(s01 - s02 - s03, o);
-    y10[o] = fin(s10 + s11 + s12, o);
-    y11[o] = fin(s11 - s12 - s13, o);
+    y00[o] = finish<kAct, kScale>(s00 + s01 + s02, scale, shift, o);
+    y01[o] = finish<kAct, kScale>(s01 - s02 - s03, scale, shift, o);
+    y10[o] = finish<kAct, kScale>(s10 + s11 + s12, scale, shift, o);
+    y11[o] = finish<kAct, kScale>(s11 - s12 - s13, scale, shift, o);
+  }
+}
+
+// ---- F(4x4, 3x3)
+//
+// Both transforms are separable: a 1-D transform down the columns of the tile into a buffer,
+// then along its rows. Channels go in blocks of kBlock so the buffer stays in L1.
+
+constexpr int64_t kBlock = 64;
+
+// r_k = (B^T x)_k, k < 6, for 6-point columns x (n channels):
+//   B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1]
+__attribute__((always_inline)) inline void input_1d4(const float* const x[6], float* const r[6], int64_t n) {
+  const float *__restrict x0 = x[0], *__restrict x1 = x[1], *__restrict x2 = x[2];
+  const float *__restrict x3 = x[3], *__restrict x4 = x[4], *__restrict x5 = x[5];
+  float *__restrict r0 = r[0], *__restrict r1 = r[1], *__restrict r2 = r[2];
+  float *__restrict r3 = r[3], *__restrict r4 = r[4], *__restrict r5 = r[5];
+  for (int64_t c = 0; c < n; ++c) {
+    const float a = x4[c] - 4.0f * x2[c], b = x3[c] - 4.0f * x1[c];  // rows 1, 2
+    const float e = x4[c] - x2[c], f = 2.0f * (x3[c] - x1[c]);       // rows 3, 4
+    r0[c] = 4.0f * x0[c] - 5.0f * x2[c] + x4[c];
+    r1[c] = a + b;
+    r2[c] = a - b;
+    r3[c] = e + f;
+    r4[c] = e - f;
+    r5[c] = 4.0f * x1[c] - 5.0f * x3[c] + x5[c];
+  }
+}
+
+// V = B^T d B for one tile: d[i*6+j] is input pixel (i, j) of the 6x6 tile (ci channels), and
+// v + k*vstride receives position k of the transform.
+OPF_SIMD_CLONES void winograd4_input_tile(const float* const d[36], int64_t ci, float* __restrict v,
+                                          int64_t vstride) {
+  alignas(64) float t[36 * kBlock];  // B^T d for one block of channels: t[(i*6+j)*kBlock + c]
+  for (int64_t c0 = 0; c0 < ci; c0 += kBlock) {
+    const int64_t n = std::min(kBlock, ci - c0);
+    for (int j = 0; j < 6; ++j) {  // down column j
+      const float* x[6];
+      float* r[6];
+      for (int i = 0; i < 6; ++i) {
+        x[i] = d[i * 6 + j] + c0;
+        r[i] = t + (i * 6 + j) * kBlock;
+      }
+      input_1d4(x, r, n);
+    }
+    for (int i = 0; i < 6; ++i) {  // along row i
+      const float* x[6];
+      float* r[6];
+      for (int j = 0; j < 6; ++j) {
+        x[j] = t + (i * 6 + j) * kBlock;
+        r[j] = v + (i * 6 + j) * vstride + c0;
+      }
+      input_1d4(x, r, n);
+    }
+  }
+}
+
+// Y = A^T M A for one tile: m[k] is position k of the 36 products (co channels); y[r*4+s] is
+// output pixel (r, s) of the 4x4 block, finished before the store.
+//   A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1]
+template <int kAct, bool kScale>
+__attribute__((always_inline)) inline void output_tile4(const float* const m[36], int64_t co, float* const y[16], const float* __restrict scale,
+                         const float* __restrict shift) {
+  alignas(64) float t[24 * kBlock];  // A^T M for one block of channels: t[(r*6+j)*kBlock + c]
+  for (int64_t o0 = 0; o0 < co; o0 += kBlock) {
+    const int64_t n = std::min(kBlock, co - o0);
+    for (int j = 0; j < 6; ++j) {  // down column j
+      const float *__restrict x0 = m[j] + o0, *__restrict x1 = m[6 + j] + o0, *__restrict x2 = m[12 + j] + o0;
+      const float *__restrict x3 = m[18 + j] + o0, *__restrict x4 = m[24 + j] + o0, *__restrict x5 = m[30 + j] + o0;
+      float *__restrict r0 = t + j * kBlock, *__restrict r1 = t + (6 + j) * kBlock;
+      float *__restrict r2 = t + (12 + j) * kBlock, *__restrict r3 = t + (18 + j) * kBlock;
+      for (int64_t c = 0; c < n; ++c) {
+        const float a = x1[c] + x2[c], b = x1[c] - x2[c], p = x3[c] + x4[c], q = x3[c] - x4[c];
+        r0[c] = x0[c] + a + p;
+        r1[c] = b + 2.0f * q;
+        r2[c] = a + 4.0f * p;
+        r3[c] = b + 8.0f * q + x5[c];
+      }
+    }
+    for (int r = 0; r < 4; ++r) {  // along row r, finished and stored
+      const float *__restrict x0 = t + (r * 6) * kBlock, *__restrict x1 = x0 + kBlock, *__restrict x2 = x1 + kBlock;
+      const float *__restrict x3 = x2 + kBlock, *__restrict x4 = x3 + kBlock, *__restrict x5 = x4 + kBlock;
+      float *__restrict y0 = y[r * 4] + o0, *__restrict y1 = y[r * 4 + 1] + o0;
+      float *__restrict y2 = y[r * 4 + 2] + o0, *__restrict y3 = y[r * 4 + 3] + o0;
+      const float* sc = kScale ? scale + o0 : nullptr;
+      const float* sh = kAct >= 0 ? shift + o0 : nullptr;
+      for (int64_t c = 0; c < n; ++c) {
+        const float a = x1[c] + x2[c], b = x1[c] - x2[c], p = x3[c] + x4[c], q = x3[c] - x4[c];
+        y0[c] = finish<kAct, kScale>(x0[c] + a + p, sc, sh, c);
+        y1[c] = finish<kAct, kScale>(b + 2.0f * q, sc, sh, c);
+        y2[c] = finish<kAct, kScale>(a + 4.0f * p, sc, sh, c);
+        y3[c] = finish<kAct, kScale>(b + 8.0f * q + x5[c], sc, sh, c);
+      }
+    }
+  }
+}
+
+template <int kM, int kAct, bool kScale>
+__attribute__((always_inline)) inline void output_tile(const float* const m[Winograd<kM>::kP], int64_t co, float* const y[kM * kM],
+                        const float* scale, const float* shift) {
+  if constexpr (kM == 2) {
+    output_tile2<kAct, kScale>(m, co, y, scale, shift);
+  } else {
+    output_tile4<kAct, kScale>(m, co, y, scale, shift);
   }
 }
 
 // The output transform, finished by ep when given (the fused convolution's bias / batch norm
-// and Relu/Relu6, while the values are in registers; before, the epilogue was a call per pair
-// of output pixels).
-OPF_SIMD_CLONES void winograd_output_tile(const float* const m[16], int64_t co, float* y00, float* y01, float* y10,
-                                          float* y11, const blas::ColumnEpilogue* ep) {
-  if (ep == nullptr) return output_tile<-1, false>(m, co, y00, y01, y10, y11, nullptr, nullptr);
+// and Relu/Relu6, while the values are in registers).
+template <int kM>
+OPF_SIMD_CLONES void winograd_output_tile(const float* const m[Winograd<kM>::kP], int64_t co,
+                                          float* const y[kM * kM], const blas::ColumnEpilogue* ep) {
+  if (ep == nullptr) return output_tile<kM, -1, false>(m, co, y, nullptr, nullptr);
   const float *sc = ep->scale, *sh = ep->shift;
   switch (ep->act * 2 + (sc != nullptr ? 1 : 0)) {
-    case 0: return output_tile<0, false>(m, co, y00, y01, y10, y11, sc, sh);
-    case 1: return output_tile<0, true>(m, co, y00, y01, y10, y11, sc, sh);
-    case 2: return output_tile<1, false>(m, co, y00, y01, y10, y11, sc, sh);
-    case 3: return output_tile<1, true>(m, co, y00, y01, y10, y11, sc, sh);
-    case 4: return output_tile<2, false>(m, co, y00, y01, y10, y11, sc, sh);
-    default: return output_tile<2, true>(m, co, y00, y01, y10, y11, sc, sh);
+    case 0: return output_tile<kM, 0, false>(m, co, y, sc, sh);
+    case 1: return output_tile<kM, 0, true>(m, co, y, sc, sh);
+    case 2: return output_tile<kM, 1, false>(m, co, y, sc, sh);
+    case 3: return output_tile<kM, 1, true>(m, co, y, sc, sh);
+    case 4: return output_tile<kM, 2, false>(m, co, y, sc, sh);
+    default: return output_tile<kM, 2, true>(m, co, y, sc, sh);
+  }
+}
+
+template <int kM>
+void winograd_input_tile(const float* const d[Winograd<kM>::kP], int64_t ci, float* v, int64_t vstride) {
+  if constexpr (kM == 2) {
+    winograd2_input_tile(d, ci, v, vstride);
+  } else {
+    winograd4_input_tile(d, ci, v, vstride);
   }
 }
 
@@ -432,61 +550,116 @@ struct NoPost {
   void operator()(C*, int64_t) const {}
 };
 
-template <typename Post>
+// Beyond this many bytes of transformed filter (kP * cin * cout floats: more than a core's L2
+// holds), the tiles of a chunk are shared by the threads phase by phase instead of chunk by
+// chunk, so each transformed filter matrix is read once per chunk rather than once per chunk
+// per thread, and chunks are larger: measured at batch 8, F(4x4) 14x14x256 -> 256 2.0 -> ? ms.
+constexpr int64_t kWinogradSharedFilterBytes = 1 << 20;
+constexpr int64_t kWinogradSharedChunkBytes = 8 << 20;
+
+template <int kM, typename Post>
 void winograd_forward(const float* in, const WinogradFilter& wf, float* out, const ConvGeom& g, const Post& post,
                       const blas::ColumnEpilogue* ep) {
+  constexpr int kT = Winograd<kM>::kT, kP = Winograd<kM>::kP;
   const int64_t ci = g.cin, co = g.cout;
-  const int64_t th = (g.oh + 1) / 2, tw = (g.ow + 1) / 2, tiles = g.n * th * tw;
+  const int64_t th = (g.oh + kM - 1) / kM, tw = (g.ow + kM - 1) / kM, tiles = g.n * th * tw;
   const std::vector<nn::RightOperand<float>>& uk = wf.uk;
-  const int64_t chunk = std::clamp<int64_t>(kWinogradChunkBytes / (64 * (ci + co)), 8, 256);
-  const int64_t chunks = (tiles + chunk - 1) / chunk;
   const std::vector<float> zeros(static_cast<size_t>(ci), 0.0f);
+  // V = B^T d B for tiles [t0, t1), tile t at row t - t0 of each position's [chunk x ci] block.
+  const auto input_tiles = [&](int64_t t0, int64_t t1, int64_t base, float* v, int64_t chunk) {
+    const float* d[kP];
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t n = t / (th * tw), r = t % (th * tw), ty = r / tw, tx = r % tw;
+      for (int i = 0; i < kT; ++i) {
+        const int64_t ih = kM * ty - g.pt + i;
+        for (int j = 0; j < kT; ++j) {
+          const int64_t iw = kM * tx - g.pl + j;
+          d[i * kT + j] = (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w) ? zeros.data()
+                                                                       : in + ((n * g.h + ih) * g.w + iw) * ci;
+        }
+      }
+      winograd_input_tile<kM>(d, ci, v + (t - base) * ci, chunk * ci);
+    }
+  };
+  // The element-wise products of positions [p0, p1) for nt tiles, as GEMMs over channels.
+  const auto products = [&](int64_t p0, int64_t p1, int64_t nt, const float* v, float* m, int64_t chunk) {
+    for (int64_t p = p0; p < p1; ++p) {
+      uk[static_cast<size_t>(p)].gemm_into(nt, v + p * chunk * ci, ci, m + p * chunk * co, co);
+    }
+  };
+  // Y = A^T M A for tiles [t0, t1), stored (through an edge buffer where the border cuts them).
+  const auto output_tiles = [&](int64_t t0, int64_t t1, int64_t base, const float* m, int64_t chunk) {
+    std::vector<float> edge(static_cast<size_t>(kM * kM * co));
+    const float* mp[kP];
+    float* y[kM * kM];
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t n = t / (th * tw), r = t % (th * tw), ty = r / tw, tx = r % tw;
+      for (int p = 0; p < kP; ++p) mp[p] = m + p * chunk * co + (t - base) * co;
+      const int64_t rows = std::min<int64_t>(kM, g.oh - kM * ty), cols = std::min<int64_t>(kM, g.ow - kM * tx);
+      float* y0 = out + ((n * g.oh + kM * ty) * g.ow + kM * tx) * co;
+      if (rows == kM && cols == kM) {
+        for (int i = 0; i < kM; ++i)
+          for (int j = 0; j < kM; ++j) y[i * kM + j] = y0 + (i * g.ow + j) * co;
+        winograd_output_tile<kM>(mp, co, y, ep);
+        if (ep == nullptr) {
+          for (int i = 0; i < kM; ++i) post(y[i * kM], kM);
+        }
+        continue;
+      }
+      float* e = edge.data();
+      for (int i = 0; i < kM * kM; ++i) y[i] = e + i * co;
+      winograd_output_tile<kM>(mp, co, y, ep);
+      if (ep == nullptr) post(e, kM * kM);
+      for (int64_t i = 0; i < rows; ++i) std::copy(e + i * kM * co, e + (i * kM + cols) * co, y0 + i * g.ow * co);
+    }
+  };
+  const int64_t tile_bytes = static_cast<int64_t>(sizeof(float)) * kP * (ci + co);
+  if (static_cast<int64_t>(sizeof(float)) * kP * ci * co > kWinogradSharedFilterBytes) {
+    // Large filter: each chunk's three phases split over the threads (tiles, then positions,
+    // then tiles), so a transformed filter matrix is read once per chunk.
+    const int64_t chunk = std::clamp<int64_t>(kWinogradSharedChunkBytes / tile_bytes, 8, tiles);
+    std::vector<float> v(static_cast<size_t>(kP * chunk * ci)), m(static_cast<size_t>(kP * chunk * co));
+    for (int64_t t0 = 0; t0 < tiles; t0 += chunk) {
+      const int64_t t1 = std::min(tiles, t0 + chunk), nt = t1 - t0;
+      parallel_for(nt, 1, [&](int64_t a, int64_t b) { input_tiles(t0 + a, t0 + b, t0, v.data(), chunk); });
+      parallel_for(kP, 1, [&](int64_t a, int64_t b) { products(a, b, nt, v.data(), m.data(), chunk); });
+      parallel_for(nt, 1, [&](int64_t a, int64_t b) { output_tiles(t0 + a, t0 + b, t0, m.data(), chunk); });
+    }
+    return;
+  }
+  // Small filter: chunks of tiles sized for a core's cache, chunk after chunk on each thread.
+  const int64_t chunk = std::clamp<int64_t>(kWinogradChunkBytes / tile_bytes, 8, 256);
+  const int64_t chunks = (tiles + chunk - 1) / chunk;
   parallel_for(chunks, 1, [&](int64_t k0, int64_t k1) {
-    std::vector<float> v(static_cast<size_t>(16 * chunk * ci)), m(static_cast<size_t>(16 * chunk * co));
-    std::vector<float> edge(static_cast<size_t>(4 * co));  // a 2x2 block cut by the bottom/right border
-    const float* d[16];
-    const float* mp[16];
+    std::vector<float> v(static_cast<size_t>(kP * chunk * ci)), m(static_cast<size_t>(kP * chunk * co));
     for (int64_t k = k0; k < k1; ++k) {
-      const int64_t t0 = k * chunk, t1 = std::min(tiles, t0 + chunk), nt = t1 - t0;
-      for (int64_t t = t0; t < t1; ++t) {  // input transform: V = B^T d B
-        const int64_t n = t / (th * tw), r = t % (th * tw), ty = r / tw, tx = r % tw;
-        for (int i = 0; i < 4; ++i) {
-          const int64_t ih = 2 * ty - g.pt + i;
-          for (int j = 0; j < 4; ++j) {
-            const int64_t iw = 2 * tx - g.pl + j;
-            d[i * 4 + j] = (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w)
-                               ? zeros.data()
-                               : in + ((n * g.h + ih) * g.w + iw) * ci;
-          }
-        }
-        winograd_input_tile(d, ci, &v[static_cast<size_t>((t - t0) * ci)], chunk * ci);
-      }
-      for (int p = 0; p < 16; ++p) {  // the element-wise products, as GEMMs over channels
-        uk[static_cast<size_t>(p)].gemm_into(nt, &v[static_cast<size_t>(p * chunk * ci)], ci,
-                                             &m[static_cast<size_t>(p * chunk * co)], co);
-      }
-      for (int64_t t = t0; t < t1; ++t) {  // output transform: Y = A^T M A
-        const int64_t n = t / (th * tw), r = t % (th * tw), ty = r / tw, tx = r % tw;
-        for (int p = 0; p < 16; ++p) mp[p] = &m[static_cast<size_t>(p * chunk * co + (t - t0) * co)];
-        float* y00 = out + ((n * g.oh + 2 * ty) * g.ow + 2 * tx) * co;
-        const bool right = 2 * tx + 1 < g.ow, down = 2 * ty + 1 < g.oh;
-        if (right && down) {
-          winograd_output_tile(mp, co, y00, y00 + co, y00 + g.ow * co, y00 + (g.ow + 1) * co, ep);
-          if (ep == nullptr) {
-            post(y00, 2);
-            post(y00 + g.ow * co, 2);
-          }
-          continue;
-        }
-        float* e = edge.data();
-        winograd_output_tile(mp, co, e, e + co, e + 2 * co, e + 3 * co, ep);
-        if (ep == nullptr) post(e, 4);
-        std::copy(e, e + co, y00);
-        if (right) std::copy(e + co, e + 2 * co, y00 + co);
-        if (down) std::copy(e + 2 * co, e + 3 * co, y00 + g.ow * co);
-      }
+      const int64_t t0 = k * chunk, t1 = std::min(tiles, t0 + chunk);
+      input_tiles(t0, t1, t0, v.data(), chunk);
+      products(0, kP, t1 - t0, v.data(), m.data(), chunk);
+      output_tiles(t0, t1, t0, m.data(), chunk);
     }
   });
+}
+
+// The tile size for a convolution that may take Winograd (0: it should not): F(4x4) or F(2x2)
+// by the products each needs, 36 per 4x4 block against 16 per 2x2, each over the blocks that
+// cover oh x ow (a 10x10 image takes 3x3 blocks of F(4x4) but 5x5 of F(2x2)). Every call transforms the whole
+// filter when it is not a constant, so few blocks do not pay for it (measured with F(2x2): a
+// 7x7x512 image, 16 blocks, 5.9 ms against 3.0 ms through im2col; 98 blocks of 14x14x256, 2.1
+// against 3.1 ms).
+int winograd_tile(const ConvGeom& g) {
+  if (!(g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.cin >= 16 &&
+        g.cout >= 16 && g.oh >= 2 && g.ow >= 2)) {
+    return 0;
+  }
+  const auto blocks = [&](int64_t m) { return g.n * ((g.oh + m - 1) / m) * ((g.ow + m - 1) / m); };
+  if (blocks(2) < kMinWinogradTiles) return 0;
+  const int forced = g_winograd_tile.load(std::memory_order_relaxed);
+  if (forced != 0) return forced;
+  // F(4x4)'s transforms cost more per product: it wins where it needs at most 3/4 of F(2x2)'s
+  // products (measured at batch 8: 10x10x128 -> 32, 0.21 ms against 0.18 with F(2x2); 14x14x256
+  // -> 256, 2.1 against 2.2; 56x56x64 -> 64, 2.4 against 3.9).
+  return 4 * 36 * blocks(4) <= 3 * 16 * blocks(2) ? 4 : 2;
 }
 
 template <typename C, typename Post = NoPost>
@@ -535,8 +708,11 @@ void conv_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const P
       direct_forward(in, filt, out, g, post);
       return;
     }
-    if (use_winograd(g)) {
-      winograd_forward(in, *winograd_operand(filter, filt, g), out, g, post, ep);
+    if (const int m = winograd_tile(g); m == 4) {
+      winograd_forward<4>(in, *winograd_operand<4>(filter, filt, g), out, g, post, ep);
+      return;
+    } else if (m == 2) {
+      winograd_forward<2>(in, *winograd_operand<2>(filter, filt, g), out, g, post, ep);
       return;
     }
   }
@@ -838,4 +1014,14 @@ OPFORGE_REGISTER_KERNEL(Conv2DBackpropInput, CPU, Conv2DBackpropInputCpu, bfloat
 OPFORGE_REGISTER_KERNEL(Conv2DBackpropFilter, CPU, Conv2DBackpropFilterCpu, bfloat16, half, float,
                         double)
 
+namespace nn {
+
+int winograd_tile_setting() { return g_winograd_tile.load(); }
+
+int set_winograd_tile(int m) {
+  if (m == 0 || m == 2 || m == 4) g_winograd_tile.store(m);
+  return g_winograd_tile.load();
+}
+
+}  // namespace nn
 }  // namespace opforge

@@ -148,6 +148,7 @@ def _fold_mul(view: GraphView, nd) -> bool:
         if bias_add is not None:
             dtype = b.dtype
             _become_bias_add(view, nd, c.name, b.astype(np.float64) * scale, c, dtype)
+            view.remove([bias_add.name])  # nd was its one reader: C has one reader again
         elif nd.name in view.preserve:
             _become_identity(view, nd, c.name)
         else:

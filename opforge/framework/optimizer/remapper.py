@@ -161,6 +161,20 @@ def _fuse(view: GraphView, c, head, kind: str, args: list[str], last, activation
     view.changed()
 
 
+# Ops whose output rank is fixed: 4 for images, 2 for matrices.
+_OUTPUT_RANK = {"Conv2D": 4, "DepthwiseConv2dNative": 4, "_FusedConv2D": 4, "_FusedDepthwiseConv2dNative": 4,
+                "MatMul": 2, "_FusedMatMul": 2}
+
+
+def _rank(view: GraphView, nd, bias_add) -> int:
+    """The rank of nd's output where known (recorded shapes, or a BiasAdd of a convolution or
+    matmul, whose rank is fixed); else 1, which lets only a vector or scalar merge."""
+    if "_output_shapes" in nd.attr:
+        return len(nd.attr["_output_shapes"].list.shape[0].dim)
+    src = view.node(parse_input(view.data_inputs(bias_add)[0])[0])
+    return _OUTPUT_RANK.get(src.op, 1) if src is not None else 1
+
+
 def _merge_bias_adds(view: GraphView) -> None:
     """BiasAdd(x, b) -> Add/AddV2 of a constant per-channel vector c becomes BiasAdd(x, b + c).
 
@@ -185,8 +199,7 @@ def _merge_bias_adds(view: GraphView) -> None:
                 continue
             if c.size != 1 and not (c.ndim >= 1 and c.shape[-1] == b.shape[0] and all(d == 1 for d in c.shape[:-1])):
                 continue
-            rank = len(nd.attr["_output_shapes"].list.shape[0].dim) if "_output_shapes" in nd.attr else 1
-            if c.ndim > max(rank, 1):
+            if c.ndim > max(_rank(view, nd, bias_add), 1):
                 continue  # c could add dimensions to the output
             const = view.make_const(view.unique_name(bias_add.name + "/merged_bias"),
                                     (b + c.reshape(-1)).astype(b.dtype), bias_add.device)

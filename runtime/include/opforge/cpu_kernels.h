@@ -18,5 +18,11 @@ bool set_dw_avx512(bool on);
 bool direct_conv_avx512_enabled();
 bool set_direct_conv_avx512(bool on);
 
+// Float32 3x3 stride-1 convolutions through Winograd (kernels/cpu/nn/conv2d.cc): 0 (the
+// default) picks F(4x4, 3x3) or F(2x2, 3x3) per shape; 2 or 4 forces that tile wherever
+// Winograd is taken (other values are ignored). Returns the setting now.
+int winograd_tile_setting();
+int set_winograd_tile(int m);
+
 }  // namespace nn
 }  // namespace opforge
