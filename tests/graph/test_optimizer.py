@@ -124,6 +124,21 @@ def test_dependency_optimization_prunes_identity_keeps_fetched_and_control(graph
     assert_close(got, want)
 
 
+def test_control_edges_from_constants_are_dropped(graph, rng):
+    """A frozen TF2 graph's output Identity waits on one Identity(Const) per variable read:
+    those edges go, and the nodes only they read; an edge from a computed value stays."""
+    x = of.placeholder(of.float32, [4], name="x")
+    read = of.identity(of.identity(of.constant(np.float32(3.0), name="w")), name="read")
+    computed = of.identity(x * 2.0, name="computed")
+    with graph.control_dependencies([read, computed]):
+        y = of.identity(x + 1.0, name="y")
+    nodes, _ = optimize_graph(graph, ["y", "x"])
+    assert "^read" not in nodes["y"].input and "^computed" in nodes["y"].input
+    assert "read" not in nodes and "w" not in nodes
+    got, want, _ = run_both(graph, y, {x: rng.random(4, dtype=np.float32)})
+    assert_close(got, want)
+
+
 def test_identity_reading_a_variable_is_kept(graph):
     v = of.Variable(np.float32(1.0), name="v")
     read = of.identity(v, name="read")
