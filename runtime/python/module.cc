@@ -711,6 +711,17 @@ PYBIND11_MODULE(_C, m) {
         "Whether float32 convolutions with few input channels run the direct AVX-512 kernel.");
   m.def("set_direct_conv_avx512", &nn::set_direct_conv_avx512,
         "Switches the direct AVX-512 convolution on (where the CPU has AVX-512F) or off; returns whether it is on.");
+  m.def("concurrent_executor", [] {
+    static const char* const kNames[] = {"off", "auto", "always"};
+    return std::string(kNames[static_cast<int>(concurrent_executor())]);
+  }, "Inter-op parallelism of Session runs of stateless CPU graphs: 'auto' (default), 'off' or 'always'.");
+  m.def("set_concurrent_executor", [](const std::string& mode) {
+    if (mode == "off") set_concurrent_executor(ConcurrentExecutor::kOff);
+    else if (mode == "auto") set_concurrent_executor(ConcurrentExecutor::kAuto);
+    else if (mode == "always") set_concurrent_executor(ConcurrentExecutor::kAlways);
+    else throw py::value_error("set_concurrent_executor: mode must be 'off', 'auto' or 'always', got '" + mode + "'");
+  }, "Sets inter-op parallelism of Session runs: 'auto' (time both executors, keep the quicker), 'off' "
+     "(one step at a time) or 'always' (every wave of independent steps at once; for tests).");
   m.def("winograd_tile", &nn::winograd_tile_setting,
         "The Winograd tile of float32 3x3 convolutions: 0 (chosen per shape), 2 or 4 (forced).");
   m.def("set_winograd_tile", &nn::set_winograd_tile,

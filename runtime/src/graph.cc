@@ -10,6 +10,7 @@
 #include "opforge/device.h"
 #include "opforge/kernel.h"
 #include "opforge/op_check.h"
+#include "opforge/parallel.h"
 #include "executor.h"
 
 namespace opforge {
@@ -294,6 +295,35 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
       st.last_read.push_back(released && !st.pass_ref[k] && !st.deref[k]);
     }
   }
+  // The concurrent executor's view: which steps wait on which, and who reads each slot.
+  plan->concurrent = true;
+  std::vector<int> step_of(static_cast<size_t>(n), -1);
+  for (size_t i = 0; i < plan->steps.size(); ++i) step_of[static_cast<size_t>(plan->steps[i].node)] = static_cast<int>(i);
+  plan->readers.assign(static_cast<size_t>(next), 0);
+  for (size_t i = 0; i < plan->steps.size(); ++i) {
+    Step& st = plan->steps[i];
+    const Node& node = g.node(st.node);
+    bool ref_out = false;
+    for (bool r : node.out_is_ref) ref_out = ref_out || r;
+    const bool has_ref = std::find(st.pass_ref.begin(), st.pass_ref.end(), true) != st.pass_ref.end() ||
+                         std::find(st.deref.begin(), st.deref.end(), true) != st.deref.end();
+    if (node.op->is_stateful || st.device.type != Device::kCPU || has_ref || ref_out) plan->concurrent = false;
+    st.read_slots = st.input_slots;
+    std::sort(st.read_slots.begin(), st.read_slots.end());
+    st.read_slots.erase(std::unique(st.read_slots.begin(), st.read_slots.end()), st.read_slots.end());
+    for (int s : st.read_slots) ++plan->readers[static_cast<size_t>(s)];
+    std::vector<int> deps;
+    for (const TensorRef& r : node.inputs)
+      if (!fed.count(r)) deps.push_back(step_of[static_cast<size_t>(r.node)]);
+    for (int c : node.control_inputs) deps.push_back(step_of[static_cast<size_t>(c)]);
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    st.waits_on = static_cast<int>(deps.size());
+    for (int d : deps) plan->steps[static_cast<size_t>(d)].successors.push_back(static_cast<int>(i));
+  }
+  for (int s : plan->fetch_slots) plan->readers[static_cast<size_t>(s)] = -1;
+  plan->alone_ns.reset(new std::atomic<int64_t>[plan->steps.size()]());
+  plan->beside_ns.reset(new std::atomic<int64_t>[plan->steps.size()]());
   return Status::OK();
 }
 
@@ -445,6 +475,145 @@ Status run_node(const Node& node, const DeviceSpec& device, std::vector<const Te
 
 }  // namespace exec
 
+namespace {
+
+std::atomic<int> g_concurrent{static_cast<int>(ConcurrentExecutor::kAuto)};
+
+// The runs at one feed shape that time the two executors against each other (Session::run).
+constexpr int kFirstTuningRun = 3, kLastTuningRun = 10;
+
+// What handing a group of steps to the threads costs (a parallel region), in nanoseconds.
+constexpr int64_t kGroupOverheadNs = 5'000;
+
+// The time n threads take over `work` (each item on one thread), longest first, each to the
+// thread with the least so far.
+int64_t makespan(const std::vector<int64_t>& work, int threads) {
+  std::vector<int64_t> load(static_cast<size_t>(threads), 0);
+  for (int64_t w : work) *std::min_element(load.begin(), load.end()) += w;
+  return *std::max_element(load.begin(), load.end());
+}
+
+}  // namespace
+
+ConcurrentExecutor concurrent_executor() {
+  return static_cast<ConcurrentExecutor>(g_concurrent.load(std::memory_order_relaxed));
+}
+void set_concurrent_executor(ConcurrentExecutor mode) { g_concurrent.store(static_cast<int>(mode)); }
+
+// The concurrent executor. Steps run in waves: a wave is every step whose inputs are ready.
+// From the measured times of its steps (alone: over all threads; beside: on one thread while
+// the others run other steps) a wave runs either step by step, each over all threads, or its
+// k longest steps that way (k <= 2) and the rest at once, one thread each (their own
+// parallel_for calls run inline), whichever the times say is quicker. A step not yet timed
+// beside others is assumed to take 1.6x its time alone (so grouping gets tried where threads
+// scale poorly), one never timed runs alone. Slots are dropped when their last reader has run
+// (counted down at the end of each wave), and an input may be forwarded in place only when the
+// step is its one reader left.
+Status Session::run_concurrent(const Plan& plan, std::vector<Tensor>& values) const {
+  const Graph& g = *graph_;
+  const size_t n = plan.steps.size();
+  std::vector<int> readers = plan.readers;
+  std::vector<int> waiting(n);
+  std::vector<int> ready, wave;
+  for (size_t i = 0; i < n; ++i) {
+    waiting[i] = plan.steps[i].waits_on;
+    if (waiting[i] == 0) ready.push_back(static_cast<int>(i));
+  }
+  std::mutex error_mu;
+  Status error;
+  // Runs step i and records its time (alone: over all threads; else on one beside others).
+  const auto run_step = [&](int i, bool alone) {
+    const Step& st = plan.steps[static_cast<size_t>(i)];
+    if (st.precomputed) {
+      values[static_cast<size_t>(st.out_base)] = st.value;
+      return;
+    }
+    const Node& node = g.node(st.node);
+    std::vector<const Tensor*> inputs;
+    std::vector<bool> forwardable;
+    inputs.reserve(st.input_slots.size());
+    for (int s : st.input_slots) {
+      inputs.push_back(&values[static_cast<size_t>(s)]);
+      forwardable.push_back(readers[static_cast<size_t>(s)] == 1);
+    }
+    ExecEnv env;
+    env.resources = resources_.get();
+    env.ref_inputs.assign(st.input_slots.size(), nullptr);
+    exec::Scratch scratch;
+    const auto t0 = std::chrono::steady_clock::now();
+    Status s = exec::run_node(node, st.device, inputs, forwardable, env, scratch);
+    (alone ? plan.alone_ns : plan.beside_ns)[static_cast<size_t>(i)].store(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(),
+        std::memory_order_relaxed);
+    if (!s.ok()) {
+      std::lock_guard<std::mutex> lock(error_mu);
+      if (error.ok()) error = s;
+      return;
+    }
+    for (size_t k = 0; k < scratch.outs.size(); ++k) values[static_cast<size_t>(st.out_base) + k] = std::move(scratch.outs[k]);
+  };
+  const auto alone = [&](int i) { return plan.alone_ns[static_cast<size_t>(i)].load(std::memory_order_relaxed); };
+  const auto beside = [&](int i) {
+    const int64_t t = plan.beside_ns[static_cast<size_t>(i)].load(std::memory_order_relaxed);
+    return t > 0 ? t : alone(i) * 8 / 5;
+  };
+  const int threads = num_threads();
+  const bool always = concurrent_executor() == ConcurrentExecutor::kAlways;
+  std::vector<int64_t> work;
+  while (!ready.empty()) {
+    wave.swap(ready);
+    ready.clear();
+    // How many of the wave's steps (longest first) run alone; the rest run at once.
+    size_t first = wave.size();
+    bool timed = true;
+    for (int i : wave) timed = timed && (alone(i) > 0 || plan.steps[static_cast<size_t>(i)].precomputed);
+    if (wave.size() >= 2 && always) {
+      first = 0;
+    } else if (wave.size() >= 2 && timed) {
+      std::stable_sort(wave.begin(), wave.end(), [&](int a, int b) { return beside(a) > beside(b); });
+      int64_t best = 0;
+      for (int i : wave) best += alone(i);
+      int64_t head = 0;  // time of the steps run alone
+      for (size_t k = 0; k <= 2 && k + 2 <= wave.size(); ++k) {
+        work.clear();
+        for (size_t j = k; j < wave.size(); ++j) work.push_back(beside(wave[j]));
+        const int64_t t = head + makespan(work, threads) + kGroupOverheadNs;
+        if (t < best) {
+          best = t;
+          first = k;
+        }
+        head += alone(wave[k]);
+      }
+    }
+    for (size_t k = 0; k < std::min(first, wave.size()); ++k) {
+      run_step(wave[k], true);
+      if (!error.ok()) return error;
+    }
+    if (first < wave.size()) {
+      const int64_t count = static_cast<int64_t>(wave.size() - first);
+      parallel_for_parts(count, 1, static_cast<int>(count), [&](int64_t b, int64_t e) {
+        for (int64_t k = b; k < e; ++k) run_step(wave[first + static_cast<size_t>(k)], false);
+      });
+      if (!error.ok()) return error;
+    }
+    for (int i : wave) {  // count down what the wave read; release what nobody reads any more
+      const Step& st = plan.steps[static_cast<size_t>(i)];
+      for (int s : st.read_slots) {
+        if (--readers[static_cast<size_t>(s)] == 0) values[static_cast<size_t>(s)] = Tensor();
+      }
+      for (size_t k = 0; k < g.node(st.node).out_dtypes.size(); ++k) {
+        const size_t s = static_cast<size_t>(st.out_base) + k;
+        if (readers[s] == 0) values[s] = Tensor();  // nothing reads it and it is not fetched
+      }
+      for (int c : st.successors) {
+        if (--waiting[static_cast<size_t>(c)] == 0) ready.push_back(c);
+      }
+    }
+    wave.clear();
+  }
+  return Status::OK();
+}
+
 Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
                     const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
                     std::vector<Tensor>* outputs) {
@@ -493,6 +662,43 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
   std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
   std::vector<Variable*> refs(static_cast<size_t>(plan.num_slots), nullptr);
   for (size_t i = 0; i < feeds.size(); ++i) values[static_cast<size_t>(plan.feed_slots[i])] = feeds[i].second;
+  // A concurrent plan's first runs at a feed shape time both executors: runs 0-2 one step at a
+  // time (warm-up: first allocations, derived constants; they give the concurrent executor its
+  // step times), runs 3-10 alternating one step at a time / concurrent; from run 11 on, the
+  // quicker by its best run goes on (concurrent only when at least 3% quicker). Wall time decides, so what the step times
+  // cannot see (cache locality, contention for memory) counts too.
+  Plan::Tuning* tuning = nullptr;
+  bool concurrent = false;
+  int tuning_run = 0;
+  const ConcurrentExecutor mode = concurrent_executor();
+  if (plan.concurrent && num_threads() > 1 && mode == ConcurrentExecutor::kAlways) {
+    concurrent = true;
+  } else if (plan.concurrent && num_threads() > 1 && mode == ConcurrentExecutor::kAuto) {
+    std::vector<int64_t> key;
+    for (const auto& f : feeds)
+      for (int d = 0; d < f.second.rank(); ++d) key.push_back(f.second.dim(d));
+    std::lock_guard<std::mutex> lock(plan.tuning_mu);
+    tuning = &plan.tuning[key];
+    tuning_run = tuning->runs <= kLastTuningRun ? tuning->runs++ : tuning->runs;
+    concurrent = tuning_run > kLastTuningRun ? tuning->concurrent_ns < tuning->one_at_a_time_ns * 97 / 100
+                                             : tuning_run >= kFirstTuningRun && tuning_run % 2 == 0;
+  }
+  const auto t_start = std::chrono::steady_clock::now();
+  const auto timed = [&](bool ran_concurrent) {
+    if (tuning == nullptr || tuning_run < kFirstTuningRun || tuning_run > kLastTuningRun) return;
+    const int64_t ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t_start).count();
+    std::lock_guard<std::mutex> lock(plan.tuning_mu);
+    int64_t& best = ran_concurrent ? tuning->concurrent_ns : tuning->one_at_a_time_ns;
+    best = std::min(best, ns);
+  };
+  if (concurrent) {
+    OPF_RETURN_IF_ERROR(run_concurrent(plan, values));
+    timed(true);
+    outputs->clear();
+    for (size_t i = 0; i < fetches.size(); ++i) outputs->push_back(values[static_cast<size_t>(plan.fetch_slots[i])]);
+    return Status::OK();
+  }
 
   std::vector<const Tensor*> inputs;
   std::vector<Tensor> derefs;
@@ -529,7 +735,13 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     for (size_t k = 0; k < inputs.size(); ++k) {
       if (inputs[k] != &values[static_cast<size_t>(st.input_slots[k])]) forwardable[k] = false;
     }
+    const auto t0 = tuning != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     OPF_RETURN_IF_ERROR(exec::run_node(node, st.device, inputs, forwardable, env, scratch));
+    if (tuning != nullptr) {  // the concurrent executor's cost model: this step's time alone
+      plan.alone_ns[static_cast<size_t>(&st - plan.steps.data())].store(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(),
+          std::memory_order_relaxed);
+    }
     std::vector<Tensor>& outs = scratch.outs;
     for (size_t k = 0; k < outs.size(); ++k) {
       values[static_cast<size_t>(st.out_base) + k] = std::move(outs[k]);
@@ -537,6 +749,7 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     }
     for (int s : st.release) values[static_cast<size_t>(s)] = Tensor();
   }
+  timed(false);
   outputs->clear();
   for (size_t i = 0; i < fetches.size(); ++i) {
     const size_t s = static_cast<size_t>(plan.fetch_slots[i]);

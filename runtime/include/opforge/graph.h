@@ -86,6 +86,14 @@ bool is_control_flow_op(const std::string& op);
 // The plan of a graph with control flow (control_flow.cc).
 struct DataflowPlan;
 
+// Inter-op parallelism of Session runs (Session::run_concurrent), for tests and comparisons:
+// kAuto (the default) times both executors on a plan's first runs and keeps the quicker; kOff
+// runs every plan one step at a time (each step over all threads); kAlways runs every plan that
+// allows it on the concurrent executor, every wave of two or more steps at once.
+enum class ConcurrentExecutor { kOff = 0, kAuto = 1, kAlways = 2 };
+ConcurrentExecutor concurrent_executor();
+void set_concurrent_executor(ConcurrentExecutor mode);
+
 // Per-op-type kernel time of Session runs, while enabled (of.config.experimental profiling and
 // the benchmarks): op name -> (kernel runs, nanoseconds). Enabling clears the totals.
 bool profiling_enabled();
@@ -133,6 +141,11 @@ class Session {
     // only puts it in its slot (frozen models have thousands of constants).
     bool precomputed = false;
     Tensor value;
+    // For the concurrent executor: the steps that wait on this one (data or control), how many
+    // steps this one waits on, and the distinct slots it reads.
+    std::vector<int> successors;
+    int waits_on = 0;
+    std::vector<int> read_slots;
   };
   struct Plan {
     uint64_t version = 0, edits = 0;
@@ -140,7 +153,26 @@ class Session {
     std::vector<Step> steps;
     int num_slots = 0;
     std::vector<int> feed_slots, fetch_slots;
+    // Inter-op parallelism: set when every step is a stateless CPU step without reference
+    // inputs or outputs (a frozen inference graph), whose order only data edges fix. Such a
+    // plan runs on the concurrent executor: independent ready steps run at once, one thread
+    // each, where their measured times say that beats one step at a time over all threads.
+    bool concurrent = false;
+    std::vector<int> readers;  // per slot: the steps that read it (-1: fetched, kept to the end)
+    // The executor's cost model, per step: its kernel time (nanoseconds; 0 before it has run)
+    // when it last ran alone over all threads, and when it last ran on one thread beside
+    // others. Shared by concurrent runs of the plan, hence atomic.
+    std::unique_ptr<std::atomic<int64_t>[]> alone_ns, beside_ns;
+    // Which executor a concurrent plan uses, per shape of its feeds (a batch size): the first
+    // runs time both, later runs take the quicker (see Session::run).
+    struct Tuning {
+      int runs = 0;
+      int64_t one_at_a_time_ns = INT64_MAX, concurrent_ns = INT64_MAX;
+    };
+    mutable std::mutex tuning_mu;
+    mutable std::map<std::vector<int64_t>, Tuning> tuning;
   };
+  Status run_concurrent(const Plan& plan, std::vector<Tensor>& values) const;
   Status make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
                    const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
                    Plan* plan) const;

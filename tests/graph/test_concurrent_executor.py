@@ -1,0 +1,155 @@
+"""The concurrent executor (inter-op parallelism, Session::run_concurrent): independent ready
+steps of a stateless graph run at once. 'always' sends every wave of two or more steps to the
+threads together; results must equal one-step-at-a-time runs ('off') bit for bit, on branchy
+random graphs whose tensors have several readers (release and in-place forwarding counted per
+run), with fetches inside the graph, on errors, from several Python threads at once (this file
+also runs under ThreadSanitizer in CI), and with 'auto' through its timing runs."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import opforge as of
+import opforge.compat.v1 as tf1
+from opforge import _C
+
+UNARY = [of.nn.relu, lambda t: -t, of.tanh, of.square, lambda t: t * 0.5 + 1.0]
+
+
+@pytest.fixture
+def executor():
+    before = _C.concurrent_executor()
+    yield _C.set_concurrent_executor
+    _C.set_concurrent_executor(before)
+
+
+def _random_dag(rng, width=5, depth=6, shape=(4, 33)):
+    """Branches that fork and join: every level reads one or two tensors of the levels before,
+    so most tensors have several readers and several steps are ready at once."""
+    g = of.Graph()
+    with g.as_default():
+        x = of.placeholder(of.float32, shape, name="x")
+        level, fetches = [x], []
+        for d in range(depth):
+            nxt = []
+            for b in range(width):
+                a = level[int(rng.integers(len(level)))]
+                if rng.random() < 0.5:
+                    c = level[int(rng.integers(len(level)))]
+                    t = of.add(a, c) if rng.random() < 0.5 else of.multiply(a, c)
+                else:
+                    t = UNARY[int(rng.integers(len(UNARY)))](a)
+                nxt.append(t)
+            level = nxt
+            fetches.append(level[0])  # a fetch in the middle of the graph, read on after it
+        out = of.add_n(level, name="out")
+    return g, x, fetches + [out]
+
+
+def _run(g, x, fetches, feed, mode, runs=3):
+    _C.set_concurrent_executor(mode)
+    sess = of.Session(graph=g)
+    return [sess.run(fetches, {x: feed}) for _ in range(runs)]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_graphs_match_one_step_at_a_time(executor, seed):
+    rng = np.random.default_rng(seed)
+    g, x, fetches = _random_dag(rng)
+    feed = rng.standard_normal((4, 33)).astype(np.float32)
+    want = _run(g, x, fetches, feed, "off", runs=1)[0]
+    for got in _run(g, x, fetches, feed, "always"):
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_auto_through_its_timing_runs(executor):
+    rng = np.random.default_rng(11)
+    g, x, fetches = _random_dag(rng, width=4, depth=4, shape=(64, 256))
+    feed = rng.standard_normal((64, 256)).astype(np.float32)
+    want = _run(g, x, fetches, feed, "off", runs=1)[0]
+    for got in _run(g, x, fetches, feed, "auto", runs=14):  # timing runs, then the chosen one
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_conv_branches(executor):
+    """Inception-like: parallel convolution branches concatenated."""
+    rng = np.random.default_rng(3)
+    g = of.Graph()
+    with g.as_default():
+        x = of.placeholder(of.float32, [2, 12, 12, 8], name="x")
+        branches = [of.nn.relu(of.nn.conv2d(x, rng.standard_normal((k, k, 8, 6)).astype(np.float32), 1, "SAME"))
+                    for k in (1, 3, 5)]
+        branches.append(of.nn.avg_pool2d(x, 3, 1, "SAME"))
+        y = of.concat(branches, axis=3, name="y")
+    feed = rng.standard_normal((2, 12, 12, 8)).astype(np.float32)
+    want = _run(g, x, [y], feed, "off", runs=1)[0][0]
+    for got in _run(g, x, [y], feed, "always"):
+        np.testing.assert_array_equal(got[0], want)
+
+
+def test_error_in_a_concurrent_group(executor):
+    g = of.Graph()
+    with g.as_default():
+        x = of.placeholder(of.float32, [None], name="x")
+        shape = of.placeholder(of.int32, [1], name="shape")
+        ok = of.nn.relu(x)
+        bad = of.reshape(-x, shape, name="bad_reshape")
+        y = of.add(of.reduce_sum(ok), of.reduce_sum(bad), name="y")
+    executor("always")
+    sess = of.Session(graph=g)
+    with pytest.raises(of.InvalidArgumentError, match="bad_reshape"):
+        sess.run(y, {x: np.ones(6, np.float32), shape: np.array([7], np.int32)})
+    xv = np.arange(6, dtype=np.float32) - 2  # relu sums to 6, the negation to -3
+    assert sess.run(y, {x: xv, shape: np.array([6], np.int32)}) == 3.0
+
+
+def test_many_threads_on_one_session(executor):
+    rng = np.random.default_rng(5)
+    g, x, fetches = _random_dag(rng, width=4, depth=5, shape=(8, 40))
+    feeds = [rng.standard_normal((8, 40)).astype(np.float32) for _ in range(4)]
+    want = [_run(g, x, fetches, f, "off", runs=1)[0] for f in feeds]
+    executor("always")
+    sess = of.Session(graph=g)
+    failures = []
+
+    def work(i):
+        try:
+            for _ in range(25):
+                for a, b in zip(sess.run(fetches, {x: feeds[i]}), want[i]):
+                    np.testing.assert_array_equal(a, b)
+        except Exception as e:  # noqa: BLE001 - reported by the main thread
+            failures.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures[0]
+
+
+def test_stateful_graphs_stay_one_step_at_a_time(executor):
+    """A graph with variables keeps the one-step-at-a-time executor and its order (TF1
+    programs rely on it): two updates and a read, in creation order, every run."""
+    g = of.Graph()
+    with g.as_default():
+        v = tf1.Variable(np.float32(1.0), name="v")
+        up = tf1.assign_add(v, 1.0)
+        with g.control_dependencies([up]):
+            twice = tf1.assign(v, v * 2.0)
+        init = tf1.global_variables_initializer()
+    executor("always")
+    sess = tf1.Session(graph=g)
+    sess.run(init)
+    assert [float(sess.run(twice)) for _ in range(3)] == [4.0, 10.0, 22.0]
+
+
+def test_mode_names(executor):
+    for mode in ("off", "auto", "always"):
+        executor(mode)
+        assert _C.concurrent_executor() == mode
+    with pytest.raises(ValueError, match="'off', 'auto' or 'always'"):
+        _C.set_concurrent_executor("sometimes")
