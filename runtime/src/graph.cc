@@ -481,6 +481,9 @@ std::atomic<int> g_concurrent{static_cast<int>(ConcurrentExecutor::kAuto)};
 
 // The runs at one feed shape that time the two executors against each other (Session::run).
 constexpr int kFirstTuningRun = 3, kLastTuningRun = 10;
+// Feed shapes a plan tunes for; runs at further shapes (a graph fed ever-new shapes) go one
+// step at a time.
+constexpr size_t kMaxTunedShapes = 64;
 
 // What handing a group of steps to the threads costs (a parallel region), in nanoseconds.
 constexpr int64_t kGroupOverheadNs = 5'000;
@@ -678,10 +681,14 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     for (const auto& f : feeds)
       for (int d = 0; d < f.second.rank(); ++d) key.push_back(f.second.dim(d));
     std::lock_guard<std::mutex> lock(plan.tuning_mu);
-    tuning = &plan.tuning[key];
-    tuning_run = tuning->runs <= kLastTuningRun ? tuning->runs++ : tuning->runs;
-    concurrent = tuning_run > kLastTuningRun ? tuning->concurrent_ns < tuning->one_at_a_time_ns * 97 / 100
-                                             : tuning_run >= kFirstTuningRun && tuning_run % 2 == 0;
+    auto it = plan.tuning.find(key);
+    if (it == plan.tuning.end() && plan.tuning.size() < kMaxTunedShapes) it = plan.tuning.emplace(key, Plan::Tuning()).first;
+    if (it != plan.tuning.end()) {
+      tuning = &it->second;
+      tuning_run = tuning->runs <= kLastTuningRun ? tuning->runs++ : tuning->runs;
+      concurrent = tuning_run > kLastTuningRun ? tuning->concurrent_ns < tuning->one_at_a_time_ns * 97 / 100
+                                               : tuning_run >= kFirstTuningRun && tuning_run % 2 == 0;
+    }
   }
   const auto t_start = std::chrono::steady_clock::now();
   const auto timed = [&](bool ran_concurrent) {

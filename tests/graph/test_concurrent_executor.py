@@ -74,6 +74,22 @@ def test_auto_through_its_timing_runs(executor):
             np.testing.assert_array_equal(a, b)
 
 
+def test_auto_over_many_feed_shapes(executor):
+    """'auto' tunes per feed shape, up to 64 shapes a plan; beyond, runs go one step at a time.
+    Each shape's result stays right either way."""
+    rng = np.random.default_rng(12)
+    g = of.Graph()
+    with g.as_default():
+        x = of.placeholder(of.float32, [None, 16], name="x")
+        y = of.add(of.nn.relu(x) * 2.0, of.tanh(x) - of.square(x), name="y")
+    executor("auto")
+    sess = of.Session(graph=g)
+    for rows in list(range(1, 71)) + [5] * 12:
+        xv = rng.standard_normal((rows, 16)).astype(np.float32)
+        np.testing.assert_allclose(sess.run(y, {x: xv}), np.maximum(xv, 0) * 2 + (np.tanh(xv) - xv * xv), rtol=1e-6,
+                                   atol=1e-6)
+
+
 def test_conv_branches(executor):
     """Inception-like: parallel convolution branches concatenated."""
     rng = np.random.default_rng(3)
