@@ -267,11 +267,14 @@ void direct_forward(const float* in, const float* filt, float* out, const ConvGe
 // on cache-sized chunks of tiles, chunks split over the threads. Two tile sizes (Lavin & Gray,
 // "Fast Algorithms for Convolutional Neural Networks"):
 //   F(2x2, 3x3): 16 products per 4 outputs, 2.25x fewer multiplies than the direct 9 per output;
-//   F(4x4, 3x3): 36 products per 16 outputs, 4x fewer, with larger transforms and a few times
-//                the rounding error (still ~1e-6 relative on unit-scale data).
-// F(4x4) is the default where it covers the image as well as F(2x2) does (see winograd_tile).
+//   F(4x4, 3x3): 36 products per 16 outputs, 4x fewer, with larger transforms and about ten
+//                times the rounding error (~1e-5 of the output's scale, F(2x2) ~1e-6).
+// F(4x4) is the default where it needs at most 3/4 of F(2x2)'s products (see winograd_tile).
 
-constexpr int64_t kWinogradChunkBytes = 2048 * 1024;
+// The transformed tiles of one chunk (V and M) take about this much: half a core's L2.
+// Medians at batch 8, against 256 KiB / 1 MiB / 2 MiB: 56x56x64 -> 64 2.09 ms (2.30 / 2.41 /
+// 2.44), 128x128x32 -> 16 3.67 (3.76 / 3.91 / 3.97), 72x72x32 -> 64 2.26 (2.31 / 2.44 / 2.42).
+constexpr int64_t kWinogradChunkBytes = 512 * 1024;
 
 // The tile size in use (2 or 4; 0: choose per shape); set_winograd_tile switches it for tests.
 std::atomic<int> g_winograd_tile{0};
