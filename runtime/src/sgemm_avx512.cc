@@ -235,8 +235,10 @@ void scale_c(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
 }
 
 // GEMMs with few rows (m <= kSmallM): packing B would cost as much as the product (a fully
-// connected layer at batch 1 is a matrix-vector product), so B is streamed once as it is.
-constexpr int64_t kSmallM = 4;
+// connected layer at batch 1 to 8 is a few matrix-vector products), so B is streamed once as
+// it is. Up to 4 rows the sums of a pass over B live in L1 (small_m_nn); 5 to 8 rows keep M x 32
+// sums in registers while a 32-column strip of B streams by (small_m_nn_strips).
+constexpr int64_t kSmallM = 8;
 
 __attribute__((target("avx512f"))) inline __mmask16 tail_mask(int64_t left) {
   return left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
@@ -278,6 +280,53 @@ __attribute__((target("avx512f"))) void small_m_nn(bool ta, int64_t n, int64_t k
         float* cp = c + r * ldc + j0 + j;
         _mm512_mask_storeu_ps(cp, mask, finish(_mm512_load_ps(sum[r] + j), cp, mask, alpha, beta));
       }
+    }
+  }
+}
+
+// 5 to 8 rows: for each strip of 32 columns of B (two vectors), M x 2 vector sums stay in
+// registers down all k rows of the strip, so each value of B is loaded once and feeds M FMAs
+// with no sum going through memory (small_m_nn's stores would bound it at these M).
+template <int M>
+__attribute__((target("avx512f"))) void small_m_nn_strips(bool ta, int64_t n, int64_t k, float alpha,
+                                                           const float* a, int64_t lda, const float* b,
+                                                           int64_t ldb, float beta, float* c, int64_t ldc) {
+  constexpr int64_t kAhead = 16;  // rows of the strip requested ahead (a strided stream)
+  for (int64_t j = 0; j < n; j += 32) {
+    const int64_t left = n - j;
+    const __mmask16 m0 = tail_mask(left), m1 = tail_mask(std::max<int64_t>(0, left - 16));
+    __m512 s0[M], s1[M];
+#pragma GCC unroll 8
+    for (int r = 0; r < M; ++r) s0[r] = s1[r] = _mm512_setzero_ps();
+    const float* bp = b + j;
+    if (left >= 32) {
+      for (int64_t p = 0; p < k; ++p, bp += ldb) {
+        _mm_prefetch(reinterpret_cast<const char*>(bp + kAhead * ldb), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(bp + kAhead * ldb + 16), _MM_HINT_T0);
+        const __m512 b0 = _mm512_loadu_ps(bp), b1 = _mm512_loadu_ps(bp + 16);
+#pragma GCC unroll 8
+        for (int r = 0; r < M; ++r) {
+          const __m512 av = _mm512_set1_ps(ta ? a[p * lda + r] : a[r * lda + p]);
+          s0[r] = _mm512_fmadd_ps(av, b0, s0[r]);
+          s1[r] = _mm512_fmadd_ps(av, b1, s1[r]);
+        }
+      }
+    } else {
+      for (int64_t p = 0; p < k; ++p, bp += ldb) {
+        const __m512 b0 = _mm512_maskz_loadu_ps(m0, bp), b1 = _mm512_maskz_loadu_ps(m1, bp + 16);
+#pragma GCC unroll 8
+        for (int r = 0; r < M; ++r) {
+          const __m512 av = _mm512_set1_ps(ta ? a[p * lda + r] : a[r * lda + p]);
+          s0[r] = _mm512_fmadd_ps(av, b0, s0[r]);
+          s1[r] = _mm512_fmadd_ps(av, b1, s1[r]);
+        }
+      }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < M; ++r) {
+      float* cp = c + r * ldc + j;
+      _mm512_mask_storeu_ps(cp, m0, finish(s0[r], cp, m0, alpha, beta));
+      if (m1) _mm512_mask_storeu_ps(cp + 16, m1, finish(s1[r], cp + 16, m1, alpha, beta));
     }
   }
 }
@@ -324,8 +373,10 @@ void small_m(bool ta, bool tb, int64_t n, int64_t k, float alpha, const float* a
              const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (tb) {
     small_m_nt<M>(ta, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  } else {
+  } else if constexpr (M <= 4) {
     small_m_nn<M>(ta, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  } else {
+    small_m_nn_strips<M>(ta, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
 }
 
@@ -346,7 +397,8 @@ void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
   if (m <= kSmallM) {
     using Fn = void (*)(bool, bool, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t,
                         float, float*, int64_t);
-    static constexpr Fn kSmall[kSmallM] = {small_m<1>, small_m<2>, small_m<3>, small_m<4>};
+    static constexpr Fn kSmall[kSmallM] = {small_m<1>, small_m<2>, small_m<3>, small_m<4>,
+                                           small_m<5>, small_m<6>, small_m<7>, small_m<8>};
     kSmall[m - 1](ta, tb, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }

@@ -12,9 +12,11 @@ from opforge import _C
 KERNELS = ["openblas"] + (["avx512"] if _C.set_sgemm_kernel("avx512") else [])
 
 # (m, k, n): micro-tile tails in m and n, K past one and several depth blocks, N past a B
-# block, M past an A block, and degenerate sizes.
+# block, M past an A block, the few-row kernels, and degenerate sizes.
 SHAPES = [(1, 1, 1), (30, 20, 16), (29, 33, 44), (17, 9, 1040), (200, 40, 1000), (50, 300, 700), (1, 2048, 1000), (3, 40, 70), (4, 19, 130), (2, 300, 17), (12, 256, 32), (13, 257, 33), (11, 5, 17), (145, 300, 1025), (49, 4608, 64),
-          (3136, 16, 72), (2, 1000, 3), (300, 7, 1), (1, 513, 2049), (40, 0, 24)]
+          (3136, 16, 72), (2, 1000, 3), (300, 7, 1), (1, 513, 2049), (40, 0, 24),
+          # 5 to 8 rows: B streamed in 32-column strips (column tails of 1, 15, 8, none, one vector)
+          (5, 70, 33), (6, 300, 47), (8, 2048, 1000), (7, 17, 32), (8, 9, 16), (5, 3, 60)]
 
 
 @pytest.fixture
