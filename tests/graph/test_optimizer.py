@@ -335,6 +335,22 @@ def test_zero_pad_folds_into_convolution(graph, rng, base, case):
         assert conv.type == "_Fused" + base and conv.get_attr("fused_ops") == ["BiasAdd", "Relu6"]
 
 
+def test_pad_shared_by_two_convolutions_folds_into_both(graph, rng):
+    """NASNet pads once for two depthwise convolutions (5x5 and 7x7, stride 2): both take the
+    padding, the Pad goes."""
+    x = of.placeholder(of.float32, [2, 11, 11, 4], name="x")
+    p = of.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]])
+    convs = [of.raw_ops.DepthwiseConv2dNative(input=p, filter=rng.standard_normal((k, k, 4, 1)).astype(np.float32),
+                                              strides=[1, 2, 2, 1], padding="VALID") for k in (3, 5)]
+    y = of.add(convs[0][:, :5, :5, :], convs[1][:, :5, :5, :], name="y")
+    got, want, sess = run_both(graph, y, {x: rng.standard_normal((2, 11, 11, 4)).astype(np.float32)})
+    assert_close(got, want)
+    ops = optimized_graph(sess).get_operations()
+    assert "Pad" not in [op.type for op in ops]
+    dws = [op for op in ops if op.type.endswith("DepthwiseConv2dNative")]
+    assert len(dws) == 2 and all(op.get_attr("explicit_paddings") == [0, 0, 1, 2, 2, 1, 0, 0] for op in dws)
+
+
 @pytest.mark.parametrize("case", ["same", "channels", "nonzero", "two_users", "fetched"])
 def test_pad_that_is_not_a_convolution_padding_stays(graph, rng, case):
     x = of.placeholder(of.float32, [2, 7, 7, 3], name="x")

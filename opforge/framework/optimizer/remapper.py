@@ -230,34 +230,42 @@ def _spatial_pads(view: GraphView, pad, data_format: str):
     return [int(v) for d in spatial for v in paddings[d]]
 
 
+def _paddable_by(view: GraphView, pad, c):
+    """The new explicit_paddings of convolution c when it reads pad's output as its input (and
+    only there) and can absorb pad's zero padding of height and width; else None."""
+    if c.op not in _PADDABLE or c.attr["padding"].s not in (b"VALID", b"EXPLICIT") or c.attr["T"].type != pad.attr["T"].type:
+        return None
+    reads = [i for i in c.input if parse_input(i.lstrip("^"))[0] == pad.name]
+    if reads != [view.data_inputs(c)[0]] or parse_input(reads[0])[1] != 0:
+        return None
+    fmt = _data_format(c)
+    extra = _spatial_pads(view, pad, fmt)
+    old = list(c.attr["explicit_paddings"].list.i) if c.attr["padding"].s == b"EXPLICIT" else [0] * 8
+    if extra is None or len(old) != 8:
+        return None
+    hw = (2, 4) if fmt == "NHWC" else (4, 6)  # offsets of H's and W's (before, after) pairs
+    for k, off in enumerate((hw[0], hw[0] + 1, hw[1], hw[1] + 1)):
+        old[off] += extra[k]
+    return old
+
+
 def _fold_pads(view: GraphView) -> None:
-    """Pad(x) -> VALID or EXPLICIT convolution  =>  the convolution over x with the padding
-    added to its explicit_paddings."""
+    """Pad(x) -> VALID or EXPLICIT convolutions  =>  the convolutions over x with the padding
+    added to their explicit_paddings (every reader of the Pad must be one: NASNet pads once for
+    two depthwise convolutions)."""
     folded = []
-    for c in list(view.nodes):
-        if c.op not in _PADDABLE or c.attr["padding"].s not in (b"VALID", b"EXPLICIT"):
+    for pad in list(view.nodes):
+        if pad.op not in ("Pad", "PadV2") or pad.name in view.preserve or view.control_inputs(pad):
             continue
-        src, idx = parse_input(view.data_inputs(c)[0])
-        pad = view.node(src)
-        if pad is None or idx != 0 or pad.op not in ("Pad", "PadV2") or not view.has_single_data_consumer(pad.name):
+        convs = view.consumers(pad.name)
+        paddings = [_paddable_by(view, pad, c) for c in convs]
+        if not convs or any(p is None for p in paddings):
             continue
-        if view.control_inputs(pad) or pad.attr["T"].type != c.attr["T"].type:
-            continue
-        fmt = _data_format(c)
-        extra = _spatial_pads(view, pad, fmt)
-        if extra is None:
-            continue
-        old = list(c.attr["explicit_paddings"].list.i) if c.attr["padding"].s == b"EXPLICIT" else [0] * 8
-        if len(old) != 8:
-            continue
-        hw = (2, 4) if fmt == "NHWC" else (4, 6)  # offsets of H's and W's (before, after) pairs
-        new = list(old)
-        for k, off in enumerate((hw[0], hw[0] + 1, hw[1], hw[1] + 1)):
-            new[off] += extra[k]
-        c.input[0] = view.data_inputs(pad)[0]
-        c.attr["padding"].s = b"EXPLICIT"
-        c.attr["explicit_paddings"].list.Clear()
-        c.attr["explicit_paddings"].list.i.extend(new)
+        for c, new in zip(convs, paddings):
+            c.input[0] = view.data_inputs(pad)[0]
+            c.attr["padding"].s = b"EXPLICIT"
+            c.attr["explicit_paddings"].list.Clear()
+            c.attr["explicit_paddings"].list.i.extend(new)
         view.changed()
         folded.append(pad.name)
     view.remove(folded)
