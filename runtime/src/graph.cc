@@ -555,37 +555,46 @@ Status Session::run_concurrent(const Plan& plan, std::vector<Tensor>& values) co
     }
     for (size_t k = 0; k < scratch.outs.size(); ++k) values[static_cast<size_t>(st.out_base) + k] = std::move(scratch.outs[k]);
   };
-  const auto alone = [&](int i) { return plan.alone_ns[static_cast<size_t>(i)].load(std::memory_order_relaxed); };
-  const auto beside = [&](int i) {
-    const int64_t t = plan.beside_ns[static_cast<size_t>(i)].load(std::memory_order_relaxed);
-    return t > 0 ? t : alone(i) * 8 / 5;
-  };
   const int threads = num_threads();
   const bool always = concurrent_executor() == ConcurrentExecutor::kAlways;
+  struct Cost {
+    int64_t beside, alone;
+    int step;
+  };
+  std::vector<Cost> costs;
   std::vector<int64_t> work;
   while (!ready.empty()) {
     wave.swap(ready);
     ready.clear();
+    // The wave's step times, read once (other runs of the plan may update them meanwhile),
+    // longest first.
+    costs.clear();
+    bool timed = true;
+    for (int i : wave) {
+      const int64_t a = plan.alone_ns[static_cast<size_t>(i)].load(std::memory_order_relaxed);
+      const int64_t b = plan.beside_ns[static_cast<size_t>(i)].load(std::memory_order_relaxed);
+      costs.push_back({b > 0 ? b : a * 8 / 5, a, i});
+      timed = timed && (a > 0 || plan.steps[static_cast<size_t>(i)].precomputed);
+    }
+    std::stable_sort(costs.begin(), costs.end(), [](const Cost& x, const Cost& y) { return x.beside > y.beside; });
+    for (size_t k = 0; k < costs.size(); ++k) wave[k] = costs[k].step;
     // How many of the wave's steps (longest first) run alone; the rest run at once.
     size_t first = wave.size();
-    bool timed = true;
-    for (int i : wave) timed = timed && (alone(i) > 0 || plan.steps[static_cast<size_t>(i)].precomputed);
     if (wave.size() >= 2 && always) {
       first = 0;
     } else if (wave.size() >= 2 && timed) {
-      std::stable_sort(wave.begin(), wave.end(), [&](int a, int b) { return beside(a) > beside(b); });
       int64_t best = 0;
-      for (int i : wave) best += alone(i);
+      for (const Cost& c : costs) best += c.alone;
       int64_t head = 0;  // time of the steps run alone
       for (size_t k = 0; k <= 2 && k + 2 <= wave.size(); ++k) {
         work.clear();
-        for (size_t j = k; j < wave.size(); ++j) work.push_back(beside(wave[j]));
+        for (size_t j = k; j < wave.size(); ++j) work.push_back(costs[j].beside);
         const int64_t t = head + makespan(work, threads) + kGroupOverheadNs;
         if (t < best) {
           best = t;
           first = k;
         }
-        head += alone(wave[k]);
+        head += costs[k].alone;
       }
     }
     for (size_t k = 0; k < std::min(first, wave.size()); ++k) {
