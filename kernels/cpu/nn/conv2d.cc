@@ -6,7 +6,7 @@
 // tiles are spread over the runtime's threads, each calling a single-threaded GEMM (a GEMM
 // inside a parallel region runs inline). A 1x1 convolution with stride 1 and no padding is one
 // GEMM over the input; float32 3x3 stride-1 convolutions over enough channels and tiles use
-// Winograd F(2x2, 3x3); float32 convolutions over at most 16 input channels run the direct
+// Winograd F(4x4, 3x3) or F(2x2, 3x3); float32 convolutions over at most 16 input channels run the direct
 // AVX-512 kernel (conv_direct_avx512.h) where the CPU has it. float16/bfloat16 compute in
 // float32, int32 with a wrapping integer GEMM.
 //
