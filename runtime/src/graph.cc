@@ -687,16 +687,21 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     concurrent = true;
   } else if (plan.concurrent && num_threads() > 1 && mode == ConcurrentExecutor::kAuto) {
     std::vector<int64_t> key;
-    for (const auto& f : feeds)
+    for (const auto& f : feeds) {
+      key.push_back(f.second.rank());
       for (int d = 0; d < f.second.rank(); ++d) key.push_back(f.second.dim(d));
+    }
     std::lock_guard<std::mutex> lock(plan.tuning_mu);
     auto it = plan.tuning.find(key);
     if (it == plan.tuning.end() && plan.tuning.size() < kMaxTunedShapes) it = plan.tuning.emplace(key, Plan::Tuning()).first;
     if (it != plan.tuning.end()) {
       tuning = &it->second;
       tuning_run = tuning->runs <= kLastTuningRun ? tuning->runs++ : tuning->runs;
-      concurrent = tuning_run > kLastTuningRun ? tuning->concurrent_ns < tuning->one_at_a_time_ns * 97 / 100
-                                               : tuning_run >= kFirstTuningRun && tuning_run % 2 == 0;
+      // (Both timed: a run can reach the decision before other threads' timing runs finish.)
+      const bool timed_both = tuning->concurrent_ns != INT64_MAX && tuning->one_at_a_time_ns != INT64_MAX;
+      concurrent = tuning_run > kLastTuningRun
+                       ? timed_both && tuning->concurrent_ns < tuning->one_at_a_time_ns / 100 * 97
+                       : tuning_run >= kFirstTuningRun && tuning_run % 2 == 0;
     }
   }
   const auto t_start = std::chrono::steady_clock::now();

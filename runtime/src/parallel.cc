@@ -77,7 +77,7 @@ class ThreadPool {
     }
     job_ = &fn;
     pending_.store(parts - 1, std::memory_order_relaxed);
-    const uint64_t gen = gen_of(state_.load(std::memory_order_relaxed)) + 1;
+    const uint64_t gen = (gen_of(state_.load(std::memory_order_relaxed)) + 1) & 0xFFFFFFFFu;  // wraps in 32 bits
     // Part 0 is the caller's: the word starts with part 1 unclaimed.
     state_.store((gen << 32) | (uint64_t(parts) << 16) | 1u, std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
@@ -114,7 +114,9 @@ class ThreadPool {
   void loop() {
     uint64_t seen = 0;
     for (;;) {
-      const auto posted = [&] { return gen_of(state_.load(std::memory_order_acquire)) != seen; };
+      // seq_cst: with sleepers_ below and the caller's store-then-load, one side always sees
+      // the other (no sleeping through a posted job).
+      const auto posted = [&] { return gen_of(state_.load(std::memory_order_seq_cst)) != seen; };
       if (!spin_until(posted, kWorkerSpin)) {
         std::unique_lock<std::mutex> lock(mu_);
         sleepers_.fetch_add(1, std::memory_order_seq_cst);

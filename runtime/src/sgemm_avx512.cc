@@ -237,8 +237,9 @@ void scale_c(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
 // GEMMs with few rows (m <= kSmallM): packing B would cost as much as the product (a fully
 // connected layer at batch 1 to 8 is a few matrix-vector products), so B is streamed once as
 // it is. Up to 4 rows the sums of a pass over B live in L1 (small_m_nn); 5 to 8 rows keep M x 32
-// sums in registers while a 32-column strip of B streams by (small_m_nn_strips).
-constexpr int64_t kSmallM = 8;
+// sums in registers while a 32-column strip of B streams by (small_m_nn_strips). With
+// op(B) = B^T, up to kSmallNt rows take dot products of rows (small_m_nt); more are packed.
+constexpr int64_t kSmallM = 8, kSmallNt = 4;
 
 __attribute__((target("avx512f"))) inline __mmask16 tail_mask(int64_t left) {
   return left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
@@ -371,9 +372,10 @@ __attribute__((target("avx512f"))) void small_m_nt(bool ta, int64_t n, int64_t k
 template <int M>
 void small_m(bool ta, bool tb, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
              const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  if (tb) {
-    small_m_nt<M>(ta, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  } else if constexpr (M <= 4) {
+  if constexpr (M <= kSmallNt) {
+    if (tb) return small_m_nt<M>(ta, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+  if constexpr (M <= 4) {
     small_m_nn<M>(ta, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   } else {
     small_m_nn_strips<M>(ta, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -394,7 +396,8 @@ void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
                   int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0 || alpha == 0.0f) return scale_c(m, n, beta, c, ldc);
-  if (m <= kSmallM) {
+  // (With op(B) = B^T, small_m_nt's dot products are measured only up to 4 rows.)
+  if (m <= (tb ? kSmallNt : kSmallM)) {
     using Fn = void (*)(bool, bool, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t,
                         float, float*, int64_t);
     static constexpr Fn kSmall[kSmallM] = {small_m<1>, small_m<2>, small_m<3>, small_m<4>,
