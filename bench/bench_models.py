@@ -61,10 +61,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # logging only: TF's start-u
 import keras_models  # noqa: E402
 from _common import best_of_interleaved, optional, times_interleaved  # noqa: E402
 
-# Left out of the default list: EfficientNetB0 freezes its swish (tf.nn.silu, a custom-gradient
-# function) into IdentityN, which opforge does not have.
-LEFT_OUT = {"efficientnet_b0": "IdentityN"}
-DEFAULT_MODELS = [name for name in keras_models.MODELS if name not in LEFT_OUT]
+# Every exported model runs by default (EfficientNetB0, left out while opforge lacked the
+# IdentityN its frozen swish needs, runs since IdentityN became an op).
+DEFAULT_MODELS = list(keras_models.MODELS)
 QUICK_MODELS = ["small_cnn", "unet", "mobilenet", "mobilenet_v2", "resnet50"]
 
 
