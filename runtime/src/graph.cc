@@ -488,6 +488,10 @@ constexpr size_t kMaxTunedShapes = 64;
 // What handing a group of steps to the threads costs (a parallel region), in nanoseconds.
 constexpr int64_t kGroupOverheadNs = 5'000;
 
+int64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - since).count();
+}
+
 // The time n threads take over `work` (each item on one thread), longest first, each to the
 // thread with the least so far.
 int64_t makespan(const std::vector<int64_t>& work, int threads) {
@@ -524,30 +528,35 @@ Status Session::run_concurrent(const Plan& plan, std::vector<Tensor>& values) co
   }
   std::mutex error_mu;
   Status error;
+  // What running one step needs besides the slots: the steps run alone share one, each step
+  // of a concurrent group has its own.
+  struct StepScratch {
+    std::vector<const Tensor*> inputs;
+    std::vector<bool> forwardable;
+    ExecEnv env;
+    exec::Scratch scratch;
+  };
+  StepScratch alone_scratch;
   // Runs step i and records its time (alone: over all threads; else on one beside others).
-  const auto run_step = [&](int i, bool alone) {
+  const auto run_step = [&](int i, bool alone, StepScratch& sc) {
     const Step& st = plan.steps[static_cast<size_t>(i)];
     if (st.precomputed) {
       values[static_cast<size_t>(st.out_base)] = st.value;
       return;
     }
     const Node& node = g.node(st.node);
-    std::vector<const Tensor*> inputs;
-    std::vector<bool> forwardable;
-    inputs.reserve(st.input_slots.size());
+    sc.inputs.clear();
+    sc.forwardable.clear();
     for (int s : st.input_slots) {
-      inputs.push_back(&values[static_cast<size_t>(s)]);
-      forwardable.push_back(readers[static_cast<size_t>(s)] == 1);
+      sc.inputs.push_back(&values[static_cast<size_t>(s)]);
+      sc.forwardable.push_back(readers[static_cast<size_t>(s)] == 1);
     }
-    ExecEnv env;
-    env.resources = resources_.get();
-    env.ref_inputs.assign(st.input_slots.size(), nullptr);
-    exec::Scratch scratch;
+    sc.env.resources = resources_.get();
+    sc.env.ref_inputs.assign(st.input_slots.size(), nullptr);
+    exec::Scratch& scratch = sc.scratch;
     const auto t0 = std::chrono::steady_clock::now();
-    Status s = exec::run_node(node, st.device, inputs, forwardable, env, scratch);
-    (alone ? plan.alone_ns : plan.beside_ns)[static_cast<size_t>(i)].store(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(),
-        std::memory_order_relaxed);
+    Status s = exec::run_node(node, st.device, sc.inputs, sc.forwardable, sc.env, scratch);
+    (alone ? plan.alone_ns : plan.beside_ns)[static_cast<size_t>(i)].store(elapsed_ns(t0), std::memory_order_relaxed);
     if (!s.ok()) {
       std::lock_guard<std::mutex> lock(error_mu);
       if (error.ok()) error = s;
@@ -598,13 +607,14 @@ Status Session::run_concurrent(const Plan& plan, std::vector<Tensor>& values) co
       }
     }
     for (size_t k = 0; k < std::min(first, wave.size()); ++k) {
-      run_step(wave[k], true);
+      run_step(wave[k], true, alone_scratch);
       if (!error.ok()) return error;
     }
     if (first < wave.size()) {
       const int64_t count = static_cast<int64_t>(wave.size() - first);
       parallel_for_parts(count, 1, static_cast<int>(count), [&](int64_t b, int64_t e) {
-        for (int64_t k = b; k < e; ++k) run_step(wave[first + static_cast<size_t>(k)], false);
+        StepScratch sc;
+        for (int64_t k = b; k < e; ++k) run_step(wave[first + static_cast<size_t>(k)], false, sc);
       });
       if (!error.ok()) return error;
     }
@@ -624,6 +634,44 @@ Status Session::run_concurrent(const Plan& plan, std::vector<Tensor>& values) co
     wave.clear();
   }
   return Status::OK();
+}
+
+// A concurrent plan's first runs at a feed shape time both executors: runs 0-2 one step at a
+// time (warm-up: first allocations, derived constants; they give the concurrent executor its
+// step times), runs 3-10 alternating one step at a time / concurrent; from run 11 on, the
+// quicker by its best run goes on (concurrent only when at least 3% quicker). Wall time
+// decides, so what the step times cannot see (cache locality, contention for memory) counts too.
+Session::ExecutorChoice Session::choose_executor(const Plan& plan,
+                                                 const std::vector<std::pair<TensorRef, Tensor>>& feeds) {
+  ExecutorChoice choice;
+  const ConcurrentExecutor mode = concurrent_executor();
+  if (!plan.concurrent || num_threads() <= 1 || mode == ConcurrentExecutor::kOff) return choice;
+  if (mode == ConcurrentExecutor::kAlways) {
+    choice.concurrent = true;
+    return choice;
+  }
+  std::vector<int64_t> key;
+  for (const auto& f : feeds) {
+    key.push_back(f.second.rank());
+    for (int d = 0; d < f.second.rank(); ++d) key.push_back(f.second.dim(d));
+  }
+  std::lock_guard<std::mutex> lock(plan.tuning_mu);
+  auto it = plan.tuning.find(key);
+  if (it == plan.tuning.end()) {
+    if (plan.tuning.size() >= kMaxTunedShapes) return choice;
+    it = plan.tuning.emplace(std::move(key), Plan::Tuning()).first;
+  }
+  Plan::Tuning& t = it->second;
+  const int run = t.runs <= kLastTuningRun ? t.runs++ : t.runs;
+  if (run > kLastTuningRun) {
+    // (Both timed: a run can reach the decision before other threads' timing runs finish.)
+    const bool timed_both = t.concurrent_ns != INT64_MAX && t.one_at_a_time_ns != INT64_MAX;
+    choice.concurrent = timed_both && t.concurrent_ns < t.one_at_a_time_ns / 100 * 97;
+  } else {
+    choice.concurrent = run >= kFirstTuningRun && run % 2 == 0;
+    if (run >= kFirstTuningRun) choice.timing = &t;  // map entries stay put: std::map
+  }
+  return choice;
 }
 
 Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
@@ -674,52 +722,25 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
   std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
   std::vector<Variable*> refs(static_cast<size_t>(plan.num_slots), nullptr);
   for (size_t i = 0; i < feeds.size(); ++i) values[static_cast<size_t>(plan.feed_slots[i])] = feeds[i].second;
-  // A concurrent plan's first runs at a feed shape time both executors: runs 0-2 one step at a
-  // time (warm-up: first allocations, derived constants; they give the concurrent executor its
-  // step times), runs 3-10 alternating one step at a time / concurrent; from run 11 on, the
-  // quicker by its best run goes on (concurrent only when at least 3% quicker). Wall time decides, so what the step times
-  // cannot see (cache locality, contention for memory) counts too.
-  Plan::Tuning* tuning = nullptr;
-  bool concurrent = false;
-  int tuning_run = 0;
-  const ConcurrentExecutor mode = concurrent_executor();
-  if (plan.concurrent && num_threads() > 1 && mode == ConcurrentExecutor::kAlways) {
-    concurrent = true;
-  } else if (plan.concurrent && num_threads() > 1 && mode == ConcurrentExecutor::kAuto) {
-    std::vector<int64_t> key;
-    for (const auto& f : feeds) {
-      key.push_back(f.second.rank());
-      for (int d = 0; d < f.second.rank(); ++d) key.push_back(f.second.dim(d));
-    }
-    std::lock_guard<std::mutex> lock(plan.tuning_mu);
-    auto it = plan.tuning.find(key);
-    if (it == plan.tuning.end() && plan.tuning.size() < kMaxTunedShapes) it = plan.tuning.emplace(key, Plan::Tuning()).first;
-    if (it != plan.tuning.end()) {
-      tuning = &it->second;
-      tuning_run = tuning->runs <= kLastTuningRun ? tuning->runs++ : tuning->runs;
-      // (Both timed: a run can reach the decision before other threads' timing runs finish.)
-      const bool timed_both = tuning->concurrent_ns != INT64_MAX && tuning->one_at_a_time_ns != INT64_MAX;
-      concurrent = tuning_run > kLastTuningRun
-                       ? timed_both && tuning->concurrent_ns < tuning->one_at_a_time_ns / 100 * 97
-                       : tuning_run >= kFirstTuningRun && tuning_run % 2 == 0;
-    }
-  }
+  const ExecutorChoice choice = choose_executor(plan, feeds);
   const auto t_start = std::chrono::steady_clock::now();
-  const auto timed = [&](bool ran_concurrent) {
-    if (tuning == nullptr || tuning_run < kFirstTuningRun || tuning_run > kLastTuningRun) return;
-    const int64_t ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t_start).count();
+  const auto report_time = [&](bool ran_concurrent) {
+    if (choice.timing == nullptr) return;
+    const int64_t ns = elapsed_ns(t_start);
     std::lock_guard<std::mutex> lock(plan.tuning_mu);
-    int64_t& best = ran_concurrent ? tuning->concurrent_ns : tuning->one_at_a_time_ns;
+    int64_t& best = ran_concurrent ? choice.timing->concurrent_ns : choice.timing->one_at_a_time_ns;
     best = std::min(best, ns);
   };
-  if (concurrent) {
+  if (choice.concurrent) {
     OPF_RETURN_IF_ERROR(run_concurrent(plan, values));
-    timed(true);
+    report_time(true);
     outputs->clear();
     for (size_t i = 0; i < fetches.size(); ++i) outputs->push_back(values[static_cast<size_t>(plan.fetch_slots[i])]);
     return Status::OK();
   }
+  // While a concurrent plan is being tuned, its steps' times alone feed the concurrent
+  // executor's cost model.
+  const bool time_steps = plan.concurrent && concurrent_executor() == ConcurrentExecutor::kAuto;
 
   std::vector<const Tensor*> inputs;
   std::vector<Tensor> derefs;
@@ -756,13 +777,9 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     for (size_t k = 0; k < inputs.size(); ++k) {
       if (inputs[k] != &values[static_cast<size_t>(st.input_slots[k])]) forwardable[k] = false;
     }
-    const auto t0 = tuning != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    const auto t0 = time_steps ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     OPF_RETURN_IF_ERROR(exec::run_node(node, st.device, inputs, forwardable, env, scratch));
-    if (tuning != nullptr) {  // the concurrent executor's cost model: this step's time alone
-      plan.alone_ns[static_cast<size_t>(&st - plan.steps.data())].store(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count(),
-          std::memory_order_relaxed);
-    }
+    if (time_steps) plan.alone_ns[static_cast<size_t>(&st - plan.steps.data())].store(elapsed_ns(t0), std::memory_order_relaxed);
     std::vector<Tensor>& outs = scratch.outs;
     for (size_t k = 0; k < outs.size(); ++k) {
       values[static_cast<size_t>(st.out_base) + k] = std::move(outs[k]);
@@ -770,7 +787,7 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     }
     for (int s : st.release) values[static_cast<size_t>(s)] = Tensor();
   }
-  timed(false);
+  report_time(false);
   outputs->clear();
   for (size_t i = 0; i < fetches.size(); ++i) {
     const size_t s = static_cast<size_t>(plan.fetch_slots[i]);

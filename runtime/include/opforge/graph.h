@@ -173,6 +173,13 @@ class Session {
     mutable std::map<std::vector<int64_t>, Tuning> tuning;
   };
   Status run_concurrent(const Plan& plan, std::vector<Tensor>& values) const;
+  // Which executor runs this call of a concurrent plan (see Session::run), and the tuning
+  // entry to report its wall time to (null: not a timing run).
+  struct ExecutorChoice {
+    bool concurrent = false;
+    Plan::Tuning* timing = nullptr;
+  };
+  static ExecutorChoice choose_executor(const Plan& plan, const std::vector<std::pair<TensorRef, Tensor>>& feeds);
   Status make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
                    const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
                    Plan* plan) const;
