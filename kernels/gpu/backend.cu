@@ -137,7 +137,8 @@ class Backend final : public GpuBackend {
   std::vector<std::pair<std::string, std::string>> missing_kernel_notes() override {
 #if defined(OPFORGE_HIP) && !defined(OPFORGE_HAVE_HIPBLAS)
     const char* note = "this HIP build has no hipBLAS (Debian does not package it), so it runs on the CPU only";
-    return {{"MatMul", note}, {"BatchMatMul", note}, {"BatchMatMulV2", note}};
+    return {{"MatMul", note},       {"BatchMatMul", note},  {"BatchMatMulV2", note},
+            {"_FusedMatMul", note}, {"Conv2D", note},       {"_FusedConv2D", note}};
 #else
     return {};
 #endif

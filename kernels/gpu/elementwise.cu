@@ -41,6 +41,9 @@ struct SqrtF { template <class C> __device__ C operator()(C x) const { return d_
 struct TanhF { template <class C> __device__ C operator()(C x) const { return d_tanh(x); } };
 struct SigmoidF { template <class C> __device__ C operator()(C x) const { return C(1) / (C(1) + d_exp(-x)); } };
 struct ReluF { template <class C> __device__ C operator()(C x) const { return x > C(0) ? x : C(0); } };
+struct Relu6F {
+  template <class C> __device__ C operator()(C x) const { return x > C(0) ? (x < C(6) ? x : C(6)) : C(0); }
+};
 
 struct AddF { template <class C> __device__ C operator()(C a, C b) const { return C(a + b); } };
 struct SubF { template <class C> __device__ C operator()(C a, C b) const { return C(a - b); } };
@@ -243,6 +246,7 @@ OPF_GPU_UNARY(Sqrt, SqrtF, x, y)
 OPF_GPU_UNARY(Tanh, TanhF, x, y)
 OPF_GPU_UNARY(Sigmoid, SigmoidF, x, y)
 OPF_GPU_UNARY(Relu, ReluF, features, activations)
+OPF_GPU_UNARY(Relu6, Relu6F, features, activations)
 OPF_GPU_BINARY(AddV2, AddF, binary)
 OPF_GPU_BINARY(Sub, SubF, binary)
 OPF_GPU_BINARY(Mul, MulF, binary)
@@ -394,6 +398,7 @@ OPFORGE_REGISTER_KERNEL(Sqrt, GPU, SqrtGpu, OPF_GPU_FLOATS)
 OPFORGE_REGISTER_KERNEL(Tanh, GPU, TanhGpu, OPF_GPU_FLOATS)
 OPFORGE_REGISTER_KERNEL(Sigmoid, GPU, SigmoidGpu, OPF_GPU_FLOATS)
 OPFORGE_REGISTER_KERNEL(Relu, GPU, ReluGpu, OPF_GPU_NUMBERS)
+OPFORGE_REGISTER_KERNEL(Relu6, GPU, Relu6Gpu, OPF_GPU_NUMBERS)
 OPFORGE_REGISTER_KERNEL(AddV2, GPU, AddV2Gpu, OPF_GPU_NUMBERS)
 OPFORGE_REGISTER_KERNEL(Sub, GPU, SubGpu, OPF_GPU_NUMBERS)
 OPFORGE_REGISTER_KERNEL(Mul, GPU, MulGpu, OPF_GPU_NUMBERS)

@@ -2,6 +2,7 @@
 // backend library, and so `import opforge`, works on machines without cuBLAS, where MatMul on
 // the GPU raises NotFound naming what was tried. HIP builds have no GPU MatMul: Debian does
 // not package hipBLAS (the backend says so in the NotFound error, see backend.cu).
+#include "gpu/gemm.h"
 #include "gpu/gpu_util.h"
 
 #if !defined(OPFORGE_HIP)
@@ -114,29 +115,33 @@ template <> struct CudaType<bfloat16> { static constexpr cudaDataType value = CU
 
 }  // namespace
 
-// Row-major C[m, n] = op(A) op(B) for `batch` matrices at the given element strides (a stride
-// of 0 broadcasts one matrix over the batch). Computed as the column-major C^T = op(B)^T op(A)^T.
-// float32 accumulates in float32 (no TF32), as torch.matmul does by default; float16 and
-// bfloat16 accumulate in float32; float64 in float64.
+// Computed as the column-major C^T = op(B)^T op(A)^T. float32 accumulates in float32 (no TF32),
+// as torch.matmul does by default; float16 and bfloat16 accumulate in float32; float64 in float64.
 template <typename T>
 Status gemm(KernelContext& ctx, const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t k,
-            bool trans_a, bool trans_b, int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c) {
+            bool trans_a, bool trans_b, int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c,
+            int64_t lda_in, int64_t ldb_in, int64_t ldc_in) {
   const int dev = ctx.device().index;
   if (m == 0 || n == 0 || batch == 0) return Status::OK();
   gpuStream_t s;
   OPF_RETURN_IF_ERROR(stream_for(dev, &s));
+  const int64_t lda64 = lda_in >= 0 ? lda_in : (trans_a ? m : k);
+  const int64_t ldb64 = ldb_in >= 0 ? ldb_in : (trans_b ? k : n);
+  const int64_t ldc64 = ldc_in >= 0 ? ldc_in : n;
   if (k == 0) {  // empty sums: zeros
+    if (ldc64 != n) return errors::Internal("gemm: an empty sum into a strided output is not supported");
     OPF_GPU_CHECK(gpuMemsetAsync(c, 0, static_cast<size_t>(m * n * batch) * sizeof(T), s), OPF_GPU_PREFIX "MemsetAsync");
     return Status::OK();
   }
   constexpr int64_t kIntMax = 2147483647;
-  if (m > kIntMax || n > kIntMax || k > kIntMax || batch > kIntMax) {
+  if (m > kIntMax || n > kIntMax || k > kIntMax || batch > kIntMax || lda64 > kIntMax || ldb64 > kIntMax ||
+      ldc64 > kIntMax) {
     return ctx.error("matrix dimensions beyond 2^31-1 are not supported on the GPU");
   }
   cublasHandle_t h;
   OPF_RETURN_IF_ERROR(handle_for(dev, s, &h));
-  const int lda = static_cast<int>(trans_a ? m : k);
-  const int ldb = static_cast<int>(trans_b ? k : n);
+  const int lda = static_cast<int>(lda64);
+  const int ldb = static_cast<int>(ldb64);
   const float alpha_f = 1.0f, beta_f = 0.0f;
   const double alpha_d = 1.0, beta_d = 0.0;
   const bool is_double = std::is_same<T, double>::value;
@@ -145,11 +150,20 @@ Status gemm(KernelContext& ctx, const void* a, const void* b, void* c, int64_t m
   const cudaDataType dt = CudaType<T>::value;
   cublasStatus_t st = cublas().gemm_strided_batched(
       h, trans_b ? kOpT : kOpN, trans_a ? kOpT : kOpN, static_cast<int>(n), static_cast<int>(m),
-      static_cast<int>(k), alpha, b, dt, ldb, stride_b, a, dt, lda, stride_a, beta, c, dt, static_cast<int>(n),
+      static_cast<int>(k), alpha, b, dt, ldb, stride_b, a, dt, lda, stride_a, beta, c, dt, static_cast<int>(ldc64),
       stride_c, static_cast<int>(batch), is_double ? kCompute64F : kCompute32F, kGemmDefault);
   if (st != 0) return cublas_error(st, "cublasGemmStridedBatchedEx");
   return Status::OK();
 }
+
+#define OPF_GEMM_INSTANCE(T)                                                                          \
+  template Status gemm<T>(KernelContext&, const void*, const void*, void*, int64_t, int64_t, int64_t, bool, \
+                          bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+OPF_GEMM_INSTANCE(float)
+OPF_GEMM_INSTANCE(double)
+OPF_GEMM_INSTANCE(half)
+OPF_GEMM_INSTANCE(bfloat16)
+#undef OPF_GEMM_INSTANCE
 
 namespace {
 

@@ -21,7 +21,9 @@ def memory_stats(device: str = "/cpu:0") -> dict:
     CPU: ``bytes_in_use``, ``peak_bytes_in_use``, ``bytes_cached``, ``cache_limit``,
     ``num_allocs``, ``cache_hits``, ``os_allocs``, ``os_frees``, ``constant_cache_bytes`` (what
     kernels derived from graph constants and keep across runs: packed convolution filters). GPU ("/gpu:0"): bytes
-    ``in_use`` and ``cached`` and ``raw_allocs``.
+    ``in_use`` and ``cached`` and ``raw_allocs``, and the tensor copies between the host and the
+    device so far, ``copies_to_device`` / ``bytes_to_device`` and ``copies_to_host`` /
+    ``bytes_to_host``.
     """
     if _is_cpu(device):
         return dict(_C.host_memory_stats())

@@ -8,6 +8,8 @@ the target graph is left unchanged.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 from google.protobuf import message as _pb_message
 from google.protobuf import text_format
@@ -445,9 +447,11 @@ def _build(graph, prepared, mapped, created, full):
                 raise _bad(nd.name, nd.op, "input_map values must be tensors of the target graph")
         if not _VALID_NODE_NAME.match(full[nd.name]):
             raise _bad(nd.name, nd.op, f"'{full[nd.name]}' is not a valid node name")
-        # create_op's errors already name the node (its name in the target graph).
-        created[nd.name] = graph.create_op(nd.op, grouped, attrs, name=full[nd.name],
-                                           control_inputs=control, exact_name=True)
+        # create_op's errors already name the node (its name in the target graph). A device
+        # the NodeDef names is kept; a node without one takes the enclosing device scope's.
+        with graph.device(nd.device) if nd.device else contextlib.nullcontext():
+            created[nd.name] = graph.create_op(nd.op, grouped, attrs, name=full[nd.name],
+                                               control_inputs=control, exact_name=True)
         back_edges.extend((created[nd.name], k, src, idx) for k, src, idx in pending_back)
     for merge, k, src, idx in back_edges:
         outs = created[src].outputs

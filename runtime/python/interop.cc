@@ -111,7 +111,7 @@ py::array copy_to_numpy(const Tensor& t) {
     Status s;
     {
       py::gil_scoped_release nogil;
-      s = gpu_backend()->copy_to_host(t.device_index(), out.mutable_data(), t.raw_data(), t.nbytes());
+      s = copy_device_to_host(t.device_index(), out.mutable_data(), t.raw_data(), t.nbytes());
     }
     check(s, "numpy");
     return out;

@@ -859,6 +859,10 @@ PYBIND11_MODULE(_C, m) {
     d["in_use"] = st.in_use;
     d["cached"] = st.cached;
     d["raw_allocs"] = st.raw_allocs;
+    d["copies_to_device"] = st.copies_to_device;
+    d["bytes_to_device"] = st.bytes_to_device;
+    d["copies_to_host"] = st.copies_to_host;
+    d["bytes_to_host"] = st.bytes_to_host;
     return d;
   });
   m.def("gpu_empty_cache", &empty_device_cache);

@@ -301,6 +301,24 @@ DeviceMemoryStats device_memory_stats(int device) {
 
 // ---- copies
 
+Status copy_host_to_device(int device, void* dst, const void* src, size_t n) {
+  OPF_RETURN_IF_ERROR(gpu_backend()->copy_to_device(device, dst, src, n));
+  DeviceCache& c = cache_for(device);
+  std::lock_guard<std::mutex> lock(c.mu);
+  ++c.stats.copies_to_device;
+  c.stats.bytes_to_device += n;
+  return Status::OK();
+}
+
+Status copy_device_to_host(int device, void* dst, const void* src, size_t n) {
+  OPF_RETURN_IF_ERROR(gpu_backend()->copy_to_host(device, dst, src, n));
+  DeviceCache& c = cache_for(device);
+  std::lock_guard<std::mutex> lock(c.mu);
+  ++c.stats.copies_to_host;
+  c.stats.bytes_to_host += n;
+  return Status::OK();
+}
+
 Status copy_tensor(const Tensor& src, const DeviceSpec& dst, Tensor* out) {
   const DeviceSpec from{src.device(), src.device_index()};
   if (from == dst) {
@@ -312,17 +330,16 @@ Status copy_tensor(const Tensor& src, const DeviceSpec& dst, Tensor* out) {
   OPF_RETURN_IF_ERROR(Tensor::Allocate(src.dtype(), src.shape(), dst.type, dst.index, &t));
   const size_t n = src.nbytes();
   if (n > 0) {
-    GpuBackend* b = gpu_backend();
     if (from.type == Device::kCPU) {
-      OPF_RETURN_IF_ERROR(b->copy_to_device(dst.index, t.raw_data(), src.raw_data(), n));
+      OPF_RETURN_IF_ERROR(copy_host_to_device(dst.index, t.raw_data(), src.raw_data(), n));
     } else if (dst.type == Device::kCPU) {
-      OPF_RETURN_IF_ERROR(b->copy_to_host(from.index, t.raw_data(), src.raw_data(), n));
+      OPF_RETURN_IF_ERROR(copy_device_to_host(from.index, t.raw_data(), src.raw_data(), n));
     } else {
       // Between two GPUs: through the host (peer access is not set up).
       Tensor host;
       OPF_RETURN_IF_ERROR(copy_tensor(src, DeviceSpec{}, &host));
-      OPF_RETURN_IF_ERROR(b->copy_to_device(dst.index, t.raw_data(), host.raw_data(), n));
-      OPF_RETURN_IF_ERROR(b->synchronize(dst.index));  // `host` dies on return
+      OPF_RETURN_IF_ERROR(copy_host_to_device(dst.index, t.raw_data(), host.raw_data(), n));
+      OPF_RETURN_IF_ERROR(gpu_backend()->synchronize(dst.index));  // `host` dies on return
     }
   }
   *out = std::move(t);

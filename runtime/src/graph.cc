@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <sstream>
 
 #include "opforge/device.h"
@@ -269,6 +270,40 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
     if (exec::run_node(node, st.device, no_inputs, {}, env, scratch).ok() && scratch.outs.size() == 1) {
       st.precomputed = true;
       st.value = std::move(scratch.outs[0]);
+    }
+  }
+  // A precomputed constant that only GPU kernels read (a frozen model's weights, read by its
+  // convolutions) is copied to that GPU once, here, rather than on every run. One that a CPU
+  // step, a host-memory argument or a fetch also reads stays on the host.
+  if (gpu_count() > 0) {
+    std::map<int, std::vector<DeviceSpec>> readers;  // slot -> where its readers want it
+    for (const Step& st : plan->steps) {
+      const Node& node = g.node(st.node);
+      const KernelDef* kernel = nullptr;
+      if (st.device.type != Device::kCPU) {
+        const DType dispatch = node.op->dispatch_attr >= 0 ? node.attrs[node.op->dispatch_attr].type : DType::kInvalid;
+        kernel = KernelRegistry::Global().find_cached(*node.op, st.device.type, dispatch);
+      }
+      size_t flat = 0;
+      for (size_t a = 0; a < node.ranges.size(); ++a) {
+        const bool host = kernel == nullptr || a >= 64 || ((kernel->host_inputs >> a) & 1);
+        for (int k = node.ranges[a].first; k < node.ranges[a].second; ++k, ++flat) {
+          readers[st.input_slots[flat]].push_back(host ? DeviceSpec() : st.device);
+        }
+      }
+    }
+    for (const TensorRef& f : fetches) readers[slot.at(f)].push_back(DeviceSpec());
+    for (Step& st : plan->steps) {
+      if (!st.precomputed) continue;
+      auto it = readers.find(st.out_base);
+      if (it == readers.end() || it->second.empty()) continue;
+      const DeviceSpec want = it->second.front();
+      if (want.type == Device::kCPU ||
+          !std::all_of(it->second.begin(), it->second.end(), [&](const DeviceSpec& d) { return d == want; })) {
+        continue;
+      }
+      Tensor on_device;
+      if (copy_tensor(st.value, want, &on_device).ok()) st.value = std::move(on_device);
     }
   }
   plan->feed_slots.clear();

@@ -163,3 +163,52 @@ def test_session_places_nodes_softly(backend_lib):
         np.testing.assert_array_equal(out[2], [[2], [4], [6]])
         np.testing.assert_array_equal(out[3], [2, 4, 6])
     """)
+
+
+def test_graph_runs_move_only_feeds_and_fetches(backend_lib):
+    run(backend_lib, r"""
+        def run_counting(sess, fetch, feeds):
+            before = of.config.memory_stats("/gpu:0")
+            out = sess.run(fetch, feeds)
+            after = of.config.memory_stats("/gpu:0")
+            return out, (after["copies_to_device"] - before["copies_to_device"],
+                         after["copies_to_host"] - before["copies_to_host"])
+
+        g = of.Graph()
+        with g.as_default():
+            x = of.placeholder(of.float32, [3], name="x")
+            with of.device("/gpu:0"):
+                w = of.constant(np.array([1.0, 2.0, 3.0], np.float32), name="w")
+                c = of.add(w, w, name="c")                # constant: the optimizer folds it
+                y = of.add(x, w, name="y")
+                z = of.add(y, c, name="z")
+                r = of.reshape(z, [3, 1], name="r")      # its shape constant is read on the host
+        feed = np.array([0.5, 1.0, 1.5], np.float32)
+        want = [[3.5], [7.0], [10.5]]
+        for optimize in (False, True):
+            config = None if optimize else {"disable_meta_optimizer": True}
+            with of.Session(graph=g, config=config) as sess:
+                sess.run(r, {x: feed})                   # the first run makes the plan
+                out, copies = run_counting(sess, r, {x: feed})
+                if optimize:
+                    assert any(v is not None for v in sess._optimized.values())  # an optimized graph ran
+            np.testing.assert_array_equal(out, want)
+            # The fed batch goes in and the fetch comes back; the weights were copied to the
+            # device once, when the plan was made (the optimized graph keeps its devices).
+            assert copies == (1, 1), (optimize, copies)
+
+        # A device a GraphDef names is kept on import; a device scope fills the others.
+        gd = g.as_graph_def()
+        g2 = of.Graph()
+        with g2.as_default():
+            of.import_graph_def(gd, name="")
+        assert g2.get_operation_by_name("y").device == "/gpu:0"
+        assert g2.get_operation_by_name("x").device == ""
+        for nd in gd.node:
+            nd.device = ""
+        g3 = of.Graph()
+        with g3.as_default():
+            with of.device("/gpu:0"):
+                of.import_graph_def(gd, name="")
+        assert g3.get_operation_by_name("x").device == "/gpu:0"
+    """)

@@ -37,7 +37,7 @@ BINARY = ["AddV2", "Sub", "Mul", "Maximum", "Minimum", "Equal", "Less", "Greater
 
 
 def unary_case(case_id, op, make, rtol):
-    arg = "features" if op == "Relu" else "x"
+    arg = "features" if op in ("Relu", "Relu6") else "x"
     return (case_id, op, lambda: {arg: make()}, rtol)
 
 
@@ -93,6 +93,97 @@ CASES += [
     ("MatMul-bf16", "MatMul", lambda: {"a": rand((16, 32), BF16), "b": rand((32, 8), BF16)}, 2e-2),
     ("MatMul-empty-k", "MatMul", lambda: {"a": rand((3, 0)), "b": rand((0, 4))}, 0),
 ]
+# The convolutional model ops (conv.cu, nn.cu): every geometry path (pointwise GEMM, im2col,
+# strides, dilations, SAME/VALID/EXPLICIT padding, groups, NCHW) and every epilogue form.
+def conv_case(case_id, op, x_shape, f_shape, rtol=1e-4, dtype=F32, **attrs):
+    def build():
+        kw = {"input": rand(x_shape, dtype), "filter": rand(f_shape, dtype), **attrs}
+        kw.setdefault("strides", [1, 1, 1, 1])
+        kw.setdefault("padding", "SAME")
+        return kw
+    return (case_id, op, build, rtol)
+
+
+def fused_args(kind, channels, dtype=F32):
+    if kind == "BiasAdd":
+        return [rand((channels,), dtype)]
+    return [rand((channels,), dtype), rand((channels,), dtype), rand((channels,), dtype),
+            positive((channels,), dtype)]  # scale, offset, mean, variance
+
+
+def fused_conv_case(case_id, x_shape, f_shape, fused_ops, **attrs):
+    def build():
+        kw = {"input": rand(x_shape), "filter": rand(f_shape), "args": fused_args(fused_ops[0], f_shape[3]),
+              "host_args": [], "fused_ops": fused_ops, "num_args": 1 if fused_ops[0] == "BiasAdd" else 4,
+              "strides": [1, 1, 1, 1], "padding": "SAME", "epsilon": 1e-3, **attrs}
+        return kw
+    return (case_id, "_FusedConv2D", build, 1e-4)
+
+
+def fused_depthwise_case(case_id, x_shape, f_shape, fused_ops, **attrs):
+    def build():
+        kw = {"input": rand(x_shape), "filter": rand(f_shape),
+              "args": fused_args(fused_ops[0], f_shape[2] * f_shape[3]), "fused_ops": fused_ops,
+              "strides": [1, 1, 1, 1], "padding": "SAME", "epsilon": 1e-3, **attrs}
+        return kw
+    return (case_id, "_FusedDepthwiseConv2dNative", build, 1e-4)
+
+
+CASES += [
+    conv_case("Conv2D-1x1", "Conv2D", (2, 7, 9, 16), (1, 1, 16, 24)),
+    conv_case("Conv2D-3x3-same", "Conv2D", (2, 11, 10, 5), (3, 3, 5, 7)),
+    conv_case("Conv2D-7x7-s2", "Conv2D", (1, 23, 23, 3), (7, 7, 3, 8), strides=[1, 2, 2, 1]),
+    conv_case("Conv2D-1x1-s2-valid", "Conv2D", (2, 9, 9, 6), (1, 1, 6, 4), strides=[1, 2, 2, 1], padding="VALID"),
+    conv_case("Conv2D-dilated", "Conv2D", (1, 12, 12, 4), (3, 3, 4, 5), dilations=[1, 2, 2, 1]),
+    conv_case("Conv2D-explicit", "Conv2D", (1, 8, 8, 3), (3, 3, 3, 4), padding="EXPLICIT",
+              explicit_paddings=[0, 0, 2, 1, 0, 3, 0, 0]),
+    conv_case("Conv2D-groups", "Conv2D", (2, 6, 6, 8), (3, 3, 2, 12)),
+    conv_case("Conv2D-nchw", "Conv2D", (2, 5, 8, 7), (3, 3, 5, 6), data_format="NCHW", strides=[1, 1, 2, 1]),
+    conv_case("Conv2D-f64", "Conv2D", (1, 6, 6, 3), (3, 3, 3, 4), dtype=F64, rtol=1e-10),
+    conv_case("Conv2D-bf16", "Conv2D", (1, 6, 6, 8), (3, 3, 8, 8), dtype=BF16, rtol=3e-2),
+    fused_conv_case("_FusedConv2D-bias-relu", (2, 8, 8, 6), (3, 3, 6, 10), ["BiasAdd", "Relu"]),
+    fused_conv_case("_FusedConv2D-bn-relu6", (1, 9, 9, 4), (1, 1, 4, 8), ["FusedBatchNorm", "Relu6"]),
+    fused_conv_case("_FusedConv2D-bias", (1, 9, 9, 4), (3, 3, 4, 5), ["BiasAdd"], strides=[1, 2, 2, 1]),
+    fused_conv_case("_FusedConv2D-swish", (1, 6, 6, 4), (3, 3, 4, 5), ["BiasAdd", "_MklSwish"]),
+    ("_FusedMatMul-bias-relu", "_FusedMatMul", lambda: {"a": rand((9, 20)), "b": rand((20, 13)),
+                                                        "args": [rand((13,))], "fused_ops": ["BiasAdd", "Relu"]}, 1e-5),
+    ("_FusedMatMul-tb-tanh", "_FusedMatMul", lambda: {"a": rand((5, 20)), "b": rand((7, 20)), "transpose_b": True,
+                                                      "args": [rand((7,))], "fused_ops": ["BiasAdd", "Tanh"]}, 1e-5),
+    conv_case("DepthwiseConv2dNative", "DepthwiseConv2dNative", (2, 9, 9, 6), (3, 3, 6, 1)),
+    conv_case("DepthwiseConv2dNative-mult-s2", "DepthwiseConv2dNative", (1, 10, 11, 4), (3, 3, 4, 2),
+              strides=[1, 2, 2, 1], padding="VALID"),
+    conv_case("DepthwiseConv2dNative-nchw", "DepthwiseConv2dNative", (1, 5, 7, 7), (5, 5, 5, 1),
+              data_format="NCHW"),
+    conv_case("DepthwiseConv2dNative-dilated-f64", "DepthwiseConv2dNative", (1, 9, 9, 3), (3, 3, 3, 1), dtype=F64,
+              dilations=[1, 2, 2, 1], rtol=1e-10),
+    fused_depthwise_case("_FusedDepthwiseConv2dNative-bn-relu6", (2, 8, 8, 5), (3, 3, 5, 1),
+                         ["FusedBatchNorm", "Relu6"]),
+    fused_depthwise_case("_FusedDepthwiseConv2dNative-bias", (1, 8, 8, 3), (3, 3, 3, 2), ["BiasAdd"],
+                         strides=[1, 2, 2, 1]),
+    ("BiasAdd", "BiasAdd", lambda: {"value": rand((4, 5, 6)), "bias": rand((6,))}, 1e-6),
+    ("BiasAdd-nchw", "BiasAdd", lambda: {"value": rand((2, 3, 4, 5)), "bias": rand((3,)), "data_format": "NCHW"}, 1e-6),
+    unary_case("Relu6-f32", "Relu6", lambda: rand((1001,)) * 5, 0),
+    ("MaxPool", "MaxPool", lambda: {"input": rand((2, 9, 9, 5)), "ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1],
+                                    "padding": "SAME"}, 0),
+    ("MaxPool-valid-nchw", "MaxPool", lambda: {"input": rand((1, 3, 8, 8)), "ksize": [1, 1, 2, 2],
+                                               "strides": [1, 1, 2, 2], "padding": "VALID",
+                                               "data_format": "NCHW"}, 0),
+    ("AvgPool-same", "AvgPool", lambda: {"value": rand((2, 7, 7, 4)), "ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1],
+                                         "padding": "SAME"}, 1e-6),
+    ("AvgPool-valid", "AvgPool", lambda: {"value": rand((1, 8, 8, 3), F64), "ksize": [1, 2, 2, 1],
+                                          "strides": [1, 2, 2, 1], "padding": "VALID"}, 1e-12),
+    ("Pad", "Pad", lambda: {"input": rand((2, 3, 4)), "paddings": np.array([[0, 1], [2, 0], [1, 1]], np.int32)}, 0),
+    ("Pad-i64", "Pad", lambda: {"input": rand((3, 5), I64), "paddings": np.array([[1, 1], [0, 2]], np.int64)}, 0),
+    ("PadV2", "PadV2", lambda: {"input": rand((2, 3)), "paddings": np.array([[1, 0], [0, 2]], np.int32),
+                                "constant_values": np.float32(-1.5)}, 0),
+    ("ConcatV2-last", "ConcatV2", lambda: {"values": [rand((2, 3, 4)), rand((2, 3, 1)), rand((2, 3, 5))],
+                                           "axis": np.int32(-1)}, 0),
+    ("ConcatV2-first-i32", "ConcatV2", lambda: {"values": [rand((2, 3), I32), rand((4, 3), I32)],
+                                                "axis": np.int32(0)}, 0),
+    ("Squeeze", "Squeeze", lambda: {"input": rand((2, 1, 3, 1)), "axis": [1]}, 0),
+    ("ExpandDims", "ExpandDims", lambda: {"input": rand((2, 3)), "axis": np.int32(1)}, 0),
+]
+
 # Ops whose opdefs may land after the GPU kernels (the kernels are keyed by op name).
 OPS = set(_C.op_names())
 for name in ("Softmax", "LogSoftmax"):
@@ -140,8 +231,8 @@ def _tensors(kwargs):
     for k, v in kwargs.items():
         if isinstance(v, np.ndarray) or isinstance(v, np.generic):
             out[k] = of.constant(np.asarray(v))
-        elif isinstance(v, list):
-            out[k] = [of.constant(a) for a in v]
+        elif isinstance(v, list) and v and all(isinstance(a, np.ndarray) for a in v):
+            out[k] = [of.constant(a) for a in v]  # a list input (attr lists stay as they are)
         else:
             out[k] = v
     return out
@@ -241,3 +332,40 @@ def test_out_of_memory_is_resource_exhausted_naming_the_call():
     with pytest.raises(of.ResourceExhaustedError, match=r"(cuda|hip)Malloc"):
         with of.device("/gpu:0"):
             of.raw_ops.Fill(dims=of.constant(np.array([1 << 40], np.int64)), value=of.constant(np.float32(0)))
+
+
+def _small_cnn(device):
+    """A small convolutional classifier as a graph, all of it under `device`, with seeded
+    random weights: the ops of a frozen Keras CNN before and after the optimizer's fusions."""
+    r = np.random.default_rng(11)
+    w = lambda *shape: of.constant(r.standard_normal(shape).astype(np.float32) * 0.3)  # noqa: E731
+    g = of.Graph()
+    with g.as_default():
+        x = of.placeholder(of.float32, [None, 16, 16, 3], name="x")
+        with of.device(device):
+            h = of.nn.conv2d(x, w(3, 3, 3, 8), strides=[1, 1, 1, 1], padding="SAME")
+            h = of.nn.relu6(of.nn.bias_add(h, w(8)))
+            h = of.nn.depthwise_conv2d(h, w(3, 3, 8, 1), strides=[1, 2, 2, 1], padding="SAME")
+            h = of.nn.relu(h * w(8) + w(8))                                   # a batch norm, folded
+            h = of.nn.max_pool2d(h, ksize=2, strides=2, padding="VALID")
+            h = of.nn.conv2d(h, w(1, 1, 8, 16), strides=[1, 1, 1, 1], padding="VALID")
+            h = of.reduce_mean(h, axis=[1, 2])
+            y = of.nn.softmax(of.matmul(h, w(16, 10)) + w(10), name="y")
+    return g, x, y
+
+
+@needs_gpu
+def test_small_cnn_graph_runs_wholly_on_the_gpu():
+    feed = rng.uniform(-1, 1, (4, 16, 16, 3)).astype(np.float32)
+    outs = {}
+    for device in ("/cpu:0", "/gpu:0"):
+        g, x, y = _small_cnn(device)
+        with of.Session(graph=g) as sess:
+            sess.run(y, {x: feed})                                    # plan made, weights placed
+            before = of.config.memory_stats("/gpu:0")
+            outs[device] = sess.run(y, {x: feed})
+            after = of.config.memory_stats("/gpu:0")
+        copies = (after["copies_to_device"] - before["copies_to_device"],
+                  after["copies_to_host"] - before["copies_to_host"])
+        assert copies == ((1, 1) if device == "/gpu:0" else (0, 0)), (device, copies)
+    np.testing.assert_allclose(outs["/gpu:0"], outs["/cpu:0"], rtol=1e-4, atol=1e-6)

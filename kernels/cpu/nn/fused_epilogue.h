@@ -10,14 +10,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/fused_ops.h"
 #include "cpu/cpu_util.h"
 #include "opforge/blas.h"
 #include "opforge/kernel.h"
 
 namespace opforge {
 namespace nn {
-
-enum class FusedAct { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish };
 
 // The float32 epilogue: rows[r][c] = act(rows[r][c] * scale[c] + shift[c]) (scale null: 1),
 // vectorized (fused_epilogue.cc). Returns false for an activation it does not know.
@@ -39,31 +38,13 @@ class Epilogue {
   static Status make(const std::string& op, const std::vector<std::string>& fused_ops,
                      const TensorList& args, int64_t channels, float epsilon, float alpha,
                      Epilogue* ep) {
-    if (fused_ops.empty() || fused_ops.size() > 2) {
-      return errors::Unimplemented(op, ": fused_ops must be [X] or [X, activation] with X BiasAdd or "
-                                       "FusedBatchNorm, got ", join(fused_ops));
-    }
-    const std::string& x = fused_ops[0];
-    const int want = x == "BiasAdd" ? 1 : x == "FusedBatchNorm" ? 4 : -1;
-    if (want < 0) {
-      return errors::Unimplemented(op, ": unsupported fused op '", x, "' in fused_ops ", join(fused_ops),
-                                   " (BiasAdd or FusedBatchNorm first)");
-    }
-    if (args.size != want) {
-      return errors::InvalidArgument(op, ": fused ", x, " takes ", want, " args, got ", args.size);
-    }
+    FusedOps parsed;
+    OPF_RETURN_IF_ERROR(parse_fused_ops(op, fused_ops, &parsed));
+    OPF_RETURN_IF_ERROR(check_fused_args(op, fused_ops, parsed, args, DTypeOf<T>::value, channels));
+    const int want = parsed.num_args;
     std::vector<std::vector<C>> v(static_cast<size_t>(want));
     for (int i = 0; i < want; ++i) {
       const Tensor& t = args[i];
-      if (t.dtype() != DTypeOf<T>::value) {
-        return errors::InvalidArgument(op, ": arg ", i, " of ", x, " has dtype ", dtype_name(t.dtype()),
-                                       ", expected ", dtype_name(DTypeOf<T>::value));
-      }
-      if (t.shape().rank() != 1 || t.dim(0) != channels) {
-        return errors::InvalidArgument(op, ": arg ", i, " of ", x, " must be 1-D with ", channels,
-                                       " values (one per output channel), got shape ",
-                                       t.shape().to_string());
-      }
       v[static_cast<size_t>(i)].resize(static_cast<size_t>(channels));
       for (int64_t c = 0; c < channels; ++c) v[static_cast<size_t>(i)][static_cast<size_t>(c)] = static_cast<C>(t.data<T>()[c]);
     }
@@ -80,20 +61,7 @@ class Epilogue {
       }
     }
     ep->alpha_ = static_cast<C>(alpha);
-    if (fused_ops.size() == 2) {
-      const std::string& a = fused_ops[1];
-      if (a == "Relu") ep->act_ = FusedAct::kRelu;
-      else if (a == "Relu6") ep->act_ = FusedAct::kRelu6;
-      else if (a == "Elu") ep->act_ = FusedAct::kElu;
-      else if (a == "LeakyRelu") ep->act_ = FusedAct::kLeakyRelu;
-      else if (a == "Sigmoid") ep->act_ = FusedAct::kSigmoid;
-      else if (a == "Tanh") ep->act_ = FusedAct::kTanh;
-      else if (a == "_MklSwish" || a == "Swish") ep->act_ = FusedAct::kSwish;
-      else {
-        return errors::Unimplemented(op, ": unsupported activation '", a, "' in fused_ops ", join(fused_ops),
-                                     " (Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, _MklSwish)");
-      }
-    }
+    ep->act_ = parsed.act;
     return Status::OK();
   }
 
@@ -136,12 +104,6 @@ class Epilogue {
   }
 
  private:
-  static std::string join(const std::vector<std::string>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
-    return s + "]";
-  }
-
   // One loop per activation (the switch is outside), so each inner loop is branch-free
   // arithmetic over a row the compiler can vectorize.
   template <typename F>

@@ -88,8 +88,17 @@ struct DeviceMemoryStats {
   size_t in_use = 0;    // bytes held by live buffers
   size_t cached = 0;    // bytes in free blocks kept for reuse
   size_t raw_allocs = 0;  // calls to the backend's raw_alloc so far
+  // Tensor copies between the host and this device so far (copy_tensor): what a graph run on
+  // the GPU moves over the bus besides its feeds and fetches shows here.
+  size_t copies_to_device = 0, bytes_to_device = 0;
+  size_t copies_to_host = 0, bytes_to_host = 0;
 };
 DeviceMemoryStats device_memory_stats(int device);
+
+// The backend's copies between host memory and a device, counted in its DeviceMemoryStats
+// (copy_device_to_host waits for the copy).
+Status copy_host_to_device(int device, void* dst, const void* src, size_t n);
+Status copy_device_to_host(int device, void* dst, const void* src, size_t n);
 
 // A copy of `src` on `dst` (the same tensor when it is already there).
 Status copy_tensor(const Tensor& src, const DeviceSpec& dst, Tensor* out);

@@ -1,0 +1,404 @@
+// Neural-network GPU kernels that need no GEMM (and so build for CUDA and HIP alike): the
+// fused-op epilogue and BiasAdd, depthwise convolution (plain and fused), max and average
+// pooling, and the array ops a convolutional model's graph runs between them (Pad, PadV2,
+// Squeeze, ExpandDims, ConcatV2). Window geometry (SAME / VALID / EXPLICIT) comes from
+// common/window.h, shared with the CPU kernels.
+//
+// The window kernels run one thread per output element in NHWC order (channels fastest, so a
+// warp's loads of one tap are consecutive); NCHW tensors are indexed through their strides.
+#include <algorithm>
+
+#include "common/window.h"
+#include "gpu/epilogue.h"
+#include "gpu/gpu_util.h"
+#include "opforge/ops/array_ops.h"
+#include "opforge/ops/nn_ops.h"
+
+namespace opforge {
+namespace gpu {
+
+constexpr int kThreads = 256;
+
+// ---- the epilogue, and BiasAdd through it
+
+template <class D>
+__global__ void epilogue_kernel(int64_t n, const D* __restrict__ x, D* y, DevEpilogue e) {
+  using A = Acc<D>;
+  using C = typename A::C;
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const int64_t c = (i / e.inner) % e.channels;
+    y[i] = A::store(epilogue_value<D, C>(e, A::load(x[i]), c));
+  }
+}
+
+template <typename T>
+Status apply_epilogue(KernelContext& ctx, const DevEpilogue& ep, const void* x, void* y, int64_t n) {
+  using D = dev_t<T>;
+  if (n == 0) return Status::OK();
+  const int dev = ctx.device().index;
+  gpuStream_t s;
+  OPF_RETURN_IF_ERROR(stream_for(dev, &s));
+  epilogue_kernel<D><<<grid_for(n, dev, kThreads), kThreads, 0, s>>>(n, static_cast<const D*>(x), static_cast<D*>(y),
+                                                                      ep);
+  OPF_GPU_CHECK_LAUNCH(ctx.op().name);
+  return Status::OK();
+}
+
+template Status apply_epilogue<float>(KernelContext&, const DevEpilogue&, const void*, void*, int64_t);
+template Status apply_epilogue<double>(KernelContext&, const DevEpilogue&, const void*, void*, int64_t);
+template Status apply_epilogue<half>(KernelContext&, const DevEpilogue&, const void*, void*, int64_t);
+template Status apply_epilogue<bfloat16>(KernelContext&, const DevEpilogue&, const void*, void*, int64_t);
+
+namespace {
+
+template <typename T>
+Status BiasAddGpu(ops::BiasAddArgs& a) {
+  const Shape& s = a.value.shape();
+  if (s.rank() < 2) return a.ctx.error("input must be at least 2-D, got shape ", s.to_string());
+  const bool nchw = a.data_format == "NCHW";
+  const int cdim = nchw ? 1 : s.rank() - 1;
+  if (a.bias.rank() != 1 || a.bias.dim(0) != s.dim(cdim)) {
+    return a.ctx.error("bias must be 1-D with ", s.dim(cdim), " values (the input's channel dimension), got shape ",
+                       a.bias.shape().to_string());
+  }
+  DevEpilogue ep;
+  ep.p[0] = a.bias.raw_data();
+  ep.channels = s.dim(cdim);
+  ep.inner = 1;
+  for (int d = cdim + 1; d < s.rank(); ++d) ep.inner *= s.dim(d);
+  if (ep.channels == 0 || ep.inner == 0) return Status::OK();
+  return apply_epilogue<T>(a.ctx, ep, a.value.raw_data(), a.output.raw_data(), a.value.num_elements());
+}
+
+// ---- window ops: geometry
+
+// Element strides of a 4-D tensor's n, h, w, c dims in its layout.
+struct Strides4 {
+  int64_t n, h, w, c;
+};
+
+Strides4 strides4(const Shape& s, const nn::Layout& l) {
+  int64_t st[4];
+  int64_t acc = 1;
+  for (int d = 3; d >= 0; --d) {
+    st[d] = acc;
+    acc *= s.dim(d);
+  }
+  return Strides4{st[l.n], st[l.h], st[l.w], st[l.c]};
+}
+
+struct Window {
+  int64_t n, h, w, c;         // input
+  int64_t oh, ow, oc;         // output (oc = c * multiplier for depthwise)
+  int64_t kh, kw, sh, sw, dh, dw, pt, pl;
+  Strides4 in, out;
+};
+
+Status window_of(const std::string& op, const Tensor& input, const Tensor& output, const nn::Layout& l, int64_t kh,
+                 int64_t kw, const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                 const std::string& padding, const std::vector<int64_t>& explicit_paddings, Window* w) {
+  nn::Window2D g;
+  OPF_RETURN_IF_ERROR(
+      nn::window2d(op, input.shape(), l, kh, kw, strides, dilations, padding, explicit_paddings, &g));
+  *w = Window{g.n, g.h.in, g.w.in, g.c, g.h.out, g.w.out, output.dim(l.c), kh, kw, g.h.s, g.w.s, g.h.d, g.w.d,
+              g.h.pad_before, g.w.pad_before, strides4(input.shape(), l), strides4(output.shape(), l)};
+  return Status::OK();
+}
+
+// Output element i (NHWC order) -> its coordinates.
+struct Out4 {
+  int64_t n, oh, ow, c;
+};
+__device__ inline Out4 decode(const Window& g, int64_t i) {
+  Out4 o;
+  o.c = i % g.oc;
+  i /= g.oc;
+  o.ow = i % g.ow;
+  i /= g.ow;
+  o.oh = i % g.oh;
+  o.n = i / g.oh;
+  return o;
+}
+
+// ---- depthwise convolution
+
+// filter [kh, kw, c, m]; output channel oc = ci * m + k reads input channel ci.
+template <class D, bool kFused>
+__global__ void depthwise_kernel(int64_t total, Window g, int64_t mult, const D* __restrict__ in,
+                                 const D* __restrict__ filter, D* __restrict__ out, DevEpilogue e) {
+  using A = Acc<D>;
+  using C = typename A::C;
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < total; i += stride) {
+    const Out4 o = decode(g, i);
+    const int64_t ci = o.c / mult;
+    C acc = C(0);
+    for (int64_t r = 0; r < g.kh; ++r) {
+      const int64_t h = o.oh * g.sh - g.pt + r * g.dh;
+      if (h < 0 || h >= g.h) continue;
+      for (int64_t s = 0; s < g.kw; ++s) {
+        const int64_t w = o.ow * g.sw - g.pl + s * g.dw;
+        if (w < 0 || w >= g.w) continue;
+        acc += C(A::load(in[o.n * g.in.n + h * g.in.h + w * g.in.w + ci * g.in.c])) *
+               C(A::load(filter[(r * g.kw + s) * g.oc + o.c]));
+      }
+    }
+    if (kFused) acc = epilogue_value<D, C>(e, acc, o.c);
+    out[o.n * g.out.n + o.oh * g.out.h + o.ow * g.out.w + o.c * g.out.c] = A::store(acc);
+  }
+}
+
+template <typename T, bool kFused>
+Status depthwise(KernelContext& ctx, const char* op, const Tensor& input, const Tensor& filter, Tensor& output,
+                 const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                 const std::string& padding, const std::vector<int64_t>& explicit_paddings,
+                 const std::string& data_format, const DevEpilogue& e) {
+  using D = dev_t<T>;
+  const nn::Layout l = nn::layout_of(data_format);
+  if (filter.rank() != 4) return ctx.error("filter must be 4-D, got shape ", filter.shape().to_string());
+  Window g;
+  OPF_RETURN_IF_ERROR(window_of(op, input, output, l, filter.dim(0), filter.dim(1), strides, dilations, padding,
+                                explicit_paddings, &g));
+  if (filter.dim(2) != g.c) {
+    return ctx.error("filter's in_channels (", filter.dim(2), ") must match the input's depth (", g.c, ")");
+  }
+  const int64_t total = output.num_elements();
+  if (total == 0) return Status::OK();
+  const int dev = ctx.device().index;
+  gpuStream_t s;
+  OPF_RETURN_IF_ERROR(stream_for(dev, &s));
+  depthwise_kernel<D, kFused><<<grid_for(total, dev, kThreads), kThreads, 0, s>>>(
+      total, g, filter.dim(3), dev_ptr<T>(input), dev_ptr<T>(filter), dev_ptr<T>(output), e);
+  OPF_GPU_CHECK_LAUNCH(op);
+  return Status::OK();
+}
+
+template <typename T>
+Status DepthwiseConv2dNativeGpu(ops::DepthwiseConv2dNativeArgs& a) {
+  return depthwise<T, false>(a.ctx, "DepthwiseConv2dNative", a.input, a.filter, a.output, a.strides, a.dilations,
+                             a.padding, a.explicit_paddings, a.data_format, DevEpilogue());
+}
+
+template <typename T>
+Status FusedDepthwiseConv2dNativeGpu(ops::_FusedDepthwiseConv2dNativeArgs& a) {
+  const nn::Layout l = nn::layout_of(a.data_format);
+  DevEpilogue e;
+  OPF_RETURN_IF_ERROR(make_epilogue<T>("_FusedDepthwiseConv2dNative", a.fused_ops, a.args, a.output.dim(l.c),
+                                       a.epsilon, a.leakyrelu_alpha, &e));
+  return depthwise<T, true>(a.ctx, "_FusedDepthwiseConv2dNative", a.input, a.filter, a.output, a.strides,
+                            a.dilations, a.padding, a.explicit_paddings, a.data_format, e);
+}
+
+// ---- pooling
+
+template <class D, bool kMax>
+__global__ void pool_kernel(int64_t total, Window g, const D* __restrict__ in, D* __restrict__ out) {
+  using A = Acc<D>;
+  using C = typename A::C;
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < total; i += stride) {
+    const Out4 o = decode(g, i);
+    const int64_t h0 = o.oh * g.sh - g.pt, w0 = o.ow * g.sw - g.pl;
+    const int64_t r0 = h0 < 0 ? 0 : h0, r1 = h0 + g.kh > g.h ? g.h : h0 + g.kh;
+    const int64_t c0 = w0 < 0 ? 0 : w0, c1 = w0 + g.kw > g.w ? g.w : w0 + g.kw;
+    C acc = C(0);
+    bool first = true;
+    const D* base = in + o.n * g.in.n + o.c * g.in.c;
+    for (int64_t h = r0; h < r1; ++h) {
+      for (int64_t w = c0; w < c1; ++w) {
+        const C v = C(A::load(base[h * g.in.h + w * g.in.w]));
+        if (kMax) {  // a NaN in the window wins
+          if (first || (acc == acc && (v > acc || v != v))) acc = v;
+          first = false;
+        } else {
+          acc += v;
+        }
+      }
+    }
+    if (!kMax) {
+      const int64_t count = (r1 - r0) * (c1 - c0);
+      acc = count > 0 ? acc / C(count) : C(0);
+    }
+    out[o.n * g.out.n + o.oh * g.out.h + o.ow * g.out.w + o.c * g.out.c] = A::store(acc);
+  }
+}
+
+template <typename T, bool kMax>
+Status pool(KernelContext& ctx, const char* op, const Tensor& input, Tensor& output, const std::vector<int64_t>& ksize,
+            const std::vector<int64_t>& strides, const std::string& padding,
+            const std::vector<int64_t>& explicit_paddings, const std::string& data_format) {
+  using D = dev_t<T>;
+  const nn::Layout l = nn::layout_of(data_format);
+  if (ksize.size() != 4) return ctx.error("ksize must have 4 elements, got ", ksize.size());
+  Window g;
+  OPF_RETURN_IF_ERROR(window_of(op, input, output, l, ksize[l.h], ksize[l.w], strides, {1, 1, 1, 1}, padding,
+                                explicit_paddings, &g));
+  const int64_t total = output.num_elements();
+  if (total == 0) return Status::OK();
+  const int dev = ctx.device().index;
+  gpuStream_t s;
+  OPF_RETURN_IF_ERROR(stream_for(dev, &s));
+  pool_kernel<D, kMax><<<grid_for(total, dev, kThreads), kThreads, 0, s>>>(total, g, dev_ptr<T>(input),
+                                                                            dev_ptr<T>(output));
+  OPF_GPU_CHECK_LAUNCH(op);
+  return Status::OK();
+}
+
+template <typename T>
+Status MaxPoolGpu(ops::MaxPoolArgs& a) {
+  return pool<T, true>(a.ctx, "MaxPool", a.input, a.output, a.ksize, a.strides, a.padding, a.explicit_paddings,
+                       a.data_format);
+}
+
+template <typename T>
+Status AvgPoolGpu(ops::AvgPoolArgs& a) {
+  return pool<T, false>(a.ctx, "AvgPool", a.value, a.output, a.ksize, a.strides, a.padding, {}, a.data_format);
+}
+
+// ---- Pad / PadV2
+
+constexpr int kMaxRank = 8;
+struct PadGeom {
+  int rank = 0;
+  int64_t out_dims[kMaxRank], in_dims[kMaxRank], before[kMaxRank], in_strides[kMaxRank];
+};
+
+template <class D>
+__global__ void pad_kernel(int64_t total, PadGeom g, const D* __restrict__ in, D* __restrict__ out, D value) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < total; i += stride) {
+    int64_t rem = i, src = 0;
+    bool inside = true;
+    for (int d = g.rank - 1; d >= 0; --d) {
+      const int64_t c = rem % g.out_dims[d] - g.before[d];
+      rem /= g.out_dims[d];
+      inside = inside && c >= 0 && c < g.in_dims[d];
+      src += c * g.in_strides[d];
+    }
+    out[i] = inside ? in[src] : value;
+  }
+}
+
+template <typename T, typename P>
+Status pad_with(KernelContext& ctx, const Tensor& input, const Tensor& paddings, Tensor& output, T value) {
+  using D = dev_t<T>;
+  const int r = input.rank();
+  if (r > kMaxRank) return ctx.error("the GPU pads tensors of rank at most ", kMaxRank, ", got rank ", r);
+  if (paddings.rank() != 2 || paddings.dim(0) != r || paddings.dim(1) != 2) {
+    return ctx.error("paddings must be a [", r, ", 2] matrix, got shape ", paddings.shape().to_string());
+  }
+  PadGeom g;
+  g.rank = r;
+  int64_t acc = 1;
+  for (int d = r - 1; d >= 0; --d) {
+    g.in_dims[d] = input.dim(d);
+    g.out_dims[d] = output.dim(d);
+    g.before[d] = static_cast<int64_t>(paddings.data<P>()[2 * d]);
+    g.in_strides[d] = acc;
+    acc *= input.dim(d);
+  }
+  const int64_t total = output.num_elements();
+  if (total == 0) return Status::OK();
+  const int dev = ctx.device().index;
+  gpuStream_t s;
+  OPF_RETURN_IF_ERROR(stream_for(dev, &s));
+  D v;
+  std::memcpy(&v, &value, sizeof(T));
+  pad_kernel<D><<<grid_for(total, dev, kThreads), kThreads, 0, s>>>(total, g, dev_ptr<T>(input), dev_ptr<T>(output), v);
+  OPF_GPU_CHECK_LAUNCH(ctx.op().name);
+  return Status::OK();
+}
+
+template <typename T>
+Status pad_any(KernelContext& ctx, const Tensor& input, const Tensor& paddings, Tensor& output, T value) {
+  return paddings.dtype() == DType::kInt64 ? pad_with<T, int64_t>(ctx, input, paddings, output, value)
+                                           : pad_with<T, int32_t>(ctx, input, paddings, output, value);
+}
+
+template <typename T>
+Status PadGpu(ops::PadArgs& a) {
+  return pad_any<T>(a.ctx, a.input, a.paddings, a.output, T(0));
+}
+
+template <typename T>
+Status PadV2Gpu(ops::PadV2Args& a) {
+  if (a.constant_values.rank() != 0) {
+    return a.ctx.error("constant_values must be a scalar, got shape ", a.constant_values.shape().to_string());
+  }
+  return pad_any<T>(a.ctx, a.input, a.paddings, a.output, a.constant_values.data<T>()[0]);
+}
+
+// ---- ConcatV2: each input is a [outer, inner_k] block of the [outer, sum inner_k] output
+
+template <class E>
+__global__ void concat_piece_kernel(int64_t total, int64_t inner, int64_t out_inner, int64_t offset,
+                                    const E* __restrict__ in, E* __restrict__ out) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < total; i += stride) {
+    const int64_t row = i / inner, col = i % inner;
+    out[row * out_inner + offset + col] = in[i];
+  }
+}
+
+template <typename T>
+Status ConcatV2Gpu(ops::ConcatV2Args& a) {
+  const Shape& os = a.output.shape();
+  int64_t axis = a.axis.dtype() == DType::kInt64 ? a.axis.data<int64_t>()[0] : a.axis.data<int32_t>()[0];
+  if (axis < 0) axis += os.rank();
+  if (axis < 0 || axis >= os.rank()) return a.ctx.error("axis ", axis, " is out of range for rank ", os.rank());
+  int64_t outer = 1, tail = 1;
+  for (int d = 0; d < axis; ++d) outer *= os.dim(static_cast<int>(d));
+  for (int d = static_cast<int>(axis) + 1; d < os.rank(); ++d) tail *= os.dim(d);
+  const int64_t out_inner = os.dim(static_cast<int>(axis)) * tail;
+  const int dev = a.ctx.device().index;
+  gpuStream_t s;
+  OPF_RETURN_IF_ERROR(stream_for(dev, &s));
+  using E = dev_t<T>;
+  int64_t offset = 0;
+  for (int k = 0; k < a.values.size; ++k) {
+    const Tensor& t = a.values[k];
+    const int64_t inner = t.rank() > axis ? t.dim(static_cast<int>(axis)) * tail : 0;
+    const int64_t total = outer * inner;
+    if (total > 0) {
+      concat_piece_kernel<E><<<grid_for(total, dev, kThreads), kThreads, 0, s>>>(total, inner, out_inner, offset,
+                                                                                 dev_ptr<T>(t), dev_ptr<T>(a.output));
+      OPF_GPU_CHECK_LAUNCH("ConcatV2");
+    }
+    offset += inner;
+  }
+  return Status::OK();
+}
+
+// ---- ops that only relabel a shape
+
+template <typename T>
+Status SqueezeGpu(ops::SqueezeArgs& a) {
+  a.output = a.input.reshaped(a.ctx.output_shape(0));
+  return Status::OK();
+}
+
+template <typename T>
+Status ExpandDimsGpu(ops::ExpandDimsArgs& a) {
+  a.output = a.input.reshaped(a.ctx.output_shape(0));
+  return Status::OK();
+}
+
+}  // namespace
+
+#define OPF_GPU_FLOATS bfloat16, half, float, double
+#define OPF_GPU_ALL bool, bfloat16, half, float, double, int32_t, int64_t
+
+OPFORGE_REGISTER_KERNEL(BiasAdd, GPU, BiasAddGpu, OPF_GPU_FLOATS)
+OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNative, GPU, DepthwiseConv2dNativeGpu, OPF_GPU_FLOATS)
+OPFORGE_REGISTER_KERNEL(_FusedDepthwiseConv2dNative, GPU, FusedDepthwiseConv2dNativeGpu, OPF_GPU_FLOATS)
+OPFORGE_REGISTER_KERNEL(MaxPool, GPU, MaxPoolGpu, OPF_GPU_FLOATS)
+OPFORGE_REGISTER_KERNEL(AvgPool, GPU, AvgPoolGpu, OPF_GPU_FLOATS)
+OPFORGE_REGISTER_KERNEL_HOST_MEMORY(Pad, GPU, PadGpu, host_args(1), host_args(), OPF_GPU_ALL)
+OPFORGE_REGISTER_KERNEL_HOST_MEMORY(PadV2, GPU, PadV2Gpu, host_args(1, 2), host_args(), OPF_GPU_ALL)
+OPFORGE_REGISTER_KERNEL_HOST_MEMORY(ConcatV2, GPU, ConcatV2Gpu, host_args(1), host_args(), OPF_GPU_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Squeeze, GPU, SqueezeGpu, OPF_GPU_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL_HOST_MEMORY(ExpandDims, GPU, ExpandDimsGpu, host_args(1), host_args(), OPF_GPU_ALL)
+
+}  // namespace gpu
+}  // namespace opforge
