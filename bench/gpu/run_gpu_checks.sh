@@ -51,7 +51,7 @@ PY
 fi
 
 step "build (OPFORGE_CUDA=ON, ${OPFORGE_CUDA_ARCH:-90-real})"
-echo "c++: $(c++ --version | head -1); CXX=${CXX:-} CXXFLAGS=${CXXFLAGS:-} LDFLAGS=${LDFLAGS:-}"
+echo "c++: $(c++ --version | head -1); CXX=${CXX:-} CXXFLAGS=${CXXFLAGS:-} LDFLAGS=${LDFLAGS:-} CMAKE_ARGS=${CMAKE_ARGS:-}"
 t0=$(date +%s)
 if ! python3 -m pip install -v --no-build-isolation --no-deps -C cmake.define.OPFORGE_CUDA=ON \
     -C cmake.build-type="${OPFORGE_BUILD_TYPE:-Release}" \
