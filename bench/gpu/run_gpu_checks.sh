@@ -11,7 +11,8 @@
 # what is installed (scikit-build-core, pybind11, jinja2, cmake, ninja). The model benchmark
 # reads a frozen export from bench/keras_models.py's cache or .gpu_models/.
 # OPFORGE_CUDA_ARCH (default 90-real: Hopper) picks the one architecture to build for;
-# OPFORGE_DEADLINE (epoch seconds) bounds the memcheck step, which runs last.
+# OPFORGE_DEADLINE (epoch seconds) bounds the memcheck step, which runs last;
+# OPFORGE_SKIP_BENCH=1 leaves the benchmarks out.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-gpu-checks}"
@@ -81,6 +82,7 @@ step "GPU tests"
 timeout 150 python3 -m pytest -q -p no:cacheprovider tests/gpu 2>&1 | tee "$out/tests.txt" | tail -15
 record "GPU tests (tests/gpu)" "${PIPESTATUS[0]}"
 
+if [[ -z "${OPFORGE_SKIP_BENCH:-}" ]]; then
 step "benchmark: elementwise, MatMul, launch overhead"
 timeout 120 python3 bench/gpu/bench_gpu.py 2>&1 | tee "$out/bench.txt"
 record "bench_gpu.py" "${PIPESTATUS[0]}"
@@ -88,6 +90,7 @@ record "bench_gpu.py" "${PIPESTATUS[0]}"
 step "benchmark: a frozen Keras model"
 timeout 150 python3 bench/gpu/bench_gpu_model.py 2>&1 | tee "$out/bench_model.txt"
 record "bench_gpu_model.py" "${PIPESTATUS[0]}"
+fi
 
 step "compute-sanitizer memcheck over the per-op GPU tests"
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
@@ -97,7 +100,8 @@ if [[ -x "$sanitizer" ]]; then
     limit=$(( OPFORGE_DEADLINE - $(date +%s) )); (( limit < 30 )) && limit=30
   fi
   timeout "$limit" "$sanitizer" --tool memcheck --leak-check no --error-exitcode 99 \
-    python3 -m pytest -q -p no:cacheprovider tests/gpu/test_gpu_ops.py -k "gpu" > "$out/memcheck.txt" 2>&1
+    python3 -m pytest -q -p no:cacheprovider tests/gpu/test_gpu_ops.py -k "gpu and not out_of_memory" \
+    > "$out/memcheck.txt" 2>&1  # (the out-of-memory test's failing cudaMalloc is an API error by design)
   rc=$?
   grep -E "ERROR SUMMARY|passed|failed" "$out/memcheck.txt" | tail -3
   record "compute-sanitizer memcheck" "$rc"
