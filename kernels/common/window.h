@@ -45,6 +45,10 @@ struct Dim1 {
   int64_t in = 0, k = 1, s = 1, d = 1, pad_before = 0, pad_after = 0, out = 0;
 };
 
+// The largest effective window (and explicit padding) along one dim: beyond it the index
+// arithmetic of the kernels (and TensorFlow's) would overflow, and no real window comes near.
+constexpr int64_t kMaxWindow = (int64_t{1} << 31) - 1;
+
 // Output size and padding of one spatial dim; in < 0 (unknown) gives out = -1.
 //
 // VALID and EXPLICIT follow TensorFlow's GetWindowedOutputSize to the letter: out =
@@ -59,13 +63,25 @@ inline Status window_dim(const std::string& op, const char* which, int64_t in, i
   r->s = s;
   r->d = d;
   if (k < 1) return errors::InvalidArgument(op, ": the window size along ", which, " must be positive, got ", k);
+  if (s < 1 || d < 1) {
+    return errors::InvalidArgument(op, ": the stride and dilation along ", which, " must be positive, got ", s,
+                                   " and ", d);
+  }
+  if (k - 1 > (kMaxWindow - 1) / d) {
+    return errors::InvalidArgument(op, ": the window along ", which, " (size ", k, ", dilation ", d,
+                                   ") is larger than ", kMaxWindow, " elements");
+  }
   const int64_t eff = (k - 1) * d + 1;
+  if (padding == "EXPLICIT" && (pb < 0 || pa < 0 || pb > kMaxWindow || pa > kMaxWindow)) {
+    return errors::InvalidArgument(op, ": explicit paddings along ", which, " must be in [0, ", kMaxWindow,
+                                   "], got ", pb, " and ", pa);
+  }
   if (in < 0) {
     r->out = -1;
     return Status::OK();
   }
   if (padding == "SAME") {
-    r->out = (in + s - 1) / s;
+    r->out = in / s + (in % s != 0);  // ceil(in / s), without overflowing in + s - 1
     const int64_t need = std::max<int64_t>(0, (r->out - 1) * s + eff - in);
     r->pad_before = need / 2;
     r->pad_after = need - need / 2;
@@ -75,7 +91,8 @@ inline Status window_dim(const std::string& op, const char* which, int64_t in, i
   r->pad_before = valid ? 0 : pb;
   r->pad_after = valid ? 0 : pa;
   const int64_t padded = in + r->pad_before + r->pad_after;
-  const int64_t out = (padded - eff + s) / s;
+  const int64_t diff = padded - eff;  // (diff + s) / s, without overflowing diff + s
+  const int64_t out = diff >= 0 ? diff / s + 1 : (diff + s) / s;
   if (out < 0) {
     return errors::InvalidArgument(op, ": computed output size along ", which, " would be negative: ", out,
                                    " (", valid ? "input" : "padded input", " size ", padded,

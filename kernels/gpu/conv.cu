@@ -46,11 +46,11 @@ Status conv_geom(const std::string& op, const Shape& input, const Shape& filter,
       nn::window2d(op, input, l, filter.dim(0), filter.dim(1), strides, dilations, padding, explicit_paddings, &w));
   const int64_t fd = filter.dim(2), cout = filter.dim(3);
   if (fd <= 0) return errors::InvalidArgument(op, ": filter depth must be strictly positive, got ", fd);
-  if (w.c % fd != 0) {
+  if (w.c <= 0 || w.c % fd != 0) {  // (no input channels under a filter of some: 0 groups)
     return errors::InvalidArgument(op, ": input depth must be evenly divisible by filter depth: ", w.c, " vs ", fd);
   }
   const int64_t groups = w.c / fd;
-  if (groups > 0 && cout % groups != 0) {
+  if (cout % groups != 0) {
     return errors::InvalidArgument(op, ": output depth must be evenly divisible by number of groups: ", cout, " vs ",
                                    groups);
   }

@@ -78,8 +78,15 @@ Status output_dtypes(const OpSpec& op, const ArgSpec& arg, const std::vector<Att
   }
   DType t = arg.type_attr >= 0 ? attrs[arg.type_attr].type : arg.type;
   int64_t n = arg.number_attr >= 0 ? attrs[arg.number_attr].i : 1;
+  // An attr counting outputs (Split's num_split, Unpack's num) is checked against its op's
+  // inputs by the shape function, which runs after the outputs are laid out: a count no input
+  // could match must not lay out billions first.
+  constexpr int64_t kMaxOutputs = int64_t{1} << 20;
+  if (n > kMaxOutputs) {
+    return errors::InvalidArgument(op.name, ": ", op.attrs[arg.number_attr].name, "=", n, " would make ", n,
+                                   " outputs '", arg.name, "' (at most ", kMaxOutputs, ")");
+  }
   for (int64_t i = 0; i < n; ++i) out->push_back(t);
-  (void)op;
   return Status::OK();
 }
 

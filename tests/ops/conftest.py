@@ -26,6 +26,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_terminal_summary(terminalreporter):
+    _hostile_summary(terminalreporter)
     if not any(opmatrix.COVERAGE.values()) and not any(opmatrix.FAILED.values()):
         return
     m = len(opmatrix.ALL_OPS)
@@ -51,3 +52,18 @@ def pytest_terminal_summary(terminalreporter):
         bad = sorted(opmatrix.FAILED[category])
         if bad:
             terminalreporter.write_line(f"ops with failing {category} checks: {', '.join(bad)}")
+
+
+def _hostile_summary(terminalreporter):
+    """The hostile matrix's counts (tests/ops/test_hostile.py), when it ran."""
+    mod = sys.modules.get("test_hostile")
+    summary = getattr(mod, "SUMMARY", None)
+    if not summary:
+        return
+    per_op = summary["per_op"]
+    counts = sorted(per_op.values())
+    terminalreporter.write_line(
+        f"hostile matrix: {summary['cases']} cases over {summary['ops']} ops (per op: min {counts[0]}, "
+        f"median {counts[len(counts) // 2]}, max {counts[-1]}), each eagerly and in two graphs; "
+        f"outcomes {dict(summary['kinds'])}; typed errors raised {dict(summary['errors'].most_common())}")
+    terminalreporter.write_line("hostile cases per op: " + ", ".join(f"{k} {v}" for k, v in sorted(per_op.items())))

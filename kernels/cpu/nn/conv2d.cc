@@ -62,7 +62,8 @@ Status conv_groups(const std::string& op, int64_t in_depth, int64_t filter_depth
     return errors::InvalidArgument(op, ": filter depth must be strictly positive, got 0");
   }
   if (in_depth == filter_depth) return Status::OK();
-  if (filter_depth <= 0 || in_depth % filter_depth != 0) {
+  if (filter_depth < 0 || in_depth <= 0 || in_depth % filter_depth != 0) {
+    // (an input of no channels under a filter of some is no grouping: 0 groups)
     return errors::InvalidArgument(op, ": input depth must be evenly divisible by filter depth: ", in_depth,
                                    " vs ", filter_depth);
   }

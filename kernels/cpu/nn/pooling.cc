@@ -41,8 +41,23 @@ Status pool_geom(const std::string& op, const Shape& input, const Layout& l,
       }
     }
   }
-  *g = PoolGeom{w.n, w.h.in, w.w.in, w.c, w.h.k, w.w.k, w.h.out, w.w.out, w.h.s, w.w.s,
-                w.h.pad_before, w.w.pad_before};
+  // The kernels see the window through its intersection with the input, so the geometry is
+  // normalized to one with the same intersections and buffers sized by the input (a SAME pool
+  // with a window of 2^31 - 1, legal, pads by 2^30 on each side):
+  // - leading padding that every window starts inside of is dropped from the padding and from
+  //   the window alike;
+  // - a window reaching past the input and what is left of the leading padding ends there;
+  // - with one window along a dim the stride does not matter: any stride past the window serves.
+  const auto normalize = [](const nn::Dim1& d, int64_t* k, int64_t* pad, int64_t* s) {
+    const int64_t drop = d.out > 0 ? std::max<int64_t>(0, d.pad_before - (d.out - 1) * d.s) : 0;
+    *pad = d.pad_before - drop;
+    *k = std::max<int64_t>(1, std::min(d.k - drop, d.in + *pad));
+    *s = d.out > 1 ? d.s : std::min(d.s, std::max<int64_t>(1, d.in + *pad));
+  };
+  int64_t kh, kw, pt, pl, sh, sw;
+  normalize(w.h, &kh, &pt, &sh);
+  normalize(w.w, &kw, &pl, &sw);
+  *g = PoolGeom{w.n, w.h.in, w.w.in, w.c, kh, kw, w.h.out, w.w.out, sh, sw, pt, pl};
   return Status::OK();
 }
 
@@ -190,6 +205,7 @@ Status MaxPoolCpu(ops::MaxPoolArgs& a) {
   PoolGeom g;
   OPF_RETURN_IF_ERROR(pool_geom("MaxPool", a.input.shape(), l, a.ksize, a.strides, a.padding,
                                 a.explicit_paddings, &g));
+  if (a.output.num_elements() == 0) return Status::OK();  // (no pass over a batch of empty images)
   nn::Nhwc<T, V> in(a.input, l);
   nn::NhwcOut<T, V> out(a.output, l);
   const V* x = in.data();
@@ -228,6 +244,7 @@ Status AvgPoolCpu(ops::AvgPoolArgs& a) {
   const Layout l = nn::layout_of(a.data_format);
   PoolGeom g;
   OPF_RETURN_IF_ERROR(pool_geom("AvgPool", a.value.shape(), l, a.ksize, a.strides, a.padding, {}, &g));
+  if (a.output.num_elements() == 0) return Status::OK();  // (no pass over a batch of empty images)
   nn::Nhwc<T, V> in(a.value, l);
   nn::NhwcOut<T, V> out(a.output, l);
   const V* x = in.data();
@@ -277,6 +294,7 @@ Status MaxPoolGradCpu(ops::MaxPoolGradArgs& a) {
   const Shape out_shape = nn::shape4(l, g.n, g.oh, g.ow, g.c);
   OPF_RETURN_IF_ERROR(check_same("MaxPoolGrad", "orig_output", a.orig_output.shape(), out_shape));
   OPF_RETURN_IF_ERROR(check_same("MaxPoolGrad", "grad", a.grad.shape(), out_shape));
+  if (a.output.num_elements() == 0) return Status::OK();
   nn::Nhwc<T, V> in(a.orig_input, l);
   nn::Nhwc<T, V> dy(a.grad, l);
   nn::NhwcOut<T, V> dx(a.output, l);
@@ -313,6 +331,7 @@ Status MaxPoolGradGradCpu(ops::MaxPoolGradGradArgs& a) {
   const Shape out_shape = nn::shape4(l, g.n, g.oh, g.ow, g.c);
   OPF_RETURN_IF_ERROR(check_same("MaxPoolGradGrad", "orig_output", a.orig_output.shape(), out_shape));
   OPF_RETURN_IF_ERROR(check_same("MaxPoolGradGrad", "grad", a.grad.shape(), a.orig_input.shape()));
+  if (a.output.num_elements() == 0) return Status::OK();
   nn::Nhwc<T, V> in(a.orig_input, l);
   nn::Nhwc<T, V> gx(a.grad, l);
   nn::NhwcOut<T, V> out(a.output, l);
@@ -355,6 +374,7 @@ Status AvgPoolGradCpu(ops::AvgPoolGradArgs& a) {
   PoolGeom g;
   OPF_RETURN_IF_ERROR(pool_geom("AvgPoolGrad", in_shape, l, a.ksize, a.strides, a.padding, {}, &g));
   OPF_RETURN_IF_ERROR(check_same("AvgPoolGrad", "grad", a.grad.shape(), nn::shape4(l, g.n, g.oh, g.ow, g.c)));
+  if (a.output.num_elements() == 0) return Status::OK();
   nn::Nhwc<T, V> dy(a.grad, l);
   nn::NhwcOut<T, V> dx(a.output, l);
   V* d = dx.data();
