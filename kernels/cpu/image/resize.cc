@@ -120,6 +120,7 @@ Status ResizeBilinearCpu(ops::ResizeBilinearArgs& a) {
   int64_t oh, ow;
   OPF_RETURN_IF_ERROR(read_size(a.ctx, a.size, &oh, &ow));
   const int64_t b = a.images.dim(0), ih = a.images.dim(1), iw = a.images.dim(2), ch = a.images.dim(3);
+  if (a.resized_images.num_elements() == 0) return Status::OK();  // (no pass over empty images)
   const auto ys = interpolation(oh, ih, resize_scale(ih, oh, a.align_corners), a.half_pixel_centers);
   const auto xs = interpolation(ow, iw, resize_scale(iw, ow, a.align_corners), a.half_pixel_centers);
   const T* in = a.images.template data<T>();
@@ -192,6 +193,7 @@ Status ResizeNearestNeighborCpu(ops::ResizeNearestNeighborArgs& a) {
   int64_t oh, ow;
   OPF_RETURN_IF_ERROR(read_size(a.ctx, a.size, &oh, &ow));
   const int64_t b = a.images.dim(0), ih = a.images.dim(1), iw = a.images.dim(2), ch = a.images.dim(3);
+  if (a.resized_images.num_elements() == 0) return Status::OK();  // (no pass over empty images)
   const auto ys = nearest(oh, ih, resize_scale(ih, oh, a.align_corners), a.align_corners, a.half_pixel_centers);
   const auto xs = nearest(ow, iw, resize_scale(iw, ow, a.align_corners), a.align_corners, a.half_pixel_centers);
   const T* in = a.images.template data<T>();
@@ -215,6 +217,7 @@ Status ResizeNearestNeighborGradCpu(ops::ResizeNearestNeighborGradArgs& a) {
   int64_t oh, ow;  // the original image's size
   OPF_RETURN_IF_ERROR(read_size(a.ctx, a.size, &oh, &ow));
   const int64_t b = a.grads.dim(0), gh = a.grads.dim(1), gw = a.grads.dim(2), ch = a.grads.dim(3);
+  if (a.output.num_elements() == 0) return Status::OK();
   // The forward mapping: grads row y came from original row ys[y].
   const auto ys = nearest(gh, oh, resize_scale(oh, gh, a.align_corners), a.align_corners, a.half_pixel_centers);
   const auto xs = nearest(gw, ow, resize_scale(ow, gw, a.align_corners), a.align_corners, a.half_pixel_centers);

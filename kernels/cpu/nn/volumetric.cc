@@ -110,6 +110,9 @@ Status SizesShape(ShapeContext& c, int arg) {
   bool known;
   OPF_RETURN_IF_ERROR(array::known_ints(c, arg, &dims, &known));
   if (known && dims.size() != 5) return c.error("the sizes must have 5 elements, got ", dims.size());
+  for (int64_t d : known ? dims : std::vector<int64_t>()) {
+    if (d < 0) return c.error("the sizes must be non-negative, got ", d);
+  }
   c.set_output(0, known ? Shape(dims) : array::unknown_dims(5));
   return Status::OK();
 }
@@ -323,6 +326,17 @@ Status Conv3DBackpropFilterV2Cpu(ops::Conv3DBackpropFilterV2Args& a) {
 template <typename Args>
 Status pool_window(const std::string& op, const Args& a, const Shape& input, Window3* w) {
   OPF_RETURN_IF_ERROR(check_list5(op, "ksize", a.ksize));
+  // The kernels list each window's taps: their number must stay a buffer, not 2^93 entries.
+  constexpr int64_t kMaxTaps = int64_t{1} << 24;
+  int64_t taps = 1;
+  for (int i = 1; i <= 3; ++i) {
+    const int64_t k = a.ksize[static_cast<size_t>(i)];
+    if (k > kMaxTaps / taps) {
+      return errors::InvalidArgument(op, ": the window ", a.ksize[1], "x", a.ksize[2], "x", a.ksize[3],
+                                     " has more than ", kMaxTaps, " elements");
+    }
+    taps *= k;
+  }
   return window3d(op, input, {a.ksize[1], a.ksize[2], a.ksize[3]}, a.strides, {1, 1, 1, 1, 1}, a.padding,
                   a.data_format, w);
 }
@@ -349,6 +363,7 @@ Status MaxPool3DCpu(ops::MaxPool3DArgs& a) {
   using C = acc_t<T>;
   Window3 w;
   OPF_RETURN_IF_ERROR(pool_window("MaxPool3D", a, a.input.shape(), &w));
+  if (a.output.num_elements() == 0) return Status::OK();  // (no pass over a batch of empty volumes)
   const T* in = a.input.template data<T>();
   T* out = a.output.template data<T>();
   const int64_t c = w.c;
@@ -369,6 +384,7 @@ Status AvgPool3DCpu(ops::AvgPool3DArgs& a) {
   using C = acc_t<T>;
   Window3 w;
   OPF_RETURN_IF_ERROR(pool_window("AvgPool3D", a, a.input.shape(), &w));
+  if (a.output.num_elements() == 0) return Status::OK();  // (no pass over a batch of empty volumes)
   const T* in = a.input.template data<T>();
   T* out = a.output.template data<T>();
   const int64_t c = w.c;
