@@ -16,7 +16,7 @@ import os
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
-from .errors import InvalidArgumentError, NotFoundError
+from .errors import DataLossError, InvalidArgumentError, NotFoundError
 from .framework.graph import GraphTensor, Operation, get_default_graph
 from .framework.graph_def import import_graph_def
 from .framework.variables import RefVariable
@@ -130,7 +130,11 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         elif kind == "bytes_list" and key in _VARIABLE_COLLECTIONS:
             items = []
             for raw in col.bytes_list.value:
-                vd = VariableDef.FromString(raw)
+                try:
+                    vd = VariableDef.FromString(raw)
+                except DecodeError as e:
+                    raise DataLossError(f"collection '{key}' holds a damaged VariableDef: {e}",
+                                        "import_meta_graph") from None
                 if vd.is_resource:
                     raise InvalidArgumentError(f"variable {vd.variable_name} is a resource variable: opforge's "
                                                "import_meta_graph reads TF1 (ref) variables", "import_meta_graph")
