@@ -301,22 +301,27 @@ DeviceMemoryStats device_memory_stats(int device) {
 
 // ---- copies
 
-Status copy_host_to_device(int device, void* dst, const void* src, size_t n) {
-  OPF_RETURN_IF_ERROR(gpu_backend()->copy_to_device(device, dst, src, n));
+namespace {
+
+// One copy between the host and `device` through the backend, counted in the device's stats.
+Status counted_copy(int device, bool to_device, void* dst, const void* src, size_t n) {
+  GpuBackend* b = gpu_backend();
+  OPF_RETURN_IF_ERROR(to_device ? b->copy_to_device(device, dst, src, n) : b->copy_to_host(device, dst, src, n));
   DeviceCache& c = cache_for(device);
   std::lock_guard<std::mutex> lock(c.mu);
-  ++c.stats.copies_to_device;
-  c.stats.bytes_to_device += n;
+  ++(to_device ? c.stats.copies_to_device : c.stats.copies_to_host);
+  (to_device ? c.stats.bytes_to_device : c.stats.bytes_to_host) += n;
   return Status::OK();
 }
 
+}  // namespace
+
+Status copy_host_to_device(int device, void* dst, const void* src, size_t n) {
+  return counted_copy(device, true, dst, src, n);
+}
+
 Status copy_device_to_host(int device, void* dst, const void* src, size_t n) {
-  OPF_RETURN_IF_ERROR(gpu_backend()->copy_to_host(device, dst, src, n));
-  DeviceCache& c = cache_for(device);
-  std::lock_guard<std::mutex> lock(c.mu);
-  ++c.stats.copies_to_host;
-  c.stats.bytes_to_host += n;
-  return Status::OK();
+  return counted_copy(device, false, dst, src, n);
 }
 
 Status copy_tensor(const Tensor& src, const DeviceSpec& dst, Tensor* out) {
