@@ -229,6 +229,12 @@ def _base_calls():
         "StatelessTruncatedNormal": random(),
         "StatelessRandomUniformInt": random({"minval": np.int32(0), "maxval": np.int32(10)}),
         "BroadcastGradientArgs": lambda r: ({"s0": i32(2, 1, 3), "s1": i32(4, 3)}, {}),
+        # The stateful random ops: a shape input that allocates what it says.
+        "RandomUniform": lambda r: ({"shape": i32(2, 3)}, {"dtype": "float", "seed": 1}),
+        "RandomStandardNormal": lambda r: ({"shape": i32(2, 3)}, {"dtype": "float", "seed": 1}),
+        "TruncatedNormal": lambda r: ({"shape": i32(2, 3)}, {"dtype": "float", "seed": 1}),
+        "RandomUniformInt": lambda r: ({"shape": i32(2, 3), "minval": np.int32(0), "maxval": np.int32(9)},
+                                       {"seed": 1}),
         "_FusedConv2D": lambda r: ({"input": f32(r, 1, 5, 5, 3), "filter": f32(r, 3, 3, 3, 4), "args": [f32(r, 4)],
                                     "host_args": []},
                                    {"strides": [1, 1, 1, 1], "padding": "SAME", "fused_ops": ["BiasAdd", "Relu"],
