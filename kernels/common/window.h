@@ -43,6 +43,9 @@ inline Shape shape4(const Layout& l, int64_t n, int64_t h, int64_t w, int64_t c)
 // One spatial dimension of a window (kernel size, stride, dilation, padding) over an input.
 struct Dim1 {
   int64_t in = 0, k = 1, s = 1, d = 1, pad_before = 0, pad_after = 0, out = 0;
+  // The stride as kernels use it: with one output along the dim it multiplies nothing, and 1
+  // keeps their index arithmetic in range (a stride of INT64_MAX is legal there).
+  int64_t kernel_stride() const { return out > 1 ? s : 1; }
 };
 
 // The largest effective window (and explicit padding) along one dim: beyond it the index

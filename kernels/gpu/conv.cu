@@ -54,7 +54,7 @@ Status conv_geom(const std::string& op, const Shape& input, const Shape& filter,
     return errors::InvalidArgument(op, ": output depth must be evenly divisible by number of groups: ", cout, " vs ",
                                    groups);
   }
-  *g = ConvGeom{w.n, w.h.in, w.w.in, w.c, filter.dim(0), filter.dim(1), cout, w.h.out, w.w.out, w.h.s, w.w.s,
+  *g = ConvGeom{w.n, w.h.in, w.w.in, w.c, filter.dim(0), filter.dim(1), cout, w.h.out, w.w.out, w.h.kernel_stride(), w.w.kernel_stride(),
                 w.h.d, w.w.d, w.h.pad_before, w.w.pad_before, groups};
   return Status::OK();
 }

@@ -422,8 +422,8 @@ def run_ops(names: list[str], env=None) -> list[dict]:
     records: list[dict] = []
     start, total = 0, None
     env = dict(os.environ if env is None else env, SKBUILD_EDITABLE_VERBOSE="0")
-    if "ASAN_OPTIONS" in env:  # an allocation beyond ASan's limit fails (bad_alloc), not aborts
-        env["ASAN_OPTIONS"] += ":allocator_may_return_null=1"
+    if "ASAN_OPTIONS" in env:  # (no RLIMIT_AS under ASan: its allocator caps a request instead)
+        env["ASAN_OPTIONS"] += f":allocator_may_return_null=1:max_allocation_size_mb={MEMORY_LIMIT >> 20}"
     while total is None or start < total:
         stderr = tempfile.TemporaryFile(mode="w+")  # (a pipe could fill and stall the worker)
         proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), ",".join(names), str(start)],
@@ -468,7 +468,7 @@ def run_ops(names: list[str], env=None) -> list[dict]:
             # the worker is gone
             rc = proc.wait()
             stderr.seek(0)
-            err = stderr.read()[-2000:]
+            err = stderr.read()[-20000:]
             if in_flight is None:
                 if total is None:
                     raise RuntimeError(f"hostile worker for {names} failed before its first case "
@@ -476,7 +476,10 @@ def run_ops(names: list[str], env=None) -> list[dict]:
                 start = total
                 break
             why = f"signal {-rc}" if rc < 0 else f"exit code {rc}"
-            records.append({**in_flight, "outcome": f"CRASH {why}: {err.strip()[-600:]}"})
+            # The sanitizer's verdict, or else the end of what the worker said.
+            verdict = [ln for ln in err.splitlines() if "runtime error" in ln or "ERROR:" in ln or "Fatal" in ln]
+            detail = " | ".join(verdict[:3]) if verdict else err.strip()[-600:]
+            records.append({**in_flight, "outcome": f"CRASH {why}: {detail}"})
             start = in_flight["start"] + 1
             break
         if proc.poll() is None:

@@ -172,9 +172,10 @@ Status dense_slice(const std::string& op, const Shape& in, const std::vector<int
     };
     const int64_t bb = canon(b[i], bit(m.begin, i), false);
     const int64_t ee = canon(e[i], bit(m.end, i), true);
-    int64_t cnt = 0;
-    if (s > 0 && ee > bb) cnt = (ee - bb + s - 1) / s;
-    if (s < 0 && bb > ee) cnt = (bb - ee + (-s) - 1) / (-s);
+    // ceil(span / |s|), without overflowing span + |s| - 1 or -INT64_MIN
+    const uint64_t as = s > 0 ? static_cast<uint64_t>(s) : static_cast<uint64_t>(-(s + 1)) + 1;
+    const int64_t span = s > 0 ? ee - bb : bb - ee;
+    const int64_t cnt = span > 0 ? static_cast<int64_t>((static_cast<uint64_t>(span) - 1) / as + 1) : 0;
     d.start.push_back(cnt > 0 ? bb : 0);
     d.stride.push_back(s);
     d.count.push_back(cnt);

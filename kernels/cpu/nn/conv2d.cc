@@ -88,7 +88,8 @@ Status conv_geom(const std::string& op, const Shape& input, const Shape& filter,
   int64_t groups = 1;
   OPF_RETURN_IF_ERROR(conv_groups(op, w.c, filter.dim(2), filter.dim(3), &groups));
   *g = ConvGeom{w.n, w.h.in, w.w.in, w.c, filter.dim(0), filter.dim(1), filter.dim(3),
-                w.h.out, w.w.out, w.h.s, w.w.s, w.h.d, w.w.d, w.h.pad_before, w.w.pad_before};
+                w.h.out, w.w.out, w.h.kernel_stride(), w.w.kernel_stride(), w.h.d, w.w.d, w.h.pad_before,
+                w.w.pad_before};
   g->groups = groups;
   g->cs = w.c;
   return Status::OK();

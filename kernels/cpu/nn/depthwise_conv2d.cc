@@ -44,7 +44,7 @@ Status dw_geom(const std::string& op, const Shape& input, const Shape& filter, c
                                    filter.dim(2), ")");
   }
   *g = DwGeom{w.n, w.h.in, w.w.in, w.c, filter.dim(3), filter.dim(0), filter.dim(1), w.h.out,
-              w.w.out, w.h.s, w.w.s, w.h.d, w.w.d, w.h.pad_before, w.w.pad_before};
+              w.w.out, w.h.kernel_stride(), w.w.kernel_stride(), w.h.d, w.w.d, w.h.pad_before, w.w.pad_before};
   return Status::OK();
 }
 

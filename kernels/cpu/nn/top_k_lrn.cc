@@ -106,6 +106,7 @@ Status TopKShape(ShapeContext& c) {
 
 // The window of position d along a depth of `depth`: [d - radius, d + radius], clipped.
 inline void window(int64_t d, int64_t radius, int64_t depth, int64_t* lo, int64_t* hi) {
+  radius = std::min(radius, depth);  // (a radius past the depth covers it all: no d + INT64_MAX)
   *lo = std::max<int64_t>(0, d - radius);
   *hi = std::min<int64_t>(depth - 1, d + radius);
 }
