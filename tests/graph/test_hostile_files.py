@@ -19,8 +19,9 @@ import opforge as of
 
 # The child: reads each (kind, path) it is given, printing one JSON line before and after.
 CHILD = textwrap.dedent(r"""
-    import json, sys, resource
-    resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+    import json, os, sys, resource
+    if "asan" not in os.environ.get("LD_PRELOAD", ""):  # (ASan's shadow memory alone is terabytes)
+        resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
     import numpy as np
     import opforge as of
     from opforge.framework.tensor_bundle import BundleReader
@@ -132,11 +133,15 @@ def _run_child(cases):
     in a new child."""
     outcomes = {}
     todo = list(cases)
+    env = dict(os.environ, SKBUILD_EDITABLE_VERBOSE="0")
+    if "ASAN_OPTIONS" in env:  # under ASan its allocator caps a request instead of RLIMIT_AS
+        env["ASAN_OPTIONS"] += ":allocator_may_return_null=1:max_allocation_size_mb=6144"
     while todo:
         feed = "".join(json.dumps(c) + "\n" for c in todo)
         try:
+            # (run outside the checkout, whose opforge/ source folder would shadow the install)
             r = subprocess.run([sys.executable, "-c", CHILD], input=feed, capture_output=True, text=True,
-                               timeout=300, env=dict(os.environ, SKBUILD_EDITABLE_VERBOSE="0"))
+                               timeout=300, env=env, cwd=os.path.dirname(todo[0][1]))
             out, rc, err = r.stdout, r.returncode, r.stderr
         except subprocess.TimeoutExpired as e:
             out, rc, err = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), "timeout", ""
