@@ -1,6 +1,7 @@
 // The window geometry of convolutions and pools, shared by the CPU and GPU kernels: data
-// layouts (NHWC / NCHW), and TensorFlow's SAME / VALID / EXPLICIT rules for output sizes and
-// padding. Host code only: it checks attrs and shapes and returns typed errors.
+// layouts (NHWC / NCHW), TensorFlow's SAME / VALID / EXPLICIT rules for output sizes and
+// padding, and a convolution's groups. Host code only: it checks attrs and shapes and returns
+// typed errors, computing every size without overflow.
 #pragma once
 
 #include <algorithm>
@@ -179,6 +180,28 @@ inline Status need_rank(const std::string& op, const char* what, const Shape& s,
   if (!s.unknown_rank() && s.rank() != rank) {
     return errors::InvalidArgument(op, ": ", what, " must be ", rank, "-dimensional, got shape ",
                                    s.to_string());
+  }
+  return Status::OK();
+}
+
+// The number of groups of a convolution: TensorFlow allows an input depth that is a multiple of
+// the filter's in_channels, the output channels then split evenly over the groups.
+inline Status conv_groups(const std::string& op, int64_t in_depth, int64_t filter_depth, int64_t out_depth,
+                          int64_t* groups) {
+  *groups = 1;
+  if (filter_depth == 0) {  // TensorFlow's Conv2D refuses a convolution over no channels
+    return errors::InvalidArgument(op, ": filter depth must be strictly positive, got 0");
+  }
+  if (in_depth == filter_depth) return Status::OK();
+  if (filter_depth < 0 || in_depth <= 0 || in_depth % filter_depth != 0) {
+    // (an input of no channels under a filter of some is no grouping: 0 groups)
+    return errors::InvalidArgument(op, ": input depth must be evenly divisible by filter depth: ", in_depth,
+                                   " vs ", filter_depth);
+  }
+  *groups = in_depth / filter_depth;
+  if (out_depth % *groups != 0) {
+    return errors::InvalidArgument(op, ": output depth must be evenly divisible by number of groups: ",
+                                   out_depth, " vs ", *groups);
   }
   return Status::OK();
 }

@@ -33,7 +33,9 @@ struct ConvGeom {
   __host__ __device__ int64_t cout_g() const { return cout / groups; }
   __host__ __device__ int64_t k() const { return kh * kw * cin_g(); }
   int64_t pixels() const { return n * oh * ow; }
-  bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && oh == h && ow == w; }
+  bool pointwise() const {
+    return kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && oh == h && ow == w;
+  }
 };
 
 Status conv_geom(const std::string& op, const Shape& input, const Shape& filter, const nn::Layout& l,
@@ -44,18 +46,11 @@ Status conv_geom(const std::string& op, const Shape& input, const Shape& filter,
   nn::Window2D w;
   OPF_RETURN_IF_ERROR(
       nn::window2d(op, input, l, filter.dim(0), filter.dim(1), strides, dilations, padding, explicit_paddings, &w));
-  const int64_t fd = filter.dim(2), cout = filter.dim(3);
-  if (fd <= 0) return errors::InvalidArgument(op, ": filter depth must be strictly positive, got ", fd);
-  if (w.c <= 0 || w.c % fd != 0) {  // (no input channels under a filter of some: 0 groups)
-    return errors::InvalidArgument(op, ": input depth must be evenly divisible by filter depth: ", w.c, " vs ", fd);
-  }
-  const int64_t groups = w.c / fd;
-  if (cout % groups != 0) {
-    return errors::InvalidArgument(op, ": output depth must be evenly divisible by number of groups: ", cout, " vs ",
-                                   groups);
-  }
-  *g = ConvGeom{w.n, w.h.in, w.w.in, w.c, filter.dim(0), filter.dim(1), cout, w.h.out, w.w.out, w.h.kernel_stride(), w.w.kernel_stride(),
-                w.h.d, w.w.d, w.h.pad_before, w.w.pad_before, groups};
+  const int64_t cout = filter.dim(3);
+  int64_t groups = 1;
+  OPF_RETURN_IF_ERROR(nn::conv_groups(op, w.c, filter.dim(2), cout, &groups));
+  *g = ConvGeom{w.n, w.h.in, w.w.in, w.c, filter.dim(0), filter.dim(1), cout, w.h.out, w.w.out,
+                w.h.kernel_stride(), w.w.kernel_stride(), w.h.d, w.w.d, w.h.pad_before, w.w.pad_before, groups};
   return Status::OK();
 }
 
@@ -128,7 +123,8 @@ Status conv(KernelContext& ctx, const char* op, const Tensor& input, const Tenso
             const std::vector<int64_t>& explicit_paddings, const std::string& data_format, const DevEpilogue* ep) {
   const nn::Layout l = nn::layout_of(data_format);
   ConvGeom g;
-  OPF_RETURN_IF_ERROR(conv_geom(op, input.shape(), filter.shape(), l, strides, dilations, padding, explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(
+      conv_geom(op, input.shape(), filter.shape(), l, strides, dilations, padding, explicit_paddings, &g));
   const int dev = ctx.device().index;
   if (!l.nchw) {
     OPF_RETURN_IF_ERROR(conv_nhwc<T>(ctx, g, input.raw_data(), filter.raw_data(), output.raw_data()));

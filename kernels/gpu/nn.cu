@@ -101,8 +101,9 @@ Status window_of(const std::string& op, const Tensor& input, const Tensor& outpu
   nn::Window2D g;
   OPF_RETURN_IF_ERROR(
       nn::window2d(op, input.shape(), l, kh, kw, strides, dilations, padding, explicit_paddings, &g));
-  *w = Window{g.n, g.h.in, g.w.in, g.c, g.h.out, g.w.out, output.dim(l.c), kh, kw, g.h.kernel_stride(), g.w.kernel_stride(), g.h.d, g.w.d,
-              g.h.pad_before, g.w.pad_before, strides4(input.shape(), l), strides4(output.shape(), l)};
+  *w = Window{g.n, g.h.in, g.w.in, g.c, g.h.out, g.w.out, output.dim(l.c), kh, kw,
+              g.h.kernel_stride(), g.w.kernel_stride(), g.h.d, g.w.d, g.h.pad_before, g.w.pad_before,
+              strides4(input.shape(), l), strides4(output.shape(), l)};
   return Status::OK();
 }
 

@@ -53,28 +53,6 @@ struct ConvGeom {
   }
 };
 
-// The number of groups of a convolution: TensorFlow allows an input depth that is a multiple of
-// the filter's in_channels, the output channels then split evenly over the groups.
-Status conv_groups(const std::string& op, int64_t in_depth, int64_t filter_depth, int64_t out_depth,
-                   int64_t* groups) {
-  *groups = 1;
-  if (filter_depth == 0) {  // TensorFlow's Conv2D refuses a convolution over no channels
-    return errors::InvalidArgument(op, ": filter depth must be strictly positive, got 0");
-  }
-  if (in_depth == filter_depth) return Status::OK();
-  if (filter_depth < 0 || in_depth <= 0 || in_depth % filter_depth != 0) {
-    // (an input of no channels under a filter of some is no grouping: 0 groups)
-    return errors::InvalidArgument(op, ": input depth must be evenly divisible by filter depth: ", in_depth,
-                                   " vs ", filter_depth);
-  }
-  *groups = in_depth / filter_depth;
-  if (out_depth % *groups != 0) {
-    return errors::InvalidArgument(op, ": output depth must be evenly divisible by number of groups: ",
-                                   out_depth, " vs ", *groups);
-  }
-  return Status::OK();
-}
-
 // Geometry from the input shape and filter shape [kh, kw, cin / groups, cout] (all known).
 Status conv_geom(const std::string& op, const Shape& input, const Shape& filter, const Layout& l,
                  const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
@@ -86,7 +64,7 @@ Status conv_geom(const std::string& op, const Shape& input, const Shape& filter,
   OPF_RETURN_IF_ERROR(nn::window2d(op, input, l, filter.dim(0), filter.dim(1), strides, dilations,
                                    padding, explicit_paddings, &w));
   int64_t groups = 1;
-  OPF_RETURN_IF_ERROR(conv_groups(op, w.c, filter.dim(2), filter.dim(3), &groups));
+  OPF_RETURN_IF_ERROR(nn::conv_groups(op, w.c, filter.dim(2), filter.dim(3), &groups));
   *g = ConvGeom{w.n, w.h.in, w.w.in, w.c, filter.dim(0), filter.dim(1), filter.dim(3),
                 w.h.out, w.w.out, w.h.kernel_stride(), w.w.kernel_stride(), w.h.d, w.w.d, w.h.pad_before,
                 w.w.pad_before};
@@ -984,7 +962,7 @@ Status Conv2DShape(ShapeContext& c) {
   const int64_t cout = f.unknown_rank() ? -1 : f.dim(3);
   if (!f.unknown_rank() && w.c >= 0 && f.dim(2) >= 0) {
     int64_t groups = 1;
-    OPF_RETURN_IF_ERROR(conv_groups(c.op().name, w.c, f.dim(2), cout < 0 ? 0 : cout, &groups));
+    OPF_RETURN_IF_ERROR(nn::conv_groups(c.op().name, w.c, f.dim(2), cout < 0 ? 0 : cout, &groups));
   }
   c.set_output(0, nn::shape4(l, w.n, w.h.out, w.w.out, cout));
   return Status::OK();
