@@ -26,7 +26,18 @@ __global__ void epilogue_kernel(int64_t n, const D* __restrict__ x, D* y, DevEpi
   using A = Acc<D>;
   using C = typename A::C;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
+  const int64_t first = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (e.inner == 1) {  // channels last: the channel advances by stride mod C (no division per element)
+    const int64_t step = stride % e.channels;
+    int64_t c = first % e.channels;
+    for (int64_t i = first; i < n; i += stride) {
+      y[i] = A::store(epilogue_value<D, C>(e, A::load(x[i]), c));
+      c += step;
+      if (c >= e.channels) c -= e.channels;
+    }
+    return;
+  }
+  for (int64_t i = first; i < n; i += stride) {
     const int64_t c = (i / e.inner) % e.channels;
     y[i] = A::store(epilogue_value<D, C>(e, A::load(x[i]), c));
   }
@@ -124,29 +135,40 @@ __device__ inline Out4 decode(const Window& g, int64_t i) {
 
 // ---- depthwise convolution
 
-// filter [kh, kw, c, m]; output channel oc = ci * m + k reads input channel ci.
-template <class D, bool kFused>
-__global__ void depthwise_kernel(int64_t total, Window g, int64_t mult, const D* __restrict__ in,
-                                 const D* __restrict__ filter, D* __restrict__ out, DevEpilogue e) {
+// filter [kh, kw, c, m]; output channel oc = ci * m + k reads input channel ci. I is the index
+// type: int32 where every offset fits (64-bit division costs several times 32-bit's, and the
+// output's coordinates take three per element).
+template <class D, bool kFused, class I>
+__global__ void depthwise_kernel(I total, Window g, I mult, const D* __restrict__ in, const D* __restrict__ filter,
+                                 D* __restrict__ out, DevEpilogue e) {
   using A = Acc<D>;
   using C = typename A::C;
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < total; i += stride) {
-    const Out4 o = decode(g, i);
-    const int64_t ci = o.c / mult;
+  const I oc = I(g.oc), ow_n = I(g.ow), oh_n = I(g.oh), kh = I(g.kh), kw = I(g.kw), h_n = I(g.h), w_n = I(g.w);
+  const I sh = I(g.sh), sw = I(g.sw), dh = I(g.dh), dw = I(g.dw), pt = I(g.pt), pl = I(g.pl);
+  const I in_n = I(g.in.n), in_h = I(g.in.h), in_w = I(g.in.w), in_c = I(g.in.c);
+  const I out_n = I(g.out.n), out_h = I(g.out.h), out_w = I(g.out.w), out_c = I(g.out.c);
+  const I stride = I(gridDim.x) * I(blockDim.x);
+  for (I i = I(blockIdx.x) * I(blockDim.x) + I(threadIdx.x); i < total; i += stride) {
+    I rem = i;
+    const I c = rem % oc;
+    rem /= oc;
+    const I ow = rem % ow_n;
+    rem /= ow_n;
+    const I oh = rem % oh_n, n = rem / oh_n;
+    const I ci = c / mult;
+    const D* base = in + n * in_n + ci * in_c;
     C acc = C(0);
-    for (int64_t r = 0; r < g.kh; ++r) {
-      const int64_t h = o.oh * g.sh - g.pt + r * g.dh;
-      if (h < 0 || h >= g.h) continue;
-      for (int64_t s = 0; s < g.kw; ++s) {
-        const int64_t w = o.ow * g.sw - g.pl + s * g.dw;
-        if (w < 0 || w >= g.w) continue;
-        acc += C(A::load(in[o.n * g.in.n + h * g.in.h + w * g.in.w + ci * g.in.c])) *
-               C(A::load(filter[(r * g.kw + s) * g.oc + o.c]));
+    for (I r = 0; r < kh; ++r) {
+      const I h = oh * sh - pt + r * dh;
+      if (h < 0 || h >= h_n) continue;
+      for (I q = 0; q < kw; ++q) {
+        const I w = ow * sw - pl + q * dw;
+        if (w < 0 || w >= w_n) continue;
+        acc += C(A::load(base[h * in_h + w * in_w])) * C(A::load(filter[(r * kw + q) * oc + c]));
       }
     }
-    if (kFused) acc = epilogue_value<D, C>(e, acc, o.c);
-    out[o.n * g.out.n + o.oh * g.out.h + o.ow * g.out.w + o.c * g.out.c] = A::store(acc);
+    if (kFused) acc = epilogue_value<D, C>(e, acc, c);
+    out[n * out_n + oh * out_h + ow * out_w + c * out_c] = A::store(acc);
   }
 }
 
@@ -169,8 +191,19 @@ Status depthwise(KernelContext& ctx, const char* op, const Tensor& input, const 
   const int dev = ctx.device().index;
   gpuStream_t s;
   OPF_RETURN_IF_ERROR(stream_for(dev, &s));
-  depthwise_kernel<D, kFused><<<grid_for(total, dev, kThreads), kThreads, 0, s>>>(
-      total, g, filter.dim(3), dev_ptr<T>(input), dev_ptr<T>(filter), dev_ptr<T>(output), e);
+  // int32 indices when every offset (and a grid stride past the last) stays below 2^31.
+  constexpr int64_t kInt32Safe = int64_t{1} << 30;
+  const unsigned grid = grid_for(total, dev, kThreads);
+  const int64_t reach = std::max({g.pt + (g.kh - 1) * g.dh + 1 + g.oh * g.sh,  // |h| and |w| bounds
+                                  g.pl + (g.kw - 1) * g.dw + 1 + g.ow * g.sw});
+  if (std::max({total, input.num_elements(), filter.num_elements(), reach}) < kInt32Safe) {
+    depthwise_kernel<D, kFused, int32_t><<<grid, kThreads, 0, s>>>(
+        static_cast<int32_t>(total), g, static_cast<int32_t>(filter.dim(3)), dev_ptr<T>(input), dev_ptr<T>(filter),
+        dev_ptr<T>(output), e);
+  } else {
+    depthwise_kernel<D, kFused, int64_t><<<grid, kThreads, 0, s>>>(total, g, filter.dim(3), dev_ptr<T>(input),
+                                                                   dev_ptr<T>(filter), dev_ptr<T>(output), e);
+  }
   OPF_GPU_CHECK_LAUNCH(op);
   return Status::OK();
 }
