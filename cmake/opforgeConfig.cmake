@@ -100,6 +100,9 @@ function(opforge_add_op_library name)
   add_library(${name} SHARED ${ARG_SOURCES} ${ARG_CUDA_SOURCES} ${outputs})
   target_include_directories(${name} PRIVATE "${gen}/cpp")
   target_link_libraries(${name} PRIVATE opforge::runtime)
+  # A compiler that links a static libstdc++ (seen on a GPU machine's /opt/gcc) must keep that
+  # copy's symbols inside the library, or it clashes with the process's shared libstdc++.
+  target_link_options(${name} PRIVATE "LINKER:--exclude-libs,ALL")
   set_target_properties(${name} PROPERTIES
     PREFIX ""
     CXX_STANDARD 17
