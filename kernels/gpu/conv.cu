@@ -177,9 +177,9 @@ Status FusedMatMulGpu(ops::_FusedMatMulArgs& a) {
 
 }  // namespace
 
-OPFORGE_REGISTER_KERNEL(Conv2D, GPU, Conv2DGpu, bfloat16, half, float, double)
-OPFORGE_REGISTER_KERNEL(_FusedConv2D, GPU, FusedConv2DGpu, bfloat16, half, float, double)
-OPFORGE_REGISTER_KERNEL(_FusedMatMul, GPU, FusedMatMulGpu, bfloat16, half, float, double)
+OPFORGE_REGISTER_KERNEL(Conv2D, GPU, Conv2DGpu, OPF_GPU_FLOATS)
+OPFORGE_REGISTER_KERNEL(_FusedConv2D, GPU, FusedConv2DGpu, OPF_GPU_FLOATS)
+OPFORGE_REGISTER_KERNEL(_FusedMatMul, GPU, FusedMatMulGpu, OPF_GPU_FLOATS)
 
 }  // namespace gpu
 }  // namespace opforge

@@ -385,10 +385,6 @@ Status RankGpu(ops::RankArgs& a) {
 
 }  // namespace
 
-#define OPF_GPU_FLOATS bfloat16, half, float, double
-#define OPF_GPU_NUMBERS bfloat16, half, float, double, int32_t, int64_t
-#define OPF_GPU_ALL bool, bfloat16, half, float, double, int32_t, int64_t
-
 OPFORGE_REGISTER_KERNEL(Abs, GPU, AbsGpu, OPF_GPU_NUMBERS)
 OPFORGE_REGISTER_KERNEL(Neg, GPU, NegGpu, OPF_GPU_NUMBERS)
 OPFORGE_REGISTER_KERNEL(Square, GPU, SquareGpu, OPF_GPU_NUMBERS)

@@ -44,6 +44,11 @@ inline unsigned grid_for(int64_t n, int device, int threads = 256) {
   return static_cast<unsigned>(blocks < 1 ? 1 : blocks);
 }
 
+// The dtype lists GPU kernels register for (the narrower integer types stay CPU-only).
+#define OPF_GPU_FLOATS bfloat16, half, float, double
+#define OPF_GPU_NUMBERS bfloat16, half, float, double, int32_t, int64_t
+#define OPF_GPU_ALL bool, bfloat16, half, float, double, int32_t, int64_t
+
 // ---- device dtypes
 
 struct F16 { uint16_t bits; };

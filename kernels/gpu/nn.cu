@@ -1,13 +1,14 @@
 // Neural-network GPU kernels that need no GEMM (and so build for CUDA and HIP alike): the
 // fused-op epilogue and BiasAdd, depthwise convolution (plain and fused), max and average
 // pooling, and the array ops a convolutional model's graph runs between them (Pad, PadV2,
-// Squeeze, ExpandDims, ConcatV2). Window geometry (SAME / VALID / EXPLICIT) comes from
-// common/window.h, shared with the CPU kernels.
+// ConcatV2; Squeeze and ExpandDims through common/relabel.h). Window geometry (SAME / VALID /
+// EXPLICIT) comes from common/window.h, shared with the CPU kernels.
 //
 // The window kernels run one thread per output element in NHWC order (channels fastest, so a
 // warp's loads of one tap are consecutive); NCHW tensors are indexed through their strides.
 #include <algorithm>
 
+#include "common/relabel.h"
 #include "common/window.h"
 #include "gpu/epilogue.h"
 #include "gpu/gpu_util.h"
@@ -404,24 +405,7 @@ Status ConcatV2Gpu(ops::ConcatV2Args& a) {
   return Status::OK();
 }
 
-// ---- ops that only relabel a shape
-
-template <typename T>
-Status SqueezeGpu(ops::SqueezeArgs& a) {
-  a.output = a.input.reshaped(a.ctx.output_shape(0));
-  return Status::OK();
-}
-
-template <typename T>
-Status ExpandDimsGpu(ops::ExpandDimsArgs& a) {
-  a.output = a.input.reshaped(a.ctx.output_shape(0));
-  return Status::OK();
-}
-
 }  // namespace
-
-#define OPF_GPU_FLOATS bfloat16, half, float, double
-#define OPF_GPU_ALL bool, bfloat16, half, float, double, int32_t, int64_t
 
 OPFORGE_REGISTER_KERNEL(BiasAdd, GPU, BiasAddGpu, OPF_GPU_FLOATS)
 OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNative, GPU, DepthwiseConv2dNativeGpu, OPF_GPU_FLOATS)
@@ -431,8 +415,9 @@ OPFORGE_REGISTER_KERNEL(AvgPool, GPU, AvgPoolGpu, OPF_GPU_FLOATS)
 OPFORGE_REGISTER_KERNEL_HOST_MEMORY(Pad, GPU, PadGpu, host_args(1), host_args(), OPF_GPU_ALL)
 OPFORGE_REGISTER_KERNEL_HOST_MEMORY(PadV2, GPU, PadV2Gpu, host_args(1, 2), host_args(), OPF_GPU_ALL)
 OPFORGE_REGISTER_KERNEL_HOST_MEMORY(ConcatV2, GPU, ConcatV2Gpu, host_args(1), host_args(), OPF_GPU_ALL)
-OPFORGE_REGISTER_FORWARDING_KERNEL(Squeeze, GPU, SqueezeGpu, OPF_GPU_ALL)
-OPFORGE_REGISTER_FORWARDING_KERNEL_HOST_MEMORY(ExpandDims, GPU, ExpandDimsGpu, host_args(1), host_args(), OPF_GPU_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Squeeze, GPU, kernels::RelabelInput, OPF_GPU_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL_HOST_MEMORY(ExpandDims, GPU, kernels::RelabelInput, host_args(1), host_args(),
+                                               OPF_GPU_ALL)
 
 }  // namespace gpu
 }  // namespace opforge

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "opforge/graph.h"
+#include "opforge/kernel.h"
 
 namespace opforge {
 namespace exec {
@@ -17,6 +18,20 @@ Status at_node(const Status& s, const std::string& node);
 // Soft placement (TensorFlow's allow_soft_placement): a node asking for a GPU runs there when
 // this machine has that GPU and a kernel for the node's op and dtype; otherwise on the CPU.
 DeviceSpec node_device(const Node& node);
+
+// Where a node run on `device` wants each input argument: host memory on the CPU, and on a GPU
+// for the arguments its kernel declares host memory (shapes, axes); the GPU for the rest.
+class ArgPlacement {
+ public:
+  ArgPlacement(const Node& node, const DeviceSpec& device);
+  DeviceSpec of(size_t arg) const;
+  // The device the kernel runs on: `device` when it has a kernel for the node there, else the CPU.
+  DeviceSpec kernel_device() const { return kernel_ ? device_ : DeviceSpec(); }
+
+ private:
+  DeviceSpec device_;
+  const KernelDef* kernel_ = nullptr;  // the GPU kernel; null on the CPU
+};
 
 // The current value of a variable read through a reference; FailedPrecondition when it has
 // never been assigned.

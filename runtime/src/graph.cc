@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <sstream>
 
 #include "opforge/device.h"
@@ -276,34 +275,32 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
   // convolutions) is copied to that GPU once, here, rather than on every run. One that a CPU
   // step, a host-memory argument or a fetch also reads stays on the host.
   if (gpu_count() > 0) {
-    std::map<int, std::vector<DeviceSpec>> readers;  // slot -> where its readers want it
+    struct Want {  // where the readers of a slot want it
+      DeviceSpec device;
+      int readers = 0;
+      bool agree = true;
+    };
+    std::vector<Want> wants(static_cast<size_t>(next));
+    const auto read = [&](int slot, const DeviceSpec& d) {
+      Want& w = wants[static_cast<size_t>(slot)];
+      if (w.readers++ == 0) w.device = d;
+      else w.agree = w.agree && w.device == d;
+    };
     for (const Step& st : plan->steps) {
       const Node& node = g.node(st.node);
-      const KernelDef* kernel = nullptr;
-      if (st.device.type != Device::kCPU) {
-        const DType dispatch = node.op->dispatch_attr >= 0 ? node.attrs[node.op->dispatch_attr].type : DType::kInvalid;
-        kernel = KernelRegistry::Global().find_cached(*node.op, st.device.type, dispatch);
-      }
-      size_t flat = 0;
+      const exec::ArgPlacement placement(node, st.device);
       for (size_t a = 0; a < node.ranges.size(); ++a) {
-        const bool host = kernel == nullptr || a >= 64 || ((kernel->host_inputs >> a) & 1);
-        for (int k = node.ranges[a].first; k < node.ranges[a].second; ++k, ++flat) {
-          readers[st.input_slots[flat]].push_back(host ? DeviceSpec() : st.device);
+        for (int k = node.ranges[a].first; k < node.ranges[a].second; ++k) {
+          read(st.input_slots[static_cast<size_t>(k)], placement.of(a));
         }
       }
     }
-    for (const TensorRef& f : fetches) readers[slot.at(f)].push_back(DeviceSpec());
+    for (const TensorRef& f : fetches) read(slot.at(f), DeviceSpec());
     for (Step& st : plan->steps) {
-      if (!st.precomputed) continue;
-      auto it = readers.find(st.out_base);
-      if (it == readers.end() || it->second.empty()) continue;
-      const DeviceSpec want = it->second.front();
-      if (want.type == Device::kCPU ||
-          !std::all_of(it->second.begin(), it->second.end(), [&](const DeviceSpec& d) { return d == want; })) {
-        continue;
-      }
+      const Want& w = wants[static_cast<size_t>(st.out_base)];
+      if (!st.precomputed || w.readers == 0 || !w.agree || w.device.type == Device::kCPU) continue;
       Tensor on_device;
-      if (copy_tensor(st.value, want, &on_device).ok()) st.value = std::move(on_device);
+      if (copy_tensor(st.value, w.device, &on_device).ok()) st.value = std::move(on_device);
     }
   }
   plan->feed_slots.clear();
@@ -438,6 +435,18 @@ DeviceSpec node_device(const Node& node) {
   return d;
 }
 
+ArgPlacement::ArgPlacement(const Node& node, const DeviceSpec& device) : device_(device) {
+  if (device.type == Device::kCPU) return;
+  const OpSpec& op = *node.op;
+  const DType dispatch = op.dispatch_attr >= 0 ? node.attrs[op.dispatch_attr].type : DType::kInvalid;
+  kernel_ = KernelRegistry::Global().find_cached(op, device.type, dispatch);
+}
+
+DeviceSpec ArgPlacement::of(size_t arg) const {
+  const bool host = kernel_ == nullptr || (arg < 64 && ((kernel_->host_inputs >> arg) & 1));
+  return host ? DeviceSpec() : device_;
+}
+
 Status read_variable(Variable* v, const std::string& node, Tensor* out) {
   if (v == nullptr) return exec::at_node(errors::Internal("missing variable reference"), node);
   std::lock_guard<std::mutex> lock(v->mu);
@@ -454,17 +463,12 @@ Status run_node(const Node& node, const DeviceSpec& device, std::vector<const Te
   env.forwardable_inputs = forwardable;
   // Inputs move to where the node's kernel wants them (GPU nodes: host-memory arguments on
   // the CPU, the rest on the GPU; CPU nodes: everything on the CPU).
-  const KernelDef* gpu_kernel = nullptr;
-  if (device.type != Device::kCPU) {
-    const DType dispatch = op.dispatch_attr >= 0 ? node.attrs[op.dispatch_attr].type : DType::kInvalid;
-    gpu_kernel = KernelRegistry::Global().find_cached(op, device.type, dispatch);
-  }
+  const ArgPlacement placement(node, device);
   std::vector<Tensor>& moved = scratch.moved;
   moved.clear();
   moved.reserve(inputs.size());  // pointers into it must stay valid
   for (size_t a = 0; a < node.ranges.size(); ++a) {
-    const bool host = gpu_kernel == nullptr || (a < 64 && (gpu_kernel->host_inputs >> a) & 1);
-    const DeviceSpec want = host ? DeviceSpec() : device;
+    const DeviceSpec want = placement.of(a);
     for (int k = node.ranges[a].first; k < node.ranges[a].second; ++k) {
       const Tensor* t = inputs[static_cast<size_t>(k)];
       if (env.ref_inputs[static_cast<size_t>(k)] != nullptr || !t->initialized()) continue;
@@ -495,7 +499,7 @@ Status run_node(const Node& node, const DeviceSpec& device, std::vector<const Te
   const bool profile = profiling_enabled();
   const auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   OPF_RETURN_IF_ERROR(exec::at_node(run_kernel(op, inputs, node.ranges, node.attrs, node.out_dtypes, sc, &scratch.outs,
-                                         &env, gpu_kernel ? device : DeviceSpec()),
+                                         &env, placement.kernel_device()),
                               node.name));
   if (profile) {
     std::string key = op.name;

@@ -1,5 +1,6 @@
 // Ops whose output shares the input's buffer under a new shape: ExpandDims, Squeeze,
 // StopGradient (the identity; autodiff treats it as a wall).
+#include "common/relabel.h"
 #include "cpu/array/array_util.h"
 #include "opforge/ops/array/expand_dims.h"
 #include "opforge/ops/array/squeeze.h"
@@ -65,18 +66,6 @@ Status SqueezeShape(ShapeContext& c) {
 }
 
 template <typename T>
-Status ExpandDimsCpu(ops::ExpandDimsArgs& a) {
-  a.output = a.input.reshaped(a.ctx.output_shape(0));
-  return Status::OK();
-}
-
-template <typename T>
-Status SqueezeCpu(ops::SqueezeArgs& a) {
-  a.output = a.input.reshaped(a.ctx.output_shape(0));
-  return Status::OK();
-}
-
-template <typename T>
 Status StopGradientCpu(ops::StopGradientArgs& a) {
   a.output = a.input;
   return Status::OK();
@@ -89,8 +78,8 @@ const array::CustomShape squeeze_shape("Squeeze", SqueezeShape);
 
 }  // namespace
 
-OPFORGE_REGISTER_FORWARDING_KERNEL(ExpandDims, CPU, ExpandDimsCpu, OPF_ALL)
-OPFORGE_REGISTER_FORWARDING_KERNEL(Squeeze, CPU, SqueezeCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(ExpandDims, CPU, kernels::RelabelInput, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Squeeze, CPU, kernels::RelabelInput, OPF_ALL)
 OPFORGE_REGISTER_FORWARDING_KERNEL(StopGradient, CPU, StopGradientCpu, OPF_ALL)
 
 }  // namespace opforge
