@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import collections.abc
 import contextlib
-import threading
 
 import numpy as np
 
 from .. import _C, dtypes
 from ..errors import InvalidArgumentError
+from . import optimizer as _optimizer
 from .graph import GraphTensor, Operation, get_default_graph
 from .tensor import Tensor as EagerTensor
 from .tensor import convert_to_tensor
@@ -34,10 +34,12 @@ class Session:
     Each Session holds its own variable values. The executor prunes the graph to what the
     fetches need, orders it, caches that plan per (feeds, fetches) and runs it in C++.
 
-    Before the first run of each (feeds, fetches, targets) signature, the graph optimizer
-    (opforge.framework.optimizer) rewrites the part of the graph that signature needs;
-    ``config`` (a ConfigProto with graph_options.rewrite_options) switches its passes.
-    The optimized graph runs in a second C++ session sharing this one's variables.
+    When the C++ session plans a (feeds, fetches, targets) signature, its graph optimizer
+    (runtime/src/optimizer) rewrites the part of the graph that signature needs, once, and the
+    plan runs the rewritten graph (same variables; fed, fetched and target nodes keep their
+    names). ``config`` (a ConfigProto with graph_options.rewrite_options) switches its passes;
+    a pass that fails is skipped with a RuntimeWarning naming it, or raises under
+    RewriterConfig.fail_on_optimizer_errors / OPFORGE_OPTIMIZER_ERRORS=raise.
     """
 
     def __init__(self, target: str = "", graph=None, config=None):
@@ -45,9 +47,9 @@ class Session:
         self._graph = graph if graph is not None else get_default_graph()
         self._c = _C.Session(self._graph._c)
         self._config = config
-        self._optimized: dict = {}  # signature -> _OptimizedRun, or None: run as written
-        self._optimize_lock = threading.Lock()
-        self._optimized_version = None
+        passes = [name for name, on in _optimizer.enabled_passes(config).items() if on]
+        if passes:
+            self._c.set_optimizer(passes, _optimizer.fail_on_errors_requested(config))
         self._closed = False
         self._entered = []
 
@@ -203,22 +205,17 @@ class Session:
 
     # ---- the graph optimizer
     def _run_c(self, feeds, fetch_refs, targets):
-        version = self._graph.version
-        key = (version, tuple(r for r, _ in feeds), tuple(fetch_refs), tuple(targets))
-        opt = self._optimized.get(key, False)
-        if opt is False and self._optimized_version != version:
-            with self._optimize_lock:  # the graph grew: plans of older versions are stale
-                self._optimized = {}
-                self._optimized_version = version
-        if opt is False:
-            with self._optimize_lock:
-                opt = self._optimized.get(key, False)
-                if opt is False:
-                    opt = _OptimizedRun.build(self, [r for r, _ in feeds], fetch_refs, targets)
-                    self._optimized[key] = opt
-        if opt is None:
+        try:
             return self._c.run(feeds, fetch_refs, targets)
-        return opt.run(feeds, fetch_refs, targets)
+        finally:
+            failures = self._c.take_optimizer_errors()
+            if failures:
+                _optimizer.report_failures(failures)
+
+    def _optimized_graph_defs(self) -> list:
+        """GraphDefs of the graphs the optimizer made for this session's cached plans (one per
+        run signature whose graph it changed beyond pruning)."""
+        return [_optimizer.graph_def_from_runtime(g) for g in self._c.optimized_graphs()]
 
     def make_callable(self, fetches, feed_list=None):
         feed_list = list(feed_list or [])
@@ -226,63 +223,6 @@ class Session:
         def call(*values):
             return self.run(fetches, dict(zip(feed_list, values)))
         return call
-
-
-class _OptimizedRun:
-    """One optimized graph (for one run signature) and the C++ session that runs it.
-
-    Node names survive optimization for every fed, fetched and target node, so a reference
-    (node id, output) of the user's graph maps to the optimized graph by name.
-    """
-
-    def __init__(self, graph, c_session):
-        self.graph = graph
-        self.c = c_session
-        self._ids: dict[int, int] = {}
-
-    @staticmethod
-    def build(session: "Session", feed_refs, fetch_refs, targets):
-        from . import optimizer  # noqa: PLC0415
-        from .graph import Graph  # noqa: PLC0415
-        from .graph_def import import_graph_def  # noqa: PLC0415
-        if not any(optimizer.enabled_passes(session._config).values()):
-            return None
-        ops = session._graph._ops
-        fed = {ops[n].name for n, _ in feed_refs}
-        preserve = fed | {ops[n].name for n, _ in fetch_refs} | {ops[t].name for t in targets}
-        source = session._graph.as_graph_def(add_shapes=True)
-        optimized, _ = optimizer.optimize(source, preserve, fed, session._config)
-        if not _changed(source, optimized):
-            return None
-        for nd in optimized.node:
-            if "_output_shapes" in nd.attr:
-                del nd.attr["_output_shapes"]
-        graph = Graph()
-        try:
-            with graph.as_default():
-                import_graph_def(optimized, name="")
-        except Exception:  # noqa: BLE001  an optimizer bug must not break the user's run
-            return None
-        c = _C.Session(graph._c, resources_from=session._c)
-        run = _OptimizedRun(graph, c)
-        for n in {r[0] for r in feed_refs} | {r[0] for r in fetch_refs} | set(targets):
-            run._ids[n] = graph._c.find(ops[n].name)
-        return run
-
-    def run(self, feeds, fetch_refs, targets):
-        ids = self._ids
-        return self.c.run([((ids[n], i), v) for (n, i), v in feeds],
-                          [(ids[n], i) for n, i in fetch_refs], [ids[t] for t in targets])
-
-
-def _changed(source, optimized) -> bool:
-    """Whether the optimizer did more than prune (pruning the C++ executor does anyway)."""
-    names = {nd.name: nd for nd in source.node}
-    for nd in optimized.node:
-        old = names.get(nd.name)
-        if old is None or old.op != nd.op or list(old.input) != list(nd.input):
-            return True
-    return False
 
 
 class InteractiveSession(Session):

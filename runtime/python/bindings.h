@@ -29,6 +29,8 @@ void canonicalize_bool_bytes(void* data, size_t n);
 // np.asarray(tensor), DLPack (__dlpack__, __dlpack_device__, from_dlpack) and the zero-copy
 // conversions of Session feeds and fetches.
 void register_interop(pybind11::module_& m, pybind11::class_<Tensor>& tensor);
+// The graph optimizer (optimizer_bindings.cc); after Session is bound.
+void register_optimizer(pybind11::module_& m);
 
 }  // namespace bindings
 }  // namespace opforge

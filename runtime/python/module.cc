@@ -639,6 +639,7 @@ PYBIND11_MODULE(_C, m) {
       .def("run", &session_run)
       .def_property_readonly("cached_plans", &Session::cached_plans)
       .def("variable_names", [](Session& s) { return s.resources().names(); });
+  bindings::register_optimizer(m);
 
   m.def("op_handle", [](const std::string& name) { return OpRegistry::Global().handle(name); });
   m.def("op_names", [] { return OpRegistry::Global().names(); });

@@ -12,6 +12,7 @@
 #include "opforge/op_check.h"
 #include "opforge/parallel.h"
 #include "executor.h"
+#include "optimizer/meta_optimizer.h"
 
 namespace opforge {
 namespace {
@@ -155,10 +156,80 @@ Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<Te
   return Status::OK();
 }
 
-Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
-                          const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
+void Session::set_optimizer(GraphOptimizerConfig config) {
+  std::lock_guard<std::mutex> lock(plans_mu_);
+  optimizer_ = std::move(config);
+  plans_.clear();
+}
+
+std::vector<std::string> Session::take_optimizer_errors() {
+  std::lock_guard<std::mutex> lock(optimizer_mu_);
+  std::vector<std::string> out;
+  out.swap(optimizer_errors_);
+  return out;
+}
+
+std::vector<std::shared_ptr<const Graph>> Session::optimized_graphs() const {
+  std::lock_guard<std::mutex> lock(plans_mu_);
+  std::vector<std::shared_ptr<const Graph>> out;
+  for (const auto& [key, plan] : plans_)
+    if (plan->graph != graph_) out.push_back(plan->graph);
+  return out;
+}
+
+Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& user_feeds,
+                          const std::vector<TensorRef>& user_fetches, const std::vector<int>& user_targets,
                           Plan* plan) const {
-  const Graph& g = *graph_;
+  plan->version = graph_->version();
+  plan->edits = graph_->edits();
+  plan->graph = graph_;
+  // The graph optimizer rewrites what this signature needs; the plan then runs its graph, where
+  // the fed, fetched and target nodes have the same names.
+  std::vector<std::pair<TensorRef, Tensor>> mapped_feeds;
+  std::vector<TensorRef> mapped_fetches;
+  std::vector<int> mapped_targets;
+  bool optimized = false;
+  if (!optimizer_.passes.empty()) {
+    const Graph& user = *graph_;
+    optimizer::Options options;
+    options.passes = optimizer_.passes;
+    options.fail_on_errors = optimizer_.fail_on_errors;
+    for (const auto& f : user_feeds) options.fed.push_back(user.node(f.first.node).name);
+    for (const TensorRef& f : user_fetches) options.preserve.push_back(user.node(f.node).name);
+    for (int t : user_targets) options.preserve.push_back(user.node(t).name);
+    std::shared_ptr<Graph> rewritten;
+    std::vector<optimizer::PassReport> report;
+    const Status s = optimizer::optimize(user, options, &rewritten, &report);
+    {
+      std::lock_guard<std::mutex> lock(optimizer_mu_);
+      for (const optimizer::PassReport& r : report)
+        if (!r.error.empty()) optimizer_errors_.push_back(r.name + ": " + r.error);
+    }
+    OPF_RETURN_IF_ERROR(s);
+    if (rewritten) {
+      const auto map = [&](int id) { return rewritten->find(user.node(id).name); };
+      bool ok = true;
+      for (const auto& f : user_feeds) mapped_feeds.emplace_back(TensorRef{map(f.first.node), f.first.index}, f.second);
+      for (const TensorRef& f : user_fetches) mapped_fetches.push_back(TensorRef{map(f.node), f.index});
+      for (int t : user_targets) mapped_targets.push_back(map(t));
+      for (const auto& f : mapped_feeds) ok = ok && f.first.node >= 0;
+      for (const TensorRef& f : mapped_fetches) ok = ok && f.node >= 0;
+      for (int t : mapped_targets) ok = ok && t >= 0;
+      if (ok) {
+        plan->graph = std::move(rewritten);
+        optimized = true;
+      } else {
+        std::lock_guard<std::mutex> lock(optimizer_mu_);
+        optimizer_errors_.push_back("meta_optimizer: a fed, fetched or target node lost its name");
+        if (optimizer_.fail_on_errors) return errors::Internal("graph optimizer: a fed, fetched or target node lost its name");
+      }
+    }
+  }
+  const std::vector<std::pair<TensorRef, Tensor>>& feeds = optimized ? mapped_feeds : user_feeds;
+  const std::vector<TensorRef>& fetches = optimized ? mapped_fetches : user_fetches;
+  const std::vector<int>& targets = optimized ? mapped_targets : user_targets;
+  for (const auto& f : feeds) plan->feed_refs.push_back(f.first);
+  const Graph& g = *plan->graph;
   const int n = g.num_nodes();
   std::map<TensorRef, bool> fed;
   for (const auto& f : feeds) fed[f.first] = true;
@@ -182,8 +253,6 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds
       if (!fed.count(r)) need(r.node);
     for (int c : node.control_inputs) need(c);
   }
-  plan->version = g.version();
-  plan->edits = g.edits();
   // Graphs with control flow run on the dataflow executor (control_flow.cc).
   for (int id = 0; id < n; ++id) {
     if (needed[static_cast<size_t>(id)] && is_control_flow_op(g.node(id).op->name)) {
@@ -556,7 +625,7 @@ void set_concurrent_executor(ConcurrentExecutor mode) { g_concurrent.store(stati
 // (counted down at the end of each wave), and an input may be forwarded in place only when the
 // step is its one reader left.
 Status Session::run_concurrent(const Plan& plan, std::vector<Tensor>& values) const {
-  const Graph& g = *graph_;
+  const Graph& g = *plan.graph;
   const size_t n = plan.steps.size();
   std::vector<int> readers = plan.readers;
   std::vector<int> waiting(n);
@@ -754,8 +823,14 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
   std::shared_ptr<const Plan> plan_ptr;
   OPF_RETURN_IF_ERROR(get_plan(feeds, fetches, targets, &plan_ptr));
   const Plan& plan = *plan_ptr;
+  const Graph& pg = *plan.graph;  // the graph the plan runs (the optimizer's, or g)
 
-  if (plan.dataflow) return run_dataflow(g, *plan.dataflow, resources_.get(), feeds, outputs);
+  if (plan.dataflow) {
+    if (plan.graph == graph_) return run_dataflow(g, *plan.dataflow, resources_.get(), feeds, outputs);
+    std::vector<std::pair<TensorRef, Tensor>> mapped;
+    for (size_t i = 0; i < feeds.size(); ++i) mapped.emplace_back(plan.feed_refs[i], feeds[i].second);
+    return run_dataflow(pg, *plan.dataflow, resources_.get(), mapped, outputs);
+  }
 
   // Everything below is this run's own state.
   std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
@@ -794,7 +869,7 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
       for (int s : st.release) values[static_cast<size_t>(s)] = Tensor();
       continue;
     }
-    const Node& node = g.node(st.node);
+    const Node& node = pg.node(st.node);
     inputs.clear();
     derefs.clear();
     derefs.reserve(st.input_slots.size());  // pointers into it must stay valid
@@ -832,7 +907,7 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
     const size_t s = static_cast<size_t>(plan.fetch_slots[i]);
     if (refs[s] != nullptr && !values[s].initialized()) {
       outputs->emplace_back();
-      OPF_RETURN_IF_ERROR(exec::read_variable(refs[s], g.node(fetches[i].node).name, &outputs->back()));
+      OPF_RETURN_IF_ERROR(exec::read_variable(refs[s], g.node(fetches[i].node).name, &outputs->back()));  // (same name in pg)
     } else {
       outputs->push_back(values[s]);
     }

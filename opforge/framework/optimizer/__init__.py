@@ -1,33 +1,31 @@
-"""The graph optimizer (TensorFlow's Grappler, DESIGN.md section 5): passes over a GraphDef
-that run before a Session builds its plan, one pass per module, each switched by its
-RewriterConfig name (see config.py).
+"""The graph optimizer (TensorFlow's Grappler, DESIGN.md section 5), from Python.
 
-``optimize(graph_def, preserve, fed, config)`` returns the optimized copy and a report of
-node counts per pass. Order: common subgraph elimination, constant folding, arithmetic
-simplification, dependency optimization, batch-norm folding (with constant folding, as
-TensorFlow pushes constant multiplications into convolutions there), remapping into fused
-ops. A pass that raises is skipped and its error recorded (TensorFlow's meta-optimizer does
-the same unless fail_on_optimizer_errors): the graph stays as the previous pass left it.
+The passes are C++ (runtime/src/optimizer/: one pass per file over the runtime's own graph,
+run in TensorFlow's order by meta_optimizer.cc). A Session runs them itself, once per (feeds,
+fetches, targets) signature when it plans that signature, with the passes ``config`` (a
+ConfigProto, RewriterConfig or dict: see config.py) turns on. This module gives the same
+passes over a GraphDef, for ``opforge optimize`` and the tests: ``optimize(graph_def, preserve,
+fed, config)`` returns the optimized GraphDef and a report of node counts per pass.
+
+A pass that fails leaves the graph as the previous pass left it; its failure is reported as a
+RuntimeWarning naming the pass, or raised (an InternalError) with ``fail_on_errors``,
+RewriterConfig.fail_on_optimizer_errors or OPFORGE_OPTIMIZER_ERRORS=raise.
 """
 
 from __future__ import annotations
 
-import time
+import warnings
 from dataclasses import dataclass
 
+from ... import _C
 from .. import graph_def as _gd
-from . import arithmetic, common_subgraph, constant_folding, dependency, fold_batch_norm, remapper
-from .config import enabled_passes, get_experimental_options, set_experimental_options  # noqa: F401
-from .graph_view import GraphView, parse_input
-
-# (report name, RewriterConfig toggle, module)
-PIPELINE = (
-    ("common_subgraph_elimination", "common_subgraph_elimination", common_subgraph),
-    ("constant_folding", "constant_folding", constant_folding),
-    ("arithmetic_optimization", "arithmetic_optimization", arithmetic),
-    ("dependency_optimization", "dependency_optimization", dependency),
-    ("fold_batch_norm", "constant_folding", fold_batch_norm),
-    ("remapping", "remapping", remapper),
+from ..graph import Graph
+from .config import (  # noqa: F401
+    TOGGLES,
+    enabled_passes,
+    fail_on_errors_requested,
+    get_experimental_options,
+    set_experimental_options,
 )
 
 
@@ -40,39 +38,64 @@ class PassResult:
     error: str | None = None
 
 
+def _parse_input(name: str) -> str:
+    return name[1:] if name.startswith("^") else name.partition(":")[0]
+
+
 def sinks(graph_def) -> list[str]:
     """Names of nodes no other node reads (data or control): the default outputs."""
-    used = {parse_input(i)[0] for nd in graph_def.node for i in nd.input}
+    used = {_parse_input(i) for nd in graph_def.node for i in nd.input}
     return [nd.name for nd in graph_def.node if nd.name not in used]
 
 
+def report_failures(errors) -> None:
+    """Warns once per failed pass ("pass: error", as the runtime reports them)."""
+    for e in errors:
+        name, _, message = e.partition(": ")
+        warnings.warn(f"graph optimizer pass '{name}' failed and was skipped (the graph stays as the previous "
+                      f"pass left it): {message}", RuntimeWarning, stacklevel=3)
+
+
 def optimize(graph_def, preserve=None, fed=(), config=None, fail_on_errors=False):
-    """Optimizes a copy of graph_def. ``preserve``: names of nodes that must survive with
-    their name and outputs (default: the sinks); ``fed``: nodes whose outputs will be fed
-    (never treated as constants). Returns (GraphDef, [PassResult])."""
+    """Optimizes graph_def with the runtime's passes. ``preserve``: names of nodes that must
+    survive with their name and outputs (default: the sinks); ``fed``: nodes whose outputs will
+    be fed (never treated as constants). Returns (GraphDef, [PassResult])."""
+    preserve = list(sinks(graph_def) if preserve is None else preserve)
+    fed = list(fed)
+    fail = fail_on_errors or fail_on_errors_requested(config)
+    passes = [name for name, on in enabled_passes(config).items() if on]
+    g = Graph()
+    with g.as_default():
+        _gd.import_graph_def(graph_def, name="")
+    c_graph, report = _C.optimize_graph(g._c, preserve + fed, fed, passes, fail)
+    out = graph_def_from_runtime(c_graph)
+    out.versions.CopyFrom(graph_def.versions)
+    if graph_def.library.function:
+        out.library.CopyFrom(graph_def.library)
+    results = [PassResult(name, before, after, seconds, error) for name, _, before, after, seconds, error in report]
+    report_failures(f"{r.name}: {r.error}" for r in results if r.error)
+    return out, results
+
+
+def graph_def_from_runtime(c_graph):
+    """The GraphDef of a runtime graph (an ``opforge._C.Graph``, such as an optimized one)."""
     gd = _gd.GraphDef()
-    gd.CopyFrom(graph_def)
-    preserve = set(sinks(gd) if preserve is None else preserve) | set(fed)
-    view = GraphView(gd, preserve, fed)
-    view.prune_dead()
-    enabled = enabled_passes(config)
-    report = []
-    for name, toggle, module in PIPELINE:
-        if not enabled.get(toggle, True):
-            continue
-        before = len(gd.node)
-        t0 = time.perf_counter()
-        snapshot = _gd.GraphDef()
-        snapshot.CopyFrom(gd)
-        error = None
-        try:
-            module.run(view)
-            view.prune_dead()
-        except Exception as e:  # noqa: BLE001  see the module docstring
-            if fail_on_errors:
-                raise
-            error = f"{type(e).__name__}: {e}"
-            gd.CopyFrom(snapshot)
-            view.reset()
-        report.append(PassResult(name, before, len(gd.node), time.perf_counter() - t0, error))
-    return gd, report
+    gd.versions.producer = _gd.PRODUCER_VERSION
+    names = []
+    specs: dict[str, dict] = {}
+    for i in range(c_graph.num_nodes):
+        info = c_graph.node_info(i)
+        names.append(info["name"])
+        nd = gd.node.add()
+        nd.name = info["name"]
+        nd.op = info["op"]
+        if info["device"]:
+            nd.device = info["device"]
+        for src, idx in info["inputs"]:
+            nd.input.append(names[src] if idx == 0 else f"{names[src]}:{idx}")
+        for c in info["control_inputs"]:
+            nd.input.append("^" + names[c])
+        spec = specs.get(nd.op) or specs.setdefault(nd.op, _C.op_spec(nd.op))
+        for attr_name, attr_type, _ in spec["attrs"]:
+            _gd._set_attr(nd.attr[attr_name], attr_type, info["attrs"][attr_name])
+    return gd

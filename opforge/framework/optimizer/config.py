@@ -5,10 +5,13 @@ a RewriterConfig, or a dict in TF2's ``tf.config.optimizer.set_experimental_opti
 spelling ({"constant_folding": False, ...}). A toggle set to OFF turns its pass off; DEFAULT,
 ON and AGGRESSIVE leave it on. ``disable_meta_optimizer`` turns every pass off; a non-empty
 ``optimizers`` list runs only the passes it names (TensorFlow's names: "constfold",
-"arithmetic", "dependency", "remap", "common_subgraph_elimination").
+"arithmetic", "dependency", "remap", "common_subgraph_elimination"). ``fail_on_optimizer_errors``
+(or OPFORGE_OPTIMIZER_ERRORS=raise) makes a failing pass an error instead of a warning.
 """
 
 from __future__ import annotations
+
+import os
 
 # Toggle values of RewriterConfig (rewriter_config.proto).
 DEFAULT, ON, OFF, AGGRESSIVE = 0, 1, 2, 3
@@ -68,6 +71,8 @@ def enabled_passes(config=None) -> dict[str, bool]:
         return enabled
     if isinstance(rw, dict):
         for key, value in rw.items():
+            if key == "fail_on_optimizer_errors":
+                continue
             if key == "disable_meta_optimizer":
                 if value:
                     return {name: False for name in TOGGLES}
@@ -89,3 +94,15 @@ def enabled_passes(config=None) -> dict[str, bool]:
         elif value in (ON, AGGRESSIVE):
             enabled[name] = True
     return enabled
+
+
+def fail_on_errors_requested(config=None) -> bool:
+    """Whether a failing pass raises instead of being reported by a warning: TensorFlow's
+    RewriterConfig.fail_on_optimizer_errors (or that key of a dict config), or the environment
+    variable OPFORGE_OPTIMIZER_ERRORS=raise (a debug setting for every session)."""
+    if os.environ.get("OPFORGE_OPTIMIZER_ERRORS", "").strip().lower() == "raise":
+        return True
+    rw = _rewrite_options(config)
+    if isinstance(rw, dict):
+        return bool(rw.get("fail_on_optimizer_errors", False))
+    return bool(getattr(rw, "fail_on_optimizer_errors", False))

@@ -102,6 +102,14 @@ void set_profiling(bool on, bool by_shape = false);
 void record_op_time(const std::string& op, std::chrono::nanoseconds ns);
 std::map<std::string, std::pair<int64_t, int64_t>> profile_stats();
 
+// Which graph optimizer passes a Session runs (RewriterConfig toggle names: constant_folding,
+// arithmetic_optimization, dependency_optimization, remapping, common_subgraph_elimination),
+// and whether a pass's failure fails the run instead of being reported.
+struct GraphOptimizerConfig {
+  std::vector<std::string> passes;
+  bool fail_on_errors = false;
+};
+
 // Thread-safe: any number of threads may call run() at once. Plans are immutable once built
 // and shared; everything one run mutates (slot values, scratch) is local to that run.
 class Session {
@@ -122,6 +130,15 @@ class Session {
     std::lock_guard<std::mutex> lock(plans_mu_);
     return plans_.size();
   }
+  // The graph optimizer (runtime/src/optimizer): when set, each plan runs the graph the passes
+  // make of the part of the graph its (feeds, fetches, targets) need, built once with the plan.
+  // Fed, fetched and target nodes keep their names. Set before the first run.
+  void set_optimizer(GraphOptimizerConfig config);
+  // Reports of the passes that failed since the last call ("pass: error"); each failure left
+  // the graph as the previous pass made it.
+  std::vector<std::string> take_optimizer_errors();
+  // The optimized graphs of the cached plans (plans whose graph the optimizer changed).
+  std::vector<std::shared_ptr<const Graph>> optimized_graphs() const;
 
  private:
   struct Step {
@@ -148,7 +165,11 @@ class Session {
     std::vector<int> read_slots;
   };
   struct Plan {
-    uint64_t version = 0, edits = 0;
+    uint64_t version = 0, edits = 0;  // of the session's graph
+    // The graph the steps run: the session's, or the optimizer's rewrite of it (whose node ids
+    // the steps, feeds and fetches of this plan use).
+    std::shared_ptr<const Graph> graph;
+    std::vector<TensorRef> feed_refs;  // the feeds, in `graph`
     std::shared_ptr<const DataflowPlan> dataflow;  // set for graphs with control flow
     std::vector<Step> steps;
     int num_slots = 0;
@@ -191,6 +212,9 @@ class Session {
 
   std::shared_ptr<const Graph> graph_;
   std::shared_ptr<ResourceMgr> resources_;
+  GraphOptimizerConfig optimizer_;
+  mutable std::mutex optimizer_mu_;
+  mutable std::vector<std::string> optimizer_errors_;
   mutable std::mutex plans_mu_;
   std::map<std::string, std::shared_ptr<const Plan>> plans_;
 };

@@ -1,0 +1,333 @@
+// Remapping (RewriterConfig `remapping`): contraction + bias + activation into one fused op.
+//
+// Patterns, as TensorFlow's Grappler remapper writes them (same op names and attrs, so the
+// result also runs in TensorFlow):
+//
+// * Conv2D / DepthwiseConv2dNative / MatMul -> BiasAdd (or Add/AddV2 of a constant 1-D vector,
+//   one value per output channel) [-> activation]  =>  _FusedConv2D /
+//   _FusedDepthwiseConv2dNative / _FusedMatMul with fused_ops ["BiasAdd"(, activation)];
+// * Conv2D / DepthwiseConv2dNative -> FusedBatchNormV3 (is_training=false, only the first output
+//   used) [-> activation]  =>  fused_ops ["FusedBatchNorm"(, activation)] with the four
+//   statistics as args (reached when constant folding did not fold the batch norm into the
+//   weights);
+//
+// with the activation one of Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, or x * Sigmoid(x)
+// (swish, spelled "_MklSwish" as TensorFlow's oneDNN remapper does). An intermediate is fused
+// only when it has a single consumer and is not preserved (fetched, fed, a target); the fused
+// node takes the name of the last node of the pattern.
+//
+// Before that, a zero Pad of the spatial dimensions feeding a convolution becomes the
+// convolution's own padding (EXPLICIT, explicit_paddings): Keras writes ZeroPadding2D + a VALID
+// convolution before every strided convolution of MobileNet, ResNet, NASNet..., and the Pad is
+// a full pass over the (often largest) activation that the convolution can do for free, as
+// TensorFlow's oneDNN remapper does with _MklPadWithConv2D (opforge's
+// _FusedDepthwiseConv2dNative accepts EXPLICIT padding, which TensorFlow's does not). And a
+// BiasAdd followed by an Add of a constant per-channel vector merges into one BiasAdd.
+//
+// After that, a batch norm that is not folded into a convolution followed by Relu becomes
+// _FusedBatchNormEx (remapper_batch_norm.cc).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "optimizer/graph_view.h"
+#include "optimizer/remapper.h"
+
+namespace opforge {
+namespace optimizer {
+namespace {
+
+const std::map<std::string, std::string> kFusedOp = {
+    {"Conv2D", "_FusedConv2D"}, {"DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative"}, {"MatMul", "_FusedMatMul"}};
+const std::set<std::string> kActivations = {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh"};
+
+int contraction(GraphView& v, Input t) {
+  if (t.node < 0 || t.index != 0) return -1;
+  const VNode& c = v.at(t.node);
+  if (!c.alive || !kFusedOp.count(c.op) || !v.has_single_data_consumer(t.node) || !is_real(c.type_attr("T"))) return -1;
+  return t.node;
+}
+
+// For Add/AddV2: whether the bias is a constant vector matching c's output channels.
+bool channels_of_bias(GraphView& v, int c, Input bias) {
+  const Tensor* value = v.constant_value(bias);
+  if (value == nullptr || value->rank() != 1) return false;
+  if (v.at(c).op != "MatMul" && v.at(c).data_format() != "NHWC") return false;
+  if (v.constant_value(v.at(c).data_inputs()[1]) != nullptr) {
+    std::vector<double> unused;
+    if (!per_channel(*value, v.at(c), contraction_channels(v, c), &unused)) return false;
+  }
+  return true;
+}
+
+struct Head {
+  int c = -1;
+  std::string kind;
+  std::vector<Input> args;
+};
+
+// The contraction, kind and args when nd is a BiasAdd / Add / FusedBatchNormV3 over a fusable
+// contraction.
+bool match_head(GraphView& v, int nd, Head* h) {
+  const VNode& n = v.at(nd);
+  const std::vector<Input> ins = n.data_inputs();
+  if (n.op == "BiasAdd" && ins.size() == 2) {
+    const int c = contraction(v, ins[0]);
+    if (c >= 0 && (v.at(c).op == "MatMul" || v.at(c).data_format() == n.data_format())) {
+      *h = Head{c, "BiasAdd", {ins[1]}};
+      return true;
+    }
+  } else if ((n.op == "Add" || n.op == "AddV2") && ins.size() == 2) {
+    for (int k = 0; k < 2; ++k) {
+      const int c = contraction(v, ins[static_cast<size_t>(k)]);
+      if (c >= 0 && channels_of_bias(v, c, ins[static_cast<size_t>(1 - k)])) {
+        *h = Head{c, "BiasAdd", {ins[static_cast<size_t>(1 - k)]}};
+        return true;
+      }
+    }
+  } else if (n.op == "FusedBatchNormV3" && !n.bool_attr("is_training") && !n.preserved && ins.size() == 5) {
+    const int c = contraction(v, ins[0]);
+    if (c < 0 || v.at(c).op == "MatMul" || v.at(c).data_format() != n.data_format()) return false;
+    for (int cons : v.consumers(nd))
+      for (const Input& in : v.at(cons).inputs)
+        if (in.node == nd && in.index != 0) return false;
+    if (n.type_attr("U") != v.at(c).type_attr("T")) return false;  // the fused op takes its args in T
+    *h = Head{c, "FusedBatchNorm", {ins.begin() + 1, ins.end()}};
+    return true;
+  }
+  return false;
+}
+
+// The last node and activation name for the activation applied to head's output, if fusable.
+bool match_activation(GraphView& v, int head, int* last, std::string* activation) {
+  if (v.at(head).preserved) return false;
+  const std::vector<int> cons = v.consumers(head);
+  if (cons.size() == 1 && v.has_single_data_consumer(head) && kActivations.count(v.at(cons[0]).op)) {
+    *last = cons[0];
+    *activation = v.at(cons[0]).op;
+    return true;
+  }
+  // swish: Mul(x, Sigmoid(x)) with x = head; head feeds exactly the Sigmoid and the Mul.
+  if (cons.size() == 2 && !v.has_control_consumer(head)) {
+    int sig = -1, mul = -1;
+    for (int c : cons) {
+      if (sig < 0 && v.at(c).op == "Sigmoid") sig = c;
+      if (mul < 0 && v.at(c).op == "Mul") mul = c;
+    }
+    if (sig < 0 || mul < 0 || v.at(sig).preserved || !v.has_single_data_consumer(sig)) return false;
+    std::vector<Input> mins = v.at(mul).data_inputs();
+    if (mins.size() != 2) return false;
+    const Input a{head, 0}, b{sig, 0};
+    if ((mins[0] == a && mins[1] == b) || (mins[0] == b && mins[1] == a)) {
+      *last = mul;
+      *activation = "_MklSwish";
+      return true;
+    }
+  }
+  return false;
+}
+
+void fuse(GraphView& v, const Head& h, int head, int last, const std::string& activation) {
+  const int fused = last >= 0 ? last : head;
+  std::vector<Input> ctrl;
+  for (int id : {h.c, head, last}) {
+    if (id < 0) continue;
+    for (const Input& in : v.at(id).control_inputs())
+      if (std::find(ctrl.begin(), ctrl.end(), in) == ctrl.end()) ctrl.push_back(in);
+  }
+  const VNode& c = v.at(h.c);
+  const DType t = c.type_attr("T");
+  const std::string op = kFusedOp.at(c.op);
+  std::vector<Input> inputs;
+  const std::vector<Input> cins = c.data_inputs();
+  inputs.push_back(cins.at(0));
+  inputs.push_back(cins.at(1));
+  for (const Input& a : h.args) inputs.push_back(a);
+  for (const Input& in : ctrl) inputs.push_back(in);
+  std::map<std::string, AttrValue> attrs;
+  static const std::map<std::string, std::vector<std::string>> kKeep = {
+      {"_FusedConv2D", {"strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"}},
+      {"_FusedDepthwiseConv2dNative", {"strides", "padding", "explicit_paddings", "data_format", "dilations"}},
+      {"_FusedMatMul", {"transpose_a", "transpose_b"}}};
+  for (const std::string& k : kKeep.at(op))
+    if (c.has_attr(k)) attrs[k] = c.attrs.at(k);
+  attrs["T"].type = t;
+  if (op == "_FusedConv2D") {
+    attrs["TArgs"].list_type.assign(h.args.size(), t);
+    attrs["num_host_args"].i = 0;
+  }
+  attrs["num_args"].i = static_cast<int64_t>(h.args.size());
+  attrs["fused_ops"].list_s = {h.kind};
+  if (!activation.empty()) attrs["fused_ops"].list_s.push_back(activation);
+  const VNode& hn = v.at(head);
+  attrs["epsilon"].f = h.kind == "FusedBatchNorm" && hn.has_attr("epsilon") ? hn.attrs.at("epsilon").f : 0.0f;
+  attrs["leakyrelu_alpha"].f = activation == "LeakyRelu" && v.at(last).has_attr("alpha") ? v.at(last).attrs.at("alpha").f : 0.2f;
+  v.rewrite(fused, op, std::move(inputs), std::move(attrs));
+}
+
+// Ops whose output rank is fixed: 4 for images, 2 for matrices.
+int output_rank(const std::string& op) {
+  if (op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "_FusedConv2D" || op == "_FusedDepthwiseConv2dNative") return 4;
+  if (op == "MatMul" || op == "_FusedMatMul") return 2;
+  return 1;
+}
+
+// The rank of nd's output where known (inferred shapes, or a BiasAdd of a convolution or
+// matmul, whose rank is fixed); else 1, which lets only a vector or scalar merge.
+int rank_of(const GraphView& v, int nd, int bias_add) {
+  const VNode& n = v.at(nd);
+  if (!n.shapes.empty()) return std::max(n.shapes[0].rank(), 0);
+  const int src = v.producer(bias_add, 0);
+  return src >= 0 ? output_rank(v.at(src).op) : 1;
+}
+
+// BiasAdd(x, b) -> Add/AddV2 of a constant per-channel vector c becomes BiasAdd(x, b + c).
+// A frozen Keras BatchNormalization after a biased convolution leaves exactly this once its
+// scale is folded into the weights; merged, the contraction, its bias and the following
+// activation fuse into one op instead of leaving an Add and the activation as two more passes
+// over the output.
+void merge_bias_adds(GraphView& v) {
+  std::vector<int> merged;
+  for (int nd : v.live()) {
+    const VNode& n = v.at(nd);
+    if ((n.op != "Add" && n.op != "AddV2") || n.preserved || !n.control_inputs().empty()) continue;
+    const std::vector<Input> ins = n.data_inputs();
+    if (ins.size() != 2) continue;
+    for (int k = 0; k < 2; ++k) {
+      const Input in = ins[static_cast<size_t>(k)];
+      const VNode& ba = v.at(in.node);
+      if (in.index != 0 || ba.op != "BiasAdd" || ba.data_format() != "NHWC" || !v.has_single_data_consumer(in.node)) continue;
+      const Tensor* b = v.constant_value(ba.data_inputs()[1]);
+      const Tensor* c = v.constant_value(ins[static_cast<size_t>(1 - k)]);
+      if (b == nullptr || c == nullptr || b->rank() != 1 || c->dtype() != b->dtype()) continue;
+      const std::vector<int64_t>& cs = c->shape().dims();
+      bool ok = c->num_elements() == 1;
+      if (!ok && !cs.empty() && cs.back() == b->dim(0)) {
+        ok = true;
+        for (size_t d = 0; d + 1 < cs.size(); ++d) ok = ok && cs[d] == 1;
+      }
+      if (!ok || c->rank() > std::max(rank_of(v, nd, in.node), 1)) continue;  // c could add dimensions
+      std::vector<double> bv, cv;
+      if (!to_doubles(*b, &bv) || !to_doubles(*c, &cv)) continue;
+      for (size_t i = 0; i < bv.size(); ++i) bv[i] += cv.size() == 1 ? cv[0] : cv[i];
+      const Tensor merged_bias = from_doubles(bv, b->dtype(), b->shape());
+      const std::string device = ba.device;
+      const int bias_add = in.node;
+      const int nb = v.make_const(v.unique_name(v.at(bias_add).name + "/merged_bias"), merged_bias, device);
+      size_t j = 0;
+      for (Input& bin : v.at(bias_add).inputs) {
+        if (bin.control()) continue;
+        if (j++ == 1) bin = Input{nb, 0};
+      }
+      v.redirect(nd, bias_add);
+      merged.push_back(nd);
+      break;
+    }
+  }
+  v.remove(merged);
+}
+
+bool is_paddable(const std::string& op) {
+  return op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "_FusedConv2D" || op == "_FusedDepthwiseConv2dNative";
+}
+
+// The Pad's [before, after] for height and width, when it pads only those with zeros.
+bool spatial_pads(const GraphView& v, int pad, const std::string& data_format, std::vector<int64_t>* out) {
+  const std::vector<Input> ins = v.at(pad).data_inputs();
+  const Tensor* paddings = v.constant_value(ins[1]);
+  std::vector<double> p;
+  if (paddings == nullptr || paddings->shape() != Shape({4, 2}) || !to_doubles(*paddings, &p)) return false;
+  for (double x : p)
+    if (x < 0) return false;
+  if (v.at(pad).op == "PadV2") {
+    const Tensor* value = ins.size() > 2 ? v.constant_value(ins[2]) : nullptr;
+    std::vector<double> z;
+    if (value == nullptr || value->num_elements() != 1 || !to_doubles(*value, &z) || z[0] != 0) return false;
+  }
+  const int h = data_format == "NHWC" ? 1 : 2, w = h + 1;
+  for (int d = 0; d < 4; ++d)
+    if (d != h && d != w && (p[static_cast<size_t>(2 * d)] != 0 || p[static_cast<size_t>(2 * d + 1)] != 0)) return false;
+  *out = {static_cast<int64_t>(p[static_cast<size_t>(2 * h)]), static_cast<int64_t>(p[static_cast<size_t>(2 * h + 1)]),
+          static_cast<int64_t>(p[static_cast<size_t>(2 * w)]), static_cast<int64_t>(p[static_cast<size_t>(2 * w + 1)])};
+  return true;
+}
+
+// The new explicit_paddings of convolution c when it reads pad's output as its input (and only
+// there) and can absorb pad's zero padding of height and width.
+bool paddable_by(const GraphView& v, int pad, int c, std::vector<int64_t>* out) {
+  const VNode& n = v.at(c);
+  if (!is_paddable(n.op) || !n.has_attr("padding")) return false;
+  const std::string& padding = n.attrs.at("padding").s;
+  if ((padding != "VALID" && padding != "EXPLICIT") || n.type_attr("T") != v.at(pad).type_attr("T")) return false;
+  std::vector<Input> reads;
+  for (const Input& in : n.inputs)
+    if (in.node == pad) reads.push_back(in);
+  if (reads.size() != 1 || n.inputs.empty() || !(n.inputs[0] == reads[0]) || reads[0].index != 0) return false;
+  const std::string fmt = n.data_format();
+  std::vector<int64_t> extra;
+  if (!spatial_pads(v, pad, fmt, &extra)) return false;
+  std::vector<int64_t> old(8, 0);
+  if (padding == "EXPLICIT") old = n.has_attr("explicit_paddings") ? n.attrs.at("explicit_paddings").list_i : std::vector<int64_t>();
+  if (old.size() != 8) return false;
+  const size_t hoff = fmt == "NHWC" ? 2 : 4, woff = fmt == "NHWC" ? 4 : 6;  // H's and W's (before, after)
+  old[hoff] += extra[0];
+  old[hoff + 1] += extra[1];
+  old[woff] += extra[2];
+  old[woff + 1] += extra[3];
+  *out = std::move(old);
+  return true;
+}
+
+// Pad(x) -> VALID or EXPLICIT convolutions  =>  the convolutions over x with the padding added
+// to their explicit_paddings (every reader of the Pad must be one: NASNet pads once for two
+// depthwise convolutions).
+void fold_pads(GraphView& v) {
+  std::vector<int> folded;
+  for (int pad : v.live()) {
+    const VNode& p = v.at(pad);
+    if ((p.op != "Pad" && p.op != "PadV2") || p.preserved || !p.control_inputs().empty() || p.num_data_inputs() < 2) continue;
+    const std::vector<int> convs = v.consumers(pad);
+    if (convs.empty()) continue;
+    std::vector<std::vector<int64_t>> paddings(convs.size());
+    bool all = true;
+    for (size_t i = 0; i < convs.size() && all; ++i) all = paddable_by(v, pad, convs[i], &paddings[i]);
+    if (!all) continue;
+    const Input x = v.at(pad).data_inputs()[0];
+    for (size_t i = 0; i < convs.size(); ++i) {
+      v.at(convs[i]).inputs[0] = x;
+      v.set_attr(convs[i], "padding", AttrValue::String("EXPLICIT"));
+      v.set_attr(convs[i], "explicit_paddings", AttrValue::ListInt(paddings[i]));
+    }
+    v.changed();
+    folded.push_back(pad);
+  }
+  v.remove(folded);
+}
+
+}  // namespace
+
+void remapping(GraphView& v) {
+  fold_pads(v);
+  merge_bias_adds(v);
+  bool again = true;
+  while (again) {
+    again = false;
+    for (int nd : v.live()) {
+      const VNode& n = v.at(nd);
+      if (!n.alive || (n.op != "BiasAdd" && n.op != "Add" && n.op != "AddV2" && n.op != "FusedBatchNormV3")) continue;
+      Head h;
+      if (!match_head(v, nd, &h)) continue;
+      int last = -1;
+      std::string activation;
+      if (!match_activation(v, nd, &last, &activation)) last = -1, activation.clear();
+      fuse(v, h, nd, last, activation);
+      v.prune_dead();
+      again = true;
+    }
+  }
+  v.rewrite_to_fixpoint([&](int id) { return fuse_batch_norm_relu(v, id); });
+  v.prune_dead();
+}
+
+}  // namespace optimizer
+}  // namespace opforge
