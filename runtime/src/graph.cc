@@ -200,12 +200,12 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& user_
     std::shared_ptr<Graph> rewritten;
     std::vector<optimizer::PassReport> report;
     const Status s = optimizer::optimize(user, options, &rewritten, &report);
+    OPF_RETURN_IF_ERROR(s);  // with fail_on_errors, a failed pass fails the run
     {
       std::lock_guard<std::mutex> lock(optimizer_mu_);
       for (const optimizer::PassReport& r : report)
         if (!r.error.empty()) optimizer_errors_.push_back(r.name + ": " + r.error);
     }
-    OPF_RETURN_IF_ERROR(s);
     if (rewritten) {
       const auto map = [&](int id) { return rewritten->find(user.node(id).name); };
       bool ok = true;
@@ -219,9 +219,9 @@ Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& user_
         plan->graph = std::move(rewritten);
         optimized = true;
       } else {
+        if (optimizer_.fail_on_errors) return errors::Internal("graph optimizer: a fed, fetched or target node lost its name");
         std::lock_guard<std::mutex> lock(optimizer_mu_);
         optimizer_errors_.push_back("meta_optimizer: a fed, fetched or target node lost its name");
-        if (optimizer_.fail_on_errors) return errors::Internal("graph optimizer: a fed, fetched or target node lost its name");
       }
     }
   }

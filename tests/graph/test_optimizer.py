@@ -607,3 +607,89 @@ def test_cli_optimize(tmp_path, rng, capsys):
     assert "_Fused" not in (tmp_path / "o2.pbtxt").read_text()
     assert cli.main(["optimize", str(src), "-o", str(tmp_path / "o3.pb"), "--disable", "remaping"]) == 2
     assert "unknown pass" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------- failures, constants, imports
+
+
+@pytest.fixture
+def failing_pass():
+    """Makes the named C++ pass fail as it starts (the runtime's testing hook)."""
+    def fail(name):
+        of._C._set_failing_optimizer_pass(name)
+    yield fail
+    of._C._set_failing_optimizer_pass("")
+
+
+def _bias_relu_graph(rng):
+    x = of.placeholder(of.float32, [None, 3], name="x")
+    w = of.constant(rng.standard_normal((3, 2)).astype(np.float32), name="w")
+    k = of.exp(of.constant(rng.random(2, dtype=np.float32)))  # folded by constant folding
+    return x, of.nn.relu(of.nn.bias_add(of.matmul(x, w), k), name="y")
+
+
+def test_failing_pass_is_reported_by_a_warning_naming_it(graph, rng, failing_pass):
+    x, y = _bias_relu_graph(rng)
+    failing_pass("remapping")
+    feed = {x: rng.standard_normal((4, 3)).astype(np.float32)}
+    sess = of.Session(graph=graph)
+    with pytest.warns(RuntimeWarning, match="pass 'remapping' failed.*injected failure"):
+        got = sess.run(y, feed)
+    assert_close(got, of.Session(graph=graph, config=OFF).run(y, feed))
+    # The graph stays as the passes before made it: folded, not fused.
+    ops = optimized_ops(sess)
+    assert ops["y"] == "Relu" and "Exp" not in ops.values()
+    # optimize() over a GraphDef reports it the same way, and in its report.
+    with pytest.warns(RuntimeWarning, match="'remapping'"):
+        gd, report = optimizer.optimize(graph.as_graph_def(), preserve=["y", "x"])
+    assert [r.name for r in report if r.error] == ["remapping"]
+    assert "_FusedMatMul" not in {nd.op for nd in gd.node}
+
+
+@pytest.mark.parametrize("how", ["rewriter_config", "dict", "environment", "optimize"])
+def test_failing_pass_raises_under_fail_on_optimizer_errors(graph, rng, failing_pass, monkeypatch, how):
+    x, y = _bias_relu_graph(rng)
+    failing_pass("constant_folding")
+    feed = {x: np.ones((2, 3), np.float32)}
+    with pytest.raises(of.errors.OpError, match="pass 'constant_folding' failed"):
+        if how == "optimize":
+            optimizer.optimize(graph.as_graph_def(), preserve=["y", "x"], fail_on_errors=True)
+        elif how == "environment":
+            monkeypatch.setenv("OPFORGE_OPTIMIZER_ERRORS", "raise")
+            of.Session(graph=graph).run(y, feed)
+        else:
+            config = (_config(fail_on_optimizer_errors=True) if how == "rewriter_config"
+                      else {"fail_on_optimizer_errors": True})
+            of.Session(graph=graph, config=config).run(y, feed)
+
+
+def test_optimized_graph_shares_the_users_constants(graph, rng):
+    """One copy of every constant: a weight the optimizer leaves alone is the user graph's own
+    buffer in the optimized graph; a folded result is a new tensor."""
+    x, y = _bias_relu_graph(rng)
+    sess = of.Session(graph=graph)
+    sess.run(y, {x: np.ones((2, 3), np.float32)})
+    (c_graph,) = sess._c.optimized_graphs()
+    infos = {info["name"]: info for info in (c_graph.node_info(i) for i in range(c_graph.num_nodes))}
+    user_w = graph.get_operation_by_name("w").get_attr("value")
+    assert infos["w"]["attrs"]["value"]._shares_buffer_with(user_w)
+    folded = [info for info in infos.values() if info["op"] == "Const" and info["name"] != "w"]
+    assert len(folded) == 1 and not folded[0]["attrs"]["value"]._shares_buffer_with(user_w)
+    assert infos["y"]["op"] == "_FusedMatMul"
+
+
+def test_the_optimizer_does_not_import_session():
+    """No import cycle through the optimizer: its Python face never imports the Session (the
+    passes run kernels directly, in C++)."""
+    import ast
+    import pathlib
+    root = pathlib.Path(optimizer.__file__).parent
+    for path in root.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            assert not any(n.split(".")[-1] == "session" for n in names), (path.name, names)
