@@ -54,7 +54,9 @@ Status run_node(const Node& node, const DeviceSpec& device, std::vector<const Te
 
 }  // namespace exec
 
-// The dataflow executor (control_flow.cc). `needed` marks the nodes the run needs (pruned).
+// The dataflow executor (control_flow.cc): the plan of a graph with control flow, and running
+// it. `needed` marks the nodes the run needs (pruned).
+struct DataflowPlan;
 Status build_dataflow_plan(const Graph& g, const std::vector<char>& needed,
                            const std::vector<std::pair<TensorRef, Tensor>>& feeds,
                            const std::vector<TensorRef>& fetches, std::shared_ptr<const DataflowPlan>* plan);

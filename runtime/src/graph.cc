@@ -12,6 +12,7 @@
 #include "opforge/op_check.h"
 #include "opforge/parallel.h"
 #include "executor.h"
+#include "session_impl.h"
 #include "optimizer/meta_optimizer.h"
 
 namespace opforge {
@@ -156,20 +157,20 @@ Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<Te
   return Status::OK();
 }
 
-void Session::set_optimizer(GraphOptimizerConfig config) {
+void Session::Impl::set_optimizer(GraphOptimizerConfig config) {
   std::lock_guard<std::mutex> lock(plans_mu_);
   optimizer_ = std::move(config);
   plans_.clear();
 }
 
-std::vector<std::string> Session::take_optimizer_errors() {
+std::vector<std::string> Session::Impl::take_optimizer_errors() {
   std::lock_guard<std::mutex> lock(optimizer_mu_);
   std::vector<std::string> out;
   out.swap(optimizer_errors_);
   return out;
 }
 
-std::vector<std::shared_ptr<const Graph>> Session::optimized_graphs() const {
+std::vector<std::shared_ptr<const Graph>> Session::Impl::optimized_graphs() const {
   std::lock_guard<std::mutex> lock(plans_mu_);
   std::vector<std::shared_ptr<const Graph>> out;
   for (const auto& [key, plan] : plans_)
@@ -177,7 +178,7 @@ std::vector<std::shared_ptr<const Graph>> Session::optimized_graphs() const {
   return out;
 }
 
-Status Session::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& user_feeds,
+Status Session::Impl::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& user_feeds,
                           const std::vector<TensorRef>& user_fetches, const std::vector<int>& user_targets,
                           Plan* plan) const {
   plan->version = graph_->version();
@@ -460,7 +461,7 @@ std::map<std::string, std::pair<int64_t, int64_t>> profile_stats() {
   return g_profile;
 }
 
-Status Session::get_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
+Status Session::Impl::get_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
                          const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
                          std::shared_ptr<const Plan>* plan) {
   std::string key;
@@ -624,7 +625,7 @@ void set_concurrent_executor(ConcurrentExecutor mode) { g_concurrent.store(stati
 // scale poorly), one never timed runs alone. Slots are dropped when their last reader has run
 // (counted down at the end of each wave), and an input may be forwarded in place only when the
 // step is its one reader left.
-Status Session::run_concurrent(const Plan& plan, std::vector<Tensor>& values) const {
+Status Session::Impl::run_concurrent(const Plan& plan, std::vector<Tensor>& values) const {
   const Graph& g = *plan.graph;
   const size_t n = plan.steps.size();
   std::vector<int> readers = plan.readers;
@@ -749,7 +750,7 @@ Status Session::run_concurrent(const Plan& plan, std::vector<Tensor>& values) co
 // step times), runs 3-10 alternating one step at a time / concurrent; from run 11 on, the
 // quicker by its best run goes on (concurrent only when at least 3% quicker). Wall time
 // decides, so what the step times cannot see (cache locality, contention for memory) counts too.
-Session::ExecutorChoice Session::choose_executor(const Plan& plan,
+Session::Impl::ExecutorChoice Session::Impl::choose_executor(const Plan& plan,
                                                  const std::vector<std::pair<TensorRef, Tensor>>& feeds) {
   ExecutorChoice choice;
   const ConcurrentExecutor mode = concurrent_executor();
@@ -782,7 +783,7 @@ Session::ExecutorChoice Session::choose_executor(const Plan& plan,
   return choice;
 }
 
-Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
+Status Session::Impl::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
                     const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
                     std::vector<Tensor>* outputs) {
   const Graph& g = *graph_;
@@ -914,5 +915,19 @@ Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
   }
   return Status::OK();
 }
+
+Session::Session(std::shared_ptr<const Graph> graph, std::shared_ptr<ResourceMgr> resources)
+    : impl_(std::make_unique<Impl>(std::move(graph), resources ? std::move(resources) : std::make_shared<ResourceMgr>())) {}
+Session::~Session() = default;
+Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds, const std::vector<TensorRef>& fetches,
+                    const std::vector<int>& targets, std::vector<Tensor>* outputs) {
+  return impl_->run(feeds, fetches, targets, outputs);
+}
+ResourceMgr& Session::resources() { return *impl_->resources_; }
+const std::shared_ptr<ResourceMgr>& Session::shared_resources() const { return impl_->resources_; }
+size_t Session::cached_plans() const { return impl_->cached_plans(); }
+void Session::set_optimizer(GraphOptimizerConfig config) { impl_->set_optimizer(std::move(config)); }
+std::vector<std::string> Session::take_optimizer_errors() { return impl_->take_optimizer_errors(); }
+std::vector<std::shared_ptr<const Graph>> Session::optimized_graphs() const { return impl_->optimized_graphs(); }
 
 }  // namespace opforge

@@ -83,9 +83,6 @@ class Graph {
 // NextIteration, LoopCond, ControlTrigger): a graph that runs one needs the dataflow executor.
 bool is_control_flow_op(const std::string& op);
 
-// The plan of a graph with control flow (control_flow.cc).
-struct DataflowPlan;
-
 // Inter-op parallelism of Session runs (Session::run_concurrent), for tests and comparisons:
 // kAuto (the default) times both executors on a plan's first runs and keeps the quicker; kOff
 // runs every plan one step at a time (each step over all threads); kAlways runs every plan that
@@ -111,25 +108,23 @@ struct GraphOptimizerConfig {
 };
 
 // Thread-safe: any number of threads may call run() at once. Plans are immutable once built
-// and shared; everything one run mutates (slot values, scratch) is local to that run.
+// and shared; everything one run mutates (slot values, scratch) is local to that run. The plans
+// and executors are the runtime's own (runtime/src/session_impl.h).
 class Session {
  public:
-  // `resources` shares the variable store of another session (the graph optimizer runs a
-  // rewritten graph against the user's session's variables); a new store when null.
-  explicit Session(std::shared_ptr<const Graph> graph, std::shared_ptr<ResourceMgr> resources = nullptr)
-      : graph_(std::move(graph)),
-        resources_(resources ? std::move(resources) : std::make_shared<ResourceMgr>()) {}
+  // `resources` shares the variable store of another session; a new store when null.
+  explicit Session(std::shared_ptr<const Graph> graph, std::shared_ptr<ResourceMgr> resources = nullptr);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 
   // Runs the nodes needed for fetches and targets; fed tensors replace their producers.
   Status run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
              const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
              std::vector<Tensor>* outputs);
-  ResourceMgr& resources() { return *resources_; }
-  const std::shared_ptr<ResourceMgr>& shared_resources() const { return resources_; }
-  size_t cached_plans() const {
-    std::lock_guard<std::mutex> lock(plans_mu_);
-    return plans_.size();
-  }
+  ResourceMgr& resources();
+  const std::shared_ptr<ResourceMgr>& shared_resources() const;
+  size_t cached_plans() const;
   // The graph optimizer (runtime/src/optimizer): when set, each plan runs the graph the passes
   // make of the part of the graph its (feeds, fetches, targets) need, built once with the plan.
   // Fed, fetched and target nodes keep their names. Set before the first run.
@@ -140,83 +135,10 @@ class Session {
   // The optimized graphs of the cached plans (plans whose graph the optimizer changed).
   std::vector<std::shared_ptr<const Graph>> optimized_graphs() const;
 
+  struct Impl;
+
  private:
-  struct Step {
-    int node;
-    std::vector<int> input_slots;   // per flattened input
-    std::vector<bool> deref;        // input reads a Ref slot as a value
-    std::vector<bool> pass_ref;     // input is a Ref argument
-    int out_base;                   // first output slot
-    // Slots whose last reader is this step: dropped right after it runs, so their buffers go
-    // back to the allocator's cache while the run goes on (liveness-based reuse).
-    std::vector<int> release;
-    std::vector<bool> last_read;    // per flattened input: its slot is in `release`
-    // Where the node runs: its device when that is a GPU of this machine with a kernel for
-    // the node's op and dtype, else the CPU (soft placement, see Session::Run).
-    DeviceSpec device;
-    // A Const on the CPU is run once when the plan is made and its value kept here: a run
-    // only puts it in its slot (frozen models have thousands of constants).
-    bool precomputed = false;
-    Tensor value;
-    // For the concurrent executor: the steps that wait on this one (data or control), how many
-    // steps this one waits on, and the distinct slots it reads.
-    std::vector<int> successors;
-    int waits_on = 0;
-    std::vector<int> read_slots;
-  };
-  struct Plan {
-    uint64_t version = 0, edits = 0;  // of the session's graph
-    // The graph the steps run: the session's, or the optimizer's rewrite of it (whose node ids
-    // the steps, feeds and fetches of this plan use).
-    std::shared_ptr<const Graph> graph;
-    std::vector<TensorRef> feed_refs;  // the feeds, in `graph`
-    std::shared_ptr<const DataflowPlan> dataflow;  // set for graphs with control flow
-    std::vector<Step> steps;
-    int num_slots = 0;
-    std::vector<int> feed_slots, fetch_slots;
-    // Inter-op parallelism: set when every step is a stateless CPU step without reference
-    // inputs or outputs (a frozen inference graph), whose order only data edges fix. Such a
-    // plan runs on the concurrent executor: independent ready steps run at once, one thread
-    // each, where their measured times say that beats one step at a time over all threads.
-    bool concurrent = false;
-    std::vector<int> readers;  // per slot: the steps that read it (-1: fetched, kept to the end)
-    // The executor's cost model, per step: its kernel time (nanoseconds; 0 before it has run)
-    // when it last ran alone over all threads, and when it last ran on one thread beside
-    // others. Shared by concurrent runs of the plan, hence atomic.
-    std::unique_ptr<std::atomic<int64_t>[]> alone_ns, beside_ns;
-    // Which executor a concurrent plan uses, per shape of its feeds (a batch size): the first
-    // runs time both, later runs take the quicker (see Session::run).
-    struct Tuning {
-      int runs = 0;
-      int64_t one_at_a_time_ns = INT64_MAX, concurrent_ns = INT64_MAX;
-    };
-    mutable std::mutex tuning_mu;
-    mutable std::map<std::vector<int64_t>, Tuning> tuning;
-  };
-  Status run_concurrent(const Plan& plan, std::vector<Tensor>& values) const;
-  // Which executor runs this call of a concurrent plan (see Session::run), and the tuning
-  // entry to report its wall time to (null: not a timing run).
-  struct ExecutorChoice {
-    bool concurrent = false;
-    Plan::Tuning* timing = nullptr;
-  };
-  static ExecutorChoice choose_executor(const Plan& plan, const std::vector<std::pair<TensorRef, Tensor>>& feeds);
-  Status make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
-                   const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
-                   Plan* plan) const;
-
-  // The cached plan for this signature, built under the lock on first use.
-  Status get_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
-                  const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
-                  std::shared_ptr<const Plan>* plan);
-
-  std::shared_ptr<const Graph> graph_;
-  std::shared_ptr<ResourceMgr> resources_;
-  GraphOptimizerConfig optimizer_;
-  mutable std::mutex optimizer_mu_;
-  mutable std::vector<std::string> optimizer_errors_;
-  mutable std::mutex plans_mu_;
-  std::map<std::string, std::shared_ptr<const Plan>> plans_;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace opforge

@@ -1,0 +1,110 @@
+// The Session's plans and executors (internal to the runtime; the installed graph.h holds
+// only Session's interface). The straight-line executor and the concurrent executor are in
+// graph.cc, the dataflow executor for graphs with control flow in control_flow.cc.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "executor.h"
+#include "opforge/graph.h"
+
+namespace opforge {
+
+struct Session::Impl {
+  Impl(std::shared_ptr<const Graph> graph, std::shared_ptr<ResourceMgr> resources)
+      : graph_(std::move(graph)), resources_(std::move(resources)) {}
+
+  Status run(const std::vector<std::pair<TensorRef, Tensor>>& feeds, const std::vector<TensorRef>& fetches,
+             const std::vector<int>& targets, std::vector<Tensor>* outputs);
+  size_t cached_plans() const {
+    std::lock_guard<std::mutex> lock(plans_mu_);
+    return plans_.size();
+  }
+  void set_optimizer(GraphOptimizerConfig config);
+  std::vector<std::string> take_optimizer_errors();
+  std::vector<std::shared_ptr<const Graph>> optimized_graphs() const;
+
+  struct Step {
+    int node;
+    std::vector<int> input_slots;   // per flattened input
+    std::vector<bool> deref;        // input reads a Ref slot as a value
+    std::vector<bool> pass_ref;     // input is a Ref argument
+    int out_base;                   // first output slot
+    // Slots whose last reader is this step: dropped right after it runs, so their buffers go
+    // back to the allocator's cache while the run goes on (liveness-based reuse).
+    std::vector<int> release;
+    std::vector<bool> last_read;    // per flattened input: its slot is in `release`
+    // Where the node runs: its device when that is a GPU of this machine with a kernel for
+    // the node's op and dtype, else the CPU (soft placement, see Session::Run).
+    DeviceSpec device;
+    // A Const on the CPU is run once when the plan is made and its value kept here: a run
+    // only puts it in its slot (frozen models have thousands of constants).
+    bool precomputed = false;
+    Tensor value;
+    // For the concurrent executor: the steps that wait on this one (data or control), how many
+    // steps this one waits on, and the distinct slots it reads.
+    std::vector<int> successors;
+    int waits_on = 0;
+    std::vector<int> read_slots;
+  };
+  struct Plan {
+    uint64_t version = 0, edits = 0;  // of the session's graph
+    // The graph the steps run: the session's, or the optimizer's rewrite of it (whose node ids
+    // the steps, feeds and fetches of this plan use).
+    std::shared_ptr<const Graph> graph;
+    std::vector<TensorRef> feed_refs;  // the feeds, in `graph`
+    std::shared_ptr<const DataflowPlan> dataflow;  // set for graphs with control flow
+    std::vector<Step> steps;
+    int num_slots = 0;
+    std::vector<int> feed_slots, fetch_slots;
+    // Inter-op parallelism: set when every step is a stateless CPU step without reference
+    // inputs or outputs (a frozen inference graph), whose order only data edges fix. Such a
+    // plan runs on the concurrent executor: independent ready steps run at once, one thread
+    // each, where their measured times say that beats one step at a time over all threads.
+    bool concurrent = false;
+    std::vector<int> readers;  // per slot: the steps that read it (-1: fetched, kept to the end)
+    // The executor's cost model, per step: its kernel time (nanoseconds; 0 before it has run)
+    // when it last ran alone over all threads, and when it last ran on one thread beside
+    // others. Shared by concurrent runs of the plan, hence atomic.
+    std::unique_ptr<std::atomic<int64_t>[]> alone_ns, beside_ns;
+    // Which executor a concurrent plan uses, per shape of its feeds (a batch size): the first
+    // runs time both, later runs take the quicker (see Session::run).
+    struct Tuning {
+      int runs = 0;
+      int64_t one_at_a_time_ns = INT64_MAX, concurrent_ns = INT64_MAX;
+    };
+    mutable std::mutex tuning_mu;
+    mutable std::map<std::vector<int64_t>, Tuning> tuning;
+  };
+  Status run_concurrent(const Plan& plan, std::vector<Tensor>& values) const;
+  // Which executor runs this call of a concurrent plan (see Session::run), and the tuning
+  // entry to report its wall time to (null: not a timing run).
+  struct ExecutorChoice {
+    bool concurrent = false;
+    Plan::Tuning* timing = nullptr;
+  };
+  static ExecutorChoice choose_executor(const Plan& plan, const std::vector<std::pair<TensorRef, Tensor>>& feeds);
+  Status make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
+                   const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
+                   Plan* plan) const;
+
+  // The cached plan for this signature, built under the lock on first use.
+  Status get_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
+                  const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
+                  std::shared_ptr<const Plan>* plan);
+
+  std::shared_ptr<const Graph> graph_;
+  std::shared_ptr<ResourceMgr> resources_;
+  GraphOptimizerConfig optimizer_;
+  mutable std::mutex optimizer_mu_;
+  mutable std::vector<std::string> optimizer_errors_;
+  mutable std::mutex plans_mu_;
+  std::map<std::string, std::shared_ptr<const Plan>> plans_;
+};
+
+}  // namespace opforge
