@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <type_traits>
+#include <unordered_set>
 
 #include "executor.h"
 
@@ -49,9 +50,10 @@ GraphView::GraphView(const Graph& g, const std::vector<std::string>& preserve, c
   const int n = g.num_nodes();
   std::vector<char> needed(static_cast<size_t>(n), 0);
   std::vector<int> stack;
-  for (const std::string& name : preserve) {
-    const int id = g.find(name);
-    if (id >= 0 && !needed[static_cast<size_t>(id)]) {
+  // (By name without Graph::find: the caller may hold the graph's lock already.)
+  const std::unordered_set<std::string> roots(preserve.begin(), preserve.end());
+  for (int id = 0; id < n; ++id) {
+    if (roots.count(g.node(id).name)) {
       needed[static_cast<size_t>(id)] = 1;
       stack.push_back(id);
     }
