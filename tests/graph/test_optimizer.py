@@ -693,3 +693,46 @@ def test_the_optimizer_does_not_import_session():
             else:
                 continue
             assert not any(n.split(".")[-1] == "session" for n in names), (path.name, names)
+
+
+def test_neutral_operation_that_is_a_control_source_stays(graph, rng):
+    """x * 1 whose node others wait on (a control edge) is kept: waiting on it means something.
+    (The pass must also finish: it reports no rewrite for it.)"""
+    x = of.placeholder(of.float32, [3], name="x")
+    m = of.multiply(x, 1.0, name="m")
+    with graph.control_dependencies([m]):
+        y = of.identity(x + 2.0, name="y")
+    nodes, _ = optimize_graph(graph, ["y", "x"])
+    assert nodes["m"].op == "Mul" and "^m" in nodes["y"].input
+    got, want, _ = run_both(graph, y, {x: rng.random(3, dtype=np.float32)})
+    assert_close(got, want)
+
+
+def test_folded_batch_norm_mul_that_is_a_control_source_becomes_identity(graph, rng):
+    x = of.placeholder(of.float32, [None, 4], name="x")
+    mm = of.matmul(x, rng.standard_normal((4, 3)).astype(np.float32))
+    scaled = of.multiply(mm, rng.random(3, dtype=np.float32) + 0.5, name="scaled")
+    with graph.control_dependencies([scaled]):
+        y = of.identity(of.nn.relu(scaled) + 1.0, name="y")
+    nodes, _ = optimize_graph(graph, ["y", "x"])
+    assert nodes["scaled"].op in ("Identity", "_FusedMatMul") and "^scaled" in nodes["y"].input
+    got, want, _ = run_both(graph, y, {x: rng.standard_normal((2, 4)).astype(np.float32)})
+    assert_close(got, want)
+
+
+def test_unknown_pass_name_is_refused_by_the_runtime(graph):
+    with pytest.raises(ValueError, match="unknown graph optimizer pass 'constfold'"):
+        of.Session(graph=graph)._c.set_optimizer(["constfold"])
+
+
+def test_loop_graph_runs_optimized(graph):
+    """A while loop (Merge <- NextIteration back edge) goes through the optimizer's rebuild."""
+    i0 = of.placeholder(of.int32, [], name="i0")
+    k = of.exp(of.constant(np.float32(0.0)))  # folded: the loop body reads a constant 1.0
+    _, acc = tf.while_loop(lambda i, a: i < 5, lambda i, a: (i + 1, a + k), [i0, of.constant(np.float32(0.0))])
+    y = of.identity(acc, name="y")
+    sess = of.Session(graph=graph)
+    assert sess.run(y, {i0: np.int32(1)}) == 4.0
+    assert sess.run(y, {i0: np.int32(1)}) == of.Session(graph=graph, config=OFF).run(y, {i0: np.int32(1)})
+    ops = optimized_ops(sess)
+    assert "Merge" in ops.values() and "Exp" not in ops.values()

@@ -81,11 +81,10 @@ def graph_def_from_runtime(c_graph):
     """The GraphDef of a runtime graph (an ``opforge._C.Graph``, such as an optimized one)."""
     gd = _gd.GraphDef()
     gd.versions.producer = _gd.PRODUCER_VERSION
-    names = []
+    infos = [c_graph.node_info(i) for i in range(c_graph.num_nodes)]
+    names = [info["name"] for info in infos]  # (a loop's Merge reads a NextIteration made after it)
     specs: dict[str, dict] = {}
-    for i in range(c_graph.num_nodes):
-        info = c_graph.node_info(i)
-        names.append(info["name"])
+    for info in infos:
         nd = gd.node.add()
         nd.name = info["name"]
         nd.op = info["op"]
