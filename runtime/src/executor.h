@@ -1,6 +1,7 @@
-// What the Session's two executors share (internal to the runtime): the straight-line executor
-// in graph.cc runs graphs without control flow; the dataflow executor in control_flow.cc runs
-// graphs with TensorFlow 1's control-flow ops (dead tensors, frames, iterations).
+// What the Session's executors share (internal to the runtime): the straight-line executor in
+// session.cc and the concurrent one in concurrent_executor.cc run graphs without control flow;
+// the dataflow executor in control_flow.cc runs graphs with TensorFlow 1's control-flow ops
+// (dead tensors, frames, iterations). Running one node (node_exec.cc) is common to them all.
 #pragma once
 
 #include <string>

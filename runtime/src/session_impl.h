@@ -1,9 +1,11 @@
 // The Session's plans and executors (internal to the runtime; the installed graph.h holds
-// only Session's interface). The straight-line executor and the concurrent executor are in
-// graph.cc, the dataflow executor for graphs with control flow in control_flow.cc.
+// only Session's interface). Plans: session_plan.cc; the straight-line executor: session.cc; the
+// concurrent executor: concurrent_executor.cc; the dataflow executor for graphs with control
+// flow: control_flow.cc; running one node: node_exec.cc.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,6 +16,10 @@
 #include "opforge/graph.h"
 
 namespace opforge {
+
+inline int64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - since).count();
+}
 
 struct Session::Impl {
   Impl(std::shared_ptr<const Graph> graph, std::shared_ptr<ResourceMgr> resources)

@@ -1,0 +1,212 @@
+// The concurrent executor (independent ready steps at once, one thread each, where their
+// measured times say that beats one step at a time over all threads) and the choice between it
+// and the straight-line executor.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+
+#include "executor.h"
+#include "opforge/device.h"
+#include "opforge/kernel.h"
+#include "opforge/parallel.h"
+#include "session_impl.h"
+
+namespace opforge {
+
+namespace {
+
+std::atomic<int> g_concurrent{static_cast<int>(ConcurrentExecutor::kAuto)};
+
+// The runs at one feed shape that time the two executors against each other (Session::run).
+constexpr int kFirstTuningRun = 3, kLastTuningRun = 10;
+// Feed shapes a plan tunes for; runs at further shapes (a graph fed ever-new shapes) go one
+// step at a time.
+constexpr size_t kMaxTunedShapes = 64;
+
+// What handing a group of steps to the threads costs (a parallel region), in nanoseconds.
+constexpr int64_t kGroupOverheadNs = 5'000;
+
+// The time n threads take over `work` (each item on one thread), longest first, each to the
+// thread with the least so far.
+int64_t makespan(const std::vector<int64_t>& work, int threads) {
+  std::vector<int64_t> load(static_cast<size_t>(threads), 0);
+  for (int64_t w : work) *std::min_element(load.begin(), load.end()) += w;
+  return *std::max_element(load.begin(), load.end());
+}
+
+}  // namespace
+
+ConcurrentExecutor concurrent_executor() {
+  return static_cast<ConcurrentExecutor>(g_concurrent.load(std::memory_order_relaxed));
+}
+void set_concurrent_executor(ConcurrentExecutor mode) { g_concurrent.store(static_cast<int>(mode)); }
+
+// The concurrent executor. Steps run in waves: a wave is every step whose inputs are ready.
+// From the measured times of its steps (alone: over all threads; beside: on one thread while
+// the others run other steps) a wave runs either step by step, each over all threads, or its
+// k longest steps that way (k <= 2) and the rest at once, one thread each (their own
+// parallel_for calls run inline), whichever the times say is quicker. A step not yet timed
+// beside others is assumed to take 1.6x its time alone (so grouping gets tried where threads
+// scale poorly), one never timed runs alone. Slots are dropped when their last reader has run
+// (counted down at the end of each wave), and an input may be forwarded in place only when the
+// step is its one reader left.
+Status Session::Impl::run_concurrent(const Plan& plan, std::vector<Tensor>& values) const {
+  const Graph& g = *plan.graph;
+  const size_t n = plan.steps.size();
+  std::vector<int> readers = plan.readers;
+  std::vector<int> waiting(n);
+  std::vector<int> ready, wave;
+  for (size_t i = 0; i < n; ++i) {
+    waiting[i] = plan.steps[i].waits_on;
+    if (waiting[i] == 0) ready.push_back(static_cast<int>(i));
+  }
+  std::mutex error_mu;
+  Status error;
+  // What running one step needs besides the slots: the steps run alone share one, each step
+  // of a concurrent group has its own.
+  struct StepScratch {
+    std::vector<const Tensor*> inputs;
+    std::vector<bool> forwardable;
+    ExecEnv env;
+    exec::Scratch scratch;
+  };
+  StepScratch alone_scratch;
+  // Runs step i and records its time (alone: over all threads; else on one beside others).
+  const auto run_step = [&](int i, bool alone, StepScratch& sc) {
+    const Step& st = plan.steps[static_cast<size_t>(i)];
+    if (st.precomputed) {
+      values[static_cast<size_t>(st.out_base)] = st.value;
+      return;
+    }
+    const Node& node = g.node(st.node);
+    sc.inputs.clear();
+    sc.forwardable.clear();
+    for (int s : st.input_slots) {
+      sc.inputs.push_back(&values[static_cast<size_t>(s)]);
+      sc.forwardable.push_back(readers[static_cast<size_t>(s)] == 1);
+    }
+    sc.env.resources = resources_.get();
+    sc.env.ref_inputs.assign(st.input_slots.size(), nullptr);
+    exec::Scratch& scratch = sc.scratch;
+    const auto t0 = std::chrono::steady_clock::now();
+    Status s = exec::run_node(node, st.device, sc.inputs, sc.forwardable, sc.env, scratch);
+    (alone ? plan.alone_ns : plan.beside_ns)[static_cast<size_t>(i)].store(elapsed_ns(t0), std::memory_order_relaxed);
+    if (!s.ok()) {
+      std::lock_guard<std::mutex> lock(error_mu);
+      if (error.ok()) error = s;
+      return;
+    }
+    for (size_t k = 0; k < scratch.outs.size(); ++k) values[static_cast<size_t>(st.out_base) + k] = std::move(scratch.outs[k]);
+  };
+  const int threads = num_threads();
+  const bool always = concurrent_executor() == ConcurrentExecutor::kAlways;
+  struct Cost {
+    int64_t beside, alone;
+    int step;
+  };
+  std::vector<Cost> costs;
+  std::vector<int64_t> work;
+  while (!ready.empty()) {
+    wave.swap(ready);
+    ready.clear();
+    // The wave's step times, read once (other runs of the plan may update them meanwhile),
+    // longest first.
+    costs.clear();
+    bool timed = true;
+    for (int i : wave) {
+      const int64_t a = plan.alone_ns[static_cast<size_t>(i)].load(std::memory_order_relaxed);
+      const int64_t b = plan.beside_ns[static_cast<size_t>(i)].load(std::memory_order_relaxed);
+      costs.push_back({b > 0 ? b : a * 8 / 5, a, i});
+      timed = timed && (a > 0 || plan.steps[static_cast<size_t>(i)].precomputed);
+    }
+    std::stable_sort(costs.begin(), costs.end(), [](const Cost& x, const Cost& y) { return x.beside > y.beside; });
+    for (size_t k = 0; k < costs.size(); ++k) wave[k] = costs[k].step;
+    // How many of the wave's steps (longest first) run alone; the rest run at once.
+    size_t first = wave.size();
+    if (wave.size() >= 2 && always) {
+      first = 0;
+    } else if (wave.size() >= 2 && timed) {
+      int64_t best = 0;
+      for (const Cost& c : costs) best += c.alone;
+      int64_t head = 0;  // time of the steps run alone
+      for (size_t k = 0; k <= 2 && k + 2 <= wave.size(); ++k) {
+        work.clear();
+        for (size_t j = k; j < wave.size(); ++j) work.push_back(costs[j].beside);
+        const int64_t t = head + makespan(work, threads) + kGroupOverheadNs;
+        if (t < best) {
+          best = t;
+          first = k;
+        }
+        head += costs[k].alone;
+      }
+    }
+    for (size_t k = 0; k < std::min(first, wave.size()); ++k) {
+      run_step(wave[k], true, alone_scratch);
+      if (!error.ok()) return error;
+    }
+    if (first < wave.size()) {
+      const int64_t count = static_cast<int64_t>(wave.size() - first);
+      parallel_for_parts(count, 1, static_cast<int>(count), [&](int64_t b, int64_t e) {
+        StepScratch sc;
+        for (int64_t k = b; k < e; ++k) run_step(wave[first + static_cast<size_t>(k)], false, sc);
+      });
+      if (!error.ok()) return error;
+    }
+    for (int i : wave) {  // count down what the wave read; release what nobody reads any more
+      const Step& st = plan.steps[static_cast<size_t>(i)];
+      for (int s : st.read_slots) {
+        if (--readers[static_cast<size_t>(s)] == 0) values[static_cast<size_t>(s)] = Tensor();
+      }
+      for (size_t k = 0; k < g.node(st.node).out_dtypes.size(); ++k) {
+        const size_t s = static_cast<size_t>(st.out_base) + k;
+        if (readers[s] == 0) values[s] = Tensor();  // nothing reads it and it is not fetched
+      }
+      for (int c : st.successors) {
+        if (--waiting[static_cast<size_t>(c)] == 0) ready.push_back(c);
+      }
+    }
+    wave.clear();
+  }
+  return Status::OK();
+}
+
+// A concurrent plan's first runs at a feed shape time both executors: runs 0-2 one step at a
+// time (warm-up: first allocations, derived constants; they give the concurrent executor its
+// step times), runs 3-10 alternating one step at a time / concurrent; from run 11 on, the
+// quicker by its best run goes on (concurrent only when at least 3% quicker). Wall time
+// decides, so what the step times cannot see (cache locality, contention for memory) counts too.
+Session::Impl::ExecutorChoice Session::Impl::choose_executor(const Plan& plan,
+                                                 const std::vector<std::pair<TensorRef, Tensor>>& feeds) {
+  ExecutorChoice choice;
+  const ConcurrentExecutor mode = concurrent_executor();
+  if (!plan.concurrent || num_threads() <= 1 || mode == ConcurrentExecutor::kOff) return choice;
+  if (mode == ConcurrentExecutor::kAlways) {
+    choice.concurrent = true;
+    return choice;
+  }
+  std::vector<int64_t> key;
+  for (const auto& f : feeds) {
+    key.push_back(f.second.rank());
+    for (int d = 0; d < f.second.rank(); ++d) key.push_back(f.second.dim(d));
+  }
+  std::lock_guard<std::mutex> lock(plan.tuning_mu);
+  auto it = plan.tuning.find(key);
+  if (it == plan.tuning.end()) {
+    if (plan.tuning.size() >= kMaxTunedShapes) return choice;
+    it = plan.tuning.emplace(std::move(key), Plan::Tuning()).first;
+  }
+  Plan::Tuning& t = it->second;
+  const int run = t.runs <= kLastTuningRun ? t.runs++ : t.runs;
+  if (run > kLastTuningRun) {
+    // (Both timed: a run can reach the decision before other threads' timing runs finish.)
+    const bool timed_both = t.concurrent_ns != INT64_MAX && t.one_at_a_time_ns != INT64_MAX;
+    choice.concurrent = timed_both && t.concurrent_ns < t.one_at_a_time_ns / 100 * 97;
+  } else {
+    choice.concurrent = run >= kFirstTuningRun && run % 2 == 0;
+    if (run >= kFirstTuningRun) choice.timing = &t;  // map entries stay put: std::map
+  }
+  return choice;
+}
+
+}  // namespace opforge
