@@ -210,7 +210,7 @@ class Session:
         finally:
             failures = self._c.take_optimizer_errors()
             if failures:
-                _optimizer.report_failures(failures)
+                _optimizer.report_failures(failures, stacklevel=3)  # at the caller of Session.run
 
     def _optimized_graph_defs(self) -> list:
         """GraphDefs of the graphs the optimizer made for this session's cached plans (one per

@@ -633,8 +633,9 @@ def test_failing_pass_is_reported_by_a_warning_naming_it(graph, rng, failing_pas
     failing_pass("remapping")
     feed = {x: rng.standard_normal((4, 3)).astype(np.float32)}
     sess = of.Session(graph=graph)
-    with pytest.warns(RuntimeWarning, match="pass 'remapping' failed.*injected failure"):
+    with pytest.warns(RuntimeWarning, match="pass 'remapping' failed.*injected failure") as caught:
         got = sess.run(y, feed)
+    assert caught[0].filename == __file__  # the warning points at the run
     assert_close(got, of.Session(graph=graph, config=OFF).run(y, feed))
     # The graph stays as the passes before made it: folded, not fused.
     ops = optimized_ops(sess)

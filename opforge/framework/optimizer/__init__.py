@@ -48,12 +48,13 @@ def sinks(graph_def) -> list[str]:
     return [nd.name for nd in graph_def.node if nd.name not in used]
 
 
-def report_failures(errors) -> None:
-    """Warns once per failed pass ("pass: error", as the runtime reports them)."""
+def report_failures(errors, stacklevel: int = 3) -> None:
+    """Warns once per failed pass ("pass: error", as the runtime reports them); stacklevel
+    counts from the caller of report_failures, as warnings.warn's does."""
     for e in errors:
         name, _, message = e.partition(": ")
         warnings.warn(f"graph optimizer pass '{name}' failed and was skipped (the graph stays as the previous "
-                      f"pass left it): {message}", RuntimeWarning, stacklevel=3)
+                      f"pass left it): {message}", RuntimeWarning, stacklevel=stacklevel + 1)
 
 
 def optimize(graph_def, preserve=None, fed=(), config=None, fail_on_errors=False):
@@ -73,7 +74,7 @@ def optimize(graph_def, preserve=None, fed=(), config=None, fail_on_errors=False
     if graph_def.library.function:
         out.library.CopyFrom(graph_def.library)
     results = [PassResult(name, before, after, seconds, error) for name, _, before, after, seconds, error in report]
-    report_failures(f"{r.name}: {r.error}" for r in results if r.error)
+    report_failures([f"{r.name}: {r.error}" for r in results if r.error], stacklevel=2)
     return out, results
 
 
