@@ -26,6 +26,7 @@
 #include "opforge/ops/nn/conv2d_backprop_filter.h"
 #include "opforge/ops/nn/conv2d_backprop_input.h"
 #include "opforge/shape_fns.h"
+#include "ops/nn.h"
 
 namespace opforge {
 namespace conv2d {
@@ -108,18 +109,7 @@ struct Flat {
 template <typename T>
 using conv_t = std::conditional_t<std::is_integral_v<T>, T, nn::acc_t<T>>;
 
-Status read_sizes(const std::string& op, const char* what, const Tensor& t, Shape* out) {
-  std::vector<int64_t> v;
-  OPF_RETURN_IF_ERROR(read_int_vector(t, &v));
-  if (v.size() != 4) {
-    return errors::InvalidArgument(op, ": ", what, " must have 4 elements, got ", v.size());
-  }
-  for (int64_t d : v) {
-    if (d < 0) return errors::InvalidArgument(op, ": ", what, " must be non-negative, got ", d);
-  }
-  *out = Shape(std::move(v));
-  return Status::OK();
-}
+using nn_semantics::read_sizes;
 
 Status check_out_backprop(const std::string& op, const ConvGeom& g, const Layout& l,
                           const Shape& dy) {
@@ -227,52 +217,7 @@ Status Conv2DBackpropFilterCpu(ops::Conv2DBackpropFilterArgs& a) {
   return Status::OK();
 }
 
-// ---------------------------------------------------------------------------- shape functions
-
-Status Conv2DShape(ShapeContext& c) {
-  const Layout l = nn::layout_of(nn::attr(c, "data_format").s);
-  const Shape& in = c.input_shape(0);
-  const Shape& f = c.input_shape(1);
-  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "input", in, 4));
-  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "filter", f, 4));
-  const int64_t kh = f.unknown_rank() ? 1 : f.dim(0), kw = f.unknown_rank() ? 1 : f.dim(1);
-  nn::Window2D w;
-  w.h.out = w.w.out = -1;
-  w.n = w.c = -1;
-  OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, kh < 0 ? 1 : kh, kw < 0 ? 1 : kw,
-                                   nn::attr(c, "strides").list_i, nn::attr(c, "dilations").list_i,
-                                   nn::attr(c, "padding").s, nn::attr(c, "explicit_paddings").list_i, &w));
-  if (kh < 0) w.h.out = -1;
-  if (kw < 0) w.w.out = -1;
-  const int64_t cout = f.unknown_rank() ? -1 : f.dim(3);
-  if (!f.unknown_rank() && w.c >= 0 && f.dim(2) >= 0) {
-    int64_t groups = 1;
-    OPF_RETURN_IF_ERROR(nn::conv_groups(c.op().name, w.c, f.dim(2), cout < 0 ? 0 : cout, &groups));
-  }
-  c.set_output(0, nn::shape4(l, w.n, w.h.out, w.w.out, cout));
-  return Status::OK();
-}
-
-// Conv2DBackpropInput / Conv2DBackpropFilter: the shape held by input_sizes / filter_sizes.
-Status SizesShape(ShapeContext& c, int arg) {
-  const Tensor* v = c.input_value(arg);
-  if (v == nullptr) {
-    c.set_output(0, Shape({-1, -1, -1, -1}));
-    return Status::OK();
-  }
-  Shape s;
-  OPF_RETURN_IF_ERROR(read_sizes(c.op().name, arg == 0 ? "input_sizes" : "filter_sizes", *v, &s));
-  c.set_output(0, std::move(s));
-  return Status::OK();
-}
-
-[[maybe_unused]] const bool conv_shapes_registered = [] {
-  shape_fns::register_custom("Conv2D", Conv2DShape);
-  shape_fns::register_custom("_FusedConv2D", Conv2DShape);
-  shape_fns::register_custom("Conv2DBackpropInput", [](ShapeContext& c) { return SizesShape(c, 0); });
-  shape_fns::register_custom("Conv2DBackpropFilter", [](ShapeContext& c) { return SizesShape(c, 1); });
-  return true;
-}();
+// The shape functions of these ops are op semantics: runtime/ops/nn_conv.cc.
 
 }  // namespace
 
