@@ -27,7 +27,7 @@ py::list report_to_py(const std::vector<optimizer::PassReport>& report) {
 
 }  // namespace
 
-void register_optimizer(py::module_& m) {
+void bind_optimizer(py::module_& m) {
   m.def(
       "optimize_graph",
       [](std::shared_ptr<Graph> g, const std::vector<std::string>& preserve, const std::vector<std::string>& fed,
@@ -53,7 +53,8 @@ void register_optimizer(py::module_& m) {
       "Runs the graph optimizer's passes (RewriterConfig toggle names) over the part of `graph` the "
       "preserved nodes need: (new Graph, [(pass, toggle, nodes before, nodes after, seconds, error)]).");
   m.def("optimizer_pipeline", &optimizer::pipeline, "The optimizer's passes in order: (pass, RewriterConfig toggle).");
-  m.def("_set_failing_optimizer_pass", &optimizer::set_failing_pass, py::arg("name"),
+  py::module_ testing = m.attr("_testing");
+  testing.def("set_failing_optimizer_pass", &optimizer::set_failing_pass, py::arg("name"),
         "Testing: the named pass fails as it starts ('' for none).");
 
   auto session = py::reinterpret_borrow<py::class_<Session>>(m.attr("Session"));

@@ -399,6 +399,14 @@ ShapeFn find_custom(const std::string& op) {
   return it == customs().end() ? ShapeFn() : it->second;
 }
 
+std::vector<std::string> custom_names() {
+  std::lock_guard<std::mutex> lock(custom_mu);
+  std::vector<std::string> names;
+  for (const auto& kv : customs()) names.push_back(kv.first);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 Status call_custom(const std::string& op, ShapeContext& c) {
   ShapeFn fn = find_custom(op);
   if (!fn) return errors::Unimplemented(op, ": the opdef says shape_fn \"custom\" but no custom shape function is registered");

@@ -19,9 +19,9 @@ UNARY = [of.nn.relu, lambda t: -t, of.tanh, of.square, lambda t: t * 0.5 + 1.0]
 
 @pytest.fixture
 def executor():
-    before = _C.concurrent_executor()
-    yield _C.set_concurrent_executor
-    _C.set_concurrent_executor(before)
+    before = _C._testing.concurrent_executor()
+    yield _C._testing.set_concurrent_executor
+    _C._testing.set_concurrent_executor(before)
 
 
 def _random_dag(rng, width=5, depth=6, shape=(4, 33)):
@@ -48,7 +48,7 @@ def _random_dag(rng, width=5, depth=6, shape=(4, 33)):
 
 
 def _run(g, x, fetches, feed, mode, runs=3):
-    _C.set_concurrent_executor(mode)
+    _C._testing.set_concurrent_executor(mode)
     sess = of.Session(graph=g)
     return [sess.run(fetches, {x: feed}) for _ in range(runs)]
 
@@ -166,6 +166,6 @@ def test_stateful_graphs_stay_one_step_at_a_time(executor):
 def test_mode_names(executor):
     for mode in ("off", "auto", "always"):
         executor(mode)
-        assert _C.concurrent_executor() == mode
+        assert _C._testing.concurrent_executor() == mode
     with pytest.raises(ValueError, match="'off', 'auto' or 'always'"):
-        _C.set_concurrent_executor("sometimes")
+        _C._testing.set_concurrent_executor("sometimes")

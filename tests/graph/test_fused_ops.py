@@ -141,8 +141,8 @@ def test_fused_conv_epilogue_applied_by_the_gemm(kernel, fused_ops, k, cin, cout
     as a pass after it (OpenBLAS): depth over one 256-deep block (only the last block's store
     may apply it), ragged output channels, enough rows to split over the threads."""
     from opforge import _C
-    before = _C.sgemm_kernel()
-    if not _C.set_sgemm_kernel(kernel):
+    before = _C._testing.sgemm_kernel()
+    if not _C._testing.set_sgemm_kernel(kernel):
         pytest.skip(f"this CPU cannot run the {kernel} kernel")
     try:
         rng = np.random.default_rng(cin + cout)
@@ -152,6 +152,6 @@ def test_fused_conv_epilogue_applied_by_the_gemm(kernel, fused_ops, k, cin, cout
         got = raw._FusedConv2D(input=x, filter=w, args=args, host_args=[], num_args=len(args), strides=[1, 1, 1, 1],
                                padding="SAME", fused_ops=fused_ops, epsilon=EPS).numpy()
     finally:
-        _C.set_sgemm_kernel(before)
+        _C._testing.set_sgemm_kernel(before)
     conv = of.nn.conv2d(x.astype(np.float64), w.astype(np.float64), [1, 1, 1, 1], "SAME").numpy()
     np.testing.assert_allclose(got, _epilogue(conv, fused_ops, args), rtol=1e-4, atol=1e-4)

@@ -616,9 +616,9 @@ def test_cli_optimize(tmp_path, rng, capsys):
 def failing_pass():
     """Makes the named C++ pass fail as it starts (the runtime's testing hook)."""
     def fail(name):
-        of._C._set_failing_optimizer_pass(name)
+        of._C._testing.set_failing_optimizer_pass(name)
     yield fail
-    of._C._set_failing_optimizer_pass("")
+    of._C._testing.set_failing_optimizer_pass("")
 
 
 def _bias_relu_graph(rng):

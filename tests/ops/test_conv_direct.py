@@ -11,7 +11,7 @@ from opforge import _C
 from tests.ops import nn_reference as ref
 from tests.ops.kernel_switch import kernel_switch
 
-kernel = kernel_switch(_C.direct_conv_avx512, _C.set_direct_conv_avx512, "direct", "gemm")
+kernel = kernel_switch(_C._testing.direct_conv_avx512, _C._testing.set_direct_conv_avx512, "direct", "gemm")
 
 
 # (cin, cout, kernel, stride, dilation, padding)

@@ -12,7 +12,7 @@ from opforge import _C
 from tests.ops import nn_reference as ref
 from tests.ops.kernel_switch import kernel_switch
 
-kernel = kernel_switch(_C.depthwise_avx512, _C.set_depthwise_avx512, "avx512", "portable")
+kernel = kernel_switch(_C._testing.depthwise_avx512, _C._testing.set_depthwise_avx512, "avx512", "portable")
 
 # (channels, kernel, stride, dilation, padding): channel counts on both sides of the choice
 # (< 64 or not a multiple of 8: rows), odd sizes, stride 2 and 3 (phase rows), dilation, and

@@ -16,10 +16,10 @@ from tests.ops import nn_reference as ref
 
 @pytest.fixture(autouse=True, params=[2, 4], ids=["F2x2", "F4x4"])
 def tile(request):
-    before = _C.winograd_tile()
-    assert _C.set_winograd_tile(request.param) == request.param
+    before = _C._testing.winograd_tile()
+    assert _C._testing.set_winograd_tile(request.param) == request.param
     yield request.param
-    _C.set_winograd_tile(before)
+    _C._testing.set_winograd_tile(before)
 
 
 # (batch, height, width, cin, cout, padding): Winograd needs >= 16 channels each way and >= 64
@@ -77,5 +77,5 @@ def test_constant_filter_in_a_graph(tile):
 
 def test_setting():
     """2 and 4 force a tile, 0 restores the per-shape choice, anything else is ignored."""
-    assert _C.set_winograd_tile(3) in (2, 4)  # not a tile size: ignored
-    assert _C.set_winograd_tile(0) == 0
+    assert _C._testing.set_winograd_tile(3) in (2, 4)  # not a tile size: ignored
+    assert _C._testing.set_winograd_tile(0) == 0

@@ -43,12 +43,12 @@ def test_constant_filter_is_cached_and_results_stay_right(xshape, fshape):
         y = of.nn.conv2d(xp, of.constant(f), strides=1, padding="SAME")
     with v1.Session(graph=g) as sess:
         first = sess.run(y, {xp: x})
-        held = _C.constant_cache_bytes()
-        if _C.sgemm_kernel() == "avx512":
+        held = _C._testing.constant_cache_bytes()
+        if _C._testing.sgemm_kernel() == "avx512":
             assert held >= f.size * 4
         x2 = rng.standard_normal(xshape).astype(np.float32)
         second = sess.run(y, {xp: x2})
-        assert _C.constant_cache_bytes() == held  # found again, not derived twice
+        assert _C._testing.constant_cache_bytes() == held  # found again, not derived twice
     # Tolerance on the outputs' scale (sums of up to 216 unit-normal products): Winograd
     # F(4x4, 3x3) rounds its transforms to ~1e-5 of it; a wrong derived filter is off by O(1).
     for got, xin in ((first, x), (second, x2)):
@@ -56,7 +56,7 @@ def test_constant_filter_is_cached_and_results_stay_right(xshape, fshape):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=3e-5 * np.abs(want).max())
     del sess, g, y, xp
     gc.collect()
-    assert _C.constant_cache_bytes() == 0  # the constant is gone, so is what came from it
+    assert _C._testing.constant_cache_bytes() == 0  # the constant is gone, so is what came from it
 
 
 def test_variable_filter_follows_its_updates():
@@ -80,10 +80,10 @@ def test_variable_filter_follows_its_updates():
         a = sess.run(y)
         sess.run(assign)
         b = sess.run(y)
-        held = _C.constant_cache_bytes()
+        held = _C._testing.constant_cache_bytes()
         sess.run(add)
         c = sess.run(y)
-        assert _C.constant_cache_bytes() == held
+        assert _C._testing.constant_cache_bytes() == held
     np.testing.assert_allclose(a, reference_conv(x, f1, "VALID"), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(b, reference_conv(x, f2, "VALID"), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(c, reference_conv(x, f2 + delta, "VALID"), rtol=1e-4, atol=1e-4)
@@ -115,7 +115,7 @@ def test_empty_cache_drops_packed_filters():
         y = of.nn.conv2d(xp, of.constant(f), strides=1, padding="SAME")
     with v1.Session(graph=g) as sess:
         a = sess.run(y, {xp: x})
-        if _C.sgemm_kernel() == "avx512":
+        if _C._testing.sgemm_kernel() == "avx512":
             assert of.config.memory_stats()["constant_cache_bytes"] > 0
         of.config.empty_cache()
         assert of.config.memory_stats()["constant_cache_bytes"] == 0

@@ -9,7 +9,7 @@ import pytest
 import opforge as of
 from opforge import _C
 
-KERNELS = ["openblas"] + (["avx512"] if _C.set_sgemm_kernel("avx512") else [])
+KERNELS = ["openblas"] + (["avx512"] if _C._testing.set_sgemm_kernel("avx512") else [])
 
 # (m, k, n): micro-tile tails in m and n, K past one and several depth blocks, N past a B
 # block, M past an A block, the few-row kernels, and degenerate sizes.
@@ -21,10 +21,10 @@ SHAPES = [(1, 1, 1), (30, 20, 16), (29, 33, 44), (17, 9, 1040), (200, 40, 1000),
 
 @pytest.fixture
 def kernel(request):
-    before = _C.sgemm_kernel()
-    assert _C.set_sgemm_kernel(request.param)
+    before = _C._testing.sgemm_kernel()
+    assert _C._testing.set_sgemm_kernel(request.param)
     yield request.param
-    _C.set_sgemm_kernel(before)
+    _C._testing.set_sgemm_kernel(before)
     of.config.threading.set_intra_op_parallelism_threads(0)
 
 
@@ -41,7 +41,7 @@ def test_gemm_matches_numpy(kernel, ta, tb, threads, packed):
         c0 = rng.standard_normal((m, n)).astype(np.float32)
         for alpha, beta in [(1.0, 0.0), (0.5, 1.0), (-2.0, 0.25)]:
             c = c0.copy()
-            _C.gemm(ta, tb, alpha, a, b, beta, c, packed=packed)
+            _C._testing.gemm(ta, tb, alpha, a, b, beta, c, packed=packed)
             want = alpha * ((a.T if ta else a).astype(np.float64) @ (b.T if tb else b).astype(np.float64))
             want += beta * c0
             np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4 * np.sqrt(max(k, 1)) * (abs(alpha) + 1),
@@ -56,7 +56,7 @@ def test_beta_zero_ignores_what_c_held(kernel):
     b = rng.standard_normal((70, 45)).astype(np.float32)
     c = np.full((37, 45), np.nan, np.float32)
     c[::3] = np.inf
-    _C.gemm(False, False, 1.0, a, b, 0.0, c)
+    _C._testing.gemm(False, False, 1.0, a, b, 0.0, c)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
 
 
@@ -67,7 +67,7 @@ def test_nan_and_inf_propagate(kernel):
     a[3, 7] = np.nan
     b[5, 44] = np.inf
     c = np.zeros((20, 50), np.float32)
-    _C.gemm(False, False, 1.0, a, b, 0.0, c)
+    _C._testing.gemm(False, False, 1.0, a, b, 0.0, c)
     with np.errstate(invalid="ignore"):
         want = a @ b
     np.testing.assert_array_equal(np.isnan(c), np.isnan(want))
@@ -75,13 +75,13 @@ def test_nan_and_inf_propagate(kernel):
 
 
 def test_kernel_choice():
-    assert _C.sgemm_kernel() in ("avx512", "openblas")
-    assert not _C.set_sgemm_kernel("no-such-kernel")
+    assert _C._testing.sgemm_kernel() in ("avx512", "openblas")
+    assert not _C._testing.set_sgemm_kernel("no-such-kernel")
     with pytest.raises(ValueError, match="shapes"):
-        _C.gemm(False, False, 1.0, np.ones((2, 3), np.float32), np.ones((4, 5), np.float32), 0.0,
+        _C._testing.gemm(False, False, 1.0, np.ones((2, 3), np.float32), np.ones((4, 5), np.float32), 0.0,
                 np.zeros((2, 5), np.float32))
     with pytest.raises(TypeError, match="float32 or float64"):
-        _C.gemm(False, False, 1.0, np.ones((2, 3), np.float32), np.ones((3, 5)), 0.0, np.zeros((2, 5)))
+        _C._testing.gemm(False, False, 1.0, np.ones((2, 3), np.float32), np.ones((3, 5)), 0.0, np.zeros((2, 5)))
 
 
 @pytest.mark.parametrize("kernel", KERNELS, indirect=True)

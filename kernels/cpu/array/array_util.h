@@ -1,5 +1,6 @@
 // Shared pieces of the array kernels (slicing, joining, gathering, padding, tiling): reading
-// small index tensors, strided copies between buffers, and helpers for their shape functions.
+// small index tensors, strided copies between buffers (the shape-function helpers they share:
+// runtime/ops/shape_util.h).
 //
 // Almost every array op moves elements without looking at them, so kernels work on a byte-size
 // element type (Elem<T>): one instantiation per size serves every dtype of that size.
@@ -16,6 +17,7 @@
 #include "opforge/kernel.h"
 #include "opforge/op.h"
 #include "opforge/shape_fns.h"
+#include "ops/shape_util.h"  // read_ints and the shape-function helpers
 
 namespace opforge {
 namespace array {
@@ -25,23 +27,6 @@ using Elem = std::conditional_t<
     sizeof(T) == 1, uint8_t,
     std::conditional_t<sizeof(T) == 2, uint16_t,
                        std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
-
-// Reads an integer tensor of any integer dtype (int8 ... int64, uint8) as int64 values, in
-// row-major order. InvalidArgument for a non-integer dtype.
-inline Status read_ints(const Tensor& t, std::vector<int64_t>* out) {
-  out->resize(static_cast<size_t>(t.num_elements()));
-  bool ok = false;
-  visit_dtype(t.dtype(), [&](auto v) {
-    using V = decltype(v);
-    if constexpr (std::is_integral_v<V> && !std::is_same_v<V, bool>) {
-      const V* p = t.data<V>();
-      for (int64_t i = 0; i < t.num_elements(); ++i) (*out)[static_cast<size_t>(i)] = static_cast<int64_t>(p[i]);
-      ok = true;
-    }
-  });
-  if (!ok) return errors::InvalidArgument("expected an integer tensor, got ", dtype_name(t.dtype()));
-  return Status::OK();
-}
 
 // Element offsets of a row-major shape.
 inline std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) {
@@ -132,48 +117,6 @@ template <typename T>
 void fill_n_parallel(T* p, int64_t n, T v) {
   parallel_for(n, cpu::kGrain, [&](int64_t b, int64_t e) { std::fill(p + b, p + e, v); });
 }
-
-// ---- shape-function helpers
-
-// The integer values of input `arg` when known (always when executing), else false.
-inline Status known_ints(ShapeContext& c, int arg, std::vector<int64_t>* out, bool* known) {
-  const Tensor* v = c.input_value(arg);
-  *known = v != nullptr;
-  if (v == nullptr) return Status::OK();
-  Status s = read_ints(*v, out);
-  if (!s.ok()) return c.error(c.op().inputs[static_cast<size_t>(arg)].name, ": ", s.message());
-  return Status::OK();
-}
-
-// A shape of the given rank with every dim unknown (rank < 0: unknown rank).
-inline Shape unknown_dims(int rank) {
-  return rank < 0 ? Shape::UnknownRank() : Shape(std::vector<int64_t>(static_cast<size_t>(rank), -1));
-}
-
-// InvalidArgument unless input `arg` has rank `want` (or an unknown rank).
-inline Status expect_rank(ShapeContext& c, int arg, int want, const char* what) {
-  const Shape& s = c.input_shape(arg);
-  if (!s.unknown_rank() && s.rank() != want) {
-    return c.error(c.op().inputs[static_cast<size_t>(arg)].name, " must be ", what, ", got shape ",
-                   s.to_string());
-  }
-  return Status::OK();
-}
-
-// Normalizes one axis against rank (negative counts from the end).
-inline Status normalize_axis(ShapeContext& c, int64_t axis, int rank, int* out, const char* what = "axis") {
-  if (axis < -rank || axis >= rank) {
-    return c.error(what, " ", axis, " is out of range for a tensor of rank ", rank, " (expected [",
-                   -rank, ", ", rank, "))");
-  }
-  *out = static_cast<int>(axis < 0 ? axis + rank : axis);
-  return Status::OK();
-}
-
-// Registers a custom shape function at load time.
-struct CustomShape {
-  CustomShape(const char* op, ShapeFn fn) { shape_fns::register_custom(op, std::move(fn)); }
-};
 
 }  // namespace array
 }  // namespace opforge

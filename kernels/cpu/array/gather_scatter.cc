@@ -11,14 +11,13 @@
 #include "opforge/ops/array/scatter_nd.h"
 #include "opforge/ops/array/unsorted_segment_sum.h"
 #include "opforge/ops/array/where.h"
+#include "ops/array.h"
 
 namespace opforge {
 namespace {
 
 using array::Elem;
 using cpu::compute_t;
-
-constexpr int64_t kMaxDim = int64_t{1} << 48;
 
 // Calls fn(I{}) with I the C++ type of an integer index dtype.
 template <typename F>
@@ -52,55 +51,7 @@ T add_values(T a, T b) {
 
 // ------------------------------------------------------------------------------ GatherV2
 
-// Resolved dims of a gather: params [B, O, A, I], indices [B, N], output [B, O, N, I].
-struct GatherDims {
-  int axis = 0, batch_dims = 0;
-};
-
-Status gather_dims(ShapeContext& c, const Shape& p, const Shape& ix, int64_t axis_v, int64_t bd_v,
-                   GatherDims* g) {
-  if (p.rank() == 0) return c.error("params must be at least 1-dimensional");
-  int64_t bd = bd_v;
-  if (bd < 0) bd += ix.rank();
-  if (bd < 0 || bd > ix.rank()) {
-    return c.error("batch_dims ", bd_v, " is out of range for indices of rank ", ix.rank());
-  }
-  if (bd >= p.rank()) {
-    return c.error("batch_dims ", bd_v, " must be less than the rank of params (", p.rank(), ")");
-  }
-  int axis;
-  OPF_RETURN_IF_ERROR(array::normalize_axis(c, axis_v, p.rank(), &axis));
-  if (axis < bd) return c.error("batch_dims (", bd, ") must be less than or equal to axis (", axis, ")");
-  for (int i = 0; i < bd; ++i) {
-    if (p.dim(i) >= 0 && ix.dim(i) >= 0 && p.dim(i) != ix.dim(i)) {
-      return c.error("batch dimension ", i, " of params ", p.to_string(), " and indices ", ix.to_string(),
-                     " must match");
-    }
-  }
-  g->axis = axis;
-  g->batch_dims = static_cast<int>(bd);
-  return Status::OK();
-}
-
-Status GatherShape(ShapeContext& c) {
-  OPF_RETURN_IF_ERROR(array::expect_rank(c, 2, 0, "a scalar"));
-  const Shape& p = c.input_shape(0);
-  const Shape& ix = c.input_shape(1);
-  std::vector<int64_t> axis_v;
-  bool known;
-  OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &axis_v, &known));
-  if (p.unknown_rank() || ix.unknown_rank() || !known) {
-    c.set_output(0, Shape::UnknownRank());
-    return Status::OK();
-  }
-  GatherDims g;
-  OPF_RETURN_IF_ERROR(gather_dims(c, p, ix, axis_v.at(0), c.attr(0).i, &g));
-  std::vector<int64_t> out(p.dims().begin(), p.dims().begin() + g.axis);
-  out.insert(out.end(), ix.dims().begin() + g.batch_dims, ix.dims().end());
-  out.insert(out.end(), p.dims().begin() + g.axis + 1, p.dims().end());
-  c.set_output(0, Shape(std::move(out)));
-  return Status::OK();
-}
+using array_semantics::GatherDims;
 
 template <typename E, typename I>
 Status gather(KernelContext& ctx, const Tensor& params, const Tensor& indices, const GatherDims& g,
@@ -183,24 +134,6 @@ Status GatherV2Cpu(ops::GatherV2Args& a) {
 
 // ------------------------------------------------------------------------------ GatherNd
 
-Status GatherNdShape(ShapeContext& c) {
-  const Shape& p = c.input_shape(0);
-  const Shape& ix = c.input_shape(1);
-  if (!ix.unknown_rank() && ix.rank() == 0) return c.error("indices must be at least 1-dimensional");
-  if (p.unknown_rank() || ix.unknown_rank() || ix.dim(ix.rank() - 1) < 0) {
-    c.set_output(0, Shape::UnknownRank());
-    return Status::OK();
-  }
-  const int64_t K = ix.dim(ix.rank() - 1);
-  if (K > p.rank()) {
-    return c.error("the last dimension of indices (", K, ") must be at most the rank of params (", p.rank(), ")");
-  }
-  std::vector<int64_t> out(ix.dims().begin(), ix.dims().end() - 1);
-  out.insert(out.end(), p.dims().begin() + K, p.dims().end());
-  c.set_output(0, Shape(std::move(out)));
-  return Status::OK();
-}
-
 // TensorFlow 2.21's bad_indices_policy: "", "DEFAULT" and "ERROR" refuse an out-of-range index
 // (its CPU behaviour), "IGNORE" skips that index row. Sets *ignore.
 Status bad_indices_policy(KernelContext& ctx, const std::string& policy, bool* ignore) {
@@ -270,40 +203,6 @@ Status GatherNdCpu(ops::GatherNdArgs& a) {
 
 // ------------------------------------------------------------------------------ ScatterNd
 
-Status ScatterNdShape(ShapeContext& c) {
-  OPF_RETURN_IF_ERROR(array::expect_rank(c, 2, 1, "a vector"));
-  const Shape& ix = c.input_shape(0);
-  const Shape& up = c.input_shape(1);
-  if (!ix.unknown_rank() && ix.rank() == 0) return c.error("indices must be at least 1-dimensional");
-  std::vector<int64_t> shape;
-  bool known;
-  OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &shape, &known));
-  if (!known) {
-    const Shape& ss = c.input_shape(2);
-    c.set_output(0, array::unknown_dims(ss.unknown_rank() ? -1 : static_cast<int>(ss.dim(0))));
-    return Status::OK();
-  }
-  for (int64_t d : shape) {
-    if (d < 0 || d > kMaxDim) return c.error("shape must have non-negative dims, got ", Shape(shape).to_string());
-  }
-  if (!ix.unknown_rank() && !up.unknown_rank() && ix.dim(ix.rank() - 1) >= 0) {
-    const int64_t K = ix.dim(ix.rank() - 1);
-    if (K > static_cast<int64_t>(shape.size())) {
-      return c.error("the last dimension of indices (", K, ") must be at most the rank of shape (", shape.size(), ")");
-    }
-    std::vector<int64_t> want(ix.dims().begin(), ix.dims().end() - 1);
-    want.insert(want.end(), shape.begin() + K, shape.end());
-    bool ok = up.rank() == static_cast<int>(want.size());
-    for (int i = 0; ok && i < up.rank(); ++i) ok = up.dim(i) < 0 || want[static_cast<size_t>(i)] < 0 || up.dim(i) == want[static_cast<size_t>(i)];
-    if (!ok) {
-      return c.error("updates must have shape indices.shape[:-1] + shape[K:] = ", Shape(want).to_string(),
-                     ", got ", up.to_string());
-    }
-  }
-  c.set_output(0, Shape(std::move(shape)));
-  return Status::OK();
-}
-
 template <typename T>
 Status ScatterNdCpu(ops::ScatterNdArgs& a) {
   const auto& od = a.output.shape().dims();
@@ -328,31 +227,6 @@ Status ScatterNdCpu(ops::ScatterNdArgs& a) {
 }
 
 // ------------------------------------------------------------------------------ UnsortedSegmentSum
-
-Status SegmentSumShape(ShapeContext& c) {
-  OPF_RETURN_IF_ERROR(array::expect_rank(c, 2, 0, "a scalar"));
-  const Shape& d = c.input_shape(0);
-  const Shape& ids = c.input_shape(1);
-  std::vector<int64_t> num;
-  bool known;
-  OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &num, &known));
-  if (known && (num.at(0) < 0 || num[0] > kMaxDim)) {
-    return c.error("num_segments must be non-negative, got ", num[0]);
-  }
-  if (d.unknown_rank() || ids.unknown_rank()) {
-    c.set_output(0, Shape::UnknownRank());
-    return Status::OK();
-  }
-  bool ok = ids.rank() <= d.rank();
-  for (int i = 0; ok && i < ids.rank(); ++i) ok = ids.dim(i) < 0 || d.dim(i) < 0 || ids.dim(i) == d.dim(i);
-  if (!ok) {
-    return c.error("segment_ids shape ", ids.to_string(), " must be a prefix of data shape ", d.to_string());
-  }
-  std::vector<int64_t> out{known ? num[0] : -1};
-  out.insert(out.end(), d.dims().begin() + ids.rank(), d.dims().end());
-  c.set_output(0, Shape(std::move(out)));
-  return Status::OK();
-}
 
 template <typename T>
 Status UnsortedSegmentSumCpu(ops::UnsortedSegmentSumArgs& a) {
@@ -379,29 +253,6 @@ Status UnsortedSegmentSumCpu(ops::UnsortedSegmentSumArgs& a) {
 }
 
 // ------------------------------------------------------------------------------ OneHot
-
-Status OneHotShape(ShapeContext& c) {
-  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 0, "a scalar"));
-  OPF_RETURN_IF_ERROR(array::expect_rank(c, 2, 0, "a scalar"));
-  OPF_RETURN_IF_ERROR(array::expect_rank(c, 3, 0, "a scalar"));
-  const Shape& ix = c.input_shape(0);
-  const int64_t axis = c.attr(0).i;
-  std::vector<int64_t> depth;
-  bool known;
-  OPF_RETURN_IF_ERROR(array::known_ints(c, 1, &depth, &known));
-  if (known && (depth.at(0) < 0 || depth[0] > kMaxDim)) return c.error("depth must be non-negative, got ", depth[0]);
-  if (ix.unknown_rank()) {
-    c.set_output(0, Shape::UnknownRank());
-    return Status::OK();
-  }
-  if (axis < -1 || axis > ix.rank()) {
-    return c.error("axis ", axis, " must be -1 or in [0, ", ix.rank(), "]");
-  }
-  std::vector<int64_t> out = ix.dims();
-  out.insert(out.begin() + (axis == -1 ? ix.rank() : axis), known ? depth[0] : -1);
-  c.set_output(0, Shape(std::move(out)));
-  return Status::OK();
-}
 
 template <typename T>
 Status OneHotCpu(ops::OneHotArgs& a) {
@@ -435,31 +286,7 @@ Status OneHotCpu(ops::OneHotArgs& a) {
 
 // ------------------------------------------------------------------------------ Where
 
-template <typename T>
-bool nonzero(T v) {
-  if constexpr (std::is_same_v<T, bool>) return v;
-  else return static_cast<compute_t<T>>(v) != compute_t<T>(0);
-}
-
-Status WhereShape(ShapeContext& c) {
-  const Shape& s = c.input_shape(0);
-  if (!s.unknown_rank() && s.rank() == 0) {  // as TensorFlow ("unhandled input dimensions: 0")
-    return c.error("condition must have rank >= 1, got a scalar");
-  }
-  const Tensor* v = c.input_value(0);
-  const int64_t rank = s.unknown_rank() ? -1 : s.rank();
-  int64_t n = -1;
-  if (v != nullptr) {
-    n = 0;
-    visit_dtype(v->dtype(), [&](auto t) {
-      using T = decltype(t);
-      const T* p = v->data<T>();
-      for (int64_t i = 0; i < v->num_elements(); ++i) n += nonzero<T>(p[i]) ? 1 : 0;
-    });
-  }
-  c.set_output(0, Shape({n, rank}));
-  return Status::OK();
-}
+using array_semantics::nonzero;
 
 template <typename T>
 Status WhereCpu(ops::WhereArgs& a) {
@@ -483,13 +310,6 @@ Status WhereCpu(ops::WhereArgs& a) {
   }
   return Status::OK();
 }
-
-const array::CustomShape gather_shape("GatherV2", GatherShape);
-const array::CustomShape gather_nd_shape("GatherNd", GatherNdShape);
-const array::CustomShape scatter_nd_shape("ScatterNd", ScatterNdShape);
-const array::CustomShape segment_sum_shape("UnsortedSegmentSum", SegmentSumShape);
-const array::CustomShape one_hot_shape("OneHot", OneHotShape);
-const array::CustomShape where_shape("Where", WhereShape);
 
 #define OPF_ALL bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double
 #define OPF_NUMERIC uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double

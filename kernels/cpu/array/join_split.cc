@@ -35,66 +35,7 @@ int64_t prod(const std::vector<int64_t>& d, size_t b, size_t e) {
   return p;
 }
 
-// Merges shape `o` into `s` (same rank): unknown dims take the other's value; known dims must
-// agree except at `skip`.
-Status merge_into(ShapeContext& c, Shape* s, const Shape& o, int skip, const char* what) {
-  if (o.unknown_rank()) return Status::OK();
-  if (s->unknown_rank()) {
-    *s = o;
-    return Status::OK();
-  }
-  if (o.rank() != s->rank()) {
-    return c.error(what, " must have the same rank, got shapes ", s->to_string(), " and ", o.to_string());
-  }
-  for (int d = 0; d < s->rank(); ++d) {
-    if (d == skip) continue;
-    int64_t a = s->dim(d), b = o.dim(d);
-    if (a >= 0 && b >= 0 && a != b) {
-      return c.error(what, " must have matching dimensions", skip >= 0 ? " except along the axis" : "",
-                     ", got shapes ", s->to_string(), " and ", o.to_string());
-    }
-    if (a < 0) s->mutable_dims()[static_cast<size_t>(d)] = b;
-  }
-  return Status::OK();
-}
-
 // ------------------------------------------------------------------------------ ConcatV2
-
-Status ConcatShape(ShapeContext& c) {
-  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 0, "a scalar"));
-  const int n = c.num_inputs(0);
-  int rank = -1;
-  for (int i = 0; i < n; ++i) {
-    const Shape& s = c.input_shape(0, i);
-    if (s.unknown_rank()) continue;
-    if (rank >= 0 && s.rank() != rank) {
-      return c.error("all inputs must have the same rank, got shapes ",
-                     c.input_shape(0, 0).to_string(), " and ", s.to_string());
-    }
-    rank = s.rank();
-  }
-  if (rank == 0) return c.error("cannot concatenate scalars (use Pack)");
-  std::vector<int64_t> axis_v;
-  bool known;
-  OPF_RETURN_IF_ERROR(array::known_ints(c, 1, &axis_v, &known));
-  if (rank < 0 || !known) {
-    c.set_output(0, array::unknown_dims(rank));
-    return Status::OK();
-  }
-  int axis;
-  OPF_RETURN_IF_ERROR(array::normalize_axis(c, axis_v.at(0), rank, &axis));
-  Shape out = Shape::UnknownRank();
-  int64_t total = 0;
-  for (int i = 0; i < n; ++i) {
-    const Shape& s = c.input_shape(0, i);
-    OPF_RETURN_IF_ERROR(merge_into(c, &out, s, axis, "inputs"));
-    int64_t d = s.unknown_rank() ? -1 : s.dim(axis);
-    total = (total < 0 || d < 0) ? -1 : total + d;
-  }
-  out.mutable_dims()[static_cast<size_t>(axis)] = total;
-  c.set_output(0, std::move(out));
-  return Status::OK();
-}
 
 template <typename T>
 Status ConcatV2Cpu(ops::ConcatV2Args& a) {
@@ -147,22 +88,6 @@ Status ConcatV2Cpu(ops::ConcatV2Args& a) {
 
 // ------------------------------------------------------------------------------ Pack
 
-Status PackShape(ShapeContext& c) {
-  const int n = c.num_inputs(0);
-  Shape s = Shape::UnknownRank();
-  for (int i = 0; i < n; ++i) OPF_RETURN_IF_ERROR(merge_into(c, &s, c.input_shape(0, i), -1, "all inputs"));
-  if (s.unknown_rank()) {
-    c.set_output(0, Shape::UnknownRank());
-    return Status::OK();
-  }
-  int axis;
-  OPF_RETURN_IF_ERROR(array::normalize_axis(c, c.attr(2).i, s.rank() + 1, &axis));
-  std::vector<int64_t> dims = s.dims();
-  dims.insert(dims.begin() + axis, n);
-  c.set_output(0, Shape(std::move(dims)));
-  return Status::OK();
-}
-
 template <typename T>
 Status PackCpu(ops::PackArgs& a) {
   using E = Elem<T>;
@@ -199,97 +124,11 @@ void split_into(KernelContext& ctx, const Tensor& value, int axis, bool drop_axi
   }
 }
 
-Status SplitShape(ShapeContext& c) {
-  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 0, "a scalar"));
-  const int64_t num = c.attr(0).i;
-  const Shape& s = c.input_shape(1);
-  std::vector<int64_t> axis_v;
-  bool known;
-  OPF_RETURN_IF_ERROR(array::known_ints(c, 0, &axis_v, &known));
-  if (s.unknown_rank() || !known) {
-    for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, array::unknown_dims(s.rank()));
-    return Status::OK();
-  }
-  if (s.rank() == 0) return c.error("cannot split a scalar");
-  int axis;
-  OPF_RETURN_IF_ERROR(array::normalize_axis(c, axis_v.at(0), s.rank(), &axis, "split_dim"));
-  std::vector<int64_t> dims = s.dims();
-  int64_t d = dims[static_cast<size_t>(axis)];
-  if (d >= 0 && d % num != 0) {
-    return c.error("dimension ", axis, " of size ", d, " is not divisible by num_split=", num);
-  }
-  dims[static_cast<size_t>(axis)] = d < 0 ? -1 : d / num;
-  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, Shape(dims));
-  return Status::OK();
-}
-
 template <typename T>
 Status SplitCpu(ops::SplitArgs& a) {
   int axis = static_cast<int>(a.split_dim.scalar<int32_t>());
   if (axis < 0) axis += a.value.rank();
   split_into<T>(a.ctx, a.value, axis, false);
-  return Status::OK();
-}
-
-Status SplitVShape(ShapeContext& c) {
-  OPF_RETURN_IF_ERROR(array::expect_rank(c, 2, 0, "a scalar"));
-  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 1, "a vector"));
-  const int64_t num = c.attr(0).i;
-  const Shape& ss = c.input_shape(1);
-  if (!ss.unknown_rank() && ss.dim(0) >= 0 && ss.dim(0) != num) {
-    return c.error("size_splits has ", ss.dim(0), " entries but num_split is ", num);
-  }
-  const Shape& s = c.input_shape(0);
-  std::vector<int64_t> axis_v, sizes;
-  bool axis_known, sizes_known;
-  OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &axis_v, &axis_known));
-  OPF_RETURN_IF_ERROR(array::known_ints(c, 1, &sizes, &sizes_known));
-  if (s.unknown_rank() || !axis_known) {
-    for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, array::unknown_dims(s.rank()));
-    return Status::OK();
-  }
-  if (s.rank() == 0) return c.error("cannot split a scalar");
-  int axis;
-  OPF_RETURN_IF_ERROR(array::normalize_axis(c, axis_v.at(0), s.rank(), &axis, "split_dim"));
-  std::vector<int64_t> dims = s.dims();
-  const int64_t d = dims[static_cast<size_t>(axis)];
-  if (!sizes_known) {
-    dims[static_cast<size_t>(axis)] = -1;
-    for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, Shape(dims));
-    return Status::OK();
-  }
-  int inferred = -1;
-  int64_t sum = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == -1) {
-      if (inferred >= 0) return c.error("at most one entry of size_splits may be -1");
-      inferred = static_cast<int>(i);
-    } else if (sizes[i] < 0) {
-      return c.error("size_splits must be non-negative (or one -1), got ", sizes[i]);
-    } else {
-      sum += sizes[i];
-      if (sum > (int64_t{1} << 48)) return c.error("size_splits are too large");
-    }
-  }
-  if (num == 1 && d >= 0 && sizes[0] != d) {
-    // TensorFlow's rule: a single output is the whole input, -1 included (it is not resolved).
-    return c.error("with one output, size_splits must be [", d, "] (dimension ", axis,
-                   "), got [", sizes[0], "]");
-  }
-  if (d >= 0) {
-    if (inferred >= 0) {
-      if (sum > d) {
-        return c.error("size_splits add up to ", sum, ", more than dimension ", axis, " of size ", d);
-      }
-      sizes[static_cast<size_t>(inferred)] = d - sum;
-    } else if (sum != d) {
-      return c.error("size_splits add up to ", sum, " but dimension ", axis, " has size ", d);
-    }
-  }
-  for (int i = 0; i < c.num_outputs(); ++i) {
-    dims[static_cast<size_t>(axis)] = sizes[static_cast<size_t>(i)];
-    c.set_output(i, Shape(dims));
-  }
   return Status::OK();
 }
 
@@ -301,38 +140,12 @@ Status SplitVCpu(ops::SplitVArgs& a) {
   return Status::OK();
 }
 
-Status UnpackShape(ShapeContext& c) {
-  const int64_t num = c.attr(0).i;
-  const Shape& s = c.input_shape(0);
-  if (s.unknown_rank()) {
-    for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, Shape::UnknownRank());
-    return Status::OK();
-  }
-  if (s.rank() == 0) return c.error("cannot unpack a scalar");
-  int axis;
-  OPF_RETURN_IF_ERROR(array::normalize_axis(c, c.attr(2).i, s.rank(), &axis));
-  std::vector<int64_t> dims = s.dims();
-  if (dims[static_cast<size_t>(axis)] >= 0 && dims[static_cast<size_t>(axis)] != num) {
-    return c.error("num=", num, " does not match dimension ", axis, " of size ",
-                   dims[static_cast<size_t>(axis)], " (shape ", s.to_string(), ")");
-  }
-  dims.erase(dims.begin() + axis);
-  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, Shape(dims));
-  return Status::OK();
-}
-
 template <typename T>
 Status UnpackCpu(ops::UnpackArgs& a) {
   const int axis = static_cast<int>(a.axis < 0 ? a.axis + a.value.rank() : a.axis);
   split_into<T>(a.ctx, a.value, axis, true);
   return Status::OK();
 }
-
-const array::CustomShape concat_shape("ConcatV2", ConcatShape);
-const array::CustomShape pack_shape("Pack", PackShape);
-const array::CustomShape split_shape("Split", SplitShape);
-const array::CustomShape split_v_shape("SplitV", SplitVShape);
-const array::CustomShape unpack_shape("Unpack", UnpackShape);
 
 #define OPF_ALL bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double
 

@@ -32,13 +32,6 @@ Status IdentityNCpu(ops::IdentityNArgs& a) {
   return Status::OK();
 }
 
-Status IdentityNShape(ShapeContext& c) {
-  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, c.input_shape(0, i));
-  return Status::OK();
-}
-
-const array::CustomShape identity_n_shape("IdentityN", IdentityNShape);
-
 template <typename T>
 void fill_with(Tensor& t, T v) {
   T* p = t.data<T>();

@@ -10,108 +10,16 @@
 #include "opforge/ops/array/batch_to_space_nd.h"
 #include "opforge/ops/array/space_to_batch_nd.h"
 #include "opforge/parallel.h"
+#include "ops/array.h"
 
 namespace opforge {
 namespace {
 
-// The block shape and the [M, 2] paddings (crops), checked against the input's shape.
-struct Blocks {
-  std::vector<int64_t> block;
-  std::vector<int64_t> before, after;
-};
+using array_semantics::Blocks;
 
-template <typename Ctx>
-Status parse_blocks(const Ctx& c, const Shape& input, const std::vector<int64_t>& block_values,
-                    const Shape& pads_shape, const std::vector<int64_t>& pad_values, const char* pads_name,
-                    Blocks* out) {
-  const int64_t m = static_cast<int64_t>(block_values.size());
-  if (m < 1) return c.error("block_shape must have at least one element");
-  if (!pads_shape.unknown_rank() && (pads_shape.rank() != 2 || pads_shape.dim(0) != m || pads_shape.dim(1) != 2)) {
-    return c.error(pads_name, " must have shape [", m, ", 2], got ", pads_shape.to_string());
-  }
-  if (!input.unknown_rank() && input.rank() < m + 1) {
-    return c.error("input rank should be >= ", m + 1, " instead of ", input.rank());
-  }
-  out->block = block_values;
-  for (int64_t i = 0; i < m; ++i) {
-    if (block_values[static_cast<size_t>(i)] < 1) {
-      return c.error("block_shape values must be >= 1, got ", block_values[static_cast<size_t>(i)]);
-    }
-    const int64_t b = pad_values[static_cast<size_t>(2 * i)], a = pad_values[static_cast<size_t>(2 * i + 1)];
-    if (b < 0 || a < 0) return c.error(pads_name, " must be non-negative, got ", b, " and ", a);
-    out->before.push_back(b);
-    out->after.push_back(a);
-  }
-  return Status::OK();
-}
+using array_semantics::parse_blocks;
 
-// The output shape of SpaceToBatchND (to_batch) or BatchToSpaceND; -1 where unknown.
-template <typename Ctx>
-Status output_shape(const Ctx& c, const Shape& in, const Blocks& k, bool to_batch, Shape* out) {
-  if (in.unknown_rank()) {
-    *out = Shape::UnknownRank();
-    return Status::OK();
-  }
-  const size_t m = k.block.size();
-  int64_t prod = 1;
-  for (int64_t b : k.block) prod *= b;
-  std::vector<int64_t> dims = in.dims();
-  if (to_batch) {
-    if (dims[0] >= 0) dims[0] *= prod;
-    for (size_t i = 0; i < m; ++i) {
-      int64_t& d = dims[i + 1];
-      if (d < 0) continue;
-      const int64_t padded = d + k.before[i] + k.after[i];
-      if (padded % k.block[i] != 0) {
-        return c.error("padded_shape[", i, "]=", padded, " is not divisible by block_shape[", i, "]=", k.block[i]);
-      }
-      d = padded / k.block[i];
-    }
-  } else {
-    if (dims[0] >= 0) {
-      if (dims[0] % prod != 0) {
-        return c.error("Input batch dimension (", dims[0], ") is not divisible by product of block sizes (", prod, ")");
-      }
-      dims[0] /= prod;
-    }
-    for (size_t i = 0; i < m; ++i) {
-      int64_t& d = dims[i + 1];
-      if (d < 0) continue;
-      const int64_t full = d * k.block[i];
-      if (k.before[i] + k.after[i] > full) {
-        return c.error("crops must be less than or equal to the uncropped size: crop ", k.before[i], "+",
-                       k.after[i], " of ", full, " in dimension ", i + 1);
-      }
-      d = full - k.before[i] - k.after[i];
-    }
-  }
-  *out = Shape(dims);
-  return Status::OK();
-}
-
-Status SpaceBatchShape(ShapeContext& c, bool to_batch) {
-  std::vector<int64_t> block, pads;
-  bool block_known, pads_known;
-  OPF_RETURN_IF_ERROR(array::known_ints(c, 1, &block, &block_known));
-  OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &pads, &pads_known));
-  const Shape& in = c.input_shape(0);
-  if (!block_known || !pads_known) {
-    c.set_output(0, in.unknown_rank() ? Shape::UnknownRank() : array::unknown_dims(in.rank()));
-    return Status::OK();
-  }
-  if (pads.size() != 2 * block.size()) {
-    return c.error(to_batch ? "paddings" : "crops", " must have shape [", block.size(), ", 2]");
-  }
-  Blocks k;
-  OPF_RETURN_IF_ERROR(parse_blocks(c, in, block, c.input_shape(2), pads, to_batch ? "paddings" : "crops", &k));
-  Shape out;
-  OPF_RETURN_IF_ERROR(output_shape(c, in, k, to_batch, &out));
-  c.set_output(0, out);
-  return Status::OK();
-}
-
-const array::CustomShape s2b_shape("SpaceToBatchND", [](ShapeContext& c) { return SpaceBatchShape(c, true); });
-const array::CustomShape b2s_shape("BatchToSpaceND", [](ShapeContext& c) { return SpaceBatchShape(c, false); });
+using array_semantics::output_shape;
 
 // Copies rows of `row_bytes`: the batch-side tensor has shape [batch * prod(block), s_1..s_M,
 // rest], the space-side one [batch, p_1..p_M, rest] with p_i = s_i * block_i - before_i -

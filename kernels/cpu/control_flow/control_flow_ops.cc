@@ -20,29 +20,6 @@
 namespace opforge {
 namespace {
 
-Status SwitchShape(ShapeContext& c) {
-  const Shape& pred = c.input_shape(1);
-  if (!pred.unknown_rank() && pred.rank() != 0) {
-    return c.error("pred must be a scalar, got shape ", pred.to_string());
-  }
-  c.set_output(0, c.input_shape(0));
-  c.set_output(1, c.input_shape(0));
-  return Status::OK();
-}
-
-// The most specific shape every input has: equal dims stay, differing dims become unknown,
-// differing ranks an unknown rank.
-Status MergeShape(ShapeContext& c) {
-  Shape s = c.input_shape(0, 0);
-  for (int i = 1; i < c.num_inputs(0); ++i) s = s.relaxed(c.input_shape(0, i));
-  c.set_output(0, s);
-  c.set_output(1, Shape({}));
-  return Status::OK();
-}
-
-const array::CustomShape switch_shape("Switch", SwitchShape);
-const array::CustomShape merge_shape("Merge", MergeShape);
-
 template <typename T>
 Status SwitchCpu(ops::SwitchArgs& a) {
   return a.ctx.error("runs only in a graph run by a Session, where one of its outputs is dead; "

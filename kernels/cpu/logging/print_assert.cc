@@ -138,17 +138,6 @@ Status AssertCpu(ops::AssertArgs& a) {
   return a.ctx.error(msg);
 }
 
-Status AssertShape(ShapeContext& c) {
-  const Shape& cond = c.input_shape(0);
-  if (!cond.unknown_rank() && cond.rank() != 0) return c.error("condition must be a scalar, got shape ", cond.to_string());
-  return Status::OK();
-}
-
-[[maybe_unused]] const bool assert_shape_registered = [] {
-  shape_fns::register_custom("Assert", AssertShape);
-  return true;
-}();
-
 }  // namespace
 
 OPFORGE_REGISTER_FORWARDING_KERNEL(Print, CPU, PrintCpu, bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16,

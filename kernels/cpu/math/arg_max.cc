@@ -1,4 +1,4 @@
-// ArgMax: the index of the largest element along an axis, with its shape function. The
+// ArgMax: the index of the largest element along an axis (shape function: runtime/ops/math.cc). The
 // kernel is shared with ArgMin (arg_reduce.h).
 #include "cpu/math/arg_reduce.h"
 #include "opforge/ops/math/arg_max.h"
@@ -9,11 +9,6 @@ namespace {
 
 template <typename T>
 Status ArgMaxCpu(ops::ArgMaxArgs& a) { return cpu::arg_kernel<true, T>(a); }
-
-[[maybe_unused]] const bool arg_max_shape_registered = [] {
-  shape_fns::register_custom("ArgMax", cpu::ArgShape);
-  return true;
-}();
 
 #define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 

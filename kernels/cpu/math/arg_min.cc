@@ -1,4 +1,4 @@
-// ArgMin: the index of the smallest element along an axis, with its shape function. The
+// ArgMin: the index of the smallest element along an axis (shape function: runtime/ops/math.cc). The
 // kernel is shared with ArgMax (arg_reduce.h).
 #include "cpu/math/arg_reduce.h"
 #include "opforge/ops/math/arg_min.h"
@@ -9,11 +9,6 @@ namespace {
 
 template <typename T>
 Status ArgMinCpu(ops::ArgMinArgs& a) { return cpu::arg_kernel<false, T>(a); }
-
-[[maybe_unused]] const bool arg_min_shape_registered = [] {
-  shape_fns::register_custom("ArgMin", cpu::ArgShape);
-  return true;
-}();
 
 #define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 

@@ -1,4 +1,5 @@
-// Shared by ArgMax (arg_max.cc) and ArgMin (arg_min.cc): their shape function and kernel.
+// Shared by ArgMax (arg_max.cc) and ArgMin (arg_min.cc): their kernel (the shape function is in
+// runtime/ops/math.cc).
 // The input is viewed as [outer, n, inner] around the chosen axis. Long single rows are
 // split across the threads and the per-chunk winners merged in order, so ties keep the
 // smallest index; NaN wins and the first NaN stays, as in NumPy.
@@ -17,36 +18,6 @@
 
 namespace opforge {
 namespace cpu {
-
-// The shape function of ArgMax and ArgMin: the input shape without the reduced dimension.
-inline Status ArgShape(ShapeContext& c) {
-  const Shape& in = c.input_shape(0);
-  const Shape& dim_shape = c.input_shape(1);
-  if (!dim_shape.unknown_rank() && dim_shape.rank() != 0) {
-    return c.error("'dimension' must be a scalar, got shape ", dim_shape.to_string());
-  }
-  if (in.unknown_rank()) {
-    c.set_output(0, Shape::UnknownRank());
-    return Status::OK();
-  }
-  const Tensor* v = c.input_value(1);
-  if (v == nullptr) {  // which dimension goes is unknown: only the rank is known
-    if (in.rank() == 0) return c.error("cannot reduce a scalar (rank 0)");
-    c.set_output(0, Shape(std::vector<int64_t>(static_cast<size_t>(in.rank() - 1), -1)));
-    return Status::OK();
-  }
-  int axis = 0;
-  OPF_RETURN_IF_ERROR(scalar_axis(c.op().name, *v, in.rank(), &axis));
-  std::vector<int64_t> dims;
-  for (int i = 0; i < in.rank(); ++i) {
-    if (i != axis) dims.push_back(in.dim(i));
-  }
-  if (in.dim(axis) == 0 && Shape(dims).fully_defined() && Shape(dims).num_elements() > 0) {
-    return c.error("reducing dimension ", axis, " of size 0 in shape ", in.to_string());
-  }
-  c.set_output(0, Shape(std::move(dims)));
-  return Status::OK();
-}
 
 // Is v a better candidate than best? NaN beats everything and the first NaN stays (NumPy).
 template <bool kMax, typename C>

@@ -14,47 +14,12 @@
 #include "cpu/cpu_util.h"
 #include "opforge/ops/math/batch_mat_mul_v2.h"
 #include "opforge/shape_fns.h"
+#include "ops/math.h"
 
 namespace opforge {
 namespace {
 
-// Batch dims of a shape of rank >= 2.
-Shape batch_of(const Shape& s) {
-  return Shape(std::vector<int64_t>(s.dims().begin(), s.dims().end() - 2));
-}
-
-Status BatchMatMulShape(ShapeContext& c) {
-  const Shape& x = c.input_shape(0);
-  const Shape& y = c.input_shape(1);
-  const bool adj_x = c.attr(1).b, adj_y = c.attr(2).b;
-  if ((!x.unknown_rank() && x.rank() < 2) || (!y.unknown_rank() && y.rank() < 2)) {
-    return c.error("x and y must have rank >= 2, got ", x.to_string(), " and ", y.to_string());
-  }
-  if (x.unknown_rank() || y.unknown_rank()) {
-    c.set_output(0, Shape::UnknownRank());
-    return Status::OK();
-  }
-  const int64_t xr = x.dim(x.rank() - 2), xc = x.dim(x.rank() - 1);
-  const int64_t yr = y.dim(y.rank() - 2), yc = y.dim(y.rank() - 1);
-  const int64_t m = adj_x ? xc : xr, kx = adj_x ? xr : xc;
-  const int64_t ky = adj_y ? yc : yr, n = adj_y ? yr : yc;
-  if (kx >= 0 && ky >= 0 && kx != ky) {
-    return c.error("inner dimensions differ: ", x.to_string(), (adj_x ? " (adjoint)" : ""), " times ",
-                   y.to_string(), (adj_y ? " (adjoint)" : ""), ": ", kx, " vs ", ky);
-  }
-  Shape batch;
-  OPF_RETURN_IF_ERROR(broadcast_shapes(batch_of(x), batch_of(y), &batch, c.op().name));
-  std::vector<int64_t> dims = batch.dims();
-  dims.push_back(m);
-  dims.push_back(n);
-  c.set_output(0, Shape(std::move(dims)));
-  return Status::OK();
-}
-
-[[maybe_unused]] const bool batch_mat_mul_shape_registered = [] {
-  shape_fns::register_custom("BatchMatMulV2", BatchMatMulShape);
-  return true;
-}();
+using math_semantics::batch_of;
 
 struct Dims {
   int64_t m, k, n;

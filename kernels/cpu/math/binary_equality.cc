@@ -1,4 +1,4 @@
-// Elementwise Equal and NotEqual with NumPy broadcasting, and their shared shape function:
+// Elementwise Equal and NotEqual with NumPy broadcasting, (shape function: runtime/ops/math.cc):
 // with incompatible_shape_error=false, shapes that do not broadcast give a scalar (false for
 // Equal, true for NotEqual) instead of an error, as in TensorFlow.
 #include "cpu/cpu_util.h"
@@ -36,25 +36,6 @@ Status equality_kernel(Args& a, bool incompatible) {
 
 template <typename T> Status EqualCpu(ops::EqualArgs& a) { return equality_kernel<T, EqualF>(a, false); }
 template <typename T> Status NotEqualCpu(ops::NotEqualArgs& a) { return equality_kernel<T, NotEqualF>(a, true); }
-
-// Broadcast shape, or a scalar when the shapes are incompatible and the op was told not to
-// fail (TensorFlow's incompatible_shape_error=false, attr 1).
-Status EqualityShape(ShapeContext& c) {
-  Shape out;
-  Status s = broadcast_shapes(c.input_shape(0), c.input_shape(1), &out, c.op().name);
-  if (!s.ok()) {
-    if (c.attr(1).b) return s;
-    out = Shape();
-  }
-  c.set_output(0, std::move(out));
-  return Status::OK();
-}
-
-[[maybe_unused]] const bool equality_shapes_registered = [] {
-  shape_fns::register_custom("Equal", EqualityShape);
-  shape_fns::register_custom("NotEqual", EqualityShape);
-  return true;
-}();
 
 #define OPF_ALL bool, bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 

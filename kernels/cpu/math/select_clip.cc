@@ -1,5 +1,5 @@
 // Select (TensorFlow 1 rules: scalar, same-shape or row-vector condition), SelectV2 (NumPy
-// broadcasting of condition, t and e) and ClipByValue, with their shape functions.
+// broadcasting of condition, t and e) and ClipByValue (shape functions: runtime/ops/math.cc).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -16,57 +16,6 @@ namespace opforge {
 namespace {
 
 using cpu::compute_t;
-
-// Two dims agree when equal or when either is unknown (-1).
-bool dims_agree(int64_t a, int64_t b) { return a == b || a < 0 || b < 0; }
-
-bool shapes_agree(const Shape& a, const Shape& b) {
-  if (a.unknown_rank() || b.unknown_rank()) return true;
-  if (a.rank() != b.rank()) return false;
-  for (int i = 0; i < a.rank(); ++i) {
-    if (!dims_agree(a.dim(i), b.dim(i))) return false;
-  }
-  return true;
-}
-
-// Select: t and e of one shape; condition scalar, of that shape, or a vector over dim 0.
-Status SelectShape(ShapeContext& c) {
-  const Shape& cond = c.input_shape(0);
-  const Shape& t = c.input_shape(1);
-  const Shape& e = c.input_shape(2);
-  if (!shapes_agree(t, e)) {
-    return c.error("'t' and 'e' must have the same shape, got ", t.to_string(), " and ", e.to_string());
-  }
-  Shape out = t.unknown_rank() ? e : t;
-  if (!out.unknown_rank() && !e.unknown_rank()) {  // fill unknown dims of t from e
-    for (int i = 0; i < out.rank(); ++i) {
-      if (out.dim(i) < 0) out.mutable_dims()[static_cast<size_t>(i)] = e.dim(i);
-    }
-  }
-  if (!cond.unknown_rank() && !out.unknown_rank() && cond.rank() != 0 && !shapes_agree(cond, out)) {
-    const bool row_vector = cond.rank() == 1 && out.rank() >= 1 && dims_agree(cond.dim(0), out.dim(0));
-    if (!row_vector) {
-      return c.error("'condition' must be a scalar, have the shape of 't' (", out.to_string(),
-                     "), or be a vector of its first dimension; got ", cond.to_string());
-    }
-  }
-  c.set_output(0, std::move(out));
-  return Status::OK();
-}
-
-Status SelectV2Shape(ShapeContext& c) {
-  Shape ct, out;
-  OPF_RETURN_IF_ERROR(broadcast_shapes(c.input_shape(0), c.input_shape(1), &ct, c.op().name));
-  OPF_RETURN_IF_ERROR(broadcast_shapes(ct, c.input_shape(2), &out, c.op().name));
-  c.set_output(0, std::move(out));
-  return Status::OK();
-}
-
-[[maybe_unused]] const bool select_shapes_registered = [] {
-  shape_fns::register_custom("Select", SelectShape);
-  shape_fns::register_custom("SelectV2", SelectV2Shape);
-  return true;
-}();
 
 template <typename T>
 Status SelectCpu(ops::SelectArgs& a) {

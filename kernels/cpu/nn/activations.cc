@@ -241,40 +241,6 @@ Status SoftsignGradCpu(ops::SoftsignGradArgs& a) {
   return Status::OK();
 }
 
-// The gradient ops take two tensors of one shape (TensorFlow merges them).
-Status SameShape(ShapeContext& c) {
-  const Shape& a = c.input_shape(0);
-  const Shape& b = c.input_shape(1);
-  if (a.unknown_rank()) {
-    c.set_output(0, b);
-    return Status::OK();
-  }
-  if (b.unknown_rank()) {
-    c.set_output(0, a);
-    return Status::OK();
-  }
-  if (a.rank() != b.rank()) {
-    return c.error("inputs must have the same shape, got ", a.to_string(), " and ", b.to_string());
-  }
-  std::vector<int64_t> d(static_cast<size_t>(a.rank()));
-  for (int i = 0; i < a.rank(); ++i) {
-    if (a.dim(i) >= 0 && b.dim(i) >= 0 && a.dim(i) != b.dim(i)) {
-      return c.error("inputs must have the same shape, got ", a.to_string(), " and ", b.to_string());
-    }
-    d[static_cast<size_t>(i)] = a.dim(i) >= 0 ? a.dim(i) : b.dim(i);
-  }
-  c.set_output(0, Shape(std::move(d)));
-  return Status::OK();
-}
-
-[[maybe_unused]] const bool grad_shapes_registered = [] {
-  for (const char* op : {"ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "LeakyReluGrad",
-                         "GeluGrad", "SoftplusGrad", "SoftsignGrad"}) {
-    shape_fns::register_custom(op, SameShape);
-  }
-  return true;
-}();
-
 }  // namespace
 
 #define OPF_NN_FLOATS bfloat16, half, float, double

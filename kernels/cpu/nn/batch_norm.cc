@@ -21,13 +21,12 @@
 #include "opforge/ops/nn/fused_batch_norm_grad_v3.h"
 #include "opforge/ops/nn/fused_batch_norm_v3.h"
 #include "opforge/shape_fns.h"
+#include "ops/nn.h"
 
 namespace opforge {
 namespace {
 
-bool channel_first(const std::string& fmt) { return fmt == "NCHW" || fmt == "NCDHW"; }
-int bn_rank(const std::string& fmt) { return fmt.size() == 5 ? 5 : 4; }
-
+using nn_semantics::channel_first;
 // x viewed as [outer, channels, inner]: channel-last has inner == 1.
 struct BnView {
   int64_t outer = 0, c = 0, inner = 1;
@@ -251,68 +250,7 @@ Status FusedBatchNormExCpu(ops::_FusedBatchNormExArgs& a) {
   return Status::OK();
 }
 
-// ---------------------------------------------------------------------------- shape functions
-
-Status check_vector(ShapeContext& c, int arg, const char* what, int64_t channels, bool may_be_empty) {
-  const Shape& s = c.input_shape(arg);
-  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, what, s, 1));
-  if (s.unknown_rank() || s.dim(0) < 0 || channels < 0) return Status::OK();
-  if (s.dim(0) != channels && !(may_be_empty && s.dim(0) == 0)) {
-    return c.error(what, " must have ", channels, " elements (the channel dimension of x), got ", s.dim(0));
-  }
-  return Status::OK();
-}
-
-// Output 0 is x's shape; outputs 1..k are channel vectors; the rest are empty vectors
-// (FusedBatchNormV3's reserve_space_3) or, with `scalar_rest`, scalars (the gradient's
-// reserve_space_4/5, as TensorFlow's CPU kernel allocates them).
-Status BnShape(ShapeContext& c, int vectors, const std::vector<std::pair<int, const char*>>& checks,
-               const std::vector<std::pair<int, const char*>>& optional_checks, bool scalar_rest) {
-  const std::string fmt = nn::attr(c, "data_format").s;
-  const Shape& x = c.input_shape(c.op().name == "FusedBatchNormGradV3" ? 1 : 0);
-  int64_t ch = -1;
-  if (!x.unknown_rank()) {
-    if (x.rank() != bn_rank(fmt)) {
-      return c.error("x must be ", bn_rank(fmt), "-dimensional for data_format ", fmt, ", got shape ",
-                     x.to_string());
-    }
-    ch = x.dim(channel_first(fmt) ? 1 : x.rank() - 1);
-  }
-  for (const auto& [arg, what] : checks) OPF_RETURN_IF_ERROR(check_vector(c, arg, what, ch, false));
-  for (const auto& [arg, what] : optional_checks) OPF_RETURN_IF_ERROR(check_vector(c, arg, what, ch, true));
-  c.set_output(0, x);
-  for (int i = 1; i <= vectors; ++i) c.set_output(i, Shape({ch}));
-  for (int i = vectors + 1; i < c.num_outputs(); ++i) c.set_output(i, scalar_rest ? Shape() : Shape({0}));
-  return Status::OK();
-}
-
-Status FusedBatchNormV3Shape(ShapeContext& c) {
-  const bool training = nn::attr(c, "is_training").b;
-  const bool running = !training || nn::attr(c, "exponential_avg_factor").f != 1.0f;
-  std::vector<std::pair<int, const char*>> need = {{1, "scale"}, {2, "offset"}}, optional;
-  (running ? need : optional).push_back({3, "mean"});
-  (running ? need : optional).push_back({4, "variance"});
-  return BnShape(c, 4, need, optional, false);
-}
-
-Status FusedBatchNormGradV3Shape(ShapeContext& c) {
-  const Shape& dy = c.input_shape(0);
-  const Shape& x = c.input_shape(1);
-  if (!dy.unknown_rank() && !x.unknown_rank() && dy.rank() != x.rank()) {
-    return c.error("y_backprop and x must have the same shape, got ", dy.to_string(), " and ", x.to_string());
-  }
-  return BnShape(c, 2, {{2, "scale"}, {3, "reserve_space_1"}, {4, "reserve_space_2"}}, {}, true);
-}
-
-[[maybe_unused]] const bool bn_shapes_registered = [] {
-  shape_fns::register_custom("FusedBatchNormV3", FusedBatchNormV3Shape);
-  shape_fns::register_custom("FusedBatchNormGradV3", FusedBatchNormGradV3Shape);
-  // _FusedBatchNormEx: FusedBatchNormV3's inference form (mean and variance required).
-  shape_fns::register_custom("_FusedBatchNormEx", [](ShapeContext& c) {
-    return BnShape(c, 4, {{1, "scale"}, {2, "offset"}, {3, "mean"}, {4, "variance"}}, {}, false);
-  });
-  return true;
-}();
+// The shape functions of these ops are op semantics: runtime/ops/nn.cc.
 
 }  // namespace
 

@@ -22,6 +22,7 @@
 #include "opforge/ops/nn/depthwise_conv2d_native_backprop_filter.h"
 #include "opforge/ops/nn/depthwise_conv2d_native_backprop_input.h"
 #include "opforge/shape_fns.h"
+#include "ops/nn.h"
 
 namespace opforge {
 namespace {
@@ -333,16 +334,7 @@ std::vector<V> flat(const Tensor& t) {
   return v;
 }
 
-Status read_sizes(const std::string& op, const char* what, const Tensor& t, Shape* out) {
-  std::vector<int64_t> v;
-  OPF_RETURN_IF_ERROR(read_int_vector(t, &v));
-  if (v.size() != 4) return errors::InvalidArgument(op, ": ", what, " must have 4 elements, got ", v.size());
-  for (int64_t d : v) {
-    if (d < 0) return errors::InvalidArgument(op, ": ", what, " must be non-negative, got ", d);
-  }
-  *out = Shape(std::move(v));
-  return Status::OK();
-}
+using nn_semantics::read_sizes;
 
 Status check_dy(const std::string& op, const DwGeom& g, const Layout& l, const Shape& dy) {
   const Shape want = nn::shape4(l, g.n, g.oh, g.ow, g.cout());
@@ -426,55 +418,7 @@ Status DepthwiseBackpropFilterCpu(ops::DepthwiseConv2dNativeBackpropFilterArgs& 
   return Status::OK();
 }
 
-// ---------------------------------------------------------------------------- shape functions
-
-Status DepthwiseShape(ShapeContext& c) {
-  const Layout l = nn::layout_of(nn::attr(c, "data_format").s);
-  const Shape& in = c.input_shape(0);
-  const Shape& f = c.input_shape(1);
-  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "input", in, 4));
-  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "filter", f, 4));
-  const int64_t kh = f.unknown_rank() ? -1 : f.dim(0), kw = f.unknown_rank() ? -1 : f.dim(1);
-  nn::Window2D w;
-  w.n = w.c = w.h.out = w.w.out = -1;
-  OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, kh < 0 ? 1 : kh, kw < 0 ? 1 : kw,
-                                   nn::attr(c, "strides").list_i, nn::attr(c, "dilations").list_i,
-                                   nn::attr(c, "padding").s, nn::attr(c, "explicit_paddings").list_i, &w));
-  if (kh < 0) w.h.out = -1;
-  if (kw < 0) w.w.out = -1;
-  if (!f.unknown_rank() && w.c >= 0 && f.dim(2) >= 0 && f.dim(2) != w.c) {
-    return c.error("input depth (", w.c, ") must equal the filter's in_channels (", f.dim(2), ")");
-  }
-  int64_t cout = -1;
-  if (!f.unknown_rank() && f.dim(3) >= 0) {
-    const int64_t cin = f.dim(2) >= 0 ? f.dim(2) : w.c;
-    cout = cin >= 0 ? cin * f.dim(3) : -1;
-  }
-  c.set_output(0, nn::shape4(l, w.n, w.h.out, w.w.out, cout));
-  return Status::OK();
-}
-
-Status SizesShape(ShapeContext& c, int arg, const char* what) {
-  const Tensor* v = c.input_value(arg);
-  if (v == nullptr) {
-    c.set_output(0, Shape({-1, -1, -1, -1}));
-    return Status::OK();
-  }
-  Shape s;
-  OPF_RETURN_IF_ERROR(read_sizes(c.op().name, what, *v, &s));
-  c.set_output(0, std::move(s));
-  return Status::OK();
-}
-
-[[maybe_unused]] const bool dw_shapes_registered = [] {
-  shape_fns::register_custom("DepthwiseConv2dNative", DepthwiseShape);
-  shape_fns::register_custom("_FusedDepthwiseConv2dNative", DepthwiseShape);
-  shape_fns::register_custom("DepthwiseConv2dNativeBackpropInput",
-                             [](ShapeContext& c) { return SizesShape(c, 0, "input_sizes"); });
-  shape_fns::register_custom("DepthwiseConv2dNativeBackpropFilter",
-                             [](ShapeContext& c) { return SizesShape(c, 1, "filter_sizes"); });
-  return true;
-}();
+// The shape functions of these ops are op semantics: runtime/ops/nn_conv.cc.
 
 }  // namespace
 

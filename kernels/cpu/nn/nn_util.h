@@ -1,4 +1,4 @@
-// Shared pieces of the nn kernels: attr lookup by name in shape functions, the window geometry
+// Shared pieces of the nn kernels: the window geometry
 // (common/window.h, shared with the GPU kernels), layout
 // conversion of 4-D tensors, and a GEMM wrapper over OpenBLAS.
 #pragma once
@@ -20,6 +20,7 @@
 #include "opforge/blas.h"
 #include "opforge/op.h"
 #include "opforge/status.h"
+#include "ops/shape_util.h"  // nn::attr
 
 // A function over contiguous rows marked with this is also built for AVX2 with FMA (x86-64-v3:
 // a plain "avx2" clone would multiply and add separately) and the build to run
@@ -33,16 +34,6 @@
 
 namespace opforge {
 namespace nn {
-
-// The attr called `name` of the op a shape function runs for (every nn opdef declares it).
-inline const AttrValue& attr(const ShapeContext& c, const char* name) {
-  const auto& attrs = c.op().attrs;
-  for (size_t i = 0; i < attrs.size(); ++i) {
-    if (attrs[i].name == name) return c.attr(static_cast<int>(i));
-  }
-  static const AttrValue kNone;
-  return kNone;
-}
 
 // ---------------------------------------------------------------------------- compute types
 

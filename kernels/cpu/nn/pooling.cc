@@ -16,50 +16,16 @@
 #include "opforge/ops/nn/max_pool_grad.h"
 #include "opforge/ops/nn/max_pool_grad_grad.h"
 #include "opforge/shape_fns.h"
+#include "ops/nn.h"
 
 namespace opforge {
 namespace {
 
 using nn::Layout;
 
-struct PoolGeom {
-  int64_t n, h, w, c, kh, kw, oh, ow, sh, sw, pt, pl;
-};
+using nn_semantics::PoolGeom;
 
-Status pool_geom(const std::string& op, const Shape& input, const Layout& l,
-                 const std::vector<int64_t>& ksize, const std::vector<int64_t>& strides,
-                 const std::string& padding, const std::vector<int64_t>& explicit_paddings,
-                 PoolGeom* g) {
-  OPF_RETURN_IF_ERROR(nn::check_list4(op, "ksize", ksize, l));
-  nn::Window2D w;
-  OPF_RETURN_IF_ERROR(nn::window2d(op, input, l, ksize[l.h], ksize[l.w], strides, {1, 1, 1, 1},
-                                   padding, explicit_paddings, &w));
-  if (padding == "EXPLICIT") {
-    for (const nn::Dim1* d : {&w.h, &w.w}) {
-      if (d->pad_before >= d->k || d->pad_after >= d->k) {
-        return errors::InvalidArgument(op, ": explicit paddings must be smaller than the window size");
-      }
-    }
-  }
-  // The kernels see the window through its intersection with the input, so the geometry is
-  // normalized to one with the same intersections and buffers sized by the input (a SAME pool
-  // with a window of 2^31 - 1, legal, pads by 2^30 on each side):
-  // - leading padding that every window starts inside of is dropped from the padding and from
-  //   the window alike;
-  // - a window reaching past the input and what is left of the leading padding ends there;
-  // - with one window along a dim the stride does not matter: any stride past the window serves.
-  const auto normalize = [](const nn::Dim1& d, int64_t* k, int64_t* pad, int64_t* s) {
-    const int64_t drop = d.out > 0 ? std::max<int64_t>(0, d.pad_before - (d.out - 1) * d.s) : 0;
-    *pad = d.pad_before - drop;
-    *k = std::max<int64_t>(1, std::min(d.k - drop, d.in + *pad));
-    *s = d.out > 1 ? d.s : std::min(d.s, std::max<int64_t>(1, d.in + *pad));
-  };
-  int64_t kh, kw, pt, pl, sh, sw;
-  normalize(w.h, &kh, &pt, &sh);
-  normalize(w.w, &kw, &pl, &sw);
-  *g = PoolGeom{w.n, w.h.in, w.w.in, w.c, kh, kw, w.h.out, w.w.out, sh, sw, pt, pl};
-  return Status::OK();
-}
+using nn_semantics::pool_geom;
 
 // Rows [r0, r1) and cols [c0, c1) of the input under output (oh, ow).
 struct Win {
@@ -352,18 +318,7 @@ Status MaxPoolGradGradCpu(ops::MaxPoolGradGradArgs& a) {
   return Status::OK();
 }
 
-Status read_shape4(const std::string& op, const Tensor& t, Shape* out) {
-  std::vector<int64_t> v;
-  OPF_RETURN_IF_ERROR(read_int_vector(t, &v));
-  if (v.size() != 4) {
-    return errors::InvalidArgument(op, ": orig_input_shape must have 4 elements, got ", v.size());
-  }
-  for (int64_t d : v) {
-    if (d < 0) return errors::InvalidArgument(op, ": orig_input_shape must be non-negative, got ", d);
-  }
-  *out = Shape(std::move(v));
-  return Status::OK();
-}
+using nn_semantics::read_shape4;
 
 template <typename T>
 Status AvgPoolGradCpu(ops::AvgPoolGradArgs& a) {
@@ -402,52 +357,7 @@ Status AvgPoolGradCpu(ops::AvgPoolGradArgs& a) {
   return Status::OK();
 }
 
-// ---------------------------------------------------------------------------- shape functions
-
-Status PoolShape(ShapeContext& c) {
-  const Layout l = nn::layout_of(nn::attr(c, "data_format").s);
-  const Shape& in = c.input_shape(0);
-  const auto& ksize = nn::attr(c, "ksize").list_i;
-  OPF_RETURN_IF_ERROR(nn::check_list4(c.op().name, "ksize", ksize, l));
-  PoolGeom g{-1, -1, -1, -1, 1, 1, -1, -1, 1, 1, 0, 0};
-  if (!in.unknown_rank() && in.rank() == 4 && in.dim(l.h) >= 0 && in.dim(l.w) >= 0) {
-    OPF_RETURN_IF_ERROR(pool_geom(c.op().name, in, l, ksize, nn::attr(c, "strides").list_i,
-                                  nn::attr(c, "padding").s, nn::attr(c, "explicit_paddings").list_i, &g));
-  } else {
-    OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "input", in, 4));
-    nn::Window2D w;
-    OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, ksize[l.h], ksize[l.w],
-                                     nn::attr(c, "strides").list_i, {1, 1, 1, 1},
-                                     nn::attr(c, "padding").s, nn::attr(c, "explicit_paddings").list_i, &w));
-    if (!in.unknown_rank()) {
-      g.n = in.dim(l.n);
-      g.c = in.dim(l.c);
-      g.oh = w.h.out;
-      g.ow = w.w.out;
-    }
-  }
-  c.set_output(0, nn::shape4(l, g.n, g.oh, g.ow, g.c));
-  return Status::OK();
-}
-
-Status AvgPoolGradShape(ShapeContext& c) {
-  const Tensor* v = c.input_value(0);
-  if (v == nullptr) {
-    c.set_output(0, Shape({-1, -1, -1, -1}));
-    return Status::OK();
-  }
-  Shape s;
-  OPF_RETURN_IF_ERROR(read_shape4(c.op().name, *v, &s));
-  c.set_output(0, std::move(s));
-  return Status::OK();
-}
-
-[[maybe_unused]] const bool pool_shapes_registered = [] {
-  shape_fns::register_custom("MaxPool", PoolShape);
-  shape_fns::register_custom("AvgPool", PoolShape);
-  shape_fns::register_custom("AvgPoolGrad", AvgPoolGradShape);
-  return true;
-}();
+// The shape functions of these ops are op semantics: runtime/ops/nn_conv.cc.
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include "opforge/ops/nn/softmax_cross_entropy_with_logits.h"
 #include "opforge/ops/nn/sparse_softmax_cross_entropy_with_logits.h"
 #include "opforge/shape_fns.h"
+#include "ops/nn.h"
 
 namespace opforge {
 namespace {
@@ -152,8 +153,7 @@ T add(T x, T y) {
   }
 }
 
-// The channel dim of BiasAdd's value: the last (NHWC) or dim 1 (NCHW).
-inline int channel_dim(const std::string& fmt, int rank) { return fmt == "NCHW" ? 1 : rank - 1; }
+using nn_semantics::channel_dim;
 
 template <typename T>
 Status BiasAddCpu(ops::BiasAddArgs& a) {
@@ -236,90 +236,7 @@ Status L2LossCpu(ops::L2LossArgs& a) {
   return Status::OK();
 }
 
-// ---------------------------------------------------------------------------- shape functions
-
-Status SoftmaxShape(ShapeContext& c) {
-  const Shape& s = c.input_shape(0);
-  if (!s.unknown_rank() && s.rank() < 1) {
-    return c.error("logits must have at least one dimension, got shape ", s.to_string());
-  }
-  c.set_output(0, s);
-  return Status::OK();
-}
-
-int64_t merge_dim(int64_t a, int64_t b) { return a < 0 ? b : a; }
-
-Status XentShape(ShapeContext& c) {
-  const Shape& f = c.input_shape(0);
-  const Shape& l = c.input_shape(1);
-  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "features", f, 2));
-  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "labels", l, 2));
-  Shape out({-1, -1});
-  if (!f.unknown_rank() && !l.unknown_rank()) {
-    OPF_RETURN_IF_ERROR(broadcast_shapes(f, l, &out, c.op().name));
-  } else if (!f.unknown_rank()) {
-    out = Shape({f.dim(0) == 1 ? -1 : f.dim(0), f.dim(1) == 1 ? -1 : f.dim(1)});
-  } else if (!l.unknown_rank()) {
-    out = Shape({l.dim(0) == 1 ? -1 : l.dim(0), l.dim(1) == 1 ? -1 : l.dim(1)});
-  }
-  c.set_output(0, Shape({out.dim(0)}));
-  c.set_output(1, out);
-  return Status::OK();
-}
-
-Status SparseXentShape(ShapeContext& c) {
-  const Shape& f = c.input_shape(0);
-  const Shape& l = c.input_shape(1);
-  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "features", f, 2));
-  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "labels", l, 1));
-  int64_t b = f.unknown_rank() ? -1 : f.dim(0);
-  const int64_t lb = l.unknown_rank() ? -1 : l.dim(0);
-  if (b >= 0 && lb >= 0 && b != lb) {
-    return c.error("features and labels must have the same first dimension, got features shape ",
-                   f.to_string(), " and labels shape ", l.to_string());
-  }
-  b = merge_dim(b, lb);
-  c.set_output(0, Shape({b}));
-  c.set_output(1, Shape({b, f.unknown_rank() ? -1 : f.dim(1)}));
-  return Status::OK();
-}
-
-Status BiasAddShape(ShapeContext& c) {
-  const Shape& v = c.input_shape(0);
-  const Shape& b = c.input_shape(1);
-  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "bias", b, 1));
-  if (!v.unknown_rank()) {
-    if (v.rank() < 2) return c.error("value must be at least 2-dimensional, got shape ", v.to_string());
-    const int64_t ch = v.dim(channel_dim(nn::attr(c, "data_format").s, v.rank()));
-    if (!b.unknown_rank() && ch >= 0 && b.dim(0) >= 0 && ch != b.dim(0)) {
-      return c.error("must provide as many biases as the channel dimension of value: bias has ",
-                     b.dim(0), " values, value has shape ", v.to_string());
-    }
-  }
-  c.set_output(0, v);
-  return Status::OK();
-}
-
-Status BiasAddGradShape(ShapeContext& c) {
-  const Shape& g = c.input_shape(0);
-  if (g.unknown_rank()) {
-    c.set_output(0, Shape({-1}));
-    return Status::OK();
-  }
-  if (g.rank() < 2) return c.error("out_backprop must be at least 2-dimensional, got shape ", g.to_string());
-  c.set_output(0, Shape({g.dim(channel_dim(nn::attr(c, "data_format").s, g.rank()))}));
-  return Status::OK();
-}
-
-[[maybe_unused]] const bool softmax_shapes_registered = [] {
-  shape_fns::register_custom("Softmax", SoftmaxShape);
-  shape_fns::register_custom("LogSoftmax", SoftmaxShape);
-  shape_fns::register_custom("SoftmaxCrossEntropyWithLogits", XentShape);
-  shape_fns::register_custom("SparseSoftmaxCrossEntropyWithLogits", SparseXentShape);
-  shape_fns::register_custom("BiasAdd", BiasAddShape);
-  shape_fns::register_custom("BiasAddGrad", BiasAddGradShape);
-  return true;
-}();
+// The shape functions of these ops are op semantics: runtime/ops/nn.cc.
 
 }  // namespace
 

@@ -10,25 +10,14 @@
 #include "opforge/ops/nn/lrn_grad.h"
 #include "opforge/ops/nn/top_kv2.h"
 #include "opforge/shape_fns.h"
+#include "ops/nn.h"
 
 namespace opforge {
 namespace {
 
 // ------------------------------------------------------------------------------ TopKV2
 
-Status read_k(const std::string& op, const Tensor& k_tensor, int64_t* k) {
-  if (k_tensor.num_elements() != 1 || k_tensor.rank() > 1) {
-    return errors::InvalidArgument(op, ": k must be a scalar, got shape ", k_tensor.shape().to_string());
-  }
-  std::vector<int64_t> v;
-  if (k_tensor.dtype() == DType::kInt16) {
-    v.push_back(k_tensor.data<int16_t>()[0]);
-  } else {
-    OPF_RETURN_IF_ERROR(read_int_vector(k_tensor.rank() == 0 ? k_tensor.reshaped(Shape({1})) : k_tensor, &v));
-  }
-  *k = v[0];
-  return Status::OK();
-}
+using nn_semantics::read_k;
 
 template <typename I>
 void write_index(const Tensor& t, int64_t at, int64_t value) {
@@ -78,27 +67,6 @@ Status TopKV2Cpu(ops::TopKV2Args& a) {
       }
     }
   });
-  return Status::OK();
-}
-
-Status TopKShape(ShapeContext& c) {
-  const Shape& in = c.input_shape(0);
-  const Shape& k_shape = c.input_shape(1);
-  if (!k_shape.unknown_rank() && k_shape.rank() != 0) return c.error("k must be a scalar, got shape ", k_shape.to_string());
-  if (in.unknown_rank()) {
-    c.set_output(0, Shape::UnknownRank());
-    c.set_output(1, Shape::UnknownRank());
-    return Status::OK();
-  }
-  if (in.rank() < 1) return c.error("input must be at least 1-D, got shape ", in.to_string());
-  int64_t k = -1;
-  if (const Tensor* v = c.input_value(1)) OPF_RETURN_IF_ERROR(read_k("TopKV2", *v, &k));
-  const int64_t n = in.dim(in.rank() - 1);
-  if (k >= 0 && n >= 0 && n < k) return c.error("input must have at least k columns. Had ", n, ", needed ", k);
-  std::vector<int64_t> dims = in.dims();
-  dims.back() = k;
-  c.set_output(0, Shape(dims));
-  c.set_output(1, Shape(dims));
   return Status::OK();
 }
 
@@ -188,17 +156,6 @@ Status LRNGradCpu(ops::LRNGradArgs& a) {
   });
   return Status::OK();
 }
-
-Status LRNGradShape(ShapeContext& c) {
-  c.set_output(0, c.input_shape(1));
-  return Status::OK();
-}
-
-[[maybe_unused]] const bool shapes_registered = [] {
-  shape_fns::register_custom("TopKV2", TopKShape);
-  shape_fns::register_custom("LRNGrad", LRNGradShape);
-  return true;
-}();
 
 }  // namespace
 

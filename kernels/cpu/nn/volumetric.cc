@@ -22,128 +22,19 @@
 #include "opforge/ops/nn/max_pool3d.h"
 #include "opforge/ops/nn/max_pool3d_grad.h"
 #include "opforge/parallel.h"
+#include "ops/nn.h"
 
 namespace opforge {
 namespace {
 
 using nn::acc_t;
-using nn::Dim1;
+using nn_semantics::Window3;
 
-// The window over the three spatial dims of an NDHWC shape.
-struct Window3 {
-  int64_t n = 0, c = 0;
-  Dim1 d[3];
-  int64_t in_voxels() const { return d[0].in * d[1].in * d[2].in; }
-  int64_t out_voxels() const { return d[0].out * d[1].out * d[2].out; }
-  int64_t taps() const { return d[0].k * d[1].k * d[2].k; }
-};
+using nn_semantics::check_list5;
 
-Status check_list5(const std::string& op, const char* what, const std::vector<int64_t>& v) {
-  if (v.size() != 5) return errors::InvalidArgument(op, ": ", what, " must have 5 elements, got ", v.size());
-  for (int64_t x : v) {
-    if (x < 1) return errors::InvalidArgument(op, ": ", what, " must be positive, got ", x);
-  }
-  if (v[0] != 1 || v[4] != 1) {
-    return errors::InvalidArgument(op, ": ", what, " on the batch and channel dimensions must be 1 (not supported)");
-  }
-  return Status::OK();
-}
+using nn_semantics::window3d;
 
-Status check_format(const std::string& op, const std::string& data_format) {
-  if (data_format != "NDHWC") {
-    return errors::InvalidArgument(op, ": the CPU kernels support only the NDHWC data format, got ", data_format);
-  }
-  return Status::OK();
-}
-
-// Geometry of a 3-D window op over a 5-D input shape (dims may be -1).
-Status window3d(const std::string& op, const Shape& input, const std::vector<int64_t>& ksize,
-                const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
-                const std::string& padding, const std::string& data_format, Window3* w) {
-  OPF_RETURN_IF_ERROR(check_format(op, data_format));
-  OPF_RETURN_IF_ERROR(check_list5(op, "strides", strides));
-  OPF_RETURN_IF_ERROR(check_list5(op, "dilations", dilations));
-  if (input.unknown_rank()) return Status::OK();
-  if (input.rank() != 5) return errors::InvalidArgument(op, ": input must be 5-dimensional, got shape ", input.to_string());
-  w->n = input.dim(0);
-  w->c = input.dim(4);
-  static const char* kNames[3] = {"depth", "height", "width"};
-  for (int i = 0; i < 3; ++i) {
-    OPF_RETURN_IF_ERROR(nn::window_dim(op, kNames[i], input.dim(i + 1), ksize[static_cast<size_t>(i)],
-                                       strides[static_cast<size_t>(i + 1)], dilations[static_cast<size_t>(i + 1)],
-                                       padding, 0, 0, &w->d[i]));
-  }
-  return Status::OK();
-}
-
-const std::vector<int64_t>& ints(const AttrValue& v) { return v.list_i; }
-
-// ---- shape functions
-
-Status Conv3DShape(ShapeContext& c) {
-  const Shape& in = c.input_shape(0);
-  const Shape& f = c.input_shape(1);
-  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "filter", f, 5));
-  std::vector<int64_t> k{-1, -1, -1};
-  if (!f.unknown_rank()) k = {f.dim(0), f.dim(1), f.dim(2)};
-  for (int64_t& v : k) v = std::max<int64_t>(v, 1);
-  Window3 w;
-  OPF_RETURN_IF_ERROR(window3d(c.op().name, in, k, ints(nn::attr(c, "strides")), ints(nn::attr(c, "dilations")),
-                               nn::attr(c, "padding").s, nn::attr(c, "data_format").s, &w));
-  if (in.unknown_rank()) {
-    c.set_output(0, array::unknown_dims(5));
-    return Status::OK();
-  }
-  if (!f.unknown_rank() && w.c >= 0 && f.dim(3) >= 0 && w.c != f.dim(3)) {
-    return c.error("input depth ", w.c, " does not match the filter's in_channels ", f.dim(3),
-                   " (grouped 3-D convolutions are not supported)");
-  }
-  const int64_t co = f.unknown_rank() ? -1 : f.dim(4);
-  const bool fk = !f.unknown_rank() && f.dim(0) >= 0 && f.dim(1) >= 0 && f.dim(2) >= 0;
-  c.set_output(0, Shape({w.n, fk ? w.d[0].out : -1, fk ? w.d[1].out : -1, fk ? w.d[2].out : -1, co}));
-  return Status::OK();
-}
-
-// Backprop ops: the output has the shape given by an input's value (input_sizes / filter_sizes).
-Status SizesShape(ShapeContext& c, int arg) {
-  std::vector<int64_t> dims;
-  bool known;
-  OPF_RETURN_IF_ERROR(array::known_ints(c, arg, &dims, &known));
-  if (known && dims.size() != 5) return c.error("the sizes must have 5 elements, got ", dims.size());
-  for (int64_t d : known ? dims : std::vector<int64_t>()) {
-    if (d < 0) return c.error("the sizes must be non-negative, got ", d);
-  }
-  c.set_output(0, known ? Shape(dims) : array::unknown_dims(5));
-  return Status::OK();
-}
-
-Status Pool3DShape(ShapeContext& c) {
-  const Shape& in = c.input_shape(0);
-  const auto& ksize = ints(nn::attr(c, "ksize"));
-  OPF_RETURN_IF_ERROR(check_list5(c.op().name, "ksize", ksize));
-  Window3 w;
-  OPF_RETURN_IF_ERROR(window3d(c.op().name, in, {ksize[1], ksize[2], ksize[3]}, ints(nn::attr(c, "strides")),
-                               {1, 1, 1, 1, 1}, nn::attr(c, "padding").s, nn::attr(c, "data_format").s, &w));
-  if (in.unknown_rank()) {
-    c.set_output(0, array::unknown_dims(5));
-    return Status::OK();
-  }
-  c.set_output(0, Shape({w.n, w.d[0].out, w.d[1].out, w.d[2].out, w.c}));
-  return Status::OK();
-}
-
-Status SameAsInputShape(ShapeContext& c) {
-  c.set_output(0, c.input_shape(0));
-  return Status::OK();
-}
-
-const array::CustomShape conv3d_shape("Conv3D", Conv3DShape);
-const array::CustomShape conv3d_bi_shape("Conv3DBackpropInputV2", [](ShapeContext& c) { return SizesShape(c, 0); });
-const array::CustomShape conv3d_bf_shape("Conv3DBackpropFilterV2", [](ShapeContext& c) { return SizesShape(c, 1); });
-const array::CustomShape max_pool3d_shape("MaxPool3D", Pool3DShape);
-const array::CustomShape avg_pool3d_shape("AvgPool3D", Pool3DShape);
-const array::CustomShape max_pool3d_grad_shape("MaxPool3DGrad", SameAsInputShape);
-const array::CustomShape avg_pool3d_grad_shape("AvgPool3DGrad", [](ShapeContext& c) { return SizesShape(c, 0); });
+// The shape functions of these ops are op semantics: runtime/ops/nn_conv.cc.
 
 // ---- data in the compute type
 

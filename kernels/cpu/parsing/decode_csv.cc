@@ -189,16 +189,6 @@ Status DecodeCSVCpu(ops::DecodeCSVArgs& a) {
   return Status::OK();
 }
 
-Status DecodeCSVShape(ShapeContext& c) {
-  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, c.input_shape(0));
-  return Status::OK();
-}
-
-[[maybe_unused]] const bool decode_csv_shape_registered = [] {
-  shape_fns::register_custom("DecodeCSV", DecodeCSVShape);
-  return true;
-}();
-
 }  // namespace
 
 // The kernel makes its outputs itself (one dtype per column, strings among them).

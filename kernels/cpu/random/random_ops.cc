@@ -422,16 +422,6 @@ Status LogUniformCandidateSamplerCpu(ops::LogUniformCandidateSamplerArgs& a) {
   return Status::OK();
 }
 
-Status CandidateSamplerShape(ShapeContext& c) {
-  const Shape& t = c.input_shape(0);
-  if (!t.unknown_rank() && t.rank() != 2) return c.error("true_classes must be a matrix, got shape ", t.to_string());
-  const int64_t num_sampled = c.attr(1).i;
-  c.set_output(0, Shape({num_sampled}));
-  c.set_output(1, t);
-  c.set_output(2, Shape({num_sampled}));
-  return Status::OK();
-}
-
 }  // namespace
 
 void reset_eager_streams() {
@@ -458,10 +448,6 @@ OPFORGE_REGISTER_KERNEL(StatelessRandomUniformInt, CPU, StatelessRandomUniformIn
 OPFORGE_REGISTER_UNTYPED_KERNEL(LogUniformCandidateSampler, CPU, LogUniformCandidateSamplerCpu)
 
 namespace {
-[[maybe_unused]] const bool candidate_sampler_shape_registered = [] {
-  shape_fns::register_custom("LogUniformCandidateSampler", CandidateSamplerShape);
-  return true;
-}();
 }  // namespace
 
 }  // namespace opforge

@@ -83,45 +83,6 @@ Status AssignSubCpu(ops::AssignSubArgs& a) { return update<T, false>(a.ctx.ref_i
 
 Status NoOpCpu(ops::NoOpArgs&) { return Status::OK(); }
 
-// Assign, AssignAdd, AssignSub: the value must fit the variable's declared shape (unless
-// Assign's validate_shape is false); the output is the variable, with the merged shape.
-Status AssignShape(ShapeContext& c) {
-  const Shape& ref = c.input_shape(0);
-  const Shape& value = c.input_shape(1);
-  bool validate = true;
-  for (size_t i = 0; i < c.op().attrs.size(); ++i) {
-    if (c.op().attrs[i].name == "validate_shape") validate = c.attr(static_cast<int>(i)).b;
-  }
-  if (!validate || ref.unknown_rank()) {
-    c.set_output(0, value);
-    return Status::OK();
-  }
-  if (value.unknown_rank()) {
-    c.set_output(0, ref);
-    return Status::OK();
-  }
-  if (ref.rank() != value.rank()) {
-    return c.error("shapes must be equal: the variable has shape ", ref.to_string(), ", the value ",
-                   value.to_string());
-  }
-  std::vector<int64_t> dims;
-  for (int i = 0; i < ref.rank(); ++i) {
-    int64_t a = ref.dim(i), b = value.dim(i);
-    if (a >= 0 && b >= 0 && a != b) {
-      return c.error("shapes must be equal: the variable has shape ", ref.to_string(), ", the value ",
-                     value.to_string());
-    }
-    dims.push_back(a >= 0 ? a : b);
-  }
-  c.set_output(0, Shape(std::move(dims)));
-  return Status::OK();
-}
-
-[[maybe_unused]] const bool assign_shapes_registered = [] {
-  for (const char* op : {"Assign", "AssignAdd", "AssignSub"}) shape_fns::register_custom(op, AssignShape);
-  return true;
-}();
-
 #define OPF_ALL bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double
 #define OPF_NUMERIC uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double
 

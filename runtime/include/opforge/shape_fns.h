@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "opforge/op.h"
 
@@ -31,6 +32,8 @@ Status none(ShapeContext& c);
 // Hand-written shape functions for ops whose opdef says shape_fn: "custom".
 void register_custom(const std::string& op, ShapeFn fn);
 ShapeFn find_custom(const std::string& op);
+// The ops with a custom shape function, sorted (tests check every "custom" opdef has one).
+std::vector<std::string> custom_names();
 // Runs the custom shape function registered for op; Unimplemented if there is none.
 Status call_custom(const std::string& op, ShapeContext& c);
 
