@@ -16,11 +16,14 @@ import os
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
+from .codegen._proto import meta_graph_pb2, variable_pb2
 from .errors import DataLossError, InvalidArgumentError, NotFoundError
 from .framework.graph import GraphTensor, Operation, get_default_graph
 from .framework.graph_def import import_graph_def
 from .framework.variables import RefVariable
-from .generated.proto.op_def_pb2 import MetaGraphDef, VariableDef
+
+MetaGraphDef = meta_graph_pb2.MetaGraphDef
+VariableDef = variable_pb2.VariableDef
 
 __all__ = ["export_meta_graph", "import_meta_graph", "MetaGraphDef"]
 

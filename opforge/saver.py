@@ -15,11 +15,13 @@ import time
 import numpy as np
 from google.protobuf import text_format
 
+from .codegen._proto import checkpoint_state_pb2
 from .errors import InvalidArgumentError, NotFoundError
 from .framework import tensor_bundle
 from .framework.graph import get_default_graph
 from .framework.variables import global_variables
-from .generated.proto.op_def_pb2 import CheckpointState
+
+CheckpointState = checkpoint_state_pb2.CheckpointState
 
 __all__ = ["Saver", "latest_checkpoint", "get_checkpoint_state", "checkpoint_exists",
            "update_checkpoint_state", "list_variables", "load_checkpoint", "load_variable",

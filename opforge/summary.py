@@ -6,7 +6,7 @@ MergeSummary nodes (opdefs/logging/) whose values are serialized ``Summary`` pro
 tensors; ``FileWriter`` wraps what ``Session.run`` returns for them in ``Event`` records and
 appends them to ``<logdir>/events.out.tfevents.<time>.<host>``, in TensorFlow's record framing
 (length, masked CRC-32C of the length, data, masked CRC-32C of the data), which TensorBoard
-reads. The protos are opforge's copies of TensorFlow's (opdefs/op_def.proto), so nothing here
+reads. The protos are opforge's copies of TensorFlow's (proto/tensorflow/...), so nothing here
 needs tensorflow.
 """
 
@@ -24,8 +24,12 @@ import types
 import numpy as np
 
 from . import _C
+from .codegen._proto import config_pb2, event_pb2, graph_pb2, summary_pb2
 from .framework.graph import Graph, GraphTensor, _explicit_graph, get_default_graph, to_graph_tensor
-from .generated.proto.op_def_pb2 import Event, GraphDef, RunMetadata, SessionLog, Summary, SummaryMetadata
+
+Event, SessionLog = event_pb2.Event, event_pb2.SessionLog
+Summary, SummaryMetadata = summary_pb2.Summary, summary_pb2.SummaryMetadata
+GraphDef, RunMetadata = graph_pb2.GraphDef, config_pb2.RunMetadata
 
 __all__ = ["scalar", "histogram", "image", "text", "audio", "merge", "merge_all", "FileWriter", "EventFileWriter",
            "Summary", "Event", "SessionLog", "create_file_writer", "SummaryWriter"]

@@ -386,8 +386,8 @@ class Graph:
     @property
     def _library(self):
         if self._library_proto is None:
-            from ..codegen._proto import op_def_pb2  # noqa: PLC0415
-            self._library_proto = op_def_pb2.FunctionDefLibrary()
+            from ..codegen._proto import function_pb2  # noqa: PLC0415
+            self._library_proto = function_pb2.FunctionDefLibrary()
         return self._library_proto
 
     @property

@@ -16,26 +16,26 @@ from google.protobuf import text_format
 
 from .. import _C
 from .. import dtypes as _dtypes
-from ..codegen._proto import op_def_pb2
+from ..codegen._proto import attr_value_pb2, config_pb2, graph_pb2, node_def_pb2, rewriter_config_pb2, tensor_pb2, tensor_shape_pb2
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from .graph import _VALID_NAME as _VALID_NODE_NAME
 from .graph import Graph, GraphTensor, get_default_graph
 from .tensor import Tensor as EagerTensor
 
-GraphDef = op_def_pb2.GraphDef
-NodeDef = op_def_pb2.NodeDef
-AttrValue = op_def_pb2.AttrValue
-TensorProto = op_def_pb2.TensorProto
-TensorShapeProto = op_def_pb2.TensorShapeProto
+GraphDef = graph_pb2.GraphDef
+NodeDef = node_def_pb2.NodeDef
+AttrValue = attr_value_pb2.AttrValue
+TensorProto = tensor_pb2.TensorProto
+TensorShapeProto = tensor_shape_pb2.TensorShapeProto
 # Session configuration (TensorFlow's field names and numbers): the graph optimizer reads
 # ConfigProto.graph_options.rewrite_options.
-ConfigProto = op_def_pb2.ConfigProto
-GraphOptions = op_def_pb2.GraphOptions
-RewriterConfig = op_def_pb2.RewriterConfig
-OptimizerOptions = op_def_pb2.OptimizerOptions
-GPUOptions = op_def_pb2.GPUOptions
-RunOptions = op_def_pb2.RunOptions
-RunMetadata = op_def_pb2.RunMetadata
+ConfigProto = config_pb2.ConfigProto
+GraphOptions = config_pb2.GraphOptions
+RewriterConfig = rewriter_config_pb2.RewriterConfig
+OptimizerOptions = config_pb2.OptimizerOptions
+GPUOptions = config_pb2.GPUOptions
+RunOptions = config_pb2.RunOptions
+RunMetadata = config_pb2.RunMetadata
 
 PRODUCER_VERSION = 1882  # a GraphDef version TensorFlow 2.x readers accept
 

@@ -23,8 +23,11 @@ import numpy as np
 
 from .. import _C
 from .. import dtypes as _dtypes
+from ..codegen._proto import tensor_bundle_pb2
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
-from ..generated.proto.op_def_pb2 import BundleEntryProto, BundleHeaderProto
+
+BundleEntryProto = tensor_bundle_pb2.BundleEntryProto
+BundleHeaderProto = tensor_bundle_pb2.BundleHeaderProto
 
 _TABLE_MAGIC = 0xDB4775248B80FB57
 _FOOTER_SIZE = 48  # two block handles padded to 40 bytes, then the 8-byte magic number

@@ -17,7 +17,7 @@ import pytest
 from google.protobuf import text_format
 
 from codegen import model
-from codegen._proto import op_def_pb2
+from codegen._proto import opdef_pb2
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPDEFS = os.path.join(ROOT, "opdefs")
@@ -161,7 +161,7 @@ def test_check_is_independent_of_cwd():
 def _shown_op(stdout: str):
     lines = stdout.splitlines()
     assert lines[0].startswith("# ")
-    pb = op_def_pb2.OpDef()
+    pb = opdef_pb2.OpDef()
     text_format.Parse("\n".join(lines[1:]), pb)
     return lines[0][2:], pb
 

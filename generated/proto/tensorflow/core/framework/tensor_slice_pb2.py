@@ -26,7 +26,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _POOL.AddSerializedFile(b'\n,tensorflow/core/framework/tensor_slice.proto\x12\ntensorflow\"\x80\x01\n\x10TensorSliceProto\x12\x33\n\x06\x65xtent\x18\x01 \x03(\x0b\x32#.tensorflow.TensorSliceProto.Extent\x1a\x37\n\x06\x45xtent\x12\r\n\x05start\x18\x01 \x01(\x03\x12\x10\n\x06length\x18\x02 \x01(\x03H\x00\x42\x0c\n\nhas_lengthb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n,tensorflow/core/framework/tensor_slice.proto\x12\ntensorflow\"\x85\x01\n\x10TensorSliceProto\x12\x33\n\x06\x65xtent\x18\x01 \x03(\x0b\x32#.tensorflow.TensorSliceProto.Extent\x1a<\n\x06\x45xtent\x12\r\n\x05start\x18\x01 \x01(\x03\x12\x10\n\x06length\x18\x02 \x01(\x03H\x00\x42\x11\n\x0fhas_length_hackb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,7 +34,7 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, __name__, _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TENSORSLICEPROTO']._serialized_start=61
-  _globals['_TENSORSLICEPROTO']._serialized_end=189
+  _globals['_TENSORSLICEPROTO']._serialized_end=194
   _globals['_TENSORSLICEPROTO_EXTENT']._serialized_start=134
-  _globals['_TENSORSLICEPROTO_EXTENT']._serialized_end=189
+  _globals['_TENSORSLICEPROTO_EXTENT']._serialized_end=194
 # @@protoc_insertion_point(module_scope)
