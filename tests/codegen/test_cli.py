@@ -133,7 +133,8 @@ def test_check_on_missing_dir_creates_nothing(tmp_path):
 
 
 def test_generate_leaves_foreign_files_alone(tmp_path):
-    """generated/proto (protoc's) and non-generated extensions are not the generator's."""
+    """Without --protos (as the build runs it), OUT/proto is not the generator's; nor is a
+    file with a non-generated extension."""
     out = tmp_path / "out"
     (out / "proto").mkdir(parents=True)
     (out / "proto" / "op_def_pb2.py").write_text("# protoc output\n")
