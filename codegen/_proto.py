@@ -1,29 +1,76 @@
-"""Loads the protoc-generated schema module that lives in generated/proto/.
+"""The Python modules of the proto schemas: the one way codegen and the opforge package import them.
 
-The same relative layout holds in the source tree (codegen/ beside generated/) and in the
-installed package (opforge/codegen beside opforge/generated), so the module is found by path
-and registered once under a fixed name.
+proto/ holds TensorFlow's .proto files under TensorFlow's file names and package (`tensorflow`)
+plus opforge's opdef extension (proto/opforge/opdef.proto); `opforge generate` compiles them
+with protoc into the package generated/proto/ (codegen/protos.py), committed like every other
+generated file. The same relative layout holds in the source tree (codegen/ beside generated/)
+and in the installed package (opforge/codegen beside opforge/generated), so the package is
+found by path and loaded once, under the fixed name PACKAGE: codegen runs without the opforge
+package (at build time, before the runtime exists), and the opforge package imports the modules
+from here (`from ..codegen._proto import graph_pb2`), never by a second path.
+
+The modules register their descriptors in POOL, opforge's own descriptor pool, not protobuf's
+default one: TensorFlow's own modules register the same file and message names there, and both
+must load in one process (the tests compare opforge with TensorFlow).
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import sys
 
-_NAME = "opforge_op_def_pb2"
+PACKAGE = "opforge_proto"
+ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "generated", "proto")
 
 
-def _load():
-    if _NAME in sys.modules:
-        return sys.modules[_NAME]
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        "generated", "proto", "op_def_pb2.py")
-    spec = importlib.util.spec_from_file_location(_NAME, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[_NAME] = module
-    spec.loader.exec_module(module)
-    return module
+def _load_package():
+    if PACKAGE in sys.modules:
+        return sys.modules[PACKAGE]
+    spec = importlib.util.spec_from_file_location(PACKAGE, os.path.join(ROOT, "__init__.py"),
+                                                  submodule_search_locations=[ROOT])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[PACKAGE] = package
+    try:
+        spec.loader.exec_module(package)
+    except BaseException:
+        del sys.modules[PACKAGE]
+        raise
+    return package
 
 
-op_def_pb2 = _load()
+def _module(path: str):
+    """The module compiled from proto/<path>.proto, e.g. "tensorflow/core/framework/graph"."""
+    return importlib.import_module(f"{PACKAGE}.{path.replace('/', '.')}_pb2")
+
+
+POOL = _load_package().POOL
+
+# TensorFlow's schemas, each module named as TensorFlow names it (tensorflow.core.framework.graph_pb2).
+types_pb2 = _module("tensorflow/core/framework/types")
+tensor_shape_pb2 = _module("tensorflow/core/framework/tensor_shape")
+resource_handle_pb2 = _module("tensorflow/core/framework/resource_handle")
+tensor_pb2 = _module("tensorflow/core/framework/tensor")
+attr_value_pb2 = _module("tensorflow/core/framework/attr_value")
+full_type_pb2 = _module("tensorflow/core/framework/full_type")
+op_def_pb2 = _module("tensorflow/core/framework/op_def")
+versions_pb2 = _module("tensorflow/core/framework/versions")
+node_def_pb2 = _module("tensorflow/core/framework/node_def")
+function_pb2 = _module("tensorflow/core/framework/function")
+graph_pb2 = _module("tensorflow/core/framework/graph")
+step_stats_pb2 = _module("tensorflow/core/framework/step_stats")
+tensor_slice_pb2 = _module("tensorflow/core/framework/tensor_slice")
+variable_pb2 = _module("tensorflow/core/framework/variable")
+histogram_pb2 = _module("xla/tsl/protobuf/histogram")
+summary_pb2 = _module("tensorflow/core/framework/summary")
+event_pb2 = _module("tensorflow/core/util/event")
+rewriter_config_pb2 = _module("tensorflow/core/protobuf/rewriter_config")
+config_pb2 = _module("tensorflow/core/protobuf/config")
+saver_pb2 = _module("tensorflow/core/protobuf/saver")
+meta_graph_pb2 = _module("tensorflow/core/protobuf/meta_graph")
+tensor_bundle_pb2 = _module("tensorflow/core/protobuf/tensor_bundle")
+checkpoint_state_pb2 = _module("tensorflow/python/training/checkpoint_state")
+
+# opforge's opdef schema: tensorflow.OpDef's fields plus opforge's (what opdef files are).
+opdef_pb2 = _module("opforge/opdef")

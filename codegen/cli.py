@@ -8,7 +8,7 @@ import re
 import sys
 import time
 
-from . import gen, model
+from . import gen, model, protos
 
 
 class UsageError(Exception):
@@ -27,10 +27,24 @@ def _opdef_dirs(args) -> list[str]:
     return args.opdefs or [os.path.join(_default_root(), "opdefs")]
 
 
+def _proto_dir(args) -> str | None:
+    """The schemas to compile: --protos, else the project's proto/ when generating into its own
+    generated/ (no --out; the build's `--out build/...` needs no protoc)."""
+    if args.protos:
+        if not os.path.isdir(args.protos):
+            raise UsageError(f"--protos {args.protos}: no such directory")
+        return args.protos
+    default = os.path.join(_default_root(), "proto")
+    return default if args.out is None and os.path.isdir(default) else None
+
+
 def cmd_generate(args) -> int:
     out = args.out or os.path.join(_default_root(), "generated")
     t0 = time.perf_counter()
-    result = gen.generate(_opdef_dirs(args), out, check=args.check)
+    try:
+        result = gen.generate(_opdef_dirs(args), out, check=args.check, proto_dir=_proto_dir(args))
+    except protos.ProtoError as e:
+        raise UsageError(str(e)) from None
     dt = time.perf_counter() - t0
     if args.check:
         if result.drifted:
@@ -258,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--opdefs", action="append", metavar="DIR", help="opdef dir or file (repeatable)")
     g.add_argument("--out", metavar="DIR", help="output dir (default: generated/)")
     g.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
+    g.add_argument("--protos", metavar="DIR", help="compile the .proto files in DIR into OUT/proto (default: "
+                                                   "proto/ when OUT is the project's generated/)")
     g.set_defaults(fn=cmd_generate)
     l_ = sub.add_parser("list", help="list ops with their kernels")
     l_.add_argument("--opdefs", action="append", metavar="DIR")

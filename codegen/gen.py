@@ -10,14 +10,17 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from . import model
+from . import _proto, model, protos
 from .api import python as python_api
 from .emit import cpp as emit_cpp
 from .emit import docs as emit_docs
+from .emit import proto_fields as emit_proto_fields
 from .emit import python as emit_python
 
-# Folders under the output dir that belong to this generator (generated/proto is protoc's).
+# Folders under the output dir that belong to this generator; proto/ (protoc's output, see
+# codegen/protos.py) only when the schemas are compiled.
 OWNED = ("python", "cpp", "docs")
+PROTO = "proto"
 
 
 @dataclass
@@ -52,9 +55,9 @@ def render_all(ops: list, python: bool = True, cpp: bool = True, docs: bool = Tr
     return files
 
 
-def _existing(out_dir: str) -> set[str]:
+def _existing(out_dir: str, owned: tuple[str, ...] = OWNED) -> set[str]:
     found = set()
-    for sub in OWNED:
+    for sub in owned:
         base = os.path.join(out_dir, sub)
         for root, _, files in os.walk(base):
             for f in files:
@@ -79,12 +82,28 @@ def write_if_changed(path: str, text: str) -> bool:
     return True
 
 
-def generate(opdef_dirs: list[str], out_dir: str, check: bool = False, ops: list | None = None) -> Result:
+def generate(opdef_dirs: list[str], out_dir: str, check: bool = False, ops: list | None = None,
+             proto_dir: str | None = None) -> Result:
     """Regenerates out_dir from the opdefs. With check=True nothing is written; the result
-    lists what would change. Raises model.OpDefError on a bad opdef (nothing written)."""
+    lists what would change. Raises model.OpDefError on a bad opdef (nothing written).
+
+    With proto_dir, the .proto files there are compiled too (out_dir/proto/, protoc from
+    grpcio-tools; protos.ProtoError when it is missing or fails), and cpp/proto_fields.h takes its
+    field numbers from them; without, from the compiled package already committed
+    (codegen/_proto.py): what the build does, which needs no protoc."""
     if ops is None:
         ops = model.load(opdef_dirs)
+    owned = OWNED
+    if proto_dir is not None:
+        compiled = protos.compile_protos(proto_dir)
+        pool = protos.pool_from_descriptor_set(compiled.descriptor_set)
+        owned = (*OWNED, PROTO)
+    else:
+        compiled, pool = None, _proto.POOL
     files = render_all(ops)
+    files.update(emit_proto_fields.emit(protos.wire_messages(pool)))
+    if compiled is not None:
+        files.update(compiled.files)
     result = Result(ops=len(ops))
     for rel in sorted(files):
         path = os.path.join(out_dir, rel)
@@ -99,7 +118,7 @@ def generate(opdef_dirs: list[str], out_dir: str, check: bool = False, ops: list
             result.written.append(rel)
         else:
             result.unchanged.append(rel)
-    for rel in sorted(_existing(out_dir) - set(files)):
+    for rel in sorted(_existing(out_dir, owned) - set(files)):
         result.removed.append(rel)
         if not check:
             os.remove(os.path.join(out_dir, rel))

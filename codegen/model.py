@@ -18,7 +18,7 @@ from typing import Any
 from google.protobuf import text_format
 
 from . import dtypes, shape_fns, textproto
-from ._proto import op_def_pb2
+from ._proto import opdef_pb2
 from .locations import LineMap, Loc
 
 
@@ -668,12 +668,12 @@ def parse_file(path: str, display: str | None = None, group: str | None = None,
     if text is None:
         with open(path, encoding="utf-8") as f:
             text = f.read()
-    msg = op_def_pb2.OpList()
+    msg = opdef_pb2.OpList()
     try:
         lm = LineMap(display, lines=textproto.parse(text, msg))
     except textproto.Unsupported:
         # protobuf's parser decides (and words the error); lines come from a re-scan.
-        msg = op_def_pb2.OpList()
+        msg = opdef_pb2.OpList()
         try:
             text_format.Parse(text, msg)
         except text_format.ParseError as e:

@@ -7,7 +7,7 @@ nothing the opdef said is lost in loading.
 from __future__ import annotations
 
 from . import dtypes
-from ._proto import op_def_pb2
+from ._proto import opdef_pb2
 from .model import Attr, Op
 
 
@@ -88,7 +88,7 @@ def _arg(pb, arg) -> None:
 
 
 def to_proto(op: Op):
-    pb = op_def_pb2.OpDef()
+    pb = opdef_pb2.OpDef()
     pb.name = op.name
     for a in op.inputs:
         _arg(pb.input_arg.add(), a)

@@ -22,10 +22,10 @@ by ``as_graph_def`` so an export still carries the functions.
 from __future__ import annotations
 
 from .. import _C
-from ..codegen._proto import op_def_pb2
-from ..errors import InvalidArgumentError, NotFoundError, UnimplementedError
+from ..codegen._proto import attr_value_pb2, graph_pb2, node_def_pb2
+from .errors import InvalidArgumentError, NotFoundError, UnimplementedError
 
-NodeDef = op_def_pb2.NodeDef
+NodeDef = node_def_pb2.NodeDef
 
 CALL_OPS = {"PartitionedCall", "StatefulPartitionedCall"}
 IF_OPS = {"If", "StatelessIf"}
@@ -65,7 +65,7 @@ class _Lowering:
 
     @staticmethod
     def type_attr(dtype_enum):
-        av = op_def_pb2.AttrValue()
+        av = attr_value_pb2.AttrValue()
         av.type = dtype_enum
         return av
 
@@ -373,25 +373,25 @@ def _deps(nd, by_name):
 
 
 def _str_attr(s):
-    av = op_def_pb2.AttrValue()
+    av = attr_value_pb2.AttrValue()
     av.s = s.encode()
     return av
 
 
 def _int_attr(i):
-    av = op_def_pb2.AttrValue()
+    av = attr_value_pb2.AttrValue()
     av.i = int(i)
     return av
 
 
 def _bool_attr(b):
-    av = op_def_pb2.AttrValue()
+    av = attr_value_pb2.AttrValue()
     av.b = bool(b)
     return av
 
 
 def _int_tensor(v):
-    av = op_def_pb2.AttrValue()
+    av = attr_value_pb2.AttrValue()
     av.tensor.dtype = 3
     av.tensor.tensor_shape.SetInParent()
     av.tensor.int_val.append(int(v))
@@ -403,7 +403,7 @@ def lower(graph_def):
     low = _Lowering(graph_def.library)
     for nd in graph_def.node:
         low.lower_node(nd)
-    out = op_def_pb2.GraphDef()
+    out = graph_pb2.GraphDef()
     out.versions.CopyFrom(graph_def.versions)
     out.library.CopyFrom(graph_def.library)
     for nd in low.out:

@@ -16,8 +16,8 @@ import threading
 import numpy as np
 
 from .. import _C
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError, NotFoundError
+from . import dtypes as _dtypes
+from .errors import InvalidArgumentError, NotFoundError
 from .tensor import Tensor as EagerTensor
 from .tensor import TensorShape, default_dtype
 
@@ -112,7 +112,7 @@ class Operation:
 
     @property
     def node_def(self):
-        from .graph_def import node_def  # noqa: PLC0415
+        from ..io.graph_def import node_def  # noqa: PLC0415
         return node_def(self)
 
     def run(self, feed_dict=None, session=None):
@@ -380,14 +380,14 @@ class Graph:
         return tuple(groups)
 
     def as_graph_def(self, add_shapes=False):
-        from .graph_def import graph_to_graph_def  # noqa: PLC0415
+        from ..io.graph_def import graph_to_graph_def  # noqa: PLC0415
         return graph_to_graph_def(self, add_shapes)
 
     @property
     def _library(self):
         if self._library_proto is None:
-            from ..codegen._proto import op_def_pb2  # noqa: PLC0415
-            self._library_proto = op_def_pb2.FunctionDefLibrary()
+            from ..codegen._proto import function_pb2  # noqa: PLC0415
+            self._library_proto = function_pb2.FunctionDefLibrary()
         return self._library_proto
 
     @property

@@ -12,8 +12,8 @@ import numbers
 import numpy as np
 
 from .. import _C
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
+from . import dtypes as _dtypes
+from .errors import InvalidArgumentError
 
 Tensor = _C.Tensor
 

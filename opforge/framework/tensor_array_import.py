@@ -25,8 +25,8 @@ training graphs hold, are refused with an error naming the node.
 
 from __future__ import annotations
 
-from ..codegen._proto import op_def_pb2
-from ..errors import InvalidArgumentError, UnimplementedError
+from ..codegen._proto import graph_pb2, node_def_pb2
+from .errors import InvalidArgumentError, UnimplementedError
 
 TA_OPS = {"TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
           "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3", "TensorArraySizeV3",
@@ -102,7 +102,7 @@ class _Lowering:
             k += 1
             name = f"{base}/{suffix}_{k}"
         self.used_names.add(name)
-        nd = op_def_pb2.NodeDef(name=name, op="Const")
+        nd = node_def_pb2.NodeDef(name=name, op="Const")
         nd.attr["dtype"].type = dtype
         t = nd.attr["value"].tensor
         t.dtype = dtype
@@ -132,7 +132,7 @@ class _Lowering:
                            "the forward graph and build its gradient with of.gradients", UnimplementedError)
         data = [i for i in nd.input if not i.startswith("^")]
         control = [i for i in nd.input if i.startswith("^")]
-        out = op_def_pb2.NodeDef(name=nd.name, device=nd.device)
+        out = node_def_pb2.NodeDef(name=nd.name, device=nd.device)
         for k, v in nd.attr.items():
             if k.startswith("_"):
                 out.attr[k].CopyFrom(v)
@@ -227,7 +227,7 @@ def lower(graph_def):
             if nd.attr["T"].type != _DT_VARIANT:
                 nd.attr["T"].type = _DT_VARIANT
                 changed = True
-    out = op_def_pb2.GraphDef()
+    out = graph_pb2.GraphDef()
     out.versions.CopyFrom(graph_def.versions)
     out.library.CopyFrom(graph_def.library)
     out.node.extend(low.extra)

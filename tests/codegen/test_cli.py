@@ -17,7 +17,7 @@ import pytest
 from google.protobuf import text_format
 
 from codegen import model
-from codegen._proto import op_def_pb2
+from codegen._proto import opdef_pb2
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPDEFS = os.path.join(ROOT, "opdefs")
@@ -133,7 +133,8 @@ def test_check_on_missing_dir_creates_nothing(tmp_path):
 
 
 def test_generate_leaves_foreign_files_alone(tmp_path):
-    """generated/proto (protoc's) and non-generated extensions are not the generator's."""
+    """Without --protos (as the build runs it), OUT/proto is not the generator's; nor is a
+    file with a non-generated extension."""
     out = tmp_path / "out"
     (out / "proto").mkdir(parents=True)
     (out / "proto" / "op_def_pb2.py").write_text("# protoc output\n")
@@ -161,7 +162,7 @@ def test_check_is_independent_of_cwd():
 def _shown_op(stdout: str):
     lines = stdout.splitlines()
     assert lines[0].startswith("# ")
-    pb = op_def_pb2.OpDef()
+    pb = opdef_pb2.OpDef()
     text_format.Parse("\n".join(lines[1:]), pb)
     return lines[0][2:], pb
 

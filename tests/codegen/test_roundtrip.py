@@ -18,7 +18,7 @@ import pytest
 from google.protobuf import text_format
 
 from codegen import gen, model
-from codegen._proto import op_def_pb2
+from codegen._proto import opdef_pb2
 from codegen.normalize import to_proto
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -42,7 +42,7 @@ def strip_loc(x):
 def reparse(op: model.Op) -> model.Op:
     """to_proto -> text -> parse, as a one-op OpList file in the op's own group. (Not
     checked here: a gradient may name other ops; see test_repo_reparsed_set_validates.)"""
-    ol = op_def_pb2.OpList()
+    ol = opdef_pb2.OpList()
     ol.op.append(to_proto(op))
     text = text_format.MessageToString(ol)
     ops = model.parse_file("roundtrip.pbtxt", group=op.group, text=text)

@@ -16,7 +16,7 @@ import pytest
 from google.protobuf import text_format
 
 from codegen import textproto
-from codegen._proto import op_def_pb2
+from codegen._proto import opdef_pb2
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -29,13 +29,13 @@ def _files():
 
 
 def _fast(text):
-    msg = op_def_pb2.OpList()
+    msg = opdef_pb2.OpList()
     textproto.parse(text, msg)
     return msg
 
 
 def _slow(text):
-    msg = op_def_pb2.OpList()
+    msg = opdef_pb2.OpList()
     text_format.Parse(text, msg)
     return msg
 
@@ -137,7 +137,7 @@ def test_nan_default_is_nan():
 
 def test_lines_are_recorded():
     text = 'op {\n  name: "A"\n  signature {\n    input: "x: T"\n    input: "y: T"\n  }\n}\n'
-    lines = textproto.parse(text, op_def_pb2.OpList())
+    lines = textproto.parse(text, opdef_pb2.OpList())
     assert lines[("op", 0)] == 1
     assert lines[("op", 0, "name", 0)] == 2
     assert lines[("op", 0, "signature", 0)] == 3

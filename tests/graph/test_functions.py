@@ -12,7 +12,7 @@ import pytest
 
 import opforge as of
 import opforge.compat.v1 as tf1
-from opforge.codegen._proto import op_def_pb2
+from opforge.codegen._proto import function_pb2, graph_pb2
 from opforge.errors import NotFoundError
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -24,7 +24,7 @@ def _attr_type(av, t):
 
 def _square_plus_fdef(name="square_plus"):
     """f(x, y) = x * x + y, written by hand the way TensorFlow writes FunctionDefs."""
-    f = op_def_pb2.FunctionDef()
+    f = function_pb2.FunctionDef()
     f.signature.name = name
     for arg in ("x", "y"):
         a = f.signature.input_arg.add()
@@ -44,7 +44,7 @@ def _square_plus_fdef(name="square_plus"):
 
 
 def _graph_with_call(fname="square_plus"):
-    gd = op_def_pb2.GraphDef()
+    gd = graph_pb2.GraphDef()
     for name in ("a", "b"):
         p = gd.node.add()
         p.name, p.op = name, "Placeholder"

@@ -65,9 +65,9 @@ def test_graph_def_round_trip_keeps_strings():
 
 
 def test_graph_def_strings_repeat_the_last_value_as_tensorflow():
-    from opforge.framework.graph_def import tensor_from_proto
-    from opforge.generated.proto.op_def_pb2 import TensorProto
-    tp = TensorProto(dtype=7)
+    from opforge.io.graph_def import tensor_from_proto
+    from opforge.codegen._proto import tensor_pb2
+    tp = tensor_pb2.TensorProto(dtype=7)
     tp.tensor_shape.dim.add().size = 3
     tp.string_val.extend([b"a", b"b"])
     np.testing.assert_array_equal(tensor_from_proto(tp).numpy(), [b"a", b"b", b"b"])
@@ -87,8 +87,8 @@ def test_tensorflow_reads_and_writes_string_constants():
         tf.constant([b"from", b"tf"], name="theirs")
     back = of.Graph()
     with back.as_default():
-        from opforge.generated.proto.op_def_pb2 import GraphDef
-        of.import_graph_def(GraphDef.FromString(tg.as_graph_def().SerializeToString()), name="")
+        from opforge.codegen._proto import graph_pb2
+        of.import_graph_def(graph_pb2.GraphDef.FromString(tg.as_graph_def().SerializeToString()), name="")
     np.testing.assert_array_equal(tf1.Session(graph=back).run("theirs:0"), [b"from", b"tf"])
 
 

@@ -16,7 +16,7 @@ import opforge as of
 import opforge.compat.v1 as tf1
 from opforge import _C
 from opforge.errors import InvalidArgumentError
-from opforge.generated.proto.op_def_pb2 import Event, Summary
+from opforge.codegen._proto import event_pb2, summary_pb2
 
 
 def _run(build):
@@ -51,10 +51,10 @@ def test_scalar_summary_values():
     rng = np.random.default_rng(1)
     values = rng.normal(size=(2, 3))
     tags = [[f"t{i}{j}" for j in range(3)] for i in range(2)]
-    s = Summary.FromString(of.raw_ops.ScalarSummary(tags=tags, values=values).numpy())
+    s = summary_pb2.Summary.FromString(of.raw_ops.ScalarSummary(tags=tags, values=values).numpy())
     assert [v.tag for v in s.value] == [t for row in tags for t in row]
     np.testing.assert_allclose([v.simple_value for v in s.value], values.ravel().astype(np.float32), rtol=0)
-    ints = Summary.FromString(of.raw_ops.ScalarSummary(tags="n", values=np.int64(-7)).numpy())
+    ints = summary_pb2.Summary.FromString(of.raw_ops.ScalarSummary(tags="n", values=np.int64(-7)).numpy())
     assert ints.value[0].simple_value == -7
 
 
@@ -62,7 +62,7 @@ def test_scalar_summary_values():
 def test_histogram_matches_numpy(dtype):
     rng = np.random.default_rng(2)
     values = (rng.normal(size=500) * 50).astype(dtype)
-    h = Summary.FromString(of.raw_ops.HistogramSummary(tag="h", values=values).numpy()).value[0].histo
+    h = summary_pb2.Summary.FromString(of.raw_ops.HistogramSummary(tag="h", values=values).numpy()).value[0].histo
     v = values.astype(np.float64)
     assert (h.min, h.max, h.num) == (v.min(), v.max(), v.size)
     np.testing.assert_allclose([h.sum, h.sum_squares], [v.sum(), (v * v).sum()], rtol=1e-12)
@@ -88,7 +88,7 @@ def test_histogram_is_tensorflows_byte_for_byte():
 def test_merge_keeps_every_value_in_order():
     a = of.raw_ops.ScalarSummary(tags=["a", "b"], values=np.array([1.0, 2.0], np.float32))
     h = of.raw_ops.HistogramSummary(tag="h", values=np.arange(5.0))
-    merged = Summary.FromString(of.raw_ops.MergeSummary(inputs=[a, h]).numpy())
+    merged = summary_pb2.Summary.FromString(of.raw_ops.MergeSummary(inputs=[a, h]).numpy())
     assert [v.tag for v in merged.value] == ["a", "b", "h"]
     assert merged.value[2].histo.num == 5
 
@@ -123,7 +123,7 @@ def test_tags_follow_name_scopes_and_collections():
         assert g.get_collection(tf1.GraphKeys.SUMMARIES) == [s, s2, h]
         assert g.get_collection("mine") == [private]
         merged = tf1.summary.merge_all()
-        value = Summary.FromString(tf1.Session().run(merged))
+        value = summary_pb2.Summary.FromString(tf1.Session().run(merged))
     # TensorFlow's tags, family included (checked against TF 2.21's compat.v1)
     assert [v.tag for v in value.value] == ["train/loss", "train/loss_1", "weights/sc/weights/dist"]
     assert h.op.name == "sc/weights/dist"
@@ -148,7 +148,7 @@ def test_summaries_are_not_differentiable_but_do_not_block_training():
         with tf1.Session() as sess:
             sess.run(tf1.global_variables_initializer())
             _, s = sess.run([train, merged])
-            assert Summary.FromString(s).value[0].simple_value == pytest.approx(9.0)
+            assert summary_pb2.Summary.FromString(s).value[0].simple_value == pytest.approx(9.0)
 
 
 # ---------------------------------------------------------------- event files
@@ -166,7 +166,7 @@ def _read_records(path):
         payload = data[pos + 12:pos + 12 + length]
         (crc,) = struct.unpack("<I", data[pos + 12 + length:pos + 16 + length])
         assert crc == _C.crc32c_mask(_C.crc32c(payload))
-        events.append(Event.FromString(payload))
+        events.append(event_pb2.Event.FromString(payload))
         pos += 16 + length
     return events
 
@@ -234,7 +234,7 @@ def test_tensorboard_reads_scalars_histograms_and_graph(tmp_path):
 
 def test_writer_flush_close_reopen(tmp_path):
     writer = tf1.summary.FileWriter(str(tmp_path / "run"), flush_secs=1000)
-    summary = Summary()
+    summary = summary_pb2.Summary()
     summary.value.add(tag="a", simple_value=1.0)
     writer.add_summary(summary, 1)
     writer.flush()
@@ -309,7 +309,7 @@ def _decode_png(data: bytes) -> np.ndarray:
 def test_image_summary_pixels():
     rng = np.random.default_rng(6)
     u8 = rng.integers(0, 256, size=(4, 3, 5, 3)).astype(np.uint8)
-    s = Summary.FromString(of.raw_ops.ImageSummary(tag="in", tensor=u8, max_images=2).numpy())
+    s = summary_pb2.Summary.FromString(of.raw_ops.ImageSummary(tag="in", tensor=u8, max_images=2).numpy())
     assert [v.tag for v in s.value] == ["in/image/0", "in/image/1"]
     for i, v in enumerate(s.value):
         assert (v.image.height, v.image.width, v.image.colorspace) == (3, 5, 3)
@@ -317,7 +317,7 @@ def test_image_summary_pixels():
     positive = np.array([0.0, 1.0, 2.0, 0.3], np.float32).reshape(1, 1, 4, 1)
     signed = np.array([-1.0, 0.0, 4.0, 2.0, np.nan], np.float32).reshape(1, 1, 5, 1)
     big = rng.random((1, 300, 300, 4)).astype(np.float32)  # more than one deflate block
-    one = lambda x: Summary.FromString(of.raw_ops.ImageSummary(tag="t", tensor=x, max_images=1).numpy()).value[0]
+    one = lambda x: summary_pb2.Summary.FromString(of.raw_ops.ImageSummary(tag="t", tensor=x, max_images=1).numpy()).value[0]
     assert one(positive).tag == "t/image"
     np.testing.assert_array_equal(_decode_png(one(positive).image.encoded_image_string).ravel(), [0, 127, 255, 38])
     # negative values: 0 maps to 128, the largest magnitude 127 away; NaN is painted red (gray: 255)
@@ -331,11 +331,11 @@ def test_image_summary_pixels_match_tensorflow():
         rng = np.random.default_rng(seed)
         for x in (rng.random((2, 4, 3, 4)).astype(np.float32) * 3, rng.normal(size=(2, 3, 3, 3)),
                   rng.normal(size=(2, 2, 5, 1)).astype(np.float16), rng.integers(0, 256, (1, 2, 2, 3)).astype(np.uint8)):
-            ours = Summary.FromString(of.raw_ops.ImageSummary(tag="img", tensor=x, max_images=2).numpy())
+            ours = summary_pb2.Summary.FromString(of.raw_ops.ImageSummary(tag="img", tensor=x, max_images=2).numpy())
             with tf.Graph().as_default():
                 op = tf.raw_ops.ImageSummary(tag="img", tensor=tf.constant(x), max_images=2)
                 with tf.compat.v1.Session() as sess:
-                    theirs = Summary.FromString(sess.run(op))
+                    theirs = summary_pb2.Summary.FromString(sess.run(op))
             assert [v.tag for v in ours.value] == [v.tag for v in theirs.value]
             for a, b in zip(ours.value, theirs.value):
                 np.testing.assert_array_equal(_decode_png(a.image.encoded_image_string),
@@ -398,8 +398,8 @@ def test_text_and_audio_summaries_in_tensorboard(tmp_path):
 
 def test_text_and_audio_are_tensorflows_bytes():
     tf = pytest.importorskip("tensorflow")
-    from opforge.generated.proto.op_def_pb2 import SummaryMetadata
-    meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="text")).SerializeToString()
+    meta = summary_pb2.SummaryMetadata(plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="text"))
+    meta = meta.SerializeToString()
     for value in ([["a", "bc"], ["d", "é"]], np.arange(6.0).reshape(2, 3)):
         ours = of.raw_ops.TensorSummaryV2(tag="t", tensor=value, serialized_summary_metadata=meta).numpy()
         assert ours == tf.raw_ops.TensorSummaryV2(tag="t", tensor=value, serialized_summary_metadata=meta).numpy()

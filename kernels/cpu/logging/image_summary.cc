@@ -12,6 +12,7 @@
 #include "cpu/logging/proto_wire.h"
 #include "cpu/logging/summary_util.h"
 #include "opforge/ops/logging/image_summary.h"
+#include "proto_fields.h"
 
 namespace opforge {
 namespace {
@@ -154,17 +155,19 @@ Status ImageSummaryCpu(ops::ImageSummaryArgs& a) {
   for (int64_t i = 0; i < n; ++i) {
     to_uint8(t.data<T>() + i * height * width * channels, height * width, channels, &pixels);
     std::string image;
-    wire::put_key(image, 1, wire::kVarint);
+    wire::put_key(image, proto_fields::kSummaryImageHeightField, wire::kVarint);
     wire::put_varint(image, static_cast<uint64_t>(height));
-    wire::put_key(image, 2, wire::kVarint);
+    wire::put_key(image, proto_fields::kSummaryImageWidthField, wire::kVarint);
     wire::put_varint(image, static_cast<uint64_t>(width));
-    wire::put_key(image, 3, wire::kVarint);
+    wire::put_key(image, proto_fields::kSummaryImageColorspaceField, wire::kVarint);
     wire::put_varint(image, static_cast<uint64_t>(channels));
-    wire::put_bytes(image, 4, encode_png(pixels.data(), height, width, channels));
+    wire::put_bytes(image, proto_fields::kSummaryImageEncodedImageStringField,
+                    encode_png(pixels.data(), height, width, channels));
     std::string value;
-    wire::put_bytes(value, 1, a.max_images > 1 ? tag + "/image/" + std::to_string(i) : tag + "/image");
-    wire::put_bytes(value, 4, image);
-    wire::put_bytes(summary, 1, value);
+    wire::put_bytes(value, proto_fields::kSummaryValueTagField,
+                    a.max_images > 1 ? tag + "/image/" + std::to_string(i) : tag + "/image");
+    wire::put_bytes(value, proto_fields::kSummaryValueImageField, image);
+    wire::put_bytes(summary, proto_fields::kSummaryValueField, value);
   }
   return set_scalar_string(a.summary, std::move(summary));
 }

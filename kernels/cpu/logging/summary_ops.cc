@@ -1,6 +1,7 @@
 // Summary ops: ScalarSummary, HistogramSummary and MergeSummary. Each outputs a scalar string
-// holding a serialized `Summary` in TensorFlow's wire format (opdefs/op_def.proto: Summary,
-// HistogramProto), which FileWriter wraps in an Event for TensorBoard.
+// holding a serialized `Summary` in TensorFlow's wire format (proto/tensorflow/core/framework/
+// summary.proto; field numbers from the generated proto_fields.h), which FileWriter wraps in an
+// Event for TensorBoard.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -14,14 +15,12 @@
 #include "opforge/ops/logging/histogram_summary.h"
 #include "opforge/ops/logging/merge_summary.h"
 #include "opforge/ops/logging/scalar_summary.h"
+#include "proto_fields.h"
 
 namespace opforge {
 namespace {
 
-// Summary.Value fields.
-constexpr uint32_t kValueTag = 1, kValueSimpleValue = 2, kValueHisto = 5;
-// Summary.value
-constexpr uint32_t kSummaryValue = 1;
+using namespace proto_fields;  // the k...Field numbers, from the .proto files
 
 template <typename T>
 double as_double(T v) {
@@ -45,9 +44,9 @@ Status ScalarSummaryCpu(ops::ScalarSummaryArgs& a) {
   std::string summary;
   for (size_t i = 0; i < tags.size(); ++i) {
     std::string value;
-    wire::put_bytes(value, kValueTag, tags[i]);
-    wire::put_float(value, kValueSimpleValue, static_cast<float>(as_double(values[i])));
-    wire::put_bytes(summary, kSummaryValue, value);
+    wire::put_bytes(value, kSummaryValueTagField, tags[i]);
+    wire::put_float(value, kSummaryValueSimpleValueField, static_cast<float>(as_double(values[i])));
+    wire::put_bytes(summary, kSummaryValueField, value);
   }
   return set_scalar_string(a.summary, std::move(summary));
 }
@@ -97,18 +96,18 @@ Status HistogramSummaryCpu(ops::HistogramSummaryArgs& a) {
     out_counts.push_back(counts[i]);
   }
   std::string histo;
-  wire::put_double_field(histo, 1, lo);
-  wire::put_double_field(histo, 2, hi);
-  wire::put_double_field(histo, 3, static_cast<double>(n));
-  wire::put_double_field(histo, 4, sum);
-  wire::put_double_field(histo, 5, sum_squares);
-  wire::put_packed_doubles(histo, 6, out_limits);
-  wire::put_packed_doubles(histo, 7, out_counts);
+  wire::put_double_field(histo, kHistogramProtoMinField, lo);
+  wire::put_double_field(histo, kHistogramProtoMaxField, hi);
+  wire::put_double_field(histo, kHistogramProtoNumField, static_cast<double>(n));
+  wire::put_double_field(histo, kHistogramProtoSumField, sum);
+  wire::put_double_field(histo, kHistogramProtoSumSquaresField, sum_squares);
+  wire::put_packed_doubles(histo, kHistogramProtoBucketLimitField, out_limits);
+  wire::put_packed_doubles(histo, kHistogramProtoBucketField, out_counts);
   std::string value;
-  wire::put_bytes(value, kValueTag, tag);
-  wire::put_bytes(value, kValueHisto, histo);
+  wire::put_bytes(value, kSummaryValueTagField, tag);
+  wire::put_bytes(value, kSummaryValueHistoField, histo);
   std::string summary;
-  wire::put_bytes(summary, kSummaryValue, value);
+  wire::put_bytes(summary, kSummaryValueField, value);
   return set_scalar_string(a.summary, std::move(summary));
 }
 
@@ -118,7 +117,7 @@ bool value_tag(const char* p, const char* end, std::string* tag) {
   wire::Field f;
   while (p < end) {
     if (!wire::next_field(p, end, &f)) return false;
-    if (f.number == kValueTag && f.type == wire::kLengthDelimited) tag->assign(f.begin, f.end);
+    if (f.number == kSummaryValueTagField && f.type == wire::kLengthDelimited) tag->assign(f.begin, f.end);
   }
   return true;
 }
@@ -134,10 +133,10 @@ Status MergeSummaryCpu(ops::MergeSummaryArgs& a) {
       wire::Field f;
       while (p < end) {
         if (!wire::next_field(p, end, &f)) return a.ctx.error("Could not parse one of the summary inputs");
-        if (f.number != kSummaryValue || f.type != wire::kLengthDelimited) continue;
+        if (f.number != kSummaryValueField || f.type != wire::kLengthDelimited) continue;
         if (!value_tag(f.begin, f.end, &tag)) return a.ctx.error("Could not parse one of the summary inputs");
         if (!tags.insert(tag).second) return a.ctx.error("Duplicate tag ", tag, " found in summary inputs");
-        wire::put_bytes(merged, kSummaryValue, std::string(f.begin, f.end));
+        wire::put_bytes(merged, kSummaryValueField, std::string(f.begin, f.end));
       }
     }
   }

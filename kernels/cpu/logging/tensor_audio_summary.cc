@@ -10,28 +10,32 @@
 #include "cpu/logging/summary_util.h"
 #include "opforge/ops/logging/audio_summary_v2.h"
 #include "opforge/ops/logging/tensor_summary_v2.h"
+#include "proto_fields.h"
 
 namespace opforge {
 namespace {
 
-// TensorFlow's TensorProto wire format: dtype (1), tensor_shape (2: dim (2) { size (1) }),
-// then string_val (8) per element for strings, else the raw bytes in tensor_content (4).
+using namespace proto_fields;  // the k...Field numbers, from the .proto files
+
+// TensorFlow's TensorProto wire format: dtype, tensor_shape { dim { size } ... }, then
+// string_val per element for strings, else the raw bytes in tensor_content. (DType's values
+// are TensorFlow's DataType numbers.)
 std::string tensor_proto(const Tensor& t) {
   std::string p;
-  wire::put_key(p, 1, wire::kVarint);
+  wire::put_key(p, kTensorProtoDtypeField, wire::kVarint);
   wire::put_varint(p, static_cast<uint64_t>(t.dtype()));
   std::string shape;
   for (int i = 0; i < t.rank(); ++i) {
     std::string dim;
-    wire::put_key(dim, 1, wire::kVarint);
+    wire::put_key(dim, kTensorShapeProtoDimSizeField, wire::kVarint);
     wire::put_varint(dim, static_cast<uint64_t>(t.dim(i)));
-    wire::put_bytes(shape, 2, dim);
+    wire::put_bytes(shape, kTensorShapeProtoDimField, dim);
   }
-  wire::put_bytes(p, 2, shape);
+  wire::put_bytes(p, kTensorProtoTensorShapeField, shape);
   if (t.dtype() == DType::kString) {
-    for (const std::string& s : *t.strings()) wire::put_bytes(p, 8, s);
+    for (const std::string& s : *t.strings()) wire::put_bytes(p, kTensorProtoStringValField, s);
   } else if (t.nbytes() > 0) {
-    wire::put_bytes(p, 4, std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
+    wire::put_bytes(p, kTensorProtoTensorContentField, std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
   }
   return p;
 }
@@ -43,11 +47,11 @@ Status TensorSummaryV2Cpu(ops::TensorSummaryV2Args& a) {
   OPF_RETURN_IF_ERROR(scalar_string_input(a.ctx, a.tag, "tag", &tag));
   OPF_RETURN_IF_ERROR(scalar_string_input(a.ctx, a.serialized_summary_metadata, "serialized_summary_metadata", &metadata));
   std::string value;
-  wire::put_bytes(value, 1, *tag);
-  wire::put_bytes(value, 8, tensor_proto(a.tensor));
-  wire::put_bytes(value, 9, *metadata);  // already a serialized SummaryMetadata
+  wire::put_bytes(value, kSummaryValueTagField, *tag);
+  wire::put_bytes(value, kSummaryValueTensorField, tensor_proto(a.tensor));
+  wire::put_bytes(value, kSummaryValueMetadataField, *metadata);  // already a serialized SummaryMetadata
   std::string summary;
-  wire::put_bytes(summary, 1, value);
+  wire::put_bytes(summary, kSummaryValueField, value);
   return set_scalar_string(a.summary, std::move(summary));
 }
 
@@ -98,18 +102,19 @@ Status AudioSummaryV2Cpu(ops::AudioSummaryV2Args& a) {
   std::string summary;
   for (int64_t i = 0; i < std::min<int64_t>(batch, a.max_outputs); ++i) {
     std::string audio;
-    wire::put_float(audio, 1, rate);
-    wire::put_key(audio, 2, wire::kVarint);
+    wire::put_float(audio, kSummaryAudioSampleRateField, rate);
+    wire::put_key(audio, kSummaryAudioNumChannelsField, wire::kVarint);
     wire::put_varint(audio, static_cast<uint64_t>(channels));
-    wire::put_key(audio, 3, wire::kVarint);
+    wire::put_key(audio, kSummaryAudioLengthFramesField, wire::kVarint);
     wire::put_varint(audio, static_cast<uint64_t>(frames));
-    wire::put_bytes(audio, 4, encode_wav(t.data<float>() + i * frames * channels, frames, channels,
-                                         static_cast<uint32_t>(rate)));
-    wire::put_bytes(audio, 5, "audio/wav");
+    wire::put_bytes(audio, kSummaryAudioEncodedAudioStringField,
+                    encode_wav(t.data<float>() + i * frames * channels, frames, channels, static_cast<uint32_t>(rate)));
+    wire::put_bytes(audio, kSummaryAudioContentTypeField, "audio/wav");
     std::string value;
-    wire::put_bytes(value, 1, a.max_outputs > 1 ? *tag + "/audio/" + std::to_string(i) : *tag + "/audio");
-    wire::put_bytes(value, 6, audio);
-    wire::put_bytes(summary, 1, value);
+    wire::put_bytes(value, kSummaryValueTagField,
+                    a.max_outputs > 1 ? *tag + "/audio/" + std::to_string(i) : *tag + "/audio");
+    wire::put_bytes(value, kSummaryValueAudioField, audio);
+    wire::put_bytes(summary, kSummaryValueField, value);
   }
   return set_scalar_string(a.summary, std::move(summary));
 }

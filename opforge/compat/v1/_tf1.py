@@ -14,20 +14,21 @@ import sys
 import numpy as np
 
 import opforge as _of
-from opforge import image as _image
-from opforge import initializers as _init
-from opforge import layers as _layers
-from opforge import losses as _losses
-from opforge import math_api as _m
-from opforge import metrics as _metrics
+from opforge.ops import image_ops as _image
+from opforge.layers import initializers as _init
+from opforge.layers import core as _layers
+from opforge.layers import losses as _losses
+from opforge.ops import math_ops as _m
+from opforge.layers import metrics as _metrics
 from opforge import data as _data
-from opforge import input_pipeline as _input
-from opforge import saver as _saver
+from opforge.data import input_pipeline as _input
+from opforge.training import saver as _saver
 from opforge import summary as _summary
-from opforge import nn as _nn
+from opforge.ops import nn as _nn
 from opforge import ops as _ops
-from opforge import train as _train
-from opforge import rnn as _rnn
+from opforge import training as _train
+from opforge.layers import rnn as _rnn
+from opforge.layers import rnn_cell as _rnn_cell
 from opforge.compat._namespace import Namespace, graph_class
 from opforge.framework.graph import GraphTensor, get_default_graph
 from opforge.framework.tensor import TensorShape, convert_to_tensor as _convert
@@ -297,7 +298,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
 
 def tensordot(a, b, axes, name=None):
     """Contracts axes of a with axes of b (an int n: a's last n with b's first n)."""
-    from opforge.einsum import einsum  # noqa: PLC0415
+    from opforge.ops.einsum_ops import einsum  # noqa: PLC0415
     ra, rb = a.shape.rank, b.shape.rank
     if isinstance(axes, int):
         ax_a, ax_b = list(builtins.range(ra - axes, ra)), list(builtins.range(axes))
@@ -331,7 +332,7 @@ def meshgrid(*args, **kwargs):
         target = list(sizes)
         if indexing == "xy" and n >= 2:
             target[0], target[1] = target[1], target[0]
-        from opforge.array_api import stack  # noqa: PLC0415
+        from opforge.ops.array_ops import stack  # noqa: PLC0415
         outs.append(_ops.mul(r, _ops.ones(stack(target), dtype=t.dtype) if hasattr(_ops, "ones") else
                              _ops.fill(stack(target), _const(1, t.dtype))))
     return outs
@@ -350,14 +351,14 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
     mx = _ops.select_v2(_ops.is_finite(mx), mx, _ops.zeros_like(mx))
     out = _ops.add_v2(_ops.log(_m.reduce_sum(_ops.exp(_ops.sub(input_tensor, mx)), axis, keepdims=True)), mx)
     if not keepdims:
-        from opforge.array_api import squeeze  # noqa: PLC0415
+        from opforge.ops.array_ops import squeeze  # noqa: PLC0415
         out = squeeze(out, axis) if axis is not None else _ops.reshape(out, np.zeros(0, np.int64))
     return _ops.identity(out, name=name)
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative product as exp(cumsum(log|x|)) with the signs tracked, exact for zeros."""
-    from opforge.math import cumsum  # noqa: PLC0415
+    from opforge.ops.math import cumsum  # noqa: PLC0415
     dt = x.dtype
     zero = _ops.equal(x, _const(0, dt))
     logs = _ops.log(_ops.select_v2(zero, _ops.ones_like(x), _ops.abs(x)))
@@ -376,7 +377,7 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
     mask = mask if hasattr(mask, "dtype") and not isinstance(mask, np.ndarray) else np.asarray(mask, bool)
     mrank = mask.shape.rank if hasattr(mask.shape, "rank") else np.ndim(mask)
     shape = _ops.shape(tensor, out_type="int64")
-    from opforge.array_api import concat  # noqa: PLC0415
+    from opforge.ops.array_ops import concat  # noqa: PLC0415
     lead = _ops.strided_slice(shape, np.array([0], np.int32), np.array([axis], np.int32), np.array([1], np.int32))
     rest = _ops.strided_slice(shape, np.array([axis + mrank], np.int32), np.array([0], np.int32),
                               np.array([1], np.int32), end_mask=1)
@@ -507,7 +508,7 @@ nn = Namespace("nn", vars(_nn.compat_v1_namespace()),
                silu=lambda features, beta=1.0, name=None: _ops.mul(features, _ops.sigmoid(features), name=name),
                l2_loss=_nn.l2_loss, embedding_lookup_sparse=None)
 del nn.embedding_lookup_sparse
-nn.rnn_cell = Namespace("nn.rnn_cell", {k: graph_class(v) if isinstance(v, type) and issubclass(v, _rnn.RNNCell) else v
+nn.rnn_cell = Namespace("nn.rnn_cell", {k: graph_class(v) if isinstance(v, type) and issubclass(v, _rnn_cell.RNNCell) else v
                                         for k, v in vars(_rnn.rnn_cell).items() if not k.startswith("_")})
 image = Namespace("image", vars(_image.compat_v1_namespace()))
 train = Namespace(

@@ -1,0 +1,76 @@
+from ..framework import graph_pb2 as _graph_pb2
+from ..framework import op_def_pb2 as _op_def_pb2
+from . import saver_pb2 as _saver_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class MetaGraphDef(_message.Message):
+    __slots__ = ("meta_info_def", "graph_def", "saver_def", "collection_def")
+    class MetaInfoDef(_message.Message):
+        __slots__ = ("meta_graph_version", "stripped_op_list", "tags", "tensorflow_version", "tensorflow_git_version", "stripped_default_attrs")
+        META_GRAPH_VERSION_FIELD_NUMBER: _ClassVar[int]
+        STRIPPED_OP_LIST_FIELD_NUMBER: _ClassVar[int]
+        TAGS_FIELD_NUMBER: _ClassVar[int]
+        TENSORFLOW_VERSION_FIELD_NUMBER: _ClassVar[int]
+        TENSORFLOW_GIT_VERSION_FIELD_NUMBER: _ClassVar[int]
+        STRIPPED_DEFAULT_ATTRS_FIELD_NUMBER: _ClassVar[int]
+        meta_graph_version: str
+        stripped_op_list: _op_def_pb2.OpList
+        tags: _containers.RepeatedScalarFieldContainer[str]
+        tensorflow_version: str
+        tensorflow_git_version: str
+        stripped_default_attrs: bool
+        def __init__(self, meta_graph_version: _Optional[str] = ..., stripped_op_list: _Optional[_Union[_op_def_pb2.OpList, _Mapping]] = ..., tags: _Optional[_Iterable[str]] = ..., tensorflow_version: _Optional[str] = ..., tensorflow_git_version: _Optional[str] = ..., stripped_default_attrs: _Optional[bool] = ...) -> None: ...
+    class CollectionDefEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: CollectionDef
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[CollectionDef, _Mapping]] = ...) -> None: ...
+    META_INFO_DEF_FIELD_NUMBER: _ClassVar[int]
+    GRAPH_DEF_FIELD_NUMBER: _ClassVar[int]
+    SAVER_DEF_FIELD_NUMBER: _ClassVar[int]
+    COLLECTION_DEF_FIELD_NUMBER: _ClassVar[int]
+    meta_info_def: MetaGraphDef.MetaInfoDef
+    graph_def: _graph_pb2.GraphDef
+    saver_def: _saver_pb2.SaverDef
+    collection_def: _containers.MessageMap[str, CollectionDef]
+    def __init__(self, meta_info_def: _Optional[_Union[MetaGraphDef.MetaInfoDef, _Mapping]] = ..., graph_def: _Optional[_Union[_graph_pb2.GraphDef, _Mapping]] = ..., saver_def: _Optional[_Union[_saver_pb2.SaverDef, _Mapping]] = ..., collection_def: _Optional[_Mapping[str, CollectionDef]] = ...) -> None: ...
+
+class CollectionDef(_message.Message):
+    __slots__ = ("node_list", "bytes_list", "int64_list", "float_list")
+    class NodeList(_message.Message):
+        __slots__ = ("value",)
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        value: _containers.RepeatedScalarFieldContainer[str]
+        def __init__(self, value: _Optional[_Iterable[str]] = ...) -> None: ...
+    class BytesList(_message.Message):
+        __slots__ = ("value",)
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        value: _containers.RepeatedScalarFieldContainer[bytes]
+        def __init__(self, value: _Optional[_Iterable[bytes]] = ...) -> None: ...
+    class Int64List(_message.Message):
+        __slots__ = ("value",)
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        value: _containers.RepeatedScalarFieldContainer[int]
+        def __init__(self, value: _Optional[_Iterable[int]] = ...) -> None: ...
+    class FloatList(_message.Message):
+        __slots__ = ("value",)
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        value: _containers.RepeatedScalarFieldContainer[float]
+        def __init__(self, value: _Optional[_Iterable[float]] = ...) -> None: ...
+    NODE_LIST_FIELD_NUMBER: _ClassVar[int]
+    BYTES_LIST_FIELD_NUMBER: _ClassVar[int]
+    INT64_LIST_FIELD_NUMBER: _ClassVar[int]
+    FLOAT_LIST_FIELD_NUMBER: _ClassVar[int]
+    node_list: CollectionDef.NodeList
+    bytes_list: CollectionDef.BytesList
+    int64_list: CollectionDef.Int64List
+    float_list: CollectionDef.FloatList
+    def __init__(self, node_list: _Optional[_Union[CollectionDef.NodeList, _Mapping]] = ..., bytes_list: _Optional[_Union[CollectionDef.BytesList, _Mapping]] = ..., int64_list: _Optional[_Union[CollectionDef.Int64List, _Mapping]] = ..., float_list: _Optional[_Union[CollectionDef.FloatList, _Mapping]] = ...) -> None: ...
