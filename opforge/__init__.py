@@ -70,6 +70,9 @@ from . import random_api as random  # noqa: E402
 from . import nn  # noqa: E402
 from .op_library import load_op_library  # noqa: E402
 from . import image  # noqa: E402
+from . import linalg  # noqa: E402
+from .clip_ops import clip_by_global_norm, clip_by_norm  # noqa: E402
+from .linalg_ops import eye, norm  # noqa: E402
 from . import summary  # noqa: E402
 from . import data  # noqa: E402
 

@@ -79,6 +79,11 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return _ops.clip_by_value(t, clip_value_min, clip_value_max, name=name)
 
 
+# Composite functions (ops/math_ops): tf.math's names for them.
+from .math_api import (  # noqa: E402
+    count_nonzero, cumprod, log_sigmoid, reduce_logsumexp, segment_sum, truncatediv, truncatemod,
+)
+
 # TensorFlow's top-level names for some of the above (re-exported by opforge/__init__.py).
 TOP_LEVEL = ("reduce_prod", "reduce_min", "reduce_all", "reduce_any", "argmax", "argmin", "cumsum",
              "clip_by_value", "floordiv", "logical_xor", "truediv")

@@ -86,13 +86,7 @@ mod = math.floormod
 # ---- TensorFlow 1's legacy keywords (reduction_indices, keep_dims, dimension, dim): the same
 # functions, TF1's signatures.
 
-def _legacy(new_name, new, old_name, old):
-    """TensorFlow's deprecated_argument_lookup: the value given under either spelling."""
-    if old is not None:
-        if new is not None:
-            raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'")
-        return old
-    return new
+from opforge.compat._namespace import legacy_argument as _legacy  # noqa: E402
 
 
 def _v1_reduction(fn):
