@@ -23,7 +23,8 @@ __all__ = [
     "max_pool2d", "relu", "relu6", "selu", "sigmoid", "softmax",
     "softmax_cross_entropy_with_logits", "softplus", "softsign",
     "sparse_softmax_cross_entropy_with_logits", "tanh", "dropout", "dynamic_rnn", "static_rnn",
-    "bidirectional_dynamic_rnn", "rnn_cell", "conv3d", "max_pool3d", "avg_pool3d",
+    "bidirectional_dynamic_rnn", "rnn_cell", "conv3d", "max_pool3d", "avg_pool3d", "silu", "swish",
+    "conv2d_backprop_filter",
 ]
 
 # ------------------------------------------------------------------------------ activations
@@ -51,6 +52,15 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 def gelu(features, approximate=False, name=None):
     return _ops.gelu(features, approximate=bool(approximate), name=name)
+
+
+def silu(features, beta=1.0, name=None):
+    """features * sigmoid(beta * features) (tf.nn.silu, also called swish)."""
+    scaled = features if beta == 1.0 else _ops.mul(features, np.asarray(beta, _np_dtype(features)))
+    return _ops.mul(features, _ops.sigmoid(scaled), name=name)
+
+
+swish = silu
 
 
 def softplus(features, name=None):
@@ -282,13 +292,6 @@ def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
                            padding=padding.upper(), data_format=data_format, name=name)
 
 
-def _v1_conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC",  # noqa: A002
-               dilations=(1, 1, 1, 1, 1), name=None, filters=None):
-    if filter is not None and filters is not None:
-        raise ValueError("Cannot specify both 'filters' and 'filter'")
-    return conv3d(input, filters if filters is not None else filter, strides, padding, data_format, dilations, name)
-
-
 def max_pool(input, ksize, strides, padding, data_format=None, name=None):
     """tf.nn.max_pool for 4-D inputs (the 2-D pooling op)."""
     return max_pool2d(input, ksize, strides, padding, _data_format(data_format), name)
@@ -344,78 +347,18 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 # ------------------------------------------------------------------------------ compat.v1
 
 
-def _v1_conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,
-               data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None):
-    return conv2d(input, filter if filter is not None else filters, strides, padding, data_format,
-                  dilations, name)
-
-
-def _v1_conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None, padding=None,
-                              use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1),
-                              name=None, filters=None):
-    fmt = _data_format(data_format)
-    pad, explicit = _padding(padding, fmt)
-    return _ops.conv2d_backprop_input(
-        np.asarray(input_sizes, np.int32) if not hasattr(input_sizes, "dtype") else input_sizes,
-        filter if filter is not None else filters, out_backprop,
-        strides=_spatial_list(strides, "strides", fmt), padding=pad, explicit_paddings=explicit,
-        data_format=fmt, dilations=_spatial_list(dilations, "dilations", fmt, 1), name=name)
-
-
-def _v1_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
-                               use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1),
-                               name=None):
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, data_format="NHWC",  # noqa: A002
+                           dilations=None, name=None):
+    """The gradient of conv2d with respect to its filters, of shape filter_sizes (TensorFlow's
+    nn_ops.conv2d_backprop_filter; the Conv2DBackpropFilter op with TensorFlow's strides,
+    padding and dilations spellings)."""
     fmt = _data_format(data_format)
     pad, explicit = _padding(padding, fmt)
     return _ops.conv2d_backprop_filter(
         input, np.asarray(filter_sizes, np.int32) if not hasattr(filter_sizes, "dtype") else filter_sizes,
         out_backprop, strides=_spatial_list(strides, "strides", fmt), padding=pad,
         explicit_paddings=explicit, data_format=fmt,
-        dilations=_spatial_list(dilations, "dilations", fmt, 1), name=name)
-
-
-def _v1_depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None,
-                         dilations=None):
-    return depthwise_conv2d(input, filter, strides, padding, data_format,
-                            dilations if dilations is not None else rate, name)
-
-
-def _v1_max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None,
-                 input=None):
-    return max_pool2d(value if value is not None else input, ksize, strides, padding, data_format, name)
-
-
-def _v1_avg_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None,
-                 input=None):
-    return avg_pool2d(value if value is not None else input, ksize, strides, padding, data_format, name)
-
-
-def _v1_softmax(logits, axis=None, name=None, dim=None):
-    return softmax(logits, axis if axis is not None else dim, name)
-
-
-def _v1_log_softmax(logits, axis=None, name=None, dim=None):
-    return log_softmax(logits, axis if axis is not None else dim, name)
-
-
-def _v1_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None,
-                                          axis=None):
-    if _sentinel is not None:
-        raise InvalidArgumentError("softmax_cross_entropy_with_logits takes keyword arguments "
-                                   "(labels=..., logits=...)", None)
-    return softmax_cross_entropy_with_logits(labels, logits, axis if axis is not None else dim, name)
-
-
-def _v1_softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, dim=None):
-    return softmax_cross_entropy_with_logits(labels, logits, axis if axis is not None else
-                                             (dim if dim is not None else -1), name)
-
-
-def _v1_sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
-    if _sentinel is not None:
-        raise InvalidArgumentError("sparse_softmax_cross_entropy_with_logits takes keyword "
-                                   "arguments (labels=..., logits=...)", None)
-    return sparse_softmax_cross_entropy_with_logits(labels, logits, name)
+        dilations=_spatial_list(dilations if dilations is not None else 1, "dilations", fmt), name=name)
 
 
 # ------------------------------------------------------------------------------ dropout
@@ -430,6 +373,8 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
     if isinstance(rate, (int, float)) and rate == 0:
         return _ops.identity(x, name=name)
+    if not hasattr(x, "dtype") or isinstance(x, (np.ndarray, np.generic)):
+        x = _ops.identity(x)  # a tensor (or a graph node) of the value's dtype
     dt = x.dtype
     shape = _ops.shape(x) if noise_shape is None else np.asarray(noise_shape, np.int32)
     r = np.asarray(rate, dt.as_numpy_dtype) if isinstance(rate, (int, float)) else _ops.cast(rate, dt)
@@ -437,19 +382,6 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     keep = _ops.cast(_ops.greater_equal(u, r), dt)
     scale = _ops.real_div(np.asarray(1, dt.as_numpy_dtype), _ops.sub(np.asarray(1, dt.as_numpy_dtype), r))
     return _ops.mul(_ops.mul(x, scale), keep, name=name)
-
-
-def _v1_dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
-    """tf.compat.v1.nn.dropout: keep_prob (deprecated) or rate."""
-    if keep_prob is not None and rate is not None:
-        raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
-    if keep_prob is not None:
-        if isinstance(keep_prob, (int, float)) and not 0 < keep_prob <= 1:
-            raise ValueError(f"keep_prob must be a scalar tensor or a float in the range (0, 1], got {keep_prob}")
-        rate = 1 - keep_prob if isinstance(keep_prob, (int, float)) else _ops.sub(np.float32(1), keep_prob)
-    if rate is None:
-        raise ValueError("dropout: give rate (or keep_prob)")
-    return dropout(x, rate, noise_shape, seed, name)
 
 
 # ------------------------------------------------------------------------------ more losses, normalization, lookups
@@ -711,29 +643,3 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
 
 
 from .random_api import log_uniform_candidate_sampler  # noqa: E402 (tf.nn's spelling of tf.random's)
-
-
-def compat_v1_namespace():
-    """The names of tf.compat.v1.nn (TF1 signatures where they differ from TF2's)."""
-    import types  # noqa: PLC0415
-
-    return types.SimpleNamespace(
-        relu=relu, relu6=relu6, elu=elu, selu=selu, leaky_relu=leaky_relu, gelu=gelu,
-        softplus=softplus, softsign=softsign, sigmoid=sigmoid, tanh=tanh,
-        softmax=_v1_softmax, log_softmax=_v1_log_softmax,
-        softmax_cross_entropy_with_logits=_v1_softmax_cross_entropy_with_logits,
-        softmax_cross_entropy_with_logits_v2=_v1_softmax_cross_entropy_with_logits_v2,
-        sparse_softmax_cross_entropy_with_logits=_v1_sparse_softmax_cross_entropy_with_logits,
-        bias_add=bias_add, l2_loss=l2_loss,
-        conv2d=_v1_conv2d, conv2d_backprop_input=_v1_conv2d_backprop_input,
-        conv2d_backprop_filter=_v1_conv2d_backprop_filter,
-        depthwise_conv2d=_v1_depthwise_conv2d, depthwise_conv2d_native=_ops.depthwise_conv2d_native,
-        max_pool=_v1_max_pool, max_pool2d=max_pool2d, avg_pool=_v1_avg_pool, avg_pool2d=avg_pool2d,
-        fused_batch_norm=fused_batch_norm, batch_normalization=batch_normalization,
-        dropout=_v1_dropout, dynamic_rnn=dynamic_rnn, static_rnn=static_rnn,
-        bidirectional_dynamic_rnn=bidirectional_dynamic_rnn, rnn_cell=rnn_cell,
-        conv3d=_v1_conv3d, max_pool3d=max_pool3d, avg_pool3d=avg_pool3d,
-        nce_loss=nce_loss, sampled_softmax_loss=sampled_softmax_loss, top_k=top_k, lrn=lrn,
-        local_response_normalization=local_response_normalization,
-        log_uniform_candidate_sampler=log_uniform_candidate_sampler,
-    )

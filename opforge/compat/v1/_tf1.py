@@ -9,7 +9,6 @@ from __future__ import annotations
 import builtins
 
 import opforge as _of
-from opforge import image as _image
 from opforge import initializers as _init
 from opforge import layers as _layers
 from opforge import losses as _losses
@@ -27,6 +26,8 @@ from opforge import ops as _ops
 from opforge import train as _train
 from opforge import rnn as _rnn
 from opforge.compat._namespace import Namespace, graph_class, legacy_argument
+from opforge.compat.v1 import _tf1_image as _image_v1
+from opforge.compat.v1 import _tf1_nn as _nn_v1
 from opforge.framework.api import placeholder_with_default  # noqa: F401
 from opforge.framework.graph import GraphTensor, get_default_graph
 from opforge.framework.tensor import TensorShape, convert_to_tensor as _convert  # noqa: F401 (tf.TensorShape)
@@ -242,7 +243,7 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
 
 ones_like, zeros_like = _ops.ones_like, _ops.zeros_like
 squared_difference = _ops.squared_difference
-softmax, log_softmax = _nn._v1_softmax, _nn._v1_log_softmax
+softmax, log_softmax = _nn_v1.softmax, _nn_v1.log_softmax
 
 
 
@@ -254,20 +255,10 @@ app, flags, gfile, logging = _platform.app, _platform.flags, _platform.gfile, _p
 
 # ---- namespaces ---------------------------------------------------------------------------------
 
-nn = Namespace("nn", vars(_nn.compat_v1_namespace()),
-               sigmoid_cross_entropy_with_logits=_nn.sigmoid_cross_entropy_with_logits,
-               weighted_cross_entropy_with_logits=_nn.weighted_cross_entropy_with_logits,
-               l2_normalize=_nn.l2_normalize, moments=_nn.moments, embedding_lookup=_nn.embedding_lookup,
-               in_top_k=_nn.in_top_k, xw_plus_b=_nn.xw_plus_b, relu_layer=_nn.relu_layer,
-               zero_fraction=_nn.zero_fraction, conv2d_transpose=_nn.conv2d_transpose, conv1d=_nn.conv1d,
-               log_sigmoid=log_sigmoid, softmax_v2=_nn.softmax, swish=lambda features, name=None: _ops.mul(
-                   features, _ops.sigmoid(features), name=name),
-               silu=lambda features, beta=1.0, name=None: _ops.mul(features, _ops.sigmoid(features), name=name),
-               l2_loss=_nn.l2_loss, embedding_lookup_sparse=None)
-del nn.embedding_lookup_sparse
+nn = Namespace("nn", _nn_v1.names())
 nn.rnn_cell = Namespace("nn.rnn_cell", {k: graph_class(v) if isinstance(v, type) and issubclass(v, _rnn.RNNCell) else v
                                         for k, v in vars(_rnn.rnn_cell).items() if not k.startswith("_")})
-image = Namespace("image", vars(_image.compat_v1_namespace()))
+image = Namespace("image", _image_v1.names())
 train = Namespace(
     "train",
     Optimizer=_train.Optimizer, GradientDescentOptimizer=_train.GradientDescentOptimizer,
