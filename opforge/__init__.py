@@ -9,15 +9,53 @@
     dx = tape.gradient(loss, x)
 """
 
+import importlib as _importlib
+import sys as _sys
+
 from ._loader import import_runtime as _import_runtime
 
 _C = _import_runtime()
-from . import dtypes, errors  # noqa: E402
-from .dtypes import (  # noqa: E402
+
+# Public namespaces: the name users write (``of.nn``, ``import opforge.nn``, ``from
+# opforge.errors import NotFoundError``) -> the module that is that namespace. Each is bound as
+# an attribute here and registered in sys.modules under its public name, so both spellings
+# reach the same module object; nothing else in the package imports the public names.
+_PUBLIC_MODULES = {
+    "errors": "opforge.framework.errors",
+    "dtypes": "opforge.framework.dtypes",
+    "raw_ops": "opforge.ops.raw_ops",
+    "math": "opforge.ops.math",
+    "nn": "opforge.ops.nn",
+    "image": "opforge.ops.image_ops",
+    "linalg": "opforge.ops.linalg",
+    "random": "opforge.ops.random_ops",
+    "train": "opforge.training",
+    "layers": "opforge.layers",
+    "losses": "opforge.layers.losses",
+    "metrics": "opforge.layers.metrics",
+    "initializers": "opforge.layers.initializers",
+    "data": "opforge.data",
+    "summary": "opforge.summary",
+    "config": "opforge.config",
+}
+# Transitional: framework/session.py and framework/optimizer/ (replaced by the C++ optimizer,
+# issue 33) still import graph_def from its old place.
+_MOVED_MODULES = {"opforge.framework.graph_def": "opforge.io.graph_def"}
+
+
+def _publish(name):
+    module = _importlib.import_module(_PUBLIC_MODULES[name])
+    _sys.modules[f"{__name__}.{name}"] = module
+    globals()[name] = module
+
+
+_publish("errors")
+_publish("dtypes")
+from .framework.dtypes import (  # noqa: E402
     DType, as_dtype, bfloat16, bool_, double, float16, float32, float64, half, int8, int16,
     int32, int64, string, uint8, variant,
 )
-from .errors import (  # noqa: E402
+from .framework.errors import (  # noqa: E402
     InvalidArgumentError, NotFoundError, OpError, OutOfRangeError, ResourceExhaustedError,
     UnimplementedError, InternalError, AlreadyExistsError, FailedPreconditionError,
 )
@@ -30,14 +68,12 @@ from .framework import devices as _devices  # noqa: E402
 
 _devices.load_gpu_backends()
 _devices.install_tensor_api(_tensor.Tensor)
-from . import config  # noqa: E402
 # ---- end devices
 
 from . import ops  # noqa: E402
 from .ops import *  # noqa: E402,F401,F403
 # The TF1 Print op is tf.compat.v1.Print; TensorFlow's tf.print (PrintV2) is another API.
 del print  # noqa: F821
-from . import raw_ops  # noqa: E402
 from .framework.tensor import Tensor, TensorShape, convert_to_tensor  # noqa: E402
 from .framework.dlpack import from_dlpack, to_dlpack  # noqa: E402
 from .framework import graph as _graph  # noqa: E402
@@ -49,36 +85,31 @@ from .framework.variables import (  # noqa: E402
 )
 from .framework.api import constant, placeholder, name_scope, control_dependencies, device, group, no_op  # noqa: E402
 from .framework.control_flow import case, cond, while_loop  # noqa: E402
-from .tensor_array import TensorArray  # noqa: E402
-from .einsum import einsum  # noqa: E402
+from .ops.tensor_array_ops import TensorArray  # noqa: E402
+from .ops.einsum_ops import einsum  # noqa: E402
 from .gradients.tape import GradientTape  # noqa: E402
 from .gradients.graph_grad import gradients  # noqa: E402
-from .framework.graph_def import GraphDef, import_graph_def  # noqa: E402
-from .math_api import *  # noqa: E402,F401,F403
-# ---- math ops (issue 4): the of.math namespace and TensorFlow's top-level math names
-from . import math  # noqa: E402
-for _name in math.TOP_LEVEL:
-    globals()[_name] = getattr(math, _name)
-del _name
-# ---- end math ops
-from . import train  # noqa: E402
-# ---- array and random ops (issue 4): TensorFlow's names, tensor indexing, of.random
-from .array_api import *  # noqa: E402,F401,F403
-from . import array_api as _array_api  # noqa: E402
-from . import random_api as random  # noqa: E402
-# ---- nn ops (issue 4): of.nn with TensorFlow's tf.nn names
-from . import nn  # noqa: E402
-from .op_library import load_op_library  # noqa: E402
-from . import image  # noqa: E402
-from . import linalg  # noqa: E402
-from .clip_ops import clip_by_global_norm, clip_by_norm  # noqa: E402
-from .linalg_ops import eye, norm  # noqa: E402
-from . import summary  # noqa: E402
-from . import data  # noqa: E402
+from .io.graph_def import GraphDef, import_graph_def  # noqa: E402
+from .ops.math_ops import *  # noqa: E402,F401,F403
+from .ops.array_ops import *  # noqa: E402,F401,F403
+from .ops import array_ops as _array_ops  # noqa: E402
+from .ops.op_library import load_op_library  # noqa: E402
+from .ops.clip_ops import clip_by_global_norm, clip_by_norm  # noqa: E402
+from .ops.linalg_ops import eye, norm  # noqa: E402
+
+for _name in _PUBLIC_MODULES:
+    _publish(_name)
+for _old, _new in _MOVED_MODULES.items():
+    _sys.modules[_old] = _importlib.import_module(_new)
+    setattr(_sys.modules[_old.rpartition(".")[0]], _old.rpartition(".")[2], _sys.modules[_old])
+# TensorFlow's top-level names for some of tf.math's (tf.reduce_prod, tf.argmax, ...)
+for _name in math.TOP_LEVEL:  # noqa: F821 (published above)
+    globals()[_name] = getattr(math, _name)  # noqa: F821
+del _name, _old, _new
 
 _tensor.install_tensor_api(ops)
 _graph.install_graph_tensor_api(ops)
-_array_api.install_tensor_indexing()
+_array_ops.install_tensor_indexing()
 _C.set_dispatch(_graph.dispatch)
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)
 

@@ -8,7 +8,8 @@ TensorFlow's spelling where it has one (``of.config.threading.set_intra_op_paral
 from ..framework.devices import (  # noqa: F401
     backend as gpu_backend, list_physical_devices, num_gpus, synchronize,
 )
-from . import optimizer, threading  # noqa: F401
+from . import optimizer
+from . import threading  # noqa: F401
 from .memory import empty_cache, memory_stats, reset_peak_memory_stats, set_host_cache_limit  # noqa: F401
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from .. import dtypes as _dtypes
+from . import dtypes as _dtypes
 from .graph import GraphTensor, _explicit_graph, constant_node, get_default_graph, to_graph_tensor
 from . import devices as _devices
 from .tensor import TensorShape

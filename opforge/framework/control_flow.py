@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
+from . import dtypes as _dtypes
+from .errors import InvalidArgumentError
 from .graph import GraphTensor, _explicit_graph, get_default_graph
 from .tensor import Tensor as EagerTensor
 from .tensor import TensorShape

@@ -19,8 +19,8 @@ from typing import Callable
 import numpy as np
 
 from .. import _C
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
+from . import dtypes as _dtypes
+from .errors import InvalidArgumentError
 
 _FLOAT32 = _dtypes.float32.as_datatype_enum
 _INT32 = _dtypes.int32.as_datatype_enum

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from .. import _C
 from ..codegen._proto import op_def_pb2
-from ..errors import InvalidArgumentError, NotFoundError, UnimplementedError
+from .errors import InvalidArgumentError, NotFoundError, UnimplementedError
 
 NodeDef = op_def_pb2.NodeDef
 

@@ -13,11 +13,9 @@ import contextlib
 import re
 import threading
 
-import numpy as np
-
 from .. import _C
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError, NotFoundError
+from . import dtypes as _dtypes
+from .errors import InvalidArgumentError, NotFoundError
 from .tensor import Tensor as EagerTensor
 from .dtype_resolution import resolve_input_dtypes
 from .tensor import TensorShape
@@ -113,7 +111,7 @@ class Operation:
 
     @property
     def node_def(self):
-        from .graph_def import node_def  # noqa: PLC0415
+        from ..io.graph_def import node_def  # noqa: PLC0415
         return node_def(self)
 
     def run(self, feed_dict=None, session=None):
@@ -381,7 +379,7 @@ class Graph:
         return tuple(groups)
 
     def as_graph_def(self, add_shapes=False):
-        from .graph_def import graph_to_graph_def  # noqa: PLC0415
+        from ..io.graph_def import graph_to_graph_def  # noqa: PLC0415
         return graph_to_graph_def(self, add_shapes)
 
     @property

@@ -12,9 +12,9 @@ import numbers
 import numpy as np
 
 from .. import _C
-from .. import dtypes as _dtypes
-from ..errors import InvalidArgumentError
+from . import dtypes as _dtypes
 from .dtype_resolution import default_dtype, holds_strings, resolve_input_dtypes
+from .errors import InvalidArgumentError
 
 Tensor = _C.Tensor
 

@@ -26,7 +26,7 @@ training graphs hold, are refused with an error naming the node.
 from __future__ import annotations
 
 from ..codegen._proto import op_def_pb2
-from ..errors import InvalidArgumentError, UnimplementedError
+from .errors import InvalidArgumentError, UnimplementedError
 
 TA_OPS = {"TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
           "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3", "TensorArraySizeV3",

@@ -15,8 +15,8 @@ import contextlib
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from .. import initializers as _init
+from . import dtypes as _dtypes
+from ..layers import initializers as _init
 from .graph import GraphTensor, get_default_graph
 
 AUTO_REUSE = "auto_reuse"

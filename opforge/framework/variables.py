@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dtypes
+from . import dtypes as _dtypes
 from .graph import Graph, GraphTensor, _explicit_graph, get_default_graph, to_graph_tensor
 from . import devices as _devices
 from .tensor import Tensor as EagerTensor
@@ -79,7 +79,7 @@ class EagerVariable(_VariableBase):
     def assign(self, value, use_locking=False, name=None, read_value=True):
         new = convert_to_tensor(value, self.dtype)
         if tuple(new.shape) != tuple(self.shape):
-            from ..errors import InvalidArgumentError  # noqa: PLC0415
+            from .errors import InvalidArgumentError  # noqa: PLC0415
             raise InvalidArgumentError(f"Cannot assign a value of shape {new.shape} to variable "
                                        f"{self._name} of shape {self.shape}")
         self._value = new

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UnimplementedError
+from ..framework.errors import UnimplementedError
 from .helpers import _static_dims, constant_value
 
 

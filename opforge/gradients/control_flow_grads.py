@@ -8,7 +8,7 @@ Switch's two outputs are merged (the one of the branch that did not run is dead)
 
 from __future__ import annotations
 
-from ..errors import UnimplementedError
+from ..framework.errors import UnimplementedError
 
 
 def _ops():

@@ -8,7 +8,7 @@ decreasing id.
 
 from __future__ import annotations
 
-from ..errors import NotFoundError
+from ..framework.errors import NotFoundError
 from ..framework.graph import GraphTensor, get_default_graph
 from . import registry
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 
 
 def _ops():
@@ -134,7 +134,7 @@ def reduce_max_grad(grad, input, output, axis, keep_dims):
 def invert_permutation(perm):
     value = constant_value(perm)
     if value is None:
-        from ..errors import UnimplementedError  # noqa: PLC0415
+        from ..framework.errors import UnimplementedError  # noqa: PLC0415
         raise UnimplementedError("the gradient of Transpose needs perm to be a constant")
     p = np.asarray(value).astype(np.int64)
     inv = np.empty_like(p)

@@ -142,7 +142,7 @@ def sparse_softmax_cross_entropy_with_logits_grad(op, grads):
 def fused_batch_norm_v3_grad(op, grads):
     """Gradients for x, scale and offset through FusedBatchNormGradV3 with the reserve spaces
     (the statistics the forward pass used); mean and variance get none, as in TensorFlow."""
-    from .. import dtypes  # noqa: PLC0415
+    from ..framework import dtypes  # noqa: PLC0415
     ops = _ops()
     x, scale, _offset, _mean, _variance = op.inputs
     rs1, rs2, rs3 = op.outputs[3], op.outputs[4], op.outputs[5]

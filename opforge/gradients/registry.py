@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-from ..errors import NotFoundError
+from ..framework.errors import NotFoundError
 
 _GRADIENTS: dict[str, Callable] = {}
 _NOT_DIFFERENTIABLE: set[str] = set()

@@ -7,7 +7,7 @@ import contextlib
 from dataclasses import dataclass
 
 from .. import _C
-from ..errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError
 from . import registry
 
 _active: list["GradientTape"] = []

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UnimplementedError
+from ..framework.errors import UnimplementedError
 from ..framework.control_flow import CondContext, LoopVar, WhileContext
 
 

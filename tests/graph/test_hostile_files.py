@@ -24,7 +24,7 @@ CHILD = textwrap.dedent(r"""
         resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
     import numpy as np
     import opforge as of
-    from opforge.framework.tensor_bundle import BundleReader
+    from opforge.io.tensor_bundle import BundleReader
 
     def read(kind, path):
         if kind == "graph_def":

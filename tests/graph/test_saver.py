@@ -14,7 +14,7 @@ import pytest
 import opforge as of
 import opforge.compat.v1 as tf1
 from opforge.errors import DataLossError, InvalidArgumentError, NotFoundError
-from opforge.framework import tensor_bundle
+from opforge.io import tensor_bundle
 
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.int8, np.uint8, np.int16, np.bool_, np.float16,
           ml_dtypes.bfloat16]

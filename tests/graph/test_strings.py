@@ -65,7 +65,7 @@ def test_graph_def_round_trip_keeps_strings():
 
 
 def test_graph_def_strings_repeat_the_last_value_as_tensorflow():
-    from opforge.framework.graph_def import tensor_from_proto
+    from opforge.io.graph_def import tensor_from_proto
     from opforge.generated.proto.op_def_pb2 import TensorProto
     tp = TensorProto(dtype=7)
     tp.tensor_shape.dim.add().size = 3

@@ -134,7 +134,7 @@ def test_truncatediv_takes_python_values_beside_tensors():
 
 
 def test_div_is_python2_division():
-    from opforge.math_api import div  # noqa: PLC0415
+    from opforge.ops.math_ops import div  # noqa: PLC0415
     np.testing.assert_array_equal(div(np.array([7, -7]), 2).numpy(), [3, -4])  # floor
     np.testing.assert_allclose(div(np.array([7.0, -7.0]), 2).numpy(), [3.5, -3.5])
 

@@ -8,16 +8,13 @@ computed by a Session: ``tf.constant``, ``tf.placeholder``, ``tf.Variable`` and
 from __future__ import annotations
 
 import builtins
-import types
-
-import numpy as np
 
 import opforge as _of
 from opforge import ops as _ops
-from opforge.dtypes import (  # noqa: F401
+from opforge.framework.dtypes import (  # noqa: F401
     DType, as_dtype, bfloat16, double, float16, float32, float64, half, int8, int16, int32, int64, uint8,
 )
-from opforge.errors import *  # noqa: F401,F403
+from opforge.framework.errors import *  # noqa: F401,F403
 from opforge.framework.graph import Graph, constant_node, get_default_graph, reset_default_graph  # noqa: F401
 from opforge.framework.session import InteractiveSession, Session, get_default_session  # noqa: F401
 from opforge.framework.variables import (  # noqa: F401
@@ -25,23 +22,21 @@ from opforge.framework.variables import (  # noqa: F401
 )
 from opforge.framework.api import control_dependencies, device, group, name_scope, no_op, placeholder  # noqa: F401
 from opforge.gradients.graph_grad import gradients  # noqa: F401
-from opforge.framework.graph_def import GraphDef, import_graph_def  # noqa: F401
-from opforge.framework.graph_def import (  # noqa: F401  (Session(config=...); the optimizer reads rewrite_options)
+from opforge.io.graph_def import GraphDef, import_graph_def  # noqa: F401
+from opforge.io.graph_def import (  # noqa: F401  (Session(config=...); the optimizer reads rewrite_options)
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RewriterConfig, RunMetadata, RunOptions,
 )
-from opforge.math_api import (  # noqa: F401
+from opforge.ops.math_ops import (  # noqa: F401
     add, cast, divide, matmul, multiply, ones, reduce_max, reduce_mean, reduce_sum, reshape, square,  # reduce_*: TF1 spellings below
     subtract, transpose, zeros,
 )
-from opforge import nn as _nn  # issue 4 (nn)
-from opforge import train as _train
-from opforge import raw_ops  # noqa: F401  (tf.compat.v1.raw_ops: every op, library ops too)
-from opforge.op_library import load_op_library  # noqa: F401  (tf.load_op_library)
+from opforge.ops import raw_ops  # noqa: F401  (tf.compat.v1.raw_ops: every op, library ops too)
+from opforge.ops.op_library import load_op_library  # noqa: F401  (tf.load_op_library)
 from opforge.framework.control_flow import case, while_loop  # noqa: F401
-from opforge.einsum import einsum  # noqa: F401
-from opforge.tensor_array import TensorArray as _TensorArray
+from opforge.ops.einsum_ops import einsum  # noqa: F401
+from opforge.ops.tensor_array_ops import TensorArray as _TensorArray
 from opforge.compat._namespace import graph_class, in_default_graph
-from opforge.dtypes import string, variant  # noqa: F401
+from opforge.framework.dtypes import string, variant  # noqa: F401
 
 bool = _of.bool_  # noqa: A001
 
@@ -73,8 +68,8 @@ assign, assign_add, assign_sub = _ops.assign, _ops.assign_add, _ops.assign_sub
 
 
 # ---- math ops (issue 4): TensorFlow 1's names (tf.sin, tf.reduce_prod, tf.floordiv, ...)
-from opforge import math  # noqa: E402
-from opforge.math import (  # noqa: E402,F401
+from opforge.ops import math  # noqa: E402
+from opforge.ops.math import (  # noqa: E402,F401
     acos, acosh, asin, asinh, atan, atan2, atanh, ceil, clip_by_value, cos, cosh,
     cumsum, erf, expm1, floor, floordiv, floormod, greater_equal, is_finite, is_nan, less_equal,
     log1p, logical_and, logical_not, logical_or, logical_xor, not_equal, reciprocal, round, rsqrt, sign, sin, sinh, squared_difference, tan,
@@ -136,7 +131,7 @@ def Variable(initial_value=None, dtype=None, name=None, trainable=True, **kwargs
 
 
 # ---- initializers, variable scopes and get_variable
-from opforge.initializers import (  # noqa: E402,F401
+from opforge.layers.initializers import (  # noqa: E402,F401
     constant_initializer, glorot_normal_initializer, glorot_uniform_initializer, identity_initializer,
     ones_initializer, orthogonal_initializer, random_normal_initializer, random_uniform_initializer,
     truncated_normal_initializer, variance_scaling_initializer, zeros_initializer,
@@ -160,8 +155,8 @@ def disable_v2_behavior():
 
 
 # ---- array and random ops (issue 4, array/random area) ------------------------------------
-from opforge import array_api as _array_api  # noqa: E402
-from opforge import random_api as _random_api  # noqa: E402
+from opforge.ops import array_ops as _array_api  # noqa: E402
+from opforge.ops import random_ops as _random_api  # noqa: E402
 
 concat, stack, unstack, split = _array_api.concat, _array_api.stack, _array_api.unstack, _array_api.split
 slice, strided_slice = _array_api.slice, _array_api.strided_slice  # noqa: A001

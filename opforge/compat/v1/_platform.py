@@ -201,7 +201,7 @@ def _mkdir(path):
     try:
         os.mkdir(path)
     except FileExistsError:
-        from opforge.errors import AlreadyExistsError  # noqa: PLC0415
+        from opforge.framework.errors import AlreadyExistsError  # noqa: PLC0415
         raise AlreadyExistsError(f"{path}: file already exists") from None
 
 
@@ -211,7 +211,7 @@ def _delete_recursively(path):
     elif os.path.exists(path):
         os.remove(path)
     else:
-        from opforge.errors import NotFoundError  # noqa: PLC0415
+        from opforge.framework.errors import NotFoundError  # noqa: PLC0415
         raise NotFoundError(f"{path}: not found")
 
 
@@ -219,20 +219,20 @@ def _remove(path):
     try:
         os.remove(path)
     except FileNotFoundError:
-        from opforge.errors import NotFoundError  # noqa: PLC0415
+        from opforge.framework.errors import NotFoundError  # noqa: PLC0415
         raise NotFoundError(f"{path}: not found") from None
 
 
 def _copy(old, new, overwrite=False):
     if os.path.exists(new) and not overwrite:
-        from opforge.errors import AlreadyExistsError  # noqa: PLC0415
+        from opforge.framework.errors import AlreadyExistsError  # noqa: PLC0415
         raise AlreadyExistsError(f"{new}: file already exists")
     shutil.copyfile(old, new)
 
 
 def _rename(old, new, overwrite=False):
     if os.path.exists(new) and not overwrite:
-        from opforge.errors import AlreadyExistsError  # noqa: PLC0415
+        from opforge.framework.errors import AlreadyExistsError  # noqa: PLC0415
         raise AlreadyExistsError(f"{new}: file already exists")
     os.replace(old, new)
 

@@ -9,22 +9,23 @@ from __future__ import annotations
 import builtins
 
 import opforge as _of
-from opforge import initializers as _init
-from opforge import layers as _layers
-from opforge import losses as _losses
-from opforge import array_api as _array
-from opforge import clip_ops as _clip
-from opforge import linalg_ops as _linalg
-from opforge import math_api as _m
-from opforge import metrics as _metrics
+from opforge.layers import initializers as _init
+from opforge.layers import core as _layers
+from opforge.layers import losses as _losses
+from opforge.ops import array_ops as _array
+from opforge.ops import clip_ops as _clip
+from opforge.ops import linalg_ops as _linalg
+from opforge.ops import math_ops as _m
+from opforge.layers import metrics as _metrics
 from opforge import data as _data
-from opforge import input_pipeline as _input
-from opforge import saver as _saver
+from opforge.data import input_pipeline as _input
+from opforge.training import saver as _saver
 from opforge import summary as _summary
-from opforge import nn as _nn
+from opforge.ops import nn as _nn
 from opforge import ops as _ops
-from opforge import train as _train
-from opforge import rnn as _rnn
+from opforge import training as _train
+from opforge.layers import rnn as _rnn
+from opforge.layers import rnn_cell as _rnn_cell
 from opforge.compat._namespace import Namespace, graph_class, legacy_argument
 from opforge.compat.v1 import _tf1_image as _image_v1
 from opforge.compat.v1 import _tf1_nn as _nn_v1
@@ -256,7 +257,7 @@ app, flags, gfile, logging = _platform.app, _platform.flags, _platform.gfile, _p
 # ---- namespaces ---------------------------------------------------------------------------------
 
 nn = Namespace("nn", _nn_v1.names())
-nn.rnn_cell = Namespace("nn.rnn_cell", {k: graph_class(v) if isinstance(v, type) and issubclass(v, _rnn.RNNCell) else v
+nn.rnn_cell = Namespace("nn.rnn_cell", {k: graph_class(v) if isinstance(v, type) and issubclass(v, _rnn_cell.RNNCell) else v
                                         for k, v in vars(_rnn.rnn_cell).items() if not k.startswith("_")})
 image = Namespace("image", _image_v1.names())
 train = Namespace(

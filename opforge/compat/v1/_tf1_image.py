@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import types
 
-from opforge import image as _image
-from opforge.errors import UnimplementedError
+from opforge.ops import image_ops as _image
+from opforge.framework.errors import UnimplementedError
 
 ResizeMethod = types.SimpleNamespace(BILINEAR=0, NEAREST_NEIGHBOR=1)
 _METHODS = {0: "bilinear", 1: "nearest"}  # TF1's ResizeMethod numbers

@@ -5,11 +5,11 @@ the behaviour lives there."""
 
 from __future__ import annotations
 
-from opforge import math as _math
-from opforge import nn as _nn
+from opforge.ops import math as _math
+from opforge.ops import nn as _nn
 from opforge import ops as _ops
 from opforge.compat._namespace import legacy_argument
-from opforge.errors import InvalidArgumentError
+from opforge.framework.errors import InvalidArgumentError
 
 
 def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002

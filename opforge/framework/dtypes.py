@@ -1,0 +1,140 @@
+"""DTypes: TensorFlow's names and enum numbers, NumPy interop (16-bit floats via ml_dtypes)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence, Union
+
+import ml_dtypes
+import numpy as np
+
+from .._C import Tensor as _Tensor
+
+
+class DType:
+    """A tensor element type, e.g. ``of.float32``. Compares equal to its name and NumPy dtype."""
+
+    __slots__ = ("_enum", "_name", "_np")
+
+    def __init__(self, enum: int, name: str, np_dtype):
+        self._enum = enum
+        self._name = name
+        self._np = np.dtype(np_dtype)
+
+    @property
+    def as_datatype_enum(self) -> int:
+        return self._enum
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def as_numpy_dtype(self):
+        return self._np.type
+
+    @property
+    def size(self) -> int:
+        return self._np.itemsize
+
+    @property
+    def is_floating(self) -> bool:
+        return self._name in ("float16", "bfloat16", "float32", "float64")
+
+    @property
+    def is_integer(self) -> bool:
+        return self._name.startswith(("int", "uint"))
+
+    @property
+    def is_bool(self) -> bool:
+        return self._name == "bool"
+
+    @property
+    def base_dtype(self) -> "DType":
+        return self
+
+    def __repr__(self) -> str:
+        return f"of.{self._name}"
+
+    def __eq__(self, other) -> bool:
+        try:
+            return as_dtype(other)._enum == self._enum
+        except TypeError:
+            return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._enum)
+
+
+bool_ = DType(10, "bool", np.bool_)
+int8 = DType(6, "int8", np.int8)
+int16 = DType(5, "int16", np.int16)
+int32 = DType(3, "int32", np.int32)
+int64 = DType(9, "int64", np.int64)
+uint8 = DType(4, "uint8", np.uint8)
+float16 = DType(19, "float16", np.float16)
+bfloat16 = DType(14, "bfloat16", ml_dtypes.bfloat16)
+float32 = DType(1, "float32", np.float32)
+float64 = DType(2, "float64", np.float64)
+half = float16
+double = float64
+
+# A variant tensor holds a C++ object (a TensorList handle): it flows between graph nodes but
+# has no NumPy value.
+variant = DType(21, "variant", np.object_)
+# Byte strings (TensorFlow's tf.string): values come back as NumPy object arrays of bytes.
+string = DType(7, "string", np.object_)
+
+ALL = (bool_, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64)
+_BY_ENUM = {d.as_datatype_enum: d for d in ALL + (string, variant)}
+_BY_NAME = {d.name: d for d in ALL + (string, variant)}
+_BY_NAME.update({"float": float32, "double": float64, "half": float16})
+_BY_NP = {d._np: d for d in ALL}
+
+
+def as_dtype(value) -> DType:
+    """Converts a DType, name ("float32", "float", "DT_FLOAT"), enum number, NumPy dtype or
+    Python type (float, int, bool) to a DType. Raises TypeError otherwise."""
+    if isinstance(value, DType):
+        return value
+    if value is None:
+        raise TypeError("None is not a dtype")
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if int(value) in _BY_ENUM:
+            return _BY_ENUM[int(value)]
+        raise TypeError(f"no opforge dtype with DataType enum {int(value)}")
+    if isinstance(value, str):
+        key = value[3:].lower() if value.startswith("DT_") else value
+        if key in _BY_NAME:
+            return _BY_NAME[key]
+        raise TypeError(f"unknown dtype name {value!r}")
+    if value is float:
+        return float32
+    if value is int:
+        return int32
+    if value is bool:
+        return bool_
+    if value in (str, bytes):
+        return string
+    try:
+        npd = np.dtype(value)
+    except TypeError:
+        raise TypeError(f"cannot interpret {value!r} as an opforge dtype") from None
+    if npd in _BY_NP:
+        return _BY_NP[npd]
+    if npd.kind in "SU":  # NumPy's fixed-width bytes and str arrays hold strings
+        return string
+    raise TypeError(f"NumPy dtype {npd} has no opforge equivalent")
+
+
+def from_enum(enum: int) -> DType:
+    return _BY_ENUM[enum]
+
+
+def numpy_dtypes() -> dict[int, np.dtype]:
+    return {d.as_datatype_enum: d._np for d in ALL}
+
+
+# ---- type aliases for annotations (the generated .pyi stubs use them)
+TensorLike = Union[_Tensor, np.ndarray, float, int, bool, Sequence[Any]]
+DTypeLike = Union[DType, str, type, np.dtype]
+ShapeLike = Union[Sequence[Union[int, None]], None]

@@ -1,0 +1,3 @@
+"""File formats shared with TensorFlow: GraphDef (graph_def, graph_io), MetaGraphDef
+(meta_graph), checkpoint tensor bundles (tensor_bundle) and TensorBoard event files
+(event_file)."""

@@ -1,0 +1,20 @@
+"""Every generated op wrapper in one namespace (``of.ops.mat_mul``), and their gradients.
+
+The list of groups comes from the generated op index, so a new opdef group appears here
+without any edit.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..generated import op_index as _index
+
+_modules = [importlib.import_module(f"opforge.generated.gen_{g}_ops") for g in _index.GROUPS]
+for _m in _modules:
+    for _name in _m.__all__:
+        globals()[_name] = getattr(_m, _name)
+for _g in _index.GROUPS:
+    importlib.import_module(f"opforge.generated.gen_{_g}_grads")
+
+__all__ = sorted(n for m in _modules for n in m.__all__)

@@ -1,0 +1,273 @@
+"""``of.nn``'s composite functions: dropout, the cross entropies and normalizations built from
+several ops, embedding lookups, conv1d and conv2d_transpose over conv2d, and the sampled
+losses (nce_loss, sampled_softmax_loss). The single-op wrappers are in nn_ops."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops as _ops
+from .nn_ops import _data_format, _padding, _spatial_list, conv2d, softmax_cross_entropy_with_logits
+from .random_ops import log_uniform_candidate_sampler
+
+__all__ = [
+    "dropout", "sigmoid_cross_entropy_with_logits", "weighted_cross_entropy_with_logits", "l2_normalize",
+    "moments", "embedding_lookup", "in_top_k", "xw_plus_b", "relu_layer", "zero_fraction", "conv2d_transpose",
+    "conv1d", "nce_loss", "sampled_softmax_loss",
+]
+
+# ------------------------------------------------------------------------------ dropout
+
+
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    """Zeroes each element with probability ``rate`` and scales the others by 1 / (1 - rate)
+    (tf.nn.dropout). ``noise_shape`` broadcasts one draw over some dimensions."""
+    from . import random_ops as random_api  # noqa: PLC0415
+    from ..framework.graph import GraphTensor  # noqa: PLC0415
+    if isinstance(rate, (int, float)) and not 0 <= rate < 1:
+        raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
+    if isinstance(rate, (int, float)) and rate == 0:
+        return _ops.identity(x, name=name)
+    if not hasattr(x, "dtype") or isinstance(x, (np.ndarray, np.generic)):
+        x = _ops.identity(x)  # a tensor (or a graph node) of the value's dtype
+    dt = x.dtype
+    shape = _ops.shape(x) if noise_shape is None else np.asarray(noise_shape, np.int32)
+    r = np.asarray(rate, dt.as_numpy_dtype) if isinstance(rate, (int, float)) else _ops.cast(rate, dt)
+    u = random_api.uniform(shape, dtype=dt, seed=seed, _graph=x.graph if isinstance(x, GraphTensor) else None)
+    keep = _ops.cast(_ops.greater_equal(u, r), dt)
+    scale = _ops.real_div(np.asarray(1, dt.as_numpy_dtype), _ops.sub(np.asarray(1, dt.as_numpy_dtype), r))
+    return _ops.mul(_ops.mul(x, scale), keep, name=name)
+
+
+# ------------------------------------------------------------------------------ more losses, normalization, lookups
+
+
+def _f(x, v):
+    return np.asarray(v, x.dtype.as_numpy_dtype)
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None, _sentinel=None):
+    """max(x, 0) - x * z + log(1 + exp(-|x|)) for logits x and labels z: the logistic loss,
+    computed without overflow for any x."""
+    if labels is None or logits is None:
+        raise ValueError("sigmoid_cross_entropy_with_logits: give labels= and logits=")
+    labels = _ops.cast(labels, logits.dtype) if getattr(labels, "dtype", logits.dtype) != logits.dtype else labels
+    return _ops.add_v2(_ops.sub(_ops.relu(logits), _ops.mul(logits, labels)),
+                       _ops.log1p(_ops.exp(_ops.neg(_ops.abs(logits)))), name=name)
+
+
+def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None, targets=None):
+    """The logistic loss with the positive term weighted by pos_weight:
+    (1 - z) * x + (1 + (q - 1) * z) * (log(1 + exp(-|x|)) + max(-x, 0))."""
+    labels = targets if labels is None else labels
+    lw = _ops.add_v2(_f(logits, 1), _ops.mul(_ops.sub(pos_weight, _f(logits, 1)), labels))
+    soft = _ops.add_v2(_ops.log1p(_ops.exp(_ops.neg(_ops.abs(logits)))), _ops.relu(_ops.neg(logits)))
+    return _ops.add_v2(_ops.mul(_ops.sub(_f(logits, 1), labels), logits), _ops.mul(lw, soft), name=name)
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x / sqrt(max(sum(x ** 2, axis), epsilon))."""
+    from .math_ops import reduce_sum  # noqa: PLC0415
+    axis = dim if axis is None else axis
+    sq = reduce_sum(_ops.square(x), axis, keepdims=True)
+    return _ops.mul(x, _ops.rsqrt(_ops.maximum(sq, _f(x, epsilon))), name=name)
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None, keep_dims=None):
+    """(mean, variance) of x over axes (the variance as the mean squared deviation)."""
+    from .math_ops import reduce_mean  # noqa: PLC0415
+    keepdims = bool(keep_dims) if keep_dims is not None else keepdims
+    mean = reduce_mean(x, axes, keepdims=True)
+    variance = reduce_mean(_ops.squared_difference(x, _ops.stop_gradient(mean)), axes, keepdims=True)
+    if not keepdims:
+        from .array_ops import squeeze  # noqa: PLC0415
+        mean, variance = squeeze(mean, axes), squeeze(variance, axes)
+    return mean, variance
+
+
+def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None):
+    """Rows of params (a tensor, or a list of shards split by partition_strategy) for ids."""
+    if isinstance(params, (list, tuple)):
+        if len(params) == 1:
+            params = params[0]
+        else:
+            return _sharded_lookup(list(params), ids, partition_strategy, name)
+    out = _ops.gather_v2(params, ids, np.int32(0), name=name)
+    if max_norm is not None:
+        out = _clip_rows(out, max_norm)
+    return out
+
+
+def _sharded_lookup(shards, ids, strategy, name):
+    """TF's partitioned lookup: "mod" puts id i in shard i % n at row i // n; "div" splits the
+    id range into contiguous blocks (the first ones one row longer)."""
+    from .array_ops import concat  # noqa: PLC0415
+    n = len(shards)
+    ids = _ops.cast(ids, "int64")
+    if strategy == "mod":
+        shard, row = _ops.floor_mod(ids, np.int64(n)), _ops.floor_div(ids, np.int64(n))
+    elif strategy == "div":
+        sizes = [s.shape[0] for s in shards]
+        if any(d is None for d in sizes):
+            raise ValueError("embedding_lookup: 'div' partitioning needs shards of known size")
+        total = sum(sizes)
+        per, extra = divmod(total, n)
+        cut = np.int64(extra * (per + 1))
+        big = _ops.floor_div(ids, np.int64(per + 1))
+        small = _ops.add_v2(_ops.floor_div(_ops.sub(ids, cut), np.int64(max(per, 1))), np.int64(extra))
+        shard = _ops.select_v2(_ops.less(ids, cut), big, small)
+        row = _ops.select_v2(_ops.less(ids, cut), _ops.floor_mod(ids, np.int64(per + 1)),
+                             _ops.floor_mod(_ops.sub(ids, cut), np.int64(max(per, 1))))
+    else:
+        raise ValueError(f"Unrecognized partition strategy: {strategy}")
+    # Gather from the concatenation of the shards at offset(shard) + row.
+    offsets = np.cumsum([0] + [s.shape[0] for s in shards[:-1]]).astype(np.int64)
+    flat = concat(list(shards), 0)
+    index = _ops.add_v2(_ops.gather_v2(offsets, shard, np.int32(0)), row)
+    return _ops.gather_v2(flat, index, np.int32(0), name=name)
+
+
+def _clip_rows(x, max_norm):
+    norm = _ops.sqrt(_ops.sum(_ops.square(x), np.int32(-1), keep_dims=True))
+    scale = _ops.minimum(_f(x, 1), _ops.real_div(_f(x, max_norm), _ops.maximum(norm, _f(x, 1e-12))))
+    return _ops.mul(x, scale)
+
+
+def in_top_k(predictions, targets, k, name=None):
+    """Whether each target's prediction is among the k largest of its row: fewer than k
+    predictions are strictly larger (so ties count as in, as in TensorFlow's InTopK), and a
+    non-finite target prediction is never in."""
+    from .array_ops import gather_nd, stack  # noqa: PLC0415
+    targets = _ops.cast(targets, "int32")
+    batch = _ops.strided_slice(_ops.shape(predictions), np.array([0], np.int32), np.array([1], np.int32),
+                               np.array([1], np.int32), shrink_axis_mask=1)
+    rows = _ops.range(np.int32(0), batch, np.int32(1))
+    target_pred = gather_nd(predictions, stack([rows, targets], axis=1))
+    larger = _ops.cast(_ops.greater(predictions, _ops.expand_dims(target_pred, np.int32(1))), "int32")
+    count = _ops.sum(larger, np.int32(1))
+    return _ops.logical_and(_ops.less(count, np.int32(k)), _ops.is_finite(target_pred), name=name)
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    return _ops.bias_add(_ops.mat_mul(x, weights), biases, name=name)
+
+
+def relu_layer(x, weights, biases, name=None):
+    return _ops.relu(xw_plus_b(x, weights, biases), name=name)
+
+
+def zero_fraction(value, name=None):
+    """The fraction of value's elements that are zero."""
+    zeros = _ops.cast(_ops.equal(value, _f(value, 0)), "float32")
+    return _ops.mean(zeros, np.arange(len(value.shape), dtype=np.int32) if value.shape.rank is not None
+                     else _ops.range(np.int32(0), _ops.rank(value), np.int32(1)), name=name)
+
+
+def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC",  # noqa: A002
+                     dilations=None, name=None):
+    """The gradient of conv2d with respect to its input (a "deconvolution"): filters are
+    [height, width, out_channels, in_channels]."""
+    fmt = _data_format(data_format)
+    return _ops.conv2d_backprop_input(
+        np.asarray(output_shape, np.int32) if not hasattr(output_shape, "dtype") else _ops.cast(output_shape, "int32"),
+        filters, input, _spatial_list(strides, "strides", fmt), _padding(padding, fmt)[0],
+        explicit_paddings=_padding(padding, fmt)[1], data_format=fmt,
+        dilations=_spatial_list(dilations if dilations is not None else 1, "dilations", fmt), name=name)
+
+
+def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):  # noqa: A002
+    """A 1-D convolution as a 2-D one over a height of 1: input [batch, width, channels],
+    filters [width, in, out]."""
+    if data_format not in ("NWC", "NCW", None):
+        raise ValueError(f"data_format must be NWC or NCW, not {data_format}")
+    ncw = data_format == "NCW"
+    axis = np.int32(2 if ncw else 1)
+    x = _ops.expand_dims(input, axis)
+    f = _ops.expand_dims(filters, np.int32(0))
+    stride = stride[0] if isinstance(stride, (list, tuple)) and len(stride) == 1 else stride
+    if isinstance(stride, (list, tuple)):
+        stride = stride[2 if ncw else 1]
+    dil = 1 if dilations is None else (dilations if isinstance(dilations, int) else list(dilations)[-1])
+    y = conv2d(x, f, [1, stride] if not ncw else [1, stride], padding, data_format="NCHW" if ncw else "NHWC",
+               dilations=[1, dil], name=None)
+    return _ops.squeeze(y, axis=[int(axis)], name=name)
+
+
+# ------------------------------------------------------------------------- sampled losses
+
+
+def _sum_rows(x):
+    """Sum of each row of a matrix (as a matmul with ones, as TensorFlow's _sum_rows)."""
+    return _ops.sum(x, np.int32(1))
+
+
+def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                            sampled_values, subtract_log_q, remove_accidental_hits, partition_strategy, seed):
+    """Logits and labels of the true classes and of sampled classes (TensorFlow's
+    _compute_sampled_logits): returns (out_logits, out_labels), each [batch, num_true +
+    num_sampled]."""
+    if not isinstance(weights, (list, tuple)):
+        weights = [weights]
+    labels = _ops.cast(labels, "int64") if getattr(labels, "dtype", None) != "int64" else labels
+    if sampled_values is None:
+        sampled_values = log_uniform_candidate_sampler(
+            labels, num_true, num_sampled, True, num_classes, seed=seed,
+            _graph=inputs.graph if hasattr(inputs, "graph") else None)
+    sampled, true_expected_count, sampled_expected_count = (_ops.stop_gradient(v) for v in sampled_values)
+    sampled = _ops.cast(sampled, "int64") if sampled.dtype != "int64" else sampled
+    labels_flat = _ops.reshape(labels, np.array([-1], np.int64))
+    all_ids = _ops.concat_v2([labels_flat, sampled], np.int32(0))
+    all_w = embedding_lookup(weights, all_ids, partition_strategy=partition_strategy)
+    n_true = _ops.shape(labels_flat, out_type="int64")
+    true_w = _ops.slice(all_w, np.array([0, 0], np.int64), _ops.concat_v2([n_true, np.array([-1], np.int64)], np.int32(0)))
+    sampled_w = _ops.slice(all_w, _ops.concat_v2([n_true, np.array([0], np.int64)], np.int32(0)),
+                           np.array([-1, -1], np.int64))
+    sampled_logits = _ops.mat_mul(inputs, sampled_w, transpose_b=True)
+    all_b = embedding_lookup(biases, all_ids, partition_strategy=partition_strategy)
+    true_b = _ops.slice(all_b, np.array([0], np.int64), n_true)
+    sampled_b = _ops.slice(all_b, n_true, np.array([-1], np.int64))
+    dim = _ops.slice(_ops.shape(true_w, out_type="int64"), np.array([1], np.int64), np.array([1], np.int64))
+    # true_logits[i, j] = <inputs[i], weights[labels[i, j]]> + biases[labels[i, j]]
+    row_wise_dots = _ops.mul(_ops.expand_dims(inputs, np.int32(1)),
+                             _ops.reshape(true_w, _ops.concat_v2([np.array([-1, num_true], np.int64), dim], np.int32(0))))
+    dots = _ops.reshape(row_wise_dots, _ops.concat_v2([np.array([-1], np.int64), dim], np.int32(0)))
+    true_logits = _ops.reshape(_sum_rows(dots), np.array([-1, num_true], np.int64))
+    true_logits = _ops.add_v2(true_logits, _ops.reshape(true_b, np.array([-1, num_true], np.int64)))
+    sampled_logits = _ops.add_v2(sampled_logits, sampled_b)
+    if remove_accidental_hits:
+        # A sampled class that is one of the row's true classes must not count as a negative:
+        # its logit gets -FLT_MAX added (TensorFlow's compute_accidental_hits).
+        hits = _ops.any(_ops.equal(_ops.expand_dims(labels, np.int32(2)), sampled), np.int32(1))
+        penalty = np.asarray(-np.finfo(np.float32).max, sampled_logits.dtype.as_numpy_dtype)
+        sampled_logits = _ops.add_v2(sampled_logits, _ops.mul(_ops.cast(hits, sampled_logits.dtype), penalty))
+    if subtract_log_q:  # the logits of the classes the sampler favours are lowered accordingly
+        true_logits = _ops.sub(true_logits, _ops.log(_ops.cast(true_expected_count, true_logits.dtype)))
+        sampled_logits = _ops.sub(sampled_logits, _ops.log(_ops.cast(sampled_expected_count, sampled_logits.dtype)))
+    out_logits = _ops.concat_v2([true_logits, sampled_logits], np.int32(1))
+    one = np.asarray(1.0 / num_true, true_logits.dtype.as_numpy_dtype)
+    out_labels = _ops.concat_v2([_ops.mul(_ops.ones_like(true_logits), one), _ops.zeros_like(sampled_logits)], np.int32(1))
+    return out_logits, out_labels
+
+
+def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
+             remove_accidental_hits=False, partition_strategy="mod", name="nce_loss"):
+    """Noise-contrastive estimation loss per example (tf.nn.nce_loss): logistic regression of
+    the true classes against ``num_sampled`` classes drawn log-uniformly from
+    [0, num_classes). ``weights`` [num_classes, dim] (or a list of shards), ``biases``
+    [num_classes], ``labels`` [batch, num_true] int, ``inputs`` [batch, dim]."""
+    del name
+    logits, labels_out = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                                                 sampled_values, True, remove_accidental_hits, partition_strategy, None)
+    return _sum_rows(sigmoid_cross_entropy_with_logits(labels=labels_out, logits=logits))
+
+
+def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+                         sampled_values=None, remove_accidental_hits=True, partition_strategy="mod",
+                         name="sampled_softmax_loss", seed=None):
+    """Softmax cross entropy over the true class and ``num_sampled`` sampled classes
+    (tf.nn.sampled_softmax_loss), per example: a cheap estimate of the full softmax loss
+    over many classes, for training."""
+    del name
+    logits, labels_out = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                                                 sampled_values, True, remove_accidental_hits, partition_strategy, seed)
+    return softmax_cross_entropy_with_logits(labels=_ops.stop_gradient(labels_out), logits=logits)

@@ -1,0 +1,31 @@
+"""``of.train``: TensorFlow 1's ``tf.train`` namespace.
+
+It defines nothing itself: optimizers, learning-rate schedules, the global step, the
+queue-runner helpers, checkpoints (saver) and, from io/, MetaGraph and GraphDef files.
+"""
+
+from ..io.graph_io import read_graph, write_graph
+from ..io.meta_graph import export_meta_graph, import_meta_graph
+from .learning_rate_decay import (
+    cosine_decay, exponential_decay, inverse_time_decay, natural_exp_decay, piecewise_constant, polynomial_decay,
+)
+from .optimizers import (
+    AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer, GradientDescentOptimizer, MomentumOptimizer,
+    Optimizer, RMSPropOptimizer,
+)
+from .queue_runner import Coordinator, start_queue_runners
+from .saver import (
+    CheckpointReader, NewCheckpointReader, Saver, checkpoint_exists, get_checkpoint_state, latest_checkpoint,
+    list_variables, load_checkpoint, load_variable, update_checkpoint_state,
+)
+from .training_util import create_global_step, get_global_step, get_or_create_global_step, global_step
+
+__all__ = [
+    "AdadeltaOptimizer", "AdagradOptimizer", "AdamOptimizer", "CheckpointReader", "Coordinator", "FtrlOptimizer",
+    "GradientDescentOptimizer", "MomentumOptimizer", "NewCheckpointReader", "Optimizer", "RMSPropOptimizer", "Saver",
+    "checkpoint_exists", "cosine_decay", "create_global_step", "exponential_decay", "export_meta_graph",
+    "get_checkpoint_state", "get_global_step", "get_or_create_global_step", "global_step", "import_meta_graph",
+    "inverse_time_decay", "latest_checkpoint", "list_variables", "load_checkpoint", "load_variable",
+    "natural_exp_decay", "piecewise_constant", "polynomial_decay", "read_graph", "start_queue_runners",
+    "update_checkpoint_state", "write_graph",
+]
