@@ -27,6 +27,7 @@ _PUBLIC_MODULES = {
     "math": "opforge.ops.math",
     "nn": "opforge.ops.nn",
     "image": "opforge.ops.image_ops",
+    "linalg": "opforge.ops.linalg",
     "random": "opforge.ops.random_ops",
     "train": "opforge.training",
     "layers": "opforge.layers",
@@ -93,6 +94,8 @@ from .ops.math_ops import *  # noqa: E402,F401,F403
 from .ops.array_ops import *  # noqa: E402,F401,F403
 from .ops import array_ops as _array_ops  # noqa: E402
 from .ops.op_library import load_op_library  # noqa: E402
+from .ops.clip_ops import clip_by_global_norm, clip_by_norm  # noqa: E402
+from .ops.linalg_ops import eye, norm  # noqa: E402
 
 for _name in _PUBLIC_MODULES:
     _publish(_name)

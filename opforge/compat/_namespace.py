@@ -18,6 +18,16 @@ def missing(path: str, name: str) -> AttributeError:
                           f"yet (see the README's list of TensorFlow 1 APIs)")
 
 
+def legacy_argument(new_name: str, new, old_name: str, old):
+    """TensorFlow's deprecated_argument_lookup: the value given under either spelling of an
+    argument (keep_dims or keepdims); both is a ValueError."""
+    if old is not None:
+        if new is not None:
+            raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'")
+        return old
+    return new
+
+
 def in_default_graph(fn):
     """fn building its ops into the default graph (TF1 programs build graphs without entering
     one; outside a graph opforge would run ops eagerly)."""

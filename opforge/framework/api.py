@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 
 from . import dtypes as _dtypes
-from .graph import GraphTensor, _explicit_graph, constant_node, get_default_graph
+from .graph import GraphTensor, _explicit_graph, constant_node, get_default_graph, to_graph_tensor
 from . import devices as _devices
+from .tensor import TensorShape
 from .tensor import constant as _eager_constant
 
 
@@ -27,6 +28,16 @@ def placeholder(dtype, shape=None, name=None) -> GraphTensor:
     op = g.create_op("Placeholder", [], {"dtype": _dtypes.as_dtype(dtype).as_datatype_enum, "shape": dims},
                      name=name or "Placeholder")
     return op.outputs[0]
+
+
+def placeholder_with_default(input, shape, name=None) -> GraphTensor:  # noqa: A002 (TensorFlow's names)
+    """A tensor equal to ``input`` unless a value is fed for it (any graph tensor can be fed in
+    a Session), with the static shape ``shape`` (which may be less specific than input's)."""
+    g = get_default_graph()
+    t = g.create_op("Identity", [to_graph_tensor(g, input)], {}, name=name or "PlaceholderWithDefault").outputs[0]
+    if shape is not None:
+        t._shape = TensorShape(shape).merge_with(t.shape) if t.shape.rank is not None else TensorShape(shape)
+    return t
 
 
 def name_scope(name, default_name=None, values=None):

@@ -13,13 +13,12 @@ import contextlib
 import re
 import threading
 
-import numpy as np
-
 from .. import _C
 from . import dtypes as _dtypes
 from .errors import InvalidArgumentError, NotFoundError
 from .tensor import Tensor as EagerTensor
-from .tensor import TensorShape, default_dtype
+from .dtype_resolution import resolve_input_dtypes
+from .tensor import TensorShape
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 
@@ -507,41 +506,15 @@ def dispatch(handle: int, name, args: tuple):
     # A list holding graph tensors given for a single tensor is packed into one (tf.stack).
     args = tuple(_pack(graph, a, None, op_type) if i < n_in and not inputs_info[i][3] and
                  isinstance(a, (list, tuple)) and _holds_graph_values(a) else a for i, a in enumerate(args))
-    # Resolve dtypes shared through type attrs, as eager conversion does.
-    resolved: dict[str, _dtypes.DType] = {}
-    for rank in (0, 1):
-        for i, (_, type_attr, _, is_list, *_) in enumerate(inputs_info):
-            if not type_attr or type_attr in resolved:
-                continue
-            for v in (args[i] if is_list and isinstance(args[i], (list, tuple)) else [args[i]]):
-                d = _static_dtype(v, rank)
-                if d is not None:
-                    resolved[type_attr] = d
-                    break
+    wants = resolve_input_dtypes(spec, args, _static_dtype)  # the rule eager conversion uses
     inputs = []
-    for i, (arg_name, type_attr, fixed, is_list, is_ref, *_) in enumerate(inputs_info):
-        want = _dtypes.from_enum(fixed) if fixed else resolved.get(type_attr)
-        if want is None and type_attr and not is_list:
-            v = args[i]
-            try:
-                want = default_dtype(v)
-            except TypeError as e:
-                raise InvalidArgumentError(f"{op_type}: input '{arg_name}': {e}", op_type) from None
-            allowed = spec["allowed_types"].get(type_attr) or []
-            if allowed and want.as_datatype_enum not in allowed:
-                if want.is_integer and _dtypes.float32.as_datatype_enum in allowed:
-                    want = _dtypes.float32
-                elif np.size(v) == 0:
-                    want = _dtypes.int32 if _dtypes.int32.as_datatype_enum in allowed else _dtypes.from_enum(allowed[0])
-            resolved[type_attr] = want
+    for i, ((arg_name, _, _, is_list, is_ref, *_), want) in enumerate(zip(inputs_info, wants)):
         if is_list:
             if not isinstance(args[i], (list, tuple)):
                 raise InvalidArgumentError(f"{op_type}: input '{arg_name}' must be a list of tensors", op_type)
-            inputs.append([to_graph_tensor(graph, v, want, is_ref, op_type) for v in args[i]])
+            inputs.append([_input_node(graph, v, want, is_ref, op_type, arg_name) for v in args[i]])
         else:
-            if args[i] is None:
-                raise InvalidArgumentError(f"{op_type}: input '{arg_name}' is missing (got None)", op_type)
-            inputs.append(to_graph_tensor(graph, args[i], want, is_ref, op_type))
+            inputs.append(_input_node(graph, args[i], want, is_ref, op_type, arg_name))
     attrs = {}
     explicit = [a[0] for a in spec["attrs"] if not a[2]]
     for attr_name, value in zip(explicit, args[n_in:]):
@@ -552,15 +525,23 @@ def dispatch(handle: int, name, args: tuple):
     return graph._outputs_structure(op)
 
 
-def _static_dtype(v, rank):
+def _static_dtype(v):
+    """The dtype of a value that already is a tensor when building a graph (a graph or eager
+    tensor, a variable), else None."""
     if isinstance(v, GraphTensor) or isinstance(v, EagerTensor):
         return v.dtype
-    d = getattr(v, "_dispatch_dtype", None)
-    if d is not None:
-        return d
-    if rank == 1 and isinstance(v, (np.ndarray, np.generic)):
-        return _dtypes.as_dtype(v.dtype)
-    return None
+    return getattr(v, "_dispatch_dtype", None)
+
+
+def _input_node(graph: Graph, value, want, is_ref: bool, op_type: str, arg_name: str):
+    if value is None:
+        raise InvalidArgumentError(f"{op_type}: input '{arg_name}' is missing (got None)", op_type)
+    try:
+        return to_graph_tensor(graph, value, want, is_ref, op_type)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, InvalidArgumentError):
+            raise
+        raise InvalidArgumentError(f"{op_type}: input '{arg_name}': {e}", op_type) from None
 
 
 def install_graph_tensor_api(ops) -> None:

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _C
 from . import dtypes as _dtypes
+from .dtype_resolution import default_dtype, holds_strings, resolve_input_dtypes
 from .errors import InvalidArgumentError
 
 Tensor = _C.Tensor
@@ -120,36 +121,9 @@ def _from_numpy(array: np.ndarray, dtype: _dtypes.DType) -> Tensor:
     return Tensor._from_numpy(array, dtype.as_datatype_enum)
 
 
-def default_dtype(value) -> _dtypes.DType:
-    """TensorFlow's choice for a Python value: float32, int32 (int64 if needed), bool."""
-    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
-        return _dtypes.as_dtype(value.dtype)
-    arr = np.asarray(value)
-    if arr.dtype == np.bool_:
-        return _dtypes.bool_
-    if arr.dtype.kind in "iu":
-        if arr.size and (arr.max() > np.iinfo(np.int32).max or arr.min() < np.iinfo(np.int32).min):
-            return _dtypes.int64
-        return _dtypes.int32
-    if arr.dtype.kind == "f":
-        return _dtypes.float32
-    if _holds_strings(arr):
-        return _dtypes.string
-    if arr.dtype.kind == "O" and any(isinstance(v, Tensor) for v in np.ravel(arr)):
-        raise TypeError("cannot convert a nested list containing Tensors; use of.stack")
-    raise TypeError(f"cannot convert {type(value).__name__} of NumPy kind '{arr.dtype.kind}' to a Tensor")
-
-
-def _holds_strings(arr: np.ndarray) -> bool:
-    """True for NumPy's bytes/str arrays and object arrays of bytes and str (TF's tf.string)."""
-    if arr.dtype.kind in "SU":
-        return True
-    return arr.dtype.kind == "O" and arr.size > 0 and all(isinstance(v, (bytes, str)) for v in arr.flat)
-
-
 def _string_tensor(value, where: str, op) -> Tensor:
     arr = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) or value.dtype.kind != "O" else value
-    if arr.size and not _holds_strings(arr):
+    if arr.size and not holds_strings(arr):
         raise InvalidArgumentError(f"{where}cannot convert {value!r} to a Tensor of string", op)
     return Tensor._from_numpy(np.asarray(arr, order="C"), _dtypes.string.as_datatype_enum)
 
@@ -238,80 +212,52 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
 
 # ------------------------------------------------------------------------- runtime hooks
 
-_op_info_cache: dict[int, tuple] = {}
+_spec_cache: dict[int, dict] = {}
 
 
-def _op_info(handle: int):
-    info = _op_info_cache.get(handle)
-    if info is None:
-        spec = _C.op_spec_by_handle(handle)
-        info = (spec["name"], spec["input_info"], spec["allowed_types"])
-        _op_info_cache[handle] = info
-    return info
+def _op_spec(handle: int) -> dict:
+    spec = _spec_cache.get(handle)
+    if spec is None:
+        spec = _spec_cache[handle] = _C.op_spec_by_handle(handle)
+    return spec
+
+
+def _eager_dtype(v):
+    """The dtype of a value that already is an eager tensor (or an eager variable), else None."""
+    if isinstance(v, Tensor) or hasattr(v, "_eager_tensor"):
+        return v.dtype
+    return None
 
 
 def convert_inputs(handle: int, args: tuple) -> tuple:
-    """Runtime hook: converts the non-Tensor inputs of an op call (args = inputs + attrs).
-
-    An input whose dtype comes from a type attr takes the dtype of the first Tensor input
-    sharing that attr (so ``x + 1`` keeps x's dtype); failing that, of the first NumPy array,
-    else TensorFlow's default for the Python value.
-    """
-    op_name, inputs, allowed = _op_info(handle)
+    """Runtime hook: converts the non-Tensor inputs of an op call (args = inputs + attrs) to the
+    dtypes :func:`~opforge.framework.dtype_resolution.resolve_input_dtypes` decides (the rule
+    graph building uses too)."""
+    spec = _op_spec(handle)
+    op_name = spec["name"]
     args = list(args)
-    resolved: dict[str, _dtypes.DType] = {}
-    for rank in (0, 1):  # Tensors first, then NumPy arrays
-        for i, (_, type_attr, _, is_list, *_) in enumerate(inputs):
-            if not type_attr or type_attr in resolved:
-                continue
-            values = args[i] if is_list and isinstance(args[i], (list, tuple)) else [args[i]]
-            for v in values:
-                if isinstance(v, Tensor) or hasattr(v, "_eager_tensor"):
-                    resolved[type_attr] = v.dtype
-                    break
-                if rank == 1 and isinstance(v, (np.ndarray, np.generic)):
-                    try:
-                        resolved[type_attr] = _dtypes.as_dtype(v.dtype)
-                    except TypeError as e:
-                        raise InvalidArgumentError(f"{op_name}: {e}", op_name) from None
-                    break
-    for i, (arg_name, type_attr, fixed, is_list, *_) in enumerate(inputs):
-        if fixed:
-            want = _dtypes.from_enum(fixed)
-        else:
-            want = resolved.get(type_attr)
-        def conv(v):
-            nonlocal want
-            if isinstance(v, Tensor):
-                return v
-            if v is None:
-                raise InvalidArgumentError(f"{op_name}: input '{arg_name}' is missing (got None)", op_name)
-            if want is None:
-                try:
-                    want = default_dtype(v)
-                except TypeError as e:
-                    raise InvalidArgumentError(f"{op_name}: input '{arg_name}': {e}", op_name) from None
-                ok = allowed.get(type_attr) or []
-                if type_attr and ok and want.as_datatype_enum not in ok:
-                    if want.is_integer and _dtypes.float32.as_datatype_enum in ok:
-                        want = _dtypes.float32  # an int literal for a float-only op
-                    elif np.size(v) == 0:  # an empty list carries no type: int32 if allowed
-                        want = _dtypes.int32 if _dtypes.int32.as_datatype_enum in ok else _dtypes.from_enum(ok[0])
-                if type_attr:
-                    resolved[type_attr] = want
-            try:
-                return convert_to_tensor(v, want, op=op_name)
-            except (TypeError, ValueError) as e:
-                if isinstance(e, InvalidArgumentError):
-                    raise
-                raise InvalidArgumentError(f"{op_name}: input '{arg_name}': {e}", op_name) from None
+    wants = resolve_input_dtypes(spec, args, _eager_dtype)
+    for i, ((arg_name, _, _, is_list, *_), want) in enumerate(zip(spec["input_info"], wants)):
         if is_list:
             if isinstance(args[i], Tensor) or not isinstance(args[i], (list, tuple)):
                 raise InvalidArgumentError(f"{op_name}: input '{arg_name}' must be a list of tensors", op_name)
-            args[i] = [conv(v) for v in args[i]]
+            args[i] = [_convert_input(v, want, op_name, arg_name) for v in args[i]]
         else:
-            args[i] = conv(args[i])
+            args[i] = _convert_input(args[i], want, op_name, arg_name)
     return tuple(args)
+
+
+def _convert_input(v, want, op_name: str, arg_name: str) -> Tensor:
+    if isinstance(v, Tensor):
+        return v
+    if v is None:
+        raise InvalidArgumentError(f"{op_name}: input '{arg_name}' is missing (got None)", op_name)
+    try:
+        return convert_to_tensor(v, want, op=op_name)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, InvalidArgumentError):
+            raise
+        raise InvalidArgumentError(f"{op_name}: input '{arg_name}': {e}", op_name) from None
 
 
 def convert_dtype(value):

@@ -1,3 +1,5 @@
 """File formats shared with TensorFlow: GraphDef (graph_def, graph_io), MetaGraphDef
 (meta_graph), checkpoint tensor bundles (tensor_bundle) and TensorBoard event files
-(event_file)."""
+(event_file), and of.io.gfile (TensorFlow's tf.io.gfile: files on the local file system)."""
+
+from . import gfile  # noqa: F401

@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 
 from .. import ops as _ops
+from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError, UnimplementedError
 from ..framework.graph import GraphTensor
 from ..framework.tensor import Tensor, convert_to_tensor
@@ -305,3 +306,100 @@ __all__ = ["concat", "stack", "unstack", "split", "slice", "strided_slice", "gat
            "scatter_nd", "pad", "tile", "expand_dims", "squeeze", "one_hot", "reverse",
            "broadcast_to", "where", "stop_gradient", "shape", "size", "rank", "newaxis"]
 _ = InvalidArgumentError
+
+
+# ---- composite array functions (TensorFlow keeps them in array_ops.py); the TF1 spellings in
+# opforge.compat.v1 call these.
+
+
+def _is_tensor(v) -> bool:
+    return hasattr(v, "dtype") and not isinstance(v, (np.ndarray, np.generic))
+
+
+def _as_tensor(v, dtype=None):
+    return v if _is_tensor(v) else convert_to_tensor(v, dtype)
+
+
+def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
+    """The entries of tensor where mask is true (tf.boolean_mask): mask's k dimensions match
+    tensor's dimensions axis .. axis+k-1, which become one dimension of the selected entries."""
+    tensor, mask = _as_tensor(tensor), _as_tensor(mask, _dtypes.bool_)
+    axis = 0 if axis is None else int(axis)
+    k, rank = mask.shape.rank, tensor.shape.rank
+    if k is None or rank is None:
+        raise ValueError("boolean_mask: the ranks of tensor and mask must be known")
+    if k == 0:
+        raise ValueError("boolean_mask: mask cannot be a scalar")
+    if axis < 0:
+        axis += rank
+    if not 0 <= axis <= rank - k:
+        raise ValueError(f"boolean_mask: a mask of rank {k} at axis {axis} does not fit a tensor of rank {rank}")
+    if not tensor.shape[axis:axis + k].is_compatible_with(mask.shape):
+        raise ValueError(f"boolean_mask: the mask's shape {mask.shape} does not match the tensor's dimensions "
+                         f"{tensor.shape[axis:axis + k]}")
+    outer = tensor.shape.dims[:axis] + tensor.shape.dims[axis + k:]
+    if None not in outer:  # a constant target shape keeps the static shape (the gradient needs it)
+        target = np.array(list(tensor.shape.dims[:axis]) + [-1] + list(tensor.shape.dims[axis + k:]), np.int64)
+    else:
+        shape = _ops.shape(tensor, out_type="int64")
+        one = np.array([1], np.int32)
+        lead = _ops.strided_slice(shape, np.array([0], np.int32), np.array([axis], np.int32), one)
+        rest = _ops.strided_slice(shape, np.array([axis + k], np.int32), np.array([0], np.int32), one, end_mask=1)
+        target = _ops.concat_v2([lead, np.array([-1], np.int64), rest], np.int32(0))
+    flat = _ops.reshape(tensor, target)
+    keep = _ops.reshape(_ops.where(_ops.reshape(mask, np.array([-1], np.int64))), np.array([-1], np.int64))
+    return _ops.gather_v2(flat, keep, np.int32(axis), name=name)
+
+
+def sequence_mask(lengths, maxlen=None, dtype="bool", name=None):
+    """mask[..., j] = j < lengths[...] (tf.sequence_mask); maxlen defaults to max(lengths)."""
+    lengths = _as_tensor(lengths)
+    if not lengths.dtype.is_integer:
+        raise InvalidArgumentError(f"sequence_mask: lengths must be integers, got {lengths.dtype.name}",
+                                   "SequenceMask")
+    lt = lengths.dtype.as_numpy_dtype
+    maxlen = _ops.max(lengths, np.arange(lengths.shape.rank or 0, dtype=np.int32)) if maxlen is None \
+        else _as_tensor(maxlen, lengths.dtype) if not _is_tensor(maxlen) else _ops.cast(maxlen, lengths.dtype)
+    columns = _ops.range(np.asarray(0, lt), maxlen, np.asarray(1, lt))
+    mask = _ops.less(columns, _ops.expand_dims(lengths, np.int32(-1)))
+    return mask if _dtypes.as_dtype(dtype) == _dtypes.bool_ else _ops.cast(mask, dtype, name=name)
+
+
+def meshgrid(*args, **kwargs):
+    """Coordinate grids of the 1-D args (tf.meshgrid): indexing="xy" (the default, as NumPy's)
+    swaps the first two dimensions of the outputs, "ij" keeps them in argument order."""
+    indexing = kwargs.pop("indexing", "xy")
+    name = kwargs.pop("name", "meshgrid")
+    if kwargs:
+        raise TypeError(f"meshgrid: unexpected keyword arguments {sorted(kwargs)}")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    del name
+    flat = [_ops.reshape(_as_tensor(a), np.array([-1], np.int64)) for a in args]
+    n = len(flat)
+    sizes = [_ops.size(t, out_type="int64") for t in flat]
+    swap = indexing == "xy" and n >= 2
+    if swap:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    target = _ops.pack(sizes, axis=0)
+    grids = []
+    for i, t in enumerate(flat):
+        shape = [1] * n
+        shape[(1 - i if i < 2 else i) if swap else i] = -1
+        column = _ops.reshape(t, np.array(shape, np.int64))
+        grids.append(_ops.mul(column, _ops.fill(target, np.ones((), t.dtype.as_numpy_dtype))))
+    return grids
+
+
+def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+    """a with its last two dimensions swapped (tf.linalg.matrix_transpose)."""
+    del conjugate  # opforge has no complex dtypes: the conjugate is the tensor itself
+    a = _as_tensor(a)
+    rank = a.shape.rank
+    if rank is None or rank < 2:
+        raise ValueError(f"matrix_transpose: a must have a known rank of at least 2, got shape {a.shape}")
+    perm = list(builtins.range(rank - 2)) + [rank - 1, rank - 2]
+    return _ops.transpose(a, np.array(perm, np.int32), name=name)
+
+
+__all__ += ["boolean_mask", "sequence_mask", "meshgrid"]

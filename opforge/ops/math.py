@@ -12,6 +12,9 @@ from .math_ops import (  # noqa: F401
     add, cast, divide, matmul, multiply, reduce_max, reduce_mean, reduce_sum, square, subtract,
     _reduce,
 )
+from .math_ops import (  # noqa: F401 (composite functions: tf.math's names for them)
+    count_nonzero, cumprod, log_sigmoid, reduce_logsumexp, segment_sum, truncatediv, truncatemod,
+)
 
 # Unary, element-wise.
 abs = _ops.abs  # noqa: A001

@@ -28,6 +28,8 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
     if isinstance(rate, (int, float)) and rate == 0:
         return _ops.identity(x, name=name)
+    if not hasattr(x, "dtype") or isinstance(x, (np.ndarray, np.generic)):
+        x = _ops.identity(x)  # a tensor (or a graph node) of the value's dtype
     dt = x.dtype
     shape = _ops.shape(x) if noise_shape is None else np.asarray(noise_shape, np.int32)
     r = np.asarray(rate, dt.as_numpy_dtype) if isinstance(rate, (int, float)) else _ops.cast(rate, dt)
@@ -35,19 +37,6 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     keep = _ops.cast(_ops.greater_equal(u, r), dt)
     scale = _ops.real_div(np.asarray(1, dt.as_numpy_dtype), _ops.sub(np.asarray(1, dt.as_numpy_dtype), r))
     return _ops.mul(_ops.mul(x, scale), keep, name=name)
-
-
-def _v1_dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
-    """tf.compat.v1.nn.dropout: keep_prob (deprecated) or rate."""
-    if keep_prob is not None and rate is not None:
-        raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
-    if keep_prob is not None:
-        if isinstance(keep_prob, (int, float)) and not 0 < keep_prob <= 1:
-            raise ValueError(f"keep_prob must be a scalar tensor or a float in the range (0, 1], got {keep_prob}")
-        rate = 1 - keep_prob if isinstance(keep_prob, (int, float)) else _ops.sub(np.float32(1), keep_prob)
-    if rate is None:
-        raise ValueError("dropout: give rate (or keep_prob)")
-    return dropout(x, rate, noise_shape, seed, name)
 
 
 # ------------------------------------------------------------------------------ more losses, normalization, lookups

@@ -23,7 +23,7 @@ __all__ = [
     "max_pool2d", "relu", "relu6", "selu", "sigmoid", "softmax",
     "softmax_cross_entropy_with_logits", "softplus", "softsign",
     "sparse_softmax_cross_entropy_with_logits", "tanh", "conv3d", "max_pool3d", "avg_pool3d",
-    "top_k", "local_response_normalization", "lrn",
+    "top_k", "local_response_normalization", "lrn", "silu", "swish", "conv2d_backprop_filter",
 ]
 
 # ------------------------------------------------------------------------------ activations
@@ -51,6 +51,15 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 def gelu(features, approximate=False, name=None):
     return _ops.gelu(features, approximate=bool(approximate), name=name)
+
+
+def silu(features, beta=1.0, name=None):
+    """features * sigmoid(beta * features) (tf.nn.silu, also called swish)."""
+    scaled = features if beta == 1.0 else _ops.mul(features, np.asarray(beta, _np_dtype(features)))
+    return _ops.mul(features, _ops.sigmoid(scaled), name=name)
+
+
+swish = silu
 
 
 def softplus(features, name=None):
@@ -282,13 +291,6 @@ def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
                            padding=padding.upper(), data_format=data_format, name=name)
 
 
-def _v1_conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC",  # noqa: A002
-               dilations=(1, 1, 1, 1, 1), name=None, filters=None):
-    if filter is not None and filters is not None:
-        raise ValueError("Cannot specify both 'filters' and 'filter'")
-    return conv3d(input, filters if filters is not None else filter, strides, padding, data_format, dilations, name)
-
-
 def max_pool(input, ksize, strides, padding, data_format=None, name=None):
     """tf.nn.max_pool for 4-D inputs (the 2-D pooling op)."""
     return max_pool2d(input, ksize, strides, padding, _data_format(data_format), name)
@@ -344,78 +346,18 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 # ------------------------------------------------------------------------------ compat.v1
 
 
-def _v1_conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,
-               data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None):
-    return conv2d(input, filter if filter is not None else filters, strides, padding, data_format,
-                  dilations, name)
-
-
-def _v1_conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None, padding=None,
-                              use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1),
-                              name=None, filters=None):
-    fmt = _data_format(data_format)
-    pad, explicit = _padding(padding, fmt)
-    return _ops.conv2d_backprop_input(
-        np.asarray(input_sizes, np.int32) if not hasattr(input_sizes, "dtype") else input_sizes,
-        filter if filter is not None else filters, out_backprop,
-        strides=_spatial_list(strides, "strides", fmt), padding=pad, explicit_paddings=explicit,
-        data_format=fmt, dilations=_spatial_list(dilations, "dilations", fmt, 1), name=name)
-
-
-def _v1_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
-                               use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1),
-                               name=None):
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, data_format="NHWC",  # noqa: A002
+                           dilations=None, name=None):
+    """The gradient of conv2d with respect to its filters, of shape filter_sizes (TensorFlow's
+    nn_ops.conv2d_backprop_filter; the Conv2DBackpropFilter op with TensorFlow's strides,
+    padding and dilations spellings)."""
     fmt = _data_format(data_format)
     pad, explicit = _padding(padding, fmt)
     return _ops.conv2d_backprop_filter(
         input, np.asarray(filter_sizes, np.int32) if not hasattr(filter_sizes, "dtype") else filter_sizes,
         out_backprop, strides=_spatial_list(strides, "strides", fmt), padding=pad,
         explicit_paddings=explicit, data_format=fmt,
-        dilations=_spatial_list(dilations, "dilations", fmt, 1), name=name)
-
-
-def _v1_depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None,
-                         dilations=None):
-    return depthwise_conv2d(input, filter, strides, padding, data_format,
-                            dilations if dilations is not None else rate, name)
-
-
-def _v1_max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None,
-                 input=None):
-    return max_pool2d(value if value is not None else input, ksize, strides, padding, data_format, name)
-
-
-def _v1_avg_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None,
-                 input=None):
-    return avg_pool2d(value if value is not None else input, ksize, strides, padding, data_format, name)
-
-
-def _v1_softmax(logits, axis=None, name=None, dim=None):
-    return softmax(logits, axis if axis is not None else dim, name)
-
-
-def _v1_log_softmax(logits, axis=None, name=None, dim=None):
-    return log_softmax(logits, axis if axis is not None else dim, name)
-
-
-def _v1_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None,
-                                          axis=None):
-    if _sentinel is not None:
-        raise InvalidArgumentError("softmax_cross_entropy_with_logits takes keyword arguments "
-                                   "(labels=..., logits=...)", None)
-    return softmax_cross_entropy_with_logits(labels, logits, axis if axis is not None else dim, name)
-
-
-def _v1_softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, dim=None):
-    return softmax_cross_entropy_with_logits(labels, logits, axis if axis is not None else
-                                             (dim if dim is not None else -1), name)
-
-
-def _v1_sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
-    if _sentinel is not None:
-        raise InvalidArgumentError("sparse_softmax_cross_entropy_with_logits takes keyword "
-                                   "arguments (labels=..., logits=...)", None)
-    return sparse_softmax_cross_entropy_with_logits(labels, logits, name)
+        dilations=_spatial_list(dilations if dilations is not None else 1, "dilations", fmt), name=name)
 
 
 TopKV2 = collections.namedtuple("TopKV2", ("values", "indices"))

@@ -106,10 +106,18 @@ def test_get_variable_initializers(g):
 
 
 
-def test_variable_scope_enters():
+def test_variable_scope_names_variables_and_ops_until_it_exits():
     with tf.Graph().as_default():
-        with tf.variable_scope("scope"):
-            pass
+        with tf.variable_scope("scope") as scope:
+            assert scope.name == tf.get_variable_scope().name == "scope"
+            v = tf.get_variable("v", [1])
+            c = tf.constant(1.0, name="c")
+            with tf.variable_scope("inner"):
+                assert tf.get_variable_scope().name == "scope/inner"
+                d = tf.add(c, 1.0)
+        e = tf.constant(2.0, name="c")
+        assert tf.get_variable_scope().name == ""
+    assert (v.op.name, c.op.name, d.op.name, e.op.name) == ("scope/v", "scope/c", "scope/inner/AddV2", "c")
 
 
 def test_variable_scope_reuse(g):

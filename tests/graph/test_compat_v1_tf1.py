@@ -177,9 +177,18 @@ def test_losses_match_tensorflow(reduction):
         total = m.losses.get_total_loss() if red != "none" else m.constant(0.0)
         return out + [total], None
     got, _ = both(build)
-    if reduction == "weighted_sum_by_nonzero_weights":  # the NumPy reference of one
-        want = np.sum((PRED - LABELS) ** 2 * W) / np.count_nonzero(np.broadcast_to(W, LABELS.shape))
-        np.testing.assert_allclose(got[0], want, rtol=1e-5)
+    w = np.broadcast_to(W, LABELS.shape)
+
+    def reduce(losses):  # TF1's reductions, the NumPy reference of each
+        weighted = losses * w
+        return {"none": weighted, "weighted_sum": weighted.sum(),
+                "weighted_mean": weighted.sum() / w.sum(),
+                "weighted_sum_over_batch_size": weighted.sum() / weighted.size,
+                "weighted_sum_by_nonzero_weights": weighted.sum() / np.count_nonzero(w)}[reduction]
+    np.testing.assert_allclose(got[0], reduce((PRED - LABELS) ** 2), rtol=1e-5)
+    np.testing.assert_allclose(got[1], reduce(np.abs(PRED - LABELS)), rtol=1e-5)
+    err = np.abs(3 * PRED - LABELS)
+    np.testing.assert_allclose(got[2], reduce(np.where(err <= 0.5, 0.5 * err ** 2, 0.5 * err - 0.125)), rtol=1e-5)
 
 
 def test_metrics_match_tensorflow():
@@ -219,6 +228,7 @@ def test_metrics_match_tensorflow():
 G1 = R.standard_normal((3, 2)).astype(np.float32)
 
 
+@needs_tf  # NumPy references of each helper: tests/ops/test_*_ops.py (the of.* functions these spell)
 def test_helpers_match_tensorflow():
     lens = np.array([1, 3, 0, 2])
 
@@ -256,7 +266,13 @@ def test_decay_schedules_match_tensorflow():
                 m.train.polynomial_decay(0.5, step, 10, 0.01, cycle=True),
                 m.train.cosine_decay(0.5, step, 40, alpha=0.1),
                 m.train.piecewise_constant(step, [10, 20], [1.0, 0.5, 0.1])], None
-    both(build, steps=4)
+    got, _ = both(build, steps=4)
+    s = 28.0  # four runs of += 7; TF1's formulas:
+    want = [0.5 * 0.8 ** (s / 10), 0.5 * 0.8 ** np.floor(s / 10), 0.5 / (1 + 0.3 * s / 10),
+            0.5 * np.exp(-0.3 * s / 10), (0.5 - 0.01) * (1 - s / 30) ** 2 + 0.01,
+            (0.5 - 0.01) * (1 - s / (10 * np.ceil(s / 10))) + 0.01,  # cycle: decay_steps 30
+            0.5 * ((1 - 0.1) * 0.5 * (1 + np.cos(np.pi * s / 40)) + 0.1), 0.1]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
 def test_missing_names_raise_attribute_errors_naming_them():

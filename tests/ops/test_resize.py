@@ -53,7 +53,7 @@ def _np_nearest(x, size, ac, hp):
         r = []
         for k in range(o):
             v = np.float32((k + 0.5) * s) if hp else np.float32(k * s)
-            j = min(int(round(float(v))) if ac else math.floor(v), i - 1)
+            j = min(math.floor(float(v) + 0.5) if ac else math.floor(v), i - 1)  # roundf: ties away from 0
             r.append(max(j, 0) if hp else j)
         return r
 
@@ -141,3 +141,36 @@ def test_image_api_matches_tensorflow():
                                tf.compat.v1.image.resize_bilinear(x, [3, 8], align_corners=True).numpy(), atol=1e-6)
     np.testing.assert_array_equal(_run_v1(lambda: tf1.image.resize_nearest_neighbor(x, [7, 7])),
                                   tf.compat.v1.image.resize_nearest_neighbor(x, [7, 7]).numpy())
+
+
+@pytest.mark.parametrize("ac,hp", FLAGS)
+@pytest.mark.parametrize("batch", [True, False])
+def test_resize_with_coordinate_options(ac, hp, batch):
+    """of.image.resize_bilinear / resize_nearest_neighbor (the logic compat.v1's TF1 spellings
+    call): the ops' coordinate options, a 3-D image as a batch of one, eagerly and in a graph."""
+    rng = np.random.default_rng(int(ac) * 2 + int(hp) + 10 * batch)
+    x = rng.normal(size=(2, 5, 7, 3)).astype(np.float32)
+    image = x if batch else x[:1]
+    given = image if batch else image[0]
+    for fn, ref in ((of.image.resize_bilinear, _np_bilinear), (of.image.resize_nearest_neighbor, _np_nearest)):
+        want = ref(image, (4, 9), ac, hp)
+        want = want if batch else want[0]
+        np.testing.assert_allclose(fn(given, [4, 9], ac, hp).numpy(), want, atol=1e-5)
+        with of.Graph().as_default() as g:
+            out = fn(of.constant(given), [4, 9], align_corners=ac, half_pixel_centers=hp)
+        with of.Session(graph=g) as sess:
+            np.testing.assert_allclose(sess.run(out), want, atol=1e-5)
+
+
+def test_v1_resize_spellings():
+    """compat.v1's resize_images takes TF1's ResizeMethod numbers; resize_bilinear its argument order."""
+    x = np.random.default_rng(7).normal(size=(1, 4, 5, 2)).astype(np.float32)
+    np.testing.assert_allclose(_run_v1(lambda: tf1.image.resize_images(x, [6, 3], tf1.image.ResizeMethod.BILINEAR,
+                                                                       True)),
+                               _np_bilinear(x, (6, 3), True, False), atol=1e-5)
+    np.testing.assert_array_equal(_run_v1(lambda: tf1.image.resize_images(x, [6, 3], 1)),
+                                  _np_nearest(x, (6, 3), False, False))
+    np.testing.assert_allclose(_run_v1(lambda: tf1.image.resize_bilinear(x, [6, 3], False, None, True)),
+                               _np_bilinear(x, (6, 3), False, True), atol=1e-5)
+    with pytest.raises(of.errors.UnimplementedError, match="method 'bicubic' is not supported"):
+        tf1.image.resize_images(x, [6, 3], "bicubic")

@@ -8,9 +8,6 @@ computed by a Session: ``tf.constant``, ``tf.placeholder``, ``tf.Variable`` and
 from __future__ import annotations
 
 import builtins
-import types
-
-import numpy as np
 
 import opforge as _of
 from opforge import ops as _ops
@@ -33,8 +30,6 @@ from opforge.ops.math_ops import (  # noqa: F401
     add, cast, divide, matmul, multiply, ones, reduce_max, reduce_mean, reduce_sum, reshape, square,  # reduce_*: TF1 spellings below
     subtract, transpose, zeros,
 )
-from opforge.ops import nn as _nn  # issue 4 (nn)
-from opforge import training as _train
 from opforge.ops import raw_ops  # noqa: F401  (tf.compat.v1.raw_ops: every op, library ops too)
 from opforge.ops.op_library import load_op_library  # noqa: F401  (tf.load_op_library)
 from opforge.framework.control_flow import case, while_loop  # noqa: F401
@@ -86,13 +81,7 @@ mod = math.floormod
 # ---- TensorFlow 1's legacy keywords (reduction_indices, keep_dims, dimension, dim): the same
 # functions, TF1's signatures.
 
-def _legacy(new_name, new, old_name, old):
-    """TensorFlow's deprecated_argument_lookup: the value given under either spelling."""
-    if old is not None:
-        if new is not None:
-            raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'")
-        return old
-    return new
+from opforge.compat._namespace import legacy_argument as _legacy  # noqa: E402
 
 
 def _v1_reduction(fn):

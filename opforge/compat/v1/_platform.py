@@ -1,16 +1,14 @@
-"""tf.app, tf.flags, tf.gfile and tf.logging: the platform helpers TF1 programs use, over the
-Python standard library (argparse-style flags parsed from sys.argv, files through os/shutil/
-glob, logging through the `logging` module)."""
+"""tf.app, tf.flags, tf.gfile and tf.logging: the platform helpers TF1 programs use (TF2 has
+absl's flags and app, and tf.io.gfile: of.io.gfile here, which tf.gfile spells with TF1's
+names); flags parsed from sys.argv, logging through the `logging` module."""
 
 from __future__ import annotations
 
-import glob as _glob
 import logging as _logging
-import os
-import shutil
 import sys
 
 from opforge.compat._namespace import Namespace
+from opforge.io import gfile as _gfile
 
 # ---- flags ---------------------------------------------------------------------------------
 
@@ -171,81 +169,14 @@ app = Namespace("app", builds_graph=False, run=_run, flags=flags)
 # ---- gfile -----------------------------------------------------------------------------------
 
 
-class GFile:
-    """A file object over the local file system (tf.gfile.GFile / Open / FastGFile)."""
-
-    def __init__(self, name, mode="r"):
-        self._f = open(name, mode)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __iter__(self):
-        return iter(self._f)
-
-    def __getattr__(self, name):
-        return getattr(self._f, name)
-
-    def size(self):
-        return os.fstat(self._f.fileno()).st_size
-
-
-def _make_dirs(path):
-    os.makedirs(path, exist_ok=True)
-
-
-def _mkdir(path):
-    try:
-        os.mkdir(path)
-    except FileExistsError:
-        from opforge.framework.errors import AlreadyExistsError  # noqa: PLC0415
-        raise AlreadyExistsError(f"{path}: file already exists") from None
-
-
-def _delete_recursively(path):
-    if os.path.isdir(path):
-        shutil.rmtree(path)
-    elif os.path.exists(path):
-        os.remove(path)
-    else:
-        from opforge.framework.errors import NotFoundError  # noqa: PLC0415
-        raise NotFoundError(f"{path}: not found")
-
-
-def _remove(path):
-    try:
-        os.remove(path)
-    except FileNotFoundError:
-        from opforge.framework.errors import NotFoundError  # noqa: PLC0415
-        raise NotFoundError(f"{path}: not found") from None
-
-
-def _copy(old, new, overwrite=False):
-    if os.path.exists(new) and not overwrite:
-        from opforge.framework.errors import AlreadyExistsError  # noqa: PLC0415
-        raise AlreadyExistsError(f"{new}: file already exists")
-    shutil.copyfile(old, new)
-
-
-def _rename(old, new, overwrite=False):
-    if os.path.exists(new) and not overwrite:
-        from opforge.framework.errors import AlreadyExistsError  # noqa: PLC0415
-        raise AlreadyExistsError(f"{new}: file already exists")
-    os.replace(old, new)
-
-
 def _walk(top, in_order=True):
-    for root, dirs, files in os.walk(top, topdown=in_order):
-        yield root, dirs, files
+    return _gfile.walk(top, topdown=in_order)
 
 
 gfile = Namespace(
-    "gfile", builds_graph=False, GFile=GFile, Open=GFile, FastGFile=GFile, Exists=os.path.exists, IsDirectory=os.path.isdir,
-    MakeDirs=_make_dirs, MkDir=_mkdir, DeleteRecursively=_delete_recursively, Remove=_remove, Copy=_copy,
-    Rename=_rename, Glob=lambda pattern: sorted(_glob.glob(pattern)), ListDirectory=lambda d: sorted(os.listdir(d)),
+    "gfile", builds_graph=False, GFile=_gfile.GFile, Open=_gfile.GFile, FastGFile=_gfile.GFile, Exists=_gfile.exists,
+    IsDirectory=_gfile.isdir, MakeDirs=_gfile.makedirs, MkDir=_gfile.mkdir, DeleteRecursively=_gfile.rmtree,
+    Remove=_gfile.remove, Copy=_gfile.copy, Rename=_gfile.rename, Glob=_gfile.glob, ListDirectory=_gfile.listdir,
     Walk=_walk,
 )
 

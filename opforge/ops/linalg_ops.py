@@ -1,0 +1,134 @@
+"""Linear-algebra functions built from other ops (TensorFlow's linalg_ops and the matrix
+functions of array_ops/math_ops): ``of.eye``, ``of.norm``, ``of.linalg.diag``,
+``of.linalg.diag_part``, ``of.linalg.trace``, ``of.linalg.tensor_diag``,
+``of.linalg.tensor_diag_part``. Shapes they work on must be known when a graph is built."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops as _ops
+from ..framework import dtypes as _dtypes
+from ..framework.errors import UnimplementedError
+from ..framework.tensor import convert_to_tensor
+from .math_ops import reduce_max, reduce_sum
+
+
+def _as_tensor(v, dtype=None):
+    return v if hasattr(v, "dtype") and not isinstance(v, (np.ndarray, np.generic)) else convert_to_tensor(v, dtype)
+
+
+def _known_dims(x, what: str, min_rank: int = 0) -> list:
+    dims = x.shape.dims
+    if dims is None or any(d is None for d in dims):
+        raise ValueError(f"{what}: opforge needs the input's shape when the graph is built, got {x.shape}")
+    if len(dims) < min_rank:
+        raise ValueError(f"{what}: the input must have rank >= {min_rank}, got shape {x.shape}")
+    return list(dims)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None):
+    """An identity matrix, num_rows x num_columns (square by default), repeated over batch_shape
+    (tf.eye). The sizes are Python ints."""
+    m = np.eye(int(num_rows), None if num_columns is None else int(num_columns),
+               dtype=_dtypes.as_dtype(dtype).as_numpy_dtype)
+    if batch_shape is not None:
+        m = np.broadcast_to(m, tuple(int(d) for d in batch_shape) + m.shape).copy()
+    return _ops.identity(m, name=name)
+
+
+def diag(diagonal, name="diag"):
+    """Batched diagonal matrices: out[..., i, i] = diagonal[..., i], zero elsewhere
+    (tf.linalg.diag, TensorFlow's MatrixDiag)."""
+    diagonal = _as_tensor(diagonal)
+    n = _known_dims(diagonal, "linalg.diag", 1)[-1]
+    eye_n = np.eye(n, dtype=diagonal.dtype.as_numpy_dtype)
+    return _ops.mul(_ops.expand_dims(diagonal, np.int32(-2)), eye_n, name=name)
+
+
+def diag_part(input, name="diag_part"):  # noqa: A002 (TensorFlow's name)
+    """The main diagonals of a batch of matrices: out[..., i] = input[..., i, i] for i below
+    min(rows, columns) (tf.linalg.diag_part, TensorFlow's MatrixDiagPart)."""
+    x = _as_tensor(input)
+    m, n = _known_dims(x, "linalg.diag_part", 2)[-2:]
+    on_diagonal = _ops.mul(x, np.eye(m, n, dtype=x.dtype.as_numpy_dtype))
+    return reduce_sum(on_diagonal, -1 if m <= n else -2, name=name)
+
+
+def trace(x, name=None):
+    """The sum of the main diagonal of each matrix of x (tf.linalg.trace)."""
+    return reduce_sum(diag_part(x), -1, name=name)
+
+
+def tensor_diag(diagonal, name=None):
+    """The tensor of rank 2k with diagonal on its diagonal (tf.linalg.tensor_diag, TensorFlow
+    1's tf.diag): out[i1..ik, i1..ik] = diagonal[i1..ik], zero elsewhere."""
+    diagonal = _as_tensor(diagonal)
+    dims = _known_dims(diagonal, "linalg.tensor_diag", 1)
+    n = int(np.prod(dims))
+    flat = _ops.reshape(diagonal, np.array([1, n], np.int64))
+    square = _ops.mul(flat, np.eye(n, dtype=diagonal.dtype.as_numpy_dtype))
+    return _ops.reshape(square, np.array(dims + dims, np.int64), name=name)
+
+
+def tensor_diag_part(input, name=None):  # noqa: A002 (TensorFlow's name)
+    """The diagonal of a tensor of shape s + s (tf.linalg.tensor_diag_part, TensorFlow 1's
+    tf.diag_part): out[i1..ik] = input[i1..ik, i1..ik]."""
+    x = _as_tensor(input)
+    dims = _known_dims(x, "linalg.tensor_diag_part", 2)
+    k = len(dims) // 2
+    if len(dims) % 2 or dims[:k] != dims[k:]:
+        raise ValueError(f"linalg.tensor_diag_part: the input's shape must be s + s, got {x.shape}")
+    n = int(np.prod(dims[:k]))
+    square = _ops.reshape(x, np.array([n, n], np.int64))
+    flat = reduce_sum(_ops.mul(square, np.eye(n, dtype=x.dtype.as_numpy_dtype)), 1)
+    return _ops.reshape(flat, np.array(dims[:k], np.int64), name=name)
+
+
+_VECTOR_ORDS = ("euclidean", 1, 2, np.inf)
+_MATRIX_ORDS = ("euclidean", "fro", 1, 2, np.inf)
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002 (TensorFlow's names)
+    """Vector and matrix norms (tf.norm, tf.linalg.norm).
+
+    axis None (all entries as one vector) or an int: a vector norm, ord "euclidean" (= 2), 1,
+    np.inf or any real p > 0 ((sum |x|^p)^(1/p)). axis a pair of ints: a matrix norm, ord
+    "euclidean"/"fro" (Frobenius), 1 (largest column sum), np.inf (largest row sum); the
+    spectral norm (2) needs an SVD, which opforge lacks (UnimplementedError)."""
+    x = _as_tensor(tensor)
+    matrix = isinstance(axis, (tuple, list)) and len(axis) == 2
+    if matrix:
+        axis = tuple(axis)
+        if not all(isinstance(a, (int, np.integer)) for a in axis) or axis[0] == axis[1]:
+            raise ValueError(f"norm: a matrix norm's axis must be 2 distinct ints, got {axis}")
+        if ord not in _MATRIX_ORDS:
+            raise ValueError(f"norm: ord {ord!r} is not a supported matrix norm ({_MATRIX_ORDS})")
+        if ord == 2:
+            raise UnimplementedError("norm: the spectral norm (ord=2 over two axes) needs an SVD, which "
+                                     "opforge does not have yet", "Norm")
+    else:
+        if isinstance(axis, (tuple, list)) and len(axis) == 1:
+            axis = axis[0]
+        if axis is not None and not isinstance(axis, (int, np.integer)):
+            raise ValueError(f"norm: axis must be None, an int or a pair of ints, got {axis!r}")
+        if ord not in _VECTOR_ORDS and not (isinstance(ord, (int, float)) and not isinstance(ord, bool)
+                                            and ord > 0):
+            raise ValueError(f"norm: ord must be a supported vector norm, got {ord!r}")
+    magnitude = _ops.abs(x)
+    if ord in ("euclidean", "fro") or (ord == 2 and not matrix):
+        out = _ops.sqrt(reduce_sum(_ops.mul(x, x), axis, keepdims=True))
+    elif matrix and ord == 1:  # the largest column sum
+        out = reduce_max(reduce_sum(magnitude, axis[0], keepdims=True), axis[1], keepdims=True)
+    elif matrix:  # np.inf: the largest row sum
+        out = reduce_max(reduce_sum(magnitude, axis[1], keepdims=True), axis[0], keepdims=True)
+    elif ord == 1:
+        out = reduce_sum(magnitude, axis, keepdims=True)
+    elif ord == np.inf:
+        out = reduce_max(magnitude, axis, keepdims=True)
+    else:
+        p = np.asarray(ord, x.dtype.as_numpy_dtype)
+        out = _ops.pow(reduce_sum(_ops.pow(magnitude, p), axis, keepdims=True), np.reciprocal(p))
+    if not keepdims:  # drop the reduced (size-1) dimensions
+        out = reduce_sum(out, list(axis) if matrix else axis)
+    return _ops.identity(out, name=name)
