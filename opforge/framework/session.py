@@ -7,9 +7,11 @@ import contextlib
 
 import numpy as np
 
-from .. import _C, dtypes
-from ..errors import InvalidArgumentError
-from . import optimizer as _optimizer
+from .. import _C
+from . import dtypes
+from .errors import InvalidArgumentError
+from ..config import optimizer as _optimizer
+from ..io import graph_def as _graph_def
 from .graph import GraphTensor, Operation, get_default_graph
 from .tensor import Tensor as EagerTensor
 from .tensor import convert_to_tensor
@@ -215,7 +217,7 @@ class Session:
     def _optimized_graph_defs(self) -> list:
         """GraphDefs of the graphs the optimizer made for this session's cached plans (one per
         run signature whose graph it changed beyond pruning)."""
-        return [_optimizer.graph_def_from_runtime(g) for g in self._c.optimized_graphs()]
+        return [_graph_def.graph_def_from_runtime(g) for g in self._c.optimized_graphs()]
 
     def make_callable(self, fetches, feed_list=None):
         feed_list = list(feed_list or [])

@@ -489,3 +489,26 @@ def read_graph_def(path: str, as_text: bool | None = None) -> GraphDef:
 
 
 _ = GraphTensor
+
+
+def graph_def_from_runtime(c_graph):
+    """The GraphDef of a runtime graph (an ``opforge._C.Graph``, such as an optimized one)."""
+    gd = GraphDef()
+    gd.versions.producer = PRODUCER_VERSION
+    infos = [c_graph.node_info(i) for i in range(c_graph.num_nodes)]
+    names = [info["name"] for info in infos]  # (a loop's Merge reads a NextIteration made after it)
+    specs: dict[str, dict] = {}
+    for info in infos:
+        nd = gd.node.add()
+        nd.name = info["name"]
+        nd.op = info["op"]
+        if info["device"]:
+            nd.device = info["device"]
+        for src, idx in info["inputs"]:
+            nd.input.append(names[src] if idx == 0 else f"{names[src]}:{idx}")
+        for c in info["control_inputs"]:
+            nd.input.append("^" + names[c])
+        spec = specs.get(nd.op) or specs.setdefault(nd.op, _C.op_spec(nd.op))
+        for attr_name, attr_type, _ in spec["attrs"]:
+            _set_attr(nd.attr[attr_name], attr_type, info["attrs"][attr_name])
+    return gd

@@ -3,7 +3,7 @@
 The passes are C++ (runtime/src/optimizer/: one pass per file over the runtime's own graph,
 run in TensorFlow's order by meta_optimizer.cc). A Session runs them itself, once per (feeds,
 fetches, targets) signature when it plans that signature, with the passes ``config`` (a
-ConfigProto, RewriterConfig or dict: see config.py) turns on. This module gives the same
+ConfigProto, RewriterConfig or dict: see opforge/config/optimizer.py) turns on. This module gives the same
 passes over a GraphDef, for ``opforge optimize`` and the tests: ``optimize(graph_def, preserve,
 fed, config)`` returns the optimized GraphDef and a report of node counts per pass.
 
@@ -14,19 +14,19 @@ RewriterConfig.fail_on_optimizer_errors or OPFORGE_OPTIMIZER_ERRORS=raise.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
-from ... import _C
-from .. import graph_def as _gd
-from ..graph import Graph
-from .config import (  # noqa: F401
+from .. import _C
+from ..config import optimizer as _optimizer_config
+from ..config.optimizer import (  # noqa: F401
     TOGGLES,
     enabled_passes,
     fail_on_errors_requested,
     get_experimental_options,
     set_experimental_options,
 )
+from ..io import graph_def as _gd
+from .graph import Graph
 
 
 @dataclass
@@ -48,15 +48,6 @@ def sinks(graph_def) -> list[str]:
     return [nd.name for nd in graph_def.node if nd.name not in used]
 
 
-def report_failures(errors, stacklevel: int = 3) -> None:
-    """Warns once per failed pass ("pass: error", as the runtime reports them); stacklevel
-    counts from the caller of report_failures, as warnings.warn's does."""
-    for e in errors:
-        name, _, message = e.partition(": ")
-        warnings.warn(f"graph optimizer pass '{name}' failed and was skipped (the graph stays as the previous "
-                      f"pass left it): {message}", RuntimeWarning, stacklevel=stacklevel + 1)
-
-
 def optimize(graph_def, preserve=None, fed=(), config=None, fail_on_errors=False):
     """Optimizes graph_def with the runtime's passes. ``preserve``: names of nodes that must
     survive with their name and outputs (default: the sinks); ``fed``: nodes whose outputs will
@@ -69,33 +60,10 @@ def optimize(graph_def, preserve=None, fed=(), config=None, fail_on_errors=False
     with g.as_default():
         _gd.import_graph_def(graph_def, name="")
     c_graph, report = _C.optimize_graph(g._c, preserve + fed, fed, passes, fail)
-    out = graph_def_from_runtime(c_graph)
+    out = _gd.graph_def_from_runtime(c_graph)
     out.versions.CopyFrom(graph_def.versions)
     if graph_def.library.function:
         out.library.CopyFrom(graph_def.library)
     results = [PassResult(name, before, after, seconds, error) for name, _, before, after, seconds, error in report]
-    report_failures([f"{r.name}: {r.error}" for r in results if r.error], stacklevel=2)
+    _optimizer_config.report_failures([f"{r.name}: {r.error}" for r in results if r.error], stacklevel=2)
     return out, results
-
-
-def graph_def_from_runtime(c_graph):
-    """The GraphDef of a runtime graph (an ``opforge._C.Graph``, such as an optimized one)."""
-    gd = _gd.GraphDef()
-    gd.versions.producer = _gd.PRODUCER_VERSION
-    infos = [c_graph.node_info(i) for i in range(c_graph.num_nodes)]
-    names = [info["name"] for info in infos]  # (a loop's Merge reads a NextIteration made after it)
-    specs: dict[str, dict] = {}
-    for info in infos:
-        nd = gd.node.add()
-        nd.name = info["name"]
-        nd.op = info["op"]
-        if info["device"]:
-            nd.device = info["device"]
-        for src, idx in info["inputs"]:
-            nd.input.append(names[src] if idx == 0 else f"{names[src]}:{idx}")
-        for c in info["control_inputs"]:
-            nd.input.append("^" + names[c])
-        spec = specs.get(nd.op) or specs.setdefault(nd.op, _C.op_spec(nd.op))
-        for attr_name, attr_type, _ in spec["attrs"]:
-            _gd._set_attr(nd.attr[attr_name], attr_type, info["attrs"][attr_name])
-    return gd
