@@ -231,7 +231,7 @@ def cmd_optimize(args) -> int:
         from opforge.framework import optimizer  # noqa: PLC0415
     except ImportError as e:
         raise UsageError(f"needs the installed opforge runtime: {e}") from None
-    known = set(optimizer.config.TOGGLES)
+    known = set(optimizer.TOGGLES)
     for name in args.disable:
         if name not in known:
             raise UsageError(f"unknown pass '{name}' in --disable; passes: {', '.join(sorted(known))}")
