@@ -6,7 +6,8 @@
 // Session). Never folded: stateful ops (variables, assignments, random ops), placeholders,
 // control flow, ops with reference inputs, preserved (fetched/fed/target) nodes, nodes with a
 // control input from a node that is not itself constant, and results larger than
-// kMaxConstantBytes (TensorFlow's limit too: a folded constant must not bloat the graph). A
+// kMaxConstantBytes (TensorFlow's limit too: a folded constant must not bloat the graph), and
+// variant values (a TensorList has no Const form). A
 // node whose kernel fails is left as it is (it fails where the user runs it), and so is what
 // reads it.
 //
@@ -135,6 +136,8 @@ void constant_folding(GraphView& v) {
     if (failed[static_cast<size_t>(t.node)] || static_cast<size_t>(t.index) >= outs.size()) continue;
     const Tensor& value = outs[static_cast<size_t>(t.index)];
     if (!value.initialized() || !value.on_host() || value.nbytes() > kMaxConstantBytes) continue;
+    // A variant (a TensorList made from constant sizes) has no Const form: it stays computed.
+    if (value.dtype() == DType::kVariant) continue;
     VNode& n = v.at(t.node);
     if (t.index == 0 && single_output(n)) {
       std::map<std::string, AttrValue> attrs;

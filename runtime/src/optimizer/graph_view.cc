@@ -409,10 +409,10 @@ Status GraphView::add_to(Graph& g, int id, std::vector<int>& new_id, std::vector
   return Status::OK();
 }
 
-Status GraphView::build(std::shared_ptr<Graph>* out) const {
-  auto g = std::make_shared<Graph>();
+Status GraphView::topological_order(std::vector<int>* out) const {
   // Inputs first (depth-first), leaving a loop's back edges out of the order.
-  std::vector<int> order;
+  std::vector<int>& order = *out;
+  order.clear();
   std::vector<char> state(nodes_.size(), 0);
   for (size_t root = 0; root < nodes_.size(); ++root) {
     if (!nodes_[root].alive || state[root]) continue;
@@ -440,6 +440,13 @@ Status GraphView::build(std::shared_ptr<Graph>* out) const {
       }
     }
   }
+  return Status::OK();
+}
+
+Status GraphView::build(std::shared_ptr<Graph>* out) const {
+  auto g = std::make_shared<Graph>();
+  std::vector<int> order;
+  OPF_RETURN_IF_ERROR(topological_order(&order));
   std::vector<int> new_id(nodes_.size(), -1);
   std::vector<BackEdge> back;
   for (int id : order) OPF_RETURN_IF_ERROR(add_to(*g, id, new_id, &back));

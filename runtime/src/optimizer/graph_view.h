@@ -124,6 +124,9 @@ class GraphView {
   bool changed_from_source(const Graph& source) const;
   // A new Graph of the live nodes (inputs first; a loop's NextIteration -> Merge back edges are
   // made last, with Graph::update_input). Errors name the node.
+  // The live nodes, every node after its inputs (a loop's back edges aside); an error when the
+  // graph has a cycle that is not a loop's.
+  Status topological_order(std::vector<int>* order) const;
   Status build(std::shared_ptr<Graph>* out) const;
   // A Merge input made after the Merge (a loop's back edge), set once its source exists.
   struct BackEdge {

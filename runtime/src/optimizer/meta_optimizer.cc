@@ -61,6 +61,12 @@ Status optimize(const Graph& g, const Options& options, std::shared_ptr<Graph>* 
   preserve.insert(preserve.end(), options.fed.begin(), options.fed.end());
   GraphView view(g, preserve, options.fed);
   view.prune_dead();
+  {
+    // A graph the executor will refuse (a cycle outside a loop) is left as written, without a
+    // report: the run fails with the executor's error naming the node, not the optimizer's.
+    std::vector<int> order;
+    if (!view.topological_order(&order).ok()) return Status::OK();
+  }
   Status first_error;
   for (const auto& [name, toggle] : pipeline()) {
     if (std::find(options.passes.begin(), options.passes.end(), toggle) == options.passes.end()) continue;
