@@ -4,10 +4,10 @@
 #include <pybind11/stl.h>
 
 #include "bindings.h"
-#include "opforge/constant_cache.h"
-#include "opforge/host_allocator.h"
+#include "src/constant_cache.h"
+#include "src/host_allocator.h"
 #include "opforge/parallel.h"
-#include "opforge/random_state.h"
+#include "src/random_state.h"
 
 namespace py = pybind11;
 

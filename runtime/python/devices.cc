@@ -7,7 +7,7 @@
 
 #include "bindings.h"
 #include "opforge/device.h"
-#include "opforge/eager.h"
+#include "src/eager.h"
 #include "opforge/kernel.h"
 #include "opforge/tensor.h"
 

@@ -16,7 +16,7 @@
 
 #include "bindings.h"
 #include "opforge/device.h"
-#include "opforge/eager.h"
+#include "src/eager.h"
 #include "opforge/op.h"
 #include "opforge/tensor.h"
 

@@ -2,7 +2,7 @@
 #include <pybind11/pybind11.h>
 
 #include "bindings.h"
-#include "opforge/crc32c.h"
+#include "src/crc32c.h"
 
 namespace py = pybind11;
 

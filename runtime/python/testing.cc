@@ -9,9 +9,9 @@
 #include <string>
 
 #include "bindings.h"
-#include "opforge/blas.h"
-#include "opforge/constant_cache.h"
-#include "opforge/cpu_kernels.h"
+#include "src/blas.h"
+#include "src/constant_cache.h"
+#include "src/cpu_kernels.h"
 #include "opforge/device.h"
 #include "opforge/graph.h"
 #include "opforge/shape_fns.h"

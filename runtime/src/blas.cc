@@ -1,5 +1,5 @@
 // GEMM inside the runtime's thread budget (see blas.h).
-#include "opforge/blas.h"
+#include "src/blas.h"
 
 #include <cblas.h>
 

@@ -1,5 +1,5 @@
 // The constant-derived value cache (constant_cache.h).
-#include "opforge/constant_cache.h"
+#include "src/constant_cache.h"
 
 #include <map>
 #include <mutex>

@@ -11,7 +11,7 @@
 #include "opforge/kernel.h"
 #include "opforge/resource.h"
 #include "opforge/dtype.h"
-#include "opforge/host_allocator.h"
+#include "src/host_allocator.h"
 #include "opforge/shape.h"
 #include "opforge/tensor.h"
 

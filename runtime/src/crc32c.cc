@@ -1,7 +1,7 @@
 // CRC-32C, reflected polynomial 0x82F63B78, eight bytes per step through eight 256-entry
 // tables ("slicing by 8"): about 1-2 GB/s without the SSE4.2 instruction, enough for event
 // files and checkpoints.
-#include "opforge/crc32c.h"
+#include "src/crc32c.h"
 
 #include <array>
 #include <cstring>

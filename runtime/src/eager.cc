@@ -1,6 +1,6 @@
 // Eager execution of one op: infer type attrs from the inputs, check every attr against the
 // op's spec, run the shape function, allocate outputs and call the kernel for the dtype.
-#include "opforge/eager.h"
+#include "src/eager.h"
 
 #include <sstream>
 

@@ -1,5 +1,5 @@
 // The caching host allocator (see host_allocator.h).
-#include "opforge/host_allocator.h"
+#include "src/host_allocator.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 // idle threads do not hold cores other processes need.
 #include "opforge/parallel.h"
 
-#include "opforge/blas.h"
+#include "src/blas.h"
 
 #include <algorithm>
 #include <atomic>

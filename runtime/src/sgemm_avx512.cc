@@ -18,7 +18,7 @@
 #include <memory>
 #include <new>
 
-#include "opforge/host_allocator.h"
+#include "src/host_allocator.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

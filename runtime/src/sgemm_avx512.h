@@ -8,7 +8,7 @@
 #pragma once
 #include <cstdint>
 
-#include "opforge/blas.h"  // ColumnEpilogue
+#include "src/blas.h"  // ColumnEpilogue
 
 namespace opforge {
 namespace blas {

@@ -4,7 +4,7 @@
 // 16-bit floats widen to float32 per batch; integers use an i-k-j loop that wraps.
 #include <cblas.h>
 
-#include "opforge/blas.h"
+#include "src/blas.h"
 
 #include <algorithm>
 #include <limits>

@@ -3,7 +3,7 @@
 // cache-friendly i-k-j loop split over rows, wrapping on overflow like NumPy.
 #include <cblas.h>
 
-#include "opforge/blas.h"
+#include "src/blas.h"
 
 #include <limits>
 #include <type_traits>

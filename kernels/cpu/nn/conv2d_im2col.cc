@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include "cpu/nn/conv2d_internal.h"
-#include "opforge/constant_cache.h"
+#include "src/constant_cache.h"
 
 namespace opforge {
 namespace conv2d {

@@ -18,7 +18,7 @@
 
 #include "cpu/nn/fused_epilogue.h"
 #include "cpu/nn/nn_util.h"
-#include "opforge/blas.h"
+#include "src/blas.h"
 #include "opforge/tensor.h"
 
 namespace opforge {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cpu/nn/conv2d_internal.h"
-#include "opforge/constant_cache.h"
+#include "src/constant_cache.h"
 
 namespace opforge {
 namespace conv2d {

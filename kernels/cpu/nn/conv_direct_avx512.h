@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "opforge/cpu_kernels.h"  // direct_conv_avx512_enabled, set_direct_conv_avx512
+#include "src/cpu_kernels.h"  // direct_conv_avx512_enabled, set_direct_conv_avx512
 
 namespace opforge {
 namespace nn {

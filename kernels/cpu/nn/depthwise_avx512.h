@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "opforge/blas.h"         // ColumnEpilogue
-#include "opforge/cpu_kernels.h"  // dw_avx512_enabled, set_dw_avx512
+#include "src/blas.h"         // ColumnEpilogue
+#include "src/cpu_kernels.h"  // dw_avx512_enabled, set_dw_avx512
 
 namespace opforge {
 namespace nn {

@@ -12,7 +12,7 @@
 
 #include "common/fused_ops.h"
 #include "cpu/cpu_util.h"
-#include "opforge/blas.h"
+#include "src/blas.h"
 #include "opforge/kernel.h"
 
 namespace opforge {

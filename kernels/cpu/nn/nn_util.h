@@ -17,7 +17,7 @@
 
 #include "common/window.h"
 #include "cpu/cpu_util.h"
-#include "opforge/blas.h"
+#include "src/blas.h"
 #include "opforge/op.h"
 #include "opforge/status.h"
 #include "ops/shape_util.h"  // nn::attr

@@ -29,7 +29,7 @@
 #include "opforge/ops/random/stateless_random_uniform_int.h"
 #include "opforge/ops/random/stateless_truncated_normal.h"
 #include "opforge/ops/random/truncated_normal.h"
-#include "opforge/random_state.h"
+#include "src/random_state.h"
 #include "opforge/shape_fns.h"
 
 namespace opforge {
