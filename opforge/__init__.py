@@ -39,7 +39,7 @@ _PUBLIC_MODULES = {
 }
 # Transitional: framework/session.py and framework/optimizer/ (replaced by the C++ optimizer,
 # issue 33) still import graph_def from its old place.
-_MOVED_MODULES = {"opforge.framework.graph_def": "opforge.io.graph_def"}
+_MOVED_MODULES = {"opforge.framework.graph_def": "opforge.io.importer"}
 
 
 def _publish(name):
@@ -88,7 +88,8 @@ from .ops.tensor_array_ops import TensorArray  # noqa: E402
 from .ops.einsum_ops import einsum  # noqa: E402
 from .gradients.tape import GradientTape  # noqa: E402
 from .gradients.graph_grad import gradients  # noqa: E402
-from .io.graph_def import GraphDef, import_graph_def  # noqa: E402
+from .io.graph_def import GraphDef  # noqa: E402
+from .io.importer import import_graph_def  # noqa: E402
 from .ops.math_ops import *  # noqa: E402,F401,F403
 from .ops.array_ops import *  # noqa: E402,F401,F403
 from .ops import array_ops as _array_ops  # noqa: E402
