@@ -170,3 +170,36 @@ def test_public_namespaces_hold_tensorflows_names():
         missing = [n for n in names if not hasattr(namespace, n)]
         assert not missing, f"{namespace.__name__} lacks {missing}"
     assert of.raw_ops.MatMul is of.raw_ops.MatMul and callable(of.load_op_library)
+
+
+# compat/v1/_tf1.py still spells tf.GraphKeys itself: branch `compat` makes it
+# `from opforge.framework.collections import GraphKeys`; then delete this entry.
+KNOWN_COLLECTION_COPIES = {"opforge/compat/v1/_tf1.py"}
+
+
+def test_collection_names_are_defined_once():
+    """A standard collection's name ("variables", "update_ops", ...) is assigned to a constant
+    only in framework/collections.py; everything else imports it."""
+    import ast
+
+    from opforge.framework.collections import GraphKeys
+
+    names = {v for k, v in vars(GraphKeys).items() if k.isupper()}
+    copies = {}
+    for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, "opforge")):
+        dirnames[:] = [d for d in dirnames if d not in ("generated", "__pycache__")]
+        for f in filenames:
+            if not f.endswith(".py"):
+                continue
+            path = os.path.join(dirpath, f)
+            rel = os.path.relpath(path, ROOT)
+            if rel == os.path.join("opforge", "framework", "collections.py"):
+                continue
+            for node in ast.walk(ast.parse(open(path).read(), path)):
+                if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value in names
+                        and any(isinstance(t, ast.Name) and t.id.isupper() for t in node.targets)):
+                    copies.setdefault(rel, []).append(f"{node.value.value!r} (line {node.lineno})")
+    unexpected = {p: c for p, c in copies.items() if p not in KNOWN_COLLECTION_COPIES}
+    assert not unexpected, f"collection names defined outside framework/collections.py: {unexpected}"
+    fixed = [p for p in KNOWN_COLLECTION_COPIES if p not in copies]
+    assert not fixed, f"delete from KNOWN_COLLECTION_COPIES: {fixed}"
