@@ -46,10 +46,11 @@ def _publish(name):
     module = _importlib.import_module(_PUBLIC_MODULES[name])
     _sys.modules[f"{__name__}.{name}"] = module
     globals()[name] = module
+    return module
 
 
-_publish("errors")
-_publish("dtypes")
+errors = _publish("errors")
+dtypes = _publish("dtypes")
 from .framework.dtypes import (  # noqa: E402
     DType, as_dtype, bfloat16, bool_, double, float16, float32, float64, half, int8, int16,
     int32, int64, string, uint8, variant,
@@ -101,8 +102,10 @@ for _old, _new in _MOVED_MODULES.items():
     _sys.modules[_old] = _importlib.import_module(_new)
     setattr(_sys.modules[_old.rpartition(".")[0]], _old.rpartition(".")[2], _sys.modules[_old])
 # TensorFlow's top-level names for some of tf.math's (tf.reduce_prod, tf.argmax, ...)
-for _name in math.TOP_LEVEL:  # noqa: F821 (published above)
-    globals()[_name] = getattr(math, _name)  # noqa: F821
+from .ops import math as _math  # noqa: E402
+
+for _name in _math.TOP_LEVEL:
+    globals()[_name] = getattr(_math, _name)
 del _name, _old, _new
 
 _tensor.install_tensor_api(ops)
