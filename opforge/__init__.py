@@ -40,17 +40,18 @@ _PUBLIC_MODULES = {
 }
 # Transitional: framework/session.py and framework/optimizer/ (replaced by the C++ optimizer,
 # issue 33) still import graph_def from its old place.
-_MOVED_MODULES = {"opforge.framework.graph_def": "opforge.io.graph_def"}
+_MOVED_MODULES = {"opforge.framework.graph_def": "opforge.io.importer"}
 
 
 def _publish(name):
     module = _importlib.import_module(_PUBLIC_MODULES[name])
     _sys.modules[f"{__name__}.{name}"] = module
     globals()[name] = module
+    return module
 
 
-_publish("errors")
-_publish("dtypes")
+errors = _publish("errors")
+dtypes = _publish("dtypes")
 from .framework.dtypes import (  # noqa: E402
     DType, as_dtype, bfloat16, bool_, double, float16, float32, float64, half, int8, int16,
     int32, int64, string, uint8, variant,
@@ -89,7 +90,8 @@ from .ops.tensor_array_ops import TensorArray  # noqa: E402
 from .ops.einsum_ops import einsum  # noqa: E402
 from .gradients.tape import GradientTape  # noqa: E402
 from .gradients.graph_grad import gradients  # noqa: E402
-from .io.graph_def import GraphDef, import_graph_def  # noqa: E402
+from .io.graph_def import GraphDef  # noqa: E402
+from .io.importer import import_graph_def  # noqa: E402
 from .ops.math_ops import *  # noqa: E402,F401,F403
 from .ops.array_ops import *  # noqa: E402,F401,F403
 from .ops import array_ops as _array_ops  # noqa: E402
@@ -103,8 +105,10 @@ for _old, _new in _MOVED_MODULES.items():
     _sys.modules[_old] = _importlib.import_module(_new)
     setattr(_sys.modules[_old.rpartition(".")[0]], _old.rpartition(".")[2], _sys.modules[_old])
 # TensorFlow's top-level names for some of tf.math's (tf.reduce_prod, tf.argmax, ...)
-for _name in math.TOP_LEVEL:  # noqa: F821 (published above)
-    globals()[_name] = getattr(math, _name)  # noqa: F821
+from .ops import math as _math  # noqa: E402
+
+for _name in _math.TOP_LEVEL:
+    globals()[_name] = getattr(_math, _name)
 del _name, _old, _new
 
 _tensor.install_tensor_api(ops)

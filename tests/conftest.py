@@ -23,3 +23,20 @@ try:
     import opforge  # noqa: E402,F401
 except ImportError as e:
     raise RuntimeError(f"opforge is not installed ({e}); run pip install '.[test]' first") from e
+
+
+# ---- fixtures shared by the test folders (graph-mode tests build into their own fresh graph)
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def graph():
+    g = opforge.Graph()
+    with g.as_default():
+        yield g
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(1234)

@@ -3,7 +3,7 @@
 # tests on it. Any sanitizer report fails.
 #
 #   bash tools/sanitized_tests.sh [pytest args...]
-#       AddressSanitizer + UndefinedBehaviorSanitizer (default: tests/ops tests/graph -q).
+#       AddressSanitizer + UndefinedBehaviorSanitizer (default: tests/ops tests/graph tests/data tests/io tests/layers tests/training tests/summary tests/compat -q).
 #       UBSan does not recover (-fno-sanitize-recover), ASan aborts.
 #   OPFORGE_SANITIZER=thread bash tools/sanitized_tests.sh [pytest args...]
 #       ThreadSanitizer (default: the concurrency tests, tests/graph/test_session_threads.py,
@@ -44,7 +44,7 @@ if [ "$kind" = address ]; then
   export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_odr_violation=0
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   export OPFORGE_FUZZ_EXAMPLES=${OPFORGE_FUZZ_EXAMPLES:-8}
-  if [ $# -eq 0 ]; then set -- tests/ops tests/graph -q -p no:cacheprovider; fi
+  if [ $# -eq 0 ]; then set -- tests/ops tests/graph tests/data tests/io tests/layers tests/training tests/summary tests/compat -q -p no:cacheprovider; fi
 else
   export LD_PRELOAD="$(gcc -print-file-name=libtsan.so)"
   # halt_on_error: the first race fails the run. Reports from inside the uninstrumented

@@ -454,8 +454,7 @@ class _Runtime:
 
 
 def _runtime(graph) -> _Runtime:
-    rt = getattr(graph, "_data_pipeline", None)
-    if rt is None:
-        rt = graph._data_pipeline = _Runtime(graph)
-    return rt
+    if graph._data_pipeline is None:
+        graph._data_pipeline = _Runtime(graph)
+    return graph._data_pipeline
 

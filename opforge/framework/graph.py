@@ -159,6 +159,13 @@ class Graph:
         self._finalized = False
         self._cf_context = None  # the cond branch or loop being built (control_flow.py)
         self._library_proto = None  # functions of imported GraphDefs, kept for export
+        # Per-graph state that other modules own, declared here so that every attribute of a
+        # Graph is in one place (none is attached from outside):
+        self.seed = None  # the graph-level random seed (ops/random_ops.py, tf.set_random_seed)
+        self._random_op_counter = 0  # op seeds handed out under the graph seed (ops/random_ops.py)
+        self._initializer_count = 0  # seeds handed to initializers under the graph seed (layers/initializers.py)
+        self._variable_store = None  # get_variable's variables by name (framework/variable_scope.py)
+        self._data_pipeline = None  # the graph's dataset iterators, run by the Session (data/dataset.py)
 
     # ---- context
     @contextlib.contextmanager

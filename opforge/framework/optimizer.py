@@ -26,6 +26,7 @@ from ..config.optimizer import (  # noqa: F401
     set_experimental_options,
 )
 from ..io import graph_def as _gd
+from ..io.importer import import_graph_def
 from .graph import Graph
 
 
@@ -58,7 +59,7 @@ def optimize(graph_def, preserve=None, fed=(), config=None, fail_on_errors=False
     passes = [name for name, on in enabled_passes(config).items() if on]
     g = Graph()
     with g.as_default():
-        _gd.import_graph_def(graph_def, name="")
+        import_graph_def(graph_def, name="")
     c_graph, report = _C.optimize_graph(g._c, preserve + fed, fed, passes, fail)
     out = _gd.graph_def_from_runtime(c_graph)
     out.versions.CopyFrom(graph_def.versions)

@@ -20,7 +20,7 @@ from ..layers import initializers as _init
 from .graph import GraphTensor, get_default_graph
 
 AUTO_REUSE = "auto_reuse"
-REGULARIZATION_LOSSES = "regularization_losses"
+from .collections import REGULARIZATION_LOSSES  # noqa: E402,F401
 
 
 class VariableScope:
@@ -76,10 +76,9 @@ class _Store:
 
 def _store(graph=None) -> _Store:
     g = graph or get_default_graph()
-    store = getattr(g, "_variable_store", None)
-    if store is None:
-        store = g._variable_store = _Store()
-    return store
+    if g._variable_store is None:
+        g._variable_store = _Store()
+    return g._variable_store
 
 
 def get_variable_scope() -> VariableScope:

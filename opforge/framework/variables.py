@@ -11,8 +11,7 @@ from . import devices as _devices
 from .tensor import Tensor as EagerTensor
 from .tensor import TensorShape, convert_to_tensor
 
-GLOBAL_VARIABLES = "variables"
-TRAINABLE_VARIABLES = "trainable_variables"
+from .collections import GLOBAL_VARIABLES, TRAINABLE_VARIABLES
 
 
 def _ops():

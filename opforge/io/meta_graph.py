@@ -2,9 +2,10 @@
 
 ``export_meta_graph`` writes the graph and its collections (variables as VariableDef protos,
 tensors and operations by name, numbers as lists), and ``Saver.save`` writes one as
-``<prefix>.meta``; ``import_meta_graph`` imports it into the default graph, recreates the
-collections (the variables among them) and returns a Saver for them, so a TF1 program can
-restore a trained model without the code that built it. The files are TensorFlow's
+``<prefix>.meta``; ``import_scoped_meta_graph`` imports it into the default graph and recreates
+the collections (the variables among them), for training/saver.py's ``import_meta_graph``,
+which returns a Saver for them, so a TF1 program can restore a trained model without the code
+that built it. The files are TensorFlow's
 meta_graph.proto; no SaverDef is written (opforge's Saver is not a graph of SaveV2/RestoreV2
 ops), so TensorFlow's import_meta_graph builds a Saver of its own for the variables.
 """
@@ -19,13 +20,13 @@ from google.protobuf.message import DecodeError
 from ..codegen._proto import meta_graph_pb2, variable_pb2
 from ..framework.errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..framework.graph import GraphTensor, Operation, get_default_graph
-from .graph_def import import_graph_def
+from .importer import import_graph_def
 from ..framework.variables import RefVariable
 
 MetaGraphDef = meta_graph_pb2.MetaGraphDef
 VariableDef = variable_pb2.VariableDef
 
-__all__ = ["export_meta_graph", "import_meta_graph", "MetaGraphDef"]
+__all__ = ["export_meta_graph", "import_scoped_meta_graph", "MetaGraphDef"]
 
 _VARIABLE_COLLECTIONS = ("variables", "trainable_variables", "local_variables", "model_variables",
                          "moving_average_variables", "metric_variables")
@@ -101,10 +102,10 @@ def _read(meta_graph_or_file) -> MetaGraphDef:
         raise InvalidArgumentError(f"{path}: not a MetaGraphDef (binary or text): {e}", "import_meta_graph") from None
 
 
-def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **saver_kwargs):
-    """Imports a MetaGraphDef (a ``.meta`` file, or the proto) into the default graph,
-    restores its collections and returns a Saver of its variables (None when it has none)."""
-    from ..training.saver import Saver  # noqa: PLC0415 (saver imports this module's users)
+def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None) -> bool:
+    """Imports a MetaGraphDef (a ``.meta`` file, or the proto) into the default graph and
+    restores its collections; whether the graph now has variables. (tf.train.import_meta_graph,
+    which also returns a Saver of them, is training/saver.py's.)"""
     meta = _read(meta_graph_or_file)
     graph = get_default_graph()
     graph_def = meta.graph_def
@@ -155,6 +156,4 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             continue  # bytes of kinds opforge has no object for (queue runners, savers ...)
         for item in items:
             graph.add_to_collection(key, item)
-    if not graph.get_collection("variables"):
-        return None
-    return Saver(**saver_kwargs)
+    return bool(graph.get_collection("variables"))

@@ -18,8 +18,7 @@ from .. import ops as _ops
 from ..framework.graph import GraphTensor, get_default_graph
 from ..framework.variable_scope import get_variable, variable_scope
 
-UPDATE_OPS = "update_ops"
-REGULARIZATION_LOSSES = "regularization_losses"
+from ..framework.collections import GLOBAL_VARIABLES, REGULARIZATION_LOSSES, UPDATE_OPS
 
 __all__ = ["dense", "conv1d", "conv2d", "conv2d_transpose", "max_pooling1d", "max_pooling2d",
            "average_pooling1d", "average_pooling2d", "batch_normalization", "dropout", "flatten"]
@@ -314,7 +313,6 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                              trainable=trainable) if scale else None
         beta = get_variable("beta", [depth], dt, initializer=beta_initializer, regularizer=beta_regularizer,
                             trainable=trainable) if center else None
-        from ..framework.variables import GLOBAL_VARIABLES  # noqa: PLC0415
         moving_mean = get_variable("moving_mean", [depth], dt, initializer=moving_mean_initializer,
                                    trainable=False, collections=[GLOBAL_VARIABLES])
         moving_var = get_variable("moving_variance", [depth], dt, initializer=moving_variance_initializer,

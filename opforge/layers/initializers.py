@@ -28,10 +28,10 @@ def _rng(seed):
         return np.random.default_rng(seed)
     from ..framework.graph import get_default_graph  # noqa: PLC0415
     g = get_default_graph()
-    graph_seed = getattr(g, "seed", None)
+    graph_seed = g.seed
     if graph_seed is None:
         return np.random.default_rng()
-    count = getattr(g, "_initializer_count", 0)
+    count = g._initializer_count
     g._initializer_count = count + 1
     return np.random.default_rng([graph_seed, count])
 

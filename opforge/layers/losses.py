@@ -18,8 +18,7 @@ from .. import ops as _ops
 from ..framework.graph import get_default_graph
 from ..framework.tensor import convert_to_tensor
 
-LOSSES = "losses"
-REGULARIZATION_LOSSES = "regularization_losses"
+from ..framework.collections import LOSSES, REGULARIZATION_LOSSES
 
 
 class Reduction:

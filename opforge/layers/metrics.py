@@ -17,8 +17,7 @@ from ..framework.graph import get_default_graph
 from ..framework.tensor import convert_to_tensor
 from ..framework.variable_scope import get_variable, variable_scope
 
-LOCAL_VARIABLES = "local_variables"
-METRIC_VARIABLES = "metric_variables"
+from ..framework.collections import LOCAL_VARIABLES, METRIC_VARIABLES
 
 __all__ = ["mean", "accuracy", "precision", "recall", "true_positives", "false_positives", "false_negatives",
            "true_negatives", "mean_squared_error", "root_mean_squared_error", "mean_absolute_error", "auc"]

@@ -1,7 +1,8 @@
-"""Every generated op wrapper in one namespace (``of.ops.mat_mul``), and their gradients.
+"""Every generated op wrapper in one namespace (``of.ops.mat_mul``).
 
 The list of groups comes from the generated op index, so a new opdef group appears here
-without any edit.
+without any edit. The submodules are the friendly wrappers over these, by group (array_ops,
+math_ops, nn_ops, ...); the gradients of the generated ops are registered by opforge.gradients.
 """
 
 from __future__ import annotations
@@ -14,7 +15,5 @@ _modules = [importlib.import_module(f"opforge.generated.gen_{g}_ops") for g in _
 for _m in _modules:
     for _name in _m.__all__:
         globals()[_name] = getattr(_m, _name)
-for _g in _index.GROUPS:
-    importlib.import_module(f"opforge.generated.gen_{_g}_grads")
 
 __all__ = sorted(n for m in _modules for n in m.__all__)

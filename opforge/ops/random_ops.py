@@ -48,7 +48,7 @@ def get_seed(op_seed=None, graph=None):
     being built if any, else the eager global seed."""
     graph = graph if graph is not None else _explicit_graph()
     if graph is not None:
-        global_seed = getattr(graph, "seed", None)
+        global_seed = graph.seed
         if global_seed is None:
             global_seed = _state.seed
     else:
@@ -56,7 +56,7 @@ def get_seed(op_seed=None, graph=None):
     if global_seed is not None:
         if op_seed is None:
             if graph is not None:
-                op_seed = getattr(graph, "_random_op_counter", 0)
+                op_seed = graph._random_op_counter
                 graph._random_op_counter = op_seed + 1
             else:
                 op_seed = _state.counter

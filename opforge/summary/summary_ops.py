@@ -30,7 +30,7 @@ Summary, SummaryMetadata = summary_pb2.Summary, summary_pb2.SummaryMetadata
 __all__ = ["scalar", "histogram", "image", "text", "audio", "merge", "merge_all", "Summary", "Event", "SessionLog",
            "create_file_writer", "SummaryWriter"]
 
-SUMMARIES = "summaries"  # tf.GraphKeys.SUMMARIES: the collection merge_all reads
+from ..framework.collections import SUMMARIES  # the collection merge_all reads
 _INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w.]")
 
 

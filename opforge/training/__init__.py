@@ -5,7 +5,7 @@ queue-runner helpers, checkpoints (saver) and, from io/, MetaGraph and GraphDef 
 """
 
 from ..io.graph_io import read_graph, write_graph
-from ..io.meta_graph import export_meta_graph, import_meta_graph
+from ..io.meta_graph import export_meta_graph
 from .learning_rate_decay import (
     cosine_decay, exponential_decay, inverse_time_decay, natural_exp_decay, piecewise_constant, polynomial_decay,
 )
@@ -15,8 +15,8 @@ from .optimizers import (
 )
 from .queue_runner import Coordinator, start_queue_runners
 from .saver import (
-    CheckpointReader, NewCheckpointReader, Saver, checkpoint_exists, get_checkpoint_state, latest_checkpoint,
-    list_variables, load_checkpoint, load_variable, update_checkpoint_state,
+    CheckpointReader, NewCheckpointReader, Saver, checkpoint_exists, get_checkpoint_state, import_meta_graph,
+    latest_checkpoint, list_variables, load_checkpoint, load_variable, update_checkpoint_state,
 )
 from .training_util import create_global_step, get_global_step, get_or_create_global_step, global_step
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import threading
 
+from ..framework.collections import QUEUE_RUNNERS
 from ..framework.errors import OutOfRangeError
 
 
@@ -54,7 +55,7 @@ class Coordinator:
         return guard()
 
 
-def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collection="queue_runners"):
+def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collection=QUEUE_RUNNERS):
     """Starts the graph's queue runners: opforge has no queues, so there are none to start
     (input pipelines use tf.data); returns the empty list of threads."""
     return []

@@ -18,6 +18,7 @@ from google.protobuf import text_format
 from ..codegen._proto import checkpoint_state_pb2
 from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..io import tensor_bundle
+from ..io.meta_graph import export_meta_graph, import_scoped_meta_graph
 from ..framework.graph import get_default_graph
 from ..framework.variables import global_variables
 
@@ -260,7 +261,6 @@ class Saver:
         tensor_bundle.write_bundle(prefix, {n: np.asarray(v) for n, v in zip(names, values)},
                                    {n: self._vars[n].dtype for n in names})
         if write_meta_graph:
-            from ..io.meta_graph import export_meta_graph  # noqa: PLC0415
             export_meta_graph(f"{prefix}.{meta_graph_def_suffix}", graph=self._graph)
         if write_state:
             now = time.time()
@@ -298,3 +298,11 @@ class Saver:
             feeds[self._restore_feeds[key]] = reader.tensor(key)
         if self._restore_op is not None:
             sess.run(self._restore_op, feeds)
+
+
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **saver_kwargs):
+    """Imports a MetaGraphDef (a ``.meta`` file, or the proto) into the default graph,
+    restores its collections and returns a Saver of its variables (None when it has none)."""
+    if not import_scoped_meta_graph(meta_graph_or_file, clear_devices, import_scope):
+        return None
+    return Saver(**saver_kwargs)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..framework.collections import GLOBAL_STEP
 from ..framework.graph import get_default_graph
 from ..framework.variables import Variable
 
 
 def get_global_step(graph=None):
     g = graph or get_default_graph()
-    steps = g.get_collection("global_step")
+    steps = g.get_collection(GLOBAL_STEP)
     return steps[0] if steps else None
 
 
@@ -20,7 +21,7 @@ def get_or_create_global_step(graph=None):
     step = get_global_step(g)
     if step is None:
         step = Variable(np.zeros((), np.int64), name="global_step", trainable=False, _graph=True)
-        g.add_to_collection("global_step", step)
+        g.add_to_collection(GLOBAL_STEP, step)
     return step
 
 

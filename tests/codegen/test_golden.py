@@ -1,6 +1,6 @@
 """Golden tests for the emitters (in the style of MLIR's ODS tests).
 
-A tiny opdef group ``demo`` lives in tests/data/golden/ in two spellings of the same ops:
+A tiny opdef group ``demo`` lives in tests/codegen/data/golden/ in two spellings of the same ops:
 
 - ``verbose/demo/*.pbtxt``: TensorFlow's verbose OpDef form (input_arg, attr { ... });
 - ``compact/demo/*.pbtxt``: the compact REGISTER_OP form (signature { input: "x: T" }).
@@ -9,14 +9,14 @@ A tiny opdef group ``demo`` lives in tests/data/golden/ in two spellings of the 
 list input ``N * T``, an int attr with a minimum, a string attr with allowed values, a shape
 attr and a list(int) attr. ``codegen.gen.render_all(codegen.model.load(["demo"]))`` (run from
 ``verbose/``, so the source paths inside the output read ``demo/...``) must match, file by
-file, the expected outputs in ``tests/data/golden/expected/<path>.golden`` (python wrappers,
+file, the expected outputs in ``tests/codegen/data/golden/expected/<path>.golden`` (python wrappers,
 .pyi stubs, gradient bindings, op index, C++ header, C++ source, Markdown docs).
 
 After an intended change to a template or an emitter, regenerate the expected files with
 
     OPFORGE_UPDATE_GOLDEN=1 python -m pytest tests/codegen/test_golden.py
 
-and review the diff (``git diff tests/data/golden``) before committing it.
+and review the diff (``git diff tests/codegen/data/golden``) before committing it.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import pytest
 from codegen import gen, model
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-GOLDEN = os.path.join(ROOT, "tests", "data", "golden")
+GOLDEN = os.path.join(ROOT, "tests", "codegen", "data", "golden")
 EXPECTED = os.path.join(GOLDEN, "expected")
 SUFFIX = ".golden"
 UPDATE = os.environ.get("OPFORGE_UPDATE_GOLDEN") == "1"
@@ -54,7 +54,7 @@ EXPECTED_FILES = [
 
 
 def render(form: str, target: str = "demo", **kw) -> dict[str, str]:
-    """Loads ``tests/data/golden/<form>/<target>`` with that folder as the working directory
+    """Loads ``tests/codegen/data/golden/<form>/<target>`` with that folder as the working directory
     (so both forms give the same source paths) and renders everything."""
     old = os.getcwd()
     os.chdir(os.path.join(GOLDEN, form))

@@ -3,7 +3,7 @@
 ``codegen.normalize.to_proto(op)`` re-renders a model as a verbose (TensorFlow-form) OpDef, as
 ``opforge show`` prints it. Parsing that text again must give an equal model (dataclasses
 compared field by field, ignoring source locations). Checked for every op in the repository's
-opdefs/ and for every op of TensorFlow 2.21's ops.pbtxt (tests/data/tf2.21_ops.pbtxt.gz), which
+opdefs/ and for every op of TensorFlow 2.21's ops.pbtxt (tests/codegen/data/tf2.21_ops.pbtxt.gz), which
 must also load, validate and render Python wrappers that compile.
 """
 
@@ -23,7 +23,7 @@ from codegen.normalize import to_proto
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPDEFS = os.path.join(ROOT, "opdefs")
-TF_OPS = os.path.join(ROOT, "tests", "data", "tf2.21_ops.pbtxt.gz")
+TF_OPS = os.path.join(ROOT, "tests", "codegen", "data", "tf2.21_ops.pbtxt.gz")
 TF_OP_COUNT = 1908
 
 

@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def _files():
     out = sorted(glob.glob(os.path.join(ROOT, "opdefs", "**", "*.pbtxt"), recursive=True))
-    out += sorted(glob.glob(os.path.join(ROOT, "tests", "data", "golden", "**", "*.pbtxt"),
+    out += sorted(glob.glob(os.path.join(ROOT, "tests", "codegen", "data", "golden", "**", "*.pbtxt"),
                             recursive=True))
     return out
 
@@ -41,7 +41,7 @@ def _slow(text):
 
 
 def test_tf_ops_pbtxt_same_message():
-    with gzip.open(os.path.join(ROOT, "tests", "data", "tf2.21_ops.pbtxt.gz"), "rt") as f:
+    with gzip.open(os.path.join(ROOT, "tests", "codegen", "data", "tf2.21_ops.pbtxt.gz"), "rt") as f:
         text = f.read()
     fast = _fast(text)  # must not need the fallback: it is the case the fast path exists for
     assert len(fast.op) == 1908

@@ -22,7 +22,8 @@ from opforge.framework.variables import (  # noqa: F401
 )
 from opforge.framework.api import control_dependencies, device, group, name_scope, no_op, placeholder  # noqa: F401
 from opforge.gradients.graph_grad import gradients  # noqa: F401
-from opforge.io.graph_def import GraphDef, import_graph_def  # noqa: F401
+from opforge.io.graph_def import GraphDef  # noqa: F401
+from opforge.io.importer import import_graph_def  # noqa: F401
 from opforge.io.graph_def import (  # noqa: F401  (Session(config=...); the optimizer reads rewrite_options)
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RewriterConfig, RunMetadata, RunOptions,
 )
