@@ -13,6 +13,7 @@ import contextlib
 import re
 import threading
 
+from .default_session import default_session
 from .. import _C
 from . import dtypes as _dtypes
 from .errors import InvalidArgumentError, NotFoundError
@@ -61,8 +62,7 @@ class GraphTensor:
         return [op for op in self.graph.get_operations() if self in op.inputs]
 
     def eval(self, feed_dict=None, session=None):
-        from .session import _default_session  # noqa: PLC0415
-        return (session or _default_session()).run(self, feed_dict)
+        return (session or default_session()).run(self, feed_dict)
 
     def _ref(self):
         return (self._op._id, self._value_index)
@@ -115,8 +115,7 @@ class Operation:
         return node_def(self)
 
     def run(self, feed_dict=None, session=None):
-        from .session import _default_session  # noqa: PLC0415
-        (session or _default_session()).run(self, feed_dict)
+        (session or default_session()).run(self, feed_dict)
 
     # The view generated gradient functions use: inputs and outputs grouped per argument.
     def _grouped(self, values, ranges, info):

@@ -12,23 +12,11 @@ from . import dtypes
 from .errors import InvalidArgumentError
 from ..config import optimizer as _optimizer
 from ..io import graph_def as _graph_def
+from . import default_session as _default
+from .default_session import get_default_session  # noqa: F401  (re-exported: of.get_default_session)
 from .graph import GraphTensor, Operation, get_default_graph
 from .tensor import Tensor as EagerTensor
 from .tensor import convert_to_tensor
-
-_session_stack: list["Session"] = []
-
-
-def _default_session() -> "Session":
-    if not _session_stack:
-        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. "
-                         "Use `with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
-    return _session_stack[-1]
-
-
-def get_default_session():
-    return _session_stack[-1] if _session_stack else None
-
 
 class Session:
     """Runs graph fragments: ``sess.run(fetches, feed_dict)``.
@@ -81,11 +69,11 @@ class Session:
 
     @contextlib.contextmanager
     def as_default(self):
-        _session_stack.append(self)
+        _default.push(self)
         try:
             yield self
         finally:
-            _session_stack.remove(self)
+            _default.remove(self)
 
     # ---- fetch structure
     def _element(self, obj):
@@ -232,12 +220,11 @@ class InteractiveSession(Session):
 
     def __init__(self, target: str = "", graph=None, config=None):
         super().__init__(target, graph, config)
-        _session_stack.append(self)
+        _default.push(self)
 
     def close(self) -> None:
         super().close()
-        if self in _session_stack:
-            _session_stack.remove(self)
+        _default.remove(self)
 
 
 _ = collections.abc

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .default_session import default_session
 from . import dtypes as _dtypes
 from .graph import Graph, GraphTensor, _explicit_graph, get_default_graph, to_graph_tensor
 from . import devices as _devices
@@ -193,8 +194,7 @@ class RefVariable(_VariableBase):
         return self._snapshot.eval(session=session)
 
     def load(self, value, session=None):
-        from .session import _default_session  # noqa: PLC0415
-        (session or _default_session()).run(self._initializer_op, {self._initial_value: value})
+        (session or default_session()).run(self._initializer_op, {self._initial_value: value})
 
     def assign(self, value, use_locking=False, name=None, read_value=True):
         return _ops().assign(self, value, use_locking=use_locking, name=name)
