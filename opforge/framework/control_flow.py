@@ -3,7 +3,7 @@ tf.case and tf.while_loop).
 
 Eagerly they are Python: the predicate's value picks a branch, the loop runs in Python. In a
 graph they build TensorFlow 1's control-flow ops, which the Session's dataflow executor runs
-(runtime/src/control_flow.cc):
+(runtime/src/control_flow.h):
 
 - cond: each tensor a branch uses from outside goes through a Switch on the predicate (the
   other output is dead, so the branch that is not taken does not run); each result is a

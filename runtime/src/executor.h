@@ -1,6 +1,6 @@
 // What the Session's executors share (internal to the runtime): the straight-line executor in
 // session.cc and the concurrent one in concurrent_executor.cc run graphs without control flow;
-// the dataflow executor in control_flow.cc runs graphs with TensorFlow 1's control-flow ops
+// the dataflow executor (control_flow.h) runs graphs with TensorFlow 1's control-flow ops
 // (dead tensors, frames, iterations). Running one node (node_exec.cc) is common to them all.
 #pragma once
 
@@ -55,8 +55,9 @@ Status run_node(const Node& node, const DeviceSpec& device, std::vector<const Te
 
 }  // namespace exec
 
-// The dataflow executor (control_flow.cc): the plan of a graph with control flow, and running
-// it. `needed` marks the nodes the run needs (pruned).
+// The dataflow executor (control_flow.h): the plan of a graph with control flow
+// (control_flow_plan.cc), and running it (control_flow_run.cc). `needed` marks the nodes the
+// run needs (pruned).
 struct DataflowPlan;
 Status build_dataflow_plan(const Graph& g, const std::vector<char>& needed,
                            const std::vector<std::pair<TensorRef, Tensor>>& feeds,

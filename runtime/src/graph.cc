@@ -1,6 +1,6 @@
 // Graph construction: attr inference and shape inference per node, edits of a loop's back
 // edges and shape invariants. (The Session that runs graphs: session.cc, session_plan.cc,
-// concurrent_executor.cc, node_exec.cc; control_flow.cc for graphs with control flow.)
+// concurrent_executor.cc, node_exec.cc; control_flow_*.cc for graphs with control flow.)
 #include "opforge/graph.h"
 
 #include "executor.h"

@@ -1,7 +1,7 @@
 // The Session's plans and executors (internal to the runtime; the installed graph.h holds
 // only Session's interface). Plans: session_plan.cc; the straight-line executor: session.cc; the
 // concurrent executor: concurrent_executor.cc; the dataflow executor for graphs with control
-// flow: control_flow.cc; running one node: node_exec.cc.
+// flow: control_flow_plan.cc and control_flow_run.cc; running one node: node_exec.cc.
 #pragma once
 
 #include <atomic>

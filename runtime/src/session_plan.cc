@@ -91,7 +91,7 @@ Status Session::Impl::make_plan(const std::vector<std::pair<TensorRef, Tensor>>&
       if (!fed.count(r)) need(r.node);
     for (int c : node.control_inputs) need(c);
   }
-  // Graphs with control flow run on the dataflow executor (control_flow.cc).
+  // Graphs with control flow run on the dataflow executor (control_flow.h).
   for (int id = 0; id < n; ++id) {
     if (needed[static_cast<size_t>(id)] && is_control_flow_op(g.node(id).op->name)) {
       std::shared_ptr<const DataflowPlan> dataflow;

@@ -2,7 +2,7 @@
 // ControlTrigger.
 //
 // In a graph these never reach a kernel: the Session's control-flow executor
-// (runtime/src/control_flow.cc) gives them their meaning (dead tensors, frames, iterations).
+// (runtime/src/control_flow.h) gives them their meaning (dead tensors, frames, iterations).
 // The kernels below are what an eager call gets, where every tensor is live and there are no
 // frames: Enter, Exit, NextIteration and LoopCond forward their input, Merge forwards its
 // first input; Switch, which must leave one output dead, has no eager meaning (of.cond is
