@@ -227,7 +227,7 @@ def cmd_optimize(args) -> int:
     """Runs the graph optimizer over a GraphDef file (binary, or text for .pbtxt/.txt)."""
     try:
         from opforge.errors import OpError  # noqa: PLC0415
-        from opforge.framework import graph_def as gdio  # noqa: PLC0415
+        from opforge.io import graph_def as gdio  # noqa: PLC0415
         from opforge.framework import optimizer  # noqa: PLC0415
     except ImportError as e:
         raise UsageError(f"needs the installed opforge runtime: {e}") from None

@@ -40,7 +40,6 @@ _PUBLIC_MODULES = {
 }
 # Transitional: framework/session.py and framework/optimizer/ (replaced by the C++ optimizer,
 # issue 33) still import graph_def from its old place.
-_MOVED_MODULES = {"opforge.framework.graph_def": "opforge.io.importer"}
 
 
 def _publish(name):
@@ -101,15 +100,12 @@ from .ops.linalg_ops import eye, norm  # noqa: E402
 
 for _name in _PUBLIC_MODULES:
     _publish(_name)
-for _old, _new in _MOVED_MODULES.items():
-    _sys.modules[_old] = _importlib.import_module(_new)
-    setattr(_sys.modules[_old.rpartition(".")[0]], _old.rpartition(".")[2], _sys.modules[_old])
 # TensorFlow's top-level names for some of tf.math's (tf.reduce_prod, tf.argmax, ...)
 from .ops import math as _math  # noqa: E402
 
 for _name in _math.TOP_LEVEL:
     globals()[_name] = getattr(_math, _name)
-del _name, _old, _new
+del _name
 
 _tensor.install_tensor_api(ops)
 _graph.install_graph_tensor_api(ops)

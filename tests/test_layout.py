@@ -158,7 +158,7 @@ def test_public_namespaces_hold_tensorflows_names():
 
 # compat/v1/_tf1.py still spells tf.GraphKeys itself: branch `compat` makes it
 # `from opforge.framework.collections import GraphKeys`; then delete this entry.
-KNOWN_COLLECTION_COPIES = {"opforge/compat/v1/_tf1.py"}
+KNOWN_COLLECTION_COPIES: set[str] = set()
 
 
 def test_collection_names_are_defined_once():

@@ -29,7 +29,7 @@ PACKAGE = "opforge"
 SOURCES = ((os.path.join(ROOT, "opforge"), PACKAGE),
            (os.path.join(ROOT, "generated", "python"), PACKAGE + ".generated"))
 EXTENSIONS = {PACKAGE + "._C"}  # compiled modules: they import nothing from the package
-ALIAS_TABLES = ("_PUBLIC_MODULES", "_MOVED_MODULES")  # dict literals in opforge/__init__.py
+ALIAS_TABLES = ("_PUBLIC_MODULES",)  # dict literals in opforge/__init__.py
 
 
 def find_modules() -> dict[str, str]:

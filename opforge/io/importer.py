@@ -13,10 +13,7 @@ from .. import _C
 from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.graph import _VALID_NAME as _VALID_NODE_NAME
 from ..framework.graph import GraphTensor, get_default_graph
-from .graph_def import _attr_value, _bad, graph_def_from_bytes
-# What the users of the former framework/graph_def.py (framework/session.py, framework/optimizer/,
-# codegen/cli.py) read through the transitional alias opforge.framework.graph_def -> this module.
-from .graph_def import GraphDef, NodeDef, read_graph_def, tensor_from_proto, tensor_to_proto  # noqa: F401
+from .graph_def import GraphDef, NodeDef, _attr_value, _bad, graph_def_from_bytes
 
 
 def _parse_input(name: str):

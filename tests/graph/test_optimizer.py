@@ -220,7 +220,7 @@ def test_random_graphs_optimized_equal_unoptimized(graph, seed):
 def test_tensorflow_fused_conv_graph_def_imports_and_runs(rng):
     """A _FusedConv2D node spelled as TensorFlow's Grappler writes it (TArgs, num_host_args,
     filter_format) imports and runs."""
-    from opforge.framework.graph_def import GraphDef, tensor_to_proto
+    from opforge.io.graph_def import GraphDef, tensor_to_proto
     w = rng.standard_normal((1, 1, 2, 3)).astype(np.float32)
     b = rng.standard_normal(3).astype(np.float32)
     gd = GraphDef()
