@@ -40,8 +40,6 @@ KNOWN_LONG = {
     "runtime/src/graph.cc": "executors split by kind (branch cxx)",
     "runtime/src/control_flow.cc": "its executor joins the executors (branch cxx)",
     "kernels/cpu/list/list_ops.cc": "C++, not split yet",
-    "codegen/model.py": "codegen, not split yet",
-    "tests/ops/opmatrix.py": "the op matrix's driver, not split yet",
 }
 
 
