@@ -20,7 +20,6 @@ import ast
 import fnmatch
 import os
 import sys
-from collections import defaultdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = "opforge"

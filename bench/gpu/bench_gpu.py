@@ -76,7 +76,7 @@ def main() -> int:
         t_tadd = timed(lambda: torch.add(tx, ty), torch.cuda.synchronize, 10)
         print(f"  torch.add:              {3 * nbytes / t_tadd / 1e9:8.1f} GB/s")
         del tx, ty
-    del x, y
+    x = y = None  # frees the device memory before the next part
     of.config.empty_cache()
 
     # ---- MatMul
@@ -96,7 +96,7 @@ def main() -> int:
             line += f"   torch.matmul: {flops / t_t / 1e12:7.1f} TFLOP/s   ratio {t_t / t_of:5.2f}x (goal >= 0.9x)"
             del ta, tb
         print(line)
-        del a, b
+        a = b = None
     of.config.empty_cache()
 
     # ---- launch overhead

@@ -14,7 +14,7 @@ tensor.py and graph.py can use it without an import cycle.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

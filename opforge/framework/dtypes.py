@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence, Union
+from typing import Any
+from collections.abc import Sequence
 
 import ml_dtypes
 import numpy as np
@@ -49,7 +50,7 @@ class DType:
         return self._name == "bool"
 
     @property
-    def base_dtype(self) -> "DType":
+    def base_dtype(self) -> DType:
         return self
 
     def __repr__(self) -> str:
@@ -135,6 +136,6 @@ def numpy_dtypes() -> dict[int, np.dtype]:
 
 
 # ---- type aliases for annotations (the generated .pyi stubs use them)
-TensorLike = Union[_Tensor, np.ndarray, float, int, bool, Sequence[Any]]
-DTypeLike = Union[DType, str, type, np.dtype]
-ShapeLike = Union[Sequence[Union[int, None]], None]
+TensorLike = _Tensor | np.ndarray | float | int | bool | Sequence[Any]
+DTypeLike = DType | str | type | np.dtype
+ShapeLike = Sequence[int | None] | None

@@ -29,7 +29,7 @@ class GraphTensor:
 
     __array_priority__ = 100
 
-    def __init__(self, op: "Operation", value_index: int, dtype, shape, is_ref: bool = False):
+    def __init__(self, op: Operation, value_index: int, dtype, shape, is_ref: bool = False):
         self._op = op
         self._value_index = value_index
         self._dtype = dtype
@@ -84,7 +84,7 @@ class GraphTensor:
 class Operation:
     """A node of a Graph."""
 
-    def __init__(self, graph: "Graph", node_id: int):
+    def __init__(self, graph: Graph, node_id: int):
         info = graph._c.node_info(node_id)
         self._graph = graph
         self._id = node_id

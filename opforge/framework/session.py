@@ -52,7 +52,7 @@ class Session:
     def close(self) -> None:
         self._closed = True
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Session:
         # As TensorFlow's: inside `with Session(graph=g)`, g is the default graph too.
         graph_cm = self._graph.as_default()
         graph_cm.__enter__()

@@ -52,7 +52,7 @@ class TensorShape:
         return len(self._dims) == len(other._dims) and all(
             a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
-    def merge_with(self, other) -> "TensorShape":
+    def merge_with(self, other) -> TensorShape:
         """The shape with what both know; ValueError when they are incompatible."""
         other = other if isinstance(other, TensorShape) else TensorShape(other)
         if not self.is_compatible_with(other):
@@ -66,7 +66,7 @@ class TensorShape:
     def is_fully_defined(self) -> bool:
         return self._dims is not None and all(d is not None for d in self._dims)
 
-    def concatenate(self, other) -> "TensorShape":
+    def concatenate(self, other) -> TensorShape:
         """This shape's dims followed by ``other``'s (unknown rank if either is)."""
         other = other if isinstance(other, TensorShape) else TensorShape(other)
         if self._dims is None or other._dims is None:

@@ -10,7 +10,7 @@ from .. import _C
 from ..framework.errors import InvalidArgumentError
 from . import registry
 
-_active: list["GradientTape"] = []
+_active: list[GradientTape] = []
 
 
 @dataclass
@@ -88,7 +88,7 @@ class GradientTape:
         self._used = False
         self._variables: list = []
 
-    def __enter__(self) -> "GradientTape":
+    def __enter__(self) -> GradientTape:
         self._recording = True
         _active.append(self)
         _sync_hook()

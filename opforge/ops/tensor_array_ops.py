@@ -22,7 +22,7 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from .. import ops as _ops
 from ..framework.errors import UnimplementedError
-from ..framework.graph import GraphTensor, get_default_graph
+from ..framework.graph import GraphTensor
 from ..framework.tensor import Tensor, TensorShape, convert_to_tensor
 
 
@@ -115,7 +115,7 @@ class TensorArray:
     def _element_shape(self) -> TensorShape:
         return self._shape_cell[0]
 
-    def _with(self, flow, element_shape=None, dense=None) -> "TensorArray":
+    def _with(self, flow, element_shape=None, dense=None) -> TensorArray:
         out = type(self).__new__(type(self))  # compat.v1's subclass stays itself
         out._dtype, out._dynamic_size, out._infer_shape = self._dtype, self._dynamic_size, self._infer_shape
         out._shape_cell = self._shape_cell
@@ -150,7 +150,7 @@ class TensorArray:
         _set_shape(out, self._element_shape)
         return out
 
-    def write(self, index, value, name=None) -> "TensorArray":
+    def write(self, index, value, name=None) -> TensorArray:
         """A TensorArray with ``value`` at ``index`` (past the end only if ``dynamic_size``)."""
         value = self._value(value, "write")
         shape = self._merge_shape(_static_shape(value), "write")
@@ -187,7 +187,7 @@ class TensorArray:
                                                   np.zeros(0, np.int64), element_dtype=self._dtype)
         return value
 
-    def unstack(self, value, name=None) -> "TensorArray":
+    def unstack(self, value, name=None) -> TensorArray:
         """A TensorArray whose elements are the rows of ``value``."""
         value = self._value(value, "unstack")
         vshape = _static_shape(value)
@@ -198,7 +198,7 @@ class TensorArray:
             flow = _ops.tensor_list_from_tensor(value, _shape_tensor(shape))
         return self._with(flow, shape, dense=value)
 
-    def scatter(self, indices, value, name=None) -> "TensorArray":
+    def scatter(self, indices, value, name=None) -> TensorArray:
         """A TensorArray with row i of ``value`` at ``indices[i]``."""
         value = self._value(value, "scatter")
         vshape = _static_shape(value)
@@ -207,7 +207,7 @@ class TensorArray:
             flow = _ops.tensor_list_scatter_into_existing_list(self._flow, value, _as_int32(indices, "scatter"))
         return self._with(flow, shape)
 
-    def split(self, value, lengths, name=None) -> "TensorArray":
+    def split(self, value, lengths, name=None) -> TensorArray:
         """A TensorArray whose element i is the next ``lengths[i]`` rows of ``value``."""
         value = self._value(value, "split")
         vshape = _static_shape(value)
@@ -225,7 +225,7 @@ class TensorArray:
         with _name_scope(name or "TensorArraySize"):
             return _ops.tensor_list_length(self._flow)
 
-    def identity(self) -> "TensorArray":
+    def identity(self) -> TensorArray:
         """The same array with an Identity on its flow (for control dependencies)."""
         return self._with(_ops.identity(self._flow), dense=self._dense)
 
@@ -244,7 +244,7 @@ class TensorArray:
     def _cf_tensor(self):
         return self._flow
 
-    def _cf_rebuild(self, flow) -> "TensorArray":
+    def _cf_rebuild(self, flow) -> TensorArray:
         return self._with(flow)
 
     def __repr__(self):

@@ -184,7 +184,7 @@ def test_opforge_opdef_has_tensorflow_opdefs_fields():
 def test_wire_compatible_with_tensorflows_own_schemas():
     """Each message and enum here is TensorFlow's (same full name), and each of its fields has
     TensorFlow's name, number, type and repetition: what one writes, the other reads."""
-    tf = pytest.importorskip("tensorflow")  # noqa: F841: registers TensorFlow's modules
+    pytest.importorskip("tensorflow")  # registers TensorFlow's modules
     import tensorflow.core.protobuf.config_pb2  # noqa: F401,PLC0415
     import tensorflow.core.protobuf.meta_graph_pb2  # noqa: F401,PLC0415
     import tensorflow.core.protobuf.tensor_bundle_pb2  # noqa: F401,PLC0415

@@ -71,7 +71,7 @@ def test_arithmetic_removes_neutral_operations(graph, rng):
 
 def test_arithmetic_keeps_broadcasting_constants(graph):
     x = of.placeholder(of.float32, [3], name="x")
-    y = of.multiply(x, np.ones((2, 3), np.float32), name="y")  # broadcasts x to [2, 3]
+    of.multiply(x, np.ones((2, 3), np.float32), name="y")  # broadcasts x to [2, 3]
     nodes, _ = optimize_graph(graph, ["y", "x"])
     assert nodes["y"].op == "Mul"
 
@@ -90,7 +90,7 @@ def test_dependency_optimization_prunes_identity_keeps_fetched_and_control(graph
     x = of.placeholder(of.float32, [4], name="x")
     inner = of.identity(of.identity(x * 2.0), name="inner")
     with graph.control_dependencies([inner]):
-        gate = of.no_op(name="gate")
+        of.no_op(name="gate")
     y = of.identity(of.snapshot(inner) if hasattr(of, "snapshot") else inner, name="y")
     nodes, _ = optimize_graph(graph, ["y", "x", "gate"])
     assert "y" in nodes and nodes["y"].op == "Identity"
@@ -118,7 +118,7 @@ def test_control_edges_from_constants_are_dropped(graph, rng):
 def test_identity_reading_a_variable_is_kept(graph):
     v = of.Variable(np.float32(1.0), name="v")
     read = of.identity(v, name="read")
-    y = of.multiply(read, 2.0, name="y")
+    of.multiply(read, 2.0, name="y")
     nodes, _ = optimize_graph(graph, ["y"])
     assert nodes["read"].op == "Identity"
 
@@ -255,7 +255,7 @@ def test_cli_optimize(tmp_path, rng, capsys):
     g = of.Graph()
     with g.as_default():
         x = of.placeholder(of.float32, [None, 3], name="x")
-        y = of.nn.relu(of.matmul(x, rng.random((3, 2), dtype=np.float32)) + of.constant(np.ones(2, np.float32)),
+        of.nn.relu(of.matmul(x, rng.random((3, 2), dtype=np.float32)) + of.constant(np.ones(2, np.float32)),
                        name="y")
     src = tmp_path / "in.pb"
     src.write_bytes(g.as_graph_def().SerializeToString())

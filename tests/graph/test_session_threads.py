@@ -152,7 +152,7 @@ def test_sessions_can_share_a_variable_store(share):
     from opforge import _C
     g = of.Graph()
     with g.as_default():
-        v = of.Variable(of.constant([1.0, 2.0]), name="v")
+        of.Variable(of.constant([1.0, 2.0]), name="v")
         init = of.global_variables_initializer()
     sess = of.Session(graph=g)
     sess.run(init)

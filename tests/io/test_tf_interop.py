@@ -83,11 +83,11 @@ def _tf_model():
         b = tf.constant(rng.normal(size=(1, 4)).astype(np.float32), name="b")
         h = tf.nn.relu(tf.add(tf.matmul(x, w), b), name="h")
         t = tf.transpose(tf.reshape(h, [-1, 2, 2]), [0, 2, 1], name="t")
-        s = tf.reduce_sum(tf.sigmoid(t) * tf.tanh(t), axis=[1, 2], name="s")
+        tf.reduce_sum(tf.sigmoid(t) * tf.tanh(t), axis=[1, 2], name="s")
         m = tf.reduce_mean(h, axis=1, keepdims=True, name="m")
         y = tf.identity(tf.matmul(h, w, transpose_b=True) - m, name="y")
         z = tf.maximum(tf.square(y), tf.exp(-tf.abs(y)), name="z")
-        mx = tf.reduce_max(z, axis=0, name="mx")
+        tf.reduce_max(z, axis=0, name="mx")
     return g, ["h:0", "t:0", "s:0", "m:0", "y:0", "z:0", "mx:0"], rng.normal(size=(6, 3)).astype(np.float32)
 
 

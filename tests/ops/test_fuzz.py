@@ -218,7 +218,6 @@ def test_fuzz_reshape(op_name, data):
     op = OPS_BY_NAME[op_name]
     spec, ok = _dtype(data, op)
     shape = data.draw(shapes, label="shape")
-    n = int(np.prod(shape))
     how = data.draw(st.sampled_from(["permuted", "minus1", "random"]), label="how")
     if how == "random":
         target = data.draw(st.lists(st.integers(-2, 6), max_size=4), label="target")

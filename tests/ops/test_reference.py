@@ -11,13 +11,11 @@ import inspect
 import numpy as np
 import pytest
 
-import codegen.model
 
 import opforge as of
 from opmatrix import (
-    ALL_OPS_BY_NAME, OPS, OPS_BY_NAME, Case, assert_all_match, assert_matches, build_inputs, call,
-    cases, covers, data_inputs, describe, dispatch_attr, dispatch_dtypes, expected_out_spec,
-    family, np_dtype, of_dtype, as_outputs, reference, seed_for, type_bindings, wrapper,
+    ALL_OPS_BY_NAME, OPS, OPS_BY_NAME, Case, assert_all_match, build_inputs, call,
+    cases, covers, data_inputs, describe, dispatch_attr, dispatch_dtypes, family, np_dtype, of_dtype, as_outputs, reference, seed_for, type_bindings, wrapper,
 )
 
 COVERAGE_CATEGORIES = ("reference",)

@@ -76,7 +76,7 @@ def _dtype_name(dtype):
     return str(name)
 
 
-class DataSet(object):
+class DataSet:
     """TF1's mnist DataSet (same attributes and next_batch semantics).
 
     Shuffling uses a private RandomState so the batches do not depend on the
