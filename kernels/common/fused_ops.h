@@ -28,8 +28,10 @@ inline std::string join_fused_ops(const std::vector<std::string>& v) {
 
 inline Status parse_fused_ops(const std::string& op, const std::vector<std::string>& fused_ops, FusedOps* out) {
   if (fused_ops.empty() || fused_ops.size() > 2) {
-    return errors::Unimplemented(op, ": fused_ops must be [X] or [X, activation] with X BiasAdd or "
-                                     "FusedBatchNorm, got ", join_fused_ops(fused_ops));
+    return errors::Unimplemented(op,
+                                 ": fused_ops must be [X] or [X, activation] with X BiasAdd or "
+                                 "FusedBatchNorm, got ",
+                                 join_fused_ops(fused_ops));
   }
   const std::string& x = fused_ops[0];
   if (x != "BiasAdd" && x != "FusedBatchNorm") {
@@ -41,13 +43,20 @@ inline Status parse_fused_ops(const std::string& op, const std::vector<std::stri
   out->act = FusedAct::kNone;
   if (fused_ops.size() == 2) {
     const std::string& a = fused_ops[1];
-    if (a == "Relu") out->act = FusedAct::kRelu;
-    else if (a == "Relu6") out->act = FusedAct::kRelu6;
-    else if (a == "Elu") out->act = FusedAct::kElu;
-    else if (a == "LeakyRelu") out->act = FusedAct::kLeakyRelu;
-    else if (a == "Sigmoid") out->act = FusedAct::kSigmoid;
-    else if (a == "Tanh") out->act = FusedAct::kTanh;
-    else if (a == "_MklSwish" || a == "Swish") out->act = FusedAct::kSwish;
+    if (a == "Relu")
+      out->act = FusedAct::kRelu;
+    else if (a == "Relu6")
+      out->act = FusedAct::kRelu6;
+    else if (a == "Elu")
+      out->act = FusedAct::kElu;
+    else if (a == "LeakyRelu")
+      out->act = FusedAct::kLeakyRelu;
+    else if (a == "Sigmoid")
+      out->act = FusedAct::kSigmoid;
+    else if (a == "Tanh")
+      out->act = FusedAct::kTanh;
+    else if (a == "_MklSwish" || a == "Swish")
+      out->act = FusedAct::kSwish;
     else {
       return errors::Unimplemented(op, ": unsupported activation '", a, "' in fused_ops ", join_fused_ops(fused_ops),
                                    " (Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, _MklSwish)");

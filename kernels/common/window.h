@@ -59,17 +59,16 @@ constexpr int64_t kMaxWindow = (int64_t{1} << 31) - 1;
 // (padded - eff + s) / s with C++'s truncating division, an error only when that is negative.
 // So a window up to 2 * s - 1 elements larger than the padded input gives an empty output (a
 // 0-sized dim), not an error.
-inline Status window_dim(const std::string& op, const char* which, int64_t in, int64_t k,
-                         int64_t s, int64_t d, const std::string& padding, int64_t pb,
-                         int64_t pa, Dim1* r) {
+inline Status window_dim(const std::string& op, const char* which, int64_t in, int64_t k, int64_t s, int64_t d,
+                         const std::string& padding, int64_t pb, int64_t pa, Dim1* r) {
   r->in = in;
   r->k = k;
   r->s = s;
   r->d = d;
   if (k < 1) return errors::InvalidArgument(op, ": the window size along ", which, " must be positive, got ", k);
   if (s < 1 || d < 1) {
-    return errors::InvalidArgument(op, ": the stride and dilation along ", which, " must be positive, got ", s,
-                                   " and ", d);
+    return errors::InvalidArgument(op, ": the stride and dilation along ", which, " must be positive, got ", s, " and ",
+                                   d);
   }
   if (k - 1 > (kMaxWindow - 1) / d) {
     return errors::InvalidArgument(op, ": the window along ", which, " (size ", k, ", dilation ", d,
@@ -77,8 +76,8 @@ inline Status window_dim(const std::string& op, const char* which, int64_t in, i
   }
   const int64_t eff = (k - 1) * d + 1;
   if (padding == "EXPLICIT" && (pb < 0 || pa < 0 || pb > kMaxWindow || pa > kMaxWindow)) {
-    return errors::InvalidArgument(op, ": explicit paddings along ", which, " must be in [0, ", kMaxWindow,
-                                   "], got ", pb, " and ", pa);
+    return errors::InvalidArgument(op, ": explicit paddings along ", which, " must be in [0, ", kMaxWindow, "], got ",
+                                   pb, " and ", pa);
   }
   if (in < 0) {
     r->out = -1;
@@ -98,17 +97,16 @@ inline Status window_dim(const std::string& op, const char* which, int64_t in, i
   const int64_t diff = padded - eff;  // (diff + s) / s, without overflowing diff + s
   const int64_t out = diff >= 0 ? diff / s + 1 : (diff + s) / s;
   if (out < 0) {
-    return errors::InvalidArgument(op, ": computed output size along ", which, " would be negative: ", out,
-                                   " (", valid ? "input" : "padded input", " size ", padded,
-                                   ", effective window ", eff, ", stride ", s, ")");
+    return errors::InvalidArgument(op, ": computed output size along ", which, " would be negative: ", out, " (",
+                                   valid ? "input" : "padded input", " size ", padded, ", effective window ", eff,
+                                   ", stride ", s, ")");
   }
   r->out = out;
   return Status::OK();
 }
 
 // Checks a 4-element strides/dilations/ksize list: positive, 1 on the batch and channel dims.
-inline Status check_list4(const std::string& op, const char* what, const std::vector<int64_t>& v,
-                          const Layout& l) {
+inline Status check_list4(const std::string& op, const char* what, const std::vector<int64_t>& v, const Layout& l) {
   if (v.size() != 4) {
     return errors::InvalidArgument(op, ": ", what, " must have 4 elements, got ", v.size());
   }
@@ -116,16 +114,15 @@ inline Status check_list4(const std::string& op, const char* what, const std::ve
     if (x < 1) return errors::InvalidArgument(op, ": ", what, " must be positive, got ", x);
   }
   if (v[static_cast<size_t>(l.n)] != 1 || v[static_cast<size_t>(l.c)] != 1) {
-    return errors::InvalidArgument(op, ": ", what,
-                                   " on the batch and channel dimensions must be 1 (not supported)");
+    return errors::InvalidArgument(op, ": ", what, " on the batch and channel dimensions must be 1 (not supported)");
   }
   return Status::OK();
 }
 
 // Explicit paddings: 8 non-negative values, zero on the batch and channel dims. Only for
 // padding == "EXPLICIT"; otherwise the list must be empty.
-inline Status check_explicit(const std::string& op, const std::string& padding,
-                             const std::vector<int64_t>& p, const Layout& l) {
+inline Status check_explicit(const std::string& op, const std::string& padding, const std::vector<int64_t>& p,
+                             const Layout& l) {
   if (padding != "EXPLICIT") {
     if (!p.empty()) {
       return errors::InvalidArgument(op, ": explicit_paddings must be empty unless padding is EXPLICIT");
@@ -153,10 +150,9 @@ struct Window2D {
 
 // Window over a 4-D input shape (dims may be -1). ksize is {kh, kw}; strides/dilations are the
 // 4-element attrs in data_format order.
-inline Status window2d(const std::string& op, const Shape& input, const Layout& l, int64_t kh,
-                       int64_t kw, const std::vector<int64_t>& strides,
-                       const std::vector<int64_t>& dilations, const std::string& padding,
-                       const std::vector<int64_t>& explicit_paddings, Window2D* g) {
+inline Status window2d(const std::string& op, const Shape& input, const Layout& l, int64_t kh, int64_t kw,
+                       const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                       const std::string& padding, const std::vector<int64_t>& explicit_paddings, Window2D* g) {
   OPF_RETURN_IF_ERROR(check_list4(op, "strides", strides, l));
   OPF_RETURN_IF_ERROR(check_list4(op, "dilations", dilations, l));
   OPF_RETURN_IF_ERROR(check_explicit(op, padding, explicit_paddings, l));
@@ -169,17 +165,16 @@ inline Status window2d(const std::string& op, const Shape& input, const Layout& 
   const auto pad = [&](int dim, int side) {
     return padding == "EXPLICIT" ? explicit_paddings[static_cast<size_t>(2 * dim + side)] : int64_t{0};
   };
-  OPF_RETURN_IF_ERROR(window_dim(op, "height", input.dim(l.h), kh, strides[l.h], dilations[l.h],
-                                 padding, pad(l.h, 0), pad(l.h, 1), &g->h));
-  OPF_RETURN_IF_ERROR(window_dim(op, "width", input.dim(l.w), kw, strides[l.w], dilations[l.w],
-                                 padding, pad(l.w, 0), pad(l.w, 1), &g->w));
+  OPF_RETURN_IF_ERROR(window_dim(op, "height", input.dim(l.h), kh, strides[l.h], dilations[l.h], padding, pad(l.h, 0),
+                                 pad(l.h, 1), &g->h));
+  OPF_RETURN_IF_ERROR(window_dim(op, "width", input.dim(l.w), kw, strides[l.w], dilations[l.w], padding, pad(l.w, 0),
+                                 pad(l.w, 1), &g->w));
   return Status::OK();
 }
 
 inline Status need_rank(const std::string& op, const char* what, const Shape& s, int rank) {
   if (!s.unknown_rank() && s.rank() != rank) {
-    return errors::InvalidArgument(op, ": ", what, " must be ", rank, "-dimensional, got shape ",
-                                   s.to_string());
+    return errors::InvalidArgument(op, ": ", what, " must be ", rank, "-dimensional, got shape ", s.to_string());
   }
   return Status::OK();
 }
@@ -195,13 +190,13 @@ inline Status conv_groups(const std::string& op, int64_t in_depth, int64_t filte
   if (in_depth == filter_depth) return Status::OK();
   if (filter_depth < 0 || in_depth <= 0 || in_depth % filter_depth != 0) {
     // (an input of no channels under a filter of some is no grouping: 0 groups)
-    return errors::InvalidArgument(op, ": input depth must be evenly divisible by filter depth: ", in_depth,
-                                   " vs ", filter_depth);
+    return errors::InvalidArgument(op, ": input depth must be evenly divisible by filter depth: ", in_depth, " vs ",
+                                   filter_depth);
   }
   *groups = in_depth / filter_depth;
   if (out_depth % *groups != 0) {
-    return errors::InvalidArgument(op, ": output depth must be evenly divisible by number of groups: ",
-                                   out_depth, " vs ", *groups);
+    return errors::InvalidArgument(op, ": output depth must be evenly divisible by number of groups: ", out_depth,
+                                   " vs ", *groups);
   }
   return Status::OK();
 }

@@ -31,8 +31,7 @@ template <typename T>
 using compute_t = typename Compute<T>::type;
 
 template <typename T>
-constexpr bool is_float_v = std::is_floating_point_v<T> || std::is_same_v<T, half> ||
-                            std::is_same_v<T, bfloat16>;
+constexpr bool is_float_v = std::is_floating_point_v<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
 
 // Elements per thread below which a loop is not worth splitting.
 constexpr int64_t kGrain = 32768;
@@ -76,8 +75,14 @@ inline BroadcastPlan plan_broadcast(const Shape& xs, const Shape& ys, const Shap
   p.sy.assign(d.size(), 0);
   int64_t stx = 1, sty = 1;
   for (int i = static_cast<int>(d.size()) - 1; i >= 0; --i) {
-    if (!bx[i]) { p.sx[i] = stx; stx *= d[i]; }
-    if (!by[i]) { p.sy[i] = sty; sty *= d[i]; }
+    if (!bx[i]) {
+      p.sx[i] = stx;
+      stx *= d[i];
+    }
+    if (!by[i]) {
+      p.sy[i] = sty;
+      sty *= d[i];
+    }
   }
   return p;
 }

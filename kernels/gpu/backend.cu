@@ -13,14 +13,18 @@ namespace opforge {
 namespace gpu {
 
 Status api_error(gpuError_t e, const std::string& call) {
-  const std::string msg = errors::StrCat(OPF_GPU_API, " call ", call, " failed: ", gpuGetErrorString(e),
-                                         " (", gpuGetErrorName(e), ")");
+  const std::string msg =
+      errors::StrCat(OPF_GPU_API, " call ", call, " failed: ", gpuGetErrorString(e), " (", gpuGetErrorName(e), ")");
   switch (e) {
-    case gpuErrorMemoryAllocation: return Status(Code::kResourceExhausted, msg);
+    case gpuErrorMemoryAllocation:
+      return Status(Code::kResourceExhausted, msg);
     case gpuErrorNoDevice:
-    case gpuErrorInsufficientDriver: return Status(Code::kUnavailable, msg);
-    case gpuErrorInvalidValue: return Status(Code::kInvalidArgument, msg);
-    default: return Status(Code::kInternal, msg);
+    case gpuErrorInsufficientDriver:
+      return Status(Code::kUnavailable, msg);
+    case gpuErrorInvalidValue:
+      return Status(Code::kInvalidArgument, msg);
+    default:
+      return Status(Code::kInternal, msg);
   }
 }
 
@@ -105,16 +109,14 @@ class Backend final : public GpuBackend {
   Status copy_to_device(int device, void* dst, const void* src, size_t n) override {
     gpuStream_t s;
     OPF_RETURN_IF_ERROR(stream_for(device, &s));
-    OPF_GPU_CHECK(gpuMemcpyAsync(dst, src, n, gpuMemcpyHostToDevice, s),
-                  OPF_GPU_PREFIX "MemcpyAsync(host to device)");
+    OPF_GPU_CHECK(gpuMemcpyAsync(dst, src, n, gpuMemcpyHostToDevice, s), OPF_GPU_PREFIX "MemcpyAsync(host to device)");
     return Status::OK();
   }
 
   Status copy_to_host(int device, void* dst, const void* src, size_t n) override {
     gpuStream_t s;
     OPF_RETURN_IF_ERROR(stream_for(device, &s));
-    OPF_GPU_CHECK(gpuMemcpyAsync(dst, src, n, gpuMemcpyDeviceToHost, s),
-                  OPF_GPU_PREFIX "MemcpyAsync(device to host)");
+    OPF_GPU_CHECK(gpuMemcpyAsync(dst, src, n, gpuMemcpyDeviceToHost, s), OPF_GPU_PREFIX "MemcpyAsync(device to host)");
     OPF_GPU_CHECK(gpuStreamSynchronize(s), OPF_GPU_PREFIX "StreamSynchronize (after a copy to the host)");
     return Status::OK();
   }
@@ -137,8 +139,8 @@ class Backend final : public GpuBackend {
   std::vector<std::pair<std::string, std::string>> missing_kernel_notes() override {
 #if defined(OPFORGE_HIP) && !defined(OPFORGE_HAVE_HIPBLAS)
     const char* note = "this HIP build has no hipBLAS (Debian does not package it), so it runs on the CPU only";
-    return {{"MatMul", note},       {"BatchMatMul", note},  {"BatchMatMulV2", note},
-            {"_FusedMatMul", note}, {"Conv2D", note},       {"_FusedConv2D", note}};
+    return {{"MatMul", note},       {"BatchMatMul", note}, {"BatchMatMulV2", note},
+            {"_FusedMatMul", note}, {"Conv2D", note},      { "_FusedConv2D", note }};
 #else
     return {};
 #endif

@@ -49,8 +49,22 @@ Status conv_geom(const std::string& op, const Shape& input, const Shape& filter,
   const int64_t cout = filter.dim(3);
   int64_t groups = 1;
   OPF_RETURN_IF_ERROR(nn::conv_groups(op, w.c, filter.dim(2), cout, &groups));
-  *g = ConvGeom{w.n, w.h.in, w.w.in, w.c, filter.dim(0), filter.dim(1), cout, w.h.out, w.w.out,
-                w.h.kernel_stride(), w.w.kernel_stride(), w.h.d, w.w.d, w.h.pad_before, w.w.pad_before, groups};
+  *g = ConvGeom{w.n,
+                w.h.in,
+                w.w.in,
+                w.c,
+                filter.dim(0),
+                filter.dim(1),
+                cout,
+                w.h.out,
+                w.w.out,
+                w.h.kernel_stride(),
+                w.w.kernel_stride(),
+                w.h.d,
+                w.w.d,
+                w.h.pad_before,
+                w.w.pad_before,
+                groups};
   return Status::OK();
 }
 
@@ -91,8 +105,8 @@ Status conv_nhwc(KernelContext& ctx, const ConvGeom& g, const void* in, const vo
   auto* op = static_cast<D*>(out);
   if (g.pointwise()) {
     for (int64_t gi = 0; gi < g.groups; ++gi) {
-      OPF_RETURN_IF_ERROR(gemm<T>(ctx, inp + gi * cg, fp + gi * og, op + gi * og, P, og, cg, false, false, 1, 0, 0,
-                                  0, g.cin, g.cout, g.cout));
+      OPF_RETURN_IF_ERROR(gemm<T>(ctx, inp + gi * cg, fp + gi * og, op + gi * og, P, og, cg, false, false, 1, 0, 0, 0,
+                                  g.cin, g.cout, g.cout));
     }
     return Status::OK();
   }
@@ -109,8 +123,8 @@ Status conv_nhwc(KernelContext& ctx, const ConvGeom& g, const void* in, const vo
       const int64_t total = nr * K;
       im2col_kernel<D><<<grid_for(total, dev, kThreads), kThreads, 0, s>>>(total, p0, gi * cg, g, inp, col);
       OPF_GPU_CHECK_LAUNCH("im2col");
-      OPF_RETURN_IF_ERROR(gemm<T>(ctx, col, fp + gi * og, op + p0 * g.cout + gi * og, nr, og, K, false, false, 1, 0,
-                                  0, 0, K, g.cout, g.cout));
+      OPF_RETURN_IF_ERROR(gemm<T>(ctx, col, fp + gi * og, op + p0 * g.cout + gi * og, nr, og, K, false, false, 1, 0, 0,
+                                  0, K, g.cout, g.cout));
     }
   }
   return Status::OK();
@@ -128,27 +142,23 @@ Status conv(KernelContext& ctx, const char* op, const Tensor& input, const Tenso
   const int dev = ctx.device().index;
   if (!l.nchw) {
     OPF_RETURN_IF_ERROR(conv_nhwc<T>(ctx, g, input.raw_data(), filter.raw_data(), output.raw_data()));
-    return ep ? apply_epilogue<T>(ctx, *ep, output.raw_data(), output.raw_data(), output.num_elements())
-              : Status::OK();
+    return ep ? apply_epilogue<T>(ctx, *ep, output.raw_data(), output.raw_data(), output.num_elements()) : Status::OK();
   }
   Tensor in_nhwc, out_nhwc;
-  OPF_RETURN_IF_ERROR(
-      Tensor::Allocate(input.dtype(), Shape({g.n, g.h, g.w, g.cin}), Device::kGPU, dev, &in_nhwc));
-  OPF_RETURN_IF_ERROR(
-      Tensor::Allocate(output.dtype(), Shape({g.n, g.oh, g.ow, g.cout}), Device::kGPU, dev, &out_nhwc));
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(input.dtype(), Shape({g.n, g.h, g.w, g.cin}), Device::kGPU, dev, &in_nhwc));
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(output.dtype(), Shape({g.n, g.oh, g.ow, g.cout}), Device::kGPU, dev, &out_nhwc));
   OPF_RETURN_IF_ERROR(transpose_on_device(dev, input, {0, 2, 3, 1}, in_nhwc));
   OPF_RETURN_IF_ERROR(conv_nhwc<T>(ctx, g, in_nhwc.raw_data(), filter.raw_data(), out_nhwc.raw_data()));
   if (ep) {
-    OPF_RETURN_IF_ERROR(
-        apply_epilogue<T>(ctx, *ep, out_nhwc.raw_data(), out_nhwc.raw_data(), out_nhwc.num_elements()));
+    OPF_RETURN_IF_ERROR(apply_epilogue<T>(ctx, *ep, out_nhwc.raw_data(), out_nhwc.raw_data(), out_nhwc.num_elements()));
   }
   return transpose_on_device(dev, out_nhwc, {0, 3, 1, 2}, output);
 }
 
 template <typename T>
 Status Conv2DGpu(ops::Conv2DArgs& a) {
-  return conv<T>(a.ctx, "Conv2D", a.input, a.filter, a.output, a.strides, a.dilations, a.padding,
-                 a.explicit_paddings, a.data_format, nullptr);
+  return conv<T>(a.ctx, "Conv2D", a.input, a.filter, a.output, a.strides, a.dilations, a.padding, a.explicit_paddings,
+                 a.data_format, nullptr);
 }
 
 template <typename T>
@@ -158,8 +168,8 @@ Status FusedConv2DGpu(ops::_FusedConv2DArgs& a) {
   }
   if (a.filter.rank() != 4) return a.ctx.error("filter must be 4-D, got shape ", a.filter.shape().to_string());
   DevEpilogue ep;
-  OPF_RETURN_IF_ERROR(make_epilogue<T>("_FusedConv2D", a.fused_ops, a.args, a.filter.dim(3), a.epsilon,
-                                       a.leakyrelu_alpha, &ep));
+  OPF_RETURN_IF_ERROR(
+      make_epilogue<T>("_FusedConv2D", a.fused_ops, a.args, a.filter.dim(3), a.epsilon, a.leakyrelu_alpha, &ep));
   return conv<T>(a.ctx, "_FusedConv2D", a.input, a.filter, a.output, a.strides, a.dilations, a.padding,
                  a.explicit_paddings, a.data_format, &ep);
 }

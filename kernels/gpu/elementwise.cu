@@ -32,30 +32,128 @@ __device__ inline double d_tanh(double x) { return tanh(x); }
 __device__ inline float d_pow(float x, float y) { return powf(x, y); }
 __device__ inline double d_pow(double x, double y) { return pow(x, y); }
 
-struct AbsF { template <class C> __device__ C operator()(C x) const { return x < C(0) ? C(-x) : x; } };
-struct NegF { template <class C> __device__ C operator()(C x) const { return C(-x); } };
-struct SquareF { template <class C> __device__ C operator()(C x) const { return C(x * x); } };
-struct ExpF { template <class C> __device__ C operator()(C x) const { return d_exp(x); } };
-struct LogF { template <class C> __device__ C operator()(C x) const { return d_log(x); } };
-struct SqrtF { template <class C> __device__ C operator()(C x) const { return d_sqrt(x); } };
-struct TanhF { template <class C> __device__ C operator()(C x) const { return d_tanh(x); } };
-struct SigmoidF { template <class C> __device__ C operator()(C x) const { return C(1) / (C(1) + d_exp(-x)); } };
-struct ReluF { template <class C> __device__ C operator()(C x) const { return x > C(0) ? x : C(0); } };
+struct AbsF {
+  template <class C>
+  __device__ C operator()(C x) const {
+    return x < C(0) ? C(-x) : x;
+  }
+};
+struct NegF {
+  template <class C>
+  __device__ C operator()(C x) const {
+    return C(-x);
+  }
+};
+struct SquareF {
+  template <class C>
+  __device__ C operator()(C x) const {
+    return C(x * x);
+  }
+};
+struct ExpF {
+  template <class C>
+  __device__ C operator()(C x) const {
+    return d_exp(x);
+  }
+};
+struct LogF {
+  template <class C>
+  __device__ C operator()(C x) const {
+    return d_log(x);
+  }
+};
+struct SqrtF {
+  template <class C>
+  __device__ C operator()(C x) const {
+    return d_sqrt(x);
+  }
+};
+struct TanhF {
+  template <class C>
+  __device__ C operator()(C x) const {
+    return d_tanh(x);
+  }
+};
+struct SigmoidF {
+  template <class C>
+  __device__ C operator()(C x) const {
+    return C(1) / (C(1) + d_exp(-x));
+  }
+};
+struct ReluF {
+  template <class C>
+  __device__ C operator()(C x) const {
+    return x > C(0) ? x : C(0);
+  }
+};
 struct Relu6F {
-  template <class C> __device__ C operator()(C x) const { return x > C(0) ? (x < C(6) ? x : C(6)) : C(0); }
+  template <class C>
+  __device__ C operator()(C x) const {
+    return x > C(0) ? (x < C(6) ? x : C(6)) : C(0);
+  }
 };
 
-struct AddF { template <class C> __device__ C operator()(C a, C b) const { return C(a + b); } };
-struct SubF { template <class C> __device__ C operator()(C a, C b) const { return C(a - b); } };
-struct MulF { template <class C> __device__ C operator()(C a, C b) const { return C(a * b); } };
-struct DivF { template <class C> __device__ C operator()(C a, C b) const { return a / b; } };
-struct PowF { template <class C> __device__ C operator()(C a, C b) const { return d_pow(a, b); } };
+struct AddF {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return C(a + b);
+  }
+};
+struct SubF {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return C(a - b);
+  }
+};
+struct MulF {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return C(a * b);
+  }
+};
+struct DivF {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return a / b;
+  }
+};
+struct PowF {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return d_pow(a, b);
+  }
+};
 // NaN propagates, as in the CPU kernels (std::max would drop it).
-struct MaxF { template <class C> __device__ C operator()(C a, C b) const { return (a > b || a != a) ? a : b; } };
-struct MinF { template <class C> __device__ C operator()(C a, C b) const { return (a < b || a != a) ? a : b; } };
-struct EqualF { template <class C> __device__ bool operator()(C a, C b) const { return a == b; } };
-struct LessF { template <class C> __device__ bool operator()(C a, C b) const { return a < b; } };
-struct GreaterF { template <class C> __device__ bool operator()(C a, C b) const { return a > b; } };
+struct MaxF {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return (a > b || a != a) ? a : b;
+  }
+};
+struct MinF {
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return (a < b || a != a) ? a : b;
+  }
+};
+struct EqualF {
+  template <class C>
+  __device__ bool operator()(C a, C b) const {
+    return a == b;
+  }
+};
+struct LessF {
+  template <class C>
+  __device__ bool operator()(C a, C b) const {
+    return a < b;
+  }
+};
+struct GreaterF {
+  template <class C>
+  __device__ bool operator()(C a, C b) const {
+    return a > b;
+  }
+};
 
 // ---- kernels
 
@@ -77,8 +175,8 @@ __global__ void unary_kernel(int64_t n, const D* __restrict__ x, D* __restrict__
 }
 
 template <class F, class D, class O, int V>
-__global__ void binary_same_kernel(int64_t n, const D* __restrict__ x, const D* __restrict__ y,
-                                   O* __restrict__ z, F f) {
+__global__ void binary_same_kernel(int64_t n, const D* __restrict__ x, const D* __restrict__ y, O* __restrict__ z,
+                                   F f) {
   using A = Acc<D>;
   using R = Acc<O>;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
@@ -90,8 +188,7 @@ __global__ void binary_same_kernel(int64_t n, const D* __restrict__ x, const D* 
     Vec<D, V> a = xv[i], b = yv[i];
     Vec<O, V> r;
 #pragma unroll
-    for (int k = 0; k < V; ++k)
-      r.v[k] = R::store(static_cast<typename R::C>(f(A::load(a.v[k]), A::load(b.v[k]))));
+    for (int k = 0; k < V; ++k) r.v[k] = R::store(static_cast<typename R::C>(f(A::load(a.v[k]), A::load(b.v[k]))));
     zv[i] = r;
   }
   for (int64_t i = nvec * V + int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -107,8 +204,8 @@ struct Bcast {
 };
 
 template <class F, class D, class O>
-__global__ void binary_bcast_kernel(int64_t n, const D* __restrict__ x, const D* __restrict__ y,
-                                    O* __restrict__ z, Bcast b, F f) {
+__global__ void binary_bcast_kernel(int64_t n, const D* __restrict__ x, const D* __restrict__ y, O* __restrict__ z,
+                                    Bcast b, F f) {
   using A = Acc<D>;
   using R = Acc<O>;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
@@ -127,8 +224,7 @@ __global__ void binary_bcast_kernel(int64_t n, const D* __restrict__ x, const D*
 template <class From, class To>
 __global__ void cast_kernel(int64_t n, const From* __restrict__ x, To* __restrict__ y) {
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
-    y[i] = convert<To, From>(x[i]);
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) y[i] = convert<To, From>(x[i]);
 }
 
 template <class D>
@@ -230,12 +326,16 @@ Status compare(KernelContext& ctx, const Tensor& x, const Tensor& y, Tensor& z) 
   return binary_ptrs<T, F, bool>(ctx, x, y, z);
 }
 
-#define OPF_GPU_UNARY(OP, F, IN, OUT) \
-  template <typename T>               \
-  Status OP##Gpu(ops::OP##Args& a) { return unary<T, F>(a.ctx, a.IN, a.OUT); }
-#define OPF_GPU_BINARY(OP, F, HOW) \
-  template <typename T>            \
-  Status OP##Gpu(ops::OP##Args& a) { return HOW<T, F>(a.ctx, a.x, a.y, a.z); }
+#define OPF_GPU_UNARY(OP, F, IN, OUT)       \
+  template <typename T>                     \
+  Status OP##Gpu(ops::OP##Args& a) {        \
+    return unary<T, F>(a.ctx, a.IN, a.OUT); \
+  }
+#define OPF_GPU_BINARY(OP, F, HOW)          \
+  template <typename T>                     \
+  Status OP##Gpu(ops::OP##Args& a) {        \
+    return HOW<T, F>(a.ctx, a.x, a.y, a.z); \
+  }
 
 OPF_GPU_UNARY(Abs, AbsF, x, y)
 OPF_GPU_UNARY(Neg, NegF, x, y)
@@ -282,19 +382,34 @@ Status CastGpu(ops::CastArgs& a) {
   bool launched = false;
   auto launch = [&](auto to) {
     using To = dev_t<decltype(to)>;
-    cast_kernel<dev_t<From>, To><<<grid_for(n, dev, kThreads), kThreads, 0, s>>>(
-        n, dev_ptr<From>(a.x), static_cast<To*>(a.y.raw_data()));
+    cast_kernel<dev_t<From>, To>
+        <<<grid_for(n, dev, kThreads), kThreads, 0, s>>>(n, dev_ptr<From>(a.x), static_cast<To*>(a.y.raw_data()));
     launched = true;
   };
   switch (a.DstT) {
-    case DType::kBool: launch(bool{}); break;
-    case DType::kInt32: launch(int32_t{}); break;
-    case DType::kInt64: launch(int64_t{}); break;
-    case DType::kFloat: launch(float{}); break;
-    case DType::kDouble: launch(double{}); break;
-    case DType::kHalf: launch(half{}); break;
-    case DType::kBFloat16: launch(bfloat16{}); break;
-    default: break;
+    case DType::kBool:
+      launch(bool{});
+      break;
+    case DType::kInt32:
+      launch(int32_t{});
+      break;
+    case DType::kInt64:
+      launch(int64_t{});
+      break;
+    case DType::kFloat:
+      launch(float{});
+      break;
+    case DType::kDouble:
+      launch(double{});
+      break;
+    case DType::kHalf:
+      launch(half{});
+      break;
+    case DType::kBFloat16:
+      launch(bfloat16{});
+      break;
+    default:
+      break;
   }
   if (!launched) {
     return errors::NotFound("Cast: no GPU kernel for SrcT=", dtype_name(a.SrcT), ", DstT=", dtype_name(a.DstT),
@@ -361,15 +476,18 @@ void write_ints(Tensor& out, const std::vector<int64_t>& v) {
 
 template <typename T>
 Status ShapeGpu(ops::ShapeArgs& a) {
-  if (a.out_type == DType::kInt32) write_ints<int32_t>(a.output, a.input.shape().dims());
-  else write_ints<int64_t>(a.output, a.input.shape().dims());
+  if (a.out_type == DType::kInt32)
+    write_ints<int32_t>(a.output, a.input.shape().dims());
+  else
+    write_ints<int64_t>(a.output, a.input.shape().dims());
   return Status::OK();
 }
 
 template <typename T>
 Status SizeGpu(ops::SizeArgs& a) {
   if (a.out_type == DType::kInt32) {
-    if (a.input.num_elements() > INT32_MAX) return a.ctx.error("size ", a.input.num_elements(), " does not fit in int32");
+    if (a.input.num_elements() > INT32_MAX)
+      return a.ctx.error("size ", a.input.num_elements(), " does not fit in int32");
     a.output.data<int32_t>()[0] = static_cast<int32_t>(a.input.num_elements());
   } else {
     a.output.data<int64_t>()[0] = a.input.num_elements();

@@ -42,14 +42,22 @@ Status make_epilogue(const std::string& op, const std::vector<std::string>& fuse
 template <class C>
 __device__ inline C activate(nn::FusedAct act, C v, C alpha) {
   switch (act) {
-    case nn::FusedAct::kNone: return v;
-    case nn::FusedAct::kRelu: return v < C(0) ? C(0) : v;
-    case nn::FusedAct::kRelu6: return v < C(0) ? C(0) : (v > C(6) ? C(6) : v);
-    case nn::FusedAct::kElu: return v < C(0) ? C(expm1(v)) : v;
-    case nn::FusedAct::kLeakyRelu: return v > C(0) ? v : C(alpha * v);
-    case nn::FusedAct::kSigmoid: return C(1) / (C(1) + C(exp(-v)));
-    case nn::FusedAct::kTanh: return C(tanh(v));
-    case nn::FusedAct::kSwish: return v / (C(1) + C(exp(-v)));
+    case nn::FusedAct::kNone:
+      return v;
+    case nn::FusedAct::kRelu:
+      return v < C(0) ? C(0) : v;
+    case nn::FusedAct::kRelu6:
+      return v < C(0) ? C(0) : (v > C(6) ? C(6) : v);
+    case nn::FusedAct::kElu:
+      return v < C(0) ? C(expm1(v)) : v;
+    case nn::FusedAct::kLeakyRelu:
+      return v > C(0) ? v : C(alpha * v);
+    case nn::FusedAct::kSigmoid:
+      return C(1) / (C(1) + C(exp(-v)));
+    case nn::FusedAct::kTanh:
+      return C(tanh(v));
+    case nn::FusedAct::kSwish:
+      return v / (C(1) + C(exp(-v)));
   }
   return v;
 }

@@ -16,9 +16,9 @@ namespace gpu {
 // (-1: packed, i.e. the row length of the stored matrix), so a GEMM can read or write a
 // column slice of a wider matrix (one group of a grouped convolution).
 template <typename T>
-Status gemm(KernelContext& ctx, const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t k,
-            bool trans_a, bool trans_b, int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c,
-            int64_t lda = -1, int64_t ldb = -1, int64_t ldc = -1);
+Status gemm(KernelContext& ctx, const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t k, bool trans_a,
+            bool trans_b, int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c, int64_t lda = -1,
+            int64_t ldb = -1, int64_t ldc = -1);
 
 }  // namespace gpu
 }  // namespace opforge

@@ -20,13 +20,13 @@ Status api_error(gpuError_t e, const std::string& call);
 
 // On failure the runtime's last-error slot is cleared too, so that a later launch check does
 // not report this error again under another kernel's name.
-#define OPF_GPU_CHECK(expr, call)                                 \
-  do {                                                            \
-    gpuError_t _opf_err = (expr);                                 \
-    if (_opf_err != gpuSuccess) {                                 \
-      (void)gpuGetLastError();                                    \
-      return ::opforge::gpu::api_error(_opf_err, call);           \
-    }                                                             \
+#define OPF_GPU_CHECK(expr, call)                       \
+  do {                                                  \
+    gpuError_t _opf_err = (expr);                       \
+    if (_opf_err != gpuSuccess) {                       \
+      (void)gpuGetLastError();                          \
+      return ::opforge::gpu::api_error(_opf_err, call); \
+    }                                                   \
   } while (0)
 
 // Reports a failed kernel launch (bad configuration, no kernel image for this GPU).
@@ -51,13 +51,27 @@ inline unsigned grid_for(int64_t n, int device, int threads = 256) {
 
 // ---- device dtypes
 
-struct F16 { uint16_t bits; };
-struct BF16 { uint16_t bits; };
+struct F16 {
+  uint16_t bits;
+};
+struct BF16 {
+  uint16_t bits;
+};
 
-template <typename T> struct DevType { using type = T; };
-template <> struct DevType<::opforge::half> { using type = F16; };
-template <> struct DevType<::opforge::bfloat16> { using type = BF16; };
-template <typename T> using dev_t = typename DevType<T>::type;
+template <typename T>
+struct DevType {
+  using type = T;
+};
+template <>
+struct DevType<::opforge::half> {
+  using type = F16;
+};
+template <>
+struct DevType<::opforge::bfloat16> {
+  using type = BF16;
+};
+template <typename T>
+using dev_t = typename DevType<T>::type;
 
 // Acc<D>: the compute type C of storage type D, with load (D -> C) and store (C -> D).
 template <typename D>
@@ -112,12 +126,18 @@ __device__ inline To convert(From x) {
 
 // N elements of T loaded or stored as one 16-byte access.
 template <typename T>
-struct VecWidth { static constexpr int value = sizeof(T) >= 16 ? 1 : 16 / static_cast<int>(sizeof(T)); };
+struct VecWidth {
+  static constexpr int value = sizeof(T) >= 16 ? 1 : 16 / static_cast<int>(sizeof(T));
+};
 template <typename T, int N>
-struct alignas(sizeof(T) * N) Vec { T v[N]; };
+struct alignas(sizeof(T) * N) Vec {
+  T v[N];
+};
 
 template <typename T>
-dev_t<T>* dev_ptr(const Tensor& t) { return static_cast<dev_t<T>*>(t.raw_data()); }
+dev_t<T>* dev_ptr(const Tensor& t) {
+  return static_cast<dev_t<T>*>(t.raw_data());
+}
 
 }  // namespace gpu
 }  // namespace opforge

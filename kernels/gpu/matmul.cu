@@ -22,18 +22,17 @@ namespace {
 // The few cuBLAS declarations used (cublas_api.h is not part of a bare nvcc install).
 using cublasStatus_t = int;
 using cublasHandle_t = struct cublasContext*;
-constexpr int kOpN = 0, kOpT = 1;              // cublasOperation_t
+constexpr int kOpN = 0, kOpT = 1;                  // cublasOperation_t
 constexpr int kCompute32F = 68, kCompute64F = 70;  // cublasComputeType_t
-constexpr int kGemmDefault = -1;               // cublasGemmAlgo_t
+constexpr int kGemmDefault = -1;                   // cublasGemmAlgo_t
 
 struct Cublas {
   cublasStatus_t (*create)(cublasHandle_t*) = nullptr;
   cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t) = nullptr;
   const char* (*status_name)(cublasStatus_t) = nullptr;
   cublasStatus_t (*gemm_strided_batched)(cublasHandle_t, int, int, int, int, int, const void*, const void*,
-                                         cudaDataType, int, long long, const void*, cudaDataType, int,
-                                         long long, const void*, void*, cudaDataType, int, long long, int,
-                                         int, int) = nullptr;
+                                         cudaDataType, int, long long, const void*, cudaDataType, int, long long,
+                                         const void*, void*, cudaDataType, int, long long, int, int, int) = nullptr;
   Status loaded;
   std::mutex mu;
   std::vector<cublasHandle_t> handles;  // per device
@@ -75,8 +74,9 @@ Cublas& cublas() {
     c->gemm_strided_batched =
         reinterpret_cast<decltype(c->gemm_strided_batched)>(dlsym(h, "cublasGemmStridedBatchedEx"));
     if (!c->create || !c->set_stream || !c->gemm_strided_batched) {
-      c->loaded = errors::NotFound("the cuBLAS that was loaded lacks cublasCreate_v2, cublasSetStream_v2 or "
-                                   "cublasGemmStridedBatchedEx");
+      c->loaded = errors::NotFound(
+          "the cuBLAS that was loaded lacks cublasCreate_v2, cublasSetStream_v2 or "
+          "cublasGemmStridedBatchedEx");
     }
     return c;
   }();
@@ -107,20 +107,33 @@ Status handle_for(int device, gpuStream_t stream, cublasHandle_t* out) {
   return Status::OK();
 }
 
-template <typename T> struct CudaType;
-template <> struct CudaType<float> { static constexpr cudaDataType value = CUDA_R_32F; };
-template <> struct CudaType<double> { static constexpr cudaDataType value = CUDA_R_64F; };
-template <> struct CudaType<half> { static constexpr cudaDataType value = CUDA_R_16F; };
-template <> struct CudaType<bfloat16> { static constexpr cudaDataType value = CUDA_R_16BF; };
+template <typename T>
+struct CudaType;
+template <>
+struct CudaType<float> {
+  static constexpr cudaDataType value = CUDA_R_32F;
+};
+template <>
+struct CudaType<double> {
+  static constexpr cudaDataType value = CUDA_R_64F;
+};
+template <>
+struct CudaType<half> {
+  static constexpr cudaDataType value = CUDA_R_16F;
+};
+template <>
+struct CudaType<bfloat16> {
+  static constexpr cudaDataType value = CUDA_R_16BF;
+};
 
 }  // namespace
 
 // Computed as the column-major C^T = op(B)^T op(A)^T. float32 accumulates in float32 (no TF32),
 // as torch.matmul does by default; float16 and bfloat16 accumulate in float32; float64 in float64.
 template <typename T>
-Status gemm(KernelContext& ctx, const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t k,
-            bool trans_a, bool trans_b, int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c,
-            int64_t lda_in, int64_t ldb_in, int64_t ldc_in) {
+Status gemm(KernelContext& ctx, const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t k, bool trans_a,
+            bool trans_b, int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c, int64_t lda_in,
+            int64_t ldb_in, int64_t ldc_in) {
   const int dev = ctx.device().index;
   if (m == 0 || n == 0 || batch == 0) return Status::OK();
   gpuStream_t s;
@@ -130,7 +143,8 @@ Status gemm(KernelContext& ctx, const void* a, const void* b, void* c, int64_t m
   const int64_t ldc64 = ldc_in >= 0 ? ldc_in : n;
   if (k == 0) {  // empty sums: zeros
     if (ldc64 != n) return errors::Internal("gemm: an empty sum into a strided output is not supported");
-    OPF_GPU_CHECK(gpuMemsetAsync(c, 0, static_cast<size_t>(m * n * batch) * sizeof(T), s), OPF_GPU_PREFIX "MemsetAsync");
+    OPF_GPU_CHECK(gpuMemsetAsync(c, 0, static_cast<size_t>(m * n * batch) * sizeof(T), s),
+                  OPF_GPU_PREFIX "MemsetAsync");
     return Status::OK();
   }
   constexpr int64_t kIntMax = 2147483647;
@@ -149,16 +163,16 @@ Status gemm(KernelContext& ctx, const void* a, const void* b, void* c, int64_t m
   const void* beta = is_double ? static_cast<const void*>(&beta_d) : &beta_f;
   const cudaDataType dt = CudaType<T>::value;
   cublasStatus_t st = cublas().gemm_strided_batched(
-      h, trans_b ? kOpT : kOpN, trans_a ? kOpT : kOpN, static_cast<int>(n), static_cast<int>(m),
-      static_cast<int>(k), alpha, b, dt, ldb, stride_b, a, dt, lda, stride_a, beta, c, dt, static_cast<int>(ldc64),
-      stride_c, static_cast<int>(batch), is_double ? kCompute64F : kCompute32F, kGemmDefault);
+      h, trans_b ? kOpT : kOpN, trans_a ? kOpT : kOpN, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
+      alpha, b, dt, ldb, stride_b, a, dt, lda, stride_a, beta, c, dt, static_cast<int>(ldc64), stride_c,
+      static_cast<int>(batch), is_double ? kCompute64F : kCompute32F, kGemmDefault);
   if (st != 0) return cublas_error(st, "cublasGemmStridedBatchedEx");
   return Status::OK();
 }
 
-#define OPF_GEMM_INSTANCE(T)                                                                          \
-  template Status gemm<T>(KernelContext&, const void*, const void*, void*, int64_t, int64_t, int64_t, bool, \
-                          bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+#define OPF_GEMM_INSTANCE(T)                                                                                      \
+  template Status gemm<T>(KernelContext&, const void*, const void*, void*, int64_t, int64_t, int64_t, bool, bool, \
+                          int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
 OPF_GEMM_INSTANCE(float)
 OPF_GEMM_INSTANCE(double)
 OPF_GEMM_INSTANCE(half)
@@ -171,8 +185,8 @@ template <typename T>
 Status MatMulGpu(ops::MatMulArgs& a) {
   const int64_t m = a.product.dim(0), n = a.product.dim(1);
   const int64_t k = a.transpose_a ? a.a.dim(0) : a.a.dim(1);
-  return gemm<T>(a.ctx, a.a.raw_data(), a.b.raw_data(), a.product.raw_data(), m, n, k, a.transpose_a,
-                 a.transpose_b, 1, m * k, k * n, m * n);
+  return gemm<T>(a.ctx, a.a.raw_data(), a.b.raw_data(), a.product.raw_data(), m, n, k, a.transpose_a, a.transpose_b, 1,
+                 m * k, k * n, m * n);
 }
 
 // BatchMatMul / BatchMatMulV2 (x: [..., M, K], y: [..., K, N], adj_x, adj_y; batch dims
@@ -222,8 +236,8 @@ Status BatchMatMulGpu(KernelContext& ctx) {
         ystride *= y.dim(dy);
       }
     }
-    OPF_RETURN_IF_ERROR(gemm<T>(ctx, xp + xi * sx * sizeof(T), yp + yi * sy * sizeof(T), op + b * so * sizeof(T), m,
-                                n, k, adj_x, adj_y, 1, sx, sy, so));
+    OPF_RETURN_IF_ERROR(gemm<T>(ctx, xp + xi * sx * sizeof(T), yp + yi * sy * sizeof(T), op + b * so * sizeof(T), m, n,
+                                k, adj_x, adj_y, 1, sx, sy, so));
   }
   return Status::OK();
 }

@@ -51,8 +51,8 @@ Status apply_epilogue(KernelContext& ctx, const DevEpilogue& ep, const void* x, 
   const int dev = ctx.device().index;
   gpuStream_t s;
   OPF_RETURN_IF_ERROR(stream_for(dev, &s));
-  epilogue_kernel<D><<<grid_for(n, dev, kThreads), kThreads, 0, s>>>(n, static_cast<const D*>(x), static_cast<D*>(y),
-                                                                      ep);
+  epilogue_kernel<D>
+      <<<grid_for(n, dev, kThreads), kThreads, 0, s>>>(n, static_cast<const D*>(x), static_cast<D*>(y), ep);
   OPF_GPU_CHECK_LAUNCH(ctx.op().name);
   return Status::OK();
 }
@@ -101,8 +101,8 @@ Strides4 strides4(const Shape& s, const nn::Layout& l) {
 }
 
 struct Window {
-  int64_t n, h, w, c;         // input
-  int64_t oh, ow, oc;         // output (oc = c * multiplier for depthwise)
+  int64_t n, h, w, c;  // input
+  int64_t oh, ow, oc;  // output (oc = c * multiplier for depthwise)
   int64_t kh, kw, sh, sw, dh, dw, pt, pl;
   Strides4 in, out;
 };
@@ -111,11 +111,24 @@ Status window_of(const std::string& op, const Tensor& input, const Tensor& outpu
                  int64_t kw, const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
                  const std::string& padding, const std::vector<int64_t>& explicit_paddings, Window* w) {
   nn::Window2D g;
-  OPF_RETURN_IF_ERROR(
-      nn::window2d(op, input.shape(), l, kh, kw, strides, dilations, padding, explicit_paddings, &g));
-  *w = Window{g.n, g.h.in, g.w.in, g.c, g.h.out, g.w.out, output.dim(l.c), kh, kw,
-              g.h.kernel_stride(), g.w.kernel_stride(), g.h.d, g.w.d, g.h.pad_before, g.w.pad_before,
-              strides4(input.shape(), l), strides4(output.shape(), l)};
+  OPF_RETURN_IF_ERROR(nn::window2d(op, input.shape(), l, kh, kw, strides, dilations, padding, explicit_paddings, &g));
+  *w = Window{g.n,
+              g.h.in,
+              g.w.in,
+              g.c,
+              g.h.out,
+              g.w.out,
+              output.dim(l.c),
+              kh,
+              kw,
+              g.h.kernel_stride(),
+              g.w.kernel_stride(),
+              g.h.d,
+              g.w.d,
+              g.h.pad_before,
+              g.w.pad_before,
+              strides4(input.shape(), l),
+              strides4(output.shape(), l)};
   return Status::OK();
 }
 
@@ -175,9 +188,8 @@ __global__ void depthwise_kernel(I total, Window g, I mult, const D* __restrict_
 
 template <typename T, bool kFused>
 Status depthwise(KernelContext& ctx, const char* op, const Tensor& input, const Tensor& filter, Tensor& output,
-                 const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
-                 const std::string& padding, const std::vector<int64_t>& explicit_paddings,
-                 const std::string& data_format, const DevEpilogue& e) {
+                 const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations, const std::string& padding,
+                 const std::vector<int64_t>& explicit_paddings, const std::string& data_format, const DevEpilogue& e) {
   using D = dev_t<T>;
   const nn::Layout l = nn::layout_of(data_format);
   if (filter.rank() != 4) return ctx.error("filter must be 4-D, got shape ", filter.shape().to_string());
@@ -198,9 +210,9 @@ Status depthwise(KernelContext& ctx, const char* op, const Tensor& input, const 
   const int64_t reach = std::max({g.pt + (g.kh - 1) * g.dh + 1 + g.oh * g.sh,  // |h| and |w| bounds
                                   g.pl + (g.kw - 1) * g.dw + 1 + g.ow * g.sw});
   if (std::max({total, input.num_elements(), filter.num_elements(), reach}) < kInt32Safe) {
-    depthwise_kernel<D, kFused, int32_t><<<grid, kThreads, 0, s>>>(
-        static_cast<int32_t>(total), g, static_cast<int32_t>(filter.dim(3)), dev_ptr<T>(input), dev_ptr<T>(filter),
-        dev_ptr<T>(output), e);
+    depthwise_kernel<D, kFused, int32_t>
+        <<<grid, kThreads, 0, s>>>(static_cast<int32_t>(total), g, static_cast<int32_t>(filter.dim(3)),
+                                   dev_ptr<T>(input), dev_ptr<T>(filter), dev_ptr<T>(output), e);
   } else {
     depthwise_kernel<D, kFused, int64_t><<<grid, kThreads, 0, s>>>(total, g, filter.dim(3), dev_ptr<T>(input),
                                                                    dev_ptr<T>(filter), dev_ptr<T>(output), e);
@@ -219,10 +231,10 @@ template <typename T>
 Status FusedDepthwiseConv2dNativeGpu(ops::_FusedDepthwiseConv2dNativeArgs& a) {
   const nn::Layout l = nn::layout_of(a.data_format);
   DevEpilogue e;
-  OPF_RETURN_IF_ERROR(make_epilogue<T>("_FusedDepthwiseConv2dNative", a.fused_ops, a.args, a.output.dim(l.c),
-                                       a.epsilon, a.leakyrelu_alpha, &e));
-  return depthwise<T, true>(a.ctx, "_FusedDepthwiseConv2dNative", a.input, a.filter, a.output, a.strides,
-                            a.dilations, a.padding, a.explicit_paddings, a.data_format, e);
+  OPF_RETURN_IF_ERROR(make_epilogue<T>("_FusedDepthwiseConv2dNative", a.fused_ops, a.args, a.output.dim(l.c), a.epsilon,
+                                       a.leakyrelu_alpha, &e));
+  return depthwise<T, true>(a.ctx, "_FusedDepthwiseConv2dNative", a.input, a.filter, a.output, a.strides, a.dilations,
+                            a.padding, a.explicit_paddings, a.data_format, e);
 }
 
 // ---- pooling
@@ -267,15 +279,15 @@ Status pool(KernelContext& ctx, const char* op, const Tensor& input, Tensor& out
   const nn::Layout l = nn::layout_of(data_format);
   if (ksize.size() != 4) return ctx.error("ksize must have 4 elements, got ", ksize.size());
   Window g;
-  OPF_RETURN_IF_ERROR(window_of(op, input, output, l, ksize[l.h], ksize[l.w], strides, {1, 1, 1, 1}, padding,
-                                explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(
+      window_of(op, input, output, l, ksize[l.h], ksize[l.w], strides, {1, 1, 1, 1}, padding, explicit_paddings, &g));
   const int64_t total = output.num_elements();
   if (total == 0) return Status::OK();
   const int dev = ctx.device().index;
   gpuStream_t s;
   OPF_RETURN_IF_ERROR(stream_for(dev, &s));
-  pool_kernel<D, kMax><<<grid_for(total, dev, kThreads), kThreads, 0, s>>>(total, g, dev_ptr<T>(input),
-                                                                            dev_ptr<T>(output));
+  pool_kernel<D, kMax>
+      <<<grid_for(total, dev, kThreads), kThreads, 0, s>>>(total, g, dev_ptr<T>(input), dev_ptr<T>(output));
   OPF_GPU_CHECK_LAUNCH(op);
   return Status::OK();
 }

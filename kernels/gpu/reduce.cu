@@ -20,17 +20,38 @@ namespace {
 
 constexpr int kThreads = 256;
 
-template <class C> struct Lowest { __device__ static C value() { return -INFINITY; } };
-template <> struct Lowest<int32_t> { __device__ static int32_t value() { return INT32_MIN; } };
-template <> struct Lowest<int64_t> { __device__ static int64_t value() { return INT64_MIN; } };
+template <class C>
+struct Lowest {
+  __device__ static C value() { return -INFINITY; }
+};
+template <>
+struct Lowest<int32_t> {
+  __device__ static int32_t value() { return INT32_MIN; }
+};
+template <>
+struct Lowest<int64_t> {
+  __device__ static int64_t value() { return INT64_MIN; }
+};
 
 struct SumOp {
-  template <class C> __device__ static C identity() { return C(0); }
-  template <class C> __device__ static C combine(C a, C b) { return a + b; }
+  template <class C>
+  __device__ static C identity() {
+    return C(0);
+  }
+  template <class C>
+  __device__ static C combine(C a, C b) {
+    return a + b;
+  }
 };
 struct MaxOp {
-  template <class C> __device__ static C identity() { return Lowest<C>::value(); }
-  template <class C> __device__ static C combine(C a, C b) { return (a > b || a != a) ? a : b; }
+  template <class C>
+  __device__ static C identity() {
+    return Lowest<C>::value();
+  }
+  template <class C>
+  __device__ static C combine(C a, C b) {
+    return (a > b || a != a) ? a : b;
+  }
 };
 
 // Final value: the accumulator, divided by `count` for Mean (count 0: no division).
@@ -145,7 +166,8 @@ Status reduce(KernelContext& ctx, const Tensor& input, const Tensor& axes_t, Ten
   }
   D* y = static_cast<D*>(output.raw_data());
   if (inner > 1) {
-    reduce_cols_kernel<Op, D><<<grid_for(outer * inner, dev, kThreads), kThreads, 0, s>>>(outer, len, inner, x, y, mean_count);
+    reduce_cols_kernel<Op, D>
+        <<<grid_for(outer * inner, dev, kThreads), kThreads, 0, s>>>(outer, len, inner, x, y, mean_count);
     OPF_GPU_CHECK_LAUNCH(ctx.op().name);
     return Status::OK();
   }
@@ -167,8 +189,8 @@ Status reduce(KernelContext& ctx, const Tensor& input, const Tensor& axes_t, Ten
   OPF_RETURN_IF_ERROR(Tensor::Allocate(acc_dtype, Shape({outer, chunks}), Device::kGPU, dev, &partial));
   C* pp = static_cast<C*>(partial.raw_data());
   const int64_t jobs = outer * chunks;
-  reduce_rows_kernel<Op, D, C><<<static_cast<unsigned>(std::min<int64_t>(jobs, 32 * sms)), kThreads, 0, s>>>(
-      outer, len, chunks, x, pp, 0);
+  reduce_rows_kernel<Op, D, C>
+      <<<static_cast<unsigned>(std::min<int64_t>(jobs, 32 * sms)), kThreads, 0, s>>>(outer, len, chunks, x, pp, 0);
   OPF_GPU_CHECK_LAUNCH(ctx.op().name);
   reduce_rows_kernel<Op, C, D><<<static_cast<unsigned>(std::min<int64_t>(outer, 32 * sms)), kThreads, 0, s>>>(
       outer, chunks, 1, pp, y, mean_count);
@@ -178,11 +200,17 @@ Status reduce(KernelContext& ctx, const Tensor& input, const Tensor& axes_t, Ten
 
 // reduction_indices stay in host memory.
 template <typename T>
-Status SumGpu(ops::SumArgs& a) { return reduce<SumOp, T>(a.ctx, a.input, a.reduction_indices, a.output, false); }
+Status SumGpu(ops::SumArgs& a) {
+  return reduce<SumOp, T>(a.ctx, a.input, a.reduction_indices, a.output, false);
+}
 template <typename T>
-Status MeanGpu(ops::MeanArgs& a) { return reduce<SumOp, T>(a.ctx, a.input, a.reduction_indices, a.output, true); }
+Status MeanGpu(ops::MeanArgs& a) {
+  return reduce<SumOp, T>(a.ctx, a.input, a.reduction_indices, a.output, true);
+}
 template <typename T>
-Status MaxGpu(ops::MaxArgs& a) { return reduce<MaxOp, T>(a.ctx, a.input, a.reduction_indices, a.output, false); }
+Status MaxGpu(ops::MaxArgs& a) {
+  return reduce<MaxOp, T>(a.ctx, a.input, a.reduction_indices, a.output, false);
+}
 
 }  // namespace
 

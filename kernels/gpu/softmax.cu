@@ -76,8 +76,8 @@ Status softmax(KernelContext& ctx) {
   gpuStream_t s;
   OPF_RETURN_IF_ERROR(stream_for(dev, &s));
   const int64_t blocks = std::min<int64_t>(rows, int64_t{32} * multiprocessor_count(dev));
-  softmax_kernel<D, kLog><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(rows, len, dev_ptr<T>(x),
-                                                                             static_cast<D*>(y.raw_data()));
+  softmax_kernel<D, kLog>
+      <<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(rows, len, dev_ptr<T>(x), static_cast<D*>(y.raw_data()));
   OPF_GPU_CHECK_LAUNCH(ctx.op().name);
   return Status::OK();
 }

@@ -67,10 +67,22 @@ Status transpose_on_device(int device, const Tensor& in, const std::vector<int64
   OPF_RETURN_IF_ERROR(stream_for(device, &s));
   const unsigned grid = grid_for(n, device);
   switch (dtype_size(in.dtype())) {
-    case 1: transpose_kernel<uint8_t><<<grid, 256, 0, s>>>(n, static_cast<const uint8_t*>(in.raw_data()), static_cast<uint8_t*>(out.raw_data()), p); break;
-    case 2: transpose_kernel<uint16_t><<<grid, 256, 0, s>>>(n, static_cast<const uint16_t*>(in.raw_data()), static_cast<uint16_t*>(out.raw_data()), p); break;
-    case 4: transpose_kernel<uint32_t><<<grid, 256, 0, s>>>(n, static_cast<const uint32_t*>(in.raw_data()), static_cast<uint32_t*>(out.raw_data()), p); break;
-    default: transpose_kernel<uint64_t><<<grid, 256, 0, s>>>(n, static_cast<const uint64_t*>(in.raw_data()), static_cast<uint64_t*>(out.raw_data()), p); break;
+    case 1:
+      transpose_kernel<uint8_t><<<grid, 256, 0, s>>>(n, static_cast<const uint8_t*>(in.raw_data()),
+                                                     static_cast<uint8_t*>(out.raw_data()), p);
+      break;
+    case 2:
+      transpose_kernel<uint16_t><<<grid, 256, 0, s>>>(n, static_cast<const uint16_t*>(in.raw_data()),
+                                                      static_cast<uint16_t*>(out.raw_data()), p);
+      break;
+    case 4:
+      transpose_kernel<uint32_t><<<grid, 256, 0, s>>>(n, static_cast<const uint32_t*>(in.raw_data()),
+                                                      static_cast<uint32_t*>(out.raw_data()), p);
+      break;
+    default:
+      transpose_kernel<uint64_t><<<grid, 256, 0, s>>>(n, static_cast<const uint64_t*>(in.raw_data()),
+                                                      static_cast<uint64_t*>(out.raw_data()), p);
+      break;
   }
   OPF_GPU_CHECK_LAUNCH("Transpose");
   return Status::OK();

@@ -21,8 +21,7 @@ using array_semantics::nonzero;
 
 constexpr int64_t kMaxDim = int64_t{1} << 48;
 
-Status gather_dims(ShapeContext& c, const Shape& p, const Shape& ix, int64_t axis_v, int64_t bd_v,
-                   GatherDims* g) {
+Status gather_dims(ShapeContext& c, const Shape& p, const Shape& ix, int64_t axis_v, int64_t bd_v, GatherDims* g) {
   if (p.rank() == 0) return c.error("params must be at least 1-dimensional");
   int64_t bd = bd_v;
   if (bd < 0) bd += ix.rank();
@@ -108,10 +107,11 @@ Status ScatterNdShape(ShapeContext& c) {
     std::vector<int64_t> want(ix.dims().begin(), ix.dims().end() - 1);
     want.insert(want.end(), shape.begin() + K, shape.end());
     bool ok = up.rank() == static_cast<int>(want.size());
-    for (int i = 0; ok && i < up.rank(); ++i) ok = up.dim(i) < 0 || want[static_cast<size_t>(i)] < 0 || up.dim(i) == want[static_cast<size_t>(i)];
+    for (int i = 0; ok && i < up.rank(); ++i)
+      ok = up.dim(i) < 0 || want[static_cast<size_t>(i)] < 0 || up.dim(i) == want[static_cast<size_t>(i)];
     if (!ok) {
-      return c.error("updates must have shape indices.shape[:-1] + shape[K:] = ", Shape(want).to_string(),
-                     ", got ", up.to_string());
+      return c.error("updates must have shape indices.shape[:-1] + shape[K:] = ", Shape(want).to_string(), ", got ",
+                     up.to_string());
     }
   }
   c.set_output(0, Shape(std::move(shape)));
@@ -215,8 +215,8 @@ Status merge_into(ShapeContext& c, Shape* s, const Shape& o, int skip, const cha
     if (d == skip) continue;
     int64_t a = s->dim(d), b = o.dim(d);
     if (a >= 0 && b >= 0 && a != b) {
-      return c.error(what, " must have matching dimensions", skip >= 0 ? " except along the axis" : "",
-                     ", got shapes ", s->to_string(), " and ", o.to_string());
+      return c.error(what, " must have matching dimensions", skip >= 0 ? " except along the axis" : "", ", got shapes ",
+                     s->to_string(), " and ", o.to_string());
     }
     if (a < 0) s->mutable_dims()[static_cast<size_t>(d)] = b;
   }
@@ -231,8 +231,8 @@ Status ConcatShape(ShapeContext& c) {
     const Shape& s = c.input_shape(0, i);
     if (s.unknown_rank()) continue;
     if (rank >= 0 && s.rank() != rank) {
-      return c.error("all inputs must have the same rank, got shapes ",
-                     c.input_shape(0, 0).to_string(), " and ", s.to_string());
+      return c.error("all inputs must have the same rank, got shapes ", c.input_shape(0, 0).to_string(), " and ",
+                     s.to_string());
     }
     rank = s.rank();
   }
@@ -341,8 +341,7 @@ Status SplitVShape(ShapeContext& c) {
   }
   if (num == 1 && d >= 0 && sizes[0] != d) {
     // TensorFlow's rule: a single output is the whole input, -1 included (it is not resolved).
-    return c.error("with one output, size_splits must be [", d, "] (dimension ", axis,
-                   "), got [", sizes[0], "]");
+    return c.error("with one output, size_splits must be [", d, "] (dimension ", axis, "), got [", sizes[0], "]");
   }
   if (d >= 0) {
     if (inferred >= 0) {
@@ -373,8 +372,8 @@ Status UnpackShape(ShapeContext& c) {
   OPF_RETURN_IF_ERROR(array::normalize_axis(c, c.attr(2).i, s.rank(), &axis));
   std::vector<int64_t> dims = s.dims();
   if (dims[static_cast<size_t>(axis)] >= 0 && dims[static_cast<size_t>(axis)] != num) {
-    return c.error("num=", num, " does not match dimension ", axis, " of size ",
-                   dims[static_cast<size_t>(axis)], " (shape ", s.to_string(), ")");
+    return c.error("num=", num, " does not match dimension ", axis, " of size ", dims[static_cast<size_t>(axis)],
+                   " (shape ", s.to_string(), ")");
   }
   dims.erase(dims.begin() + axis);
   for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, Shape(dims));

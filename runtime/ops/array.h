@@ -23,9 +23,12 @@ struct GatherDims {
 // Whether an element counts as true (Where); 16-bit floats compare in float.
 template <typename T>
 bool nonzero(T v) {
-  if constexpr (std::is_same_v<T, bool>) return v;
-  else if constexpr (std::is_arithmetic_v<T>) return v != T(0);
-  else return static_cast<float>(v) != 0.0f;
+  if constexpr (std::is_same_v<T, bool>)
+    return v;
+  else if constexpr (std::is_arithmetic_v<T>)
+    return v != T(0);
+  else
+    return static_cast<float>(v) != 0.0f;
 }
 
 struct Masks {
@@ -40,13 +43,12 @@ struct DenseSlice {
 };
 
 inline Status dense_slice(const std::string& op, const Shape& in, const std::vector<int64_t>& b,
-                   const std::vector<int64_t>& e, const std::vector<int64_t>& st, const Masks& m,
-                   DenseSlice* out) {
+                          const std::vector<int64_t>& e, const std::vector<int64_t>& st, const Masks& m,
+                          DenseSlice* out) {
   auto err = [&](auto... args) { return errors::InvalidArgument(op, ": ", args...); };
   const size_t n = b.size();
   if (e.size() != n || st.size() != n) {
-    return err("begin, end and strides must have the same length, got ", b.size(), ", ", e.size(),
-               " and ", st.size());
+    return err("begin, end and strides must have the same length, got ", b.size(), ", ", e.size(), " and ", st.size());
   }
   if (n > 64) return err("at most 64 slice specs are supported, got ", n);
   auto bit = [](int64_t mask, size_t i) { return ((static_cast<uint64_t>(mask) >> i) & 1) != 0; };
@@ -54,8 +56,10 @@ inline Status dense_slice(const std::string& op, const Shape& in, const std::vec
   int consuming = 0;
   int ellipses = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (bit(m.ellipsis, i)) ++ellipses;
-    else if (!bit(m.new_axis, i)) ++consuming;
+    if (bit(m.ellipsis, i))
+      ++ellipses;
+    else if (!bit(m.new_axis, i))
+      ++consuming;
   }
   if (ellipses > 1) return err("multiple ellipses in slice spec are not allowed");
   if (consuming > rank) {
@@ -73,7 +77,8 @@ inline Status dense_slice(const std::string& op, const Shape& in, const std::vec
   };
   for (size_t i = 0; i <= n; ++i) {
     if (i == n) {  // an implicit ellipsis at the end covers the remaining dims
-      if (ellipses == 0) while (dim < rank) full(dim++);
+      if (ellipses == 0)
+        while (dim < rank) full(dim++);
       break;
     }
     if (bit(m.ellipsis, i)) {
@@ -133,13 +138,12 @@ inline Status dense_slice(const std::string& op, const Shape& in, const std::vec
   return Status::OK();
 }
 
-inline Status reverse_axes(const std::string& op, const std::vector<int64_t>& axes, int rank,
-                    std::vector<bool>* rev) {
+inline Status reverse_axes(const std::string& op, const std::vector<int64_t>& axes, int rank, std::vector<bool>* rev) {
   rev->assign(static_cast<size_t>(rank), false);
   for (int64_t a : axes) {
     if (a < -rank || a >= rank) {
-      return errors::InvalidArgument(op, ": axis ", a, " is out of range for a tensor of rank ", rank,
-                                     " (expected [", -rank, ", ", rank, "))");
+      return errors::InvalidArgument(op, ": axis ", a, " is out of range for a tensor of rank ", rank, " (expected [",
+                                     -rank, ", ", rank, "))");
     }
     const size_t k = static_cast<size_t>(a < 0 ? a + rank : a);
     if ((*rev)[k]) return errors::InvalidArgument(op, ": axis ", k, " is specified more than once");
@@ -155,9 +159,8 @@ struct Blocks {
 };
 
 template <typename Ctx>
-Status parse_blocks(const Ctx& c, const Shape& input, const std::vector<int64_t>& block_values,
-                    const Shape& pads_shape, const std::vector<int64_t>& pad_values, const char* pads_name,
-                    Blocks* out) {
+Status parse_blocks(const Ctx& c, const Shape& input, const std::vector<int64_t>& block_values, const Shape& pads_shape,
+                    const std::vector<int64_t>& pad_values, const char* pads_name, Blocks* out) {
   const int64_t m = static_cast<int64_t>(block_values.size());
   if (m < 1) return c.error("block_shape must have at least one element");
   if (!pads_shape.unknown_rank() && (pads_shape.rank() != 2 || pads_shape.dim(0) != m || pads_shape.dim(1) != 2)) {
@@ -213,8 +216,8 @@ Status output_shape(const Ctx& c, const Shape& in, const Blocks& k, bool to_batc
       if (d < 0) continue;
       const int64_t full = d * k.block[i];
       if (k.before[i] + k.after[i] > full) {
-        return c.error("crops must be less than or equal to the uncropped size: crop ", k.before[i], "+",
-                       k.after[i], " of ", full, " in dimension ", i + 1);
+        return c.error("crops must be less than or equal to the uncropped size: crop ", k.before[i], "+", k.after[i],
+                       " of ", full, " in dimension ", i + 1);
       }
       d = full - k.before[i] - k.after[i];
     }

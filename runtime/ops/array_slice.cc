@@ -15,9 +15,9 @@ namespace opforge {
 namespace {
 
 using array_semantics::Blocks;
+using array_semantics::dense_slice;
 using array_semantics::DenseSlice;
 using array_semantics::Masks;
-using array_semantics::dense_slice;
 using array_semantics::output_shape;
 using array_semantics::parse_blocks;
 using array_semantics::reverse_axes;
@@ -47,8 +47,8 @@ Status SliceShape(ShapeContext& c) {
     return c.error("begin and size must have the same length, got ", begin.size(), " and ", size.size());
   }
   if (!s.unknown_rank() && static_cast<int>(begin.size()) != s.rank()) {
-    return c.error("begin and size must have one entry per dimension of the input (rank ", s.rank(),
-                   "), got ", begin.size());
+    return c.error("begin and size must have one entry per dimension of the input (rank ", s.rank(), "), got ",
+                   begin.size());
   }
   std::vector<int64_t> out(begin.size());
   for (size_t i = 0; i < begin.size(); ++i) {
@@ -57,8 +57,8 @@ Status SliceShape(ShapeContext& c) {
     if (b < 0) return c.error("begin[", i, "] = ", b, " must be non-negative");
     if (z < -1) return c.error("size[", i, "] = ", z, " must be non-negative or -1");
     if (d >= 0 && (b > d || (z >= 0 && z > d - b))) {
-      return c.error("slice [", b, ", ", b, " + ", z, ") is out of range for dimension ", i,
-                     " of size ", d, " (input shape ", s.to_string(), ")");
+      return c.error("slice [", b, ", ", b, " + ", z, ") is out of range for dimension ", i, " of size ", d,
+                     " (input shape ", s.to_string(), ")");
     }
     out[i] = z == -1 ? (d < 0 ? -1 : d - b) : z;
   }
@@ -67,13 +67,12 @@ Status SliceShape(ShapeContext& c) {
 }
 
 Masks masks_of(ShapeContext& c, int first) {
-  return Masks{c.attr(first).i, c.attr(first + 1).i, c.attr(first + 2).i, c.attr(first + 3).i,
-               c.attr(first + 4).i};
+  return Masks{c.attr(first).i, c.attr(first + 1).i, c.attr(first + 2).i, c.attr(first + 3).i, c.attr(first + 4).i};
 }
 
 // Reads begin/end/strides (inputs b, b+1, b+2) if all known.
-Status read_bes(ShapeContext& c, int b, std::vector<int64_t>* v0, std::vector<int64_t>* v1,
-                std::vector<int64_t>* v2, bool* known) {
+Status read_bes(ShapeContext& c, int b, std::vector<int64_t>* v0, std::vector<int64_t>* v1, std::vector<int64_t>* v2,
+                bool* known) {
   bool k0, k1, k2;
   for (int i = 0; i < 3; ++i) OPF_RETURN_IF_ERROR(array::expect_rank(c, b + i, 1, "a vector"));
   OPF_RETURN_IF_ERROR(array::known_ints(c, b, v0, &k0));
@@ -124,8 +123,8 @@ Status StridedSliceGradShape(ShapeContext& c) {
       bool ok = dy.rank() == static_cast<int>(d.out_dims.size());
       for (int i = 0; ok && i < dy.rank(); ++i) ok = dy.dim(i) < 0 || dy.dim(i) == d.out_dims[static_cast<size_t>(i)];
       if (!ok) {
-        return c.error("dy has shape ", dy.to_string(), " but the slice of ", Shape(shape).to_string(),
-                       " has shape ", Shape(d.out_dims).to_string());
+        return c.error("dy has shape ", dy.to_string(), " but the slice of ", Shape(shape).to_string(), " has shape ",
+                       Shape(d.out_dims).to_string());
       }
     }
   }
@@ -195,8 +194,7 @@ Status TileShape(ShapeContext& c) {
     return Status::OK();
   }
   if (!s.unknown_rank() && static_cast<int>(m.size()) != s.rank()) {
-    return c.error("multiples must have one entry per dimension of the input (rank ", s.rank(), "), got ",
-                   m.size());
+    return c.error("multiples must have one entry per dimension of the input (rank ", s.rank(), "), got ", m.size());
   }
   std::vector<int64_t> out(m.size());
   for (size_t i = 0; i < m.size(); ++i) {
@@ -231,8 +229,7 @@ Status BroadcastToShape(ShapeContext& c) {
       ok = d < 0 || d == 1 || d == t;
     }
     if (!ok) {
-      return c.error("cannot broadcast a tensor of shape ", s.to_string(), " to shape ",
-                     Shape(target).to_string());
+      return c.error("cannot broadcast a tensor of shape ", s.to_string(), " to shape ", Shape(target).to_string());
     }
   }
   c.set_output(0, Shape(std::move(target)));

@@ -13,8 +13,6 @@
 namespace opforge {
 namespace {
 
-
-
 // ---- control_flow_ops (the kernels: kernels/cpu/control_flow/control_flow_ops.cc)
 
 Status SwitchShape(ShapeContext& c) {

@@ -13,8 +13,6 @@
 namespace opforge {
 namespace {
 
-
-
 // ---- resize (the kernels: kernels/cpu/image/resize.cc)
 
 Status ResizeShape(ShapeContext& c) {

@@ -13,8 +13,6 @@
 namespace opforge {
 namespace {
 
-
-
 // ---- list_ops (the kernels: kernels/cpu/list/list_ops.cc)
 
 Status known_element_shape(const ShapeContext& c, int arg, Shape* out) {

@@ -13,13 +13,12 @@
 namespace opforge {
 namespace {
 
-
-
 // ---- print_assert (the kernels: kernels/cpu/logging/print_assert.cc)
 
 Status AssertShape(ShapeContext& c) {
   const Shape& cond = c.input_shape(0);
-  if (!cond.unknown_rank() && cond.rank() != 0) return c.error("condition must be a scalar, got shape ", cond.to_string());
+  if (!cond.unknown_rank() && cond.rank() != 0)
+    return c.error("condition must be a scalar, got shape ", cond.to_string());
   return Status::OK();
 }
 

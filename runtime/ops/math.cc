@@ -34,8 +34,8 @@ Status BatchMatMulShape(ShapeContext& c) {
   const int64_t m = adj_x ? xc : xr, kx = adj_x ? xr : xc;
   const int64_t ky = adj_y ? yc : yr, n = adj_y ? yr : yc;
   if (kx >= 0 && ky >= 0 && kx != ky) {
-    return c.error("inner dimensions differ: ", x.to_string(), (adj_x ? " (adjoint)" : ""), " times ",
-                   y.to_string(), (adj_y ? " (adjoint)" : ""), ": ", kx, " vs ", ky);
+    return c.error("inner dimensions differ: ", x.to_string(), (adj_x ? " (adjoint)" : ""), " times ", y.to_string(),
+                   (adj_y ? " (adjoint)" : ""), ": ", kx, " vs ", ky);
   }
   Shape batch;
   OPF_RETURN_IF_ERROR(broadcast_shapes(batch_of(x), batch_of(y), &batch, c.op().name));

@@ -15,9 +15,7 @@ namespace opforge {
 namespace math_semantics {
 
 // Batch dims of a shape of rank >= 2.
-inline Shape batch_of(const Shape& s) {
-  return Shape(std::vector<int64_t>(s.dims().begin(), s.dims().end() - 2));
-}
+inline Shape batch_of(const Shape& s) { return Shape(std::vector<int64_t>(s.dims().begin(), s.dims().end() - 2)); }
 
 }  // namespace math_semantics
 }  // namespace opforge

@@ -58,8 +58,8 @@ Status SparseXentShape(ShapeContext& c) {
   int64_t b = f.unknown_rank() ? -1 : f.dim(0);
   const int64_t lb = l.unknown_rank() ? -1 : l.dim(0);
   if (b >= 0 && lb >= 0 && b != lb) {
-    return c.error("features and labels must have the same first dimension, got features shape ",
-                   f.to_string(), " and labels shape ", l.to_string());
+    return c.error("features and labels must have the same first dimension, got features shape ", f.to_string(),
+                   " and labels shape ", l.to_string());
   }
   b = merge_dim(b, lb);
   c.set_output(0, Shape({b}));
@@ -75,8 +75,8 @@ Status BiasAddShape(ShapeContext& c) {
     if (v.rank() < 2) return c.error("value must be at least 2-dimensional, got shape ", v.to_string());
     const int64_t ch = v.dim(channel_dim(nn::attr(c, "data_format").s, v.rank()));
     if (!b.unknown_rank() && ch >= 0 && b.dim(0) >= 0 && ch != b.dim(0)) {
-      return c.error("must provide as many biases as the channel dimension of value: bias has ",
-                     b.dim(0), " values, value has shape ", v.to_string());
+      return c.error("must provide as many biases as the channel dimension of value: bias has ", b.dim(0),
+                     " values, value has shape ", v.to_string());
     }
   }
   c.set_output(0, v);
@@ -109,7 +109,8 @@ Status BiasAddGradShape(ShapeContext& c) {
 Status TopKShape(ShapeContext& c) {
   const Shape& in = c.input_shape(0);
   const Shape& k_shape = c.input_shape(1);
-  if (!k_shape.unknown_rank() && k_shape.rank() != 0) return c.error("k must be a scalar, got shape ", k_shape.to_string());
+  if (!k_shape.unknown_rank() && k_shape.rank() != 0)
+    return c.error("k must be a scalar, got shape ", k_shape.to_string());
   if (in.unknown_rank()) {
     c.set_output(0, Shape::UnknownRank());
     c.set_output(1, Shape::UnknownRank());
@@ -167,8 +168,8 @@ Status SameShape(ShapeContext& c) {
 }
 
 [[maybe_unused]] const bool grad_shapes_registered = [] {
-  for (const char* op : {"ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "LeakyReluGrad",
-                         "GeluGrad", "SoftplusGrad", "SoftsignGrad"}) {
+  for (const char* op :
+       {"ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "LeakyReluGrad", "GeluGrad", "SoftplusGrad", "SoftsignGrad"}) {
     shape_fns::register_custom(op, SameShape);
   }
   return true;
@@ -198,8 +199,7 @@ Status BnShape(ShapeContext& c, int vectors, const std::vector<std::pair<int, co
   int64_t ch = -1;
   if (!x.unknown_rank()) {
     if (x.rank() != bn_rank(fmt)) {
-      return c.error("x must be ", bn_rank(fmt), "-dimensional for data_format ", fmt, ", got shape ",
-                     x.to_string());
+      return c.error("x must be ", bn_rank(fmt), "-dimensional for data_format ", fmt, ", got shape ", x.to_string());
     }
     ch = x.dim(channel_first(fmt) ? 1 : x.rank() - 1);
   }

@@ -35,14 +35,13 @@ struct PoolGeom {
   int64_t n, h, w, c, kh, kw, oh, ow, sh, sw, pt, pl;
 };
 
-inline Status pool_geom(const std::string& op, const Shape& input, const Layout& l,
-                 const std::vector<int64_t>& ksize, const std::vector<int64_t>& strides,
-                 const std::string& padding, const std::vector<int64_t>& explicit_paddings,
-                 PoolGeom* g) {
+inline Status pool_geom(const std::string& op, const Shape& input, const Layout& l, const std::vector<int64_t>& ksize,
+                        const std::vector<int64_t>& strides, const std::string& padding,
+                        const std::vector<int64_t>& explicit_paddings, PoolGeom* g) {
   OPF_RETURN_IF_ERROR(nn::check_list4(op, "ksize", ksize, l));
   nn::Window2D w;
-  OPF_RETURN_IF_ERROR(nn::window2d(op, input, l, ksize[l.h], ksize[l.w], strides, {1, 1, 1, 1},
-                                   padding, explicit_paddings, &w));
+  OPF_RETURN_IF_ERROR(
+      nn::window2d(op, input, l, ksize[l.h], ksize[l.w], strides, {1, 1, 1, 1}, padding, explicit_paddings, &w));
   if (padding == "EXPLICIT") {
     for (const nn::Dim1* d : {&w.h, &w.w}) {
       if (d->pad_before >= d->k || d->pad_after >= d->k) {
@@ -114,13 +113,14 @@ inline Status check_list5(const std::string& op, const char* what, const std::ve
 
 // Geometry of a 3-D window op over a 5-D input shape (dims may be -1).
 inline Status window3d(const std::string& op, const Shape& input, const std::vector<int64_t>& ksize,
-                const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
-                const std::string& padding, const std::string& data_format, Window3* w) {
+                       const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                       const std::string& padding, const std::string& data_format, Window3* w) {
   OPF_RETURN_IF_ERROR(check_format(op, data_format));
   OPF_RETURN_IF_ERROR(check_list5(op, "strides", strides));
   OPF_RETURN_IF_ERROR(check_list5(op, "dilations", dilations));
   if (input.unknown_rank()) return Status::OK();
-  if (input.rank() != 5) return errors::InvalidArgument(op, ": input must be 5-dimensional, got shape ", input.to_string());
+  if (input.rank() != 5)
+    return errors::InvalidArgument(op, ": input must be 5-dimensional, got shape ", input.to_string());
   w->n = input.dim(0);
   w->c = input.dim(4);
   static const char* kNames[3] = {"depth", "height", "width"};

@@ -16,12 +16,12 @@ namespace opforge {
 namespace {
 
 using nn::Layout;
-using nn_semantics::PoolGeom;
-using nn_semantics::Window3;
 using nn_semantics::check_list5;
 using nn_semantics::pool_geom;
+using nn_semantics::PoolGeom;
 using nn_semantics::read_shape4;
 using nn_semantics::read_sizes;
+using nn_semantics::Window3;
 using nn_semantics::window3d;
 
 // ---- conv2d (the kernels: kernels/cpu/nn/conv2d.cc)
@@ -36,9 +36,9 @@ Status Conv2DShape(ShapeContext& c) {
   nn::Window2D w;
   w.h.out = w.w.out = -1;
   w.n = w.c = -1;
-  OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, kh < 0 ? 1 : kh, kw < 0 ? 1 : kw,
-                                   nn::attr(c, "strides").list_i, nn::attr(c, "dilations").list_i,
-                                   nn::attr(c, "padding").s, nn::attr(c, "explicit_paddings").list_i, &w));
+  OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, kh < 0 ? 1 : kh, kw < 0 ? 1 : kw, nn::attr(c, "strides").list_i,
+                                   nn::attr(c, "dilations").list_i, nn::attr(c, "padding").s,
+                                   nn::attr(c, "explicit_paddings").list_i, &w));
   if (kh < 0) w.h.out = -1;
   if (kw < 0) w.w.out = -1;
   const int64_t cout = f.unknown_rank() ? -1 : f.dim(3);
@@ -82,9 +82,9 @@ Status DepthwiseShape(ShapeContext& c) {
   const int64_t kh = f.unknown_rank() ? -1 : f.dim(0), kw = f.unknown_rank() ? -1 : f.dim(1);
   nn::Window2D w;
   w.n = w.c = w.h.out = w.w.out = -1;
-  OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, kh < 0 ? 1 : kh, kw < 0 ? 1 : kw,
-                                   nn::attr(c, "strides").list_i, nn::attr(c, "dilations").list_i,
-                                   nn::attr(c, "padding").s, nn::attr(c, "explicit_paddings").list_i, &w));
+  OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, kh < 0 ? 1 : kh, kw < 0 ? 1 : kw, nn::attr(c, "strides").list_i,
+                                   nn::attr(c, "dilations").list_i, nn::attr(c, "padding").s,
+                                   nn::attr(c, "explicit_paddings").list_i, &w));
   if (kh < 0) w.h.out = -1;
   if (kw < 0) w.w.out = -1;
   if (!f.unknown_rank() && w.c >= 0 && f.dim(2) >= 0 && f.dim(2) != w.c) {
@@ -130,14 +130,14 @@ Status PoolShape(ShapeContext& c) {
   OPF_RETURN_IF_ERROR(nn::check_list4(c.op().name, "ksize", ksize, l));
   PoolGeom g{-1, -1, -1, -1, 1, 1, -1, -1, 1, 1, 0, 0};
   if (!in.unknown_rank() && in.rank() == 4 && in.dim(l.h) >= 0 && in.dim(l.w) >= 0) {
-    OPF_RETURN_IF_ERROR(pool_geom(c.op().name, in, l, ksize, nn::attr(c, "strides").list_i,
-                                  nn::attr(c, "padding").s, nn::attr(c, "explicit_paddings").list_i, &g));
+    OPF_RETURN_IF_ERROR(pool_geom(c.op().name, in, l, ksize, nn::attr(c, "strides").list_i, nn::attr(c, "padding").s,
+                                  nn::attr(c, "explicit_paddings").list_i, &g));
   } else {
     OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, "input", in, 4));
     nn::Window2D w;
-    OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, ksize[l.h], ksize[l.w],
-                                     nn::attr(c, "strides").list_i, {1, 1, 1, 1},
-                                     nn::attr(c, "padding").s, nn::attr(c, "explicit_paddings").list_i, &w));
+    OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, ksize[l.h], ksize[l.w], nn::attr(c, "strides").list_i,
+                                     {1, 1, 1, 1}, nn::attr(c, "padding").s, nn::attr(c, "explicit_paddings").list_i,
+                                     &w));
     if (!in.unknown_rank()) {
       g.n = in.dim(l.n);
       g.c = in.dim(l.c);
@@ -169,7 +169,6 @@ Status AvgPoolGradShape(ShapeContext& c) {
 }();
 
 // ---- volumetric (the kernels: kernels/cpu/nn/volumetric.cc)
-
 
 const std::vector<int64_t>& ints(const AttrValue& v) { return v.list_i; }
 

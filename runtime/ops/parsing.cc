@@ -13,8 +13,6 @@
 namespace opforge {
 namespace {
 
-
-
 // ---- decode_csv (the kernels: kernels/cpu/parsing/decode_csv.cc)
 
 Status DecodeCSVShape(ShapeContext& c) {

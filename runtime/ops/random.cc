@@ -13,8 +13,6 @@
 namespace opforge {
 namespace {
 
-
-
 // ---- random_ops (the kernels: kernels/cpu/random/random_ops.cc)
 
 Status CandidateSamplerShape(ShapeContext& c) {

@@ -73,8 +73,7 @@ inline Shape unknown_dims(int rank) {
 inline Status expect_rank(ShapeContext& c, int arg, int want, const char* what) {
   const Shape& s = c.input_shape(arg);
   if (!s.unknown_rank() && s.rank() != want) {
-    return c.error(c.op().inputs[static_cast<size_t>(arg)].name, " must be ", what, ", got shape ",
-                   s.to_string());
+    return c.error(c.op().inputs[static_cast<size_t>(arg)].name, " must be ", what, ", got shape ", s.to_string());
   }
   return Status::OK();
 }
@@ -82,8 +81,8 @@ inline Status expect_rank(ShapeContext& c, int arg, int want, const char* what) 
 // Normalizes one axis against rank (negative counts from the end).
 inline Status normalize_axis(ShapeContext& c, int64_t axis, int rank, int* out, const char* what = "axis") {
   if (axis < -rank || axis >= rank) {
-    return c.error(what, " ", axis, " is out of range for a tensor of rank ", rank, " (expected [",
-                   -rank, ", ", rank, "))");
+    return c.error(what, " ", axis, " is out of range for a tensor of rank ", rank, " (expected [", -rank, ", ", rank,
+                   "))");
   }
   *out = static_cast<int>(axis < 0 ? axis + rank : axis);
   return Status::OK();

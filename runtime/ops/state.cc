@@ -13,8 +13,6 @@
 namespace opforge {
 namespace {
 
-
-
 // ---- variable_ops (the kernels: kernels/cpu/state/variable_ops.cc)
 
 // Assign, AssignAdd, AssignSub: the value must fit the variable's declared shape (unless
@@ -35,8 +33,7 @@ Status AssignShape(ShapeContext& c) {
     return Status::OK();
   }
   if (ref.rank() != value.rank()) {
-    return c.error("shapes must be equal: the variable has shape ", ref.to_string(), ", the value ",
-                   value.to_string());
+    return c.error("shapes must be equal: the variable has shape ", ref.to_string(), ", the value ", value.to_string());
   }
   std::vector<int64_t> dims;
   for (int i = 0; i < ref.rank(); ++i) {

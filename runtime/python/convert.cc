@@ -48,8 +48,8 @@ namespace {
 
 Status bad_attr(const OpSpec& op, const AttrSpec& a, const char* want, py::handle got) {
   return errors::InvalidArgument(op.name, ": attr '", a.name, "' expects ", want, ", got ",
-                                 std::string(py::str(py::type::handle_of(got).attr("__name__"))),
-                                 " ", std::string(py::repr(got)));
+                                 std::string(py::str(py::type::handle_of(got).attr("__name__"))), " ",
+                                 std::string(py::repr(got)));
 }
 
 bool is_int(py::handle o) { return PyLong_Check(o.ptr()) || (!PyBool_Check(o.ptr()) && PyIndex_Check(o.ptr())); }
@@ -77,9 +77,12 @@ Status to_shape(const OpSpec& op, const AttrSpec& a, py::handle o, Shape* out) {
   }
   std::vector<int64_t> dims;
   for (py::handle d : py::reinterpret_borrow<py::sequence>(o)) {
-    if (d.is_none()) dims.push_back(-1);
-    else if (is_int(d)) dims.push_back(py::cast<int64_t>(d));
-    else return bad_attr(op, a, "a shape (list of ints or None)", o);
+    if (d.is_none())
+      dims.push_back(-1);
+    else if (is_int(d))
+      dims.push_back(py::cast<int64_t>(d));
+    else
+      return bad_attr(op, a, "a shape (list of ints or None)", o);
   }
   *out = Shape(std::move(dims));
   return Status::OK();
@@ -102,15 +105,19 @@ Status to_attr(const OpSpec& op, const AttrSpec& a, py::handle o, AttrValue* v) 
       v->f = static_cast<float>(py::cast<double>(o));
       return Status::OK();
     case AttrType::kBool:
-      if (!PyBool_Check(o.ptr()) && !(py::hasattr(o, "dtype") && py::str(o.attr("dtype")).cast<std::string>() == "bool")) {
+      if (!PyBool_Check(o.ptr()) &&
+          !(py::hasattr(o, "dtype") && py::str(o.attr("dtype")).cast<std::string>() == "bool")) {
         return bad_attr(op, a, "a bool", o);
       }
       v->b = PyObject_IsTrue(o.ptr()) == 1;
       return Status::OK();
     case AttrType::kString:
-      if (py::isinstance<py::str>(o)) v->s = o.cast<std::string>();
-      else if (py::isinstance<py::bytes>(o)) v->s = o.cast<std::string>();
-      else return bad_attr(op, a, "a string", o);
+      if (py::isinstance<py::str>(o))
+        v->s = o.cast<std::string>();
+      else if (py::isinstance<py::bytes>(o))
+        v->s = o.cast<std::string>();
+      else
+        return bad_attr(op, a, "a string", o);
       return Status::OK();
     case AttrType::kType:
       return to_dtype(op, a, o, &v->type);
@@ -127,7 +134,8 @@ Status to_attr(const OpSpec& op, const AttrSpec& a, py::handle o, AttrValue* v) 
     case AttrType::kListFloat:
       OPF_RETURN_IF_ERROR(seq("a list of floats"));
       v->list_f.clear();
-      for (py::handle e : py::reinterpret_borrow<py::sequence>(o)) v->list_f.push_back(static_cast<float>(py::cast<double>(e)));
+      for (py::handle e : py::reinterpret_borrow<py::sequence>(o))
+        v->list_f.push_back(static_cast<float>(py::cast<double>(e)));
       return Status::OK();
     case AttrType::kListBool:
       OPF_RETURN_IF_ERROR(seq("a list of bools"));
@@ -162,8 +170,7 @@ Status to_attr(const OpSpec& op, const AttrSpec& a, py::handle o, AttrValue* v) 
       v->tensor = tensor_of(o.ptr());
       return Status::OK();
     default:
-      return errors::Unimplemented(op.name, ": attrs of type ", attr_type_name(a.type),
-                                   " are not supported");
+      return errors::Unimplemented(op.name, ": attrs of type ", attr_type_name(a.type), " are not supported");
   }
 }
 
@@ -171,24 +178,36 @@ py::object shape_to_py(const Shape& s) {
   if (s.unknown_rank()) return py::none();
   py::tuple t(s.dims().size());
   for (size_t i = 0; i < s.dims().size(); ++i) {
-    if (s.dims()[i] < 0) t[i] = py::none();
-    else t[i] = py::int_(s.dims()[i]);
+    if (s.dims()[i] < 0)
+      t[i] = py::none();
+    else
+      t[i] = py::int_(s.dims()[i]);
   }
   return std::move(t);
 }
 
 py::object attr_to_py(AttrType t, const AttrValue& v) {
   switch (t) {
-    case AttrType::kInt: return py::int_(v.i);
-    case AttrType::kFloat: return py::float_(v.f);
-    case AttrType::kBool: return py::bool_(v.b);
-    case AttrType::kString: return py::str(v.s);
-    case AttrType::kType: return py::int_(static_cast<int>(v.type));
-    case AttrType::kShape: return shape_to_py(v.shape);
-    case AttrType::kListInt: return py::cast(v.list_i);
-    case AttrType::kListFloat: return py::cast(v.list_f);
-    case AttrType::kListBool: return py::cast(v.list_b);
-    case AttrType::kListString: return py::cast(v.list_s);
+    case AttrType::kInt:
+      return py::int_(v.i);
+    case AttrType::kFloat:
+      return py::float_(v.f);
+    case AttrType::kBool:
+      return py::bool_(v.b);
+    case AttrType::kString:
+      return py::str(v.s);
+    case AttrType::kType:
+      return py::int_(static_cast<int>(v.type));
+    case AttrType::kShape:
+      return shape_to_py(v.shape);
+    case AttrType::kListInt:
+      return py::cast(v.list_i);
+    case AttrType::kListFloat:
+      return py::cast(v.list_f);
+    case AttrType::kListBool:
+      return py::cast(v.list_b);
+    case AttrType::kListString:
+      return py::cast(v.list_s);
     case AttrType::kListType: {
       py::list l;
       for (DType d : v.list_type) l.append(static_cast<int>(d));
@@ -199,7 +218,8 @@ py::object attr_to_py(AttrType t, const AttrValue& v) {
       for (const Shape& s : v.list_shape) l.append(shape_to_py(s));
       return std::move(l);
     }
-    default: return py::none();
+    default:
+      return py::none();
   }
 }
 

@@ -75,8 +75,8 @@ py::object execute_impl(PyObject* const* argv, Py_ssize_t argc) {
   size_t n_explicit = 0;
   for (const auto& a : op.attrs) n_explicit += a.inferred ? 0 : 1;
   if (static_cast<size_t>(argc - 2) != n_in + n_explicit) {
-    raise_status(errors::InvalidArgument(op.name, ": expected ", n_in, " inputs and ", n_explicit,
-                                         " attrs, got ", argc - 2, " values"),
+    raise_status(errors::InvalidArgument(op.name, ": expected ", n_in, " inputs and ", n_explicit, " attrs, got ",
+                                         argc - 2, " values"),
                  op.name);
   }
   PyObject* const* in = argv + 2;
@@ -142,7 +142,8 @@ py::object execute_impl(PyObject* const* argv, Py_ssize_t argc) {
   py::object result = wrap_outputs(op, call, outputs);
   if (!h.record.is_none()) {
     py::dict attrs;
-    for (size_t i = 0; i < op.attrs.size(); ++i) attrs[py::str(op.attrs[i].name)] = attr_to_py(op.attrs[i].type, call.attrs[i]);
+    for (size_t i = 0; i < op.attrs.size(); ++i)
+      attrs[py::str(op.attrs[i].name)] = attr_to_py(op.attrs[i].type, call.attrs[i]);
     py::tuple inputs(n_in);
     for (size_t i = 0; i < n_in; ++i) inputs[i] = py::reinterpret_borrow<py::object>(in[i]);
     h.record(py::handle(argv[0]), inputs, attrs, result);
@@ -163,10 +164,10 @@ PyObject* execute_fastcall(PyObject*, PyObject* const* argv, Py_ssize_t argc) {
   return nullptr;
 }
 
-PyMethodDef execute_def = {"execute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&execute_fastcall)),
-                           METH_FASTCALL,
-                           "execute(handle, name, *inputs, *attrs): runs an op eagerly (or hands it to "
-                           "the graph builder)."};
+PyMethodDef execute_def = {
+    "execute", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(&execute_fastcall)), METH_FASTCALL,
+    "execute(handle, name, *inputs, *attrs): runs an op eagerly (or hands it to "
+    "the graph builder)."};
 
 Tensor tensor_from_numpy(py::array a, int dtype_enum) {
   DType dt = static_cast<DType>(dtype_enum);
@@ -193,25 +194,27 @@ void bind_eager(py::module_& m) {
       .def_property_readonly("ndim", &Tensor::rank)
       .def_property_readonly("size", &Tensor::num_elements)
       .def_property_readonly("nbytes", &Tensor::nbytes)
-      .def_property_readonly("device", [](const Tensor& t) { return device_string(DeviceSpec{t.device(), t.device_index()}); })
+      .def_property_readonly("device",
+                             [](const Tensor& t) { return device_string(DeviceSpec{t.device(), t.device_index()}); })
       .def("_shares_buffer_with", [](const Tensor& a, const Tensor& b) { return a.buffer() == b.buffer(); })
       .def_static("_from_numpy", &tensor_from_numpy);
   tensor_type = reinterpret_cast<PyTypeObject*>(tensor.ptr());
   bindings::register_interop(m, tensor);
 
-  m.add_object("execute", py::reinterpret_steal<py::object>(PyCFunction_NewEx(&execute_def, nullptr, m.attr("__name__").ptr())));
+  m.add_object("execute",
+               py::reinterpret_steal<py::object>(PyCFunction_NewEx(&execute_def, nullptr, m.attr("__name__").ptr())));
 
   // ---- hooks the Python package installs (opforge/__init__.py, framework/graph.py, tape.py)
-  m.def("set_hooks", [](py::object convert_inputs, py::object convert_dtype, py::dict error_classes,
-                        py::dict numpy_dtypes) {
-    Hooks& h = hooks();
-    h.convert_inputs = std::move(convert_inputs);
-    h.convert_dtype = std::move(convert_dtype);
-    h.error_classes = std::move(error_classes);
-    h.numpy_dtypes = std::move(numpy_dtypes);
-    if (!h.dispatch) h.dispatch = py::none();
-    if (!h.record) h.record = py::none();
-  });
+  m.def("set_hooks",
+        [](py::object convert_inputs, py::object convert_dtype, py::dict error_classes, py::dict numpy_dtypes) {
+          Hooks& h = hooks();
+          h.convert_inputs = std::move(convert_inputs);
+          h.convert_dtype = std::move(convert_dtype);
+          h.error_classes = std::move(error_classes);
+          h.numpy_dtypes = std::move(numpy_dtypes);
+          if (!h.dispatch) h.dispatch = py::none();
+          if (!h.record) h.record = py::none();
+        });
   m.def("set_dispatch", [](py::object fn) { hooks().dispatch = std::move(fn); });
   m.def("set_graph_mode", [](bool on) { hooks().graph_mode = on; });
   m.def("set_record", [](py::object fn) { hooks().record = std::move(fn); });

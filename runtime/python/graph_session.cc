@@ -22,12 +22,13 @@ TensorRef to_ref(py::handle o) {
   return TensorRef{t.first, t.second};
 }
 
-int add_node(Graph& g, const std::string& name, int handle, py::list inputs, py::dict attrs,
-             py::list control, const std::string& device) {
+int add_node(Graph& g, const std::string& name, int handle, py::list inputs, py::dict attrs, py::list control,
+             const std::string& device) {
   const OpSpec& op = spec_or_raise(handle);
   if (inputs.size() != op.inputs.size()) {
-    raise_status(errors::InvalidArgument(op.name, ": expected ", op.inputs.size(), " inputs, got ",
-                                         inputs.size(), " [[node ", name, "]]"), op.name);
+    raise_status(errors::InvalidArgument(op.name, ": expected ", op.inputs.size(), " inputs, got ", inputs.size(),
+                                         " [[node ", name, "]]"),
+                 op.name);
   }
   std::vector<TensorRef> flat;
   std::vector<std::pair<int, int>> ranges;
@@ -56,8 +57,8 @@ int add_node(Graph& g, const std::string& name, int handle, py::list inputs, py:
   std::vector<int> ctrl;
   for (py::handle c : control) ctrl.push_back(c.cast<int>());
   int id = -1;
-  check(g.add_node(name, op, std::move(flat), std::move(ranges), std::move(given), std::move(has),
-                   std::move(ctrl), device, &id),
+  check(g.add_node(name, op, std::move(flat), std::move(ranges), std::move(given), std::move(has), std::move(ctrl),
+                   device, &id),
         op.name);
   return id;
 }
@@ -129,16 +130,18 @@ void bind_graph(py::module_& m) {
       .def("node_info", &node_info)
       .def("find", &Graph::find)
       .def("truncate", &Graph::truncate)
-      .def("update_input",
-           [](Graph& g, int node, int index, std::pair<int, int> src) {
-             check(g.update_input(node, index, TensorRef{src.first, src.second}), "");
-           },
-           py::arg("node"), py::arg("index"), py::arg("src"))
-      .def("set_output_shape",
-           [](Graph& g, int node, int index, std::optional<std::vector<int64_t>> dims) {
-             check(g.set_output_shape(node, index, dims ? Shape(*dims) : Shape::UnknownRank()), "");
-           },
-           py::arg("node"), py::arg("index"), py::arg("dims"))
+      .def(
+          "update_input",
+          [](Graph& g, int node, int index, std::pair<int, int> src) {
+            check(g.update_input(node, index, TensorRef{src.first, src.second}), "");
+          },
+          py::arg("node"), py::arg("index"), py::arg("src"))
+      .def(
+          "set_output_shape",
+          [](Graph& g, int node, int index, std::optional<std::vector<int64_t>> dims) {
+            check(g.set_output_shape(node, index, dims ? Shape(*dims) : Shape::UnknownRank()), "");
+          },
+          py::arg("node"), py::arg("index"), py::arg("dims"))
       .def_property_readonly("num_nodes", [](const Graph& g) {
         std::shared_lock<std::shared_mutex> lock(g.mutex());
         return g.num_nodes();
@@ -152,7 +155,6 @@ void bind_graph(py::module_& m) {
       .def("run", &session_run)
       .def_property_readonly("cached_plans", &Session::cached_plans)
       .def("variable_names", [](Session& s) { return s.resources().names(); });
-
 }
 
 }  // namespace bindings

@@ -122,7 +122,9 @@ py::array copy_to_numpy(const Tensor& t) {
 
 // A view of a host tensor's buffer; read-only unless `writable`.
 py::array view_of(const Tensor& t, bool writable) {
-  if (!t.buffer()) return copy_to_numpy(t);  // strings too: they are never viewed in place  // no storage (empty): a fresh array is as cheap
+  if (!t.buffer())
+    return copy_to_numpy(
+        t);  // strings too: they are never viewed in place  // no storage (empty): a fresh array is as cheap
   py::array out(numpy_dtype(t.dtype()), dims_of(t), {}, t.raw_data(), keep_alive(t.buffer()));
   if (!writable) out.attr("setflags")(py::arg("write") = false);
   return out;
@@ -167,8 +169,8 @@ Tensor borrow_numpy(py::array a, int dtype_enum) {
     py::gil_scoped_acquire gil;
     Py_DECREF(owner);
   };
-  auto buffer = std::make_shared<Buffer>(const_cast<void*>(a.data()), static_cast<size_t>(a.nbytes()),
-                                         Device::kCPU, 0, std::move(release));
+  auto buffer = std::make_shared<Buffer>(const_cast<void*>(a.data()), static_cast<size_t>(a.nbytes()), Device::kCPU, 0,
+                                         std::move(release));
   return Tensor::FromBuffer(dt, Shape(std::move(dims)), std::move(buffer));
 }
 
@@ -177,25 +179,43 @@ Tensor borrow_numpy(py::array a, int dtype_enum) {
 DLDataType dl_dtype(DType dt) {
   const uint8_t bits = static_cast<uint8_t>(8 * dtype_size(dt));
   switch (dt) {
-    case DType::kFloat: case DType::kDouble: case DType::kHalf: return {kDLFloat, bits, 1};
-    case DType::kBFloat16: return {kDLBfloat, bits, 1};
-    case DType::kBool: return {kDLBool, 8, 1};
-    case DType::kUInt8: return {kDLUInt, bits, 1};
-    default: return {kDLInt, bits, 1};
+    case DType::kFloat:
+    case DType::kDouble:
+    case DType::kHalf:
+      return {kDLFloat, bits, 1};
+    case DType::kBFloat16:
+      return {kDLBfloat, bits, 1};
+    case DType::kBool:
+      return {kDLBool, 8, 1};
+    case DType::kUInt8:
+      return {kDLUInt, bits, 1};
+    default:
+      return {kDLInt, bits, 1};
   }
 }
 
 DType from_dl_dtype(const DLDataType& d) {
   if (d.lanes != 1) return DType::kInvalid;
   switch (d.code) {
-    case kDLFloat: return d.bits == 32 ? DType::kFloat : d.bits == 64 ? DType::kDouble : d.bits == 16 ? DType::kHalf : DType::kInvalid;
-    case kDLBfloat: return d.bits == 16 ? DType::kBFloat16 : DType::kInvalid;
-    case kDLBool: return d.bits == 8 ? DType::kBool : DType::kInvalid;
-    case kDLUInt: return d.bits == 8 ? DType::kUInt8 : DType::kInvalid;
+    case kDLFloat:
+      return d.bits == 32   ? DType::kFloat
+             : d.bits == 64 ? DType::kDouble
+             : d.bits == 16 ? DType::kHalf
+                            : DType::kInvalid;
+    case kDLBfloat:
+      return d.bits == 16 ? DType::kBFloat16 : DType::kInvalid;
+    case kDLBool:
+      return d.bits == 8 ? DType::kBool : DType::kInvalid;
+    case kDLUInt:
+      return d.bits == 8 ? DType::kUInt8 : DType::kInvalid;
     case kDLInt:
-      return d.bits == 8 ? DType::kInt8 : d.bits == 16 ? DType::kInt16 : d.bits == 32 ? DType::kInt32
-             : d.bits == 64 ? DType::kInt64 : DType::kInvalid;
-    default: return DType::kInvalid;
+      return d.bits == 8    ? DType::kInt8
+             : d.bits == 16 ? DType::kInt16
+             : d.bits == 32 ? DType::kInt32
+             : d.bits == 64 ? DType::kInt64
+                            : DType::kInvalid;
+    default:
+      return DType::kInvalid;
   }
 }
 
@@ -372,24 +392,30 @@ void register_interop(py::module_& m, py::class_<Tensor>& tensor) {
            "The buffer itself as a writable array when this tensor is its only owner, else a copy.")
       .def_static("_borrow_numpy", &borrow_numpy,
                   "A tensor over a C-contiguous array's memory (kept alive); a copy otherwise.")
-      .def("__dlpack_device__", [](const Tensor& t) {
-        const DLDevice d = dl_device(t);
-        return py::make_tuple(d.device_type, d.device_id);
-      })
-      .def("__dlpack__", [](const Tensor& t, py::object stream, py::object max_version, py::object dl_device,
-                            py::object copy) {
-        (void)stream;  // host memory and one stream per device: nothing to order
-        (void)dl_device;
-        if (!copy.is_none() && copy.cast<bool>()) {
-          Tensor fresh;
-          check(Tensor::Allocate(t.dtype(), t.shape(), t.device(), t.device_index(), &fresh), "__dlpack__");
-          if (t.nbytes() && t.on_host()) std::memcpy(fresh.raw_data(), t.raw_data(), t.nbytes());
-          else if (t.nbytes()) check(gpu_backend()->copy_on_device(t.device_index(), fresh.raw_data(), t.raw_data(), t.nbytes()), "__dlpack__");
-          return to_dlpack(fresh, max_version);
-        }
-        return to_dlpack(t, max_version);
-      }, py::kw_only(), py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
-         py::arg("dl_device") = py::none(), py::arg("copy") = py::none());
+      .def("__dlpack_device__",
+           [](const Tensor& t) {
+             const DLDevice d = dl_device(t);
+             return py::make_tuple(d.device_type, d.device_id);
+           })
+      .def(
+          "__dlpack__",
+          [](const Tensor& t, py::object stream, py::object max_version, py::object dl_device, py::object copy) {
+            (void)stream;  // host memory and one stream per device: nothing to order
+            (void)dl_device;
+            if (!copy.is_none() && copy.cast<bool>()) {
+              Tensor fresh;
+              check(Tensor::Allocate(t.dtype(), t.shape(), t.device(), t.device_index(), &fresh), "__dlpack__");
+              if (t.nbytes() && t.on_host())
+                std::memcpy(fresh.raw_data(), t.raw_data(), t.nbytes());
+              else if (t.nbytes())
+                check(gpu_backend()->copy_on_device(t.device_index(), fresh.raw_data(), t.raw_data(), t.nbytes()),
+                      "__dlpack__");
+              return to_dlpack(fresh, max_version);
+            }
+            return to_dlpack(t, max_version);
+          },
+          py::kw_only(), py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
+          py::arg("dl_device") = py::none(), py::arg("copy") = py::none());
   m.def("from_dlpack_capsule", &from_dlpack_capsule, "A tensor sharing the memory of a DLPack capsule.");
 }
 

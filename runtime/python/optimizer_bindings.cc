@@ -55,7 +55,7 @@ void bind_optimizer(py::module_& m) {
   m.def("optimizer_pipeline", &optimizer::pipeline, "The optimizer's passes in order: (pass, RewriterConfig toggle).");
   py::module_ testing = m.attr("_testing");
   testing.def("set_failing_optimizer_pass", &optimizer::set_failing_pass, py::arg("name"),
-        "Testing: the named pass fails as it starts ('' for none).");
+              "Testing: the named pass fails as it starts ('' for none).");
 
   auto session = py::reinterpret_borrow<py::class_<Session>>(m.attr("Session"));
   session
@@ -64,7 +64,8 @@ void bind_optimizer(py::module_& m) {
           [](Session& s, const std::vector<std::string>& passes, bool fail_on_errors) {
             for (const std::string& p : passes) {
               const auto& known = optimizer::toggles();
-              if (std::find(known.begin(), known.end(), p) == known.end()) throw py::value_error("unknown graph optimizer pass '" + p + "'");
+              if (std::find(known.begin(), known.end(), p) == known.end())
+                throw py::value_error("unknown graph optimizer pass '" + p + "'");
             }
             s.set_optimizer(GraphOptimizerConfig{passes, fail_on_errors});
           },

@@ -36,16 +36,17 @@ py::dict op_spec_dict(const OpSpec& op) {
     py::object type_attr = a.type_attr >= 0 ? py::object(py::str(op.attrs[a.type_attr].name)) : py::none();
     py::object number_attr = a.number_attr >= 0 ? py::object(py::str(op.attrs[a.number_attr].name)) : py::none();
     py::object list_attr = a.type_list_attr >= 0 ? py::object(py::str(op.attrs[a.type_list_attr].name)) : py::none();
-    in_info.append(py::make_tuple(a.name, type_attr, static_cast<int>(a.type), a.is_list(), a.is_ref,
-                                  number_attr, list_attr));
+    in_info.append(
+        py::make_tuple(a.name, type_attr, static_cast<int>(a.type), a.is_list(), a.is_ref, number_attr, list_attr));
   }
   d["input_info"] = in_info;
   py::list out_info;
   // (name, is list, is ref, the attr giving a list's length: number_attr or type_list_attr)
   for (const auto& a : op.outputs) {
     const int len_attr = a.number_attr >= 0 ? a.number_attr : a.type_list_attr;
-    out_info.append(py::make_tuple(a.name, a.is_list(), a.is_ref,
-                                   len_attr >= 0 ? py::object(py::str(op.attrs[len_attr].name)) : py::object(py::none())));
+    out_info.append(
+        py::make_tuple(a.name, a.is_list(), a.is_ref,
+                       len_attr >= 0 ? py::object(py::str(op.attrs[len_attr].name)) : py::object(py::none())));
   }
   d["output_info"] = out_info;
   py::dict allowed;
@@ -90,21 +91,23 @@ void bind_registry(py::module_& m) {
   // Op libraries: open (checked, loaded with its registrations staged), check, commit; an
   // uncommitted library is unloaded by close() or when the object goes away.
   py::class_<OpLibrary>(m, "OpLibrary")
-      .def_static("open", [](const std::string& path) {
-        std::unique_ptr<OpLibrary> lib;
-        Status s = OpLibrary::Open(path, &lib);
-        if (!s.ok()) raise_status(s, "");
-        return lib;
-      })
+      .def_static("open",
+                  [](const std::string& path) {
+                    std::unique_ptr<OpLibrary> lib;
+                    Status s = OpLibrary::Open(path, &lib);
+                    if (!s.ok()) raise_status(s, "");
+                    return lib;
+                  })
       .def_property_readonly("name", &OpLibrary::name)
       .def_property_readonly("path", &OpLibrary::path)
       .def_property_readonly("opdefs", &OpLibrary::opdefs)
       .def_property_readonly("op_names", &OpLibrary::op_names)
       .def_property_readonly("committed", &OpLibrary::committed)
-      .def("check", [](const OpLibrary& lib) {
-        Status s = lib.Check();
-        if (!s.ok()) raise_status(Status(s.code(), "load_op_library: '" + lib.path() + "': " + s.message()), "");
-      })
+      .def("check",
+           [](const OpLibrary& lib) {
+             Status s = lib.Check();
+             if (!s.ok()) raise_status(Status(s.code(), "load_op_library: '" + lib.path() + "': " + s.message()), "");
+           })
       .def("commit", [](OpLibrary& lib) {
         Status s = lib.Commit();
         if (!s.ok()) raise_status(Status(s.code(), "load_op_library: '" + lib.path() + "': " + s.message()), "");

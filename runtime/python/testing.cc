@@ -24,66 +24,83 @@ namespace bindings {
 void bind_testing(py::module_& parent) {
   py::module_ m = parent.def_submodule(
       "_testing", "Switches of kernel and executor paths for tests and benchmarks (not a public API).");
-  m.def("sgemm_kernel", [] { return std::string(blas::sgemm_kernel()); },
-        "The float32 GEMM kernel in use: 'avx512' (the runtime's own) or 'openblas'.");
-  m.def("set_sgemm_kernel", [](const std::string& name) { return blas::set_sgemm_kernel(name.c_str()); },
-        "Chooses the float32 GEMM kernel ('avx512' or 'openblas'); False if this CPU cannot run it.");
-  m.def("depthwise_avx512", &nn::dw_avx512_enabled,
-        "Whether float32 depthwise convolutions run the AVX-512 kernel.");
+  m.def(
+      "sgemm_kernel", [] { return std::string(blas::sgemm_kernel()); },
+      "The float32 GEMM kernel in use: 'avx512' (the runtime's own) or 'openblas'.");
+  m.def(
+      "set_sgemm_kernel", [](const std::string& name) { return blas::set_sgemm_kernel(name.c_str()); },
+      "Chooses the float32 GEMM kernel ('avx512' or 'openblas'); False if this CPU cannot run it.");
+  m.def("depthwise_avx512", &nn::dw_avx512_enabled, "Whether float32 depthwise convolutions run the AVX-512 kernel.");
   m.def("set_depthwise_avx512", &nn::set_dw_avx512,
         "Switches the AVX-512 depthwise kernel on (where the CPU has AVX-512F) or off; returns whether it is on.");
   m.def("direct_conv_avx512", &nn::direct_conv_avx512_enabled,
         "Whether float32 convolutions with few input channels run the direct AVX-512 kernel.");
   m.def("set_direct_conv_avx512", &nn::set_direct_conv_avx512,
         "Switches the direct AVX-512 convolution on (where the CPU has AVX-512F) or off; returns whether it is on.");
-  m.def("concurrent_executor", [] {
-    static const char* const kNames[] = {"off", "auto", "always"};
-    return std::string(kNames[static_cast<int>(concurrent_executor())]);
-  }, "Inter-op parallelism of Session runs of stateless CPU graphs: 'auto' (default), 'off' or 'always'.");
-  m.def("set_concurrent_executor", [](const std::string& mode) {
-    if (mode == "off") set_concurrent_executor(ConcurrentExecutor::kOff);
-    else if (mode == "auto") set_concurrent_executor(ConcurrentExecutor::kAuto);
-    else if (mode == "always") set_concurrent_executor(ConcurrentExecutor::kAlways);
-    else throw py::value_error("set_concurrent_executor: mode must be 'off', 'auto' or 'always', got '" + mode + "'");
-  }, "Sets inter-op parallelism of Session runs: 'auto' (time both executors, keep the quicker), 'off' "
-     "(one step at a time) or 'always' (every wave of independent steps at once; for tests).");
+  m.def(
+      "concurrent_executor",
+      [] {
+        static const char* const kNames[] = {"off", "auto", "always"};
+        return std::string(kNames[static_cast<int>(concurrent_executor())]);
+      },
+      "Inter-op parallelism of Session runs of stateless CPU graphs: 'auto' (default), 'off' or 'always'.");
+  m.def(
+      "set_concurrent_executor",
+      [](const std::string& mode) {
+        if (mode == "off")
+          set_concurrent_executor(ConcurrentExecutor::kOff);
+        else if (mode == "auto")
+          set_concurrent_executor(ConcurrentExecutor::kAuto);
+        else if (mode == "always")
+          set_concurrent_executor(ConcurrentExecutor::kAlways);
+        else
+          throw py::value_error("set_concurrent_executor: mode must be 'off', 'auto' or 'always', got '" + mode + "'");
+      },
+      "Sets inter-op parallelism of Session runs: 'auto' (time both executors, keep the quicker), 'off' "
+      "(one step at a time) or 'always' (every wave of independent steps at once; for tests).");
   m.def("winograd_tile", &nn::winograd_tile_setting,
         "The Winograd tile of float32 3x3 convolutions: 0 (chosen per shape), 2 or 4 (forced).");
   m.def("set_winograd_tile", &nn::set_winograd_tile,
         "Forces Winograd F(2x2, 3x3) (2) or F(4x4, 3x3) (4), or 0: chosen per shape; returns the setting.");
-  m.def("gemm", [](bool ta, bool tb, double alpha, py::array a, py::array b, double beta, py::array c, bool packed) {
-    // Developer hook for tests: C = alpha * op(A) * op(B) + beta * C through blas::gemm, on
-    // C-contiguous float32 or float64 matrices (C is written in place); packed: float32 B
-    // through blas::PackedMatrix.
-    if (a.ndim() != 2 || b.ndim() != 2 || c.ndim() != 2) throw py::value_error("gemm: matrices must be 2-D");
-    const int64_t m = c.shape(0), n = c.shape(1), k = ta ? a.shape(0) : a.shape(1);
-    if ((ta ? a.shape(1) : a.shape(0)) != m || (tb ? b.shape(1) : b.shape(0)) != k || (tb ? b.shape(0) : b.shape(1)) != n) {
-      throw py::value_error("gemm: shapes do not match");
-    }
-    const auto contiguous = [](const py::array& x) { return (x.flags() & py::array::c_style) != 0; };
-    if (!contiguous(a) || !contiguous(b) || !contiguous(c) || !c.writeable()) {
-      throw py::value_error("gemm: arrays must be C-contiguous (and C writable)");
-    }
-    const auto lead = [](const py::array& x) { return static_cast<int64_t>(x.shape(1)); };
-    if (a.dtype().is(py::dtype::of<float>()) && b.dtype().is(py::dtype::of<float>()) && c.dtype().is(py::dtype::of<float>())) {
-      if (packed) {
-        const blas::PackedMatrix pb(tb, static_cast<const float*>(b.data()), lead(b), k, n);
-        blas::gemm(ta, m, static_cast<float>(alpha), static_cast<const float*>(a.data()), lead(a), pb,
-                   static_cast<float>(beta), static_cast<float*>(c.mutable_data()), lead(c));
-        return;
-      }
-      blas::gemm(ta, tb, m, n, k, static_cast<float>(alpha), static_cast<const float*>(a.data()), lead(a),
-                 static_cast<const float*>(b.data()), lead(b), static_cast<float>(beta),
-                 static_cast<float*>(c.mutable_data()), lead(c));
-    } else if (a.dtype().is(py::dtype::of<double>()) && b.dtype().is(py::dtype::of<double>()) &&
-               c.dtype().is(py::dtype::of<double>())) {
-      blas::gemm(ta, tb, m, n, k, alpha, static_cast<const double*>(a.data()), lead(a),
-                 static_cast<const double*>(b.data()), lead(b), beta, static_cast<double*>(c.mutable_data()), lead(c));
-    } else {
-      throw py::type_error("gemm: float32 or float64 matrices, all of one dtype");
-    }
-  }, py::arg("ta"), py::arg("tb"), py::arg("alpha"), py::arg("a"), py::arg("b"), py::arg("beta"), py::arg("c"),
-     py::arg("packed") = false);
+  m.def(
+      "gemm",
+      [](bool ta, bool tb, double alpha, py::array a, py::array b, double beta, py::array c, bool packed) {
+        // Developer hook for tests: C = alpha * op(A) * op(B) + beta * C through blas::gemm, on
+        // C-contiguous float32 or float64 matrices (C is written in place); packed: float32 B
+        // through blas::PackedMatrix.
+        if (a.ndim() != 2 || b.ndim() != 2 || c.ndim() != 2) throw py::value_error("gemm: matrices must be 2-D");
+        const int64_t m = c.shape(0), n = c.shape(1), k = ta ? a.shape(0) : a.shape(1);
+        if ((ta ? a.shape(1) : a.shape(0)) != m || (tb ? b.shape(1) : b.shape(0)) != k ||
+            (tb ? b.shape(0) : b.shape(1)) != n) {
+          throw py::value_error("gemm: shapes do not match");
+        }
+        const auto contiguous = [](const py::array& x) { return (x.flags() & py::array::c_style) != 0; };
+        if (!contiguous(a) || !contiguous(b) || !contiguous(c) || !c.writeable()) {
+          throw py::value_error("gemm: arrays must be C-contiguous (and C writable)");
+        }
+        const auto lead = [](const py::array& x) { return static_cast<int64_t>(x.shape(1)); };
+        if (a.dtype().is(py::dtype::of<float>()) && b.dtype().is(py::dtype::of<float>()) &&
+            c.dtype().is(py::dtype::of<float>())) {
+          if (packed) {
+            const blas::PackedMatrix pb(tb, static_cast<const float*>(b.data()), lead(b), k, n);
+            blas::gemm(ta, m, static_cast<float>(alpha), static_cast<const float*>(a.data()), lead(a), pb,
+                       static_cast<float>(beta), static_cast<float*>(c.mutable_data()), lead(c));
+            return;
+          }
+          blas::gemm(ta, tb, m, n, k, static_cast<float>(alpha), static_cast<const float*>(a.data()), lead(a),
+                     static_cast<const float*>(b.data()), lead(b), static_cast<float>(beta),
+                     static_cast<float*>(c.mutable_data()), lead(c));
+        } else if (a.dtype().is(py::dtype::of<double>()) && b.dtype().is(py::dtype::of<double>()) &&
+                   c.dtype().is(py::dtype::of<double>())) {
+          blas::gemm(ta, tb, m, n, k, alpha, static_cast<const double*>(a.data()), lead(a),
+                     static_cast<const double*>(b.data()), lead(b), beta, static_cast<double*>(c.mutable_data()),
+                     lead(c));
+        } else {
+          throw py::type_error("gemm: float32 or float64 matrices, all of one dtype");
+        }
+      },
+      py::arg("ta"), py::arg("tb"), py::arg("alpha"), py::arg("a"), py::arg("b"), py::arg("beta"), py::arg("c"),
+      py::arg("packed") = false);
   m.def("set_profiling", &set_profiling, py::arg("on"), py::arg("by_shape") = false,
         "Starts (clearing) or stops per-op kernel timing of Session runs (by_shape: per op and input shapes).");
   m.def("profile_stats", &profile_stats, "op -> (kernel runs, nanoseconds) since profiling started.");
@@ -97,7 +114,8 @@ void bind_testing(py::module_& parent) {
     if (t.on_host()) throw py::value_error("gpu_copy takes a GPU tensor");
     Tensor out;
     check(Tensor::Allocate(t.dtype(), t.shape(), t.device(), t.device_index(), &out), "");
-    if (t.nbytes()) check(gpu_backend()->copy_on_device(t.device_index(), out.raw_data(), t.raw_data(), t.nbytes()), "");
+    if (t.nbytes())
+      check(gpu_backend()->copy_on_device(t.device_index(), out.raw_data(), t.raw_data(), t.nbytes()), "");
     return out;
   });
 }

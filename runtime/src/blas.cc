@@ -28,8 +28,8 @@ std::atomic<bool> use_avx512{[] {
 }()};
 
 template <typename T>
-void call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
-          const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+void call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
+          T beta, T* c, int64_t ldc) {
   const auto tra = ta ? CblasTrans : CblasNoTrans;
   const auto trb = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>) {
@@ -38,12 +38,12 @@ void call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a
       return;
     }
     scipy_cblas_sgemm(CblasRowMajor, tra, trb, static_cast<blasint>(m), static_cast<blasint>(n),
-                      static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b,
-                      static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
+                      static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta,
+                      c, static_cast<blasint>(ldc));
   } else {
     scipy_cblas_dgemm(CblasRowMajor, tra, trb, static_cast<blasint>(m), static_cast<blasint>(n),
-                      static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b,
-                      static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
+                      static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta,
+                      c, static_cast<blasint>(ldc));
   }
 }
 
@@ -58,8 +58,8 @@ void for_blocks_per_thread(int64_t len, int64_t min_len, int64_t align, F fn) {
 }
 
 template <typename T>
-void split_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
-                const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+void split_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+                int64_t ldb, T beta, T* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   use_single_thread();
   const int64_t macs = m * n * std::max<int64_t>(k, 1);
@@ -114,8 +114,8 @@ PackedMatrix::PackedMatrix(bool trans_b, const float* b, int64_t ldb, int64_t k,
   parallel_for(blocks, grain, [&](int64_t b0, int64_t b1) { pack_b_full(trans_b, b, ldb, k, n, b0, b1, dst); });
 }
 
-void gemm(bool ta, int64_t m, float alpha, const float* a, int64_t lda, const PackedMatrix& b, float beta,
-          float* c, int64_t ldc, const ColumnEpilogue* ep) {
+void gemm(bool ta, int64_t m, float alpha, const float* a, int64_t lda, const PackedMatrix& b, float beta, float* c,
+          int64_t ldc, const ColumnEpilogue* ep) {
   const int64_t n = b.n_, k = b.k_;
   if (!b.packed_) {  // OpenBLAS: the product, then the epilogue as a second pass
     gemm(ta, b.tb_, m, n, k, alpha, a, lda, b.b_, b.ldb_, beta, c, ldc);
@@ -138,8 +138,8 @@ void gemm(bool ta, int64_t m, float alpha, const float* a, int64_t lda, const Pa
   if (m >= 4 * tile * num_threads() || m >= n) {
     const int64_t min_rows = kMinParallelMacs / 2 / std::max<int64_t>(1, n * k);
     for_blocks_per_thread(m, min_rows, tile, [&](int64_t r0, int64_t r1) {
-      sgemm_avx512_packed(ta, r1 - r0, n, k, alpha, ta ? a + r0 : a + r0 * lda, lda, packed, 0, n, beta,
-                          c + r0 * ldc, ldc, ep);
+      sgemm_avx512_packed(ta, r1 - r0, n, k, alpha, ta ? a + r0 : a + r0 * lda, lda, packed, 0, n, beta, c + r0 * ldc,
+                          ldc, ep);
     });
   } else {
     const int64_t panel = packed_b_column_step();
@@ -168,13 +168,13 @@ void use_single_thread() {
   std::call_once(once, [] { scipy_openblas_set_num_threads(1); });
 }
 
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-          const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
+          int64_t ldb, float beta, float* c, int64_t ldc) {
   split_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
-          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+          const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
   split_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 

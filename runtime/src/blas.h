@@ -13,10 +13,10 @@ namespace opforge {
 namespace blas {
 
 // C = alpha * op(A) * op(B) + beta * C, row-major. Dimensions must fit OpenBLAS's 32-bit ints.
-void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
-void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
-          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+          const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+          const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 
 // What a GEMM with a prepared B applies to each value of C as it writes it, per column j:
 // act(c * scale[j] + shift[j]) (scale null: 1; act 0 none, 1 Relu, 2 Relu6) — a fused

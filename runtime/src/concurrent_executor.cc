@@ -97,7 +97,8 @@ Status Session::Impl::run_concurrent(const Plan& plan, std::vector<Tensor>& valu
       if (error.ok()) error = s;
       return;
     }
-    for (size_t k = 0; k < scratch.outs.size(); ++k) values[static_cast<size_t>(st.out_base) + k] = std::move(scratch.outs[k]);
+    for (size_t k = 0; k < scratch.outs.size(); ++k)
+      values[static_cast<size_t>(st.out_base) + k] = std::move(scratch.outs[k]);
   };
   const int threads = num_threads();
   const bool always = concurrent_executor() == ConcurrentExecutor::kAlways;
@@ -177,7 +178,7 @@ Status Session::Impl::run_concurrent(const Plan& plan, std::vector<Tensor>& valu
 // quicker by its best run goes on (concurrent only when at least 3% quicker). Wall time
 // decides, so what the step times cannot see (cache locality, contention for memory) counts too.
 Session::Impl::ExecutorChoice Session::Impl::choose_executor(const Plan& plan,
-                                                 const std::vector<std::pair<TensorRef, Tensor>>& feeds) {
+                                                             const std::vector<std::pair<TensorRef, Tensor>>& feeds) {
   ExecutorChoice choice;
   const ConcurrentExecutor mode = concurrent_executor();
   if (!plan.concurrent || num_threads() <= 1 || mode == ConcurrentExecutor::kOff) return choice;

@@ -40,21 +40,21 @@ struct Edge {
 struct PlanNode {
   int id = -1;  // graph node
   Kind kind = Kind::kNormal;
-  int frame = 0;        // static frame the node runs in
-  int local = 0;        // index among the frame's nodes
-  int slot_base = 0;    // its inputs' first slot in the frame's slot array
-  int num_inputs = 0;   // flattened data inputs
-  int num_waited = 0;   // data inputs that arrive over edges (the rest are fed)
-  int pending = 0;      // edges it waits for (Merge: control edges only)
-  std::vector<int> feed_of;     // per flattened input: index into the feeds, or -1
-  std::vector<bool> pass_ref;   // input is a Ref argument
-  std::vector<bool> deref;      // input reads a Ref output as a value
+  int frame = 0;               // static frame the node runs in
+  int local = 0;               // index among the frame's nodes
+  int slot_base = 0;           // its inputs' first slot in the frame's slot array
+  int num_inputs = 0;          // flattened data inputs
+  int num_waited = 0;          // data inputs that arrive over edges (the rest are fed)
+  int pending = 0;             // edges it waits for (Merge: control edges only)
+  std::vector<int> feed_of;    // per flattened input: index into the feeds, or -1
+  std::vector<bool> pass_ref;  // input is a Ref argument
+  std::vector<bool> deref;     // input reads a Ref output as a value
   std::vector<Edge> out;
   std::vector<std::pair<int, int>> fetched;  // (output, fetch index)
-  int child_frame = -1;  // Enter: the frame it enters
+  int child_frame = -1;                      // Enter: the frame it enters
   bool is_constant = false;
   int parallel_iterations = 10;
-  int exit_index = -1;   // Exit: its index among its frame's exits
+  int exit_index = -1;  // Exit: its index among its frame's exits
   DeviceSpec device;
 };
 

@@ -103,9 +103,9 @@ Status build_dataflow_plan(const Graph& g, const std::vector<char>& needed,
   if (order.size() != nodes.size()) {
     for (size_t p = 0; p < nodes.size(); ++p) {
       if (indegree[p] > 0) {
-        return exec::at_node(errors::InvalidArgument(
-                                 "the graph has a cycle that does not go through a NextIteration node"),
-                             name(static_cast<int>(p)));
+        return exec::at_node(
+            errors::InvalidArgument("the graph has a cycle that does not go through a NextIteration node"),
+            name(static_cast<int>(p)));
       }
     }
   }
@@ -133,10 +133,10 @@ Status build_dataflow_plan(const Graph& g, const std::vector<char>& needed,
         frame = f;
         first = s;
       } else if (f != frame) {
-        return exec::at_node(errors::InvalidArgument(
-                                 node.op->name, ": has inputs from different frames: '", name(first), "' is in ",
-                                 frame_name(frame), ", '", name(s), "' is in ", frame_name(f)),
-                             node.name);
+        return exec::at_node(
+            errors::InvalidArgument(node.op->name, ": has inputs from different frames: '", name(first), "' is in ",
+                                    frame_name(frame), ", '", name(s), "' is in ", frame_name(f)),
+            node.name);
       }
     }
     pn.frame = frame == -2 ? 0 : frame;
@@ -145,12 +145,13 @@ Status build_dataflow_plan(const Graph& g, const std::vector<char>& needed,
                            node.name);
     }
     if (pn.kind == Kind::kNextIteration && pn.frame == 0) {
-      return exec::at_node(errors::InvalidArgument("NextIteration: is not inside a loop (its input is in the root frame)"),
-                           node.name);
+      return exec::at_node(
+          errors::InvalidArgument("NextIteration: is not inside a loop (its input is in the root frame)"), node.name);
     }
     if (pn.kind == Kind::kEnter) {
       const std::string& fname = node.attrs[static_cast<size_t>(node.op->attr_index("frame_name"))].s;
-      if (fname.empty()) return exec::at_node(errors::InvalidArgument("Enter: frame_name must not be empty"), node.name);
+      if (fname.empty())
+        return exec::at_node(errors::InvalidArgument("Enter: frame_name must not be empty"), node.name);
       auto key = std::make_pair(pn.frame, fname);
       auto it = child_of.find(key);
       if (it == child_of.end()) {

@@ -25,10 +25,10 @@ struct Entry {
 };
 
 struct IterState {
-  std::vector<Entry> slots;  // per input slot of the frame's nodes
-  std::vector<int> pending;  // per local node
-  std::vector<int> dead;     // per local node: dead inputs that arrived
-  std::vector<char> merge;   // per local node: Merge's state (kMergeLive, kMergeFired)
+  std::vector<Entry> slots;    // per input slot of the frame's nodes
+  std::vector<int> pending;    // per local node
+  std::vector<int> dead;       // per local node: dead inputs that arrived
+  std::vector<char> merge;     // per local node: Merge's state (kMergeLive, kMergeFired)
   int outstanding_ops = 0;     // queued or running nodes
   int outstanding_frames = 0;  // child frames not done
 };
@@ -41,7 +41,7 @@ struct FrameState {
   int64_t parent_iter = 0;
   int pending_enters = 0;
   int parallel_iterations = 10;
-  int64_t first_iter = 0;       // the oldest iteration not yet done
+  int64_t first_iter = 0;        // the oldest iteration not yet done
   int64_t iteration_count = -1;  // the newest iteration
   std::deque<std::unique_ptr<IterState>> iters;
   std::vector<std::pair<int, Entry>> invariants;  // (Enter node, value)
@@ -238,9 +238,9 @@ class DataflowRun {
         if (!live) break;
         const Tensor& pred = inputs_[1].value;
         if (pred.dtype() != DType::kBool || pred.num_elements() != 1 || !pred.on_host()) {
-          return exec::at_node(errors::InvalidArgument("Switch: pred must be a scalar bool, got shape ",
-                                                       pred.shape().to_string()),
-                               node.name);
+          return exec::at_node(
+              errors::InvalidArgument("Switch: pred must be a scalar bool, got shape ", pred.shape().to_string()),
+              node.name);
         }
         outs_[pred.data<bool>()[0] ? 1 : 0] = inputs_[0];
         break;
@@ -333,7 +333,8 @@ class DataflowRun {
   }
 
   void record_fetches(const PlanNode& pn, const std::vector<Entry>& outs) {
-    for (const auto& f : pn.fetched) fetched_[static_cast<size_t>(f.second)] = std::make_unique<Entry>(outs[static_cast<size_t>(f.first)]);
+    for (const auto& f : pn.fetched)
+      fetched_[static_cast<size_t>(f.second)] = std::make_unique<Entry>(outs[static_cast<size_t>(f.first)]);
   }
 
   bool iteration_done(FrameState* f, int64_t iter) {

@@ -19,11 +19,22 @@ namespace opforge {
 
 size_t dtype_size(DType dt) {
   switch (dt) {
-    case DType::kFloat: case DType::kInt32: return 4;
-    case DType::kDouble: case DType::kInt64: return 8;
-    case DType::kUInt8: case DType::kInt8: case DType::kBool: return 1;
-    case DType::kInt16: case DType::kBFloat16: case DType::kHalf: return 2;
-    default: return 0;
+    case DType::kFloat:
+    case DType::kInt32:
+      return 4;
+    case DType::kDouble:
+    case DType::kInt64:
+      return 8;
+    case DType::kUInt8:
+    case DType::kInt8:
+    case DType::kBool:
+      return 1;
+    case DType::kInt16:
+    case DType::kBFloat16:
+    case DType::kHalf:
+      return 2;
+    default:
+      return 0;
   }
 }
 
@@ -34,24 +45,35 @@ bool dtype_is_floating(DType dt) {
 }
 
 bool dtype_is_integer(DType dt) {
-  return dt == DType::kInt32 || dt == DType::kInt64 || dt == DType::kInt16 || dt == DType::kInt8 ||
-         dt == DType::kUInt8;
+  return dt == DType::kInt32 || dt == DType::kInt64 || dt == DType::kInt16 || dt == DType::kInt8 || dt == DType::kUInt8;
 }
 
 std::string dtype_name(DType dt) {
   switch (dt) {
-    case DType::kFloat: return "float32";
-    case DType::kDouble: return "float64";
-    case DType::kInt32: return "int32";
-    case DType::kUInt8: return "uint8";
-    case DType::kInt16: return "int16";
-    case DType::kInt8: return "int8";
-    case DType::kInt64: return "int64";
-    case DType::kBool: return "bool";
-    case DType::kBFloat16: return "bfloat16";
-    case DType::kHalf: return "float16";
-    case DType::kVariant: return "variant";
-    case DType::kString: return "string";
+    case DType::kFloat:
+      return "float32";
+    case DType::kDouble:
+      return "float64";
+    case DType::kInt32:
+      return "int32";
+    case DType::kUInt8:
+      return "uint8";
+    case DType::kInt16:
+      return "int16";
+    case DType::kInt8:
+      return "int8";
+    case DType::kInt64:
+      return "int64";
+    case DType::kBool:
+      return "bool";
+    case DType::kBFloat16:
+      return "bfloat16";
+    case DType::kHalf:
+      return "float16";
+    case DType::kVariant:
+      return "variant";
+    case DType::kString:
+      return "string";
     default: {
       std::ostringstream os;
       os << "dtype(" << static_cast<int>(dt) << ")";
@@ -100,7 +122,10 @@ std::string Shape::to_string() const {
   os << "[";
   for (size_t i = 0; i < dims_.size(); ++i) {
     if (i) os << ",";
-    if (dims_[i] < 0) os << "?"; else os << dims_[i];
+    if (dims_[i] < 0)
+      os << "?";
+    else
+      os << dims_[i];
   }
   os << "]";
   return os.str();
@@ -175,8 +200,7 @@ Status Tensor::Allocate(DType dtype, Shape shape, Device device, int device_inde
     return errors::InvalidArgument("cannot allocate a tensor of ", dtype_name(dtype));
   }
   if (!shape.fully_defined()) {
-    return errors::InvalidArgument("cannot allocate a tensor of partially known shape ",
-                                   shape.to_string());
+    return errors::InvalidArgument("cannot allocate a tensor of partially known shape ", shape.to_string());
   }
   // TensorFlow's rule (TensorShape::AddDim): the running product of the dims, left to right,
   // must not overflow; once a 0 dim makes it 0 the later dims can be anything, so a
@@ -230,8 +254,7 @@ Status read_int_vector(const Tensor& t, std::vector<int64_t>* out) {
   return Status::OK();
 }
 
-Status ResourceMgr::lookup_or_create(const std::string& name, DType dtype, const Shape& shape,
-                                     Variable** out) {
+Status ResourceMgr::lookup_or_create(const std::string& name, DType dtype, const Shape& shape, Variable** out) {
   std::lock_guard<std::mutex> lock(mu_);
   auto& slot = vars_[name];
   if (!slot) {
@@ -240,8 +263,8 @@ Status ResourceMgr::lookup_or_create(const std::string& name, DType dtype, const
     slot->dtype = dtype;
     slot->shape = shape;
   } else if (slot->dtype != dtype) {
-    return errors::InvalidArgument("variable '", name, "' exists with dtype ",
-                                   dtype_name(slot->dtype), ", requested ", dtype_name(dtype));
+    return errors::InvalidArgument("variable '", name, "' exists with dtype ", dtype_name(slot->dtype), ", requested ",
+                                   dtype_name(dtype));
   }
   *out = slot.get();
   return Status::OK();
@@ -267,42 +290,72 @@ void ResourceMgr::clear() {
 
 const char* attr_type_name(AttrType t) {
   switch (t) {
-    case AttrType::kInt: return "int";
-    case AttrType::kFloat: return "float";
-    case AttrType::kBool: return "bool";
-    case AttrType::kString: return "string";
-    case AttrType::kType: return "type";
-    case AttrType::kShape: return "shape";
-    case AttrType::kTensor: return "tensor";
-    case AttrType::kFunc: return "func";
-    case AttrType::kListInt: return "list(int)";
-    case AttrType::kListFloat: return "list(float)";
-    case AttrType::kListBool: return "list(bool)";
-    case AttrType::kListString: return "list(string)";
-    case AttrType::kListType: return "list(type)";
-    case AttrType::kListShape: return "list(shape)";
-    case AttrType::kListTensor: return "list(tensor)";
-    case AttrType::kListFunc: return "list(func)";
+    case AttrType::kInt:
+      return "int";
+    case AttrType::kFloat:
+      return "float";
+    case AttrType::kBool:
+      return "bool";
+    case AttrType::kString:
+      return "string";
+    case AttrType::kType:
+      return "type";
+    case AttrType::kShape:
+      return "shape";
+    case AttrType::kTensor:
+      return "tensor";
+    case AttrType::kFunc:
+      return "func";
+    case AttrType::kListInt:
+      return "list(int)";
+    case AttrType::kListFloat:
+      return "list(float)";
+    case AttrType::kListBool:
+      return "list(bool)";
+    case AttrType::kListString:
+      return "list(string)";
+    case AttrType::kListType:
+      return "list(type)";
+    case AttrType::kListShape:
+      return "list(shape)";
+    case AttrType::kListTensor:
+      return "list(tensor)";
+    case AttrType::kListFunc:
+      return "list(func)";
   }
   return "?";
 }
 
 bool AttrValue::equals(AttrType t, const AttrValue& o) const {
   switch (t) {
-    case AttrType::kInt: return i == o.i;
-    case AttrType::kFloat: return f == o.f;
-    case AttrType::kBool: return b == o.b;
-    case AttrType::kString: return s == o.s;
-    case AttrType::kType: return type == o.type;
-    case AttrType::kShape: return shape == o.shape;
-    case AttrType::kListInt: return list_i == o.list_i;
-    case AttrType::kListFloat: return list_f == o.list_f;
-    case AttrType::kListBool: return list_b == o.list_b;
-    case AttrType::kListString: return list_s == o.list_s;
-    case AttrType::kListType: return list_type == o.list_type;
-    case AttrType::kListShape: return list_shape == o.list_shape;
-    case AttrType::kTensor: return tensor.buffer() == o.tensor.buffer() && tensor.shape() == o.tensor.shape();
-    default: return false;
+    case AttrType::kInt:
+      return i == o.i;
+    case AttrType::kFloat:
+      return f == o.f;
+    case AttrType::kBool:
+      return b == o.b;
+    case AttrType::kString:
+      return s == o.s;
+    case AttrType::kType:
+      return type == o.type;
+    case AttrType::kShape:
+      return shape == o.shape;
+    case AttrType::kListInt:
+      return list_i == o.list_i;
+    case AttrType::kListFloat:
+      return list_f == o.list_f;
+    case AttrType::kListBool:
+      return list_b == o.list_b;
+    case AttrType::kListString:
+      return list_s == o.list_s;
+    case AttrType::kListType:
+      return list_type == o.list_type;
+    case AttrType::kListShape:
+      return list_shape == o.list_shape;
+    case AttrType::kTensor:
+      return tensor.buffer() == o.tensor.buffer() && tensor.shape() == o.tensor.shape();
+    default:
+      return false;
   }
 }
 
@@ -317,22 +370,47 @@ std::string AttrValue::to_string(AttrType t) const {
     os << "]";
   };
   switch (t) {
-    case AttrType::kInt: os << i; break;
-    case AttrType::kFloat: os << f; break;
-    case AttrType::kBool: os << (b ? "true" : "false"); break;
-    case AttrType::kString: os << '"' << s << '"'; break;
-    case AttrType::kType: os << dtype_name(type); break;
-    case AttrType::kShape: os << shape.to_string(); break;
-    case AttrType::kListInt: list(list_i, [&os](int64_t v) { os << v; }); break;
-    case AttrType::kListFloat: list(list_f, [&os](float v) { os << v; }); break;
-    case AttrType::kListBool: list(list_b, [&os](bool v) { os << (v ? "true" : "false"); }); break;
-    case AttrType::kListString: list(list_s, [&os](const std::string& v) { os << '"' << v << '"'; }); break;
-    case AttrType::kListType: list(list_type, [&os](DType v) { os << dtype_name(v); }); break;
-    case AttrType::kListShape: list(list_shape, [&os](const Shape& v) { os << v.to_string(); }); break;
+    case AttrType::kInt:
+      os << i;
+      break;
+    case AttrType::kFloat:
+      os << f;
+      break;
+    case AttrType::kBool:
+      os << (b ? "true" : "false");
+      break;
+    case AttrType::kString:
+      os << '"' << s << '"';
+      break;
+    case AttrType::kType:
+      os << dtype_name(type);
+      break;
+    case AttrType::kShape:
+      os << shape.to_string();
+      break;
+    case AttrType::kListInt:
+      list(list_i, [&os](int64_t v) { os << v; });
+      break;
+    case AttrType::kListFloat:
+      list(list_f, [&os](float v) { os << v; });
+      break;
+    case AttrType::kListBool:
+      list(list_b, [&os](bool v) { os << (v ? "true" : "false"); });
+      break;
+    case AttrType::kListString:
+      list(list_s, [&os](const std::string& v) { os << '"' << v << '"'; });
+      break;
+    case AttrType::kListType:
+      list(list_type, [&os](DType v) { os << dtype_name(v); });
+      break;
+    case AttrType::kListShape:
+      list(list_shape, [&os](const Shape& v) { os << v.to_string(); });
+      break;
     case AttrType::kTensor:
       os << "<tensor " << dtype_name(tensor.dtype()) << " " << tensor.shape().to_string() << ">";
       break;
-    default: os << "<" << attr_type_name(t) << ">";
+    default:
+      os << "<" << attr_type_name(t) << ">";
   }
   return os.str();
 }

@@ -39,8 +39,8 @@ uint32_t crc32c_extend(uint32_t crc, const void* data, size_t n) {
     std::memcpy(&lo, p, 4);  // little-endian hosts (x86-64, aarch64)
     std::memcpy(&hi, p + 4, 4);
     lo ^= c;
-    c = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^ t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^
-        t[3][hi & 0xff] ^ t[2][(hi >> 8) & 0xff] ^ t[1][(hi >> 16) & 0xff] ^ t[0][hi >> 24];
+    c = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^ t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^ t[3][hi & 0xff] ^
+        t[2][(hi >> 8) & 0xff] ^ t[1][(hi >> 16) & 0xff] ^ t[0][hi >> 24];
     p += 8;
     n -= 8;
   }

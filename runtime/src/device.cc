@@ -18,9 +18,7 @@ namespace opforge {
 
 // ---- device strings
 
-std::string device_string(const DeviceSpec& d) {
-  return errors::StrCat("/device:", device_name(d.type), ":", d.index);
-}
+std::string device_string(const DeviceSpec& d) { return errors::StrCat("/device:", device_name(d.type), ":", d.index); }
 
 namespace {
 
@@ -67,8 +65,8 @@ Status parse_device(const std::string& s, DeviceSpec* out) {
     return bad_device(s, "unknown device type '" + type_part + "'");
   }
   if (!index_part.empty() && index_part != "*") {
-    if (index_part.size() > 6 ||
-        !std::all_of(index_part.begin(), index_part.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    if (index_part.size() > 6 || !std::all_of(index_part.begin(), index_part.end(),
+                                              [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
       return bad_device(s, "the device index must be a non-negative integer");
     }
     d.index = std::stoi(index_part);
@@ -111,8 +109,8 @@ Status check_device(const DeviceSpec& d) {
     return errors::NotFound("device ", device_string(d), " is not available: this machine has no GPU (",
                             gpu_unavailable_reason(), ")");
   }
-  return errors::NotFound("device ", device_string(d), " is not available: this machine has ", n,
-                          " GPU", n == 1 ? "" : "s", " (/device:GPU:0", n > 1 ? errors::StrCat(" to /device:GPU:", n - 1) : "",
+  return errors::NotFound("device ", device_string(d), " is not available: this machine has ", n, " GPU",
+                          n == 1 ? "" : "s", " (/device:GPU:0", n > 1 ? errors::StrCat(" to /device:GPU:", n - 1) : "",
                           ")");
 }
 

@@ -31,9 +31,8 @@ Status check_attr(const OpSpec& op, const AttrSpec& spec, const AttrValue& v) {
         bool found = false;
         for (const auto& a : spec.allowed) found = found || a.type == t;
         if (!found) {
-          return errors::InvalidArgument(op.name, ": attr '", spec.name, "' contains ",
-                                         dtype_name(t), ", which is not allowed (allowed: ",
-                                         allowed_list(spec), ")");
+          return errors::InvalidArgument(op.name, ": attr '", spec.name, "' contains ", dtype_name(t),
+                                         ", which is not allowed (allowed: ", allowed_list(spec), ")");
         }
       }
     } else {
@@ -41,30 +40,43 @@ Status check_attr(const OpSpec& op, const AttrSpec& spec, const AttrValue& v) {
     }
     if (!ok) {
       if (spec.type == AttrType::kType) {
-        return errors::InvalidArgument(op.name, ": dtype ", dtype_name(v.type),
-                                       " is not supported for attr '", spec.name,
-                                       "' (allowed: ", allowed_list(spec), ")");
+        return errors::InvalidArgument(op.name, ": dtype ", dtype_name(v.type), " is not supported for attr '",
+                                       spec.name, "' (allowed: ", allowed_list(spec), ")");
       }
-      return errors::InvalidArgument(op.name, ": attr '", spec.name, "' = ",
-                                     v.to_string(spec.type), " is not one of the allowed values (",
-                                     allowed_list(spec), ")");
+      return errors::InvalidArgument(op.name, ": attr '", spec.name, "' = ", v.to_string(spec.type),
+                                     " is not one of the allowed values (", allowed_list(spec), ")");
     }
   }
   if (spec.has_minimum) {
     int64_t n = 0;
     switch (spec.type) {
-      case AttrType::kInt: n = v.i; break;
-      case AttrType::kListInt: n = static_cast<int64_t>(v.list_i.size()); break;
-      case AttrType::kListFloat: n = static_cast<int64_t>(v.list_f.size()); break;
-      case AttrType::kListType: n = static_cast<int64_t>(v.list_type.size()); break;
-      case AttrType::kListShape: n = static_cast<int64_t>(v.list_shape.size()); break;
-      case AttrType::kListString: n = static_cast<int64_t>(v.list_s.size()); break;
-      case AttrType::kListBool: n = static_cast<int64_t>(v.list_b.size()); break;
-      default: n = spec.minimum; break;
+      case AttrType::kInt:
+        n = v.i;
+        break;
+      case AttrType::kListInt:
+        n = static_cast<int64_t>(v.list_i.size());
+        break;
+      case AttrType::kListFloat:
+        n = static_cast<int64_t>(v.list_f.size());
+        break;
+      case AttrType::kListType:
+        n = static_cast<int64_t>(v.list_type.size());
+        break;
+      case AttrType::kListShape:
+        n = static_cast<int64_t>(v.list_shape.size());
+        break;
+      case AttrType::kListString:
+        n = static_cast<int64_t>(v.list_s.size());
+        break;
+      case AttrType::kListBool:
+        n = static_cast<int64_t>(v.list_b.size());
+        break;
+      default:
+        n = spec.minimum;
+        break;
     }
     if (n < spec.minimum) {
-      return errors::InvalidArgument(op.name, ": attr '", spec.name, "' must be at least ",
-                                     spec.minimum, ", got ", n);
+      return errors::InvalidArgument(op.name, ": attr '", spec.name, "' must be at least ", spec.minimum, ", got ", n);
     }
   }
   return Status::OK();
@@ -90,15 +102,13 @@ Status output_dtypes(const OpSpec& op, const ArgSpec& arg, const std::vector<Att
   return Status::OK();
 }
 
-Status infer_attrs(const OpSpec& op, const std::vector<DType>& dtypes,
-                   const std::vector<std::pair<int, int>>& ranges, std::vector<AttrValue>& attrs,
-                   std::vector<bool>& has_attr) {
+Status infer_attrs(const OpSpec& op, const std::vector<DType>& dtypes, const std::vector<std::pair<int, int>>& ranges,
+                   std::vector<AttrValue>& attrs, std::vector<bool>& has_attr) {
   const size_t n_attrs = op.attrs.size();
   attrs.resize(n_attrs);
   has_attr.resize(n_attrs, false);
   if (ranges.size() != op.inputs.size()) {
-    return errors::InvalidArgument(op.name, ": expected ", op.inputs.size(), " inputs, got ",
-                                   ranges.size());
+    return errors::InvalidArgument(op.name, ": expected ", op.inputs.size(), " inputs, got ", ranges.size());
   }
   int attr_source[64];  // which input fixed an inferred type attr
   for (size_t i = 0; i < n_attrs && i < 64; ++i) attr_source[i] = -1;
@@ -117,9 +127,8 @@ Status infer_attrs(const OpSpec& op, const std::vector<DType>& dtypes,
     if (arg.number_attr >= 0) {
       int idx = arg.number_attr;
       if (has_attr[idx] && attrs[idx].i != count) {
-        return errors::InvalidArgument(op.name, ": input '", arg.name, "' has ", count,
-                                       " tensors but attr '", op.attrs[idx].name, "' is ",
-                                       attrs[idx].i);
+        return errors::InvalidArgument(op.name, ": input '", arg.name, "' has ", count, " tensors but attr '",
+                                       op.attrs[idx].name, "' is ", attrs[idx].i);
       }
       attrs[idx].i = count;
       has_attr[idx] = true;
@@ -128,8 +137,8 @@ Status infer_attrs(const OpSpec& op, const std::vector<DType>& dtypes,
       std::vector<DType> types(dtypes.begin() + begin, dtypes.begin() + end);
       int idx = arg.type_list_attr;
       if (has_attr[idx] && attrs[idx].list_type != types) {
-        return errors::InvalidArgument(op.name, ": dtypes of input '", arg.name,
-                                       "' do not match attr '", op.attrs[idx].name, "'");
+        return errors::InvalidArgument(op.name, ": dtypes of input '", arg.name, "' do not match attr '",
+                                       op.attrs[idx].name, "'");
       }
       attrs[idx].list_type = std::move(types);
       has_attr[idx] = true;
@@ -144,16 +153,14 @@ Status infer_attrs(const OpSpec& op, const std::vector<DType>& dtypes,
           if (idx < 64) attr_source[idx] = static_cast<int>(a);
         } else if (attrs[idx].type != dt) {
           int src = idx < 64 ? attr_source[idx] : -1;
-          std::string other = src >= 0
-                                  ? "input '" + op.inputs[src].name + "' is " + dtype_name(attrs[idx].type)
-                                  : "attr '" + op.attrs[idx].name + "' is " + dtype_name(attrs[idx].type);
-          return errors::InvalidArgument(op.name, ": input '", arg.name, "' has dtype ",
-                                         dtype_name(dt), " but ", other,
+          std::string other = src >= 0 ? "input '" + op.inputs[src].name + "' is " + dtype_name(attrs[idx].type)
+                                       : "attr '" + op.attrs[idx].name + "' is " + dtype_name(attrs[idx].type);
+          return errors::InvalidArgument(op.name, ": input '", arg.name, "' has dtype ", dtype_name(dt), " but ", other,
                                          " (they must match, attr '", op.attrs[idx].name, "')");
         }
       } else if (arg.type != DType::kInvalid && dt != arg.type) {
-        return errors::InvalidArgument(op.name, ": input '", arg.name, "' must be ",
-                                       dtype_name(arg.type), ", got ", dtype_name(dt));
+        return errors::InvalidArgument(op.name, ": input '", arg.name, "' must be ", dtype_name(arg.type), ", got ",
+                                       dtype_name(dt));
       }
     }
   }
@@ -180,9 +187,8 @@ Status all_output_dtypes(const OpSpec& op, const std::vector<AttrValue>& attrs, 
 
 Status no_kernel_error(const OpSpec& op, const std::vector<AttrValue>& attrs, Device device) {
   const DType dispatch = op.dispatch_attr >= 0 ? attrs[op.dispatch_attr].type : DType::kInvalid;
-  std::string which = op.dispatch_attr >= 0
-                          ? " for " + op.attrs[op.dispatch_attr].name + "=" + dtype_name(dispatch)
-                          : std::string();
+  std::string which =
+      op.dispatch_attr >= 0 ? " for " + op.attrs[op.dispatch_attr].name + "=" + dtype_name(dispatch) : std::string();
   std::string note;
   if (device != Device::kCPU) {
     const std::string why = missing_kernel_note(op.name);
@@ -202,8 +208,8 @@ namespace {
 // Output 0 takes the buffer of an input the kernel may overwrite (graph runs only): the
 // executor marked it as read for the last time and held by nothing else.
 bool forward_input(const KernelDef& kernel, const std::vector<const Tensor*>& inputs,
-                   const std::vector<std::pair<int, int>>& ranges, DType dtype, const Shape& shape,
-                   const ExecEnv& env, Tensor* out) {
+                   const std::vector<std::pair<int, int>>& ranges, DType dtype, const Shape& shape, const ExecEnv& env,
+                   Tensor* out) {
   for (size_t a = 0; a < ranges.size() && a < 64; ++a) {
     if (!((kernel.inplace_inputs >> a) & 1) || ranges[a].second - ranges[a].first != 1) continue;
     const size_t k = static_cast<size_t>(ranges[a].first);
@@ -221,8 +227,8 @@ bool forward_input(const KernelDef& kernel, const std::vector<const Tensor*>& in
 
 Status run_kernel(const OpSpec& op, const std::vector<const Tensor*>& inputs,
                   const std::vector<std::pair<int, int>>& ranges, const std::vector<AttrValue>& attrs,
-                  const std::vector<DType>& out_types, ShapeContext& sc,
-                  std::vector<Tensor>* outputs, ExecEnv* env, const DeviceSpec& device) {
+                  const std::vector<DType>& out_types, ShapeContext& sc, std::vector<Tensor>* outputs, ExecEnv* env,
+                  const DeviceSpec& device) {
   DType dispatch = op.dispatch_attr >= 0 ? attrs[op.dispatch_attr].type : DType::kInvalid;
   const KernelDef* kernel = KernelRegistry::Global().find_cached(op, device.type, dispatch);
   if (kernel == nullptr) return no_kernel_error(op, attrs, device.type);
@@ -249,8 +255,7 @@ Status run_kernel(const OpSpec& op, const std::vector<const Tensor*>& inputs,
         if (host) {
           OPF_RETURN_IF_ERROR(Tensor::Allocate(out_types[i], std::move(s), &(*outputs)[i]));
         } else {
-          OPF_RETURN_IF_ERROR(Tensor::Allocate(out_types[i], std::move(s), device.type, device.index,
-                                               &(*outputs)[i]));
+          OPF_RETURN_IF_ERROR(Tensor::Allocate(out_types[i], std::move(s), device.type, device.index, &(*outputs)[i]));
         }
       }
     }

@@ -41,10 +41,10 @@ Status Graph::update_input(int id, int index, TensorRef src) {
   if (index < 0 || index >= static_cast<int>(n.inputs.size())) {
     return exec::at_node(errors::InvalidArgument(n.op->name, ": has no input ", index), n.name);
   }
-  if (src.node < 0 || src.node >= num_nodes() ||
-      src.index < 0 || src.index >= static_cast<int>(nodes_[static_cast<size_t>(src.node)].out_dtypes.size())) {
-    return exec::at_node(errors::InvalidArgument(n.op->name, ": new input ", index, " refers to a tensor that does not exist"),
-                         n.name);
+  if (src.node < 0 || src.node >= num_nodes() || src.index < 0 ||
+      src.index >= static_cast<int>(nodes_[static_cast<size_t>(src.node)].out_dtypes.size())) {
+    return exec::at_node(
+        errors::InvalidArgument(n.op->name, ": new input ", index, " refers to a tensor that does not exist"), n.name);
   }
   const Node& s = nodes_[static_cast<size_t>(src.node)];
   const DType want = nodes_[static_cast<size_t>(n.inputs[static_cast<size_t>(index)].node)]
@@ -80,8 +80,8 @@ Status Graph::set_output_shape(int id, int index, const Shape& shape) {
 
 Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<TensorRef> inputs,
                        std::vector<std::pair<int, int>> ranges, std::vector<AttrValue> given,
-                       std::vector<bool> has_given, std::vector<int> control_inputs,
-                       const std::string& device, int* id) {
+                       std::vector<bool> has_given, std::vector<int> control_inputs, const std::string& device,
+                       int* id) {
   std::unique_lock<std::shared_mutex> lock(mu_);
   if (name.empty()) return errors::InvalidArgument(op.name, ": node name must not be empty");
   if (by_name_.count(name)) {
@@ -94,19 +94,22 @@ Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<Te
     for (int k = ranges[a].first; k < ranges[a].second; ++k) {
       const TensorRef& r = inputs[static_cast<size_t>(k)];
       if (r.node < 0 || r.node >= num_nodes()) {
-        return exec::at_node(errors::InvalidArgument(op.name, ": input '", op.inputs[a].name,
-                                               "' refers to a node that does not exist"), name);
+        return exec::at_node(
+            errors::InvalidArgument(op.name, ": input '", op.inputs[a].name, "' refers to a node that does not exist"),
+            name);
       }
       const Node& src = nodes_[static_cast<size_t>(r.node)];
       if (r.index < 0 || r.index >= static_cast<int>(src.out_dtypes.size())) {
-        return exec::at_node(errors::InvalidArgument(op.name, ": input '", op.inputs[a].name, "' refers to output ",
-                                               r.index, " of node '", src.name, "', which has ",
-                                               src.out_dtypes.size(), " outputs"), name);
+        return exec::at_node(
+            errors::InvalidArgument(op.name, ": input '", op.inputs[a].name, "' refers to output ", r.index,
+                                    " of node '", src.name, "', which has ", src.out_dtypes.size(), " outputs"),
+            name);
       }
       if (op.inputs[a].is_ref && !src.out_is_ref[static_cast<size_t>(r.index)]) {
-        return exec::at_node(errors::InvalidArgument(op.name, ": input '", op.inputs[a].name,
-                                               "' must be a variable reference, got '", src.name, ":",
-                                               r.index, "'"), name);
+        return exec::at_node(
+            errors::InvalidArgument(op.name, ": input '", op.inputs[a].name, "' must be a variable reference, got '",
+                                    src.name, ":", r.index, "'"),
+            name);
       }
       dtypes.push_back(src.out_dtypes[static_cast<size_t>(r.index)]);
       shapes.push_back(&src.out_shapes[static_cast<size_t>(r.index)]);
@@ -115,7 +118,8 @@ Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<Te
   }
   for (int c : control_inputs) {
     if (c < 0 || c >= num_nodes()) {
-      return exec::at_node(errors::InvalidArgument(op.name, ": control input refers to a node that does not exist"), name);
+      return exec::at_node(errors::InvalidArgument(op.name, ": control input refers to a node that does not exist"),
+                           name);
     }
   }
   Node n;

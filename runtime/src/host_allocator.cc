@@ -17,7 +17,7 @@ namespace opforge {
 namespace {
 
 constexpr size_t kAlign = 64;
-constexpr size_t kSmallMax = 1024;                 // 64-byte buckets up to here
+constexpr size_t kSmallMax = 1024;                // 64-byte buckets up to here
 constexpr size_t kSmallBuckets = kSmallMax / 64;  // 16
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kHugeThreshold = size_t{4} << 20;

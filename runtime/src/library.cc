@@ -59,20 +59,22 @@ Status OpLibrary::Open(const std::string& path, std::unique_ptr<OpLibrary>* out)
     if (!f) return errors::InvalidArgument("load_op_library: cannot read '", path, "'");
     bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
-  if (bytes.size() < 4 || std::memcmp(bytes.data(), "\x7f" "ELF", 4) != 0) {
-    return errors::InvalidArgument("load_op_library: '", path,
-                                   "' is not a shared library (no ELF header)");
+  if (bytes.size() < 4 || std::memcmp(bytes.data(),
+                                      "\x7f"
+                                      "ELF",
+                                      4) != 0) {
+    return errors::InvalidArgument("load_op_library: '", path, "' is not a shared library (no ELF header)");
   }
   std::string tag;
   if (!find_abi_tag(bytes, &tag)) {
-    return errors::InvalidArgument(
-        "load_op_library: '", path, "' is not an opforge op library (it carries no opforge ABI "
-        "tag; build it with opforge_add_op_library)");
+    return errors::InvalidArgument("load_op_library: '", path,
+                                   "' is not an opforge op library (it carries no opforge ABI "
+                                   "tag; build it with opforge_add_op_library)");
   }
   if (tag != abi_tag()) {
-    return errors::FailedPrecondition(
-        "load_op_library: '", path, "' was built against an incompatible opforge ABI ('", tag,
-        "'; this opforge has '", abi_tag(), "'): rebuild it against the installed opforge");
+    return errors::FailedPrecondition("load_op_library: '", path, "' was built against an incompatible opforge ABI ('",
+                                      tag, "'; this opforge has '", abi_tag(),
+                                      "'): rebuild it against the installed opforge");
   }
 
   std::unique_ptr<OpLibrary> lib(new OpLibrary());
@@ -87,14 +89,12 @@ Status OpLibrary::Open(const std::string& path, std::unique_ptr<OpLibrary>* out)
   if (lib->handle_ == nullptr) {
     const char* err = dlerror();
     lib->stage_ = RegistrationStage();
-    return errors::InvalidArgument("load_op_library: cannot load '", path, "': ",
-                                   err ? err : "dlopen failed");
+    return errors::InvalidArgument("load_op_library: cannot load '", path, "': ", err ? err : "dlopen failed");
   }
   auto name = static_cast<const char*>(dlsym(lib->handle_, "opforge_library_name"));
   auto opdefs = static_cast<const char* const*>(dlsym(lib->handle_, "opforge_library_opdefs"));
   if (name == nullptr || opdefs == nullptr) {
-    return errors::InvalidArgument("load_op_library: '", path,
-                                   "' is not an opforge op library (no embedded opdefs)");
+    return errors::InvalidArgument("load_op_library: '", path, "' is not an opforge op library (no embedded opdefs)");
   }
   lib->name_ = name;
   for (const char* const* p = opdefs; p[0] != nullptr && p[1] != nullptr; p += 2) {
@@ -125,17 +125,15 @@ Status OpLibrary::Check() const {
     bool own = false;
     for (const OpSpec& spec : stage_.ops) own = own || spec.name == op;
     if (!own && kernels.find(op, std::get<1>(k), std::get<2>(k)) != nullptr) {
-      return errors::AlreadyExists("a ", device_name(std::get<1>(k)), " kernel of op '", op,
-                                   "' for ", dtype_name(std::get<2>(k)),
-                                   " is already registered");
+      return errors::AlreadyExists("a ", device_name(std::get<1>(k)), " kernel of op '", op, "' for ",
+                                   dtype_name(std::get<2>(k)), " is already registered");
     }
   }
   for (const auto& f : stage_.shape_fns) {
     bool own = false;
     for (const OpSpec& spec : stage_.ops) own = own || spec.name == f.first;
     if (!own && shape_fns::find_custom(f.first)) {
-      return errors::AlreadyExists("a custom shape function of op '", f.first,
-                                   "' is already registered");
+      return errors::AlreadyExists("a custom shape function of op '", f.first, "' is already registered");
     }
   }
   return Status::OK();

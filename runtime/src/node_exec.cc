@@ -128,8 +128,8 @@ Status run_node(const Node& node, const DeviceSpec& device, std::vector<const Te
   const bool profile = profiling_enabled();
   const auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   OPF_RETURN_IF_ERROR(exec::at_node(run_kernel(op, inputs, node.ranges, node.attrs, node.out_dtypes, sc, &scratch.outs,
-                                         &env, placement.kernel_device()),
-                              node.name));
+                                               &env, placement.kernel_device()),
+                                    node.name));
   if (profile) {
     std::string key = op.name;
     if (profiling_by_shape()) {  // "Conv2D [1,56,56,64] [3,3,64,64]"

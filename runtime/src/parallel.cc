@@ -81,7 +81,9 @@ class ThreadPool {
     // Part 0 is the caller's: the word starts with part 1 unclaimed.
     state_.store((gen << 32) | (uint64_t(parts) << 16) | 1u, std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
-      { std::lock_guard<std::mutex> lock(mu_); }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+      }
       cv_.notify_all();
     }
     fn(0);
@@ -129,9 +131,10 @@ class ThreadPool {
       // job of generation `seen` until the part is counted off.
       for (int part; (part = claim(seen)) >= 0;) {
         (*job_)(part);
-        if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
-            caller_waiting_.load(std::memory_order_seq_cst)) {
-          { std::lock_guard<std::mutex> lock(done_mu_); }
+        if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 && caller_waiting_.load(std::memory_order_seq_cst)) {
+          {
+            std::lock_guard<std::mutex> lock(done_mu_);
+          }
           done_cv_.notify_one();
         }
       }
@@ -197,8 +200,7 @@ void set_num_threads(int n) {
 
 thread_local bool in_parallel_region = false;
 
-void parallel_for_impl(int64_t n, int64_t min_per_thread,
-                       const std::function<void(int64_t, int64_t)>& fn) {
+void parallel_for_impl(int64_t n, int64_t min_per_thread, const std::function<void(int64_t, int64_t)>& fn) {
   parallel_for_parts(n, min_per_thread, 4, fn);
 }
 
@@ -212,8 +214,8 @@ void parallel_for_parts(int64_t n, int64_t min_per_thread, int parts_per_thread,
   }
   // A few parts per thread, taken dynamically: when a thread is slowed (another process on
   // its core), the others take its share instead of waiting for it.
-  int64_t parts = std::min<int64_t>({int64_t{threads} * parts_per_thread, n / std::max<int64_t>(1, min_per_thread),
-                                     int64_t{kMaxParts}});
+  int64_t parts = std::min<int64_t>(
+      {int64_t{threads} * parts_per_thread, n / std::max<int64_t>(1, min_per_thread), int64_t{kMaxParts}});
   if (parts <= 1) {
     fn(0, n);
     return;

@@ -11,14 +11,9 @@ namespace opforge {
 // ---- ShapeContext
 
 ShapeContext::ShapeContext(const OpSpec& op, const std::vector<const Shape*>& input_shapes,
-                           const std::vector<const Tensor*>& input_values,
-                           const std::vector<AttrValue>& attrs,
+                           const std::vector<const Tensor*>& input_values, const std::vector<AttrValue>& attrs,
                            const std::vector<std::pair<int, int>>& arg_ranges)
-    : op_(op),
-      input_shapes_(input_shapes),
-      input_values_(input_values),
-      attrs_(attrs),
-      arg_ranges_(arg_ranges) {}
+    : op_(op), input_shapes_(input_shapes), input_values_(input_values), attrs_(attrs), arg_ranges_(arg_ranges) {}
 
 const Shape& ShapeContext::input_shape(int arg, int i) const {
   return *input_shapes_[static_cast<size_t>(arg_ranges_[arg].first + i)];

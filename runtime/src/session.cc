@@ -34,9 +34,8 @@ std::vector<std::shared_ptr<const Graph>> Session::Impl::optimized_graphs() cons
   return out;
 }
 
-Status Session::Impl::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
-                    const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
-                    std::vector<Tensor>* outputs) {
+Status Session::Impl::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds, const std::vector<TensorRef>& fetches,
+                          const std::vector<int>& targets, std::vector<Tensor>* outputs) {
   const Graph& g = *graph_;
   std::shared_lock<std::shared_mutex> graph_lock(g.mutex());  // the graph may not grow meanwhile
   for (const auto& f : feeds) {
@@ -47,18 +46,16 @@ Status Session::Impl::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds
     const Node& src = g.node(f.first.node);
     DType want = src.out_dtypes[static_cast<size_t>(f.first.index)];
     if (f.second.dtype() != want) {
-      return errors::InvalidArgument("cannot feed a ", dtype_name(f.second.dtype()), " value to '",
-                                     src.name, ":", f.first.index, "', which is ", dtype_name(want));
+      return errors::InvalidArgument("cannot feed a ", dtype_name(f.second.dtype()), " value to '", src.name, ":",
+                                     f.first.index, "', which is ", dtype_name(want));
     }
     const Shape& declared = src.out_shapes[static_cast<size_t>(f.first.index)];
     if (!declared.unknown_rank()) {
       bool ok = declared.rank() == f.second.rank();
-      for (int d = 0; ok && d < declared.rank(); ++d)
-        ok = declared.dim(d) < 0 || declared.dim(d) == f.second.dim(d);
+      for (int d = 0; ok && d < declared.rank(); ++d) ok = declared.dim(d) < 0 || declared.dim(d) == f.second.dim(d);
       if (!ok) {
-        return errors::InvalidArgument("cannot feed a value of shape ", f.second.shape().to_string(),
-                                       " to '", src.name, ":", f.first.index, "', which has shape ",
-                                       declared.to_string());
+        return errors::InvalidArgument("cannot feed a value of shape ", f.second.shape().to_string(), " to '", src.name,
+                                       ":", f.first.index, "', which has shape ", declared.to_string());
       }
     }
   }
@@ -145,7 +142,8 @@ Status Session::Impl::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds
     }
     const auto t0 = time_steps ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     OPF_RETURN_IF_ERROR(exec::run_node(node, st.device, inputs, forwardable, env, scratch));
-    if (time_steps) plan.alone_ns[static_cast<size_t>(&st - plan.steps.data())].store(elapsed_ns(t0), std::memory_order_relaxed);
+    if (time_steps)
+      plan.alone_ns[static_cast<size_t>(&st - plan.steps.data())].store(elapsed_ns(t0), std::memory_order_relaxed);
     std::vector<Tensor>& outs = scratch.outs;
     for (size_t k = 0; k < outs.size(); ++k) {
       values[static_cast<size_t>(st.out_base) + k] = std::move(outs[k]);
@@ -159,7 +157,8 @@ Status Session::Impl::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds
     const size_t s = static_cast<size_t>(plan.fetch_slots[i]);
     if (refs[s] != nullptr && !values[s].initialized()) {
       outputs->emplace_back();
-      OPF_RETURN_IF_ERROR(exec::read_variable(refs[s], g.node(fetches[i].node).name, &outputs->back()));  // (same name in pg)
+      OPF_RETURN_IF_ERROR(
+          exec::read_variable(refs[s], g.node(fetches[i].node).name, &outputs->back()));  // (same name in pg)
     } else {
       outputs->push_back(values[s]);
     }
@@ -168,7 +167,8 @@ Status Session::Impl::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds
 }
 
 Session::Session(std::shared_ptr<const Graph> graph, std::shared_ptr<ResourceMgr> resources)
-    : impl_(std::make_unique<Impl>(std::move(graph), resources ? std::move(resources) : std::make_shared<ResourceMgr>())) {}
+    : impl_(std::make_unique<Impl>(std::move(graph),
+                                   resources ? std::move(resources) : std::make_shared<ResourceMgr>())) {}
 Session::~Session() = default;
 Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds, const std::vector<TensorRef>& fetches,
                     const std::vector<int>& targets, std::vector<Tensor>* outputs) {

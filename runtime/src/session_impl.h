@@ -37,14 +37,14 @@ struct Session::Impl {
 
   struct Step {
     int node;
-    std::vector<int> input_slots;   // per flattened input
-    std::vector<bool> deref;        // input reads a Ref slot as a value
-    std::vector<bool> pass_ref;     // input is a Ref argument
-    int out_base;                   // first output slot
+    std::vector<int> input_slots;  // per flattened input
+    std::vector<bool> deref;       // input reads a Ref slot as a value
+    std::vector<bool> pass_ref;    // input is a Ref argument
+    int out_base;                  // first output slot
     // Slots whose last reader is this step: dropped right after it runs, so their buffers go
     // back to the allocator's cache while the run goes on (liveness-based reuse).
     std::vector<int> release;
-    std::vector<bool> last_read;    // per flattened input: its slot is in `release`
+    std::vector<bool> last_read;  // per flattened input: its slot is in `release`
     // Where the node runs: its device when that is a GPU of this machine with a kernel for
     // the node's op and dtype, else the CPU (soft placement, see Session::Run).
     DeviceSpec device;
@@ -63,7 +63,7 @@ struct Session::Impl {
     // The graph the steps run: the session's, or the optimizer's rewrite of it (whose node ids
     // the steps, feeds and fetches of this plan use).
     std::shared_ptr<const Graph> graph;
-    std::vector<TensorRef> feed_refs;  // the feeds, in `graph`
+    std::vector<TensorRef> feed_refs;              // the feeds, in `graph`
     std::shared_ptr<const DataflowPlan> dataflow;  // set for graphs with control flow
     std::vector<Step> steps;
     int num_slots = 0;
@@ -95,14 +95,12 @@ struct Session::Impl {
     Plan::Tuning* timing = nullptr;
   };
   static ExecutorChoice choose_executor(const Plan& plan, const std::vector<std::pair<TensorRef, Tensor>>& feeds);
-  Status make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
-                   const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
-                   Plan* plan) const;
+  Status make_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds, const std::vector<TensorRef>& fetches,
+                   const std::vector<int>& targets, Plan* plan) const;
 
   // The cached plan for this signature, built under the lock on first use.
-  Status get_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
-                  const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
-                  std::shared_ptr<const Plan>* plan);
+  Status get_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds, const std::vector<TensorRef>& fetches,
+                  const std::vector<int>& targets, std::shared_ptr<const Plan>* plan);
 
   std::shared_ptr<const Graph> graph_;
   std::shared_ptr<ResourceMgr> resources_;

@@ -16,8 +16,8 @@
 namespace opforge {
 
 Status Session::Impl::make_plan(const std::vector<std::pair<TensorRef, Tensor>>& user_feeds,
-                          const std::vector<TensorRef>& user_fetches, const std::vector<int>& user_targets,
-                          Plan* plan) const {
+                                const std::vector<TensorRef>& user_fetches, const std::vector<int>& user_targets,
+                                Plan* plan) const {
   plan->version = graph_->version();
   plan->edits = graph_->edits();
   plan->graph = graph_;
@@ -57,7 +57,8 @@ Status Session::Impl::make_plan(const std::vector<std::pair<TensorRef, Tensor>>&
         plan->graph = std::move(rewritten);
         optimized = true;
       } else {
-        if (optimizer_.fail_on_errors) return errors::Internal("graph optimizer: a fed, fetched or target node lost its name");
+        if (optimizer_.fail_on_errors)
+          return errors::Internal("graph optimizer: a fed, fetched or target node lost its name");
         std::lock_guard<std::mutex> lock(optimizer_mu_);
         optimizer_errors_.push_back("meta_optimizer: a fed, fetched or target node lost its name");
       }
@@ -190,8 +191,10 @@ Status Session::Impl::make_plan(const std::vector<std::pair<TensorRef, Tensor>>&
     std::vector<Want> wants(static_cast<size_t>(next));
     const auto read = [&](int slot, const DeviceSpec& d) {
       Want& w = wants[static_cast<size_t>(slot)];
-      if (w.readers++ == 0) w.device = d;
-      else w.agree = w.agree && w.device == d;
+      if (w.readers++ == 0)
+        w.device = d;
+      else
+        w.agree = w.agree && w.device == d;
     };
     for (const Step& st : plan->steps) {
       const Node& node = g.node(st.node);
@@ -220,7 +223,8 @@ Status Session::Impl::make_plan(const std::vector<std::pair<TensorRef, Tensor>>&
   std::vector<int> last_use(static_cast<size_t>(next), -1);
   for (size_t i = 0; i < plan->steps.size(); ++i) {
     const Step& st = plan->steps[i];
-    for (size_t k = 0; k < g.node(st.node).out_dtypes.size(); ++k) last_use[static_cast<size_t>(st.out_base) + k] = static_cast<int>(i);
+    for (size_t k = 0; k < g.node(st.node).out_dtypes.size(); ++k)
+      last_use[static_cast<size_t>(st.out_base) + k] = static_cast<int>(i);
     for (int s : st.input_slots) last_use[static_cast<size_t>(s)] = static_cast<int>(i);
   }
   for (int s : plan->fetch_slots) last_use[static_cast<size_t>(s)] = -1;
@@ -237,7 +241,8 @@ Status Session::Impl::make_plan(const std::vector<std::pair<TensorRef, Tensor>>&
   // The concurrent executor's view: which steps wait on which, and who reads each slot.
   plan->concurrent = true;
   std::vector<int> step_of(static_cast<size_t>(n), -1);
-  for (size_t i = 0; i < plan->steps.size(); ++i) step_of[static_cast<size_t>(plan->steps[i].node)] = static_cast<int>(i);
+  for (size_t i = 0; i < plan->steps.size(); ++i)
+    step_of[static_cast<size_t>(plan->steps[i].node)] = static_cast<int>(i);
   plan->readers.assign(static_cast<size_t>(next), 0);
   for (size_t i = 0; i < plan->steps.size(); ++i) {
     Step& st = plan->steps[i];
@@ -267,8 +272,8 @@ Status Session::Impl::make_plan(const std::vector<std::pair<TensorRef, Tensor>>&
 }
 
 Status Session::Impl::get_plan(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
-                         const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
-                         std::shared_ptr<const Plan>* plan) {
+                               const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
+                               std::shared_ptr<const Plan>* plan) {
   std::string key;
   auto add = [&key](char tag, int a, int b) {
     key += tag;

@@ -4,9 +4,9 @@
 // panels kNr columns wide (a block's last panel 16 when no more are left); op(A) in blocks of
 // kMc x kKc, cut into panels kMr rows high; a micro-kernel multiplies one A panel by one B
 // panel into a kMr x kNr block of C kept in 24 vector registers (12 rows x 2 vectors of 16
-// floats), broadcasting one A value per row and loading two B vectors per step of k. A block of A stays in L2, a B panel in L1, and the
-// packed B block is shared by every block of A. Edges are zero-padded in the packed panels
-// and masked when C is written, so every shape runs the same kernel.
+// floats), broadcasting one A value per row and loading two B vectors per step of k. A block of A stays in L2, a B
+// panel in L1, and the packed B block is shared by every block of A. Edges are zero-padded in the packed panels and
+// masked when C is written, so every shape runs the same kernel.
 //
 // Everything that executes AVX-512 instructions carries a target attribute, and the file is
 // compiled for the baseline ISA: nothing here is reached unless the CPU says it has AVX-512.
@@ -31,19 +31,17 @@ namespace blas {
 #ifdef OPF_HAVE_AVX512_GEMM
 namespace {
 
-constexpr int kMr = 12;               // rows of C per micro-kernel call
-constexpr int kNr = 32;               // columns of C per micro-kernel call (two vectors)...
-constexpr int64_t kKc = 256;          // depth of a packed block: a B panel (kKc x kNr) is 32 KiB
-constexpr int64_t kMc = 12 * kMr;     // rows of a packed A block (144 x 256: 144 KiB, in L2)
-constexpr int64_t kNc = 1024;         // columns of a packed B block (256 x 1024: 1 MiB)
+constexpr int kMr = 12;            // rows of C per micro-kernel call
+constexpr int kNr = 32;            // columns of C per micro-kernel call (two vectors)...
+constexpr int64_t kKc = 256;       // depth of a packed block: a B panel (kKc x kNr) is 32 KiB
+constexpr int64_t kMc = 12 * kMr;  // rows of a packed A block (144 x 256: 144 KiB, in L2)
+constexpr int64_t kNc = 1024;      // columns of a packed B block (256 x 1024: 1 MiB)
 
 // ...except the last panel of a block when at most 16 columns are left: it is one vector wide,
 // so an odd width (16, 24, 44 channels) does not multiply a half-empty second vector.
 constexpr int panel_width(int64_t columns_left) { return columns_left > 16 ? kNr : 16; }
 // Columns of a block of nc once packed; panel j0 starts at j0 * kc of its depth block.
-constexpr int64_t padded_columns(int64_t nc) {
-  return nc / kNr * kNr + (nc % kNr == 0 ? 0 : panel_width(nc % kNr));
-}
+constexpr int64_t padded_columns(int64_t nc) { return nc / kNr * kNr + (nc % kNr == 0 ? 0 : panel_width(nc % kNr)); }
 
 // A packing buffer for one call, from the caching host allocator (warm memory, no page faults
 // in steady state; 64-byte aligned for the vector loads). Not thread_local: thread-local
@@ -104,8 +102,8 @@ void pack_b(bool tb, const float* b, int64_t ldb, int64_t kc, int64_t nc, float*
   }
 }
 
-__attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float* c, __mmask16 mask,
-                                                         float alpha, float beta) {
+__attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float* c, __mmask16 mask, float alpha,
+                                                        float beta) {
   __m512 r = _mm512_mul_ps(acc, _mm512_set1_ps(alpha));
   if (beta != 0.0f) {
     const __m512 old = _mm512_maskz_loadu_ps(mask, c);
@@ -126,12 +124,13 @@ __attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float*
 // for the NV vectors of columns from j0 on, applied before the store.
 template <int NV>
 __attribute__((target("avx512f"))) inline void load_epilogue(const ColumnEpilogue* ep, int64_t j0, int cols,
-                                                              __m512* scale, __m512* shift) {
+                                                             __m512* scale, __m512* shift) {
   for (int v = 0; v < NV; ++v) {
     const int left = cols - 16 * v;
     const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
     // (A masked load costs more than a plain one: only a ragged last vector takes one.)
-    shift[v] = m == 0xFFFF ? _mm512_loadu_ps(ep->shift + j0 + 16 * v) : _mm512_maskz_loadu_ps(m, ep->shift + j0 + 16 * v);
+    shift[v] =
+        m == 0xFFFF ? _mm512_loadu_ps(ep->shift + j0 + 16 * v) : _mm512_maskz_loadu_ps(m, ep->shift + j0 + 16 * v);
     scale[v] = ep->scale == nullptr ? _mm512_set1_ps(1.0f)
                : m == 0xFFFF        ? _mm512_loadu_ps(ep->scale + j0 + 16 * v)
                                     : _mm512_maskz_loadu_ps(m, ep->scale + j0 + 16 * v);
@@ -147,9 +146,8 @@ __attribute__((target("avx512f"))) inline __m512 activate(__m512 v, int act) {
 
 template <int R, int NV>
 __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __restrict ap, int64_t as,
-                                                      const float* __restrict bp, float* c, int64_t ldc,
-                                                      int cols, float alpha, float beta, const ColumnEpilogue* ep,
-                                                      int64_t j0) {
+                                                     const float* __restrict bp, float* c, int64_t ldc, int cols,
+                                                     float alpha, float beta, const ColumnEpilogue* ep, int64_t j0) {
   __m512 acc0[R], acc1[R];
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
@@ -198,17 +196,26 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __
 using MicroKernel = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, int, float, float,
                              const ColumnEpilogue*, int64_t);
 template <int NV>
-constexpr MicroKernel kMicroKernels[kMr + 1] = {
-    nullptr,              micro_kernel<1, NV>,  micro_kernel<2, NV>, micro_kernel<3, NV>, micro_kernel<4, NV>,
-    micro_kernel<5, NV>,  micro_kernel<6, NV>,  micro_kernel<7, NV>, micro_kernel<8, NV>, micro_kernel<9, NV>,
-    micro_kernel<10, NV>, micro_kernel<11, NV>, micro_kernel<12, NV>};
+constexpr MicroKernel kMicroKernels[kMr + 1] = {nullptr,
+                                                micro_kernel<1, NV>,
+                                                micro_kernel<2, NV>,
+                                                micro_kernel<3, NV>,
+                                                micro_kernel<4, NV>,
+                                                micro_kernel<5, NV>,
+                                                micro_kernel<6, NV>,
+                                                micro_kernel<7, NV>,
+                                                micro_kernel<8, NV>,
+                                                micro_kernel<9, NV>,
+                                                micro_kernel<10, NV>,
+                                                micro_kernel<11, NV>,
+                                                micro_kernel<12, NV>};
 
 // C[m x nc] (+)= op(A)[m x kc] * (one depth block of packed B: nc columns in panels), A packed
 // here block by block into pa.
 // ep: the epilogue, on the last depth block (col0: the column of C that c starts at).
 void block_product(bool ta, int64_t m, int64_t kc, int64_t nc, float alpha, const float* a, int64_t lda,
-                   const float* pb, float beta, float* c, int64_t ldc, float* pa,
-                   const ColumnEpilogue* ep = nullptr, int64_t col0 = 0) {
+                   const float* pb, float beta, float* c, int64_t ldc, float* pa, const ColumnEpilogue* ep = nullptr,
+                   int64_t col0 = 0) {
   for (int64_t ic = 0; ic < m; ic += kMc) {
     const int64_t mc = std::min(kMc, m - ic);
     if (ta) pack_at(a + ic, lda, mc, kc, pa);  // columns of a: packed; rows are read in place
@@ -246,9 +253,9 @@ __attribute__((target("avx512f"))) inline __mmask16 tail_mask(int64_t left) {
 }
 
 template <int M>
-__attribute__((target("avx512f"))) void small_m_nn(bool ta, int64_t n, int64_t k, float alpha,
-                                                    const float* a, int64_t lda, const float* b, int64_t ldb,
-                                                    float beta, float* c, int64_t ldc) {
+__attribute__((target("avx512f"))) void small_m_nn(bool ta, int64_t n, int64_t k, float alpha, const float* a,
+                                                   int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                                                   int64_t ldc) {
   // Rows of B are read in order, each once: the sums of a pass over kCols columns (M x 8 KiB)
   // stay in L1 while B streams from memory at full speed (32 KiB of stack at most).
   constexpr int64_t kCols = 2048;
@@ -289,9 +296,9 @@ __attribute__((target("avx512f"))) void small_m_nn(bool ta, int64_t n, int64_t k
 // registers down all k rows of the strip, so each value of B is loaded once and feeds M FMAs
 // with no sum going through memory (small_m_nn's stores would bound it at these M).
 template <int M>
-__attribute__((target("avx512f"))) void small_m_nn_strips(bool ta, int64_t n, int64_t k, float alpha,
-                                                           const float* a, int64_t lda, const float* b,
-                                                           int64_t ldb, float beta, float* c, int64_t ldc) {
+__attribute__((target("avx512f"))) void small_m_nn_strips(bool ta, int64_t n, int64_t k, float alpha, const float* a,
+                                                          int64_t lda, const float* b, int64_t ldb, float beta,
+                                                          float* c, int64_t ldc) {
   constexpr int64_t kAhead = 16;  // rows of the strip requested ahead (a strided stream)
   for (int64_t j = 0; j < n; j += 32) {
     const int64_t left = n - j;
@@ -334,9 +341,9 @@ __attribute__((target("avx512f"))) void small_m_nn_strips(bool ta, int64_t n, in
 
 // op(B) = B^T: every C value is a dot product of a row of op(A) and a row of b.
 template <int M>
-__attribute__((target("avx512f"))) void small_m_nt(bool ta, int64_t n, int64_t k, float alpha,
-                                                    const float* a, int64_t lda, const float* b, int64_t ldb,
-                                                    float beta, float* c, int64_t ldc) {
+__attribute__((target("avx512f"))) void small_m_nt(bool ta, int64_t n, int64_t k, float alpha, const float* a,
+                                                   int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                                                   int64_t ldc) {
   for (int64_t j = 0; j < n; ++j) {
     const float* bj = b + j * ldb;
     __m512 acc[M];
@@ -370,8 +377,8 @@ __attribute__((target("avx512f"))) void small_m_nt(bool ta, int64_t n, int64_t k
 }
 
 template <int M>
-void small_m(bool ta, bool tb, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-             const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+void small_m(bool ta, bool tb, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
+             int64_t ldb, float beta, float* c, int64_t ldc) {
   if constexpr (M <= kSmallNt) {
     if (tb) return small_m_nt<M>(ta, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
@@ -392,14 +399,14 @@ bool cpu_has_avx512() {
   return ok;
 }
 
-void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                  const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0 || alpha == 0.0f) return scale_c(m, n, beta, c, ldc);
   // (With op(B) = B^T, small_m_nt's dot products are measured only up to 4 rows.)
   if (m <= (tb ? kSmallNt : kSmallM)) {
-    using Fn = void (*)(bool, bool, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t,
-                        float, float*, int64_t);
+    using Fn = void (*)(bool, bool, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t, float,
+                        float*, int64_t);
     static constexpr Fn kSmall[kSmallM] = {small_m<1>, small_m<2>, small_m<3>, small_m<4>,
                                            small_m<5>, small_m<6>, small_m<7>, small_m<8>};
     kSmall[m - 1](ta, tb, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -416,8 +423,7 @@ void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
     for (int64_t pc = 0; pc < k; pc += kKc) {
       const int64_t kc = std::min(kKc, k - pc);
       pack_b(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, pb);
-      block_product(ta, m, kc, nc, alpha, ta ? a + pc * lda : a + pc, lda, pb, pc == 0 ? beta : 1.0f,
-                    c + jc, ldc, pa);
+      block_product(ta, m, kc, nc, alpha, ta ? a + pc * lda : a + pc, lda, pb, pc == 0 ? beta : 1.0f, c + jc, ldc, pa);
     }
   }
 }
@@ -454,24 +460,23 @@ void sgemm_avx512_packed(bool ta, int64_t m, int64_t n, int64_t k, float alpha, 
   const int64_t n_pad = padded_columns(n);
   for (int64_t pc = 0; pc < k; pc += kKc) {
     const int64_t kc = std::min(kKc, k - pc);
-    block_product(ta, m, kc, col1 - col0, alpha, ta ? a + pc * lda : a + pc, lda,
-                  packed + pc * n_pad + col0 * kc, pc == 0 ? beta : 1.0f, c + col0, ldc, pa,
-                  pc + kc >= k ? ep : nullptr, col0);
+    block_product(ta, m, kc, col1 - col0, alpha, ta ? a + pc * lda : a + pc, lda, packed + pc * n_pad + col0 * kc,
+                  pc == 0 ? beta : 1.0f, c + col0, ldc, pa, pc + kc >= k ? ep : nullptr, col0);
   }
 }
 
 #else  // no AVX-512 code on this target
 
 bool cpu_has_avx512() { return false; }
-void sgemm_avx512(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,
-                  int64_t, float, float*, int64_t) {}
+void sgemm_avx512(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t, float,
+                  float*, int64_t) {}
 int64_t packed_b_size(int64_t, int64_t) { return 0; }
 int64_t packed_b_column_step() { return 1; }
 int64_t sgemm_tile_rows() { return 1; }
 int64_t packed_b_depth_blocks(int64_t) { return 0; }
 void pack_b_full(bool, const float*, int64_t, int64_t, int64_t, int64_t, int64_t, float*) {}
-void sgemm_avx512_packed(bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t,
-                         int64_t, float, float*, int64_t, const ColumnEpilogue*) {}
+void sgemm_avx512_packed(bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t, int64_t,
+                         float, float*, int64_t, const ColumnEpilogue*) {}
 
 #endif
 

@@ -18,8 +18,8 @@ bool cpu_has_avx512();
 
 // C = alpha * op(A) * op(B) + beta * C, row-major, single-threaded (blas::gemm splits over the
 // threads). Call only when cpu_has_avx512().
-void sgemm_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void sgemm_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                  const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 // op(B) [k x n] packed once for many products (blas::PackedMatrix): depth blocks, each cut
 // into panels of packed_b_column_step() columns. packed_b_size floats; pack_b_full packs depth
@@ -30,15 +30,14 @@ int64_t packed_b_column_step();
 // Rows of C per micro-kernel call (split products on multiples of it).
 int64_t sgemm_tile_rows();
 int64_t packed_b_depth_blocks(int64_t k);
-void pack_b_full(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n, int64_t pc0, int64_t pc1,
-                 float* dst);
+void pack_b_full(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n, int64_t pc0, int64_t pc1, float* dst);
 
 // Columns [col0, col1) of C = alpha * op(A) * B + beta * C with B packed by pack_b_full; col0 a
 // multiple of packed_b_column_step(), col1 one too or n; ep (when given) applied to each value
 // in registers as it is stored (its scale and shift indexed by the column of C). Single-threaded.
-void sgemm_avx512_packed(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                         int64_t lda, const float* packed, int64_t col0, int64_t col1, float beta, float* c,
-                         int64_t ldc, const ColumnEpilogue* ep = nullptr);
+void sgemm_avx512_packed(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                         const float* packed, int64_t col0, int64_t col1, float beta, float* c, int64_t ldc,
+                         const ColumnEpilogue* ep = nullptr);
 
 }  // namespace blas
 }  // namespace opforge

@@ -24,14 +24,19 @@ Status broadcast_shapes(const Shape& a, const Shape& b, Shape* out, const std::s
     int64_t da = ia >= 0 ? a.dim(ia) : 1;
     int64_t db = ib >= 0 ? b.dim(ib) : 1;
     int64_t d;
-    if (da == 1) d = db;
-    else if (db == 1) d = da;
-    else if (da < 0) d = db;  // unknown vs n: must be n (or 1, which broadcasts to n)
-    else if (db < 0) d = da;
-    else if (da == db) d = da;
+    if (da == 1)
+      d = db;
+    else if (db == 1)
+      d = da;
+    else if (da < 0)
+      d = db;  // unknown vs n: must be n (or 1, which broadcasts to n)
+    else if (db < 0)
+      d = da;
+    else if (da == db)
+      d = da;
     else
-      return errors::InvalidArgument(op, ": incompatible shapes for broadcasting: ",
-                                     a.to_string(), " and ", b.to_string());
+      return errors::InvalidArgument(op, ": incompatible shapes for broadcasting: ", a.to_string(), " and ",
+                                     b.to_string());
     dims[static_cast<size_t>(i)] = d;
   }
   *out = Shape(std::move(dims));
@@ -40,13 +45,12 @@ Status broadcast_shapes(const Shape& a, const Shape& b, Shape* out, const std::s
 
 namespace shape_fns {
 
-Status normalize_axes(const std::string& op, const std::vector<int64_t>& axes, int rank,
-                      std::vector<int>* out) {
+Status normalize_axes(const std::string& op, const std::vector<int64_t>& axes, int rank, std::vector<int>* out) {
   out->clear();
   for (int64_t a : axes) {
     if (a < -rank || a >= rank) {
-      return errors::InvalidArgument(op, ": axis ", a, " is out of range for a tensor of rank ",
-                                     rank, " (expected [", -rank, ", ", rank, "))");
+      return errors::InvalidArgument(op, ": axis ", a, " is out of range for a tensor of rank ", rank, " (expected [",
+                                     -rank, ", ", rank, "))");
     }
     out->push_back(static_cast<int>(a < 0 ? a + rank : a));
   }
@@ -58,17 +62,18 @@ Status unchanged(ShapeContext& c, int x) {
   Shape s = n > 0 ? c.input_shape(x, 0) : Shape::UnknownRank();
   for (int i = 1; i < n; ++i) {
     const Shape& o = c.input_shape(x, i);
-    if (s.unknown_rank()) { s = o; continue; }
+    if (s.unknown_rank()) {
+      s = o;
+      continue;
+    }
     if (o.unknown_rank()) continue;
     if (o.rank() != s.rank()) {
-      return c.error("all inputs must have the same shape, got ", s.to_string(), " and ",
-                     o.to_string());
+      return c.error("all inputs must have the same shape, got ", s.to_string(), " and ", o.to_string());
     }
     for (int d = 0; d < s.rank(); ++d) {
       int64_t a = s.dim(d), b = o.dim(d);
       if (a >= 0 && b >= 0 && a != b) {
-        return c.error("all inputs must have the same shape, got ", s.to_string(), " and ",
-                       o.to_string());
+        return c.error("all inputs must have the same shape, got ", s.to_string(), " and ", o.to_string());
       }
       if (a < 0) s.mutable_dims()[static_cast<size_t>(d)] = b;
     }
@@ -88,8 +93,7 @@ Status matmul(ShapeContext& c, int a, int b, int transpose_a, int transpose_b) {
   const Shape& sa = c.input_shape(a);
   const Shape& sb = c.input_shape(b);
   if ((!sa.unknown_rank() && sa.rank() != 2) || (!sb.unknown_rank() && sb.rank() != 2)) {
-    return c.error("inputs must be matrices (rank 2), got shapes ", sa.to_string(), " and ",
-                   sb.to_string());
+    return c.error("inputs must be matrices (rank 2), got shapes ", sa.to_string(), " and ", sb.to_string());
   }
   bool ta = c.attr(transpose_a).b, tb = c.attr(transpose_b).b;
   int64_t m = sa.unknown_rank() ? -1 : sa.dim(ta ? 1 : 0);
@@ -97,8 +101,8 @@ Status matmul(ShapeContext& c, int a, int b, int transpose_a, int transpose_b) {
   int64_t kb = sb.unknown_rank() ? -1 : sb.dim(tb ? 1 : 0);
   int64_t n = sb.unknown_rank() ? -1 : sb.dim(tb ? 0 : 1);
   if (ka >= 0 && kb >= 0 && ka != kb) {
-    return c.error("inner dimensions do not match: a is ", sa.to_string(),
-                   ta ? " (transposed)" : "", ", b is ", sb.to_string(), tb ? " (transposed)" : "");
+    return c.error("inner dimensions do not match: a is ", sa.to_string(), ta ? " (transposed)" : "", ", b is ",
+                   sb.to_string(), tb ? " (transposed)" : "");
   }
   c.set_output(0, Shape({m, n}));
   return Status::OK();
@@ -128,8 +132,10 @@ Status reduce(ShapeContext& c, int input, int axis, int keep_dims) {
   for (int a : norm) reduced[static_cast<size_t>(a)] = true;
   std::vector<int64_t> dims;
   for (int d = 0; d < in.rank(); ++d) {
-    if (!reduced[static_cast<size_t>(d)]) dims.push_back(in.dim(d));
-    else if (keep) dims.push_back(1);
+    if (!reduced[static_cast<size_t>(d)])
+      dims.push_back(in.dim(d));
+    else if (keep)
+      dims.push_back(1);
   }
   c.set_output(0, Shape(std::move(dims)));
   return Status::OK();
@@ -147,8 +153,7 @@ Status from_attr(ShapeContext& c, int shape) {
 
 namespace {
 // Reads a shape-valued input (dims vector) when known; sets *known = false otherwise.
-Status shape_from_value(ShapeContext& c, int arg, bool allow_minus_one, std::vector<int64_t>* dims,
-                        bool* known) {
+Status shape_from_value(ShapeContext& c, int arg, bool allow_minus_one, std::vector<int64_t>* dims, bool* known) {
   const Tensor* v = c.input_value(arg);
   const Shape& s = c.input_shape(arg);
   if (!s.unknown_rank() && s.rank() > 1) {
@@ -172,9 +177,8 @@ Status reshape(ShapeContext& c, int tensor, int shape) {
   OPF_RETURN_IF_ERROR(shape_from_value(c, shape, true, &dims, &known));
   if (!known) {
     const Shape& s = c.input_shape(shape);
-    c.set_output(0, s.unknown_rank() || s.dim(0) < 0
-                        ? Shape::UnknownRank()
-                        : Shape(std::vector<int64_t>(static_cast<size_t>(s.dim(0)), -1)));
+    c.set_output(0, s.unknown_rank() || s.dim(0) < 0 ? Shape::UnknownRank()
+                                                     : Shape(std::vector<int64_t>(static_cast<size_t>(s.dim(0)), -1)));
     return Status::OK();
   }
   // TensorFlow's rule: the running product of the dims, left to right, must not overflow (a 0
@@ -227,16 +231,15 @@ Status reshape(ShapeContext& c, int tensor, int shape) {
       }
       const int64_t missing = counted / nonzero;
       if (!input_zero_dropped && nonzero * missing != counted) {
-        return c.error("cannot reshape a tensor with ", n, " elements to ",
-                       Shape(dims).to_string());
+        return c.error("cannot reshape a tensor with ", n, " elements to ", Shape(dims).to_string());
       }
       dims[static_cast<size_t>(unknown)] = missing;
       if (missing * product != n && !(product == 0 && n == 0)) {
         return c.error("cannot reshape a tensor with ", n, " elements to ", Shape(dims).to_string());
       }
     } else if (product != n) {
-      return c.error("cannot reshape a tensor with ", n, " elements to shape ",
-                     Shape(dims).to_string(), " (", product, " elements)");
+      return c.error("cannot reshape a tensor with ", n, " elements to shape ", Shape(dims).to_string(), " (", product,
+                     " elements)");
     }
   }
   c.set_output(0, Shape(std::move(dims)));
@@ -247,8 +250,7 @@ Status transpose(ShapeContext& c, int x, int perm) {
   const Shape& in = c.input_shape(x);
   const Tensor* p = c.input_value(perm);
   if (p == nullptr || in.unknown_rank()) {
-    c.set_output(0, in.unknown_rank() ? Shape::UnknownRank()
-                                      : Shape(std::vector<int64_t>(in.dims().size(), -1)));
+    c.set_output(0, in.unknown_rank() ? Shape::UnknownRank() : Shape(std::vector<int64_t>(in.dims().size(), -1)));
     return Status::OK();
   }
   std::vector<int64_t> perm_v;
@@ -277,9 +279,8 @@ Status fill(ShapeContext& c, int dims_arg) {
   OPF_RETURN_IF_ERROR(shape_from_value(c, dims_arg, false, &dims, &known));
   if (!known) {
     const Shape& s = c.input_shape(dims_arg);
-    c.set_output(0, s.unknown_rank() || s.dim(0) < 0
-                        ? Shape::UnknownRank()
-                        : Shape(std::vector<int64_t>(static_cast<size_t>(s.dim(0)), -1)));
+    c.set_output(0, s.unknown_rank() || s.dim(0) < 0 ? Shape::UnknownRank()
+                                                     : Shape(std::vector<int64_t>(static_cast<size_t>(s.dim(0)), -1)));
     return Status::OK();
   }
   c.set_output(0, Shape(std::move(dims)));
@@ -409,7 +410,8 @@ std::vector<std::string> custom_names() {
 
 Status call_custom(const std::string& op, ShapeContext& c) {
   ShapeFn fn = find_custom(op);
-  if (!fn) return errors::Unimplemented(op, ": the opdef says shape_fn \"custom\" but no custom shape function is registered");
+  if (!fn)
+    return errors::Unimplemented(op, ": the opdef says shape_fn \"custom\" but no custom shape function is registered");
   return fn(c);
 }
 

@@ -25,8 +25,7 @@ namespace array {
 template <typename T>
 using Elem = std::conditional_t<
     sizeof(T) == 1, uint8_t,
-    std::conditional_t<sizeof(T) == 2, uint16_t,
-                       std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+    std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
 
 // Element offsets of a row-major shape.
 inline std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) {
@@ -46,8 +45,8 @@ inline std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) {
 // memcpy. Large copies run over the thread pool (by destination rows: no two rows overlap
 // unless dst strides are zero, which callers never pass).
 template <typename E>
-void strided_copy(const E* src, E* dst, std::vector<int64_t> dims, std::vector<int64_t> ss,
-                  std::vector<int64_t> ds, int64_t src_base = 0, int64_t dst_base = 0) {
+void strided_copy(const E* src, E* dst, std::vector<int64_t> dims, std::vector<int64_t> ss, std::vector<int64_t> ds,
+                  int64_t src_base = 0, int64_t dst_base = 0) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
   if (n == 0) return;
@@ -74,8 +73,7 @@ void strided_copy(const E* src, E* dst, std::vector<int64_t> dims, std::vector<i
   // Work items are pieces of rows: whole rows normally, but when there are fewer rows than
   // threads (a copy that merged into one long row, e.g. a full reverse) each row is cut into
   // kGrain-sized pieces so every thread gets a share.
-  const int64_t pieces =
-      rows < num_threads() && inner >= 2 * cpu::kGrain ? (inner + cpu::kGrain - 1) / cpu::kGrain : 1;
+  const int64_t pieces = rows < num_threads() && inner >= 2 * cpu::kGrain ? (inner + cpu::kGrain - 1) / cpu::kGrain : 1;
   const int64_t piece = (inner + pieces - 1) / pieces;  // == inner when pieces == 1
   parallel_for(rows * pieces, std::max<int64_t>(1, cpu::kGrain / piece), [&](int64_t b, int64_t e) {
     std::vector<int64_t> idx(static_cast<size_t>(r), 0);

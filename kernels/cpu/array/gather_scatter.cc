@@ -23,12 +23,23 @@ using cpu::compute_t;
 template <typename F>
 bool with_index_type(DType dt, F&& fn) {
   switch (dt) {
-    case DType::kInt16: fn(int16_t{}); return true;
-    case DType::kInt32: fn(int32_t{}); return true;
-    case DType::kInt64: fn(int64_t{}); return true;
-    case DType::kInt8: fn(int8_t{}); return true;
-    case DType::kUInt8: fn(uint8_t{}); return true;
-    default: return false;
+    case DType::kInt16:
+      fn(int16_t{});
+      return true;
+    case DType::kInt32:
+      fn(int32_t{});
+      return true;
+    case DType::kInt64:
+      fn(int64_t{});
+      return true;
+    case DType::kInt8:
+      fn(int8_t{});
+      return true;
+    case DType::kUInt8:
+      fn(uint8_t{});
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -54,8 +65,7 @@ T add_values(T a, T b) {
 using array_semantics::GatherDims;
 
 template <typename E, typename I>
-Status gather(KernelContext& ctx, const Tensor& params, const Tensor& indices, const GatherDims& g,
-              Tensor& output) {
+Status gather(KernelContext& ctx, const Tensor& params, const Tensor& indices, const GatherDims& g, Tensor& output) {
   const auto& pd = params.shape().dims();
   const auto& id = indices.shape().dims();
   const int64_t B = prod(pd, 0, static_cast<size_t>(g.batch_dims));
@@ -93,8 +103,10 @@ Status gather(KernelContext& ctx, const Tensor& params, const Tensor& indices, c
           } else {
             const E* s = src + (bo * A + a) * In;
             E* d = dst + r * In;
-            if (In == 1) *d = *s;
-            else std::memcpy(d, s, static_cast<size_t>(In) * sizeof(E));
+            if (In == 1)
+              *d = *s;
+            else
+              std::memcpy(d, s, static_cast<size_t>(In) * sizeof(E));
           }
           if (++n == N) {
             n = 0;
@@ -126,9 +138,8 @@ Status GatherV2Cpu(ops::GatherV2Args& a) {
   g.batch_dims = static_cast<int>(bd);
   g.axis = static_cast<int>(axis_v[0] < 0 ? axis_v[0] + p.rank() : axis_v[0]);
   Status st;
-  with_index_type(a.indices.dtype(), [&](auto i) {
-    st = gather<Elem<T>, decltype(i)>(a.ctx, a.params, a.indices, g, a.output);
-  });
+  with_index_type(a.indices.dtype(),
+                  [&](auto i) { st = gather<Elem<T>, decltype(i)>(a.ctx, a.params, a.indices, g, a.output); });
   return st;
 }
 
@@ -145,8 +156,8 @@ Status bad_indices_policy(KernelContext& ctx, const std::string& policy, bool* i
 // Element offsets of the first K dims (in units of the inner slice), checking every index tuple;
 // with `ignore`, a row with an out-of-range index gets offset -1 instead of an error.
 template <typename I>
-Status nd_offsets(KernelContext& ctx, const Tensor& indices, const std::vector<int64_t>& dims,
-                  bool ignore, std::vector<int64_t>* offs) {
+Status nd_offsets(KernelContext& ctx, const Tensor& indices, const std::vector<int64_t>& dims, bool ignore,
+                  std::vector<int64_t>* offs) {
   const int64_t K = indices.dim(indices.rank() - 1);
   const int64_t n_rows = prod(indices.shape().dims(), 0, static_cast<size_t>(indices.rank() - 1));
   offs->assign(static_cast<size_t>(n_rows), 0);
@@ -163,8 +174,8 @@ Status nd_offsets(KernelContext& ctx, const Tensor& indices, const std::vector<i
       if (v < 0 || v >= d) {
         std::string where;
         for (int64_t j = 0; j < K; ++j) where += (j ? ", " : "") + std::to_string(static_cast<int64_t>(idx[n * K + j]));
-        return ctx.error("index [", where, "] (row ", n, " of indices) is out of range for dimension ", k,
-                         " of size ", d);
+        return ctx.error("index [", where, "] (row ", n, " of indices) is out of range for dimension ", k, " of size ",
+                         d);
       }
       off = off * d + v;
     }
@@ -183,7 +194,8 @@ Status GatherNdCpu(ops::GatherNdArgs& a) {
   OPF_RETURN_IF_ERROR(bad_indices_policy(a.ctx, a.bad_indices_policy, &ignore));
   std::vector<int64_t> offs;
   Status st;
-  with_index_type(a.indices.dtype(), [&](auto i) { st = nd_offsets<decltype(i)>(a.ctx, a.indices, pd, ignore, &offs); });
+  with_index_type(a.indices.dtype(),
+                  [&](auto i) { st = nd_offsets<decltype(i)>(a.ctx, a.indices, pd, ignore, &offs); });
   OPF_RETURN_IF_ERROR(st);
   const E* src = static_cast<const E*>(a.params.raw_data());
   E* dst = static_cast<E*>(a.output.raw_data());
@@ -212,7 +224,8 @@ Status ScatterNdCpu(ops::ScatterNdArgs& a) {
   OPF_RETURN_IF_ERROR(bad_indices_policy(a.ctx, a.bad_indices_policy, &ignore));
   std::vector<int64_t> offs;
   Status st;
-  with_index_type(a.indices.dtype(), [&](auto i) { st = nd_offsets<decltype(i)>(a.ctx, a.indices, od, ignore, &offs); });
+  with_index_type(a.indices.dtype(),
+                  [&](auto i) { st = nd_offsets<decltype(i)>(a.ctx, a.indices, od, ignore, &offs); });
   OPF_RETURN_IF_ERROR(st);
   T* out = a.output.data<T>();
   if (a.output.nbytes()) std::memset(out, 0, a.output.nbytes());
@@ -231,8 +244,8 @@ Status ScatterNdCpu(ops::ScatterNdArgs& a) {
 template <typename T>
 Status UnsortedSegmentSumCpu(ops::UnsortedSegmentSumArgs& a) {
   const int64_t S = a.output.dim(0);
-  const int64_t inner = prod(a.data.shape().dims(), static_cast<size_t>(a.segment_ids.rank()),
-                             a.data.shape().dims().size());
+  const int64_t inner =
+      prod(a.data.shape().dims(), static_cast<size_t>(a.segment_ids.rank()), a.data.shape().dims().size());
   std::vector<int64_t> ids;
   OPF_RETURN_IF_ERROR(array::read_ints(a.segment_ids, &ids));
   for (size_t j = 0; j < ids.size(); ++j) {

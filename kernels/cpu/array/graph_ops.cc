@@ -17,8 +17,8 @@ namespace {
 template <typename T>
 Status PlaceholderCpu(ops::PlaceholderArgs& a) {
   const std::string node = a.ctx.env() && a.ctx.env()->node_name ? *a.ctx.env()->node_name : "?";
-  return a.ctx.error("You must feed a value for placeholder tensor '", node, "' with dtype ",
-                     dtype_name(a.dtype), " and shape ", a.shape.to_string());
+  return a.ctx.error("You must feed a value for placeholder tensor '", node, "' with dtype ", dtype_name(a.dtype),
+                     " and shape ", a.shape.to_string());
 }
 
 template <typename T>
@@ -41,15 +41,18 @@ void write_ints(Tensor& out, const std::vector<int64_t>& v) {
 template <typename T>
 Status ShapeCpu(ops::ShapeArgs& a) {
   const auto& dims = a.input.shape().dims();
-  if (a.out_type == DType::kInt32) write_ints<int32_t>(a.output, dims);
-  else write_ints<int64_t>(a.output, dims);
+  if (a.out_type == DType::kInt32)
+    write_ints<int32_t>(a.output, dims);
+  else
+    write_ints<int64_t>(a.output, dims);
   return Status::OK();
 }
 
 template <typename T>
 Status SizeCpu(ops::SizeArgs& a) {
   if (a.out_type == DType::kInt32) {
-    if (a.input.num_elements() > INT32_MAX) return a.ctx.error("size ", a.input.num_elements(), " does not fit in int32");
+    if (a.input.num_elements() > INT32_MAX)
+      return a.ctx.error("size ", a.input.num_elements(), " does not fit in int32");
     a.output.data<int32_t>()[0] = static_cast<int32_t>(a.input.num_elements());
   } else {
     a.output.data<int64_t>()[0] = a.input.num_elements();

@@ -20,8 +20,7 @@ using array::strided_copy;
 
 // Copies piece <-> a column band [col, col + width) of a [outer, total] matrix.
 template <typename E>
-void band_copy(const E* src, E* dst, int64_t outer, int64_t width, int64_t total, int64_t col,
-               bool into_band) {
+void band_copy(const E* src, E* dst, int64_t outer, int64_t width, int64_t total, int64_t col, bool into_band) {
   if (into_band) {
     strided_copy<E>(src, dst, {outer, width}, {width, 1}, {total, 1}, 0, col);
   } else {

@@ -32,8 +32,8 @@ Status SliceCpu(ops::SliceArgs& a) {
   const auto& od = a.output.shape().dims();
   int64_t base = 0;
   for (size_t i = 0; i < begin.size(); ++i) base += begin[i] * in_strides[i];
-  strided_copy<E>(static_cast<const E*>(a.input.raw_data()), static_cast<E*>(a.output.raw_data()), od,
-                  in_strides, strides_of(od), base, 0);
+  strided_copy<E>(static_cast<const E*>(a.input.raw_data()), static_cast<E*>(a.output.raw_data()), od, in_strides,
+                  strides_of(od), base, 0);
   return Status::OK();
 }
 
@@ -54,8 +54,8 @@ Status StridedSliceCpu(ops::StridedSliceArgs& a) {
   OPF_RETURN_IF_ERROR(array::read_ints(a.strides, &s));
   DenseSlice d;
   OPF_RETURN_IF_ERROR(dense_slice(a.ctx.op().name, a.input.shape(), b, e, s,
-                                  Masks{a.begin_mask, a.end_mask, a.ellipsis_mask, a.new_axis_mask,
-                                        a.shrink_axis_mask}, &d));
+                                  Masks{a.begin_mask, a.end_mask, a.ellipsis_mask, a.new_axis_mask, a.shrink_axis_mask},
+                                  &d));
   const auto in_strides = strides_of(a.input.shape().dims());
   std::vector<int64_t> src(d.count.size());
   int64_t base = 0;
@@ -63,8 +63,8 @@ Status StridedSliceCpu(ops::StridedSliceArgs& a) {
     src[i] = d.stride[i] * in_strides[i];
     base += d.start[i] * in_strides[i];
   }
-  strided_copy<E>(static_cast<const E*>(a.input.raw_data()), static_cast<E*>(a.output.raw_data()), d.count,
-                  src, strides_of(d.count), base, 0);
+  strided_copy<E>(static_cast<const E*>(a.input.raw_data()), static_cast<E*>(a.output.raw_data()), d.count, src,
+                  strides_of(d.count), base, 0);
   return Status::OK();
 }
 
@@ -77,8 +77,8 @@ Status StridedSliceGradCpu(ops::StridedSliceGradArgs& a) {
   OPF_RETURN_IF_ERROR(array::read_ints(a.strides, &s));
   DenseSlice d;
   OPF_RETURN_IF_ERROR(dense_slice(a.ctx.op().name, a.output.shape(), b, e, s,
-                                  Masks{a.begin_mask, a.end_mask, a.ellipsis_mask, a.new_axis_mask,
-                                        a.shrink_axis_mask}, &d));
+                                  Masks{a.begin_mask, a.end_mask, a.ellipsis_mask, a.new_axis_mask, a.shrink_axis_mask},
+                                  &d));
   if (a.output.nbytes()) std::memset(a.output.raw_data(), 0, a.output.nbytes());
   const auto out_strides = strides_of(a.output.shape().dims());
   std::vector<int64_t> dst(d.count.size());
@@ -113,8 +113,8 @@ Status ReverseV2Cpu(ops::ReverseV2Args& a) {
       src[i] = -st[i];
     }
   }
-  strided_copy<E>(static_cast<const E*>(a.tensor.raw_data()), static_cast<E*>(a.output.raw_data()), dims, src,
-                  st, base, 0);
+  strided_copy<E>(static_cast<const E*>(a.tensor.raw_data()), static_cast<E*>(a.output.raw_data()), dims, src, st, base,
+                  0);
   return Status::OK();
 }
 
@@ -161,8 +161,8 @@ Status pad(const Tensor& input, const Tensor& paddings, T value, Tensor& output)
   }
   int64_t base = 0;
   for (size_t i = 0; i < ost.size(); ++i) base += p[2 * i] * ost[i];
-  strided_copy<E>(static_cast<const E*>(input.raw_data()), static_cast<E*>(output.raw_data()),
-                  input.shape().dims(), strides_of(input.shape().dims()), ost, 0, base);
+  strided_copy<E>(static_cast<const E*>(input.raw_data()), static_cast<E*>(output.raw_data()), input.shape().dims(),
+                  strides_of(input.shape().dims()), ost, 0, base);
   return Status::OK();
 }
 

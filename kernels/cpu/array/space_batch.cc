@@ -68,8 +68,10 @@ void move_blocks(const Tensor& space, const Tensor& batch, const Blocks& k, bool
       }
       if (to_batch) {
         char* dst = out_ptr + static_cast<size_t>(r) * row_bytes;
-        if (inside) std::memcpy(dst, in_ptr + static_cast<size_t>(space_row) * row_bytes, row_bytes);
-        else std::memset(dst, 0, row_bytes);
+        if (inside)
+          std::memcpy(dst, in_ptr + static_cast<size_t>(space_row) * row_bytes, row_bytes);
+        else
+          std::memset(dst, 0, row_bytes);
       } else if (inside) {
         std::memcpy(out_ptr + static_cast<size_t>(space_row) * row_bytes, in_ptr + static_cast<size_t>(r) * row_bytes,
                     row_bytes);
@@ -83,14 +85,15 @@ Status space_batch(Args& a, const Tensor& pads, bool to_batch) {
   std::vector<int64_t> block, pad_values;
   OPF_RETURN_IF_ERROR(read_int_vector(a.block_shape, &block));
   OPF_RETURN_IF_ERROR(read_int_vector(pads.reshaped(Shape({pads.num_elements()})), &pad_values));
-  if (a.block_shape.rank() != 1) return a.ctx.error("block_shape must be 1-D, got shape ", a.block_shape.shape().to_string());
+  if (a.block_shape.rank() != 1)
+    return a.ctx.error("block_shape must be 1-D, got shape ", a.block_shape.shape().to_string());
   if (pad_values.size() != 2 * block.size()) {
     return a.ctx.error(to_batch ? "paddings" : "crops", " must have shape [", block.size(), ", 2], got ",
                        pads.shape().to_string());
   }
   Blocks k;
-  OPF_RETURN_IF_ERROR(parse_blocks(a.ctx, a.input.shape(), block, pads.shape(), pad_values,
-                                   to_batch ? "paddings" : "crops", &k));
+  OPF_RETURN_IF_ERROR(
+      parse_blocks(a.ctx, a.input.shape(), block, pads.shape(), pad_values, to_batch ? "paddings" : "crops", &k));
   Shape shape;
   OPF_RETURN_IF_ERROR(output_shape(a.ctx, a.input.shape(), k, to_batch, &shape));
   if (!(shape == a.output.shape())) return errors::Internal(a.ctx.op().name, ": output shape mismatch");
@@ -104,10 +107,14 @@ Status space_batch(Args& a, const Tensor& pads, bool to_batch) {
 }
 
 template <typename T>
-Status SpaceToBatchNDCpu(ops::SpaceToBatchNDArgs& a) { return space_batch(a, a.paddings, true); }
+Status SpaceToBatchNDCpu(ops::SpaceToBatchNDArgs& a) {
+  return space_batch(a, a.paddings, true);
+}
 
 template <typename T>
-Status BatchToSpaceNDCpu(ops::BatchToSpaceNDArgs& a) { return space_batch(a, a.crops, false); }
+Status BatchToSpaceNDCpu(ops::BatchToSpaceNDArgs& a) {
+  return space_batch(a, a.crops, false);
+}
 
 // One instantiation per element size would do; per dtype keeps the registration uniform.
 #define OPF_ALL bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double

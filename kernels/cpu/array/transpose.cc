@@ -1,6 +1,6 @@
 // Transpose: a strided copy. Dtype only matters through its byte size, so one instantiation
-// per size serves all ten dtypes (the registration still lists each dtype). Input dims that stay adjacent and in order under the
-// permutation are merged first, which turns many permutations into a 2-D transpose.
+// per size serves all ten dtypes (the registration still lists each dtype). Input dims that stay adjacent and in order
+// under the permutation are merged first, which turns many permutations into a 2-D transpose.
 #include <cstring>
 #include <vector>
 
@@ -11,8 +11,8 @@ namespace opforge {
 namespace {
 
 template <typename E>
-void permute(const E* in, E* out, const std::vector<int64_t>& out_dims,
-             const std::vector<int64_t>& in_strides, int64_t n) {
+void permute(const E* in, E* out, const std::vector<int64_t>& out_dims, const std::vector<int64_t>& in_strides,
+             int64_t n) {
   const int r = static_cast<int>(out_dims.size());
   const int64_t inner = out_dims[r - 1], istride = in_strides[r - 1];
   const int64_t rows = n / inner;
@@ -50,7 +50,10 @@ Status TransposeCpu(ops::TransposeArgs& a) {
   // Merge runs perm[i+1] == perm[i] + 1 (and drop size-1 dims).
   std::vector<int64_t> in_strides_full(static_cast<size_t>(s.rank()));
   int64_t st = 1;
-  for (int i = s.rank() - 1; i >= 0; --i) { in_strides_full[i] = st; st *= s.dim(i); }
+  for (int i = s.rank() - 1; i >= 0; --i) {
+    in_strides_full[i] = st;
+    st *= s.dim(i);
+  }
   std::vector<int64_t> dims, strides;
   int prev = -2;
   for (int64_t p : perm) {
@@ -69,15 +72,16 @@ Status TransposeCpu(ops::TransposeArgs& a) {
     std::memcpy(a.y.raw_data(), a.x.raw_data(), a.x.nbytes());
     return Status::OK();
   }
-  using E = std::conditional_t<sizeof(T) == 1, uint8_t,
-            std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  using E = std::conditional_t<
+      sizeof(T) == 1, uint8_t,
+      std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
   permute<E>(static_cast<const E*>(a.x.raw_data()), static_cast<E*>(a.y.raw_data()), dims, strides, n);
   return Status::OK();
 }
 
 }  // namespace
 
-OPFORGE_REGISTER_KERNEL(Transpose, CPU, TransposeCpu, bool, uint8_t, int8_t, int16_t, int32_t,
-                        int64_t, bfloat16, half, float, double)
+OPFORGE_REGISTER_KERNEL(Transpose, CPU, TransposeCpu, bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half,
+                        float, double)
 
 }  // namespace opforge

@@ -22,8 +22,9 @@ namespace {
 
 template <typename T>
 Status SwitchCpu(ops::SwitchArgs& a) {
-  return a.ctx.error("runs only in a graph run by a Session, where one of its outputs is dead; "
-                     "eager code branches with of.cond or a Python if");
+  return a.ctx.error(
+      "runs only in a graph run by a Session, where one of its outputs is dead; "
+      "eager code branches with of.cond or a Python if");
 }
 
 template <typename T>
@@ -40,9 +41,18 @@ Status forward_data(Args& a) {
   return Status::OK();
 }
 
-template <typename T> Status EnterCpu(ops::EnterArgs& a) { return forward_data(a); }
-template <typename T> Status ExitCpu(ops::ExitArgs& a) { return forward_data(a); }
-template <typename T> Status NextIterationCpu(ops::NextIterationArgs& a) { return forward_data(a); }
+template <typename T>
+Status EnterCpu(ops::EnterArgs& a) {
+  return forward_data(a);
+}
+template <typename T>
+Status ExitCpu(ops::ExitArgs& a) {
+  return forward_data(a);
+}
+template <typename T>
+Status NextIterationCpu(ops::NextIterationArgs& a) {
+  return forward_data(a);
+}
 Status LoopCondCpu(ops::LoopCondArgs& a) { return forward_data(a); }
 Status ControlTriggerCpu(ops::ControlTriggerArgs&) { return Status::OK(); }
 

@@ -108,7 +108,8 @@ Status ResizeBilinearCpu(ops::ResizeBilinearArgs& a) {
         const Interp& wx = xs[static_cast<size_t>(x)];
         for (int64_t k = 0; k < ch; ++k) {
           const float tl = static_cast<float>(top[wx.lower * ch + k]), tr = static_cast<float>(top[wx.upper * ch + k]);
-          const float bl = static_cast<float>(bottom[wx.lower * ch + k]), br = static_cast<float>(bottom[wx.upper * ch + k]);
+          const float bl = static_cast<float>(bottom[wx.lower * ch + k]),
+                      br = static_cast<float>(bottom[wx.upper * ch + k]);
           const float t = tl + (tr - tl) * wx.lerp, bt = bl + (br - bl) * wx.lerp;
           o[x * ch + k] = t + (bt - t) * wy.lerp;
         }
@@ -175,7 +176,8 @@ Status ResizeNearestNeighborCpu(ops::ResizeNearestNeighborArgs& a) {
       const int64_t n = r / oh, y = r % oh;
       const T* row = in + (n * ih + ys[static_cast<size_t>(y)]) * iw * ch;
       T* o = out + (n * oh + y) * ow * ch;
-      for (int64_t x = 0; x < ow; ++x) std::copy(row + xs[static_cast<size_t>(x)] * ch, row + (xs[static_cast<size_t>(x)] + 1) * ch, o + x * ch);
+      for (int64_t x = 0; x < ow; ++x)
+        std::copy(row + xs[static_cast<size_t>(x)] * ch, row + (xs[static_cast<size_t>(x)] + 1) * ch, o + x * ch);
     }
   });
   return Status::OK();

@@ -17,7 +17,8 @@ template <typename E>
 void add_into(Tensor* acc, const Tensor& x) {
   E* d = acc->data<E>();
   const E* s = x.data<E>();
-  for (int64_t i = 0; i < acc->num_elements(); ++i) d[i] = static_cast<E>(static_cast<float>(d[i]) + static_cast<float>(s[i]));
+  for (int64_t i = 0; i < acc->num_elements(); ++i)
+    d[i] = static_cast<E>(static_cast<float>(d[i]) + static_cast<float>(s[i]));
 }
 
 template <>
@@ -35,11 +36,20 @@ Status add_elements(const KernelContext& ctx, const Tensor& a, const Tensor& b, 
   OPF_RETURN_IF_ERROR(Tensor::Allocate(a.dtype(), a.shape(), out));
   if (a.nbytes() > 0) std::memcpy(out->raw_data(), a.raw_data(), a.nbytes());
   switch (a.dtype()) {
-    case DType::kFloat: add_into<float>(out, b); break;
-    case DType::kDouble: add_into<double>(out, b); break;
-    case DType::kHalf: add_into<half>(out, b); break;
-    case DType::kBFloat16: add_into<bfloat16>(out, b); break;
-    default: return ctx.error("cannot add list elements of type ", dtype_name(a.dtype()));
+    case DType::kFloat:
+      add_into<float>(out, b);
+      break;
+    case DType::kDouble:
+      add_into<double>(out, b);
+      break;
+    case DType::kHalf:
+      add_into<half>(out, b);
+      break;
+    case DType::kBFloat16:
+      add_into<bfloat16>(out, b);
+      break;
+    default:
+      return ctx.error("cannot add list elements of type ", dtype_name(a.dtype()));
   }
   return Status::OK();
 }

@@ -158,8 +158,10 @@ Status TensorListElementShapeCpu(ops::TensorListElementShapeArgs& a) {
   OPF_RETURN_IF_ERROR(Tensor::Allocate(a.shape_type, out_shape, &out));
   const std::vector<int64_t> dims = s.unknown_rank() ? std::vector<int64_t>{-1} : s.dims();
   for (size_t i = 0; i < dims.size(); ++i) {
-    if (a.shape_type == DType::kInt32) out.data<int32_t>()[i] = static_cast<int32_t>(dims[i]);
-    else out.data<int64_t>()[i] = dims[i];
+    if (a.shape_type == DType::kInt32)
+      out.data<int32_t>()[i] = static_cast<int32_t>(dims[i]);
+    else
+      out.data<int64_t>()[i] = dims[i];
   }
   return Status::OK();
 }

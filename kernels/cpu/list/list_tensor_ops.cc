@@ -45,8 +45,8 @@ Status TensorListStackCpu(ops::TensorListStackArgs& a) {
   OPF_RETURN_IF_ERROR(Tensor::Allocate(list->element_dtype, Shape(dims), &out));
   const size_t bytes = static_cast<size_t>(shape.num_elements()) * dtype_size(list->element_dtype);
   for (int64_t i = 0; i < n; ++i) {
-    copy_element(list->elements[static_cast<size_t>(i)], static_cast<char*>(out.raw_data()) + static_cast<size_t>(i) * bytes,
-                 bytes);
+    copy_element(list->elements[static_cast<size_t>(i)],
+                 static_cast<char*>(out.raw_data()) + static_cast<size_t>(i) * bytes, bytes);
   }
   return Status::OK();
 }
@@ -135,7 +135,8 @@ Status TensorListConcatV2Cpu(ops::TensorListConcatV2Args& a) {
   // The rows after the first dimension: from the set elements, else the element shape.
   std::vector<int64_t> rest;
   bool rest_known = false;
-  if (!shape.unknown_rank() && Shape(std::vector<int64_t>(shape.dims().begin() + 1, shape.dims().end())).fully_defined()) {
+  if (!shape.unknown_rank() &&
+      Shape(std::vector<int64_t>(shape.dims().begin() + 1, shape.dims().end())).fully_defined()) {
     rest.assign(shape.dims().begin() + 1, shape.dims().end());
     rest_known = true;
   }
@@ -147,21 +148,23 @@ Status TensorListConcatV2Cpu(ops::TensorListConcatV2Args& a) {
       rest = r;
       rest_known = true;
     } else if (r != rest) {
-      return a.ctx.error("Incompatible shapes during merge: ", Shape(rest).to_string(), " vs. ",
-                         Shape(r).to_string(), " (all elements but their first dimension must agree)");
+      return a.ctx.error("Incompatible shapes during merge: ", Shape(rest).to_string(), " vs. ", Shape(r).to_string(),
+                         " (all elements but their first dimension must agree)");
     }
     if (!shape.unknown_rank()) {  // the first dimension may differ from element to element
       std::vector<int64_t> d = shape.dims();
       d[0] = -1;
       if (!Shape(d).is_compatible_with(e.shape())) {
-        return a.ctx.error("Tried to concat an element of shape ", e.shape().to_string(), " in a list with element shape ",
-                           shape.to_string());
+        return a.ctx.error("Tried to concat an element of shape ", e.shape().to_string(),
+                           " in a list with element shape ", shape.to_string());
       }
     }
   }
   if (!rest_known) {
-    return a.ctx.error("All except the first dimension must be fully defined when concatenating an empty tensor "
-                       "list or one with unset elements. element_shape: ", shape.to_string());
+    return a.ctx.error(
+        "All except the first dimension must be fully defined when concatenating an empty tensor "
+        "list or one with unset elements. element_shape: ",
+        shape.to_string());
   }
   std::vector<int64_t> lengths(n);
   int64_t total = 0;
@@ -174,7 +177,8 @@ Status TensorListConcatV2Cpu(ops::TensorListConcatV2Args& a) {
     } else if (i < leading.size() && leading[i] >= 0) {
       lengths[i] = leading[i];
     } else {
-      return a.ctx.error("Element ", i, " was never set: its first dimension must come from the element shape or "
+      return a.ctx.error("Element ", i,
+                         " was never set: its first dimension must come from the element shape or "
                          "from leading_dims");
     }
     total += lengths[i];
@@ -208,7 +212,8 @@ Status TensorListSplitCpu(ops::TensorListSplitArgs& a) {
     return a.ctx.error("tensor shape ", t.shape().to_string(), " is not compatible with element_shape ",
                        list->element_shape.to_string());
   }
-  if (a.lengths.rank() != 1) return a.ctx.error("Expected lengths to be a vector, received shape: ", a.lengths.shape().to_string());
+  if (a.lengths.rank() != 1)
+    return a.ctx.error("Expected lengths to be a vector, received shape: ", a.lengths.shape().to_string());
   std::vector<int64_t> lengths;
   OPF_RETURN_IF_ERROR(read_int_vector(a.lengths, &lengths));
   int64_t start = 0;
@@ -216,7 +221,8 @@ Status TensorListSplitCpu(ops::TensorListSplitArgs& a) {
   for (size_t i = 0; i < lengths.size(); ++i) {
     if (lengths[i] < 0) return a.ctx.error("Invalid value in lengths: ", lengths[i]);
     if (start + lengths[i] > t.dim(0)) {
-      return a.ctx.error("Attempting to slice [", start, ", ", start + lengths[i], "] from tensor with length ", t.dim(0));
+      return a.ctx.error("Attempting to slice [", start, ", ", start + lengths[i], "] from tensor with length ",
+                         t.dim(0));
     }
     OPF_RETURN_IF_ERROR(copy_rows(t, start, lengths[i], false, &list->elements[i]));
     start += lengths[i];
@@ -234,7 +240,8 @@ Status TensorListSplitCpu(ops::TensorListSplitArgs& a) {
 
 OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListStack, CPU, TensorListStackCpu, OPF_ALL)
 OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListGather, CPU, TensorListGatherCpu, OPF_ALL)
-OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListScatterIntoExistingList, CPU, TensorListScatterIntoExistingListCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListScatterIntoExistingList, CPU, TensorListScatterIntoExistingListCpu,
+                                   OPF_ALL)
 OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListScatterV2, CPU, TensorListScatterV2Cpu, OPF_ALL)
 OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListConcatV2, CPU, TensorListConcatV2Cpu, OPF_ALL)
 OPFORGE_REGISTER_FORWARDING_KERNEL(TensorListSplit, CPU, TensorListSplitCpu, OPF_ALL)

@@ -38,7 +38,8 @@ Status merge_shapes(const KernelContext& ctx, const Shape& a, const Shape& b, Sh
   if (a.rank() != b.rank()) return ctx.error("incompatible shapes ", a.to_string(), " and ", b.to_string());
   std::vector<int64_t> dims = a.dims();
   for (int i = 0; i < a.rank(); ++i) {
-    if (dims[i] < 0) dims[i] = b.dim(i);
+    if (dims[i] < 0)
+      dims[i] = b.dim(i);
     else if (b.dim(i) >= 0 && b.dim(i) != dims[i]) {
       return ctx.error("incompatible shapes ", a.to_string(), " and ", b.to_string());
     }
@@ -127,8 +128,10 @@ Status copy_rows(const Tensor& t, int64_t start, int64_t count, bool squeeze, Te
 // Element i's value into rows of `dst` (bytes), zeros when it was never set.
 void copy_element(const Tensor& e, char* dst, size_t bytes) {
   if (bytes == 0) return;
-  if (e.initialized()) std::memcpy(dst, e.raw_data(), bytes);
-  else std::memset(dst, 0, bytes);
+  if (e.initialized())
+    std::memcpy(dst, e.raw_data(), bytes);
+  else
+    std::memset(dst, 0, bytes);
 }
 
 // A vector of int32 indices, each checked against [0, limit) (limit < 0: no upper bound).

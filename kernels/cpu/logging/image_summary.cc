@@ -127,7 +127,8 @@ void to_uint8(const T* src, int64_t pixels, int64_t channels, std::vector<uint8_
     static const uint8_t kBad[4] = {255, 0, 0, 255};
     for (int64_t p = 0; p < pixels; ++p) {
       bool finite = true;
-      for (int64_t c = 0; c < channels; ++c) finite = finite && std::isfinite(static_cast<float>(src[p * channels + c]));
+      for (int64_t c = 0; c < channels; ++c)
+        finite = finite && std::isfinite(static_cast<float>(src[p * channels + c]));
       for (int64_t c = 0; c < channels; ++c) {
         (*out)[static_cast<size_t>(p * channels + c)] =
             finite ? static_cast<uint8_t>(std::clamp(affine(src[p * channels + c]), 0.0, 255.0)) : kBad[c];

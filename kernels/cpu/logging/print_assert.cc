@@ -96,8 +96,8 @@ std::map<std::string, int64_t>& eager_print_counts() {
 Status next_print_count(KernelContext& ctx, int64_t* count) {
   if (ExecEnv* env = ctx.env(); env && env->resources && env->node_name) {
     Variable* v = nullptr;
-    OPF_RETURN_IF_ERROR(env->resources->lookup_or_create("_opforge_print_count/" + *env->node_name, DType::kInt64,
-                                                         Shape({}), &v));
+    OPF_RETURN_IF_ERROR(
+        env->resources->lookup_or_create("_opforge_print_count/" + *env->node_name, DType::kInt64, Shape({}), &v));
     std::lock_guard<std::mutex> lock(v->mu);
     *count = v->initialized ? v->value.data<int64_t>()[0] : 0;
     Tensor next;
@@ -134,7 +134,8 @@ Status AssertCpu(ops::AssertArgs& a) {
   }
   if (a.condition.data<bool>()[0]) return Status::OK();
   std::string msg = "assertion failed: ";
-  for (int i = 0; i < a.data.size; ++i) msg += (i ? " " : "") + std::string("[") + summarize(a.data[i], a.summarize) + "]";
+  for (int i = 0; i < a.data.size; ++i)
+    msg += (i ? " " : "") + std::string("[") + summarize(a.data[i], a.summarize) + "]";
   return a.ctx.error(msg);
 }
 

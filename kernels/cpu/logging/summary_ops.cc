@@ -27,11 +27,17 @@ double as_double(T v) {
   return static_cast<double>(static_cast<float>(v));
 }
 template <>
-double as_double(double v) { return v; }
+double as_double(double v) {
+  return v;
+}
 template <>
-double as_double(int64_t v) { return static_cast<double>(v); }
+double as_double(int64_t v) {
+  return static_cast<double>(v);
+}
 template <>
-double as_double(int32_t v) { return static_cast<double>(v); }
+double as_double(int32_t v) {
+  return static_cast<double>(v);
+}
 
 template <typename T>
 Status ScalarSummaryCpu(ops::ScalarSummaryArgs& a) {

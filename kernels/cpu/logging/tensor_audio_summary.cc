@@ -45,7 +45,8 @@ Status TensorSummaryV2Cpu(ops::TensorSummaryV2Args& a) {
   const std::string* tag;
   const std::string* metadata;
   OPF_RETURN_IF_ERROR(scalar_string_input(a.ctx, a.tag, "tag", &tag));
-  OPF_RETURN_IF_ERROR(scalar_string_input(a.ctx, a.serialized_summary_metadata, "serialized_summary_metadata", &metadata));
+  OPF_RETURN_IF_ERROR(
+      scalar_string_input(a.ctx, a.serialized_summary_metadata, "serialized_summary_metadata", &metadata));
   std::string value;
   wire::put_bytes(value, kSummaryValueTagField, *tag);
   wire::put_bytes(value, kSummaryValueTensorField, tensor_proto(a.tensor));

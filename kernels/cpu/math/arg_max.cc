@@ -8,7 +8,9 @@ namespace opforge {
 namespace {
 
 template <typename T>
-Status ArgMaxCpu(ops::ArgMaxArgs& a) { return cpu::arg_kernel<true, T>(a); }
+Status ArgMaxCpu(ops::ArgMaxArgs& a) {
+  return cpu::arg_kernel<true, T>(a);
+}
 
 #define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 

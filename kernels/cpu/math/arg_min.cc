@@ -8,7 +8,9 @@ namespace opforge {
 namespace {
 
 template <typename T>
-Status ArgMinCpu(ops::ArgMinArgs& a) { return cpu::arg_kernel<false, T>(a); }
+Status ArgMinCpu(ops::ArgMinArgs& a) {
+  return cpu::arg_kernel<false, T>(a);
+}
 
 #define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 

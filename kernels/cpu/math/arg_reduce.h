@@ -116,10 +116,17 @@ Status arg_kernel(Args& a) {
   }
   const T* x = a.input.template data<T>();
   switch (a.output_type) {
-    case DType::kInt16: arg_reduce<kMax>(x, l, a.output.template data<int16_t>()); break;
-    case DType::kInt32: arg_reduce<kMax>(x, l, a.output.template data<int32_t>()); break;
-    case DType::kInt64: arg_reduce<kMax>(x, l, a.output.template data<int64_t>()); break;
-    default: return a.ctx.error("unsupported output_type");
+    case DType::kInt16:
+      arg_reduce<kMax>(x, l, a.output.template data<int16_t>());
+      break;
+    case DType::kInt32:
+      arg_reduce<kMax>(x, l, a.output.template data<int32_t>());
+      break;
+    case DType::kInt64:
+      arg_reduce<kMax>(x, l, a.output.template data<int64_t>());
+      break;
+    default:
+      return a.ctx.error("unsupported output_type");
   }
   return Status::OK();
 }

@@ -23,9 +23,12 @@ struct AxisLayout {
 inline AxisLayout axis_layout(const Shape& s, int axis) {
   AxisLayout l;
   for (int i = 0; i < s.rank(); ++i) {
-    if (i < axis) l.outer *= s.dim(i);
-    else if (i == axis) l.n = s.dim(i);
-    else l.inner *= s.dim(i);
+    if (i < axis)
+      l.outer *= s.dim(i);
+    else if (i == axis)
+      l.n = s.dim(i);
+    else
+      l.inner *= s.dim(i);
   }
   return l;
 }

@@ -140,7 +140,7 @@ Status BatchMatMulV2Cpu(ops::BatchMatMulV2Args& a) {
 
 }  // namespace
 
-OPFORGE_REGISTER_KERNEL(BatchMatMulV2, CPU, BatchMatMulV2Cpu, bfloat16, half, float, double, uint8_t,
-                        int16_t, int32_t, int64_t)
+OPFORGE_REGISTER_KERNEL(BatchMatMulV2, CPU, BatchMatMulV2Cpu, bfloat16, half, float, double, uint8_t, int16_t, int32_t,
+                        int64_t)
 
 }  // namespace opforge

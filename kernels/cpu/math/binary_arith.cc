@@ -28,11 +28,15 @@ using wide_t = typename Wide<T>::type;
 
 struct AddF {
   template <typename T>
-  T operator()(T a, T b) const { return static_cast<T>(static_cast<wide_t<T>>(a) + static_cast<wide_t<T>>(b)); }
+  T operator()(T a, T b) const {
+    return static_cast<T>(static_cast<wide_t<T>>(a) + static_cast<wide_t<T>>(b));
+  }
 };
 struct SubF {
   template <typename T>
-  T operator()(T a, T b) const { return static_cast<T>(static_cast<wide_t<T>>(a) - static_cast<wide_t<T>>(b)); }
+  T operator()(T a, T b) const {
+    return static_cast<T>(static_cast<wide_t<T>>(a) - static_cast<wide_t<T>>(b));
+  }
 };
 struct MulF {
   template <typename T>
@@ -47,9 +51,18 @@ struct MulF {
   }
 };
 
-template <typename T> Status AddV2Cpu(ops::AddV2Args& a) { return cpu::binary_kernel<T, AddF>(a); }
-template <typename T> Status SubCpu(ops::SubArgs& a) { return cpu::binary_kernel<T, SubF>(a); }
-template <typename T> Status MulCpu(ops::MulArgs& a) { return cpu::binary_kernel<T, MulF>(a); }
+template <typename T>
+Status AddV2Cpu(ops::AddV2Args& a) {
+  return cpu::binary_kernel<T, AddF>(a);
+}
+template <typename T>
+Status SubCpu(ops::SubArgs& a) {
+  return cpu::binary_kernel<T, SubF>(a);
+}
+template <typename T>
+Status MulCpu(ops::MulArgs& a) {
+  return cpu::binary_kernel<T, MulF>(a);
+}
 
 #define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 

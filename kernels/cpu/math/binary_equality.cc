@@ -14,11 +14,15 @@ using cpu::compute_t;
 
 struct EqualF {
   template <typename T>
-  bool operator()(T a, T b) const { return static_cast<compute_t<T>>(a) == static_cast<compute_t<T>>(b); }
+  bool operator()(T a, T b) const {
+    return static_cast<compute_t<T>>(a) == static_cast<compute_t<T>>(b);
+  }
 };
 struct NotEqualF {
   template <typename T>
-  bool operator()(T a, T b) const { return static_cast<compute_t<T>>(a) != static_cast<compute_t<T>>(b); }
+  bool operator()(T a, T b) const {
+    return static_cast<compute_t<T>>(a) != static_cast<compute_t<T>>(b);
+  }
 };
 
 // compare_kernel<T, F>, or z = `incompatible` (a scalar, see EqualityShape) when the shapes
@@ -26,16 +30,21 @@ struct NotEqualF {
 template <typename T, typename F, typename Args>
 Status equality_kernel(Args& a, bool incompatible) {
   Shape unused;
-  if (!a.incompatible_shape_error &&
-      !broadcast_shapes(a.x.shape(), a.y.shape(), &unused, Args::kOpName).ok()) {
+  if (!a.incompatible_shape_error && !broadcast_shapes(a.x.shape(), a.y.shape(), &unused, Args::kOpName).ok()) {
     a.z.template data<bool>()[0] = incompatible;  // the shape function made z a scalar
     return Status::OK();
   }
   return cpu::compare_kernel<T, F>(a);
 }
 
-template <typename T> Status EqualCpu(ops::EqualArgs& a) { return equality_kernel<T, EqualF>(a, false); }
-template <typename T> Status NotEqualCpu(ops::NotEqualArgs& a) { return equality_kernel<T, NotEqualF>(a, true); }
+template <typename T>
+Status EqualCpu(ops::EqualArgs& a) {
+  return equality_kernel<T, EqualF>(a, false);
+}
+template <typename T>
+Status NotEqualCpu(ops::NotEqualArgs& a) {
+  return equality_kernel<T, NotEqualF>(a, true);
+}
 
 #define OPF_ALL bool, bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 

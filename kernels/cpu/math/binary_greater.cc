@@ -12,15 +12,25 @@ using cpu::compute_t;
 
 struct GreaterF {
   template <typename T>
-  bool operator()(T a, T b) const { return static_cast<compute_t<T>>(a) > static_cast<compute_t<T>>(b); }
+  bool operator()(T a, T b) const {
+    return static_cast<compute_t<T>>(a) > static_cast<compute_t<T>>(b);
+  }
 };
 struct GreaterEqualF {
   template <typename T>
-  bool operator()(T a, T b) const { return static_cast<compute_t<T>>(a) >= static_cast<compute_t<T>>(b); }
+  bool operator()(T a, T b) const {
+    return static_cast<compute_t<T>>(a) >= static_cast<compute_t<T>>(b);
+  }
 };
 
-template <typename T> Status GreaterCpu(ops::GreaterArgs& a) { return cpu::compare_kernel<T, GreaterF>(a); }
-template <typename T> Status GreaterEqualCpu(ops::GreaterEqualArgs& a) { return cpu::compare_kernel<T, GreaterEqualF>(a); }
+template <typename T>
+Status GreaterCpu(ops::GreaterArgs& a) {
+  return cpu::compare_kernel<T, GreaterF>(a);
+}
+template <typename T>
+Status GreaterEqualCpu(ops::GreaterEqualArgs& a) {
+  return cpu::compare_kernel<T, GreaterEqualF>(a);
+}
 
 #define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 

@@ -12,15 +12,25 @@ using cpu::compute_t;
 
 struct LessF {
   template <typename T>
-  bool operator()(T a, T b) const { return static_cast<compute_t<T>>(a) < static_cast<compute_t<T>>(b); }
+  bool operator()(T a, T b) const {
+    return static_cast<compute_t<T>>(a) < static_cast<compute_t<T>>(b);
+  }
 };
 struct LessEqualF {
   template <typename T>
-  bool operator()(T a, T b) const { return static_cast<compute_t<T>>(a) <= static_cast<compute_t<T>>(b); }
+  bool operator()(T a, T b) const {
+    return static_cast<compute_t<T>>(a) <= static_cast<compute_t<T>>(b);
+  }
 };
 
-template <typename T> Status LessCpu(ops::LessArgs& a) { return cpu::compare_kernel<T, LessF>(a); }
-template <typename T> Status LessEqualCpu(ops::LessEqualArgs& a) { return cpu::compare_kernel<T, LessEqualF>(a); }
+template <typename T>
+Status LessCpu(ops::LessArgs& a) {
+  return cpu::compare_kernel<T, LessF>(a);
+}
+template <typename T>
+Status LessEqualCpu(ops::LessEqualArgs& a) {
+  return cpu::compare_kernel<T, LessEqualF>(a);
+}
 
 #define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 

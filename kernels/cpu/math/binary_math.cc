@@ -105,9 +105,8 @@ Status Atan2Cpu(ops::Atan2Args& a) {
     if (map_binary_rows<float>(a.y, a.x, a.z, vec::atan2_f32)) return Status::OK();
   }
   using C = compute_t<T>;
-  cpu::map_binary<T, T>(a.y, a.x, a.z, [](T y, T x) {
-    return static_cast<T>(std::atan2(static_cast<C>(y), static_cast<C>(x)));
-  });
+  cpu::map_binary<T, T>(a.y, a.x, a.z,
+                        [](T y, T x) { return static_cast<T>(std::atan2(static_cast<C>(y), static_cast<C>(x))); });
   return Status::OK();
 }
 
@@ -116,7 +115,8 @@ Status Atan2Cpu(ops::Atan2Args& a) {
 }  // namespace
 
 OPFORGE_REGISTER_KERNEL(Pow, CPU, PowCpu, OPF_FLOATS, int32_t, int64_t)
-OPFORGE_REGISTER_INPLACE_KERNEL(SquaredDifference, CPU, SquaredDifferenceCpu, inplace_args(0, 1), OPF_FLOATS, int32_t, int64_t)
+OPFORGE_REGISTER_INPLACE_KERNEL(SquaredDifference, CPU, SquaredDifferenceCpu, inplace_args(0, 1), OPF_FLOATS, int32_t,
+                                int64_t)
 OPFORGE_REGISTER_KERNEL(Atan2, CPU, Atan2Cpu, OPF_FLOATS)
 
 }  // namespace opforge

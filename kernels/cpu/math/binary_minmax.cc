@@ -33,8 +33,14 @@ struct MinF {
   }
 };
 
-template <typename T> Status MaximumCpu(ops::MaximumArgs& a) { return cpu::binary_kernel<T, MaxF>(a); }
-template <typename T> Status MinimumCpu(ops::MinimumArgs& a) { return cpu::binary_kernel<T, MinF>(a); }
+template <typename T>
+Status MaximumCpu(ops::MaximumArgs& a) {
+  return cpu::binary_kernel<T, MaxF>(a);
+}
+template <typename T>
+Status MinimumCpu(ops::MinimumArgs& a) {
+  return cpu::binary_kernel<T, MinF>(a);
+}
 
 #define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 

@@ -38,8 +38,9 @@ Status RangeCpu(ops::RangeArgs& a) {
 template <typename T>
 Status AddNCpu(ops::AddNArgs& a) {
   // Integers add in their unsigned type (wrapping, never undefined); floats in compute_t.
-  using C = std::conditional_t<std::is_integral_v<T>, std::make_unsigned_t<std::conditional_t<std::is_integral_v<T>, T, int>>,
-                               cpu::compute_t<T>>;
+  using C =
+      std::conditional_t<std::is_integral_v<T>, std::make_unsigned_t<std::conditional_t<std::is_integral_v<T>, T, int>>,
+                         cpu::compute_t<T>>;
   T* out = a.sum.data<T>();
   const TensorList in = a.inputs;
   parallel_for(a.sum.num_elements(), cpu::kGrain, [&](int64_t b, int64_t e) {

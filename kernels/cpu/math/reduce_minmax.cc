@@ -16,17 +16,25 @@ namespace {
 using namespace cpu::reduction;
 
 template <typename T>
-Status MaxCpu(ops::MaxArgs& a) { return reduce_kernel<T, MaxR<T>>(a); }
+Status MaxCpu(ops::MaxArgs& a) {
+  return reduce_kernel<T, MaxR<T>>(a);
+}
 
 template <typename T>
-Status MinCpu(ops::MinArgs& a) { return reduce_kernel<T, MinR<T>>(a); }
+Status MinCpu(ops::MinArgs& a) {
+  return reduce_kernel<T, MinR<T>>(a);
+}
 
 // All and Any dispatch on Tidx (their data is always bool): Tidx is unused here.
 template <typename Tidx>
-Status AllCpu(ops::AllArgs& a) { return reduce_kernel<bool, AllR>(a); }
+Status AllCpu(ops::AllArgs& a) {
+  return reduce_kernel<bool, AllR>(a);
+}
 
 template <typename Tidx>
-Status AnyCpu(ops::AnyArgs& a) { return reduce_kernel<bool, AnyR>(a); }
+Status AnyCpu(ops::AnyArgs& a) {
+  return reduce_kernel<bool, AnyR>(a);
+}
 
 #define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 

@@ -11,7 +11,9 @@ namespace {
 using namespace cpu::reduction;
 
 template <typename T>
-Status ProdCpu(ops::ProdArgs& a) { return reduce_kernel<T, ProdR<T>>(a); }
+Status ProdCpu(ops::ProdArgs& a) {
+  return reduce_kernel<T, ProdR<T>>(a);
+}
 
 #define OPF_NUMERIC bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t
 

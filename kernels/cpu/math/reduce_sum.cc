@@ -12,7 +12,9 @@ namespace {
 using namespace cpu::reduction;
 
 template <typename T>
-Status SumCpu(ops::SumArgs& a) { return reduce_kernel<T, SumR<T>>(a); }
+Status SumCpu(ops::SumArgs& a) {
+  return reduce_kernel<T, SumR<T>>(a);
+}
 
 template <typename T>
 Status MeanCpu(ops::MeanArgs& a) {  // over nothing: NaN for floats, 0 for integers (TensorFlow)

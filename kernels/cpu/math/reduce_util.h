@@ -21,8 +21,8 @@ namespace cpu {
 namespace reduction {
 
 template <typename T>
-using acc_t = std::conditional_t<cpu::is_float_v<T>, double,
-                                 std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+using acc_t =
+    std::conditional_t<cpu::is_float_v<T>, double, std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
 
 template <typename T>
 struct SumR {
@@ -50,8 +50,10 @@ struct MaxR {
   using C = cpu::compute_t<T>;
   using Acc = C;
   static Acc init() {
-    if constexpr (cpu::is_float_v<T>) return -std::numeric_limits<C>::infinity();
-    else return std::numeric_limits<C>::lowest();
+    if constexpr (cpu::is_float_v<T>)
+      return -std::numeric_limits<C>::infinity();
+    else
+      return std::numeric_limits<C>::lowest();
   }
   static Acc step(Acc a, T v) {
     C c = static_cast<C>(v);
@@ -69,8 +71,10 @@ struct MinR {
   using C = cpu::compute_t<T>;
   using Acc = C;
   static Acc init() {
-    if constexpr (cpu::is_float_v<T>) return std::numeric_limits<C>::infinity();
-    else return std::numeric_limits<C>::max();
+    if constexpr (cpu::is_float_v<T>)
+      return std::numeric_limits<C>::infinity();
+    else
+      return std::numeric_limits<C>::max();
   }
   static Acc step(Acc a, T v) {
     C c = static_cast<C>(v);
@@ -90,13 +94,17 @@ struct ProdR {
   using Acc = std::conditional_t<cpu::is_float_v<T>, double, uint64_t>;
   static Acc init() { return Acc(1); }
   static Acc step(Acc a, T v) {
-    if constexpr (cpu::is_float_v<T>) return a * static_cast<double>(static_cast<cpu::compute_t<T>>(v));
-    else return a * static_cast<uint64_t>(static_cast<int64_t>(v));
+    if constexpr (cpu::is_float_v<T>)
+      return a * static_cast<double>(static_cast<cpu::compute_t<T>>(v));
+    else
+      return a * static_cast<uint64_t>(static_cast<int64_t>(v));
   }
   static Acc merge(Acc a, Acc b) { return a * b; }
   static T finish(Acc a, int64_t) {
-    if constexpr (cpu::is_float_v<T>) return static_cast<T>(static_cast<cpu::compute_t<T>>(a));
-    else return static_cast<T>(a);
+    if constexpr (cpu::is_float_v<T>)
+      return static_cast<T>(static_cast<cpu::compute_t<T>>(a));
+    else
+      return static_cast<T>(a);
   }
 };
 
@@ -170,9 +178,13 @@ void reduce(const Tensor& in, const std::vector<int>& axes, Tensor& out) {
     int64_t outer = 1, red = 1, inner = 1;
     bool seen = false;
     for (size_t i = 0; i < p.dims.size(); ++i) {
-      if (p.reduced[i]) { red = p.dims[i]; seen = true; }
-      else if (!seen) outer *= p.dims[i];
-      else inner *= p.dims[i];
+      if (p.reduced[i]) {
+        red = p.dims[i];
+        seen = true;
+      } else if (!seen)
+        outer *= p.dims[i];
+      else
+        inner *= p.dims[i];
     }
     if (in.num_elements() == 0) {  // empty reduced run (or empty output)
       for (int64_t i = 0; i < out.num_elements(); ++i) y[i] = R::finish(R::init(), 0);
@@ -205,20 +217,21 @@ void reduce(const Tensor& in, const std::vector<int>& axes, Tensor& out) {
       return;
     }
     // Column reduction: accumulate whole rows of `inner` values at a time.
-    parallel_for(outer * inner, std::max<int64_t>(64, cpu::kGrain / std::max<int64_t>(1, red)), [&](int64_t b, int64_t e) {
-      std::vector<Acc> acc;
-      for (int64_t idx = b; idx < e;) {
-        int64_t o = idx / inner, j0 = idx % inner;
-        int64_t j1 = std::min(inner, j0 + (e - idx));
-        acc.assign(static_cast<size_t>(j1 - j0), R::init());
-        for (int64_t r = 0; r < red; ++r) {
-          const T* src = x + (o * red + r) * inner;
-          for (int64_t j = j0; j < j1; ++j) acc[j - j0] = R::step(acc[j - j0], src[j]);
-        }
-        for (int64_t j = j0; j < j1; ++j) y[o * inner + j] = R::finish(acc[j - j0], red);
-        idx += j1 - j0;
-      }
-    });
+    parallel_for(outer * inner, std::max<int64_t>(64, cpu::kGrain / std::max<int64_t>(1, red)),
+                 [&](int64_t b, int64_t e) {
+                   std::vector<Acc> acc;
+                   for (int64_t idx = b; idx < e;) {
+                     int64_t o = idx / inner, j0 = idx % inner;
+                     int64_t j1 = std::min(inner, j0 + (e - idx));
+                     acc.assign(static_cast<size_t>(j1 - j0), R::init());
+                     for (int64_t r = 0; r < red; ++r) {
+                       const T* src = x + (o * red + r) * inner;
+                       for (int64_t j = j0; j < j1; ++j) acc[j - j0] = R::step(acc[j - j0], src[j]);
+                     }
+                     for (int64_t j = j0; j < j1; ++j) y[o * inner + j] = R::finish(acc[j - j0], red);
+                     idx += j1 - j0;
+                   }
+                 });
     return;
   }
 
@@ -226,7 +239,10 @@ void reduce(const Tensor& in, const std::vector<int>& axes, Tensor& out) {
   const size_t nd = p.dims.size();
   std::vector<int64_t> stride(nd);
   int64_t st = 1;
-  for (size_t i = nd; i-- > 0;) { stride[i] = st; st *= p.dims[i]; }
+  for (size_t i = nd; i-- > 0;) {
+    stride[i] = st;
+    st *= p.dims[i];
+  }
   std::vector<int64_t> offsets{0};
   std::vector<int64_t> kept_dims, kept_strides;
   for (size_t i = 0; i < nd; ++i) {
@@ -242,18 +258,19 @@ void reduce(const Tensor& in, const std::vector<int>& axes, Tensor& out) {
     }
   }
   const int64_t red = static_cast<int64_t>(offsets.size());
-  parallel_for(out.num_elements(), std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, red)), [&](int64_t b, int64_t e) {
-    for (int64_t o = b; o < e; ++o) {
-      int64_t rem = o, base = 0;
-      for (size_t k = kept_dims.size(); k-- > 0;) {
-        base += (rem % kept_dims[k]) * kept_strides[k];
-        rem /= kept_dims[k];
-      }
-      Acc a = R::init();
-      for (int64_t off : offsets) a = R::step(a, x[base + off]);
-      y[o] = R::finish(a, red);
-    }
-  });
+  parallel_for(out.num_elements(), std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, red)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t o = b; o < e; ++o) {
+                   int64_t rem = o, base = 0;
+                   for (size_t k = kept_dims.size(); k-- > 0;) {
+                     base += (rem % kept_dims[k]) * kept_strides[k];
+                     rem /= kept_dims[k];
+                   }
+                   Acc a = R::init();
+                   for (int64_t off : offsets) a = R::step(a, x[base + off]);
+                   y[o] = R::finish(a, red);
+                 }
+               });
 }
 
 template <typename Args>

@@ -36,10 +36,9 @@ Status SelectCpu(ops::SelectArgs& a) {
     return Status::OK();
   }
   // A vector condition selects whole rows (dim 0) of t or e.
-  if (a.condition.rank() != 1 || a.t.rank() < 1 || a.condition.dim(0) != a.t.dim(0) ||
-      a.t.shape() != a.e.shape()) {
-    return a.ctx.error("'condition' ", a.condition.shape().to_string(), " does not fit 't' ",
-                       a.t.shape().to_string(), " and 'e' ", a.e.shape().to_string());
+  if (a.condition.rank() != 1 || a.t.rank() < 1 || a.condition.dim(0) != a.t.dim(0) || a.t.shape() != a.e.shape()) {
+    return a.ctx.error("'condition' ", a.condition.shape().to_string(), " does not fit 't' ", a.t.shape().to_string(),
+                       " and 'e' ", a.e.shape().to_string());
   }
   const int64_t rows = a.t.dim(0), inner = n / std::max<int64_t>(1, rows);
   parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, inner)), [&](int64_t b, int64_t end) {

@@ -1,5 +1,6 @@
 // Elementwise unary ops: Neg, Abs, Exp, Log, Sqrt, Square, Sigmoid, Tanh. 16-bit floats
-// compute in float (float32 Exp, Sigmoid and Tanh vectorized: cpu/vec_math.h); signed integer Neg/Abs/Square wrap instead of overflowing.
+// compute in float (float32 Exp, Sigmoid and Tanh vectorized: cpu/vec_math.h); signed integer Neg/Abs/Square wrap
+// instead of overflowing.
 #include <cmath>
 #include <type_traits>
 
@@ -34,8 +35,10 @@ Status NegCpu(ops::NegArgs& a) {
 template <typename T>
 Status AbsCpu(ops::AbsArgs& a) {
   return unary<T>(a.x, a.y, [](T v) {
-    if constexpr (std::is_integral_v<T>) return v < 0 ? cpu::wrap_neg(v) : v;
-    else return static_cast<T>(std::fabs(static_cast<compute_t<T>>(v)));
+    if constexpr (std::is_integral_v<T>)
+      return v < 0 ? cpu::wrap_neg(v) : v;
+    else
+      return static_cast<T>(std::fabs(static_cast<compute_t<T>>(v)));
   });
 }
 
@@ -74,13 +77,16 @@ Status TanhCpu(ops::TanhArgs& a) {
 
 template <typename T>
 Status SigmoidCpu(ops::SigmoidArgs& a) {
-  return cpu::float_map_vec<T>(a, [](auto v) {
-    using C = decltype(v);
-    // Stable for large |x|: never exponentiate a large positive number.
-    if (v >= 0) return C(1) / (C(1) + std::exp(-v));
-    const C e = std::exp(v);
-    return e / (C(1) + e);
-  }, vec::sigmoid_f32);
+  return cpu::float_map_vec<T>(
+      a,
+      [](auto v) {
+        using C = decltype(v);
+        // Stable for large |x|: never exponentiate a large positive number.
+        if (v >= 0) return C(1) / (C(1) + std::exp(-v));
+        const C e = std::exp(v);
+        return e / (C(1) + e);
+      },
+      vec::sigmoid_f32);
 }
 
 #define OPF_FLOATS bfloat16, half, float, double

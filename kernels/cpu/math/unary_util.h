@@ -13,9 +13,7 @@ namespace cpu {
 // y = f(x) for floats, computed in compute_t<T>.
 template <typename T, typename Args, typename F>
 Status float_map(Args& a, F f) {
-  map_unary<T, T>(a.x, a.y, [&](T v) {
-    return static_cast<T>(f(static_cast<compute_t<T>>(v)));
-  });
+  map_unary<T, T>(a.x, a.y, [&](T v) { return static_cast<T>(f(static_cast<compute_t<T>>(v))); });
   return Status::OK();
 }
 
@@ -25,9 +23,7 @@ Status float_map_vec(Args& a, Scalar f, Block block) {
   if constexpr (std::is_same_v<T, float>) {
     const float* in = a.x.template data<float>();
     float* out = a.y.template data<float>();
-    parallel_for(a.x.num_elements(), kGrain, [&](int64_t b, int64_t e) {
-      block(in + b, out + b, e - b);
-    });
+    parallel_for(a.x.num_elements(), kGrain, [&](int64_t b, int64_t e) { block(in + b, out + b, e - b); });
     return Status::OK();
   } else {
     return float_map<T>(a, f);

@@ -96,8 +96,8 @@ OPF_AVX2 inline __m256 sincos8(__m256 x) {
   __m256i q = _mm256_insertf128_si256(_mm256_castsi128_si256(q0), q1, 1);
   if (kCos) q = _mm256_add_epi32(q, _mm256_set1_epi32(1));  // cos(x) = sin(x + pi/2)
   // odd quadrants take the cosine polynomial; quadrants 2 and 3 flip the sign
-  const __m256 poly_cos = _mm256_castsi256_ps(
-      _mm256_cmpeq_epi32(_mm256_and_si256(q, _mm256_set1_epi32(1)), _mm256_set1_epi32(1)));
+  const __m256 poly_cos =
+      _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(q, _mm256_set1_epi32(1)), _mm256_set1_epi32(1)));
   const __m256 sign = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(q, _mm256_set1_epi32(2)), 30));
   const __m256 z = _mm256_mul_ps(r, r);
   __m256 c = _mm256_fmadd_ps(set1(2.443315711809948e-5f), z, set1(-1.388731625493765e-3f));
@@ -196,17 +196,16 @@ struct Expm1Range {  // k = round(x / ln 2) stays in [-126, 127]: 2^k is a norma
 // gives expm1(r) itself, so small |x| keep full relative precision. One path for every lane.
 struct Expm18 {
   OPF_AVX2 __m256 operator()(__m256 x) const {
-    const __m256 k = _mm256_round_ps(_mm256_mul_ps(x, set1(1.44269504088896341f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256 k =
+        _mm256_round_ps(_mm256_mul_ps(x, set1(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256 r = _mm256_fnmadd_ps(k, set1(0.693359375f), x);
     r = _mm256_fnmadd_ps(k, set1(-2.12194440e-4f), r);
     __m256 p = set1(1.0f / 362880);
-    static const float kInvFact[] = {1.0f / 40320, 1.0f / 5040, 1.0f / 720, 1.0f / 120,
-                                     1.0f / 24,    1.0f / 6,    0.5f};
+    static const float kInvFact[] = {1.0f / 40320, 1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f};
     for (float c : kInvFact) p = _mm256_fmadd_ps(p, r, set1(c));
     p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r);  // expm1(r)
-    const __m256 two_k = _mm256_castsi256_ps(
-        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23));
+    const __m256 two_k =
+        _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23));
     return _mm256_fmadd_ps(two_k, p, _mm256_sub_ps(two_k, set1(1.0f)));
   }
 };
@@ -240,7 +239,9 @@ struct KeepSignedZero {
 OPF_AVX2 void sin_avx2(const float* in, float* out, int64_t n) {
   map8(in, out, n, AbsLe2p20(), KeepSignedZero<SinCos8<false>>{}, sin_s);
 }
-OPF_AVX2 void cos_avx2(const float* in, float* out, int64_t n) { map8(in, out, n, AbsLe2p20(), SinCos8<true>(), cos_s); }
+OPF_AVX2 void cos_avx2(const float* in, float* out, int64_t n) {
+  map8(in, out, n, AbsLe2p20(), SinCos8<true>(), cos_s);
+}
 OPF_AVX2 void expm1_avx2(const float* in, float* out, int64_t n) {
   map8(in, out, n, Expm1Range(), KeepSignedZero<Expm18>{}, expm1_s);
 }
@@ -328,8 +329,9 @@ OPF_AVX2 void atan2_avx2(const float* y, const float* x, float* out, int64_t n) 
     const __m256 sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x80000000));
     const __m256 ay = _mm256_andnot_ps(sign_mask, yv), ax = _mm256_andnot_ps(sign_mask, xv);
     // finite, and not both zero (NaN fails the compares)
-    const __m256 ok = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(ay, inf, _CMP_LT_OQ), _mm256_cmp_ps(ax, inf, _CMP_LT_OQ)),
-                                    _mm256_cmp_ps(_mm256_max_ps(ay, ax), _mm256_setzero_ps(), _CMP_GT_OQ));
+    const __m256 ok =
+        _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(ay, inf, _CMP_LT_OQ), _mm256_cmp_ps(ax, inf, _CMP_LT_OQ)),
+                      _mm256_cmp_ps(_mm256_max_ps(ay, ax), _mm256_setzero_ps(), _CMP_GT_OQ));
     if (_mm256_movemask_ps(ok) == 0xff) {
       _mm256_storeu_ps(out + i, atan2_8(yv, xv));
     } else {
@@ -347,8 +349,9 @@ OPF_AVX2 void round_avx2(const float* in, float* out, int64_t n) {
   }
   for (; i < n; ++i) {
     const float v = in[i];
-    out[i] = kMode == _MM_FROUND_TO_NEG_INF ? std::floor(v)
-             : kMode == _MM_FROUND_TO_POS_INF ? std::ceil(v) : std::nearbyint(v);
+    out[i] = kMode == _MM_FROUND_TO_NEG_INF   ? std::floor(v)
+             : kMode == _MM_FROUND_TO_POS_INF ? std::ceil(v)
+                                              : std::nearbyint(v);
   }
 }
 
@@ -389,7 +392,8 @@ OPF_AVX2 int64_t find_first(const float* x, int64_t n, float v) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const __m256 a = _mm256_loadu_ps(x + i);
-    const int mask = _mm256_movemask_ps(want_nan ? _mm256_cmp_ps(a, a, _CMP_UNORD_Q) : _mm256_cmp_ps(a, vv, _CMP_EQ_OQ));
+    const int mask =
+        _mm256_movemask_ps(want_nan ? _mm256_cmp_ps(a, a, _CMP_UNORD_Q) : _mm256_cmp_ps(a, vv, _CMP_EQ_OQ));
     if (mask) return i + __builtin_ctz(static_cast<unsigned>(mask));
   }
   for (; i < n; ++i) {
@@ -423,8 +427,8 @@ OPF_AVX2 int64_t arg_avx2(const float* x, int64_t n) {
       nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
       const __m256 better = _mm256_cmp_ps(v, best[a], kMax ? _CMP_GT_OQ : _CMP_LT_OQ);
       best[a] = _mm256_blendv_ps(best[a], v, better);
-      best_i[a] = _mm256_castps_si256(
-          _mm256_blendv_ps(_mm256_castsi256_ps(best_i[a]), _mm256_castsi256_ps(idx[a]), better));
+      best_i[a] =
+          _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(best_i[a]), _mm256_castsi256_ps(idx[a]), better));
     }
   }
   if (_mm256_movemask_ps(nan)) return find_first(x, n, std::numeric_limits<float>::quiet_NaN());
@@ -492,7 +496,8 @@ void log1p_f32(const float* in, float* out, int64_t n) {
   OPF_DISPATCH(log1p_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = log1p_s(in[i]))
 }
 void floor_f32(const float* in, float* out, int64_t n) {
-  OPF_DISPATCH(round_avx2<_MM_FROUND_TO_NEG_INF>(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = std::floor(in[i]))
+  OPF_DISPATCH(round_avx2<_MM_FROUND_TO_NEG_INF>(in, out, n),
+               for (int64_t i = 0; i < n; ++i) out[i] = std::floor(in[i]))
 }
 void ceil_f32(const float* in, float* out, int64_t n) {
   OPF_DISPATCH(round_avx2<_MM_FROUND_TO_POS_INF>(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = std::ceil(in[i]))
@@ -518,8 +523,10 @@ float max_f32(const float* x, int64_t n) {
   OPF_DISPATCH_RET(minmax_avx2<true>(x, n, init), minmax_scalar<true>(x, n, init))
 }
 
-int64_t argmax_f32(const float* x, int64_t n) { OPF_DISPATCH_RET(arg_avx2<true>(x, n), arg_scalar<true>(x, n)) }
-int64_t argmin_f32(const float* x, int64_t n) { OPF_DISPATCH_RET(arg_avx2<false>(x, n), arg_scalar<false>(x, n)) }
+int64_t argmax_f32(const float* x, int64_t n){OPF_DISPATCH_RET(arg_avx2<true>(x, n), arg_scalar<true>(x, n))} int64_t
+    argmin_f32(const float* x, int64_t n) {
+  OPF_DISPATCH_RET(arg_avx2<false>(x, n), arg_scalar<false>(x, n))
+}
 
 }  // namespace vec
 }  // namespace opforge

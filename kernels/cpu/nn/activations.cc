@@ -29,8 +29,8 @@ namespace {
 
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
-constexpr double kSqrtHalf = 0.70710678118654752440;           // 1/sqrt(2)
-constexpr double kSqrt2OverPi = 0.79788456080286535587989;     // sqrt(2/pi)
+constexpr double kSqrtHalf = 0.70710678118654752440;             // 1/sqrt(2)
+constexpr double kSqrt2OverPi = 0.79788456080286535587989;       // sqrt(2/pi)
 constexpr double kInvSqrt2Pi = 0.39894228040143267793994605993;  // 1/sqrt(2 pi)
 constexpr double kGeluCubic = 0.044715;
 
@@ -60,7 +60,7 @@ void map1(const Tensor& x, Tensor& y, F f) {
 template <typename T>
 Status Relu6Cpu(ops::Relu6Args& a) {
   map1<T>(a.features, a.activations, [](C<T> v) {
-    if (v != v) return v;  // NaN stays NaN
+    if (v != v) return v;                                         // NaN stays NaN
     return v <= C<T>(0) ? C<T>(0) : (v > C<T>(6) ? C<T>(6) : v);  // -0 gives +0, as TensorFlow
   });
   return Status::OK();
@@ -74,9 +74,8 @@ Status EluCpu(ops::EluArgs& a) {
 
 template <typename T>
 Status SeluCpu(ops::SeluArgs& a) {
-  map1<T>(a.features, a.activations, [](C<T> v) {
-    return v < 0 ? C<T>(kSeluScale * kSeluAlpha) * std::expm1(v) : C<T>(kSeluScale) * v;
-  });
+  map1<T>(a.features, a.activations,
+          [](C<T> v) { return v < 0 ? C<T>(kSeluScale * kSeluAlpha) * std::expm1(v) : C<T>(kSeluScale) * v; });
   return Status::OK();
 }
 
@@ -178,8 +177,7 @@ Status ReluGradCpu(ops::ReluGradArgs& a) {
   if constexpr (std::is_same_v<T, float>) {
     masked_grad_f32<false>(a.gradients, a.features, a.backprops);
   } else {
-    map_grad<T>(a.gradients, a.features, a.backprops,
-                [](C<T> g, C<T> x) { return g * (x > 0 ? C<T>(1) : C<T>(0)); });
+    map_grad<T>(a.gradients, a.features, a.backprops, [](C<T> g, C<T> x) { return g * (x > 0 ? C<T>(1) : C<T>(0)); });
   }
   return Status::OK();
 }
@@ -197,24 +195,21 @@ Status Relu6GradCpu(ops::Relu6GradArgs& a) {
 
 template <typename T>
 Status EluGradCpu(ops::EluGradArgs& a) {
-  map_grad<T>(a.gradients, a.outputs, a.backprops,
-              [](C<T> g, C<T> y) { return y < 0 ? g * (y + C<T>(1)) : g; });
+  map_grad<T>(a.gradients, a.outputs, a.backprops, [](C<T> g, C<T> y) { return y < 0 ? g * (y + C<T>(1)) : g; });
   return Status::OK();
 }
 
 template <typename T>
 Status SeluGradCpu(ops::SeluGradArgs& a) {
-  map_grad<T>(a.gradients, a.outputs, a.backprops, [](C<T> g, C<T> y) {
-    return y < 0 ? g * (y + C<T>(kSeluScale * kSeluAlpha)) : g * C<T>(kSeluScale);
-  });
+  map_grad<T>(a.gradients, a.outputs, a.backprops,
+              [](C<T> g, C<T> y) { return y < 0 ? g * (y + C<T>(kSeluScale * kSeluAlpha)) : g * C<T>(kSeluScale); });
   return Status::OK();
 }
 
 template <typename T>
 Status LeakyReluGradCpu(ops::LeakyReluGradArgs& a) {
   const C<T> alpha = static_cast<C<T>>(a.alpha);
-  map_grad<T>(a.gradients, a.features, a.backprops,
-              [alpha](C<T> g, C<T> x) { return x > 0 ? g : alpha * g; });
+  map_grad<T>(a.gradients, a.features, a.backprops, [alpha](C<T> g, C<T> x) { return x > 0 ? g : alpha * g; });
   return Status::OK();
 }
 

@@ -54,28 +54,26 @@ std::vector<double> channel_sums(const T* x, const BnView& v, F f) {
   std::vector<double> total(static_cast<size_t>(v.c), 0.0);
   if (v.inner == 1) {
     std::mutex mu;
-    parallel_for(v.outer, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, v.c)),
-                 [&](int64_t b, int64_t e) {
-                   std::vector<double> part(static_cast<size_t>(v.c), 0.0);
-                   for (int64_t o = b; o < e; ++o) {
-                     const T* row = x + o * v.c;
-                     for (int64_t c = 0; c < v.c; ++c) part[static_cast<size_t>(c)] += f(c, o * v.c + c, row[c]);
-                   }
-                   std::lock_guard<std::mutex> lock(mu);
-                   for (int64_t c = 0; c < v.c; ++c) total[static_cast<size_t>(c)] += part[static_cast<size_t>(c)];
-                 });
+    parallel_for(v.outer, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, v.c)), [&](int64_t b, int64_t e) {
+      std::vector<double> part(static_cast<size_t>(v.c), 0.0);
+      for (int64_t o = b; o < e; ++o) {
+        const T* row = x + o * v.c;
+        for (int64_t c = 0; c < v.c; ++c) part[static_cast<size_t>(c)] += f(c, o * v.c + c, row[c]);
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      for (int64_t c = 0; c < v.c; ++c) total[static_cast<size_t>(c)] += part[static_cast<size_t>(c)];
+    });
   } else {
-    parallel_for(v.c, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, v.count())),
-                 [&](int64_t b, int64_t e) {
-                   for (int64_t c = b; c < e; ++c) {
-                     double s = 0;
-                     for (int64_t o = 0; o < v.outer; ++o) {
-                       const int64_t base = (o * v.c + c) * v.inner;
-                       for (int64_t i = 0; i < v.inner; ++i) s += f(c, base + i, x[base + i]);
-                     }
-                     total[static_cast<size_t>(c)] = s;
-                   }
-                 });
+    parallel_for(v.c, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, v.count())), [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        double s = 0;
+        for (int64_t o = 0; o < v.outer; ++o) {
+          const int64_t base = (o * v.c + c) * v.inner;
+          for (int64_t i = 0; i < v.inner; ++i) s += f(c, base + i, x[base + i]);
+        }
+        total[static_cast<size_t>(c)] = s;
+      }
+    });
   }
   return total;
 }
@@ -159,8 +157,8 @@ Status FusedBatchNormV3Cpu(ops::FusedBatchNormV3Args& a) {
 template <typename T>
 Status FusedBatchNormGradV3Cpu(ops::FusedBatchNormGradV3Args& a) {
   if (!(a.y_backprop.shape() == a.x.shape())) {
-    return a.ctx.error("y_backprop and x must have the same shape, got ", a.y_backprop.shape().to_string(),
-                       " and ", a.x.shape().to_string());
+    return a.ctx.error("y_backprop and x must have the same shape, got ", a.y_backprop.shape().to_string(), " and ",
+                       a.x.shape().to_string());
   }
   const BnView v = view_of(a.x.shape(), a.data_format);
   const size_t c = static_cast<size_t>(v.c);
@@ -171,8 +169,7 @@ Status FusedBatchNormGradV3Cpu(ops::FusedBatchNormGradV3Args& a) {
   std::vector<double> inv(c);
   for (size_t i = 0; i < c; ++i) inv[i] = 1.0 / std::sqrt(var[i] + static_cast<double>(a.epsilon));
   const auto val = [](T t) { return static_cast<double>(static_cast<float>(t)); };
-  const std::vector<double> d_offset =
-      channel_sums(dy, v, [&](int64_t, int64_t, T g) { return val(g); });
+  const std::vector<double> d_offset = channel_sums(dy, v, [&](int64_t, int64_t, T g) { return val(g); });
   const std::vector<double> d_scale = channel_sums(dy, v, [&](int64_t ch, int64_t i, T g) {
     const size_t k = static_cast<size_t>(ch);
     return val(g) * (val(x[i]) - mean[k]) * inv[k];
@@ -201,8 +198,9 @@ Status FusedBatchNormGradV3Cpu(ops::FusedBatchNormGradV3Args& a) {
 template <typename T>
 Status FusedBatchNormExCpu(ops::_FusedBatchNormExArgs& a) {
   if (a.is_training) {
-    return errors::Unimplemented("_FusedBatchNormEx: opforge runs it for inference only (is_training=false); "
-                                 "use FusedBatchNormV3 to train");
+    return errors::Unimplemented(
+        "_FusedBatchNormEx: opforge runs it for inference only (is_training=false); "
+        "use FusedBatchNormV3 to train");
   }
   if (a.activation_mode != "Identity" && a.activation_mode != "Relu") {
     return a.ctx.error("activation_mode must be \"Identity\" or \"Relu\", got \"", a.activation_mode, "\"");
@@ -210,8 +208,7 @@ Status FusedBatchNormExCpu(ops::_FusedBatchNormExArgs& a) {
   if (a.side_input.size > 1) return a.ctx.error("at most one side_input, got ", a.side_input.size);
   const Tensor* side = a.side_input.size == 1 ? &a.side_input[0] : nullptr;
   if (side != nullptr && !(side->shape() == a.x.shape())) {
-    return a.ctx.error("side_input must have x's shape ", a.x.shape().to_string(), ", got ",
-                       side->shape().to_string());
+    return a.ctx.error("side_input must have x's shape ", a.x.shape().to_string(), ", got ", side->shape().to_string());
   }
   const BnView v = view_of(a.x.shape(), a.data_format);
   const size_t c = static_cast<size_t>(v.c);

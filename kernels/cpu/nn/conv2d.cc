@@ -32,18 +32,29 @@ namespace opforge {
 namespace conv2d {
 
 Status conv_geom(const std::string& op, const Shape& input, const Shape& filter, const Layout& l,
-                 const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
-                 const std::string& padding, const std::vector<int64_t>& explicit_paddings,
-                 ConvGeom* g) {
+                 const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations, const std::string& padding,
+                 const std::vector<int64_t>& explicit_paddings, ConvGeom* g) {
   OPF_RETURN_IF_ERROR(nn::need_rank(op, "filter", filter, 4));
   OPF_RETURN_IF_ERROR(nn::need_rank(op, "input", input, 4));
   nn::Window2D w;
-  OPF_RETURN_IF_ERROR(nn::window2d(op, input, l, filter.dim(0), filter.dim(1), strides, dilations,
-                                   padding, explicit_paddings, &w));
+  OPF_RETURN_IF_ERROR(
+      nn::window2d(op, input, l, filter.dim(0), filter.dim(1), strides, dilations, padding, explicit_paddings, &w));
   int64_t groups = 1;
   OPF_RETURN_IF_ERROR(nn::conv_groups(op, w.c, filter.dim(2), filter.dim(3), &groups));
-  *g = ConvGeom{w.n, w.h.in, w.w.in, w.c, filter.dim(0), filter.dim(1), filter.dim(3),
-                w.h.out, w.w.out, w.h.kernel_stride(), w.w.kernel_stride(), w.h.d, w.w.d, w.h.pad_before,
+  *g = ConvGeom{w.n,
+                w.h.in,
+                w.w.in,
+                w.c,
+                filter.dim(0),
+                filter.dim(1),
+                filter.dim(3),
+                w.h.out,
+                w.w.out,
+                w.h.kernel_stride(),
+                w.w.kernel_stride(),
+                w.h.d,
+                w.w.d,
+                w.h.pad_before,
                 w.w.pad_before};
   g->groups = groups;
   g->cs = w.c;
@@ -111,8 +122,7 @@ using conv_t = std::conditional_t<std::is_integral_v<T>, T, nn::acc_t<T>>;
 
 using nn_semantics::read_sizes;
 
-Status check_out_backprop(const std::string& op, const ConvGeom& g, const Layout& l,
-                          const Shape& dy) {
+Status check_out_backprop(const std::string& op, const ConvGeom& g, const Layout& l, const Shape& dy) {
   Shape want = nn::shape4(l, g.n, g.oh, g.ow, g.cout);
   if (!(dy == want)) {
     return errors::InvalidArgument(op, ": out_backprop has shape ", dy.to_string(),
@@ -136,8 +146,8 @@ Status Conv2DCpu(ops::Conv2DArgs& a) {
   using C = conv_t<T>;
   const Layout l = nn::layout_of(a.data_format);
   ConvGeom g;
-  OPF_RETURN_IF_ERROR(conv2d::conv_geom("Conv2D", a.input.shape(), a.filter.shape(), l, a.strides,
-                                a.dilations, a.padding, a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(conv2d::conv_geom("Conv2D", a.input.shape(), a.filter.shape(), l, a.strides, a.dilations,
+                                        a.padding, a.explicit_paddings, &g));
   nn::Nhwc<T, C> in(a.input, l);
   Flat<T, C> filt(a.filter);
   nn::NhwcOut<T, C> out(a.output, l);
@@ -156,14 +166,14 @@ Status FusedConv2DCpu(ops::_FusedConv2DArgs& a) {
   using C = nn::acc_t<T>;
   const Layout l = nn::layout_of(a.data_format);
   ConvGeom g;
-  OPF_RETURN_IF_ERROR(conv2d::conv_geom("_FusedConv2D", a.input.shape(), a.filter.shape(), l, a.strides,
-                                a.dilations, a.padding, a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(conv2d::conv_geom("_FusedConv2D", a.input.shape(), a.filter.shape(), l, a.strides, a.dilations,
+                                        a.padding, a.explicit_paddings, &g));
   if (a.host_args.size != 0) {
     return errors::Unimplemented("_FusedConv2D: host_args (quantized variants) are not supported");
   }
   nn::Epilogue<C> post;
-  OPF_RETURN_IF_ERROR(nn::Epilogue<C>::template make<T>("_FusedConv2D", a.fused_ops, a.args, g.cout,
-                                                        a.epsilon, a.leakyrelu_alpha, &post));
+  OPF_RETURN_IF_ERROR(nn::Epilogue<C>::template make<T>("_FusedConv2D", a.fused_ops, a.args, g.cout, a.epsilon,
+                                                        a.leakyrelu_alpha, &post));
   nn::Nhwc<T, C> in(a.input, l);
   Flat<T, C> filt(a.filter);
   nn::NhwcOut<T, C> out(a.output, l);
@@ -183,8 +193,8 @@ Status Conv2DBackpropInputCpu(ops::Conv2DBackpropInputArgs& a) {
   Shape input;
   OPF_RETURN_IF_ERROR(read_sizes("Conv2DBackpropInput", "input_sizes", a.input_sizes, &input));
   ConvGeom g;
-  OPF_RETURN_IF_ERROR(conv2d::conv_geom("Conv2DBackpropInput", input, a.filter.shape(), l, a.strides,
-                                a.dilations, a.padding, a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(conv2d::conv_geom("Conv2DBackpropInput", input, a.filter.shape(), l, a.strides, a.dilations,
+                                        a.padding, a.explicit_paddings, &g));
   OPF_RETURN_IF_ERROR(check_out_backprop("Conv2DBackpropInput", g, l, a.out_backprop.shape()));
   nn::Nhwc<T, C> dy(a.out_backprop, l);
   Flat<T, C> filt(a.filter);
@@ -201,8 +211,8 @@ Status Conv2DBackpropFilterCpu(ops::Conv2DBackpropFilterArgs& a) {
   Shape fshape;
   OPF_RETURN_IF_ERROR(read_sizes("Conv2DBackpropFilter", "filter_sizes", a.filter_sizes, &fshape));
   ConvGeom g;
-  OPF_RETURN_IF_ERROR(conv2d::conv_geom("Conv2DBackpropFilter", a.input.shape(), fshape, l, a.strides,
-                                a.dilations, a.padding, a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(conv2d::conv_geom("Conv2DBackpropFilter", a.input.shape(), fshape, l, a.strides, a.dilations,
+                                        a.padding, a.explicit_paddings, &g));
   OPF_RETURN_IF_ERROR(check_out_backprop("Conv2DBackpropFilter", g, l, a.out_backprop.shape()));
   nn::Nhwc<T, C> in(a.input, l);
   nn::Nhwc<T, C> dy(a.out_backprop, l);
@@ -223,9 +233,7 @@ Status Conv2DBackpropFilterCpu(ops::Conv2DBackpropFilterArgs& a) {
 
 OPFORGE_REGISTER_KERNEL(Conv2D, CPU, Conv2DCpu, bfloat16, half, float, double, int32_t)
 OPFORGE_REGISTER_KERNEL(_FusedConv2D, CPU, FusedConv2DCpu, bfloat16, half, float, double)
-OPFORGE_REGISTER_KERNEL(Conv2DBackpropInput, CPU, Conv2DBackpropInputCpu, bfloat16, half, float,
-                        double, int32_t)
-OPFORGE_REGISTER_KERNEL(Conv2DBackpropFilter, CPU, Conv2DBackpropFilterCpu, bfloat16, half, float,
-                        double)
+OPFORGE_REGISTER_KERNEL(Conv2DBackpropInput, CPU, Conv2DBackpropInputCpu, bfloat16, half, float, double, int32_t)
+OPFORGE_REGISTER_KERNEL(Conv2DBackpropFilter, CPU, Conv2DBackpropFilterCpu, bfloat16, half, float, double)
 
 }  // namespace opforge

@@ -62,8 +62,8 @@ void conv_backprop_filter(const C* in, const C* dy, C* df, const ConvGeom& g) {
       const int64_t p0 = t * tp, p1 = std::min(g.pixels(), p0 + tp);
       for (int64_t gi = 0; gi < g.groups; ++gi) {
         im2col(in + gi * s.cin, s, p0, p1, col.data());
-        nn::gemm<C>(true, false, k, s.cout, p1 - p0, col.data(), k, dy + p0 * g.cout + gi * s.cout, g.cout,
-                    C(1), part.data() + gi * s.cout, g.cout);
+        nn::gemm<C>(true, false, k, s.cout, p1 - p0, col.data(), k, dy + p0 * g.cout + gi * s.cout, g.cout, C(1),
+                    part.data() + gi * s.cout, g.cout);
       }
     }
     std::lock_guard<std::mutex> lock(mu);

@@ -31,8 +31,7 @@ void direct_forward(const float* in, const float* filt, float* out, const ConvGe
     for (int64_t t = 0; t < taps; ++t) std::copy(filt + t * g.cout, filt + (t + 1) * g.cout, &padded[t * cp]);
     f = padded.data();
   }
-  const nn::DirectConvGeom dg{g.h, g.w, g.cin, g.kh, g.kw, g.cout, cp, g.oh, g.ow,
-                              g.sh, g.sw, g.dh, g.dw, g.pt, g.pl};
+  const nn::DirectConvGeom dg{g.h, g.w, g.cin, g.kh, g.kw, g.cout, cp, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl};
   const int64_t row_work = std::max<int64_t>(1, g.ow * taps * g.cout);
   parallel_for(g.n * g.oh, std::max<int64_t>(1, cpu::kGrain / row_work), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
@@ -45,7 +44,7 @@ void direct_forward(const float* in, const float* filt, float* out, const ConvGe
 
 template void direct_forward<NoPost>(const float*, const float*, float*, const ConvGeom&, const NoPost&);
 template void direct_forward<nn::Epilogue<float>>(const float*, const float*, float*, const ConvGeom&,
-                                                   const nn::Epilogue<float>&);
+                                                  const nn::Epilogue<float>&);
 
 }  // namespace conv2d
 }  // namespace opforge

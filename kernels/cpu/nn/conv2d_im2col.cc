@@ -23,9 +23,9 @@ template <typename C>
 std::shared_ptr<const nn::RightOperand<C>> filter_operand(const Tensor* filter, const C* filt, const ConvGeom& g) {
   const auto make = [&] { return std::make_shared<const nn::RightOperand<C>>(filt, g.cout, g.k(), g.cout); };
   if (!std::is_same_v<C, float> || filter == nullptr) return make();
-  return derived_from_constant<nn::RightOperand<C>>(
-      *filter, "conv-gemm " + std::to_string(g.k()) + "x" + std::to_string(g.cout),
-      static_cast<size_t>(g.k() * g.cout) * sizeof(C), make);
+  return derived_from_constant<nn::RightOperand<C>>(*filter,
+                                                    "conv-gemm " + std::to_string(g.k()) + "x" + std::to_string(g.cout),
+                                                    static_cast<size_t>(g.k() * g.cout) * sizeof(C), make);
 }
 
 }  // namespace
@@ -99,9 +99,9 @@ void grouped_forward(const C* in, const C* filt, C* out, const ConvGeom& g, cons
   }
 }
 
-#define OPF_CONV_FORWARD(C, Post)                                                                      \
+#define OPF_CONV_FORWARD(C, Post)                                                                            \
   template void im2col_forward<C, Post>(const C*, const C*, C*, const ConvGeom&, const Post&, const Tensor*, \
-                                        const blas::ColumnEpilogue*);                                  \
+                                        const blas::ColumnEpilogue*);                                        \
   template void grouped_forward<C, Post>(const C*, const C*, C*, const ConvGeom&, const Post&);
 OPF_CONV_FORWARD(float, NoPost)
 OPF_CONV_FORWARD(double, NoPost)

@@ -46,9 +46,8 @@ struct ConvGeom {
 
 // Geometry from the input shape and filter shape [kh, kw, cin / groups, cout] (all known).
 Status conv_geom(const std::string& op, const Shape& input, const Shape& filter, const Layout& l,
-                 const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
-                 const std::string& padding, const std::vector<int64_t>& explicit_paddings,
-                 ConvGeom* g);
+                 const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations, const std::string& padding,
+                 const std::vector<int64_t>& explicit_paddings, ConvGeom* g);
 
 // One group of a grouped convolution: cin / cout of that group, pixels still cs channels apart
 // (the group's input, filter and output start at channel gi * cin, gi * cout of the whole).

@@ -38,8 +38,8 @@ std::atomic<int> g_winograd_tile{0};
 
 template <int kM>
 struct Winograd {
-  static constexpr int kT = kM + 2;    // input tile side
-  static constexpr int kP = kT * kT;   // positions of the transformed tile: one GEMM each
+  static constexpr int kT = kM + 2;   // input tile side
+  static constexpr int kP = kT * kT;  // positions of the transformed tile: one GEMM each
 };
 
 // U[k][cin][cout] = (G g G^T)[k] for the kP positions k of the transformed filter, computed in
@@ -48,9 +48,12 @@ template <int kM>
 std::vector<float> winograd_filter(const float* filt, const ConvGeom& g) {
   constexpr int kT = Winograd<kM>::kT, kP = Winograd<kM>::kP;
   static constexpr double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-  static constexpr double kG4[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                       {-1.0 / 6, 1.0 / 6, -1.0 / 6}, {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                       {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+  static constexpr double kG4[6][3] = {{1.0 / 4, 0, 0},
+                                       {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                       {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                       {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                       {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                       {0, 0, 1}};
   const auto G = [](int i, int k) { return kM == 2 ? kG2[i][k] : kG4[i][k]; };
   const int64_t ci = g.cin, co = g.cout, plane = ci * co;
   std::vector<float> u(static_cast<size_t>(kP * plane));
@@ -80,7 +83,8 @@ struct WinogradFilter {
     f->u = winograd_filter<kM>(filt, g);
     const int64_t plane = g.cin * g.cout;
     f->uk.reserve(Winograd<kM>::kP);
-    for (int p = 0; p < Winograd<kM>::kP; ++p) f->uk.emplace_back(&f->u[static_cast<size_t>(p * plane)], g.cout, g.cin, g.cout);
+    for (int p = 0; p < Winograd<kM>::kP; ++p)
+      f->uk.emplace_back(&f->u[static_cast<size_t>(p * plane)], g.cout, g.cin, g.cout);
     return f;
   }
   std::vector<float> u;
@@ -144,8 +148,8 @@ void run_winograd(const float* in, const WinogradFilter& wf, float* out, const C
         const int64_t ih = kM * ty - g.pt + i;
         for (int j = 0; j < kT; ++j) {
           const int64_t iw = kM * tx - g.pl + j;
-          d[i * kT + j] = (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w) ? zeros.data()
-                                                                       : in + ((n * g.h + ih) * g.w + iw) * ci;
+          d[i * kT + j] =
+              (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w) ? zeros.data() : in + ((n * g.h + ih) * g.w + iw) * ci;
         }
       }
       winograd_input_tile<kM>(d, ci, v + (t - base) * ci, chunk * ci);
@@ -220,8 +224,8 @@ void run_winograd(const float* in, const WinogradFilter& wf, float* out, const C
 // 7x7x512 image, 16 blocks, 5.9 ms against 3.0 ms through im2col; 98 blocks of 14x14x256, 2.1
 // against 3.1 ms).
 int winograd_tile(const ConvGeom& g) {
-  if (!(g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.cin >= 16 &&
-        g.cout >= 16 && g.oh >= 2 && g.ow >= 2)) {
+  if (!(g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.cin >= 16 && g.cout >= 16 &&
+        g.oh >= 2 && g.ow >= 2)) {
     return 0;
   }
   const auto blocks = [&](int64_t m) { return g.n * ((g.oh + m - 1) / m) * ((g.ow + m - 1) / m); };

@@ -15,8 +15,7 @@ namespace conv2d {
 
 // V = B^T d B for one tile: d[i*4+j] is input pixel (i, j) of the 4x4 tile (ci channels), and
 // v + k*vstride receives position k of the transform.
-OPF_SIMD_CLONES void winograd2_input_tile(const float* const d[16], int64_t ci, float* __restrict v,
-                                          int64_t vstride) {
+OPF_SIMD_CLONES void winograd2_input_tile(const float* const d[16], int64_t ci, float* __restrict v, int64_t vstride) {
   // Row i of B^T d is row ra[i] + sg[i] * row rb[i]; the column pass (times B) follows in the same loop.
   static constexpr int ra[4] = {0, 1, 2, 1}, rb[4] = {2, 2, 1, 3};
   static constexpr float sg[4] = {-1.0f, 1.0f, -1.0f, -1.0f};
@@ -42,7 +41,8 @@ OPF_SIMD_CLONES void winograd2_input_tile(const float* const d[16], int64_t ci, 
 // The epilogue of a transformed output value: kAct < 0 none; else act(v * scale + shift) per
 // channel (kAct 0 none, 1 Relu, 2 Relu6; kScale false: scale 1).
 template <int kAct, bool kScale>
-__attribute__((always_inline)) inline float finish(float v, const float* __restrict scale, const float* __restrict shift, int64_t o) {
+__attribute__((always_inline)) inline float finish(float v, const float* __restrict scale,
+                                                   const float* __restrict shift, int64_t o) {
   if (kAct < 0) return v;
   v = kScale ? v * scale[o] + shift[o] : v + shift[o];
   if (kAct >= 1) v = v < 0.0f ? 0.0f : v;
@@ -53,8 +53,8 @@ __attribute__((always_inline)) inline float finish(float v, const float* __restr
 // Y = A^T M A for one tile: m[k] is position k of the 16 products (co channels); y[r*2+s] is
 // output pixel (r, s) of the 2x2 block, finished before the store.
 template <int kAct, bool kScale>
-__attribute__((always_inline)) inline void output_tile2(const float* const m[16], int64_t co, float* const y[4], const float* __restrict scale,
-                         const float* __restrict shift) {
+__attribute__((always_inline)) inline void output_tile2(const float* const m[16], int64_t co, float* const y[4],
+                                                        const float* __restrict scale, const float* __restrict shift) {
   float* __restrict y00 = y[0];
   float* __restrict y01 = y[1];
   float* __restrict y10 = y[2];
@@ -82,10 +82,10 @@ constexpr int64_t kBlock = 64;
 // r_k = (B^T x)_k, k < 6, for 6-point columns x (n channels):
 //   B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1]
 __attribute__((always_inline)) inline void input_1d4(const float* const x[6], float* const r[6], int64_t n) {
-  const float *__restrict x0 = x[0], *__restrict x1 = x[1], *__restrict x2 = x[2];
-  const float *__restrict x3 = x[3], *__restrict x4 = x[4], *__restrict x5 = x[5];
-  float *__restrict r0 = r[0], *__restrict r1 = r[1], *__restrict r2 = r[2];
-  float *__restrict r3 = r[3], *__restrict r4 = r[4], *__restrict r5 = r[5];
+  const float* __restrict x0 = x[0], * __restrict x1 = x[1], * __restrict x2 = x[2];
+  const float* __restrict x3 = x[3], * __restrict x4 = x[4], * __restrict x5 = x[5];
+  float* __restrict r0 = r[0], * __restrict r1 = r[1], * __restrict r2 = r[2];
+  float* __restrict r3 = r[3], * __restrict r4 = r[4], * __restrict r5 = r[5];
   for (int64_t c = 0; c < n; ++c) {
     const float a = x4[c] - 4.0f * x2[c], b = x3[c] - 4.0f * x1[c];  // rows 1, 2
     const float e = x4[c] - x2[c], f = 2.0f * (x3[c] - x1[c]);       // rows 3, 4
@@ -100,8 +100,7 @@ __attribute__((always_inline)) inline void input_1d4(const float* const x[6], fl
 
 // V = B^T d B for one tile: d[i*6+j] is input pixel (i, j) of the 6x6 tile (ci channels), and
 // v + k*vstride receives position k of the transform.
-OPF_SIMD_CLONES void winograd4_input_tile(const float* const d[36], int64_t ci, float* __restrict v,
-                                          int64_t vstride) {
+OPF_SIMD_CLONES void winograd4_input_tile(const float* const d[36], int64_t ci, float* __restrict v, int64_t vstride) {
   alignas(64) float t[36 * kBlock];  // B^T d for one block of channels: t[(i*6+j)*kBlock + c]
   for (int64_t c0 = 0; c0 < ci; c0 += kBlock) {
     const int64_t n = std::min(kBlock, ci - c0);
@@ -130,16 +129,16 @@ OPF_SIMD_CLONES void winograd4_input_tile(const float* const d[36], int64_t ci, 
 // output pixel (r, s) of the 4x4 block, finished before the store.
 //   A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1]
 template <int kAct, bool kScale>
-__attribute__((always_inline)) inline void output_tile4(const float* const m[36], int64_t co, float* const y[16], const float* __restrict scale,
-                         const float* __restrict shift) {
+__attribute__((always_inline)) inline void output_tile4(const float* const m[36], int64_t co, float* const y[16],
+                                                        const float* __restrict scale, const float* __restrict shift) {
   alignas(64) float t[24 * kBlock];  // A^T M for one block of channels: t[(r*6+j)*kBlock + c]
   for (int64_t o0 = 0; o0 < co; o0 += kBlock) {
     const int64_t n = std::min(kBlock, co - o0);
     for (int j = 0; j < 6; ++j) {  // down column j
-      const float *__restrict x0 = m[j] + o0, *__restrict x1 = m[6 + j] + o0, *__restrict x2 = m[12 + j] + o0;
-      const float *__restrict x3 = m[18 + j] + o0, *__restrict x4 = m[24 + j] + o0, *__restrict x5 = m[30 + j] + o0;
-      float *__restrict r0 = t + j * kBlock, *__restrict r1 = t + (6 + j) * kBlock;
-      float *__restrict r2 = t + (12 + j) * kBlock, *__restrict r3 = t + (18 + j) * kBlock;
+      const float* __restrict x0 = m[j] + o0, * __restrict x1 = m[6 + j] + o0, * __restrict x2 = m[12 + j] + o0;
+      const float* __restrict x3 = m[18 + j] + o0, * __restrict x4 = m[24 + j] + o0, * __restrict x5 = m[30 + j] + o0;
+      float* __restrict r0 = t + j * kBlock, * __restrict r1 = t + (6 + j) * kBlock;
+      float* __restrict r2 = t + (12 + j) * kBlock, * __restrict r3 = t + (18 + j) * kBlock;
       for (int64_t c = 0; c < n; ++c) {
         const float a = x1[c] + x2[c], b = x1[c] - x2[c], p = x3[c] + x4[c], q = x3[c] - x4[c];
         r0[c] = x0[c] + a + p;
@@ -149,10 +148,10 @@ __attribute__((always_inline)) inline void output_tile4(const float* const m[36]
       }
     }
     for (int r = 0; r < 4; ++r) {  // along row r, finished and stored
-      const float *__restrict x0 = t + (r * 6) * kBlock, *__restrict x1 = x0 + kBlock, *__restrict x2 = x1 + kBlock;
-      const float *__restrict x3 = x2 + kBlock, *__restrict x4 = x3 + kBlock, *__restrict x5 = x4 + kBlock;
-      float *__restrict y0 = y[r * 4] + o0, *__restrict y1 = y[r * 4 + 1] + o0;
-      float *__restrict y2 = y[r * 4 + 2] + o0, *__restrict y3 = y[r * 4 + 3] + o0;
+      const float* __restrict x0 = t + (r * 6) * kBlock, * __restrict x1 = x0 + kBlock, * __restrict x2 = x1 + kBlock;
+      const float* __restrict x3 = x2 + kBlock, * __restrict x4 = x3 + kBlock, * __restrict x5 = x4 + kBlock;
+      float* __restrict y0 = y[r * 4] + o0, * __restrict y1 = y[r * 4 + 1] + o0;
+      float* __restrict y2 = y[r * 4 + 2] + o0, * __restrict y3 = y[r * 4 + 3] + o0;
       const float* sc = kScale ? scale + o0 : nullptr;
       const float* sh = kAct >= 0 ? shift + o0 : nullptr;
       for (int64_t c = 0; c < n; ++c) {
@@ -174,12 +173,18 @@ OPF_SIMD_CLONES void winograd2_output_tile(const float* const m[16], int64_t co,
   if (ep == nullptr) return output_tile2<-1, false>(m, co, y, nullptr, nullptr);
   const float *sc = ep->scale, *sh = ep->shift;
   switch (ep->act * 2 + (sc != nullptr ? 1 : 0)) {
-    case 0: return output_tile2<0, false>(m, co, y, sc, sh);
-    case 1: return output_tile2<0, true>(m, co, y, sc, sh);
-    case 2: return output_tile2<1, false>(m, co, y, sc, sh);
-    case 3: return output_tile2<1, true>(m, co, y, sc, sh);
-    case 4: return output_tile2<2, false>(m, co, y, sc, sh);
-    default: return output_tile2<2, true>(m, co, y, sc, sh);
+    case 0:
+      return output_tile2<0, false>(m, co, y, sc, sh);
+    case 1:
+      return output_tile2<0, true>(m, co, y, sc, sh);
+    case 2:
+      return output_tile2<1, false>(m, co, y, sc, sh);
+    case 3:
+      return output_tile2<1, true>(m, co, y, sc, sh);
+    case 4:
+      return output_tile2<2, false>(m, co, y, sc, sh);
+    default:
+      return output_tile2<2, true>(m, co, y, sc, sh);
   }
 }
 
@@ -188,12 +193,18 @@ OPF_SIMD_CLONES void winograd4_output_tile(const float* const m[36], int64_t co,
   if (ep == nullptr) return output_tile4<-1, false>(m, co, y, nullptr, nullptr);
   const float *sc = ep->scale, *sh = ep->shift;
   switch (ep->act * 2 + (sc != nullptr ? 1 : 0)) {
-    case 0: return output_tile4<0, false>(m, co, y, sc, sh);
-    case 1: return output_tile4<0, true>(m, co, y, sc, sh);
-    case 2: return output_tile4<1, false>(m, co, y, sc, sh);
-    case 3: return output_tile4<1, true>(m, co, y, sc, sh);
-    case 4: return output_tile4<2, false>(m, co, y, sc, sh);
-    default: return output_tile4<2, true>(m, co, y, sc, sh);
+    case 0:
+      return output_tile4<0, false>(m, co, y, sc, sh);
+    case 1:
+      return output_tile4<0, true>(m, co, y, sc, sh);
+    case 2:
+      return output_tile4<1, false>(m, co, y, sc, sh);
+    case 3:
+      return output_tile4<1, true>(m, co, y, sc, sh);
+    case 4:
+      return output_tile4<2, false>(m, co, y, sc, sh);
+    default:
+      return output_tile4<2, true>(m, co, y, sc, sh);
   }
 }
 

@@ -34,9 +34,9 @@ constexpr int kUr = 8;  // output pixels per block
 // may fall outside the image (count may then be below kUr). `mask` covers the output channels
 // of the last vector that exist.
 template <int kNv, bool kEdge>
-__attribute__((target("avx512f"))) void conv_block(const float* xn, const float* f, float* out,
-                                                   const DirectConvGeom& g, int64_t oh, int64_t ow0, int count,
-                                                   int64_t co0, __mmask16 mask, int64_t i0, int64_t i1) {
+__attribute__((target("avx512f"))) void conv_block(const float* xn, const float* f, float* out, const DirectConvGeom& g,
+                                                   int64_t oh, int64_t ow0, int count, int64_t co0, __mmask16 mask,
+                                                   int64_t i0, int64_t i1) {
   const int64_t cin = g.cin, w = g.w, kw = g.kw, dw = g.dw, sw = g.sw, cp = g.cout_padded;
   const int64_t step = sw * cin;  // floats from one output pixel's input to the next's
   __m512 acc[kUr][kNv];
@@ -81,8 +81,7 @@ __attribute__((target("avx512f"))) void conv_block(const float* xn, const float*
 template <int kNv>
 __attribute__((target("avx512f"))) void conv_blocks(const float* xn, const float* f, float* out,
                                                     const DirectConvGeom& g, int64_t oh, int64_t ow0, int count,
-                                                    bool inside, int64_t co0, __mmask16 mask, int64_t i0,
-                                                    int64_t i1) {
+                                                    bool inside, int64_t co0, __mmask16 mask, int64_t i0, int64_t i1) {
   if (inside) {
     conv_block<kNv, false>(xn, f, out, g, oh, ow0, kUr, co0, mask, i0, i1);
   } else {

@@ -47,10 +47,9 @@ __attribute__((target("avx512f"))) inline __m512 load16(const float* p, __mmask1
 // copied into locals and the accumulators are eight named registers: written as an array
 // behind a reference to the geometry, GCC kept them in memory.
 template <bool kEdge, bool kFull, bool kPlain = kFull>
-__attribute__((target("avx512f"))) inline void dw_block(const float* xn, const float* f, float* out,
-                                                        const DwGeom& g, int64_t oh, int64_t ow0, int count,
-                                                        int64_t c0, __mmask16 mask, int64_t i0, int64_t i1,
-                                                        const blas::ColumnEpilogue* ep) {
+__attribute__((target("avx512f"))) inline void dw_block(const float* xn, const float* f, float* out, const DwGeom& g,
+                                                        int64_t oh, int64_t ow0, int count, int64_t c0, __mmask16 mask,
+                                                        int64_t i0, int64_t i1, const blas::ColumnEpilogue* ep) {
   const int64_t c = g.c, w = g.w, kw = g.kw, dw = g.dw, sw = g.sw;
   const int64_t step = sw * c;  // floats from one output pixel's input to the next's
   __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;

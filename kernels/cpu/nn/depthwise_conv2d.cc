@@ -32,20 +32,32 @@ using nn::Layout;
 using nn::DwGeom;
 
 Status dw_geom(const std::string& op, const Shape& input, const Shape& filter, const Layout& l,
-               const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
-               const std::string& padding, const std::vector<int64_t>& explicit_paddings,
-               DwGeom* g) {
+               const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations, const std::string& padding,
+               const std::vector<int64_t>& explicit_paddings, DwGeom* g) {
   OPF_RETURN_IF_ERROR(nn::need_rank(op, "filter", filter, 4));
   OPF_RETURN_IF_ERROR(nn::need_rank(op, "input", input, 4));
   nn::Window2D w;
-  OPF_RETURN_IF_ERROR(nn::window2d(op, input, l, filter.dim(0), filter.dim(1), strides, dilations,
-                                   padding, explicit_paddings, &w));
+  OPF_RETURN_IF_ERROR(
+      nn::window2d(op, input, l, filter.dim(0), filter.dim(1), strides, dilations, padding, explicit_paddings, &w));
   if (filter.dim(2) != w.c) {
-    return errors::InvalidArgument(op, ": input depth (", w.c, ") must equal the filter's in_channels (",
-                                   filter.dim(2), ")");
+    return errors::InvalidArgument(op, ": input depth (", w.c, ") must equal the filter's in_channels (", filter.dim(2),
+                                   ")");
   }
-  *g = DwGeom{w.n, w.h.in, w.w.in, w.c, filter.dim(3), filter.dim(0), filter.dim(1), w.h.out,
-              w.w.out, w.h.kernel_stride(), w.w.kernel_stride(), w.h.d, w.w.d, w.h.pad_before, w.w.pad_before};
+  *g = DwGeom{w.n,
+              w.h.in,
+              w.w.in,
+              w.c,
+              filter.dim(3),
+              filter.dim(0),
+              filter.dim(1),
+              w.h.out,
+              w.w.out,
+              w.h.kernel_stride(),
+              w.w.kernel_stride(),
+              w.h.d,
+              w.w.d,
+              w.h.pad_before,
+              w.w.pad_before};
   return Status::OK();
 }
 
@@ -82,9 +94,9 @@ struct NoPost {
 // the channel count (NASNet's 11 or 44 channels no longer leave scalar tails per pixel), no
 // per-pixel bookkeeping, and weights small enough to stay in L1.
 struct DwRows {
-  int64_t phase_len;             // pixels per phase row
-  int64_t period;                // values after which a tap's weights repeat along the row
-  std::vector<float> wper;       // [tap][period + 24]: each tap's weights repeated, then wrapped
+  int64_t phase_len;        // pixels per phase row
+  int64_t period;           // values after which a tap's weights repeat along the row
+  std::vector<float> wper;  // [tap][period + 24]: each tap's weights repeated, then wrapped
 };
 
 // Bytes of repeated weights above which the per-pixel loop is used instead: the row loop reads
@@ -125,8 +137,10 @@ DwRows dw_rows_prepare(const float* f, const DwGeom& g) {
 class DwPhaseRing {
  public:
   DwPhaseRing(const DwGeom& g, const DwRows& r)
-      : slots_((g.kh - 1) * g.dh + 1 + g.sh), len_(g.sw * r.phase_len * g.c),
-        data_(static_cast<size_t>(slots_ * len_)), tag_(static_cast<size_t>(slots_), -1) {}
+      : slots_((g.kh - 1) * g.dh + 1 + g.sh),
+        len_(g.sw * r.phase_len * g.c),
+        data_(static_cast<size_t>(slots_ * len_)),
+        tag_(static_cast<size_t>(slots_), -1) {}
 
   // The phases of input row ih of image n, laid out if not already here.
   const float* row(const float* x, const DwGeom& g, const DwRows& r, int64_t n, int64_t ih) {
@@ -247,9 +261,8 @@ void dw_forward(const V* x, const V* f, V* y, const DwGeom& g, const Post& post 
       return;
     }
     if (g.m == 1 && g.kh * g.kw <= nn::kMaxTaps) {
-      for_output_rows(y, g, post, [&] {
-        return [&](int64_t n, int64_t oh, float* out) { dw_pixels_f32(x, f, out, g, n, oh); };
-      });
+      for_output_rows(y, g, post,
+                      [&] { return [&](int64_t n, int64_t oh, float* out) { dw_pixels_f32(x, f, out, g, n, oh); }; });
       return;
     }
   }
@@ -279,25 +292,24 @@ void dw_backprop_input(const V* dy, const V* f, V* dx, const DwGeom& g) {
   const int64_t cm = g.cout();
   std::fill(dx, dx + g.n * g.h * g.w * g.c, V(0));
   const int64_t per_image = g.oh * g.ow * g.kh * g.kw * cm;
-  parallel_for(g.n, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_image)),
-               [&](int64_t n0, int64_t n1) {
-                 for (int64_t n = n0; n < n1; ++n) {
-                   for (int64_t oh = 0; oh < g.oh; ++oh) {
-                     for (int64_t ow = 0; ow < g.ow; ++ow) {
-                       const V* gy = dy + ((n * g.oh + oh) * g.ow + ow) * cm;
-                       for_taps(g, oh, ow, [&](int64_t ih, int64_t iw, int64_t tap) {
-                         V* px = dx + ((n * g.h + ih) * g.w + iw) * g.c;
-                         const V* fk = f + tap * cm;
-                         for (int64_t c = 0; c < g.c; ++c) {
-                           V s = 0;
-                           for (int64_t k = 0; k < g.m; ++k) s += gy[c * g.m + k] * fk[c * g.m + k];
-                           px[c] += s;
-                         }
-                       });
-                     }
-                   }
-                 }
-               });
+  parallel_for(g.n, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_image)), [&](int64_t n0, int64_t n1) {
+    for (int64_t n = n0; n < n1; ++n) {
+      for (int64_t oh = 0; oh < g.oh; ++oh) {
+        for (int64_t ow = 0; ow < g.ow; ++ow) {
+          const V* gy = dy + ((n * g.oh + oh) * g.ow + ow) * cm;
+          for_taps(g, oh, ow, [&](int64_t ih, int64_t iw, int64_t tap) {
+            V* px = dx + ((n * g.h + ih) * g.w + iw) * g.c;
+            const V* fk = f + tap * cm;
+            for (int64_t c = 0; c < g.c; ++c) {
+              V s = 0;
+              for (int64_t k = 0; k < g.m; ++k) s += gy[c * g.m + k] * fk[c * g.m + k];
+              px[c] += s;
+            }
+          });
+        }
+      }
+    }
+  });
 }
 
 template <typename V>
@@ -350,8 +362,8 @@ Status DepthwiseCpu(ops::DepthwiseConv2dNativeArgs& a) {
   using V = nn::acc_t<T>;
   const Layout l = nn::layout_of(a.data_format);
   DwGeom g;
-  OPF_RETURN_IF_ERROR(dw_geom("DepthwiseConv2dNative", a.input.shape(), a.filter.shape(), l,
-                              a.strides, a.dilations, a.padding, a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(dw_geom("DepthwiseConv2dNative", a.input.shape(), a.filter.shape(), l, a.strides, a.dilations,
+                              a.padding, a.explicit_paddings, &g));
   nn::Nhwc<T, V> in(a.input, l);
   const std::vector<V> f = flat<T, V>(a.filter);
   nn::NhwcOut<T, V> out(a.output, l);
@@ -366,11 +378,11 @@ Status FusedDepthwiseCpu(ops::_FusedDepthwiseConv2dNativeArgs& a) {
   const std::string op = "_FusedDepthwiseConv2dNative";
   const Layout l = nn::layout_of(a.data_format);
   DwGeom g;
-  OPF_RETURN_IF_ERROR(dw_geom(op, a.input.shape(), a.filter.shape(), l, a.strides, a.dilations,
-                              a.padding, a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(
+      dw_geom(op, a.input.shape(), a.filter.shape(), l, a.strides, a.dilations, a.padding, a.explicit_paddings, &g));
   nn::Epilogue<V> post;
-  OPF_RETURN_IF_ERROR(nn::Epilogue<V>::template make<T>(op, a.fused_ops, a.args, g.cout(), a.epsilon,
-                                                        a.leakyrelu_alpha, &post));
+  OPF_RETURN_IF_ERROR(
+      nn::Epilogue<V>::template make<T>(op, a.fused_ops, a.args, g.cout(), a.epsilon, a.leakyrelu_alpha, &post));
   nn::Nhwc<T, V> in(a.input, l);
   const std::vector<V> f = flat<T, V>(a.filter);
   nn::NhwcOut<T, V> out(a.output, l);
@@ -387,8 +399,8 @@ Status DepthwiseBackpropInputCpu(ops::DepthwiseConv2dNativeBackpropInputArgs& a)
   Shape input;
   OPF_RETURN_IF_ERROR(read_sizes(op, "input_sizes", a.input_sizes, &input));
   DwGeom g;
-  OPF_RETURN_IF_ERROR(dw_geom(op, input, a.filter.shape(), l, a.strides, a.dilations, a.padding,
-                              a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(
+      dw_geom(op, input, a.filter.shape(), l, a.strides, a.dilations, a.padding, a.explicit_paddings, &g));
   OPF_RETURN_IF_ERROR(check_dy(op, g, l, a.out_backprop.shape()));
   nn::Nhwc<T, V> dy(a.out_backprop, l);
   const std::vector<V> f = flat<T, V>(a.filter);
@@ -406,8 +418,8 @@ Status DepthwiseBackpropFilterCpu(ops::DepthwiseConv2dNativeBackpropFilterArgs& 
   Shape fshape;
   OPF_RETURN_IF_ERROR(read_sizes(op, "filter_sizes", a.filter_sizes, &fshape));
   DwGeom g;
-  OPF_RETURN_IF_ERROR(dw_geom(op, a.input.shape(), fshape, l, a.strides, a.dilations, a.padding,
-                              a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(
+      dw_geom(op, a.input.shape(), fshape, l, a.strides, a.dilations, a.padding, a.explicit_paddings, &g));
   OPF_RETURN_IF_ERROR(check_dy(op, g, l, a.out_backprop.shape()));
   nn::Nhwc<T, V> in(a.input, l);
   nn::Nhwc<T, V> dy(a.out_backprop, l);
@@ -424,9 +436,9 @@ Status DepthwiseBackpropFilterCpu(ops::DepthwiseConv2dNativeBackpropFilterArgs& 
 
 OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNative, CPU, DepthwiseCpu, bfloat16, half, float, double)
 OPFORGE_REGISTER_KERNEL(_FusedDepthwiseConv2dNative, CPU, FusedDepthwiseCpu, bfloat16, half, float, double)
-OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNativeBackpropInput, CPU, DepthwiseBackpropInputCpu,
-                        bfloat16, half, float, double)
-OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNativeBackpropFilter, CPU, DepthwiseBackpropFilterCpu,
-                        bfloat16, half, float, double)
+OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNativeBackpropInput, CPU, DepthwiseBackpropInputCpu, bfloat16, half, float,
+                        double)
+OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNativeBackpropFilter, CPU, DepthwiseBackpropFilterCpu, bfloat16, half, float,
+                        double)
 
 }  // namespace opforge

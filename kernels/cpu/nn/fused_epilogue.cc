@@ -16,8 +16,8 @@ namespace nn {
 namespace {
 
 template <bool kScale, typename F>
-inline void rows_apply(float* rows, int64_t n, int64_t ch, const float* __restrict scale,
-                       const float* __restrict shift, F act) {
+inline void rows_apply(float* rows, int64_t n, int64_t ch, const float* __restrict scale, const float* __restrict shift,
+                       F act) {
   for (int64_t r = 0; r < n; ++r) {
     float* __restrict row = rows + r * ch;
     for (int64_t c = 0; c < ch; ++c) row[c] = act(kScale ? row[c] * scale[c] + shift[c] : row[c] + shift[c]);
@@ -28,7 +28,9 @@ template <bool kScale>
 inline bool apply(float* rows, int64_t n, int64_t ch, const float* scale, const float* shift, FusedAct act,
                   float alpha) {
   switch (act) {
-    case FusedAct::kNone: rows_apply<kScale>(rows, n, ch, scale, shift, [](float v) { return v; }); return true;
+    case FusedAct::kNone:
+      rows_apply<kScale>(rows, n, ch, scale, shift, [](float v) { return v; });
+      return true;
     case FusedAct::kRelu:
       rows_apply<kScale>(rows, n, ch, scale, shift, [](float v) { return v < 0.0f ? 0.0f : v; });
       return true;
@@ -38,7 +40,8 @@ inline bool apply(float* rows, int64_t n, int64_t ch, const float* scale, const 
     case FusedAct::kLeakyRelu:
       rows_apply<kScale>(rows, n, ch, scale, shift, [alpha](float v) { return v > 0.0f ? v : alpha * v; });
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -88,8 +91,8 @@ inline void scale_shift(const float* x, const float* side, float* y, int64_t n, 
 }  // namespace
 
 OPF_SIMD_CLONES
-void scale_shift_rows_f32(const float* x, const float* side, float* y, int64_t n, int64_t channels,
-                          const float* scale, const float* shift, bool relu) {
+void scale_shift_rows_f32(const float* x, const float* side, float* y, int64_t n, int64_t channels, const float* scale,
+                          const float* shift, bool relu) {
   if (side != nullptr) {
     relu ? scale_shift<true, true>(x, side, y, n, channels, scale, shift)
          : scale_shift<true, false>(x, side, y, n, channels, scale, shift);
@@ -105,11 +108,20 @@ bool epilogue_f32(float* rows, int64_t n, int64_t channels, const float* scale, 
   affine_f32(rows, n, channels, scale, shift, FusedAct::kNone, alpha);  // the bias; then the activation
   const int64_t len = n * channels;
   switch (act) {
-    case FusedAct::kSigmoid: vec::sigmoid_f32(rows, rows, len); return true;
-    case FusedAct::kTanh: vec::tanh_f32(rows, rows, len); return true;
-    case FusedAct::kSwish: with_temp<true>(rows, len); return true;
-    case FusedAct::kElu: with_temp<false>(rows, len); return true;
-    default: return false;
+    case FusedAct::kSigmoid:
+      vec::sigmoid_f32(rows, rows, len);
+      return true;
+    case FusedAct::kTanh:
+      vec::tanh_f32(rows, rows, len);
+      return true;
+    case FusedAct::kSwish:
+      with_temp<true>(rows, len);
+      return true;
+    case FusedAct::kElu:
+      with_temp<false>(rows, len);
+      return true;
+    default:
+      return false;
   }
 }
 

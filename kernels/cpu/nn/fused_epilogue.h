@@ -25,8 +25,8 @@ bool epilogue_f32(float* rows, int64_t n, int64_t channels, const float* scale, 
 
 // y[r][c] = act(x[r][c] * scale[c] + shift[c] + side[r][c]) over n rows of `channels` values
 // (side null: none; act Relu or none), vectorized: _FusedBatchNormEx's channels-last loop.
-void scale_shift_rows_f32(const float* x, const float* side, float* y, int64_t n, int64_t channels,
-                          const float* scale, const float* shift, bool relu);
+void scale_shift_rows_f32(const float* x, const float* side, float* y, int64_t n, int64_t channels, const float* scale,
+                          const float* shift, bool relu);
 
 template <typename C>
 class Epilogue {
@@ -35,9 +35,8 @@ class Epilogue {
   // Reads TensorFlow's fused_ops spelling: [X] or [X, A], X in {BiasAdd, FusedBatchNorm},
   // A an activation; args are X's extra inputs (of dtype T, 1-D, `channels` values each).
   template <typename T>
-  static Status make(const std::string& op, const std::vector<std::string>& fused_ops,
-                     const TensorList& args, int64_t channels, float epsilon, float alpha,
-                     Epilogue* ep) {
+  static Status make(const std::string& op, const std::vector<std::string>& fused_ops, const TensorList& args,
+                     int64_t channels, float epsilon, float alpha, Epilogue* ep) {
     FusedOps parsed;
     OPF_RETURN_IF_ERROR(parse_fused_ops(op, fused_ops, &parsed));
     OPF_RETURN_IF_ERROR(check_fused_args(op, fused_ops, parsed, args, DTypeOf<T>::value, channels));
@@ -46,7 +45,8 @@ class Epilogue {
     for (int i = 0; i < want; ++i) {
       const Tensor& t = args[i];
       v[static_cast<size_t>(i)].resize(static_cast<size_t>(channels));
-      for (int64_t c = 0; c < channels; ++c) v[static_cast<size_t>(i)][static_cast<size_t>(c)] = static_cast<C>(t.data<T>()[c]);
+      for (int64_t c = 0; c < channels; ++c)
+        v[static_cast<size_t>(i)][static_cast<size_t>(c)] = static_cast<C>(t.data<T>()[c]);
     }
     ep->channels_ = channels;
     if (want == 1) {
@@ -73,18 +73,24 @@ class Epilogue {
       }
     }
     switch (act_) {
-      case FusedAct::kNone: return run(rows, n, [](C v) { return v; });
-      case FusedAct::kRelu: return run(rows, n, [](C v) { return v < C(0) ? C(0) : v; });
+      case FusedAct::kNone:
+        return run(rows, n, [](C v) { return v; });
+      case FusedAct::kRelu:
+        return run(rows, n, [](C v) { return v < C(0) ? C(0) : v; });
       case FusedAct::kRelu6:
         return run(rows, n, [](C v) { return v < C(0) ? C(0) : (v > C(6) ? C(6) : v); });
-      case FusedAct::kElu: return run(rows, n, [](C v) { return v < C(0) ? std::expm1(v) : v; });
+      case FusedAct::kElu:
+        return run(rows, n, [](C v) { return v < C(0) ? std::expm1(v) : v; });
       case FusedAct::kLeakyRelu: {
         const C alpha = alpha_;
         return run(rows, n, [alpha](C v) { return v > C(0) ? v : alpha * v; });
       }
-      case FusedAct::kSigmoid: return run(rows, n, [](C v) { return C(1) / (C(1) + std::exp(-v)); });
-      case FusedAct::kTanh: return run(rows, n, [](C v) { return std::tanh(v); });
-      case FusedAct::kSwish: return run(rows, n, [](C v) { return v / (C(1) + std::exp(-v)); });
+      case FusedAct::kSigmoid:
+        return run(rows, n, [](C v) { return C(1) / (C(1) + std::exp(-v)); });
+      case FusedAct::kTanh:
+        return run(rows, n, [](C v) { return std::tanh(v); });
+      case FusedAct::kSwish:
+        return run(rows, n, [](C v) { return v / (C(1) + std::exp(-v)); });
     }
   }
 

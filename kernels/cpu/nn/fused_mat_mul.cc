@@ -18,8 +18,8 @@ Status FusedMatMulCpu(ops::_FusedMatMulArgs& a) {
   const bool ta = a.transpose_a, tb = a.transpose_b;
   const int64_t m = a.a.dim(ta ? 1 : 0), k = a.a.dim(ta ? 0 : 1), n = a.b.dim(tb ? 0 : 1);
   nn::Epilogue<C> post;
-  OPF_RETURN_IF_ERROR(nn::Epilogue<C>::template make<T>("_FusedMatMul", a.fused_ops, a.args, n, a.epsilon,
-                                                        a.leakyrelu_alpha, &post));
+  OPF_RETURN_IF_ERROR(
+      nn::Epilogue<C>::template make<T>("_FusedMatMul", a.fused_ops, a.args, n, a.epsilon, a.leakyrelu_alpha, &post));
   if (m == 0 || n == 0) return Status::OK();
   constexpr int64_t kMax = std::numeric_limits<blasint>::max();
   if (m > kMax || n > kMax || k > kMax) return a.ctx.error("matrix dimensions exceed the BLAS limit of ", kMax);

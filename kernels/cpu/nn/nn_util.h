@@ -60,15 +60,14 @@ class Nhwc {
       for (size_t i = 0; i < own_.size(); ++i) own_[i] = static_cast<C>(src[i]);
     } else {
       C* dst = own_.data();
-      parallel_for(n * c, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, h * w)),
-                   [&](int64_t b, int64_t e) {
-                     for (int64_t nc = b; nc < e; ++nc) {
-                       const int64_t ni = nc / c, ci = nc % c;
-                       const T* s = src + nc * h * w;
-                       C* d = dst + ni * h * w * c + ci;
-                       for (int64_t i = 0; i < h * w; ++i) d[i * c] = static_cast<C>(s[i]);
-                     }
-                   });
+      parallel_for(n * c, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, h * w)), [&](int64_t b, int64_t e) {
+        for (int64_t nc = b; nc < e; ++nc) {
+          const int64_t ni = nc / c, ci = nc % c;
+          const T* s = src + nc * h * w;
+          C* d = dst + ni * h * w * c + ci;
+          for (int64_t i = 0; i < h * w; ++i) d[i * c] = static_cast<C>(s[i]);
+        }
+      });
     }
     ptr_ = own_.data();
   }
@@ -104,15 +103,14 @@ class NhwcOut {
     }
     const int64_t n = t_.dim(l_.n), h = t_.dim(l_.h), w = t_.dim(l_.w), c = t_.dim(l_.c);
     const C* src = own_.data();
-    parallel_for(n * c, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, h * w)),
-                 [&](int64_t b, int64_t e) {
-                   for (int64_t nc = b; nc < e; ++nc) {
-                     const int64_t ni = nc / c, ci = nc % c;
-                     T* d = dst + nc * h * w;
-                     const C* s = src + ni * h * w * c + ci;
-                     for (int64_t i = 0; i < h * w; ++i) d[i] = static_cast<T>(s[i * c]);
-                   }
-                 });
+    parallel_for(n * c, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, h * w)), [&](int64_t b, int64_t e) {
+      for (int64_t nc = b; nc < e; ++nc) {
+        const int64_t ni = nc / c, ci = nc % c;
+        T* d = dst + nc * h * w;
+        const C* s = src + ni * h * w * c + ci;
+        for (int64_t i = 0; i < h * w; ++i) d[i] = static_cast<T>(s[i * c]);
+      }
+    });
   }
 
  private:
@@ -127,8 +125,8 @@ class NhwcOut {
 // C = alpha * op(A) * op(B) + beta * C, row-major. float/double through OpenBLAS; integers
 // with a plain loop that wraps on overflow.
 template <typename C>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const C* a, int64_t lda, const C* b,
-          int64_t ldb, C beta, C* c, int64_t ldc) {
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const C* a, int64_t lda, const C* b, int64_t ldb, C beta,
+          C* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   if constexpr (std::is_same_v<C, float> || std::is_same_v<C, double>) {
     blas::gemm(ta, tb, m, n, k, C(1), a, lda, b, ldb, beta, c, ldc);
@@ -192,8 +190,7 @@ constexpr int kMaxTaps = 64;
 // one output pixel of a depthwise convolution (weights) or an average pool (no weights, scale
 // 1 / count). Channels are summed 32 at a time in vector registers, one store per output
 // (tap_sum.cc; an AVX2 clone is chosen at load time).
-void tap_sum(float* out, const float* const* src, const float* const* weights, int taps, int64_t channels,
-             float scale);
+void tap_sum(float* out, const float* const* src, const float* const* weights, int taps, int64_t channels, float scale);
 
 // out[i] = max over t < taps of src[t][i], a NaN winning (max pooling); taps >= 1.
 void tap_max(float* out, const float* const* src, int taps, int64_t len);

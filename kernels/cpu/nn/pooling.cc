@@ -35,8 +35,7 @@ struct Win {
 
 inline Win window_at(const PoolGeom& g, int64_t oh, int64_t ow) {
   const int64_t r = oh * g.sh - g.pt, c = ow * g.sw - g.pl;
-  return Win{std::max<int64_t>(r, 0), std::min(r + g.kh, g.h), std::max<int64_t>(c, 0),
-             std::min(c + g.kw, g.w)};
+  return Win{std::max<int64_t>(r, 0), std::min(r + g.kh, g.h), std::max<int64_t>(c, 0), std::min(c + g.kw, g.w)};
 }
 
 template <typename T>
@@ -55,8 +54,7 @@ V add(V a, V b) {
 
 // For each output pixel of image n: the flat NHWC index of the first maximum of each channel.
 template <typename V>
-void argmax_row(const V* x, const PoolGeom& g, int64_t n, int64_t oh, int64_t ow, int64_t* idx,
-                V* best) {
+void argmax_row(const V* x, const PoolGeom& g, int64_t n, int64_t oh, int64_t ow, int64_t* idx, V* best) {
   const Win wn = window_at(g, oh, ow);
   std::fill(idx, idx + g.c, int64_t{-1});  // an empty window (never with valid geometry) has none
   bool first = true;
@@ -169,8 +167,7 @@ Status MaxPoolCpu(ops::MaxPoolArgs& a) {
   using V = pool_t<T>;
   const Layout l = nn::layout_of(a.data_format);
   PoolGeom g;
-  OPF_RETURN_IF_ERROR(pool_geom("MaxPool", a.input.shape(), l, a.ksize, a.strides, a.padding,
-                                a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(pool_geom("MaxPool", a.input.shape(), l, a.ksize, a.strides, a.padding, a.explicit_paddings, &g));
   if (a.output.num_elements() == 0) return Status::OK();  // (no pass over a batch of empty images)
   nn::Nhwc<T, V> in(a.input, l);
   nn::NhwcOut<T, V> out(a.output, l);
@@ -244,8 +241,7 @@ Status AvgPoolCpu(ops::AvgPoolArgs& a) {
 
 Status check_same(const std::string& op, const char* what, const Shape& got, const Shape& want) {
   if (!(got == want)) {
-    return errors::InvalidArgument(op, ": ", what, " has shape ", got.to_string(), ", expected ",
-                                   want.to_string());
+    return errors::InvalidArgument(op, ": ", what, " has shape ", got.to_string(), ", expected ", want.to_string());
   }
   return Status::OK();
 }
@@ -255,8 +251,8 @@ Status MaxPoolGradCpu(ops::MaxPoolGradArgs& a) {
   using V = pool_t<T>;
   const Layout l = nn::layout_of(a.data_format);
   PoolGeom g;
-  OPF_RETURN_IF_ERROR(pool_geom("MaxPoolGrad", a.orig_input.shape(), l, a.ksize, a.strides,
-                                a.padding, a.explicit_paddings, &g));
+  OPF_RETURN_IF_ERROR(
+      pool_geom("MaxPoolGrad", a.orig_input.shape(), l, a.ksize, a.strides, a.padding, a.explicit_paddings, &g));
   const Shape out_shape = nn::shape4(l, g.n, g.oh, g.ow, g.c);
   OPF_RETURN_IF_ERROR(check_same("MaxPoolGrad", "orig_output", a.orig_output.shape(), out_shape));
   OPF_RETURN_IF_ERROR(check_same("MaxPoolGrad", "grad", a.grad.shape(), out_shape));
@@ -267,22 +263,21 @@ Status MaxPoolGradCpu(ops::MaxPoolGradArgs& a) {
   V* d = dx.data();
   std::fill(d, d + a.output.num_elements(), V(0));
   const int64_t per_image = g.oh * g.ow * g.kh * g.kw * g.c;
-  parallel_for(g.n, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_image)),
-               [&](int64_t n0, int64_t n1) {
-                 std::vector<int64_t> idx(static_cast<size_t>(g.c));
-                 std::vector<V> best(static_cast<size_t>(g.c));
-                 for (int64_t n = n0; n < n1; ++n) {
-                   for (int64_t oh = 0; oh < g.oh; ++oh) {
-                     for (int64_t ow = 0; ow < g.ow; ++ow) {
-                       argmax_row(in.data(), g, n, oh, ow, idx.data(), best.data());
-                       const V* gy = dy.data() + ((n * g.oh + oh) * g.ow + ow) * g.c;
-                       for (int64_t c = 0; c < g.c; ++c) {
-                         if (idx[c] >= 0) d[idx[c]] = add(d[idx[c]], gy[c]);
-                       }
-                     }
-                   }
-                 }
-               });
+  parallel_for(g.n, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_image)), [&](int64_t n0, int64_t n1) {
+    std::vector<int64_t> idx(static_cast<size_t>(g.c));
+    std::vector<V> best(static_cast<size_t>(g.c));
+    for (int64_t n = n0; n < n1; ++n) {
+      for (int64_t oh = 0; oh < g.oh; ++oh) {
+        for (int64_t ow = 0; ow < g.ow; ++ow) {
+          argmax_row(in.data(), g, n, oh, ow, idx.data(), best.data());
+          const V* gy = dy.data() + ((n * g.oh + oh) * g.ow + ow) * g.c;
+          for (int64_t c = 0; c < g.c; ++c) {
+            if (idx[c] >= 0) d[idx[c]] = add(d[idx[c]], gy[c]);
+          }
+        }
+      }
+    }
+  });
   dx.finish();
   return Status::OK();
 }
@@ -292,8 +287,7 @@ Status MaxPoolGradGradCpu(ops::MaxPoolGradGradArgs& a) {
   using V = pool_t<T>;
   const Layout l = nn::layout_of(a.data_format);
   PoolGeom g;
-  OPF_RETURN_IF_ERROR(pool_geom("MaxPoolGradGrad", a.orig_input.shape(), l, a.ksize, a.strides,
-                                a.padding, {}, &g));
+  OPF_RETURN_IF_ERROR(pool_geom("MaxPoolGradGrad", a.orig_input.shape(), l, a.ksize, a.strides, a.padding, {}, &g));
   const Shape out_shape = nn::shape4(l, g.n, g.oh, g.ow, g.c);
   OPF_RETURN_IF_ERROR(check_same("MaxPoolGradGrad", "orig_output", a.orig_output.shape(), out_shape));
   OPF_RETURN_IF_ERROR(check_same("MaxPoolGradGrad", "grad", a.grad.shape(), a.orig_input.shape()));
@@ -335,24 +329,23 @@ Status AvgPoolGradCpu(ops::AvgPoolGradArgs& a) {
   V* d = dx.data();
   std::fill(d, d + a.output.num_elements(), V(0));
   const int64_t per_image = g.oh * g.ow * g.kh * g.kw * g.c;
-  parallel_for(g.n, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_image)),
-               [&](int64_t n0, int64_t n1) {
-                 for (int64_t n = n0; n < n1; ++n) {
-                   for (int64_t oh = 0; oh < g.oh; ++oh) {
-                     for (int64_t ow = 0; ow < g.ow; ++ow) {
-                       const Win wn = window_at(g, oh, ow);
-                       const V* gy = dy.data() + ((n * g.oh + oh) * g.ow + ow) * g.c;
-                       const V inv = V(1) / static_cast<V>(wn.count());
-                       for (int64_t r = wn.r0; r < wn.r1; ++r) {
-                         for (int64_t q = wn.c0; q < wn.c1; ++q) {
-                           V* px = d + ((n * g.h + r) * g.w + q) * g.c;
-                           for (int64_t c = 0; c < g.c; ++c) px[c] += gy[c] * inv;
-                         }
-                       }
-                     }
-                   }
-                 }
-               });
+  parallel_for(g.n, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_image)), [&](int64_t n0, int64_t n1) {
+    for (int64_t n = n0; n < n1; ++n) {
+      for (int64_t oh = 0; oh < g.oh; ++oh) {
+        for (int64_t ow = 0; ow < g.ow; ++ow) {
+          const Win wn = window_at(g, oh, ow);
+          const V* gy = dy.data() + ((n * g.oh + oh) * g.ow + ow) * g.c;
+          const V inv = V(1) / static_cast<V>(wn.count());
+          for (int64_t r = wn.r0; r < wn.r1; ++r) {
+            for (int64_t q = wn.c0; q < wn.c1; ++q) {
+              V* px = d + ((n * g.h + r) * g.w + q) * g.c;
+              for (int64_t c = 0; c < g.c; ++c) px[c] += gy[c] * inv;
+            }
+          }
+        }
+      }
+    }
+  });
   dx.finish();
   return Status::OK();
 }
@@ -361,13 +354,13 @@ Status AvgPoolGradCpu(ops::AvgPoolGradArgs& a) {
 
 }  // namespace
 
-OPFORGE_REGISTER_KERNEL(MaxPool, CPU, MaxPoolCpu, bfloat16, half, float, double, uint8_t, int8_t,
-                        int16_t, int32_t, int64_t)
+OPFORGE_REGISTER_KERNEL(MaxPool, CPU, MaxPoolCpu, bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t,
+                        int64_t)
 OPFORGE_REGISTER_KERNEL(AvgPool, CPU, AvgPoolCpu, bfloat16, half, float, double)
-OPFORGE_REGISTER_KERNEL(MaxPoolGrad, CPU, MaxPoolGradCpu, bfloat16, half, float, double, uint8_t,
-                        int8_t, int16_t, int32_t, int64_t)
-OPFORGE_REGISTER_KERNEL(MaxPoolGradGrad, CPU, MaxPoolGradGradCpu, bfloat16, half, float, double,
-                        uint8_t, int8_t, int16_t, int32_t, int64_t)
+OPFORGE_REGISTER_KERNEL(MaxPoolGrad, CPU, MaxPoolGradCpu, bfloat16, half, float, double, uint8_t, int8_t, int16_t,
+                        int32_t, int64_t)
+OPFORGE_REGISTER_KERNEL(MaxPoolGradGrad, CPU, MaxPoolGradGradCpu, bfloat16, half, float, double, uint8_t, int8_t,
+                        int16_t, int32_t, int64_t)
 OPFORGE_REGISTER_KERNEL(AvgPoolGrad, CPU, AvgPoolGradCpu, bfloat16, half, float, double)
 
 }  // namespace opforge

@@ -19,6 +19,6 @@ Status ReluCpu(ops::ReluArgs& a) {
 }  // namespace
 
 OPFORGE_REGISTER_INPLACE_KERNEL(Relu, CPU, ReluCpu, inplace_args(0), bfloat16, half, float, double, uint8_t, int8_t,
-                        int16_t, int32_t, int64_t)
+                                int16_t, int32_t, int64_t)
 
 }  // namespace opforge

@@ -24,9 +24,7 @@ template <typename T>
 using C = cpu::compute_t<T>;
 
 // Rows of `cols` elements: grain so that a thread gets at least kGrain elements.
-inline int64_t row_grain(int64_t cols) {
-  return std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, cols));
-}
+inline int64_t row_grain(int64_t cols) { return std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, cols)); }
 
 // Writes softmax (log_softmax when `log`) of each row of x into y.
 template <typename T>
@@ -209,7 +207,8 @@ Status BiasAddGradCpu(ops::BiasAddGradArgs& a) {
       part[static_cast<size_t>(r % c)] = add<A>(part[static_cast<size_t>(r % c)], s);
     }
     std::lock_guard<std::mutex> lock(mu);
-    for (int64_t j = 0; j < c; ++j) total[static_cast<size_t>(j)] = add<A>(total[static_cast<size_t>(j)], part[static_cast<size_t>(j)]);
+    for (int64_t j = 0; j < c; ++j)
+      total[static_cast<size_t>(j)] = add<A>(total[static_cast<size_t>(j)], part[static_cast<size_t>(j)]);
   });
   T* out = a.output.data<T>();
   for (int64_t j = 0; j < c; ++j) out[j] = static_cast<T>(total[static_cast<size_t>(j)]);
@@ -242,14 +241,14 @@ Status L2LossCpu(ops::L2LossArgs& a) {
 
 OPFORGE_REGISTER_KERNEL(Softmax, CPU, SoftmaxCpu, bfloat16, half, float, double)
 OPFORGE_REGISTER_KERNEL(LogSoftmax, CPU, LogSoftmaxCpu, bfloat16, half, float, double)
-OPFORGE_REGISTER_KERNEL(SoftmaxCrossEntropyWithLogits, CPU, SoftmaxCrossEntropyWithLogitsCpu,
-                        bfloat16, half, float, double)
-OPFORGE_REGISTER_KERNEL(SparseSoftmaxCrossEntropyWithLogits, CPU,
-                        SparseSoftmaxCrossEntropyWithLogitsCpu, bfloat16, half, float, double)
-OPFORGE_REGISTER_INPLACE_KERNEL(BiasAdd, CPU, BiasAddCpu, inplace_args(0), bfloat16, half, float, double, uint8_t, int8_t,
-                        int16_t, int32_t, int64_t)
-OPFORGE_REGISTER_KERNEL(BiasAddGrad, CPU, BiasAddGradCpu, bfloat16, half, float, double, uint8_t,
-                        int8_t, int16_t, int32_t, int64_t)
+OPFORGE_REGISTER_KERNEL(SoftmaxCrossEntropyWithLogits, CPU, SoftmaxCrossEntropyWithLogitsCpu, bfloat16, half, float,
+                        double)
+OPFORGE_REGISTER_KERNEL(SparseSoftmaxCrossEntropyWithLogits, CPU, SparseSoftmaxCrossEntropyWithLogitsCpu, bfloat16,
+                        half, float, double)
+OPFORGE_REGISTER_INPLACE_KERNEL(BiasAdd, CPU, BiasAddCpu, inplace_args(0), bfloat16, half, float, double, uint8_t,
+                                int8_t, int16_t, int32_t, int64_t)
+OPFORGE_REGISTER_KERNEL(BiasAddGrad, CPU, BiasAddGradCpu, bfloat16, half, float, double, uint8_t, int8_t, int16_t,
+                        int32_t, int64_t)
 OPFORGE_REGISTER_KERNEL(L2Loss, CPU, L2LossCpu, bfloat16, half, float, double)
 
 }  // namespace opforge

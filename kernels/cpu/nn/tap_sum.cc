@@ -18,8 +18,10 @@ inline void store8(float* p, V8 v) { __builtin_memcpy(p, &v, sizeof(v)); }
 // The tap's value at channel block c: weighted or plain.
 template <bool kWeighted>
 inline V8 tap8(const float* const* src, const float* const* w, int t, int64_t c) {
-  if constexpr (kWeighted) return load8(src[t] + c) * load8(w[t] + c);
-  else return load8(src[t] + c);
+  if constexpr (kWeighted)
+    return load8(src[t] + c) * load8(w[t] + c);
+  else
+    return load8(src[t] + c);
 }
 
 template <bool kWeighted>

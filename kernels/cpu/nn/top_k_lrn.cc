@@ -33,8 +33,9 @@ Status TopKV2Cpu(ops::TopKV2Args& a) {
   if (k < 0) return a.ctx.error("Need k >= 0, got ", k);
   const int64_t n = in.dim(in.rank() - 1);
   if (n < k) return a.ctx.error("input must have at least k columns. Had ", n, ", needed ", k);
-  const int64_t max_index = a.index_type == DType::kInt16 ? INT16_MAX : a.index_type == DType::kInt32 ? INT32_MAX
-                                                                                                        : INT64_MAX;
+  const int64_t max_index = a.index_type == DType::kInt16   ? INT16_MAX
+                            : a.index_type == DType::kInt32 ? INT32_MAX
+                                                            : INT64_MAX;
   if (n - 1 > max_index) return a.ctx.error("the last dimension (", n, ") does not fit in ", dtype_name(a.index_type));
   std::vector<int64_t> dims = in.dims();
   dims.back() = k;
@@ -61,9 +62,12 @@ Status TopKV2Cpu(ops::TopKV2Args& a) {
       for (int64_t i = 0; i < k; ++i) {
         const int64_t at = r * k + i;
         values[at] = row[order[static_cast<size_t>(i)]];
-        if (index_type == DType::kInt16) write_index<int16_t>(indices, at, order[static_cast<size_t>(i)]);
-        else if (index_type == DType::kInt32) write_index<int32_t>(indices, at, order[static_cast<size_t>(i)]);
-        else write_index<int64_t>(indices, at, order[static_cast<size_t>(i)]);
+        if (index_type == DType::kInt16)
+          write_index<int16_t>(indices, at, order[static_cast<size_t>(i)]);
+        else if (index_type == DType::kInt32)
+          write_index<int32_t>(indices, at, order[static_cast<size_t>(i)]);
+        else
+          write_index<int64_t>(indices, at, order[static_cast<size_t>(i)]);
       }
     }
   });
@@ -111,7 +115,8 @@ Status LRNCpu(ops::LRNArgs& a) {
       const T* row = x + r * depth;
       window_norms(row, depth, a.depth_radius, bias, alpha, norm.data());
       for (int64_t d = 0; d < depth; ++d) {
-        out[r * depth + d] = static_cast<T>(static_cast<double>(row[d]) * std::pow(norm[static_cast<size_t>(d)], -beta));
+        out[r * depth + d] =
+            static_cast<T>(static_cast<double>(row[d]) * std::pow(norm[static_cast<size_t>(d)], -beta));
       }
     }
   });
@@ -144,8 +149,8 @@ Status LRNGradCpu(ops::LRNGradArgs& a) {
       std::fill(acc.begin(), acc.end(), 0.0);
       for (int64_t d = 0; d < depth; ++d) {
         const double n_d = norm[static_cast<size_t>(d)];
-        const double shared = -2.0 * alpha * beta * static_cast<double>(gr[d]) * static_cast<double>(xr[d]) *
-                              std::pow(n_d, -beta - 1.0);
+        const double shared =
+            -2.0 * alpha * beta * static_cast<double>(gr[d]) * static_cast<double>(xr[d]) * std::pow(n_d, -beta - 1.0);
         int64_t lo, hi;
         window(d, a.depth_radius, depth, &lo, &hi);
         for (int64_t i = lo; i <= hi; ++i) acc[static_cast<size_t>(i)] += shared * static_cast<double>(xr[i]);

@@ -87,8 +87,10 @@ void im2col3(const C* in, const Window3& w, int64_t n, int64_t p0, int64_t p1, C
     unflatten(w, p, &z, &y, &x);
     C* row = col + (p - p0) * k;
     for_taps(w, z, y, x, [&](int64_t t, int64_t v) {
-      if (v < 0) std::fill(row + t * c, row + (t + 1) * c, C(0));
-      else std::copy(base + v * c, base + (v + 1) * c, row + t * c);
+      if (v < 0)
+        std::fill(row + t * c, row + (t + 1) * c, C(0));
+      else
+        std::copy(base + v * c, base + (v + 1) * c, row + t * c);
     });
   }
 }
@@ -117,12 +119,13 @@ int64_t tile_voxels(const Window3& w, size_t elem) {
 Status conv_window(const std::string& op, const Shape& input, const Shape& filter, const std::vector<int64_t>& strides,
                    const std::vector<int64_t>& dilations, const std::string& padding, const std::string& format,
                    Window3* w) {
-  if (filter.rank() != 5) return errors::InvalidArgument(op, ": filter must be 5-dimensional, got shape ", filter.to_string());
-  OPF_RETURN_IF_ERROR(window3d(op, input, {filter.dim(0), filter.dim(1), filter.dim(2)}, strides, dilations, padding,
-                               format, w));
+  if (filter.rank() != 5)
+    return errors::InvalidArgument(op, ": filter must be 5-dimensional, got shape ", filter.to_string());
+  OPF_RETURN_IF_ERROR(
+      window3d(op, input, {filter.dim(0), filter.dim(1), filter.dim(2)}, strides, dilations, padding, format, w));
   if (w->c != filter.dim(3)) {
-    return errors::InvalidArgument(op, ": input depth ", w->c, " does not match the filter's in_channels ", filter.dim(3),
-                                   " (grouped 3-D convolutions are not supported)");
+    return errors::InvalidArgument(op, ": input depth ", w->c, " does not match the filter's in_channels ",
+                                   filter.dim(3), " (grouped 3-D convolutions are not supported)");
   }
   return Status::OK();
 }
@@ -131,8 +134,8 @@ template <typename T>
 Status Conv3DCpu(ops::Conv3DArgs& a) {
   using C = acc_t<T>;
   Window3 w;
-  OPF_RETURN_IF_ERROR(conv_window("Conv3D", a.input.shape(), a.filter.shape(), a.strides, a.dilations, a.padding,
-                                  a.data_format, &w));
+  OPF_RETURN_IF_ERROR(
+      conv_window("Conv3D", a.input.shape(), a.filter.shape(), a.strides, a.dilations, a.padding, a.data_format, &w));
   const int64_t co = a.filter.dim(4), k = w.taps() * w.c, per = w.out_voxels();
   const std::vector<C> in = to_compute<T>(a.input), filt = to_compute<T>(a.filter);
   std::vector<C> out(static_cast<size_t>(w.n * per * co));
@@ -144,8 +147,8 @@ Status Conv3DCpu(ops::Conv3DArgs& a) {
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t n = t / tiles_per, p0 = (t % tiles_per) * tile, p1 = std::min(per, p0 + tile);
       im2col3(in.data(), w, n, p0, p1, col.data());
-      nn::gemm<C>(false, false, p1 - p0, co, k, col.data(), k, filt.data(), co, C(0),
-                  out.data() + (n * per + p0) * co, co);
+      nn::gemm<C>(false, false, p1 - p0, co, k, col.data(), k, filt.data(), co, C(0), out.data() + (n * per + p0) * co,
+                  co);
     }
   });
   from_compute<T>(out, a.output);
@@ -173,8 +176,8 @@ Status Conv3DBackpropInputV2Cpu(ops::Conv3DBackpropInputV2Args& a) {
     for (int64_t n = n0; n < n1; ++n) {
       for (int64_t p0 = 0; p0 < per; p0 += tile) {
         const int64_t p1 = std::min(per, p0 + tile);
-        nn::gemm<C>(false, true, p1 - p0, k, co, dy.data() + (n * per + p0) * co, co, filt.data(), co, C(0),
-                    col.data(), k);
+        nn::gemm<C>(false, true, p1 - p0, k, co, dy.data() + (n * per + p0) * co, co, filt.data(), co, C(0), col.data(),
+                    k);
         col2im3(col.data(), w, n, p0, p1, dx.data());
       }
     }
@@ -228,8 +231,8 @@ Status pool_window(const std::string& op, const Args& a, const Shape& input, Win
     }
     taps *= k;
   }
-  return window3d(op, input, {a.ksize[1], a.ksize[2], a.ksize[3]}, a.strides, {1, 1, 1, 1, 1}, a.padding,
-                  a.data_format, w);
+  return window3d(op, input, {a.ksize[1], a.ksize[2], a.ksize[3]}, a.strides, {1, 1, 1, 1, 1}, a.padding, a.data_format,
+                  w);
 }
 
 // Calls fn(n, out voxel, its taps' input voxels (-1: padding)) for every output voxel.
@@ -358,7 +361,8 @@ Status AvgPool3DGradCpu(ops::AvgPool3DGradArgs& a) {
   OPF_RETURN_IF_ERROR(pool_window("AvgPool3DGrad", a, Shape(sizes), &w));
   const Shape want({w.n, w.d[0].out, w.d[1].out, w.d[2].out, w.c});
   if (!(a.grad.shape() == want)) {
-    return a.ctx.error("grad must have the pool's output shape ", want.to_string(), ", got ", a.grad.shape().to_string());
+    return a.ctx.error("grad must have the pool's output shape ", want.to_string(), ", got ",
+                       a.grad.shape().to_string());
   }
   const T* g = a.grad.template data<T>();
   std::vector<C> dx(static_cast<size_t>(a.output.num_elements()), C(0));
@@ -370,7 +374,8 @@ Status AvgPool3DGradCpu(ops::AvgPool3DGradArgs& a) {
     for (int64_t v : taps) {
       if (v < 0) continue;
       for (int64_t j = 0; j < c; ++j) {
-        dx[static_cast<size_t>((n * w.in_voxels() + v) * c + j)] += static_cast<C>(g[q * c + j]) / static_cast<C>(count);
+        dx[static_cast<size_t>((n * w.in_voxels() + v) * c + j)] +=
+            static_cast<C>(g[q * c + j]) / static_cast<C>(count);
       }
     }
   });

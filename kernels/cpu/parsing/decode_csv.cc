@@ -85,11 +85,16 @@ bool parse_number(const std::string& s, T* out) {
 
 const char* type_name(DType dt) {
   switch (dt) {
-    case DType::kFloat: return "float";
-    case DType::kDouble: return "double";
-    case DType::kInt32: return "int32";
-    case DType::kInt64: return "int64";
-    default: return "string";
+    case DType::kFloat:
+      return "float";
+    case DType::kDouble:
+      return "double";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
+    default:
+      return "string";
   }
 }
 
@@ -164,10 +169,18 @@ Status DecodeCSVCpu(ops::DecodeCSVArgs& a) {
     }
     const auto& miss = missing[static_cast<size_t>(c)];
     switch (dt) {
-      case DType::kFloat: OPF_RETURN_IF_ERROR(fill_column<float>(a, c, kept, miss, type_name(dt))); break;
-      case DType::kDouble: OPF_RETURN_IF_ERROR(fill_column<double>(a, c, kept, miss, type_name(dt))); break;
-      case DType::kInt32: OPF_RETURN_IF_ERROR(fill_column<int32_t>(a, c, kept, miss, type_name(dt))); break;
-      case DType::kInt64: OPF_RETURN_IF_ERROR(fill_column<int64_t>(a, c, kept, miss, type_name(dt))); break;
+      case DType::kFloat:
+        OPF_RETURN_IF_ERROR(fill_column<float>(a, c, kept, miss, type_name(dt)));
+        break;
+      case DType::kDouble:
+        OPF_RETURN_IF_ERROR(fill_column<double>(a, c, kept, miss, type_name(dt)));
+        break;
+      case DType::kInt32:
+        OPF_RETURN_IF_ERROR(fill_column<int32_t>(a, c, kept, miss, type_name(dt)));
+        break;
+      case DType::kInt64:
+        OPF_RETURN_IF_ERROR(fill_column<int64_t>(a, c, kept, miss, type_name(dt)));
+        break;
       case DType::kString: {
         std::vector<std::string> values(records.size());
         const Tensor& def = a.record_defaults[c];
@@ -183,7 +196,8 @@ Status DecodeCSVCpu(ops::DecodeCSVArgs& a) {
         OPF_RETURN_IF_ERROR(Tensor::FromStrings(a.records.shape(), std::move(values), &a.ctx.output(c)));
         break;
       }
-      default: return a.ctx.error("unsupported output type ", dtype_name(dt));
+      default:
+        return a.ctx.error("unsupported output type ", dtype_name(dt));
     }
   }
   return Status::OK();

@@ -65,8 +65,8 @@ Status draw_from_stream(KernelContext& ctx, DType dtype, int64_t seed, int64_t s
   Stream s;
   if (ExecEnv* env = ctx.env(); env && env->resources && env->node_name) {
     Variable* v = nullptr;
-    OPF_RETURN_IF_ERROR(env->resources->lookup_or_create("_opforge_random_stream/" + *env->node_name,
-                                                         DType::kInt64, Shape({3}), &v));
+    OPF_RETURN_IF_ERROR(
+        env->resources->lookup_or_create("_opforge_random_stream/" + *env->node_name, DType::kInt64, Shape({3}), &v));
     std::lock_guard<std::mutex> lock(v->mu);
     if (v->initialized) {
       const int64_t* p = v->value.data<int64_t>();
@@ -135,9 +135,12 @@ uint64_t blocks_for(int64_t n, bool truncated) {
 
 template <typename T>
 T from_unit_bits(uint32_t x) {  // [0, 1) in T's precision
-  if constexpr (std::is_same_v<T, float>) return uint32_to_float(x);
-  else if constexpr (std::is_same_v<T, half>) return T(static_cast<float>(x & 0x3ffu) / 1024.0f);
-  else return T(static_cast<float>(x & 0x7fu) / 128.0f);  // bfloat16
+  if constexpr (std::is_same_v<T, float>)
+    return uint32_to_float(x);
+  else if constexpr (std::is_same_v<T, half>)
+    return T(static_cast<float>(x & 0x3ffu) / 1024.0f);
+  else
+    return T(static_cast<float>(x & 0x7fu) / 128.0f);  // bfloat16
 }
 
 enum class Dist { kUniform, kNormal, kTruncated };
@@ -249,8 +252,10 @@ void generate_int(Philox g, T lo, T hi, T* out, int64_t n) {
       const Philox::Result w = gen();
       for (int64_t k = 0; k < per && grp * per + k < n; ++k) {
         U bits;
-        if constexpr (sizeof(T) == 8) bits = static_cast<U>(w[2 * k] | (uint64_t{w[2 * k + 1]} << 32));
-        else bits = static_cast<U>(w[k]);
+        if constexpr (sizeof(T) == 8)
+          bits = static_cast<U>(w[2 * k] | (uint64_t{w[2 * k + 1]} << 32));
+        else
+          bits = static_cast<U>(w[k]);
         out[grp * per + k] = static_cast<T>(static_cast<U>(static_cast<U>(lo) + bits % range));
       }
     }
@@ -276,8 +281,8 @@ Status RandomShuffleCpu(ops::RandomShuffleArgs& a) {
   const int64_t n = v.rank() == 0 ? 1 : v.dim(0);
   const int64_t row = n == 0 ? 0 : v.num_elements() / n;
   Philox g;
-  OPF_RETURN_IF_ERROR(reserve(a.ctx, DTypeOf<T>::value, a.seed, a.seed2,
-                              static_cast<uint64_t>((2 * n + 3) / 4 + 1), &g));
+  OPF_RETURN_IF_ERROR(
+      reserve(a.ctx, DTypeOf<T>::value, a.seed, a.seed2, static_cast<uint64_t>((2 * n + 3) / 4 + 1), &g));
   std::vector<int64_t> perm(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;
   SingleSample words(g);
@@ -447,7 +452,6 @@ OPFORGE_REGISTER_KERNEL(StatelessTruncatedNormal, CPU, StatelessTruncatedNormalC
 OPFORGE_REGISTER_KERNEL(StatelessRandomUniformInt, CPU, StatelessRandomUniformIntCpu, int32_t, int64_t)
 OPFORGE_REGISTER_UNTYPED_KERNEL(LogUniformCandidateSampler, CPU, LogUniformCandidateSamplerCpu)
 
-namespace {
-}  // namespace
+namespace {}  // namespace
 
 }  // namespace opforge

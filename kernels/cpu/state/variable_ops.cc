@@ -37,8 +37,8 @@ Status AssignCpu(ops::AssignArgs& a) {
   Variable* v = a.ctx.ref_input(0);
   if (v == nullptr) return a.ctx.error("input 'ref' must be a variable");
   if (a.validate_shape && !shape_compatible(v->shape, a.value.shape())) {
-    return a.ctx.error("cannot assign a value of shape ", a.value.shape().to_string(), " to variable '",
-                       v->name, "' of shape ", v->shape.to_string());
+    return a.ctx.error("cannot assign a value of shape ", a.value.shape().to_string(), " to variable '", v->name,
+                       "' of shape ", v->shape.to_string());
   }
   {
     std::lock_guard<std::mutex> lock(v->mu);
@@ -57,8 +57,8 @@ Status update(Variable* v, const Tensor& delta, KernelContext& ctx) {
     return Status(Code::kFailedPrecondition, ctx.op().name + ": Attempting to use uninitialized value " + v->name);
   }
   if (v->value.shape() != delta.shape()) {
-    return ctx.error("variable '", v->name, "' has shape ", v->value.shape().to_string(),
-                     " but the update has shape ", delta.shape().to_string());
+    return ctx.error("variable '", v->name, "' has shape ", v->value.shape().to_string(), " but the update has shape ",
+                     delta.shape().to_string());
   }
   Tensor next;
   OPF_RETURN_IF_ERROR(Tensor::Allocate(v->value.dtype(), v->value.shape(), &next));
@@ -68,7 +68,8 @@ Status update(Variable* v, const Tensor& delta, KernelContext& ctx) {
   parallel_for(next.num_elements(), cpu::kGrain, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       using C = cpu::compute_t<T>;
-      out[i] = static_cast<T>(kAdd ? static_cast<C>(x[i]) + static_cast<C>(d[i]) : static_cast<C>(x[i]) - static_cast<C>(d[i]));
+      out[i] = static_cast<T>(kAdd ? static_cast<C>(x[i]) + static_cast<C>(d[i])
+                                   : static_cast<C>(x[i]) - static_cast<C>(d[i]));
     }
   });
   v->value = std::move(next);
@@ -77,9 +78,13 @@ Status update(Variable* v, const Tensor& delta, KernelContext& ctx) {
 }
 
 template <typename T>
-Status AssignAddCpu(ops::AssignAddArgs& a) { return update<T, true>(a.ctx.ref_input(0), a.value, a.ctx); }
+Status AssignAddCpu(ops::AssignAddArgs& a) {
+  return update<T, true>(a.ctx.ref_input(0), a.value, a.ctx);
+}
 template <typename T>
-Status AssignSubCpu(ops::AssignSubArgs& a) { return update<T, false>(a.ctx.ref_input(0), a.value, a.ctx); }
+Status AssignSubCpu(ops::AssignSubArgs& a) {
+  return update<T, false>(a.ctx.ref_input(0), a.value, a.ctx);
+}
 
 Status NoOpCpu(ops::NoOpArgs&) { return Status::OK(); }
 

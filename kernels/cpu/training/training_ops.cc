@@ -210,7 +210,9 @@ Status ftrl(Args& a, cpu::compute_t<T> shrinkage) {
 }
 
 template <typename T>
-Status ApplyFtrlCpu(ops::ApplyFtrlArgs& a) { return ftrl<T>(a, cpu::compute_t<T>(0)); }
+Status ApplyFtrlCpu(ops::ApplyFtrlArgs& a) {
+  return ftrl<T>(a, cpu::compute_t<T>(0));
+}
 
 template <typename T>
 Status ApplyFtrlV2Cpu(ops::ApplyFtrlV2Args& a) {

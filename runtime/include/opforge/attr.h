@@ -48,18 +48,66 @@ struct AttrValue {
   std::vector<Shape> list_shape;
   Tensor tensor;  // for tensor attrs (Const's value)
 
-  static AttrValue Int(int64_t v) { AttrValue a; a.i = v; return a; }
-  static AttrValue Float(float v) { AttrValue a; a.f = v; return a; }
-  static AttrValue Bool(bool v) { AttrValue a; a.b = v; return a; }
-  static AttrValue Type(DType v) { AttrValue a; a.type = v; return a; }
-  static AttrValue String(std::string v) { AttrValue a; a.s = std::move(v); return a; }
-  static AttrValue OfShape(Shape v) { AttrValue a; a.shape = std::move(v); return a; }
-  static AttrValue ListInt(std::vector<int64_t> v) { AttrValue a; a.list_i = std::move(v); return a; }
-  static AttrValue ListFloat(std::vector<float> v) { AttrValue a; a.list_f = std::move(v); return a; }
-  static AttrValue ListBool(std::vector<bool> v) { AttrValue a; a.list_b = std::move(v); return a; }
-  static AttrValue ListString(std::vector<std::string> v) { AttrValue a; a.list_s = std::move(v); return a; }
-  static AttrValue ListType(std::vector<DType> v) { AttrValue a; a.list_type = std::move(v); return a; }
-  static AttrValue ListShape(std::vector<Shape> v) { AttrValue a; a.list_shape = std::move(v); return a; }
+  static AttrValue Int(int64_t v) {
+    AttrValue a;
+    a.i = v;
+    return a;
+  }
+  static AttrValue Float(float v) {
+    AttrValue a;
+    a.f = v;
+    return a;
+  }
+  static AttrValue Bool(bool v) {
+    AttrValue a;
+    a.b = v;
+    return a;
+  }
+  static AttrValue Type(DType v) {
+    AttrValue a;
+    a.type = v;
+    return a;
+  }
+  static AttrValue String(std::string v) {
+    AttrValue a;
+    a.s = std::move(v);
+    return a;
+  }
+  static AttrValue OfShape(Shape v) {
+    AttrValue a;
+    a.shape = std::move(v);
+    return a;
+  }
+  static AttrValue ListInt(std::vector<int64_t> v) {
+    AttrValue a;
+    a.list_i = std::move(v);
+    return a;
+  }
+  static AttrValue ListFloat(std::vector<float> v) {
+    AttrValue a;
+    a.list_f = std::move(v);
+    return a;
+  }
+  static AttrValue ListBool(std::vector<bool> v) {
+    AttrValue a;
+    a.list_b = std::move(v);
+    return a;
+  }
+  static AttrValue ListString(std::vector<std::string> v) {
+    AttrValue a;
+    a.list_s = std::move(v);
+    return a;
+  }
+  static AttrValue ListType(std::vector<DType> v) {
+    AttrValue a;
+    a.list_type = std::move(v);
+    return a;
+  }
+  static AttrValue ListShape(std::vector<Shape> v) {
+    AttrValue a;
+    a.list_shape = std::move(v);
+    return a;
+  }
 
   // Back to the default value, keeping list capacity (the eager path reuses AttrValues).
   void reset() {

@@ -85,8 +85,8 @@ Status allocate_device(const DeviceSpec& d, size_t nbytes, std::shared_ptr<Buffe
 // Frees cached blocks of every GPU (what torch.cuda.empty_cache does).
 void empty_device_cache();
 struct DeviceMemoryStats {
-  size_t in_use = 0;    // bytes held by live buffers
-  size_t cached = 0;    // bytes in free blocks kept for reuse
+  size_t in_use = 0;      // bytes held by live buffers
+  size_t cached = 0;      // bytes in free blocks kept for reuse
   size_t raw_allocs = 0;  // calls to the backend's raw_alloc so far
   // Tensor copies between the host and this device so far (copy_tensor): what a graph run on
   // the GPU moves over the bus besides its feeds and fetches shows here.

@@ -36,9 +36,9 @@ bool dtype_is_integer(DType dt);
 
 template <typename T>
 struct DTypeOf;
-#define OPF_DTYPE_OF(T, V) \
-  template <>              \
-  struct DTypeOf<T> {      \
+#define OPF_DTYPE_OF(T, V)                   \
+  template <>                                \
+  struct DTypeOf<T> {                        \
     static constexpr DType value = DType::V; \
   };
 OPF_DTYPE_OF(float, kFloat)
@@ -64,17 +64,38 @@ OPF_DTYPE_OF(StringTag, kString)
 template <typename F>
 bool visit_dtype(DType dt, F&& fn) {
   switch (dt) {
-    case DType::kFloat: fn(float{}); return true;
-    case DType::kDouble: fn(double{}); return true;
-    case DType::kInt32: fn(int32_t{}); return true;
-    case DType::kUInt8: fn(uint8_t{}); return true;
-    case DType::kInt16: fn(int16_t{}); return true;
-    case DType::kInt8: fn(int8_t{}); return true;
-    case DType::kInt64: fn(int64_t{}); return true;
-    case DType::kBool: fn(bool{}); return true;
-    case DType::kBFloat16: fn(bfloat16{}); return true;
-    case DType::kHalf: fn(half{}); return true;
-    default: return false;
+    case DType::kFloat:
+      fn(float{});
+      return true;
+    case DType::kDouble:
+      fn(double{});
+      return true;
+    case DType::kInt32:
+      fn(int32_t{});
+      return true;
+    case DType::kUInt8:
+      fn(uint8_t{});
+      return true;
+    case DType::kInt16:
+      fn(int16_t{});
+      return true;
+    case DType::kInt8:
+      fn(int8_t{});
+      return true;
+    case DType::kInt64:
+      fn(int64_t{});
+      return true;
+    case DType::kBool:
+      fn(bool{});
+      return true;
+    case DType::kBFloat16:
+      fn(bfloat16{});
+      return true;
+    case DType::kHalf:
+      fn(half{});
+      return true;
+    default:
+      return false;
   }
 }
 

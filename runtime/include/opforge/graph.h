@@ -34,10 +34,10 @@ struct Node {
   std::string name;
   const OpSpec* op = nullptr;
   std::string device;
-  std::vector<TensorRef> inputs;                // flattened over the input arguments
-  std::vector<std::pair<int, int>> ranges;      // per input argument, into inputs
+  std::vector<TensorRef> inputs;            // flattened over the input arguments
+  std::vector<std::pair<int, int>> ranges;  // per input argument, into inputs
   std::vector<int> control_inputs;
-  std::vector<AttrValue> attrs;                 // every attr, resolved
+  std::vector<AttrValue> attrs;  // every attr, resolved
   std::vector<DType> out_dtypes;
   std::vector<bool> out_is_ref;
   std::vector<Shape> out_shapes;                // may be partially known
@@ -49,9 +49,8 @@ class Graph {
   // Adds a node. `given` holds the caller's attrs (by index into op.attrs, has_given[i]).
   // Errors name the node and the op; on error the graph is unchanged.
   Status add_node(const std::string& name, const OpSpec& op, std::vector<TensorRef> inputs,
-                  std::vector<std::pair<int, int>> ranges, std::vector<AttrValue> given,
-                  std::vector<bool> has_given, std::vector<int> control_inputs,
-                  const std::string& device, int* id);
+                  std::vector<std::pair<int, int>> ranges, std::vector<AttrValue> given, std::vector<bool> has_given,
+                  std::vector<int> control_inputs, const std::string& device, int* id);
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   const Node& node(int id) const { return nodes_[static_cast<size_t>(id)]; }
   int find(const std::string& name) const;
@@ -119,9 +118,8 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   // Runs the nodes needed for fetches and targets; fed tensors replace their producers.
-  Status run(const std::vector<std::pair<TensorRef, Tensor>>& feeds,
-             const std::vector<TensorRef>& fetches, const std::vector<int>& targets,
-             std::vector<Tensor>* outputs);
+  Status run(const std::vector<std::pair<TensorRef, Tensor>>& feeds, const std::vector<TensorRef>& fetches,
+             const std::vector<int>& targets, std::vector<Tensor>* outputs);
   ResourceMgr& resources();
   const std::shared_ptr<ResourceMgr>& shared_resources() const;
   size_t cached_plans() const;

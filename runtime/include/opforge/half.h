@@ -35,7 +35,7 @@ struct half {
       return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
     }
     if (abs >= 0x47800000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow -> inf
-    if (abs < 0x38800000u) {  // subnormal or zero in half
+    if (abs < 0x38800000u) {                                               // subnormal or zero in half
       // Let the FPU round: add a magic number that aligns the mantissa.
       float r = detail::bits_float(abs) + 0.5f;
       return static_cast<uint16_t>(sign | (detail::float_bits(r) - 0x3f000000u));

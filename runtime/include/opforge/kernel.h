@@ -28,9 +28,8 @@ class KernelContext {
  public:
   // Inputs are borrowed: the caller keeps the tensors alive for the kernel's run.
   KernelContext(const OpSpec& op, const std::vector<const Tensor*>& inputs,
-                const std::vector<std::pair<int, int>>& input_ranges,
-                const std::vector<AttrValue>& attrs, std::vector<Tensor>& outputs,
-                const std::vector<Shape>& output_shapes)
+                const std::vector<std::pair<int, int>>& input_ranges, const std::vector<AttrValue>& attrs,
+                std::vector<Tensor>& outputs, const std::vector<Shape>& output_shapes)
       : op_(op),
         inputs_(inputs),
         input_ranges_(input_ranges),
@@ -142,11 +141,11 @@ const char* device_name(Device d);
 // Registers Kernel::template run<T> for every T in Ts.
 template <typename Kernel, typename... Ts>
 struct KernelRegistrar {
-  static bool reg(const char* op, Device device, bool forwards_input = false,
-                  uint64_t host_inputs = 0, uint64_t host_outputs = 0, uint64_t inplace_inputs = 0) {
-    (KernelRegistry::Global().add(op, device, DTypeOf<Ts>::value,
-                                  KernelDef{&Kernel::template run<Ts>, forwards_input,
-                                            host_inputs, host_outputs, inplace_inputs}),
+  static bool reg(const char* op, Device device, bool forwards_input = false, uint64_t host_inputs = 0,
+                  uint64_t host_outputs = 0, uint64_t inplace_inputs = 0) {
+    (KernelRegistry::Global().add(
+         op, device, DTypeOf<Ts>::value,
+         KernelDef{&Kernel::template run<Ts>, forwards_input, host_inputs, host_outputs, inplace_inputs}),
      ...);
     return true;
   }
@@ -165,22 +164,22 @@ struct KernelRegistrar {
 
 // The general form: HOST_IN / HOST_OUT / INPLACE are ::opforge::host_args(...) masks of
 // argument indices.
-#define OPFORGE_REGISTER_KERNEL_IMPL_FULL(OP, DEVICE, FN, FORWARDS, HOST_IN, HOST_OUT, INPLACE, ...) \
-  namespace {                                                                               \
-  struct OPF_CAT(OpfKernel_, __LINE__) {                                                    \
-    template <typename T>                                                                   \
-    static ::opforge::Status run(::opforge::KernelContext& ctx) {                           \
-      ::opforge::ops::OP##Args args(ctx);                                                   \
-      return FN<T>(args);                                                                   \
-    }                                                                                       \
-  };                                                                                        \
-  [[maybe_unused]] const bool OPF_CAT(opf_kernel_registered_, __LINE__) =                   \
-      ::opforge::KernelRegistrar<OPF_CAT(OpfKernel_, __LINE__), __VA_ARGS__>::reg(          \
-          #OP, ::opforge::Device::k##DEVICE, FORWARDS, HOST_IN, HOST_OUT, INPLACE);         \
+#define OPFORGE_REGISTER_KERNEL_IMPL_FULL(OP, DEVICE, FN, FORWARDS, HOST_IN, HOST_OUT, INPLACE, ...)                 \
+  namespace {                                                                                                        \
+  struct OPF_CAT(OpfKernel_, __LINE__) {                                                                             \
+    template <typename T>                                                                                            \
+    static ::opforge::Status run(::opforge::KernelContext& ctx) {                                                    \
+      ::opforge::ops::OP##Args args(ctx);                                                                            \
+      return FN<T>(args);                                                                                            \
+    }                                                                                                                \
+  };                                                                                                                 \
+  [[maybe_unused]] const bool OPF_CAT(opf_kernel_registered_, __LINE__) =                                            \
+      ::opforge::KernelRegistrar<OPF_CAT(OpfKernel_, __LINE__), __VA_ARGS__>::reg(#OP, ::opforge::Device::k##DEVICE, \
+                                                                                  FORWARDS, HOST_IN, HOST_OUT,       \
+                                                                                  INPLACE);                          \
   }
 
-#define OPFORGE_REGISTER_KERNEL(OP, DEVICE, FN, ...) \
-  OPFORGE_REGISTER_KERNEL_IMPL(OP, DEVICE, FN, false, __VA_ARGS__)
+#define OPFORGE_REGISTER_KERNEL(OP, DEVICE, FN, ...) OPFORGE_REGISTER_KERNEL_IMPL(OP, DEVICE, FN, false, __VA_ARGS__)
 // Elementwise kernels whose output 0 may reuse the buffer of the listed input arguments in a
 // graph run (see KernelDef::inplace_inputs): OPFORGE_REGISTER_INPLACE_KERNEL(Relu, CPU,
 // ReluCpu, inplace_args(0), float, double).
@@ -199,18 +198,17 @@ struct KernelRegistrar {
 
 // For ops without a type attr: `Status Fn(OpArgs&)`, registered once (FORWARDS: the kernel
 // sets its outputs itself).
-#define OPFORGE_REGISTER_UNTYPED_KERNEL_IMPL(OP, DEVICE, FN, FORWARDS)                    \
-  namespace {                                                                             \
-  [[maybe_unused]] const bool OPF_CAT(opf_kernel_registered_, __LINE__) = [] {            \
-    ::opforge::KernelDef def{[](::opforge::KernelContext& ctx) {                          \
-      ::opforge::ops::OP##Args args(ctx);                                                 \
-      return FN(args);                                                                    \
-    }};                                                                                   \
-    def.forwards_input = FORWARDS;                                                        \
-    ::opforge::KernelRegistry::Global().add(#OP, ::opforge::Device::k##DEVICE,            \
-                                            ::opforge::DType::kInvalid, def);             \
-    return true;                                                                          \
-  }();                                                                                    \
+#define OPFORGE_REGISTER_UNTYPED_KERNEL_IMPL(OP, DEVICE, FN, FORWARDS)                                           \
+  namespace {                                                                                                    \
+  [[maybe_unused]] const bool OPF_CAT(opf_kernel_registered_, __LINE__) = [] {                                   \
+    ::opforge::KernelDef def{[](::opforge::KernelContext& ctx) {                                                 \
+      ::opforge::ops::OP##Args args(ctx);                                                                        \
+      return FN(args);                                                                                           \
+    }};                                                                                                          \
+    def.forwards_input = FORWARDS;                                                                               \
+    ::opforge::KernelRegistry::Global().add(#OP, ::opforge::Device::k##DEVICE, ::opforge::DType::kInvalid, def); \
+    return true;                                                                                                 \
+  }();                                                                                                           \
   }
 #define OPFORGE_REGISTER_UNTYPED_KERNEL(OP, DEVICE, FN) OPFORGE_REGISTER_UNTYPED_KERNEL_IMPL(OP, DEVICE, FN, false)
 #define OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(OP, DEVICE, FN) \

@@ -31,8 +31,8 @@ struct AttrSpec {
   AttrType type = AttrType::kInt;
   bool has_default = false;
   AttrValue default_value;
-  bool inferred = false;              // derived from the inputs, not passed by the caller
-  std::vector<AttrValue> allowed;     // empty: anything of the right type
+  bool inferred = false;           // derived from the inputs, not passed by the caller
+  std::vector<AttrValue> allowed;  // empty: anything of the right type
   bool has_minimum = false;
   int64_t minimum = 0;
 };
@@ -47,8 +47,8 @@ struct OpSpec {
   std::vector<AttrSpec> attrs;
   int dispatch_attr = -1;  // the type attr that selects a kernel; -1: none
   bool is_stateful = false;
-  ShapeFn shape_fn;        // empty: shapes come from the kernel (not used by spine ops)
-  std::string library;     // "" for built-in ops, else the op library that registered it
+  ShapeFn shape_fn;     // empty: shapes come from the kernel (not used by spine ops)
+  std::string library;  // "" for built-in ops, else the op library that registered it
 
   // The index of the attr called name, or -1.
   int attr_index(const std::string& attr_name) const {
@@ -116,8 +116,7 @@ class OpRegistry {
   // Op libraries (see library.h): what commit_batch would refuse; and publishing a batch
   // all or nothing.
   Status check_batch(const std::vector<OpSpec>& batch) const;
-  Status commit_batch(std::vector<OpSpec> batch, const std::string& library,
-                      std::vector<std::string>* added = nullptr);
+  Status commit_batch(std::vector<OpSpec> batch, const std::string& library, std::vector<std::string>* added = nullptr);
 
   // Index of an op by name; registers a placeholder (not executable) for unknown names so
   // that wrappers generated for ops without a runtime registration still import.
@@ -136,8 +135,7 @@ class OpRegistry {
   std::vector<OpSpec> pending_;
 
   Status check_locked(const std::vector<OpSpec>& batch) const;
-  void insert_locked(std::vector<OpSpec>& batch, const std::string& library,
-                     std::vector<std::string>* added);
+  void insert_locked(std::vector<OpSpec>& batch, const std::string& library, std::vector<std::string>* added);
 };
 
 }  // namespace opforge

@@ -13,9 +13,8 @@ namespace opforge {
 
 // Fills inferred attrs (type, number and type-list attrs) from the flattened input dtypes,
 // then defaults, then checks every attr (allowed values, minimums). Errors name the op.
-Status infer_attrs(const OpSpec& op, const std::vector<DType>& dtypes,
-                   const std::vector<std::pair<int, int>>& ranges, std::vector<AttrValue>& attrs,
-                   std::vector<bool>& has_attr);
+Status infer_attrs(const OpSpec& op, const std::vector<DType>& dtypes, const std::vector<std::pair<int, int>>& ranges,
+                   std::vector<AttrValue>& attrs, std::vector<bool>& has_attr);
 Status check_attr(const OpSpec& op, const AttrSpec& spec, const AttrValue& v);
 Status output_dtypes(const OpSpec& op, const ArgSpec& arg, const std::vector<AttrValue>& attrs,
                      std::vector<DType>* out);
@@ -25,8 +24,7 @@ Status all_output_dtypes(const OpSpec& op, const std::vector<AttrValue>& attrs, 
 // for its dispatch dtype; env is nullptr in eager mode.
 Status run_kernel(const OpSpec& op, const std::vector<const Tensor*>& inputs,
                   const std::vector<std::pair<int, int>>& ranges, const std::vector<AttrValue>& attrs,
-                  const std::vector<DType>& out_types, ShapeContext& sc,
-                  std::vector<Tensor>* outputs, ExecEnv* env,
+                  const std::vector<DType>& out_types, ShapeContext& sc, std::vector<Tensor>* outputs, ExecEnv* env,
                   const DeviceSpec& device = DeviceSpec());
 // NotFound for an op without a kernel for (device, dtype), listing the kernels that exist.
 Status no_kernel_error(const OpSpec& op, const std::vector<AttrValue>& attrs, Device device);

@@ -17,8 +17,7 @@ void set_num_threads(int n);
 // Calls fn(begin, end) over disjoint ranges covering [0, n). Runs inline when n is below
 // min_per_thread * 2 or only one thread is available; otherwise splits across the pool and
 // waits for all parts.
-void parallel_for_impl(int64_t n, int64_t min_per_thread,
-                       const std::function<void(int64_t, int64_t)>& fn);
+void parallel_for_impl(int64_t n, int64_t min_per_thread, const std::function<void(int64_t, int64_t)>& fn);
 // The same with a chosen number of ranges per thread (parallel_for_impl deals out 4).
 void parallel_for_parts(int64_t n, int64_t min_per_thread, int parts_per_thread,
                         const std::function<void(int64_t, int64_t)>& fn);
@@ -31,7 +30,6 @@ inline void parallel_for(int64_t n, int64_t min_per_thread, F&& fn) {
   }
   parallel_for_impl(n, min_per_thread, std::function<void(int64_t, int64_t)>(std::forward<F>(fn)));
 }
-
 
 // Like parallel_for, but one range per thread: for work whose every part pays a fixed cost
 // (each block of a split GEMM packs the other operand again), where fewer, larger parts win

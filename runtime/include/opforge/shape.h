@@ -29,9 +29,7 @@ class Shape {
   bool fully_defined() const;
   // Product of dims; -1 if any dim or the rank is unknown.
   int64_t num_elements() const;
-  bool operator==(const Shape& o) const {
-    return unknown_rank_ == o.unknown_rank_ && dims_ == o.dims_;
-  }
+  bool operator==(const Shape& o) const { return unknown_rank_ == o.unknown_rank_ && dims_ == o.dims_; }
   bool operator!=(const Shape& o) const { return !(*this == o); }
   std::string to_string() const;  // "[2,3]", "[?,3]", "<unknown>"
   // The most specific shape both this and o have: equal dims stay, differing dims become

@@ -39,8 +39,7 @@ Status call_custom(const std::string& op, ShapeContext& c);
 
 // Normalizes axis values against a rank (negative counts from the end); OutOfRange-style
 // InvalidArgument naming the op if outside [-rank, rank).
-Status normalize_axes(const std::string& op, const std::vector<int64_t>& axes, int rank,
-                      std::vector<int>* out);
+Status normalize_axes(const std::string& op, const std::vector<int64_t>& axes, int rank, std::vector<int>* out);
 
 }  // namespace shape_fns
 }  // namespace opforge

@@ -97,10 +97,14 @@ class Tensor {
 
   void* raw_data() const { return buffer_ ? buffer_->data() : nullptr; }
   template <typename T>
-  T* data() const { return static_cast<T*>(raw_data()); }
+  T* data() const {
+    return static_cast<T*>(raw_data());
+  }
   // The single value of a scalar (or one-element) tensor, converted to T.
   template <typename T>
-  T scalar() const { return data<T>()[0]; }
+  T scalar() const {
+    return data<T>()[0];
+  }
 
   // Same buffer, new shape with the same number of elements.
   Tensor reshaped(const Shape& shape) const;

@@ -16,8 +16,8 @@ namespace opforge {
 namespace optimizer {
 namespace {
 
-const std::set<std::string> kCommutative = {"Add", "AddV2", "Mul", "Maximum", "Minimum", "LogicalAnd", "LogicalOr",
-                                            "Equal", "NotEqual"};
+const std::set<std::string> kCommutative = {"Add",        "AddV2",     "Mul",   "Maximum", "Minimum",
+                                            "LogicalAnd", "LogicalOr", "Equal", "NotEqual"};
 
 template <typename T>
 void put(std::string& key, const T& v) {
@@ -40,16 +40,41 @@ uint64_t hash_bytes(const void* data, size_t n) {  // FNV-1a
 // (a variant tensor).
 bool put_attr(std::string& key, AttrType type, const AttrValue& a) {
   switch (type) {
-    case AttrType::kInt: put(key, a.i); break;
-    case AttrType::kFloat: put(key, a.f); break;
-    case AttrType::kBool: put(key, a.b); break;
-    case AttrType::kType: put(key, a.type); break;
-    case AttrType::kString: put(key, a.s.size()); key += a.s; break;
-    case AttrType::kShape: put_shape(key, a.shape); break;
-    case AttrType::kListInt: put(key, a.list_i.size()); for (int64_t v : a.list_i) put(key, v); break;
-    case AttrType::kListFloat: put(key, a.list_f.size()); for (float v : a.list_f) put(key, v); break;
-    case AttrType::kListBool: put(key, a.list_b.size()); for (bool v : a.list_b) put(key, v); break;
-    case AttrType::kListType: put(key, a.list_type.size()); for (DType v : a.list_type) put(key, v); break;
+    case AttrType::kInt:
+      put(key, a.i);
+      break;
+    case AttrType::kFloat:
+      put(key, a.f);
+      break;
+    case AttrType::kBool:
+      put(key, a.b);
+      break;
+    case AttrType::kType:
+      put(key, a.type);
+      break;
+    case AttrType::kString:
+      put(key, a.s.size());
+      key += a.s;
+      break;
+    case AttrType::kShape:
+      put_shape(key, a.shape);
+      break;
+    case AttrType::kListInt:
+      put(key, a.list_i.size());
+      for (int64_t v : a.list_i) put(key, v);
+      break;
+    case AttrType::kListFloat:
+      put(key, a.list_f.size());
+      for (float v : a.list_f) put(key, v);
+      break;
+    case AttrType::kListBool:
+      put(key, a.list_b.size());
+      for (bool v : a.list_b) put(key, v);
+      break;
+    case AttrType::kListType:
+      put(key, a.list_type.size());
+      for (DType v : a.list_type) put(key, v);
+      break;
     case AttrType::kListString:
       put(key, a.list_s.size());
       for (const std::string& v : a.list_s) {
@@ -57,7 +82,10 @@ bool put_attr(std::string& key, AttrType type, const AttrValue& a) {
         key += v;
       }
       break;
-    case AttrType::kListShape: put(key, a.list_shape.size()); for (const Shape& v : a.list_shape) put_shape(key, v); break;
+    case AttrType::kListShape:
+      put(key, a.list_shape.size());
+      for (const Shape& v : a.list_shape) put_shape(key, v);
+      break;
     case AttrType::kTensor: {
       const Tensor& t = a.tensor;
       put(key, t.dtype());
@@ -75,7 +103,8 @@ bool put_attr(std::string& key, AttrType type, const AttrValue& a) {
       }
       break;
     }
-    default: return false;
+    default:
+      return false;
   }
   return true;
 }
@@ -85,7 +114,8 @@ bool same_tensor_attrs(const VNode& a, const VNode& b) {
     const Tensor& x = va.tensor;
     if (!x.initialized() || x.strings() != nullptr) continue;
     const Tensor& y = b.attrs.at(k).tensor;
-    if (x.nbytes() != y.nbytes() || (x.raw_data() != y.raw_data() && std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) != 0))
+    if (x.nbytes() != y.nbytes() ||
+        (x.raw_data() != y.raw_data() && std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) != 0))
       return false;
   }
   return true;

@@ -52,7 +52,8 @@ int64_t contraction_channels(const GraphView& v, int c) {
   const Tensor* w = v.constant_value(n.data_inputs()[1]);
   if (w == nullptr) return 0;
   if (n.op == "Conv2D" || n.op == "_FusedConv2D") return w->rank() == 4 ? w->dim(3) : 0;
-  if (n.op == "DepthwiseConv2dNative" || n.op == "_FusedDepthwiseConv2dNative") return w->rank() == 4 ? w->dim(2) * w->dim(3) : 0;
+  if (n.op == "DepthwiseConv2dNative" || n.op == "_FusedDepthwiseConv2dNative")
+    return w->rank() == 4 ? w->dim(2) * w->dim(3) : 0;
   if (w->rank() != 2) return 0;
   return n.bool_attr("transpose_b") ? w->dim(0) : w->dim(1);
 }
@@ -85,7 +86,8 @@ void scale_weights(GraphView& v, int c, const std::vector<double>& scale) {
     for (size_t i = 0; i < wide.size(); ++i) wide[i] *= scale[i % n];
   }
   const std::string device = v.at(w_in.node).device;
-  const int nw = v.make_const(v.unique_name(v.at(c).name + "/folded_weights"), from_doubles(wide, w.dtype(), w.shape()), device);
+  const int nw =
+      v.make_const(v.unique_name(v.at(c).name + "/folded_weights"), from_doubles(wide, w.dtype(), w.shape()), device);
   size_t k = 0;
   for (Input& in : v.at(c).inputs) {
     if (in.control()) continue;

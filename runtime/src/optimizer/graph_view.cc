@@ -81,7 +81,8 @@ GraphView::GraphView(const Graph& g, const std::vector<std::string>& preserve, c
     v.spec = node.op;
     v.device = node.device;
     v.source = id;
-    for (size_t i = 0; i < node.op->attrs.size() && i < node.attrs.size(); ++i) v.attrs[node.op->attrs[i].name] = node.attrs[i];
+    for (size_t i = 0; i < node.op->attrs.size() && i < node.attrs.size(); ++i)
+      v.attrs[node.op->attrs[i].name] = node.attrs[i];
     v.shapes = node.out_shapes;
     by_name_[v.name] = static_cast<int>(nodes_.size());
     nodes_.push_back(std::move(v));
@@ -296,7 +297,8 @@ int GraphView::prune_dead() {
   return static_cast<int>(dead.size());
 }
 
-void GraphView::rewrite(int id, const std::string& op, std::vector<Input> inputs, std::map<std::string, AttrValue> attrs) {
+void GraphView::rewrite(int id, const std::string& op, std::vector<Input> inputs,
+                        std::map<std::string, AttrValue> attrs) {
   VNode& v = at(id);
   const OpSpec* spec = find_spec(op);
   if (spec == nullptr) throw PassError("op '" + op + "' is not registered (rewriting '" + v.name + "')");
@@ -346,7 +348,8 @@ bool is_back_edge(const VNode& consumer, const VNode& producer, const Input& in)
 
 Status GraphView::add_to(Graph& g, int id, std::vector<int>& new_id, std::vector<BackEdge>* back) const {
   const VNode& v = at(id);
-  if (v.spec == nullptr) return exec::at_node(errors::NotFound("graph optimizer: op '", v.op, "' is not registered"), v.name);
+  if (v.spec == nullptr)
+    return exec::at_node(errors::NotFound("graph optimizer: op '", v.op, "' is not registered"), v.name);
   const OpSpec& op = *v.spec;
   std::vector<AttrValue> given(op.attrs.size());
   std::vector<bool> has(op.attrs.size(), false);
@@ -368,7 +371,8 @@ Status GraphView::add_to(Graph& g, int id, std::vector<int>& new_id, std::vector
     if (arg.is_list()) {
       const int a = arg.number_attr >= 0 ? arg.number_attr : arg.type_list_attr;
       if (!has[static_cast<size_t>(a)]) {
-        return exec::at_node(errors::Internal("graph optimizer: list input '", arg.name, "' lacks its length attr"), v.name);
+        return exec::at_node(errors::Internal("graph optimizer: list input '", arg.name, "' lacks its length attr"),
+                             v.name);
       }
       count = arg.number_attr >= 0 ? static_cast<size_t>(given[static_cast<size_t>(a)].i)
                                    : given[static_cast<size_t>(a)].list_type.size();
@@ -382,14 +386,16 @@ Status GraphView::add_to(Graph& g, int id, std::vector<int>& new_id, std::vector
     }
   }
   if (pos != data.size()) {
-    return exec::at_node(errors::Internal("graph optimizer: ", data.size(), " inputs for ", op.name, ", which takes ", pos), v.name);
+    return exec::at_node(
+        errors::Internal("graph optimizer: ", data.size(), " inputs for ", op.name, ", which takes ", pos), v.name);
   }
   // A back edge reads a node made later: another input of the Merge stands in for now.
   for (size_t k = 0; k < flat.size(); ++k) {
     if (flat[k].node >= 0) continue;
     auto stand_in = std::find_if(flat.begin(), flat.end(), [](const TensorRef& r) { return r.node >= 0; });
     if (back == nullptr || stand_in == flat.end()) {
-      return exec::at_node(errors::Internal("graph optimizer: input '", tensor_name(*this, data[k]), "' is not built yet"), v.name);
+      return exec::at_node(
+          errors::Internal("graph optimizer: input '", tensor_name(*this, data[k]), "' is not built yet"), v.name);
     }
     back->push_back(BackEdge{id, static_cast<int>(k), data[k]});
     flat[k] = *stand_in;
@@ -398,7 +404,8 @@ Status GraphView::add_to(Graph& g, int id, std::vector<int>& new_id, std::vector
   for (const Input& in : v.inputs) {
     if (!in.control()) continue;
     if (new_id[static_cast<size_t>(in.node)] < 0) {
-      return exec::at_node(errors::Internal("graph optimizer: control input '", at(in.node).name, "' is not built yet"), v.name);
+      return exec::at_node(errors::Internal("graph optimizer: control input '", at(in.node).name, "' is not built yet"),
+                           v.name);
     }
     ctrl.push_back(new_id[static_cast<size_t>(in.node)]);
   }

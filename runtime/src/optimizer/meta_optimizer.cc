@@ -28,8 +28,8 @@ PassFn pass_fn(const std::string& name) {
 }  // namespace
 
 const std::vector<std::string>& toggles() {
-  static const std::vector<std::string> t = {"common_subgraph_elimination", "constant_folding", "arithmetic_optimization",
-                                             "dependency_optimization", "remapping"};
+  static const std::vector<std::string> t = {"common_subgraph_elimination", "constant_folding",
+                                             "arithmetic_optimization", "dependency_optimization", "remapping"};
   return t;
 }
 
@@ -105,7 +105,8 @@ Status optimize(const Graph& g, const Options& options, std::shared_ptr<Graph>* 
       // An optimizer bug: the run goes on over the graph as written, and the error is reported.
       r.error = s.message();
       report->push_back(r);
-      if (first_error.ok()) first_error = errors::Internal("graph optimizer: building the optimized graph failed: ", s.message());
+      if (first_error.ok())
+        first_error = errors::Internal("graph optimizer: building the optimized graph failed: ", s.message());
     }
   }
   return options.fail_on_errors ? first_error : Status::OK();

@@ -161,13 +161,15 @@ void fuse(GraphView& v, const Head& h, int head, int last, const std::string& ac
   if (!activation.empty()) attrs["fused_ops"].list_s.push_back(activation);
   const VNode& hn = v.at(head);
   attrs["epsilon"].f = h.kind == "FusedBatchNorm" && hn.has_attr("epsilon") ? hn.attrs.at("epsilon").f : 0.0f;
-  attrs["leakyrelu_alpha"].f = activation == "LeakyRelu" && v.at(last).has_attr("alpha") ? v.at(last).attrs.at("alpha").f : 0.2f;
+  attrs["leakyrelu_alpha"].f =
+      activation == "LeakyRelu" && v.at(last).has_attr("alpha") ? v.at(last).attrs.at("alpha").f : 0.2f;
   v.rewrite(fused, op, std::move(inputs), std::move(attrs));
 }
 
 // Ops whose output rank is fixed: 4 for images, 2 for matrices.
 int output_rank(const std::string& op) {
-  if (op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "_FusedConv2D" || op == "_FusedDepthwiseConv2dNative") return 4;
+  if (op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "_FusedConv2D" || op == "_FusedDepthwiseConv2dNative")
+    return 4;
   if (op == "MatMul" || op == "_FusedMatMul") return 2;
   return 1;
 }
@@ -196,7 +198,8 @@ void merge_bias_adds(GraphView& v) {
     for (int k = 0; k < 2; ++k) {
       const Input in = ins[static_cast<size_t>(k)];
       const VNode& ba = v.at(in.node);
-      if (in.index != 0 || ba.op != "BiasAdd" || ba.data_format() != "NHWC" || !v.has_single_data_consumer(in.node)) continue;
+      if (in.index != 0 || ba.op != "BiasAdd" || ba.data_format() != "NHWC" || !v.has_single_data_consumer(in.node))
+        continue;
       const Tensor* b = v.constant_value(ba.data_inputs()[1]);
       const Tensor* c = v.constant_value(ins[static_cast<size_t>(1 - k)]);
       if (b == nullptr || c == nullptr || b->rank() != 1 || c->dtype() != b->dtype()) continue;
@@ -246,7 +249,8 @@ bool spatial_pads(const GraphView& v, int pad, const std::string& data_format, s
   }
   const int h = data_format == "NHWC" ? 1 : 2, w = h + 1;
   for (int d = 0; d < 4; ++d)
-    if (d != h && d != w && (p[static_cast<size_t>(2 * d)] != 0 || p[static_cast<size_t>(2 * d + 1)] != 0)) return false;
+    if (d != h && d != w && (p[static_cast<size_t>(2 * d)] != 0 || p[static_cast<size_t>(2 * d + 1)] != 0))
+      return false;
   *out = {static_cast<int64_t>(p[static_cast<size_t>(2 * h)]), static_cast<int64_t>(p[static_cast<size_t>(2 * h + 1)]),
           static_cast<int64_t>(p[static_cast<size_t>(2 * w)]), static_cast<int64_t>(p[static_cast<size_t>(2 * w + 1)])};
   return true;
@@ -267,7 +271,8 @@ bool paddable_by(const GraphView& v, int pad, int c, std::vector<int64_t>* out) 
   std::vector<int64_t> extra;
   if (!spatial_pads(v, pad, fmt, &extra)) return false;
   std::vector<int64_t> old(8, 0);
-  if (padding == "EXPLICIT") old = n.has_attr("explicit_paddings") ? n.attrs.at("explicit_paddings").list_i : std::vector<int64_t>();
+  if (padding == "EXPLICIT")
+    old = n.has_attr("explicit_paddings") ? n.attrs.at("explicit_paddings").list_i : std::vector<int64_t>();
   if (old.size() != 8) return false;
   const size_t hoff = fmt == "NHWC" ? 2 : 4, woff = fmt == "NHWC" ? 4 : 6;  // H's and W's (before, after)
   old[hoff] += extra[0];
@@ -285,7 +290,8 @@ void fold_pads(GraphView& v) {
   std::vector<int> folded;
   for (int pad : v.live()) {
     const VNode& p = v.at(pad);
-    if ((p.op != "Pad" && p.op != "PadV2") || p.preserved || !p.control_inputs().empty() || p.num_data_inputs() < 2) continue;
+    if ((p.op != "Pad" && p.op != "PadV2") || p.preserved || !p.control_inputs().empty() || p.num_data_inputs() < 2)
+      continue;
     const std::vector<int> convs = v.consumers(pad);
     if (convs.empty()) continue;
     std::vector<std::vector<int64_t>> paddings(convs.size());

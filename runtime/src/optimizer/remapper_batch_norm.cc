@@ -14,7 +14,8 @@ namespace {
 // channels-last output ((C,) or (1, ..., 1, C): per_channel's rule, no scalar).
 bool channel_vector(const GraphView& v, Input t, const VNode& mul, int64_t channels, std::vector<double>* out) {
   const Tensor* value = v.constant_value(t);
-  if (value == nullptr || value->dtype() != DType::kFloat || value->rank() == 0 || value->dim(value->rank() - 1) != channels) {
+  if (value == nullptr || value->dtype() != DType::kFloat || value->rank() == 0 ||
+      value->dim(value->rank() - 1) != channels) {
     return false;
   }
   return per_channel(*value, mul, channels, out);
@@ -29,13 +30,15 @@ Tensor float_vector(const std::vector<double>& values) {
 bool fuse_batch_norm_relu(GraphView& v, int relu) {
   {
     const VNode& r = v.at(relu);
-    if (r.op != "Relu" || r.type_attr("T") != DType::kFloat || !r.control_inputs().empty() || r.num_data_inputs() != 1) {
+    if (r.op != "Relu" || r.type_attr("T") != DType::kFloat || !r.control_inputs().empty() ||
+        r.num_data_inputs() != 1) {
       return false;
     }
   }
   const Input head_in = v.at(relu).data_inputs()[0];
   const int head = head_in.node;
-  if (head < 0 || !v.has_single_data_consumer(head) || !v.at(head).control_inputs().empty() || head_in.index != 0) return false;
+  if (head < 0 || !v.has_single_data_consumer(head) || !v.at(head).control_inputs().empty() || head_in.index != 0)
+    return false;
   Input x, scale, offset, mean, var;
   float eps = 0.0f;
   std::string fmt = "NHWC";
@@ -43,7 +46,8 @@ bool fuse_batch_norm_relu(GraphView& v, int relu) {
   const std::string head_op = v.at(head).op;
   if (head_op == "FusedBatchNormV3") {
     const VNode& h = v.at(head);
-    if (h.bool_attr("is_training") || h.type_attr("T") != DType::kFloat || h.type_attr("U") != DType::kFloat) return false;
+    if (h.bool_attr("is_training") || h.type_attr("T") != DType::kFloat || h.type_attr("U") != DType::kFloat)
+      return false;
     const std::vector<Input> ins = h.data_inputs();
     if (ins.size() != 5) return false;
     x = ins[0], scale = ins[1], offset = ins[2], mean = ins[3], var = ins[4];
@@ -82,8 +86,12 @@ bool fuse_batch_norm_relu(GraphView& v, int relu) {
     const std::string device = v.at(relu).device;
     scale = Input{v.make_const(v.unique_name(base + "/scale"), float_vector(c1), device), 0};
     offset = Input{v.make_const(v.unique_name(base + "/offset"), float_vector(c2), device), 0};
-    mean = Input{v.make_const(v.unique_name(base + "/mean"), float_vector(std::vector<double>(static_cast<size_t>(channels), 0.0)), device), 0};
-    var = Input{v.make_const(v.unique_name(base + "/variance"), float_vector(std::vector<double>(static_cast<size_t>(channels), 1.0)), device), 0};
+    mean = Input{v.make_const(v.unique_name(base + "/mean"),
+                              float_vector(std::vector<double>(static_cast<size_t>(channels), 0.0)), device),
+                 0};
+    var = Input{v.make_const(v.unique_name(base + "/variance"),
+                             float_vector(std::vector<double>(static_cast<size_t>(channels), 1.0)), device),
+                0};
     removed.push_back(mul);
   } else {
     return false;

@@ -26,8 +26,8 @@ class HostGpu final : public GpuBackend {
   std::string describe_device(int device) override { return "host-gpu-" + std::to_string(device); }
   Status raw_alloc(int device, size_t nbytes, void** out) override {
     if (nbytes > (size_t{1} << 36)) {
-      return Status(Code::kResourceExhausted, "HOSTGPU call hostMalloc(" + std::to_string(nbytes) +
-                                                  " bytes) failed: out of memory");
+      return Status(Code::kResourceExhausted,
+                    "HOSTGPU call hostMalloc(" + std::to_string(nbytes) + " bytes) failed: out of memory");
     }
     *out = std::malloc(nbytes);
     return Status::OK();
@@ -75,8 +75,10 @@ template <typename T>
 Status ShapeHost(ops::ShapeArgs& a) {
   if (a.output.device() != Device::kCPU) return a.ctx.error("host test backend: output not in host memory");
   for (int i = 0; i < a.input.rank(); ++i) {
-    if (a.out_type == DType::kInt32) a.output.data<int32_t>()[i] = static_cast<int32_t>(a.input.dim(i));
-    else a.output.data<int64_t>()[i] = a.input.dim(i);
+    if (a.out_type == DType::kInt32)
+      a.output.data<int32_t>()[i] = static_cast<int32_t>(a.input.dim(i));
+    else
+      a.output.data<int64_t>()[i] = a.input.dim(i);
   }
   return Status::OK();
 }
