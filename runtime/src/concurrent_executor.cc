@@ -51,7 +51,12 @@ void set_concurrent_executor(ConcurrentExecutor mode) { g_concurrent.store(stati
 // scale poorly), one never timed runs alone. Slots are dropped when their last reader has run
 // (counted down at the end of each wave), and an input may be forwarded in place only when the
 // step is its one reader left.
-Status Session::Impl::run_concurrent(const Plan& plan, std::vector<Tensor>& values) const {
+namespace {
+
+using Plan = Session::Impl::Plan;
+using Step = Session::Impl::Step;
+
+Status run_steps(const Plan& plan, ResourceMgr* resources, std::vector<Tensor>& values) {
   const Graph& g = *plan.graph;
   const size_t n = plan.steps.size();
   std::vector<int> readers = plan.readers;
@@ -86,7 +91,7 @@ Status Session::Impl::run_concurrent(const Plan& plan, std::vector<Tensor>& valu
       sc.inputs.push_back(&values[static_cast<size_t>(s)]);
       sc.forwardable.push_back(readers[static_cast<size_t>(s)] == 1);
     }
-    sc.env.resources = resources_.get();
+    sc.env.resources = resources;
     sc.env.ref_inputs.assign(st.input_slots.size(), nullptr);
     exec::Scratch& scratch = sc.scratch;
     const auto t0 = std::chrono::steady_clock::now();
@@ -170,6 +175,27 @@ Status Session::Impl::run_concurrent(const Plan& plan, std::vector<Tensor>& valu
     wave.clear();
   }
   return Status::OK();
+}
+
+class ConcurrentWaveExecutor final : public Executor {
+ public:
+  Status run(const RunArgs& args, std::vector<Tensor>* outputs) const override {
+    const Plan& plan = args.plan;
+    std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
+    for (size_t i = 0; i < args.feeds.size(); ++i)
+      values[static_cast<size_t>(plan.feed_slots[i])] = args.feeds[i].second;
+    OPF_RETURN_IF_ERROR(run_steps(plan, args.resources, values));
+    outputs->clear();
+    for (int s : plan.fetch_slots) outputs->push_back(values[static_cast<size_t>(s)]);
+    return Status::OK();
+  }
+};
+
+}  // namespace
+
+const Executor& executors::concurrent() {
+  static const ConcurrentWaveExecutor executor;
+  return executor;
 }
 
 // A concurrent plan's first runs at a feed shape time both executors: runs 0-2 one step at a

@@ -7,6 +7,7 @@
 
 #include "control_flow.h"
 #include "opforge/kernel.h"
+#include "session_impl.h"
 
 namespace opforge {
 
@@ -396,6 +397,30 @@ Status run_dataflow(const Graph& g, const DataflowPlan& plan, ResourceMgr* resou
                     const std::vector<std::pair<TensorRef, Tensor>>& feeds, std::vector<Tensor>* outputs) {
   DataflowRun run(g, plan, resources, feeds);
   return run.run(outputs);
+}
+
+namespace {
+
+// The Executor face of run_dataflow: feeds map to the plan's graph (the optimizer's rewrite
+// keeps their names, not their node ids).
+class DataflowExecutor final : public Executor {
+ public:
+  Status run(const RunArgs& args, std::vector<Tensor>* outputs) const override {
+    const Session::Impl::Plan& plan = args.plan;
+    if (plan.graph.get() == &args.graph) {
+      return run_dataflow(args.graph, *plan.dataflow, args.resources, args.feeds, outputs);
+    }
+    std::vector<std::pair<TensorRef, Tensor>> mapped;
+    for (size_t i = 0; i < args.feeds.size(); ++i) mapped.emplace_back(plan.feed_refs[i], args.feeds[i].second);
+    return run_dataflow(*plan.graph, *plan.dataflow, args.resources, mapped, outputs);
+  }
+};
+
+}  // namespace
+
+const Executor& executors::dataflow() {
+  static const DataflowExecutor executor;
+  return executor;
 }
 
 }  // namespace opforge

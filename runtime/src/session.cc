@@ -1,5 +1,5 @@
 // The Session: its interface (forwarding to Session::Impl), the optimizer settings and reports,
-// and the straight-line executor (one step at a time, each over all threads).
+// and a run: the call's checks, its plan, and the executor that runs it (session_impl.h).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -72,96 +72,16 @@ Status Session::Impl::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds
   std::shared_ptr<const Plan> plan_ptr;
   OPF_RETURN_IF_ERROR(get_plan(feeds, fetches, targets, &plan_ptr));
   const Plan& plan = *plan_ptr;
-  const Graph& pg = *plan.graph;  // the graph the plan runs (the optimizer's, or g)
-
-  if (plan.dataflow) {
-    if (plan.graph == graph_) return run_dataflow(g, *plan.dataflow, resources_.get(), feeds, outputs);
-    std::vector<std::pair<TensorRef, Tensor>> mapped;
-    for (size_t i = 0; i < feeds.size(); ++i) mapped.emplace_back(plan.feed_refs[i], feeds[i].second);
-    return run_dataflow(pg, *plan.dataflow, resources_.get(), mapped, outputs);
-  }
-
-  // Everything below is this run's own state.
-  std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
-  std::vector<Variable*> refs(static_cast<size_t>(plan.num_slots), nullptr);
-  for (size_t i = 0; i < feeds.size(); ++i) values[static_cast<size_t>(plan.feed_slots[i])] = feeds[i].second;
+  const RunArgs args{g, plan, feeds, fetches, resources_.get()};
+  if (plan.dataflow) return executors::dataflow().run(args, outputs);
   const ExecutorChoice choice = choose_executor(plan, feeds);
   const auto t_start = std::chrono::steady_clock::now();
-  const auto report_time = [&](bool ran_concurrent) {
-    if (choice.timing == nullptr) return;
+  OPF_RETURN_IF_ERROR((choice.concurrent ? executors::concurrent() : executors::straight_line()).run(args, outputs));
+  if (choice.timing != nullptr) {  // a tuning run: its wall time picks the executor for this plan
     const int64_t ns = elapsed_ns(t_start);
     std::lock_guard<std::mutex> lock(plan.tuning_mu);
-    int64_t& best = ran_concurrent ? choice.timing->concurrent_ns : choice.timing->one_at_a_time_ns;
+    int64_t& best = choice.concurrent ? choice.timing->concurrent_ns : choice.timing->one_at_a_time_ns;
     best = std::min(best, ns);
-  };
-  if (choice.concurrent) {
-    OPF_RETURN_IF_ERROR(run_concurrent(plan, values));
-    report_time(true);
-    outputs->clear();
-    for (size_t i = 0; i < fetches.size(); ++i) outputs->push_back(values[static_cast<size_t>(plan.fetch_slots[i])]);
-    return Status::OK();
-  }
-  // While a concurrent plan is being tuned, its steps' times alone feed the concurrent
-  // executor's cost model.
-  const bool time_steps = plan.concurrent && concurrent_executor() == ConcurrentExecutor::kAuto;
-
-  std::vector<const Tensor*> inputs;
-  std::vector<Tensor> derefs;
-  std::vector<bool> forwardable;
-  exec::Scratch scratch;
-  static const Tensor kNoTensor;
-  ExecEnv env;
-  env.resources = resources_.get();
-  for (const Step& st : plan.steps) {
-    if (st.precomputed) {
-      values[static_cast<size_t>(st.out_base)] = st.value;
-      for (int s : st.release) values[static_cast<size_t>(s)] = Tensor();
-      continue;
-    }
-    const Node& node = pg.node(st.node);
-    inputs.clear();
-    derefs.clear();
-    derefs.reserve(st.input_slots.size());  // pointers into it must stay valid
-    env.ref_inputs.assign(st.input_slots.size(), nullptr);
-    for (size_t k = 0; k < st.input_slots.size(); ++k) {
-      const size_t s = static_cast<size_t>(st.input_slots[k]);
-      if (st.pass_ref[k]) {
-        env.ref_inputs[k] = refs[s];
-        inputs.push_back(&kNoTensor);
-      } else if (st.deref[k]) {
-        derefs.emplace_back();
-        OPF_RETURN_IF_ERROR(exec::read_variable(refs[s], node.name, &derefs.back()));
-        inputs.push_back(&derefs.back());
-      } else {
-        inputs.push_back(&values[s]);
-      }
-    }
-    forwardable = st.last_read;
-    for (size_t k = 0; k < inputs.size(); ++k) {
-      if (inputs[k] != &values[static_cast<size_t>(st.input_slots[k])]) forwardable[k] = false;
-    }
-    const auto t0 = time_steps ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    OPF_RETURN_IF_ERROR(exec::run_node(node, st.device, inputs, forwardable, env, scratch));
-    if (time_steps)
-      plan.alone_ns[static_cast<size_t>(&st - plan.steps.data())].store(elapsed_ns(t0), std::memory_order_relaxed);
-    std::vector<Tensor>& outs = scratch.outs;
-    for (size_t k = 0; k < outs.size(); ++k) {
-      values[static_cast<size_t>(st.out_base) + k] = std::move(outs[k]);
-      refs[static_cast<size_t>(st.out_base) + k] = env.ref_outputs[k];
-    }
-    for (int s : st.release) values[static_cast<size_t>(s)] = Tensor();
-  }
-  report_time(false);
-  outputs->clear();
-  for (size_t i = 0; i < fetches.size(); ++i) {
-    const size_t s = static_cast<size_t>(plan.fetch_slots[i]);
-    if (refs[s] != nullptr && !values[s].initialized()) {
-      outputs->emplace_back();
-      OPF_RETURN_IF_ERROR(
-          exec::read_variable(refs[s], g.node(fetches[i].node).name, &outputs->back()));  // (same name in pg)
-    } else {
-      outputs->push_back(values[s]);
-    }
   }
   return Status::OK();
 }

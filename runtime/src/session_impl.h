@@ -1,7 +1,8 @@
 // The Session's plans and executors (internal to the runtime; the installed graph.h holds
-// only Session's interface). Plans: session_plan.cc; the straight-line executor: session.cc; the
-// concurrent executor: concurrent_executor.cc; the dataflow executor for graphs with control
-// flow: control_flow_plan.cc and control_flow_run.cc; running one node: node_exec.cc.
+// only Session's interface). Plans: session_plan.cc; the Session's run (checks, plan, choice of
+// executor): session.cc; the executors, behind the Executor interface below: straight-line
+// (straight_line_executor.cc), concurrent (concurrent_executor.cc) and dataflow for graphs
+// with control flow (control_flow_plan.cc, control_flow_run.cc); running one node: node_exec.cc.
 #pragma once
 
 #include <atomic>
@@ -87,7 +88,6 @@ struct Session::Impl {
     mutable std::mutex tuning_mu;
     mutable std::map<std::vector<int64_t>, Tuning> tuning;
   };
-  Status run_concurrent(const Plan& plan, std::vector<Tensor>& values) const;
   // Which executor runs this call of a concurrent plan (see Session::run), and the tuning
   // entry to report its wall time to (null: not a timing run).
   struct ExecutorChoice {
@@ -110,5 +110,35 @@ struct Session::Impl {
   mutable std::mutex plans_mu_;
   std::map<std::string, std::shared_ptr<const Plan>> plans_;
 };
+
+// One run of a plan as an executor sees it. `graph`, `feeds` and `fetches` are the session's
+// (the plan's own graph and feed references are in `plan`); everything the run mutates is the
+// executor's own, so any number of runs of one plan may go at once.
+struct RunArgs {
+  const Graph& graph;
+  const Session::Impl::Plan& plan;
+  const std::vector<std::pair<TensorRef, Tensor>>& feeds;
+  const std::vector<TensorRef>& fetches;
+  ResourceMgr* resources;
+};
+
+// The Session's executors, behind one interface. Session::Impl::run checks the call, gets the
+// plan and hands it to one: the dataflow executor for a plan with control flow; for the rest
+// the straight-line one, or for a concurrent plan whichever the tuning picks. Each puts one
+// tensor per fetch in `outputs`.
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual Status run(const RunArgs& args, std::vector<Tensor>* outputs) const = 0;
+};
+
+namespace executors {
+// One step at a time, each over all threads (straight_line_executor.cc).
+const Executor& straight_line();
+// Independent ready steps at once, one thread each, by the plan's cost model (concurrent_executor.cc).
+const Executor& concurrent();
+// TensorFlow 1's control flow: frames, iterations, dead tensors (control_flow_run.cc).
+const Executor& dataflow();
+}  // namespace executors
 
 }  // namespace opforge
