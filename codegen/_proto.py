@@ -69,6 +69,7 @@ rewriter_config_pb2 = _module("tensorflow/core/protobuf/rewriter_config")
 config_pb2 = _module("tensorflow/core/protobuf/config")
 saver_pb2 = _module("tensorflow/core/protobuf/saver")
 meta_graph_pb2 = _module("tensorflow/core/protobuf/meta_graph")
+saved_model_pb2 = _module("tensorflow/core/protobuf/saved_model")
 tensor_bundle_pb2 = _module("tensorflow/core/protobuf/tensor_bundle")
 checkpoint_state_pb2 = _module("tensorflow/python/training/checkpoint_state")
 

@@ -1,5 +1,8 @@
 from ..framework import graph_pb2 as _graph_pb2
 from ..framework import op_def_pb2 as _op_def_pb2
+from ..framework import tensor_pb2 as _tensor_pb2
+from ..framework import tensor_shape_pb2 as _tensor_shape_pb2
+from ..framework import types_pb2 as _types_pb2
 from . import saver_pb2 as _saver_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -10,7 +13,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class MetaGraphDef(_message.Message):
-    __slots__ = ("meta_info_def", "graph_def", "saver_def", "collection_def")
+    __slots__ = ("meta_info_def", "graph_def", "saver_def", "collection_def", "signature_def", "asset_file_def")
     class MetaInfoDef(_message.Message):
         __slots__ = ("meta_graph_version", "stripped_op_list", "tags", "tensorflow_version", "tensorflow_git_version", "stripped_default_attrs")
         META_GRAPH_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -33,15 +36,26 @@ class MetaGraphDef(_message.Message):
         key: str
         value: CollectionDef
         def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[CollectionDef, _Mapping]] = ...) -> None: ...
+    class SignatureDefEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: SignatureDef
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[SignatureDef, _Mapping]] = ...) -> None: ...
     META_INFO_DEF_FIELD_NUMBER: _ClassVar[int]
     GRAPH_DEF_FIELD_NUMBER: _ClassVar[int]
     SAVER_DEF_FIELD_NUMBER: _ClassVar[int]
     COLLECTION_DEF_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_DEF_FIELD_NUMBER: _ClassVar[int]
+    ASSET_FILE_DEF_FIELD_NUMBER: _ClassVar[int]
     meta_info_def: MetaGraphDef.MetaInfoDef
     graph_def: _graph_pb2.GraphDef
     saver_def: _saver_pb2.SaverDef
     collection_def: _containers.MessageMap[str, CollectionDef]
-    def __init__(self, meta_info_def: _Optional[_Union[MetaGraphDef.MetaInfoDef, _Mapping]] = ..., graph_def: _Optional[_Union[_graph_pb2.GraphDef, _Mapping]] = ..., saver_def: _Optional[_Union[_saver_pb2.SaverDef, _Mapping]] = ..., collection_def: _Optional[_Mapping[str, CollectionDef]] = ...) -> None: ...
+    signature_def: _containers.MessageMap[str, SignatureDef]
+    asset_file_def: _containers.RepeatedCompositeFieldContainer[AssetFileDef]
+    def __init__(self, meta_info_def: _Optional[_Union[MetaGraphDef.MetaInfoDef, _Mapping]] = ..., graph_def: _Optional[_Union[_graph_pb2.GraphDef, _Mapping]] = ..., saver_def: _Optional[_Union[_saver_pb2.SaverDef, _Mapping]] = ..., collection_def: _Optional[_Mapping[str, CollectionDef]] = ..., signature_def: _Optional[_Mapping[str, SignatureDef]] = ..., asset_file_def: _Optional[_Iterable[_Union[AssetFileDef, _Mapping]]] = ...) -> None: ...
 
 class CollectionDef(_message.Message):
     __slots__ = ("node_list", "bytes_list", "int64_list", "float_list")
@@ -74,3 +88,54 @@ class CollectionDef(_message.Message):
     int64_list: CollectionDef.Int64List
     float_list: CollectionDef.FloatList
     def __init__(self, node_list: _Optional[_Union[CollectionDef.NodeList, _Mapping]] = ..., bytes_list: _Optional[_Union[CollectionDef.BytesList, _Mapping]] = ..., int64_list: _Optional[_Union[CollectionDef.Int64List, _Mapping]] = ..., float_list: _Optional[_Union[CollectionDef.FloatList, _Mapping]] = ...) -> None: ...
+
+class TensorInfo(_message.Message):
+    __slots__ = ("name", "dtype", "tensor_shape")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DTYPE_FIELD_NUMBER: _ClassVar[int]
+    TENSOR_SHAPE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    dtype: _types_pb2.DataType
+    tensor_shape: _tensor_shape_pb2.TensorShapeProto
+    def __init__(self, name: _Optional[str] = ..., dtype: _Optional[_Union[_types_pb2.DataType, str]] = ..., tensor_shape: _Optional[_Union[_tensor_shape_pb2.TensorShapeProto, _Mapping]] = ...) -> None: ...
+
+class SignatureDef(_message.Message):
+    __slots__ = ("inputs", "outputs", "method_name", "defaults")
+    class InputsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: TensorInfo
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[TensorInfo, _Mapping]] = ...) -> None: ...
+    class OutputsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: TensorInfo
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[TensorInfo, _Mapping]] = ...) -> None: ...
+    class DefaultsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _tensor_pb2.TensorProto
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_tensor_pb2.TensorProto, _Mapping]] = ...) -> None: ...
+    INPUTS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUTS_FIELD_NUMBER: _ClassVar[int]
+    METHOD_NAME_FIELD_NUMBER: _ClassVar[int]
+    DEFAULTS_FIELD_NUMBER: _ClassVar[int]
+    inputs: _containers.MessageMap[str, TensorInfo]
+    outputs: _containers.MessageMap[str, TensorInfo]
+    method_name: str
+    defaults: _containers.MessageMap[str, _tensor_pb2.TensorProto]
+    def __init__(self, inputs: _Optional[_Mapping[str, TensorInfo]] = ..., outputs: _Optional[_Mapping[str, TensorInfo]] = ..., method_name: _Optional[str] = ..., defaults: _Optional[_Mapping[str, _tensor_pb2.TensorProto]] = ...) -> None: ...
+
+class AssetFileDef(_message.Message):
+    __slots__ = ("tensor_info", "filename")
+    TENSOR_INFO_FIELD_NUMBER: _ClassVar[int]
+    FILENAME_FIELD_NUMBER: _ClassVar[int]
+    tensor_info: TensorInfo
+    filename: str
+    def __init__(self, tensor_info: _Optional[_Union[TensorInfo, _Mapping]] = ..., filename: _Optional[str] = ...) -> None: ...
