@@ -17,6 +17,7 @@ is unloaded.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import threading
@@ -56,6 +57,8 @@ def load_op_library(path: str) -> types.ModuleType:
         if real in _LOADED:
             return _LOADED[real]
         lib = _C.OpLibrary.open(path)
+        with open(path, "rb") as f:  # what was loaded, so exports can tell a rebuild (op_library_bundle)
+            digest = hashlib.sha256(f.read()).hexdigest()
         try:
             lib.check()
             module, grads_src = _generate(lib)
@@ -73,12 +76,24 @@ def load_op_library(path: str) -> types.ModuleType:
             sys.modules.pop(module.__name__, None)
             raise
         module._grads = grads
+        module.SHA256 = digest
         for op in module.__opforge_ops__:
             _MODULE_OF[op.snake_name] = module.__name__
             RAW_OPS[op.name] = (module.__name__, op.snake_name)
             _LIBRARY_OPS.append(op)
         _LOADED[real] = module
         return module
+
+
+def module_of_op(op_name: str) -> types.ModuleType | None:
+    """The module of the loaded op library that defines op_name; None for built-in ops."""
+    entry = RAW_OPS.get(op_name)
+    return sys.modules.get(entry[0]) if entry else None
+
+
+def module_of_library(name: str) -> types.ModuleType | None:
+    """The module of the loaded op library called name, if one is loaded."""
+    return sys.modules.get(f"opforge.op_libraries.{name}")
 
 
 def _generate(lib):
@@ -107,5 +122,6 @@ def _generate(lib):
     module.__opforge_source__ = wrappers
     module.__opforge_ops__ = ops
     module.OP_NAMES = tuple(defined)
+    module.OPDEFS = tuple(lib.opdefs)  # (file name, text) as embedded in the library
     module.LIBRARY = name
     return module, grads
