@@ -69,8 +69,8 @@ class Signature:
             for key in sorted(infos):
                 info = infos[key]
                 if info.WhichOneof("encoding") != "name":
-                    raise InvalidArgumentError(f"signature '{name}' {kind} '{key}' is a {info.WhichOneof('encoding')} "
-                                               "tensor: opforge serves dense tensors only", "load")
+                    raise InvalidArgumentError(f"signature '{name}' {kind} '{key}' names no dense tensor (a sparse "
+                                               "or composite one?): opforge serves dense tensors only", "load")
                 try:
                     tensor = resolve_tensor(graph, info.name)
                 except (KeyError, ValueError):

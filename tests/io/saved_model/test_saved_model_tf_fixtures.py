@@ -123,3 +123,26 @@ def test_fixtures_match_tensorflow_now():
             out = loaded.signatures[sig_name](**{k: tf2.constant(v) for k, v in io["in"].items()})
             for key, want in io["out"].items():
                 np.testing.assert_allclose(out[key].numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_tf2_signature_from_many_threads():
+    import threading
+    io = _answers("keras_export")["serving_default"]
+    x, want = io["in"]["image"], io["out"]["output_0"]
+    errors = []
+    with of.saved_model.load(os.path.join(DATA, "keras_export")) as model:
+        sig = model.signatures["serving_default"]
+
+        def work(k):
+            try:
+                for i in range(6):
+                    rows = [(k + i) % len(x), (k * 2 + i) % len(x)]
+                    np.testing.assert_allclose(sig(image=x[rows])["output_0"], want[rows], rtol=1e-5, atol=1e-6)
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors, errors
