@@ -152,13 +152,10 @@ def test_assets_round_trip(tmp_path):
     with g.as_default():
         path = of.constant(str(vocab).encode(), name="vocab_path")
         g.add_to_collection(constants.ASSET_FILEPATHS_KEY, path)
-        seen = of.Variable(np.array(b"", dtype=object), dtype=of.string, name="seen", trainable=False) \
-            if False else None  # noqa: SIM108 - string variables are not checkpointed yet
         out = of.identity(path, name="asset_path")
         dummy = of.placeholder(of.float32, [], name="dummy")
         with g.control_dependencies([out]):
             init = of.no_op(name="init_op")
-    del seen
     with of.Session(graph=g) as s:
         of.saved_model.simple_save(s, d, {"dummy": dummy}, {"path": out}, legacy_init_op=init)
     assert os.listdir(os.path.join(d, "assets")) == ["vocab.txt"]
@@ -243,3 +240,50 @@ def test_main_op_initializes_global_and_local_variables():
             after = tf.saved_model.main_op.main_op_with_restore(op.name)
             s.run(after)
             assert s.run(v.value()) == 2.0
+
+
+def test_assets_with_one_basename_from_two_folders(tmp_path):
+    """Two different files named vocab.txt become vocab.txt and vocab.txt_1 (TensorFlow's
+    rule); a file given twice is copied once."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "vocab.txt").write_text("one")
+    (tmp_path / "b" / "vocab.txt").write_text("two")
+    g = of.Graph()
+    with g.as_default():
+        paths = [of.constant(str(tmp_path / d / "vocab.txt").encode(), name=f"p{k}")
+                 for k, d in enumerate(["a", "b", "b"])]
+        x = of.placeholder(of.float32, [], name="x")
+    d = str(tmp_path / "m")
+    with of.Session(graph=g) as s:
+        b = of.saved_model.SavedModelBuilder(d)
+        b.add_meta_graph_and_variables(s, ["serve"], {"p": of.saved_model.predict_signature_def({"x": x}, {"x": x})},
+                                       assets_collection=paths)
+        b.save()
+    assert sorted(os.listdir(os.path.join(d, "assets"))) == ["vocab.txt", "vocab.txt_1"]
+    meta = of.saved_model.loader.parse_saved_model(d).meta_graphs[0]
+    assert [(a.filename, a.tensor_info.name) for a in meta.asset_file_def] == [
+        ("vocab.txt", "p0:0"), ("vocab.txt_1", "p1:0"), ("vocab.txt_1", "p2:0")]
+    with open(os.path.join(d, "assets", "vocab.txt_1")) as f:
+        assert f.read() == "two"
+
+
+def test_models_load_from_many_threads_at_once(exported):
+    d, ref = exported
+    xv = np.random.default_rng(8).normal(size=(2, 3)).astype(np.float32)
+    results, errors = [], []
+
+    def work():
+        try:
+            with of.saved_model.load(d) as m:
+                results.append(m.signatures["serving_default"](x=xv)["y"])
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for r in results:
+        np.testing.assert_allclose(r, ref(xv)["y"], rtol=1e-6, atol=1e-6)
