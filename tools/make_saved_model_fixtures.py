@@ -118,6 +118,15 @@ def make_tf2(out):
     model.export(path, verbose=False)
     _answers_tf2(path, {"serving_default": {"image": rng.normal(size=(3, 8, 8, 3)).astype(np.float32)}})
 
+    rng = _rng("keras_sequence")
+    tokens = keras.Input((7,), dtype="int32", name="tokens")
+    h = keras.layers.Embedding(20, 4, name="embed")(tokens)  # ResourceGather
+    h = keras.layers.LSTM(5, name="lstm")(h)  # a While loop over TensorLists, reading variables
+    model = keras.Model(tokens, keras.layers.Dense(2, name="head")(h))
+    path = os.path.join(out, "keras_sequence")
+    model.export(path, verbose=False)
+    _answers_tf2(path, {"serving_default": {"tokens": rng.integers(0, 20, (3, 7)).astype(np.int32)}})
+
     rng = _rng("keras_subclassed")
     model = SubclassedNet()
     model(np.zeros((1, 6, 6, 2), np.float32))

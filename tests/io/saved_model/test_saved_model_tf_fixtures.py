@@ -1,7 +1,7 @@
 """SavedModels TensorFlow 2.21 wrote (tests/data/saved_model/, made by
 tools/make_saved_model_fixtures.py), loaded by opforge: every serving signature answers as
 TensorFlow did. TF2: a tf.Module (two outputs; a cond and a while loop reading variables), a
-Keras functional model (``model.export``) and a subclassed one (``tf.saved_model.save``), all
+Keras functional model (``model.export``; one with Embedding and LSTM) and a subclassed one (``tf.saved_model.save``), all
 resource variables and function calls. TF1: simple_save (resource variables) and
 SavedModelBuilder (reference variables, assets, a legacy init op, two tag sets)."""
 
@@ -17,7 +17,7 @@ from opforge.compat import v1 as tf
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "data",
                     "saved_model")
-MODELS = ["tf2_module", "keras_export", "keras_subclassed", "tf1_simple_save", "tf1_builder"]
+MODELS = ["tf2_module", "keras_export", "keras_sequence", "keras_subclassed", "tf1_simple_save", "tf1_builder"]
 
 
 def _answers(name):
