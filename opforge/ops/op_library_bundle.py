@@ -55,9 +55,11 @@ def _ops_used(graph_def) -> set[str]:
     return ops
 
 
-def libraries_used(graph_def) -> list:
-    """The loaded op libraries (their modules) whose ops graph_def uses, by library name."""
-    used = _ops_used(graph_def)
+def libraries_used(graph_defs) -> list:
+    """The loaded op libraries (their modules) whose ops the GraphDef(s) use, by library name."""
+    if not isinstance(graph_defs, (list, tuple)):
+        graph_defs = [graph_defs]
+    used = set().union(*(_ops_used(gd) for gd in graph_defs))
     modules = {}
     for op in sorted(used):
         module = op_library.module_of_op(op)
@@ -66,13 +68,13 @@ def libraries_used(graph_def) -> list:
     return [modules[name] for name in sorted(modules)]
 
 
-def export_op_libraries(graph_def, folder: str) -> list[str]:
-    """Copies the op libraries graph_def needs into ``folder`` (with a manifest).
+def export_op_libraries(graph_defs, folder: str) -> list[str]:
+    """Copies the op libraries a GraphDef (or a list of them) needs into ``folder``, with a manifest.
 
-    Returns the names of the libraries written; writes nothing when the graph uses only
+    Returns the names of the libraries written; writes nothing when the graphs use only
     built-in ops.
     """
-    libraries = libraries_used(graph_def)
+    libraries = libraries_used(graph_defs)
     if not libraries:
         return []
     os.makedirs(folder, exist_ok=True)

@@ -197,3 +197,86 @@ def _alt_folder(libs, tmp_path):
     stdout = run_py(EXPORT, cwd=out, LIB=libs["zero_out_alt"], OUT=str(out))
     assert "written ['zero_out_alt']" in stdout
     return out / "libs"
+
+
+SAVED_MODEL_EXPORT = """
+    import os
+    import numpy as np
+    import opforge as of
+    import opforge.compat.v1 as tf
+
+    lib = of.load_op_library(os.environ["LIB"])
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.placeholder(tf.float32, [None, 4], name="x")
+        w = tf.Variable(np.random.default_rng(1).standard_normal((4, 3)).astype(np.float32), name="w")
+        y = tf.identity(lib.zero_out(tf.matmul(x, w)), name="y")
+        sess.run(tf.global_variables_initializer())
+        tf.saved_model.simple_save(sess, os.environ["EXPORT"], {"x": x}, {"y": y})
+        np.save(os.environ["W"], sess.run(w))
+    print("exported")
+"""
+
+
+@pytest.fixture(scope="module")
+def saved_model(libs, tmp_path_factory):
+    """A SavedModel (version folder 1 of a model base path) whose graph uses ZeroOut."""
+    base = tmp_path_factory.mktemp("zero_out_model")
+    export = base / "1"
+    run_py(SAVED_MODEL_EXPORT, cwd=base, LIB=libs["zero_out"], EXPORT=str(export), W=str(base / "w.npy"))
+    return base
+
+
+def test_saved_model_carries_its_op_library(saved_model, libs):
+    folder = saved_model / "1" / "assets.extra" / "opforge_op_libraries"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert [e["name"] for e in manifest["libraries"]] == ["zero_out"]
+    assert (folder / "zero_out" / "zero_out.so").read_bytes() == open(libs["zero_out"], "rb").read()
+
+
+def test_saved_model_with_a_custom_op_loads_with_nothing_but_its_path(saved_model):
+    out = run_py("""
+        import os
+        import numpy as np
+        import opforge as of
+        import opforge.compat.v1 as tf
+        from opforge import _C
+
+        assert _C.op_spec("ZeroOut") is None  # never loaded in this process
+        rng = np.random.default_rng(2)
+        x = rng.standard_normal((5, 4)).astype(np.float32)
+        full = x @ np.load(os.environ["W"])
+        want = np.zeros_like(full).reshape(-1)
+        want[0] = full.reshape(-1)[0]
+        want = want.reshape(full.shape)
+        with of.saved_model.load(os.environ["EXPORT"]) as model:
+            got = model.signatures["serving_default"](x=x)["y"]
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+        # TF1's spelling, in another graph of the same process: the library is shared
+        with tf.Graph().as_default(), tf.Session() as sess:
+            meta = tf.saved_model.loader.load(sess, [tf.saved_model.tag_constants.SERVING], os.environ["EXPORT"])
+            sig = meta.signature_def["serving_default"]
+            got = sess.run(sig.outputs["y"].name, {sig.inputs["x"].name: x})
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+        print("served locally")
+    """, cwd=saved_model, EXPORT=str(saved_model / "1"), W=str(saved_model / "w.npy"))
+    assert "served locally" in out
+
+
+def test_saved_model_with_a_library_for_another_abi_is_refused(saved_model, tmp_path):
+    export = tmp_path / "other_abi"
+    shutil.copytree(saved_model / "1", export)
+    _edit_manifest(export / "assets.extra" / "opforge_op_libraries", abi="opforge-abi-999/test")
+    out = run_py("""
+        import os
+        import opforge as of
+        from opforge import _C
+        try:
+            of.saved_model.load(os.environ["EXPORT"])
+        except of.FailedPreconditionError as e:
+            msg = str(e)
+            assert "SavedModel" in msg and os.environ["EXPORT"] in msg, msg
+            assert "opforge-abi-999/test" in msg and _C.ABI_TAG in msg and "zero_out" in msg, msg
+            assert _C.op_spec("ZeroOut") is None
+            print("refused")
+    """, cwd=tmp_path, EXPORT=str(export))
+    assert "refused" in out

@@ -30,12 +30,18 @@ from ...framework import dtypes as _dtypes
 from ...framework.errors import AlreadyExistsError
 from ...framework.graph import GraphTensor, Operation, get_default_graph
 from ...framework.variables import RefVariable
+from ...ops.op_library_bundle import export_op_libraries
 from .. import tensor_bundle
 from ..meta_graph import export_meta_graph
 from . import constants, signature_constants, tag_constants
 from .signature_def_utils import predict_signature_def
 
 __all__ = ["SavedModelBuilder", "simple_save"]
+
+
+def op_libraries_path(export_dir) -> str:
+    """Where a SavedModel keeps the op libraries its graphs use."""
+    return os.path.join(os.fspath(export_dir), constants.EXTRA_ASSETS_DIRECTORY, constants.OP_LIBRARIES_DIRECTORY)
 
 
 def variables_path(export_dir) -> str:
@@ -192,8 +198,14 @@ class SavedModelBuilder:
         self._meta_graph(graph, tags, signature_def_map, assets, clear_devices, strip_default_attrs)
 
     def save(self, as_text=False):
-        """Writes saved_model.pb (saved_model.pbtxt with ``as_text``); returns its path."""
+        """Writes saved_model.pb (saved_model.pbtxt with ``as_text``); returns its path.
+
+        The op libraries the graphs use (``of.load_op_library``) are copied under
+        assets.extra/opforge_op_libraries/ first, so the model loads where they are not
+        installed (ops/op_library_bundle.py)."""
         os.makedirs(self._export_dir, exist_ok=True)
+        graphs = [meta.graph_def for meta in self._saved_model.meta_graphs]
+        export_op_libraries(graphs, op_libraries_path(self._export_dir))
         if as_text:
             path = os.path.join(self._export_dir, constants.SAVED_MODEL_FILENAME_PBTXT)
             data = text_format.MessageToString(self._saved_model).encode()

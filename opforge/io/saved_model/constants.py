@@ -5,6 +5,8 @@ from ...framework.collections import GraphKeys
 
 ASSETS_DIRECTORY = "assets"
 EXTRA_ASSETS_DIRECTORY = "assets.extra"
+# opforge: the op libraries a model's graphs use, under assets.extra/ (ops/op_library_bundle.py)
+OP_LIBRARIES_DIRECTORY = "opforge_op_libraries"
 ASSETS_KEY = "saved_model_assets"
 DEBUG_DIRECTORY = "debug"
 DEBUG_INFO_FILENAME_PB = "saved_model_debug_info.pb"

@@ -18,6 +18,7 @@ from google.protobuf.message import DecodeError
 
 from ...codegen._proto import meta_graph_pb2, saved_model_pb2, trackable_object_graph_pb2
 from ...framework.errors import DataLossError, InvalidArgumentError, NotFoundError
+from ...ops.op_library_bundle import load_op_libraries
 from .. import tensor_bundle
 from ..meta_graph import import_scoped_meta_graph
 from . import constants
@@ -181,6 +182,9 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     del saver_kwargs  # the restore plan comes from the SavedModel itself (restore.py)
     saved = parse_saved_model(export_dir)
     meta = select_meta_graph(saved, tags, export_dir)
+    # the model's own op libraries, before its graph needs their ops (ops/op_library_bundle.py)
+    load_op_libraries(os.path.join(os.fspath(export_dir), constants.EXTRA_ASSETS_DIRECTORY,
+                                   constants.OP_LIBRARIES_DIRECTORY), model=f"SavedModel {os.fspath(export_dir)}")
     prefix = os.path.join(os.fspath(export_dir), constants.VARIABLES_DIRECTORY, constants.VARIABLES_FILENAME)
     graph_def, plan = split_saver(meta, _checkpoint_object_graph(prefix))
     stripped = meta_graph_pb2.MetaGraphDef()
