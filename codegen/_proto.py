@@ -78,18 +78,20 @@ error_codes_pb2 = _module("xla/tsl/protobuf/error_codes")
 
 # TensorFlow Serving's schemas (package tensorflow.serving), for `opforge serve`; the services'
 # gRPC stubs are the *_pb2_grpc modules (they need grpcio).
-serving_model_pb2 = _module("tensorflow_serving/apis/model")
+model_pb2 = _module("tensorflow_serving/apis/model")
 predict_pb2 = _module("tensorflow_serving/apis/predict")
 get_model_metadata_pb2 = _module("tensorflow_serving/apis/get_model_metadata")
 input_pb2 = _module("tensorflow_serving/apis/input")
 classification_pb2 = _module("tensorflow_serving/apis/classification")
 regression_pb2 = _module("tensorflow_serving/apis/regression")
-serving_status_pb2 = _module("tensorflow_serving/apis/status")
+status_pb2 = _module("tensorflow_serving/apis/status")
 get_model_status_pb2 = _module("tensorflow_serving/apis/get_model_status")
 file_system_storage_path_source_pb2 = _module("tensorflow_serving/config/file_system_storage_path_source")
 model_server_config_pb2 = _module("tensorflow_serving/config/model_server_config")
 model_management_pb2 = _module("tensorflow_serving/apis/model_management")
 session_bundle_config_pb2 = _module("tensorflow_serving/servables/tensorflow/session_bundle_config")
+prediction_service_pb2 = _module("tensorflow_serving/apis/prediction_service")
+model_service_pb2 = _module("tensorflow_serving/apis/model_service")
 
 
 def grpc_module(path: str):

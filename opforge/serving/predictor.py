@@ -15,7 +15,7 @@ from ..codegen._proto import (
     get_model_metadata_pb2,
     get_model_status_pb2,
     regression_pb2,
-    serving_model_pb2,
+    model_pb2,
 )
 from ..framework.errors import InvalidArgumentError
 from .manager import ModelManager
@@ -53,7 +53,7 @@ def spec_of(model_spec) -> tuple[str, int | None, str | None, str]:
 
 def answered_spec(servable: ServableVersion, signature_name: str | None):
     """The ModelSpec of an answer: the model and version that answered."""
-    spec = serving_model_pb2.ModelSpec(name=servable.name, signature_name=signature_name or "")
+    spec = model_pb2.ModelSpec(name=servable.name, signature_name=signature_name or "")
     spec.version.value = servable.version
     return spec
 

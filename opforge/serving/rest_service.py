@@ -93,7 +93,7 @@ class RestApp:
 
     def _answer(self, environ) -> tuple[int, bytes, str]:
         method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
-        model = ""
+        model, api = "", "rest"
         try:
             if self._draining:
                 raise _HTTPError(503, "The server is shutting down")
@@ -103,16 +103,17 @@ class RestApp:
             if m is None:
                 raise _HTTPError(404, f"Malformed request: {method} {path}")
             model = m["name"]
+            api = m["verb"][1:] if m["verb"] else "metadata" if m["metadata"] else "status"
             doc = self._route(method, path, m, environ)
             body = json.dumps(doc, separators=(",", ":")).encode()
-            self._metrics.request(model, m["verb"] or "status", "ok")
+            self._metrics.request(model, api, "ok")
             return 200, body, "application/json"
         except _HTTPError as e:
             status, message = e.status, e.message
         except Exception as e:  # every error is an answer; the server serves on
             err = as_op_error(e)
             status, message = http_status(err), err.message
-        self._metrics.request(model, "rest", "error")
+        self._metrics.request(model, api, "error")
         return status, json.dumps({"error": message}).encode(), "application/json"
 
     def _route(self, method: str, path: str, m, environ) -> dict:
