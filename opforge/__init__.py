@@ -37,6 +37,7 @@ _PUBLIC_MODULES = {
     "data": "opforge.data",
     "summary": "opforge.summary",
     "config": "opforge.config",
+    "saved_model": "opforge.io.saved_model",
 }
 # Transitional: framework/session.py and framework/optimizer/ (replaced by the C++ optimizer,
 # issue 33) still import graph_def from its old place.

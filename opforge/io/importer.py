@@ -40,6 +40,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     from ..framework import tensor_array_import  # noqa: PLC0415
     if tensor_array_import.needs_lowering(graph_def):
         graph_def = tensor_array_import.lower(graph_def)
+    from ..framework import resource_import  # noqa: PLC0415
+    if resource_import.needs_lowering(graph_def):
+        graph_def = resource_import.lower(graph_def)
     graph = get_default_graph()
     prefix = "import" if name is None else name
     nodes = list(graph_def.node)

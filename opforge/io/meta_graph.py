@@ -139,9 +139,9 @@ def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, import_sco
                 except DecodeError as e:
                     raise DataLossError(f"collection '{key}' holds a damaged VariableDef: {e}",
                                         "import_meta_graph") from None
-                if vd.is_resource:
-                    raise InvalidArgumentError(f"variable {vd.variable_name} is a resource variable: opforge's "
-                                               "import_meta_graph reads TF1 (ref) variables", "import_meta_graph")
+                if vd.is_resource and element(vd.variable_name).op.type != "VariableV2":
+                    raise InvalidArgumentError(f"variable {vd.variable_name} is a resource variable that import did "
+                                               "not make a reference variable", "import_meta_graph")
                 if vd.variable_name not in variables:
                     variables[vd.variable_name] = RefVariable._from_nodes(
                         graph, element(vd.variable_name).op, element(vd.initializer_name),

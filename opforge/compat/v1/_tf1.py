@@ -21,6 +21,8 @@ from opforge import data as _data
 from opforge.data import input_pipeline as _input
 from opforge.training import saver as _saver
 from opforge import summary as _summary
+from opforge.io import saved_model as _sm
+from opforge.io.saved_model import main_op as _sm_main_op
 from opforge.ops import nn as _nn
 from opforge import ops as _ops
 from opforge import training as _train
@@ -284,5 +286,21 @@ dtypes = Namespace("dtypes", {n: getattr(_of.dtypes, n) for n in dir(_of.dtypes)
 compat = Namespace("compat", as_bytes=lambda s, encoding="utf-8": s.encode(encoding) if isinstance(s, str) else bytes(s),
                    as_text=lambda s, encoding="utf-8": s.decode(encoding) if isinstance(s, bytes) else str(s),
                    as_str=lambda s, encoding="utf-8": s.decode(encoding) if isinstance(s, bytes) else str(s))
-saved_model = Namespace("saved_model")
+saved_model = Namespace(
+    "saved_model", {n: getattr(_sm, n) for n in (
+        "builder", "constants", "signature_constants", "signature_def_utils", "tag_constants", "utils",
+        "simple_save", "build_signature_def", "predict_signature_def", "classification_signature_def",
+        "regression_signature_def", "is_valid_signature", "build_tensor_info", "get_tensor_from_tensor_info",
+        "maybe_saved_model_directory", "contains_saved_model")}
+    | {n: getattr(m, n) for m in (_sm.constants, _sm.tag_constants, _sm.signature_constants) for n in dir(m)
+       if n.isupper()},
+    builds_graph=False,
+    # TF1's tf.saved_model.load is the loader's load(sess, tags, export_dir); opforge's own
+    # of.saved_model.load(export_dir) returns a LoadedModel.
+    loader=Namespace("saved_model.loader", load=_sm.loader.load,
+                     maybe_saved_model_directory=_sm.loader.maybe_saved_model_directory, builds_graph=False),
+    load=_sm.loader.load, Builder=_sm.SavedModelBuilder,
+    main_op=Namespace("saved_model.main_op", main_op=_sm_main_op.main_op,
+                      main_op_with_restore=_sm_main_op.main_op_with_restore),
+)
 

@@ -1,0 +1,200 @@
+"""TensorFlow 2's resource variables in GraphDefs, imported as reference variables.
+
+A TF2 graph (a SavedModel's, or any graph ``tf.function`` traced) holds a variable as a resource
+handle (VarHandleOp) that ops read and write through: ReadVariableOp, AssignVariableOp and
+friends. opforge's runtime keeps variables as TF1 does, a VariableV2 node whose output is a
+reference to the buffer, so import rewrites each resource op into the reference op that does
+the same thing:
+
+    VarHandleOp(shape, dtype, shared_name)   -> VariableV2(shape, dtype, shared_name)
+    ReadVariableOp(h)                        -> Identity(var)           (a read: a copy)
+    AssignVariableOp(h, v)                   -> Assign(var, v, validate_shape=false)
+    AssignAddVariableOp / AssignSubVariableOp-> AssignAdd / AssignSub
+    ResourceGather(h, indices)               -> GatherV2(Identity(var), indices, 0)
+    VarIsInitializedOp, DisableCopyOnRead,
+    DestroyResourceOp (read by no data edge) -> NoOp
+
+This runs after function lowering (framework/functions.py), so a handle passed into a function
+reaches its ops through the Identity nodes that stand for the call's arguments: those (and
+every Identity that only forwards a handle) are removed, and whatever read them reads the
+variable itself. A handle that reaches any other op (a Switch, a loop Enter, an op opforge has
+no reference form of) is refused with an error naming the node.
+"""
+
+from __future__ import annotations
+
+from ..codegen._proto import attr_value_pb2, graph_pb2, node_def_pb2
+from .errors import InvalidArgumentError, UnimplementedError
+
+NodeDef = node_def_pb2.NodeDef
+
+RESOURCE_OPS = {"VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
+                "AssignSubVariableOp", "VarIsInitializedOp", "ResourceGather", "DisableCopyOnRead",
+                "DestroyResourceOp"}
+_UPDATES = {"AssignVariableOp": "Assign", "AssignAddVariableOp": "AssignAdd", "AssignSubVariableOp": "AssignSub"}
+_ONLY_EFFECT = {"VarIsInitializedOp", "DisableCopyOnRead", "DestroyResourceOp"}
+_DT_INT32 = 3
+
+
+def needs_lowering(graph_def) -> bool:
+    return any(nd.op in RESOURCE_OPS for nd in graph_def.node)
+
+
+def _bad(nd, message, cls=InvalidArgumentError):
+    return cls(f"{message} [[node {nd.name}]]", nd.op)
+
+
+def _split(name: str):
+    if name.startswith("^"):
+        return name[1:], -1
+    node, _, k = name.partition(":")
+    return node, int(k) if k else 0
+
+
+def _type_attr(enum):
+    av = attr_value_pb2.AttrValue()
+    av.type = enum
+    return av
+
+
+def _bool_attr(b):
+    av = attr_value_pb2.AttrValue()
+    av.b = b
+    return av
+
+
+class _Lowering:
+    def __init__(self, graph_def):
+        self.by_name = {nd.name: nd for nd in graph_def.node}
+        self._source: dict[str, str | None] = {}
+        self.consumed: set[str] = set()  # nodes some data edge reads
+        for nd in graph_def.node:
+            for i in nd.input:
+                if not i.startswith("^"):
+                    self.consumed.add(_split(i)[0])
+
+    def variable_of(self, ref: str) -> str | None:
+        """The VarHandleOp a tensor is the handle of (through Identity nodes), or None."""
+        node, idx = _split(ref)
+        if node in self._source:
+            return self._source[node]
+        seen = []
+        found = None
+        while node in self.by_name and node not in self._source:
+            nd = self.by_name[node]
+            seen.append(node)
+            if nd.op == "VarHandleOp":
+                found = node
+                break
+            data = [i for i in nd.input if not i.startswith("^")]
+            if nd.op != "Identity" or len(data) != 1:
+                break
+            node = _split(data[0])[0]
+        else:
+            found = self._source.get(node)
+        for s in seen:
+            self._source[s] = found
+        return found
+
+    def is_forwarded_handle(self, nd) -> bool:
+        return nd.op == "Identity" and self.variable_of(nd.name) is not None
+
+    def rename(self, ref: str) -> str:
+        """An input with forwarded handles replaced by the variable they carry."""
+        node, idx = _split(ref)
+        if node in self.by_name and self.is_forwarded_handle(self.by_name[node]):
+            var = self.variable_of(node)
+            return f"^{var}" if idx < 0 else var
+        return ref
+
+    def lower(self, nd, out: list) -> None:
+        data = [i for i in nd.input if not i.startswith("^")]
+        control = list(dict.fromkeys(self.rename(i) for i in nd.input if i.startswith("^")))
+        if nd.op == "VarHandleOp":
+            new = NodeDef(name=nd.name, op="VariableV2", device=nd.device)
+            new.input.extend(control)
+            for k in ("shape", "dtype", "container", "shared_name"):
+                if k in nd.attr:
+                    new.attr[k].CopyFrom(nd.attr[k])
+            if "dtype" not in nd.attr or "shape" not in nd.attr:
+                raise _bad(nd, "VarHandleOp needs attrs 'dtype' and 'shape'")
+            out.append(new)
+            return
+        if self.is_forwarded_handle(nd):
+            return  # readers of it read the variable itself
+        if nd.op in RESOURCE_OPS:
+            var = self.variable_of(data[0]) if data else None
+            if var is None:
+                raise _bad(nd, f"{nd.op} reads a resource handle that does not come from a VarHandleOp "
+                               "(through Identity nodes): opforge imports variables only", UnimplementedError)
+            dtype = self.by_name[var].attr["dtype"].type
+            if nd.op == "ReadVariableOp":
+                new = NodeDef(name=nd.name, op="Identity", device=nd.device)
+                new.input.extend([var] + control)
+                new.attr["T"].CopyFrom(_type_attr(dtype))
+            elif nd.op in _UPDATES:
+                if len(data) != 2:
+                    raise _bad(nd, f"{nd.op} needs a handle and a value")
+                new = NodeDef(name=nd.name, op=_UPDATES[nd.op], device=nd.device)
+                new.input.extend([var, self.rename(data[1])] + control)
+                new.attr["T"].CopyFrom(_type_attr(dtype))
+                new.attr["use_locking"].CopyFrom(_bool_attr(True))
+                if nd.op == "AssignVariableOp":
+                    new.attr["validate_shape"].CopyFrom(_bool_attr(False))
+            elif nd.op == "ResourceGather":
+                self._gather(nd, var, dtype, data, control, out)
+                return
+            else:  # an op with an effect on the handle only
+                if nd.name in self.consumed:
+                    raise _bad(nd, f"{nd.op} is read by another op: opforge has no reference-variable form of it",
+                               UnimplementedError)
+                new = NodeDef(name=nd.name, op="NoOp", device=nd.device)
+                new.input.extend(control + [f"^{var}"])
+            out.append(new)
+            return
+        for i in data:
+            if self.variable_of(i) is not None:
+                raise _bad(nd, f"{nd.op} takes the resource handle of variable '{self.variable_of(i)}': opforge "
+                               "imports handles read by variable ops only", UnimplementedError)
+        if control != [i for i in nd.input if i.startswith("^")]:
+            new = NodeDef()
+            new.CopyFrom(nd)
+            del new.input[:]
+            new.input.extend(data + control)
+            nd = new
+        out.append(nd)
+
+    def _gather(self, nd, var, dtype, data, control, out):
+        if len(data) != 2:
+            raise _bad(nd, "ResourceGather needs a handle and indices")
+        read = NodeDef(name=f"{nd.name}/read", op="Identity", device=nd.device)
+        read.input.append(var)
+        read.attr["T"].CopyFrom(_type_attr(dtype))
+        axis = NodeDef(name=f"{nd.name}/axis", op="Const", device=nd.device)
+        axis.input.append(f"^{var}")
+        axis.attr["dtype"].CopyFrom(_type_attr(_DT_INT32))
+        axis.attr["value"].tensor.dtype = _DT_INT32
+        axis.attr["value"].tensor.tensor_shape.SetInParent()
+        axis.attr["value"].tensor.int_val.append(0)
+        gather = NodeDef(name=nd.name, op="GatherV2", device=nd.device)
+        gather.input.extend([read.name, self.rename(data[1]), axis.name] + control)
+        gather.attr["Tparams"].CopyFrom(_type_attr(dtype))
+        if "Tindices" in nd.attr:
+            gather.attr["Tindices"].CopyFrom(nd.attr["Tindices"])
+        gather.attr["Taxis"].CopyFrom(_type_attr(_DT_INT32))
+        if "batch_dims" in nd.attr:
+            gather.attr["batch_dims"].CopyFrom(nd.attr["batch_dims"])
+        out.extend([read, axis, gather])
+
+
+def lower(graph_def):
+    """A copy of graph_def with its resource variables made reference variables."""
+    low = _Lowering(graph_def)
+    out = graph_pb2.GraphDef()
+    out.versions.CopyFrom(graph_def.versions)
+    out.library.CopyFrom(graph_def.library)
+    nodes: list = []
+    for nd in graph_def.node:
+        low.lower(nd, nodes)
+    out.node.extend(nodes)
+    return out
