@@ -28,11 +28,11 @@ def check_feeds(signature, feeds: dict[str, np.ndarray]) -> None:
     before it can join a batch."""
     expected = set(signature.inputs)
     sent = set(feeds)
-    if sent != expected:
-        extra, missing = sent - expected, expected - sent
-        if len(sent) == len(expected):
-            k = sorted(extra)[0]
-            raise InvalidArgumentError(f"input tensor alias not found in signature: {k}. Inputs "
+    optional = set(signature.signature_def.defaults)  # inputs the SignatureDef has defaults for
+    if not (sent <= expected and expected - sent <= optional):
+        extra, missing = sent - expected, expected - sent - optional
+        if extra and not missing and len(sent) <= len(expected):
+            raise InvalidArgumentError(f"input tensor alias not found in signature: {sorted(extra)[0]}. Inputs "
                                        f"expected to be in the set {{{_names(expected)}}}.")
         raise InvalidArgumentError(f"input size does not match signature: {len(sent)}!={len(expected)} "
                                    f"len({{{_names(sent)}}}) != len({{{_names(expected)}}}). Sent extra: "
