@@ -14,7 +14,6 @@ import sys
 import time
 
 import numpy as np
-import pytest
 
 import opforge as of
 
