@@ -5,7 +5,6 @@ bad requests."""
 
 from __future__ import annotations
 
-import base64
 import http.client
 import json
 import socket
@@ -128,14 +127,6 @@ def test_far_oversized_payload_is_refused_unread(server):
     resp = conn.getresponse()
     assert resp.status == 413
     conn.close()
-
-
-def test_bytes_inputs_and_outputs_b64():
-    from opforge.serving.json_codec import predict_answer, to_array
-    arr = to_array([{"b64": base64.b64encode(b"\x00\xff").decode()}, "text"], "string", "where")
-    assert arr.tolist() == [b"\x00\xff", b"text"]
-    doc = predict_answer({"out_bytes": arr, "label": np.array([b"cat", b"\xff"], dtype=object)}, "columnar")
-    assert doc == {"outputs": {"label": ["cat", {"b64": "/w=="}], "out_bytes": [{"b64": "AP8="}, {"b64": "dGV4dA=="}]}}
 
 
 def test_client_disconnects_mid_request(server):
