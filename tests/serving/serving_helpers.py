@@ -97,6 +97,8 @@ class ServerProcess:
         self._err = open(self.log, "w")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self._err, text=True)
         line = self.proc.stdout.readline()
+        while line and not line.startswith("opforge serve:"):  # anything printed before the server's line
+            line = self.proc.stdout.readline()
         if not line.startswith("opforge serve: ready"):
             self.proc.kill()
             self.proc.wait()
