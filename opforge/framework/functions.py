@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from .. import _C
 from ..codegen._proto import attr_value_pb2, graph_pb2, node_def_pb2
+from . import resource_import
 from .errors import InvalidArgumentError, NotFoundError, UnimplementedError
 
 NodeDef = node_def_pb2.NodeDef
@@ -318,7 +319,15 @@ class _Lowering:
 
 def _output_index(nd, out_arg, i, where):
     """Flat output index of ``nd``'s output argument ``out_arg`` element ``i``."""
+    if nd.op in FUNCTIONAL_OPS:  # one output list, "output" (calls, If, Case, While)
+        if out_arg != "output":
+            raise _bad(where, nd.op, f"op {nd.op} has no output '{out_arg}'")
+        return i
     spec = _C.op_spec(nd.op)
+    if spec is None and nd.op in resource_import.OUTPUT_ARGS:  # lowered after inlining
+        if out_arg not in resource_import.OUTPUT_ARGS[nd.op]:
+            raise _bad(where, nd.op, f"op {nd.op} has no output '{out_arg}'")
+        return i
     if spec is None:
         raise _bad(where, nd.op, f"Op type not registered '{nd.op}' in the opforge runtime", NotFoundError)
     base = 0

@@ -16,9 +16,12 @@ the same thing:
 
 This runs after function lowering (framework/functions.py), so a handle passed into a function
 reaches its ops through the Identity nodes that stand for the call's arguments: those (and
-every Identity that only forwards a handle) are removed, and whatever read them reads the
-variable itself. A handle that reaches any other op (a Switch, a loop Enter, an op opforge has
-no reference form of) is refused with an error naming the node.
+every Identity that only forwards a handle) are removed, and whatever read them reads what they
+forwarded. A handle that a lowered cond or loop carries (Switch, Merge, Enter, Exit,
+NextIteration) is carried as the variable's value instead: those nodes read the variable, and
+the reads behind them take their output, so a read inside a branch or loop body stays there.
+Updates must name the variable itself (not through a cond or loop), and a handle that reaches
+any other op is refused with an error naming the node.
 """
 
 from __future__ import annotations
@@ -31,6 +34,11 @@ NodeDef = node_def_pb2.NodeDef
 RESOURCE_OPS = {"VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
                 "AssignSubVariableOp", "VarIsInitializedOp", "ResourceGather", "DisableCopyOnRead",
                 "DestroyResourceOp"}
+# The output argument of each (one output at most), for references into function bodies
+# ("ReadVariableOp:value:0") that are resolved before these ops are lowered.
+OUTPUT_ARGS = {"VarHandleOp": ("resource",), "ReadVariableOp": ("value",), "VarIsInitializedOp": ("is_initialized",),
+               "ResourceGather": ("output",), "AssignVariableOp": (), "AssignAddVariableOp": (),
+               "AssignSubVariableOp": (), "DisableCopyOnRead": (), "DestroyResourceOp": ()}
 _UPDATES = {"AssignVariableOp": "Assign", "AssignAddVariableOp": "AssignAdd", "AssignSubVariableOp": "AssignSub"}
 _ONLY_EFFECT = {"VarIsInitializedOp", "DisableCopyOnRead", "DestroyResourceOp"}
 _DT_INT32 = 3
@@ -63,6 +71,11 @@ def _bool_attr(b):
     return av
 
 
+_PASS = {"Identity", "Switch", "Merge", "Enter", "Exit", "NextIteration", "RefSwitch", "RefMerge", "RefEnter",
+         "RefExit", "RefNextIteration", "RefIdentity"}
+_DT_RESOURCE = 20
+
+
 class _Lowering:
     def __init__(self, graph_def):
         self.by_name = {nd.name: nd for nd in graph_def.node}
@@ -74,38 +87,47 @@ class _Lowering:
                     self.consumed.add(_split(i)[0])
 
     def variable_of(self, ref: str) -> str | None:
-        """The VarHandleOp a tensor is the handle of (through Identity nodes), or None."""
-        node, idx = _split(ref)
-        if node in self._source:
-            return self._source[node]
-        seen = []
+        """The VarHandleOp a tensor is the handle of (through Identity nodes and the Switch,
+        Merge, Enter, Exit and NextIteration nodes of conds and loops), or None."""
+        node = _split(ref)[0]
+        seen: list[str] = []
         found = None
-        while node in self.by_name and node not in self._source:
+        while node in self.by_name:
+            if node in self._source:
+                found = self._source[node]
+                break
+            if node in seen:  # a loop's back edge: the handle comes in through its Enter
+                break
             nd = self.by_name[node]
             seen.append(node)
             if nd.op == "VarHandleOp":
                 found = node
                 break
             data = [i for i in nd.input if not i.startswith("^")]
-            if nd.op != "Identity" or len(data) != 1:
+            if nd.op not in _PASS or not data:
                 break
             node = _split(data[0])[0]
-        else:
-            found = self._source.get(node)
         for s in seen:
-            self._source[s] = found
+            self._source.setdefault(s, found)
         return found
 
     def is_forwarded_handle(self, nd) -> bool:
         return nd.op == "Identity" and self.variable_of(nd.name) is not None
 
     def rename(self, ref: str) -> str:
-        """An input with forwarded handles replaced by the variable they carry."""
+        """An input with Identity nodes that forward a handle skipped: it then names the
+        variable itself, or the cond or loop node that carries the variable (its value, once
+        that node reads the variable)."""
         node, idx = _split(ref)
-        if node in self.by_name and self.is_forwarded_handle(self.by_name[node]):
-            var = self.variable_of(node)
-            return f"^{var}" if idx < 0 else var
-        return ref
+        for _ in range(len(self.by_name) + 1):
+            nd = self.by_name.get(node)
+            if nd is None or not self.is_forwarded_handle(nd):
+                break
+            node, k = _split([i for i in nd.input if not i.startswith("^")][0])
+            idx = k if idx >= 0 else -1
+        if idx < 0:
+            return f"^{node}"
+        return node if idx == 0 else f"{node}:{idx}"
 
     def lower(self, nd, out: list) -> None:
         data = [i for i in nd.input if not i.startswith("^")]
@@ -121,48 +143,57 @@ class _Lowering:
             out.append(new)
             return
         if self.is_forwarded_handle(nd):
-            return  # readers of it read the variable itself
+            return  # readers of it read what it forwards
         if nd.op in RESOURCE_OPS:
-            var = self.variable_of(data[0]) if data else None
-            if var is None:
-                raise _bad(nd, f"{nd.op} reads a resource handle that does not come from a VarHandleOp "
-                               "(through Identity nodes): opforge imports variables only", UnimplementedError)
-            dtype = self.by_name[var].attr["dtype"].type
-            if nd.op == "ReadVariableOp":
-                new = NodeDef(name=nd.name, op="Identity", device=nd.device)
-                new.input.extend([var] + control)
-                new.attr["T"].CopyFrom(_type_attr(dtype))
-            elif nd.op in _UPDATES:
-                if len(data) != 2:
-                    raise _bad(nd, f"{nd.op} needs a handle and a value")
-                new = NodeDef(name=nd.name, op=_UPDATES[nd.op], device=nd.device)
-                new.input.extend([var, self.rename(data[1])] + control)
-                new.attr["T"].CopyFrom(_type_attr(dtype))
-                new.attr["use_locking"].CopyFrom(_bool_attr(True))
-                if nd.op == "AssignVariableOp":
-                    new.attr["validate_shape"].CopyFrom(_bool_attr(False))
-            elif nd.op == "ResourceGather":
-                self._gather(nd, var, dtype, data, control, out)
-                return
-            else:  # an op with an effect on the handle only
-                if nd.name in self.consumed:
-                    raise _bad(nd, f"{nd.op} is read by another op: opforge has no reference-variable form of it",
-                               UnimplementedError)
-                new = NodeDef(name=nd.name, op="NoOp", device=nd.device)
-                new.input.extend(control + [f"^{var}"])
-            out.append(new)
+            self._lower_resource_op(nd, data, control, out)
             return
-        for i in data:
-            if self.variable_of(i) is not None:
-                raise _bad(nd, f"{nd.op} takes the resource handle of variable '{self.variable_of(i)}': opforge "
-                               "imports handles read by variable ops only", UnimplementedError)
-        if control != [i for i in nd.input if i.startswith("^")]:
-            new = NodeDef()
-            new.CopyFrom(nd)
-            del new.input[:]
-            new.input.extend(data + control)
-            nd = new
-        out.append(nd)
+        handles = {i: self.variable_of(i) for i in data}
+        if any(handles.values()) and nd.op not in _PASS:
+            var = next(v for v in handles.values() if v)
+            raise _bad(nd, f"{nd.op} takes the resource handle of variable '{var}': opforge imports handles read "
+                           "by variable ops only", UnimplementedError)
+        new = NodeDef()
+        new.CopyFrom(nd)
+        del new.input[:]
+        new.input.extend([self.rename(i) for i in data] + control)
+        var = next((v for v in handles.values() if v), None)
+        if var is not None and "T" in new.attr and new.attr["T"].type == _DT_RESOURCE:
+            new.attr["T"].type = self.by_name[var].attr["dtype"].type  # it carries the value now
+        out.append(new)
+
+    def _lower_resource_op(self, nd, data, control, out):
+        var = self.variable_of(data[0]) if data else None
+        if var is None:
+            raise _bad(nd, f"{nd.op} reads a resource handle that does not come from a VarHandleOp: opforge "
+                           "imports variables only", UnimplementedError)
+        dtype = self.by_name[var].attr["dtype"].type
+        handle = self.rename(data[0])
+        if nd.op == "ReadVariableOp":
+            new = NodeDef(name=nd.name, op="Identity", device=nd.device)
+            new.input.extend([handle] + control)
+            new.attr["T"].CopyFrom(_type_attr(dtype))
+        elif nd.op in _UPDATES:
+            if len(data) != 2:
+                raise _bad(nd, f"{nd.op} needs a handle and a value")
+            if handle != var:
+                raise _bad(nd, f"{nd.op} updates variable '{var}' through a cond or loop: opforge imports "
+                               "updates of the variable itself only", UnimplementedError)
+            new = NodeDef(name=nd.name, op=_UPDATES[nd.op], device=nd.device)
+            new.input.extend([var, self.rename(data[1])] + control)
+            new.attr["T"].CopyFrom(_type_attr(dtype))
+            new.attr["use_locking"].CopyFrom(_bool_attr(True))
+            if nd.op == "AssignVariableOp":
+                new.attr["validate_shape"].CopyFrom(_bool_attr(False))
+        elif nd.op == "ResourceGather":
+            self._gather(nd, handle, dtype, data, control, out)
+            return
+        else:  # an op with an effect on the handle only
+            if nd.name in self.consumed:
+                raise _bad(nd, f"{nd.op} is read by another op: opforge has no reference-variable form of it",
+                           UnimplementedError)
+            new = NodeDef(name=nd.name, op="NoOp", device=nd.device)
+            new.input.extend(control + [f"^{_split(handle)[0]}"])
+        out.append(new)
 
     def _gather(self, nd, var, dtype, data, control, out):
         if len(data) != 2:
@@ -171,7 +202,7 @@ class _Lowering:
         read.input.append(var)
         read.attr["T"].CopyFrom(_type_attr(dtype))
         axis = NodeDef(name=f"{nd.name}/axis", op="Const", device=nd.device)
-        axis.input.append(f"^{var}")
+        axis.input.append(f"^{_split(var)[0]}")
         axis.attr["dtype"].CopyFrom(_type_attr(_DT_INT32))
         axis.attr["value"].tensor.dtype = _DT_INT32
         axis.attr["value"].tensor.tensor_shape.SetInParent()

@@ -297,14 +297,43 @@ class BundleReader:
         except KeyError:
             raise InvalidArgumentError(f"'{name}' has dtype enum {entry.dtype}, which opforge cannot hold",
                                        "RestoreV2") from None
-        if dtype in (_dtypes.string, _dtypes.variant):
+        if dtype == _dtypes.variant:
             raise InvalidArgumentError(f"'{name}' is a {dtype.name} tensor: not supported yet", "RestoreV2")
         data = self._shard(entry.shard_id)
         raw = data[entry.offset:entry.offset + entry.size]
         shape = self.shape(name)
+        if dtype == _dtypes.string:
+            return self._string_tensor(name, entry, raw, shape)
         expected = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype.as_numpy_dtype).itemsize
         if len(raw) != entry.size or entry.size != expected:
             raise DataLossError(f"{self.prefix}: '{name}' is truncated ({len(raw)} of {expected} bytes)")
         if _masked_crc(raw) != entry.crc32c:
             raise DataLossError(f"{self.prefix}: checksum mismatch for '{name}' (the data file is corrupt)")
         return np.frombuffer(raw, dtype=dtype.as_numpy_dtype).reshape(shape).copy()
+
+    def _string_tensor(self, name, entry, raw: bytes, shape) -> np.ndarray:
+        """A string tensor, as TensorFlow's bundle writer lays it out: each element's length
+        (varint64), a masked CRC32C of the lengths (each as 4 little-endian bytes), then the
+        elements' bytes. The entry's CRC covers the lengths (as 4 bytes each), the length
+        checksum and the elements."""
+        if len(raw) != entry.size:
+            raise DataLossError(f"{self.prefix}: '{name}' is truncated ({len(raw)} of {entry.size} bytes)")
+        n = int(np.prod(shape, dtype=np.int64))
+        pos, lengths = 0, []
+        for _ in range(n):
+            length, pos = _read_varint(raw, pos, len(raw), f"{self.prefix}: '{name}'")
+            lengths.append(length)
+        as_u32 = b"".join((length & 0xFFFFFFFF).to_bytes(4, "little") for length in lengths)
+        if pos + 4 > len(raw) or _masked_crc(as_u32) != int.from_bytes(raw[pos:pos + 4], "little"):
+            raise DataLossError(f"{self.prefix}: the element lengths of string tensor '{name}' are corrupt")
+        checksum, pos = raw[pos:pos + 4], pos + 4
+        if pos + sum(lengths) != len(raw):
+            raise DataLossError(f"{self.prefix}: string tensor '{name}' has {len(raw) - pos} bytes of elements, "
+                                f"its lengths add up to {sum(lengths)}")
+        if _masked_crc(as_u32 + checksum + raw[pos:]) != entry.crc32c:
+            raise DataLossError(f"{self.prefix}: checksum mismatch for '{name}' (the data file is corrupt)")
+        out = np.empty(n, dtype=object)
+        for k, length in enumerate(lengths):
+            out[k] = bytes(raw[pos:pos + length])
+            pos += length
+        return out.reshape(shape)

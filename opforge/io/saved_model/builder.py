@@ -108,14 +108,16 @@ class SavedModelBuilder:
         out = []
         for tensor in assets_collection or []:
             source = _asset_path_from_tensor(tensor)
-            name = os.path.basename(source)
-            taken = self._asset_sources.get(name)
-            if taken is not None and taken != source and not _same_file(taken, source):
-                i, base = 1, name
-                while name in self._asset_sources:
-                    name = f"{base}_{i}"
-                    i += 1
-            self._asset_sources.setdefault(name, source)
+            name = next((n for n, s in self._asset_sources.items() if s == source), None)
+            if name is None:
+                name = os.path.basename(source)
+                taken = self._asset_sources.get(name)
+                if taken is not None and not _same_file(taken, source):
+                    i, base = 1, name
+                    while name in self._asset_sources:
+                        name = f"{base}_{i}"
+                        i += 1
+                self._asset_sources.setdefault(name, source)
             out.append((name, tensor))
         return out
 

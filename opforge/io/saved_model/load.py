@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 
 import numpy as np
 
@@ -28,6 +29,10 @@ from .utils import resolve_tensor
 __all__ = ["load", "LoadedModel", "Signature", "TensorSpec"]
 
 _HIDDEN_SIGNATURES = (constants.INIT_OP_SIGNATURE_KEY, constants.TRAIN_OP_SIGNATURE_KEY)
+# Loading builds into a graph through opforge's default-graph stack, which is one per process:
+# two loads at once (a server loading versions in the background) would interleave their
+# graphs, so loads take turns. Running loaded signatures needs no lock.
+_LOAD_LOCK = threading.Lock()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,8 +74,8 @@ class Signature:
             for key in sorted(infos):
                 info = infos[key]
                 if info.WhichOneof("encoding") != "name":
-                    raise InvalidArgumentError(f"signature '{name}' {kind} '{key}' is a {info.WhichOneof('encoding')} "
-                                               "tensor: opforge serves dense tensors only", "load")
+                    raise InvalidArgumentError(f"signature '{name}' {kind} '{key}' names no dense tensor (a sparse "
+                                               "or composite one?): opforge serves dense tensors only", "load")
                 try:
                     tensor = resolve_tensor(graph, info.name)
                 except (KeyError, ValueError):
@@ -149,7 +154,8 @@ class LoadedModel:
         self.graph = Graph()
         self.session = Session(graph=self.graph)
         try:
-            self.meta_graph = loader.load(self.session, list(self.tags), self.export_dir)
+            with _LOAD_LOCK:
+                self.meta_graph = loader.load(self.session, list(self.tags), self.export_dir)
             self.signatures: dict[str, Signature] = {
                 key: Signature(key, self.meta_graph.signature_def[key], self.session)
                 for key in sorted(self.meta_graph.signature_def) if key not in _HIDDEN_SIGNATURES}

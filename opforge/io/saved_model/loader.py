@@ -16,7 +16,7 @@ import numpy as np
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
-from ...codegen._proto import meta_graph_pb2, saved_model_pb2
+from ...codegen._proto import meta_graph_pb2, saved_model_pb2, trackable_object_graph_pb2
 from ...framework.errors import DataLossError, InvalidArgumentError, NotFoundError
 from .. import tensor_bundle
 from ..meta_graph import import_scoped_meta_graph
@@ -99,9 +99,12 @@ def asset_feeds(meta, export_dir, graph, import_scope=None) -> dict:
     assets = list(meta.asset_file_def)
     if constants.ASSETS_KEY in meta.collection_def:
         for anyp in meta.collection_def[constants.ASSETS_KEY].any_list.value:
-            a = meta_graph_pb2.AssetFileDef()
-            if anyp.Unpack(a):
-                assets.append(a)
+            if anyp.type_url.rpartition("/")[2] == "tensorflow.AssetFileDef":
+                try:
+                    assets.append(meta_graph_pb2.AssetFileDef.FromString(anyp.value))
+                except DecodeError as e:
+                    raise DataLossError(f"collection {constants.ASSETS_KEY} holds a damaged AssetFileDef: {e}",
+                                        "load") from None
     feeds = {}
     assets_dir = os.path.join(os.fspath(export_dir), constants.ASSETS_DIRECTORY)
     for a in assets:
@@ -155,20 +158,36 @@ def restore_variables(sess, plan: dict, prefix: str, import_scope=None) -> None:
     sess.run(restore_op, feeds)
 
 
+_OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+
+def _checkpoint_object_graph(prefix):
+    """The TrackableObjectGraph a TF2 checkpoint holds, or None."""
+    if not os.path.exists(tensor_bundle.index_path(prefix)):
+        return None
+    reader = tensor_bundle.BundleReader(prefix)
+    if not reader.has_tensor(_OBJECT_GRAPH_KEY):
+        return None
+    try:
+        return trackable_object_graph_pb2.TrackableObjectGraph.FromString(reader.tensor(_OBJECT_GRAPH_KEY)[()])
+    except DecodeError as e:
+        raise DataLossError(f"{prefix}: the checkpoint's object graph is damaged: {e}", "load") from None
+
+
 def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     """Loads the MetaGraphDef tagged ``tags`` of the SavedModel in ``export_dir`` into
     ``sess`` (its graph, variables and init op); returns the MetaGraphDef."""
     del saver_kwargs  # the restore plan comes from the SavedModel itself (restore.py)
     saved = parse_saved_model(export_dir)
     meta = select_meta_graph(saved, tags, export_dir)
-    graph_def, plan = split_saver(meta)
+    prefix = os.path.join(os.fspath(export_dir), constants.VARIABLES_DIRECTORY, constants.VARIABLES_FILENAME)
+    graph_def, plan = split_saver(meta, _checkpoint_object_graph(prefix))
     stripped = meta_graph_pb2.MetaGraphDef()
     stripped.CopyFrom(meta)
     stripped.graph_def.CopyFrom(graph_def)
     stripped.ClearField("saver_def")
     with sess.graph.as_default():
         import_scoped_meta_graph(stripped, import_scope=import_scope)
-        prefix = os.path.join(os.fspath(export_dir), constants.VARIABLES_DIRECTORY, constants.VARIABLES_FILENAME)
         if plan and not os.path.exists(tensor_bundle.index_path(prefix)):
             raise SavedModelNotFoundError(f"SavedModel {os.fspath(export_dir)} has variables but no "
                                           f"{tensor_bundle.index_path(prefix)}", "load")

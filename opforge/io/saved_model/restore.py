@@ -28,6 +28,7 @@ _ASSIGN_OPS = {"Assign", "AssignVariableOp"}
 _VARIABLE_OPS = {"VariableV2", "Variable", "VarHandleOp"}
 _FORWARD_OPS = {"Identity", "RefIdentity", "Snapshot"}
 _MAX_DEPTH = 32
+_CHECKPOINT_OPS = {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "Save", "SaveSlices", "Restore", "RestoreSlice"}
 
 
 def _split(ref: str):
@@ -162,13 +163,60 @@ def _closure(by_name, roots):
     return seen
 
 
-def split_saver(meta):
+def split_saver(meta, object_graph=None):
     """(the graph without its save and restore subgraphs, {variable node name: checkpoint
-    key}) of a MetaGraphDef."""
+    key}) of a MetaGraphDef. ``object_graph`` is the checkpoint's TrackableObjectGraph (TF2
+    checkpoints have one): it restores variables the restore op leaves out (plan_from_captures)."""
     graph_def = meta.graph_def
     sd = meta.saver_def
     if not sd.restore_op_name:
         return graph_def, plan_from_collection(meta)
+    graph_def, plan = _split_saver(meta)
+    if object_graph is not None:
+        for var, key in plan_from_captures(meta, graph_def, object_graph).items():
+            plan.setdefault(var, key)
+    return graph_def, plan
+
+
+def plan_from_captures(meta, graph_def, object_graph) -> dict[str, str]:
+    """{variable node: checkpoint key} for the variables TF2 functions capture.
+
+    A TF2 SavedModel's restore function assigns the variables of its own object graph, which
+    need not be the handles the serving functions read (Keras models saved with
+    tf.saved_model.save capture one set of handles and restore another). TensorFlow's
+    tf.saved_model.load binds each function's captured inputs to objects (SavedConcreteFunction.
+    bound_inputs: object ids), and the checkpoint's object graph, whose ids are the same, names
+    each object's entry (its VARIABLE_VALUE attribute). This reads the same links: each call's
+    trailing (captured) inputs, traced through Identity to a VarHandleOp, get their object's
+    entry."""
+    keys = {}
+    for node_id, obj in enumerate(object_graph.nodes):
+        for attr in obj.attributes:
+            if attr.name == "VARIABLE_VALUE":
+                keys[node_id] = attr.checkpoint_key
+    functions_bound = meta.object_graph_def.concrete_functions
+    by_name = {nd.name: nd for nd in graph_def.node}
+    scope = _Scope(graph_def.node)
+    reader = _PlanReader(graph_def)
+    plan = {}
+    for nd in graph_def.node:
+        if nd.op not in functions.CALL_OPS or "f" not in nd.attr:
+            continue
+        cf = functions_bound.get(nd.attr["f"].func.name)
+        if cf is None or not cf.bound_inputs:
+            continue
+        data = _data_inputs(nd)
+        captured = data[len(data) - len(cf.bound_inputs):] if len(cf.bound_inputs) <= len(data) else []
+        for ref, node_id in zip(captured, cf.bound_inputs):
+            _, var, _ = reader.forward(scope, ref)
+            if var is not None and var.op in _VARIABLE_OPS and var.name in by_name and node_id in keys:
+                plan.setdefault(var.name, keys[node_id])
+    return plan
+
+
+def _split_saver(meta):
+    graph_def = meta.graph_def
+    sd = meta.saver_def
     by_name = {nd.name: nd for nd in graph_def.node}
     restore = _split(sd.restore_op_name)[0]
     if restore not in by_name:
@@ -177,8 +225,23 @@ def split_saver(meta):
     reader = _PlanReader(graph_def)
     reader.visit(_Scope(graph_def.node), restore)
     roots = [restore] + ([_split(sd.save_tensor_name)[0]] if sd.save_tensor_name else [])
+    # Other savers' subgraphs too (a MetaGraphDef added by add_meta_graph keeps the first
+    # one's "save/" scope): everything downstream of a checkpoint op only serves saving or
+    # restoring.
+    consumers: dict[str, list[str]] = {}
+    for nd in graph_def.node:
+        for i in nd.input:
+            consumers.setdefault(_split(i)[0], []).append(nd.name)
+    stack = [nd.name for nd in graph_def.node if nd.op in _CHECKPOINT_OPS]
+    while stack:
+        name = stack.pop()
+        if name not in roots:
+            roots.append(name)
+            stack.extend(consumers.get(name, ()))
     saver_nodes = _closure(by_name, roots)
-    kept_roots = [nd.name for nd in graph_def.node if nd.name not in saver_nodes or nd.op in _VARIABLE_OPS]
+    referenced = _referenced_nodes(meta)
+    kept_roots = [nd.name for nd in graph_def.node
+                  if nd.name not in saver_nodes or nd.op in _VARIABLE_OPS or nd.name in referenced]
     needed = _closure(by_name, kept_roots)
     drop = saver_nodes - needed
     out = graph_pb2.GraphDef()
@@ -186,6 +249,30 @@ def split_saver(meta):
     out.library.CopyFrom(graph_def.library)
     out.node.extend(nd for nd in graph_def.node if nd.name not in drop)
     return out, reader.plan
+
+
+def _referenced_nodes(meta) -> set[str]:
+    """Nodes the MetaGraphDef names outside its graph (signatures, assets, collections and
+    the variables' VariableDefs): kept even when only the saver reads them."""
+    names = set()
+    for sig in meta.signature_def.values():
+        for info in list(sig.inputs.values()) + list(sig.outputs.values()):
+            names.add(_split(info.name)[0])
+    for asset in meta.asset_file_def:
+        names.add(_split(asset.tensor_info.name)[0])
+    for col in meta.collection_def.values():
+        kind = col.WhichOneof("kind")
+        if kind == "node_list":
+            names.update(_split(n)[0] for n in col.node_list.value)
+        elif kind == "bytes_list":
+            for raw in col.bytes_list.value:
+                try:
+                    vd = variable_pb2.VariableDef.FromString(raw)
+                except DecodeError:
+                    continue  # not a VariableDef (a queue runner, a saver ...)
+                names.update(_split(n)[0] for n in (vd.variable_name, vd.initializer_name, vd.snapshot_name,
+                                                    vd.initial_value_name) if n)
+    return names
 
 
 def plan_from_collection(meta) -> dict[str, str]:

@@ -181,3 +181,106 @@ def test_signature_naming_a_missing_tensor(model_dir):
         f.write(saved.SerializeToString())
     with pytest.raises(errors.NotFoundError, match="output 'y' names tensor 'nothing_here:0'"):
         of.saved_model.load(model_dir)
+
+
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "data",
+                    "saved_model")
+
+
+def _copy_fixture(tmp_path, name):
+    import shutil
+    d = str(tmp_path / name)
+    shutil.copytree(os.path.join(DATA, name), d)
+    return d
+
+
+def _rewrite(d, edit):
+    saved = of.saved_model.loader.parse_saved_model(d)
+    edit(saved.meta_graphs[0])
+    with open(os.path.join(d, "saved_model.pb"), "wb") as f:
+        f.write(saved.SerializeToString())
+
+
+def test_restore_op_not_in_graph(tmp_path):
+    d = _copy_fixture(tmp_path, "tf1_simple_save")
+
+    def edit(meta):
+        meta.saver_def.restore_op_name = "nowhere/restore_all"
+    _rewrite(d, edit)
+    with pytest.raises(errors.InvalidArgumentError, match="restore op 'nowhere/restore_all' is not in the graph"):
+        of.saved_model.load(d)
+
+
+def test_restore_function_missing_from_library(tmp_path):
+    d = _copy_fixture(tmp_path, "tf2_module")
+
+    def edit(meta):
+        restore = next(n for n in meta.graph_def.node if n.name == meta.saver_def.restore_op_name)
+        restore.attr["f"].func.name = "no_such_function"
+    _rewrite(d, edit)
+    with pytest.raises(errors.InvalidArgumentError, match="calls 'no_such_function'.*not in the function library"):
+        of.saved_model.load(d)
+
+
+def test_checkpoint_without_a_variable_is_not_found(tmp_path):
+    from opforge.io import tensor_bundle
+    d = _copy_fixture(tmp_path, "tf1_simple_save")
+    prefix = os.path.join(d, "variables", "variables")
+    reader = tensor_bundle.BundleReader(prefix)
+    kept = {n: reader.tensor(n) for n in reader.names() if n != "w"}
+    tensor_bundle.write_bundle(prefix, kept, {n: reader.dtype(n) for n in kept})
+    with pytest.raises(errors.NotFoundError, match="Key w not found in checkpoint .*variable w"):
+        of.saved_model.load(d)
+
+
+def test_checkpoint_of_another_dtype_is_invalid_argument(tmp_path):
+    from opforge.io import tensor_bundle
+    d = _copy_fixture(tmp_path, "tf1_simple_save")
+    prefix = os.path.join(d, "variables", "variables")
+    reader = tensor_bundle.BundleReader(prefix)
+    values = {n: reader.tensor(n) for n in reader.names()}
+    dtypes = {n: reader.dtype(n) for n in values}
+    values["w"], dtypes["w"] = values["w"].astype(np.float64), of.float64
+    tensor_bundle.write_bundle(prefix, values, dtypes)
+    with pytest.raises(errors.InvalidArgumentError, match="tensor w in checkpoint .* is float64, the variable w is float32"):
+        of.saved_model.load(d)
+
+
+def test_init_op_missing_is_not_found(tmp_path):
+    d = _copy_fixture(tmp_path, "tf2_module")
+
+    def edit(meta):
+        meta.signature_def["__saved_model_init_op"].outputs["__saved_model_init_op"].name = "gone"
+    _rewrite(d, edit)
+    with pytest.raises(errors.NotFoundError, match='"__saved_model_init_op" could not be found.*gone'):
+        of.saved_model.load(d)
+
+
+def test_two_main_ops_is_an_error(model_dir):
+    def edit(meta):
+        meta.collection_def["saved_model_main_op"].node_list.value.extend(["init", "init"])
+    _rewrite(model_dir, edit)
+    with pytest.raises(RuntimeError, match="Expected exactly one SavedModel init op. Found 2"):
+        of.saved_model.load(model_dir)
+
+
+def test_unsupported_op_in_the_graph_is_not_found(tmp_path):
+    d = _copy_fixture(tmp_path, "tf1_simple_save")
+
+    def edit(meta):
+        node = meta.graph_def.node.add()
+        node.name, node.op = "strange", "NoSuchOpAnywhere"
+    _rewrite(d, edit)
+    with pytest.raises(errors.NotFoundError, match=r"Op type not registered 'NoSuchOpAnywhere'.*\[\[node strange\]\]"):
+        of.saved_model.load(d)
+
+
+def test_signature_input_without_a_tensor_name_is_refused(tmp_path):
+    """TensorInfo's sparse and composite encodings are not modelled: such an input has no name."""
+    d = _copy_fixture(tmp_path, "tf1_simple_save")
+
+    def edit(meta):
+        meta.signature_def["serving_default"].inputs["x"].ClearField("name")
+    _rewrite(d, edit)
+    with pytest.raises(errors.InvalidArgumentError, match="input 'x' names no dense tensor .*serves dense tensors"):
+        of.saved_model.load(d)

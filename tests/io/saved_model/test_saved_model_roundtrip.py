@@ -152,13 +152,10 @@ def test_assets_round_trip(tmp_path):
     with g.as_default():
         path = of.constant(str(vocab).encode(), name="vocab_path")
         g.add_to_collection(constants.ASSET_FILEPATHS_KEY, path)
-        seen = of.Variable(np.array(b"", dtype=object), dtype=of.string, name="seen", trainable=False) \
-            if False else None  # noqa: SIM108 - string variables are not checkpointed yet
         out = of.identity(path, name="asset_path")
         dummy = of.placeholder(of.float32, [], name="dummy")
         with g.control_dependencies([out]):
             init = of.no_op(name="init_op")
-    del seen
     with of.Session(graph=g) as s:
         of.saved_model.simple_save(s, d, {"dummy": dummy}, {"path": out}, legacy_init_op=init)
     assert os.listdir(os.path.join(d, "assets")) == ["vocab.txt"]
@@ -186,3 +183,107 @@ def test_tensorflow_loads_what_opforge_writes(exported):
     want = ref(xv)
     np.testing.assert_allclose(y, want["y"], rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(z, want["z"], rtol=1e-5, atol=1e-5)
+
+
+def test_tensorflow_reads_text_format_and_stripped_attrs(tmp_path):
+    tf2 = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(6)
+    g = of.Graph()
+    x, w, b, y, z, init = _model(rng, g)
+    d = str(tmp_path / "m")
+    xv = rng.normal(size=(3, 3)).astype(np.float32)
+    with of.Session(graph=g) as s:
+        s.run(init)
+        builder = of.saved_model.SavedModelBuilder(d)
+        builder.add_meta_graph_and_variables(s, ["serve"], {"p": of.saved_model.predict_signature_def({"x": x}, {"z": z})},
+                                             strip_default_attrs=True)
+        with g.as_default():
+            builder.add_meta_graph(["serve", "tpu"], {"q": of.saved_model.predict_signature_def({"x": x}, {"y": y})})
+        builder.save(as_text=True)
+        want_y, want_z = _reference(s, w, b, xv)
+    with tf2.Graph().as_default() as tg, tf2.compat.v1.Session(graph=tg) as ts:
+        meta = tf2.compat.v1.saved_model.loader.load(ts, ["serve"], d)
+        np.testing.assert_allclose(ts.run(meta.signature_def["p"].outputs["z"].name, {"x:0": xv}), want_z, rtol=1e-5)
+    with tf2.Graph().as_default() as tg, tf2.compat.v1.Session(graph=tg) as ts:
+        meta = tf2.compat.v1.saved_model.loader.load(ts, ["tpu", "serve"], d)
+        np.testing.assert_allclose(ts.run(meta.signature_def["q"].outputs["y"].name, {"x:0": xv}), want_y, rtol=1e-5)
+
+
+def test_compat_v1_spelling():
+    """tf.saved_model as TensorFlow 1 spells it: submodules, top-level helpers and constants;
+    tf.saved_model.load is the loader's load(sess, tags, dir)."""
+    sm = tf.saved_model
+    assert sm.load is sm.loader.load and sm.Builder is sm.builder.SavedModelBuilder
+    assert sm.SERVING == sm.tag_constants.SERVING == "serve" and sm.TRAINING == "train"
+    assert sm.GPU == "gpu" and sm.TPU == "tpu"
+    assert sm.DEFAULT_SERVING_SIGNATURE_DEF_KEY == "serving_default"
+    assert sm.PREDICT_METHOD_NAME == sm.signature_constants.PREDICT_METHOD_NAME == "tensorflow/serving/predict"
+    assert sm.CLASSIFY_METHOD_NAME == "tensorflow/serving/classify" and sm.REGRESS_METHOD_NAME == "tensorflow/serving/regress"
+    assert sm.ASSETS_DIRECTORY == "assets" and sm.VARIABLES_DIRECTORY == "variables"
+    assert sm.MAIN_OP_KEY == "saved_model_main_op" and sm.LEGACY_INIT_OP_KEY == "legacy_init_op"
+    assert sm.utils.build_tensor_info is sm.build_tensor_info
+    assert sm.signature_def_utils.predict_signature_def is sm.predict_signature_def
+    assert callable(sm.simple_save) and callable(sm.maybe_saved_model_directory)
+    with pytest.raises(AttributeError, match="opforge does not have tf.saved_model.no_such_thing"):
+        sm.no_such_thing  # noqa: B018
+
+
+def test_main_op_initializes_global_and_local_variables():
+    with tf.Graph().as_default() as g:
+        v = tf.Variable(np.float32(2.0), name="v")
+        local = tf.Variable(np.float32(5.0), name="local", trainable=False, collections=[tf.GraphKeys.LOCAL_VARIABLES])
+        op = tf.saved_model.main_op.main_op()
+        with tf.Session(graph=g) as s:
+            s.run(op)
+            assert s.run([v.value(), local.value()]) == [2.0, 5.0]
+            s.run(tf.assign(v, 7.0))
+            after = tf.saved_model.main_op.main_op_with_restore(op.name)
+            s.run(after)
+            assert s.run(v.value()) == 2.0
+
+
+def test_assets_with_one_basename_from_two_folders(tmp_path):
+    """Two different files named vocab.txt become vocab.txt and vocab.txt_1 (TensorFlow's
+    rule); a file given twice is copied once."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "vocab.txt").write_text("one")
+    (tmp_path / "b" / "vocab.txt").write_text("two")
+    g = of.Graph()
+    with g.as_default():
+        paths = [of.constant(str(tmp_path / d / "vocab.txt").encode(), name=f"p{k}")
+                 for k, d in enumerate(["a", "b", "b"])]
+        x = of.placeholder(of.float32, [], name="x")
+    d = str(tmp_path / "m")
+    with of.Session(graph=g) as s:
+        b = of.saved_model.SavedModelBuilder(d)
+        b.add_meta_graph_and_variables(s, ["serve"], {"p": of.saved_model.predict_signature_def({"x": x}, {"x": x})},
+                                       assets_collection=paths)
+        b.save()
+    assert sorted(os.listdir(os.path.join(d, "assets"))) == ["vocab.txt", "vocab.txt_1"]
+    meta = of.saved_model.loader.parse_saved_model(d).meta_graphs[0]
+    assert [(a.filename, a.tensor_info.name) for a in meta.asset_file_def] == [
+        ("vocab.txt", "p0:0"), ("vocab.txt_1", "p1:0"), ("vocab.txt_1", "p2:0")]
+    with open(os.path.join(d, "assets", "vocab.txt_1")) as f:
+        assert f.read() == "two"
+
+
+def test_models_load_from_many_threads_at_once(exported):
+    d, ref = exported
+    xv = np.random.default_rng(8).normal(size=(2, 3)).astype(np.float32)
+    results, errors = [], []
+
+    def work():
+        try:
+            with of.saved_model.load(d) as m:
+                results.append(m.signatures["serving_default"](x=xv)["y"])
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for r in results:
+        np.testing.assert_allclose(r, ref(xv)["y"], rtol=1e-6, atol=1e-6)

@@ -3,6 +3,7 @@ from ..framework import op_def_pb2 as _op_def_pb2
 from ..framework import tensor_pb2 as _tensor_pb2
 from ..framework import tensor_shape_pb2 as _tensor_shape_pb2
 from ..framework import types_pb2 as _types_pb2
+from . import saved_object_graph_pb2 as _saved_object_graph_pb2
 from . import saver_pb2 as _saver_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -13,7 +14,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class MetaGraphDef(_message.Message):
-    __slots__ = ("meta_info_def", "graph_def", "saver_def", "collection_def", "signature_def", "asset_file_def")
+    __slots__ = ("meta_info_def", "graph_def", "saver_def", "collection_def", "signature_def", "asset_file_def", "object_graph_def")
     class MetaInfoDef(_message.Message):
         __slots__ = ("meta_graph_version", "stripped_op_list", "tags", "tensorflow_version", "tensorflow_git_version", "stripped_default_attrs")
         META_GRAPH_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -49,16 +50,18 @@ class MetaGraphDef(_message.Message):
     COLLECTION_DEF_FIELD_NUMBER: _ClassVar[int]
     SIGNATURE_DEF_FIELD_NUMBER: _ClassVar[int]
     ASSET_FILE_DEF_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_GRAPH_DEF_FIELD_NUMBER: _ClassVar[int]
     meta_info_def: MetaGraphDef.MetaInfoDef
     graph_def: _graph_pb2.GraphDef
     saver_def: _saver_pb2.SaverDef
     collection_def: _containers.MessageMap[str, CollectionDef]
     signature_def: _containers.MessageMap[str, SignatureDef]
     asset_file_def: _containers.RepeatedCompositeFieldContainer[AssetFileDef]
-    def __init__(self, meta_info_def: _Optional[_Union[MetaGraphDef.MetaInfoDef, _Mapping]] = ..., graph_def: _Optional[_Union[_graph_pb2.GraphDef, _Mapping]] = ..., saver_def: _Optional[_Union[_saver_pb2.SaverDef, _Mapping]] = ..., collection_def: _Optional[_Mapping[str, CollectionDef]] = ..., signature_def: _Optional[_Mapping[str, SignatureDef]] = ..., asset_file_def: _Optional[_Iterable[_Union[AssetFileDef, _Mapping]]] = ...) -> None: ...
+    object_graph_def: _saved_object_graph_pb2.SavedObjectGraph
+    def __init__(self, meta_info_def: _Optional[_Union[MetaGraphDef.MetaInfoDef, _Mapping]] = ..., graph_def: _Optional[_Union[_graph_pb2.GraphDef, _Mapping]] = ..., saver_def: _Optional[_Union[_saver_pb2.SaverDef, _Mapping]] = ..., collection_def: _Optional[_Mapping[str, CollectionDef]] = ..., signature_def: _Optional[_Mapping[str, SignatureDef]] = ..., asset_file_def: _Optional[_Iterable[_Union[AssetFileDef, _Mapping]]] = ..., object_graph_def: _Optional[_Union[_saved_object_graph_pb2.SavedObjectGraph, _Mapping]] = ...) -> None: ...
 
 class CollectionDef(_message.Message):
-    __slots__ = ("node_list", "bytes_list", "int64_list", "float_list")
+    __slots__ = ("node_list", "bytes_list", "int64_list", "float_list", "any_list")
     class NodeList(_message.Message):
         __slots__ = ("value",)
         VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -79,15 +82,29 @@ class CollectionDef(_message.Message):
         VALUE_FIELD_NUMBER: _ClassVar[int]
         value: _containers.RepeatedScalarFieldContainer[float]
         def __init__(self, value: _Optional[_Iterable[float]] = ...) -> None: ...
+    class AnyList(_message.Message):
+        __slots__ = ("value",)
+        class Any(_message.Message):
+            __slots__ = ("type_url", "value")
+            TYPE_URL_FIELD_NUMBER: _ClassVar[int]
+            VALUE_FIELD_NUMBER: _ClassVar[int]
+            type_url: str
+            value: bytes
+            def __init__(self, type_url: _Optional[str] = ..., value: _Optional[bytes] = ...) -> None: ...
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        value: _containers.RepeatedCompositeFieldContainer[CollectionDef.AnyList.Any]
+        def __init__(self, value: _Optional[_Iterable[_Union[CollectionDef.AnyList.Any, _Mapping]]] = ...) -> None: ...
     NODE_LIST_FIELD_NUMBER: _ClassVar[int]
     BYTES_LIST_FIELD_NUMBER: _ClassVar[int]
     INT64_LIST_FIELD_NUMBER: _ClassVar[int]
     FLOAT_LIST_FIELD_NUMBER: _ClassVar[int]
+    ANY_LIST_FIELD_NUMBER: _ClassVar[int]
     node_list: CollectionDef.NodeList
     bytes_list: CollectionDef.BytesList
     int64_list: CollectionDef.Int64List
     float_list: CollectionDef.FloatList
-    def __init__(self, node_list: _Optional[_Union[CollectionDef.NodeList, _Mapping]] = ..., bytes_list: _Optional[_Union[CollectionDef.BytesList, _Mapping]] = ..., int64_list: _Optional[_Union[CollectionDef.Int64List, _Mapping]] = ..., float_list: _Optional[_Union[CollectionDef.FloatList, _Mapping]] = ...) -> None: ...
+    any_list: CollectionDef.AnyList
+    def __init__(self, node_list: _Optional[_Union[CollectionDef.NodeList, _Mapping]] = ..., bytes_list: _Optional[_Union[CollectionDef.BytesList, _Mapping]] = ..., int64_list: _Optional[_Union[CollectionDef.Int64List, _Mapping]] = ..., float_list: _Optional[_Union[CollectionDef.FloatList, _Mapping]] = ..., any_list: _Optional[_Union[CollectionDef.AnyList, _Mapping]] = ...) -> None: ...
 
 class TensorInfo(_message.Message):
     __slots__ = ("name", "dtype", "tensor_shape")
