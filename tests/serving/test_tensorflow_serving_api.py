@@ -1,6 +1,7 @@
 """Wire compatibility with TensorFlow Serving's own client: tensorflow-serving-api's stubs and
-messages (and TensorFlow's make_tensor_proto) against `opforge serve`, serving a SavedModel
-that TensorFlow wrote, answered as TensorFlow's Session answers. Skipped where TensorFlow or
+messages (and TensorFlow's make_tensor_proto) against `opforge serve`, serving SavedModels
+that TensorFlow wrote (TF1 simple_save; TF2 tf.saved_model.save of a tf.Module), answered as
+TensorFlow answers. Skipped where TensorFlow or
 tensorflow-serving-api is not installed (pip install tensorflow-serving-api --no-deps beside
 tensorflow)."""
 
@@ -19,7 +20,7 @@ from tensorflow_serving.apis import get_model_metadata_pb2, get_model_status_pb2
 
 @pytest.fixture(scope="module")
 def tf_model(module_tmp):
-    """A TF1 SavedModel written by TensorFlow (a reference variable, two outputs), and TensorFlow's answer
+    """A TF1 SavedModel written by TensorFlow (a resource variable, two outputs), and TensorFlow's answer
     function (its own Session on the same graph)."""
     v1 = tf.compat.v1
     export = str(module_tmp / "tfmodel" / "1")
@@ -27,7 +28,7 @@ def tf_model(module_tmp):
     g = tf.Graph()
     with g.as_default():
         x = v1.placeholder(tf.float32, [None, 5], name="x")
-        w = v1.Variable(rng.normal(size=(5, 2)).astype(np.float32), name="w", use_resource=False)
+        w = tf.Variable(rng.normal(size=(5, 2)).astype(np.float32), name="w")  # a resource variable
         logits = tf.matmul(x, w, name="logits")
         probs = tf.nn.softmax(logits, name="probs")
         sess = v1.Session(graph=g)
@@ -87,3 +88,37 @@ def test_metadata_and_status_with_tensorflow_serving_api(server):
         model_spec={"name": "tfmodel"}), timeout=60)
     assert [(s.version, s.state) for s in status.model_version_status] == \
         [(1, get_model_status_pb2.ModelVersionStatus.AVAILABLE)]
+
+
+def test_a_tf2_saved_model(module_tmp):
+    """tf.saved_model.save of a tf.Module (function library, resource variables), served and
+    answered as the module answers."""
+    rng = np.random.default_rng(8)
+
+    class Dense(tf.Module):
+        def __init__(self):
+            self.w = tf.Variable(rng.normal(size=(4, 3)).astype(np.float32))
+            self.b = tf.Variable(rng.normal(size=(3,)).astype(np.float32))
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32, name="features")])
+        def __call__(self, features):
+            return {"scores": tf.nn.relu(tf.matmul(features, self.w) + self.b)}
+
+    module = Dense()
+    tf.saved_model.save(module, str(module_tmp / "tf2" / "7"), signatures={"serving_default": module.__call__})
+    srv = ServerProcess(module_tmp, "--model_name=tf2", f"--model_base_path={module_tmp / 'tf2'}")
+    try:
+        stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(f"127.0.0.1:{srv.grpc_port}"))
+        x = rng.normal(size=(3, 4)).astype(np.float32)
+        req = predict_pb2.PredictRequest()
+        req.model_spec.name = "tf2"
+        req.inputs["features"].CopyFrom(tf.make_tensor_proto(x))
+        resp = stub.Predict(req, timeout=60)
+        assert resp.model_spec.version.value == 7
+        want = module(tf.constant(x))["scores"].numpy()
+        np.testing.assert_allclose(tf.make_ndarray(resp.outputs["scores"]), want, rtol=1e-5, atol=1e-6)
+        status, doc = srv.http("POST", "/v1/models/tf2:predict", {"instances": x.tolist()})
+        assert status == 200
+        np.testing.assert_allclose(doc["predictions"], want, rtol=1e-5, atol=1e-6)
+    finally:
+        assert srv.terminate() == 0
