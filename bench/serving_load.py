@@ -51,10 +51,10 @@ os.environ.setdefault("SKBUILD_EDITABLE_VERBOSE", "0")  # an editable install's 
 
 import keras_models  # noqa: E402
 
-BATCHING = """max_batch_size { value: 32 }
-batch_timeout_micros { value: 2000 }
-num_batch_threads { value: 1 }
-max_enqueued_batches { value: 64 }
+BATCHING = """max_batch_size {{ value: {max_batch_size} }}
+batch_timeout_micros {{ value: {batch_timeout_us} }}
+num_batch_threads {{ value: {batch_threads} }}
+max_enqueued_batches {{ value: 64 }}
 """
 
 
@@ -252,12 +252,71 @@ def bench_server(backend, base_path, batching_file, concurrencies, seconds, requ
     return rows
 
 
+def version_swap(base_path: str, request, clients: int, seconds: float) -> dict:
+    """Closed-loop clients on `opforge serve` (polling every 0.2 s) while version 2 is published
+    (copied beside the base path, renamed in): requests, failures, the versions that answered."""
+    import shutil  # noqa: PLC0415
+
+    import grpc  # noqa: PLC0415
+
+    from opforge.codegen._proto import grpc_module  # noqa: PLC0415
+    grpc_port, rest_port = _free_port(), _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "opforge.cli", "serve", f"--port={grpc_port}",
+                             f"--rest_api_port={rest_port}", "--host=127.0.0.1", "--model_name=resnet",
+                             f"--model_base_path={base_path}", "--file_system_poll_wait_seconds=0.2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = proc.stdout.readline()
+    while line and not line.startswith("opforge serve:"):
+        line = proc.stdout.readline()
+    stub = grpc_module("tensorflow_serving/apis/prediction_service").PredictionServiceStub(
+        grpc.insecure_channel(f"127.0.0.1:{grpc_port}"))
+    stub.Predict(request, timeout=300)
+    versions, failed, count = set(), [0], [0]
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def client():
+        while not stop.is_set():
+            try:
+                v = stub.Predict(request, timeout=120).model_spec.version.value
+                with lock:
+                    versions.add(v)
+                    count[0] += 1
+            except Exception:  # noqa: BLE001 (counted)
+                with lock:
+                    failed[0] += 1
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    try:
+        time.sleep(seconds / 2)
+        staging = os.path.join(os.path.dirname(base_path), "staging-2")
+        shutil.copytree(os.path.join(base_path, "1"), staging)
+        os.rename(staging, os.path.join(base_path, "2"))
+        end = time.monotonic() + 120
+        while 2 not in versions and time.monotonic() < end:
+            time.sleep(0.1)
+        time.sleep(seconds / 2)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(120)
+        shutil.rmtree(os.path.join(base_path, "2"), ignore_errors=True)
+    return {"requests": count[0], "failed": failed[0], "versions": versions}
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--model", default="resnet50", choices=list(keras_models.MODELS))
     p.add_argument("--seconds", type=float, default=10.0, help="measured seconds per concurrency [10]")
     p.add_argument("--concurrency", default="1,8,32")
     p.add_argument("--no-tensorflow", action="store_true", help="skip the TensorFlow-backed server")
+    p.add_argument("--max-batch-size", type=int, default=32)
+    p.add_argument("--batch-timeout-us", type=int, default=2000)
+    p.add_argument("--batch-threads", type=int, default=1)
+    p.add_argument("--no-swap", action="store_true", help="skip the version swap under load")
     p.add_argument("--serve-tensorflow", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, help=argparse.SUPPRESS)
     p.add_argument("--rest-port", type=int, help=argparse.SUPPRESS)
@@ -274,7 +333,8 @@ def main() -> int:
         meta = export_saved_model(args.model, base)
         batching_file = os.path.join(tmp, "batching.config")
         with open(batching_file, "w") as f:
-            f.write(BATCHING)
+            f.write(BATCHING.format(max_batch_size=args.max_batch_size, batch_timeout_us=args.batch_timeout_us,
+                                    batch_threads=args.batch_threads))
         request = predict_pb2.PredictRequest()
         request.model_spec.name = "resnet"
         request.inputs["images"].CopyFrom(array_to_proto(keras_models.sample_input(meta, 1)))
@@ -289,6 +349,7 @@ def main() -> int:
         for backend in backends:
             for batching in (None, batching_file):
                 rows += bench_server(backend, base, batching, concurrencies, args.seconds, request)
+        swap = None if args.no_swap else version_swap(base, request, clients=8, seconds=args.seconds)
     print(f"\n{args.model} SavedModel, closed-loop gRPC clients, {args.seconds:g} s per row, "
           f"{os.cpu_count()} cores\n")
     print("| server | batching | clients | req/s | p50 ms | p99 ms | mean batch | failed |")
@@ -296,6 +357,9 @@ def main() -> int:
     for r in rows:
         print(f"| {r['backend']} | {r['batching']} | {r['clients']} | {r['rps']:.2f} | {r['p50']:.1f} | "
               f"{r['p99']:.1f} | {r['batch']:.1f} | {r['failed']} |")
+    if swap is not None:
+        print(f"\nversion swap under load (opforge, batching off, 8 clients, version 1 -> 2): {swap['requests']} "
+              f"requests, {swap['failed']} failed, versions answering: {sorted(swap['versions'])}")
     return 0
 
 

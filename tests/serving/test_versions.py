@@ -188,22 +188,28 @@ def test_rest_deadline_while_waiting_for_a_batch(batching_server):
 
 def test_graceful_shutdown_finishes_requests_in_flight(batching_server, module_tmp):
     srv = ServerProcess(module_tmp, "--model_name=lin", f"--model_base_path={module_tmp / 'lin'}",
-                        f"--batching_parameters_file={module_tmp / 'batching.config'}", rest=False)
+                        f"--batching_parameters_file={module_tmp / 'batching.config'}")
     prediction, _ = srv.stubs()
     result = {}
 
-    def call():  # a lone request waits 0.4 s for its batch: in flight when SIGTERM arrives
+    def call():  # requests wait 0.4 s for their batch: in flight when SIGTERM arrives
         try:
-            result["resp"] = prediction.Predict(_request(np.ones((1, 3), np.float32)), timeout=30)
+            result["grpc"] = prediction.Predict(_request(np.ones((1, 3), np.float32)), timeout=30)
         except grpc.RpcError as e:
-            result["error"] = e
-    t = threading.Thread(target=call)
-    t.start()
+            result["grpc error"] = e
+
+    def rest_call():
+        result["rest"] = srv.http("POST", "/v1/models/lin:predict", {"instances": [[1, 2, 3]]})
+    threads = [threading.Thread(target=call), threading.Thread(target=rest_call)]
+    for t in threads:
+        t.start()
     time.sleep(0.15)
     srv.proc.send_signal(signal.SIGTERM)
-    t.join(30)
+    for t in threads:
+        t.join(30)
     assert srv.proc.wait(30) == 0
-    assert "error" not in result and result["resp"].outputs["y"].tensor_shape.dim[0].size == 1
+    assert "grpc error" not in result and result["grpc"].outputs["y"].tensor_shape.dim[0].size == 1
+    assert result["rest"][0] == 200 and len(result["rest"][1]["predictions"]) == 1
     assert srv.proc.stdout.read().strip() == "opforge serve: stopped"
     with pytest.raises(grpc.RpcError) as info:
         prediction.Predict(_request(np.ones((1, 3), np.float32)), timeout=5)
