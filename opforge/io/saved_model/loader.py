@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from google.protobuf import text_format
+from google.protobuf import any_pb2, text_format
 from google.protobuf.message import DecodeError
 
 from ...codegen._proto import meta_graph_pb2, saved_model_pb2, trackable_object_graph_pb2
@@ -98,13 +98,14 @@ def asset_feeds(meta, export_dir, graph, import_scope=None) -> dict:
     """{asset tensor: its file under export_dir/assets} for the MetaGraphDef's assets."""
     assets = list(meta.asset_file_def)
     if constants.ASSETS_KEY in meta.collection_def:
-        for anyp in meta.collection_def[constants.ASSETS_KEY].any_list.value:
-            if anyp.type_url.rpartition("/")[2] == "tensorflow.AssetFileDef":
-                try:
+        for raw in meta.collection_def[constants.ASSETS_KEY].any_list.value:
+            try:
+                anyp = any_pb2.Any.FromString(raw)
+                if anyp.type_url.rpartition("/")[2] == "tensorflow.AssetFileDef":
                     assets.append(meta_graph_pb2.AssetFileDef.FromString(anyp.value))
-                except DecodeError as e:
-                    raise DataLossError(f"collection {constants.ASSETS_KEY} holds a damaged AssetFileDef: {e}",
-                                        "load") from None
+            except DecodeError as e:
+                raise DataLossError(f"collection {constants.ASSETS_KEY} holds a damaged AssetFileDef: {e}",
+                                    "load") from None
     feeds = {}
     assets_dir = os.path.join(os.fspath(export_dir), constants.ASSETS_DIRECTORY)
     for a in assets:

@@ -146,3 +146,23 @@ def test_tf2_signature_from_many_threads():
         for t in threads:
             t.join()
     assert not errors, errors
+
+
+def test_capture_plan_restores_what_the_restore_function_leaves_out():
+    """keras_subclassed's restore function assigns one set of handles, its serving function
+    reads another: the second set is restored through the functions' captures
+    (SavedObjectGraph.bound_inputs -> the checkpoint's object graph). Without that plan the
+    serving function reads uninitialized variables."""
+    from opforge.io.saved_model import loader, restore
+    d = os.path.join(DATA, "keras_subclassed")
+    meta = loader.parse_saved_model(d).meta_graphs[0]
+    _, saver_only = restore.split_saver(meta)
+    _, full = restore.split_saver(meta, loader._checkpoint_object_graph(os.path.join(d, "variables", "variables")))
+    assert set(saver_only) < set(full)
+    call = next(n for n in meta.graph_def.node if n.name == "StatefulPartitionedCall")
+    read_by_serving = {i for i in call.input if i in full}
+    assert read_by_serving and not read_by_serving & set(saver_only)
+    # each captured variable restores from the entry of the object it is bound to
+    reader = of.train.load_checkpoint(os.path.join(d, "variables", "variables"))
+    for var in read_by_serving:
+        assert reader.has_tensor(full[var])

@@ -33,7 +33,7 @@ from . import saved_object_graph_pb2 as tensorflow_dot_core_dot_protobuf_dot_sav
 from . import saver_pb2 as tensorflow_dot_core_dot_protobuf_dot_saver__pb2
 
 
-DESCRIPTOR = _POOL.AddSerializedFile(b'\n)tensorflow/core/protobuf/meta_graph.proto\x12\ntensorflow\x1a%tensorflow/core/framework/graph.proto\x1a&tensorflow/core/framework/op_def.proto\x1a&tensorflow/core/framework/tensor.proto\x1a,tensorflow/core/framework/tensor_shape.proto\x1a%tensorflow/core/framework/types.proto\x1a\x31tensorflow/core/protobuf/saved_object_graph.proto\x1a$tensorflow/core/protobuf/saver.proto\"\xf3\x05\n\x0cMetaGraphDef\x12;\n\rmeta_info_def\x18\x01 \x01(\x0b\x32$.tensorflow.MetaGraphDef.MetaInfoDef\x12\'\n\tgraph_def\x18\x02 \x01(\x0b\x32\x14.tensorflow.GraphDef\x12\'\n\tsaver_def\x18\x03 \x01(\x0b\x32\x14.tensorflow.SaverDef\x12\x43\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32+.tensorflow.MetaGraphDef.CollectionDefEntry\x12\x41\n\rsignature_def\x18\x05 \x03(\x0b\x32*.tensorflow.MetaGraphDef.SignatureDefEntry\x12\x30\n\x0e\x61sset_file_def\x18\x06 \x03(\x0b\x32\x18.tensorflow.AssetFileDef\x12\x36\n\x10object_graph_def\x18\x07 \x01(\x0b\x32\x1c.tensorflow.SavedObjectGraph\x1a\xc1\x01\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12,\n\x10stripped_op_list\x18\x02 \x01(\x0b\x32\x12.tensorflow.OpList\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x1aO\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12(\n\x05value\x18\x02 \x01(\x0b\x32\x19.tensorflow.CollectionDef:\x02\x38\x01\x1aM\n\x11SignatureDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\'\n\x05value\x18\x02 \x01(\x0b\x32\x18.tensorflow.SignatureDef:\x02\x38\x01\"\x98\x04\n\rCollectionDef\x12\x37\n\tnode_list\x18\x01 \x01(\x0b\x32\".tensorflow.CollectionDef.NodeListH\x00\x12\x39\n\nbytes_list\x18\x02 \x01(\x0b\x32#.tensorflow.CollectionDef.BytesListH\x00\x12\x39\n\nint64_list\x18\x03 \x01(\x0b\x32#.tensorflow.CollectionDef.Int64ListH\x00\x12\x39\n\nfloat_list\x18\x04 \x01(\x0b\x32#.tensorflow.CollectionDef.FloatListH\x00\x12\x35\n\x08\x61ny_list\x18\x05 \x01(\x0b\x32!.tensorflow.CollectionDef.AnyListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x1ag\n\x07\x41nyList\x12\x34\n\x05value\x18\x01 \x03(\x0b\x32%.tensorflow.CollectionDef.AnyList.Any\x1a&\n\x03\x41ny\x12\x10\n\x08type_url\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x0c\x42\x06\n\x04kind\"\x81\x01\n\nTensorInfo\x12\x0e\n\x04name\x18\x01 \x01(\tH\x00\x12#\n\x05\x64type\x18\x02 \x01(\x0e\x32\x14.tensorflow.DataType\x12\x32\n\x0ctensor_shape\x18\x03 \x01(\x0b\x32\x1c.tensorflow.TensorShapeProtoB\n\n\x08\x65ncoding\"\xa4\x03\n\x0cSignatureDef\x12\x34\n\x06inputs\x18\x01 \x03(\x0b\x32$.tensorflow.SignatureDef.InputsEntry\x12\x36\n\x07outputs\x18\x02 \x03(\x0b\x32%.tensorflow.SignatureDef.OutputsEntry\x12\x13\n\x0bmethod_name\x18\x03 \x01(\t\x12\x38\n\x08\x64\x65\x66\x61ults\x18\x04 \x03(\x0b\x32&.tensorflow.SignatureDef.DefaultsEntry\x1a\x45\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.tensorflow.TensorInfo:\x02\x38\x01\x1a\x46\n\x0cOutputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.tensorflow.TensorInfo:\x02\x38\x01\x1aH\n\rDefaultsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12&\n\x05value\x18\x02 \x01(\x0b\x32\x17.tensorflow.TensorProto:\x02\x38\x01\"M\n\x0c\x41ssetFileDef\x12+\n\x0btensor_info\x18\x01 \x01(\x0b\x32\x16.tensorflow.TensorInfo\x12\x10\n\x08\x66ilename\x18\x02 \x01(\tb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n)tensorflow/core/protobuf/meta_graph.proto\x12\ntensorflow\x1a%tensorflow/core/framework/graph.proto\x1a&tensorflow/core/framework/op_def.proto\x1a&tensorflow/core/framework/tensor.proto\x1a,tensorflow/core/framework/tensor_shape.proto\x1a%tensorflow/core/framework/types.proto\x1a\x31tensorflow/core/protobuf/saved_object_graph.proto\x1a$tensorflow/core/protobuf/saver.proto\"\xf3\x05\n\x0cMetaGraphDef\x12;\n\rmeta_info_def\x18\x01 \x01(\x0b\x32$.tensorflow.MetaGraphDef.MetaInfoDef\x12\'\n\tgraph_def\x18\x02 \x01(\x0b\x32\x14.tensorflow.GraphDef\x12\'\n\tsaver_def\x18\x03 \x01(\x0b\x32\x14.tensorflow.SaverDef\x12\x43\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32+.tensorflow.MetaGraphDef.CollectionDefEntry\x12\x41\n\rsignature_def\x18\x05 \x03(\x0b\x32*.tensorflow.MetaGraphDef.SignatureDefEntry\x12\x30\n\x0e\x61sset_file_def\x18\x06 \x03(\x0b\x32\x18.tensorflow.AssetFileDef\x12\x36\n\x10object_graph_def\x18\x07 \x01(\x0b\x32\x1c.tensorflow.SavedObjectGraph\x1a\xc1\x01\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12,\n\x10stripped_op_list\x18\x02 \x01(\x0b\x32\x12.tensorflow.OpList\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x1aO\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12(\n\x05value\x18\x02 \x01(\x0b\x32\x19.tensorflow.CollectionDef:\x02\x38\x01\x1aM\n\x11SignatureDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\'\n\x05value\x18\x02 \x01(\x0b\x32\x18.tensorflow.SignatureDef:\x02\x38\x01\"\xc9\x03\n\rCollectionDef\x12\x37\n\tnode_list\x18\x01 \x01(\x0b\x32\".tensorflow.CollectionDef.NodeListH\x00\x12\x39\n\nbytes_list\x18\x02 \x01(\x0b\x32#.tensorflow.CollectionDef.BytesListH\x00\x12\x39\n\nint64_list\x18\x03 \x01(\x0b\x32#.tensorflow.CollectionDef.Int64ListH\x00\x12\x39\n\nfloat_list\x18\x04 \x01(\x0b\x32#.tensorflow.CollectionDef.FloatListH\x00\x12\x35\n\x08\x61ny_list\x18\x05 \x01(\x0b\x32!.tensorflow.CollectionDef.AnyListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x1a\x18\n\x07\x41nyList\x12\r\n\x05value\x18\x01 \x03(\x0c\x42\x06\n\x04kind\"\x81\x01\n\nTensorInfo\x12\x0e\n\x04name\x18\x01 \x01(\tH\x00\x12#\n\x05\x64type\x18\x02 \x01(\x0e\x32\x14.tensorflow.DataType\x12\x32\n\x0ctensor_shape\x18\x03 \x01(\x0b\x32\x1c.tensorflow.TensorShapeProtoB\n\n\x08\x65ncoding\"\xa4\x03\n\x0cSignatureDef\x12\x34\n\x06inputs\x18\x01 \x03(\x0b\x32$.tensorflow.SignatureDef.InputsEntry\x12\x36\n\x07outputs\x18\x02 \x03(\x0b\x32%.tensorflow.SignatureDef.OutputsEntry\x12\x13\n\x0bmethod_name\x18\x03 \x01(\t\x12\x38\n\x08\x64\x65\x66\x61ults\x18\x04 \x03(\x0b\x32&.tensorflow.SignatureDef.DefaultsEntry\x1a\x45\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.tensorflow.TensorInfo:\x02\x38\x01\x1a\x46\n\x0cOutputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.tensorflow.TensorInfo:\x02\x38\x01\x1aH\n\rDefaultsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12&\n\x05value\x18\x02 \x01(\x0b\x32\x17.tensorflow.TensorProto:\x02\x38\x01\"M\n\x0c\x41ssetFileDef\x12+\n\x0btensor_info\x18\x01 \x01(\x0b\x32\x16.tensorflow.TensorInfo\x12\x10\n\x08\x66ilename\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -63,7 +63,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_start=1029
   _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_end=1106
   _globals['_COLLECTIONDEF']._serialized_start=1109
-  _globals['_COLLECTIONDEF']._serialized_end=1645
+  _globals['_COLLECTIONDEF']._serialized_end=1566
   _globals['_COLLECTIONDEF_NODELIST']._serialized_start=1415
   _globals['_COLLECTIONDEF_NODELIST']._serialized_end=1440
   _globals['_COLLECTIONDEF_BYTESLIST']._serialized_start=1442
@@ -73,19 +73,17 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_COLLECTIONDEF_FLOATLIST']._serialized_start=1502
   _globals['_COLLECTIONDEF_FLOATLIST']._serialized_end=1532
   _globals['_COLLECTIONDEF_ANYLIST']._serialized_start=1534
-  _globals['_COLLECTIONDEF_ANYLIST']._serialized_end=1637
-  _globals['_COLLECTIONDEF_ANYLIST_ANY']._serialized_start=1599
-  _globals['_COLLECTIONDEF_ANYLIST_ANY']._serialized_end=1637
-  _globals['_TENSORINFO']._serialized_start=1648
-  _globals['_TENSORINFO']._serialized_end=1777
-  _globals['_SIGNATUREDEF']._serialized_start=1780
-  _globals['_SIGNATUREDEF']._serialized_end=2200
-  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_start=1985
-  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_end=2054
-  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_start=2056
-  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_end=2126
-  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_start=2128
-  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_end=2200
-  _globals['_ASSETFILEDEF']._serialized_start=2202
-  _globals['_ASSETFILEDEF']._serialized_end=2279
+  _globals['_COLLECTIONDEF_ANYLIST']._serialized_end=1558
+  _globals['_TENSORINFO']._serialized_start=1569
+  _globals['_TENSORINFO']._serialized_end=1698
+  _globals['_SIGNATUREDEF']._serialized_start=1701
+  _globals['_SIGNATUREDEF']._serialized_end=2121
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_start=1906
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_end=1975
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_start=1977
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_end=2047
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_start=2049
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_end=2121
+  _globals['_ASSETFILEDEF']._serialized_start=2123
+  _globals['_ASSETFILEDEF']._serialized_end=2200
 # @@protoc_insertion_point(module_scope)

@@ -84,16 +84,9 @@ class CollectionDef(_message.Message):
         def __init__(self, value: _Optional[_Iterable[float]] = ...) -> None: ...
     class AnyList(_message.Message):
         __slots__ = ("value",)
-        class Any(_message.Message):
-            __slots__ = ("type_url", "value")
-            TYPE_URL_FIELD_NUMBER: _ClassVar[int]
-            VALUE_FIELD_NUMBER: _ClassVar[int]
-            type_url: str
-            value: bytes
-            def __init__(self, type_url: _Optional[str] = ..., value: _Optional[bytes] = ...) -> None: ...
         VALUE_FIELD_NUMBER: _ClassVar[int]
-        value: _containers.RepeatedCompositeFieldContainer[CollectionDef.AnyList.Any]
-        def __init__(self, value: _Optional[_Iterable[_Union[CollectionDef.AnyList.Any, _Mapping]]] = ...) -> None: ...
+        value: _containers.RepeatedScalarFieldContainer[bytes]
+        def __init__(self, value: _Optional[_Iterable[bytes]] = ...) -> None: ...
     NODE_LIST_FIELD_NUMBER: _ClassVar[int]
     BYTES_LIST_FIELD_NUMBER: _ClassVar[int]
     INT64_LIST_FIELD_NUMBER: _ClassVar[int]
