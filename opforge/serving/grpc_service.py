@@ -30,9 +30,15 @@ _prediction_service = grpc_module("tensorflow_serving/apis/prediction_service")
 _model_service = grpc_module("tensorflow_serving/apis/model_service")
 
 
+# A call without a deadline reports one far in the future (grpcio's infinite deadline).
+_NO_DEADLINE_SECONDS = 1e7
+
+
 def _deadline(context) -> float | None:
     remaining = context.time_remaining()
-    return None if remaining is None else time.monotonic() + remaining
+    if remaining is None or remaining > _NO_DEADLINE_SECONDS:
+        return None
+    return time.monotonic() + remaining
 
 
 class _Calls:

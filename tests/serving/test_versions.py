@@ -181,6 +181,11 @@ def test_a_partial_batch_is_padded_to_an_allowed_size(batching_server):
     assert _counter(srv, "opforge_serving_batch_padded_rows_total") - padded0 == 4
 
 
+def test_a_call_without_deadline(batching_server):
+    resp = batching_server.prediction.Predict(_request(np.ones((2, 3), np.float32)))  # no timeout
+    assert resp.outputs["y"].tensor_shape.dim[0].size == 2
+
+
 def test_rest_deadline_while_waiting_for_a_batch(batching_server):
     status, doc = batching_server.http("POST", "/v1/models/lin:predict", {"instances": [[1, 2, 3]]})
     assert status == 504 and doc == {"error": "Deadline exceeded while the request waited for its batch"}
