@@ -138,3 +138,19 @@ class ServerOptions:
     rest_api_num_threads: int = 16
     shutdown_grace_seconds: float = 30.0  # how long in-flight requests may take to finish
     tags: tuple[str, ...] = ("serve",)
+    grpc_channel_arguments: tuple[tuple[str, object], ...] = ()  # grpc server options, after ours
+
+
+def parse_grpc_channel_arguments(text: str) -> tuple[tuple[str, object], ...]:
+    """--grpc_channel_arguments (TensorFlow Serving's spelling): "key=value,key=value", values
+    that are integers passed as ints (grpc.max_receive_message_length=1048576)."""
+    out = []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InvalidArgumentError(f"--grpc_channel_arguments: '{item}' is not key=value")
+        try:
+            out.append((key, int(value)))
+        except ValueError:
+            out.append((key, value))
+    return tuple(out)

@@ -124,7 +124,7 @@ def start_grpc_server(options: ServerOptions, manager: ModelManager, metrics: Me
         futures.ThreadPoolExecutor(max_workers=options.grpc_max_threads, thread_name_prefix="grpc"),
         options=[("grpc.max_receive_message_length", options.max_request_bytes),
                  ("grpc.max_send_message_length", -1),
-                 ("grpc.so_reuseport", 0)])
+                 ("grpc.so_reuseport", 0), *options.grpc_channel_arguments])
     _prediction_service.add_PredictionServiceServicer_to_server(PredictionServicer(manager, metrics), server)
     _model_service.add_ModelServiceServicer_to_server(ModelServicer(manager, metrics), server)
     port = server.add_insecure_port(f"{options.host}:{options.port}")

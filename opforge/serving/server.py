@@ -22,6 +22,7 @@ from ..framework.errors import OpError
 from .config import (
     BatchingOptions,
     ServerOptions,
+    parse_grpc_channel_arguments,
     read_batching_parameters,
     read_model_server_config,
     single_model_config,
@@ -124,6 +125,8 @@ def parser() -> argparse.ArgumentParser:
     a("--shutdown_grace_seconds", type=float, default=30.0,
       help="how long requests in flight may take to finish on SIGTERM/SIGINT [30]")
     a("--saved_model_tags", default="serve", help="comma-separated MetaGraphDef tags to load [serve]")
+    a("--grpc_channel_arguments", default="", help="gRPC server options, key=value,key=value "
+                                                   "(e.g. grpc.max_concurrent_streams=100)")
     return p
 
 
@@ -147,7 +150,8 @@ def options_from_args(args) -> ServerOptions:
                          max_request_bytes=args.max_request_bytes, rest_api_timeout_in_ms=args.rest_api_timeout_in_ms,
                          grpc_max_threads=args.grpc_max_threads, rest_api_num_threads=args.rest_api_num_threads,
                          shutdown_grace_seconds=args.shutdown_grace_seconds,
-                         tags=tuple(t for t in args.saved_model_tags.split(",") if t))
+                         tags=tuple(t for t in args.saved_model_tags.split(",") if t),
+                         grpc_channel_arguments=parse_grpc_channel_arguments(args.grpc_channel_arguments))
 
 
 def main(argv: list[str] | None = None) -> int:

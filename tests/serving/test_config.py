@@ -12,6 +12,7 @@ from opforge.errors import InvalidArgumentError, NotFoundError
 from opforge.serving.config import (
     BatchingOptions,
     ModelServerConfig,
+    parse_grpc_channel_arguments,
     read_batching_parameters,
     read_model_server_config,
 )
@@ -100,6 +101,14 @@ def test_version_policy(tmp_path):
     config.model_version_policy.specific.versions.extend([2, 7])
     assert wanted_versions(config, on_disk) == {2}
     assert versions_on_disk(str(tmp_path / "missing")) == {}
+
+
+def test_grpc_channel_arguments():
+    assert parse_grpc_channel_arguments("grpc.max_receive_message_length=1024, grpc.primary_user_agent=x") == \
+        (("grpc.max_receive_message_length", 1024), ("grpc.primary_user_agent", "x"))
+    assert parse_grpc_channel_arguments("") == ()
+    with pytest.raises(InvalidArgumentError, match="--grpc_channel_arguments: 'oops' is not key=value"):
+        parse_grpc_channel_arguments("oops")
 
 
 def _serve(*args):
