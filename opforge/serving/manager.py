@@ -121,6 +121,8 @@ class ModelManager:
         wanted = wanted_versions(m.config, on_disk)
         with self._lock:
             loaded = set(m.versions)
+            for v in [v for v in m.failed if v not in on_disk]:  # a failed version removed: forgotten
+                del m.failed[v]
         for v in sorted(wanted - loaded):
             if v in m.failed and m.failed[v][0] == on_disk[v]:
                 continue  # failed before, unchanged since

@@ -31,12 +31,6 @@ class Metrics:
         self._add("opforge_serving_batch_rows_total", labels, rows)
         self._add("opforge_serving_batch_padded_rows_total", labels, padded)
 
-    def value(self, name: str, **labels) -> float:
-        """The sum of counter `name` over the label sets that include `labels`."""
-        want = set(labels.items())
-        with self._lock:
-            return sum(v for k, v in self._counters.get(name, {}).items() if want <= set(k))
-
     def prometheus_text(self) -> str:
         lines = []
         with self._lock:

@@ -107,6 +107,10 @@ def test_a_version_that_fails_to_load_is_reported_and_the_old_one_serves(tmp_pat
         assert failed["status"]["error_code"] != "OK" and failed["status"]["error_message"]
         status, doc = srv.http("POST", "/v1/models/lin:predict", {"instances": [[1, 2, 3]]})
         assert status == 200
+        shutil.rmtree(broken)  # replaced by a good version 2: loaded, and version 1 retired
+        publish(base, 2, lambda d: write_linear(d, seed=2))
+        wait_for(lambda: srv.http("GET", "/v1/models/lin")[1] == {"model_version_status": [
+            {"version": "2", "state": "AVAILABLE", "status": {"error_code": "OK", "error_message": ""}}]})
     finally:
         assert srv.terminate() == 0
 
