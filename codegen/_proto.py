@@ -74,6 +74,32 @@ meta_graph_pb2 = _module("tensorflow/core/protobuf/meta_graph")
 saved_model_pb2 = _module("tensorflow/core/protobuf/saved_model")
 tensor_bundle_pb2 = _module("tensorflow/core/protobuf/tensor_bundle")
 checkpoint_state_pb2 = _module("tensorflow/python/training/checkpoint_state")
+feature_pb2 = _module("tensorflow/core/example/feature")
+example_pb2 = _module("tensorflow/core/example/example")
+error_codes_pb2 = _module("xla/tsl/protobuf/error_codes")
+
+# TensorFlow Serving's schemas (package tensorflow.serving), for `opforge serve`; the services'
+# gRPC stubs are the *_pb2_grpc modules (they need grpcio).
+model_pb2 = _module("tensorflow_serving/apis/model")
+predict_pb2 = _module("tensorflow_serving/apis/predict")
+get_model_metadata_pb2 = _module("tensorflow_serving/apis/get_model_metadata")
+input_pb2 = _module("tensorflow_serving/apis/input")
+classification_pb2 = _module("tensorflow_serving/apis/classification")
+regression_pb2 = _module("tensorflow_serving/apis/regression")
+status_pb2 = _module("tensorflow_serving/apis/status")
+get_model_status_pb2 = _module("tensorflow_serving/apis/get_model_status")
+file_system_storage_path_source_pb2 = _module("tensorflow_serving/config/file_system_storage_path_source")
+model_server_config_pb2 = _module("tensorflow_serving/config/model_server_config")
+model_management_pb2 = _module("tensorflow_serving/apis/model_management")
+session_bundle_config_pb2 = _module("tensorflow_serving/servables/tensorflow/session_bundle_config")
+prediction_service_pb2 = _module("tensorflow_serving/apis/prediction_service")
+model_service_pb2 = _module("tensorflow_serving/apis/model_service")
+
+
+def grpc_module(path: str):
+    """The gRPC stubs of proto/<path>.proto (e.g. "tensorflow_serving/apis/prediction_service"):
+    imported on demand, since they need grpcio."""
+    return importlib.import_module(f"{PACKAGE}.{path.replace('/', '.')}_pb2_grpc")
 
 # opforge's opdef schema: tensorflow.OpDef's fields plus opforge's (what opdef files are).
 opdef_pb2 = _module("opforge/opdef")

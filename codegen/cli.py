@@ -1,4 +1,4 @@
-"""The `opforge` command line: generate, list, show, library, config, new, optimize."""
+"""The `opforge` command line: generate, list, show, library, config, new, optimize, serve."""
 
 from __future__ import annotations
 
@@ -265,7 +265,21 @@ def cmd_optimize(args) -> int:
     return 0
 
 
+def cmd_serve(argv: list[str]) -> int:
+    """`opforge serve`: the model server (opforge/serving/server.py parses its flags, spelled as
+    tensorflow_model_server spells them)."""
+    try:
+        from opforge.serving import main as serve  # noqa: PLC0415
+    except ImportError as e:
+        print(f"opforge serve: needs the installed opforge runtime and grpcio, waitress: {e}", file=sys.stderr)
+        return 2
+    return serve(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["serve"]:  # its own parser: tensorflow_model_server's --flag=value spelling
+        return cmd_serve(argv[1:])
     p = argparse.ArgumentParser(prog="opforge", description="opforge: a declarative op toolchain")
     sub = p.add_subparsers(dest="command", required=True)
     g = sub.add_parser("generate", help="regenerate generated/ from the opdefs")
@@ -311,6 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     o.add_argument("--outputs", action="append", metavar="NODES",
                    help="nodes to preserve, comma-separated (default: nodes nothing reads)")
     o.set_defaults(fn=cmd_optimize)
+    sub.add_parser("serve", add_help=False, help="serve SavedModels with TensorFlow Serving's gRPC and REST APIs "
+                                                  "(opforge serve --help)")
     args = p.parse_args(argv)
     try:
         return args.fn(args)

@@ -5,3 +5,9 @@ from google.protobuf import descriptor_pool as _descriptor_pool
 # opforge's own descriptor pool: TensorFlow's modules register the same file and message names
 # in protobuf's default pool, and both load in one process.
 POOL = _descriptor_pool.DescriptorPool()
+
+# The well-known types the schemas import, from protobuf's own modules.
+from google.protobuf import any_pb2, wrappers_pb2  # noqa: E402
+
+for _wkt in (any_pb2, wrappers_pb2,):
+    POOL.AddSerializedFile(_wkt.DESCRIPTOR.serialized_pb)

@@ -1,7 +1,7 @@
 """The proto schemas (proto/) and what codegen makes of them (codegen/protos.py, codegen/_proto.py).
 
-- Golden: a tiny schema (tests/data/golden/proto/: two files in two folders, a public import)
-  compiled into a Python package and into the C++ field-number header must match, file by file,
+- Golden: a tiny schema (tests/data/golden/proto/: files in two folders, a public import, a
+  service with its gRPC stubs, a well-known type) compiled into a Python package and into the C++ field-number header must match, file by file,
   tests/data/golden/proto_expected/<path>.golden (OPFORGE_UPDATE_GOLDEN=1 rewrites them).
 - The committed package: every module is loaded through codegen/_proto.py into opforge's own
   descriptor pool, beside TensorFlow's modules; opforge.OpDef carries tensorflow.OpDef's fields
@@ -41,6 +41,9 @@ EXPECTED_FILES = [
     "proto/demo/__init__.py",
     "proto/demo/record_pb2.py",
     "proto/demo/record_pb2.pyi",
+    "proto/demo/service_pb2.py",
+    "proto/demo/service_pb2.pyi",
+    "proto/demo/service_pb2_grpc.py",
     "proto/other/__init__.py",
     "proto/other/part_pb2.py",
     "proto/other/part_pb2.pyi",
@@ -110,6 +113,13 @@ def test_golden_package_loads_under_any_name_into_its_own_pool(golden, tmp_path)
         assert record_pb2.DESCRIPTOR.pool is package.POOL
         with pytest.raises(KeyError):
             descriptor_pool.Default().FindFileByName("demo/record.proto")
+        service_pb2 = importlib.import_module(f"{name}.demo.service_pb2")
+        service_grpc = importlib.import_module(f"{name}.demo.service_pb2_grpc")
+        assert service_grpc.demo_dot_record__pb2 is record_pb2  # relative imports
+        assert hasattr(service_grpc, "RecordsStub") and hasattr(service_grpc, "add_RecordsServicer_to_server")
+        lookup = service_pb2.Lookup()
+        lookup.index.value = 3  # google.protobuf.Int64Value, from the package's own pool
+        assert service_pb2.Lookup.FromString(lookup.SerializeToString()).index.value == 3
         r = record_pb2.Record(masked_crc=7)
         r.entry.add(tag="a", simple_value=1.5)
         r.entry.add(tag="b").part.bucket_limit.extend([1.0, 2.0])
@@ -155,7 +165,20 @@ def test_schemas_use_tensorflows_file_names_and_package():
     for dotted in _pb2_modules_on_disk():
         fd = sys.modules[f"{_proto.PACKAGE}.{dotted}"].DESCRIPTOR
         assert fd.name == dotted[: -len("_pb2")].replace(".", "/") + ".proto"
-        assert fd.package == ("opforge" if dotted.startswith("opforge.") else "tensorflow"), fd.name
+        want = ("opforge" if dotted.startswith("opforge.") else
+                "tensorflow.serving" if dotted.startswith("tensorflow_serving.") else
+                "tensorflow.error" if dotted.endswith("error_codes_pb2") else "tensorflow")
+        assert fd.package == want, fd.name
+
+
+def test_grpc_stubs_only_for_files_with_services():
+    stubs = []
+    for root, _, files in os.walk(_proto.ROOT):
+        stubs += [os.path.relpath(os.path.join(root, f), _proto.ROOT) for f in files if f.endswith("_pb2_grpc.py")]
+    assert sorted(stubs) == ["tensorflow_serving/apis/model_service_pb2_grpc.py",
+                             "tensorflow_serving/apis/prediction_service_pb2_grpc.py"]
+    stub = _proto.grpc_module("tensorflow_serving/apis/prediction_service")
+    assert stub.tensorflow__serving_dot_apis_dot_predict__pb2 is _proto.predict_pb2
 
 
 def _field_signature(f) -> tuple:
@@ -185,11 +208,28 @@ def test_wire_compatible_with_tensorflows_own_schemas():
     """Each message and enum here is TensorFlow's (same full name), and each of its fields has
     TensorFlow's name, number, type and repetition: what one writes, the other reads."""
     pytest.importorskip("tensorflow")  # registers TensorFlow's modules
+    import tensorflow.core.example.example_pb2  # noqa: F401,PLC0415
     import tensorflow.core.protobuf.config_pb2  # noqa: F401,PLC0415
     import tensorflow.core.protobuf.meta_graph_pb2  # noqa: F401,PLC0415
     import tensorflow.core.protobuf.tensor_bundle_pb2  # noqa: F401,PLC0415
     import tensorflow.core.util.event_pb2  # noqa: F401,PLC0415
     import tensorflow.python.training.checkpoint_state_pb2  # noqa: F401,PLC0415
+
+    try:  # TensorFlow Serving's schemas too, where tensorflow-serving-api is installed
+        # (its *_service_pb2 modules are written for an older protobuf; the messages load)
+        import tensorflow_serving.apis.classification_pb2  # noqa: F401,PLC0415
+        import tensorflow_serving.apis.get_model_metadata_pb2  # noqa: F401,PLC0415
+        import tensorflow_serving.apis.get_model_status_pb2  # noqa: F401,PLC0415
+        import tensorflow_serving.apis.model_management_pb2  # noqa: F401,PLC0415
+        import tensorflow_serving.apis.predict_pb2  # noqa: F401,PLC0415
+        import tensorflow_serving.apis.regression_pb2  # noqa: F401,PLC0415
+        serving = True
+    except ImportError:
+        serving = False
+    try:
+        import tensorflow_serving.servables.tensorflow.session_bundle_config_pb2  # noqa: F401,PLC0415
+    except ImportError:  # not in the tensorflow-serving-api wheel
+        pass
 
     tf_pool = descriptor_pool.Default()
     checked = 0
@@ -218,8 +258,12 @@ def test_wire_compatible_with_tensorflows_own_schemas():
 
     for dotted in _pb2_modules_on_disk():
         fd = sys.modules[f"{_proto.PACKAGE}.{dotted}"].DESCRIPTOR
-        if fd.package != "tensorflow":
+        if fd.package != "tensorflow" and not (serving and fd.package in ("tensorflow.serving", "tensorflow.error")):
             continue
+        if fd.name in ("tensorflow_serving/servables/tensorflow/session_bundle_config.proto",
+                       "tensorflow_serving/apis/prediction_service.proto",
+                       "tensorflow_serving/apis/model_service.proto"):
+            continue  # not in the wheel / services only (the gRPC test in tests/serving calls them)
         for m in fd.message_types_by_name.values():
             compare(m)
         for e in fd.enum_types_by_name.values():
