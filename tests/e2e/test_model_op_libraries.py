@@ -14,6 +14,7 @@ import os
 import shutil
 import textwrap
 
+import numpy as np
 import pytest
 
 from tests.e2e.op_libraries import CMAKE, run_py
@@ -280,3 +281,40 @@ def test_saved_model_with_a_library_for_another_abi_is_refused(saved_model, tmp_
             print("refused")
     """, cwd=tmp_path, EXPORT=str(export))
     assert "refused" in out
+
+
+def test_opforge_serve_answers_a_custom_op_model_given_only_its_path(saved_model, tmp_path):
+    """The deployment flow of the README: a model using ZeroOut, exported in one process, served
+    by `opforge serve --model_base_path` (no op library flag), asked over REST and gRPC."""
+    grpc = pytest.importorskip("grpc")
+    from opforge.codegen._proto import predict_pb2
+    from opforge.serving.tensors import array_from_proto, array_to_proto
+    from tests.serving.serving_helpers import ServerProcess
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    full = x @ np.load(saved_model / "w.npy")
+    want = np.zeros_like(full)
+    want.reshape(-1)[0] = full.reshape(-1)[0]
+
+    server = ServerProcess(tmp_path, "--model_name=zero_out", f"--model_base_path={saved_model}")
+    try:
+        status, body = server.http("POST", "/v1/models/zero_out:predict", {"instances": x.tolist()})
+        assert status == 200, body
+        np.testing.assert_allclose(np.array(body["predictions"], np.float32), want, rtol=1e-5)
+        status, body = server.http("GET", "/v1/models/zero_out")
+        assert status == 200 and body["model_version_status"][0]["state"] == "AVAILABLE", body
+
+        prediction, _ = server.stubs()
+        req = predict_pb2.PredictRequest()
+        req.model_spec.name = "zero_out"
+        req.inputs["x"].CopyFrom(array_to_proto(x))
+        resp = prediction.Predict(req, timeout=60)
+        np.testing.assert_allclose(array_from_proto(resp.outputs["y"], "y"), want, rtol=1e-5)
+        assert resp.model_spec.version.value == 1
+        with pytest.raises(grpc.RpcError) as e:  # bad input still gets TF Serving's answer
+            req.inputs["x"].CopyFrom(array_to_proto(np.ones((2, 5), np.float32)))
+            prediction.Predict(req, timeout=60)
+        assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    finally:
+        assert server.terminate() == 0, server.read_log()
