@@ -170,7 +170,7 @@ class RestServer:
             threads=options.rest_api_num_threads, max_request_body_size=2 * options.max_request_bytes + 1,
             channel_timeout=max(60, options.rest_api_timeout_in_ms // 1000 + 30), ident="opforge",
             clear_untrusted_proxy_headers=True)
-        self.port = self._server.getsockname()[1]
+        self.port = int(self._server.getsockname()[1])  # waitress gives the port as a string
         self._stop = threading.Event()
         self._stop_accepting = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="rest-server", daemon=True)

@@ -318,3 +318,6 @@ def test_opforge_serve_answers_a_custom_op_model_given_only_its_path(saved_model
         assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     finally:
         assert server.terminate() == 0, server.read_log()
+    log = server.read_log()
+    assert "Traceback" not in log and "Logging error" not in log, log
+    assert "REST server listening on 127.0.0.1:" in log and "unloaded" in log, log
