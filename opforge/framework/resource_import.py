@@ -27,7 +27,9 @@ any other op is refused with an error naming the node.
 from __future__ import annotations
 
 from ..codegen._proto import attr_value_pb2, graph_pb2, node_def_pb2
-from .errors import InvalidArgumentError, UnimplementedError
+from .errors import UnimplementedError
+from .graph_def_lowering import bad_node as _bad
+from .graph_def_lowering import split_input as _split
 
 NodeDef = node_def_pb2.NodeDef
 
@@ -48,15 +50,6 @@ def needs_lowering(graph_def) -> bool:
     return any(nd.op in RESOURCE_OPS for nd in graph_def.node)
 
 
-def _bad(nd, message, cls=InvalidArgumentError):
-    return cls(f"{message} [[node {nd.name}]]", nd.op)
-
-
-def _split(name: str):
-    if name.startswith("^"):
-        return name[1:], -1
-    node, _, k = name.partition(":")
-    return node, int(k) if k else 0
 
 
 def _type_attr(enum):

@@ -26,7 +26,9 @@ training graphs hold, are refused with an error naming the node.
 from __future__ import annotations
 
 from ..codegen._proto import graph_pb2, node_def_pb2
-from .errors import InvalidArgumentError, UnimplementedError
+from .errors import UnimplementedError
+from .graph_def_lowering import bad_node as _bad
+from .graph_def_lowering import split_input as _split
 
 TA_OPS = {"TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
           "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3", "TensorArraySizeV3",
@@ -41,16 +43,6 @@ def needs_lowering(graph_def) -> bool:
     return any(nd.op in TA_OPS for nd in graph_def.node)
 
 
-def _bad(nd, message, cls=InvalidArgumentError):
-    return cls(f"{message} [[node {nd.name}]]", nd.op)
-
-
-def _split(name: str):
-    """'node:k' -> (node, k); 'node' -> (node, 0); '^node' -> (node, -1)."""
-    if name.startswith("^"):
-        return name[1:], -1
-    node, _, k = name.partition(":")
-    return node, int(k) if k else 0
 
 
 def _shape_dims(av) -> list[int] | None:
