@@ -135,6 +135,24 @@ void GraphView::index_consumers() {
   consumers_valid_ = true;
 }
 
+void GraphView::unlink(int c) {
+  if (!consumers_valid_) return;
+  for (const Input& in : at(c).inputs) {
+    std::vector<int>& list = consumers_[static_cast<size_t>(in.node)];
+    auto it = std::lower_bound(list.begin(), list.end(), c);
+    if (it != list.end() && *it == c) list.erase(it);
+  }
+}
+
+void GraphView::link(int c) {
+  if (!consumers_valid_ || !at(c).alive) return;
+  for (const Input& in : at(c).inputs) {
+    std::vector<int>& list = consumers_[static_cast<size_t>(in.node)];
+    auto it = std::lower_bound(list.begin(), list.end(), c);  // lists stay sorted, as index_consumers makes them
+    if (it == list.end() || *it != c) list.insert(it, c);
+  }
+}
+
 const std::vector<int>& GraphView::consumers(int id) {
   if (!consumers_valid_ || consumers_.size() != nodes_.size()) index_consumers();
   return consumers_[static_cast<size_t>(id)];
@@ -212,7 +230,7 @@ int GraphView::make_const(const std::string& name, const Tensor& value, const st
   const int id = static_cast<int>(nodes_.size());
   by_name_[name] = id;
   nodes_.push_back(std::move(v));
-  changed();
+  if (consumers_valid_) consumers_.emplace_back();
   return id;
 }
 
@@ -225,14 +243,16 @@ std::string GraphView::unique_name(const std::string& base) const {
 void GraphView::replace_uses(Input from, Input to, int skip) {
   for (int c : std::vector<int>(consumers(from.node))) {
     if (c == skip) continue;
+    unlink(c);
     for (Input& in : at(c).inputs)
       if (in == from) in = to;
+    link(c);
   }
-  changed();
 }
 
 void GraphView::redirect(int from, int to) {
   for (int c : std::vector<int>(consumers(from))) {
+    unlink(c);
     for (Input& in : at(c).inputs)
       if (in.node == from) in.node = to;
     // A consumer may now wait on `to` twice (control) or on itself: drop those.
@@ -243,32 +263,31 @@ void GraphView::redirect(int from, int to) {
       kept.push_back(in);
     }
     ins.swap(kept);
+    link(c);
   }
-  changed();
 }
 
 void GraphView::forward_controls(int removed, int to_consumers_of) {
   const std::vector<Input> ctrls = at(removed).control_inputs();
   if (ctrls.empty()) return;
   for (int c : std::vector<int>(consumers(to_consumers_of))) {
+    unlink(c);
     std::vector<Input>& ins = at(c).inputs;
     for (const Input& ctl : ctrls) {
       if (ctl.node != c && std::find(ins.begin(), ins.end(), ctl) == ins.end()) ins.push_back(ctl);
     }
+    link(c);
   }
-  changed();
 }
 
 void GraphView::remove(const std::vector<int>& ids) {
-  bool any = false;
   for (int id : ids) {
     VNode& v = at(id);
     if (!v.alive || v.preserved) continue;
+    unlink(id);  // the index lists live consumers only
     v.alive = false;
     by_name_.erase(v.name);
-    any = true;
   }
-  if (any) changed();
 }
 
 int GraphView::prune_dead() {
@@ -302,13 +321,14 @@ void GraphView::rewrite(int id, const std::string& op, std::vector<Input> inputs
   VNode& v = at(id);
   const OpSpec* spec = find_spec(op);
   if (spec == nullptr) throw PassError("op '" + op + "' is not registered (rewriting '" + v.name + "')");
+  unlink(id);
   v.op = op;
   v.spec = spec;
   v.inputs = std::move(inputs);
   v.attrs = std::move(attrs);
   v.shapes.clear();
   v.edited = true;
-  changed();
+  link(id);
 }
 
 void GraphView::set_attr(int id, const std::string& name, AttrValue value) {

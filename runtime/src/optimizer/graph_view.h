@@ -69,7 +69,8 @@ class GraphView {
   int num_alive() const;
   // Ids of the live nodes, in order (a snapshot: passes edit while they walk it).
   std::vector<int> live() const;
-  // Inputs were edited: the consumer index is rebuilt on the next query.
+  // Inputs were edited by hand: the consumer index is rebuilt on the next query. (The edits
+  // below keep the index up to date themselves, so a pass making thousands of them stays linear.)
   void changed() { consumers_valid_ = false; }
   // Distinct nodes with a data or control input from node id.
   const std::vector<int>& consumers(int id);
@@ -143,6 +144,10 @@ class GraphView {
   std::vector<std::vector<int>> consumers_;
   bool consumers_valid_ = false;
   void index_consumers();
+  // With a valid index: drop node c from (unlink) / add it to (link) the consumer lists of the
+  // nodes its inputs read. An edit of c's inputs is unlink(c), edit, link(c).
+  void unlink(int c);
+  void link(int c);
 };
 
 const OpSpec* find_spec(const std::string& op);

@@ -222,6 +222,7 @@ void merge_bias_adds(GraphView& v) {
         if (bin.control()) continue;
         if (j++ == 1) bin = Input{nb, 0};
       }
+      v.changed();  // a hand edit of inputs
       v.redirect(nd, bias_add);
       merged.push_back(nd);
       break;
