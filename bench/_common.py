@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import math
+import resource
 import time
 
 
@@ -60,3 +62,22 @@ def row(label: str, seconds: float, base: float | None, unit: str = "us", extra:
     scale = {"us": 1e6, "ms": 1e3, "s": 1.0}[unit]
     ratio = f"{seconds / base:6.2f}x NumPy" if base else ""
     return f"  {label:<28} {seconds * scale:10.3f} {unit}  {ratio} {extra}"
+
+
+def geomean(values):
+    """Geometric mean of the positive finite values (nan if none): the summary of ratios."""
+    values = [v for v in values if v > 0 and math.isfinite(v)]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def peak_rss_mib() -> float:
+    """This process's peak RSS. Linux's ru_maxrss survives exec (a child started by a 2 GiB
+    parent reports 2 GiB), so read VmHWM, the high-water mark of the current address space."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux

@@ -59,7 +59,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # logging only: TF's start-up banner
 import keras_models  # noqa: E402
-from _common import best_of_interleaved, optional, times_interleaved  # noqa: E402
+from _common import best_of_interleaved, geomean, optional, peak_rss_mib, times_interleaved  # noqa: E402
 
 # Every exported model runs by default (EfficientNetB0, left out while opforge lacked the
 # IdentityN its frozen swish needs, runs since IdentityN became an op).
@@ -130,19 +130,6 @@ def time_once(fn) -> float:
     t0 = time.perf_counter()
     fn()
     return time.perf_counter() - t0
-
-
-def peak_rss_mib() -> float:
-    """This process's peak RSS. Linux's ru_maxrss survives exec (a child started by a 2 GiB
-    parent reports 2 GiB), so read VmHWM, the high-water mark of the current address space."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
 
 def child(framework: str, name: str, batch: int, tf_version: str) -> None:
@@ -247,11 +234,6 @@ def train_bench(quick: bool) -> dict | None:
 
 
 # ---- report ----
-
-def geomean(values):
-    values = [v for v in values if v > 0 and math.isfinite(v)]
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
-
 
 def markdown(results, rss, batches, train, versions) -> str:
     lines = [f"Keras models as frozen GraphDefs, `compat.v1.Session()` defaults, opforge {versions[0]} "
