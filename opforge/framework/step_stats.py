@@ -64,10 +64,11 @@ def build(node_runs) -> step_stats_pb2.StepStats:
             alloc = desc.allocation_description
             alloc.requested_bytes, alloc.allocated_bytes, alloc.allocator_name = requested, allocated, allocator
             output_bytes += allocated
-        mem = ns.memory.add(allocator_name=allocator, total_bytes=output_bytes, peak_bytes=output_bytes,
-                            live_bytes=output_bytes)
-        if bytes_in_use >= 0:
-            mem.allocator_bytes_in_use = bytes_in_use
+        if output_bytes:  # as TensorFlow's: memory of the nodes that allocated
+            mem = ns.memory.add(allocator_name=allocator, total_bytes=output_bytes, peak_bytes=output_bytes,
+                                live_bytes=output_bytes)
+            if bytes_in_use >= 0:
+                mem.allocator_bytes_in_use = bytes_in_use
     return stats
 
 
