@@ -81,11 +81,9 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
   const auto run_step = [&](int i, bool alone, StepScratch& sc) {
     const Step& st = plan.steps[static_cast<size_t>(i)];
     if (st.precomputed) {
-      if (tracer) {
-        const int64_t t = StepTracer::now();
-        tracer->record(st.node, st.device, t, t, 1, [&](size_t) { return &st.value; });
-      }
+      const int64_t t0 = tracer ? StepTracer::now() : 0;
       values[static_cast<size_t>(st.out_base)] = st.value;
+      if (tracer) tracer->record(st.node, st.device, t0, StepTracer::now(), 1, [&](size_t) { return &st.value; });
       return;
     }
     const Node& node = g.node(st.node);

@@ -36,11 +36,10 @@ class StraightLineExecutor final : public Executor {
     env.resources = args.resources;
     for (const Step& st : plan.steps) {
       if (st.precomputed) {
-        if (args.tracer) {
-          const int64_t t = StepTracer::now();
-          args.tracer->record(st.node, st.device, t, t, 1, [&](size_t) { return &st.value; });
-        }
+        const int64_t t0 = args.tracer ? StepTracer::now() : 0;
         values[static_cast<size_t>(st.out_base)] = st.value;
+        if (args.tracer)
+          args.tracer->record(st.node, st.device, t0, StepTracer::now(), 1, [&](size_t) { return &st.value; });
         for (int s : st.release) values[static_cast<size_t>(s)] = Tensor();
         continue;
       }
