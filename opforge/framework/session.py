@@ -188,8 +188,8 @@ class Session:
         trace = run_metadata is not None and _step_stats.tracing_requested(options)
         results = self._run_c(feeds, fetch_refs, targets, trace)
         if trace:
-            results, node_runs = results
-            _step_stats.fill_run_metadata(run_metadata, node_runs)
+            results, step_stats = results
+            _step_stats.fill_run_metadata(run_metadata, step_stats)
         if after is not None:
             after([results[i]._take_numpy() for i in range(n_fetches, len(fetch_refs))])
         values = []

@@ -1,75 +1,23 @@
 """TensorFlow's StepStats from a traced Session run (RunOptions(trace_level=FULL_TRACE)).
 
-The C++ executors record each node run into a plain struct (runtime StepTrace, handed over by
-``_C.Session.run(..., trace=True)`` as tuples); this module builds TensorFlow's
-``tensorflow.StepStats`` of it, field for field as TensorFlow's executor fills it, so
-``RunMetadata.step_stats`` reads the same in TensorBoard, in TensorFlow's timeline and in
-opforge's (opforge/framework/timeline.py). Differences from TensorFlow: one device per
-placement (opforge runs one partition, no _Send/_Recv), fed tensors are not nodes (TensorFlow
-shows its _Arg/_Recv nodes instead), ``scheduled`` is the start (the executors do not queue
-nodes), and a node's memory is its output buffers plus the host allocator's bytes in use after
-it (temporary buffers are not counted).
+The C++ executors record each node run into a plain struct (runtime StepTrace); the bindings
+write TensorFlow's ``tensorflow.StepStats`` of it in protobuf's wire format
+(runtime/python/step_stats.cc), field for field as TensorFlow's executor fills it, and this
+module puts it into ``RunMetadata.step_stats``, which then reads the same in TensorBoard, in
+TensorFlow's timeline and in opforge's (opforge/framework/timeline.py).
+
+What a NodeExecStats holds: node_name; timeline_label "name = Op(input, input:1, ^control)";
+all_start (since the epoch), op_start_rel (0), op_end_rel and all_end_rel (the kernel's time),
+in micros and nanos; scheduled (= start: the executors do not queue nodes); thread_id (1, 2,
+... per executor thread, named in DeviceStepStats.thread_names); one NodeOutput per output
+(dtype, shape, requested and allocated bytes, allocator "cpu"; a variable's reference output
+has its dtype and an unknown shape, a dead Switch output is left out); and for a node that
+allocated, AllocatorMemoryUsed with its output bytes and the host allocator's bytes in use
+after it. Differences from TensorFlow: one partition (no _Send/_Recv), fed tensors are not
+nodes (TensorFlow shows _Arg nodes), no _SOURCE node, temporary buffers are not counted.
 """
 
 from __future__ import annotations
-
-from ..codegen._proto import step_stats_pb2
-
-# TensorFlow's name of the one task a local Session runs in.
-TASK = "/job:localhost/replica:0/task:0"
-
-
-def allocator_name(device: str) -> str:
-    """TensorFlow's allocator names: "cpu" for host memory, "GPU_0_bfc" for a GPU's."""
-    kind, _, index = device.rpartition(":")
-    return "cpu" if kind.endswith("CPU") else f"GPU_{index}_bfc"
-
-
-def timeline_label(name: str, op: str, inputs) -> str:
-    """TensorFlow's timeline label: "name = Op(input, input:1, ^control)"."""
-    return f"{name} = {op}({', '.join(inputs)})"
-
-
-def build(node_runs) -> step_stats_pb2.StepStats:
-    """The StepStats of the node runs of one traced run (see ``trace_to_py`` in
-    runtime/python/graph_session.cc): one DeviceStepStats per device, in first-use order; one
-    NodeExecStats per node run, in the order the runs ended."""
-    stats = step_stats_pb2.StepStats()
-    devices = {}
-    for name, op, inputs, device, start_ns, end_ns, thread_id, outputs, bytes_in_use in node_runs:
-        full = TASK + device
-        dev = devices.get(full)
-        if dev is None:
-            dev = devices[full] = stats.dev_stats.add(device=full)
-        dev.thread_names[thread_id] = f"opforge thread {thread_id}"
-        duration = max(end_ns - start_ns, 0)
-        ns = dev.node_stats.add(
-            node_name=name, timeline_label=timeline_label(name, op, inputs), thread_id=thread_id,
-            all_start_micros=start_ns // 1000, op_start_rel_micros=0, op_end_rel_micros=duration // 1000,
-            all_end_rel_micros=duration // 1000, scheduled_micros=start_ns // 1000,
-            all_start_nanos=start_ns, op_start_rel_nanos=0, op_end_rel_nanos=duration,
-            all_end_rel_nanos=duration, scheduled_nanos=start_ns)
-        allocator = allocator_name(device)
-        output_bytes = 0
-        for slot, (dtype, dims, requested, allocated) in enumerate(outputs):
-            if dtype == 0:  # dead: the untaken side of a Switch
-                continue
-            desc = ns.output.add(slot=slot).tensor_description
-            desc.dtype = dtype
-            if dims is None:  # a reference output (a variable): its value is not the node's
-                desc.shape.unknown_rank = True
-                continue
-            for d in dims:
-                desc.shape.dim.add(size=d)
-            alloc = desc.allocation_description
-            alloc.requested_bytes, alloc.allocated_bytes, alloc.allocator_name = requested, allocated, allocator
-            output_bytes += allocated
-        if output_bytes:  # as TensorFlow's: memory of the nodes that allocated
-            mem = ns.memory.add(allocator_name=allocator, total_bytes=output_bytes, peak_bytes=output_bytes,
-                                live_bytes=output_bytes)
-            if bytes_in_use >= 0:
-                mem.allocator_bytes_in_use = bytes_in_use
-    return stats
 
 
 def tracing_requested(options) -> bool:
@@ -77,8 +25,8 @@ def tracing_requested(options) -> bool:
     return options is not None and int(getattr(options, "trace_level", 0) or 0) > 0
 
 
-def fill_run_metadata(run_metadata, node_runs) -> None:
-    """Puts the step stats into ``run_metadata`` (opforge's RunMetadata or TensorFlow's: the
-    bytes are TensorFlow's wire format either way)."""
+def fill_run_metadata(run_metadata, step_stats: bytes) -> None:
+    """Puts the serialized step stats of a run into ``run_metadata`` (opforge's RunMetadata or
+    TensorFlow's: the bytes are TensorFlow's wire format either way)."""
     run_metadata.step_stats.Clear()
-    run_metadata.step_stats.MergeFromString(build(node_runs).SerializeToString())
+    run_metadata.step_stats.MergeFromString(step_stats)

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "bindings.h"
-#include "opforge/device.h"
 #include "opforge/graph.h"
 #include "opforge/op.h"
 
@@ -98,26 +97,6 @@ py::dict node_info(const Graph& g, int id) {
   return d;
 }
 
-// A StepTrace as Python data (opforge/framework/step_stats.py builds TensorFlow's StepStats of it):
-// per node run (name, op, inputs, device, start_ns, end_ns, thread_id, outputs,
-// host_bytes_in_use); per output (dtype enum or 0 when dead, dims or None, requested_bytes,
-// allocated_bytes).
-py::list trace_to_py(const StepTrace& trace) {
-  py::list nodes;
-  for (const StepTrace::NodeRun& r : trace.nodes) {
-    py::list outputs;
-    for (const StepTrace::Output& o : r.outputs) {
-      py::object dims = py::none();
-      if (o.known_shape) dims = py::cast(o.dims);
-      outputs.append(
-          py::make_tuple(o.produced ? static_cast<int>(o.dtype) : 0, dims, o.requested_bytes, o.allocated_bytes));
-    }
-    nodes.append(py::make_tuple(r.name, r.op, py::cast(r.inputs), device_string(r.device), r.start_ns, r.end_ns,
-                                r.thread_id, outputs, r.host_bytes_in_use));
-  }
-  return nodes;
-}
-
 py::object session_run(Session& s, py::list feeds, py::list fetches, py::list targets, bool trace) {
   std::vector<std::pair<TensorRef, Tensor>> fd;
   for (py::handle f : feeds) {
@@ -131,15 +110,17 @@ py::object session_run(Session& s, py::list feeds, py::list fetches, py::list ta
   for (py::handle t : targets) tg.push_back(t.cast<int>());
   std::vector<Tensor> out;
   StepTrace step_trace;
+  std::string step_stats;
   Status st;
   {
     py::gil_scoped_release release;  // kernels never call into Python
     st = s.run(fd, fe, tg, &out, trace ? &step_trace : nullptr);
+    if (trace && st.ok()) step_stats = step_stats_bytes(step_trace);
   }
   check(st, "Session.run");
   py::list result;
   for (Tensor& t : out) result.append(py::cast(std::move(t), py::return_value_policy::move));
-  if (trace) return py::make_tuple(result, trace_to_py(step_trace));
+  if (trace) return py::make_tuple(result, py::bytes(step_stats));
   return std::move(result);
 }
 
@@ -176,7 +157,7 @@ void bind_graph(py::module_& m) {
            py::arg("graph"), py::arg("resources_from") = nullptr,
            "A session over `graph`; `resources_from` shares another session's variables.")
       .def("run", &session_run, py::arg("feeds"), py::arg("fetches"), py::arg("targets"), py::arg("trace") = false,
-           "The fetched tensors; with trace=True, (tensors, node runs) (see trace_to_py).")
+           "The fetched tensors; with trace=True, (tensors, serialized tensorflow.StepStats).")
       .def_property_readonly("cached_plans", &Session::cached_plans)
       .def("variable_names", [](Session& s) { return s.resources().names(); });
 }

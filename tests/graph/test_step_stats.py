@@ -14,7 +14,6 @@ import pytest
 
 import opforge.compat.v1 as tf1
 from opforge import _C
-from opforge.framework import step_stats as step_stats_mod
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
 NO_OPTIMIZER = tf1.ConfigProto(graph_options=tf1.GraphOptions(
@@ -300,8 +299,3 @@ def test_add_run_metadata_reaches_tensorboard(tmp_path):
     from tensorboard.compat.proto import config_pb2
 
     assert "node_stats" in str(config_pb2.RunMetadata.FromString(read.SerializeToString()))
-
-
-@pytest.mark.parametrize("device, allocator", [("/device:CPU:0", "cpu"), ("/device:GPU:1", "GPU_1_bfc")])
-def test_allocator_names_are_tensorflows(device, allocator):
-    assert step_stats_mod.allocator_name(device) == allocator
