@@ -204,6 +204,38 @@ def test_while_loop_nodes_appear_once_per_iteration():
     assert sorted({ns.output[0].slot for ns in switch}) == [0, 1]  # the exit's side, and the body's
 
 
+def _loop_counts(api, session, n=4):
+    """(op type, times in the step stats) per node of a TF1 while loop of n iterations, sorted."""
+    g = api.Graph()
+    with g.as_default():
+        x = api.placeholder(api.float32, [3], name="x")
+        i0 = api.constant(0, name="i0")
+        _, out = api.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, v * 2.0 + 1.0), [i0, x], name="loop")
+        md = api.RunMetadata()
+        with session(g) as sess:
+            sess.run(out, {x: np.ones(3, np.float32)}, options=api.RunOptions(trace_level=3), run_metadata=md)
+    counts = {}
+    for d in md.step_stats.dev_stats:
+        for ns in d.node_stats:
+            counts[ns.node_name] = counts.get(ns.node_name, 0) + 1
+    # TensorFlow's own nodes (_SOURCE, _arg_x_0_0, _retval_...) aside.
+    types = {op.name: op.type for op in g.get_operations()}
+    return sorted((types[name], c) for name, c in counts.items() if not name.startswith("_"))
+
+
+def test_while_loop_counts_are_tensorflows():
+    tf = pytest.importorskip("tensorflow")
+    tf.compat.v1.disable_control_flow_v2()
+    try:
+        config = tf.compat.v1.ConfigProto()
+        config.graph_options.rewrite_options.disable_meta_optimizer = True
+        theirs = _loop_counts(tf.compat.v1, lambda g: tf.compat.v1.Session(graph=g, config=config))
+    finally:
+        tf.compat.v1.enable_control_flow_v2()
+    ours = _loop_counts(tf1, lambda g: tf1.Session(graph=g, config=NO_OPTIMIZER))
+    assert ours == theirs  # node names differ ("loop/add" there, "loop/AddV2" here)
+
+
 def test_same_fields_as_tensorflow():
     tf = pytest.importorskip("tensorflow")
     rng = np.random.default_rng(3)
