@@ -7,6 +7,7 @@ same fields filled as TensorFlow's; and FileWriter.add_run_metadata hands it to 
 from __future__ import annotations
 
 import glob
+import threading
 import time
 
 import numpy as np
@@ -172,6 +173,35 @@ def test_each_executor_traces_every_step_once(executor, mode):
             # One thread number per executor thread, each named.
             dev = md.step_stats.dev_stats[0]
             assert {ns.thread_id for ns in nodes} == set(dev.thread_names)
+
+
+def test_traced_runs_from_several_threads_each_get_their_own_stats(executor):
+    rng = np.random.default_rng(6)
+    g, x, out = _branchy(rng)
+    feeds = [rng.standard_normal((6, 9)).astype(np.float32) for _ in range(4)]
+    executor("always")
+    want = sorted(_needed(out.op) - {"x"})
+    with tf1.Session(graph=g, config=NO_OPTIMIZER) as sess:
+        expected = [sess.run(out, {x: f}) for f in feeds]
+        errors = []
+
+        def work(k):
+            try:
+                for _ in range(5):
+                    got, md, before, after = _traced(sess, out, {x: feeds[k]})
+                    np.testing.assert_array_equal(got, expected[k])
+                    nodes = _node_stats(md)
+                    assert sorted(ns.node_name for ns in nodes) == want
+                    assert all(before <= ns.all_start_micros <= after for ns in nodes)
+            except Exception as e:  # noqa: BLE001  (reported below, in the test's thread)
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors, errors[0]
 
 
 def test_while_loop_nodes_appear_once_per_iteration():
