@@ -106,12 +106,9 @@ struct GraphOptimizerConfig {
   bool fail_on_errors = false;
 };
 
-// Thread-safe: any number of threads may call run() at once. Plans are immutable once built
-// and shared; everything one run mutates (slot values, scratch) is local to that run. The plans
-// and executors are the runtime's own (runtime/src/session_impl.h).
 // What a traced Session::run recorded (TensorFlow's RunOptions.trace_level = FULL_TRACE): one
 // entry per node run, in the order the runs finished (a node in a loop runs once per iteration).
-// Plain data: the Python bindings build TensorFlow's StepStats proto from it.
+// Plain data: the Python bindings write TensorFlow's StepStats of it (runtime/python/step_stats.cc).
 struct StepTrace {
   struct Output {
     bool produced = true;  // false: a dead output (the untaken side of a Switch)
@@ -133,6 +130,9 @@ struct StepTrace {
   std::vector<NodeRun> nodes;
 };
 
+// Thread-safe: any number of threads may call run() at once. Plans are immutable once built
+// and shared; everything one run mutates (slot values, scratch) is local to that run. The plans
+// and executors are the runtime's own (runtime/src/session_impl.h).
 class Session {
  public:
   // `resources` shares the variable store of another session; a new store when null.
