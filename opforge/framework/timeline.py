@@ -67,8 +67,9 @@ class _ChromeTrace:
         self.events.append({"ph": "C", "cat": "Memory", "name": name, "pid": pid, "ts": ts, "args": values})
 
     def format_to_string(self, pretty: bool = False) -> str:
-        return json.dumps({"traceEvents": self.events}, indent=4 if pretty else None, separators=None
-                          if pretty else (",", ":"))
+        if pretty:
+            return json.dumps({"traceEvents": self.events}, indent=4)
+        return json.dumps({"traceEvents": self.events}, separators=(",", ":"))
 
 
 class _Tensor:
