@@ -38,6 +38,7 @@ _PUBLIC_MODULES = {
     "summary": "opforge.summary",
     "config": "opforge.config",
     "saved_model": "opforge.io.saved_model",
+    "timeline": "opforge.framework.timeline",  # TensorFlow's tensorflow.python.client.timeline
 }
 # Transitional: framework/session.py and framework/optimizer/ (replaced by the C++ optimizer,
 # issue 33) still import graph_def from its old place.

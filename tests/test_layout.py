@@ -121,7 +121,7 @@ def test_no_source_file_over_600_lines():
 
 
 PUBLIC = ["errors", "dtypes", "raw_ops", "math", "nn", "image", "random", "train", "layers", "losses", "metrics", "saved_model",
-          "initializers", "data", "summary", "config"]
+          "initializers", "data", "summary", "config", "timeline"]
 
 
 @pytest.mark.parametrize("name", PUBLIC)

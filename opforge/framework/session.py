@@ -13,6 +13,7 @@ from .errors import InvalidArgumentError
 from ..config import optimizer as _optimizer
 from ..io import graph_def as _graph_def
 from . import default_session as _default
+from . import step_stats as _step_stats
 from .default_session import get_default_session  # noqa: F401  (re-exported: of.get_default_session)
 from .graph import GraphTensor, Operation, get_default_graph
 from .tensor import Tensor as EagerTensor
@@ -148,7 +149,10 @@ class Session:
         """Runs what ``fetches`` needs; returns their values (NumPy) in the same structure.
         Operations fetch as None. ``options`` (a RunOptions) and ``run_metadata`` (a
         RunMetadata) are accepted as TensorFlow's are; with ``options.output_partition_graphs``
-        the metadata receives the graph that ran (opforge runs one partition)."""
+        the metadata receives the graph that ran (opforge runs one partition), and with
+        ``options.trace_level`` above NO_TRACE (FULL_TRACE, say) ``run_metadata.step_stats``
+        gets each node's run: start, duration, thread, outputs and memory, as TensorFlow's
+        (framework/step_stats.py; ``of.timeline.Timeline`` turns it into a Chrome trace)."""
         if run_metadata is not None and options is not None and getattr(options, "output_partition_graphs", False):
             run_metadata.partition_graphs.add().CopyFrom(self._graph.as_graph_def())
         if self._closed:
@@ -181,7 +185,11 @@ class Session:
             extra_feeds, extra_fetches, after = pipeline.before_run(self, flat, [r for r, _ in feeds])
             feeds += [(t._ref(), self._feed_value(t, v)) for t, v in extra_feeds]
             fetch_refs += [t._ref() for t in extra_fetches]
-        results = self._run_c(feeds, fetch_refs, targets)
+        trace = run_metadata is not None and _step_stats.tracing_requested(options)
+        results = self._run_c(feeds, fetch_refs, targets, trace)
+        if trace:
+            results, step_stats = results
+            _step_stats.fill_run_metadata(run_metadata, step_stats)
         if after is not None:
             after([results[i]._take_numpy() for i in range(n_fetches, len(fetch_refs))])
         values = []
@@ -194,9 +202,9 @@ class Session:
         return self._rebuild(structure, values)
 
     # ---- the graph optimizer
-    def _run_c(self, feeds, fetch_refs, targets):
+    def _run_c(self, feeds, fetch_refs, targets, trace=False):
         try:
-            return self._c.run(feeds, fetch_refs, targets)
+            return self._c.run(feeds, fetch_refs, targets, trace)
         finally:
             failures = self._c.take_optimizer_errors()
             if failures:

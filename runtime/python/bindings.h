@@ -12,6 +12,7 @@
 //   io.cc            bind_io: CRC-32C of TensorFlow's file formats
 //   testing.cc       bind_testing: opforge._C._testing, the switches tests and benchmarks use
 //   optimizer_bindings.cc bind_optimizer: the graph optimizer, a Session's optimizer settings
+//   step_stats.cc    step_stats_bytes: a traced run's StepStats in protobuf's wire format (no bindings)
 #pragma once
 
 #include <pybind11/numpy.h>
@@ -24,6 +25,8 @@
 #include "opforge/tensor.h"
 
 namespace opforge {
+struct StepTrace;  // opforge/graph.h
+
 namespace bindings {
 
 // Python callables the package installs at import (opforge/__init__.py: set_hooks and friends).
@@ -84,6 +87,9 @@ void register_interop(pybind11::module_& m, pybind11::class_<Tensor>& tensor);
 
 // The Python class of Tensor that bind_eager created, for areas that add methods to it.
 pybind11::class_<Tensor> tensor_class(pybind11::module_& m);
+
+// TensorFlow's StepStats (step_stats.proto) of a traced Session run, serialized.
+std::string step_stats_bytes(const StepTrace& trace);
 
 void bind_eager(pybind11::module_& m);
 void bind_graph(pybind11::module_& m);

@@ -97,7 +97,7 @@ py::dict node_info(const Graph& g, int id) {
   return d;
 }
 
-py::list session_run(Session& s, py::list feeds, py::list fetches, py::list targets) {
+py::object session_run(Session& s, py::list feeds, py::list fetches, py::list targets, bool trace) {
   std::vector<std::pair<TensorRef, Tensor>> fd;
   for (py::handle f : feeds) {
     py::tuple t = f.cast<py::tuple>();
@@ -109,15 +109,19 @@ py::list session_run(Session& s, py::list feeds, py::list fetches, py::list targ
   std::vector<int> tg;
   for (py::handle t : targets) tg.push_back(t.cast<int>());
   std::vector<Tensor> out;
+  StepTrace step_trace;
+  std::string step_stats;
   Status st;
   {
     py::gil_scoped_release release;  // kernels never call into Python
-    st = s.run(fd, fe, tg, &out);
+    st = s.run(fd, fe, tg, &out, trace ? &step_trace : nullptr);
+    if (trace && st.ok()) step_stats = step_stats_bytes(step_trace);
   }
   check(st, "Session.run");
   py::list result;
   for (Tensor& t : out) result.append(py::cast(std::move(t), py::return_value_policy::move));
-  return result;
+  if (trace) return py::make_tuple(result, py::bytes(step_stats));
+  return std::move(result);
 }
 
 }  // namespace
@@ -152,7 +156,8 @@ void bind_graph(py::module_& m) {
            }),
            py::arg("graph"), py::arg("resources_from") = nullptr,
            "A session over `graph`; `resources_from` shares another session's variables.")
-      .def("run", &session_run)
+      .def("run", &session_run, py::arg("feeds"), py::arg("fetches"), py::arg("targets"), py::arg("trace") = false,
+           "The fetched tensors; with trace=True, (tensors, serialized tensorflow.StepStats).")
       .def_property_readonly("cached_plans", &Session::cached_plans)
       .def("variable_names", [](Session& s) { return s.resources().names(); });
 }

@@ -56,7 +56,7 @@ namespace {
 using Plan = Session::Impl::Plan;
 using Step = Session::Impl::Step;
 
-Status run_steps(const Plan& plan, ResourceMgr* resources, std::vector<Tensor>& values) {
+Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, std::vector<Tensor>& values) {
   const Graph& g = *plan.graph;
   const size_t n = plan.steps.size();
   std::vector<int> readers = plan.readers;
@@ -81,7 +81,9 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, std::vector<Tensor>& 
   const auto run_step = [&](int i, bool alone, StepScratch& sc) {
     const Step& st = plan.steps[static_cast<size_t>(i)];
     if (st.precomputed) {
+      const int64_t t0 = tracer ? StepTracer::now() : 0;
       values[static_cast<size_t>(st.out_base)] = st.value;
+      if (tracer) tracer->record(st.node, st.device, t0, StepTracer::now(), 1, [&](size_t) { return &st.value; });
       return;
     }
     const Node& node = g.node(st.node);
@@ -95,8 +97,13 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, std::vector<Tensor>& 
     sc.env.ref_inputs.assign(st.input_slots.size(), nullptr);
     exec::Scratch& scratch = sc.scratch;
     const auto t0 = std::chrono::steady_clock::now();
+    const int64_t trace_t0 = tracer ? StepTracer::now() : 0;
     Status s = exec::run_node(node, st.device, sc.inputs, sc.forwardable, sc.env, scratch);
     (alone ? plan.alone_ns : plan.beside_ns)[static_cast<size_t>(i)].store(elapsed_ns(t0), std::memory_order_relaxed);
+    if (tracer && s.ok()) {
+      tracer->record(st.node, st.device, trace_t0, StepTracer::now(), scratch.outs.size(),
+                     [&](size_t k) { return &scratch.outs[k]; });
+    }
     if (!s.ok()) {
       std::lock_guard<std::mutex> lock(error_mu);
       if (error.ok()) error = s;
@@ -184,7 +191,7 @@ class ConcurrentWaveExecutor final : public Executor {
     std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
     for (size_t i = 0; i < args.feeds.size(); ++i)
       values[static_cast<size_t>(plan.feed_slots[i])] = args.feeds[i].second;
-    OPF_RETURN_IF_ERROR(run_steps(plan, args.resources, values));
+    OPF_RETURN_IF_ERROR(run_steps(plan, args.resources, args.tracer, values));
     outputs->clear();
     for (int s : plan.fetch_slots) outputs->push_back(values[static_cast<size_t>(s)]);
     return Status::OK();

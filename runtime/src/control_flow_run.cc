@@ -59,8 +59,8 @@ struct Task {
 class DataflowRun {
  public:
   DataflowRun(const Graph& g, const DataflowPlan& plan, ResourceMgr* resources,
-              const std::vector<std::pair<TensorRef, Tensor>>& feeds)
-      : g_(g), plan_(plan), feeds_(feeds), fetched_(plan.num_fetches) {
+              const std::vector<std::pair<TensorRef, Tensor>>& feeds, StepTracer* tracer)
+      : g_(g), plan_(plan), feeds_(feeds), tracer_(tracer), fetched_(plan.num_fetches) {
     env_.resources = resources;
   }
 
@@ -198,6 +198,7 @@ class DataflowRun {
     const Node& node = g_.node(pn.id);
     IterState& is = iter_state(t.frame, t.iter);
     const size_t n_in = static_cast<size_t>(pn.num_inputs);
+    const int64_t trace_t0 = tracer_ ? StepTracer::now() : 0;
     // Take the inputs out of the slots: this iteration reads them no more.
     inputs_.resize(n_in);
     for (size_t k = 0; k < n_in; ++k) {
@@ -257,6 +258,11 @@ class DataflowRun {
       case Kind::kNormal:
         if (live) OPF_RETURN_IF_ERROR(run_kernel(pn, node));
         break;
+    }
+    // As TensorFlow's executor, a trace shows the nodes that ran live (a Merge: with a live input).
+    if (tracer_ && live) {
+      tracer_->record(pn.id, pn.device, trace_t0, StepTracer::now(), outs_.size(),
+                      [&](size_t k) { return outs_[k].live ? &outs_[k].value : static_cast<const Tensor*>(nullptr); });
     }
     // An Exit is dead in every iteration but the last: only its live value is the result.
     if (pn.kind != Kind::kExit || outs_[0].live) record_fetches(pn, outs_);
@@ -379,6 +385,7 @@ class DataflowRun {
   const Graph& g_;
   const DataflowPlan& plan_;
   const std::vector<std::pair<TensorRef, Tensor>>& feeds_;
+  StepTracer* tracer_;
   std::vector<std::unique_ptr<Entry>> fetched_;
   FrameState root_;
   std::map<std::tuple<FrameState*, int64_t, int>, std::unique_ptr<FrameState>> frames_;
@@ -394,8 +401,9 @@ class DataflowRun {
 }  // namespace
 
 Status run_dataflow(const Graph& g, const DataflowPlan& plan, ResourceMgr* resources,
-                    const std::vector<std::pair<TensorRef, Tensor>>& feeds, std::vector<Tensor>* outputs) {
-  DataflowRun run(g, plan, resources, feeds);
+                    const std::vector<std::pair<TensorRef, Tensor>>& feeds, std::vector<Tensor>* outputs,
+                    StepTracer* tracer) {
+  DataflowRun run(g, plan, resources, feeds, tracer);
   return run.run(outputs);
 }
 
@@ -408,11 +416,11 @@ class DataflowExecutor final : public Executor {
   Status run(const RunArgs& args, std::vector<Tensor>* outputs) const override {
     const Session::Impl::Plan& plan = args.plan;
     if (plan.graph.get() == &args.graph) {
-      return run_dataflow(args.graph, *plan.dataflow, args.resources, args.feeds, outputs);
+      return run_dataflow(args.graph, *plan.dataflow, args.resources, args.feeds, outputs, args.tracer);
     }
     std::vector<std::pair<TensorRef, Tensor>> mapped;
     for (size_t i = 0; i < args.feeds.size(); ++i) mapped.emplace_back(plan.feed_refs[i], args.feeds[i].second);
-    return run_dataflow(*plan.graph, *plan.dataflow, args.resources, mapped, outputs);
+    return run_dataflow(*plan.graph, *plan.dataflow, args.resources, mapped, outputs, args.tracer);
   }
 };
 

@@ -62,7 +62,10 @@ struct DataflowPlan;
 Status build_dataflow_plan(const Graph& g, const std::vector<char>& needed,
                            const std::vector<std::pair<TensorRef, Tensor>>& feeds,
                            const std::vector<TensorRef>& fetches, std::shared_ptr<const DataflowPlan>* plan);
+class StepTracer;  // session_impl.h
+// `tracer` (null: not traced) records each node run that is not dead, once per iteration.
 Status run_dataflow(const Graph& g, const DataflowPlan& plan, ResourceMgr* resources,
-                    const std::vector<std::pair<TensorRef, Tensor>>& feeds, std::vector<Tensor>* outputs);
+                    const std::vector<std::pair<TensorRef, Tensor>>& feeds, std::vector<Tensor>* outputs,
+                    StepTracer* tracer = nullptr);
 
 }  // namespace opforge

@@ -9,9 +9,61 @@
 #include "opforge/device.h"
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
+#include "host_allocator.h"
 #include "session_impl.h"
 
 namespace opforge {
+
+namespace {
+
+// This thread's number in traces: 1, 2, ... in the order threads first record a node.
+uint32_t trace_thread_id() {
+  static std::atomic<uint32_t> next{1};
+  thread_local const uint32_t id = next.fetch_add(1, std::memory_order_relaxed);
+  return id;
+}
+
+}  // namespace
+
+StepTracer::StepTracer(StepTrace* out) : out_(out) {
+  const int64_t wall =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  offset_ns_ = wall - now();
+}
+
+void StepTracer::describe(const Tensor* t, StepTrace::Output* out) {
+  out->produced = t != nullptr;
+  if (t == nullptr || !t->initialized()) return;  // a reference output's dtype: from the node (name_nodes)
+  out->dtype = t->dtype();
+  out->known_shape = true;
+  out->dims.assign(static_cast<size_t>(t->rank()), 0);
+  for (int d = 0; d < t->rank(); ++d) out->dims[static_cast<size_t>(d)] = t->dim(d);
+  out->requested_bytes = static_cast<int64_t>(t->nbytes());
+  out->allocated_bytes = t->buffer() ? static_cast<int64_t>(t->buffer()->nbytes()) : out->requested_bytes;
+}
+
+void StepTracer::finish(StepTrace::NodeRun&& run) {
+  run.thread_id = trace_thread_id();
+  if (run.device.type == Device::kCPU) run.host_bytes_in_use = static_cast<int64_t>(host_memory_stats().bytes_in_use);
+  std::lock_guard<std::mutex> lock(mu_);
+  out_->nodes.push_back(std::move(run));
+}
+
+void StepTracer::name_nodes(const Graph& g) {
+  for (StepTrace::NodeRun& run : out_->nodes) {
+    const Node& node = g.node(run.node);
+    run.name = node.name;
+    run.op = node.op->name;
+    run.inputs.clear();
+    for (const TensorRef& in : node.inputs) {
+      const std::string& src = g.node(in.node).name;
+      run.inputs.push_back(in.index == 0 ? src : errors::StrCat(src, ":", in.index));
+    }
+    for (int c : node.control_inputs) run.inputs.push_back("^" + g.node(c).name);
+    for (size_t k = 0; k < run.outputs.size() && k < node.out_dtypes.size(); ++k)
+      if (!run.outputs[k].known_shape) run.outputs[k].dtype = node.out_dtypes[k];
+  }
+}
 
 void Session::Impl::set_optimizer(GraphOptimizerConfig config) {
   std::lock_guard<std::mutex> lock(plans_mu_);
@@ -35,7 +87,7 @@ std::vector<std::shared_ptr<const Graph>> Session::Impl::optimized_graphs() cons
 }
 
 Status Session::Impl::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds, const std::vector<TensorRef>& fetches,
-                          const std::vector<int>& targets, std::vector<Tensor>* outputs) {
+                          const std::vector<int>& targets, std::vector<Tensor>* outputs, StepTrace* trace) {
   const Graph& g = *graph_;
   std::shared_lock<std::shared_mutex> graph_lock(g.mutex());  // the graph may not grow meanwhile
   for (const auto& f : feeds) {
@@ -72,12 +124,23 @@ Status Session::Impl::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds
   std::shared_ptr<const Plan> plan_ptr;
   OPF_RETURN_IF_ERROR(get_plan(feeds, fetches, targets, &plan_ptr));
   const Plan& plan = *plan_ptr;
-  const RunArgs args{g, plan, feeds, fetches, resources_.get()};
-  if (plan.dataflow) return executors::dataflow().run(args, outputs);
+  std::unique_ptr<StepTracer> tracer;
+  if (trace != nullptr) {
+    trace->nodes.clear();
+    tracer = std::make_unique<StepTracer>(trace);
+  }
+  const RunArgs args{g, plan, feeds, fetches, resources_.get(), tracer.get()};
+  if (plan.dataflow) {
+    const Status s = executors::dataflow().run(args, outputs);
+    if (tracer) tracer->name_nodes(*plan.graph);
+    return s;
+  }
   const ExecutorChoice choice = choose_executor(plan, feeds);
   const auto t_start = std::chrono::steady_clock::now();
-  OPF_RETURN_IF_ERROR((choice.concurrent ? executors::concurrent() : executors::straight_line()).run(args, outputs));
-  if (choice.timing != nullptr) {  // a tuning run: its wall time picks the executor for this plan
+  const Status s = (choice.concurrent ? executors::concurrent() : executors::straight_line()).run(args, outputs);
+  if (tracer) tracer->name_nodes(*plan.graph);
+  OPF_RETURN_IF_ERROR(s);
+  if (choice.timing != nullptr && !tracer) {  // a tuning run (traced runs are slower: not counted)
     const int64_t ns = elapsed_ns(t_start);
     std::lock_guard<std::mutex> lock(plan.tuning_mu);
     int64_t& best = choice.concurrent ? choice.timing->concurrent_ns : choice.timing->one_at_a_time_ns;
@@ -92,7 +155,11 @@ Session::Session(std::shared_ptr<const Graph> graph, std::shared_ptr<ResourceMgr
 Session::~Session() = default;
 Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds, const std::vector<TensorRef>& fetches,
                     const std::vector<int>& targets, std::vector<Tensor>* outputs) {
-  return impl_->run(feeds, fetches, targets, outputs);
+  return impl_->run(feeds, fetches, targets, outputs, nullptr);
+}
+Status Session::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds, const std::vector<TensorRef>& fetches,
+                    const std::vector<int>& targets, std::vector<Tensor>* outputs, StepTrace* trace) {
+  return impl_->run(feeds, fetches, targets, outputs, trace);
 }
 ResourceMgr& Session::resources() { return *impl_->resources_; }
 const std::shared_ptr<ResourceMgr>& Session::shared_resources() const { return impl_->resources_; }

@@ -27,7 +27,7 @@ struct Session::Impl {
       : graph_(std::move(graph)), resources_(std::move(resources)) {}
 
   Status run(const std::vector<std::pair<TensorRef, Tensor>>& feeds, const std::vector<TensorRef>& fetches,
-             const std::vector<int>& targets, std::vector<Tensor>* outputs);
+             const std::vector<int>& targets, std::vector<Tensor>* outputs, StepTrace* trace);
   size_t cached_plans() const {
     std::lock_guard<std::mutex> lock(plans_mu_);
     return plans_.size();
@@ -111,6 +111,43 @@ struct Session::Impl {
   std::map<std::string, std::shared_ptr<const Plan>> plans_;
 };
 
+// Records node runs into a StepTrace for a traced run (RunArgs::tracer; executors call it only
+// when that is set, so an untraced run pays one branch per node). Safe to call from the
+// concurrent executor's threads. Times are steady-clock nanoseconds (now()), turned into
+// nanoseconds since the epoch by the offset read when the run began.
+class StepTracer {
+ public:
+  explicit StepTracer(StepTrace* out);
+  static int64_t now() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  // One run of `node` on `device` from t0 to t1 (now() values); output k is tensor_at(k): null
+  // for an output not produced (dead), an uninitialized tensor for a reference output.
+  template <typename TensorAt>
+  void record(int node, const DeviceSpec& device, int64_t t0, int64_t t1, size_t num_outputs, TensorAt&& tensor_at) {
+    StepTrace::NodeRun run;
+    run.node = node;
+    run.device = device;
+    run.start_ns = t0 + offset_ns_;
+    run.end_ns = t1 + offset_ns_;
+    run.outputs.resize(num_outputs);
+    for (size_t k = 0; k < num_outputs; ++k) describe(tensor_at(k), &run.outputs[k]);
+    finish(std::move(run));
+  }
+  // Fills names, ops and inputs from the graph the plan ran, and each reference output's
+  // dtype (called once the executor is done, under the graph's lock).
+  void name_nodes(const Graph& g);
+
+ private:
+  static void describe(const Tensor* t, StepTrace::Output* out);
+  void finish(StepTrace::NodeRun&& run);
+
+  StepTrace* out_;
+  int64_t offset_ns_;
+  std::mutex mu_;
+};
+
 // One run of a plan as an executor sees it. `graph`, `feeds` and `fetches` are the session's
 // (the plan's own graph and feed references are in `plan`); everything the run mutates is the
 // executor's own, so any number of runs of one plan may go at once.
@@ -120,6 +157,7 @@ struct RunArgs {
   const std::vector<std::pair<TensorRef, Tensor>>& feeds;
   const std::vector<TensorRef>& fetches;
   ResourceMgr* resources;
+  StepTracer* tracer = nullptr;  // set for a traced run
 };
 
 // The Session's executors, behind one interface. Session::Impl::run checks the call, gets the

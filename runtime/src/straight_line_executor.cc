@@ -36,7 +36,10 @@ class StraightLineExecutor final : public Executor {
     env.resources = args.resources;
     for (const Step& st : plan.steps) {
       if (st.precomputed) {
+        const int64_t t0 = args.tracer ? StepTracer::now() : 0;
         values[static_cast<size_t>(st.out_base)] = st.value;
+        if (args.tracer)
+          args.tracer->record(st.node, st.device, t0, StepTracer::now(), 1, [&](size_t) { return &st.value; });
         for (int s : st.release) values[static_cast<size_t>(s)] = Tensor();
         continue;
       }
@@ -63,10 +66,15 @@ class StraightLineExecutor final : public Executor {
         if (inputs[k] != &values[static_cast<size_t>(st.input_slots[k])]) forwardable[k] = false;
       }
       const auto t0 = time_steps ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+      const int64_t trace_t0 = args.tracer ? StepTracer::now() : 0;
       OPF_RETURN_IF_ERROR(exec::run_node(node, st.device, inputs, forwardable, env, scratch));
       if (time_steps)
         plan.alone_ns[static_cast<size_t>(&st - plan.steps.data())].store(elapsed_ns(t0), std::memory_order_relaxed);
       std::vector<Tensor>& outs = scratch.outs;
+      if (args.tracer) {
+        args.tracer->record(st.node, st.device, trace_t0, StepTracer::now(), outs.size(),
+                            [&](size_t k) { return &outs[k]; });
+      }
       for (size_t k = 0; k < outs.size(); ++k) {
         values[static_cast<size_t>(st.out_base) + k] = std::move(outs[k]);
         refs[static_cast<size_t>(st.out_base) + k] = env.ref_outputs[k];

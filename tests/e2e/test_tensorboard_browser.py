@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -49,6 +50,11 @@ def _write_run(logdir):
                 summary, value, _ = sess.run([merged, loss, train], {x: rng.random((8, 3))})
                 writer.add_summary(summary, step)
                 losses.append(value)
+            # One traced step: TensorBoard's graph dashboard shows its compute time and memory.
+            run_metadata = tf1.RunMetadata()
+            sess.run(train, {x: rng.random((8, 3))}, options=tf1.RunOptions(trace_level=tf1.RunOptions.FULL_TRACE),
+                     run_metadata=run_metadata)
+            writer.add_run_metadata(run_metadata, "step_30", 30)
     return losses, {op.name for op in g.get_operations()}
 
 
@@ -109,6 +115,14 @@ def test_tensorboard_serves_opforge_scalars_and_graph(tensorboard):
     graph = _get(base + "/data/plugin/graphs/graph?" + urllib.parse.urlencode({"run": "run1"})).decode()
     for name in ("metrics/MatMul", "w", "x", "GradientDescent"):
         assert name in nodes and f'name: "{name}"' in graph
+    # The traced step, as the graph dashboard asks for it (its "Session runs" menu).
+    info = json.loads(_get(base + "/data/plugin/graphs/info"))
+    assert "step_30" in info["run1"]["tags"] and info["run1"]["tags"]["step_30"]["profile"]
+    query = urllib.parse.urlencode({"run": "run1", "tag": "step_30"})
+    stats = _get(f"{base}/data/plugin/graphs/run_metadata?{query}").decode()
+    traced = set(re.findall(r'node_name: "([^"]+)"', stats))
+    assert "metrics/MatMul" in traced and traced <= nodes
+    assert "all_end_rel_micros" in stats and "allocator_bytes_in_use" in stats
 
 
 def test_chromium_renders_the_dashboards(tensorboard):

@@ -38,6 +38,7 @@ from opforge.ops.einsum_ops import einsum  # noqa: F401
 from opforge.ops.tensor_array_ops import TensorArray as _TensorArray
 from opforge.compat._namespace import graph_class, in_default_graph
 from opforge.framework.dtypes import string, variant  # noqa: F401
+from opforge import timeline  # noqa: F401  (TensorFlow's tensorflow.python.client.timeline)
 
 bool = _of.bool_  # noqa: A001
 

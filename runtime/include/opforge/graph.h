@@ -106,6 +106,30 @@ struct GraphOptimizerConfig {
   bool fail_on_errors = false;
 };
 
+// What a traced Session::run recorded (TensorFlow's RunOptions.trace_level = FULL_TRACE): one
+// entry per node run, in the order the runs finished (a node in a loop runs once per iteration).
+// Plain data: the Python bindings write TensorFlow's StepStats of it (runtime/python/step_stats.cc).
+struct StepTrace {
+  struct Output {
+    bool produced = true;  // false: a dead output (the untaken side of a Switch)
+    DType dtype = DType::kInvalid;
+    bool known_shape = false;  // false for a reference output (a variable), whose value stays put
+    std::vector<int64_t> dims;
+    int64_t requested_bytes = 0, allocated_bytes = 0;
+  };
+  struct NodeRun {
+    int node = -1;                    // in the graph the run's plan ran (the optimizer's, or the session's)
+    std::string name, op;             // filled when the run ends
+    std::vector<std::string> inputs;  // "src", "src:1", "^ctrl" (a NodeDef's inputs)
+    DeviceSpec device;
+    int64_t start_ns = 0, end_ns = 0;  // nanoseconds since the epoch
+    uint32_t thread_id = 0;            // small numbers, one per thread of this process
+    std::vector<Output> outputs;
+    int64_t host_bytes_in_use = -1;  // the host allocator right after the node (-1: not read)
+  };
+  std::vector<NodeRun> nodes;
+};
+
 // Thread-safe: any number of threads may call run() at once. Plans are immutable once built
 // and shared; everything one run mutates (slot values, scratch) is local to that run. The plans
 // and executors are the runtime's own (runtime/src/session_impl.h).
@@ -120,6 +144,9 @@ class Session {
   // Runs the nodes needed for fetches and targets; fed tensors replace their producers.
   Status run(const std::vector<std::pair<TensorRef, Tensor>>& feeds, const std::vector<TensorRef>& fetches,
              const std::vector<int>& targets, std::vector<Tensor>* outputs);
+  // The same, recording each node's run into `trace` (when not null).
+  Status run(const std::vector<std::pair<TensorRef, Tensor>>& feeds, const std::vector<TensorRef>& fetches,
+             const std::vector<int>& targets, std::vector<Tensor>* outputs, StepTrace* trace);
   ResourceMgr& resources();
   const std::shared_ptr<ResourceMgr>& shared_resources() const;
   size_t cached_plans() const;

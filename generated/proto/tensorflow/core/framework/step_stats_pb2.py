@@ -24,19 +24,39 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from . import allocation_description_pb2 as tensorflow_dot_core_dot_framework_dot_allocation__description__pb2
+from . import tensor_description_pb2 as tensorflow_dot_core_dot_framework_dot_tensor__description__pb2
 
 
-DESCRIPTOR = _POOL.AddSerializedFile(b'\n*tensorflow/core/framework/step_stats.proto\x12\ntensorflow\"\xa8\x01\n\rNodeExecStats\x12\x11\n\tnode_name\x18\x01 \x01(\t\x12\x18\n\x10\x61ll_start_micros\x18\x02 \x01(\x03\x12\x1b\n\x13op_start_rel_micros\x18\x03 \x01(\x03\x12\x19\n\x11op_end_rel_micros\x18\x04 \x01(\x03\x12\x1a\n\x12\x61ll_end_rel_micros\x18\x05 \x01(\x03\x12\x16\n\x0etimeline_label\x18\x08 \x01(\t\"P\n\x0f\x44\x65viceStepStats\x12\x0e\n\x06\x64\x65vice\x18\x01 \x01(\t\x12-\n\nnode_stats\x18\x02 \x03(\x0b\x32\x19.tensorflow.NodeExecStats\";\n\tStepStats\x12.\n\tdev_stats\x18\x01 \x03(\x0b\x32\x1b.tensorflow.DeviceStepStatsb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n*tensorflow/core/framework/step_stats.proto\x12\ntensorflow\x1a\x36tensorflow/core/framework/allocation_description.proto\x1a\x32tensorflow/core/framework/tensor_description.proto\"=\n\x10\x41llocationRecord\x12\x14\n\x0c\x61lloc_micros\x18\x01 \x01(\x03\x12\x13\n\x0b\x61lloc_bytes\x18\x02 \x01(\x03\"\xc4\x01\n\x13\x41llocatorMemoryUsed\x12\x16\n\x0e\x61llocator_name\x18\x01 \x01(\t\x12\x13\n\x0btotal_bytes\x18\x02 \x01(\x03\x12\x12\n\npeak_bytes\x18\x03 \x01(\x03\x12\x12\n\nlive_bytes\x18\x04 \x01(\x03\x12\x38\n\x12\x61llocation_records\x18\x06 \x03(\x0b\x32\x1c.tensorflow.AllocationRecord\x12\x1e\n\x16\x61llocator_bytes_in_use\x18\x05 \x01(\x03\"U\n\nNodeOutput\x12\x0c\n\x04slot\x18\x01 \x01(\x05\x12\x39\n\x12tensor_description\x18\x03 \x01(\x0b\x32\x1d.tensorflow.TensorDescription\"\xec\x01\n\x0bMemoryStats\x12\x18\n\x10temp_memory_size\x18\x01 \x01(\x03\x12\x1e\n\x16persistent_memory_size\x18\x03 \x01(\x03\x12#\n\x1bpersistent_tensor_alloc_ids\x18\x05 \x03(\x03\x12#\n\x17\x64\x65vice_temp_memory_size\x18\x02 \x01(\x03\x42\x02\x18\x01\x12)\n\x1d\x64\x65vice_persistent_memory_size\x18\x04 \x01(\x03\x42\x02\x18\x01\x12.\n\"device_persistent_tensor_alloc_ids\x18\x06 \x03(\x03\x42\x02\x18\x01\"\x9e\x04\n\rNodeExecStats\x12\x11\n\tnode_name\x18\x01 \x01(\t\x12\x18\n\x10\x61ll_start_micros\x18\x02 \x01(\x03\x12\x1b\n\x13op_start_rel_micros\x18\x03 \x01(\x03\x12\x19\n\x11op_end_rel_micros\x18\x04 \x01(\x03\x12\x1a\n\x12\x61ll_end_rel_micros\x18\x05 \x01(\x03\x12/\n\x06memory\x18\x06 \x03(\x0b\x32\x1f.tensorflow.AllocatorMemoryUsed\x12&\n\x06output\x18\x07 \x03(\x0b\x32\x16.tensorflow.NodeOutput\x12\x16\n\x0etimeline_label\x18\x08 \x01(\t\x12\x18\n\x10scheduled_micros\x18\t \x01(\x03\x12\x11\n\tthread_id\x18\n \x01(\r\x12<\n\x11referenced_tensor\x18\x0b \x03(\x0b\x32!.tensorflow.AllocationDescription\x12-\n\x0cmemory_stats\x18\x0c \x01(\x0b\x32\x17.tensorflow.MemoryStats\x12\x17\n\x0f\x61ll_start_nanos\x18\r \x01(\x03\x12\x1a\n\x12op_start_rel_nanos\x18\x0e \x01(\x03\x12\x18\n\x10op_end_rel_nanos\x18\x0f \x01(\x03\x12\x19\n\x11\x61ll_end_rel_nanos\x18\x10 \x01(\x03\x12\x17\n\x0fscheduled_nanos\x18\x11 \x01(\x03\"\xc8\x01\n\x0f\x44\x65viceStepStats\x12\x0e\n\x06\x64\x65vice\x18\x01 \x01(\t\x12-\n\nnode_stats\x18\x02 \x03(\x0b\x32\x19.tensorflow.NodeExecStats\x12\x42\n\x0cthread_names\x18\x03 \x03(\x0b\x32,.tensorflow.DeviceStepStats.ThreadNamesEntry\x1a\x32\n\x10ThreadNamesEntry\x12\x0b\n\x03key\x18\x01 \x01(\r\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\";\n\tStepStats\x12.\n\tdev_stats\x18\x01 \x03(\x0b\x32\x1b.tensorflow.DeviceStepStatsb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, __name__, _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_NODEEXECSTATS']._serialized_start=59
-  _globals['_NODEEXECSTATS']._serialized_end=227
-  _globals['_DEVICESTEPSTATS']._serialized_start=229
-  _globals['_DEVICESTEPSTATS']._serialized_end=309
-  _globals['_STEPSTATS']._serialized_start=311
-  _globals['_STEPSTATS']._serialized_end=370
+  _globals['_MEMORYSTATS'].fields_by_name['device_temp_memory_size']._loaded_options = None
+  _globals['_MEMORYSTATS'].fields_by_name['device_temp_memory_size']._serialized_options = b'\030\001'
+  _globals['_MEMORYSTATS'].fields_by_name['device_persistent_memory_size']._loaded_options = None
+  _globals['_MEMORYSTATS'].fields_by_name['device_persistent_memory_size']._serialized_options = b'\030\001'
+  _globals['_MEMORYSTATS'].fields_by_name['device_persistent_tensor_alloc_ids']._loaded_options = None
+  _globals['_MEMORYSTATS'].fields_by_name['device_persistent_tensor_alloc_ids']._serialized_options = b'\030\001'
+  _globals['_DEVICESTEPSTATS_THREADNAMESENTRY']._loaded_options = None
+  _globals['_DEVICESTEPSTATS_THREADNAMESENTRY']._serialized_options = b'8\001'
+  _globals['_ALLOCATIONRECORD']._serialized_start=166
+  _globals['_ALLOCATIONRECORD']._serialized_end=227
+  _globals['_ALLOCATORMEMORYUSED']._serialized_start=230
+  _globals['_ALLOCATORMEMORYUSED']._serialized_end=426
+  _globals['_NODEOUTPUT']._serialized_start=428
+  _globals['_NODEOUTPUT']._serialized_end=513
+  _globals['_MEMORYSTATS']._serialized_start=516
+  _globals['_MEMORYSTATS']._serialized_end=752
+  _globals['_NODEEXECSTATS']._serialized_start=755
+  _globals['_NODEEXECSTATS']._serialized_end=1297
+  _globals['_DEVICESTEPSTATS']._serialized_start=1300
+  _globals['_DEVICESTEPSTATS']._serialized_end=1500
+  _globals['_DEVICESTEPSTATS_THREADNAMESENTRY']._serialized_start=1450
+  _globals['_DEVICESTEPSTATS_THREADNAMESENTRY']._serialized_end=1500
+  _globals['_STEPSTATS']._serialized_start=1502
+  _globals['_STEPSTATS']._serialized_end=1561
 # @@protoc_insertion_point(module_scope)
