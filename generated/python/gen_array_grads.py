@@ -53,6 +53,14 @@ def _identity_grad(op, grads):
     ]
 
 
+@_register("PlaceholderWithDefault")
+def _placeholder_with_default_grad(op, grads):
+    grad = grads[0]
+    return [
+        grad,
+    ]
+
+
 @_register("Reshape")
 def _reshape_grad(op, grads):
     tensor = op.inputs[0]

@@ -284,6 +284,25 @@ def placeholder(dtype: DTypeLike, shape: ShapeLike = None, name: str | None = No
       A `Tensor` of type `dtype`.
     """
 
+def placeholder_with_default(input: TensorLike, shape: ShapeLike, name: str | None = None) -> Tensor:
+    r"""A placeholder op that passes through `input` when its output is not fed.
+
+    The output is `input` (its buffer, no copy) unless a value is fed for it; its static shape is
+    `shape`, which may be less specific than the input's (e.g. a batch dimension left unknown so
+    other batch sizes can be fed). An input whose shape is not compatible with `shape` is an
+    InvalidArgumentError.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`. The default value,
+        produced when the output is not fed.
+      shape: A `shape`. The (possibly partial) shape of the tensor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
 def rank(input: TensorLike, name: str | None = None) -> Tensor:
     r"""Returns the rank of a tensor.
 

@@ -37,6 +37,7 @@ OPS = {
     "Pad": ("array", "pad"),
     "PadV2": ("array", "pad_v2"),
     "Placeholder": ("array", "placeholder"),
+    "PlaceholderWithDefault": ("array", "placeholder_with_default"),
     "Rank": ("array", "rank"),
     "Reshape": ("array", "reshape"),
     "ReverseV2": ("array", "reverse_v2"),

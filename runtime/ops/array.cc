@@ -461,5 +461,27 @@ Status IdentityNShape(ShapeContext& c) {
 
 const array::CustomShape identity_n_shape("IdentityN", IdentityNShape);
 
+// PlaceholderWithDefault: the output's static shape is the `shape` attr (which may be less
+// specific than the input's); the input must be compatible with it.
+Status PlaceholderWithDefaultShape(ShapeContext& c) {
+  int attr = -1;
+  for (size_t i = 0; i < c.op().attrs.size(); ++i)
+    if (c.op().attrs[i].name == "shape") attr = static_cast<int>(i);
+  const Shape& declared = c.attr(attr).shape;
+  const Shape& input = c.input_shape(0);
+  bool compatible = declared.unknown_rank() || input.unknown_rank() || declared.rank() == input.rank();
+  for (int i = 0; compatible && !declared.unknown_rank() && !input.unknown_rank() && i < declared.rank(); ++i) {
+    compatible = declared.dim(i) < 0 || input.dim(i) < 0 || declared.dim(i) == input.dim(i);
+  }
+  if (!compatible) {
+    return c.error("the input's shape ", input.to_string(), " is not compatible with the shape attr ",
+                   declared.to_string());
+  }
+  c.set_output(0, declared);
+  return Status::OK();
+}
+
+const array::CustomShape placeholder_with_default_shape("PlaceholderWithDefault", PlaceholderWithDefaultShape);
+
 }  // namespace
 }  // namespace opforge

@@ -182,3 +182,25 @@ def test_tensorflow_cnn_graph_def_runs():
     want = _tf_run(tg.as_graph_def().SerializeToString(), "probs:0", {"x:0": feed})
     got = _of_run(tg.as_graph_def().SerializeToString(), "probs:0", {"x:0": feed})
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_tensorflow_placeholder_with_default_imports_with_its_shape_and_can_be_fed():
+    """Keras and TF2 graphs carry PlaceholderWithDefault (keras_learning_phase, defaults of
+    signatures): it imports as the op, with the attr's static shape, the default when not fed."""
+    rng = np.random.default_rng(7)
+    default = rng.standard_normal((2, 3)).astype(np.float32)
+    fed = rng.standard_normal((5, 3)).astype(np.float32)
+    with tf.Graph().as_default() as tg:
+        x = tf1.placeholder_with_default(default, shape=[None, 3], name="x")
+        tf.identity(x * 2.0, name="y")
+    data = tg.as_graph_def().SerializeToString()
+    assert "PlaceholderWithDefault" in {n.op for n in tf1.GraphDef.FromString(data).node}
+    g = of.Graph()
+    with g.as_default():
+        of.import_graph_def(of.GraphDef.FromString(data), name="")
+    assert g.get_tensor_by_name("x:0").shape.as_list() == [None, 3]
+    with of.Session(graph=g) as sess:
+        np.testing.assert_allclose(sess.run("y:0"), _tf_run(data, "y:0", {}), rtol=1e-6)
+        np.testing.assert_allclose(sess.run("y:0", {"x:0": fed}), _tf_run(data, "y:0", {"x:0": fed}), rtol=1e-6)
+    with pytest.raises(of.InvalidArgumentError, match="not compatible with the shape attr"):
+        of.raw_ops.PlaceholderWithDefault(input=np.ones((2, 4), np.float32), shape=[None, 3])

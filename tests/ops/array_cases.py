@@ -92,7 +92,11 @@ BATCH_TO_SPACE_LARGE = [((32, 32, 32, 16), [2, 2], [[0, 0], [0, 0]])]
 
 TABLE_OPS = {"SpaceToBatchND", "BatchToSpaceND", "ConcatV2", "Split", "SplitV", "Slice", "StridedSlice", "StridedSliceGrad", "Pack",
              "Unpack", "GatherV2", "GatherNd", "ScatterNd", "UnsortedSegmentSum", "Pad", "PadV2",
-             "Tile", "ExpandDims", "Squeeze", "OneHot", "ReverseV2", "BroadcastTo"}
+             "Tile", "ExpandDims", "Squeeze", "OneHot", "ReverseV2", "BroadcastTo", "PlaceholderWithDefault"}
+# PlaceholderWithDefault: (input shape, the shape attr: as given, or with unknown dims)
+PLACEHOLDER_WITH_DEFAULT = [((2, 3), [2, 3]), ((4, 3), [None, 3]), ((2, 2, 2), [None, None, None]), ((), []),
+                            ((0, 3), [None, 3])]
+PLACEHOLDER_WITH_DEFAULT_LARGE = [((300, 517), [None, 517])]
 
 
 def _sid(s):
@@ -184,6 +188,9 @@ def _rows(op_name, large: bool):
         table = (SPACE_TO_BATCH_LARGE if L else SPACE_TO_BATCH) if s2b else (BATCH_TO_SPACE_LARGE if L else BATCH_TO_SPACE)
         return [(f"{_sid(s)}-b{'_'.join(map(str, k))}-p{'_'.join(str(v) for r in p for v in r)}", {"input": s}, {},
                  {"block_shape": k, "pads": p}) for s, k, p in table]
+    if op_name == "PlaceholderWithDefault":
+        return [(f"{_sid(s)}-as{'_'.join('u' if d is None else str(d) for d in a) or 's'}", {"input": s}, {"shape": a}, {})
+                for s, a in (PLACEHOLDER_WITH_DEFAULT_LARGE if L else PLACEHOLDER_WITH_DEFAULT)]
     raise AssertionError(f"no case table for {op_name}")
 
 

@@ -527,6 +527,31 @@ OpSpec MakePlaceholder() {
   return op;
 }
 
+OpSpec MakePlaceholderWithDefault() {
+  OpSpec op;
+  op.name = "PlaceholderWithDefault";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "shape";
+    a.type = AttrType::kShape;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("PlaceholderWithDefault", c); };
+  return op;
+}
+
 OpSpec MakeRank() {
   OpSpec op;
   op.name = "Rank";
@@ -1217,6 +1242,7 @@ OpSpec MakeZerosLike() {
   OpRegistry::Global().add_pending(MakePad());
   OpRegistry::Global().add_pending(MakePadV2());
   OpRegistry::Global().add_pending(MakePlaceholder());
+  OpRegistry::Global().add_pending(MakePlaceholderWithDefault());
   OpRegistry::Global().add_pending(MakeRank());
   OpRegistry::Global().add_pending(MakeReshape());
   OpRegistry::Global().add_pending(MakeReverseV2());

@@ -9,6 +9,7 @@
 #include "opforge/ops/array/identity.h"
 #include "opforge/ops/array/identity_n.h"
 #include "opforge/ops/array/ones_like.h"
+#include "opforge/ops/array/placeholder_with_default.h"
 #include "opforge/ops/array/reshape.h"
 #include "opforge/ops/array/zeros_like.h"
 
@@ -24,6 +25,12 @@ Status ReshapeCpu(ops::ReshapeArgs& a) {
 template <typename T>
 Status IdentityCpu(ops::IdentityArgs& a) {
   a.output = a.input;
+  return Status::OK();
+}
+
+template <typename T>
+Status PlaceholderWithDefaultCpu(ops::PlaceholderWithDefaultArgs& a) {
+  a.output = a.input;  // a fed value replaces the output before this runs
   return Status::OK();
 }
 
@@ -70,6 +77,7 @@ Status OnesLikeCpu(ops::OnesLikeArgs& a) {
 OPFORGE_REGISTER_FORWARDING_KERNEL(Reshape, CPU, ReshapeCpu, OPF_ALL)
 OPFORGE_REGISTER_FORWARDING_KERNEL(Identity, CPU, IdentityCpu, OPF_ALL, StringTag, VariantTag)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(IdentityN, CPU, IdentityNCpu)
+OPFORGE_REGISTER_FORWARDING_KERNEL(PlaceholderWithDefault, CPU, PlaceholderWithDefaultCpu, OPF_ALL, StringTag)
 OPFORGE_REGISTER_KERNEL(Fill, CPU, FillCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(ZerosLike, CPU, ZerosLikeCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(OnesLike, CPU, OnesLikeCpu, OPF_ALL)

@@ -21,6 +21,7 @@
 #include "opforge/ops/array/pad.h"
 #include "opforge/ops/array/pad_v2.h"
 #include "opforge/ops/array/placeholder.h"
+#include "opforge/ops/array/placeholder_with_default.h"
 #include "opforge/ops/array/rank.h"
 #include "opforge/ops/array/reshape.h"
 #include "opforge/ops/array/reverse_v2.h"
