@@ -52,16 +52,22 @@ def _shape_proto(dims, proto: TensorShapeProto) -> None:
         proto.dim.add().size = -1 if d is None else int(d)
 
 
-def tensor_to_proto(t: EagerTensor, proto: TensorProto | None = None) -> TensorProto:
+def ndarray_to_proto(arr: np.ndarray, dtype, proto: TensorProto | None = None) -> TensorProto:
+    """A TensorProto of arr as the opforge dtype ``dtype``, in TensorFlow's encoding: strings in
+    string_val (one per element, str encoded as UTF-8), numbers as tensor_content."""
     proto = proto if proto is not None else TensorProto()
-    arr = t._numpy()  # an array even for a scalar string (numpy() gives its bytes)
-    proto.dtype = t._dtype_enum
+    proto.dtype = dtype.as_datatype_enum
     _shape_proto(arr.shape, proto.tensor_shape)
-    if t.dtype == _dtypes.string:  # TensorFlow keeps strings in string_val, one per element
-        proto.string_val.extend(arr.ravel().tolist())
+    if dtype == _dtypes.string:
+        proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in arr.ravel().tolist())
         return proto
-    proto.tensor_content = np.ascontiguousarray(arr).tobytes()
+    proto.tensor_content = np.ascontiguousarray(arr, dtype=dtype.as_numpy_dtype).tobytes()
     return proto
+
+
+def tensor_to_proto(t: EagerTensor, proto: TensorProto | None = None) -> TensorProto:
+    # t._numpy(): an array even for a scalar string (numpy() gives its bytes)
+    return ndarray_to_proto(t._numpy(), t.dtype, proto)
 
 
 def _set_attr(av: AttrValue, attr_type: str, value) -> None:

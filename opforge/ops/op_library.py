@@ -57,8 +57,7 @@ def load_op_library(path: str) -> types.ModuleType:
         if real in _LOADED:
             return _LOADED[real]
         lib = _C.OpLibrary.open(path)
-        with open(path, "rb") as f:  # what was loaded, so exports can tell a rebuild (op_library_bundle)
-            digest = hashlib.sha256(f.read()).hexdigest()
+        digest = file_sha256(path)  # what was loaded, so exports can tell a rebuild (op_library_bundle)
         try:
             lib.check()
             module, grads_src = _generate(lib)
@@ -83,6 +82,15 @@ def load_op_library(path: str) -> types.ModuleType:
             _LIBRARY_OPS.append(op)
         _LOADED[real] = module
         return module
+
+
+def file_sha256(path: str) -> str:
+    """The SHA-256 of a file's bytes, as hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def module_of_op(op_name: str) -> types.ModuleType | None:

@@ -24,7 +24,6 @@ picked.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -38,14 +37,6 @@ from . import op_library
 FOLDER = "opforge_op_libraries"
 MANIFEST = "manifest.json"
 FORMAT = 1
-
-
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _ops_used(graph_def) -> set[str]:
@@ -85,7 +76,7 @@ def export_op_libraries(graph_defs, folder: str) -> list[str]:
         if not os.path.isfile(source):
             raise NotFoundError(f"export_op_libraries: op library '{name}' was loaded from {source}, "
                                 f"which no longer exists: it cannot be exported with the model")
-        digest = _sha256(source)
+        digest = op_library.file_sha256(source)
         if digest != module.SHA256:
             raise FailedPreconditionError(f"export_op_libraries: op library '{name}' at {source} changed on "
                                           f"disk since it was loaded (rebuilt?): load the new build before "
@@ -150,7 +141,7 @@ def load_op_libraries(folder: str, model: str = "") -> list:
                 f"{model}: op library '{e['name']}' ({path}) was built for opforge ABI '{e['abi']}'; this "
                 f"opforge has ABI '{_C.ABI_TAG}': rebuild the library against this opforge and export the "
                 f"model again")
-        if _sha256(path) != e["sha256"]:
+        if op_library.file_sha256(path) != e["sha256"]:
             raise FailedPreconditionError(f"{model}: op library '{e['name']}' ({path}) does not match the "
                                           f"SHA-256 its manifest records: the file was changed or damaged")
         paths.append((e, path))

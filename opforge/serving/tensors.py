@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..codegen._proto import tensor_pb2
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
-from ..io.graph_def import tensor_from_proto
+from ..io.graph_def import ndarray_to_proto, tensor_from_proto
 
 
 def array_from_proto(tp, key: str) -> np.ndarray:
@@ -22,13 +21,4 @@ def array_from_proto(tp, key: str) -> np.ndarray:
 
 def array_to_proto(arr: np.ndarray, dtype=None):
     """A TensorProto holding arr, of the opforge dtype `dtype` (default: arr's)."""
-    dt = _dtypes.as_dtype(dtype if dtype is not None else arr.dtype)
-    tp = tensor_pb2.TensorProto(dtype=dt.as_datatype_enum)
-    tp.tensor_shape.SetInParent()
-    for d in arr.shape:
-        tp.tensor_shape.dim.add().size = int(d)
-    if dt == _dtypes.string:
-        tp.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in arr.ravel().tolist())
-    else:
-        tp.tensor_content = np.ascontiguousarray(arr, dtype=dt.as_numpy_dtype).tobytes()
-    return tp
+    return ndarray_to_proto(arr, _dtypes.as_dtype(dtype if dtype is not None else arr.dtype))
