@@ -8,11 +8,11 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 import pytest
 
 from codegen import model
+from tests.e2e.op_libraries import opforge_cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE_OPDEFS = os.path.join(ROOT, "examples", "custom_op", "opdefs")
@@ -22,12 +22,6 @@ def codegen_cli(*args, cwd=ROOT):
     """This checkout's CLI (found through PYTHONPATH when cwd is elsewhere)."""
     env = dict(os.environ, PYTHONPATH=ROOT)
     return subprocess.run([sys.executable, "-m", "codegen", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
-
-
-def installed_cli(*args, cwd=None):
-    """The installed opforge's CLI (never from the root, where opforge/ would shadow it)."""
-    return subprocess.run([sys.executable, "-m", "opforge.cli", *args], cwd=cwd or tempfile.gettempdir(),
                           capture_output=True, text=True, timeout=120)
 
 
@@ -87,7 +81,7 @@ def test_library_without_opdefs(tmp_path):
 # ---- config
 
 def test_config_answers():
-    r = installed_cli("config", "--cmakedir", "--includes", "--libs", "--cflags", "--prefix", "--abi", "--version")
+    r = opforge_cli("config", "--cmakedir", "--includes", "--libs", "--cflags", "--prefix", "--abi", "--version")
     assert r.returncode == 0, r.stderr
     cmakedir, includes, libs, cflags, prefix, abi, version = r.stdout.splitlines()
     assert os.path.exists(os.path.join(cmakedir, "opforgeConfig.cmake"))
@@ -105,7 +99,7 @@ def test_config_answers():
 
 
 def test_config_needs_a_question():
-    r = installed_cli("config")
+    r = opforge_cli("config")
     assert r.returncode == 2 and "say what to print" in r.stderr
 
 
@@ -122,7 +116,7 @@ def test_config_prefix_is_where_the_runtime_is():
     """The prefix is the folder of opforge._C: the package folder of a wheel install, the
     build's install tree in an editable one (not the checkout's Python sources)."""
     import opforge
-    r = installed_cli("config", "--cmakedir", "--prefix")
+    r = opforge_cli("config", "--cmakedir", "--prefix")
     assert r.returncode == 0, r.stderr
     cmakedir, prefix = r.stdout.split()
     assert prefix == os.path.dirname(os.path.abspath(opforge._C.__file__))

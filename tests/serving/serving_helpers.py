@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -95,7 +96,10 @@ class ServerProcess:
         cmd = [sys.executable, "-m", "opforge.cli", "serve", f"--port={self.grpc_port}",
                f"--rest_api_port={self.rest_port}", "--host=127.0.0.1", *args]
         self._err = open(self.log, "w")
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self._err, text=True)
+        # From a temporary folder: in the repository root the source folder opforge/ would shadow
+        # the installed package.
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self._err, text=True,
+                                     cwd=tempfile.gettempdir())
         line = self.proc.stdout.readline()
         while line and not line.startswith("opforge serve:"):  # anything printed before the server's line
             line = self.proc.stdout.readline()

@@ -3,12 +3,10 @@ BatchingParameters in text format), the version policy, and the command line's e
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from opforge.errors import InvalidArgumentError, NotFoundError
+from tests.e2e.op_libraries import opforge_cli
 from opforge.serving.config import (
     BatchingOptions,
     ModelServerConfig,
@@ -112,8 +110,7 @@ def test_grpc_channel_arguments():
 
 
 def _serve(*args):
-    return subprocess.run([sys.executable, "-m", "opforge.cli", "serve", *args], capture_output=True, text=True,
-                          timeout=120)
+    return opforge_cli("serve", *args)
 
 
 def test_command_line_errors(tmp_path):
