@@ -78,12 +78,68 @@ std::vector<double> channel_sums(const T* x, const BnView& v, F f) {
   return total;
 }
 
-// out[i] = g(channel, i) for every element.
+// Per channel, sum(dy) and sum(dy * x), interleaved in one vector (2c values), in double:
+// FusedBatchNormGradV3's statistics in one pass over both tensors.
+template <typename T>
+std::vector<double> dy_and_dyx_sums(const T* dy, const T* x, const BnView& v) {
+  const size_t c = static_cast<size_t>(v.c);
+  std::vector<double> total(2 * c, 0.0);
+  std::mutex mu;
+  if (v.inner == 1) {
+    parallel_for(v.outer, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, v.c)), [&](int64_t b, int64_t e) {
+      std::vector<double> s_dy(c, 0.0), s_dyx(c, 0.0);
+      for (int64_t o = b; o < e; ++o) {
+        const T* g = dy + o * v.c;
+        const T* xr = x + o * v.c;
+        for (size_t k = 0; k < c; ++k) {
+          const double gk = static_cast<float>(g[k]);
+          s_dy[k] += gk;
+          s_dyx[k] += gk * static_cast<float>(xr[k]);
+        }
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      for (size_t k = 0; k < c; ++k) {
+        total[2 * k] += s_dy[k];
+        total[2 * k + 1] += s_dyx[k];
+      }
+    });
+    return total;
+  }
+  parallel_for(v.c, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, v.count())), [&](int64_t b, int64_t e) {
+    for (int64_t ch = b; ch < e; ++ch) {
+      double s_dy = 0, s_dyx = 0;
+      for (int64_t o = 0; o < v.outer; ++o) {
+        const int64_t base = (o * v.c + ch) * v.inner;
+        for (int64_t i = base; i < base + v.inner; ++i) {
+          const double gi = static_cast<float>(dy[i]);
+          s_dy += gi;
+          s_dyx += gi * static_cast<float>(x[i]);
+        }
+      }
+      total[2 * static_cast<size_t>(ch)] = s_dy;
+      total[2 * static_cast<size_t>(ch) + 1] = s_dyx;
+    }
+  });
+  return total;
+}
+
+// out[i] = g(channel, i) for every element: rows of channels (channel-last) or runs of `inner`
+// elements of one channel, split over the threads; no division per element.
 template <typename G>
 void for_each_element(const BnView& v, G g) {
-  const int64_t n = v.outer * v.c * v.inner;
-  parallel_for(n, cpu::kGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) g((i / v.inner) % v.c, i);
+  if (v.inner == 1) {
+    parallel_for(v.outer, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, v.c)), [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) {
+        for (int64_t c = 0; c < v.c; ++c) g(c, o * v.c + c);
+      }
+    });
+    return;
+  }
+  parallel_for(v.outer * v.c, std::max<int64_t>(1, cpu::kGrain / v.inner), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t c = r % v.c;
+      for (int64_t i = r * v.inner; i < (r + 1) * v.inner; ++i) g(c, i);
+    }
   });
 }
 
@@ -168,23 +224,29 @@ Status FusedBatchNormGradV3Cpu(ops::FusedBatchNormGradV3Args& a) {
                             var = read_u<float>(a.reserve_space_2);
   std::vector<double> inv(c);
   for (size_t i = 0; i < c; ++i) inv[i] = 1.0 / std::sqrt(var[i] + static_cast<double>(a.epsilon));
-  const auto val = [](T t) { return static_cast<double>(static_cast<float>(t)); };
-  const std::vector<double> d_offset = channel_sums(dy, v, [&](int64_t, int64_t, T g) { return val(g); });
-  const std::vector<double> d_scale = channel_sums(dy, v, [&](int64_t ch, int64_t i, T g) {
-    const size_t k = static_cast<size_t>(ch);
-    return val(g) * (val(x[i]) - mean[k]) * inv[k];
-  });
+  // One pass for sum(dy) and sum(dy * x) per channel; then dx = dy * p + (x - mean) * q + r
+  // with per-channel coefficients (x_hat = (x - mean) * inv):
+  //   dx = scale * inv * (dy - (d_offset + x_hat * d_scale) / n)   (training)
+  //   dx = scale * inv * dy                                          (inference)
+  const std::vector<double> sums = dy_and_dyx_sums(dy, x, v);
   const double n = static_cast<double>(v.count());
+  std::vector<double> d_offset(c), d_scale(c);
+  std::vector<float> p(c), q(c), r(c), m(c);
+  for (size_t k = 0; k < c; ++k) {
+    d_offset[k] = sums[2 * k];
+    d_scale[k] = (sums[2 * k + 1] - mean[k] * sums[2 * k]) * inv[k];
+    const double si = scale[k] * inv[k];
+    const double qk = a.is_training && n > 0 ? -si * inv[k] * d_scale[k] / n : 0.0;
+    const double rk = a.is_training && n > 0 ? -si * d_offset[k] / n : 0.0;
+    p[k] = static_cast<float>(si);
+    q[k] = static_cast<float>(qk);
+    r[k] = static_cast<float>(rk);
+    m[k] = static_cast<float>(mean[k]);
+  }
   T* dx = a.x_backprop.data<T>();
-  const bool training = a.is_training;
   for_each_element(v, [&](int64_t ch, int64_t i) {
     const size_t k = static_cast<size_t>(ch);
-    double d = val(dy[i]);
-    if (training) {
-      const double xhat = (val(x[i]) - mean[k]) * inv[k];
-      d -= (d_offset[k] + xhat * d_scale[k]) / n;
-    }
-    dx[i] = static_cast<T>(static_cast<float>(scale[k] * inv[k] * d));
+    dx[i] = static_cast<T>(static_cast<float>(dy[i]) * p[k] + (static_cast<float>(x[i]) - m[k]) * q[k] + r[k]);
   });
   write_u<float>(a.scale_backprop, d_scale);
   write_u<float>(a.offset_backprop, d_offset);

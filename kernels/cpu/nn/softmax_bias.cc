@@ -184,8 +184,10 @@ Status BiasAddCpu(ops::BiasAddArgs& a) {
   return Status::OK();
 }
 
-// Sums out_backprop over every dim but the channel one. Accumulates in the compute type
-// (float for 16-bit floats), per thread, then combines.
+// Sums out_backprop over every dim but the channel one, per thread, then combines. Floating
+// types accumulate in double, integers in their own type (wrapping as TensorFlow's do).
+// Channel-last data is rows of c values added element-wise (vectorizes); channel-first data is
+// runs of `inner` values of one channel.
 template <typename T>
 Status BiasAddGradCpu(ops::BiasAddGradArgs& a) {
   const Tensor& g = a.out_backprop;
@@ -193,25 +195,40 @@ Status BiasAddGradCpu(ops::BiasAddGradArgs& a) {
   const int64_t c = g.dim(cd);
   int64_t inner = 1;
   for (int i = cd + 1; i < g.rank(); ++i) inner *= g.dim(i);
-  using A = std::conditional_t<std::is_integral_v<T>, T, C<T>>;
+  using A = std::conditional_t<std::is_integral_v<T>, T, double>;
   std::vector<A> total(static_cast<size_t>(c), A(0));
   const T* x = g.data<T>();
   // rows of `inner`, channel = r % c; none when any dim is 0 (the sums are then all 0)
   const int64_t rows = g.num_elements() == 0 ? 0 : g.num_elements() / inner;
   std::mutex mu;
-  parallel_for(rows, row_grain(inner), [&](int64_t r0, int64_t r1) {
-    std::vector<A> part(static_cast<size_t>(c), A(0));
-    for (int64_t r = r0; r < r1; ++r) {
-      A s = 0;
-      for (int64_t i = 0; i < inner; ++i) s = add<A>(s, static_cast<A>(x[r * inner + i]));
-      part[static_cast<size_t>(r % c)] = add<A>(part[static_cast<size_t>(r % c)], s);
-    }
+  const auto combine = [&](const std::vector<A>& part) {
     std::lock_guard<std::mutex> lock(mu);
     for (int64_t j = 0; j < c; ++j)
       total[static_cast<size_t>(j)] = add<A>(total[static_cast<size_t>(j)], part[static_cast<size_t>(j)]);
-  });
+  };
+  if (inner == 1) {
+    parallel_for(rows / std::max<int64_t>(1, c), row_grain(c), [&](int64_t r0, int64_t r1) {
+      std::vector<A> part(static_cast<size_t>(c), A(0));
+      A* s = part.data();
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* row = x + r * c;
+        for (int64_t j = 0; j < c; ++j) s[j] = add<A>(s[j], static_cast<A>(static_cast<C<T>>(row[j])));
+      }
+      combine(part);
+    });
+  } else {
+    parallel_for(rows, row_grain(inner), [&](int64_t r0, int64_t r1) {
+      std::vector<A> part(static_cast<size_t>(c), A(0));
+      for (int64_t r = r0; r < r1; ++r) {
+        A s = 0;
+        for (int64_t i = 0; i < inner; ++i) s = add<A>(s, static_cast<A>(static_cast<C<T>>(x[r * inner + i])));
+        part[static_cast<size_t>(r % c)] = add<A>(part[static_cast<size_t>(r % c)], s);
+      }
+      combine(part);
+    });
+  }
   T* out = a.output.data<T>();
-  for (int64_t j = 0; j < c; ++j) out[j] = static_cast<T>(total[static_cast<size_t>(j)]);
+  for (int64_t j = 0; j < c; ++j) out[j] = static_cast<T>(static_cast<C<T>>(total[static_cast<size_t>(j)]));
   return Status::OK();
 }
 
