@@ -64,7 +64,13 @@ CONV = [
     ((1, 2, 2, 2), (2, 4, 2, 2), {"strides": [1, 1, 2, 1], "padding": "VALID"}),
 ]
 CONV_LARGE = [((4, 20, 20, 16), (3, 3, 16, 16), {"strides": [1, 1, 1, 1], "padding": "SAME"}),
-              ((2, 24, 24, 8), (3, 3, 8, 8), {"strides": [1, 2, 2, 1], "padding": "VALID"})]
+              ((2, 24, 24, 8), (3, 3, 8, 8), {"strides": [1, 2, 2, 1], "padding": "VALID"}),
+              # stride 1, >= 16 filter input channels: float32 Conv2DBackpropInput runs as the
+              # forward convolution of dy with the turned filter (Winograd, direct kernel, GEMM;
+              # even kernels, asymmetric SAME padding)
+              ((2, 7, 6, 16), (5, 4, 16, 20), {"strides": [1, 1, 1, 1], "padding": "VALID"}),
+              ((1, 9, 8, 24), (3, 3, 24, 18), {"strides": [1, 1, 1, 1], "padding": "SAME"}),
+              ((1, 16, 6, 7), (2, 2, 16, 8), {"strides": [1, 1, 1, 1], "padding": "SAME", "data_format": "NCHW"})]
 
 # Depthwise: filter [kh, kw, in_channels, multiplier].
 DEPTHWISE = [
