@@ -56,7 +56,8 @@ namespace {
 using Plan = Session::Impl::Plan;
 using Step = Session::Impl::Step;
 
-Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, std::vector<Tensor>& values) {
+Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, std::vector<Tensor>& values,
+                 std::vector<Variable*>& refs) {
   const Graph& g = *plan.graph;
   const size_t n = plan.steps.size();
   std::vector<int> readers = plan.readers;
@@ -72,10 +73,12 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
   // of a concurrent group has its own.
   struct StepScratch {
     std::vector<const Tensor*> inputs;
+    std::vector<Tensor> derefs;  // variables' values read by this step
     std::vector<bool> forwardable;
     ExecEnv env;
     exec::Scratch scratch;
   };
+  static const Tensor kNoTensor;
   StepScratch alone_scratch;
   // Runs step i and records its time (alone: over all threads; else on one beside others).
   const auto run_step = [&](int i, bool alone, StepScratch& sc) {
@@ -89,16 +92,29 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
     const Node& node = g.node(st.node);
     sc.inputs.clear();
     sc.forwardable.clear();
-    for (int s : st.input_slots) {
-      sc.inputs.push_back(&values[static_cast<size_t>(s)]);
-      sc.forwardable.push_back(readers[static_cast<size_t>(s)] == 1);
-    }
+    sc.derefs.clear();
+    sc.derefs.reserve(st.input_slots.size());  // pointers into it must stay valid
     sc.env.resources = resources;
     sc.env.ref_inputs.assign(st.input_slots.size(), nullptr);
+    Status s;
+    for (size_t k = 0; k < st.input_slots.size() && s.ok(); ++k) {
+      const size_t slot = static_cast<size_t>(st.input_slots[k]);
+      if (st.pass_ref[k]) {  // a Ref argument: the kernel gets the variable itself
+        sc.env.ref_inputs[k] = refs[slot];
+        sc.inputs.push_back(&kNoTensor);
+      } else if (st.deref[k]) {  // a variable read as a value (never forwarded: it is the variable's)
+        sc.derefs.emplace_back();
+        s = exec::read_variable(refs[slot], node.name, &sc.derefs.back());
+        sc.inputs.push_back(&sc.derefs.back());
+      } else {
+        sc.inputs.push_back(&values[slot]);
+      }
+      sc.forwardable.push_back(!st.pass_ref[k] && !st.deref[k] && readers[slot] == 1);
+    }
     exec::Scratch& scratch = sc.scratch;
     const auto t0 = std::chrono::steady_clock::now();
     const int64_t trace_t0 = tracer ? StepTracer::now() : 0;
-    Status s = exec::run_node(node, st.device, sc.inputs, sc.forwardable, sc.env, scratch);
+    if (s.ok()) s = exec::run_node(node, st.device, sc.inputs, sc.forwardable, sc.env, scratch);
     (alone ? plan.alone_ns : plan.beside_ns)[static_cast<size_t>(i)].store(elapsed_ns(t0), std::memory_order_relaxed);
     if (tracer && s.ok()) {
       tracer->record(st.node, st.device, trace_t0, StepTracer::now(), scratch.outs.size(),
@@ -109,8 +125,10 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
       if (error.ok()) error = s;
       return;
     }
-    for (size_t k = 0; k < scratch.outs.size(); ++k)
+    for (size_t k = 0; k < scratch.outs.size(); ++k) {
       values[static_cast<size_t>(st.out_base) + k] = std::move(scratch.outs[k]);
+      refs[static_cast<size_t>(st.out_base) + k] = sc.env.ref_outputs[k];
+    }
   };
   const int threads = num_threads();
   const bool always = concurrent_executor() == ConcurrentExecutor::kAlways;
@@ -120,32 +138,36 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
   };
   std::vector<Cost> costs;
   std::vector<int64_t> work;
-  while (!ready.empty()) {
-    wave.swap(ready);
-    ready.clear();
-    // The wave's step times, read once (other runs of the plan may update them meanwhile),
+  // Runs a group of ready steps: some (longest first) alone over all threads, the rest at once,
+  // one thread each, as the cost model says is quicker; `together` false: one at a time.
+  const auto run_group = [&](std::vector<int>& group, bool together) -> Status {
+    // The group's step times, read once (other runs of the plan may update them meanwhile),
     // longest first.
     costs.clear();
     bool timed = true;
-    for (int i : wave) {
+    for (int i : group) {
       const int64_t a = plan.alone_ns[static_cast<size_t>(i)].load(std::memory_order_relaxed);
       const int64_t b = plan.beside_ns[static_cast<size_t>(i)].load(std::memory_order_relaxed);
       costs.push_back({b > 0 ? b : a * 8 / 5, a, i});
       timed = timed && (a > 0 || plan.steps[static_cast<size_t>(i)].precomputed);
     }
-    std::stable_sort(costs.begin(), costs.end(), [](const Cost& x, const Cost& y) { return x.beside > y.beside; });
-    for (size_t k = 0; k < costs.size(); ++k) wave[k] = costs[k].step;
-    // How many of the wave's steps (longest first) run alone; the rest run at once.
-    size_t first = wave.size();
-    if (wave.size() >= 2 && always) {
+    if (together) {
+      std::stable_sort(costs.begin(), costs.end(), [](const Cost& x, const Cost& y) { return x.beside > y.beside; });
+      for (size_t k = 0; k < costs.size(); ++k) group[k] = costs[k].step;
+    }
+    // How many of the group's steps (longest first) run alone; the rest run at once.
+    size_t first = group.size();
+    if (!together) {
+      // one at a time, in plan order
+    } else if (group.size() >= 2 && always) {
       first = 0;
-    } else if (wave.size() >= 2 && timed) {
+    } else if (group.size() >= 2 && timed) {
       int64_t best = 0;
       for (const Cost& c : costs) best += c.alone;
       int64_t head = 0;  // time of the steps run alone
-      for (size_t k = 0; k <= 2 && k + 2 <= wave.size(); ++k) {
+      for (size_t k = 0; k <= 2 && k + 2 <= group.size(); ++k) {
         work.clear();
-        for (size_t j = k; j < wave.size(); ++j) work.push_back(costs[j].beside);
+        for (size_t j = k; j < group.size(); ++j) work.push_back(costs[j].beside);
         const int64_t t = head + makespan(work, threads) + kGroupOverheadNs;
         if (t < best) {
           best = t;
@@ -154,18 +176,51 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
         head += costs[k].alone;
       }
     }
-    for (size_t k = 0; k < std::min(first, wave.size()); ++k) {
-      run_step(wave[k], true, alone_scratch);
+    for (size_t k = 0; k < std::min(first, group.size()); ++k) {
+      run_step(group[k], true, alone_scratch);
       if (!error.ok()) return error;
     }
-    if (first < wave.size()) {
-      const int64_t count = static_cast<int64_t>(wave.size() - first);
+    if (first < group.size()) {
+      const int64_t count = static_cast<int64_t>(group.size() - first);
       parallel_for_parts(count, 1, static_cast<int>(count), [&](int64_t b, int64_t e) {
         StepScratch sc;
-        for (int64_t k = b; k < e; ++k) run_step(wave[first + static_cast<size_t>(k)], false, sc);
+        for (int64_t k = b; k < e; ++k) run_step(group[first + static_cast<size_t>(k)], false, sc);
       });
-      if (!error.ok()) return error;
     }
+    return error;
+  };
+  std::vector<int> writers;
+  std::vector<Variable*> written;
+  while (!ready.empty()) {
+    wave.swap(ready);
+    ready.clear();
+    // Steps given a variable itself (a Ref argument: Assign, Apply*, Scatter*...) run after the
+    // wave's other steps, which may read the variables they change; writers of one variable
+    // run one at a time, in plan order.
+    writers.clear();
+    written.clear();
+    size_t kept = 0;
+    for (int i : wave) {
+      const Step& st = plan.steps[static_cast<size_t>(i)];
+      bool writes = false;
+      for (size_t k = 0; k < st.pass_ref.size(); ++k) {
+        if (!st.pass_ref[k]) continue;
+        writes = true;
+        written.push_back(refs[static_cast<size_t>(st.input_slots[k])]);
+      }
+      if (writes) {
+        writers.push_back(i);
+      } else {
+        wave[kept++] = i;
+      }
+    }
+    wave.resize(kept);
+    std::sort(written.begin(), written.end());
+    const bool distinct = std::adjacent_find(written.begin(), written.end()) == written.end();
+    std::sort(writers.begin(), writers.end());
+    OPF_RETURN_IF_ERROR(run_group(wave, true));
+    OPF_RETURN_IF_ERROR(run_group(writers, distinct));
+    wave.insert(wave.end(), writers.begin(), writers.end());
     for (int i : wave) {  // count down what the wave read; release what nobody reads any more
       const Step& st = plan.steps[static_cast<size_t>(i)];
       for (int s : st.read_slots) {
@@ -189,11 +244,20 @@ class ConcurrentWaveExecutor final : public Executor {
   Status run(const RunArgs& args, std::vector<Tensor>* outputs) const override {
     const Plan& plan = args.plan;
     std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
+    std::vector<Variable*> refs(static_cast<size_t>(plan.num_slots), nullptr);
     for (size_t i = 0; i < args.feeds.size(); ++i)
       values[static_cast<size_t>(plan.feed_slots[i])] = args.feeds[i].second;
-    OPF_RETURN_IF_ERROR(run_steps(plan, args.resources, args.tracer, values));
+    OPF_RETURN_IF_ERROR(run_steps(plan, args.resources, args.tracer, values, refs));
     outputs->clear();
-    for (int s : plan.fetch_slots) outputs->push_back(values[static_cast<size_t>(s)]);
+    for (size_t i = 0; i < args.fetches.size(); ++i) {
+      const size_t s = static_cast<size_t>(plan.fetch_slots[i]);
+      if (refs[s] != nullptr && !values[s].initialized()) {  // a fetched variable: its value now
+        outputs->emplace_back();
+        OPF_RETURN_IF_ERROR(exec::read_variable(refs[s], args.graph.node(args.fetches[i].node).name, &outputs->back()));
+      } else {
+        outputs->push_back(values[s]);
+      }
+    }
     return Status::OK();
   }
 };

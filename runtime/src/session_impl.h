@@ -69,10 +69,13 @@ struct Session::Impl {
     std::vector<Step> steps;
     int num_slots = 0;
     std::vector<int> feed_slots, fetch_slots;
-    // Inter-op parallelism: set when every step is a stateless CPU step without reference
-    // inputs or outputs (a frozen inference graph), whose order only data edges fix. Such a
-    // plan runs on the concurrent executor: independent ready steps run at once, one thread
-    // each, where their measured times say that beats one step at a time over all threads.
+    // Inter-op parallelism: set when every step runs on the CPU (inference graphs and TF1
+    // training steps alike; control flow runs on the dataflow executor). Such a plan may run
+    // on the concurrent executor: independent ready steps at once, one thread each, where
+    // their measured times say that beats one step at a time over all threads. As in
+    // TensorFlow, only data and control edges order the steps; stateful kernels are thread-safe
+    // (a Session runs concurrently anyway), and steps that change a variable run after the
+    // other ready steps, which may read it (concurrent_executor.cc).
     bool concurrent = false;
     std::vector<int> readers;  // per slot: the steps that read it (-1: fetched, kept to the end)
     // The executor's cost model, per step: its kernel time (nanoseconds; 0 before it has run)

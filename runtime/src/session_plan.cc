@@ -247,11 +247,7 @@ Status Session::Impl::make_plan(const std::vector<std::pair<TensorRef, Tensor>>&
   for (size_t i = 0; i < plan->steps.size(); ++i) {
     Step& st = plan->steps[i];
     const Node& node = g.node(st.node);
-    bool ref_out = false;
-    for (bool r : node.out_is_ref) ref_out = ref_out || r;
-    const bool has_ref = std::find(st.pass_ref.begin(), st.pass_ref.end(), true) != st.pass_ref.end() ||
-                         std::find(st.deref.begin(), st.deref.end(), true) != st.deref.end();
-    if (node.op->is_stateful || st.device.type != Device::kCPU || has_ref || ref_out) plan->concurrent = false;
+    if (st.device.type != Device::kCPU) plan->concurrent = false;
     st.read_slots = st.input_slots;
     std::sort(st.read_slots.begin(), st.read_slots.end());
     st.read_slots.erase(std::unique(st.read_slots.begin(), st.read_slots.end()), st.read_slots.end());

@@ -3,7 +3,8 @@ steps of a stateless graph run at once. 'always' sends every wave of two or more
 threads together; results must equal one-step-at-a-time runs ('off') bit for bit, on branchy
 random graphs whose tensors have several readers (release and in-place forwarding counted per
 run), with fetches inside the graph, on errors, from several Python threads at once (this file
-also runs under ThreadSanitizer in CI), and with 'auto' through its timing runs."""
+also runs under ThreadSanitizer in CI), and with 'auto' through its timing runs. Graphs with
+variables (TF1 training steps) run on it too: updates after the reads of their wave."""
 
 import threading
 
@@ -147,9 +148,9 @@ def test_many_threads_on_one_session(executor):
     assert not failures, failures[0]
 
 
-def test_stateful_graphs_stay_one_step_at_a_time(executor):
-    """A graph with variables keeps the one-step-at-a-time executor and its order (TF1
-    programs rely on it): two updates and a read, in creation order, every run."""
+def test_variable_updates_follow_their_edges(executor):
+    """A graph with variables runs on the concurrent executor too, ordered by its data and
+    control edges (as TensorFlow's): two updates and a read, chained, every run."""
     g = of.Graph()
     with g.as_default():
         v = tf1.Variable(np.float32(1.0), name="v")
@@ -161,6 +162,84 @@ def test_stateful_graphs_stay_one_step_at_a_time(executor):
     sess = tf1.Session(graph=g)
     sess.run(init)
     assert [float(sess.run(twice)) for _ in range(3)] == [4.0, 10.0, 22.0]
+
+
+def test_writers_run_after_the_readers_of_their_wave(executor):
+    """Steps that change a variable run after the other ready steps, which may read it: a read
+    with no edge to the assignment sees the value before it, as one step at a time does (in
+    creation order), and two updates of one variable in one wave both land."""
+    g = of.Graph()
+    with g.as_default():
+        v = tf1.Variable(np.arange(6, dtype=np.float32), name="v")
+        w = tf1.Variable(np.float32(0.0), name="w")
+        read = v * 1.0
+        total = tf1.reduce_sum(v)
+        setv = tf1.assign(v, np.full(6, 7.0, np.float32))
+        add1, add2 = tf1.assign_add(w, 1.0), tf1.assign_add(w, 2.0)
+        init = tf1.global_variables_initializer()
+    results = {}
+    for mode in ("off", "always"):
+        executor(mode)
+        sess = tf1.Session(graph=g)
+        sess.run(init)
+        runs = [sess.run([read, total, setv, add1, add2]) for _ in range(2)]
+        results[mode] = runs + [sess.run([v, w])]
+    first, second, final = results["always"]
+    np.testing.assert_array_equal(first[0], np.arange(6, dtype=np.float32))
+    assert float(first[1]) == 15.0
+    np.testing.assert_array_equal(second[0], np.full(6, 7.0, np.float32))
+    np.testing.assert_array_equal(final[0], np.full(6, 7.0, np.float32))
+    assert float(final[1]) == 6.0
+    for a, b in zip(results["always"], results["off"]):
+        for x, y in zip(a[:2], b[:2]):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_uninitialized_variable_on_the_concurrent_executor(executor):
+    g = of.Graph()
+    with g.as_default():
+        v = tf1.Variable(np.ones((2, 2), np.float32), name="never_initialized")
+        y = tf1.matmul(v, v) + tf1.reduce_sum(v)
+    executor("always")
+    sess = tf1.Session(graph=g)
+    with pytest.raises(of.errors.FailedPreconditionError, match="never_initialized"):
+        sess.run(y)
+
+
+def _train_mlp(mode, steps=6):
+    _C._testing.set_concurrent_executor(mode)
+    rng = np.random.default_rng(3)
+    xs = rng.standard_normal((32, 20)).astype(np.float32)
+    ys = rng.integers(0, 5, 32).astype(np.int32)
+    g = of.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf1.float32, [None, 20])
+        y = tf1.placeholder(tf1.int32, [None])
+        h = x
+        for i, n in enumerate((64, 48)):
+            w = tf1.Variable(rng.standard_normal((int(h.shape[1]), n)).astype(np.float32) * 0.2, name=f"w{i}")
+            b = tf1.Variable(np.zeros(n, np.float32), name=f"b{i}")
+            h = tf1.nn.relu(tf1.matmul(h, w) + b)
+        w_out = tf1.Variable(rng.standard_normal((48, 5)).astype(np.float32) * 0.2, name="w_out")
+        logits = tf1.matmul(h, w_out)
+        loss = tf1.reduce_mean(tf1.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        train = tf1.train.MomentumOptimizer(0.05, 0.9).minimize(loss)
+        init = tf1.global_variables_initializer()
+    sess = tf1.Session(graph=g)
+    sess.run(init)
+    losses = [float(sess.run([train, loss], {x: xs, y: ys})[1]) for _ in range(steps)]
+    return losses, [sess.run(t) for t in g.get_collection("trainable_variables")]
+
+
+def test_a_training_step_matches_one_step_at_a_time(executor):
+    """A TF1 training step (forward, gradients, Momentum updates) on the concurrent executor
+    trains as one step at a time does: each update runs after every read of its variable."""
+    want_losses, want_vars = _train_mlp("off")
+    for mode in ("always", "auto"):
+        losses, variables = _train_mlp(mode, steps=14)  # 'auto' tunes over runs 3-10
+        np.testing.assert_allclose(losses[:6], want_losses, rtol=1e-5)
+        assert losses[-1] < losses[0]
+    np.testing.assert_allclose(_train_mlp("always")[1][0], want_vars[0], rtol=1e-5, atol=1e-6)
 
 
 def test_mode_names(executor):
