@@ -8,6 +8,9 @@
 #include <limits>
 #include <optional>
 #include <type_traits>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "cpu/nn/nn_util.h"
 #include "opforge/ops/nn/avg_pool.h"
@@ -52,29 +55,45 @@ V add(V a, V b) {
   }
 }
 
-// For each output pixel of image n: the flat NHWC index of the first maximum of each channel.
+// The first maximum of each channel in window wn of image n, found without a branch per
+// element (random data makes those branches unpredictable; this way they vectorize): per
+// channel, which tap of the window won (taps numbered row-major over the window), and
+// offset[t] = the flat NHWC index of tap t's channel 0. The window must not be empty.
 template <typename V>
-void argmax_row(const V* x, const PoolGeom& g, int64_t n, int64_t oh, int64_t ow, int64_t* idx, V* best) {
-  const Win wn = window_at(g, oh, ow);
-  std::fill(idx, idx + g.c, int64_t{-1});  // an empty window (never with valid geometry) has none
-  bool first = true;
+void argmax_taps(const V* x, const PoolGeom& g, int64_t n, const Win& wn, int32_t* __restrict tap, V* __restrict best,
+                 int64_t* offset) {
+  int32_t t = 0;
   for (int64_t r = wn.r0; r < wn.r1; ++r) {
-    for (int64_t q = wn.c0; q < wn.c1; ++q) {
+    for (int64_t q = wn.c0; q < wn.c1; ++q, ++t) {
       const int64_t base = ((n * g.h + r) * g.w + q) * g.c;
-      const V* px = x + base;
-      if (first) {
+      offset[t] = base;
+      const V* __restrict px = x + base;
+      if (t == 0) {
         for (int64_t c = 0; c < g.c; ++c) {
           best[c] = px[c];
-          idx[c] = base + c;
+          tap[c] = 0;
         }
-        first = false;
         continue;
       }
-      for (int64_t c = 0; c < g.c; ++c) {
-        if (px[c] > best[c]) {
-          best[c] = px[c];
-          idx[c] = base + c;
+      int64_t c = 0;
+#if defined(__SSE2__)
+      if constexpr (std::is_same_v<V, float>) {  // (GCC keeps the select below a branch)
+        const __m128i tv = _mm_set1_epi32(t);
+        for (; c + 4 <= g.c; c += 4) {
+          const __m128 v = _mm_loadu_ps(px + c), b = _mm_loadu_ps(best + c);
+          const __m128 gt = _mm_cmpgt_ps(v, b);
+          _mm_storeu_ps(best + c, _mm_or_ps(_mm_and_ps(gt, v), _mm_andnot_ps(gt, b)));
+          const __m128i m = _mm_castps_si128(gt);
+          const __m128i old = _mm_loadu_si128(reinterpret_cast<const __m128i*>(tap + c));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(tap + c),
+                           _mm_or_si128(_mm_and_si128(m, tv), _mm_andnot_si128(m, old)));
         }
+      }
+#endif
+      for (; c < g.c; ++c) {
+        const bool gt = px[c] > best[c];
+        best[c] = gt ? px[c] : best[c];
+        tap[c] = gt ? t : tap[c];
       }
     }
   }
@@ -264,15 +283,19 @@ Status MaxPoolGradCpu(ops::MaxPoolGradArgs& a) {
   std::fill(d, d + a.output.num_elements(), V(0));
   const int64_t per_image = g.oh * g.ow * g.kh * g.kw * g.c;
   parallel_for(g.n, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_image)), [&](int64_t n0, int64_t n1) {
-    std::vector<int64_t> idx(static_cast<size_t>(g.c));
+    std::vector<int32_t> tap(static_cast<size_t>(g.c));
     std::vector<V> best(static_cast<size_t>(g.c));
+    std::vector<int64_t> offset(static_cast<size_t>(g.kh * g.kw));
     for (int64_t n = n0; n < n1; ++n) {
       for (int64_t oh = 0; oh < g.oh; ++oh) {
         for (int64_t ow = 0; ow < g.ow; ++ow) {
-          argmax_row(in.data(), g, n, oh, ow, idx.data(), best.data());
+          const Win wn = window_at(g, oh, ow);
+          if (wn.count() <= 0) continue;
+          argmax_taps(in.data(), g, n, wn, tap.data(), best.data(), offset.data());
           const V* gy = dy.data() + ((n * g.oh + oh) * g.ow + ow) * g.c;
           for (int64_t c = 0; c < g.c; ++c) {
-            if (idx[c] >= 0) d[idx[c]] = add(d[idx[c]], gy[c]);
+            V& dst = d[offset[static_cast<size_t>(tap[c])] + c];
+            dst = add(dst, gy[c]);
           }
         }
       }
@@ -297,14 +320,20 @@ Status MaxPoolGradGradCpu(ops::MaxPoolGradGradArgs& a) {
   nn::NhwcOut<T, V> out(a.output, l);
   V* y = out.data();
   parallel_for(g.n * g.oh, row_grain(g), [&](int64_t b, int64_t e) {
-    std::vector<int64_t> idx(static_cast<size_t>(g.c));
+    std::vector<int32_t> tap(static_cast<size_t>(g.c));
     std::vector<V> best(static_cast<size_t>(g.c));
+    std::vector<int64_t> offset(static_cast<size_t>(g.kh * g.kw));
     for (int64_t row = b; row < e; ++row) {
       const int64_t n = row / g.oh, oh = row % g.oh;
       for (int64_t ow = 0; ow < g.ow; ++ow) {
-        argmax_row(in.data(), g, n, oh, ow, idx.data(), best.data());
         V* o = y + ((n * g.oh + oh) * g.ow + ow) * g.c;
-        for (int64_t c = 0; c < g.c; ++c) o[c] = idx[c] >= 0 ? gx.data()[idx[c]] : V(0);
+        const Win wn = window_at(g, oh, ow);
+        if (wn.count() <= 0) {  // (never with valid geometry)
+          std::fill(o, o + g.c, V(0));
+          continue;
+        }
+        argmax_taps(in.data(), g, n, wn, tap.data(), best.data(), offset.data());
+        for (int64_t c = 0; c < g.c; ++c) o[c] = gx.data()[offset[static_cast<size_t>(tap[c])] + c];
       }
     }
   });
