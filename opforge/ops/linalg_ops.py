@@ -9,7 +9,6 @@ import numpy as np
 
 from .. import ops as _ops
 from ..framework import dtypes as _dtypes
-from ..framework.errors import UnimplementedError
 from ..framework.tensor import convert_to_tensor
 from .math_ops import reduce_max, reduce_sum
 
@@ -85,6 +84,20 @@ def tensor_diag_part(input, name=None):  # noqa: A002 (TensorFlow's name)
     return _ops.reshape(flat, np.array(dims[:k], np.int64), name=name)
 
 
+def _spectral_norm(x, axis):
+    """The largest singular value of the matrices over the axis pair, keeping both axes (size 1)."""
+    rank = x.shape.rank
+    if rank is None:
+        raise ValueError(f"norm: the spectral norm needs the input's rank, got shape {x.shape}")
+    rows, cols = (a % rank for a in axis)
+    rest = [d for d in range(rank) if d not in (rows, cols)]
+    s, _, _ = _ops.svd(_ops.transpose(x, np.array(rest + [rows, cols], np.int32)), compute_uv=False)
+    out = reduce_max(s, -1)
+    for a in sorted((rows, cols)):  # back in place as size-1 dims
+        out = _ops.expand_dims(out, np.int32(a))
+    return out
+
+
 _VECTOR_ORDS = ("euclidean", 1, 2, np.inf)
 _MATRIX_ORDS = ("euclidean", "fro", 1, 2, np.inf)
 
@@ -94,8 +107,8 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
 
     axis None (all entries as one vector) or an int: a vector norm, ord "euclidean" (= 2), 1,
     np.inf or any real p > 0 ((sum |x|^p)^(1/p)). axis a pair of ints: a matrix norm, ord
-    "euclidean"/"fro" (Frobenius), 1 (largest column sum), np.inf (largest row sum); the
-    spectral norm (2) needs an SVD, which opforge lacks (UnimplementedError)."""
+    "euclidean"/"fro" (Frobenius), 1 (largest column sum), np.inf (largest row sum), 2 (the
+    spectral norm: the largest singular value, from the Svd op)."""
     x = _as_tensor(tensor)
     matrix = isinstance(axis, (tuple, list)) and len(axis) == 2
     if matrix:
@@ -104,9 +117,6 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
             raise ValueError(f"norm: a matrix norm's axis must be 2 distinct ints, got {axis}")
         if ord not in _MATRIX_ORDS:
             raise ValueError(f"norm: ord {ord!r} is not a supported matrix norm ({_MATRIX_ORDS})")
-        if ord == 2:
-            raise UnimplementedError("norm: the spectral norm (ord=2 over two axes) needs an SVD, which "
-                                     "opforge does not have yet", "Norm")
     else:
         if isinstance(axis, (tuple, list)) and len(axis) == 1:
             axis = axis[0]
@@ -116,7 +126,9 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
                                             and ord > 0):
             raise ValueError(f"norm: ord must be a supported vector norm, got {ord!r}")
     magnitude = _ops.abs(x)
-    if ord in ("euclidean", "fro") or (ord == 2 and not matrix):
+    if matrix and ord == 2:
+        out = _spectral_norm(x, axis)
+    elif ord in ("euclidean", "fro") or (ord == 2 and not matrix):
         out = _ops.sqrt(reduce_sum(_ops.mul(x, x), axis, keepdims=True))
     elif matrix and ord == 1:  # the largest column sum
         out = reduce_max(reduce_sum(magnitude, axis[0], keepdims=True), axis[1], keepdims=True)

@@ -225,7 +225,7 @@ def align_signs(op_name, got, want, attrs, atol):
     together (a column of Q with the row of R, a column of u with the column of v)."""
     want = [np.array(w) for w in want]
     if op_name == "SelfAdjointEigV2" and attrs.get("compute_v", True) and want[1].size:
-        want[1] = want[1] * _column_signs(got[1], want[1])
+        want[1] = (want[1] * _column_signs(got[1], want[1])).astype(want[1].dtype)
     elif op_name == "Qr" and want[0].size:
         q, r = want
         p = min(q.shape[-2], r.shape[-1])
@@ -244,3 +244,30 @@ def align_signs(op_name, got, want, attrs, atol):
         v[..., :, :p] *= signs
         want = [s, _align_tail(got[1], u, p, atol), _align_tail(got[2], v, p, atol)]
     return want
+
+
+def undefined_outputs(op_name, attrs) -> tuple[int, ...]:
+    """Outputs the op leaves empty and TensorFlow fills with scratch (v without compute_v, u and v
+    without compute_uv): not compared with TensorFlow's."""
+    if op_name == "SelfAdjointEigV2" and not attrs.get("compute_v", True):
+        return (1,)
+    if op_name == "Svd" and not attrs.get("compute_uv", True):
+        return (1, 2)
+    return ()
+
+
+def comparable_with_tensorflow(op_name, attrs, ours, theirs, atol):
+    """(ours, theirs) as lists of arrays to compare with each other: undefined outputs dropped,
+    TensorFlow's vectors (Eigen's signs) aligned to ours."""
+    drop = undefined_outputs(op_name, attrs)
+    ours = [o for i, o in enumerate(ours) if i not in drop]
+    theirs = [t for i, t in enumerate(theirs) if i not in drop]
+    if op_name in SIGN_FREE and all(o.shape == t.shape for o, t in zip(ours, theirs)):
+        full = list(theirs)
+        for i in drop:  # align_signs reads outputs by position
+            full.insert(i, np.zeros(0, theirs[0].dtype))
+        mine = list(ours)
+        for i in drop:
+            mine.insert(i, np.zeros(0, ours[0].dtype))
+        theirs = [t for i, t in enumerate(align_signs(op_name, mine, full, attrs, atol)) if i not in drop]
+    return ours, theirs

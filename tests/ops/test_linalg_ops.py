@@ -67,7 +67,8 @@ def test_tensor_diag_and_part(rng, shape):
 
 
 VECTOR = [("euclidean", None), ("euclidean", 1), (2, 0), (1, None), (1, -1), (np.inf, 1), (3, 1), (0.5, None)]
-MATRIX = [("fro", (0, 1)), ("euclidean", (1, 2)), (1, (0, 1)), (1, (-1, -2)), (np.inf, (0, 1)), (np.inf, (2, 0))]
+MATRIX = [("fro", (0, 1)), ("euclidean", (1, 2)), (1, (0, 1)), (1, (-1, -2)), (np.inf, (0, 1)), (np.inf, (2, 0)),
+          (2, (0, 1)), (2, (2, 0))]  # ord 2: the spectral norm (the Svd op)
 
 
 @pytest.mark.parametrize("ord_,axis", VECTOR + MATRIX)
@@ -95,8 +96,6 @@ def test_norm_errors():
         of.norm(np.ones((3, 3)), -1, axis=(0, 1))
     with pytest.raises(ValueError, match="2 distinct ints"):
         of.norm(np.ones((3, 3)), axis=(1, 1))
-    with pytest.raises(of.errors.UnimplementedError, match="spectral norm"):
-        of.norm(np.ones((3, 3)), 2, axis=(0, 1))
     with of.Graph().as_default():
         with pytest.raises(ValueError, match="needs the input's shape"):
             of.linalg.diag(of.placeholder(of.float32, [None]))
