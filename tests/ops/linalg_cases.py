@@ -212,7 +212,8 @@ def _align_tail(got, want, p, atol):
     g, w = got[..., :, p:].astype(np.float64), want[..., :, p:].astype(np.float64)
     np.testing.assert_allclose(g @ np.swapaxes(g, -1, -2), w @ np.swapaxes(w, -1, -2), atol=atol,
                                err_msg="the extra columns span another subspace")
-    np.testing.assert_allclose(np.swapaxes(g, -1, -2) @ g, np.broadcast_to(np.eye(g.shape[-1]), g.shape[:-2] + (g.shape[-1],) * 2), atol=atol,
+    eye = np.broadcast_to(np.eye(g.shape[-1]), g.shape[:-2] + (g.shape[-1],) * 2)
+    np.testing.assert_allclose(np.swapaxes(g, -1, -2) @ g, eye, atol=atol,
                                err_msg="the extra columns are not orthonormal")
     out = want.copy()
     out[..., :, p:] = got[..., :, p:]
