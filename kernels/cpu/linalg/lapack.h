@@ -23,6 +23,7 @@
 #include "cpu/cpu_util.h"
 #include "opforge/parallel.h"
 #include "opforge/tensor.h"
+#include "src/blas.h"
 
 #define lapack_complex_float std::complex<float>
 #define lapack_complex_double std::complex<double>
@@ -180,10 +181,9 @@ void store_row_major(const C* src, int64_t ld, int64_t rows, int64_t cols, T* ds
   }
 }
 
-// Runs fn(b) for every matrix b in [0, batches), the batches spread over the threads (a
-// matrix costs about `flops`); stops at the first matrix whose fn returns false and reports
-// it (lowest index among those that failed) through the return value, -1 if none failed.
-// fn is called as fn(begin, end, fail) per range, where fail(b) records a failure.
+// Calls fn(begin, end, fail) over ranges of the matrices [0, batches), spread over the threads
+// (a matrix costs about `flops`). fn calls fail(b) for a matrix it cannot process (and may stop
+// its range there). Returns the lowest failed index, -1 if none failed.
 template <typename F>
 int64_t for_each_matrix(int64_t batches, int64_t flops, F fn) {
   std::atomic<int64_t> first_failure{std::numeric_limits<int64_t>::max()};
@@ -192,6 +192,9 @@ int64_t for_each_matrix(int64_t batches, int64_t flops, F fn) {
     while (b < cur && !first_failure.compare_exchange_weak(cur, b)) {
     }
   };
+  // Before the first call: a LAPACK call on the calling thread must not start OpenBLAS's own pool
+  // (a single large matrix then runs on one core; batches spread over the runtime's threads).
+  blas::use_single_thread();
   const int64_t grain = std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, flops));
   parallel_for(batches, grain, [&](int64_t b0, int64_t b1) { fn(b0, b1, fail); });
   const int64_t f = first_failure.load();
