@@ -1,6 +1,6 @@
 """Linear-algebra functions built from other ops (TensorFlow's linalg_ops and the matrix
 functions of array_ops/math_ops): ``of.eye``, ``of.norm``, ``of.linalg.diag``,
-``of.linalg.diag_part``, ``of.linalg.trace``, ``of.linalg.tensor_diag``,
+``of.linalg.diag_part``, ``of.linalg.set_diag``, ``of.linalg.trace``, ``of.linalg.tensor_diag``,
 ``of.linalg.tensor_diag_part``. Shapes they work on must be known when a graph is built."""
 
 from __future__ import annotations
@@ -52,6 +52,18 @@ def diag_part(input, name="diag_part"):  # noqa: A002 (TensorFlow's name)
     m, n = _known_dims(x, "linalg.diag_part", 2)[-2:]
     on_diagonal = _ops.mul(x, np.eye(m, n, dtype=x.dtype.as_numpy_dtype))
     return reduce_sum(on_diagonal, -1 if m <= n else -2, name=name)
+
+
+def set_diag(input, diagonal, name="set_diag"):  # noqa: A002 (TensorFlow's name)
+    """input with the main diagonal of each matrix replaced by diagonal[..., :min(rows, columns)]
+    (tf.linalg.set_diag, TensorFlow 1's tf.matrix_set_diag; TensorFlow's MatrixSetDiag)."""
+    x = _as_tensor(input)
+    m, n = _known_dims(x, "linalg.set_diag", 2)[-2:]
+    d = _as_tensor(diagonal, x.dtype)
+    on = np.eye(m, n, dtype=bool)
+    # the diagonal as a matrix: d[i] at (i, i), down the rows when m <= n, along the columns else
+    spread = _ops.mul(_ops.expand_dims(d, np.int32(-1 if m <= n else -2)), on.astype(x.dtype.as_numpy_dtype))
+    return _ops.select_v2(on, spread, x, name=name)
 
 
 def trace(x, name=None):

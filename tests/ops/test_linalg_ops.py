@@ -1,4 +1,4 @@
-"""ops/linalg_ops.py (of.eye, of.norm, of.linalg.diag, diag_part, trace, tensor_diag,
+"""ops/linalg_ops.py (of.eye, of.norm, of.linalg.diag, diag_part, set_diag, trace, tensor_diag,
 tensor_diag_part): NumPy references on random data, eagerly and in a graph, float64
 gradients, and the errors."""
 
@@ -64,6 +64,22 @@ def test_tensor_diag_and_part(rng, shape):
     check_gradient(of.linalg.tensor_diag_part, part_ref, full, rng)
     with pytest.raises(ValueError, match="must be s \\+ s"):
         of.linalg.tensor_diag_part(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 5), (2, 5, 3)])
+def test_set_diag(rng, shape):
+    x = rng.standard_normal(shape)
+    d = rng.standard_normal(shape[:-2] + (min(shape[-2:]),))
+
+    def ref(a, v):
+        out = a.copy()
+        k = v.shape[-1]
+        out[..., np.arange(k), np.arange(k)] = v
+        return out
+
+    check_values(of.linalg.set_diag, ref, x, d, exact=True)
+    check_gradient(lambda t: of.linalg.set_diag(t, d), lambda a: ref(a, d), x, rng)
+    check_gradient(lambda t: of.linalg.set_diag(x, t), lambda v: ref(x, v), d, rng)
 
 
 VECTOR = [("euclidean", None), ("euclidean", 1), (2, 0), (1, None), (1, -1), (np.inf, 1), (3, 1), (0.5, None)]
