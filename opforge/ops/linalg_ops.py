@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import ops as _ops
 from ..framework import dtypes as _dtypes
+from ..framework.errors import UnimplementedError
 from ..framework.tensor import convert_to_tensor
 from .math_ops import reduce_max, reduce_sum
 
@@ -54,15 +55,31 @@ def diag_part(input, name="diag_part"):  # noqa: A002 (TensorFlow's name)
     return reduce_sum(on_diagonal, -1 if m <= n else -2, name=name)
 
 
-def set_diag(input, diagonal, name="set_diag"):  # noqa: A002 (TensorFlow's name)
-    """input with the main diagonal of each matrix replaced by diagonal[..., :min(rows, columns)]
-    (tf.linalg.set_diag, TensorFlow 1's tf.matrix_set_diag; TensorFlow's MatrixSetDiag)."""
+def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002 (TensorFlow's names)
+    """input with the k-th diagonal of each matrix replaced by diagonal (tf.linalg.set_diag,
+    TensorFlow 1's tf.matrix_set_diag; TensorFlow's MatrixSetDiag): k = 0 the main diagonal, k > 0
+    above it, k < 0 below. diagonal[..., i] is the diagonal's i-th entry from its top-left end.
+    One diagonal only (an int k; align, which places several, has nothing to do then)."""
+    del align
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+        raise UnimplementedError(f"linalg.set_diag: k must be an int (one diagonal), got {k!r}", "MatrixSetDiag")
+    k = int(k)
     x = _as_tensor(input)
     m, n = _known_dims(x, "linalg.set_diag", 2)[-2:]
     d = _as_tensor(diagonal, x.dtype)
-    on = np.eye(m, n, dtype=bool)
-    # the diagonal as a matrix: d[i] at (i, i), down the rows when m <= n, along the columns else
-    spread = _ops.mul(_ops.expand_dims(d, np.int32(-1 if m <= n else -2)), on.astype(x.dtype.as_numpy_dtype))
+    dims = _known_dims(d, "linalg.set_diag", 1)
+    length = max(0, min(m, n - k) if k >= 0 else min(m + k, n))
+    if list(dims) != _known_dims(x, "linalg.set_diag")[:-2] + [length]:
+        raise ValueError(f"linalg.set_diag: diagonal {k} of matrices of shape {x.shape} needs a diagonal of "
+                         f"shape {_known_dims(x, 'linalg.set_diag')[:-2] + [length]}, got {d.shape}")
+    on = np.eye(m, n, k, dtype=bool)
+    # Entry i of the diagonal sits in row i (k >= 0) or column i (k < 0): spread it along that
+    # row or column, padded to the matrix's size, and keep it where the mask is.
+    size = m if k >= 0 else n
+    paddings = np.zeros((len(dims), 2), np.int64)
+    paddings[-1, 1] = size - length
+    padded = _ops.pad(d, paddings)
+    spread = _ops.mul(_ops.expand_dims(padded, np.int32(-1 if k >= 0 else -2)), on.astype(x.dtype.as_numpy_dtype))
     return _ops.select_v2(on, spread, x, name=name)
 
 

@@ -66,20 +66,29 @@ def test_tensor_diag_and_part(rng, shape):
         of.linalg.tensor_diag_part(np.ones((2, 3)))
 
 
-@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 5), (2, 5, 3)])
-def test_set_diag(rng, shape):
+@pytest.mark.parametrize("shape,k", [((3, 3), 0), ((2, 3, 5), 0), ((2, 5, 3), 0), ((3, 5), 1), ((3, 5), 3),
+                                     ((2, 5, 3), -2), ((3, 5), -1), ((4, 4), 2)])
+def test_set_diag(rng, shape, k):
+    m, n = shape[-2:]
+    rows, cols = np.nonzero(np.eye(m, n, k))
     x = rng.standard_normal(shape)
-    d = rng.standard_normal(shape[:-2] + (min(shape[-2:]),))
+    d = rng.standard_normal(shape[:-2] + (len(rows),))
 
     def ref(a, v):
         out = a.copy()
-        k = v.shape[-1]
-        out[..., np.arange(k), np.arange(k)] = v
+        out[..., rows, cols] = v
         return out
 
-    check_values(of.linalg.set_diag, ref, x, d, exact=True)
-    check_gradient(lambda t: of.linalg.set_diag(t, d), lambda a: ref(a, d), x, rng)
-    check_gradient(lambda t: of.linalg.set_diag(x, t), lambda v: ref(x, v), d, rng)
+    check_values(lambda a, v: of.linalg.set_diag(a, v, k=k), ref, x, d, exact=True)
+    check_gradient(lambda t: of.linalg.set_diag(t, d, k=k), lambda a: ref(a, d), x, rng)
+    check_gradient(lambda t: of.linalg.set_diag(x, t, k=k), lambda v: ref(x, v), d, rng)
+
+
+def test_set_diag_errors():
+    with pytest.raises(ValueError, match=r"needs a diagonal of shape \[2, 3\]"):
+        of.linalg.set_diag(np.ones((2, 3, 4)), np.ones((2, 4)))
+    with pytest.raises(of.errors.UnimplementedError, match="one diagonal"):
+        of.linalg.set_diag(np.ones((3, 3)), np.ones((2, 3)), k=(0, 1))
 
 
 VECTOR = [("euclidean", None), ("euclidean", 1), (2, 0), (1, None), (1, -1), (np.inf, 1), (3, 1), (0.5, None)]
