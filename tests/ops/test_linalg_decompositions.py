@@ -135,10 +135,12 @@ _GRAPH_GRADS = [
 ]
 
 
+@pytest.mark.parametrize("known", [[None, None, None], None], ids=["unknown_dims", "unknown_rank"])
 @pytest.mark.parametrize("name,make,fn", _GRAPH_GRADS, ids=[g[0] for g in _GRAPH_GRADS])
-def test_graph_gradients_of_unknown_sizes(rng, name, make, fn):
-    """of.gradients through the ops in a graph whose matrix sizes are unknown when it is built
-    (the gradients' masks are then computed at run time) equal the eager tape's."""
+def test_graph_gradients_of_unknown_sizes(rng, name, make, fn, known):
+    """of.gradients through the ops in a graph whose matrix sizes (or ranks) are unknown when it is
+    built (the gradients' masks and transpositions are then computed at run time) equal the eager
+    tape's."""
     x = make(rng, (2, 3, 3))
     xt = of.constant(x)
     with of.GradientTape() as tape:
@@ -147,7 +149,7 @@ def test_graph_gradients_of_unknown_sizes(rng, name, make, fn):
         loss = sum(of.reduce_sum(o) for o in (outs if isinstance(outs, list) else [outs]))
     want = tape.gradient(loss, xt).numpy()
     with of.Graph().as_default() as g:
-        ph = of.placeholder(of.float64, [None, None, None])
+        ph = of.placeholder(of.float64, known)
         outs = fn(ph)
         loss = sum(of.reduce_sum(o) for o in (outs if isinstance(outs, list) else [outs]))
         (dx,) = of.gradients(loss, [ph])
