@@ -39,26 +39,28 @@ def _last_dim(x):
                        np.array([], np.int32))
 
 
-def _index_mask(n, keep):
-    """A bool [n, n] mask with mask[i, j] = keep(i, j) (i the row), from NumPy when n is an int."""
+def _index_mask(n, compare):
+    """The bool [n, n] mask compare(i, j) (i the row, j the column; compare the name of a NumPy
+    function and of the op wrapper alike: "greater_equal", "less_equal", "equal"), from NumPy
+    when n is an int, else computed when the graph runs."""
     if isinstance(n, int):
         i, j = np.indices((n, n))
-        return keep(i, j)
+        return getattr(np, compare)(i, j)
     ops = _ops()
     r = ops.range(np.int32(0), n, np.int32(1))
-    return keep(ops.expand_dims(r, np.int32(-1)), ops.expand_dims(r, np.int32(0)))
+    return getattr(ops, compare)(ops.expand_dims(r, np.int32(-1)), ops.expand_dims(r, np.int32(0)))
 
 
 def _lower_mask(n):
-    return _index_mask(n, lambda i, j: i >= j if isinstance(i, np.ndarray) else _ops().greater_equal(i, j))
+    return _index_mask(n, "greater_equal")
 
 
 def _upper_mask(n):
-    return _index_mask(n, lambda i, j: i <= j if isinstance(i, np.ndarray) else _ops().less_equal(i, j))
+    return _index_mask(n, "less_equal")
 
 
 def _eye_mask(n):
-    return _index_mask(n, lambda i, j: i == j if isinstance(i, np.ndarray) else _ops().equal(i, j))
+    return _index_mask(n, "equal")
 
 
 def _where(mask, x, y):
