@@ -1,13 +1,18 @@
 """``of.linalg``: TensorFlow's tf.linalg namespace over opforge's functions (matrix products,
-norms, diagonals, identity matrices)."""
+norms, diagonals, identity matrices, inverses, solves and decompositions)."""
 
 from __future__ import annotations
 
 from .array_ops import matrix_transpose
 from .clip_ops import global_norm
 from .einsum_ops import einsum
-from .linalg_ops import diag, diag_part, eye, norm, tensor_diag, tensor_diag_part, trace
+from .linalg_decompositions import (
+    adjoint, band_part, cholesky, cholesky_solve, det, eigh, eigvalsh, inv, logdet, qr, slogdet, solve, svd,
+    triangular_solve,
+)
+from .linalg_ops import diag, diag_part, eye, norm, set_diag, tensor_diag, tensor_diag_part, trace
 from .math_ops import matmul, tensordot
 
-__all__ = ["diag", "diag_part", "einsum", "eye", "global_norm", "matmul", "matrix_transpose", "norm",
-           "tensor_diag", "tensor_diag_part", "tensordot", "trace"]
+__all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "det", "diag", "diag_part", "eigh", "eigvalsh",
+           "einsum", "eye", "global_norm", "inv", "logdet", "matmul", "matrix_transpose", "norm", "qr", "slogdet",
+           "set_diag", "solve", "svd", "tensor_diag", "tensor_diag_part", "tensordot", "trace", "triangular_solve"]

@@ -1,6 +1,6 @@
 """Linear-algebra functions built from other ops (TensorFlow's linalg_ops and the matrix
 functions of array_ops/math_ops): ``of.eye``, ``of.norm``, ``of.linalg.diag``,
-``of.linalg.diag_part``, ``of.linalg.trace``, ``of.linalg.tensor_diag``,
+``of.linalg.diag_part``, ``of.linalg.set_diag``, ``of.linalg.trace``, ``of.linalg.tensor_diag``,
 ``of.linalg.tensor_diag_part``. Shapes they work on must be known when a graph is built."""
 
 from __future__ import annotations
@@ -55,6 +55,34 @@ def diag_part(input, name="diag_part"):  # noqa: A002 (TensorFlow's name)
     return reduce_sum(on_diagonal, -1 if m <= n else -2, name=name)
 
 
+def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002 (TensorFlow's names)
+    """input with the k-th diagonal of each matrix replaced by diagonal (tf.linalg.set_diag,
+    TensorFlow 1's tf.matrix_set_diag; TensorFlow's MatrixSetDiag): k = 0 the main diagonal, k > 0
+    above it, k < 0 below. diagonal[..., i] is the diagonal's i-th entry from its top-left end.
+    One diagonal only (an int k; align, which places several, has nothing to do then)."""
+    del align
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+        raise UnimplementedError(f"linalg.set_diag: k must be an int (one diagonal), got {k!r}", "MatrixSetDiag")
+    k = int(k)
+    x = _as_tensor(input)
+    m, n = _known_dims(x, "linalg.set_diag", 2)[-2:]
+    d = _as_tensor(diagonal, x.dtype)
+    dims = _known_dims(d, "linalg.set_diag", 1)
+    length = max(0, min(m, n - k) if k >= 0 else min(m + k, n))
+    if list(dims) != _known_dims(x, "linalg.set_diag")[:-2] + [length]:
+        raise ValueError(f"linalg.set_diag: diagonal {k} of matrices of shape {x.shape} needs a diagonal of "
+                         f"shape {_known_dims(x, 'linalg.set_diag')[:-2] + [length]}, got {d.shape}")
+    on = np.eye(m, n, k, dtype=bool)
+    # Entry i of the diagonal sits in row i (k >= 0) or column i (k < 0): spread it along that
+    # row or column, padded to the matrix's size, and keep it where the mask is.
+    size = m if k >= 0 else n
+    paddings = np.zeros((len(dims), 2), np.int64)
+    paddings[-1, 1] = size - length
+    padded = _ops.pad(d, paddings)
+    spread = _ops.mul(_ops.expand_dims(padded, np.int32(-1 if k >= 0 else -2)), on.astype(x.dtype.as_numpy_dtype))
+    return _ops.select_v2(on, spread, x, name=name)
+
+
 def trace(x, name=None):
     """The sum of the main diagonal of each matrix of x (tf.linalg.trace)."""
     return reduce_sum(diag_part(x), -1, name=name)
@@ -85,6 +113,20 @@ def tensor_diag_part(input, name=None):  # noqa: A002 (TensorFlow's name)
     return _ops.reshape(flat, np.array(dims[:k], np.int64), name=name)
 
 
+def _spectral_norm(x, axis):
+    """The largest singular value of the matrices over the axis pair, keeping both axes (size 1)."""
+    rank = x.shape.rank
+    if rank is None:
+        raise ValueError(f"norm: the spectral norm needs the input's rank, got shape {x.shape}")
+    rows, cols = (a % rank for a in axis)
+    rest = [d for d in range(rank) if d not in (rows, cols)]
+    s, _, _ = _ops.svd(_ops.transpose(x, np.array(rest + [rows, cols], np.int32)), compute_uv=False)
+    out = reduce_max(s, -1)
+    for a in sorted((rows, cols)):  # back in place as size-1 dims
+        out = _ops.expand_dims(out, np.int32(a))
+    return out
+
+
 _VECTOR_ORDS = ("euclidean", 1, 2, np.inf)
 _MATRIX_ORDS = ("euclidean", "fro", 1, 2, np.inf)
 
@@ -94,8 +136,8 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
 
     axis None (all entries as one vector) or an int: a vector norm, ord "euclidean" (= 2), 1,
     np.inf or any real p > 0 ((sum |x|^p)^(1/p)). axis a pair of ints: a matrix norm, ord
-    "euclidean"/"fro" (Frobenius), 1 (largest column sum), np.inf (largest row sum); the
-    spectral norm (2) needs an SVD, which opforge lacks (UnimplementedError)."""
+    "euclidean"/"fro" (Frobenius), 1 (largest column sum), np.inf (largest row sum), 2 (the
+    spectral norm: the largest singular value, from the Svd op)."""
     x = _as_tensor(tensor)
     matrix = isinstance(axis, (tuple, list)) and len(axis) == 2
     if matrix:
@@ -104,9 +146,6 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
             raise ValueError(f"norm: a matrix norm's axis must be 2 distinct ints, got {axis}")
         if ord not in _MATRIX_ORDS:
             raise ValueError(f"norm: ord {ord!r} is not a supported matrix norm ({_MATRIX_ORDS})")
-        if ord == 2:
-            raise UnimplementedError("norm: the spectral norm (ord=2 over two axes) needs an SVD, which "
-                                     "opforge does not have yet", "Norm")
     else:
         if isinstance(axis, (tuple, list)) and len(axis) == 1:
             axis = axis[0]
@@ -116,7 +155,9 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
                                             and ord > 0):
             raise ValueError(f"norm: ord must be a supported vector norm, got {ord!r}")
     magnitude = _ops.abs(x)
-    if ord in ("euclidean", "fro") or (ord == 2 and not matrix):
+    if matrix and ord == 2:
+        out = _spectral_norm(x, axis)
+    elif ord in ("euclidean", "fro") or (ord == 2 and not matrix):
         out = _ops.sqrt(reduce_sum(_ops.mul(x, x), axis, keepdims=True))
     elif matrix and ord == 1:  # the largest column sum
         out = reduce_max(reduce_sum(magnitude, axis[0], keepdims=True), axis[1], keepdims=True)

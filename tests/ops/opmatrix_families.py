@@ -1,7 +1,7 @@
 """Which calls exercise an op: its shape family (from its shape function, or its signature),
 and per family the cases (data shapes, attrs, a mode for the input builders): the small and
 large tables here, IEEE special-value cases, the math ops' families, and the tables of
-array_cases.py and nn_cases.py."""
+array_cases.py, nn_cases.py and linalg_cases.py."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import itertools
 from dataclasses import dataclass, field
 
 import array_cases  # issue 4, array area: case tables of the array ops (family "table")
+import linalg_cases  # the linear-algebra ops' cases (issue 32)
 import nn_cases  # the nn ops' cases (issue 4, nn)
 from opmatrix_signature import data_inputs, dispatch_attr, dispatch_dtypes, fixed_data_type, index_inputs
 from opmatrix_values import ALL_DTYPES, SPECIAL_VALUES, is_float
@@ -107,6 +108,8 @@ def family(op) -> str | None:
         return "table"
     if op.name in nn_cases.CASES:  # conv, pool, softmax, batch norm ...: per-op cases (nn_cases.py)
         return "nn"
+    if op.name in linalg_cases.CASES:  # inverse, solves, decompositions (linalg_cases.py)
+        return "linalg"
     sf = op.shape_fn.name if op.shape_fn else "custom"
     if sf in _FAMILIES:
         return sf
@@ -305,6 +308,9 @@ def _large_cases(op, spec) -> list[Case]:
         return [Case(f"dims_{shape_id(d)}", {data[0]: ()}, extra={"dims": d}) for d in LARGE_FILL]
     if sf == "table":
         return array_cases.large_cases(op, spec)
+    if sf == "linalg":
+        return [Case(id_, shapes, attrs, extra=extra) for id_, shapes, attrs, extra
+                in linalg_cases.LARGE_CASES[op.name]]
     return []
 
 
@@ -343,6 +349,8 @@ def _cases(op, spec: str) -> list[Case]:
         out = array_cases.cases(op, spec)
     elif sf == "nn":
         out = [Case(id_, shapes, attrs, extra=extra) for id_, shapes, attrs, extra in nn_cases.CASES[op.name]]
+    elif sf == "linalg":
+        out = [Case(id_, shapes, attrs, extra=extra) for id_, shapes, attrs, extra in linalg_cases.CASES[op.name]]
     else:
         raise AssertionError(f"no shape cases for shape function {sf!r} of {op.name}")
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import array_cases
+import linalg_cases
 import nn_cases
 from opmatrix_signature import data_inputs, index_inputs
 from opmatrix_values import cast_domain, domain, np_dtype, random_values, special_values
@@ -154,6 +155,8 @@ INPUT_BUILDERS = {
     "Fill": build_fill,
     # ---- array ops (issue 4): built from their case tables
     **{name: array_cases.build for name in array_cases.TABLE_OPS},
+    # ---- linear algebra (issue 32): well-conditioned, symmetric, triangular matrices
+    **{name: linalg_cases.build for name in linalg_cases.CASES},
 }
 
 

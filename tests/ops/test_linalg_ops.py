@@ -1,4 +1,4 @@
-"""ops/linalg_ops.py (of.eye, of.norm, of.linalg.diag, diag_part, trace, tensor_diag,
+"""ops/linalg_ops.py (of.eye, of.norm, of.linalg.diag, diag_part, set_diag, trace, tensor_diag,
 tensor_diag_part): NumPy references on random data, eagerly and in a graph, float64
 gradients, and the errors."""
 
@@ -66,8 +66,34 @@ def test_tensor_diag_and_part(rng, shape):
         of.linalg.tensor_diag_part(np.ones((2, 3)))
 
 
+@pytest.mark.parametrize("shape,k", [((3, 3), 0), ((2, 3, 5), 0), ((2, 5, 3), 0), ((3, 5), 1), ((3, 5), 3),
+                                     ((2, 5, 3), -2), ((3, 5), -1), ((4, 4), 2)])
+def test_set_diag(rng, shape, k):
+    m, n = shape[-2:]
+    rows, cols = np.nonzero(np.eye(m, n, k))
+    x = rng.standard_normal(shape)
+    d = rng.standard_normal(shape[:-2] + (len(rows),))
+
+    def ref(a, v):
+        out = a.copy()
+        out[..., rows, cols] = v
+        return out
+
+    check_values(lambda a, v: of.linalg.set_diag(a, v, k=k), ref, x, d, exact=True)
+    check_gradient(lambda t: of.linalg.set_diag(t, d, k=k), lambda a: ref(a, d), x, rng)
+    check_gradient(lambda t: of.linalg.set_diag(x, t, k=k), lambda v: ref(x, v), d, rng)
+
+
+def test_set_diag_errors():
+    with pytest.raises(ValueError, match=r"needs a diagonal of shape \[2, 3\]"):
+        of.linalg.set_diag(np.ones((2, 3, 4)), np.ones((2, 4)))
+    with pytest.raises(of.errors.UnimplementedError, match="one diagonal"):
+        of.linalg.set_diag(np.ones((3, 3)), np.ones((2, 3)), k=(0, 1))
+
+
 VECTOR = [("euclidean", None), ("euclidean", 1), (2, 0), (1, None), (1, -1), (np.inf, 1), (3, 1), (0.5, None)]
-MATRIX = [("fro", (0, 1)), ("euclidean", (1, 2)), (1, (0, 1)), (1, (-1, -2)), (np.inf, (0, 1)), (np.inf, (2, 0))]
+MATRIX = [("fro", (0, 1)), ("euclidean", (1, 2)), (1, (0, 1)), (1, (-1, -2)), (np.inf, (0, 1)), (np.inf, (2, 0)),
+          (2, (0, 1)), (2, (2, 0))]  # ord 2: the spectral norm (the Svd op)
 
 
 @pytest.mark.parametrize("ord_,axis", VECTOR + MATRIX)
@@ -95,8 +121,6 @@ def test_norm_errors():
         of.norm(np.ones((3, 3)), -1, axis=(0, 1))
     with pytest.raises(ValueError, match="2 distinct ints"):
         of.norm(np.ones((3, 3)), axis=(1, 1))
-    with pytest.raises(of.errors.UnimplementedError, match="spectral norm"):
-        of.norm(np.ones((3, 3)), 2, axis=(0, 1))
     with of.Graph().as_default():
         with pytest.raises(ValueError, match="needs the input's shape"):
             of.linalg.diag(of.placeholder(of.float32, [None]))
