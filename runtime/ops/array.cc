@@ -92,8 +92,7 @@ Status ScatterNdShape(ShapeContext& c) {
   bool known;
   OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &shape, &known));
   if (!known) {
-    const Shape& ss = c.input_shape(2);
-    c.set_output(0, array::unknown_dims(ss.unknown_rank() ? -1 : static_cast<int>(ss.dim(0))));
+    c.set_output(0, shape_fns::partial_shape_input(c, 2));
     return Status::OK();
   }
   for (int64_t d : shape) {

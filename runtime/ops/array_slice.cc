@@ -105,8 +105,7 @@ Status StridedSliceGradShape(ShapeContext& c) {
   bool known;
   OPF_RETURN_IF_ERROR(array::known_ints(c, 0, &shape, &known));
   if (!known) {
-    const Shape& ss = c.input_shape(0);
-    c.set_output(0, array::unknown_dims(ss.unknown_rank() ? -1 : static_cast<int>(ss.dim(0))));
+    c.set_output(0, shape_fns::partial_shape_input(c, 0));
     return Status::OK();
   }
   for (int64_t d : shape) {
@@ -189,8 +188,18 @@ Status TileShape(ShapeContext& c) {
   std::vector<int64_t> m;
   bool known;
   OPF_RETURN_IF_ERROR(array::known_ints(c, 1, &m, &known));
-  if (!known) {
-    c.set_output(0, array::unknown_dims(s.rank()));
+  if (!known) {  // a multiple of 1 (partially known multiples) keeps the input's dim
+    const Shape* p = c.input_partial_value(1);
+    if (p == nullptr || s.unknown_rank() || p->rank() != s.rank()) {
+      c.set_output(0, array::unknown_dims(s.unknown_rank() ? -1 : s.rank()));
+      return Status::OK();
+    }
+    std::vector<int64_t> out(static_cast<size_t>(s.rank()), -1);
+    for (int i = 0; i < s.rank(); ++i) {
+      if (p->dim(i) >= 0 && s.dim(i) >= 0 && (s.dim(i) == 0 || p->dim(i) <= kMaxDim / std::max<int64_t>(1, s.dim(i))))
+        out[static_cast<size_t>(i)] = s.dim(i) * p->dim(i);
+    }
+    c.set_output(0, Shape(std::move(out)));
     return Status::OK();
   }
   if (!s.unknown_rank() && static_cast<int>(m.size()) != s.rank()) {
@@ -214,8 +223,7 @@ Status BroadcastToShape(ShapeContext& c) {
   bool known;
   OPF_RETURN_IF_ERROR(array::known_ints(c, 1, &target, &known));
   if (!known) {
-    const Shape& ts = c.input_shape(1);
-    c.set_output(0, array::unknown_dims(ts.unknown_rank() ? -1 : static_cast<int>(ts.dim(0))));
+    c.set_output(0, shape_fns::partial_shape_input(c, 1));
     return Status::OK();
   }
   for (int64_t d : target) {

@@ -53,8 +53,9 @@ Status Conv2DShape(ShapeContext& c) {
 // Conv2DBackpropInput / Conv2DBackpropFilter: the shape held by input_sizes / filter_sizes.
 Status SizesShape(ShapeContext& c, int arg) {
   const Tensor* v = c.input_value(arg);
-  if (v == nullptr) {
-    c.set_output(0, Shape({-1, -1, -1, -1}));
+  if (v == nullptr) {  // the sizes' partially known value (Shape(x) of a partly known x), if any
+    const Shape* p = c.input_partial_value(arg);
+    c.set_output(0, p != nullptr && p->rank() == 4 ? *p : Shape({-1, -1, -1, -1}));
     return Status::OK();
   }
   Shape s;
@@ -101,8 +102,9 @@ Status DepthwiseShape(ShapeContext& c) {
 
 Status DepthwiseSizesShape(ShapeContext& c, int arg, const char* what) {
   const Tensor* v = c.input_value(arg);
-  if (v == nullptr) {
-    c.set_output(0, Shape({-1, -1, -1, -1}));
+  if (v == nullptr) {  // the sizes' partially known value (Shape(x) of a partly known x), if any
+    const Shape* p = c.input_partial_value(arg);
+    c.set_output(0, p != nullptr && p->rank() == 4 ? *p : Shape({-1, -1, -1, -1}));
     return Status::OK();
   }
   Shape s;
@@ -205,7 +207,8 @@ Status Sizes3DShape(ShapeContext& c, int arg) {
   for (int64_t d : known ? dims : std::vector<int64_t>()) {
     if (d < 0) return c.error("the sizes must be non-negative, got ", d);
   }
-  c.set_output(0, known ? Shape(dims) : array::unknown_dims(5));
+  const Shape* p = known ? nullptr : c.input_partial_value(arg);
+  c.set_output(0, known ? Shape(dims) : p != nullptr && p->rank() == 5 ? *p : array::unknown_dims(5));
   return Status::OK();
 }
 

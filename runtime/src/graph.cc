@@ -18,6 +18,96 @@ const Tensor* const_value(const Node& n) {
   return nullptr;
 }
 
+// An attr of node n by name (nullptr when the op has none of that name).
+const AttrValue* attr_of(const Node& n, const char* name) {
+  for (size_t i = 0; i < n.op->attrs.size(); ++i) {
+    if (n.op->attrs[i].name == name) return &n.attrs[i];
+  }
+  return nullptr;
+}
+
+// What graph construction knows of an integer tensor's value: elements (-1 unknown) of a
+// vector, or one element for a scalar; `known` false when not even its length is known.
+// TensorFlow's shape inference carries the same through shape arithmetic
+// (InferenceContext::MakeShapeFromShapeTensor, tensor_util.constant_value_as_shape).
+struct PartialInts {
+  bool known = false, scalar = false;
+  std::vector<int64_t> v;
+};
+
+PartialInts partial_ints(const std::vector<Node>& nodes, const TensorRef& r, int depth) {
+  PartialInts out;
+  if (depth > 12 || r.node < 0 || r.node >= static_cast<int>(nodes.size())) return out;
+  const Node& n = nodes[static_cast<size_t>(r.node)];
+  const DType dt = n.out_dtypes[static_cast<size_t>(r.index)];
+  if (dt != DType::kInt32 && dt != DType::kInt64) return out;
+  const std::string& op = n.op->name;
+  const auto input = [&](size_t k) { return partial_ints(nodes, n.inputs[k], depth + 1); };
+  if (op == "Const") {
+    const Tensor* t = const_value(n);
+    if (t == nullptr || t->rank() > 1) return out;
+    out.scalar = t->rank() == 0;
+    if (!read_int_vector(*t, &out.v).ok()) return PartialInts();
+    out.known = true;
+  } else if (op == "Shape") {
+    const Shape& x = nodes[static_cast<size_t>(n.inputs[0].node)].out_shapes[static_cast<size_t>(n.inputs[0].index)];
+    if (x.unknown_rank()) return out;
+    out.known = true;
+    out.v = x.dims();
+  } else if (op == "Identity" || op == "Cast" || op == "StopGradient" || op == "Snapshot") {
+    return input(0);
+  } else if (op == "Pack") {
+    const AttrValue* axis = attr_of(n, "axis");
+    if (axis != nullptr && axis->i != 0) return out;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const PartialInts e = input(k);
+      const Shape& es = nodes[static_cast<size_t>(n.inputs[k].node)].out_shapes[static_cast<size_t>(n.inputs[k].index)];
+      if (!es.unknown_rank() && es.rank() != 0) return out;  // packs vectors: not a shape vector
+      out.v.push_back(e.known && e.scalar && e.v.size() == 1 ? e.v[0] : -1);
+    }
+    out.known = true;
+  } else if (op == "ConcatV2") {
+    const PartialInts axis = input(n.inputs.size() - 1);
+    if (!axis.known || axis.v.size() != 1 || (axis.v[0] != 0 && axis.v[0] != -1)) return out;
+    for (size_t k = 0; k + 1 < n.inputs.size(); ++k) {
+      const PartialInts e = input(k);
+      if (!e.known || e.scalar) return PartialInts();
+      out.v.insert(out.v.end(), e.v.begin(), e.v.end());
+    }
+    out.known = true;
+  } else if (op == "StridedSlice") {
+    // A slice of a known-length vector by constant begin/end/strides (stride 1 or a single
+    // element with shrink_axis_mask), as x.shape[i] and x.shape[a:b] build them.
+    const PartialInts in = input(0), b = input(1), e = input(2), st = input(3);
+    if (!in.known || in.scalar || !b.known || !e.known || !st.known || b.v.size() != 1 || e.v.size() != 1 ||
+        st.v.size() != 1) {
+      return out;
+    }
+    const auto mask = [&](const char* name) {
+      const AttrValue* a = attr_of(n, name);
+      return a == nullptr ? int64_t{0} : a->i;
+    };
+    if (mask("ellipsis_mask") != 0 || mask("new_axis_mask") != 0) return out;
+    const int64_t len = static_cast<int64_t>(in.v.size());
+    const auto clamp_index = [&](int64_t i) { return i < 0 ? i + len : i; };
+    if (mask("shrink_axis_mask") & 1) {
+      const int64_t i = clamp_index(b.v[0]);
+      if (i < 0 || i >= len) return out;
+      out.known = out.scalar = true;
+      out.v = {in.v[static_cast<size_t>(i)]};
+      return out;
+    }
+    if (st.v[0] != 1) return out;
+    int64_t lo = (mask("begin_mask") & 1) ? 0 : clamp_index(b.v[0]);
+    int64_t hi = (mask("end_mask") & 1) ? len : clamp_index(e.v[0]);
+    lo = std::min(std::max<int64_t>(lo, 0), len);
+    hi = std::min(std::max<int64_t>(hi, lo), len);
+    out.known = true;
+    out.v.assign(in.v.begin() + lo, in.v.begin() + hi);
+  }
+  return out;
+}
+
 }  // namespace
 
 int Graph::find(const std::string& name) const {
@@ -139,7 +229,18 @@ Status Graph::add_node(const std::string& name, const OpSpec& op, std::vector<Te
     for (int k = 0; k < count; ++k) n.out_is_ref.push_back(arg.is_ref);
     n.out_ranges.emplace_back(begin, static_cast<int>(n.out_is_ref.size()));
   }
+  // Partially known values of integer vector inputs (shape tensors built from Shape(x)).
+  std::vector<Shape> partial(inputs.size(), Shape::UnknownRank());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (values[k] != nullptr) continue;
+    const PartialInts p = partial_ints(nodes_, inputs[k], 0);
+    if (!p.known || p.scalar) continue;
+    std::vector<int64_t> dims = p.v;
+    for (int64_t& d : dims) d = d < 0 ? -1 : d;  // (a -1 in a reshape's shape: not known either)
+    partial[k] = Shape(std::move(dims));
+  }
   ShapeContext sc(op, shapes, values, n.attrs, ranges);
+  sc.set_partial_values(&partial);
   sc.resize_outputs(static_cast<int>(n.out_dtypes.size()));
   if (op.shape_fn) OPF_RETURN_IF_ERROR(exec::at_node(op.shape_fn(sc), name));
   n.out_shapes = sc.outputs();

@@ -23,6 +23,12 @@ const Tensor* ShapeContext::input_value(int arg, int i) const {
   return input_values_[static_cast<size_t>(arg_ranges_[arg].first + i)];
 }
 
+const Shape* ShapeContext::input_partial_value(int arg) const {
+  if (partial_values_ == nullptr || num_inputs(arg) != 1) return nullptr;
+  const Shape& s = (*partial_values_)[static_cast<size_t>(arg_ranges_[arg].first)];
+  return s.unknown_rank() ? nullptr : &s;
+}
+
 // ---- OpRegistry
 
 OpRegistry& OpRegistry::Global() {

@@ -151,6 +151,16 @@ Status from_attr(ShapeContext& c, int shape) {
   return Status::OK();
 }
 
+// The shape a shape-valued input (a dims vector) gives as far as graph construction knows it:
+// its partially known value, else as many unknown dims as the vector's static length, else an
+// unknown rank.
+Shape partial_shape_input(const ShapeContext& c, int arg) {
+  if (const Shape* p = c.input_partial_value(arg)) return *p;
+  const Shape& s = c.input_shape(arg);
+  if (s.unknown_rank() || s.rank() != 1 || s.dim(0) < 0) return Shape::UnknownRank();
+  return Shape(std::vector<int64_t>(static_cast<size_t>(s.dim(0)), -1));
+}
+
 namespace {
 // Reads a shape-valued input (dims vector) when known; sets *known = false otherwise.
 Status shape_from_value(ShapeContext& c, int arg, bool allow_minus_one, std::vector<int64_t>* dims, bool* known) {
@@ -176,9 +186,27 @@ Status reshape(ShapeContext& c, int tensor, int shape) {
   bool known;
   OPF_RETURN_IF_ERROR(shape_from_value(c, shape, true, &dims, &known));
   if (!known) {
-    const Shape& s = c.input_shape(shape);
-    c.set_output(0, s.unknown_rank() || s.dim(0) < 0 ? Shape::UnknownRank()
-                                                     : Shape(std::vector<int64_t>(static_cast<size_t>(s.dim(0)), -1)));
+    Shape out = partial_shape_input(c, shape);
+    // One unknown dim and the rest known: it is what the input's element count leaves.
+    const int64_t n = c.input_shape(tensor).num_elements();
+    if (!out.unknown_rank() && n >= 0) {
+      int unknown = -1, count = 0;
+      int64_t product = 1;
+      for (int i = 0; i < out.rank(); ++i) {
+        if (out.dim(i) < 0) {
+          unknown = i;
+          ++count;
+        } else {
+          product *= out.dim(i);
+        }
+      }
+      if (count == 1 && product > 0 && n % product == 0) {
+        std::vector<int64_t> d = out.dims();
+        d[static_cast<size_t>(unknown)] = n / product;
+        out = Shape(std::move(d));
+      }
+    }
+    c.set_output(0, std::move(out));
     return Status::OK();
   }
   // TensorFlow's rule: the running product of the dims, left to right, must not overflow (a 0
@@ -278,9 +306,7 @@ Status fill(ShapeContext& c, int dims_arg) {
   bool known;
   OPF_RETURN_IF_ERROR(shape_from_value(c, dims_arg, false, &dims, &known));
   if (!known) {
-    const Shape& s = c.input_shape(dims_arg);
-    c.set_output(0, s.unknown_rank() || s.dim(0) < 0 ? Shape::UnknownRank()
-                                                     : Shape(std::vector<int64_t>(static_cast<size_t>(s.dim(0)), -1)));
+    c.set_output(0, partial_shape_input(c, dims_arg));
     return Status::OK();
   }
   c.set_output(0, Shape(std::move(dims)));

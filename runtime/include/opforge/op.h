@@ -81,6 +81,12 @@ class ShapeContext {
   const Shape& input_shape(int arg, int i = 0) const;
   // Value of input `arg` if known (always in eager mode), else nullptr.
   const Tensor* input_value(int arg, int i = 0) const;
+  // What graph construction knows of the value of an integer vector input whose value is not
+  // known (TensorFlow's constant-value propagation for shape tensors: Shape(x) is x's static
+  // shape; Pack, ConcatV2, StridedSlice, Cast and Identity of such values carry what they
+  // know): a Shape whose dims are the elements, -1 where unknown. nullptr when nothing is.
+  const Shape* input_partial_value(int arg) const;
+  void set_partial_values(const std::vector<Shape>* partial) { partial_values_ = partial; }
   const AttrValue& attr(int index) const { return attrs_[index]; }
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   void set_output(int i, Shape s) { outputs_[i] = std::move(s); }
@@ -101,6 +107,7 @@ class ShapeContext {
   const std::vector<AttrValue>& attrs_;
   const std::vector<std::pair<int, int>>& arg_ranges_;
   std::vector<Shape> outputs_;
+  const std::vector<Shape>* partial_values_ = nullptr;  // per flattened input; unknown rank: none
 };
 
 // All registered ops. Registration is staged: static initializers (generated code, op

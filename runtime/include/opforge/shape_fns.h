@@ -14,6 +14,12 @@ Status broadcast_shapes(const Shape& a, const Shape& b, Shape* out, const std::s
 
 namespace shape_fns {
 
+// The shape a shape-valued input (a dims vector: Reshape's shape, Fill's dims, a backprop's
+// input_sizes) gives where its value is not known: its partially known value
+// (ShapeContext::input_partial_value), else its static length of unknown dims, else an
+// unknown rank.
+Shape partial_shape_input(const ShapeContext& c, int arg);
+
 Status unchanged(ShapeContext& c, int x);
 Status broadcast(ShapeContext& c, int x, int y);
 Status matmul(ShapeContext& c, int a, int b, int transpose_a, int transpose_b);
