@@ -9,7 +9,7 @@ examples.zlib.tfrecord (the same records: uncompressed, GZIP, ZLIB) and examples
 ``records`` (the serialized Examples, an object array of bytes), and TensorFlow's
 tf.io.parse_example of them under FEATURES: ``dense/NAME`` for each FixedLenFeature and
 ``sparse/NAME/{indices,values,dense_shape}`` for each VarLenFeature; ``single/...`` the same
-from tf.io.parse_single_example of record 0; ``raw/<dtype>``: tf.io.decode_raw of the
+from tf.io.parse_single_example of record SINGLE; ``raw/<dtype>``: tf.io.decode_raw of the
 ``image`` feature of every record, little-endian, and ``raw_be/int32`` big-endian.
 
 Records are random (seeded); some leave out the optional features, so defaults and empty
@@ -31,6 +31,7 @@ import tensorflow as tf  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NUM_RECORDS = 6
 IMAGE_BYTES = 24  # divisible by every decode_raw item size
+SINGLE = 5  # the record parse_single_example reads (it has values in every sparse feature but one)
 
 
 def features():
@@ -86,7 +87,7 @@ def main(out_dir):
                 arrays[f"{prefix}/{name}"] = value.numpy()
 
     put("parsed", tf.io.parse_example(tf.constant(records), features()))
-    put("single", tf.io.parse_single_example(tf.constant(records[0]), features()))
+    put("single", tf.io.parse_single_example(tf.constant(records[SINGLE]), features()))
     images = tf.io.parse_example(tf.constant(records), {"image": tf.io.FixedLenFeature([], tf.string)})["image"]
     for dt in (tf.uint8, tf.int8, tf.int16, tf.uint16, tf.int32, tf.int64, tf.float16, tf.float32, tf.float64,
                tf.bool):

@@ -30,3 +30,119 @@ def decode_csv(records: TensorLike, record_defaults: Sequence[TensorLike], field
     Returns:
       A list of `Tensor` objects.
     """
+
+def decode_raw(bytes: TensorLike, out_type: DTypeLike, little_endian: bool = True, name: str | None = None) -> Tensor:
+    r"""Reinterpret the bytes of a string as a vector of numbers.
+
+    Every string in `bytes` must have the same length, a multiple of the size of `out_type`; the
+    output has the shape of `bytes` plus one dimension: the number of values in each string.
+    `little_endian` says the byte order of the data (a one-byte type ignores it). A bool is true for
+    a non-zero byte.
+
+    Args:
+      bytes: A `Tensor` of type `string`. All the elements must have the same length.
+      out_type: A `type` from: `float16`, `bfloat16`, `float32`, `float64`, `int32`, `uint8`,
+        `int16`, `int8`, `int64`, `bool`.
+      little_endian: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`. `bytes`' shape plus the values of each string as the last
+        dimension.
+    """
+
+def parse_example(serialized: TensorLike, names: TensorLike, sparse_keys: Sequence[TensorLike], dense_keys: Sequence[TensorLike], dense_defaults: Sequence[TensorLike], sparse_types: Sequence[DTypeLike], dense_shapes: Sequence[ShapeLike], name: str | None = None) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor]]:
+    r"""Transforms a vector of serialized tf.train.Example protos into typed tensors.
+
+    The first version of ParseExampleV2, with the keys as lists of scalar string tensors and no
+    ragged features; the same parser and the same outputs (see ParseExampleV2).
+
+    Args:
+      serialized: A `Tensor` of type `string`. A vector of serialized Example protos.
+      names: A `Tensor` of type `string`. A vector of names for the serialized protos, used in error
+        messages; may be empty.
+      sparse_keys: A list of at least 0 `Tensor` objects of type `string`. The names of the sparse
+        (VarLen) features, one scalar each.
+      dense_keys: A list of at least 0 `Tensor` objects of type `string`. The names of the dense
+        (FixedLen) features, one scalar each.
+      dense_defaults: A list of `Tensor` objects with types from: attr `Tdense`. One per dense
+        feature: its value where an Example lacks the feature, of shape `dense_shapes[j]`; an empty
+        tensor makes the feature required.
+      sparse_types: A list of `types` from: `float32`, `int64`, `string` with at least 0 elements.
+      dense_shapes: A list of `shapes` with at least 0 elements.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sparse_indices`, `sparse_values`, `sparse_shapes`, `dense_values`).
+      sparse_indices: A list of `Tensor` objects of type `int64`.
+      sparse_values: A list of `Tensor` objects.
+      sparse_shapes: A list of `Tensor` objects of type `int64`.
+      dense_values: A list of `Tensor` objects.
+    """
+
+def parse_example_v2(serialized: TensorLike, names: TensorLike, sparse_keys: TensorLike, dense_keys: TensorLike, ragged_keys: TensorLike, dense_defaults: Sequence[TensorLike], num_sparse: int, sparse_types: Sequence[DTypeLike], ragged_value_types: Sequence[DTypeLike], ragged_split_types: Sequence[DTypeLike], dense_shapes: Sequence[ShapeLike], name: str | None = None) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor]]:
+    r"""Transforms a vector of tf.Example protos (as strings) into typed tensors.
+
+    The protos are decoded by hand from protobuf's wire format (packed and unpacked repeated fields
+    alike; unknown fields skipped). Sparse (VarLen) feature j gives `sparse_indices[j]` (int64 [N,
+    rank(serialized) + 1]: the example and the position in it), `sparse_values[j]` ([N]) and
+    `sparse_shapes[j]` (the batch size and the largest count). Dense feature j gives
+    `dense_values[j]` of shape `serialized.shape + dense_shapes[j]`: each Example holds exactly that
+    many values, or lacks the feature and takes `dense_defaults[j]` (empty: required). A dense shape
+    whose first dimension is unknown is a variable-length feature (FixedLenSequenceFeature): the
+    output's dimension is the largest count in the batch, padded with the scalar default. Ragged
+    feature j gives its values and row splits. Missing required features, a feature of the wrong
+    type or count, and malformed protos are InvalidArgumentErrors naming the example and the
+    feature.
+
+    Args:
+      serialized: A `Tensor` of type `string`. A scalar or vector of serialized Example protos.
+      names: A `Tensor` of type `string`. Names of the protos (the shape of `serialized`, or empty),
+        used in error messages.
+      sparse_keys: A `Tensor` of type `string`. Vector of the sparse features' names.
+      dense_keys: A `Tensor` of type `string`. Vector of the dense features' names.
+      ragged_keys: A `Tensor` of type `string`. Vector of the ragged features' names.
+      dense_defaults: A list of `Tensor` objects with types from: attr `Tdense`. One per dense
+        feature: its default value (empty: the feature is required).
+      num_sparse: A `int` that is `>= 0`.
+      sparse_types: A list of `types` from: `float32`, `int64`, `string` with at least 0 elements.
+      ragged_value_types: A list of `types` from: `float32`, `int64`, `string` with at least 0
+        elements.
+      ragged_split_types: A list of `types` from: `int32`, `int64` with at least 0 elements.
+      dense_shapes: A list of `shapes` with at least 0 elements.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sparse_indices`, `sparse_values`, `sparse_shapes`, `dense_values`, `ragged_values`, `ragged_row_splits`).
+      sparse_indices: A list of `Tensor` objects of type `int64`.
+      sparse_values: A list of `Tensor` objects.
+      sparse_shapes: A list of `Tensor` objects of type `int64`.
+      dense_values: A list of `Tensor` objects.
+      ragged_values: A list of `Tensor` objects.
+      ragged_row_splits: A list of `Tensor` objects.
+    """
+
+def parse_single_example(serialized: TensorLike, dense_defaults: Sequence[TensorLike], num_sparse: int, sparse_keys: Sequence[str], dense_keys: Sequence[str], sparse_types: Sequence[DTypeLike], dense_shapes: Sequence[ShapeLike], name: str | None = None) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor]]:
+    r"""Transforms a tf.Example proto (as a string) into typed tensors.
+
+    ParseExampleV2 for one scalar proto, with the keys as attrs: sparse indices are [N, 1], sparse
+    shapes [1], and dense feature j has shape `dense_shapes[j]`.
+
+    Args:
+      serialized: A `Tensor` of type `string`. A scalar: one serialized Example.
+      dense_defaults: A list of `Tensor` objects with types from: attr `Tdense`. One per dense
+        feature: its default value (empty: the feature is required).
+      num_sparse: A `int` that is `>= 0`.
+      sparse_keys: A list of `strings` with at least 0 elements.
+      dense_keys: A list of `strings` with at least 0 elements.
+      sparse_types: A list of `types` from: `float32`, `int64`, `string` with at least 0 elements.
+      dense_shapes: A list of `shapes` with at least 0 elements.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sparse_indices`, `sparse_values`, `sparse_shapes`, `dense_values`).
+      sparse_indices: A list of `Tensor` objects of type `int64`.
+      sparse_values: A list of `Tensor` objects.
+      sparse_shapes: A list of `Tensor` objects of type `int64`.
+      dense_values: A list of `Tensor` objects.
+    """

@@ -62,8 +62,241 @@ OpSpec MakeDecodeCSV() {
   return op;
 }
 
+OpSpec MakeDecodeRaw() {
+  OpSpec op;
+  op.name = "DecodeRaw";
+  op.inputs.push_back(ArgSpec{"bytes", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBool)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "little_endian";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DecodeRaw", c); };
+  return op;
+}
+
+OpSpec MakeParseExample() {
+  OpSpec op;
+  op.name = "ParseExample";
+  op.inputs.push_back(ArgSpec{"serialized", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"names", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sparse_keys", static_cast<DType>(7), -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_keys", static_cast<DType>(7), -1, 1, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_defaults", DType::kInvalid, -1, -1, 3, false});
+  op.outputs.push_back(ArgSpec{"sparse_indices", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"sparse_values", DType::kInvalid, -1, -1, 2, false});
+  op.outputs.push_back(ArgSpec{"sparse_shapes", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"dense_values", DType::kInvalid, -1, -1, 3, false});
+  {
+    AttrSpec a;
+    a.name = "Nsparse";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Ndense";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_types";
+    a.type = AttrType::kListType;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tdense";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dense_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ParseExample", c); };
+  return op;
+}
+
+OpSpec MakeParseExampleV2() {
+  OpSpec op;
+  op.name = "ParseExampleV2";
+  op.inputs.push_back(ArgSpec{"serialized", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"names", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sparse_keys", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_keys", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"ragged_keys", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_defaults", DType::kInvalid, -1, -1, 0, false});
+  op.outputs.push_back(ArgSpec{"sparse_indices", DType::kInt64, -1, 1, -1, false});
+  op.outputs.push_back(ArgSpec{"sparse_values", DType::kInvalid, -1, -1, 2, false});
+  op.outputs.push_back(ArgSpec{"sparse_shapes", DType::kInt64, -1, 1, -1, false});
+  op.outputs.push_back(ArgSpec{"dense_values", DType::kInvalid, -1, -1, 0, false});
+  op.outputs.push_back(ArgSpec{"ragged_values", DType::kInvalid, -1, -1, 3, false});
+  op.outputs.push_back(ArgSpec{"ragged_row_splits", DType::kInvalid, -1, -1, 4, false});
+  {
+    AttrSpec a;
+    a.name = "Tdense";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_sparse";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_types";
+    a.type = AttrType::kListType;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ragged_value_types";
+    a.type = AttrType::kListType;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ragged_split_types";
+    a.type = AttrType::kListType;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dense_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ParseExampleV2", c); };
+  return op;
+}
+
+OpSpec MakeParseSingleExample() {
+  OpSpec op;
+  op.name = "ParseSingleExample";
+  op.inputs.push_back(ArgSpec{"serialized", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_defaults", DType::kInvalid, -1, -1, 4, false});
+  op.outputs.push_back(ArgSpec{"sparse_indices", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"sparse_values", DType::kInvalid, -1, -1, 3, false});
+  op.outputs.push_back(ArgSpec{"sparse_shapes", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"dense_values", DType::kInvalid, -1, -1, 4, false});
+  {
+    AttrSpec a;
+    a.name = "num_sparse";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_keys";
+    a.type = AttrType::kListString;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dense_keys";
+    a.type = AttrType::kListString;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_types";
+    a.type = AttrType::kListType;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tdense";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dense_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ParseSingleExample", c); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeDecodeCSV());
+  OpRegistry::Global().add_pending(MakeDecodeRaw());
+  OpRegistry::Global().add_pending(MakeParseExample());
+  OpRegistry::Global().add_pending(MakeParseExampleV2());
+  OpRegistry::Global().add_pending(MakeParseSingleExample());
   return true;
 }();
 

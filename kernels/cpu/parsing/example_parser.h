@@ -1,0 +1,41 @@
+// The parser behind ParseExample, ParseExampleV2 and ParseSingleExample: serialized
+// tf.train.Examples to sparse, dense and ragged tensors, as TensorFlow's fast example parser
+// gives them (values, shapes, defaults and error messages).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "opforge/kernel.h"
+
+namespace opforge {
+namespace example {
+
+struct SparseConfig {  // a VarLenFeature: indices, values, dense_shape
+  std::string key;
+  DType dtype;
+};
+
+struct DenseConfig {  // a FixedLenFeature, or (shape [?, ...]) a FixedLenSequenceFeature
+  std::string key;
+  DType dtype;
+  Shape shape;
+  const Tensor* default_value;  // empty: the feature is required
+};
+
+struct RaggedConfig {  // values and row splits
+  std::string key;
+  DType dtype;
+  DType split_type;
+};
+
+// Parses `serialized` (a scalar or a vector of strings; `names` empty or one per proto) and
+// sets the kernel's outputs, laid out as the parsing ops declare them: sparse indices, sparse
+// values, sparse shapes (one each per sparse feature), dense values, ragged values, ragged
+// row splits.
+Status parse_examples(KernelContext& ctx, const Tensor& serialized, const Tensor* names,
+                      const std::vector<SparseConfig>& sparse, const std::vector<DenseConfig>& dense,
+                      const std::vector<RaggedConfig>& ragged);
+
+}  // namespace example
+}  // namespace opforge

@@ -1,0 +1,106 @@
+// ParseExample, ParseExampleV2 and ParseSingleExample: the same parser (example_parser.h),
+// configured from each op's way of naming the features (tensors or attrs).
+#include <string>
+#include <vector>
+
+#include "cpu/parsing/example_parser.h"
+#include "opforge/ops/parsing/parse_example.h"
+#include "opforge/ops/parsing/parse_example_v2.h"
+#include "opforge/ops/parsing/parse_single_example.h"
+
+namespace opforge {
+namespace {
+
+// The strings of a keys tensor (a vector, or a scalar for ParseExample's one-key inputs).
+Status keys_of(KernelContext& ctx, const char* what, const Tensor& t, std::vector<std::string>* out) {
+  if (t.rank() > 1) return ctx.error(what, " must be a vector, got shape: ", t.shape().to_string());
+  *out = *t.strings();
+  return Status::OK();
+}
+
+Status check_count(KernelContext& ctx, const char* what, size_t got, size_t want, const char* of) {
+  if (got != want) return ctx.error(what, " has ", got, " entries but ", of, " has ", want);
+  return Status::OK();
+}
+
+std::vector<example::DenseConfig> dense_configs(const std::vector<std::string>& keys, const std::vector<DType>& types,
+                                                const std::vector<Shape>& shapes, TensorList defaults) {
+  std::vector<example::DenseConfig> out;
+  for (size_t d = 0; d < keys.size(); ++d) {
+    out.push_back({keys[d], types[d], shapes[d], &defaults[static_cast<int>(d)]});
+  }
+  return out;
+}
+
+std::vector<example::SparseConfig> sparse_configs(const std::vector<std::string>& keys,
+                                                  const std::vector<DType>& types) {
+  std::vector<example::SparseConfig> out;
+  for (size_t k = 0; k < keys.size(); ++k) out.push_back({keys[k], types[k]});
+  return out;
+}
+
+Status ParseExampleV2Cpu(ops::ParseExampleV2Args& a) {
+  std::vector<std::string> sparse_keys, dense_keys, ragged_keys;
+  OPF_RETURN_IF_ERROR(keys_of(a.ctx, "sparse_keys", a.sparse_keys, &sparse_keys));
+  OPF_RETURN_IF_ERROR(keys_of(a.ctx, "dense_keys", a.dense_keys, &dense_keys));
+  OPF_RETURN_IF_ERROR(keys_of(a.ctx, "ragged_keys", a.ragged_keys, &ragged_keys));
+  OPF_RETURN_IF_ERROR(
+      check_count(a.ctx, "sparse_keys", sparse_keys.size(), static_cast<size_t>(a.num_sparse), "num_sparse"));
+  OPF_RETURN_IF_ERROR(check_count(a.ctx, "sparse_types", a.sparse_types.size(), sparse_keys.size(), "sparse_keys"));
+  OPF_RETURN_IF_ERROR(check_count(a.ctx, "dense_keys", dense_keys.size(), a.Tdense.size(), "Tdense"));
+  OPF_RETURN_IF_ERROR(check_count(a.ctx, "dense_shapes", a.dense_shapes.size(), a.Tdense.size(), "Tdense"));
+  OPF_RETURN_IF_ERROR(
+      check_count(a.ctx, "ragged_keys", ragged_keys.size(), a.ragged_value_types.size(), "ragged_value_types"));
+  OPF_RETURN_IF_ERROR(
+      check_count(a.ctx, "ragged_split_types", a.ragged_split_types.size(), ragged_keys.size(), "ragged_keys"));
+  std::vector<example::RaggedConfig> ragged;
+  for (size_t r = 0; r < ragged_keys.size(); ++r) {
+    ragged.push_back({ragged_keys[r], a.ragged_value_types[r], a.ragged_split_types[r]});
+  }
+  return example::parse_examples(a.ctx, a.serialized, &a.names, sparse_configs(sparse_keys, a.sparse_types),
+                                 dense_configs(dense_keys, a.Tdense, a.dense_shapes, a.dense_defaults), ragged);
+}
+
+Status ParseExampleCpu(ops::ParseExampleArgs& a) {
+  if (a.serialized.rank() != 1) {
+    return a.ctx.error("Expected serialized to be a vector, got shape: ", a.serialized.shape().to_string());
+  }
+  std::vector<std::string> sparse_keys, dense_keys;
+  for (int k = 0; k < a.sparse_keys.size; ++k) {
+    const Tensor& t = a.sparse_keys[k];
+    if (t.num_elements() != 1) return a.ctx.error("sparse_keys[", k, "] must be a scalar, got ", t.shape().to_string());
+    sparse_keys.push_back((*t.strings())[0]);
+  }
+  for (int k = 0; k < a.dense_keys.size; ++k) {
+    const Tensor& t = a.dense_keys[k];
+    if (t.num_elements() != 1) return a.ctx.error("dense_keys[", k, "] must be a scalar, got ", t.shape().to_string());
+    dense_keys.push_back((*t.strings())[0]);
+  }
+  OPF_RETURN_IF_ERROR(check_count(a.ctx, "sparse_types", a.sparse_types.size(), sparse_keys.size(), "sparse_keys"));
+  OPF_RETURN_IF_ERROR(check_count(a.ctx, "Tdense", a.Tdense.size(), dense_keys.size(), "dense_keys"));
+  OPF_RETURN_IF_ERROR(check_count(a.ctx, "dense_shapes", a.dense_shapes.size(), dense_keys.size(), "dense_keys"));
+  return example::parse_examples(a.ctx, a.serialized, &a.names, sparse_configs(sparse_keys, a.sparse_types),
+                                 dense_configs(dense_keys, a.Tdense, a.dense_shapes, a.dense_defaults), {});
+}
+
+Status ParseSingleExampleCpu(ops::ParseSingleExampleArgs& a) {
+  if (a.serialized.rank() != 0) {
+    return a.ctx.error("Expected serialized to be a scalar, got shape: ", a.serialized.shape().to_string());
+  }
+  OPF_RETURN_IF_ERROR(
+      check_count(a.ctx, "sparse_keys", a.sparse_keys.size(), static_cast<size_t>(a.num_sparse), "num_sparse"));
+  OPF_RETURN_IF_ERROR(check_count(a.ctx, "sparse_types", a.sparse_types.size(), a.sparse_keys.size(), "sparse_keys"));
+  OPF_RETURN_IF_ERROR(check_count(a.ctx, "dense_keys", a.dense_keys.size(), a.Tdense.size(), "Tdense"));
+  OPF_RETURN_IF_ERROR(check_count(a.ctx, "dense_shapes", a.dense_shapes.size(), a.Tdense.size(), "Tdense"));
+  return example::parse_examples(a.ctx, a.serialized, nullptr, sparse_configs(a.sparse_keys, a.sparse_types),
+                                 dense_configs(a.dense_keys, a.Tdense, a.dense_shapes, a.dense_defaults), {});
+}
+
+}  // namespace
+
+// The kernels make their outputs themselves: their sizes depend on the protos.
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParseExampleV2, CPU, ParseExampleV2Cpu)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParseExample, CPU, ParseExampleCpu)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParseSingleExample, CPU, ParseSingleExampleCpu)
+
+}  // namespace opforge

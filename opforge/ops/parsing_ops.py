@@ -1,0 +1,195 @@
+"""Parsing tf.train.Example protos and raw bytes, as TensorFlow's tf.io does it.
+
+Feature specs (``FixedLenFeature``, ``VarLenFeature``, ``FixedLenSequenceFeature``) say what to
+read; ``parse_example`` (a batch: the ParseExampleV2 op) and ``parse_single_example`` (one
+proto: the ParseSingleExample op) return a dict from feature name to a dense tensor or, for a
+VarLenFeature, a SparseTensor. ``decode_raw`` is the DecodeRaw op. The protos are decoded in
+C++ (kernels/cpu/parsing/), eagerly or in a graph.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from .. import ops as _ops
+from ..framework import dtypes as _dtypes
+from ..framework.api import constant
+from ..framework.errors import UnimplementedError
+from ..framework.graph import GraphTensor
+from ..framework.sparse_tensor import SparseTensor
+from ..framework.tensor import Tensor as EagerTensor
+from ..framework.tensor import TensorShape
+
+__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example", "parse_single_example",
+           "decode_raw"]
+
+_PARSE_TYPES = (_dtypes.float32, _dtypes.int64, _dtypes.string)
+
+
+class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
+    """A feature with any number of values per example: parsed into a SparseTensor."""
+
+    __slots__ = ()
+
+
+class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])):
+    """A feature with ``shape`` values per example; an example without it takes
+    ``default_value`` (None: the feature is required)."""
+
+    __slots__ = ()
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, dtype, default_value)
+
+
+class FixedLenSequenceFeature(collections.namedtuple(
+        "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"])):
+    """Rows of ``shape`` values, any number of them per example: parsed into a dense tensor of
+    the longest example's rows, the others padded with ``default_value`` (a scalar; None:
+    zero or ""). In parse_example and parse_single_example ``allow_missing`` must be True."""
+
+    __slots__ = ()
+
+    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+        return super().__new__(cls, shape, dtype, allow_missing, default_value)
+
+
+def _parse_dtype(dtype, key):
+    dt = _dtypes.as_dtype(dtype)
+    if dt not in _PARSE_TYPES:
+        raise ValueError(f"Feature {key}: unsupported dtype {dt.name} (Example features are float32, int64 or string)")
+    return dt
+
+
+def _shape_dims(shape, key):
+    dims = TensorShape(shape)
+    if dims.rank is None:
+        raise ValueError(f"Feature {key}: the shape must have a known rank, got {shape!r}")
+    out = [d for d in dims.as_list()]
+    if any(d is None for d in out):
+        raise ValueError(f"Feature {key}: the shape must be fully defined, got {shape!r}")
+    return out
+
+
+def _empty(dt):
+    return np.zeros(0, dtype=object) if dt == _dtypes.string else np.zeros(0, dt.as_numpy_dtype)
+
+
+def _default_array(value, dt, shape, key):
+    """The default as a NumPy array of the feature's shape (TensorFlow reshapes it too)."""
+    if dt == _dtypes.string:
+        arr = np.asarray(value, dtype=object)
+        arr = np.vectorize(lambda v: v.encode() if isinstance(v, str) else v, otypes=[object])(arr) if arr.size else arr
+    else:
+        arr = np.asarray(value, dtype=dt.as_numpy_dtype)
+    size = int(np.prod(shape)) if shape else 1
+    if arr.size != size:
+        raise ValueError(f"Feature {key}: the default value has {arr.size} values but the shape {shape} has {size}")
+    return arr.reshape(shape)
+
+
+class _Config:
+    """The ops' arguments for a dict of feature specs (keys sorted, as TensorFlow orders them)."""
+
+    def __init__(self, features, single):
+        if not features:
+            raise ValueError("Missing: features was empty (give at least one feature to parse)")
+        self.sparse_keys, self.sparse_types = [], []
+        self.dense_keys, self.dense_types, self.dense_shapes, self.dense_defaults = [], [], [], []
+        for key in sorted(features):
+            spec = features[key]
+            if isinstance(spec, VarLenFeature):
+                self.sparse_keys.append(key)
+                self.sparse_types.append(_parse_dtype(spec.dtype, key))
+            elif isinstance(spec, FixedLenFeature):
+                dt = _parse_dtype(spec.dtype, key)
+                shape = _shape_dims(spec.shape, key)
+                self.dense_keys.append(key)
+                self.dense_types.append(dt)
+                self.dense_shapes.append(shape)
+                self.dense_defaults.append(_empty(dt) if spec.default_value is None
+                                           else _default_array(spec.default_value, dt, shape, key))
+            elif isinstance(spec, FixedLenSequenceFeature):
+                if not spec.allow_missing:
+                    raise ValueError(f"Unsupported: FixedLenSequenceFeature requires allow_missing to be True "
+                                     f"(feature {key})")
+                dt = _parse_dtype(spec.dtype, key)
+                self.dense_keys.append(key)
+                self.dense_types.append(dt)
+                self.dense_shapes.append([-1] + _shape_dims(spec.shape, key))
+                pad = spec.default_value
+                if pad is None:
+                    pad = b"" if dt == _dtypes.string else 0
+                self.dense_defaults.append(_default_array(pad, dt, [], key))
+            else:
+                raise ValueError(f"Unsupported feature spec for {key}: {type(spec).__name__} (expected FixedLenFeature, "
+                                 "VarLenFeature or FixedLenSequenceFeature)")
+        del single
+        self.dense_defaults = [constant(v, dtype=t) for v, t in zip(self.dense_defaults, self.dense_types)]
+
+    def results(self, sparse_indices, sparse_values, sparse_shapes, dense_values):
+        out = {}
+        for k, key in enumerate(self.sparse_keys):
+            out[key] = SparseTensor(sparse_indices[k], sparse_values[k], sparse_shapes[k])
+        for d, key in enumerate(self.dense_keys):
+            out[key] = dense_values[d]
+        return out
+
+
+def _list(x):
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def parse_example(serialized, features, name=None, example_names=None):
+    """Parses a vector of serialized Example protos into a dict of tensors (TensorFlow's
+    tf.io.parse_example): a FixedLenFeature gives a [batch] + shape tensor, a VarLenFeature a
+    SparseTensor with indices [N, 2], a FixedLenSequenceFeature a [batch, rows] + shape tensor."""
+    config = _Config(features, single=False)
+    names = [] if example_names is None else example_names
+    result = _ops.parse_example_v2(
+        _strings(serialized), _strings(names), _strings(config.sparse_keys), _strings(config.dense_keys), _strings([]),
+        config.dense_defaults, num_sparse=len(config.sparse_keys), sparse_types=config.sparse_types,
+        ragged_value_types=[], ragged_split_types=[], dense_shapes=config.dense_shapes, name=name)
+    return config.results(*_split(result))
+
+
+def parse_single_example(serialized, features, name=None, example_names=None):
+    """Parses one serialized Example (a scalar string) into a dict of tensors (TensorFlow's
+    tf.io.parse_single_example): dense features have their own shape, sparse ones indices [N, 1]."""
+    del example_names  # one proto: errors name the feature
+    config = _Config(features, single=True)
+    result = _ops.parse_single_example(
+        _strings(serialized), config.dense_defaults, num_sparse=len(config.sparse_keys), sparse_keys=config.sparse_keys,
+        dense_keys=config.dense_keys, sparse_types=config.sparse_types, dense_shapes=config.dense_shapes, name=name)
+    return config.results(*_split(result))
+
+
+def _strings(values):
+    """A string tensor of Python or NumPy strings (graph tensors pass through)."""
+    if isinstance(values, (GraphTensor, EagerTensor)):
+        return values
+    return constant(np.asarray(values, dtype=object), dtype=_dtypes.string)
+
+
+def _split(result):
+    """The (sparse indices, sparse values, sparse shapes, dense values) output lists of a parse op."""
+    return [list(part) for part in tuple(result)[:4]]
+
+
+def decode_raw(input_bytes=None, out_type=None, little_endian=True, fixed_length=None, name=None, bytes=None):  # noqa: A002
+    """Reinterprets the bytes of each string as a vector of ``out_type`` (TensorFlow's
+    tf.io.decode_raw; TF1's ``bytes=`` spelling is accepted). ``fixed_length`` (TensorFlow's
+    DecodePaddedRaw) is not supported."""
+    if input_bytes is None:
+        input_bytes = bytes
+    if input_bytes is None or out_type is None:
+        raise ValueError("decode_raw needs input_bytes and out_type")
+    if fixed_length is not None:
+        raise UnimplementedError("decode_raw: fixed_length (the DecodePaddedRaw op) is not supported; "
+                                 "pad or slice the strings to one length first", "DecodePaddedRaw")
+    return _ops.decode_raw(_strings(input_bytes), out_type=_dtypes.as_dtype(out_type), little_endian=bool(little_endian),
+                           name=name)
