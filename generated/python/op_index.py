@@ -14,6 +14,7 @@ GROUPS = (
     "nn",
     "parsing",
     "random",
+    "sparse",
     "state",
     "training",
 )
@@ -226,6 +227,7 @@ OPS = {
     "StatelessRandomUniformInt": ("random", "stateless_random_uniform_int"),
     "StatelessTruncatedNormal": ("random", "stateless_truncated_normal"),
     "TruncatedNormal": ("random", "truncated_normal"),
+    "SparseToDense": ("sparse", "sparse_to_dense"),
     "Assign": ("state", "assign"),
     "AssignAdd": ("state", "assign_add"),
     "AssignSub": ("state", "assign_sub"),

@@ -1,0 +1,205 @@
+"""The Example parsing ops (ParseExampleV2, ParseExample, ParseSingleExample) and DecodeRaw:
+values against TensorFlow's (the committed answers of tools/make_tfrecord_fixtures.py, and TF
+itself where installed) on random Examples, the wire format's corners (unpacked repeated
+fields, unknown fields, repeated keys), and every error TensorFlow gives."""
+
+from __future__ import annotations
+
+import os
+import struct
+
+import numpy as np
+import pytest
+
+import opforge as of
+from opforge.io.example import BytesList, Example, Feature, Features, FloatList, Int64List
+from opforge.ops.parsing_ops import (
+    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, decode_raw, parse_example, parse_single_example,
+)
+
+DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "tfrecord", "examples.npz")
+
+
+def features():
+    """tools/make_tfrecord_fixtures.py's features(), in opforge's spelling."""
+    return {
+        "image": FixedLenFeature([], of.string),
+        "label": FixedLenFeature([], of.int64),
+        "score": FixedLenFeature([3], of.float32),
+        "weight": FixedLenFeature([2, 2], of.float32, default_value=[[1.0, 2.0], [3.0, 4.0]]),
+        "name": FixedLenFeature([], of.string, default_value="none"),
+        "tags": VarLenFeature(of.string),
+        "ids": VarLenFeature(of.int64),
+        "values": VarLenFeature(of.float32),
+    }
+
+
+@pytest.fixture(scope="module")
+def expected():
+    return np.load(DATA, allow_pickle=True)
+
+
+def _value(t):
+    return t.numpy() if hasattr(t, "numpy") else np.asarray(t)
+
+
+def _assert_parsed(got, expected, prefix):
+    for key, value in got.items():
+        if isinstance(value, (of.SparseTensor, of.SparseTensorValue)):
+            for part in ("indices", "values", "dense_shape"):
+                np.testing.assert_array_equal(_value(getattr(value, part)), expected[f"{prefix}/{key}/{part}"],
+                                              err_msg=f"{key}.{part}")
+        else:
+            np.testing.assert_array_equal(_value(value), expected[f"{prefix}/{key}"], err_msg=key)
+
+
+def test_parse_example_equals_tensorflows_answers(expected):
+    got = parse_example(list(expected["records"]), features())
+    assert sorted(got) == sorted(features())
+    _assert_parsed(got, expected, "parsed")
+    assert got["score"].dtype == of.float32 and got["weight"].shape == (6, 2, 2)
+    assert got["ids"].indices.shape[1] == 2
+
+
+def test_parse_single_example_equals_tensorflows_answers(expected):
+    got = parse_single_example(expected["records"][5], features())
+    _assert_parsed(got, expected, "single")
+    assert got["ids"].indices.shape[1] == 1 and got["ids"].values.shape == (5,)
+
+
+def test_parse_in_a_graph_fetches_sparse_tensor_values(expected):
+    with of.Graph().as_default():
+        serialized = of.placeholder(of.string, [None])
+        parsed = parse_example(serialized, features())
+        assert parsed["score"].shape.as_list() == [None, 3]
+        assert parsed["weight"].shape.as_list() == [None, 2, 2]
+        assert parsed["ids"].indices.shape.as_list() == [None, 2]
+        with of.Session() as sess:
+            got = sess.run(parsed, {serialized: np.array(list(expected["records"]), dtype=object)})
+    assert isinstance(got["ids"], of.SparseTensorValue)
+    _assert_parsed(got, expected, "parsed")
+
+
+def test_decode_raw_equals_tensorflows_answers(expected):
+    images = parse_example(list(expected["records"]), {"image": FixedLenFeature([], of.string)})["image"]
+    for dt in ("uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"):
+        np.testing.assert_array_equal(decode_raw(images, of.as_dtype(dt)).numpy(), expected[f"raw/{dt}"], err_msg=dt)
+    # a bool is true for any non-zero byte (TensorFlow's array holds the raw byte)
+    np.testing.assert_array_equal(decode_raw(images, of.bool_).numpy(), expected["raw/bool"].view(np.uint8) != 0)
+    np.testing.assert_array_equal(decode_raw(images, of.int32, little_endian=False).numpy(), expected["raw_be/int32"])
+    np.testing.assert_array_equal(decode_raw(bytes=images, out_type=of.float64, little_endian=False).numpy(),
+                                  expected["raw_be/float64"])
+
+
+def test_decode_raw_against_numpy_on_random_bytes():
+    rng = np.random.default_rng(7)
+    raw = [rng.bytes(48) for _ in range(12)]
+    strings = np.array(raw, dtype=object).reshape(3, 4)
+    for dt in (np.uint8, np.int16, np.int32, np.int64, np.float32, np.float64):
+        got = decode_raw(strings, of.as_dtype(dt)).numpy()
+        want = np.stack([np.frombuffer(b, dtype=dt) for b in raw]).reshape(3, 4, -1)
+        np.testing.assert_array_equal(got, want)
+        big = decode_raw(strings, of.as_dtype(dt), little_endian=False).numpy()
+        np.testing.assert_array_equal(big, np.stack([np.frombuffer(b, dtype=np.dtype(dt).newbyteorder(">"))
+                                                     for b in raw]).reshape(3, 4, -1).astype(dt))
+    assert decode_raw(np.array([], dtype=object), of.int32).numpy().shape == (0, 0)
+
+
+def test_decode_raw_errors():
+    with pytest.raises(of.errors.InvalidArgumentError, match="DecodeRaw.*all be the same size.*element 1 has size 5"):
+        decode_raw([b"abcd", b"abcde"], of.uint8)
+    with pytest.raises(of.errors.InvalidArgumentError, match="DecodeRaw.*length 6 that is not a multiple of 4"):
+        decode_raw([b"abcdef"], of.int32)
+    with pytest.raises(of.errors.UnimplementedError, match="fixed_length"):
+        decode_raw([b"abcd"], of.int32, fixed_length=4)
+
+
+# ------------------------------------------------------------------------- building Examples
+
+
+def _example(**features):
+    f = {}
+    for key, values in features.items():
+        if isinstance(values, Feature):
+            f[key] = values
+        elif values and isinstance(values[0], (bytes, str)):
+            f[key] = Feature(bytes_list=BytesList(value=[v.encode() if isinstance(v, str) else v for v in values]))
+        elif values and isinstance(values[0], float):
+            f[key] = Feature(float_list=FloatList(value=values))
+        else:
+            f[key] = Feature(int64_list=Int64List(value=values))
+    return Example(features=Features(feature=f)).SerializeToString()
+
+
+def _random_examples(rng, n):
+    out, want = [], {"f": [], "i": [], "s": [], "v": []}
+    for _ in range(n):
+        f = rng.normal(size=(2, 3)).astype(np.float32)
+        i = rng.integers(-2**62, 2**62, size=int(rng.integers(0, 5)))
+        s = [rng.bytes(int(rng.integers(0, 9))) for _ in range(int(rng.integers(0, 4)))]
+        v = rng.normal(size=3 * int(rng.integers(0, 4))).astype(np.float32)
+        kw = {"f": f.ravel().tolist(), "i": i.tolist(), "s": s}
+        if v.size:
+            kw["v"] = v.tolist()
+        out.append(_example(**{k: x for k, x in kw.items() if len(x)}))
+        for k, x in (("f", f), ("i", i), ("s", s), ("v", v)):
+            want[k].append(x)
+    return out, want
+
+
+def test_random_examples_against_numpy():
+    rng = np.random.default_rng(3)
+    protos, want = _random_examples(rng, 25)
+    got = parse_example(protos, {
+        "f": FixedLenFeature([2, 3], of.float32),
+        "i": VarLenFeature(of.int64),
+        "s": VarLenFeature(of.string),
+        "v": FixedLenSequenceFeature([3], of.float32, allow_missing=True, default_value=-1.0),
+    })
+    np.testing.assert_array_equal(got["f"].numpy(), np.stack(want["f"]))
+    for key in ("i", "s"):
+        sp = got[key]
+        rows = [(b, j) for b, vals in enumerate(want[key]) for j in range(len(vals))]
+        np.testing.assert_array_equal(sp.indices.numpy(), np.array(rows, np.int64).reshape(-1, 2))
+        assert list(sp.values.numpy()) == [x for vals in want[key] for x in vals]
+        assert list(sp.dense_shape.numpy()) == [25, max(len(v) for v in want[key])]
+    rows = max(len(v) for v in want["v"]) // 3
+    padded = np.full((25, rows, 3), -1.0, np.float32)
+    for b, v in enumerate(want["v"]):
+        padded[b, :len(v) // 3] = v.reshape(-1, 3)
+    np.testing.assert_array_equal(got["v"].numpy(), padded)
+
+
+def test_random_examples_against_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(4)
+    protos, _ = _random_examples(rng, 30)
+    spec = {
+        "f": ("fixed", [2, 3], "float32", None), "i": ("var", None, "int64", None), "s": ("var", None, "string", None),
+        "v": ("seq", [3], "float32", 0.5), "missing": ("fixed", [2], "int64", [7, 8]),
+    }
+
+    def build(mod, fixed, var, seq):
+        out = {}
+        for key, (kind, shape, dt, default) in spec.items():
+            dtype = getattr(mod, dt)
+            out[key] = (fixed(shape, dtype, default) if kind == "fixed" else var(dtype) if kind == "var"
+                        else seq(shape, dtype, allow_missing=True, default_value=default))
+        return out
+
+    theirs = tf.io.parse_example(tf.constant(protos), build(tf, tf.io.FixedLenFeature, tf.io.VarLenFeature,
+                                                             tf.io.FixedLenSequenceFeature))
+    ours = parse_example(protos, build(of, FixedLenFeature, VarLenFeature, FixedLenSequenceFeature))
+    for key, t in theirs.items():
+        parts = ("indices", "values", "dense_shape") if isinstance(t, tf.SparseTensor) else (None,)
+        for part in parts:
+            a = getattr(t, part) if part else t
+            b = getattr(ours[key], part) if part else ours[key]
+            np.testing.assert_array_equal(b.numpy(), a.numpy(), err_msg=f"{key} {part}")
+    single_theirs = tf.io.parse_single_example(protos[3], build(tf, tf.io.FixedLenFeature, tf.io.VarLenFeature,
+                                                                tf.io.FixedLenSequenceFeature))
+    single_ours = parse_single_example(protos[3], build(of, FixedLenFeature, VarLenFeature, FixedLenSequenceFeature))
+    for key, t in single_theirs.items():
+        a = t.values if isinstance(t, tf.SparseTensor) else t
+        b = single_ours[key].values if isinstance(single_ours[key], of.SparseTensor) else single_ours[key]
+        np.testing.assert_array_equal(b.numpy(), a.numpy(), err_msg=key)
