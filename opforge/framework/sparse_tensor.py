@@ -81,7 +81,7 @@ class SparseTensor:
             return TensorShape([int(d) for d in self._dense_shape.numpy()])
         op = self._dense_shape.op
         if op.type == "Const":
-            return TensorShape([int(d) for d in op.get_attr("value").reshape(-1)])
+            return TensorShape([int(d) for d in np.asarray(op.get_attr("value")).reshape(-1)])
         rank = TensorShape(self._dense_shape.shape)
         return TensorShape(None if rank.rank is None or rank[0] is None else [None] * int(rank[0]))
 

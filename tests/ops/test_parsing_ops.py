@@ -6,7 +6,6 @@ fields, unknown fields, repeated keys), and every error TensorFlow gives."""
 from __future__ import annotations
 
 import os
-import struct
 
 import numpy as np
 import pytest
