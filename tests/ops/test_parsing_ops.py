@@ -202,3 +202,39 @@ def test_random_examples_against_tensorflow():
         a = t.values if isinstance(t, tf.SparseTensor) else t
         b = single_ours[key].values if isinstance(single_ours[key], of.SparseTensor) else single_ours[key]
         np.testing.assert_array_equal(b.numpy(), a.numpy(), err_msg=key)
+
+
+def test_tensorflow_graph_def_with_parsing_ops_imports_and_runs(expected):
+    """A TF1 input graph (ParseExampleV2, ParseSingleExample, ParseExample, DecodeRaw, SparseToDense)
+    imports and computes TF's values."""
+    tf = pytest.importorskip("tensorflow")
+    tf1 = tf.compat.v1
+    records = list(expected["records"])
+    g = tf.Graph()
+    with g.as_default():
+        serialized = tf1.placeholder(tf.string, [None], name="serialized")
+        parsed = tf1.io.parse_example(serialized, {
+            "image": tf1.io.FixedLenFeature([], tf.string), "ids": tf1.io.VarLenFeature(tf.int64),
+            "weight": tf1.io.FixedLenFeature([2, 2], tf.float32, default_value=[[1.0, 2.0], [3.0, 4.0]])})
+        tf.identity(tf1.decode_raw(parsed["image"], tf.int16), name="pixels")
+        tf.identity(tf1.sparse_tensor_to_dense(parsed["ids"], default_value=-7), name="ids")
+        tf.identity(parsed["weight"], name="weight")
+        one = tf1.placeholder(tf.string, [], name="one")
+        single = tf1.io.parse_single_example(one, {"ids": tf1.io.VarLenFeature(tf.int64)})
+        tf.identity(single["ids"].values, name="single_ids")
+        v1 = tf.raw_ops.ParseExample(serialized=serialized, names=[], sparse_keys=["ids"], dense_keys=[],
+                                     dense_defaults=[], sparse_types=[tf.int64], dense_shapes=[])
+        tf.identity(v1.sparse_values[0], name="v1_ids")
+    ops = {op.type for op in g.get_operations()}
+    assert {"ParseExampleV2", "DecodeRaw", "SparseToDense", "ParseExample"} <= ops
+    names = ["pixels:0", "ids:0", "weight:0", "single_ids:0", "v1_ids:0"]
+    with tf1.Session(graph=g) as sess:
+        theirs = sess.run(names, {"serialized:0": records, "one:0": records[3]})
+    with of.Graph().as_default() as og:
+        of.import_graph_def(g.as_graph_def().SerializeToString(), name="")
+        with of.Session() as sess:
+            ours = sess.run([og.get_tensor_by_name(n) for n in names],
+                            {og.get_tensor_by_name("serialized:0"): np.array(records, dtype=object),
+                             og.get_tensor_by_name("one:0"): records[3]})
+    for name, a, b in zip(names, theirs, ours):
+        np.testing.assert_array_equal(b, a, err_msg=name)
