@@ -15,7 +15,7 @@ IAE = of.errors.InvalidArgumentError
 def _random_sparse(rng, shape, density=0.3, dtype=np.float32):
     mask = rng.random(shape) < density
     indices = np.argwhere(mask).astype(np.int64)  # row-major: lexicographic order
-    values = rng.normal(size=len(indices)).astype(dtype) if dtype != object else \
+    values = rng.normal(size=len(indices)).astype(dtype) if dtype is not object else \
         np.array([rng.bytes(int(rng.integers(0, 5))) for _ in indices], dtype=object)
     return indices, values
 
