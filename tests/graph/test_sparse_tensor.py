@@ -69,6 +69,9 @@ def test_to_dense_errors_as_tensorflow():
     with pytest.raises(IAE, match="sparse_indices should be a scalar, vector, or matrix"):
         raw(sparse_indices=np.zeros((1, 1, 1), np.int64), output_shape=np.array([2], np.int64),
             sparse_values=np.ones(1, np.float32), default_value=np.float32(0))
+    with pytest.raises(IAE, match="has too many elements"):
+        raw(sparse_indices=np.zeros((0, 3), np.int64), output_shape=np.array([2**40, 2**40, 2**40], np.int64),
+            sparse_values=np.ones(0, np.float32), default_value=np.float32(0))
     # scalar and vector indices, a scalar value for all, int32 indices
     got = raw(sparse_indices=np.array([0, 3], np.int32), output_shape=np.array([5], np.int32),
               sparse_values=np.float32(2), default_value=np.float32(-1))

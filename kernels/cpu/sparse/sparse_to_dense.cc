@@ -88,7 +88,11 @@ Status SparseToDenseCpu(ops::SparseToDenseArgs& a) {
   Tensor& out = a.ctx.output(0);
   const DType dt = a.sparse_values.dtype();
   int64_t total = 1;
-  for (int64_t d : shape) total *= d;
+  for (int64_t d : shape) {
+    if (__builtin_mul_overflow(total, d, &total)) {
+      return a.ctx.error("output_shape ", Shape(shape).to_string(), " has too many elements");
+    }
+  }
   const bool scalar_values = a.sparse_values.rank() == 0;
   if (dt == DType::kString) {
     std::vector<std::string> values(static_cast<size_t>(total), (*a.default_value.strings())[0]);
