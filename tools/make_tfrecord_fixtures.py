@@ -12,6 +12,11 @@ tf.io.parse_example of them under FEATURES: ``dense/NAME`` for each FixedLenFeat
 from tf.io.parse_single_example of record SINGLE; ``raw/<dtype>``: tf.io.decode_raw of the
 ``image`` feature of every record, little-endian, and ``raw_be/int32`` big-endian.
 
+It also writes sequence_examples.tfrecord (tf.train.SequenceExamples) and sequence.npz:
+``records``, and TensorFlow's tf.io.parse_sequence_example of them under CONTEXT and
+SEQUENCE: ``context/...``, ``lists/...`` (as above) and ``lengths/NAME``; ``single/...`` from
+tf.io.parse_single_sequence_example of record SINGLE.
+
 Records are random (seeded); some leave out the optional features, so defaults and empty
 sparse rows are exercised. The files are a few KB.
 """
@@ -46,6 +51,54 @@ def features():
         "ids": tf.io.VarLenFeature(tf.int64),
         "values": tf.io.VarLenFeature(tf.float32),
     }
+
+
+def context_features():
+    """The context spec of the SequenceExample tests (tests/ops/test_parsing_sequence.py CONTEXT)."""
+    return {
+        "length": tf.io.FixedLenFeature([], tf.int64),
+        "lang": tf.io.FixedLenFeature([], tf.string, default_value="en"),
+        "topics": tf.io.VarLenFeature(tf.string),
+    }
+
+
+def sequence_features():
+    """The feature-list spec of the SequenceExample tests (tests/ops/test_parsing_sequence.py SEQUENCE)."""
+    return {
+        "frames": tf.io.FixedLenSequenceFeature([2], tf.float32, allow_missing=True),
+        "steps": tf.io.FixedLenSequenceFeature([], tf.int64),
+        "tokens": tf.io.VarLenFeature(tf.string),
+        "ids": tf.io.VarLenFeature(tf.int64),
+    }
+
+
+def make_sequence_records(rng):
+    def feature_list(kind, steps):
+        if kind == "float":
+            return tf.train.FeatureList(feature=[tf.train.Feature(float_list=tf.train.FloatList(value=v)) for v in steps])
+        if kind == "int":
+            return tf.train.FeatureList(feature=[tf.train.Feature(int64_list=tf.train.Int64List(value=v)) for v in steps])
+        return tf.train.FeatureList(feature=[tf.train.Feature(bytes_list=tf.train.BytesList(value=v)) for v in steps])
+
+    out = []
+    for i in range(NUM_RECORDS):
+        n = int(rng.integers(0, 5))
+        context = {"length": tf.train.Feature(int64_list=tf.train.Int64List(value=[n]))}
+        if i % 2:
+            context["lang"] = tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"fr"]))
+            context["topics"] = tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"t%d" % k for k in range(i)]))
+        lists = {
+            "steps": feature_list("int", [[int(rng.integers(-99, 99))] for _ in range(n)]),
+            "tokens": feature_list("bytes", [[rng.bytes(int(rng.integers(0, 4))) for _ in range(int(rng.integers(0, 3)))]
+                                             for _ in range(n)]),
+            "ids": feature_list("int", [rng.integers(-2**40, 2**40, size=int(rng.integers(0, 4))).tolist()
+                                        for _ in range(int(rng.integers(0, 4)))]),
+        }
+        if i % 3:
+            lists["frames"] = feature_list("float", [rng.normal(size=2).tolist() for _ in range(int(rng.integers(0, 4)))])
+        out.append(tf.train.SequenceExample(context=tf.train.Features(feature=context),
+                                            feature_lists=tf.train.FeatureLists(feature_list=lists)).SerializeToString())
+    return out
 
 
 def make_records(rng):
@@ -96,6 +149,23 @@ def main(out_dir):
     arrays["raw_be/float64"] = tf.io.decode_raw(images, tf.float64, little_endian=False).numpy()
     np.savez(os.path.join(out_dir, "examples.npz"), **arrays)
     print(f"wrote {len(records)} records and {len(arrays)} arrays to {out_dir}")
+
+    sequences = make_sequence_records(np.random.default_rng(32))
+    with tf.io.TFRecordWriter(os.path.join(out_dir, "sequence_examples.tfrecord")) as w:
+        for r in sequences:
+            w.write(r)
+    arrays = {"records": np.array(sequences, dtype=object)}
+    context, lists, lengths = tf.io.parse_sequence_example(tf.constant(sequences), context_features(),
+                                                           sequence_features())
+    put("context", context)
+    put("lists", lists)
+    put("lengths", lengths)
+    context, lists = tf.io.parse_single_sequence_example(tf.constant(sequences[SINGLE]), context_features(),
+                                                         sequence_features())
+    put("single/context", context)
+    put("single/lists", lists)
+    np.savez(os.path.join(out_dir, "sequence.npz"), **arrays)
+    print(f"wrote {len(sequences)} sequence records and {len(arrays)} arrays to {out_dir}")
 
 
 if __name__ == "__main__":

@@ -122,6 +122,75 @@ def parse_example_v2(serialized: TensorLike, names: TensorLike, sparse_keys: Ten
       ragged_row_splits: A list of `Tensor` objects.
     """
 
+def parse_sequence_example_v2(serialized: TensorLike, debug_name: TensorLike, context_sparse_keys: TensorLike, context_dense_keys: TensorLike, context_ragged_keys: TensorLike, feature_list_sparse_keys: TensorLike, feature_list_dense_keys: TensorLike, feature_list_ragged_keys: TensorLike, feature_list_dense_missing_assumed_empty: TensorLike, context_dense_defaults: Sequence[TensorLike], Ncontext_sparse: int = 0, context_sparse_types: Sequence[DTypeLike] = [], context_ragged_value_types: Sequence[DTypeLike] = [], context_ragged_split_types: Sequence[DTypeLike] = [], context_dense_shapes: Sequence[ShapeLike] = [], Nfeature_list_sparse: int = 0, Nfeature_list_dense: int = 0, feature_list_dense_types: Sequence[DTypeLike] = [], feature_list_sparse_types: Sequence[DTypeLike] = [], feature_list_ragged_value_types: Sequence[DTypeLike] = [], feature_list_ragged_split_types: Sequence[DTypeLike] = [], feature_list_dense_shapes: Sequence[ShapeLike] = [], name: str | None = None) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor]]:
+    r"""Transforms a vector of tf.io.SequenceExample protos (as strings) into typed tensors.
+
+    The context (a Features message) is parsed as ParseExampleV2 parses an Example: sparse, dense
+    (with defaults) and ragged features. Each feature list is a sequence of steps (Features): sparse
+    feature list j gives `feature_list_sparse_indices[j]` (the example, the step and the position in
+    it; without the example for a scalar `serialized`) with its values and dense shape (batch,
+    longest list, most values in a step); dense feature list j gives `feature_list_dense_values[j]`
+    of shape batch + [longest list] + `feature_list_dense_shapes[j]`, zero-padded, and its lengths;
+    ragged feature list j its values, outer row splits (steps per example) and inner row splits
+    (values per step). A dense feature list an example lacks is an InvalidArgumentError unless
+    `feature_list_dense_missing_assumed_empty[j]`. Wrong types, wrong value counts and malformed
+    protos are InvalidArgumentErrors naming the example and the feature, as in TensorFlow.
+
+    Args:
+      serialized: A `Tensor` of type `string`. A scalar or vector of serialized SequenceExample
+        protos.
+      debug_name: A `Tensor` of type `string`. Names of the protos (the shape of `serialized`, or
+        empty), used in error messages.
+      context_sparse_keys: A `Tensor` of type `string`.
+      context_dense_keys: A `Tensor` of type `string`.
+      context_ragged_keys: A `Tensor` of type `string`.
+      feature_list_sparse_keys: A `Tensor` of type `string`.
+      feature_list_dense_keys: A `Tensor` of type `string`.
+      feature_list_ragged_keys: A `Tensor` of type `string`.
+      feature_list_dense_missing_assumed_empty: A `Tensor` of type `bool`. One per dense feature
+        list: whether an example may lack it (length 0).
+      context_dense_defaults: A list of `Tensor` objects with types from: attr `Tcontext_dense`. One
+        per dense context feature: its default value (empty: required).
+      Ncontext_sparse: An optional `int` that is `>= 0`. Defaults to `0`.
+      context_sparse_types: An optional list of `types` from: `float32`, `int64`, `string` with at
+        least 0 elements. Defaults to `[]`.
+      context_ragged_value_types: An optional list of `types` from: `float32`, `int64`, `string`
+        with at least 0 elements. Defaults to `[]`.
+      context_ragged_split_types: An optional list of `types` from: `int32`, `int64` with at least 0
+        elements. Defaults to `[]`.
+      context_dense_shapes: An optional list of `shapes` with at least 0 elements. Defaults to `[]`.
+      Nfeature_list_sparse: An optional `int` that is `>= 0`. Defaults to `0`.
+      Nfeature_list_dense: An optional `int` that is `>= 0`. Defaults to `0`.
+      feature_list_dense_types: An optional list of `types` from: `float32`, `int64`, `string` with
+        at least 0 elements. Defaults to `[]`.
+      feature_list_sparse_types: An optional list of `types` from: `float32`, `int64`, `string` with
+        at least 0 elements. Defaults to `[]`.
+      feature_list_ragged_value_types: An optional list of `types` from: `float32`, `int64`,
+        `string` with at least 0 elements. Defaults to `[]`.
+      feature_list_ragged_split_types: An optional list of `types` from: `int32`, `int64` with at
+        least 0 elements. Defaults to `[]`.
+      feature_list_dense_shapes: An optional list of `shapes` with at least 0 elements. Defaults to
+        `[]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`context_sparse_indices`, `context_sparse_values`, `context_sparse_shapes`, `context_dense_values`, `context_ragged_values`, `context_ragged_row_splits`, `feature_list_sparse_indices`, `feature_list_sparse_values`, `feature_list_sparse_shapes`, `feature_list_dense_values`, `feature_list_dense_lengths`, `feature_list_ragged_values`, `feature_list_ragged_outer_splits`, `feature_list_ragged_inner_splits`).
+      context_sparse_indices: A list of `Tensor` objects of type `int64`.
+      context_sparse_values: A list of `Tensor` objects.
+      context_sparse_shapes: A list of `Tensor` objects of type `int64`.
+      context_dense_values: A list of `Tensor` objects.
+      context_ragged_values: A list of `Tensor` objects.
+      context_ragged_row_splits: A list of `Tensor` objects.
+      feature_list_sparse_indices: A list of `Tensor` objects of type `int64`.
+      feature_list_sparse_values: A list of `Tensor` objects.
+      feature_list_sparse_shapes: A list of `Tensor` objects of type `int64`.
+      feature_list_dense_values: A list of `Tensor` objects.
+      feature_list_dense_lengths: A list of `Tensor` objects of type `int64`.
+      feature_list_ragged_values: A list of `Tensor` objects.
+      feature_list_ragged_outer_splits: A list of `Tensor` objects.
+      feature_list_ragged_inner_splits: A list of `Tensor` objects.
+    """
+
 def parse_single_example(serialized: TensorLike, dense_defaults: Sequence[TensorLike], num_sparse: int, sparse_keys: Sequence[str], dense_keys: Sequence[str], sparse_types: Sequence[DTypeLike], dense_shapes: Sequence[ShapeLike], name: str | None = None) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor]]:
     r"""Transforms a tf.Example proto (as a string) into typed tensors.
 

@@ -216,6 +216,7 @@ OPS = {
     "DecodeRaw": ("parsing", "decode_raw"),
     "ParseExample": ("parsing", "parse_example"),
     "ParseExampleV2": ("parsing", "parse_example_v2"),
+    "ParseSequenceExampleV2": ("parsing", "parse_sequence_example_v2"),
     "ParseSingleExample": ("parsing", "parse_single_example"),
     "LogUniformCandidateSampler": ("random", "log_uniform_candidate_sampler"),
     "RandomShuffle": ("random", "random_shuffle"),

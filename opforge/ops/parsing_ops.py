@@ -3,7 +3,9 @@
 Feature specs (``FixedLenFeature``, ``VarLenFeature``, ``FixedLenSequenceFeature``) say what to
 read; ``parse_example`` (a batch: the ParseExampleV2 op) and ``parse_single_example`` (one
 proto: the ParseSingleExample op) return a dict from feature name to a dense tensor or, for a
-VarLenFeature, a SparseTensor. ``decode_raw`` is the DecodeRaw op. The protos are decoded in
+VarLenFeature, a SparseTensor; ``parse_sequence_example`` and ``parse_single_sequence_example``
+(the ParseSequenceExampleV2 op) parse SequenceExamples: context features as an Example's, and
+feature lists (FixedLenSequenceFeature: dense steps, VarLenFeature: sparse). ``decode_raw`` is the DecodeRaw op. The protos are decoded in
 C++ (kernels/cpu/parsing/), eagerly or in a graph.
 """
 
@@ -23,7 +25,7 @@ from ..framework.tensor import Tensor as EagerTensor
 from ..framework.tensor import TensorShape
 
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example", "parse_single_example",
-           "decode_raw"]
+           "parse_sequence_example", "parse_single_sequence_example", "decode_raw"]
 
 _PARSE_TYPES = (_dtypes.float32, _dtypes.int64, _dtypes.string)
 
@@ -93,8 +95,8 @@ def _default_array(value, dt, shape, key):
 class _Config:
     """The ops' arguments for a dict of feature specs (keys sorted, as TensorFlow orders them)."""
 
-    def __init__(self, features, single):
-        if not features:
+    def __init__(self, features, single, context=False):
+        if not features and not context:
             raise ValueError("Missing: features was empty (give at least one feature to parse)")
         self.sparse_keys, self.sparse_types = [], []
         self.dense_keys, self.dense_types, self.dense_shapes, self.dense_defaults = [], [], [], []
@@ -111,7 +113,7 @@ class _Config:
                 self.dense_shapes.append(shape)
                 self.dense_defaults.append(_empty(dt) if spec.default_value is None
                                            else _default_array(spec.default_value, dt, shape, key))
-            elif isinstance(spec, FixedLenSequenceFeature):
+            elif isinstance(spec, FixedLenSequenceFeature) and not context:
                 if not spec.allow_missing:
                     raise ValueError(f"Unsupported: FixedLenSequenceFeature requires allow_missing to be True "
                                      f"(feature {key})")
@@ -125,7 +127,7 @@ class _Config:
                 self.dense_defaults.append(_default_array(pad, dt, [], key))
             else:
                 raise ValueError(f"Unsupported feature spec for {key}: {type(spec).__name__} (expected FixedLenFeature, "
-                                 "VarLenFeature or FixedLenSequenceFeature)")
+                                 f"VarLenFeature{'' if context else ' or FixedLenSequenceFeature'})")
         del single
         self.dense_defaults = [constant(v, dtype=t) for v, t in zip(self.dense_defaults, self.dense_types)]
 
@@ -178,6 +180,72 @@ def _strings(values):
 def _split(result):
     """The (sparse indices, sparse values, sparse shapes, dense values) output lists of a parse op."""
     return [list(part) for part in tuple(result)[:4]]
+
+
+class _ListConfig:
+    """The op's arguments for a dict of feature-list specs (keys sorted)."""
+
+    def __init__(self, features):
+        self.sparse_keys, self.sparse_types = [], []
+        self.dense_keys, self.dense_types, self.dense_shapes, self.missing_ok = [], [], [], []
+        for key in sorted(features or {}):
+            spec = features[key]
+            if isinstance(spec, VarLenFeature):
+                self.sparse_keys.append(key)
+                self.sparse_types.append(_parse_dtype(spec.dtype, key))
+            elif isinstance(spec, FixedLenSequenceFeature):
+                if spec.default_value is not None:
+                    raise ValueError(f"Feature list {key}: a FixedLenSequenceFeature in sequence_features takes no "
+                                     "default_value (short lists are padded with zeros)")
+                self.dense_keys.append(key)
+                self.dense_types.append(_parse_dtype(spec.dtype, key))
+                self.dense_shapes.append(_shape_dims(spec.shape, key))
+                self.missing_ok.append(bool(spec.allow_missing))
+            else:
+                raise ValueError(f"Unsupported sequence feature spec for {key}: {type(spec).__name__} (expected "
+                                 "FixedLenSequenceFeature or VarLenFeature)")
+
+
+def _parse_sequence(serialized, context_features, sequence_features, names, name):
+    if not context_features and not sequence_features:
+        raise ValueError("Missing features: give context_features, sequence_features or both")
+    context = _Config(context_features or {}, single=False, context=True)
+    lists = _ListConfig(sequence_features)
+    out = _ops.parse_sequence_example_v2(
+        _strings(serialized), _strings([] if names is None else names), _strings(context.sparse_keys),
+        _strings(context.dense_keys), _strings([]), _strings(lists.sparse_keys), _strings(lists.dense_keys),
+        _strings([]), constant(np.asarray(lists.missing_ok, np.bool_).reshape(-1), dtype=_dtypes.bool_),
+        context.dense_defaults, Ncontext_sparse=len(context.sparse_keys), context_sparse_types=context.sparse_types,
+        context_ragged_value_types=[], context_ragged_split_types=[], context_dense_shapes=context.dense_shapes,
+        Nfeature_list_sparse=len(lists.sparse_keys), Nfeature_list_dense=len(lists.dense_keys),
+        feature_list_dense_types=lists.dense_types, feature_list_sparse_types=lists.sparse_types,
+        feature_list_ragged_value_types=[], feature_list_ragged_split_types=[],
+        feature_list_dense_shapes=lists.dense_shapes, name=name)
+    out = [list(part) for part in tuple(out)]
+    parsed_context = context.results(out[0], out[1], out[2], out[3])
+    feature_lists = {key: SparseTensor(out[6][k], out[7][k], out[8][k]) for k, key in enumerate(lists.sparse_keys)}
+    feature_lists.update({key: out[9][d] for d, key in enumerate(lists.dense_keys)})
+    lengths = {key: out[10][d] for d, key in enumerate(lists.dense_keys)}
+    return parsed_context, feature_lists, lengths
+
+
+def parse_sequence_example(serialized, context_features=None, sequence_features=None, example_names=None,
+                           name=None):
+    """Parses a vector of serialized SequenceExamples (TensorFlow's tf.io.parse_sequence_example).
+    Returns (context, feature_lists, lengths): context features as parse_example gives them; a
+    FixedLenSequenceFeature list as [batch, longest list] + its shape, zero-padded, with its
+    lengths in the third dict; a VarLenFeature list as a SparseTensor with indices
+    (example, step, position)."""
+    return _parse_sequence(serialized, context_features, sequence_features, example_names, name)
+
+
+def parse_single_sequence_example(serialized, context_features=None, sequence_features=None, example_name=None,
+                                  name=None):
+    """Parses one serialized SequenceExample (TensorFlow's tf.io.parse_single_sequence_example).
+    Returns (context, feature_lists), without the batch dimension."""
+    context, feature_lists, _ = _parse_sequence(serialized, context_features, sequence_features,
+                                                None if example_name is None else example_name, name)
+    return context, feature_lists
 
 
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, fixed_length=None, name=None, bytes=None):  # noqa: A002

@@ -32,16 +32,15 @@ Status DecodeCSVShape(ShapeContext& c) {
 // dense feature batch + its shape (a variable-length one: batch + [?] + the rest); per ragged
 // feature values [?] and row splits [batch + 1] ([0] for a scalar batch).
 Status example_outputs(ShapeContext& c, const Shape& batch, int num_sparse, const std::vector<Shape>& dense_shapes,
-                       int num_ragged) {
+                       int num_ragged, int first = 0, int extra_outputs = 0) {
   if (!batch.unknown_rank() && batch.rank() > 1) {
     return c.error("Expected serialized to be a scalar or vector, got shape: ", batch.to_string());
   }
   const int64_t index_cols = batch.unknown_rank() ? Shape::kUnknownDim : batch.rank() + 1;
   const int num_dense = static_cast<int>(dense_shapes.size());
-  if (c.num_outputs() != 3 * num_sparse + num_dense + 2 * num_ragged) {
-    return c.error("expected ", 3 * num_sparse + num_dense + 2 * num_ragged, " outputs, got ", c.num_outputs());
-  }
-  int out = 0;
+  const int want = first + 3 * num_sparse + num_dense + 2 * num_ragged + extra_outputs;
+  if (c.num_outputs() != want) return c.error("expected ", want, " outputs, got ", c.num_outputs());
+  int out = first;
   for (int k = 0; k < num_sparse; ++k) {
     c.set_output(out + k, Shape{Shape::kUnknownDim, index_cols});
     c.set_output(out + num_sparse + k, Shape{Shape::kUnknownDim});
@@ -96,6 +95,57 @@ Status ParseSingleExampleShape(ShapeContext& c) {
                          named_attr(c, "dense_shapes").list_shape, 0);
 }
 
+// The feature-list outputs of ParseSequenceExampleV2 after its context outputs: per sparse list
+// indices [?, rank + 2], values [?], dense shape [rank + 2]; per dense list batch + [?] + its
+// step shape, and lengths (the batch's shape); per ragged list values [?], outer splits
+// (batch + 1; a scalar for a scalar batch) and inner splits [?].
+Status ParseSequenceExampleV2Shape(ShapeContext& c) {
+  const Shape& batch = c.input_shape(0);
+  const int l_sparse = static_cast<int>(named_attr(c, "Nfeature_list_sparse").i);
+  const std::vector<Shape>& l_dense = named_attr(c, "feature_list_dense_shapes").list_shape;
+  const int l_ragged = static_cast<int>(named_attr(c, "feature_list_ragged_value_types").list_type.size());
+  const int num_dense = static_cast<int>(l_dense.size());
+  const int context = 3 * static_cast<int>(named_attr(c, "Ncontext_sparse").i) +
+                      static_cast<int>(named_attr(c, "context_dense_shapes").list_shape.size()) +
+                      2 * static_cast<int>(named_attr(c, "context_ragged_value_types").list_type.size());
+  OPF_RETURN_IF_ERROR(example_outputs(c, batch, static_cast<int>(named_attr(c, "Ncontext_sparse").i),
+                                      named_attr(c, "context_dense_shapes").list_shape,
+                                      static_cast<int>(named_attr(c, "context_ragged_value_types").list_type.size()), 0,
+                                      3 * l_sparse + 2 * num_dense + 3 * l_ragged));
+  const bool known = !batch.unknown_rank();
+  const int64_t index_cols = known ? batch.rank() + 2 : Shape::kUnknownDim;
+  int out = context;
+  for (int k = 0; k < l_sparse; ++k) {
+    c.set_output(out + k, Shape{Shape::kUnknownDim, index_cols});
+    c.set_output(out + l_sparse + k, Shape{Shape::kUnknownDim});
+    c.set_output(out + 2 * l_sparse + k, Shape{index_cols});
+  }
+  out += 3 * l_sparse;
+  for (int d = 0; d < num_dense; ++d) {
+    const Shape& s = l_dense[static_cast<size_t>(d)];
+    if (!known || s.unknown_rank()) {
+      c.set_output(out + d, Shape::UnknownRank());
+    } else {
+      std::vector<int64_t> dims = batch.dims();
+      dims.push_back(Shape::kUnknownDim);
+      for (int64_t v : s.dims()) dims.push_back(v);
+      c.set_output(out + d, Shape(dims));
+    }
+    c.set_output(out + num_dense + d, known ? batch : Shape::UnknownRank());
+  }
+  out += 2 * num_dense;
+  for (int r = 0; r < l_ragged; ++r) {
+    c.set_output(out + r, Shape{Shape::kUnknownDim});
+    Shape outer = Shape::UnknownRank();
+    if (known) {
+      outer = batch.rank() == 0 ? Shape{} : Shape{batch.dim(0) < 0 ? Shape::kUnknownDim : batch.dim(0) + 1};
+    }
+    c.set_output(out + l_ragged + r, outer);
+    c.set_output(out + 2 * l_ragged + r, Shape{Shape::kUnknownDim});
+  }
+  return Status::OK();
+}
+
 // ---- decode_raw (the kernel: kernels/cpu/parsing/decode_raw.cc)
 
 Status DecodeRawShape(ShapeContext& c) {
@@ -114,6 +164,7 @@ Status DecodeRawShape(ShapeContext& c) {
   shape_fns::register_custom("ParseExampleV2", ParseExampleV2Shape);
   shape_fns::register_custom("ParseExample", ParseExampleShape);
   shape_fns::register_custom("ParseSingleExample", ParseSingleExampleShape);
+  shape_fns::register_custom("ParseSequenceExampleV2", ParseSequenceExampleV2Shape);
   shape_fns::register_custom("DecodeRaw", DecodeRawShape);
   return true;
 }();

@@ -9,90 +9,12 @@
 #include <unordered_map>
 #include <utility>
 
+#include "cpu/parsing/example_values.h"
 #include "cpu/parsing/example_wire.h"
 
 namespace opforge {
 namespace example {
 namespace {
-
-// The values of one feature, of one of the three types an Example holds.
-struct Values {
-  std::vector<float> f;
-  std::vector<int64_t> i;
-  std::vector<std::string> s;
-
-  size_t size(DType dt) const { return dt == DType::kFloat ? f.size() : dt == DType::kInt64 ? i.size() : s.size(); }
-
-  bool append(const FeatureView& v, DType dt) {
-    if (dt == DType::kFloat) return append_values(v, &f);
-    if (dt == DType::kInt64) return append_values(v, &i);
-    return append_values(v, &s);
-  }
-
-  void append_from(const Tensor& t, int64_t begin, int64_t count, DType dt) {
-    if (dt == DType::kFloat) {
-      f.insert(f.end(), t.data<float>() + begin, t.data<float>() + begin + count);
-    } else if (dt == DType::kInt64) {
-      i.insert(i.end(), t.data<int64_t>() + begin, t.data<int64_t>() + begin + count);
-    } else {
-      const auto& src = *t.strings();
-      s.insert(s.end(), src.begin() + begin, src.begin() + begin + count);
-    }
-  }
-
-  void pad(DType dt, const Tensor* value, size_t count) {
-    const bool has = value != nullptr && value->num_elements() > 0;
-    if (dt == DType::kFloat) {
-      f.insert(f.end(), count, has ? value->data<float>()[0] : 0.0f);
-    } else if (dt == DType::kInt64) {
-      i.insert(i.end(), count, has ? value->data<int64_t>()[0] : int64_t{0});
-    } else {
-      s.insert(s.end(), count, has ? (*value->strings())[0] : std::string());
-    }
-  }
-
-  Status to_tensor(DType dt, Shape shape, Tensor* out) {
-    if (dt == DType::kString) return Tensor::FromStrings(std::move(shape), std::move(s), out);
-    OPF_RETURN_IF_ERROR(Tensor::Allocate(dt, std::move(shape), out));
-    if (dt == DType::kFloat) {
-      if (!f.empty()) std::memcpy(out->data<float>(), f.data(), f.size() * sizeof(float));
-    } else if (!i.empty()) {
-      std::memcpy(out->data<int64_t>(), i.data(), i.size() * sizeof(int64_t));
-    }
-    return Status::OK();
-  }
-};
-
-Kind kind_of(DType dt) {
-  return dt == DType::kFloat ? Kind::kFloat : dt == DType::kInt64 ? Kind::kInt64 : Kind::kBytes;
-}
-
-const char* type_name(DType dt) { return kind_name(kind_of(dt)); }
-
-// Printable, bounded rendering of a malformed proto for an error message.
-std::string preview(const std::string& bytes) {
-  std::string out;
-  const size_t n = std::min<size_t>(bytes.size(), 64);
-  for (size_t k = 0; k < n; ++k) {
-    const unsigned char c = static_cast<unsigned char>(bytes[k]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 15]);
-    }
-  }
-  if (bytes.size() > n) out += "...";
-  return out;
-}
-
-Status make_int64(Shape shape, const std::vector<int64_t>& v, Tensor* out) {
-  OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt64, std::move(shape), out));
-  if (!v.empty()) std::memcpy(out->data<int64_t>(), v.data(), v.size() * sizeof(int64_t));
-  return Status::OK();
-}
 
 // What one feature gathers over the batch.
 struct Gathered {
@@ -279,16 +201,7 @@ Status parse_examples(KernelContext& ctx, const Tensor& serialized, const Tensor
       size_t at = 0;
       for (int64_t b = 0; b < batch; ++b) {
         const int64_t n = g.counts[static_cast<size_t>(b)] * stride[d];
-        Values& v = g.values;
-        if (c.dtype == DType::kFloat) {
-          padded.f.insert(padded.f.end(), v.f.begin() + static_cast<int64_t>(at),
-                          v.f.begin() + static_cast<int64_t>(at) + n);
-        } else if (c.dtype == DType::kInt64) {
-          padded.i.insert(padded.i.end(), v.i.begin() + static_cast<int64_t>(at),
-                          v.i.begin() + static_cast<int64_t>(at) + n);
-        } else {
-          for (int64_t j = 0; j < n; ++j) padded.s.push_back(std::move(v.s[at + static_cast<size_t>(j)]));
-        }
+        padded.take(g.values, c.dtype, at, static_cast<size_t>(n));
         at += static_cast<size_t>(n);
         padded.pad(c.dtype, c.default_value,
                    static_cast<size_t>((rows - g.counts[static_cast<size_t>(b)]) * stride[d]));

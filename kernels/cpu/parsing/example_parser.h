@@ -37,5 +37,25 @@ Status parse_examples(KernelContext& ctx, const Tensor& serialized, const Tensor
                       const std::vector<SparseConfig>& sparse, const std::vector<DenseConfig>& dense,
                       const std::vector<RaggedConfig>& ragged);
 
+// A feature list of a SequenceExample: its steps' values as a SparseTensor (kSparse), a dense
+// tensor of `shape` per step with the lengths (kDense), or values with outer and inner row
+// splits (kRagged).
+struct FeatureListConfig {
+  enum Layout { kSparse, kDense, kRagged };
+  std::string key;
+  DType dtype;
+  Layout layout;
+  Shape shape;                       // kDense: the shape of one step
+  bool missing_ok = true;            // kDense: an example may lack it (length 0)
+  DType split_type = DType::kInt64;  // kRagged
+};
+
+// Parses the feature lists of `serialized` SequenceExamples and sets the kernel's outputs from
+// `first_output` on, laid out as ParseSequenceExampleV2 declares them: sparse indices, values,
+// shapes; dense values, lengths; ragged values, outer splits, inner splits. `lists` holds the
+// sparse, then the dense, then the ragged feature lists.
+Status parse_feature_lists(KernelContext& ctx, const Tensor& serialized, const Tensor* names,
+                           const std::vector<FeatureListConfig>& lists, int first_output);
+
 }  // namespace example
 }  // namespace opforge

@@ -5,6 +5,8 @@
 // end.
 //
 //   Example   { Features features = 1; }
+//   SequenceExample { Features context = 1; FeatureLists feature_lists = 2; }
+//   FeatureLists { map<string, FeatureList> feature_list = 1; }  FeatureList { repeated Feature feature = 1; }
 //   Features  { map<string, Feature> feature = 1; }   (entries: key = 1, value = 2)
 //   Feature   { oneof kind { BytesList bytes_list = 1; FloatList float_list = 2;
 //                            Int64List int64_list = 3; } }
@@ -18,6 +20,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace opforge {
@@ -110,31 +113,32 @@ const char* kind_name(Kind k);
 // Decodes a serialized Feature. An empty one (no list set) has kind kNone.
 bool decode_feature(std::string_view feature, FeatureView* out);
 
-// Calls fn(key, feature_bytes) for every map entry of a serialized Example, in order (a key
-// that repeats: the later entry wins, as protobuf's map parsing does, when fn overwrites).
-// Returns false on malformed input.
+// Calls fn(key, value_bytes) for every entry of the map<string, message> field `field` of a
+// serialized message, in order (entries: key = 1, value = 2; a field or entry given twice is
+// visited twice: a later entry for the same key wins, as protobuf's map parsing does, when fn
+// overwrites). fn returns false to stop with an error. Returns false on malformed input.
 template <typename Fn>
-bool for_each_feature(std::string_view example, Fn&& fn) {
-  WireReader ex(example);
-  while (!ex.done()) {
+bool for_each_map_entry(std::string_view message, uint32_t map_field, Fn&& fn) {
+  WireReader outer(message);
+  while (!outer.done()) {
     uint32_t field;
     int wt;
-    if (!ex.read_tag(&field, &wt)) return false;
-    if (field != 1 || wt != kLengthDelimited) {
-      if (!ex.skip(wt)) return false;
+    if (!outer.read_tag(&field, &wt)) return false;
+    if (field != map_field || wt != kLengthDelimited) {
+      if (!outer.skip(wt)) return false;
       continue;
     }
-    std::string_view features;
-    if (!ex.read_length_delimited(&features)) return false;
-    WireReader fs(features);
-    while (!fs.done()) {
-      if (!fs.read_tag(&field, &wt)) return false;
+    std::string_view map;
+    if (!outer.read_length_delimited(&map)) return false;
+    WireReader entries(map);
+    while (!entries.done()) {
+      if (!entries.read_tag(&field, &wt)) return false;
       if (field != 1 || wt != kLengthDelimited) {
-        if (!fs.skip(wt)) return false;
+        if (!entries.skip(wt)) return false;
         continue;
       }
       std::string_view entry;
-      if (!fs.read_length_delimited(&entry)) return false;
+      if (!entries.read_length_delimited(&entry)) return false;
       std::string_view key, value;  // absent fields are empty, as protobuf defaults them
       WireReader en(entry);
       while (!en.done()) {
@@ -149,6 +153,39 @@ bool for_each_feature(std::string_view example, Fn&& fn) {
       }
       if (!fn(key, value)) return false;
     }
+  }
+  return true;
+}
+
+// The features of an Example (Example.features = 1 -> Features.feature = 1), or the context
+// of a SequenceExample (SequenceExample.context = 1, the same layout).
+template <typename Fn>
+bool for_each_feature(std::string_view example, Fn&& fn) {
+  return for_each_map_entry(example, 1, std::forward<Fn>(fn));
+}
+
+// The feature lists of a SequenceExample (SequenceExample.feature_lists = 2 ->
+// FeatureLists.feature_list = 1, map<string, FeatureList>).
+template <typename Fn>
+bool for_each_feature_list(std::string_view sequence_example, Fn&& fn) {
+  return for_each_map_entry(sequence_example, 2, std::forward<Fn>(fn));
+}
+
+// Calls fn(bytes) for each occurrence of length-delimited field `field` (FeatureList.feature
+// = 1: the steps of a feature list). Returns false on malformed input or when fn does.
+template <typename Fn>
+bool for_each_repeated(std::string_view message, uint32_t wanted, Fn&& fn) {
+  WireReader r(message);
+  while (!r.done()) {
+    uint32_t field;
+    int wt;
+    if (!r.read_tag(&field, &wt)) return false;
+    if (field != wanted || wt != kLengthDelimited) {
+      if (!r.skip(wt)) return false;
+      continue;
+    }
+    std::string_view value;
+    if (!r.read_length_delimited(&value) || !fn(value)) return false;
   }
   return true;
 }

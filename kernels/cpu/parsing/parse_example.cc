@@ -6,6 +6,7 @@
 #include "cpu/parsing/example_parser.h"
 #include "opforge/ops/parsing/parse_example.h"
 #include "opforge/ops/parsing/parse_example_v2.h"
+#include "opforge/ops/parsing/parse_sequence_example_v2.h"
 #include "opforge/ops/parsing/parse_single_example.h"
 
 namespace opforge {
@@ -96,11 +97,75 @@ Status ParseSingleExampleCpu(ops::ParseSingleExampleArgs& a) {
                                  dense_configs(a.dense_keys, a.Tdense, a.dense_shapes, a.dense_defaults), {});
 }
 
+Status ParseSequenceExampleV2Cpu(ops::ParseSequenceExampleV2Args& a) {
+  KernelContext& ctx = a.ctx;
+  std::vector<std::string> c_sparse, c_dense, c_ragged, l_sparse, l_dense, l_ragged;
+  OPF_RETURN_IF_ERROR(keys_of(ctx, "context_sparse_keys", a.context_sparse_keys, &c_sparse));
+  OPF_RETURN_IF_ERROR(keys_of(ctx, "context_dense_keys", a.context_dense_keys, &c_dense));
+  OPF_RETURN_IF_ERROR(keys_of(ctx, "context_ragged_keys", a.context_ragged_keys, &c_ragged));
+  OPF_RETURN_IF_ERROR(keys_of(ctx, "feature_list_sparse_keys", a.feature_list_sparse_keys, &l_sparse));
+  OPF_RETURN_IF_ERROR(keys_of(ctx, "feature_list_dense_keys", a.feature_list_dense_keys, &l_dense));
+  OPF_RETURN_IF_ERROR(keys_of(ctx, "feature_list_ragged_keys", a.feature_list_ragged_keys, &l_ragged));
+  OPF_RETURN_IF_ERROR(check_count(ctx, "context_sparse_keys", c_sparse.size(), static_cast<size_t>(a.Ncontext_sparse),
+                                  "Ncontext_sparse"));
+  OPF_RETURN_IF_ERROR(
+      check_count(ctx, "context_sparse_types", a.context_sparse_types.size(), c_sparse.size(), "context_sparse_keys"));
+  OPF_RETURN_IF_ERROR(
+      check_count(ctx, "context_dense_keys", c_dense.size(), a.Tcontext_dense.size(), "Tcontext_dense"));
+  OPF_RETURN_IF_ERROR(
+      check_count(ctx, "context_dense_shapes", a.context_dense_shapes.size(), c_dense.size(), "context_dense_keys"));
+  OPF_RETURN_IF_ERROR(check_count(ctx, "context_ragged_keys", c_ragged.size(), a.context_ragged_value_types.size(),
+                                  "context_ragged_value_types"));
+  OPF_RETURN_IF_ERROR(check_count(ctx, "context_ragged_split_types", a.context_ragged_split_types.size(),
+                                  c_ragged.size(), "context_ragged_keys"));
+  OPF_RETURN_IF_ERROR(check_count(ctx, "feature_list_sparse_keys", l_sparse.size(),
+                                  static_cast<size_t>(a.Nfeature_list_sparse), "Nfeature_list_sparse"));
+  OPF_RETURN_IF_ERROR(check_count(ctx, "feature_list_sparse_types", a.feature_list_sparse_types.size(), l_sparse.size(),
+                                  "feature_list_sparse_keys"));
+  OPF_RETURN_IF_ERROR(check_count(ctx, "feature_list_dense_keys", l_dense.size(),
+                                  static_cast<size_t>(a.Nfeature_list_dense), "Nfeature_list_dense"));
+  OPF_RETURN_IF_ERROR(check_count(ctx, "feature_list_dense_types", a.feature_list_dense_types.size(), l_dense.size(),
+                                  "feature_list_dense_keys"));
+  OPF_RETURN_IF_ERROR(check_count(ctx, "feature_list_dense_shapes", a.feature_list_dense_shapes.size(), l_dense.size(),
+                                  "feature_list_dense_keys"));
+  OPF_RETURN_IF_ERROR(check_count(ctx, "feature_list_ragged_keys", l_ragged.size(),
+                                  a.feature_list_ragged_value_types.size(), "feature_list_ragged_value_types"));
+  OPF_RETURN_IF_ERROR(check_count(ctx, "feature_list_ragged_split_types", a.feature_list_ragged_split_types.size(),
+                                  l_ragged.size(), "feature_list_ragged_keys"));
+  const Tensor& missing = a.feature_list_dense_missing_assumed_empty;
+  OPF_RETURN_IF_ERROR(check_count(ctx, "feature_list_dense_missing_assumed_empty",
+                                  static_cast<size_t>(missing.num_elements()), l_dense.size(),
+                                  "feature_list_dense_keys"));
+
+  std::vector<example::RaggedConfig> c_ragged_configs;
+  for (size_t r = 0; r < c_ragged.size(); ++r) {
+    c_ragged_configs.push_back({c_ragged[r], a.context_ragged_value_types[r], a.context_ragged_split_types[r]});
+  }
+  OPF_RETURN_IF_ERROR(example::parse_examples(
+      ctx, a.serialized, &a.debug_name, sparse_configs(c_sparse, a.context_sparse_types),
+      dense_configs(c_dense, a.Tcontext_dense, a.context_dense_shapes, a.context_dense_defaults), c_ragged_configs));
+  using L = example::FeatureListConfig;
+  std::vector<L> lists;
+  for (size_t k = 0; k < l_sparse.size(); ++k)
+    lists.push_back({l_sparse[k], a.feature_list_sparse_types[k], L::kSparse, Shape{}});
+  for (size_t k = 0; k < l_dense.size(); ++k) {
+    lists.push_back({l_dense[k], a.feature_list_dense_types[k], L::kDense, a.feature_list_dense_shapes[k],
+                     missing.data<bool>()[k]});
+  }
+  for (size_t k = 0; k < l_ragged.size(); ++k) {
+    lists.push_back({l_ragged[k], a.feature_list_ragged_value_types[k], L::kRagged, Shape{}, true,
+                     a.feature_list_ragged_split_types[k]});
+  }
+  const int context_outputs = static_cast<int>(3 * c_sparse.size() + c_dense.size() + 2 * c_ragged.size());
+  return example::parse_feature_lists(ctx, a.serialized, &a.debug_name, lists, context_outputs);
+}
+
 }  // namespace
 
 // The kernels make their outputs themselves: their sizes depend on the protos.
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParseExampleV2, CPU, ParseExampleV2Cpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParseExample, CPU, ParseExampleCpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParseSingleExample, CPU, ParseSingleExampleCpu)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParseSequenceExampleV2, CPU, ParseSequenceExampleV2Cpu)
 
 }  // namespace opforge

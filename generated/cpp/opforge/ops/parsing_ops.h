@@ -8,4 +8,5 @@
 #include "opforge/ops/parsing/decode_raw.h"
 #include "opforge/ops/parsing/parse_example.h"
 #include "opforge/ops/parsing/parse_example_v2.h"
+#include "opforge/ops/parsing/parse_sequence_example_v2.h"
 #include "opforge/ops/parsing/parse_single_example.h"
