@@ -254,3 +254,37 @@ def test_parse_example_v1_op_matches_v2():
         of.raw_ops.ParseExample(serialized=of.constant(protos[0]), names=of.constant([], dtype=of.string),
                                 sparse_keys=[of.constant("a")], dense_keys=[], dense_defaults=[],
                                 sparse_types=[of.int64], dense_shapes=[])
+
+
+def test_mutated_protos_parse_or_raise_invalid_argument():
+    """Random bytes flipped, cut or inserted in valid Examples and SequenceExamples: each
+    parses or is an InvalidArgumentError, never a crash or another error."""
+    from opforge.ops.parsing_ops import parse_sequence_example  # noqa: PLC0415
+    rng = np.random.default_rng(17)
+    base = [example(("f", floats_packed(1.0, 2.0)), ("i", ints_unpacked(5, -1)), ("s", strings(b"ab", b""))),
+            example(("i", ints_packed(*range(20))), ("d", floats_unpacked(0.5, 0.25)))]
+    sequence = field(1, 2, field(1, 2, field(1, 2, b"i") + field(2, 2, ints_packed(3)))) + \
+        field(2, 2, field(1, 2, field(1, 2, b"l") + field(2, 2, ints_packed(1, 2) + ints_packed(3, 4))))
+    spec = dict(SPEC, d=FixedLenFeature([2], of.float32, default_value=[0.0, 0.0]))
+    outcomes = {"ok": 0, "error": 0}
+    for trial in range(600):
+        proto = bytearray((base + [sequence])[trial % 3])
+        for _ in range(int(rng.integers(1, 4))):
+            kind = rng.integers(3)
+            at = int(rng.integers(0, len(proto) + 1))
+            if kind == 0 and proto:
+                proto[min(at, len(proto) - 1)] = int(rng.integers(256))
+            elif kind == 1:
+                del proto[at:at + int(rng.integers(1, 4))]
+            else:
+                proto[at:at] = rng.bytes(int(rng.integers(1, 4)))
+        try:
+            if trial % 3 == 2:
+                parse_sequence_example([bytes(proto)], {"i": VarLenFeature(of.int64)},
+                                       {"l": FixedLenSequenceFeature([2], of.int64, allow_missing=True)})
+            else:
+                parse_example([bytes(proto)], spec)
+            outcomes["ok"] += 1
+        except IAE:
+            outcomes["error"] += 1
+    assert outcomes["ok"] > 20 and outcomes["error"] > 20, outcomes
