@@ -238,3 +238,28 @@ def test_tensorflow_graph_def_with_parsing_ops_imports_and_runs(expected):
                              og.get_tensor_by_name("one:0"): records[3]})
     for name, a, b in zip(names, theirs, ours):
         np.testing.assert_array_equal(b, a, err_msg=name)
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+def test_large_batches_parse_in_parallel_parts_like_one(threads):
+    """Batches over a few hundred examples are split across threads: values, sparse indices and
+    the first error (in example order) are those of one serial pass."""
+    rng = np.random.default_rng(8)
+    protos, want = _random_examples(rng, 1500)
+    spec = {"f": FixedLenFeature([2, 3], of.float32), "i": VarLenFeature(of.int64), "s": VarLenFeature(of.string)}
+    before = of.config.threading.get_intra_op_parallelism_threads()
+    of.config.threading.set_intra_op_parallelism_threads(threads)
+    try:
+        got = parse_example(protos, spec)
+        bad = list(protos)
+        bad[1100] = _example(f=[1.0])  # a wrong count late in the batch
+        bad[1300] = b"\x0a\x05abc"     # and a malformed proto after it
+        with pytest.raises(of.errors.InvalidArgumentError, match="Index: 1100.  Number of float values"):
+            parse_example(bad, spec)
+    finally:
+        of.config.threading.set_intra_op_parallelism_threads(before)
+    np.testing.assert_array_equal(got["f"].numpy(), np.stack(want["f"]))
+    rows = [(b, j) for b, vals in enumerate(want["i"]) for j in range(len(vals))]
+    np.testing.assert_array_equal(got["i"].indices.numpy(), np.array(rows, np.int64))
+    assert got["i"].values.numpy().tolist() == [int(x) for vals in want["i"] for x in vals]
+    assert got["s"].values.numpy().tolist() == [x for vals in want["s"] for x in vals]

@@ -11,6 +11,7 @@
 
 #include "cpu/parsing/example_values.h"
 #include "cpu/parsing/example_wire.h"
+#include "opforge/parallel.h"
 
 namespace opforge {
 namespace example {
@@ -85,77 +86,102 @@ Status parse_examples(KernelContext& ctx, const Tensor& serialized, const Tensor
     if (!slot_of.emplace(*slot_key[k], k).second) return ctx.error("Duplicate feature key: ", *slot_key[k]);
   }
 
-  std::vector<Gathered> gathered(num_slots);
-  std::vector<FeatureView> views(num_slots);
-  std::vector<std::string_view> found(num_slots);
-  std::vector<bool> present(num_slots);
-  for (int64_t b = 0; b < batch; ++b) {
-    const std::string& proto = protos[static_cast<size_t>(b)];
-    std::fill(present.begin(), present.end(), false);
-    const bool ok = for_each_feature(proto, [&](std::string_view key, std::string_view value) {
-      auto it = slot_of.find(key);
-      if (it != slot_of.end()) {
-        found[it->second] = value;  // a repeated key: the last entry wins
-        present[it->second] = true;
+  // Examples [begin, end) into `gathered` (one per slot); the first error stops the range.
+  auto parse_range = [&](int64_t begin, int64_t end, std::vector<Gathered>& gathered) -> Status {
+    std::vector<FeatureView> views(num_slots);
+    std::vector<std::string_view> found(num_slots);
+    std::vector<bool> present(num_slots);
+    for (int64_t b = begin; b < end; ++b) {
+      const std::string& proto = protos[static_cast<size_t>(b)];
+      std::fill(present.begin(), present.end(), false);
+      const bool ok = for_each_feature(proto, [&](std::string_view key, std::string_view value) {
+        auto it = slot_of.find(key);
+        if (it != slot_of.end()) {
+          found[it->second] = value;  // a repeated key: the last entry wins
+          present[it->second] = true;
+        }
+        return true;
+      });
+      bool decoded = ok;
+      for (size_t k = 0; decoded && k < num_slots; ++k) {
+        if (present[k]) decoded = decode_feature(found[k], &views[k]);
       }
-      return true;
-    });
-    bool decoded = ok;
-    for (size_t k = 0; decoded && k < num_slots; ++k) {
-      if (present[k]) decoded = decode_feature(found[k], &views[k]);
-    }
-    if (!decoded) return ctx.error("Could not parse example input, value: '", preview(proto), "'");
+      if (!decoded) return ctx.error("Could not parse example input, value: '", preview(proto), "'");
 
-    // "Name: n, Key: k, Index: b." (a batch) or "Key: k." (a scalar proto), as TF words it.
-    auto where = [&](size_t k) {
-      std::string w;
-      if (!scalar) {
-        w = "Name: " + (name_strings ? (*name_strings)[static_cast<size_t>(b)] : std::string("<unknown>")) + ", ";
-      }
-      w += "Key: " + *slot_key[k];
-      if (!scalar) w += ", Index: " + std::to_string(b);
-      return w + ".  ";
-    };
-    for (size_t k = 0; k < num_slots; ++k) {
-      const DType dt = slot_type[k];
-      const bool has = present[k] && views[k].kind != Kind::kNone;  // an empty Feature counts as missing
-      Gathered& g = gathered[k];
-      if (has && views[k].kind != kind_of(dt)) {
+      // "Name: n, Key: k, Index: b." (a batch) or "Key: k." (a scalar proto), as TF words it.
+      auto where = [&](size_t k) {
+        std::string w;
+        if (!scalar) {
+          w = "Name: " + (name_strings ? (*name_strings)[static_cast<size_t>(b)] : std::string("<unknown>")) + ", ";
+        }
+        w += "Key: " + *slot_key[k];
+        if (!scalar) w += ", Index: " + std::to_string(b);
+        return w + ".  ";
+      };
+      for (size_t k = 0; k < num_slots; ++k) {
+        const DType dt = slot_type[k];
+        const bool has = present[k] && views[k].kind != Kind::kNone;  // an empty Feature counts as missing
+        Gathered& g = gathered[k];
+        if (has && views[k].kind != kind_of(dt)) {
+          if (k < num_sparse || k >= num_sparse + num_dense) {
+            return ctx.error(where(k), "Data types don't match. Expected type: ", type_name(dt),
+                             ", Actual type: ", kind_name(views[k].kind));
+          }
+          return ctx.error(where(k), "Data types don't match. Data type: ", kind_name(views[k].kind),
+                           " but expected type: ", type_name(dt));
+        }
+        const size_t before = g.values.size(dt);
+        if (has && !g.values.append(views[k], dt)) {
+          return ctx.error("Could not parse example input, value: '", preview(proto), "'");
+        }
+        const int64_t count = static_cast<int64_t>(g.values.size(dt) - before);
         if (k < num_sparse || k >= num_sparse + num_dense) {
-          return ctx.error(where(k), "Data types don't match. Expected type: ", type_name(dt),
-                           ", Actual type: ", kind_name(views[k].kind));
+          g.counts.push_back(count);
+          continue;
         }
-        return ctx.error(where(k), "Data types don't match. Data type: ", kind_name(views[k].kind),
-                         " but expected type: ", type_name(dt));
-      }
-      const size_t before = g.values.size(dt);
-      if (has && !g.values.append(views[k], dt)) {
-        return ctx.error("Could not parse example input, value: '", preview(proto), "'");
-      }
-      const int64_t count = static_cast<int64_t>(g.values.size(dt) - before);
-      if (k < num_sparse || k >= num_sparse + num_dense) {
-        g.counts.push_back(count);
-        continue;
-      }
-      const size_t d = k - num_sparse;
-      const DenseConfig& c = dense[d];
-      if (variable[d]) {
-        if (stride[d] == 0 ? count != 0 : count % stride[d] != 0) {
-          return ctx.error(where(k), "Number of ", type_name(dt), " values is not a multiple of stride length. Saw ",
-                           count, " values but output shape is: ", c.shape.to_string());
+        const size_t d = k - num_sparse;
+        const DenseConfig& c = dense[d];
+        if (variable[d]) {
+          if (stride[d] == 0 ? count != 0 : count % stride[d] != 0) {
+            return ctx.error(where(k), "Number of ", type_name(dt), " values is not a multiple of stride length. Saw ",
+                             count, " values but output shape is: ", c.shape.to_string());
+          }
+          g.counts.push_back(stride[d] == 0 ? 0 : count / stride[d]);
+        } else if (!has) {
+          if (c.default_value->num_elements() == 0) {
+            std::string who = scalar ? std::string() : where(k).substr(0, where(k).find("Key: "));
+            return ctx.error(who, "Feature: ", c.key, " (data type: ", type_name(dt),
+                             ") is required but could not be found.");
+          }
+          g.values.append_from(*c.default_value, 0, stride[d], dt);
+        } else if (count != stride[d]) {
+          return ctx.error(where(k), "Number of ", type_name(dt), " values != expected.  Values size: ", count,
+                           " but output shape: ", c.shape.to_string());
         }
-        g.counts.push_back(stride[d] == 0 ? 0 : count / stride[d]);
-      } else if (!has) {
-        if (c.default_value->num_elements() == 0) {
-          std::string who = scalar ? std::string() : where(k).substr(0, where(k).find("Key: "));
-          return ctx.error(who, "Feature: ", c.key, " (data type: ", type_name(dt),
-                           ") is required but could not be found.");
-        }
-        g.values.append_from(*c.default_value, 0, stride[d], dt);
-      } else if (count != stride[d]) {
-        return ctx.error(where(k), "Number of ", type_name(dt), " values != expected.  Values size: ", count,
-                         " but output shape: ", c.shape.to_string());
       }
+    }
+    return Status::OK();
+  };
+
+  // Ranges of examples parse in parallel, each into its own buffers, joined in order; the
+  // error reported is the first in example order, as a serial parse would give it.
+  constexpr int64_t kExamplesPerPart = 256;
+  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(num_threads(), batch / kExamplesPerPart));
+  std::vector<std::vector<Gathered>> part_gathered(static_cast<size_t>(parts), std::vector<Gathered>(num_slots));
+  std::vector<Status> part_status(static_cast<size_t>(parts));
+  parallel_for(parts, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      part_status[static_cast<size_t>(p)] =
+          parse_range(p * batch / parts, (p + 1) * batch / parts, part_gathered[static_cast<size_t>(p)]);
+    }
+  });
+  for (const Status& st : part_status) OPF_RETURN_IF_ERROR(st);
+  std::vector<Gathered> gathered = std::move(part_gathered[0]);
+  for (size_t p = 1; p < part_gathered.size(); ++p) {
+    for (size_t k = 0; k < num_slots; ++k) {
+      gathered[k].values.extend(std::move(part_gathered[p][k].values));
+      gathered[k].counts.insert(gathered[k].counts.end(), part_gathered[p][k].counts.begin(),
+                                part_gathered[p][k].counts.end());
     }
   }
 
@@ -163,7 +189,6 @@ Status parse_examples(KernelContext& ctx, const Tensor& serialized, const Tensor
   const Shape batch_shape = serialized.shape();
   const int out_rank = scalar ? 1 : 2;
   int out = 0;
-  std::vector<Tensor*> sparse_values_out(num_sparse), sparse_shapes_out(num_sparse);
   for (size_t k = 0; k < num_sparse; ++k) {
     const Gathered& g = gathered[k];
     std::vector<int64_t> indices;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,13 @@ struct Values {
       const auto& src = *t.strings();
       s.insert(s.end(), src.begin() + begin, src.begin() + begin + count);
     }
+  }
+
+  // Appends all of o's values (of whichever type is in use).
+  void extend(Values&& o) {
+    f.insert(f.end(), o.f.begin(), o.f.end());
+    i.insert(i.end(), o.i.begin(), o.i.end());
+    s.insert(s.end(), std::make_move_iterator(o.s.begin()), std::make_move_iterator(o.s.end()));
   }
 
   // Appends count values of `from`, starting at `begin` (strings are moved).
