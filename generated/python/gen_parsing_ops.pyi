@@ -215,3 +215,45 @@ def parse_single_example(serialized: TensorLike, dense_defaults: Sequence[Tensor
       sparse_shapes: A list of `Tensor` objects of type `int64`.
       dense_values: A list of `Tensor` objects.
     """
+
+def parse_single_sequence_example(serialized: TensorLike, feature_list_dense_missing_assumed_empty: TensorLike, context_sparse_keys: Sequence[TensorLike], context_dense_keys: Sequence[TensorLike], feature_list_sparse_keys: Sequence[TensorLike], feature_list_dense_keys: Sequence[TensorLike], context_dense_defaults: Sequence[TensorLike], debug_name: TensorLike, context_sparse_types: Sequence[DTypeLike] = [], feature_list_dense_types: Sequence[DTypeLike] = [], context_dense_shapes: Sequence[ShapeLike] = [], feature_list_sparse_types: Sequence[DTypeLike] = [], feature_list_dense_shapes: Sequence[ShapeLike] = [], name: str | None = None) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor]]:
+    r"""Transforms a scalar brain.SequenceExample proto (as strings) into typed tensors.
+
+    TensorFlow 1's op for one SequenceExample, with the keys as lists of scalar string tensors: the
+    parser of ParseSequenceExampleV2 for a scalar `serialized`, without ragged features or lengths.
+    `feature_list_dense_missing_assumed_empty` names the dense feature lists an example may lack
+    (length 0).
+
+    Args:
+      serialized: A `Tensor` of type `string`. A scalar: one serialized SequenceExample.
+      feature_list_dense_missing_assumed_empty: A `Tensor` of type `string`. The dense feature lists
+        that may be missing (a vector of keys).
+      context_sparse_keys: A list of at least 0 `Tensor` objects of type `string`.
+      context_dense_keys: A list of at least 0 `Tensor` objects of type `string`.
+      feature_list_sparse_keys: A list of at least 0 `Tensor` objects of type `string`.
+      feature_list_dense_keys: A list of at least 0 `Tensor` objects of type `string`.
+      context_dense_defaults: A list of `Tensor` objects with types from: attr `Tcontext_dense`.
+      debug_name: A `Tensor` of type `string`. A scalar name for the proto, used in error messages
+        (may be empty).
+      context_sparse_types: An optional list of `types` from: `float32`, `int64`, `string` with at
+        least 0 elements. Defaults to `[]`.
+      feature_list_dense_types: An optional list of `types` from: `float32`, `int64`, `string` with
+        at least 0 elements. Defaults to `[]`.
+      context_dense_shapes: An optional list of `shapes` with at least 0 elements. Defaults to `[]`.
+      feature_list_sparse_types: An optional list of `types` from: `float32`, `int64`, `string` with
+        at least 0 elements. Defaults to `[]`.
+      feature_list_dense_shapes: An optional list of `shapes` with at least 0 elements. Defaults to
+        `[]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`context_sparse_indices`, `context_sparse_values`, `context_sparse_shapes`, `context_dense_values`, `feature_list_sparse_indices`, `feature_list_sparse_values`, `feature_list_sparse_shapes`, `feature_list_dense_values`).
+      context_sparse_indices: A list of `Tensor` objects of type `int64`.
+      context_sparse_values: A list of `Tensor` objects.
+      context_sparse_shapes: A list of `Tensor` objects of type `int64`.
+      context_dense_values: A list of `Tensor` objects.
+      feature_list_sparse_indices: A list of `Tensor` objects of type `int64`.
+      feature_list_sparse_values: A list of `Tensor` objects.
+      feature_list_sparse_shapes: A list of `Tensor` objects of type `int64`.
+      feature_list_dense_values: A list of `Tensor` objects.
+    """

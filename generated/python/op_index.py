@@ -218,6 +218,7 @@ OPS = {
     "ParseExampleV2": ("parsing", "parse_example_v2"),
     "ParseSequenceExampleV2": ("parsing", "parse_sequence_example_v2"),
     "ParseSingleExample": ("parsing", "parse_single_example"),
+    "ParseSingleSequenceExample": ("parsing", "parse_single_sequence_example"),
     "LogUniformCandidateSampler": ("random", "log_uniform_candidate_sampler"),
     "RandomShuffle": ("random", "random_shuffle"),
     "RandomStandardNormal": ("random", "random_standard_normal"),

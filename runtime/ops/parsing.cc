@@ -95,26 +95,16 @@ Status ParseSingleExampleShape(ShapeContext& c) {
                          named_attr(c, "dense_shapes").list_shape, 0);
 }
 
-// The feature-list outputs of ParseSequenceExampleV2 after its context outputs: per sparse list
+// The feature-list outputs of the sequence parsers from output `first` on: per sparse list
 // indices [?, rank + 2], values [?], dense shape [rank + 2]; per dense list batch + [?] + its
-// step shape, and lengths (the batch's shape); per ragged list values [?], outer splits
-// (batch + 1; a scalar for a scalar batch) and inner splits [?].
-Status ParseSequenceExampleV2Shape(ShapeContext& c) {
-  const Shape& batch = c.input_shape(0);
-  const int l_sparse = static_cast<int>(named_attr(c, "Nfeature_list_sparse").i);
-  const std::vector<Shape>& l_dense = named_attr(c, "feature_list_dense_shapes").list_shape;
-  const int l_ragged = static_cast<int>(named_attr(c, "feature_list_ragged_value_types").list_type.size());
-  const int num_dense = static_cast<int>(l_dense.size());
-  const int context = 3 * static_cast<int>(named_attr(c, "Ncontext_sparse").i) +
-                      static_cast<int>(named_attr(c, "context_dense_shapes").list_shape.size()) +
-                      2 * static_cast<int>(named_attr(c, "context_ragged_value_types").list_type.size());
-  OPF_RETURN_IF_ERROR(example_outputs(c, batch, static_cast<int>(named_attr(c, "Ncontext_sparse").i),
-                                      named_attr(c, "context_dense_shapes").list_shape,
-                                      static_cast<int>(named_attr(c, "context_ragged_value_types").list_type.size()), 0,
-                                      3 * l_sparse + 2 * num_dense + 3 * l_ragged));
+// step shape, and (with_lengths) lengths of the batch's shape; per ragged list values [?],
+// outer splits (batch + 1; a scalar for a scalar batch) and inner splits [?].
+void feature_list_outputs(ShapeContext& c, const Shape& batch, int first, int l_sparse,
+                          const std::vector<Shape>& l_dense, int l_ragged, bool with_lengths) {
   const bool known = !batch.unknown_rank();
   const int64_t index_cols = known ? batch.rank() + 2 : Shape::kUnknownDim;
-  int out = context;
+  const int num_dense = static_cast<int>(l_dense.size());
+  int out = first;
   for (int k = 0; k < l_sparse; ++k) {
     c.set_output(out + k, Shape{Shape::kUnknownDim, index_cols});
     c.set_output(out + l_sparse + k, Shape{Shape::kUnknownDim});
@@ -131,9 +121,9 @@ Status ParseSequenceExampleV2Shape(ShapeContext& c) {
       for (int64_t v : s.dims()) dims.push_back(v);
       c.set_output(out + d, Shape(dims));
     }
-    c.set_output(out + num_dense + d, known ? batch : Shape::UnknownRank());
+    if (with_lengths) c.set_output(out + num_dense + d, known ? batch : Shape::UnknownRank());
   }
-  out += 2 * num_dense;
+  out += with_lengths ? 2 * num_dense : num_dense;
   for (int r = 0; r < l_ragged; ++r) {
     c.set_output(out + r, Shape{Shape::kUnknownDim});
     Shape outer = Shape::UnknownRank();
@@ -143,6 +133,35 @@ Status ParseSequenceExampleV2Shape(ShapeContext& c) {
     c.set_output(out + l_ragged + r, outer);
     c.set_output(out + 2 * l_ragged + r, Shape{Shape::kUnknownDim});
   }
+}
+
+Status ParseSequenceExampleV2Shape(ShapeContext& c) {
+  const Shape& batch = c.input_shape(0);
+  const int c_sparse = static_cast<int>(named_attr(c, "Ncontext_sparse").i);
+  const std::vector<Shape>& c_dense = named_attr(c, "context_dense_shapes").list_shape;
+  const int c_ragged = static_cast<int>(named_attr(c, "context_ragged_value_types").list_type.size());
+  const int l_sparse = static_cast<int>(named_attr(c, "Nfeature_list_sparse").i);
+  const std::vector<Shape>& l_dense = named_attr(c, "feature_list_dense_shapes").list_shape;
+  const int l_ragged = static_cast<int>(named_attr(c, "feature_list_ragged_value_types").list_type.size());
+  OPF_RETURN_IF_ERROR(example_outputs(c, batch, c_sparse, c_dense, c_ragged, 0,
+                                      3 * l_sparse + 2 * static_cast<int>(l_dense.size()) + 3 * l_ragged));
+  feature_list_outputs(c, batch, 3 * c_sparse + static_cast<int>(c_dense.size()) + 2 * c_ragged, l_sparse, l_dense,
+                       l_ragged, true);
+  return Status::OK();
+}
+
+Status ParseSingleSequenceExampleShape(ShapeContext& c) {
+  const Shape& batch = c.input_shape(0);
+  if (!batch.unknown_rank() && batch.rank() != 0) {
+    return c.error("Expected serialized to be a scalar, got shape: ", batch.to_string());
+  }
+  const int c_sparse = static_cast<int>(named_attr(c, "Ncontext_sparse").i);
+  const std::vector<Shape>& c_dense = named_attr(c, "context_dense_shapes").list_shape;
+  const int l_sparse = static_cast<int>(named_attr(c, "Nfeature_list_sparse").i);
+  const std::vector<Shape>& l_dense = named_attr(c, "feature_list_dense_shapes").list_shape;
+  OPF_RETURN_IF_ERROR(
+      example_outputs(c, Shape{}, c_sparse, c_dense, 0, 0, 3 * l_sparse + static_cast<int>(l_dense.size())));
+  feature_list_outputs(c, Shape{}, 3 * c_sparse + static_cast<int>(c_dense.size()), l_sparse, l_dense, 0, false);
   return Status::OK();
 }
 
@@ -165,6 +184,7 @@ Status DecodeRawShape(ShapeContext& c) {
   shape_fns::register_custom("ParseExample", ParseExampleShape);
   shape_fns::register_custom("ParseSingleExample", ParseSingleExampleShape);
   shape_fns::register_custom("ParseSequenceExampleV2", ParseSequenceExampleV2Shape);
+  shape_fns::register_custom("ParseSingleSequenceExample", ParseSingleSequenceExampleShape);
   shape_fns::register_custom("DecodeRaw", DecodeRawShape);
   return true;
 }();

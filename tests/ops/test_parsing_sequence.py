@@ -176,3 +176,73 @@ def test_ragged_feature_lists_at_the_op_level():
                 assert a.tolist() == b.tolist(), name
             else:
                 assert b.tolist() == 0
+
+
+def _single_v1(record, missing_ok=("frames",)):
+    """TF1's ParseSingleSequenceExample op over CONTEXT and SEQUENCE (keys sorted, as TF orders them)."""
+    s = of.constant
+    return of.raw_ops.ParseSingleSequenceExample(
+        serialized=s(record), feature_list_dense_missing_assumed_empty=s(list(missing_ok), dtype=of.string),
+        context_sparse_keys=[s("topics")], context_dense_keys=[s("lang"), s("length")],
+        feature_list_sparse_keys=[s("ids"), s("tokens")], feature_list_dense_keys=[s("frames"), s("steps")],
+        context_dense_defaults=[s(b"en"), s(np.zeros(0, np.int64))], debug_name=s(""),
+        context_sparse_types=[of.string], feature_list_dense_types=[of.float32, of.int64],
+        context_dense_shapes=[[], []], feature_list_sparse_types=[of.int64, of.string],
+        feature_list_dense_shapes=[[2], []])
+
+
+def test_tf1_single_sequence_op_gives_tensorflows_values(expected):
+    out = _single_v1(expected["records"][5])
+    (c_idx, c_val, c_shape, c_dense, l_idx, l_val, l_shape, l_dense) = out
+    got_context = {"topics": of.SparseTensorValue(c_idx[0].numpy(), c_val[0].numpy(), c_shape[0].numpy()),
+                   "lang": c_dense[0].numpy(), "length": c_dense[1].numpy()}
+    got_lists = {"ids": of.SparseTensorValue(l_idx[0].numpy(), l_val[0].numpy(), l_shape[0].numpy()),
+                 "tokens": of.SparseTensorValue(l_idx[1].numpy(), l_val[1].numpy(), l_shape[1].numpy()),
+                 "frames": l_dense[0].numpy(), "steps": l_dense[1].numpy()}
+    _assert_parsed(got_context, expected, "single/context")
+    _assert_parsed(got_lists, expected, "single/lists")
+    with pytest.raises(IAE, match="ParseSingleSequenceExample: Name: <unknown>, Feature list 'frames' is required"):
+        _single_v1(_sequence({"steps": _int_list([1])}, {"length": Feature(int64_list=Int64List(value=[1]))}),
+                   missing_ok=())
+    with pytest.raises(IAE, match="ParseSingleSequenceExample: Expected serialized to be a scalar"):
+        of.raw_ops.ParseSingleSequenceExample(
+            serialized=of.constant([b""]), feature_list_dense_missing_assumed_empty=of.constant([], dtype=of.string),
+            context_sparse_keys=[], context_dense_keys=[], feature_list_sparse_keys=[], feature_list_dense_keys=[],
+            context_dense_defaults=[], debug_name=of.constant(""))
+
+
+def test_tf1_sequence_graph_def_imports_and_runs(expected):
+    tf = pytest.importorskip("tensorflow")
+    tf1 = tf.compat.v1
+    g = tf.Graph()
+    with g.as_default():
+        one = tf1.placeholder(tf.string, [], name="one")
+        s = tf.constant
+        out = tf.raw_ops.ParseSingleSequenceExample(
+            serialized=one, feature_list_dense_missing_assumed_empty=s(["frames"]),
+            context_sparse_keys=[s("topics")], context_dense_keys=[s("lang"), s("length")],
+            feature_list_sparse_keys=[s("ids"), s("tokens")], feature_list_dense_keys=[s("frames"), s("steps")],
+            context_dense_defaults=[s(b"en"), s(np.zeros(0, np.int64))], debug_name=s(""),
+            context_sparse_types=[tf.string], feature_list_dense_types=[tf.float32, tf.int64],
+            context_dense_shapes=[[], []], feature_list_sparse_types=[tf.int64, tf.string],
+            feature_list_dense_shapes=[[2], []])
+        names = []
+        for i, t in enumerate([out.context_dense_values[1], out.feature_list_sparse_indices[0],
+                               out.feature_list_sparse_values[1], out.feature_list_dense_values[0],
+                               out.feature_list_dense_values[1]]):
+            names.append(tf.identity(t, name=f"out{i}").name)
+        seq = tf1.placeholder(tf.string, [None], name="seq")
+        _, lists, lengths = tf.io.parse_sequence_example(seq, None, {"steps": tf.io.FixedLenSequenceFeature([], tf.int64)})
+        names += [tf.identity(lists["steps"], name="steps").name, tf.identity(lengths["steps"], name="lengths").name]
+    records = list(expected["records"])
+    feeds = {"one:0": records[5], "seq:0": records}
+    with tf1.Session(graph=g) as sess:
+        theirs = sess.run(names, feeds)
+    with of.Graph().as_default() as og:
+        of.import_graph_def(g.as_graph_def().SerializeToString(), name="")
+        with of.Session() as sess:
+            ours = sess.run([og.get_tensor_by_name(n) for n in names],
+                            {og.get_tensor_by_name(k): (v if isinstance(v, bytes) else np.array(v, dtype=object))
+                             for k, v in feeds.items()})
+    for name, a, b in zip(names, theirs, ours):
+        np.testing.assert_array_equal(b, a, err_msg=name)

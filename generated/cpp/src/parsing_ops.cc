@@ -463,6 +463,140 @@ OpSpec MakeParseSingleExample() {
   return op;
 }
 
+OpSpec MakeParseSingleSequenceExample() {
+  OpSpec op;
+  op.name = "ParseSingleSequenceExample";
+  op.inputs.push_back(ArgSpec{"serialized", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"feature_list_dense_missing_assumed_empty", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"context_sparse_keys", static_cast<DType>(7), -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"context_dense_keys", static_cast<DType>(7), -1, 1, -1, false});
+  op.inputs.push_back(ArgSpec{"feature_list_sparse_keys", static_cast<DType>(7), -1, 2, -1, false});
+  op.inputs.push_back(ArgSpec{"feature_list_dense_keys", static_cast<DType>(7), -1, 3, -1, false});
+  op.inputs.push_back(ArgSpec{"context_dense_defaults", DType::kInvalid, -1, -1, 5, false});
+  op.inputs.push_back(ArgSpec{"debug_name", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"context_sparse_indices", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"context_sparse_values", DType::kInvalid, -1, -1, 4, false});
+  op.outputs.push_back(ArgSpec{"context_sparse_shapes", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"context_dense_values", DType::kInvalid, -1, -1, 5, false});
+  op.outputs.push_back(ArgSpec{"feature_list_sparse_indices", DType::kInt64, -1, 2, -1, false});
+  op.outputs.push_back(ArgSpec{"feature_list_sparse_values", DType::kInvalid, -1, -1, 8, false});
+  op.outputs.push_back(ArgSpec{"feature_list_sparse_shapes", DType::kInt64, -1, 2, -1, false});
+  op.outputs.push_back(ArgSpec{"feature_list_dense_values", DType::kInvalid, -1, -1, 6, false});
+  {
+    AttrSpec a;
+    a.name = "Ncontext_sparse";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Ncontext_dense";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Nfeature_list_sparse";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Nfeature_list_dense";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "context_sparse_types";
+    a.type = AttrType::kListType;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tcontext_dense";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "feature_list_dense_types";
+    a.type = AttrType::kListType;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "context_dense_shapes";
+    a.type = AttrType::kListShape;
+    a.has_default = true;
+    a.default_value = AttrValue::ListShape(std::vector<Shape>{});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "feature_list_sparse_types";
+    a.type = AttrType::kListType;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "feature_list_dense_shapes";
+    a.type = AttrType::kListShape;
+    a.has_default = true;
+    a.default_value = AttrValue::ListShape(std::vector<Shape>{});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ParseSingleSequenceExample", c); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeDecodeCSV());
   OpRegistry::Global().add_pending(MakeDecodeRaw());
@@ -470,6 +604,7 @@ OpSpec MakeParseSingleExample() {
   OpRegistry::Global().add_pending(MakeParseExampleV2());
   OpRegistry::Global().add_pending(MakeParseSequenceExampleV2());
   OpRegistry::Global().add_pending(MakeParseSingleExample());
+  OpRegistry::Global().add_pending(MakeParseSingleSequenceExample());
   return true;
 }();
 

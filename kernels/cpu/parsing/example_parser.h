@@ -54,8 +54,9 @@ struct FeatureListConfig {
 // `first_output` on, laid out as ParseSequenceExampleV2 declares them: sparse indices, values,
 // shapes; dense values, lengths; ragged values, outer splits, inner splits. `lists` holds the
 // sparse, then the dense, then the ragged feature lists.
+// Without `with_lengths` (ParseSingleSequenceExample) the dense lists have no lengths output.
 Status parse_feature_lists(KernelContext& ctx, const Tensor& serialized, const Tensor* names,
-                           const std::vector<FeatureListConfig>& lists, int first_output);
+                           const std::vector<FeatureListConfig>& lists, int first_output, bool with_lengths = true);
 
 }  // namespace example
 }  // namespace opforge

@@ -1,5 +1,6 @@
 // ParseExample, ParseExampleV2 and ParseSingleExample: the same parser (example_parser.h),
 // configured from each op's way of naming the features (tensors or attrs).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "opforge/ops/parsing/parse_example_v2.h"
 #include "opforge/ops/parsing/parse_sequence_example_v2.h"
 #include "opforge/ops/parsing/parse_single_example.h"
+#include "opforge/ops/parsing/parse_single_sequence_example.h"
 
 namespace opforge {
 namespace {
@@ -62,21 +64,24 @@ Status ParseExampleV2Cpu(ops::ParseExampleV2Args& a) {
                                  dense_configs(dense_keys, a.Tdense, a.dense_shapes, a.dense_defaults), ragged);
 }
 
+// The strings of a list of scalar key tensors (the TF1 ops' `N * string` inputs).
+Status scalar_keys(KernelContext& ctx, const char* what, TensorList keys, std::vector<std::string>* out) {
+  out->clear();
+  for (int k = 0; k < keys.size; ++k) {
+    const Tensor& t = keys[k];
+    if (t.num_elements() != 1) return ctx.error(what, "[", k, "] must be a scalar, got ", t.shape().to_string());
+    out->push_back((*t.strings())[0]);
+  }
+  return Status::OK();
+}
+
 Status ParseExampleCpu(ops::ParseExampleArgs& a) {
   if (a.serialized.rank() != 1) {
     return a.ctx.error("Expected serialized to be a vector, got shape: ", a.serialized.shape().to_string());
   }
   std::vector<std::string> sparse_keys, dense_keys;
-  for (int k = 0; k < a.sparse_keys.size; ++k) {
-    const Tensor& t = a.sparse_keys[k];
-    if (t.num_elements() != 1) return a.ctx.error("sparse_keys[", k, "] must be a scalar, got ", t.shape().to_string());
-    sparse_keys.push_back((*t.strings())[0]);
-  }
-  for (int k = 0; k < a.dense_keys.size; ++k) {
-    const Tensor& t = a.dense_keys[k];
-    if (t.num_elements() != 1) return a.ctx.error("dense_keys[", k, "] must be a scalar, got ", t.shape().to_string());
-    dense_keys.push_back((*t.strings())[0]);
-  }
+  OPF_RETURN_IF_ERROR(scalar_keys(a.ctx, "sparse_keys", a.sparse_keys, &sparse_keys));
+  OPF_RETURN_IF_ERROR(scalar_keys(a.ctx, "dense_keys", a.dense_keys, &dense_keys));
   OPF_RETURN_IF_ERROR(check_count(a.ctx, "sparse_types", a.sparse_types.size(), sparse_keys.size(), "sparse_keys"));
   OPF_RETURN_IF_ERROR(check_count(a.ctx, "Tdense", a.Tdense.size(), dense_keys.size(), "dense_keys"));
   OPF_RETURN_IF_ERROR(check_count(a.ctx, "dense_shapes", a.dense_shapes.size(), dense_keys.size(), "dense_keys"));
@@ -160,6 +165,50 @@ Status ParseSequenceExampleV2Cpu(ops::ParseSequenceExampleV2Args& a) {
   return example::parse_feature_lists(ctx, a.serialized, &a.debug_name, lists, context_outputs);
 }
 
+Status ParseSingleSequenceExampleCpu(ops::ParseSingleSequenceExampleArgs& a) {
+  KernelContext& ctx = a.ctx;
+  if (a.serialized.rank() != 0) {
+    return ctx.error("Expected serialized to be a scalar, got shape: ", a.serialized.shape().to_string());
+  }
+  if (a.debug_name.rank() != 0) {
+    return ctx.error("Expected debug_name to be a scalar, got shape: ", a.debug_name.shape().to_string());
+  }
+  std::vector<std::string> c_sparse, c_dense, l_sparse, l_dense, may_miss;
+  OPF_RETURN_IF_ERROR(scalar_keys(ctx, "context_sparse_keys", a.context_sparse_keys, &c_sparse));
+  OPF_RETURN_IF_ERROR(scalar_keys(ctx, "context_dense_keys", a.context_dense_keys, &c_dense));
+  OPF_RETURN_IF_ERROR(scalar_keys(ctx, "feature_list_sparse_keys", a.feature_list_sparse_keys, &l_sparse));
+  OPF_RETURN_IF_ERROR(scalar_keys(ctx, "feature_list_dense_keys", a.feature_list_dense_keys, &l_dense));
+  OPF_RETURN_IF_ERROR(
+      keys_of(ctx, "feature_list_dense_missing_assumed_empty", a.feature_list_dense_missing_assumed_empty, &may_miss));
+  OPF_RETURN_IF_ERROR(
+      check_count(ctx, "context_sparse_types", a.context_sparse_types.size(), c_sparse.size(), "context_sparse_keys"));
+  OPF_RETURN_IF_ERROR(
+      check_count(ctx, "Tcontext_dense", a.Tcontext_dense.size(), c_dense.size(), "context_dense_keys"));
+  OPF_RETURN_IF_ERROR(
+      check_count(ctx, "context_dense_shapes", a.context_dense_shapes.size(), c_dense.size(), "context_dense_keys"));
+  OPF_RETURN_IF_ERROR(check_count(ctx, "feature_list_sparse_types", a.feature_list_sparse_types.size(), l_sparse.size(),
+                                  "feature_list_sparse_keys"));
+  OPF_RETURN_IF_ERROR(check_count(ctx, "feature_list_dense_types", a.feature_list_dense_types.size(), l_dense.size(),
+                                  "feature_list_dense_keys"));
+  OPF_RETURN_IF_ERROR(check_count(ctx, "feature_list_dense_shapes", a.feature_list_dense_shapes.size(), l_dense.size(),
+                                  "feature_list_dense_keys"));
+  OPF_RETURN_IF_ERROR(example::parse_examples(
+      ctx, a.serialized, nullptr, sparse_configs(c_sparse, a.context_sparse_types),
+      dense_configs(c_dense, a.Tcontext_dense, a.context_dense_shapes, a.context_dense_defaults), {}));
+  using L = example::FeatureListConfig;
+  std::vector<L> lists;
+  for (size_t k = 0; k < l_sparse.size(); ++k)
+    lists.push_back({l_sparse[k], a.feature_list_sparse_types[k], L::kSparse, Shape{}});
+  for (size_t k = 0; k < l_dense.size(); ++k) {
+    const bool ok = std::find(may_miss.begin(), may_miss.end(), l_dense[k]) != may_miss.end();
+    lists.push_back({l_dense[k], a.feature_list_dense_types[k], L::kDense, a.feature_list_dense_shapes[k], ok});
+  }
+  const Tensor* name = (*a.debug_name.strings())[0].empty() ? nullptr : &a.debug_name;
+  return example::parse_feature_lists(ctx, a.serialized, name, lists,
+                                      static_cast<int>(3 * c_sparse.size() + c_dense.size()),
+                                      /*with_lengths=*/false);
+}
+
 }  // namespace
 
 // The kernels make their outputs themselves: their sizes depend on the protos.
@@ -167,5 +216,6 @@ OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParseExampleV2, CPU, ParseExampleV2Cp
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParseExample, CPU, ParseExampleCpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParseSingleExample, CPU, ParseSingleExampleCpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParseSequenceExampleV2, CPU, ParseSequenceExampleV2Cpu)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParseSingleSequenceExample, CPU, ParseSingleSequenceExampleCpu)
 
 }  // namespace opforge

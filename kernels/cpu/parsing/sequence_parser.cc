@@ -32,7 +32,7 @@ Status make_splits(DType type, const std::vector<int64_t>& splits, Shape shape, 
 }  // namespace
 
 Status parse_feature_lists(KernelContext& ctx, const Tensor& serialized, const Tensor* names,
-                           const std::vector<FeatureListConfig>& lists, int first_output) {
+                           const std::vector<FeatureListConfig>& lists, int first_output, bool with_lengths) {
   using L = FeatureListConfig;
   const bool scalar = serialized.rank() == 0;
   const std::vector<std::string>& protos = *serialized.strings();
@@ -166,9 +166,11 @@ Status parse_feature_lists(KernelContext& ctx, const Tensor& serialized, const T
     std::vector<int64_t> dims = scalar ? std::vector<int64_t>{max_steps} : std::vector<int64_t>{b_dim, max_steps};
     for (int64_t d : c.shape.dims()) dims.push_back(d);
     OPF_RETURN_IF_ERROR(padded.to_tensor(c.dtype, Shape(dims), &ctx.output(out + i)));
-    OPF_RETURN_IF_ERROR(make_int64(scalar ? Shape{} : Shape{b_dim}, lengths, &ctx.output(out + nd + i)));
+    if (with_lengths) {
+      OPF_RETURN_IF_ERROR(make_int64(scalar ? Shape{} : Shape{b_dim}, lengths, &ctx.output(out + nd + i)));
+    }
   }
-  out += 2 * nd;
+  out += with_lengths ? 2 * nd : nd;
   for (int i = 0; i < nr; ++i) {
     const size_t k = ragged[static_cast<size_t>(i)];
     GatheredList& g = gathered[k];

@@ -10,3 +10,4 @@
 #include "opforge/ops/parsing/parse_example_v2.h"
 #include "opforge/ops/parsing/parse_sequence_example_v2.h"
 #include "opforge/ops/parsing/parse_single_example.h"
+#include "opforge/ops/parsing/parse_single_sequence_example.h"
