@@ -10,6 +10,7 @@ from opforge.gradients.registry import register_gradient as _register
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 
 _not_differentiable("DecodeCSV")
+_not_differentiable("DecodePaddedRaw")
 _not_differentiable("DecodeRaw")
 _not_differentiable("ParseExample")
 _not_differentiable("ParseExampleV2")

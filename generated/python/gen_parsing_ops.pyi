@@ -31,6 +31,26 @@ def decode_csv(records: TensorLike, record_defaults: Sequence[TensorLike], field
       A list of `Tensor` objects.
     """
 
+def decode_padded_raw(input_bytes: TensorLike, fixed_length: TensorLike, out_type: DTypeLike, little_endian: bool = True, name: str | None = None) -> Tensor:
+    r"""Reinterpret the bytes of a string as a vector of numbers, padded or cut to a fixed length.
+
+    Each string's first `fixed_length` bytes (zero bytes after a shorter string) are read as
+    `fixed_length / size(out_type)` values in the byte order `little_endian` says; the output has
+    the shape of `input_bytes` plus that dimension. `fixed_length` must be positive and a multiple
+    of the type's size.
+
+    Args:
+      input_bytes: A `Tensor` of type `string`. Strings of any lengths.
+      fixed_length: A `Tensor` of type `int32`. A scalar: how many bytes of each string to read.
+      out_type: A `type` from: `float16`, `bfloat16`, `float32`, `float64`, `int32`, `uint8`,
+        `int16`, `int8`, `int64`.
+      little_endian: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+    """
+
 def decode_raw(bytes: TensorLike, out_type: DTypeLike, little_endian: bool = True, name: str | None = None) -> Tensor:
     r"""Reinterpret the bytes of a string as a vector of numbers.
 

@@ -213,6 +213,7 @@ OPS = {
     "_FusedDepthwiseConv2dNative": ("nn", "_fused_depthwise_conv2d_native"),
     "_FusedMatMul": ("nn", "_fused_mat_mul"),
     "DecodeCSV": ("parsing", "decode_csv"),
+    "DecodePaddedRaw": ("parsing", "decode_padded_raw"),
     "DecodeRaw": ("parsing", "decode_raw"),
     "ParseExample": ("parsing", "parse_example"),
     "ParseExampleV2": ("parsing", "parse_example_v2"),

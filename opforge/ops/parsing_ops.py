@@ -18,7 +18,6 @@ import numpy as np
 from .. import ops as _ops
 from ..framework import dtypes as _dtypes
 from ..framework.api import constant
-from ..framework.errors import UnimplementedError
 from ..framework.graph import GraphTensor
 from ..framework.sparse_tensor import SparseTensor
 from ..framework.tensor import Tensor as EagerTensor
@@ -250,14 +249,16 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
 
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, fixed_length=None, name=None, bytes=None):  # noqa: A002
     """Reinterprets the bytes of each string as a vector of ``out_type`` (TensorFlow's
-    tf.io.decode_raw; TF1's ``bytes=`` spelling is accepted). ``fixed_length`` (TensorFlow's
-    DecodePaddedRaw) is not supported."""
+    tf.io.decode_raw; TF1's ``bytes=`` spelling is accepted): the DecodeRaw op, or with
+    ``fixed_length`` the DecodePaddedRaw op (each string's first fixed_length bytes, zero-padded)."""
     if input_bytes is None:
         input_bytes = bytes
     if input_bytes is None or out_type is None:
         raise ValueError("decode_raw needs input_bytes and out_type")
     if fixed_length is not None:
-        raise UnimplementedError("decode_raw: fixed_length (the DecodePaddedRaw op) is not supported; "
-                                 "pad or slice the strings to one length first", "DecodePaddedRaw")
+        if not isinstance(fixed_length, (GraphTensor, EagerTensor)):
+            fixed_length = constant(np.int32(fixed_length))
+        return _ops.decode_padded_raw(_strings(input_bytes), fixed_length, out_type=_dtypes.as_dtype(out_type),
+                                      little_endian=bool(little_endian), name=name)
     return _ops.decode_raw(_strings(input_bytes), out_type=_dtypes.as_dtype(out_type), little_endian=bool(little_endian),
                            name=name)

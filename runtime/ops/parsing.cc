@@ -179,6 +179,26 @@ Status DecodeRawShape(ShapeContext& c) {
   return Status::OK();
 }
 
+// The last dimension is fixed_length / size(out_type) where fixed_length is known.
+Status DecodePaddedRawShape(ShapeContext& c) {
+  const Shape& in = c.input_shape(0);
+  if (in.unknown_rank()) {
+    c.set_output(0, Shape::UnknownRank());
+    return Status::OK();
+  }
+  std::vector<int64_t> dims = in.dims();
+  int64_t last = Shape::kUnknownDim;
+  const Tensor* fixed = c.input_value(1);
+  const size_t size = dtype_size(c.attr(c.op().attr_index("out_type")).type);
+  if (fixed != nullptr && fixed->num_elements() == 1 && size > 0) {
+    const int64_t n = fixed->data<int32_t>()[0];
+    if (n > 0 && n % static_cast<int64_t>(size) == 0) last = n / static_cast<int64_t>(size);
+  }
+  dims.push_back(last);
+  c.set_output(0, Shape(dims));
+  return Status::OK();
+}
+
 [[maybe_unused]] const bool example_shapes_registered = [] {
   shape_fns::register_custom("ParseExampleV2", ParseExampleV2Shape);
   shape_fns::register_custom("ParseExample", ParseExampleShape);
@@ -186,6 +206,7 @@ Status DecodeRawShape(ShapeContext& c) {
   shape_fns::register_custom("ParseSequenceExampleV2", ParseSequenceExampleV2Shape);
   shape_fns::register_custom("ParseSingleSequenceExample", ParseSingleSequenceExampleShape);
   shape_fns::register_custom("DecodeRaw", DecodeRawShape);
+  shape_fns::register_custom("DecodePaddedRaw", DecodePaddedRawShape);
   return true;
 }();
 

@@ -109,8 +109,36 @@ def test_decode_raw_errors():
         decode_raw([b"abcd", b"abcde"], of.uint8)
     with pytest.raises(of.errors.InvalidArgumentError, match="DecodeRaw.*length 6 that is not a multiple of 4"):
         decode_raw([b"abcdef"], of.int32)
-    with pytest.raises(of.errors.UnimplementedError, match="fixed_length"):
-        decode_raw([b"abcd"], of.int32, fixed_length=4)
+    with pytest.raises(of.errors.InvalidArgumentError, match=r"DecodePaddedRaw: fixed_length \(6\) must be a multiple "
+                                                          r"of the size of out_type \(4\)"):
+        decode_raw([b"abcd"], of.int32, fixed_length=6)
+    with pytest.raises(of.errors.InvalidArgumentError, match=r"fixed_length \(0\) must be greater than zero"):
+        decode_raw([b"abcd"], of.int32, fixed_length=0)
+
+
+def test_decode_raw_fixed_length_pads_and_cuts():
+    rng = np.random.default_rng(12)
+    raw = [rng.bytes(int(n)) for n in rng.integers(0, 20, size=9)]
+    for dt, fixed in ((np.int16, 10), (np.float32, 8), (np.uint8, 3), (np.int64, 16)):
+        padded = [(b + bytes(fixed))[:fixed] for b in raw]
+        want = np.stack([np.frombuffer(b, dtype=dt) for b in padded]).reshape(3, 3, -1)
+        got = decode_raw(np.array(raw, dtype=object).reshape(3, 3), of.as_dtype(dt), fixed_length=fixed).numpy()
+        np.testing.assert_array_equal(got, want)
+        big = decode_raw(raw, of.as_dtype(dt), little_endian=False, fixed_length=fixed).numpy()
+        np.testing.assert_array_equal(big, want.reshape(9, -1).byteswap())
+    with of.Graph().as_default():
+        x = decode_raw(of.placeholder(of.string, [None]), of.int32, fixed_length=12)
+        assert x.shape.as_list() == [None, 3]
+
+
+def test_decode_raw_fixed_length_against_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    raw = [b"\x01\x02\x03", b"", b"\x04\x05\x06\x07\x08\x09"]
+    for dt in ("int16", "int32", "float32"):  # TF has no float16 kernel for it
+        for little in (True, False):
+            theirs = tf.io.decode_raw(raw, getattr(tf, dt), little_endian=little, fixed_length=4).numpy()
+            ours = decode_raw(raw, of.as_dtype(dt), little_endian=little, fixed_length=4).numpy()
+            np.testing.assert_array_equal(ours.view(np.uint8), theirs.view(np.uint8))
 
 
 # ------------------------------------------------------------------------- building Examples

@@ -62,6 +62,33 @@ OpSpec MakeDecodeCSV() {
   return op;
 }
 
+OpSpec MakeDecodePaddedRaw() {
+  OpSpec op;
+  op.name = "DecodePaddedRaw";
+  op.inputs.push_back(ArgSpec{"input_bytes", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"fixed_length", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "little_endian";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DecodePaddedRaw", c); };
+  return op;
+}
+
 OpSpec MakeDecodeRaw() {
   OpSpec op;
   op.name = "DecodeRaw";
@@ -599,6 +626,7 @@ OpSpec MakeParseSingleSequenceExample() {
 
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeDecodeCSV());
+  OpRegistry::Global().add_pending(MakeDecodePaddedRaw());
   OpRegistry::Global().add_pending(MakeDecodeRaw());
   OpRegistry::Global().add_pending(MakeParseExample());
   OpRegistry::Global().add_pending(MakeParseExampleV2());
