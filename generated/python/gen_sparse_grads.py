@@ -9,4 +9,5 @@ gradient per input argument.
 from opforge.gradients.registry import register_gradient as _register
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 
+_not_differentiable("SparseReorder")
 _not_differentiable("SparseToDense")

@@ -6,6 +6,26 @@ from opforge.framework.dtypes import DTypeLike, ShapeLike, TensorLike
 
 __all__: list[str]
 
+def sparse_reorder(input_indices: TensorLike, input_values: TensorLike, input_shape: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Reorders a SparseTensor into the canonical, row-major ordering.
+
+    The index rows sorted in lexicographic order (ties keep their order), the values moved with
+    them; the shape is unchanged. As in TensorFlow, indices are not checked against the shape.
+
+    Args:
+      input_indices: A `Tensor` of type `int64`. 2-D [N, rank]: the positions of the values.
+      input_values: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`,
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`. 1-D [N]:
+        the values.
+      input_shape: A `Tensor` of type `int64`. 1-D [rank]: the dense shape.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_values`).
+      output_indices: A `Tensor` of type `int64`.
+      output_values: A `Tensor`. Has the same type as `input_values`.
+    """
+
 def sparse_to_dense(sparse_indices: TensorLike, output_shape: TensorLike, sparse_values: TensorLike, default_value: TensorLike, validate_indices: bool = True, name: str | None = None) -> Tensor:
     r"""Converts a sparse representation into a dense tensor.
 

@@ -230,6 +230,7 @@ OPS = {
     "StatelessRandomUniformInt": ("random", "stateless_random_uniform_int"),
     "StatelessTruncatedNormal": ("random", "stateless_truncated_normal"),
     "TruncatedNormal": ("random", "truncated_normal"),
+    "SparseReorder": ("sparse", "sparse_reorder"),
     "SparseToDense": ("sparse", "sparse_to_dense"),
     "Assign": ("state", "assign"),
     "AssignAdd": ("state", "assign_add"),

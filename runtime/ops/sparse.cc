@@ -27,8 +27,16 @@ Status SparseToDenseShape(ShapeContext& c) {
   return Status::OK();
 }
 
+// ---- sparse_reorder: the outputs have the inputs' shapes.
+Status SparseReorderShape(ShapeContext& c) {
+  c.set_output(0, c.input_shape(0));
+  c.set_output(1, c.input_shape(1));
+  return Status::OK();
+}
+
 [[maybe_unused]] const bool sparse_shapes_registered = [] {
   shape_fns::register_custom("SparseToDense", SparseToDenseShape);
+  shape_fns::register_custom("SparseReorder", SparseReorderShape);
   return true;
 }();
 

@@ -126,3 +126,42 @@ def test_session_fetches_and_feeds_sparse_tensors():
             assert doubled.eval({sp: (feed.indices, feed.values, feed.dense_shape)}, session=sess).values.tolist() \
                 == [3.0, -4.0]
             assert sess.run({"sp": doubled}, {sp: feed})["sp"].indices.tolist() == [[0, 1], [1, 3]]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, object])
+def test_reorder_against_numpy(dtype):
+    rng = np.random.default_rng(3)
+    indices, values = _random_sparse(rng, (5, 4, 3), dtype=dtype)
+    perm = rng.permutation(len(indices))
+    shuffled = of.SparseTensor(indices[perm], of.constant(values[perm], dtype=of.string) if dtype is object
+                               else values[perm], [5, 4, 3])
+    with pytest.raises(IAE, match="out of order"):
+        of.sparse.to_dense(shuffled, default_value=b"" if dtype is object else None)
+    ordered = of.sparse.reorder(shuffled)
+    np.testing.assert_array_equal(ordered.indices.numpy(), indices)
+    assert ordered.values.numpy().tolist() == values.tolist()
+    assert ordered.dense_shape.numpy().tolist() == [5, 4, 3]
+    # ties keep their order; a value tuple reorders too
+    ties = of.sparse.sparse_reorder(of.SparseTensorValue([[1, 0], [0, 2], [1, 0]], np.array([1, 2, 3], np.int32), [2, 3]))
+    assert ties.indices.numpy().tolist() == [[0, 2], [1, 0], [1, 0]] and ties.values.numpy().tolist() == [2, 1, 3]
+
+
+def test_reorder_errors_and_tensorflow():
+    raw = of.raw_ops.SparseReorder
+    with pytest.raises(IAE, match=r"Index rank \(1\) and shape rank \(2\) do not match"):
+        raw(input_indices=np.zeros((1, 1), np.int64), input_values=np.ones(1, np.float32),
+            input_shape=np.array([3, 4], np.int64))
+    with pytest.raises(IAE, match="Input indices should be a matrix"):
+        raw(input_indices=np.zeros(3, np.int64), input_values=np.ones(3, np.float32), input_shape=np.array([3], np.int64))
+    with pytest.raises(IAE, match=r"Number of values \(2\) and indices \(1\) do not match"):
+        raw(input_indices=np.zeros((1, 1), np.int64), input_values=np.ones(2, np.float32),
+            input_shape=np.array([3], np.int64))
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(4)
+    # distinct indices: TensorFlow's sort does not keep the order of ties
+    indices = rng.permutation(np.unique(rng.integers(0, 4, size=(30, 3)), axis=0)).astype(np.int64)
+    values = rng.normal(size=len(indices)).astype(np.float32)
+    theirs = tf.sparse.reorder(tf.SparseTensor(indices, values, [4, 4, 4]))
+    ours = of.sparse.reorder(of.SparseTensor(indices, values, [4, 4, 4]))
+    np.testing.assert_array_equal(ours.indices.numpy(), theirs.indices.numpy())
+    np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())

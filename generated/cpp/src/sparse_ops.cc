@@ -10,6 +10,28 @@ namespace opforge {
 namespace ops {
 namespace {
 
+OpSpec MakeSparseReorder() {
+  OpSpec op;
+  op.name = "SparseReorder";
+  op.inputs.push_back(ArgSpec{"input_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseReorder", c); };
+  return op;
+}
+
 OpSpec MakeSparseToDense() {
   OpSpec op;
   op.name = "SparseToDense";
@@ -49,6 +71,7 @@ OpSpec MakeSparseToDense() {
 }
 
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::Global().add_pending(MakeSparseReorder());
   OpRegistry::Global().add_pending(MakeSparseToDense());
   return true;
 }();

@@ -4,4 +4,5 @@
 
 // One header per op (opforge/ops/sparse/<op>.h): kernels include those of the ops they
 // implement; this header gathers them all.
+#include "opforge/ops/sparse/sparse_reorder.h"
 #include "opforge/ops/sparse/sparse_to_dense.h"

@@ -1,8 +1,11 @@
-// SparseToDense: a dense tensor from COO indices and values, with a default elsewhere.
+// SparseToDense (a dense tensor from COO indices and values, a default elsewhere) and
+// SparseReorder (the indices in row-major order).
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "opforge/ops/sparse/sparse_reorder.h"
 #include "opforge/ops/sparse/sparse_to_dense.h"
 
 namespace opforge {
@@ -108,10 +111,54 @@ Status SparseToDenseCpu(ops::SparseToDenseArgs& a) {
   return Status::OK();
 }
 
+template <typename T>
+Status SparseReorderCpu(ops::SparseReorderArgs& a) {
+  const Tensor& ix = a.input_indices;
+  if (ix.rank() != 2)
+    return a.ctx.error("Input indices should be a matrix but received shape ", ix.shape().to_string());
+  if (a.input_values.rank() != 1) {
+    return a.ctx.error("Input values should be a vector but received shape ", a.input_values.shape().to_string());
+  }
+  if (a.input_shape.rank() != 1) {
+    return a.ctx.error("Input shape should be a vector but received shape ", a.input_shape.shape().to_string());
+  }
+  const int64_t n = ix.shape().dim(0), rank = ix.shape().dim(1);
+  if (rank != a.input_shape.num_elements()) {
+    return a.ctx.error("Index rank (", rank, ") and shape rank (", a.input_shape.num_elements(), ") do not match");
+  }
+  if (a.input_values.num_elements() != n) {
+    return a.ctx.error("Number of values (", a.input_values.num_elements(), ") and indices (", n, ") do not match");
+  }
+  const int64_t* rows = ix.data<int64_t>();
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) order[static_cast<size_t>(k)] = k;
+  std::stable_sort(order.begin(), order.end(), [rows, rank](int64_t x, int64_t y) {
+    return std::lexicographical_compare(rows + x * rank, rows + (x + 1) * rank, rows + y * rank, rows + (y + 1) * rank);
+  });
+  Tensor& out_ix = a.ctx.output(0);
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt64, ix.shape(), &out_ix));
+  for (int64_t k = 0; k < n; ++k) {
+    std::memcpy(out_ix.data<int64_t>() + k * rank, rows + order[static_cast<size_t>(k)] * rank,
+                static_cast<size_t>(rank) * sizeof(int64_t));
+  }
+  Tensor& out_values = a.ctx.output(1);
+  if (a.input_values.dtype() == DType::kString) {
+    std::vector<std::string> values(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k)
+      values[static_cast<size_t>(k)] = (*a.input_values.strings())[static_cast<size_t>(order[static_cast<size_t>(k)])];
+    return Tensor::FromStrings(a.input_values.shape(), std::move(values), &out_values);
+  }
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(a.input_values.dtype(), a.input_values.shape(), &out_values));
+  for (int64_t k = 0; k < n; ++k) copy_element(a.input_values, order[static_cast<size_t>(k)], out_values, k, nullptr);
+  return Status::OK();
+}
+
 }  // namespace
 
 // One body for every dtype (it copies elements by size, strings by value); it makes its output.
 OPFORGE_REGISTER_FORWARDING_KERNEL(SparseToDense, CPU, SparseToDenseCpu, bool, uint8_t, int8_t, int16_t, int32_t,
+                                   int64_t, bfloat16, half, float, double, StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(SparseReorder, CPU, SparseReorderCpu, bool, uint8_t, int8_t, int16_t, int32_t,
                                    int64_t, bfloat16, half, float, double, StringTag)
 
 }  // namespace opforge
