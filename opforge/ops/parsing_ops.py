@@ -94,7 +94,7 @@ def _default_array(value, dt, shape, key):
 class _Config:
     """The ops' arguments for a dict of feature specs (keys sorted, as TensorFlow orders them)."""
 
-    def __init__(self, features, single, context=False):
+    def __init__(self, features, context=False):
         if not features and not context:
             raise ValueError("Missing: features was empty (give at least one feature to parse)")
         self.sparse_keys, self.sparse_types = [], []
@@ -127,7 +127,6 @@ class _Config:
             else:
                 raise ValueError(f"Unsupported feature spec for {key}: {type(spec).__name__} (expected FixedLenFeature, "
                                  f"VarLenFeature{'' if context else ' or FixedLenSequenceFeature'})")
-        del single
         self.dense_defaults = [constant(v, dtype=t) for v, t in zip(self.dense_defaults, self.dense_types)]
 
     def results(self, sparse_indices, sparse_values, sparse_shapes, dense_values):
@@ -139,17 +138,11 @@ class _Config:
         return out
 
 
-def _list(x):
-    if x is None:
-        return []
-    return list(x) if isinstance(x, (list, tuple)) else [x]
-
-
 def parse_example(serialized, features, name=None, example_names=None):
     """Parses a vector of serialized Example protos into a dict of tensors (TensorFlow's
     tf.io.parse_example): a FixedLenFeature gives a [batch] + shape tensor, a VarLenFeature a
     SparseTensor with indices [N, 2], a FixedLenSequenceFeature a [batch, rows] + shape tensor."""
-    config = _Config(features, single=False)
+    config = _Config(features)
     names = [] if example_names is None else example_names
     result = _ops.parse_example_v2(
         _strings(serialized), _strings(names), _strings(config.sparse_keys), _strings(config.dense_keys), _strings([]),
@@ -162,7 +155,7 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     """Parses one serialized Example (a scalar string) into a dict of tensors (TensorFlow's
     tf.io.parse_single_example): dense features have their own shape, sparse ones indices [N, 1]."""
     del example_names  # one proto: errors name the feature
-    config = _Config(features, single=True)
+    config = _Config(features)
     result = _ops.parse_single_example(
         _strings(serialized), config.dense_defaults, num_sparse=len(config.sparse_keys), sparse_keys=config.sparse_keys,
         dense_keys=config.dense_keys, sparse_types=config.sparse_types, dense_shapes=config.dense_shapes, name=name)
@@ -208,7 +201,7 @@ class _ListConfig:
 def _parse_sequence(serialized, context_features, sequence_features, names, name):
     if not context_features and not sequence_features:
         raise ValueError("Missing features: give context_features, sequence_features or both")
-    context = _Config(context_features or {}, single=False, context=True)
+    context = _Config(context_features or {}, context=True)
     lists = _ListConfig(sequence_features)
     out = _ops.parse_sequence_example_v2(
         _strings(serialized), _strings([] if names is None else names), _strings(context.sparse_keys),
