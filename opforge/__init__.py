@@ -29,6 +29,7 @@ _PUBLIC_MODULES = {
     "image": "opforge.ops.image_ops",
     "linalg": "opforge.ops.linalg",
     "random": "opforge.ops.random_ops",
+    "sparse": "opforge.ops.sparse_ops",
     "train": "opforge.training",
     "layers": "opforge.layers",
     "losses": "opforge.layers.losses",
@@ -88,6 +89,7 @@ from .framework.variables import (  # noqa: E402
 from .framework.api import constant, placeholder, name_scope, control_dependencies, device, group, no_op  # noqa: E402
 from .framework.control_flow import case, cond, while_loop  # noqa: E402
 from .ops.tensor_array_ops import TensorArray  # noqa: E402
+from .framework.sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder  # noqa: E402
 from .ops.einsum_ops import einsum  # noqa: E402
 from .gradients.tape import GradientTape  # noqa: E402
 from .gradients.graph_grad import gradients  # noqa: E402

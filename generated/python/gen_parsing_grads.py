@@ -10,3 +10,10 @@ from opforge.gradients.registry import register_gradient as _register
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 
 _not_differentiable("DecodeCSV")
+_not_differentiable("DecodePaddedRaw")
+_not_differentiable("DecodeRaw")
+_not_differentiable("ParseExample")
+_not_differentiable("ParseExampleV2")
+_not_differentiable("ParseSequenceExampleV2")
+_not_differentiable("ParseSingleExample")
+_not_differentiable("ParseSingleSequenceExample")

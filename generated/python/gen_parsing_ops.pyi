@@ -30,3 +30,250 @@ def decode_csv(records: TensorLike, record_defaults: Sequence[TensorLike], field
     Returns:
       A list of `Tensor` objects.
     """
+
+def decode_padded_raw(input_bytes: TensorLike, fixed_length: TensorLike, out_type: DTypeLike, little_endian: bool = True, name: str | None = None) -> Tensor:
+    r"""Reinterpret the bytes of a string as a vector of numbers, padded or cut to a fixed length.
+
+    Each string's first `fixed_length` bytes (zero bytes after a shorter string) are read as
+    `fixed_length / size(out_type)` values in the byte order `little_endian` says; the output has
+    the shape of `input_bytes` plus that dimension. `fixed_length` must be positive and a multiple
+    of the type's size.
+
+    Args:
+      input_bytes: A `Tensor` of type `string`. Strings of any lengths.
+      fixed_length: A `Tensor` of type `int32`. A scalar: how many bytes of each string to read.
+      out_type: A `type` from: `float16`, `bfloat16`, `float32`, `float64`, `int32`, `uint8`,
+        `int16`, `int8`, `int64`.
+      little_endian: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+    """
+
+def decode_raw(bytes: TensorLike, out_type: DTypeLike, little_endian: bool = True, name: str | None = None) -> Tensor:
+    r"""Reinterpret the bytes of a string as a vector of numbers.
+
+    Every string in `bytes` must have the same length, a multiple of the size of `out_type`; the
+    output has the shape of `bytes` plus one dimension: the number of values in each string.
+    `little_endian` says the byte order of the data (a one-byte type ignores it). A bool is true for
+    a non-zero byte.
+
+    Args:
+      bytes: A `Tensor` of type `string`. All the elements must have the same length.
+      out_type: A `type` from: `float16`, `bfloat16`, `float32`, `float64`, `int32`, `uint8`,
+        `int16`, `int8`, `int64`, `bool`.
+      little_endian: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`. `bytes`' shape plus the values of each string as the last
+        dimension.
+    """
+
+def parse_example(serialized: TensorLike, names: TensorLike, sparse_keys: Sequence[TensorLike], dense_keys: Sequence[TensorLike], dense_defaults: Sequence[TensorLike], sparse_types: Sequence[DTypeLike], dense_shapes: Sequence[ShapeLike], name: str | None = None) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor]]:
+    r"""Transforms a vector of serialized tf.train.Example protos into typed tensors.
+
+    The first version of ParseExampleV2, with the keys as lists of scalar string tensors and no
+    ragged features; the same parser and the same outputs (see ParseExampleV2).
+
+    Args:
+      serialized: A `Tensor` of type `string`. A vector of serialized Example protos.
+      names: A `Tensor` of type `string`. A vector of names for the serialized protos, used in error
+        messages; may be empty.
+      sparse_keys: A list of at least 0 `Tensor` objects of type `string`. The names of the sparse
+        (VarLen) features, one scalar each.
+      dense_keys: A list of at least 0 `Tensor` objects of type `string`. The names of the dense
+        (FixedLen) features, one scalar each.
+      dense_defaults: A list of `Tensor` objects with types from: attr `Tdense`. One per dense
+        feature: its value where an Example lacks the feature, of shape `dense_shapes[j]`; an empty
+        tensor makes the feature required.
+      sparse_types: A list of `types` from: `float32`, `int64`, `string` with at least 0 elements.
+      dense_shapes: A list of `shapes` with at least 0 elements.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sparse_indices`, `sparse_values`, `sparse_shapes`, `dense_values`).
+      sparse_indices: A list of `Tensor` objects of type `int64`.
+      sparse_values: A list of `Tensor` objects.
+      sparse_shapes: A list of `Tensor` objects of type `int64`.
+      dense_values: A list of `Tensor` objects.
+    """
+
+def parse_example_v2(serialized: TensorLike, names: TensorLike, sparse_keys: TensorLike, dense_keys: TensorLike, ragged_keys: TensorLike, dense_defaults: Sequence[TensorLike], num_sparse: int, sparse_types: Sequence[DTypeLike], ragged_value_types: Sequence[DTypeLike], ragged_split_types: Sequence[DTypeLike], dense_shapes: Sequence[ShapeLike], name: str | None = None) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor]]:
+    r"""Transforms a vector of tf.Example protos (as strings) into typed tensors.
+
+    The protos are decoded by hand from protobuf's wire format (packed and unpacked repeated fields
+    alike; unknown fields skipped). Sparse (VarLen) feature j gives `sparse_indices[j]` (int64 [N,
+    rank(serialized) + 1]: the example and the position in it), `sparse_values[j]` ([N]) and
+    `sparse_shapes[j]` (the batch size and the largest count). Dense feature j gives
+    `dense_values[j]` of shape `serialized.shape + dense_shapes[j]`: each Example holds exactly that
+    many values, or lacks the feature and takes `dense_defaults[j]` (empty: required). A dense shape
+    whose first dimension is unknown is a variable-length feature (FixedLenSequenceFeature): the
+    output's dimension is the largest count in the batch, padded with the scalar default. Ragged
+    feature j gives its values and row splits. Missing required features, a feature of the wrong
+    type or count, and malformed protos are InvalidArgumentErrors naming the example and the
+    feature.
+
+    Args:
+      serialized: A `Tensor` of type `string`. A scalar or vector of serialized Example protos.
+      names: A `Tensor` of type `string`. Names of the protos (the shape of `serialized`, or empty),
+        used in error messages.
+      sparse_keys: A `Tensor` of type `string`. Vector of the sparse features' names.
+      dense_keys: A `Tensor` of type `string`. Vector of the dense features' names.
+      ragged_keys: A `Tensor` of type `string`. Vector of the ragged features' names.
+      dense_defaults: A list of `Tensor` objects with types from: attr `Tdense`. One per dense
+        feature: its default value (empty: the feature is required).
+      num_sparse: A `int` that is `>= 0`.
+      sparse_types: A list of `types` from: `float32`, `int64`, `string` with at least 0 elements.
+      ragged_value_types: A list of `types` from: `float32`, `int64`, `string` with at least 0
+        elements.
+      ragged_split_types: A list of `types` from: `int32`, `int64` with at least 0 elements.
+      dense_shapes: A list of `shapes` with at least 0 elements.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sparse_indices`, `sparse_values`, `sparse_shapes`, `dense_values`, `ragged_values`, `ragged_row_splits`).
+      sparse_indices: A list of `Tensor` objects of type `int64`.
+      sparse_values: A list of `Tensor` objects.
+      sparse_shapes: A list of `Tensor` objects of type `int64`.
+      dense_values: A list of `Tensor` objects.
+      ragged_values: A list of `Tensor` objects.
+      ragged_row_splits: A list of `Tensor` objects.
+    """
+
+def parse_sequence_example_v2(serialized: TensorLike, debug_name: TensorLike, context_sparse_keys: TensorLike, context_dense_keys: TensorLike, context_ragged_keys: TensorLike, feature_list_sparse_keys: TensorLike, feature_list_dense_keys: TensorLike, feature_list_ragged_keys: TensorLike, feature_list_dense_missing_assumed_empty: TensorLike, context_dense_defaults: Sequence[TensorLike], Ncontext_sparse: int = 0, context_sparse_types: Sequence[DTypeLike] = [], context_ragged_value_types: Sequence[DTypeLike] = [], context_ragged_split_types: Sequence[DTypeLike] = [], context_dense_shapes: Sequence[ShapeLike] = [], Nfeature_list_sparse: int = 0, Nfeature_list_dense: int = 0, feature_list_dense_types: Sequence[DTypeLike] = [], feature_list_sparse_types: Sequence[DTypeLike] = [], feature_list_ragged_value_types: Sequence[DTypeLike] = [], feature_list_ragged_split_types: Sequence[DTypeLike] = [], feature_list_dense_shapes: Sequence[ShapeLike] = [], name: str | None = None) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor]]:
+    r"""Transforms a vector of tf.io.SequenceExample protos (as strings) into typed tensors.
+
+    The context (a Features message) is parsed as ParseExampleV2 parses an Example: sparse, dense
+    (with defaults) and ragged features. Each feature list is a sequence of steps (Features): sparse
+    feature list j gives `feature_list_sparse_indices[j]` (the example, the step and the position in
+    it; without the example for a scalar `serialized`) with its values and dense shape (batch,
+    longest list, most values in a step); dense feature list j gives `feature_list_dense_values[j]`
+    of shape batch + [longest list] + `feature_list_dense_shapes[j]`, zero-padded, and its lengths;
+    ragged feature list j its values, outer row splits (steps per example) and inner row splits
+    (values per step). A dense feature list an example lacks is an InvalidArgumentError unless
+    `feature_list_dense_missing_assumed_empty[j]`. Wrong types, wrong value counts and malformed
+    protos are InvalidArgumentErrors naming the example and the feature, as in TensorFlow.
+
+    Args:
+      serialized: A `Tensor` of type `string`. A scalar or vector of serialized SequenceExample
+        protos.
+      debug_name: A `Tensor` of type `string`. Names of the protos (the shape of `serialized`, or
+        empty), used in error messages.
+      context_sparse_keys: A `Tensor` of type `string`.
+      context_dense_keys: A `Tensor` of type `string`.
+      context_ragged_keys: A `Tensor` of type `string`.
+      feature_list_sparse_keys: A `Tensor` of type `string`.
+      feature_list_dense_keys: A `Tensor` of type `string`.
+      feature_list_ragged_keys: A `Tensor` of type `string`.
+      feature_list_dense_missing_assumed_empty: A `Tensor` of type `bool`. One per dense feature
+        list: whether an example may lack it (length 0).
+      context_dense_defaults: A list of `Tensor` objects with types from: attr `Tcontext_dense`. One
+        per dense context feature: its default value (empty: required).
+      Ncontext_sparse: An optional `int` that is `>= 0`. Defaults to `0`.
+      context_sparse_types: An optional list of `types` from: `float32`, `int64`, `string` with at
+        least 0 elements. Defaults to `[]`.
+      context_ragged_value_types: An optional list of `types` from: `float32`, `int64`, `string`
+        with at least 0 elements. Defaults to `[]`.
+      context_ragged_split_types: An optional list of `types` from: `int32`, `int64` with at least 0
+        elements. Defaults to `[]`.
+      context_dense_shapes: An optional list of `shapes` with at least 0 elements. Defaults to `[]`.
+      Nfeature_list_sparse: An optional `int` that is `>= 0`. Defaults to `0`.
+      Nfeature_list_dense: An optional `int` that is `>= 0`. Defaults to `0`.
+      feature_list_dense_types: An optional list of `types` from: `float32`, `int64`, `string` with
+        at least 0 elements. Defaults to `[]`.
+      feature_list_sparse_types: An optional list of `types` from: `float32`, `int64`, `string` with
+        at least 0 elements. Defaults to `[]`.
+      feature_list_ragged_value_types: An optional list of `types` from: `float32`, `int64`,
+        `string` with at least 0 elements. Defaults to `[]`.
+      feature_list_ragged_split_types: An optional list of `types` from: `int32`, `int64` with at
+        least 0 elements. Defaults to `[]`.
+      feature_list_dense_shapes: An optional list of `shapes` with at least 0 elements. Defaults to
+        `[]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`context_sparse_indices`, `context_sparse_values`, `context_sparse_shapes`, `context_dense_values`, `context_ragged_values`, `context_ragged_row_splits`, `feature_list_sparse_indices`, `feature_list_sparse_values`, `feature_list_sparse_shapes`, `feature_list_dense_values`, `feature_list_dense_lengths`, `feature_list_ragged_values`, `feature_list_ragged_outer_splits`, `feature_list_ragged_inner_splits`).
+      context_sparse_indices: A list of `Tensor` objects of type `int64`.
+      context_sparse_values: A list of `Tensor` objects.
+      context_sparse_shapes: A list of `Tensor` objects of type `int64`.
+      context_dense_values: A list of `Tensor` objects.
+      context_ragged_values: A list of `Tensor` objects.
+      context_ragged_row_splits: A list of `Tensor` objects.
+      feature_list_sparse_indices: A list of `Tensor` objects of type `int64`.
+      feature_list_sparse_values: A list of `Tensor` objects.
+      feature_list_sparse_shapes: A list of `Tensor` objects of type `int64`.
+      feature_list_dense_values: A list of `Tensor` objects.
+      feature_list_dense_lengths: A list of `Tensor` objects of type `int64`.
+      feature_list_ragged_values: A list of `Tensor` objects.
+      feature_list_ragged_outer_splits: A list of `Tensor` objects.
+      feature_list_ragged_inner_splits: A list of `Tensor` objects.
+    """
+
+def parse_single_example(serialized: TensorLike, dense_defaults: Sequence[TensorLike], num_sparse: int, sparse_keys: Sequence[str], dense_keys: Sequence[str], sparse_types: Sequence[DTypeLike], dense_shapes: Sequence[ShapeLike], name: str | None = None) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor]]:
+    r"""Transforms a tf.Example proto (as a string) into typed tensors.
+
+    ParseExampleV2 for one scalar proto, with the keys as attrs: sparse indices are [N, 1], sparse
+    shapes [1], and dense feature j has shape `dense_shapes[j]`.
+
+    Args:
+      serialized: A `Tensor` of type `string`. A scalar: one serialized Example.
+      dense_defaults: A list of `Tensor` objects with types from: attr `Tdense`. One per dense
+        feature: its default value (empty: the feature is required).
+      num_sparse: A `int` that is `>= 0`.
+      sparse_keys: A list of `strings` with at least 0 elements.
+      dense_keys: A list of `strings` with at least 0 elements.
+      sparse_types: A list of `types` from: `float32`, `int64`, `string` with at least 0 elements.
+      dense_shapes: A list of `shapes` with at least 0 elements.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sparse_indices`, `sparse_values`, `sparse_shapes`, `dense_values`).
+      sparse_indices: A list of `Tensor` objects of type `int64`.
+      sparse_values: A list of `Tensor` objects.
+      sparse_shapes: A list of `Tensor` objects of type `int64`.
+      dense_values: A list of `Tensor` objects.
+    """
+
+def parse_single_sequence_example(serialized: TensorLike, feature_list_dense_missing_assumed_empty: TensorLike, context_sparse_keys: Sequence[TensorLike], context_dense_keys: Sequence[TensorLike], feature_list_sparse_keys: Sequence[TensorLike], feature_list_dense_keys: Sequence[TensorLike], context_dense_defaults: Sequence[TensorLike], debug_name: TensorLike, context_sparse_types: Sequence[DTypeLike] = [], feature_list_dense_types: Sequence[DTypeLike] = [], context_dense_shapes: Sequence[ShapeLike] = [], feature_list_sparse_types: Sequence[DTypeLike] = [], feature_list_dense_shapes: Sequence[ShapeLike] = [], name: str | None = None) -> tuple[list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor], list[Tensor]]:
+    r"""Transforms a scalar brain.SequenceExample proto (as strings) into typed tensors.
+
+    TensorFlow 1's op for one SequenceExample, with the keys as lists of scalar string tensors: the
+    parser of ParseSequenceExampleV2 for a scalar `serialized`, without ragged features or lengths.
+    `feature_list_dense_missing_assumed_empty` names the dense feature lists an example may lack
+    (length 0).
+
+    Args:
+      serialized: A `Tensor` of type `string`. A scalar: one serialized SequenceExample.
+      feature_list_dense_missing_assumed_empty: A `Tensor` of type `string`. The dense feature lists
+        that may be missing (a vector of keys).
+      context_sparse_keys: A list of at least 0 `Tensor` objects of type `string`.
+      context_dense_keys: A list of at least 0 `Tensor` objects of type `string`.
+      feature_list_sparse_keys: A list of at least 0 `Tensor` objects of type `string`.
+      feature_list_dense_keys: A list of at least 0 `Tensor` objects of type `string`.
+      context_dense_defaults: A list of `Tensor` objects with types from: attr `Tcontext_dense`.
+      debug_name: A `Tensor` of type `string`. A scalar name for the proto, used in error messages
+        (may be empty).
+      context_sparse_types: An optional list of `types` from: `float32`, `int64`, `string` with at
+        least 0 elements. Defaults to `[]`.
+      feature_list_dense_types: An optional list of `types` from: `float32`, `int64`, `string` with
+        at least 0 elements. Defaults to `[]`.
+      context_dense_shapes: An optional list of `shapes` with at least 0 elements. Defaults to `[]`.
+      feature_list_sparse_types: An optional list of `types` from: `float32`, `int64`, `string` with
+        at least 0 elements. Defaults to `[]`.
+      feature_list_dense_shapes: An optional list of `shapes` with at least 0 elements. Defaults to
+        `[]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`context_sparse_indices`, `context_sparse_values`, `context_sparse_shapes`, `context_dense_values`, `feature_list_sparse_indices`, `feature_list_sparse_values`, `feature_list_sparse_shapes`, `feature_list_dense_values`).
+      context_sparse_indices: A list of `Tensor` objects of type `int64`.
+      context_sparse_values: A list of `Tensor` objects.
+      context_sparse_shapes: A list of `Tensor` objects of type `int64`.
+      context_dense_values: A list of `Tensor` objects.
+      feature_list_sparse_indices: A list of `Tensor` objects of type `int64`.
+      feature_list_sparse_values: A list of `Tensor` objects.
+      feature_list_sparse_shapes: A list of `Tensor` objects of type `int64`.
+      feature_list_dense_values: A list of `Tensor` objects.
+    """

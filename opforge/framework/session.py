@@ -19,6 +19,18 @@ from .graph import GraphTensor, Operation, get_default_graph
 from .tensor import Tensor as EagerTensor
 from .tensor import convert_to_tensor
 
+
+class _Composite:
+    """Where a composite fetch (a SparseTensor) sits in a fetch structure: the structure of
+    its parts and how to build its value from theirs."""
+
+    __slots__ = ("parts", "rebuild")
+
+    def __init__(self, parts, rebuild):
+        self.parts = parts
+        self.rebuild = rebuild
+
+
 class Session:
     """Runs graph fragments: ``sess.run(fetches, feed_dict)``.
 
@@ -91,6 +103,10 @@ class Session:
                         f"string, Tensor or Operation (or a nested list/tuple/dict of them).")
 
     def _flatten(self, fetches, flat: list):
+        components = getattr(fetches, "_fetch_components", None)
+        if components is not None:  # a composite (SparseTensor): its parts, rebuilt after the run
+            parts, rebuild = components()
+            return _Composite(self._flatten(tuple(parts), flat), rebuild)
         if isinstance(fetches, dict):
             return type(fetches)((k, self._flatten(v, flat)) for k, v in fetches.items())
         if isinstance(fetches, tuple) and hasattr(fetches, "_fields"):  # namedtuple
@@ -102,6 +118,8 @@ class Session:
         return len(flat) - 1
 
     def _rebuild(self, structure, values):
+        if isinstance(structure, _Composite):
+            return structure.rebuild(self._rebuild(structure.parts, values))
         if isinstance(structure, dict):
             return type(structure)((k, self._rebuild(v, values)) for k, v in structure.items())
         if isinstance(structure, tuple) and hasattr(structure, "_fields"):
@@ -117,6 +135,9 @@ class Session:
         pairs = []
 
         def add(key, value):
+            components = getattr(key, "_fetch_components", None)
+            if components is not None:  # a SparseTensor fed a SparseTensorValue
+                key = tuple(components()[0])
             if isinstance(key, tuple):
                 if not isinstance(value, (list, tuple)) or len(value) != len(key):
                     raise ValueError(f"The value fed to a tuple of {len(key)} tensors must be a sequence of "

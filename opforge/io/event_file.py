@@ -1,25 +1,16 @@
-"""Event files for TensorBoard: TensorFlow's record framing (length, masked CRC-32C of the
-length, data, masked CRC-32C of the data) around serialized ``Event`` protos, appended to
-``<logdir>/events.out.tfevents.<time>.<host>``."""
+"""Event files for TensorBoard: serialized ``Event`` protos in TensorFlow's record framing
+(tfrecord.py), appended to ``<logdir>/events.out.tfevents.<time>.<host>``."""
 
 from __future__ import annotations
 
 import os
 import socket
-import struct
 import time
 
-from .. import _C
 from ..codegen._proto import event_pb2
+from .tfrecord import encode_record
 
 Event = event_pb2.Event
-
-
-def _record(data: bytes) -> bytes:
-    """TensorFlow's record framing (TFRecord) of one serialized Event."""
-    header = struct.pack("<Q", len(data))
-    return b"".join((header, struct.pack("<I", _C.crc32c_mask(_C.crc32c(header))),
-                     data, struct.pack("<I", _C.crc32c_mask(_C.crc32c(data)))))
 
 
 class EventFileWriter:
@@ -53,7 +44,7 @@ class EventFileWriter:
     def add_event(self, event: Event) -> None:
         if self._file is None:
             raise RuntimeError("the event file writer is closed (reopen() it first)")
-        self._file.write(_record(event.SerializeToString()))
+        self._file.write(encode_record(event.SerializeToString()))
         if time.monotonic() - self._last_flush >= self._flush_secs:
             self.flush()
 

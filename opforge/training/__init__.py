@@ -1,9 +1,13 @@
 """``of.train``: TensorFlow 1's ``tf.train`` namespace.
 
 It defines nothing itself: optimizers, learning-rate schedules, the global step, the
-queue-runner helpers, checkpoints (saver) and, from io/, MetaGraph and GraphDef files.
+queue-runner helpers, checkpoints (saver) and, from io/, MetaGraph and GraphDef files and the
+tf.train.Example messages.
 """
 
+from ..io.example import (
+    BytesList, Example, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List, SequenceExample,
+)
 from ..io.graph_io import read_graph, write_graph
 from ..io.meta_graph import export_meta_graph
 from .learning_rate_decay import (
@@ -21,6 +25,8 @@ from .saver import (
 from .training_util import create_global_step, get_global_step, get_or_create_global_step, global_step
 
 __all__ = [
+    "BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList", "Int64List",
+    "SequenceExample",
     "AdadeltaOptimizer", "AdagradOptimizer", "AdamOptimizer", "CheckpointReader", "Coordinator", "FtrlOptimizer",
     "GradientDescentOptimizer", "MomentumOptimizer", "NewCheckpointReader", "Optimizer", "RMSPropOptimizer", "Saver",
     "checkpoint_exists", "cosine_decay", "create_global_step", "exponential_decay", "export_meta_graph",

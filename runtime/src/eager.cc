@@ -15,7 +15,8 @@ std::string allowed_list(const AttrSpec& a) {
   std::ostringstream os;
   for (size_t i = 0; i < a.allowed.size(); ++i) {
     if (i) os << ", ";
-    os << a.allowed[i].to_string(a.type);
+    // A list(type) attr's allowed values are single types.
+    os << a.allowed[i].to_string(a.type == AttrType::kListType ? AttrType::kType : a.type);
   }
   return os.str();
 }

@@ -62,8 +62,577 @@ OpSpec MakeDecodeCSV() {
   return op;
 }
 
+OpSpec MakeDecodePaddedRaw() {
+  OpSpec op;
+  op.name = "DecodePaddedRaw";
+  op.inputs.push_back(ArgSpec{"input_bytes", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"fixed_length", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "little_endian";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DecodePaddedRaw", c); };
+  return op;
+}
+
+OpSpec MakeDecodeRaw() {
+  OpSpec op;
+  op.name = "DecodeRaw";
+  op.inputs.push_back(ArgSpec{"bytes", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBool)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "little_endian";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DecodeRaw", c); };
+  return op;
+}
+
+OpSpec MakeParseExample() {
+  OpSpec op;
+  op.name = "ParseExample";
+  op.inputs.push_back(ArgSpec{"serialized", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"names", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sparse_keys", static_cast<DType>(7), -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_keys", static_cast<DType>(7), -1, 1, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_defaults", DType::kInvalid, -1, -1, 3, false});
+  op.outputs.push_back(ArgSpec{"sparse_indices", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"sparse_values", DType::kInvalid, -1, -1, 2, false});
+  op.outputs.push_back(ArgSpec{"sparse_shapes", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"dense_values", DType::kInvalid, -1, -1, 3, false});
+  {
+    AttrSpec a;
+    a.name = "Nsparse";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Ndense";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_types";
+    a.type = AttrType::kListType;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tdense";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dense_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ParseExample", c); };
+  return op;
+}
+
+OpSpec MakeParseExampleV2() {
+  OpSpec op;
+  op.name = "ParseExampleV2";
+  op.inputs.push_back(ArgSpec{"serialized", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"names", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sparse_keys", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_keys", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"ragged_keys", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_defaults", DType::kInvalid, -1, -1, 0, false});
+  op.outputs.push_back(ArgSpec{"sparse_indices", DType::kInt64, -1, 1, -1, false});
+  op.outputs.push_back(ArgSpec{"sparse_values", DType::kInvalid, -1, -1, 2, false});
+  op.outputs.push_back(ArgSpec{"sparse_shapes", DType::kInt64, -1, 1, -1, false});
+  op.outputs.push_back(ArgSpec{"dense_values", DType::kInvalid, -1, -1, 0, false});
+  op.outputs.push_back(ArgSpec{"ragged_values", DType::kInvalid, -1, -1, 3, false});
+  op.outputs.push_back(ArgSpec{"ragged_row_splits", DType::kInvalid, -1, -1, 4, false});
+  {
+    AttrSpec a;
+    a.name = "Tdense";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_sparse";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_types";
+    a.type = AttrType::kListType;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ragged_value_types";
+    a.type = AttrType::kListType;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ragged_split_types";
+    a.type = AttrType::kListType;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dense_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ParseExampleV2", c); };
+  return op;
+}
+
+OpSpec MakeParseSequenceExampleV2() {
+  OpSpec op;
+  op.name = "ParseSequenceExampleV2";
+  op.inputs.push_back(ArgSpec{"serialized", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"debug_name", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"context_sparse_keys", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"context_dense_keys", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"context_ragged_keys", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"feature_list_sparse_keys", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"feature_list_dense_keys", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"feature_list_ragged_keys", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"feature_list_dense_missing_assumed_empty", DType::kBool, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"context_dense_defaults", DType::kInvalid, -1, -1, 1, false});
+  op.outputs.push_back(ArgSpec{"context_sparse_indices", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"context_sparse_values", DType::kInvalid, -1, -1, 2, false});
+  op.outputs.push_back(ArgSpec{"context_sparse_shapes", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"context_dense_values", DType::kInvalid, -1, -1, 1, false});
+  op.outputs.push_back(ArgSpec{"context_ragged_values", DType::kInvalid, -1, -1, 3, false});
+  op.outputs.push_back(ArgSpec{"context_ragged_row_splits", DType::kInvalid, -1, -1, 4, false});
+  op.outputs.push_back(ArgSpec{"feature_list_sparse_indices", DType::kInt64, -1, 6, -1, false});
+  op.outputs.push_back(ArgSpec{"feature_list_sparse_values", DType::kInvalid, -1, -1, 9, false});
+  op.outputs.push_back(ArgSpec{"feature_list_sparse_shapes", DType::kInt64, -1, 6, -1, false});
+  op.outputs.push_back(ArgSpec{"feature_list_dense_values", DType::kInvalid, -1, -1, 8, false});
+  op.outputs.push_back(ArgSpec{"feature_list_dense_lengths", DType::kInt64, -1, 7, -1, false});
+  op.outputs.push_back(ArgSpec{"feature_list_ragged_values", DType::kInvalid, -1, -1, 10, false});
+  op.outputs.push_back(ArgSpec{"feature_list_ragged_outer_splits", DType::kInvalid, -1, -1, 11, false});
+  op.outputs.push_back(ArgSpec{"feature_list_ragged_inner_splits", DType::kInvalid, -1, -1, 11, false});
+  {
+    AttrSpec a;
+    a.name = "Ncontext_sparse";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tcontext_dense";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "context_sparse_types";
+    a.type = AttrType::kListType;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "context_ragged_value_types";
+    a.type = AttrType::kListType;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "context_ragged_split_types";
+    a.type = AttrType::kListType;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "context_dense_shapes";
+    a.type = AttrType::kListShape;
+    a.has_default = true;
+    a.default_value = AttrValue::ListShape(std::vector<Shape>{});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Nfeature_list_sparse";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Nfeature_list_dense";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "feature_list_dense_types";
+    a.type = AttrType::kListType;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "feature_list_sparse_types";
+    a.type = AttrType::kListType;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "feature_list_ragged_value_types";
+    a.type = AttrType::kListType;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "feature_list_ragged_split_types";
+    a.type = AttrType::kListType;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "feature_list_dense_shapes";
+    a.type = AttrType::kListShape;
+    a.has_default = true;
+    a.default_value = AttrValue::ListShape(std::vector<Shape>{});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ParseSequenceExampleV2", c); };
+  return op;
+}
+
+OpSpec MakeParseSingleExample() {
+  OpSpec op;
+  op.name = "ParseSingleExample";
+  op.inputs.push_back(ArgSpec{"serialized", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_defaults", DType::kInvalid, -1, -1, 4, false});
+  op.outputs.push_back(ArgSpec{"sparse_indices", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"sparse_values", DType::kInvalid, -1, -1, 3, false});
+  op.outputs.push_back(ArgSpec{"sparse_shapes", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"dense_values", DType::kInvalid, -1, -1, 4, false});
+  {
+    AttrSpec a;
+    a.name = "num_sparse";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_keys";
+    a.type = AttrType::kListString;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dense_keys";
+    a.type = AttrType::kListString;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_types";
+    a.type = AttrType::kListType;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tdense";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dense_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ParseSingleExample", c); };
+  return op;
+}
+
+OpSpec MakeParseSingleSequenceExample() {
+  OpSpec op;
+  op.name = "ParseSingleSequenceExample";
+  op.inputs.push_back(ArgSpec{"serialized", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"feature_list_dense_missing_assumed_empty", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"context_sparse_keys", static_cast<DType>(7), -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"context_dense_keys", static_cast<DType>(7), -1, 1, -1, false});
+  op.inputs.push_back(ArgSpec{"feature_list_sparse_keys", static_cast<DType>(7), -1, 2, -1, false});
+  op.inputs.push_back(ArgSpec{"feature_list_dense_keys", static_cast<DType>(7), -1, 3, -1, false});
+  op.inputs.push_back(ArgSpec{"context_dense_defaults", DType::kInvalid, -1, -1, 5, false});
+  op.inputs.push_back(ArgSpec{"debug_name", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"context_sparse_indices", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"context_sparse_values", DType::kInvalid, -1, -1, 4, false});
+  op.outputs.push_back(ArgSpec{"context_sparse_shapes", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"context_dense_values", DType::kInvalid, -1, -1, 5, false});
+  op.outputs.push_back(ArgSpec{"feature_list_sparse_indices", DType::kInt64, -1, 2, -1, false});
+  op.outputs.push_back(ArgSpec{"feature_list_sparse_values", DType::kInvalid, -1, -1, 8, false});
+  op.outputs.push_back(ArgSpec{"feature_list_sparse_shapes", DType::kInt64, -1, 2, -1, false});
+  op.outputs.push_back(ArgSpec{"feature_list_dense_values", DType::kInvalid, -1, -1, 6, false});
+  {
+    AttrSpec a;
+    a.name = "Ncontext_sparse";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Ncontext_dense";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Nfeature_list_sparse";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Nfeature_list_dense";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "context_sparse_types";
+    a.type = AttrType::kListType;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tcontext_dense";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "feature_list_dense_types";
+    a.type = AttrType::kListType;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "context_dense_shapes";
+    a.type = AttrType::kListShape;
+    a.has_default = true;
+    a.default_value = AttrValue::ListShape(std::vector<Shape>{});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "feature_list_sparse_types";
+    a.type = AttrType::kListType;
+    a.has_default = true;
+    a.default_value = AttrValue::ListType(std::vector<DType>{});
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "feature_list_dense_shapes";
+    a.type = AttrType::kListShape;
+    a.has_default = true;
+    a.default_value = AttrValue::ListShape(std::vector<Shape>{});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ParseSingleSequenceExample", c); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeDecodeCSV());
+  OpRegistry::Global().add_pending(MakeDecodePaddedRaw());
+  OpRegistry::Global().add_pending(MakeDecodeRaw());
+  OpRegistry::Global().add_pending(MakeParseExample());
+  OpRegistry::Global().add_pending(MakeParseExampleV2());
+  OpRegistry::Global().add_pending(MakeParseSequenceExampleV2());
+  OpRegistry::Global().add_pending(MakeParseSingleExample());
+  OpRegistry::Global().add_pending(MakeParseSingleSequenceExample());
   return true;
 }();
 
