@@ -47,15 +47,24 @@ void call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a
   }
 }
 
-// Calls fn(s0, s1) over [0, len) cut into at most one block per thread, each at least min_len
-// long (so a small product stays whole) and starting on a multiple of align.
+// Calls fn(s0, s1) over [0, len) cut into at most `per_thread` blocks per thread, each at least
+// min_len long (so a small product stays whole) and starting on a multiple of align. Blocks are
+// taken dynamically: with more than one per thread, a thread that another process keeps off
+// its core holds the product up by one smaller block, not by half of it.
 template <typename F>
-void for_blocks_per_thread(int64_t len, int64_t min_len, int64_t align, F fn) {
-  const int64_t parts = std::clamp<int64_t>(len / std::max<int64_t>(1, min_len), 1, num_threads());
+void for_blocks(int64_t len, int64_t min_len, int64_t align, int per_thread, F fn) {
+  const int64_t parts =
+      std::clamp<int64_t>(len / std::max<int64_t>(1, min_len), 1, int64_t{num_threads()} * per_thread);
   const int64_t step = ((len + parts - 1) / parts + align - 1) / align * align;
-  parallel_for_per_thread((len + step - 1) / step, 1,
-                          [&](int64_t b0, int64_t b1) { fn(b0 * step, std::min(len, b1 * step)); });
+  parallel_for_parts((len + step - 1) / step, 1, per_thread,
+                     [&](int64_t b0, int64_t b1) { fn(b0 * step, std::min(len, b1 * step)); });
 }
+
+// Blocks per thread of a split GEMM. Each block of an unpacked product packs the operand it
+// shares again, so there two (half of it on a slowed thread at worst, for a little more
+// packing); blocks of a product with a prepared B pack only their own part of A.
+constexpr int kBlocksPerThread = 2;
+constexpr int kPackedBlocksPerThread = 4;
 
 template <typename T>
 void split_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
@@ -67,14 +76,15 @@ void split_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, cons
     call(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
-  // One block per thread (each block packs the other operand again, so more blocks cost more),
-  // at least kMinParallelMacs / 2 of work each, cut on a multiple of kMinBlock so that the
-  // micro-kernel's vector blocks stay whole. Rows of C are cut when it has more rows than
-  // columns (each block packs all of op(B)), columns otherwise (each packs all of op(A)).
+  // kBlocksPerThread blocks per thread (each block packs the other operand again, so more
+  // blocks cost more), at least kMinParallelMacs / 2 of work each, cut on a multiple of
+  // kMinBlock so that the micro-kernel's vector blocks stay whole. Rows of C are cut when it
+  // has more rows than columns (each block packs all of op(B)), columns otherwise (each packs
+  // all of op(A)).
   const bool by_rows = m >= n;
   const int64_t other = by_rows ? n : m;
   const int64_t min_len = std::max(kMinBlock, kMinParallelMacs / 2 / std::max<int64_t>(1, other * k));
-  for_blocks_per_thread(by_rows ? m : n, min_len, kMinBlock, [&](int64_t s0, int64_t s1) {
+  for_blocks(by_rows ? m : n, min_len, kMinBlock, kBlocksPerThread, [&](int64_t s0, int64_t s1) {
     if (by_rows) {
       const T* ab = ta ? a + s0 : a + s0 * lda;
       call(ta, tb, s1 - s0, n, k, alpha, ab, lda, b, ldb, beta, c + s0 * ldc, ldc);
@@ -137,13 +147,13 @@ void gemm(bool ta, int64_t m, float alpha, const float* a, int64_t lda, const Pa
   const int64_t tile = sgemm_tile_rows();
   if (m >= 4 * tile * num_threads() || m >= n) {
     const int64_t min_rows = kMinParallelMacs / 2 / std::max<int64_t>(1, n * k);
-    for_blocks_per_thread(m, min_rows, tile, [&](int64_t r0, int64_t r1) {
+    for_blocks(m, min_rows, tile, kPackedBlocksPerThread, [&](int64_t r0, int64_t r1) {
       sgemm_avx512_packed(ta, r1 - r0, n, k, alpha, ta ? a + r0 : a + r0 * lda, lda, packed, 0, n, beta, c + r0 * ldc,
                           ldc, ep);
     });
   } else {
     const int64_t panel = packed_b_column_step();
-    for_blocks_per_thread(n, panel, panel, [&](int64_t c0, int64_t c1) {
+    for_blocks(n, panel, panel, kBlocksPerThread, [&](int64_t c0, int64_t c1) {
       sgemm_avx512_packed(ta, m, n, k, alpha, a, lda, packed, c0, c1, beta, c, ldc, ep);
     });
   }
