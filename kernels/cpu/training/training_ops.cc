@@ -1,10 +1,10 @@
 // The optimizer update ops of TensorFlow 1 (training_ops): ApplyGradientDescent, ApplyMomentum,
 // ApplyAdam, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad, ApplyAdadelta, ApplyFtrl(V2).
 //
-// Each updates a variable and its slot variables element by element. Variable values are
-// immutable tensors that fetched results may share, so the new values are computed into fresh
-// buffers and installed under the variables' locks (taken in address order, so two updates of
-// overlapping variables cannot deadlock).
+// Each updates a variable and its slot variables element by element, under the variables' locks
+// (taken in address order, so two updates of overlapping variables cannot deadlock): in place
+// where nothing else holds a variable's buffer, else into a fresh buffer installed as its value
+// (fetched results may share a variable's buffer, and keep the value they were given).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -62,12 +62,21 @@ Status apply_update(KernelContext& ctx, const Tensor& grad, Update update) {
                        " but the gradient has shape ", grad.shape().to_string());
     }
   }
+  // A variable whose buffer nothing else holds (no fetched result, no reader still running:
+  // readers take their reference under the lock held here) and that the runtime allocated is
+  // updated in place, as TensorFlow does; otherwise the values go to a fresh buffer, so what
+  // others hold (a fetched result, a NumPy array a value was loaded from) keeps its value.
   std::array<Tensor, N> next;
   std::array<const T*, N> in;
   std::array<T*, N> out;
   for (size_t k = 0; k < N; ++k) {
-    OPF_RETURN_IF_ERROR(Tensor::Allocate(vars[k]->value.dtype(), vars[k]->value.shape(), &next[k]));
     in[k] = vars[k]->value.template data<T>();
+    const std::shared_ptr<Buffer>& buf = vars[k]->value.buffer();
+    if (buf && buf.use_count() == 1 && buf->owns_memory() && !buf->is_constant() && vars[k]->value.on_host()) {
+      out[k] = const_cast<T*>(in[k]);
+      continue;
+    }
+    OPF_RETURN_IF_ERROR(Tensor::Allocate(vars[k]->value.dtype(), vars[k]->value.shape(), &next[k]));
     out[k] = next[k].template data<T>();
   }
   const T* g = grad.data<T>();
@@ -79,7 +88,9 @@ Status apply_update(KernelContext& ctx, const Tensor& grad, Update update) {
       for (size_t k = 0; k < N; ++k) out[k][i] = static_cast<T>(x[k]);
     }
   });
-  for (size_t k = 0; k < N; ++k) vars[k]->value = std::move(next[k]);
+  for (size_t k = 0; k < N; ++k) {
+    if (next[k].initialized()) vars[k]->value = std::move(next[k]);
+  }
   ctx.set_ref_output(0, vars[0]);
   return Status::OK();
 }

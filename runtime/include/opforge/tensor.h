@@ -41,6 +41,9 @@ class Buffer {
     if (!release_) constant_.store(true, std::memory_order_release);
   }
   bool is_constant() const { return constant_.load(std::memory_order_acquire); }
+  // Whether the runtime's allocator owns the memory (not a NumPy array's or a DLPack
+  // producer's, which must never be written through a tensor that did not create them).
+  bool owns_memory() const { return !release_; }
 
  private:
   void* data_;
