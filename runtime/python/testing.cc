@@ -12,6 +12,7 @@
 #include "src/blas.h"
 #include "src/constant_cache.h"
 #include "src/cpu_kernels.h"
+#include "src/parallel_state.h"
 #include "opforge/device.h"
 #include "opforge/graph.h"
 #include "opforge/shape_fns.h"
@@ -30,6 +31,10 @@ void bind_testing(py::module_& parent) {
   m.def(
       "set_sgemm_kernel", [](const std::string& name) { return blas::set_sgemm_kernel(name.c_str()); },
       "Chooses the float32 GEMM kernel ('avx512' or 'openblas'); False if this CPU cannot run it.");
+  m.def("parallel_contended", &parallel_contended,
+        "Whether parallel regions run inline because a recent one waited out a descheduled worker.");
+  m.def("parallel_probe", &parallel_probe, py::arg("parts"), py::arg("slow_part_us"),
+        "A parallel region whose part 1 spins slow_part_us; returns the number of threads that ran parts.");
   m.def("depthwise_avx512", &nn::dw_avx512_enabled, "Whether float32 depthwise convolutions run the AVX-512 kernel.");
   m.def("set_depthwise_avx512", &nn::set_dw_avx512,
         "Switches the AVX-512 depthwise kernel on (where the CPU has AVX-512F) or off; returns whether it is on.");

@@ -11,6 +11,7 @@
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 #include "session_impl.h"
+#include "src/parallel_state.h"
 
 namespace opforge {
 
@@ -182,6 +183,7 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
     }
     if (first < group.size()) {
       const int64_t count = static_cast<int64_t>(group.size() - first);
+      const UnevenParts uneven;  // steps of different lengths, one per part
       parallel_for_parts(count, 1, static_cast<int>(count), [&](int64_t b, int64_t e) {
         StepScratch sc;
         for (int64_t k = b; k < e; ++k) run_step(group[first + static_cast<size_t>(k)], false, sc);

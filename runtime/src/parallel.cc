@@ -4,10 +4,13 @@
 // waiting caller spin briefly before they sleep: a Session run starts its next parallel region
 // within microseconds, and waking a sleeping thread costs tens of them (more in a VM), which
 // for a 10 us elementwise op is more than the second thread saves. The spins are bounded, so
-// idle threads do not hold cores other processes need.
+// idle threads do not hold cores other processes need. When a region has to wait out a worker
+// the OS descheduled (other processes want the cores), regions run on the calling thread alone
+// for a while: fork-join over a contended core costs a time slice per region.
 #include "opforge/parallel.h"
 
 #include "src/blas.h"
+#include "src/parallel_state.h"
 
 #include <algorithm>
 #include <atomic>
@@ -15,6 +18,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -46,6 +50,8 @@ constexpr int kMaxParts = 0xFFFF;
 constexpr uint64_t gen_of(uint64_t s) { return s >> 32; }
 constexpr int parts_of(uint64_t s) { return static_cast<int>((s >> 16) & 0xFFFF); }
 constexpr int next_of(uint64_t s) { return static_cast<int>(s & 0xFFFF); }
+
+thread_local bool uneven_parts = false;  // see UnevenParts
 
 class ThreadPool {
  public:
@@ -86,6 +92,7 @@ class ThreadPool {
       }
       cv_.notify_all();
     }
+    const auto t0 = std::chrono::steady_clock::now();
     fn(0);
     // Take whatever no worker has started: a worker the OS has not scheduled (other busy
     // processes on the cores) does not hold the call up.
@@ -94,12 +101,28 @@ class ThreadPool {
       pending_.fetch_sub(1, std::memory_order_acq_rel);
     }
     const auto done = [this] { return pending_.load(std::memory_order_seq_cst) == 0; };
+    if (done()) return;
+    const auto t_own = std::chrono::steady_clock::now();
     if (!spin_until(done, kCallerSpin)) {
       std::unique_lock<std::mutex> lock(done_mu_);
       caller_waiting_.store(true, std::memory_order_seq_cst);
       done_cv_.wait(lock, done);
       caller_waiting_.store(false, std::memory_order_relaxed);
     }
+    // A worker that held its part much longer than this thread took for all of its own was
+    // kept off its core (another process is using the cores): regions then run on the calling
+    // thread alone for a while, rather than each waiting out the OS's time slice (convoying).
+    const auto t_end = std::chrono::steady_clock::now();
+    const auto wait = t_end - t_own;
+    if (!uneven_parts && wait > kStraggler && wait > 2 * (t_own - t0)) {
+      contended_until_.store((t_end + kContendedFor).time_since_epoch().count(), std::memory_order_relaxed);
+    }
+  }
+
+  // Whether a region lately waited out a worker the OS had descheduled (see run).
+  bool contended() const {
+    const int64_t until = contended_until_.load(std::memory_order_relaxed);
+    return until != 0 && std::chrono::steady_clock::now().time_since_epoch().count() < until;
   }
 
  private:
@@ -143,6 +166,12 @@ class ThreadPool {
 
   static constexpr std::chrono::microseconds kWorkerSpin{100};
   static constexpr std::chrono::microseconds kCallerSpin{50};
+  // A wait for a worker longer than this (and than twice the caller's own work) is a worker
+  // the OS descheduled: waking a sleeping one takes tens of microseconds, a time slice
+  // milliseconds. Regions then run inline for kContendedFor before trying the pool again.
+  static constexpr std::chrono::microseconds kStraggler{500};
+  static constexpr std::chrono::milliseconds kContendedFor{50};
+  std::atomic<int64_t> contended_until_{0};  // steady_clock ticks; 0: never
 
   std::vector<std::thread> threads_;
   std::atomic<int> size_{0};
@@ -207,7 +236,8 @@ void parallel_for_impl(int64_t n, int64_t min_per_thread, const std::function<vo
 void parallel_for_parts(int64_t n, int64_t min_per_thread, int parts_per_thread,
                         const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
-  int threads = in_parallel_region ? 1 : num_threads();  // nested regions run inline
+  // Nested regions run inline, and so do regions while the cores are contended (run()).
+  int threads = in_parallel_region || pool().contended() ? 1 : num_threads();
   if (threads <= 1) {
     fn(0, n);
     return;
@@ -230,6 +260,27 @@ void parallel_for_parts(int64_t n, int64_t min_per_thread, int parts_per_thread,
       in_parallel_region = false;
     }
   });
+}
+
+bool parallel_contended() { return pool().contended(); }
+
+UnevenParts::UnevenParts() { uneven_parts = true; }
+UnevenParts::~UnevenParts() { uneven_parts = false; }
+
+int parallel_probe(int parts, int64_t slow_part_us) {
+  std::mutex mu;
+  std::set<std::thread::id> ids;
+  parallel_for_parts(parts, 1, std::max(1, (parts + num_threads() - 1) / num_threads()), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      // Part 0 (the caller's) takes a little while too, so that a worker claims part 1 first.
+      const int64_t us = p == 1 ? slow_part_us : p == 0 && slow_part_us > 0 ? 300 : 0;
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+      while (std::chrono::steady_clock::now() < until) cpu_relax();
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    ids.insert(std::this_thread::get_id());
+  });
+  return static_cast<int>(ids.size());
 }
 
 }  // namespace opforge
