@@ -59,8 +59,8 @@ def _add_v2_grad(op, grads):
     y = op.inputs[1]
     grad = grads[0]
     return [
-        unbroadcast(grad, x),
-        unbroadcast(grad, y),
+        unbroadcast(grad, x, y),
+        unbroadcast(grad, y, x),
     ]
 
 
@@ -97,8 +97,8 @@ def _atan2_grad(op, grads):
     x = op.inputs[1]
     grad = grads[0]
     return [
-        unbroadcast(real_div(mul(grad, x), add_v2(square(x), square(y))), y),
-        unbroadcast(real_div(mul(neg(grad), y), add_v2(square(x), square(y))), x),
+        unbroadcast(real_div(mul(grad, x), add_v2(square(x), square(y))), y, x),
+        unbroadcast(real_div(mul(neg(grad), y), add_v2(square(x), square(y))), x, y),
     ]
 
 
@@ -205,8 +205,8 @@ def _floor_mod_grad(op, grads):
     y = op.inputs[1]
     grad = grads[0]
     return [
-        unbroadcast(grad, x),
-        unbroadcast(mul(neg(grad), floor_div(x, y)), y),
+        unbroadcast(grad, x, y),
+        unbroadcast(mul(neg(grad), floor_div(x, y)), y, x),
     ]
 
 
@@ -261,8 +261,8 @@ def _maximum_grad(op, grads):
     T = op.attrs['T']
     grad = grads[0]
     return [
-        unbroadcast(mul(grad, sub(ones_like(grad), cast(less(x, y), T))), x),
-        unbroadcast(mul(grad, cast(less(x, y), T)), y),
+        unbroadcast(mul(grad, sub(ones_like(grad), cast(less(x, y), T))), x, y),
+        unbroadcast(mul(grad, cast(less(x, y), T)), y, x),
     ]
 
 
@@ -298,8 +298,8 @@ def _minimum_grad(op, grads):
     T = op.attrs['T']
     grad = grads[0]
     return [
-        unbroadcast(mul(grad, sub(ones_like(grad), cast(greater(x, y), T))), x),
-        unbroadcast(mul(grad, cast(greater(x, y), T)), y),
+        unbroadcast(mul(grad, sub(ones_like(grad), cast(greater(x, y), T))), x, y),
+        unbroadcast(mul(grad, cast(greater(x, y), T)), y, x),
     ]
 
 
@@ -309,8 +309,8 @@ def _mul_grad(op, grads):
     y = op.inputs[1]
     grad = grads[0]
     return [
-        unbroadcast(mul(grad, y), x),
-        unbroadcast(mul(x, grad), y),
+        unbroadcast(mul(grad, y), x, y),
+        unbroadcast(mul(x, grad), y, x),
     ]
 
 
@@ -330,8 +330,8 @@ def _pow_grad(op, grads):
     T = op.attrs['T']
     grad = grads[0]
     return [
-        unbroadcast(mul(grad, mul(y, pow(x, sub(y, 1)))), x),
-        unbroadcast(mul(grad, mul(z, log(add_v2(mul(x, cast(greater(x, zeros_like(x)), T)), sub(ones_like(x), cast(greater(x, zeros_like(x)), T)))))), y),
+        unbroadcast(mul(grad, mul(y, pow(x, sub(y, 1)))), x, y),
+        unbroadcast(mul(grad, mul(z, log(add_v2(mul(x, cast(greater(x, zeros_like(x)), T)), sub(ones_like(x), cast(greater(x, zeros_like(x)), T)))))), y, x),
     ]
 
 
@@ -342,8 +342,8 @@ def _real_div_grad(op, grads):
     z = op.outputs[0]
     grad = grads[0]
     return [
-        unbroadcast(real_div(grad, y), x),
-        unbroadcast(neg(mul(grad, real_div(z, y))), y),
+        unbroadcast(real_div(grad, y), x, y),
+        unbroadcast(neg(mul(grad, real_div(z, y))), y, x),
     ]
 
 
@@ -448,8 +448,8 @@ def _squared_difference_grad(op, grads):
     y = op.inputs[1]
     grad = grads[0]
     return [
-        unbroadcast(mul(grad, mul(sub(x, y), 2.0)), x),
-        unbroadcast(mul(grad, mul(sub(y, x), 2.0)), y),
+        unbroadcast(mul(grad, mul(sub(x, y), 2.0)), x, y),
+        unbroadcast(mul(grad, mul(sub(y, x), 2.0)), y, x),
     ]
 
 
@@ -459,8 +459,8 @@ def _sub_grad(op, grads):
     y = op.inputs[1]
     grad = grads[0]
     return [
-        unbroadcast(grad, x),
-        unbroadcast(neg(grad), y),
+        unbroadcast(grad, x, y),
+        unbroadcast(neg(grad), y, x),
     ]
 
 

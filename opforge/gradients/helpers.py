@@ -50,28 +50,81 @@ def dtype_of(x):
     return x.dtype
 
 
-def unbroadcast(grad, x):
-    """Sums grad over the dimensions that broadcasting added to or stretched in x."""
+def _partial_dims(x):
+    """x's dims with None where unknown, or None when its rank is unknown (a NumPy value or
+    Python number: its shape)."""
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        return list(np.shape(x))
+    dims = getattr(shape, "dims", shape)
+    if dims is None:
+        return None
+    return [None if d is None else int(d) for d in dims]
+
+
+def _reduction_axes(grad, x, other):
+    """The axes of grad (the broadcast result of x and other) that x was stretched along or
+    lacks, when the static shapes decide them (unknown dims included), else None. An axis
+    where x's dim is unknown needs no sum when the result's dim there is 1, or when other
+    lacks the axis or has 1 there (the result's dim is then x's own)."""
+    if other is x:  # x * x, x + x: one tensor, the result has its shape
+        return []
+    gdims, xdims = _partial_dims(grad), _partial_dims(x)
+    odims = _partial_dims(other) if other is not None else None
+    if gdims is None or xdims is None or len(xdims) > len(gdims):
+        return None
+    lead = len(gdims) - len(xdims)
+    axes = list(range(lead))
+    for i, dx in enumerate(xdims):
+        dg = gdims[lead + i]
+        if dx == 1:
+            if dg != 1:  # (a sum over an axis that turns out to be 1 is the identity)
+                axes.append(lead + i)
+            continue
+        if dx is not None or dg == 1:
+            continue  # x's size is the result's: nothing to sum
+        if odims is None:
+            return None
+        j = i + len(odims) - len(xdims)  # the same axis of other, right-aligned
+        if j < 0 or odims[j] == 1:
+            continue
+        return None  # x's dim unknown, the result's too: x may have been stretched
+    return axes
+
+
+def unbroadcast(grad, x, other=None):
+    """Sums grad over the dimensions that broadcasting added to or stretched in x; other is the
+    op's other operand, when there is one (it lets unknown dims be decided without running:
+    x + bias, with bias [C] and x [None, H, W, C], needs no sum for x)."""
     ops = _ops()
     gshape, xshape = _static_dims(grad), _static_dims(x)
-    if gshape is None or xshape is None:  # graph with unknown dims: reduce at run time
-        sx = ops.shape(x)
-        rx, _ = ops.broadcast_gradient_args(sx, ops.shape(grad))
-        return ops.reshape(ops.sum(grad, rx, keep_dims=False), sx)
-    if gshape == xshape:
-        return grad
-    lead = len(gshape) - len(xshape)
-    axes = list(range(lead))
-    for i, d in enumerate(xshape):
-        if d == 1 and gshape[lead + i] != 1:
-            axes.append(lead + i)
-    g = ops.sum(grad, np.array(axes, dtype=np.int32), keep_dims=False) if axes else grad
-    return ops.reshape(g, np.array(xshape, dtype=np.int64))
+    if gshape is not None and xshape is not None:
+        if gshape == xshape:
+            return grad
+        lead = len(gshape) - len(xshape)
+        axes = list(range(lead))
+        for i, d in enumerate(xshape):
+            if d == 1 and gshape[lead + i] != 1:
+                axes.append(lead + i)
+        g = ops.sum(grad, np.array(axes, dtype=np.int32), keep_dims=False) if axes else grad
+        return ops.reshape(g, np.array(xshape, dtype=np.int64))
+    axes = _reduction_axes(grad, x, other)
+    if axes is not None:  # decided statically: sum over them, keeping x's own dims
+        if not axes:
+            return grad
+        lead = len(_partial_dims(grad)) - len(_partial_dims(x))
+        g = ops.sum(grad, np.array(axes, dtype=np.int32), keep_dims=True)
+        return ops.squeeze(g, list(range(lead))) if lead else g
+    # Unknown dims that only a run can decide.
+    sx = ops.shape(x)
+    rx, _ = ops.broadcast_gradient_args(sx, ops.shape(grad))
+    return ops.reshape(ops.sum(grad, rx, keep_dims=False), sx)
 
 
 def _keep_dims_shape(x, axis):
-    """x's shape with the reduced axes set to 1, or None when not known statically."""
-    shape = _static_dims(x)
+    """x's shape with the reduced axes set to 1, or None when not known statically (a dim
+    that is not reduced must be known; a reduced one need not be)."""
+    shape = _partial_dims(x)
     value = constant_value(axis)
     if shape is None or value is None:
         return None
@@ -80,7 +133,7 @@ def _keep_dims_shape(x, axis):
     out = list(shape)
     for a in axes:
         out[int(a) % rank if rank else 0] = 1
-    return out
+    return None if any(d is None for d in out) else out
 
 
 def _dynamic_keep_dims_shape(x, axis):
@@ -103,11 +156,16 @@ def reduce_grad(grad, input, axis, keep_dims, mean=False):
     ops = _ops()
     kd = _keep_dims_shape(input, axis)
     if kd is not None:
-        g = ops.mul(ops.reshape(grad, np.array(kd, dtype=np.int64)), ops.ones_like(input))
-        if mean:
-            n = max(1, int(np.prod(_static_dims(input))) // max(1, int(np.prod(kd))))
+        dims = _static_dims(input)
+        g = ops.reshape(grad, np.array(kd, dtype=np.int64))
+        if mean and dims is not None:  # the count is known: divide the small tensor
+            n = max(1, int(np.prod(dims)) // max(1, int(np.prod(kd))))
             g = ops.real_div(g, np.array(n).astype(input.dtype.as_numpy_dtype))
-        return g
+        elif mean:
+            count = ops.real_div(ops.cast(ops.size(input), input.dtype), ops.cast(ops.size(grad), input.dtype))
+            g = ops.real_div(g, count)
+        # One pass over the input's size (TensorFlow's BroadcastTo), not ones_like and a Mul.
+        return ops.broadcast_to(g, shape_of(input))
     # Shapes known only at run time: compute the kept-dims shape with ops.
     g = ops.mul(ops.reshape(grad, _dynamic_keep_dims_shape(input, axis)), ops.ones_like(input))
     if mean:
