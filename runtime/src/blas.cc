@@ -61,9 +61,10 @@ void for_blocks(int64_t len, int64_t min_len, int64_t align, int per_thread, F f
 }
 
 // Blocks per thread of a split GEMM. Each block of an unpacked product packs the operand it
-// shares again, so there two (half of it on a slowed thread at worst, for a little more
-// packing); blocks of a product with a prepared B pack only their own part of A.
-constexpr int kBlocksPerThread = 2;
+// shares again, so there one (a thread kept off its core by another process is handled by the
+// pool: regions then run inline, see parallel.cc); blocks of a product with a prepared B pack
+// only their own part of A, so there four, taken dynamically.
+constexpr int kBlocksPerThread = 1;
 constexpr int kPackedBlocksPerThread = 4;
 
 template <typename T>
