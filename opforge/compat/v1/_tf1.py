@@ -29,11 +29,21 @@ from opforge import training as _train
 from opforge.layers import rnn as _rnn
 from opforge.layers import rnn_cell as _rnn_cell
 from opforge.compat._namespace import Namespace, graph_class, legacy_argument
+from opforge.compat.v1 import _tf1_aliases as _more
+from opforge.compat.v1._tf1_aliases import (  # noqa: F401  (TensorFlow 1's names, see _tf1_aliases)
+    GIT_VERSION, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER, VERSION,
+    AttrValue, HistogramProto, LogMessage, MetaGraphDef, NameAttrList, NodeDef, SummaryMetadata, TensorInfo,
+    __git_version__, __version__, all_variables, get_logger, get_seed, initialize_variables, is_numeric_tensor,
+    make_ndarray, make_tensor_proto, no_regularizer, op_scope, scalar_mul, tuple,
+)
 from opforge.compat.v1 import _tf1_image as _image_v1
 from opforge.compat.v1 import _tf1_nn as _nn_v1
 from opforge.framework.api import placeholder_with_default  # noqa: F401
 from opforge.framework.graph import GraphTensor, get_default_graph
-from opforge.framework.tensor import TensorShape, convert_to_tensor as _convert  # noqa: F401 (tf.TensorShape)
+from opforge.framework.tensor import convert_to_tensor as _convert
+from opforge.framework.tensor_shape import (  # noqa: F401 (tf.TensorShape, tf.Dimension, ...)
+    Dimension, TensorShape, broadcast_static_shape, dimension_at_index, dimension_value,
+)
 from opforge.framework.variables import RefVariable, global_variables_initializer, variables_initializer
 
 __all__ = [
@@ -48,8 +58,14 @@ __all__ = [
     "realdiv", "truncatediv", "truncatemod", "sequence_mask", "clip_by_norm", "clip_by_global_norm",
     "global_norm", "count_nonzero", "norm", "tensordot", "meshgrid", "log_sigmoid",
     "placeholder_with_default", "convert_to_tensor", "is_tensor", "TensorShape", "Dimension", "dimension_value",
+    "dimension_at_index", "broadcast_static_shape", "linalg", "io", "version",
+    "VERSION", "GIT_VERSION", "GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_PRODUCER",
+    "__version__", "__git_version__", "AttrValue", "HistogramProto", "LogMessage", "MetaGraphDef", "NameAttrList",
+    "NodeDef", "SummaryMetadata", "TensorInfo", "all_variables", "get_logger", "get_seed", "initialize_variables",
+    "is_numeric_tensor", "make_ndarray", "make_tensor_proto", "no_regularizer", "op_scope", "scalar_mul", "tuple",
+    "initialize_all_tables", "shape_n", "identity_n", "floor_div", "erfc", "space_to_batch_nd", "batch_to_space_nd",
     "executing_eagerly", "enable_eager_execution", "reduce_logsumexp", "cumprod", "boolean_mask", "segment_sum",
-    "matrix_transpose", "eye", "diag", "diag_part", "trace", "accumulate_n", "batch_matmul", "ones_like", "zeros_like", "squared_difference", "log_softmax", "softmax", "tables_initializer",
+    "matrix_transpose", "eye", "diag", "diag_part", "trace", "accumulate_n", "batch_matmul", "squared_difference", "log_softmax", "softmax", "tables_initializer",
 ]
 
 # ---- collections ---------------------------------------------------------------------------
@@ -179,28 +195,6 @@ def is_tensor(x):
     return isinstance(x, (GraphTensor, RefVariable, _of.Tensor))
 
 
-class Dimension:
-    """One dimension of a TensorShape (TF1's tf.Dimension): .value is the size or None."""
-
-    def __init__(self, value):
-        self.value = None if value is None else int(value)
-
-    def __int__(self):
-        return self.value
-
-    __index__ = __int__
-
-    def __eq__(self, other):
-        return self.value == (other.value if isinstance(other, Dimension) else other)
-
-    def __repr__(self):
-        return f"Dimension({self.value})"
-
-
-def dimension_value(dimension):
-    return dimension.value if isinstance(dimension, Dimension) else dimension
-
-
 def executing_eagerly():
     """False: compat.v1 programs build graphs."""
     return False
@@ -210,7 +204,6 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
     raise NotImplementedError("opforge.compat.v1 builds graphs: for eager code use `import opforge as of`")
 
 
-ones_like, zeros_like = _ops.ones_like, _ops.zeros_like
 squared_difference = _ops.squared_difference
 softmax, log_softmax = _nn_v1.softmax, _nn_v1.log_softmax
 
@@ -224,7 +217,29 @@ app, flags, gfile, logging = _platform.app, _platform.flags, _platform.gfile, _p
 
 # ---- namespaces ---------------------------------------------------------------------------------
 
-nn = Namespace("nn", _nn_v1.names())
+identity_n, floor_div, erfc = _ops.identity_n, _ops.floor_div, _ops.erfc
+space_to_batch_nd, batch_to_space_nd = _ops.space_to_batch_nd, _ops.batch_to_space_nd
+
+
+def shape_n(input, out_type="int32", name=None):  # noqa: A002 (TensorFlow's names)
+    """The shapes of the tensors in input, one shape tensor each (tf.shape_n)."""
+    with get_default_graph().name_scope(name or "ShapeN"):
+        return [_ops.shape(x, out_type=out_type) for x in input]
+
+
+def initialize_all_tables(name="init_all_tables"):
+    """tf.initialize_all_tables: TF1's old name of tables_initializer."""
+    return tables_initializer(name)
+
+
+nn = Namespace("nn", _nn_v1.names(), crelu=_more.crelu, atrous_conv2d=_more.atrous_conv2d,
+               max_pool_v2=_more.max_pool_v2, avg_pool_v2=_more.avg_pool_v2,
+               conv3d_backprop_filter=_ops.conv3d_backprop_filter_v2,
+               conv3d_backprop_filter_v2=_ops.conv3d_backprop_filter_v2,
+               depthwise_conv2d_native_backprop_filter=_ops.depthwise_conv2d_native_backprop_filter,
+               depthwise_conv2d_native_backprop_input=_ops.depthwise_conv2d_native_backprop_input,
+               depthwise_conv2d_backprop_filter=_ops.depthwise_conv2d_native_backprop_filter,
+               depthwise_conv2d_backprop_input=_ops.depthwise_conv2d_native_backprop_input)
 nn.rnn_cell = Namespace("nn.rnn_cell", {k: graph_class(v) if isinstance(v, type) and issubclass(v, _rnn_cell.RNNCell) else v
                                         for k, v in vars(_rnn.rnn_cell).items() if not k.startswith("_")})
 image = Namespace("image", _image_v1.names())
@@ -247,7 +262,10 @@ train = Namespace(
     list_variables=_train.list_variables, load_checkpoint=_train.load_checkpoint,
     load_variable=_train.load_variable, NewCheckpointReader=_train.NewCheckpointReader,
     export_meta_graph=_train.export_meta_graph, import_meta_graph=_train.import_meta_graph,
-    CheckpointState=_saver.CheckpointState,
+    CheckpointState=_saver.CheckpointState, SaverDef=_more.SaverDef, Example=_more.Example,
+    SequenceExample=_more.SequenceExample, Feature=_more.Feature, Features=_more.Features,
+    FeatureList=_more.FeatureList, FeatureLists=_more.FeatureLists, BytesList=_more.BytesList,
+    FloatList=_more.FloatList, Int64List=_more.Int64List,
 )
 initializers = Namespace(
     "initializers", constant=_init.constant_initializer, zeros=_init.zeros_initializer, ones=_init.ones_initializer,
@@ -267,8 +285,15 @@ losses = Namespace(
         "sparse_softmax_cross_entropy", "add_loss", "get_losses", "get_regularization_loss",
         "get_regularization_losses", "get_total_loss")})
 metrics = Namespace("metrics", {n: getattr(_metrics, n) for n in _metrics.__all__})
-summary = Namespace("summary", {n: getattr(_summary, n) for n in _summary.__all__})
+summary = Namespace("summary", {n: getattr(_summary, n) for n in _summary.__all__},
+                    TaggedRunMetadata=_more.TaggedRunMetadata)
 data = Namespace("data", {n: getattr(_data, n) for n in _data.__all__})
+linalg = Namespace("linalg", _more.linalg_names(), norm=norm, matmul=_m.matmul, diag=_linalg.diag,
+                   diag_part=_linalg.diag_part)
+io = Namespace("io", decode_csv=_input.decode_csv, write_graph=_train.write_graph, gfile=_of.io.gfile)
+version = Namespace("version", VERSION=VERSION, GIT_VERSION=GIT_VERSION, GRAPH_DEF_VERSION=GRAPH_DEF_VERSION,
+                    GRAPH_DEF_VERSION_MIN_CONSUMER=GRAPH_DEF_VERSION_MIN_CONSUMER,
+                    GRAPH_DEF_VERSION_MIN_PRODUCER=GRAPH_DEF_VERSION_MIN_PRODUCER)
 decode_csv, TextLineReader = _input.decode_csv, _input.TextLineReader
 Summary, Event, SessionLog = _summary.Summary, _summary.Event, _summary.SessionLog
 errors = Namespace("errors", {n: getattr(_of.errors, n) for n in dir(_of.errors)
@@ -281,7 +306,10 @@ math = Namespace("math", {n: getattr(_of.math, n) for n in dir(_of.math) if not 
                  add=_m.add, subtract=_m.subtract, multiply=_m.multiply, square=_m.square, sqrt=_ops.sqrt,
                  exp=_ops.exp, log=_ops.log, abs=_ops.abs, tanh=_ops.tanh, sigmoid=_ops.sigmoid,
                  maximum=_ops.maximum, minimum=_ops.minimum, equal=_ops.equal, pow=_ops.pow, negative=_ops.neg,
-                 softplus=_ops.softplus, l2_normalize=_nn.l2_normalize, in_top_k=_nn.in_top_k)
+                 softplus=_ops.softplus, l2_normalize=_nn.l2_normalize, in_top_k=_nn.in_top_k,
+                 erfc=_ops.erfc, softmax=_nn_v1.softmax, log_softmax=_nn_v1.log_softmax,
+                 zero_fraction=_nn.zero_fraction, accumulate_n=accumulate_n, scalar_mul=scalar_mul,
+                 unsorted_segment_sum=_ops.unsorted_segment_sum)
 dtypes = Namespace("dtypes", {n: getattr(_of.dtypes, n) for n in dir(_of.dtypes) if not n.startswith("_")})
 compat = Namespace("compat", as_bytes=lambda s, encoding="utf-8": s.encode(encoding) if isinstance(s, str) else bytes(s),
                    as_text=lambda s, encoding="utf-8": s.decode(encoding) if isinstance(s, bytes) else str(s),
@@ -302,5 +330,6 @@ saved_model = Namespace(
     load=_sm.loader.load, Builder=_sm.SavedModelBuilder,
     main_op=Namespace("saved_model.main_op", main_op=_sm_main_op.main_op,
                       main_op_with_restore=_sm_main_op.main_op_with_restore),
+    main_op_with_restore=_sm_main_op.main_op_with_restore,
 )
 
