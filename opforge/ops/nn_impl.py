@@ -43,7 +43,9 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
 
 
 def _f(x, v):
-    return np.asarray(v, x.dtype.as_numpy_dtype)
+    """v as a NumPy value of x's dtype (x a tensor or a NumPy array)."""
+    dtype = getattr(x, "dtype", None)
+    return np.asarray(v, getattr(dtype, "as_numpy_dtype", dtype))
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None, _sentinel=None):
@@ -159,7 +161,9 @@ def relu_layer(x, weights, biases, name=None):
 def zero_fraction(value, name=None):
     """The fraction of value's elements that are zero."""
     zeros = _ops.cast(_ops.equal(value, _f(value, 0)), "float32")
-    return _ops.mean(zeros, np.arange(len(value.shape), dtype=np.int32) if value.shape.rank is not None
+    shape = getattr(value, "shape", np.shape(value))  # a tensor's TensorShape or an array's tuple
+    rank = shape.rank if hasattr(shape, "rank") else len(shape)
+    return _ops.mean(zeros, np.arange(rank, dtype=np.int32) if rank is not None
                      else _ops.range(np.int32(0), _ops.rank(value), np.int32(1)), name=name)
 
 

@@ -34,8 +34,9 @@ from opforge.compat.v1._tf1_aliases import (  # noqa: F401  (TensorFlow 1's name
     GIT_VERSION, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER, VERSION,
     AttrValue, HistogramProto, LogMessage, MetaGraphDef, NameAttrList, NodeDef, SummaryMetadata, TensorInfo,
     __git_version__, __version__, all_variables, get_logger, get_seed, initialize_variables, is_numeric_tensor,
-    make_ndarray, make_tensor_proto, no_regularizer, op_scope, scalar_mul, tuple,
+    make_ndarray, make_tensor_proto, no_regularizer, op_scope, scalar_mul,
 )
+from opforge.compat.v1._tf1_aliases import tensor_tuple as tuple  # noqa: A004,F401  (tf.tuple)
 from opforge.compat.v1 import _tf1_image as _image_v1
 from opforge.compat.v1 import _tf1_nn as _nn_v1
 from opforge.framework.api import placeholder_with_default  # noqa: F401

@@ -110,7 +110,7 @@ def is_numeric_tensor(tensor):
     return dtype not in (_dtypes.string, _dtypes.variant)
 
 
-def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 (TensorFlow's name)
+def tensor_tuple(tensors, name=None, control_inputs=None):
     """The tensors, each passed through an identity that waits for all of them (and for
     control_inputs): tf.tuple, for reading several values as of the same moment."""
     g = get_default_graph()
@@ -131,7 +131,7 @@ def scalar_mul(scalar, x, name=None):
     rank = shape.rank if hasattr(shape, "rank") else len(shape)
     if rank not in (None, 0):
         raise ValueError(f"Only scalar multiply works, got shape {shape}")
-    return _ops.multiply(scalar, x, name=name)
+    return _m.multiply(scalar, x, name=name)
 
 
 def get_seed(op_seed):
@@ -142,7 +142,7 @@ def get_seed(op_seed):
 def crelu(features, name=None, axis=-1):
     """Concatenated ReLU: concat([relu(x), relu(-x)], axis) (tf.nn.crelu)."""
     with get_default_graph().name_scope(name or "CRelu"):
-        return _ops.concat([_ops.relu(features), _ops.relu(_ops.neg(features))], axis)
+        return _array.concat([_ops.relu(features), _ops.relu(_ops.neg(features))], axis)
 
 
 def atrous_conv2d(value, filters, rate, padding, name=None):
