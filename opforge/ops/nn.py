@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from ..layers.rnn import bidirectional_dynamic_rnn, dynamic_rnn, rnn_cell, static_rnn
 from .nn_impl import (
-    conv1d, conv2d_transpose, dropout, embedding_lookup, in_top_k, l2_normalize, moments,
-    nce_loss, relu_layer, sampled_softmax_loss, sigmoid_cross_entropy_with_logits,
-    weighted_cross_entropy_with_logits, xw_plus_b, zero_fraction,
+    avg_pool1d, conv1d, conv2d_transpose, dropout, embedding_lookup, in_top_k, l2_normalize, log_poisson_loss,
+    max_pool1d, moments, nce_loss, normalize_moments, relu_layer, sampled_softmax_loss,
+    sigmoid_cross_entropy_with_logits, sufficient_statistics, weighted_cross_entropy_with_logits, weighted_moments,
+    xw_plus_b, zero_fraction,
 )
 from .nn_ops import (
     avg_pool, avg_pool2d, avg_pool3d, batch_normalization, bias_add, conv2d, conv3d,
@@ -32,4 +33,5 @@ __all__ = [
     "sampled_softmax_loss", "selu", "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
     "softmax_cross_entropy_with_logits", "softplus", "softsign", "sparse_softmax_cross_entropy_with_logits",
     "static_rnn", "swish", "tanh", "top_k", "weighted_cross_entropy_with_logits", "xw_plus_b", "zero_fraction",
+    "avg_pool1d", "max_pool1d", "log_poisson_loss", "normalize_moments", "sufficient_statistics", "weighted_moments",
 ]

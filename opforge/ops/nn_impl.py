@@ -275,3 +275,93 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
     logits, labels_out = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
                                                  sampled_values, True, remove_accidental_hits, partition_strategy, seed)
     return softmax_cross_entropy_with_logits(labels=_ops.stop_gradient(labels_out), logits=logits)
+
+
+# ---- moments helpers, Poisson loss, 1-D pooling (TensorFlow's nn_impl compositions)
+
+
+def _keep(keepdims, keep_dims):
+    return bool(keep_dims) if keep_dims is not None else bool(keepdims)
+
+
+def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdims=None):
+    """(count, sum of x - shift, sum of (x - shift)**2, shift) over axes: what normalize_moments
+    turns into a mean and a variance (tf.nn.sufficient_statistics)."""
+    from .math_ops import reduce_sum  # noqa: PLC0415
+    keep = _keep(keepdims, keep_dims)
+    axes = [int(a) for a in axes]
+    dims = getattr(x.shape, "dims", None) if hasattr(x, "shape") else None
+    if dims is not None and all(dims[a] is not None for a in axes):
+        count = np.asarray(np.prod([dims[a] for a in axes]), _f(x, 0).dtype)
+    else:
+        shape = _ops.cast(_ops.shape(x), _f(x, 0).dtype.name)
+        count = _ops.prod(_ops.gather_v2(shape, np.asarray(axes, np.int32), np.int32(0)), np.int32(0))
+    centred = x if shift is None else _ops.sub(x, shift)
+    m_ss = reduce_sum(centred, axes, keepdims=keep)
+    v_ss = reduce_sum(_ops.square(centred), axes, keepdims=keep)
+    return count, m_ss, v_ss, shift
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    """(mean, variance) from sufficient statistics (tf.nn.normalize_moments)."""
+    divisor = _ops.reciprocal(counts)
+    shifted_mean = _ops.mul(mean_ss, divisor)
+    mean = shifted_mean if shift is None else _ops.add_v2(shifted_mean, shift)
+    variance = _ops.sub(_ops.mul(variance_ss, divisor), _ops.square(shifted_mean))
+    return mean, variance
+
+
+def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
+    """The frequency-weighted (mean, variance) of x over axes (tf.nn.weighted_moments)."""
+    from .math_ops import reduce_sum  # noqa: PLC0415
+    keep = _keep(keepdims, keep_dims)
+    weighted_sum = reduce_sum(_ops.mul(frequency_weights, x), axes, keepdims=True)
+    weights = _ops.add_v2(frequency_weights, _ops.zeros_like(x))
+    divisor = _ops.reciprocal(reduce_sum(weights, axes, keepdims=True))
+    mean = _ops.mul(weighted_sum, divisor)
+    variance = _ops.mul(reduce_sum(_ops.mul(frequency_weights, _ops.squared_difference(x, mean)), axes,
+                                   keepdims=True), divisor)
+    if not keep:
+        from .array_ops import squeeze  # noqa: PLC0415
+        mean, variance = squeeze(mean, axes), squeeze(variance, axes)
+    return mean, variance
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+    """exp(log_input) - log_input * targets, plus with compute_full_loss Stirling's term
+    targets * log(targets) - targets + 0.5 * log(2 pi targets) where targets > 1
+    (tf.nn.log_poisson_loss)."""
+    loss = _ops.sub(_ops.exp(log_input), _ops.mul(log_input, targets))
+    if not compute_full_loss:
+        return _ops.identity(loss, name=name)
+    one = _f(targets, 1)
+    safe = _ops.select_v2(_ops.greater(targets, one), targets, _ops.ones_like(targets))
+    stirling = _ops.add_v2(_ops.sub(_ops.mul(safe, _ops.log(safe)), safe),
+                           _ops.mul(_f(targets, 0.5), _ops.log(_ops.mul(_f(targets, 2 * np.pi), safe))))
+    stirling = _ops.select_v2(_ops.greater(targets, one), stirling, _ops.zeros_like(targets))
+    return _ops.add_v2(loss, stirling, name=name)
+
+
+def _pool1d(pool2d, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    """A 1-D pooling as the 2-D one over a height of 1."""
+    from .array_ops import expand_dims, squeeze  # noqa: PLC0415
+    channels_last = data_format in (None, "NWC")
+    axis = 1 if channels_last else 2
+    ks = [int(k) for k in np.ravel(ksize)]
+    st = [int(s) for s in np.ravel(strides)]
+    ks, st = ks[axis] if len(ks) == 3 else ks[0], st[axis] if len(st) == 3 else st[0]
+    fmt = "NHWC" if channels_last else "NCHW"
+    out = pool2d(expand_dims(input, axis), [1, ks], [1, st], padding, fmt)
+    return squeeze(out, [axis], name=name)
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """Max pooling over the width of a [batch, width, channels] input (tf.nn.max_pool1d)."""
+    from .nn_ops import max_pool2d  # noqa: PLC0415
+    return _pool1d(max_pool2d, input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """Average pooling over the width of a [batch, width, channels] input (tf.nn.avg_pool1d)."""
+    from .nn_ops import avg_pool2d  # noqa: PLC0415
+    return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format, name)

@@ -7,8 +7,10 @@ queue-runner helpers, checkpoints (saver) and, from io/, MetaGraph and GraphDef 
 from ..io.graph_io import read_graph, write_graph
 from ..io.meta_graph import export_meta_graph
 from .learning_rate_decay import (
-    cosine_decay, exponential_decay, inverse_time_decay, natural_exp_decay, piecewise_constant, polynomial_decay,
+    cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay, linear_cosine_decay, natural_exp_decay,
+    piecewise_constant, polynomial_decay,
 )
+from .moving_averages import ExponentialMovingAverage
 from .optimizers import (
     AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer, GradientDescentOptimizer, MomentumOptimizer,
     Optimizer, RMSPropOptimizer,
@@ -27,5 +29,5 @@ __all__ = [
     "get_checkpoint_state", "get_global_step", "get_or_create_global_step", "global_step", "import_meta_graph",
     "inverse_time_decay", "latest_checkpoint", "list_variables", "load_checkpoint", "load_variable",
     "natural_exp_decay", "piecewise_constant", "polynomial_decay", "read_graph", "start_queue_runners",
-    "update_checkpoint_state", "write_graph",
+    "update_checkpoint_state", "write_graph", "cosine_decay_restarts", "linear_cosine_decay", "ExponentialMovingAverage",
 ]

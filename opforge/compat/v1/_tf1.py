@@ -69,6 +69,10 @@ __all__ = [
     "matrix_transpose", "eye", "diag", "diag_part", "trace", "accumulate_n", "batch_matmul", "squared_difference", "log_softmax", "softmax", "tables_initializer",
 ]
 
+# tf.assert_*, tf.check_numerics, tf.map_fn, tf.foldl, ... (opforge/ops/check_ops.py, functional_ops.py)
+globals().update({_n: getattr(_more, _n) for _n in _more.CHECKS_AND_FUNCTIONAL})
+__all__ += list(_more.CHECKS_AND_FUNCTIONAL)
+
 # ---- collections ---------------------------------------------------------------------------
 
 
@@ -235,6 +239,9 @@ def initialize_all_tables(name="init_all_tables"):
 
 nn = Namespace("nn", _nn_v1.names(), crelu=_more.crelu, atrous_conv2d=_more.atrous_conv2d,
                max_pool_v2=_more.max_pool_v2, avg_pool_v2=_more.avg_pool_v2,
+               sufficient_statistics=_nn.sufficient_statistics, normalize_moments=_nn.normalize_moments,
+               weighted_moments=_nn.weighted_moments, log_poisson_loss=_nn.log_poisson_loss,
+               max_pool1d=_nn.max_pool1d, avg_pool1d=_nn.avg_pool1d,
                conv3d_backprop_filter=_ops.conv3d_backprop_filter_v2,
                conv3d_backprop_filter_v2=_ops.conv3d_backprop_filter_v2,
                depthwise_conv2d_native_backprop_filter=_ops.depthwise_conv2d_native_backprop_filter,
@@ -254,6 +261,8 @@ train = Namespace(
     get_or_create_global_step=_train.get_or_create_global_step, create_global_step=_train.create_global_step,
     global_step=_train.global_step, exponential_decay=_train.exponential_decay,
     inverse_time_decay=_train.inverse_time_decay, natural_exp_decay=_train.natural_exp_decay,
+    linear_cosine_decay=_train.linear_cosine_decay, cosine_decay_restarts=_train.cosine_decay_restarts,
+    ExponentialMovingAverage=_train.ExponentialMovingAverage,
     polynomial_decay=_train.polynomial_decay, piecewise_constant=_train.piecewise_constant,
     piecewise_constant_decay=_train.piecewise_constant, cosine_decay=_train.cosine_decay,
     Coordinator=_train.Coordinator, start_queue_runners=_train.start_queue_runners,
@@ -310,7 +319,8 @@ math = Namespace("math", {n: getattr(_of.math, n) for n in dir(_of.math) if not 
                  softplus=_ops.softplus, l2_normalize=_nn.l2_normalize, in_top_k=_nn.in_top_k,
                  erfc=_ops.erfc, softmax=_nn_v1.softmax, log_softmax=_nn_v1.log_softmax,
                  zero_fraction=_nn.zero_fraction, accumulate_n=accumulate_n, scalar_mul=scalar_mul,
-                 unsorted_segment_sum=_ops.unsorted_segment_sum)
+                 unsorted_segment_sum=_ops.unsorted_segment_sum, is_non_decreasing=_more.is_non_decreasing,
+                 is_strictly_increasing=_more.is_strictly_increasing)
 dtypes = Namespace("dtypes", {n: getattr(_of.dtypes, n) for n in dir(_of.dtypes) if not n.startswith("_")})
 compat = Namespace("compat", as_bytes=lambda s, encoding="utf-8": s.encode(encoding) if isinstance(s, str) else bytes(s),
                    as_text=lambda s, encoding="utf-8": s.decode(encoding) if isinstance(s, bytes) else str(s),

@@ -30,6 +30,25 @@ from opforge.ops import linalg_ops as _linalg
 from opforge.ops import math_ops as _m
 from opforge.ops import nn as _nn
 from opforge.ops import random_ops as _random
+from opforge.ops.check_ops import (  # noqa: F401  (tf.assert_*, tf.check_numerics, ...)
+    assert_equal, assert_greater, assert_greater_equal, assert_integer, assert_less, assert_less_equal, assert_near,
+    assert_negative, assert_non_negative, assert_non_positive, assert_none_equal, assert_positive,
+    assert_proper_iterable, assert_rank, assert_rank_at_least, assert_rank_in, assert_same_float_dtype,
+    assert_scalar, assert_type, check_numerics, is_non_decreasing, is_strictly_increasing,
+)
+from opforge.ops.functional_ops import foldl, foldr, map_fn, scan  # noqa: F401
+from opforge.ops.math import divide_no_nan as div_no_nan  # noqa: F401  (tf.div_no_nan)
+from opforge.gradients.helpers import constant_value as _constant_value
+from opforge.compat._namespace import legacy_argument
+
+CHECKS_AND_FUNCTIONAL = (
+    "assert_equal", "assert_greater", "assert_greater_equal", "assert_integer", "assert_less", "assert_less_equal",
+    "assert_near", "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
+    "assert_positive", "assert_proper_iterable", "assert_rank", "assert_rank_at_least", "assert_rank_in",
+    "assert_same_float_dtype", "assert_scalar", "assert_type", "check_numerics", "is_non_decreasing",
+    "is_strictly_increasing", "foldl", "foldr", "map_fn", "scan", "div_no_nan", "get_static_value",
+    "verify_tensor_all_finite",
+)
 
 # ---- versions ------------------------------------------------------------------------------
 # opforge.compat.v1 follows the tf.compat.v1 API of this TensorFlow release (the surface in
@@ -77,6 +96,19 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
 def make_ndarray(tensor):
     """The NumPy array a TensorProto holds (tf.make_ndarray)."""
     return _graph_def.tensor_from_proto(tensor).numpy()
+
+
+def get_static_value(tensor, partial=False):
+    """tensor's value as a NumPy array when it is known while the graph is built (a constant,
+    a NumPy value, an eager tensor), else None (tf.get_static_value; opforge folds no ops here,
+    so it knows fewer values than TensorFlow, never different ones)."""
+    del partial
+    return _constant_value(tensor)
+
+
+def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None):
+    """t, checked when run for NaN and infinity (tf.verify_tensor_all_finite: check_numerics)."""
+    return check_numerics(legacy_argument("x", x, "t", t), legacy_argument("message", message, "msg", msg), name)
 
 
 # ---- deprecated aliases and small helpers ---------------------------------------------------

@@ -52,16 +52,12 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.python_io
     """),
     "compositions of existing ops not written yet (no new op needed): *_no_nan, moments helpers, 1-D/3-D transposed convolutions, generic convolution/pool, static RNN variants, variance/std reductions": _names("""
-        data.get_output_classes gfile.Stat losses.mean_pairwise_squared_error math.divide_no_nan
-        math.is_non_decreasing math.is_strictly_increasing math.multiply_no_nan math.polyval math.reciprocal_no_nan
-        math.reduce_euclidean_norm math.reduce_std math.reduce_variance math.xdivy math.xlog1py math.xlogy
-        nn.atrous_conv2d_transpose nn.avg_pool1d nn.batch_norm_with_global_normalization nn.conv1d_transpose
-        nn.conv3d_transpose nn.conv_transpose nn.convolution nn.log_poisson_loss nn.max_pool1d nn.normalize_moments
-        nn.pool nn.raw_rnn nn.rnn_cell.DeviceWrapper nn.space_to_batch nn.static_bidirectional_rnn
-        nn.static_state_saving_rnn nn.sufficient_statistics nn.weighted_moments nn.with_space_to_batch
-        summary.tensor_summary tf.batch_gather tf.batch_to_space tf.broadcast_dynamic_shape tf.clip_by_average_norm
-        tf.conv tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2 tf.div_no_nan tf.get_static_value
-        tf.is_non_decreasing tf.is_strictly_increasing tf.print tf.saturate_cast tf.space_to_batch
+        data.get_output_classes gfile.Stat losses.mean_pairwise_squared_error math.reduce_euclidean_norm
+        nn.atrous_conv2d_transpose nn.batch_norm_with_global_normalization nn.conv1d_transpose nn.conv3d_transpose
+        nn.conv_transpose nn.convolution nn.pool nn.raw_rnn nn.rnn_cell.DeviceWrapper nn.space_to_batch
+        nn.static_bidirectional_rnn nn.static_state_saving_rnn nn.with_space_to_batch summary.tensor_summary
+        tf.batch_gather tf.batch_to_space tf.broadcast_dynamic_shape tf.clip_by_average_norm tf.conv
+        tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2 tf.print tf.saturate_cast tf.space_to_batch
     """),
     "absl.flags internals (parsers, serializers, validators, key flags, multi-value flags): tf.flags offers the DEFINE_* functions and FLAGS that TF1 programs use": _names("""
         flags.ArgumentParser flags.ArgumentSerializer flags.BaseListParser flags.BooleanFlag flags.BooleanParser
@@ -101,11 +97,11 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "training utilities not written yet in opforge/training (moving averages, more learning-rate schedules, checkpoint utilities, warm starting, templates) or needing optimizer ops opforge lacks (Proximal*, AdagradDA, SDCA)": _names("""
         initializers.uniform_unit_scaling tf.get_local_variable tf.make_template tf.uniform_unit_scaling_initializer
-        train.AdagradDAOptimizer train.ExponentialMovingAverage train.ProximalAdagradOptimizer
-        train.ProximalGradientDescentOptimizer train.VocabInfo train.assert_global_step train.checkpoints_iterator
-        train.cosine_decay_restarts train.generate_checkpoint_state_proto train.get_checkpoint_mtimes
-        train.init_from_checkpoint train.linear_cosine_decay train.noisy_linear_cosine_decay train.remove_checkpoint
-        train.sdca_fprint train.sdca_optimizer train.sdca_shrink_l1 train.summary_iterator train.warm_start
+        train.AdagradDAOptimizer train.ProximalAdagradOptimizer train.ProximalGradientDescentOptimizer
+        train.VocabInfo train.assert_global_step train.checkpoints_iterator train.generate_checkpoint_state_proto
+        train.get_checkpoint_mtimes train.init_from_checkpoint train.noisy_linear_cosine_decay
+        train.remove_checkpoint train.sdca_fprint train.sdca_optimizer train.sdca_shrink_l1 train.summary_iterator
+        train.warm_start
     """),
     "queues, readers and queue-fed input producers (input pipelines, issue 31)": _names("""
         io.PaddingFIFOQueue io.PriorityQueue io.QueueBase io.RandomShuffleQueue io.match_filenames_once
@@ -263,11 +259,7 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.RaggedTensor tf.RaggedTensorSpec tf.ragged tf.ragged_fill_empty_rows tf.ragged_fill_empty_rows_grad
     """),
     "tf.assert_* and numeric checks: not written yet (compositions of Assert with comparisons; CheckNumerics is not an opforge op yet)": _names("""
-        tf.add_check_numerics_ops tf.assert_equal tf.assert_greater tf.assert_greater_equal tf.assert_integer
-        tf.assert_less tf.assert_less_equal tf.assert_near tf.assert_negative tf.assert_non_negative
-        tf.assert_non_positive tf.assert_none_equal tf.assert_positive tf.assert_proper_iterable tf.assert_rank
-        tf.assert_rank_at_least tf.assert_rank_in tf.assert_same_float_dtype tf.assert_scalar tf.assert_type
-        tf.check_numerics tf.verify_tensor_all_finite
+        tf.add_check_numerics_ops
     """),
     "variable-initialization queries: IsVariableInitialized is not an opforge op yet": _names("""
         tf.assert_variables_initialized tf.is_variable_initialized tf.report_uninitialized_variables
@@ -285,14 +277,14 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "TensorFlow's TensorShape v1/v2 switch: opforge's TensorShape gives known sizes as Dimensions (with .value) and unknown ones as None always; a global switch would change what opforge's own shape code reads": _names("""
         tf.disable_v2_tensorshape tf.enable_v2_tensorshape
     """),
-    "functional control flow over while_loop (map_fn, foldl, foldr, scan, switch_case): not written yet": _names("""
-        tf.foldl tf.foldr tf.map_fn tf.scan tf.switch_case
-    """),
     "host Python callbacks (PyFunc, EagerPyFunc) need a callback op opforge does not have": _names("""
         tf.numpy_function tf.py_func tf.py_function
     """),
     "dtypes opforge does not have (DESIGN.md 5 lists its dtypes)": _names("""
         tf.resource tf.uint16 tf.uint32 tf.uint64
+    """),
+    "functional control flow over while_loop (map_fn, foldl, foldr, scan, switch_case): not written yet": _names("""
+        tf.switch_case
     """),
     "TensorScatter* ops not yet in opforge": _names("""
         tf.tensor_scatter_add tf.tensor_scatter_nd_add tf.tensor_scatter_nd_max tf.tensor_scatter_nd_min
