@@ -13,6 +13,10 @@ from .math_ops import (  # noqa: F401
     _reduce,
 )
 from .math_ops import reduce_mean as _reduce_mean
+from .histogram_ops import (  # noqa: F401 (tf.math's names for them)
+    bincount, confusion_matrix, is_inf, rint, segment_mean, unsorted_segment_mean, unsorted_segment_sqrt_n,
+)
+from .manip_ops import invert_permutation  # noqa: F401
 from .math_ops import (  # noqa: F401 (composite functions: tf.math's names for them)
     count_nonzero, cumprod, log_sigmoid, reduce_logsumexp, segment_sum, truncatediv, truncatemod,
 )

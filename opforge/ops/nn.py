@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..layers.rnn import bidirectional_dynamic_rnn, dynamic_rnn, rnn_cell, static_rnn
 from .nn_impl import (
-    avg_pool1d, conv1d, conv2d_transpose, dropout, embedding_lookup, in_top_k, l2_normalize, log_poisson_loss,
+    avg_pool1d, conv1d, conv1d_transpose, conv2d_transpose, conv3d_transpose, separable_conv2d, dropout, embedding_lookup, in_top_k, l2_normalize, log_poisson_loss,
     max_pool1d, moments, nce_loss, normalize_moments, relu_layer, sampled_softmax_loss,
     sigmoid_cross_entropy_with_logits, sufficient_statistics, weighted_cross_entropy_with_logits, weighted_moments,
     xw_plus_b, zero_fraction,
@@ -23,6 +23,7 @@ from .nn_ops import (
     sparse_softmax_cross_entropy_with_logits, swish, tanh, top_k,
 )
 from .random_ops import log_uniform_candidate_sampler
+from .manip_ops import depth_to_space, space_to_batch, space_to_depth
 
 __all__ = [
     "avg_pool", "avg_pool2d", "avg_pool3d", "batch_normalization", "bias_add", "bidirectional_dynamic_rnn",
@@ -33,5 +34,6 @@ __all__ = [
     "sampled_softmax_loss", "selu", "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
     "softmax_cross_entropy_with_logits", "softplus", "softsign", "sparse_softmax_cross_entropy_with_logits",
     "static_rnn", "swish", "tanh", "top_k", "weighted_cross_entropy_with_logits", "xw_plus_b", "zero_fraction",
-    "avg_pool1d", "max_pool1d", "log_poisson_loss", "normalize_moments", "sufficient_statistics", "weighted_moments",
+    "avg_pool1d", "max_pool1d", "log_poisson_loss", "conv1d_transpose", "conv3d_transpose", "separable_conv2d",
+    "depth_to_space", "space_to_batch", "space_to_depth", "normalize_moments", "sufficient_statistics", "weighted_moments",
 ]

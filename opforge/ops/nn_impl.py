@@ -197,6 +197,63 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     return _ops.squeeze(y, axis=[int(axis)], name=name)
 
 
+def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",  # noqa: A002
+                     dilations=None, name=None):
+    """The gradient of conv1d with respect to its input (tf.nn.conv1d_transpose), as
+    conv2d_transpose over a height of 1: filters [width, out_channels, in_channels]."""
+    if data_format not in ("NWC", None):
+        raise ValueError(f"conv1d_transpose: data_format must be NWC, not {data_format}")
+    x = _ops.expand_dims(input, np.int32(1))
+    f = _ops.expand_dims(filters, np.int32(0))
+    if hasattr(output_shape, "dtype") and not isinstance(output_shape, np.ndarray):
+        os_ = _ops.cast(output_shape, "int32")
+        shape = _ops.concat_v2([_ops.slice(os_, np.array([0], np.int32), np.array([1], np.int32)),
+                                np.array([1], np.int32),
+                                _ops.slice(os_, np.array([1], np.int32), np.array([2], np.int32))], np.int32(0))
+    else:
+        o = [int(d) for d in output_shape]
+        shape = np.asarray([o[0], 1, o[1], o[2]], np.int32)
+    stride = int(np.ravel(strides)[1 if np.size(strides) == 3 else 0])
+    dil = 1 if dilations is None else int(np.ravel(dilations)[1 if np.size(dilations) == 3 else 0])
+    y = conv2d_transpose(x, f, shape, [1, stride], padding, "NHWC", [1, dil])
+    return _ops.squeeze(y, axis=[1], name=name)
+
+
+def _spatial3(value, data_format):
+    """An int or 1, 3 or 5 values -> 5 values in data_format order (1 on batch and channels)."""
+    v = [int(x) for x in np.ravel(value)]
+    if len(v) == 1:
+        v = v * 3
+    if len(v) == 3:
+        return [1, 1] + v if data_format == "NCDHW" else [1] + v + [1]
+    if len(v) == 5:
+        return v
+    raise ValueError(f"expected 1, 3 or 5 values, got {len(v)}")
+
+
+def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NDHWC",  # noqa: A002
+                     dilations=None, name=None):
+    """The gradient of conv3d with respect to its input (tf.nn.conv3d_transpose): filters
+    [depth, height, width, out_channels, in_channels]."""
+    fmt = data_format or "NDHWC"
+    shape = _ops.cast(output_shape, "int32") if hasattr(output_shape, "dtype") and \
+        not isinstance(output_shape, np.ndarray) else np.asarray(output_shape, np.int32)
+    return _ops.conv3d_backprop_input_v2(shape, filters, input, _spatial3(strides, fmt), padding, data_format=fmt,
+                                         dilations=_spatial3(1 if dilations is None else dilations, fmt), name=name)
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, rate=None, name=None,  # noqa: A002
+                     data_format=None, dilations=None):
+    """A depthwise convolution followed by a 1x1 convolution mixing channels
+    (tf.nn.separable_conv2d, as TensorFlow builds it)."""
+    from .nn_ops import depthwise_conv2d  # noqa: PLC0415
+    if rate is not None and dilations is not None:
+        raise ValueError("Cannot specify both 'rate' and 'dilations'")
+    dilations = rate if dilations is None else dilations
+    depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, data_format, dilations)
+    return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID", data_format or "NHWC", name=name)
+
+
 # ------------------------------------------------------------------------- sampled losses
 
 

@@ -252,3 +252,39 @@ def test_bare_int_shape_and_dimension_value(g):
     assert tf.dimension_at_index(y.shape, 1).value == 3
     assert tf.broadcast_static_shape(y.shape, tf.TensorShape([5, 1, 3])).as_list() == [5, None, 3]
     np.testing.assert_array_equal(run(x, {x: np.arange(4)}), np.arange(4))
+
+
+def test_tf1_nn_argument_names(g):
+    x = RNG.standard_normal((2, 6, 6, 3)).astype(np.float32)
+    np.testing.assert_allclose(run(tf.nn.avg_pool2d(value=x, ksize=2, strides=2, padding="VALID")),
+                               x.reshape(2, 3, 2, 3, 2, 3).mean((2, 4)), rtol=1e-5)
+    s = RNG.standard_normal((2, 7, 3)).astype(np.float32)
+    f = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    want = np.stack([np.einsum("bwc,wco->bo", s[:, i:i + 2], f) for i in range(6)], 1)
+    np.testing.assert_allclose(run(tf.nn.conv1d(value=s, filters=f, stride=1, padding="VALID")), want, rtol=1e-4,
+                               atol=1e-5)
+    np.testing.assert_allclose(run(tf.nn.conv1d(s, f, 1, "VALID", True, "NWC")), want, rtol=1e-4, atol=1e-5)
+    w = RNG.standard_normal((2, 2, 5, 3)).astype(np.float32)
+    y = tf.nn.conv2d_transpose(value=x, filter=w, output_shape=[2, 12, 12, 5], strides=[1, 2, 2, 1])
+    z = tf.nn.conv2d_transpose(x, w, [2, 12, 12, 5], [1, 2, 2, 1], "SAME")
+    a, b = run([y, z])
+    np.testing.assert_array_equal(a, b)
+    # stride 2, kernel 2: every output pixel gets exactly one input pixel times one filter tap
+    np.testing.assert_allclose(a[:, ::2, ::2], np.einsum("bhwc,oc->bhwo", x, w[0, 0]), rtol=1e-4, atol=1e-5)
+    v = RNG.standard_normal((1, 2, 2, 2, 3)).astype(np.float32)
+    k = RNG.standard_normal((1, 1, 1, 4, 3)).astype(np.float32)
+    out = run(tf.nn.conv3d_transpose(value=v, filter=k, output_shape=[1, 2, 2, 2, 4], strides=[1, 1, 1, 1, 1]))
+    np.testing.assert_allclose(out, np.einsum("bdhwc,oc->bdhwo", v, k[0, 0, 0]), rtol=1e-5, atol=1e-6)
+    assert tf.as_dtype(type_value="float32") == tf.float32
+
+
+def test_new_top_level_names_are_the_ops_functions():
+    from opforge.ops import check_ops, functional_ops, histogram_ops, manip_ops
+    checked = 0
+    for module in (check_ops, functional_ops, histogram_ops, manip_ops):
+        for name in dir(module):
+            if not name.startswith("_") and callable(getattr(module, name)) and getattr(
+                    getattr(module, name), "__module__", "") == module.__name__ and hasattr(tf, name):
+                assert getattr(tf, name).__wrapped__ is getattr(module, name), name
+                checked += 1
+    assert checked >= 40

@@ -13,7 +13,7 @@ import functools
 import opforge as _of
 from opforge import ops as _ops
 from opforge.framework.dtypes import (  # noqa: F401
-    DType, as_dtype, bfloat16, double, float16, float32, float64, half, int8, int16, int32, int64, uint8,
+    DType, bfloat16, double, float16, float32, float64, half, int8, int16, int32, int64, uint8,
 )
 from opforge.framework.errors import *  # noqa: F401,F403
 from opforge.framework.errors import UnimplementedError
@@ -264,6 +264,7 @@ random_normal = _in_default_graph(_random_api.normal)
 random_uniform = _in_default_graph(_random_api.uniform)
 truncated_normal = _in_default_graph(_random_api.truncated_normal)
 random_shuffle = _in_default_graph(_random_api.shuffle)
+multinomial = _in_default_graph(_random_api.multinomial)
 
 
 from opforge.compat.v1._tf1 import *  # noqa: E402,F401,F403  (the rest of TF1's API and its namespaces)
@@ -280,6 +281,7 @@ random = Namespace(
     shuffle=random_shuffle, set_random_seed=set_random_seed,
     stateless_uniform=_random_api.stateless_uniform, stateless_normal=_random_api.stateless_normal,
     stateless_truncated_normal=_random_api.stateless_truncated_normal, get_seed=get_seed,  # noqa: F405
+    multinomial=multinomial, categorical=_in_default_graph(_random_api.categorical),
 )
 
 # Every function builds into the default graph, as TensorFlow 1's do.

@@ -71,7 +71,8 @@ __all__ = [
 
 # tf.assert_*, tf.check_numerics, tf.map_fn, tf.foldl, ... (opforge/ops/check_ops.py, functional_ops.py)
 globals().update({_n: getattr(_more, _n) for _n in _more.CHECKS_AND_FUNCTIONAL})
-__all__ += list(_more.CHECKS_AND_FUNCTIONAL)
+as_dtype = _more.as_dtype
+__all__ += list(_more.CHECKS_AND_FUNCTIONAL) + ["as_dtype"]
 
 # ---- collections ---------------------------------------------------------------------------
 
@@ -270,7 +271,7 @@ train = Namespace(
     Saver=_train.Saver, latest_checkpoint=_train.latest_checkpoint, get_checkpoint_state=_train.get_checkpoint_state,
     checkpoint_exists=_train.checkpoint_exists, update_checkpoint_state=_train.update_checkpoint_state,
     list_variables=_train.list_variables, load_checkpoint=_train.load_checkpoint,
-    load_variable=_train.load_variable, NewCheckpointReader=_train.NewCheckpointReader,
+    load_variable=_train.load_variable, NewCheckpointReader=_more.NewCheckpointReader,
     export_meta_graph=_train.export_meta_graph, import_meta_graph=_train.import_meta_graph,
     CheckpointState=_saver.CheckpointState, SaverDef=_more.SaverDef, Example=_more.Example,
     SequenceExample=_more.SequenceExample, Feature=_more.Feature, Features=_more.Features,

@@ -30,6 +30,7 @@ from opforge.ops import linalg_ops as _linalg
 from opforge.ops import math_ops as _m
 from opforge.ops import nn as _nn
 from opforge.ops import random_ops as _random
+from opforge.training import saver as _saver
 from opforge.ops.check_ops import (  # noqa: F401  (tf.assert_*, tf.check_numerics, ...)
     assert_equal, assert_greater, assert_greater_equal, assert_integer, assert_less, assert_less_equal, assert_near,
     assert_negative, assert_non_negative, assert_non_positive, assert_none_equal, assert_positive,
@@ -37,6 +38,14 @@ from opforge.ops.check_ops import (  # noqa: F401  (tf.assert_*, tf.check_numeri
     assert_scalar, assert_type, check_numerics, is_non_decreasing, is_strictly_increasing,
 )
 from opforge.ops.functional_ops import foldl, foldr, map_fn, scan  # noqa: F401
+from opforge.ops.histogram_ops import (  # noqa: F401
+    bincount, confusion_matrix, histogram_fixed_width, histogram_fixed_width_bins, is_inf, rint, segment_mean,
+    unsorted_segment_mean, unsorted_segment_sqrt_n,
+)
+from opforge.ops.manip_ops import (  # noqa: F401
+    argsort, batch_gather, batch_to_space, depth_to_space, invert_permutation, roll, sort, space_to_batch,
+    space_to_depth,
+)
 from opforge.ops.math import divide_no_nan as div_no_nan  # noqa: F401  (tf.div_no_nan)
 from opforge.gradients.helpers import constant_value as _constant_value
 from opforge.compat._namespace import legacy_argument
@@ -47,7 +56,10 @@ CHECKS_AND_FUNCTIONAL = (
     "assert_positive", "assert_proper_iterable", "assert_rank", "assert_rank_at_least", "assert_rank_in",
     "assert_same_float_dtype", "assert_scalar", "assert_type", "check_numerics", "is_non_decreasing",
     "is_strictly_increasing", "foldl", "foldr", "map_fn", "scan", "div_no_nan", "get_static_value",
-    "verify_tensor_all_finite",
+    "verify_tensor_all_finite", "bincount", "confusion_matrix", "histogram_fixed_width", "histogram_fixed_width_bins",
+    "is_inf", "rint", "segment_mean", "unsorted_segment_mean", "unsorted_segment_sqrt_n", "argsort", "batch_gather",
+    "batch_to_space", "depth_to_space", "invert_permutation", "roll", "sort", "space_to_batch", "space_to_depth",
+    "parallel_stack",
 )
 
 # ---- versions ------------------------------------------------------------------------------
@@ -98,6 +110,11 @@ def make_ndarray(tensor):
     return _graph_def.tensor_from_proto(tensor).numpy()
 
 
+def parallel_stack(values, name="parallel_stack"):
+    """The values stacked along a new first axis (tf.parallel_stack computes what tf.stack does)."""
+    return _array.stack(values, 0, name=name)
+
+
 def get_static_value(tensor, partial=False):
     """tensor's value as a NumPy array when it is known while the graph is built (a constant,
     a NumPy value, an eager tensor), else None (tf.get_static_value; opforge folds no ops here,
@@ -109,6 +126,16 @@ def get_static_value(tensor, partial=False):
 def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None):
     """t, checked when run for NaN and infinity (tf.verify_tensor_all_finite: check_numerics)."""
     return check_numerics(legacy_argument("x", x, "t", t), legacy_argument("message", message, "msg", msg), name)
+
+
+def as_dtype(type_value):
+    """The DType for a DType, a NumPy dtype, a name or a DataType number (tf.as_dtype)."""
+    return _dtypes.as_dtype(type_value)
+
+
+def NewCheckpointReader(filepattern):  # noqa: N802 (TensorFlow's name)
+    """A reader of the checkpoint at filepattern (tf.train.NewCheckpointReader)."""
+    return _saver.NewCheckpointReader(filepattern)
 
 
 # ---- deprecated aliases and small helpers ---------------------------------------------------

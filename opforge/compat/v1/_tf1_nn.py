@@ -51,6 +51,37 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data
                                 legacy_argument("dilations", dilations, "rate", rate), name)
 
 
+def avg_pool2d(value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None,
+               input=None):  # noqa: A002
+    """tf.compat.v1.nn.avg_pool2d: of.nn.avg_pool2d, the input as value= or input=."""
+    return _nn.avg_pool2d(legacy_argument("value", value, "input", input), ksize, strides, padding, data_format,
+                          name)
+
+
+def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None, data_format=None, name=None,
+           input=None, dilations=None):  # noqa: A002
+    """tf.compat.v1.nn.conv1d: of.nn.conv1d, the input as value= or input=."""
+    del use_cudnn_on_gpu
+    return _nn.conv1d(legacy_argument("value", value, "input", input), filters, stride, padding,
+                      data_format or "NWC", dilations, name)
+
+
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="SAME",  # noqa: A002
+                     data_format="NHWC", name=None, input=None, filters=None, dilations=None):  # noqa: A002
+    """tf.compat.v1.nn.conv2d_transpose: of.nn.conv2d_transpose, TF1's value=/filter= or input=/filters=."""
+    return _nn.conv2d_transpose(legacy_argument("value", value, "input", input),
+                                legacy_argument("filter", filter, "filters", filters), output_shape, strides,
+                                padding, data_format, dilations, name)
+
+
+def conv3d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="SAME",  # noqa: A002
+                     data_format="NDHWC", name=None, input=None, filters=None, dilations=None):  # noqa: A002
+    """tf.compat.v1.nn.conv3d_transpose: of.nn.conv3d_transpose, TF1's value=/filter= or input=/filters=."""
+    return _nn.conv3d_transpose(legacy_argument("value", value, "input", input),
+                                legacy_argument("filter", filter, "filters", filters), output_shape, strides,
+                                padding, data_format, dilations, name)
+
+
 def max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None, input=None):  # noqa: A002
     """tf.compat.v1.nn.max_pool: of.nn.max_pool2d, the input as value= or input=."""
     return _nn.max_pool2d(legacy_argument("value", value, "input", input), ksize, strides, padding, data_format,
@@ -116,7 +147,9 @@ _SAME = (
     "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "rnn_cell", "max_pool3d", "avg_pool3d", "nce_loss",
     "sampled_softmax_loss", "top_k", "lrn", "local_response_normalization", "log_uniform_candidate_sampler",
     "sigmoid_cross_entropy_with_logits", "weighted_cross_entropy_with_logits", "l2_normalize", "moments",
-    "embedding_lookup", "in_top_k", "xw_plus_b", "relu_layer", "zero_fraction", "conv2d_transpose", "conv1d",
+    "embedding_lookup", "in_top_k", "xw_plus_b", "relu_layer", "zero_fraction",
+    "sufficient_statistics", "normalize_moments", "weighted_moments", "log_poisson_loss", "max_pool1d", "avg_pool1d",
+    "conv1d_transpose", "separable_conv2d", "depth_to_space", "space_to_batch", "space_to_depth",
 )
 
 
@@ -130,6 +163,7 @@ def names() -> dict:
         softmax_cross_entropy_with_logits=softmax_cross_entropy_with_logits,
         softmax_cross_entropy_with_logits_v2=softmax_cross_entropy_with_logits_v2,
         sparse_softmax_cross_entropy_with_logits=sparse_softmax_cross_entropy_with_logits, dropout=dropout,
-        log_sigmoid=_math.log_sigmoid,
+        log_sigmoid=_math.log_sigmoid, avg_pool2d=avg_pool2d, conv1d=conv1d, conv2d_transpose=conv2d_transpose,
+        conv3d_transpose=conv3d_transpose,
     )
     return out

@@ -53,11 +53,10 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "compositions of existing ops not written yet (no new op needed): *_no_nan, moments helpers, 1-D/3-D transposed convolutions, generic convolution/pool, static RNN variants, variance/std reductions": _names("""
         data.get_output_classes gfile.Stat losses.mean_pairwise_squared_error math.reduce_euclidean_norm
-        nn.atrous_conv2d_transpose nn.batch_norm_with_global_normalization nn.conv1d_transpose nn.conv3d_transpose
-        nn.conv_transpose nn.convolution nn.pool nn.raw_rnn nn.rnn_cell.DeviceWrapper nn.space_to_batch
-        nn.static_bidirectional_rnn nn.static_state_saving_rnn nn.with_space_to_batch summary.tensor_summary
-        tf.batch_gather tf.batch_to_space tf.broadcast_dynamic_shape tf.clip_by_average_norm tf.conv
-        tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2 tf.print tf.saturate_cast tf.space_to_batch
+        nn.atrous_conv2d_transpose nn.batch_norm_with_global_normalization nn.conv_transpose nn.convolution nn.pool
+        nn.raw_rnn nn.rnn_cell.DeviceWrapper nn.static_bidirectional_rnn nn.static_state_saving_rnn
+        nn.with_space_to_batch summary.tensor_summary tf.broadcast_dynamic_shape tf.clip_by_average_norm tf.conv
+        tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2 tf.print tf.saturate_cast
     """),
     "absl.flags internals (parsers, serializers, validators, key flags, multi-value flags): tf.flags offers the DEFINE_* functions and FLAGS that TF1 programs use": _names("""
         flags.ArgumentParser flags.ArgumentSerializer flags.BaseListParser flags.BooleanFlag flags.BooleanParser
@@ -145,19 +144,15 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "needs ops not yet in opforge (Unique, Sort/TopK-based argsort, Roll, Repeat, ReverseSequence, DynamicPartition, DynamicStitch, InvertPermutation, SetDiff1d, SearchSorted, UnravelIndex, Bitcast, SpaceToDepth, DepthToSpace, Dilation2D, FractionalPool, MaxPoolWithArgmax, IsInf, Rint, Bincount, Multinomial, RandomGamma, RandomPoisson, EnsureShape, Timestamp, ...)": _names("""
         io.matching_files io.read_file io.serialize_tensor io.write_file math.approx_max_k math.approx_min_k
-        math.bincount math.confusion_matrix math.cumulative_logsumexp math.invert_permutation math.is_inf
-        math.nextafter math.rint math.sobol_sample nn.approx_max_k nn.approx_min_k nn.depth_to_space nn.dilation2d
-        nn.erosion2d nn.fractional_avg_pool nn.fractional_max_pool nn.max_pool_with_argmax nn.separable_conv2d
-        nn.space_to_depth random.categorical random.gamma random.multinomial random.poisson
-        random.stateless_binomial random.stateless_categorical random.stateless_gamma random.stateless_multinomial
-        random.stateless_parameterized_truncated_normal random.stateless_poisson tf.approx_top_k tf.argsort
-        tf.bincount tf.bitcast tf.confusion_matrix tf.convert_to_tensor_or_indexed_slices tf.cross tf.depth_to_space
-        tf.dynamic_stitch tf.edit_distance tf.ensure_shape tf.guarantee_const tf.histogram_fixed_width
-        tf.histogram_fixed_width_bins tf.invert_permutation tf.is_inf tf.matching_files tf.multinomial
-        tf.parallel_stack tf.random_gamma tf.random_index_shuffle tf.random_poisson tf.read_file tf.repeat
-        tf.required_space_to_batch_paddings tf.reverse_sequence tf.rint tf.roll tf.searchsorted tf.serialize_tensor
-        tf.setdiff1d tf.sort tf.space_to_depth tf.timestamp tf.type_spec_from_value tf.unique tf.unique_with_counts
-        tf.unravel_index tf.write_file
+        math.cumulative_logsumexp math.nextafter math.sobol_sample nn.approx_max_k nn.approx_min_k nn.dilation2d
+        nn.erosion2d nn.fractional_avg_pool nn.fractional_max_pool nn.max_pool_with_argmax random.gamma
+        random.poisson random.stateless_binomial random.stateless_categorical random.stateless_gamma
+        random.stateless_multinomial random.stateless_parameterized_truncated_normal random.stateless_poisson
+        tf.approx_top_k tf.bitcast tf.convert_to_tensor_or_indexed_slices tf.cross tf.dynamic_stitch
+        tf.edit_distance tf.ensure_shape tf.guarantee_const tf.matching_files tf.random_gamma
+        tf.random_index_shuffle tf.random_poisson tf.read_file tf.repeat tf.required_space_to_batch_paddings
+        tf.reverse_sequence tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.timestamp tf.type_spec_from_value
+        tf.unique tf.unique_with_counts tf.unravel_index tf.write_file
     """),
     "tf.layers' Layer classes (TF builds them on Keras): opforge offers tf.layers' functions": _names("""
         layers.AveragePooling1D layers.AveragePooling2D layers.AveragePooling3D layers.BatchNormalization
@@ -199,10 +194,9 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.digamma tf.igamma tf.igammac tf.lbeta tf.lgamma tf.polygamma tf.zeta
     """),
     "segment reductions other than SegmentSum/UnsortedSegmentSum: ops not yet in opforge": _names("""
-        math.segment_max math.segment_mean math.segment_min math.segment_prod math.unsorted_segment_max
-        math.unsorted_segment_mean math.unsorted_segment_min math.unsorted_segment_prod math.unsorted_segment_sqrt_n
-        tf.segment_max tf.segment_mean tf.segment_min tf.segment_prod tf.unsorted_segment_max
-        tf.unsorted_segment_mean tf.unsorted_segment_min tf.unsorted_segment_prod tf.unsorted_segment_sqrt_n
+        math.segment_max math.segment_min math.segment_prod math.unsorted_segment_max math.unsorted_segment_min
+        math.unsorted_segment_prod tf.segment_max tf.segment_min tf.segment_prod tf.unsorted_segment_max
+        tf.unsorted_segment_min tf.unsorted_segment_prod
     """),
     "namespaces opforge does not offer yet (tf.audio, tf.bitwise, tf.config, tf.debugging, tf.feature_column, tf.graph_util, tf.lookup, tf.manip, tf.profiler, tf.resource_loader, tf.sets, ...)": _names("""
         math.special tf.audio tf.bitwise tf.config tf.debugging tf.feature_column tf.graph_util tf.lookup tf.manip
@@ -338,13 +332,6 @@ _KEYWORDS_BY_REASON: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "gradient hints: opforge's gradients() has one aggregation (AddN) and no colocation or gating options yet": {
         "tf.gradients": ("aggregation_method", "colocate_gradients_with_ops", "gate_gradients"),
-    },
-    "argument names not yet spelled TF's way in opforge (positional calls work)": {
-        "nn.avg_pool2d": ("value",),
-        "nn.conv1d": ("use_cudnn_on_gpu", "value"),
-        "nn.conv2d_transpose": ("filter", "value"),
-        "tf.as_dtype": ("type_value",),
-        "train.NewCheckpointReader": ("filepattern",),
     },
     "options opforge's savers and optimizers do not have (debug info, stripping default attrs, TF2 name scoping)": {
         "train.AdamOptimizer": ("use_own_namescope_for_non_slot_vars",),
