@@ -240,3 +240,31 @@ def is_non_decreasing(x, name=None):
 def is_strictly_increasing(x, name=None):
     """True when x, flattened, always increases (vacuously true for fewer than 2 elements)."""
     return _increasing(x, True, "is_strictly_increasing", name)
+
+
+def ensure_shape(x, shape, name=None):
+    """x, with static shape merged with shape; ValueError when they cannot agree while
+    building, and a run that feeds another shape fails (tf.ensure_shape)."""
+    from ..framework.tensor_shape import TensorShape  # noqa: PLC0415
+    want = TensorShape(shape)
+    have = TensorShape(x.shape.dims if hasattr(x.shape, "dims") else np.shape(x))
+    if not have.is_compatible_with(want):
+        raise ValueError(f"Shape of tensor {getattr(x, 'name', 'x')} {have} is not compatible with expected shape "
+                         f"{want}")
+    with _scope(name, "EnsureShape"):
+        if want.rank is None:
+            return _ops.identity(x)
+        known = [(i, d) for i, d in enumerate(want.dims) if d is not None]
+        checks = [_ops.equal(_ops.rank(x), np.int32(want.rank))]
+        if known:
+            dims = _ops.gather_v2(_ops.shape(x), np.asarray([i for i, _ in known], np.int32), np.int32(0))
+            checks.append(_math.reduce_all(_ops.equal(dims, np.asarray([d for _, d in known], np.int32))))
+        ok = checks[0] if len(checks) == 1 else _ops.logical_and(*checks)
+        check = _ops.assert_(ok, [f"Shape of tensor is not compatible with expected shape {want}; got ",
+                                  _ops.shape(x)], summarize=10)
+        with get_default_graph().control_dependencies([check]):
+            out = _ops.identity(x)
+        graph = getattr(out, "graph", None)
+        if graph is not None and hasattr(out, "op"):
+            graph._set_shape(out, have.merge_with(want))
+        return out

@@ -232,3 +232,32 @@ def space_to_batch(input, paddings, block_size=None, name=None, block_shape=None
 def batch_to_space(input, crops, block_size=None, name=None, block_shape=None):  # noqa: A002
     """tf.batch_to_space: BatchToSpaceND with a block_size x block_size block."""
     return _ops.batch_to_space_nd(input, _square_block(block_size, block_shape), crops, name=name)
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None, seq_dim=None,  # noqa: A002
+                     batch_dim=None):
+    """input with, for each batch entry b, its first seq_lengths[b] elements along seq_axis
+    reversed and the rest kept (tf.reverse_sequence; seq_dim/batch_dim are TF1's names)."""
+    seq_axis = seq_dim if seq_axis is None else seq_axis
+    batch_axis = 0 if batch_axis is None and batch_dim is None else (batch_dim if batch_axis is None else batch_axis)
+    if seq_axis is None:
+        raise ValueError("reverse_sequence: seq_axis is required")
+    rank = _rank(input)
+    if rank is None:
+        raise InvalidArgumentError("reverse_sequence: the rank of input must be known", "ReverseSequence")
+    seq_axis, batch_axis = int(seq_axis) % rank, int(batch_axis) % rank
+    if seq_axis == batch_axis:
+        raise InvalidArgumentError("reverse_sequence: seq_axis and batch_axis must differ", "ReverseSequence")
+    with _scope(name, "ReverseSequence"):
+        perm = [seq_axis, batch_axis] + [a for a in range(rank) if a not in (seq_axis, batch_axis)]
+        x = _ops.transpose(input, np.asarray(perm, np.int32))
+        dims = _dims(x)
+        n_t = np.int32(dims[0]) if isinstance(dims[0], int) else dims[0]
+        n_b = np.int32(dims[1]) if isinstance(dims[1], int) else dims[1]
+        t = _ops.expand_dims(_ops.range(np.int32(0), n_t, np.int32(1)), np.int32(1))  # [time, 1]
+        s = _ops.expand_dims(_ops.cast(seq_lengths, "int32"), np.int32(0))            # [1, batch]
+        src = _ops.select_v2(_ops.less(t, s), _ops.sub(_ops.sub(s, t), np.int32(1)), t)
+        b = _ops.expand_dims(_ops.range(np.int32(0), n_b, np.int32(1)), np.int32(0))  # [1, batch]
+        idx = _ops.pack([src, _ops.add_v2(_ops.mul(t, np.int32(0)), b)], axis=2)
+        inverse = list(np.argsort(perm))
+        return _ops.transpose(_ops.gather_nd(x, idx), np.asarray(inverse, np.int32))

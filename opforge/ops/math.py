@@ -153,6 +153,17 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     return _ops.sqrt(reduce_variance(input_tensor, axis, keepdims), name=name)
 
 
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x ** 2)) over axis, all axes when None (tf.math.reduce_euclidean_norm); for
+    integers the root is truncated, as TensorFlow's."""
+    x = input_tensor
+    dtype = getattr(getattr(x, "dtype", None), "name", None) or np.asarray(x).dtype.name
+    if np.issubdtype(np.dtype(dtype), np.integer):
+        total = _reduce(_ops.sum, _ops.cast(_ops.mul(x, x), "float64"), axis, keepdims, None)
+        return _ops.cast(_ops.floor(_ops.sqrt(total)), dtype, name=name)
+    return _ops.sqrt(_reduce(_ops.sum, _ops.mul(x, x), axis, keepdims, None), name=name)
+
+
 def polyval(coeffs, x, name=None):
     """coeffs[0] * x**(n-1) + ... + coeffs[n-1] by Horner's rule (tf.math.polyval); no
     coefficients give 0."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops as _ops
+from ..framework.errors import InvalidArgumentError
 from .nn_ops import _data_format, _padding, _spatial_list, conv2d, softmax_cross_entropy_with_logits
 from .random_ops import log_uniform_candidate_sampler
 
@@ -252,6 +253,56 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
     dilations = rate if dilations is None else dilations
     depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, data_format, dilations)
     return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID", data_format or "NHWC", name=name)
+
+
+def _n_spatial(x, what):
+    rank = x.shape.rank if hasattr(x.shape, "rank") else len(np.shape(x))
+    if rank is None or rank not in (3, 4, 5):
+        raise ValueError(f"{what}: the input must have rank 3, 4 or 5 (known when the graph is built), got {rank}")
+    return rank - 2
+
+
+def convolution(input, filters, strides=None, padding="VALID", data_format=None, dilations=None,  # noqa: A002
+                name=None):
+    """An N-D convolution, N = 1, 2 or 3 from the input's rank (tf.nn.convolution): conv1d,
+    conv2d or conv3d."""
+    from .nn_ops import conv3d  # noqa: PLC0415
+    n = _n_spatial(input, "convolution")
+    strides = [1] * n if strides is None else [int(s) for s in np.ravel(strides)]
+    dilations = [1] * n if dilations is None else [int(d) for d in np.ravel(dilations)]
+    if n == 1:
+        return conv1d(input, filters, strides, padding, data_format or "NWC", dilations, name)
+    if n == 2:
+        return conv2d(input, filters, strides, padding, data_format or "NHWC", dilations, name)
+    channels_first = (data_format or "NDHWC") == "NCDHW"
+    wrap = (lambda v: [1, 1] + v) if channels_first else (lambda v: [1] + v + [1])
+    return conv3d(input, filters, wrap(strides), padding, data_format or "NDHWC", wrap(dilations), name)
+
+
+def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,  # noqa: A002
+         dilations=None, name=None):
+    """N-D max or average pooling, N = 1, 2 or 3 from the input's rank (tf.nn.pool); dilated
+    pooling is not supported yet."""
+    from .nn_ops import avg_pool2d, avg_pool3d, max_pool2d, max_pool3d  # noqa: PLC0415
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError(f"pooling_type must be MAX or AVG, got {pooling_type!r}")
+    if dilations is not None and any(int(d) != 1 for d in np.ravel(dilations)):
+        raise InvalidArgumentError("pool: dilations other than 1 are not supported yet", "MaxPool")
+    n = _n_spatial(input, "pool")
+    window = [int(w) for w in np.ravel(window_shape)]
+    strides = window if strides is None else [int(s) for s in np.ravel(strides)]
+    if len(window) != n or len(strides) != n:
+        raise ValueError(f"pool: window_shape and strides must have {n} values for a rank-{n + 2} input")
+    if n == 1:
+        return (max_pool1d if pooling_type == "MAX" else avg_pool1d)(input, window, strides, padding,
+                                                                      data_format or "NWC", name)
+    if n == 2:
+        return (max_pool2d if pooling_type == "MAX" else avg_pool2d)(input, window, strides, padding,
+                                                                      data_format or "NHWC", name)
+    fmt = data_format or "NDHWC"
+    wrap = (lambda v: [1, 1] + v) if fmt == "NCDHW" else (lambda v: [1] + v + [1])
+    return (max_pool3d if pooling_type == "MAX" else avg_pool3d)(input, wrap(window), wrap(strides), padding, fmt,
+                                                                  name)
 
 
 # ------------------------------------------------------------------------- sampled losses

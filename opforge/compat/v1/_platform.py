@@ -211,6 +211,10 @@ def _glob(filename):
     return _gfile.glob(filename)
 
 
+def _stat(filename):
+    return _gfile.stat(filename)
+
+
 def _list_directory(dirname):
     return _gfile.listdir(dirname)
 
@@ -219,6 +223,7 @@ gfile = Namespace(
     "gfile", builds_graph=False, GFile=_gfile.GFile, Open=_gfile.GFile, FastGFile=_gfile.GFile, Exists=_exists,
     IsDirectory=_is_directory, MakeDirs=_make_dirs, MkDir=_mk_dir, DeleteRecursively=_delete_recursively,
     Remove=_remove, Copy=_copy, Rename=_rename, Glob=_glob, ListDirectory=_list_directory, Walk=_walk,
+    Stat=_stat,
 )
 
 # ---- logging ---------------------------------------------------------------------------------

@@ -263,7 +263,10 @@ train = Namespace(
     global_step=_train.global_step, exponential_decay=_train.exponential_decay,
     inverse_time_decay=_train.inverse_time_decay, natural_exp_decay=_train.natural_exp_decay,
     linear_cosine_decay=_train.linear_cosine_decay, cosine_decay_restarts=_train.cosine_decay_restarts,
-    ExponentialMovingAverage=_train.ExponentialMovingAverage,
+    ExponentialMovingAverage=_train.ExponentialMovingAverage, remove_checkpoint=_train.remove_checkpoint,
+    get_checkpoint_mtimes=_train.get_checkpoint_mtimes, checkpoints_iterator=_train.checkpoints_iterator,
+    generate_checkpoint_state_proto=_train.generate_checkpoint_state_proto,
+    assert_global_step=_train.assert_global_step,
     polynomial_decay=_train.polynomial_decay, piecewise_constant=_train.piecewise_constant,
     piecewise_constant_decay=_train.piecewise_constant, cosine_decay=_train.cosine_decay,
     Coordinator=_train.Coordinator, start_queue_runners=_train.start_queue_runners,
@@ -287,6 +290,7 @@ initializers = Namespace(
     he_uniform=_init.he_uniform, lecun_normal=_init.lecun_normal, lecun_uniform=_init.lecun_uniform,
     global_variables=global_variables_initializer, local_variables=local_variables_initializer,
     variables=variables_initializer, tables_initializer=tables_initializer,
+    uniform_unit_scaling=_init.uniform_unit_scaling_initializer,
 )
 layers = Namespace("layers", {n: getattr(_layers, n) for n in _layers.__all__})
 losses = Namespace(

@@ -43,9 +43,15 @@ from opforge.ops.histogram_ops import (  # noqa: F401
     unsorted_segment_mean, unsorted_segment_sqrt_n,
 )
 from opforge.ops.manip_ops import (  # noqa: F401
-    argsort, batch_gather, batch_to_space, depth_to_space, invert_permutation, roll, sort, space_to_batch,
-    space_to_depth,
+    argsort, batch_gather, batch_to_space, depth_to_space, invert_permutation, reverse_sequence, roll, sort,
+    space_to_batch, space_to_depth,
 )
+from opforge.ops.check_ops import ensure_shape  # noqa: F401
+from opforge.ops.clip_ops import clip_by_average_norm  # noqa: F401
+from opforge.framework.template import make_template  # noqa: F401
+from opforge.framework.variable_scope import get_variable as _get_variable
+from opforge.framework.collections import GraphKeys as _GraphKeys
+from opforge.layers.initializers import uniform_unit_scaling_initializer  # noqa: F401
 from opforge.ops.math import divide_no_nan as div_no_nan  # noqa: F401  (tf.div_no_nan)
 from opforge.gradients.helpers import constant_value as _constant_value
 from opforge.compat._namespace import legacy_argument
@@ -59,7 +65,8 @@ CHECKS_AND_FUNCTIONAL = (
     "verify_tensor_all_finite", "bincount", "confusion_matrix", "histogram_fixed_width", "histogram_fixed_width_bins",
     "is_inf", "rint", "segment_mean", "unsorted_segment_mean", "unsorted_segment_sqrt_n", "argsort", "batch_gather",
     "batch_to_space", "depth_to_space", "invert_permutation", "roll", "sort", "space_to_batch", "space_to_depth",
-    "parallel_stack",
+    "parallel_stack", "reverse_sequence", "ensure_shape", "clip_by_average_norm", "make_template",
+    "get_local_variable", "uniform_unit_scaling_initializer",
 )
 
 # ---- versions ------------------------------------------------------------------------------
@@ -108,6 +115,16 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
 def make_ndarray(tensor):
     """The NumPy array a TensorProto holds (tf.make_ndarray)."""
     return _graph_def.tensor_from_proto(tensor).numpy()
+
+
+def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=False,
+                       collections=None, caching_device=None, partitioner=None, validate_shape=True, use_resource=None,
+                       custom_getter=None, constraint=None, synchronization=None, aggregation=None):
+    """tf.get_local_variable: get_variable in the LOCAL_VARIABLES collection, not trainable."""
+    del trainable  # always False, as TensorFlow's
+    return _get_variable(name, shape, dtype, initializer, regularizer, False,
+                         list(collections or []) + [_GraphKeys.LOCAL_VARIABLES], caching_device, partitioner,
+                         validate_shape, use_resource, custom_getter, constraint, synchronization, aggregation)
 
 
 def parallel_stack(values, name="parallel_stack"):

@@ -82,6 +82,30 @@ def conv3d_transpose(value=None, filter=None, output_shape=None, strides=None, p
                                 padding, data_format, dilations, name)
 
 
+def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None,  # noqa: A002
+                data_format=None, filters=None, dilations=None):
+    """tf.compat.v1.nn.convolution: of.nn.convolution, TF1's filter=/dilation_rate= or filters=/dilations=."""
+    return _nn.convolution(input, legacy_argument("filters", filters, "filter", filter), strides, padding,
+                           data_format, legacy_argument("dilations", dilations, "dilation_rate", dilation_rate), name)
+
+
+def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None, name=None,  # noqa: A002
+         data_format=None, dilations=None):
+    """tf.compat.v1.nn.pool: of.nn.pool, TF1's argument order and dilation_rate=."""
+    return _nn.pool(input, window_shape, pooling_type, strides, padding, data_format,
+                    legacy_argument("dilations", dilations, "dilation_rate", dilation_rate), name)
+
+
+def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None, variance_epsilon=None,
+                                         scale_after_normalization=None, name=None, input=None,  # noqa: A002
+                                         mean=None, variance=None):
+    """TF1's batch normalization with given moments: of.nn.batch_normalization, gamma used
+    only with scale_after_normalization."""
+    return _nn.batch_normalization(legacy_argument("input", input, "t", t), legacy_argument("mean", mean, "m", m),
+                                   legacy_argument("variance", variance, "v", v), beta,
+                                   gamma if scale_after_normalization else None, variance_epsilon, name)
+
+
 def max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None, input=None):  # noqa: A002
     """tf.compat.v1.nn.max_pool: of.nn.max_pool2d, the input as value= or input=."""
     return _nn.max_pool2d(legacy_argument("value", value, "input", input), ksize, strides, padding, data_format,
@@ -150,6 +174,7 @@ _SAME = (
     "embedding_lookup", "in_top_k", "xw_plus_b", "relu_layer", "zero_fraction",
     "sufficient_statistics", "normalize_moments", "weighted_moments", "log_poisson_loss", "max_pool1d", "avg_pool1d",
     "conv1d_transpose", "separable_conv2d", "depth_to_space", "space_to_batch", "space_to_depth",
+    "static_bidirectional_rnn",
 )
 
 
@@ -164,6 +189,7 @@ def names() -> dict:
         softmax_cross_entropy_with_logits_v2=softmax_cross_entropy_with_logits_v2,
         sparse_softmax_cross_entropy_with_logits=sparse_softmax_cross_entropy_with_logits, dropout=dropout,
         log_sigmoid=_math.log_sigmoid, avg_pool2d=avg_pool2d, conv1d=conv1d, conv2d_transpose=conv2d_transpose,
-        conv3d_transpose=conv3d_transpose,
+        conv3d_transpose=conv3d_transpose, convolution=convolution, pool=pool,
+        batch_norm_with_global_normalization=batch_norm_with_global_normalization,
     )
     return out

@@ -52,11 +52,10 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.python_io
     """),
     "compositions of existing ops not written yet (no new op needed): *_no_nan, moments helpers, 1-D/3-D transposed convolutions, generic convolution/pool, static RNN variants, variance/std reductions": _names("""
-        data.get_output_classes gfile.Stat losses.mean_pairwise_squared_error math.reduce_euclidean_norm
-        nn.atrous_conv2d_transpose nn.batch_norm_with_global_normalization nn.conv_transpose nn.convolution nn.pool
-        nn.raw_rnn nn.rnn_cell.DeviceWrapper nn.static_bidirectional_rnn nn.static_state_saving_rnn
-        nn.with_space_to_batch summary.tensor_summary tf.broadcast_dynamic_shape tf.clip_by_average_norm tf.conv
-        tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2 tf.print tf.saturate_cast
+        data.get_output_classes losses.mean_pairwise_squared_error nn.atrous_conv2d_transpose nn.conv_transpose
+        nn.raw_rnn nn.rnn_cell.DeviceWrapper nn.static_state_saving_rnn nn.with_space_to_batch
+        summary.tensor_summary tf.broadcast_dynamic_shape tf.conv tf.conv2d_backprop_filter_v2
+        tf.conv2d_backprop_input_v2 tf.print tf.saturate_cast
     """),
     "absl.flags internals (parsers, serializers, validators, key flags, multi-value flags): tf.flags offers the DEFINE_* functions and FLAGS that TF1 programs use": _names("""
         flags.ArgumentParser flags.ArgumentSerializer flags.BaseListParser flags.BooleanFlag flags.BooleanParser
@@ -93,14 +92,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         image.yiq_to_rgb image.yuv_to_rgb io.decode_and_crop_jpeg io.decode_bmp io.decode_gif io.decode_image
         io.decode_jpeg io.decode_jxl io.decode_png io.decode_webp io.encode_jpeg io.encode_png io.extract_jpeg_shape
         io.is_jpeg tf.extract_image_patches tf.extract_volume_patches tf.random_crop
-    """),
-    "training utilities not written yet in opforge/training (moving averages, more learning-rate schedules, checkpoint utilities, warm starting, templates) or needing optimizer ops opforge lacks (Proximal*, AdagradDA, SDCA)": _names("""
-        initializers.uniform_unit_scaling tf.get_local_variable tf.make_template tf.uniform_unit_scaling_initializer
-        train.AdagradDAOptimizer train.ProximalAdagradOptimizer train.ProximalGradientDescentOptimizer
-        train.VocabInfo train.assert_global_step train.checkpoints_iterator train.generate_checkpoint_state_proto
-        train.get_checkpoint_mtimes train.init_from_checkpoint train.noisy_linear_cosine_decay
-        train.remove_checkpoint train.sdca_fprint train.sdca_optimizer train.sdca_shrink_l1 train.summary_iterator
-        train.warm_start
     """),
     "queues, readers and queue-fed input producers (input pipelines, issue 31)": _names("""
         io.PaddingFIFOQueue io.PriorityQueue io.QueueBase io.RandomShuffleQueue io.match_filenames_once
@@ -149,10 +140,10 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         random.poisson random.stateless_binomial random.stateless_categorical random.stateless_gamma
         random.stateless_multinomial random.stateless_parameterized_truncated_normal random.stateless_poisson
         tf.approx_top_k tf.bitcast tf.convert_to_tensor_or_indexed_slices tf.cross tf.dynamic_stitch
-        tf.edit_distance tf.ensure_shape tf.guarantee_const tf.matching_files tf.random_gamma
-        tf.random_index_shuffle tf.random_poisson tf.read_file tf.repeat tf.required_space_to_batch_paddings
-        tf.reverse_sequence tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.timestamp tf.type_spec_from_value
-        tf.unique tf.unique_with_counts tf.unravel_index tf.write_file
+        tf.edit_distance tf.guarantee_const tf.matching_files tf.random_gamma tf.random_index_shuffle
+        tf.random_poisson tf.read_file tf.repeat tf.required_space_to_batch_paddings tf.searchsorted
+        tf.serialize_tensor tf.setdiff1d tf.timestamp tf.type_spec_from_value tf.unique tf.unique_with_counts
+        tf.unravel_index tf.write_file
     """),
     "tf.layers' Layer classes (TF builds them on Keras): opforge offers tf.layers' functions": _names("""
         layers.AveragePooling1D layers.AveragePooling2D layers.AveragePooling3D layers.BatchNormalization
@@ -283,6 +274,11 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "TensorScatter* ops not yet in opforge": _names("""
         tf.tensor_scatter_add tf.tensor_scatter_nd_add tf.tensor_scatter_nd_max tf.tensor_scatter_nd_min
         tf.tensor_scatter_nd_sub tf.tensor_scatter_nd_update tf.tensor_scatter_sub tf.tensor_scatter_update
+    """),
+    "training utilities not written yet in opforge/training (moving averages, more learning-rate schedules, checkpoint utilities, warm starting, templates) or needing optimizer ops opforge lacks (Proximal*, AdagradDA, SDCA)": _names("""
+        train.AdagradDAOptimizer train.ProximalAdagradOptimizer train.ProximalGradientDescentOptimizer
+        train.VocabInfo train.init_from_checkpoint train.noisy_linear_cosine_decay train.sdca_fprint
+        train.sdca_optimizer train.sdca_shrink_l1 train.summary_iterator train.warm_start
     """),
     "MonitoredSession, Scaffold and SessionRunHooks: the managed training loop is not in opforge yet": _names("""
         train.CheckpointSaverHook train.CheckpointSaverListener train.ChiefSessionCreator train.FeedFnHook
