@@ -21,7 +21,8 @@ from ..framework.variable_scope import get_variable, variable_scope
 from ..framework.collections import GLOBAL_VARIABLES, REGULARIZATION_LOSSES, UPDATE_OPS
 
 __all__ = ["dense", "conv1d", "conv2d", "conv2d_transpose", "max_pooling1d", "max_pooling2d",
-           "average_pooling1d", "average_pooling2d", "batch_normalization", "dropout", "flatten"]
+           "average_pooling1d", "average_pooling2d", "max_pooling3d", "average_pooling3d", "batch_normalization",
+           "dropout", "flatten"]
 
 
 def _c(x, v):
@@ -223,10 +224,12 @@ def _pool(rank, kind, inputs, pool_size, strides, padding, data_format, name):
             k = [1, 1, 1, ps[0]] if first else [1, 1, ps[0], 1]
             s = [1, 1, 1, st[0]] if first else [1, 1, st[0], 1]
             return _ops.squeeze(pool(x, k, s, pad, data_format=fmt), axis=[int(axis)])
-        fmt = "NCHW" if first else "NHWC"
         k = [1, 1, *ps] if first else [1, *ps, 1]
         s = [1, 1, *st] if first else [1, *st, 1]
-        return pool(inputs, k, s, pad, data_format=fmt)
+        if rank == 3:
+            pool3d = _ops.max_pool3d if kind == "max" else _ops.avg_pool3d
+            return pool3d(inputs, k, s, pad, data_format="NCDHW" if first else "NDHWC")
+        return pool(inputs, k, s, pad, data_format="NCHW" if first else "NHWC")
 
 
 def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
@@ -243,6 +246,14 @@ def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="chan
 
 def average_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
     return _pool(1, "average", inputs, pool_size, strides, padding, data_format, name)
+
+
+def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    return _pool(3, "max", inputs, pool_size, strides, padding, data_format, name)
+
+
+def average_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    return _pool(3, "average", inputs, pool_size, strides, padding, data_format, name)
 
 
 def flatten(inputs, name=None, data_format="channels_last"):

@@ -11,6 +11,7 @@ import builtins
 import opforge as _of
 from opforge.layers import initializers as _init
 from opforge.layers import core as _layers
+from opforge.layers import base as _layer_objects
 from opforge.layers import losses as _losses
 from opforge.ops import array_ops as _array
 from opforge.ops import clip_ops as _clip
@@ -292,7 +293,9 @@ initializers = Namespace(
     variables=variables_initializer, tables_initializer=tables_initializer,
     uniform_unit_scaling=_init.uniform_unit_scaling_initializer,
 )
-layers = Namespace("layers", {n: getattr(_layers, n) for n in _layers.__all__})
+layers = Namespace("layers", {n: getattr(_layers, n) for n in _layers.__all__}
+                   | {n: graph_class(getattr(_layer_objects, n)) if n != "InputSpec" else _layer_objects.InputSpec
+                      for n in _layer_objects.__all__})
 losses = Namespace(
     "losses", {n: getattr(_losses, n) for n in (
         "Reduction", "compute_weighted_loss", "absolute_difference", "mean_squared_error", "huber_loss", "log_loss",

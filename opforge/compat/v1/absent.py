@@ -28,7 +28,7 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         data.UNKNOWN_CARDINALITY
     """),
     "TF2-era object and eager APIs (tf.Module, Checkpoint, TypeSpecs, tf.function, GradientTape in graph mode, random.Generator, DeviceSpec, control-flow and resource-variable switches): not offered in compat.v1": _names("""
-        data.DatasetSpec layers.InputSpec random.Algorithm random.Generator random.create_rng_state random.fold_in
+        data.DatasetSpec random.Algorithm random.Generator random.create_rng_state random.fold_in
         random.get_global_generator random.set_global_generator random.split saved_model.Asset
         saved_model.SaveOptions saved_model.load_v2 saved_model.save summary.all_v2_summary_ops summary.initialize
         tf.CriticalSection tf.DeviceSpec tf.GradientTape tf.Module tf.NoneTensorSpec tf.OptionalSpec
@@ -146,14 +146,10 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.unravel_index tf.write_file
     """),
     "tf.layers' Layer classes (TF builds them on Keras): opforge offers tf.layers' functions": _names("""
-        layers.AveragePooling1D layers.AveragePooling2D layers.AveragePooling3D layers.BatchNormalization
-        layers.Conv1D layers.Conv2D layers.Conv2DTranspose layers.Conv3D layers.Conv3DTranspose layers.Dense
-        layers.Dropout layers.Flatten layers.Layer layers.MaxPooling1D layers.MaxPooling2D layers.MaxPooling3D
-        layers.SeparableConv1D layers.SeparableConv2D
+        layers.Conv3D layers.Conv3DTranspose layers.SeparableConv1D layers.SeparableConv2D
     """),
     "tf.layers functions not written yet (3-D pooling/convolution layers; separable convolutions need a SeparableConv op)": _names("""
-        layers.average_pooling3d layers.conv3d layers.conv3d_transpose layers.max_pooling3d layers.separable_conv1d
-        layers.separable_conv2d
+        layers.conv3d layers.conv3d_transpose layers.separable_conv1d layers.separable_conv2d
     """),
     "tf.linalg.LinearOperator classes: a class library over linear algebra ops opforge does not have yet": _names("""
         linalg.LinearOperator linalg.LinearOperatorAdjoint linalg.LinearOperatorBlockDiag
