@@ -89,3 +89,11 @@ def test_surface_json_matches_installed_tensorflow():
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "tf1_api_surface.py"), "--check"],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_readme_quotes_the_current_figure(report):
+    """The README's coverage figure is the one the check measures (update both together)."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        readme = f.read()
+    figure = f"**all** | **{report.present} / {report.total:,} ({100 * report.present / report.total:.1f}%)**"
+    assert figure in readme, f"README.md should quote {figure!r} (python tools/tf1_api_coverage.py prints the table)"

@@ -36,7 +36,7 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.control_flow_v2_enabled tf.disable_control_flow_v2 tf.disable_resource_variables
         tf.disable_tensor_equality tf.enable_control_flow_v2 tf.enable_resource_variables tf.enable_tensor_equality
         tf.enable_v2_behavior tf.executing_eagerly_outside_functions tf.function tf.init_scope tf.is_symbolic_tensor
-        tf.mixed_precision tf.nest tf.recompute_grad tf.resource_variables_enabled tf.types
+        tf.mixed_precision tf.nest tf.recompute_grad tf.resource_variables_enabled tf.type_spec_from_value tf.types
         tf.variable_creator_scope tf.vectorized_map tf.wrap_function train.Checkpoint train.CheckpointManager
         train.CheckpointOptions
     """),
@@ -51,11 +51,11 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.decode_raw tf.parse_example tf.parse_single_example tf.parse_single_sequence_example tf.parse_tensor
         tf.python_io
     """),
-    "compositions of existing ops not written yet (no new op needed): *_no_nan, moments helpers, 1-D/3-D transposed convolutions, generic convolution/pool, static RNN variants, variance/std reductions": _names("""
+    "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, mean_pairwise_squared_error, ...": _names("""
         data.get_output_classes losses.mean_pairwise_squared_error nn.atrous_conv2d_transpose nn.conv_transpose
         nn.raw_rnn nn.rnn_cell.DeviceWrapper nn.static_state_saving_rnn nn.with_space_to_batch
         summary.tensor_summary tf.broadcast_dynamic_shape tf.conv tf.conv2d_backprop_filter_v2
-        tf.conv2d_backprop_input_v2 tf.print tf.saturate_cast
+        tf.conv2d_backprop_input_v2 tf.saturate_cast
     """),
     "absl.flags internals (parsers, serializers, validators, key flags, multi-value flags): tf.flags offers the DEFINE_* functions and FLAGS that TF1 programs use": _names("""
         flags.ArgumentParser flags.ArgumentSerializer flags.BaseListParser flags.BooleanFlag flags.BooleanParser
@@ -124,31 +124,30 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         sparse.reshape sparse.retain sparse.segment_mean sparse.segment_sqrt_n sparse.segment_sum sparse.slice
         sparse.softmax sparse.sparse_dense_matmul sparse.split sparse.to_dense sparse.to_indicator sparse.transpose
         tf.IndexedSlices tf.IndexedSlicesSpec tf.SparseTensor tf.SparseTensorSpec tf.SparseTensorValue
-        tf.convert_to_tensor_or_sparse_tensor tf.deserialize_many_sparse tf.serialize_many_sparse
-        tf.serialize_sparse tf.sparse tf.sparse_add tf.sparse_concat tf.sparse_fill_empty_rows tf.sparse_mask
-        tf.sparse_matmul tf.sparse_maximum tf.sparse_merge tf.sparse_minimum tf.sparse_placeholder
-        tf.sparse_reduce_max tf.sparse_reduce_max_sparse tf.sparse_reduce_sum tf.sparse_reduce_sum_sparse
-        tf.sparse_reorder tf.sparse_reset_shape tf.sparse_reshape tf.sparse_retain tf.sparse_segment_mean
-        tf.sparse_segment_sqrt_n tf.sparse_segment_sum tf.sparse_slice tf.sparse_softmax tf.sparse_split
-        tf.sparse_tensor_dense_matmul tf.sparse_tensor_to_dense tf.sparse_to_dense tf.sparse_to_indicator
-        tf.sparse_transpose
+        tf.convert_to_tensor_or_indexed_slices tf.convert_to_tensor_or_sparse_tensor tf.deserialize_many_sparse
+        tf.serialize_many_sparse tf.serialize_sparse tf.sparse tf.sparse_add tf.sparse_concat
+        tf.sparse_fill_empty_rows tf.sparse_mask tf.sparse_matmul tf.sparse_maximum tf.sparse_merge
+        tf.sparse_minimum tf.sparse_placeholder tf.sparse_reduce_max tf.sparse_reduce_max_sparse
+        tf.sparse_reduce_sum tf.sparse_reduce_sum_sparse tf.sparse_reorder tf.sparse_reset_shape tf.sparse_reshape
+        tf.sparse_retain tf.sparse_segment_mean tf.sparse_segment_sqrt_n tf.sparse_segment_sum tf.sparse_slice
+        tf.sparse_softmax tf.sparse_split tf.sparse_tensor_dense_matmul tf.sparse_tensor_to_dense tf.sparse_to_dense
+        tf.sparse_to_indicator tf.sparse_transpose
     """),
-    "needs ops not yet in opforge (Unique, Sort/TopK-based argsort, Roll, Repeat, ReverseSequence, DynamicPartition, DynamicStitch, InvertPermutation, SetDiff1d, SearchSorted, UnravelIndex, Bitcast, SpaceToDepth, DepthToSpace, Dilation2D, FractionalPool, MaxPoolWithArgmax, IsInf, Rint, Bincount, Multinomial, RandomGamma, RandomPoisson, EnsureShape, Timestamp, ...)": _names("""
+    "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, Cross, EditDistance, Dilation2D, FractionalPool, MaxPoolWithArgmax, CumulativeLogsumexp, RandomGamma, RandomPoisson and the stateless samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""
         io.matching_files io.read_file io.serialize_tensor io.write_file math.approx_max_k math.approx_min_k
         math.cumulative_logsumexp math.nextafter math.sobol_sample nn.approx_max_k nn.approx_min_k nn.dilation2d
         nn.erosion2d nn.fractional_avg_pool nn.fractional_max_pool nn.max_pool_with_argmax random.gamma
         random.poisson random.stateless_binomial random.stateless_categorical random.stateless_gamma
         random.stateless_multinomial random.stateless_parameterized_truncated_normal random.stateless_poisson
-        tf.approx_top_k tf.bitcast tf.convert_to_tensor_or_indexed_slices tf.cross tf.dynamic_stitch
-        tf.edit_distance tf.guarantee_const tf.matching_files tf.random_gamma tf.random_index_shuffle
-        tf.random_poisson tf.read_file tf.repeat tf.required_space_to_batch_paddings tf.searchsorted
-        tf.serialize_tensor tf.setdiff1d tf.timestamp tf.type_spec_from_value tf.unique tf.unique_with_counts
-        tf.unravel_index tf.write_file
+        tf.approx_top_k tf.bitcast tf.cross tf.dynamic_partition tf.dynamic_stitch tf.edit_distance
+        tf.guarantee_const tf.matching_files tf.random_gamma tf.random_index_shuffle tf.random_poisson tf.read_file
+        tf.repeat tf.required_space_to_batch_paddings tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.timestamp
+        tf.unique tf.unique_with_counts tf.unravel_index tf.write_file
     """),
-    "tf.layers' Layer classes (TF builds them on Keras): opforge offers tf.layers' functions": _names("""
+    "3-D and separable convolution layer objects: not written yet (they wait for tf.layers.conv3d and separable_conv2d)": _names("""
         layers.Conv3D layers.Conv3DTranspose layers.SeparableConv1D layers.SeparableConv2D
     """),
-    "tf.layers functions not written yet (3-D pooling/convolution layers; separable convolutions need a SeparableConv op)": _names("""
+    "3-D and separable convolution layers: not written yet (over of.nn.conv3d and of.nn.separable_conv2d)": _names("""
         layers.conv3d layers.conv3d_transpose layers.separable_conv1d layers.separable_conv2d
     """),
     "tf.linalg.LinearOperator classes: a class library over linear algebra ops opforge does not have yet": _names("""
@@ -239,7 +238,7 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "RaggedTensor: opforge has no ragged tensors": _names("""
         tf.RaggedTensor tf.RaggedTensorSpec tf.ragged tf.ragged_fill_empty_rows tf.ragged_fill_empty_rows_grad
     """),
-    "tf.assert_* and numeric checks: not written yet (compositions of Assert with comparisons; CheckNumerics is not an opforge op yet)": _names("""
+    "add_check_numerics_ops: not written yet (tf.check_numerics is there)": _names("""
         tf.add_check_numerics_ops
     """),
     "variable-initialization queries: IsVariableInitialized is not an opforge op yet": _names("""
@@ -251,9 +250,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "TF runtime features opforge does not have: session handles, containers, colocation, variable partitioning, tensor-conversion registry, batching functions": _names("""
         tf.check_pinned tf.colocate_with tf.container tf.create_partitioned_variables tf.delete_session_tensor
-        tf.dynamic_partition tf.fixed_size_partitioner tf.get_session_handle tf.get_session_tensor
-        tf.min_max_variable_partitioner tf.nondifferentiable_batch_function tf.register_tensor_conversion_function
-        tf.variable_axis_size_partitioner
+        tf.fixed_size_partitioner tf.get_session_handle tf.get_session_tensor tf.min_max_variable_partitioner
+        tf.nondifferentiable_batch_function tf.register_tensor_conversion_function tf.variable_axis_size_partitioner
     """),
     "TensorFlow's TensorShape v1/v2 switch: opforge's TensorShape gives known sizes as Dimensions (with .value) and unknown ones as None always; a global switch would change what opforge's own shape code reads": _names("""
         tf.disable_v2_tensorshape tf.enable_v2_tensorshape
@@ -261,17 +259,20 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "host Python callbacks (PyFunc, EagerPyFunc) need a callback op opforge does not have": _names("""
         tf.numpy_function tf.py_func tf.py_function
     """),
+    "TF2's tf.print (PrintV2 and its formatting): not written yet; TF1's tf.Print is there": _names("""
+        tf.print
+    """),
     "dtypes opforge does not have (DESIGN.md 5 lists its dtypes)": _names("""
         tf.resource tf.uint16 tf.uint32 tf.uint64
     """),
-    "functional control flow over while_loop (map_fn, foldl, foldr, scan, switch_case): not written yet": _names("""
+    "switch_case: not written yet (tf.case is there)": _names("""
         tf.switch_case
     """),
     "TensorScatter* ops not yet in opforge": _names("""
         tf.tensor_scatter_add tf.tensor_scatter_nd_add tf.tensor_scatter_nd_max tf.tensor_scatter_nd_min
         tf.tensor_scatter_nd_sub tf.tensor_scatter_nd_update tf.tensor_scatter_sub tf.tensor_scatter_update
     """),
-    "training utilities not written yet in opforge/training (moving averages, more learning-rate schedules, checkpoint utilities, warm starting, templates) or needing optimizer ops opforge lacks (Proximal*, AdagradDA, SDCA)": _names("""
+    "optimizers needing ops opforge lacks (Proximal*, AdagradDA, SDCA) and training utilities not written yet (warm_start, init_from_checkpoint, noisy_linear_cosine_decay, summary_iterator, VocabInfo)": _names("""
         train.AdagradDAOptimizer train.ProximalAdagradOptimizer train.ProximalGradientDescentOptimizer
         train.VocabInfo train.init_from_checkpoint train.noisy_linear_cosine_decay train.sdca_fprint
         train.sdca_optimizer train.sdca_shrink_l1 train.summary_iterator train.warm_start
