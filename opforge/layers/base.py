@@ -160,12 +160,40 @@ def _conv_class(name, function, default_name, strides_default):
 
 Conv1D = _conv_class("Conv1D", _core.conv1d, "conv1d", 1)
 Conv2D = _conv_class("Conv2D", _core.conv2d, "conv2d", (1, 1))
+Conv3D = _conv_class("Conv3D", _core.conv3d, "conv3d", (1, 1, 1))
 
 
-class Conv2DTranspose(_WeightedLayer):
-    """tf.layers.Conv2DTranspose: the conv2d_transpose layer as an object."""
+def _separable_class(name, function, default_name, ones):
+    def __init__(self, filters, kernel_size, strides=ones, padding="valid", data_format="channels_last",
+                 dilation_rate=ones, depth_multiplier=1, activation=None, use_bias=True, depthwise_initializer=None,
+                 pointwise_initializer=None, bias_initializer=_init.zeros_initializer(), depthwise_regularizer=None,
+                 pointwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 depthwise_constraint=None, pointwise_constraint=None, bias_constraint=None, trainable=True,
+                 name=None, **kwargs):
+        _WeightedLayer.__init__(
+            self, trainable, name, filters=filters, kernel_size=kernel_size, strides=strides, padding=padding,
+            data_format=data_format, dilation_rate=dilation_rate, depth_multiplier=depth_multiplier,
+            activation=activation, use_bias=use_bias, depthwise_initializer=depthwise_initializer,
+            pointwise_initializer=pointwise_initializer, bias_initializer=bias_initializer,
+            depthwise_regularizer=depthwise_regularizer, pointwise_regularizer=pointwise_regularizer,
+            bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+            depthwise_constraint=depthwise_constraint, pointwise_constraint=pointwise_constraint,
+            bias_constraint=bias_constraint, **kwargs)
+        self.filters = filters
 
-    _default_name, _function = "conv2d_transpose", staticmethod(_core.conv2d_transpose)
+    return type(name, (_WeightedLayer,), {
+        "__init__": __init__, "_default_name": default_name, "_function": staticmethod(function),
+        "__module__": __name__, "__doc__": f"tf.layers.{name}: the {default_name} layer as an object.",
+        "depthwise_kernel": property(lambda self: self._variable("depthwise_kernel")),
+        "pointwise_kernel": property(lambda self: self._variable("pointwise_kernel"))})
+
+
+SeparableConv1D = _separable_class("SeparableConv1D", _core.separable_conv1d, "separable_conv1d", 1)
+SeparableConv2D = _separable_class("SeparableConv2D", _core.separable_conv2d, "separable_conv2d", (1, 1))
+
+
+class _ConvTranspose(_WeightedLayer):
+    """A transposed-convolution layer object (the functional layer in _function)."""
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
                  activation=None, use_bias=True, kernel_initializer=None, bias_initializer=_init.zeros_initializer(),
@@ -178,6 +206,26 @@ class Conv2DTranspose(_WeightedLayer):
                          activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
                          bias_constraint=bias_constraint, **kwargs)
         self.filters = filters
+
+
+class Conv2DTranspose(_ConvTranspose):
+    """tf.layers.Conv2DTranspose: the conv2d_transpose layer as an object."""
+
+    _default_name, _function = "conv2d_transpose", staticmethod(_core.conv2d_transpose)
+
+
+class Conv3DTranspose(_ConvTranspose):
+    """tf.layers.Conv3DTranspose: the conv3d_transpose layer as an object."""
+
+    _default_name, _function = "conv3d_transpose", staticmethod(_core.conv3d_transpose)
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
+                 activation=None, use_bias=True, kernel_initializer=None, bias_initializer=_init.zeros_initializer(),
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, trainable=True, name=None, **kwargs):
+        super().__init__(filters, kernel_size, strides, padding, data_format, activation, use_bias,
+                         kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+                         activity_regularizer, kernel_constraint, bias_constraint, trainable, name, **kwargs)
 
 
 def _pool_class(name, function, default_name):
@@ -270,5 +318,5 @@ class BatchNormalization(_WeightedLayer):
 
 
 __all__ = ["AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "BatchNormalization", "Conv1D", "Conv2D",
-           "Conv2DTranspose", "Dense", "Dropout", "Flatten", "InputSpec", "Layer", "MaxPooling1D", "MaxPooling2D",
+           "Conv2DTranspose", "Conv3D", "Conv3DTranspose", "SeparableConv1D", "SeparableConv2D", "Dense", "Dropout", "Flatten", "InputSpec", "Layer", "MaxPooling1D", "MaxPooling2D",
            "MaxPooling3D"]

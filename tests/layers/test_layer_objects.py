@@ -98,3 +98,85 @@ def test_3d_pooling_functions_and_objects(g):
     np.testing.assert_allclose(got[1], blocks.mean((2, 4, 6)), rtol=1e-5)
     np.testing.assert_allclose(got[2], blocks.max((2, 4, 6)))
     np.testing.assert_allclose(got[3], blocks.mean((2, 4, 6)), rtol=1e-5)
+
+
+def test_conv3d_layer_against_numpy(g):
+    x = RNG.standard_normal((1, 4, 4, 4, 2)).astype(np.float32)
+    layer = tf.layers.Conv3D(3, 2, use_bias=True, bias_initializer=tf.constant_initializer(0.5))
+    y = layer(x)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        k, got = sess.run([layer.kernel, y])
+    want = np.zeros((1, 3, 3, 3, 3), np.float32)
+    for i in range(3):
+        for j in range(3):
+            for m in range(3):
+                want[:, i, j, m] = np.einsum("bdhwc,dhwco->bo", x[:, i:i + 2, j:j + 2, m:m + 2], k)
+    np.testing.assert_allclose(got, want + 0.5, rtol=1e-4, atol=1e-5)
+
+
+def test_separable_conv2d_layer_against_numpy(g):
+    x = RNG.standard_normal((1, 4, 4, 2)).astype(np.float32)
+    layer = tf.layers.SeparableConv2D(3, 3, depth_multiplier=2, use_bias=False)
+    y = layer(x)
+    assert layer.depthwise_kernel.shape.as_list() == [3, 3, 2, 2]
+    assert layer.pointwise_kernel.shape.as_list() == [1, 1, 4, 3]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        dk, pk, got = sess.run([layer.depthwise_kernel, layer.pointwise_kernel, y])
+    depth = np.zeros((1, 2, 2, 2, 2), np.float32)
+    for i in range(2):
+        for j in range(2):
+            depth[0, i, j] = np.einsum("hwc,hwcm->cm", x[0, i:i + 3, j:j + 3], dk)
+    np.testing.assert_allclose(got, depth.reshape(1, 2, 2, 4) @ pk[0, 0], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["conv3d", "conv3d_transpose", "separable_conv2d", "separable_conv1d", "Conv3D",
+                                  "SeparableConv2D", "Conv3DTranspose", "Dense", "BatchNormalization"])
+def test_layers_match_tensorflow_given_the_same_weights(g, case):
+    """Variable names and outputs equal TensorFlow's tf.compat.v1.layers (with its weights loaded)."""
+    tfm = pytest.importorskip("tensorflow")
+    if not hasattr(tfm.compat.v1.layers, "Dense"):
+        pytest.skip("tf.compat.v1.layers needs the legacy Keras (TF_USE_LEGACY_KERAS=1 and tf_keras)")
+    x5 = RNG.standard_normal((2, 4, 6, 6, 3)).astype(np.float32)
+    x4 = RNG.standard_normal((2, 7, 7, 3)).astype(np.float32)
+    x3 = RNG.standard_normal((2, 9, 3)).astype(np.float32)
+    builds = {
+        "conv3d": (x5, lambda L, t: L.conv3d(t, 4, 3, padding="same")),
+        "conv3d_transpose": (x5, lambda L, t: L.conv3d_transpose(t, 4, 2, strides=2)),
+        "separable_conv2d": (x4, lambda L, t: L.separable_conv2d(t, 5, 3, depth_multiplier=2)),
+        "separable_conv1d": (x3, lambda L, t: L.separable_conv1d(t, 5, 3, padding="same", depth_multiplier=2)),
+        "Conv3D": (x5, lambda L, t: L.Conv3D(2, 2)(t)),
+        "SeparableConv2D": (x4, lambda L, t: L.SeparableConv2D(4, 3, strides=2)(t)),
+        "Conv3DTranspose": (x5, lambda L, t: L.Conv3DTranspose(2, 3, padding="same")(t)),
+        "Dense": (x3, lambda L, t: L.Dense(4)(L.Dense(5, activation=tfm.nn.relu if L is not tf.layers
+                                                        else tf.nn.relu)(t))),
+        "BatchNormalization": (x4, lambda L, t: L.BatchNormalization()(t, training=False)),
+    }
+    x, build = builds[case]
+    tg = tfm.Graph()
+    with tg.as_default():
+        xt = tfm.compat.v1.placeholder(tfm.float32, x.shape)
+        yt = build(tfm.compat.v1.layers, xt)
+        with tfm.compat.v1.Session() as sess:
+            sess.run(tfm.compat.v1.global_variables_initializer())
+            weights = {v.op.name: sess.run(v) for v in tfm.compat.v1.global_variables()}
+            want = sess.run(yt, {xt: x})
+    xo = tf.placeholder(tf.float32, x.shape)
+    yo = build(tf.layers, xo)
+    assert sorted(v.op.name for v in tf.global_variables()) == sorted(weights)
+    with tf.Session() as sess:
+        for v in tf.global_variables():
+            v.load(weights[v.op.name], sess)
+        got = sess.run(yo, {xo: x})
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_dense_on_a_rank_3_input_keeps_the_static_shape(g):
+    """dense over [batch, time, depth] reshapes through a computed shape; its output's static
+    shape is still [batch, time, units], so a second dense can follow (issue 32: TF1 programs
+    stacked layers this way)."""
+    x = tf.placeholder(tf.float32, [None, 7, 3])
+    h = tf.layers.dense(x, 5)
+    assert h.shape.as_list() == [None, 7, 5]
+    assert tf.layers.dense(h, 2).shape.as_list() == [None, 7, 2]

@@ -144,12 +144,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.repeat tf.required_space_to_batch_paddings tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.timestamp
         tf.unique tf.unique_with_counts tf.unravel_index tf.write_file
     """),
-    "3-D and separable convolution layer objects: not written yet (they wait for tf.layers.conv3d and separable_conv2d)": _names("""
-        layers.Conv3D layers.Conv3DTranspose layers.SeparableConv1D layers.SeparableConv2D
-    """),
-    "3-D and separable convolution layers: not written yet (over of.nn.conv3d and of.nn.separable_conv2d)": _names("""
-        layers.conv3d layers.conv3d_transpose layers.separable_conv1d layers.separable_conv2d
-    """),
     "tf.linalg.LinearOperator classes: a class library over linear algebra ops opforge does not have yet": _names("""
         linalg.LinearOperator linalg.LinearOperatorAdjoint linalg.LinearOperatorBlockDiag
         linalg.LinearOperatorBlockLowerTriangular linalg.LinearOperatorCirculant linalg.LinearOperatorCirculant2D
