@@ -268,3 +268,18 @@ def ensure_shape(x, shape, name=None):
         if graph is not None and hasattr(out, "op"):
             graph._set_shape(out, have.merge_with(want))
         return out
+
+
+def add_check_numerics_ops():
+    """One op that checks, when run, every floating-point output of the default graph's ops for
+    NaN and infinity (tf.add_check_numerics_ops)."""
+    g = get_default_graph()
+    checks = []
+    for op in list(g.get_operations()):
+        for out in op.outputs:
+            if _dtypes.as_dtype(out.dtype).is_floating:
+                message = out.name
+                finite = _math.reduce_all(_ops.is_finite(out))
+                checks.append(_ops.assert_(finite, [f"{message} : Tensor had NaN or Inf values"], summarize=3))
+    with g.control_dependencies(checks):
+        return no_op(name="CheckNumerics")

@@ -261,3 +261,24 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
         idx = _ops.pack([src, _ops.add_v2(_ops.mul(t, np.int32(0)), b)], axis=2)
         inverse = list(np.argsort(perm))
         return _ops.transpose(_ops.gather_nd(x, idx), np.asarray(inverse, np.int32))
+
+
+def broadcast_dynamic_shape(shape_x, shape_y):
+    """The shape of broadcasting shapes shape_x and shape_y (1-D int tensors) against each other
+    (tf.broadcast_dynamic_shape); fails the run when they do not broadcast."""
+    with _scope(None, "BroadcastArgs"):
+        x, y = _ops.identity(shape_x), _ops.identity(shape_y)
+        dtype = x.dtype.name
+        nx, ny = _ops.size(x, out_type=dtype), _ops.size(y, out_type=dtype)
+        n = _ops.maximum(nx, ny)
+        one = np.ones((), x.dtype.as_numpy_dtype)
+
+        def padded(s, k):
+            return _ops.concat_v2([_ops.fill(_ops.reshape(_ops.sub(n, k), np.array([1], np.int32)), one), s],
+                                  np.int32(0))
+
+        px, py = padded(x, nx), padded(y, ny)
+        ok = _ops.logical_or(_ops.logical_or(_ops.equal(px, py), _ops.equal(px, one)), _ops.equal(py, one))
+        check = _ops.assert_(_ops.all(ok, np.int32(0)), ["Incompatible shapes: ", x, " vs. ", y], summarize=10)
+        with get_default_graph().control_dependencies([check]):
+            return _ops.select_v2(_ops.equal(px, one), py, px)

@@ -164,6 +164,32 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     return _ops.sqrt(_reduce(_ops.sum, _ops.mul(x, x), axis, keepdims, None), name=name)
 
 
+def saturate_cast(value, dtype, name=None):
+    """value cast to dtype, first clipped to the values dtype can hold, so nothing wraps around
+    (tf.saturate_cast). The bounds are the largest of value's dtype that the cast keeps in range."""
+    from ..framework.dtypes import as_dtype  # noqa: PLC0415
+    value = value if hasattr(value, "dtype") and not isinstance(value, np.ndarray) else _ops.identity(np.asarray(value))
+    src, dst = np.dtype(as_dtype(value.dtype).as_numpy_dtype), np.dtype(as_dtype(dtype).as_numpy_dtype)
+
+    def limits(t):
+        if t == np.bool_:
+            return 0, 1
+        return (np.iinfo(t).min, np.iinfo(t).max) if np.issubdtype(t, np.integer) else (np.finfo(t).min, np.finfo(t).max)
+
+    (smin, smax), (dmin, dmax) = limits(src), limits(dst)
+    lo, hi = np.asarray(max(smin, dmin), src) if dmin > smin else None, np.asarray(min(smax, dmax), src) \
+        if dmax < smax else None
+    if hi is not None and np.issubdtype(src, np.floating) and float(hi) > float(dmax):
+        hi = np.nextafter(hi, np.asarray(-np.inf, src))  # dmax rounded up in src: step below it
+    if lo is not None and np.issubdtype(src, np.floating) and float(lo) < float(dmin):
+        lo = np.nextafter(lo, np.asarray(np.inf, src))
+    if lo is not None:
+        value = _ops.maximum(value, lo)
+    if hi is not None:
+        value = _ops.minimum(value, hi)
+    return _ops.cast(value, as_dtype(dtype).name, name=name)
+
+
 def polyval(coeffs, x, name=None):
     """coeffs[0] * x**(n-1) + ... + coeffs[n-1] by Horner's rule (tf.math.polyval); no
     coefficients give 0."""

@@ -220,6 +220,28 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
     return _ops.squeeze(y, axis=[1], name=name)
 
 
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,  # noqa: A002
+                   dilations=None, name=None):
+    """The transposed convolution of rank 1, 2 or 3, by output_shape's length (tf.nn.conv_transpose)."""
+    n = int(np.size(output_shape)) - 2 if not hasattr(output_shape, "shape") or isinstance(output_shape, np.ndarray) \
+        else int(output_shape.shape.dims[0]) - 2
+    if n == 1:
+        return conv1d_transpose(input, filters, output_shape, strides, padding, data_format or "NWC", dilations, name)
+    if n == 2:
+        return conv2d_transpose(input, filters, output_shape, strides, padding, data_format or "NHWC", dilations,
+                                name)
+    if n == 3:
+        return conv3d_transpose(input, filters, output_shape, strides, padding, data_format or "NDHWC", dilations,
+                                name)
+    raise ValueError(f"conv_transpose: output_shape must have 3, 4 or 5 elements, got {n + 2}")
+
+
+def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
+    """The transpose of atrous_conv2d: conv2d_transpose with stride 1 and dilations rate
+    (tf.nn.atrous_conv2d_transpose)."""
+    return conv2d_transpose(value, filters, output_shape, [1, 1, 1, 1], padding, "NHWC", [1, rate, rate, 1], name)
+
+
 def _spatial3(value, data_format):
     """An int or 1, 3 or 5 values -> 5 values in data_format order (1 on batch and channels)."""
     v = [int(x) for x in np.ravel(value)]

@@ -210,3 +210,89 @@ def test_assert_global_step(g):
     for bad, what in ((tf.Variable(1.0), "integer"), (tf.Variable([1, 2]), "scalar"), (3, "Variable or Tensor")):
         with pytest.raises(TypeError, match=what):
             tf.train.assert_global_step(bad)
+
+
+@pytest.mark.parametrize("src,dst", [("float32", "int32"), ("float64", "uint8"), ("int64", "int8"),
+                                     ("int32", "float16"), ("float32", "int64"), ("int8", "int64")])
+def test_saturate_cast(g, src, dst):
+    info = np.iinfo if np.issubdtype(np.dtype(dst), np.integer) else np.finfo
+    lo, hi = float(info(dst).min), float(info(dst).max)
+    x = np.array([-1e30, lo - 1, lo, -1.5, 0, 2.5, hi, hi + 1, 1e30])
+    x = np.clip(x, float(np.finfo("float64").min), float(np.finfo("float64").max))
+    if np.issubdtype(np.dtype(src), np.integer):
+        x = np.clip(x, np.iinfo(src).min, np.iinfo(src).max)
+    x = x.astype(src)
+    got = run(tf.saturate_cast(x, dst))
+    assert got.dtype == np.dtype(dst)
+    want = np.clip(x.astype(np.float64), lo, hi)
+    assert np.all(np.abs(got.astype(np.float64) - want) <= np.maximum(1.0, np.abs(want) * 1e-3)), (x, got)
+
+
+def test_broadcast_dynamic_shape(g):
+    cases = [([2, 1, 3], [4, 3]), ([1], [5, 2]), ([], [3]), ([2, 3], [2, 3])]
+    for a, b in cases:
+        got = run(tf.broadcast_dynamic_shape(np.asarray(a, np.int32), np.asarray(b, np.int32)))
+        np.testing.assert_array_equal(got, np.broadcast_shapes(tuple(a), tuple(b)))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+        run(tf.broadcast_dynamic_shape(np.asarray([2, 3], np.int32), np.asarray([4], np.int32)))
+
+
+def test_switch_case(g):
+    i = tf.placeholder(tf.int32, [])
+    out = tf.switch_case(i, [lambda: tf.constant(10), lambda: tf.constant(20), lambda: tf.constant(30)])
+    out_d = tf.switch_case(i, {1: lambda: tf.constant(1.0), 4: lambda: tf.constant(4.0)},
+                           default=lambda: tf.constant(-1.0))
+    with tf.Session() as sess:
+        assert [sess.run(out, {i: k}) for k in (0, 1, 2, 7, -1)] == [10, 20, 30, 30, 30]
+        assert [sess.run(out_d, {i: k}) for k in (1, 4, 0)] == [1.0, 4.0, -1.0]
+
+
+def test_add_check_numerics_ops(g):
+    x = tf.placeholder(tf.float32, [2])
+    y = tf.log(x)
+    check = tf.add_check_numerics_ops()
+    with tf.Session() as sess:
+        sess.run([y, check], {x: [1.0, 2.0]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Log"):
+            sess.run([y, check], {x: [1.0, 0.0]})
+
+
+def test_device_wrapper(g):
+    cell = tf.nn.rnn_cell.DeviceWrapper(tf.nn.rnn_cell.BasicRNNCell(3), "/cpu:0")
+    out, state = cell(tf.constant(np.ones((2, 4), np.float32)), cell.zero_state(2, tf.float32))
+    assert cell.state_size == 3 and cell.output_size == 3
+    assert out.op.device.lower().endswith("cpu:0") and out.shape.as_list() == [2, 3]
+    assert run(out).shape == (2, 3)
+
+
+def test_tensor_summary(g):
+    t = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    s = tf.summary.tensor_summary("weights", t, summary_description="the weights", display_name="W")
+    assert s in tf.get_collection(tf.GraphKeys.SUMMARIES)
+    summary = tf.Summary.FromString(run(s))
+    value = summary.value[0]
+    assert value.tag == "weights" and value.metadata.summary_description == "the weights"
+    assert value.metadata.display_name == "W"
+    np.testing.assert_array_equal(tf.make_ndarray(value.tensor), np.arange(6).reshape(2, 3))
+
+
+def test_conv_transpose_dispatch_and_atrous_transpose(g):
+    x = RNG.standard_normal((1, 3, 3, 2)).astype(np.float32)
+    w = RNG.standard_normal((2, 2, 4, 2)).astype(np.float32)
+    a = tf.nn.conv_transpose(x, w, [1, 6, 6, 4], 2)
+    b = tf.nn.conv2d_transpose(x, w, [1, 6, 6, 4], [1, 2, 2, 1])
+    x1 = RNG.standard_normal((1, 3, 2)).astype(np.float32)
+    w1 = RNG.standard_normal((2, 4, 2)).astype(np.float32)
+    c = tf.nn.conv_transpose(x1, w1, [1, 6, 4], 2)
+    d = tf.nn.conv1d_transpose(x1, w1, [1, 6, 4], 2)
+    # rate 2 with a 1x1 filter is a plain 1x1 transposed convolution
+    w11 = RNG.standard_normal((1, 1, 4, 2)).astype(np.float32)
+    e = tf.nn.atrous_conv2d_transpose(x, w11, [1, 3, 3, 4], rate=2, padding="SAME")
+    ra, rb, rc, rd, re = run([a, b, c, d, e])
+    np.testing.assert_array_equal(ra, rb) and np.testing.assert_array_equal(rc, rd)
+    np.testing.assert_allclose(re, np.einsum("bhwc,oc->bhwo", x, w11[0, 0]), rtol=1e-5, atol=1e-6)
+    tfm = pytest.importorskip("tensorflow")
+    w3 = RNG.standard_normal((3, 3, 4, 2)).astype(np.float32)
+    np.testing.assert_allclose(run(tf.nn.atrous_conv2d_transpose(x, w3, [1, 3, 3, 4], 2, "SAME")),
+                               tfm.nn.atrous_conv2d_transpose(x, w3, [1, 3, 3, 4], 2, "SAME").numpy(), rtol=1e-4,
+                               atol=1e-5)

@@ -46,7 +46,10 @@ from opforge.ops.manip_ops import (  # noqa: F401
     argsort, batch_gather, batch_to_space, depth_to_space, invert_permutation, reverse_sequence, roll, sort,
     space_to_batch, space_to_depth,
 )
-from opforge.ops.check_ops import ensure_shape  # noqa: F401
+from opforge.ops.check_ops import add_check_numerics_ops, ensure_shape  # noqa: F401
+from opforge.ops.manip_ops import broadcast_dynamic_shape  # noqa: F401
+from opforge.ops.math import saturate_cast  # noqa: F401
+from opforge.framework.control_flow import switch_case  # noqa: F401
 from opforge.ops.clip_ops import clip_by_average_norm  # noqa: F401
 from opforge.framework.template import make_template  # noqa: F401
 from opforge.framework.variable_scope import get_variable as _get_variable
@@ -66,7 +69,8 @@ CHECKS_AND_FUNCTIONAL = (
     "is_inf", "rint", "segment_mean", "unsorted_segment_mean", "unsorted_segment_sqrt_n", "argsort", "batch_gather",
     "batch_to_space", "depth_to_space", "invert_permutation", "roll", "sort", "space_to_batch", "space_to_depth",
     "parallel_stack", "reverse_sequence", "ensure_shape", "clip_by_average_norm", "make_template",
-    "get_local_variable", "uniform_unit_scaling_initializer",
+    "get_local_variable", "uniform_unit_scaling_initializer", "add_check_numerics_ops", "broadcast_dynamic_shape",
+    "saturate_cast", "switch_case",
 )
 
 # ---- versions ------------------------------------------------------------------------------

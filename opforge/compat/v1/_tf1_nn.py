@@ -174,7 +174,7 @@ _SAME = (
     "embedding_lookup", "in_top_k", "xw_plus_b", "relu_layer", "zero_fraction",
     "sufficient_statistics", "normalize_moments", "weighted_moments", "log_poisson_loss", "max_pool1d", "avg_pool1d",
     "conv1d_transpose", "separable_conv2d", "depth_to_space", "space_to_batch", "space_to_depth",
-    "static_bidirectional_rnn",
+    "static_bidirectional_rnn", "conv_transpose", "atrous_conv2d_transpose",
 )
 
 

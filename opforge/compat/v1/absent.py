@@ -52,10 +52,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.python_io
     """),
     "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, mean_pairwise_squared_error, ...": _names("""
-        data.get_output_classes losses.mean_pairwise_squared_error nn.atrous_conv2d_transpose nn.conv_transpose
-        nn.raw_rnn nn.rnn_cell.DeviceWrapper nn.static_state_saving_rnn nn.with_space_to_batch
-        summary.tensor_summary tf.broadcast_dynamic_shape tf.conv tf.conv2d_backprop_filter_v2
-        tf.conv2d_backprop_input_v2 tf.saturate_cast
+        data.get_output_classes losses.mean_pairwise_squared_error nn.raw_rnn nn.static_state_saving_rnn
+        nn.with_space_to_batch tf.conv tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2
     """),
     "absl.flags internals (parsers, serializers, validators, key flags, multi-value flags): tf.flags offers the DEFINE_* functions and FLAGS that TF1 programs use": _names("""
         flags.ArgumentParser flags.ArgumentSerializer flags.BaseListParser flags.BooleanFlag flags.BooleanParser
@@ -232,9 +230,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "RaggedTensor: opforge has no ragged tensors": _names("""
         tf.RaggedTensor tf.RaggedTensorSpec tf.ragged tf.ragged_fill_empty_rows tf.ragged_fill_empty_rows_grad
     """),
-    "add_check_numerics_ops: not written yet (tf.check_numerics is there)": _names("""
-        tf.add_check_numerics_ops
-    """),
     "variable-initialization queries: IsVariableInitialized is not an opforge op yet": _names("""
         tf.assert_variables_initialized tf.is_variable_initialized tf.report_uninitialized_variables
     """),
@@ -258,9 +253,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "dtypes opforge does not have (DESIGN.md 5 lists its dtypes)": _names("""
         tf.resource tf.uint16 tf.uint32 tf.uint64
-    """),
-    "switch_case: not written yet (tf.case is there)": _names("""
-        tf.switch_case
     """),
     "TensorScatter* ops not yet in opforge": _names("""
         tf.tensor_scatter_add tf.tensor_scatter_nd_add tf.tensor_scatter_nd_max tf.tensor_scatter_nd_min
