@@ -103,7 +103,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     true_fn = _legacy("true_fn", true_fn, "fn1", fn1)
     false_fn = _legacy("false_fn", false_fn, "fn2", fn2)
     out = _of.cond(pred, true_fn, false_fn, name=name)
-    if not strict and isinstance(out, (list, tuple)) and len(out) == 1:
+    if not strict and isinstance(out, (list, builtins.tuple)) and len(out) == 1:  # (tf.tuple shadows tuple)
         return out[0]
     return out
 Tensor = _of.GraphTensor
