@@ -296,3 +296,21 @@ def test_conv_transpose_dispatch_and_atrous_transpose(g):
     np.testing.assert_allclose(run(tf.nn.atrous_conv2d_transpose(x, w3, [1, 3, 3, 4], 2, "SAME")),
                                tfm.nn.atrous_conv2d_transpose(x, w3, [1, 3, 3, 4], 2, "SAME").numpy(), rtol=1e-4,
                                atol=1e-5)
+
+
+def test_required_flags_are_checked_when_parsed():
+    from opforge.compat.v1._platform import FlagValues
+    fv = FlagValues()
+    tf.flags.DEFINE_string("data_dir", None, "where the data is", flag_values=fv)
+    tf.flags.DEFINE_integer("steps", None, "how many", flag_values=fv)
+    tf.flags.mark_flags_as_required(["data_dir"], flag_values=fv)
+    tf.flags.mark_flag_as_required(flag_name="steps", flag_values=fv)
+    assert fv(["prog", "--data_dir=/d", "--steps", "3", "rest"]) == ["prog", "rest"]
+    assert fv.data_dir == "/d" and fv.steps == 3
+    fv2 = FlagValues()
+    tf.flags.DEFINE_string("data_dir", None, "where", flag_values=fv2)
+    tf.flags.mark_flag_as_required("data_dir", flag_values=fv2)
+    with pytest.raises(ValueError, match="--data_dir must have a value other than None"):
+        fv2(["prog"])
+    with pytest.raises(KeyError, match="not defined"):
+        tf.flags.mark_flag_as_required("nope", flag_values=fv2)

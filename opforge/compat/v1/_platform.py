@@ -37,6 +37,7 @@ class FlagValues:
     def __init__(self):
         object.__setattr__(self, "_flags", {})
         object.__setattr__(self, "_parsed", False)
+        object.__setattr__(self, "_required", [])
 
     def _define(self, flag):
         if flag.name in self._flags:
@@ -86,7 +87,18 @@ class FlagValues:
             flag.present = True
             i += 1
         object.__setattr__(self, "_parsed", True)
+        for name in self._required:
+            if self._flags[name].value is None:
+                raise ValueError(f"Flag --{name} must have a value other than None.")
         return rest
+
+    def _mark_required(self, name):
+        if name not in self._flags:
+            raise KeyError(f"Flag --{name} is not defined")
+        if self._flags[name].default is not None:
+            _log.warning("Flag --%s has a non-None default value; therefore, mark_flag_as_required will pass even "
+                         "if flag is not specified in the command line!", name)
+        self._required.append(name)
 
     def _ensure_parsed(self):
         if not self._parsed:
@@ -147,11 +159,22 @@ def DEFINE_enum(name, default, enum_values, help=None, flag_values=FLAGS, **kwar
     flag_values._define(_Flag(name, default, help, parse))
 
 
+def _mark_flag_as_required(flag_name, flag_values=FLAGS):
+    """Parsing the flags (tf.app.run) fails unless flag_name gets a value other than None."""
+    flag_values._mark_required(flag_name)
+
+
+def _mark_flags_as_required(flag_names, flag_values=FLAGS):
+    for name in flag_names:
+        flag_values._mark_required(name)
+
+
 flags = Namespace(
     "flags", builds_graph=False, FLAGS=FLAGS, FlagValues=FlagValues,
     DEFINE_string=_definer(str), DEFINE_integer=_definer(int), DEFINE_float=_definer(float),
     DEFINE_boolean=_definer(_parse_bool), DEFINE_bool=_definer(_parse_bool), DEFINE_list=_definer(_list_parser),
-    DEFINE_enum=DEFINE_enum, mark_flag_as_required=lambda flag_name, flag_values=FLAGS: None,
+    DEFINE_enum=DEFINE_enum, mark_flag_as_required=_mark_flag_as_required,
+    mark_flags_as_required=_mark_flags_as_required,
 )
 flags.flags = flags  # tf.flags.flags.FLAGS, as absl spells it
 

@@ -67,9 +67,9 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         flags.UnrecognizedFlagError flags.ValidationError flags.WhitespaceSeparatedListParser
         flags.adopt_module_key_flags flags.declare_key_flag flags.disclaim_key_flags flags.doc_to_help
         flags.flag_dict_to_args flags.get_help_width flags.mark_bool_flags_as_mutual_exclusive
-        flags.mark_flags_as_mutual_exclusive flags.mark_flags_as_required flags.multi_flags_validator
-        flags.override_value flags.register_multi_flags_validator flags.register_validator flags.set_default
-        flags.text_wrap flags.validator
+        flags.mark_flags_as_mutual_exclusive flags.multi_flags_validator flags.override_value
+        flags.register_multi_flags_validator flags.register_validator flags.set_default flags.text_wrap
+        flags.validator
     """),
     "image ops not yet in opforge (codecs, colour, crop/pad/flip, augmentation, NMS, patches; issue 32's image work)": _names("""
         image.adjust_brightness image.adjust_contrast image.adjust_gamma image.adjust_hue image.adjust_jpeg_quality
