@@ -50,11 +50,8 @@ def lookup(tf, namespace: str, name: str):
 
 def keyword_params(obj) -> set[str] | None:
     """The parameter names obj accepts by keyword, or None if Python cannot tell."""
-    target = obj
-    if inspect.isclass(obj):
-        target = obj
     try:
-        sig = inspect.signature(target)
+        sig = inspect.signature(obj)  # a class: its constructor's parameters
     except (TypeError, ValueError):
         return None
     return {p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
