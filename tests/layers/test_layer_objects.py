@@ -180,3 +180,23 @@ def test_dense_on_a_rank_3_input_keeps_the_static_shape(g):
     h = tf.layers.dense(x, 5)
     assert h.shape.as_list() == [None, 7, 5]
     assert tf.layers.dense(h, 2).shape.as_list() == [None, 7, 2]
+
+
+def test_losses_over_dense_outputs_with_two_unknown_dims(g):
+    """sparse_softmax_cross_entropy_with_logits over [batch, time, classes] logits whose batch and
+    time are unknown (a dense over dynamic_rnn outputs, as the Seq2Seq corpus program builds):
+    the loss comes back as [batch, time] (before, a Reshape with two -1 failed the run)."""
+    x = tf.placeholder(tf.float32, [None, None, 3])
+    labels = tf.placeholder(tf.int64, [None, None])
+    logits = tf.layers.dense(x, 4)
+    loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    dense_loss = tf.nn.softmax_cross_entropy_with_logits_v2(labels=tf.one_hot(labels, 4), logits=logits)
+    feed_x = RNG.standard_normal((2, 5, 3)).astype(np.float32)
+    feed_l = RNG.integers(0, 4, (2, 5))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        lg, ls, ld = sess.run([logits, loss, dense_loss], {x: feed_x, labels: feed_l})
+    log_p = lg - np.log(np.exp(lg).sum(-1, keepdims=True))
+    want = -np.take_along_axis(log_p, feed_l[..., None], -1)[..., 0]
+    np.testing.assert_allclose(ls, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ld, want, rtol=1e-5, atol=1e-6)
