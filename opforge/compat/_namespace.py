@@ -7,15 +7,19 @@ from __future__ import annotations
 import functools
 import types
 
+from opforge.compat.v1.absent import ABSENT
 from opforge.framework import graph as _graph
 
 
 def missing(path: str, name: str) -> AttributeError:
-    """TensorFlow's error for a missing name, saying opforge lacks it (not that TF does)."""
+    """TensorFlow's error for a missing name, saying opforge lacks it (not that TF does) and,
+    for a name of TF's surface, why (opforge/compat/v1/absent.py)."""
     where = f"tf.{path}.{name}" if path else f"tf.{name}"
     module = f"opforge.compat.v1.{path}" if path else "opforge.compat.v1"
+    reason = ABSENT.get(f"{path or 'tf'}.{name}")
+    why = f": {reason}" if reason else " (see opforge/compat/v1/absent.py)"
     return AttributeError(f"module '{module}' has no attribute '{name}': opforge does not have {where} "
-                          f"yet (see the README's list of TensorFlow 1 APIs)")
+                          f"yet{why}")
 
 
 def legacy_argument(new_name: str, new, old_name: str, old):

@@ -22,9 +22,11 @@ def constant(value, dtype=None, shape=None, name="Const"):
 
 
 def placeholder(dtype, shape=None, name=None) -> GraphTensor:
-    """A value fed at Session.run time. Shapes may have unknown dims (None)."""
+    """A value fed at Session.run time. Shapes may have unknown dims (None); a bare int is a
+    one-dimensional shape, as TensorFlow reads ``shape=(batch_size)``."""
     g = get_default_graph()
-    dims = None if shape is None else [(-1 if d is None else int(d)) for d in shape]
+    static = TensorShape(shape)
+    dims = None if static.rank is None else [(-1 if d is None else d) for d in static.dims]
     op = g.create_op("Placeholder", [], {"dtype": _dtypes.as_dtype(dtype).as_datatype_enum, "shape": dims},
                      name=name or "Placeholder")
     return op.outputs[0]

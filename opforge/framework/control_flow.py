@@ -304,6 +304,21 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
 # ------------------------------------------------------------------------- while_loop
 
 
+
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    """The branch branch_fns[branch_index] (a list, or a dict {int: fn}); out of range, default,
+    or the last branch without one (TensorFlow's tf.switch_case), as a tf.case over the index."""
+    from .. import ops as _ops  # noqa: PLC0415
+    items = sorted(branch_fns.items()) if isinstance(branch_fns, dict) else list(enumerate(branch_fns))
+    if not items:
+        raise ValueError("switch_case: branch_fns must not be empty")
+    if default is None:
+        items, default = items[:-1], items[-1][1]
+    index = branch_index if hasattr(branch_index, "dtype") and not isinstance(branch_index, np.ndarray) \
+        else np.int32(branch_index)
+    pairs = [(_ops.equal(index, np.asarray(k, np.int32)), fn) for k, fn in items]
+    return case(pairs, default=default, exclusive=False, name=name)
+
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
                swap_memory=False, maximum_iterations=None, name=None, return_same_structure=False):
     """Repeats ``body`` while ``cond`` is true (TensorFlow's tf.while_loop).

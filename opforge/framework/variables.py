@@ -101,6 +101,8 @@ class EagerVariable(_VariableBase):
 class RefVariable(_VariableBase):
     """A graph variable: a VariableV2 node, its initializer (Assign) and a read (Identity)."""
 
+    __array_priority__ = 100  # NumPy defers binary operators (ndarray * variable) to the variable
+
     def __init__(self, initial_value, dtype=None, name=None, trainable=True, graph: Graph | None = None,
                  collections=None, validate_shape=True):
         g = graph or get_default_graph()

@@ -10,8 +10,8 @@ import shutil
 
 from ..framework.errors import AlreadyExistsError, NotFoundError
 
-__all__ = ["GFile", "copy", "exists", "glob", "isdir", "listdir", "makedirs", "mkdir", "remove", "rename", "rmtree",
-           "walk"]
+__all__ = ["FileStatistics", "GFile", "copy", "exists", "glob", "isdir", "listdir", "makedirs", "mkdir", "remove",
+           "rename", "rmtree", "stat", "walk"]
 
 
 class GFile:
@@ -37,6 +37,27 @@ class GFile:
 
     def size(self):
         return os.fstat(self._f.fileno()).st_size
+
+
+class FileStatistics:
+    """What stat() tells of a file: length in bytes, mtime_nsec, is_directory (TF's names)."""
+
+    def __init__(self, length, mtime_nsec, is_directory):
+        self.length, self.mtime_nsec, self.is_directory = length, mtime_nsec, is_directory
+
+    def __repr__(self):
+        return (f"FileStatistics(length={self.length}, mtime_nsec={self.mtime_nsec}, "
+                f"is_directory={self.is_directory})")
+
+
+def stat(path):
+    """The FileStatistics of path (tf.io.gfile.stat); NotFoundError if it does not exist."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise NotFoundError(f"{path}: No such file or directory") from None
+    import stat as _stat  # noqa: PLC0415 (the standard module; this function is named stat)
+    return FileStatistics(st.st_size, st.st_mtime_ns, _stat.S_ISDIR(st.st_mode))
 
 
 exists = os.path.exists

@@ -20,8 +20,10 @@ from ..framework.variable_scope import get_variable, variable_scope
 
 from ..framework.collections import GLOBAL_VARIABLES, REGULARIZATION_LOSSES, UPDATE_OPS
 
-__all__ = ["dense", "conv1d", "conv2d", "conv2d_transpose", "max_pooling1d", "max_pooling2d",
-           "average_pooling1d", "average_pooling2d", "batch_normalization", "dropout", "flatten"]
+__all__ = ["dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "separable_conv1d",
+           "separable_conv2d", "max_pooling1d", "max_pooling2d",
+           "average_pooling1d", "average_pooling2d", "max_pooling3d", "average_pooling3d", "batch_normalization",
+           "dropout", "flatten"]
 
 
 def _c(x, v):
@@ -98,6 +100,8 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
                                       np.array([-1], np.int32), np.array([1], np.int32))
             from ..ops.array_ops import concat  # noqa: PLC0415
             y = _ops.reshape(y, concat([lead, np.array([units], np.int64)], 0))
+            if isinstance(y, GraphTensor):  # the leading dims are computed: keep what is known of them
+                y.set_shape(list(shape.dims[:-1]) + [units])
         if bias is not None:
             y = _ops.bias_add(y, bias)
         return _activate(y, activation, activity_regularizer)
@@ -124,15 +128,24 @@ def _conv(rank, inputs, filters, kernel_size, strides, padding, data_format, dil
         if rank == 1:
             y = _nn_impl.conv1d(inputs, kernel, st[0], _padding(padding), data_format="NCW" if first else "NWC",
                            dilations=dil[0])
-        else:
+        elif rank == 2:
             y = _nn_ops.conv2d(inputs, kernel, list(st), _padding(padding), data_format="NCHW" if first else "NHWC",
                            dilations=list(dil))
+        else:
+            wrap = (lambda v: [1, 1, *v]) if first else (lambda v: [1, *v, 1])
+            y = _nn_ops.conv3d(inputs, kernel, wrap(st), _padding(padding), data_format="NCDHW" if first else "NDHWC",
+                               dilations=wrap(dil))
         if bias is not None:
-            if rank == 1 and first:
-                y = _ops.add_v2(y, _ops.reshape(bias, np.array([1, filters, 1], np.int64)))
-            else:
-                y = _ops.bias_add(y, bias, data_format="NCHW" if first and rank == 2 else "NHWC")
+            y = _add_bias(y, bias, filters, rank, first)
         return _activate(y, activation, activity_regularizer)
+
+
+def _add_bias(y, bias, filters, rank, first):
+    """y + bias over the channel axis (BiasAdd, or an add of the bias reshaped for channels-first
+    1-D and 3-D layers)."""
+    if first and rank != 2:
+        return _ops.add_v2(y, _ops.reshape(bias, np.array([1, filters] + [1] * rank, np.int64)))
+    return _ops.bias_add(y, bias, data_format="NCHW" if first else "NHWC")
 
 
 def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
@@ -157,6 +170,17 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format
                  activity_regularizer, trainable, name, reuse, "conv1d")
 
 
+def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
+           dilation_rate=(1, 1, 1), activation=None, use_bias=True, kernel_initializer=None,
+           bias_initializer=_init.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+           activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+           reuse=None):
+    """3-D convolution layer (kernel [kd, kh, kw, in, filters])."""
+    return _conv(3, inputs, filters, kernel_size, strides, padding, data_format, dilation_rate, activation,
+                 use_bias, kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+                 activity_regularizer, trainable, name, reuse, "conv3d")
+
+
 def _deconv_length(size, stride, kernel, padding):
     if size is None:
         return None
@@ -165,26 +189,22 @@ def _deconv_length(size, stride, kernel, padding):
     return size * stride
 
 
-def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
-                     activation=None, use_bias=True, kernel_initializer=None,
-                     bias_initializer=_init.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
-                     activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
-                     name=None, reuse=None):
-    """Transposed 2-D convolution (kernel [kh, kw, filters, in]); output size = input * stride
-    (+ max(kernel - stride, 0) with 'valid' padding)."""
+def _conv_transpose(rank, inputs, filters, kernel_size, strides, padding, data_format, activation, use_bias,
+                    kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+                    trainable, name, reuse, default_name):
     inputs = _as_tensor(inputs)
     first = _channels_first(data_format)
     shape = inputs.shape
-    if shape.rank != 4:
-        raise ValueError(f"Inputs should have rank 4. Received input shape: {shape}")
+    if shape.rank != rank + 2:
+        raise ValueError(f"Inputs should have rank {rank + 2}. Received input shape: {shape}")
     channels = shape.dims[1] if first else shape.dims[-1]
-    ks, st, pad = _tuple(kernel_size, 2, "kernel_size"), _tuple(strides, 2, "strides"), _padding(padding)
-    with variable_scope(name, default_name="conv2d_transpose", reuse=reuse):
+    ks, st, pad = _tuple(kernel_size, rank, "kernel_size"), _tuple(strides, rank, "strides"), _padding(padding)
+    with variable_scope(name, default_name=default_name, reuse=reuse):
         kernel, bias = _kernel_and_bias(list(ks) + [filters, channels], inputs.dtype, use_bias, kernel_initializer,
                                         bias_initializer, kernel_regularizer, bias_regularizer, trainable,
                                         bias_units=filters)
         dyn = _ops.shape(inputs)
-        h_axis, w_axis = (2, 3) if first else (1, 2)
+        spatial = list(range(2, 2 + rank)) if first else list(range(1, 1 + rank))
 
         def out_dim(axis, k, s):
             d = shape.dims[axis]
@@ -196,17 +216,114 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
             return _ops.add_v2(_ops.mul(size, np.int32(s)), extra)
         batch = _ops.strided_slice(dyn, np.array([0], np.int32), np.array([1], np.int32), np.array([1], np.int32),
                                    shrink_axis_mask=1)
-        oh, ow = out_dim(h_axis, ks[0], st[0]), out_dim(w_axis, ks[1], st[1])
+        outs = [out_dim(axis, k, s_) for axis, k, s_ in zip(spatial, ks, st)]
         from ..ops.array_ops import stack  # noqa: PLC0415
-        dims = [batch, np.int32(filters), oh, ow] if first else [batch, oh, ow, np.int32(filters)]
+        dims = [batch, np.int32(filters), *outs] if first else [batch, *outs, np.int32(filters)]
         out_shape = stack([d if hasattr(d, "dtype") and not isinstance(d, np.generic) else np.int32(d) for d in dims])
-        y = _nn_impl.conv2d_transpose(inputs, kernel, out_shape, list(st), pad, data_format="NCHW" if first else "NHWC")
-        static = [shape.dims[0], filters, *(int(v) if isinstance(v, np.generic) else None for v in (oh, ow))] if first \
-            else [shape.dims[0], *(int(v) if isinstance(v, np.generic) else None for v in (oh, ow)), filters]
-        y.set_shape(static)
+        if rank == 2:
+            y = _nn_impl.conv2d_transpose(inputs, kernel, out_shape, list(st), pad,
+                                          data_format="NCHW" if first else "NHWC")
+        else:
+            y = _nn_impl.conv3d_transpose(inputs, kernel, out_shape, list(st), pad,
+                                          data_format="NCDHW" if first else "NDHWC")
+        known = [int(v) if isinstance(v, np.generic) else None for v in outs]
+        y.set_shape([shape.dims[0], filters, *known] if first else [shape.dims[0], *known, filters])
         if bias is not None:
-            y = _ops.bias_add(y, bias, data_format="NCHW" if first else "NHWC")
+            y = _add_bias(y, bias, filters, rank, first)
         return _activate(y, activation, activity_regularizer)
+
+
+def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
+                     activation=None, use_bias=True, kernel_initializer=None,
+                     bias_initializer=_init.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+                     activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
+                     name=None, reuse=None):
+    """Transposed 2-D convolution (kernel [kh, kw, filters, in]); output size = input * stride
+    (+ max(kernel - stride, 0) with 'valid' padding)."""
+    return _conv_transpose(2, inputs, filters, kernel_size, strides, padding, data_format, activation, use_bias,
+                           kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+                           activity_regularizer, trainable, name, reuse, "conv2d_transpose")
+
+
+def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
+                     activation=None, use_bias=True, kernel_initializer=None,
+                     bias_initializer=_init.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+                     activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True,
+                     name=None, reuse=None):
+    """Transposed 3-D convolution (kernel [kd, kh, kw, filters, in])."""
+    return _conv_transpose(3, inputs, filters, kernel_size, strides, padding, data_format, activation, use_bias,
+                           kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+                           activity_regularizer, trainable, name, reuse, "conv3d_transpose")
+
+
+def _separable(rank, inputs, filters, kernel_size, strides, padding, data_format, dilation_rate, depth_multiplier,
+               activation, use_bias, depthwise_initializer, pointwise_initializer, bias_initializer,
+               depthwise_regularizer, pointwise_regularizer, bias_regularizer, activity_regularizer, trainable, name,
+               reuse, default_name):
+    inputs = _as_tensor(inputs)
+    first = _channels_first(data_format)
+    shape = inputs.shape
+    if shape.rank != rank + 2:
+        raise ValueError(f"Input 0 of layer {default_name} is incompatible with the layer: expected ndim={rank + 2}, "
+                         f"found ndim={shape.rank}. Full shape received: {shape}")
+    channels = shape.dims[1] if first else shape.dims[-1]
+    if channels is None:
+        raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+    ks, st = _tuple(kernel_size, rank, "kernel_size"), _tuple(strides, rank, "strides")
+    dil = _tuple(dilation_rate, rank, "dilation_rate")
+    with variable_scope(name, default_name=default_name, reuse=reuse):
+        depthwise = get_variable("depthwise_kernel", list(ks) + [channels, depth_multiplier], inputs.dtype,
+                                 initializer=depthwise_initializer, regularizer=depthwise_regularizer,
+                                 trainable=trainable)
+        pointwise = get_variable("pointwise_kernel", [1] * rank + [channels * depth_multiplier, filters],
+                                 inputs.dtype, initializer=pointwise_initializer, regularizer=pointwise_regularizer,
+                                 trainable=trainable)
+        bias = get_variable("bias", [filters], inputs.dtype, initializer=bias_initializer or _init.zeros_initializer(),
+                            regularizer=bias_regularizer, trainable=trainable) if use_bias else None
+        x = inputs
+        if rank == 1:  # as a 2-D separable convolution over a height of 1
+            axis = np.int32(2 if first else 1)
+            x = _ops.expand_dims(x, axis)
+            depthwise = _ops.expand_dims(depthwise, np.int32(0))
+            pointwise = _ops.expand_dims(pointwise, np.int32(0))
+            ks, st, dil = (1, *ks), (1, *st), (1, *dil)
+        fmt = "NCHW" if first else "NHWC"
+        strides4 = [1, 1, *st] if first else [1, *st, 1]
+        y = _nn_impl.separable_conv2d(x, depthwise, pointwise, strides4, _padding(padding), data_format=fmt,
+                                      dilations=list(dil))
+        if rank == 1:
+            y = _ops.squeeze(y, axis=[int(axis)])
+        if bias is not None:
+            y = _add_bias(y, bias, filters, rank, first)
+        return _activate(y, activation, activity_regularizer)
+
+
+def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
+                     dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,
+                     depthwise_initializer=None, pointwise_initializer=None, bias_initializer=_init.zeros_initializer(),
+                     depthwise_regularizer=None, pointwise_regularizer=None, bias_regularizer=None,
+                     activity_regularizer=None, depthwise_constraint=None, pointwise_constraint=None,
+                     bias_constraint=None, trainable=True, name=None, reuse=None):
+    """Depthwise-separable 2-D convolution layer: a depthwise convolution (depthwise_kernel
+    [kh, kw, in, depth_multiplier]) then a 1x1 one (pointwise_kernel [1, 1, in*dm, filters])."""
+    return _separable(2, inputs, filters, kernel_size, strides, padding, data_format, dilation_rate,
+                      depth_multiplier, activation, use_bias, depthwise_initializer, pointwise_initializer,
+                      bias_initializer, depthwise_regularizer, pointwise_regularizer, bias_regularizer,
+                      activity_regularizer, trainable, name, reuse, "separable_conv2d")
+
+
+def separable_conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format="channels_last",
+                     dilation_rate=1, depth_multiplier=1, activation=None, use_bias=True,
+                     depthwise_initializer=None, pointwise_initializer=None, bias_initializer=_init.zeros_initializer(),
+                     depthwise_regularizer=None, pointwise_regularizer=None, bias_regularizer=None,
+                     activity_regularizer=None, depthwise_constraint=None, pointwise_constraint=None,
+                     bias_constraint=None, trainable=True, name=None, reuse=None):
+    """Depthwise-separable 1-D convolution layer (depthwise_kernel [k, in, dm], pointwise_kernel
+    [1, in*dm, filters])."""
+    return _separable(1, inputs, filters, kernel_size, strides, padding, data_format, dilation_rate,
+                      depth_multiplier, activation, use_bias, depthwise_initializer, pointwise_initializer,
+                      bias_initializer, depthwise_regularizer, pointwise_regularizer, bias_regularizer,
+                      activity_regularizer, trainable, name, reuse, "separable_conv1d")
 
 
 def _pool(rank, kind, inputs, pool_size, strides, padding, data_format, name):
@@ -223,10 +340,12 @@ def _pool(rank, kind, inputs, pool_size, strides, padding, data_format, name):
             k = [1, 1, 1, ps[0]] if first else [1, 1, ps[0], 1]
             s = [1, 1, 1, st[0]] if first else [1, 1, st[0], 1]
             return _ops.squeeze(pool(x, k, s, pad, data_format=fmt), axis=[int(axis)])
-        fmt = "NCHW" if first else "NHWC"
         k = [1, 1, *ps] if first else [1, *ps, 1]
         s = [1, 1, *st] if first else [1, *st, 1]
-        return pool(inputs, k, s, pad, data_format=fmt)
+        if rank == 3:
+            pool3d = _ops.max_pool3d if kind == "max" else _ops.avg_pool3d
+            return pool3d(inputs, k, s, pad, data_format="NCDHW" if first else "NDHWC")
+        return pool(inputs, k, s, pad, data_format="NCHW" if first else "NHWC")
 
 
 def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
@@ -243,6 +362,14 @@ def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="chan
 
 def average_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
     return _pool(1, "average", inputs, pool_size, strides, padding, data_format, name)
+
+
+def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    return _pool(3, "max", inputs, pool_size, strides, padding, data_format, name)
+
+
+def average_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    return _pool(3, "average", inputs, pool_size, strides, padding, data_format, name)
 
 
 def flatten(inputs, name=None, data_format="channels_last"):

@@ -165,6 +165,20 @@ class variance_scaling_initializer(Initializer):  # noqa: N801
         return v.astype(self._dtype(dtype).as_numpy_dtype)
 
 
+class uniform_unit_scaling_initializer(Initializer):  # noqa: N801
+    """Uniform in [-limit, limit], limit = factor * sqrt(3 / input_size) with input_size the
+    product of all dims but the last (TF1's uniform_unit_scaling_initializer)."""
+
+    def __init__(self, factor=1.0, seed=None, dtype=None):
+        self.factor, self.seed, self.dtype = float(factor), seed, dtype
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        shape = tuple(int(d) for d in shape)
+        input_size = float(np.prod(shape[:-1]))  # 1 for a vector or a scalar, as TF's
+        limit = math.sqrt(3.0 / max(1.0, input_size)) * self.factor
+        return _rng(self.seed).uniform(-limit, limit, shape).astype(self._dtype(dtype).as_numpy_dtype)
+
+
 class glorot_uniform_initializer(variance_scaling_initializer):  # noqa: N801
     """Uniform in [-limit, limit], limit = sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio)."""
 

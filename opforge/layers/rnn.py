@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops as _ops
+from ..ops.manip_ops import reverse_sequence
 from ..framework.control_flow import _flatten, _pack, while_loop
 from ..framework import dtypes as _dtypes
 from ..framework.graph import GraphTensor, _explicit_graph
@@ -133,12 +134,7 @@ def _reverse_sequences(x, seq, time_major):
     if seq is None:
         r = _ops.reverse_v2(xt, np.array([0], np.int32))
     else:
-        t = _ops.expand_dims(_ops.range(np.int32(0), _dim(xt, 0), np.int32(1)), np.int32(1))  # [time, 1]
-        s = _ops.expand_dims(_ops.cast(seq, _dtypes.int32), np.int32(0))                      # [1, batch]
-        src = _ops.select_v2(_ops.less(t, s), _ops.sub(_ops.sub(s, t), np.int32(1)), t)       # [time, batch]
-        b = _ops.expand_dims(_ops.range(np.int32(0), _dim(xt, 1), np.int32(1)), np.int32(0))  # [1, batch]
-        idx = _ops.pack([src, _ops.add_v2(_ops.mul(t, np.int32(0)), b)], axis=2)
-        r = _ops.gather_nd(xt, idx)
+        r = reverse_sequence(xt, seq, seq_axis=0, batch_axis=1)
     return _time_major(r, time_major)
 
 
@@ -156,6 +152,25 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None, in
                                     parallel_iterations, swap_memory, time_major, scope="bw")
         out_bw = _reverse_sequences(out_bw, sequence_length, time_major)
     return (out_fw, out_bw), (st_fw, st_bw)
+
+
+def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, initial_state_bw=None, dtype=None,
+                             sequence_length=None, scope=None):
+    """A forward and a backward static_rnn over a list of [batch, depth] inputs (tf.nn.
+    static_bidirectional_rnn). Returns (outputs, state_fw, state_bw), each output the forward
+    and backward outputs of its step concatenated (the backward ones in input order)."""
+    if not inputs:
+        raise ValueError("static_bidirectional_rnn: inputs must not be empty")
+    graph = _explicit_graph()
+    with (graph.name_scope(scope or "bidirectional_rnn") if graph is not None else _null()):
+        out_fw, st_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype, sequence_length, scope="fw")
+        rev = _ops.unpack(_reverse_sequences(_ops.pack(list(inputs), axis=0), sequence_length, True),
+                          num=len(inputs), axis=0)
+        out_bw, st_bw = static_rnn(cell_bw, list(rev), initial_state_bw, dtype, sequence_length, scope="bw")
+        out_bw = _ops.unpack(_reverse_sequences(_ops.pack(out_bw, axis=0), sequence_length, True),
+                             num=len(inputs), axis=0)
+        outputs = [_ops.concat_v2([f, b], np.int32(1)) for f, b in zip(out_fw, out_bw)]
+    return outputs, st_fw, st_bw
 
 
 # the tf.nn.rnn_cell namespace

@@ -17,10 +17,11 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from .. import ops as _ops
 from ..framework.control_flow import _flatten, _pack
+from ..framework.api import device as _device_scope
 from ..framework.graph import GraphTensor, _explicit_graph
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell", "DropoutWrapper",
-           "ResidualWrapper", "LSTMStateTuple"]
+           "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple"]
 
 LSTMStateTuple = collections.namedtuple("LSTMStateTuple", ("c", "h"))
 LSTMStateTuple.dtype = property(lambda self: self.c.dtype)
@@ -437,6 +438,25 @@ class DropoutWrapper(RNNCell):
         if not (isinstance(self._keep[2], (int, float)) and self._keep[2] == 1.0):
             new_state = _pack(new_state, [self._drop(s, self._keep[2]) for s in _flatten(new_state)])
         return out, new_state
+
+
+class DeviceWrapper(RNNCell):
+    """Runs a cell's ops on a device (tf.nn.rnn_cell.DeviceWrapper)."""
+
+    def __init__(self, cell, device):
+        super().__init__(None, None)
+        self._cell, self._device = cell, device
+
+    state_size = property(lambda self: self._cell.state_size)
+    output_size = property(lambda self: self._cell.output_size)
+
+    def zero_state(self, batch_size, dtype):
+        with _device_scope(self._device):
+            return self._cell.zero_state(batch_size, dtype)
+
+    def __call__(self, inputs, state, scope=None):
+        with _device_scope(self._device):
+            return self._cell(inputs, state, scope=scope)
 
 
 class ResidualWrapper(RNNCell):

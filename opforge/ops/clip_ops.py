@@ -60,3 +60,14 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
                for t in t_list]
     del name
     return clipped, norm
+
+
+def clip_by_average_norm(t, clip_norm, name=None):
+    """t scaled so that its L2 norm divided by its number of elements is at most clip_norm
+    (tf.clip_by_average_norm)."""
+    t = _as_tensor(t)
+    n = _ops.cast(_ops.size(t), t.dtype.name)
+    l2norm_inv = _ops.rsqrt(reduce_sum(_ops.mul(t, t)))
+    clip = _ops.cast(clip_norm, t.dtype.name) if hasattr(clip_norm, "dtype") else _scalar(clip_norm, t.dtype)
+    scale = _ops.minimum(_ops.mul(l2norm_inv, n), _ops.reciprocal(clip))
+    return _ops.mul(_ops.mul(t, clip), scale, name=name)

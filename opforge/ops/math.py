@@ -12,6 +12,11 @@ from .math_ops import (  # noqa: F401
     add, cast, divide, matmul, multiply, reduce_max, reduce_mean, reduce_sum, square, subtract,
     _reduce,
 )
+from .math_ops import reduce_mean as _reduce_mean
+from .histogram_ops import (  # noqa: F401 (tf.math's names for them)
+    bincount, confusion_matrix, is_inf, rint, segment_mean, unsorted_segment_mean, unsorted_segment_sqrt_n,
+)
+from .manip_ops import invert_permutation  # noqa: F401
 from .math_ops import (  # noqa: F401 (composite functions: tf.math's names for them)
     count_nonzero, cumprod, log_sigmoid, reduce_logsumexp, segment_sum, truncatediv, truncatemod,
 )
@@ -81,6 +86,119 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """min(max(t, clip_value_min), clip_value_max), as tf.clip_by_value."""
     return _ops.clip_by_value(t, clip_value_min, clip_value_max, name=name)
+
+
+# ---- compositions where TensorFlow has an op opforge does not (DivNoNan, Xlogy, ...): the
+# "safe" operand trick keeps the gradient finite where the result is masked to 0.
+
+
+def _zero_mask(t):
+    return _ops.equal(t, _ops.zeros_like(t))
+
+
+def divide_no_nan(x, y, name=None):
+    """x / y, and 0 where y is 0 (tf.math.divide_no_nan)."""
+    mask = _zero_mask(y)
+    safe_y = _ops.select_v2(mask, _ops.ones_like(y), y)
+    return _ops.select_v2(mask, _ops.zeros_like(_ops.real_div(x, safe_y)), _ops.real_div(x, safe_y), name=name)
+
+
+def multiply_no_nan(x, y, name=None):
+    """x * y, and 0 where y is 0 even if x is NaN or infinite (tf.math.multiply_no_nan)."""
+    mask = _zero_mask(y)
+    safe_x = _ops.select_v2(mask, _ops.zeros_like(x), x)
+    return _ops.select_v2(mask, _ops.zeros_like(_ops.mul(safe_x, y)), _ops.mul(safe_x, y), name=name)
+
+
+def reciprocal_no_nan(x, name=None):
+    """1 / x, and 0 where x is 0 (tf.math.reciprocal_no_nan)."""
+    return divide_no_nan(_ops.ones_like(x), x, name=name)
+
+
+def _x_times(f, x, y, safe_fill, name):
+    mask = _zero_mask(x)
+    safe_y = _ops.select_v2(mask, _ops.add_v2(_ops.zeros_like(y), safe_fill), y)
+    value = f(x, safe_y)
+    return _ops.select_v2(mask, _ops.zeros_like(value), value, name=name)
+
+
+def xlogy(x, y, name=None):
+    """x * log(y), and 0 where x is 0 (tf.math.xlogy)."""
+    return _x_times(lambda a, b: _ops.mul(a, _ops.log(b)), x, y, np.ones((), _np_dtype(y)), name)
+
+
+def xlog1py(x, y, name=None):
+    """x * log1p(y), and 0 where x is 0 (tf.math.xlog1py)."""
+    return _x_times(lambda a, b: _ops.mul(a, _ops.log1p(b)), x, y, np.zeros((), _np_dtype(y)), name)
+
+
+def xdivy(x, y, name=None):
+    """x / y, and 0 where x is 0 (tf.math.xdivy)."""
+    return _x_times(_ops.real_div, x, y, np.ones((), _np_dtype(y)), name)
+
+
+def _np_dtype(t):
+    dtype = getattr(t, "dtype", None)
+    return getattr(dtype, "as_numpy_dtype", dtype) or np.asarray(t).dtype
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The variance (mean squared deviation) over axis, all axes when None (tf.math.reduce_variance)."""
+    mean = _reduce_mean(input_tensor, axis, keepdims=True)
+    return _reduce_mean(_ops.squared_difference(input_tensor, mean), axis, keepdims=keepdims, name=name)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """The standard deviation over axis, all axes when None (tf.math.reduce_std)."""
+    return _ops.sqrt(reduce_variance(input_tensor, axis, keepdims), name=name)
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x ** 2)) over axis, all axes when None (tf.math.reduce_euclidean_norm); for
+    integers the root is truncated, as TensorFlow's."""
+    x = input_tensor
+    dtype = getattr(getattr(x, "dtype", None), "name", None) or np.asarray(x).dtype.name
+    if np.issubdtype(np.dtype(dtype), np.integer):
+        total = _reduce(_ops.sum, _ops.cast(_ops.mul(x, x), "float64"), axis, keepdims, None)
+        return _ops.cast(_ops.floor(_ops.sqrt(total)), dtype, name=name)
+    return _ops.sqrt(_reduce(_ops.sum, _ops.mul(x, x), axis, keepdims, None), name=name)
+
+
+def saturate_cast(value, dtype, name=None):
+    """value cast to dtype, first clipped to the values dtype can hold, so nothing wraps around
+    (tf.saturate_cast). The bounds are the largest of value's dtype that the cast keeps in range."""
+    from ..framework.dtypes import as_dtype  # noqa: PLC0415
+    value = value if hasattr(value, "dtype") and not isinstance(value, np.ndarray) else _ops.identity(np.asarray(value))
+    src, dst = np.dtype(as_dtype(value.dtype).as_numpy_dtype), np.dtype(as_dtype(dtype).as_numpy_dtype)
+
+    def limits(t):
+        if t == np.bool_:
+            return 0, 1
+        return (np.iinfo(t).min, np.iinfo(t).max) if np.issubdtype(t, np.integer) else (np.finfo(t).min, np.finfo(t).max)
+
+    (smin, smax), (dmin, dmax) = limits(src), limits(dst)
+    lo, hi = np.asarray(max(smin, dmin), src) if dmin > smin else None, np.asarray(min(smax, dmax), src) \
+        if dmax < smax else None
+    if hi is not None and np.issubdtype(src, np.floating) and float(hi) > float(dmax):
+        hi = np.nextafter(hi, np.asarray(-np.inf, src))  # dmax rounded up in src: step below it
+    if lo is not None and np.issubdtype(src, np.floating) and float(lo) < float(dmin):
+        lo = np.nextafter(lo, np.asarray(np.inf, src))
+    if lo is not None:
+        value = _ops.maximum(value, lo)
+    if hi is not None:
+        value = _ops.minimum(value, hi)
+    return _ops.cast(value, as_dtype(dtype).name, name=name)
+
+
+def polyval(coeffs, x, name=None):
+    """coeffs[0] * x**(n-1) + ... + coeffs[n-1] by Horner's rule (tf.math.polyval); no
+    coefficients give 0."""
+    if not coeffs:
+        return _ops.zeros_like(x, name=name)
+    p = _ops.add_v2(_ops.zeros_like(x), coeffs[0])
+    for c in coeffs[1:]:
+        p = _ops.add_v2(_ops.mul(p, x), c)
+    return _ops.identity(p, name=name)
 
 
 # TensorFlow's top-level names for some of the above (re-exported by opforge/__init__.py).

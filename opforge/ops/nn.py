@@ -8,11 +8,12 @@ nn_impl, the recurrent-network drivers in layers/rnn, the candidate sampler in r
 
 from __future__ import annotations
 
-from ..layers.rnn import bidirectional_dynamic_rnn, dynamic_rnn, rnn_cell, static_rnn
+from ..layers.rnn import bidirectional_dynamic_rnn, dynamic_rnn, rnn_cell, static_bidirectional_rnn, static_rnn
 from .nn_impl import (
-    conv1d, conv2d_transpose, dropout, embedding_lookup, in_top_k, l2_normalize, moments,
-    nce_loss, relu_layer, sampled_softmax_loss, sigmoid_cross_entropy_with_logits,
-    weighted_cross_entropy_with_logits, xw_plus_b, zero_fraction,
+    atrous_conv2d_transpose, avg_pool1d, conv1d, conv1d_transpose, conv_transpose, convolution, pool, conv2d_transpose, conv3d_transpose, separable_conv2d, dropout, embedding_lookup, in_top_k, l2_normalize, log_poisson_loss,
+    max_pool1d, moments, nce_loss, normalize_moments, relu_layer, sampled_softmax_loss,
+    sigmoid_cross_entropy_with_logits, sufficient_statistics, weighted_cross_entropy_with_logits, weighted_moments,
+    xw_plus_b, zero_fraction,
 )
 from .nn_ops import (
     avg_pool, avg_pool2d, avg_pool3d, batch_normalization, bias_add, conv2d, conv3d,
@@ -22,6 +23,7 @@ from .nn_ops import (
     sparse_softmax_cross_entropy_with_logits, swish, tanh, top_k,
 )
 from .random_ops import log_uniform_candidate_sampler
+from .manip_ops import depth_to_space, space_to_batch, space_to_depth
 
 __all__ = [
     "avg_pool", "avg_pool2d", "avg_pool3d", "batch_normalization", "bias_add", "bidirectional_dynamic_rnn",
@@ -32,4 +34,7 @@ __all__ = [
     "sampled_softmax_loss", "selu", "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
     "softmax_cross_entropy_with_logits", "softplus", "softsign", "sparse_softmax_cross_entropy_with_logits",
     "static_rnn", "swish", "tanh", "top_k", "weighted_cross_entropy_with_logits", "xw_plus_b", "zero_fraction",
+    "avg_pool1d", "max_pool1d", "log_poisson_loss", "conv1d_transpose", "conv3d_transpose", "separable_conv2d",
+    "depth_to_space", "space_to_batch", "space_to_depth", "convolution", "pool", "static_bidirectional_rnn",
+    "conv_transpose", "atrous_conv2d_transpose", "normalize_moments", "sufficient_statistics", "weighted_moments",
 ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops as _ops
+from ..framework.errors import InvalidArgumentError
 from .nn_ops import _data_format, _padding, _spatial_list, conv2d, softmax_cross_entropy_with_logits
 from .random_ops import log_uniform_candidate_sampler
 
@@ -43,7 +44,9 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
 
 
 def _f(x, v):
-    return np.asarray(v, x.dtype.as_numpy_dtype)
+    """v as a NumPy value of x's dtype (x a tensor or a NumPy array)."""
+    dtype = getattr(x, "dtype", None)
+    return np.asarray(v, getattr(dtype, "as_numpy_dtype", dtype))
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None, _sentinel=None):
@@ -159,7 +162,9 @@ def relu_layer(x, weights, biases, name=None):
 def zero_fraction(value, name=None):
     """The fraction of value's elements that are zero."""
     zeros = _ops.cast(_ops.equal(value, _f(value, 0)), "float32")
-    return _ops.mean(zeros, np.arange(len(value.shape), dtype=np.int32) if value.shape.rank is not None
+    shape = getattr(value, "shape", np.shape(value))  # a tensor's TensorShape or an array's tuple
+    rank = shape.rank if hasattr(shape, "rank") else len(shape)
+    return _ops.mean(zeros, np.arange(rank, dtype=np.int32) if rank is not None
                      else _ops.range(np.int32(0), _ops.rank(value), np.int32(1)), name=name)
 
 
@@ -191,6 +196,135 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     y = conv2d(x, f, [1, stride] if not ncw else [1, stride], padding, data_format="NCHW" if ncw else "NHWC",
                dilations=[1, dil], name=None)
     return _ops.squeeze(y, axis=[int(axis)], name=name)
+
+
+def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",  # noqa: A002
+                     dilations=None, name=None):
+    """The gradient of conv1d with respect to its input (tf.nn.conv1d_transpose), as
+    conv2d_transpose over a height of 1: filters [width, out_channels, in_channels]."""
+    if data_format not in ("NWC", None):
+        raise ValueError(f"conv1d_transpose: data_format must be NWC, not {data_format}")
+    x = _ops.expand_dims(input, np.int32(1))
+    f = _ops.expand_dims(filters, np.int32(0))
+    if hasattr(output_shape, "dtype") and not isinstance(output_shape, np.ndarray):
+        os_ = _ops.cast(output_shape, "int32")
+        shape = _ops.concat_v2([_ops.slice(os_, np.array([0], np.int32), np.array([1], np.int32)),
+                                np.array([1], np.int32),
+                                _ops.slice(os_, np.array([1], np.int32), np.array([2], np.int32))], np.int32(0))
+    else:
+        o = [int(d) for d in output_shape]
+        shape = np.asarray([o[0], 1, o[1], o[2]], np.int32)
+    stride = int(np.ravel(strides)[1 if np.size(strides) == 3 else 0])
+    dil = 1 if dilations is None else int(np.ravel(dilations)[1 if np.size(dilations) == 3 else 0])
+    y = conv2d_transpose(x, f, shape, [1, stride], padding, "NHWC", [1, dil])
+    return _ops.squeeze(y, axis=[1], name=name)
+
+
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,  # noqa: A002
+                   dilations=None, name=None):
+    """The transposed convolution of rank 1, 2 or 3, by output_shape's length (tf.nn.conv_transpose)."""
+    n = int(np.size(output_shape)) - 2 if not hasattr(output_shape, "shape") or isinstance(output_shape, np.ndarray) \
+        else int(output_shape.shape.dims[0]) - 2
+    if n == 1:
+        return conv1d_transpose(input, filters, output_shape, strides, padding, data_format or "NWC", dilations, name)
+    if n == 2:
+        return conv2d_transpose(input, filters, output_shape, strides, padding, data_format or "NHWC", dilations,
+                                name)
+    if n == 3:
+        return conv3d_transpose(input, filters, output_shape, strides, padding, data_format or "NDHWC", dilations,
+                                name)
+    raise ValueError(f"conv_transpose: output_shape must have 3, 4 or 5 elements, got {n + 2}")
+
+
+def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
+    """The transpose of atrous_conv2d: conv2d_transpose with stride 1 and dilations rate
+    (tf.nn.atrous_conv2d_transpose)."""
+    return conv2d_transpose(value, filters, output_shape, [1, 1, 1, 1], padding, "NHWC", [1, rate, rate, 1], name)
+
+
+def _spatial3(value, data_format):
+    """An int or 1, 3 or 5 values -> 5 values in data_format order (1 on batch and channels)."""
+    v = [int(x) for x in np.ravel(value)]
+    if len(v) == 1:
+        v = v * 3
+    if len(v) == 3:
+        return [1, 1] + v if data_format == "NCDHW" else [1] + v + [1]
+    if len(v) == 5:
+        return v
+    raise ValueError(f"expected 1, 3 or 5 values, got {len(v)}")
+
+
+def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NDHWC",  # noqa: A002
+                     dilations=None, name=None):
+    """The gradient of conv3d with respect to its input (tf.nn.conv3d_transpose): filters
+    [depth, height, width, out_channels, in_channels]."""
+    fmt = data_format or "NDHWC"
+    shape = _ops.cast(output_shape, "int32") if hasattr(output_shape, "dtype") and \
+        not isinstance(output_shape, np.ndarray) else np.asarray(output_shape, np.int32)
+    return _ops.conv3d_backprop_input_v2(shape, filters, input, _spatial3(strides, fmt), padding, data_format=fmt,
+                                         dilations=_spatial3(1 if dilations is None else dilations, fmt), name=name)
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, rate=None, name=None,  # noqa: A002
+                     data_format=None, dilations=None):
+    """A depthwise convolution followed by a 1x1 convolution mixing channels
+    (tf.nn.separable_conv2d, as TensorFlow builds it)."""
+    from .nn_ops import depthwise_conv2d  # noqa: PLC0415
+    if rate is not None and dilations is not None:
+        raise ValueError("Cannot specify both 'rate' and 'dilations'")
+    dilations = rate if dilations is None else dilations
+    depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, data_format, dilations)
+    return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], "VALID", data_format or "NHWC", name=name)
+
+
+def _n_spatial(x, what):
+    rank = x.shape.rank if hasattr(x.shape, "rank") else len(np.shape(x))
+    if rank is None or rank not in (3, 4, 5):
+        raise ValueError(f"{what}: the input must have rank 3, 4 or 5 (known when the graph is built), got {rank}")
+    return rank - 2
+
+
+def convolution(input, filters, strides=None, padding="VALID", data_format=None, dilations=None,  # noqa: A002
+                name=None):
+    """An N-D convolution, N = 1, 2 or 3 from the input's rank (tf.nn.convolution): conv1d,
+    conv2d or conv3d."""
+    from .nn_ops import conv3d  # noqa: PLC0415
+    n = _n_spatial(input, "convolution")
+    strides = [1] * n if strides is None else [int(s) for s in np.ravel(strides)]
+    dilations = [1] * n if dilations is None else [int(d) for d in np.ravel(dilations)]
+    if n == 1:
+        return conv1d(input, filters, strides, padding, data_format or "NWC", dilations, name)
+    if n == 2:
+        return conv2d(input, filters, strides, padding, data_format or "NHWC", dilations, name)
+    channels_first = (data_format or "NDHWC") == "NCDHW"
+    wrap = (lambda v: [1, 1] + v) if channels_first else (lambda v: [1] + v + [1])
+    return conv3d(input, filters, wrap(strides), padding, data_format or "NDHWC", wrap(dilations), name)
+
+
+def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,  # noqa: A002
+         dilations=None, name=None):
+    """N-D max or average pooling, N = 1, 2 or 3 from the input's rank (tf.nn.pool); dilated
+    pooling is not supported yet."""
+    from .nn_ops import avg_pool2d, avg_pool3d, max_pool2d, max_pool3d  # noqa: PLC0415
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError(f"pooling_type must be MAX or AVG, got {pooling_type!r}")
+    if dilations is not None and any(int(d) != 1 for d in np.ravel(dilations)):
+        raise InvalidArgumentError("pool: dilations other than 1 are not supported yet", "MaxPool")
+    n = _n_spatial(input, "pool")
+    window = [int(w) for w in np.ravel(window_shape)]
+    strides = window if strides is None else [int(s) for s in np.ravel(strides)]
+    if len(window) != n or len(strides) != n:
+        raise ValueError(f"pool: window_shape and strides must have {n} values for a rank-{n + 2} input")
+    if n == 1:
+        return (max_pool1d if pooling_type == "MAX" else avg_pool1d)(input, window, strides, padding,
+                                                                      data_format or "NWC", name)
+    if n == 2:
+        return (max_pool2d if pooling_type == "MAX" else avg_pool2d)(input, window, strides, padding,
+                                                                      data_format or "NHWC", name)
+    fmt = data_format or "NDHWC"
+    wrap = (lambda v: [1, 1] + v) if fmt == "NCDHW" else (lambda v: [1] + v + [1])
+    return (max_pool3d if pooling_type == "MAX" else avg_pool3d)(input, wrap(window), wrap(strides), padding, fmt,
+                                                                  name)
 
 
 # ------------------------------------------------------------------------- sampled losses
@@ -271,3 +405,93 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
     logits, labels_out = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
                                                  sampled_values, True, remove_accidental_hits, partition_strategy, seed)
     return softmax_cross_entropy_with_logits(labels=_ops.stop_gradient(labels_out), logits=logits)
+
+
+# ---- moments helpers, Poisson loss, 1-D pooling (TensorFlow's nn_impl compositions)
+
+
+def _keep(keepdims, keep_dims):
+    return bool(keep_dims) if keep_dims is not None else bool(keepdims)
+
+
+def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdims=None):
+    """(count, sum of x - shift, sum of (x - shift)**2, shift) over axes: what normalize_moments
+    turns into a mean and a variance (tf.nn.sufficient_statistics)."""
+    from .math_ops import reduce_sum  # noqa: PLC0415
+    keep = _keep(keepdims, keep_dims)
+    axes = [int(a) for a in axes]
+    dims = getattr(x.shape, "dims", None) if hasattr(x, "shape") else None
+    if dims is not None and all(dims[a] is not None for a in axes):
+        count = np.asarray(np.prod([dims[a] for a in axes]), _f(x, 0).dtype)
+    else:
+        shape = _ops.cast(_ops.shape(x), _f(x, 0).dtype.name)
+        count = _ops.prod(_ops.gather_v2(shape, np.asarray(axes, np.int32), np.int32(0)), np.int32(0))
+    centred = x if shift is None else _ops.sub(x, shift)
+    m_ss = reduce_sum(centred, axes, keepdims=keep)
+    v_ss = reduce_sum(_ops.square(centred), axes, keepdims=keep)
+    return count, m_ss, v_ss, shift
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    """(mean, variance) from sufficient statistics (tf.nn.normalize_moments)."""
+    divisor = _ops.reciprocal(counts)
+    shifted_mean = _ops.mul(mean_ss, divisor)
+    mean = shifted_mean if shift is None else _ops.add_v2(shifted_mean, shift)
+    variance = _ops.sub(_ops.mul(variance_ss, divisor), _ops.square(shifted_mean))
+    return mean, variance
+
+
+def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
+    """The frequency-weighted (mean, variance) of x over axes (tf.nn.weighted_moments)."""
+    from .math_ops import reduce_sum  # noqa: PLC0415
+    keep = _keep(keepdims, keep_dims)
+    weighted_sum = reduce_sum(_ops.mul(frequency_weights, x), axes, keepdims=True)
+    weights = _ops.add_v2(frequency_weights, _ops.zeros_like(x))
+    divisor = _ops.reciprocal(reduce_sum(weights, axes, keepdims=True))
+    mean = _ops.mul(weighted_sum, divisor)
+    variance = _ops.mul(reduce_sum(_ops.mul(frequency_weights, _ops.squared_difference(x, mean)), axes,
+                                   keepdims=True), divisor)
+    if not keep:
+        from .array_ops import squeeze  # noqa: PLC0415
+        mean, variance = squeeze(mean, axes), squeeze(variance, axes)
+    return mean, variance
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+    """exp(log_input) - log_input * targets, plus with compute_full_loss Stirling's term
+    targets * log(targets) - targets + 0.5 * log(2 pi targets) where targets > 1
+    (tf.nn.log_poisson_loss)."""
+    loss = _ops.sub(_ops.exp(log_input), _ops.mul(log_input, targets))
+    if not compute_full_loss:
+        return _ops.identity(loss, name=name)
+    one = _f(targets, 1)
+    safe = _ops.select_v2(_ops.greater(targets, one), targets, _ops.ones_like(targets))
+    stirling = _ops.add_v2(_ops.sub(_ops.mul(safe, _ops.log(safe)), safe),
+                           _ops.mul(_f(targets, 0.5), _ops.log(_ops.mul(_f(targets, 2 * np.pi), safe))))
+    stirling = _ops.select_v2(_ops.greater(targets, one), stirling, _ops.zeros_like(targets))
+    return _ops.add_v2(loss, stirling, name=name)
+
+
+def _pool1d(pool2d, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    """A 1-D pooling as the 2-D one over a height of 1."""
+    from .array_ops import expand_dims, squeeze  # noqa: PLC0415
+    channels_last = data_format in (None, "NWC")
+    axis = 1 if channels_last else 2
+    ks = [int(k) for k in np.ravel(ksize)]
+    st = [int(s) for s in np.ravel(strides)]
+    ks, st = ks[axis] if len(ks) == 3 else ks[0], st[axis] if len(st) == 3 else st[0]
+    fmt = "NHWC" if channels_last else "NCHW"
+    out = pool2d(expand_dims(input, axis), [1, ks], [1, st], padding, fmt)
+    return squeeze(out, [axis], name=name)
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """Max pooling over the width of a [batch, width, channels] input (tf.nn.max_pool1d)."""
+    from .nn_ops import max_pool2d  # noqa: PLC0415
+    return _pool1d(max_pool2d, input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """Average pooling over the width of a [batch, width, channels] input (tf.nn.avg_pool1d)."""
+    from .nn_ops import avg_pool2d  # noqa: PLC0415
+    return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format, name)

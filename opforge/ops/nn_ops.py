@@ -147,7 +147,11 @@ def _as_2d(x, classes_axis_last=True):
                                      end_mask=1)
         lead = _ops.strided_slice(dyn, np.array([0], np.int32), np.array([-1], np.int32), np.array([1], np.int32))
         return _ops.reshape(x, _ops.concat_v2([np.array([-1], np.int64), classes], np.int32(0))), lead
-    return _ops.reshape(x, np.array([-1, shape[-1]], np.int64)), shape[:-1]
+    lead = shape[:-1]
+    if sum(d is None for d in lead) > 1:  # a reshape takes one -1: read the leading dims at run time
+        lead = _ops.strided_slice(_ops.shape(x, out_type="int64"), np.array([0], np.int32), np.array([-1], np.int32),
+                                  np.array([1], np.int32))
+    return _ops.reshape(x, np.array([-1, shape[-1]], np.int64)), lead
 
 
 def _lead_shape(lead):

@@ -186,3 +186,29 @@ def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, r
     return tuple(_ops.log_uniform_candidate_sampler(true_classes, num_true=int(num_true), num_sampled=int(num_sampled),
                                                     unique=bool(unique), range_max=int(range_max), seed=s1, seed2=s2,
                                                     name=name))
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None, _graph=None):
+    """num_samples draws per row of logits [batch, classes] from the categorical distribution
+    softmax(logits) (tf.random.categorical): the Gumbel-max trick, argmax(logits + G) with
+    G = -log(-log(U)) for uniform U, which samples that distribution exactly."""
+    out_dtype = as_dtype(dtype or "int64")
+    logits = logits if hasattr(logits, "dtype") and not isinstance(logits, np.ndarray) else \
+        _ops.identity(np.asarray(logits, np.float32))
+    ftype = as_dtype(logits.dtype)
+    shape = _ops.shape(logits)
+    batch = _ops.strided_slice(shape, np.array([0], np.int32), np.array([1], np.int32), np.array([1], np.int32))
+    classes = _ops.strided_slice(shape, np.array([1], np.int32), np.array([2], np.int32), np.array([1], np.int32))
+    draw_shape = _ops.concat_v2([batch, np.asarray([num_samples], np.int32) if not hasattr(num_samples, "dtype")
+                                 else _ops.reshape(_ops.cast(num_samples, "int32"), np.array([1], np.int32)),
+                                 classes], np.int32(0))
+    tiny = np.finfo(ftype.as_numpy_dtype).tiny
+    u = uniform(draw_shape, minval=tiny, maxval=1.0, dtype=ftype, seed=seed, _graph=_graph)
+    gumbel = _ops.neg(_ops.log(_ops.neg(_ops.log(u))))
+    scores = _ops.add_v2(_ops.expand_dims(logits, np.int32(1)), gumbel)
+    return _ops.arg_max(scores, np.int32(2), output_type=out_dtype, name=name)
+
+
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None, _graph=None):
+    """tf.random.multinomial: categorical with TF1's argument order."""
+    return categorical(logits, num_samples, output_dtype, seed, name, _graph=_graph)

@@ -151,6 +151,20 @@ def text(name, tensor=None, collections=None, *, data=None, step=None, descripti
                           "tag": _TAG, "tensor": value, "serialized_summary_metadata": metadata}, collections))
 
 
+def tensor_summary(name, tensor, summary_description=None, collections=None, summary_metadata=None, family=None,
+                   display_name=None):
+    """TF1's tf.summary.tensor_summary: a TensorSummaryV2 op holding the whole tensor, with
+    summary_metadata (its description and display name set from the arguments)."""
+    metadata = SummaryMetadata() if summary_metadata is None else SummaryMetadata.FromString(
+        summary_metadata.SerializeToString())
+    if summary_description is not None:
+        metadata.summary_description = summary_description
+    if display_name is not None:
+        metadata.display_name = display_name
+    return _summary_op("TensorSummaryV2", name, family, {
+        "tag": _TAG, "tensor": tensor, "serialized_summary_metadata": metadata.SerializeToString()}, collections)
+
+
 def audio(name, tensor=None, sample_rate=None, max_outputs=3, collections=None, family=None, *, data=None,
           step=None, encoding=None, description=None):
     """A summary of up to ``max_outputs`` float clips ([batch, frames] or [batch, frames,

@@ -11,18 +11,24 @@ from ..io.example import (
 from ..io.graph_io import read_graph, write_graph
 from ..io.meta_graph import export_meta_graph
 from .learning_rate_decay import (
-    cosine_decay, exponential_decay, inverse_time_decay, natural_exp_decay, piecewise_constant, polynomial_decay,
+    cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay, linear_cosine_decay, natural_exp_decay,
+    piecewise_constant, polynomial_decay,
 )
+from .moving_averages import ExponentialMovingAverage
+from .checkpoint_management import checkpoints_iterator, get_checkpoint_mtimes, remove_checkpoint
 from .optimizers import (
     AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer, GradientDescentOptimizer, MomentumOptimizer,
     Optimizer, RMSPropOptimizer,
 )
 from .queue_runner import Coordinator, start_queue_runners
 from .saver import (
-    CheckpointReader, NewCheckpointReader, Saver, checkpoint_exists, get_checkpoint_state, import_meta_graph,
+    CheckpointReader, NewCheckpointReader, Saver, checkpoint_exists, generate_checkpoint_state_proto,
+    get_checkpoint_state, import_meta_graph,
     latest_checkpoint, list_variables, load_checkpoint, load_variable, update_checkpoint_state,
 )
-from .training_util import create_global_step, get_global_step, get_or_create_global_step, global_step
+from .training_util import (
+    assert_global_step, create_global_step, get_global_step, get_or_create_global_step, global_step,
+)
 
 __all__ = [
     "BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList", "Int64List",
@@ -33,5 +39,7 @@ __all__ = [
     "get_checkpoint_state", "get_global_step", "get_or_create_global_step", "global_step", "import_meta_graph",
     "inverse_time_decay", "latest_checkpoint", "list_variables", "load_checkpoint", "load_variable",
     "natural_exp_decay", "piecewise_constant", "polynomial_decay", "read_graph", "start_queue_runners",
-    "update_checkpoint_state", "write_graph",
+    "update_checkpoint_state", "write_graph", "cosine_decay_restarts", "linear_cosine_decay", "ExponentialMovingAverage",
+    "checkpoints_iterator", "get_checkpoint_mtimes", "remove_checkpoint", "generate_checkpoint_state_proto",
+    "assert_global_step",
 ]

@@ -85,3 +85,39 @@ def piecewise_constant(x, boundaries, values, name=None):
     for b, v in reversed(list(zip(boundaries, values[:-1]))):
         out = _ops.select_v2(_ops.less_equal(x, np.asarray(b, x_dtype)), np.asarray(v, vdt), out)
     return _ops.identity(out, name=name or "PiecewiseConstant")
+
+
+def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0, beta=0.001, name=None):
+    """learning_rate * ((alpha + linear) * cosine + beta) with linear = (decay_steps - step) /
+    decay_steps and cosine = 0.5 * (1 + cos(2 pi num_periods step / decay_steps)), step clipped
+    to decay_steps (tf.train.linear_cosine_decay)."""
+    s, lr = _step_and_rate(learning_rate, global_step)
+    steps = np.float32(decay_steps)
+    s = _ops.minimum(s, steps)
+    linear = _ops.real_div(_ops.sub(steps, s), steps)
+    cosine = _ops.mul(np.float32(0.5), _ops.add_v2(np.float32(1), _ops.cos(
+        _ops.mul(np.float32(2 * np.pi * num_periods), _ops.real_div(s, steps)))))
+    decayed = _ops.add_v2(_ops.mul(_ops.add_v2(np.float32(alpha), linear), cosine), np.float32(beta))
+    return _ops.mul(lr, decayed, name=name or "LinearCosineDecay")
+
+
+def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0, alpha=0.0,
+                          name=None):
+    """Cosine decay with warm restarts (SGDR): period i lasts first_decay_steps * t_mul**i steps
+    and starts at learning_rate * m_mul**i (tf.train.cosine_decay_restarts)."""
+    s, lr = _step_and_rate(learning_rate, global_step)
+    frac = _ops.real_div(s, np.float32(first_decay_steps))
+    if t_mul == 1.0:
+        restart = _ops.floor(frac)
+        frac = _ops.sub(frac, restart)
+    else:
+        t = np.float32(t_mul)
+        restart = _ops.floor(_ops.real_div(_ops.log(_ops.sub(np.float32(1), _ops.mul(frac, np.float32(1 - t_mul)))),
+                                           np.log(t)))
+        done = _ops.real_div(_ops.sub(np.float32(1), _ops.pow(t, restart)), np.float32(1 - t_mul))
+        frac = _ops.real_div(_ops.sub(frac, done), _ops.pow(t, restart))
+    m_fac = _ops.pow(np.float32(m_mul), restart)
+    cosine = _ops.mul(_ops.mul(np.float32(0.5), m_fac),
+                      _ops.add_v2(np.float32(1), _ops.cos(_ops.mul(np.float32(np.pi), frac))))
+    return _ops.mul(lr, _ops.add_v2(_ops.mul(np.float32(1 - alpha), cosine), np.float32(alpha)),
+                    name=name or "SGDRDecay")

@@ -26,7 +26,7 @@ CheckpointState = checkpoint_state_pb2.CheckpointState
 
 __all__ = ["Saver", "latest_checkpoint", "get_checkpoint_state", "checkpoint_exists",
            "update_checkpoint_state", "list_variables", "load_checkpoint", "load_variable",
-           "CheckpointReader", "NewCheckpointReader", "CheckpointState"]
+           "CheckpointReader", "NewCheckpointReader", "CheckpointState", "generate_checkpoint_state_proto"]
 
 
 # ------------------------------------------------------------------------- the state file
@@ -59,11 +59,11 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     return state
 
 
-def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
-                            latest_filename=None, all_model_checkpoint_timestamps=None,
-                            last_preserved_timestamp=None):
-    """Writes the state file (atomically). As TensorFlow, a relative save_dir gets paths
-    relative to it, so the file stays right wherever the run is resumed from."""
+def generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
+                                    all_model_checkpoint_timestamps=None, last_preserved_timestamp=None):
+    """The CheckpointState naming model_checkpoint_path as the latest (and last of
+    all_model_checkpoint_paths). As TensorFlow, a relative save_dir gets paths relative to it,
+    so the state stays right wherever the run is resumed from."""
     save_dir = os.fspath(save_dir)
     paths = list(all_model_checkpoint_paths or [])
     if not paths or paths[-1] != model_checkpoint_path:
@@ -76,6 +76,16 @@ def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoin
         state.all_model_checkpoint_timestamps.extend(all_model_checkpoint_timestamps)
     if last_preserved_timestamp is not None:
         state.last_preserved_timestamp = last_preserved_timestamp
+    return state
+
+
+def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
+                            latest_filename=None, all_model_checkpoint_timestamps=None,
+                            last_preserved_timestamp=None):
+    """Writes the state file (atomically): generate_checkpoint_state_proto's state."""
+    save_dir = os.fspath(save_dir)
+    state = generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_checkpoint_paths,
+                                            all_model_checkpoint_timestamps, last_preserved_timestamp)
     path = _state_path(save_dir, latest_filename)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     tmp = path + ".tmp"

@@ -220,3 +220,17 @@ def test_eager_training_loop_with_assign(rng):
     ref = np.linalg.lstsq(A, y, rcond=None)[0]
     np.testing.assert_allclose(w.numpy(), ref[:3], atol=1e-6)
     np.testing.assert_allclose(b.numpy(), ref[3], atol=1e-6)
+
+
+def test_numpy_array_times_variable_is_a_graph_op():
+    """ndarray * RefVariable builds an op (NumPy defers to the variable, as to a tensor);
+    before, NumPy made an object array of per-element products."""
+    import opforge.compat.v1 as tf
+    g = tf.Graph()
+    with g.as_default():
+        v = tf.Variable([1.0, 2.0])
+        out = np.array([3.0, 4.0], np.float32) * v
+        assert isinstance(out, tf.Tensor)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            np.testing.assert_array_equal(sess.run(out), [3.0, 8.0])

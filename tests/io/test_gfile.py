@@ -44,8 +44,8 @@ def test_files_and_directories(tmp_path):
 
 def test_compat_v1_gfile_spells_of_io_gfile(tmp_path):
     gf = tf1.gfile
-    assert gf.Exists is of.io.gfile.exists and gf.DeleteRecursively is of.io.gfile.rmtree
-    assert gf.MakeDirs is of.io.gfile.makedirs and gf.ListDirectory is of.io.gfile.listdir
-    gf.MakeDirs(str(tmp_path / "x"))
+    # TF1's argument names (filename=, dirname=) over of.io.gfile's functions
+    gf.MakeDirs(dirname=str(tmp_path / "x"))
+    assert gf.Exists(filename=str(tmp_path / "x")) and gf.ListDirectory(dirname=str(tmp_path / "x")) == []
     (tmp_path / "x" / "y.txt").write_text("1")
     assert [(r, fs) for r, _, fs in gf.Walk(str(tmp_path / "x"), in_order=True)] == [(str(tmp_path / "x"), ["y.txt"])]

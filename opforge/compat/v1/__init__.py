@@ -8,19 +8,22 @@ computed by a Session: ``tf.constant``, ``tf.placeholder``, ``tf.Variable`` and
 from __future__ import annotations
 
 import builtins
+import functools
 
 import opforge as _of
 from opforge import ops as _ops
 from opforge.framework.dtypes import (  # noqa: F401
-    DType, as_dtype, bfloat16, double, float16, float32, float64, half, int8, int16, int32, int64, uint8,
+    DType, bfloat16, double, float16, float32, float64, half, int8, int16, int32, int64, uint8,
 )
 from opforge.framework.errors import *  # noqa: F401,F403
+from opforge.framework.errors import UnimplementedError
 from opforge.framework.graph import Graph, constant_node, get_default_graph, reset_default_graph  # noqa: F401
 from opforge.framework.session import InteractiveSession, Session, get_default_session  # noqa: F401
 from opforge.framework.variables import (  # noqa: F401
-    RefVariable, global_variables, global_variables_initializer, trainable_variables, variables_initializer,
+    RefVariable, global_variables_initializer, variables_initializer,
 )
-from opforge.framework.api import control_dependencies, device, group, name_scope, no_op, placeholder  # noqa: F401
+from opforge.framework import api as _api
+from opforge.framework.api import control_dependencies, group, name_scope, no_op, placeholder  # noqa: F401
 from opforge.gradients.graph_grad import gradients  # noqa: F401
 from opforge.io.graph_def import GraphDef  # noqa: F401
 from opforge.io.importer import import_graph_def  # noqa: F401
@@ -28,11 +31,11 @@ from opforge.io.graph_def import (  # noqa: F401  (Session(config=...); the opti
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RewriterConfig, RunMetadata, RunOptions,
 )
 from opforge.ops.math_ops import (  # noqa: F401
-    add, cast, divide, matmul, multiply, ones, reduce_max, reduce_mean, reduce_sum, reshape, square,  # reduce_*: TF1 spellings below
-    subtract, transpose, zeros,
+    add, cast, divide, multiply, ones, reduce_max, reduce_mean, reduce_sum, reshape, square,  # reduce_*: TF1 spellings below
+    subtract, zeros,
 )
 from opforge.ops import raw_ops  # noqa: F401  (tf.compat.v1.raw_ops: every op, library ops too)
-from opforge.ops.op_library import load_op_library  # noqa: F401  (tf.load_op_library)
+from opforge.ops.op_library import load_op_library as _load_op_library
 from opforge.framework.control_flow import case, while_loop  # noqa: F401
 from opforge.ops.einsum_ops import einsum  # noqa: F401
 from opforge.ops.tensor_array_ops import TensorArray as _TensorArray
@@ -41,6 +44,53 @@ from opforge.framework.dtypes import string, variant  # noqa: F401
 from opforge import timeline  # noqa: F401  (TensorFlow's tensorflow.python.client.timeline)
 
 bool = _of.bool_  # noqa: A001
+
+
+# ---- TensorFlow 1's argument names over opforge's functions
+def global_variables(scope=None):
+    """The global variables of the default graph, those whose names match scope if given."""
+    return get_default_graph().get_collection("variables", scope)
+
+
+def trainable_variables(scope=None):
+    """The trainable variables of the default graph, those whose names match scope if given."""
+    return get_default_graph().get_collection("trainable_variables", scope)
+
+
+def device(device_name_or_function):
+    """tf.device: ops built inside are placed on the device."""
+    return _api.device(device_name_or_function)
+
+
+def load_op_library(library_filename):
+    """tf.load_op_library: loads an op library (its ops appear in tf.raw_ops)."""
+    return _load_op_library(library_filename)
+
+
+def zeros_like(tensor, dtype=None, name=None, optimize=True):
+    """Zeros of tensor's shape, of dtype if given (tf.zeros_like; optimize is a TF hint)."""
+    out = _ops.zeros_like(tensor, name=None if dtype is not None else name)
+    return out if dtype is None else _ops.cast(out, dtype, name=name)
+
+
+def ones_like(tensor, dtype=None, name=None, optimize=True):
+    """Ones of tensor's shape, of dtype if given (tf.ones_like; optimize is a TF hint)."""
+    out = _ops.ones_like(tensor, name=None if dtype is not None else name)
+    return out if dtype is None else _ops.cast(out, dtype, name=name)
+
+
+def transpose(a, perm=None, name="transpose", conjugate=False):
+    """tf.transpose (conjugate changes nothing: opforge's dtypes are real)."""
+    return _of.transpose(a, perm, name=name)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
+           b_is_sparse=False, output_type=None, name=None):
+    """tf.matmul; a_is_sparse and b_is_sparse are TF's hints (the product is the same);
+    output_type other than the inputs' dtype is not supported."""
+    if output_type is not None and _of.as_dtype(output_type) != _of.as_dtype(getattr(a, "dtype", output_type)):
+        raise UnimplementedError("matmul: output_type other than the inputs' dtype is not supported", "MatMul")
+    return _of.matmul(a, b, transpose_a, transpose_b, adjoint_a, adjoint_b, name=name)
 
 # tf.TensorArray: builds into the default graph, its constructor too.
 TensorArray = graph_class(_TensorArray)
@@ -53,7 +103,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     true_fn = _legacy("true_fn", true_fn, "fn1", fn1)
     false_fn = _legacy("false_fn", false_fn, "fn2", fn2)
     out = _of.cond(pred, true_fn, false_fn, name=name)
-    if not strict and isinstance(out, (list, tuple)) and len(out) == 1:
+    if not strict and isinstance(out, (list, builtins.tuple)) and len(out) == 1:  # (tf.tuple shadows tuple)
         return out[0]
     return out
 Tensor = _of.GraphTensor
@@ -64,13 +114,14 @@ abs = _ops.abs  # noqa: A001
 exp, log, sqrt, tanh, sigmoid, negative = _ops.exp, _ops.log, _ops.sqrt, _ops.tanh, _ops.sigmoid, _ops.neg
 maximum, minimum, pow = _ops.maximum, _ops.minimum, _ops.pow  # noqa: A001
 equal, less, greater = _ops.equal, _ops.less, _ops.greater
-identity, fill, zeros_like, ones_like, add_n = _ops.identity, _ops.fill, _ops.zeros_like, _ops.ones_like, _ops.add_n
+identity, fill, add_n = _ops.identity, _ops.fill, _ops.add_n
 shape, size, rank = _ops.shape, _ops.size, _ops.rank
 assign, assign_add, assign_sub = _ops.assign, _ops.assign_add, _ops.assign_sub
 
 
 # ---- math ops (issue 4): TensorFlow 1's names (tf.sin, tf.reduce_prod, tf.floordiv, ...)
 from opforge.ops import math  # noqa: E402
+from opforge.ops import math as _math_ops  # noqa: E402  (`math` becomes tf.math below)
 from opforge.ops.math import (  # noqa: E402,F401
     acos, acosh, asin, asinh, atan, atan2, atanh, ceil, clip_by_value, cos, cosh,
     cumsum, erf, expm1, floor, floordiv, floormod, greater_equal, is_finite, is_nan, less_equal,
@@ -102,22 +153,29 @@ reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod, reduce_all, reduce
 
 
 def argmax(input, axis=None, name=None, dimension=None, output_type=int64):  # noqa: A002
-    return math.argmax(input, _legacy("axis", axis, "dimension", dimension), output_type=output_type, name=name)
+    return _math_ops.argmax(input, _legacy("axis", axis, "dimension", dimension), output_type=output_type, name=name)
 
 
 def argmin(input, axis=None, name=None, dimension=None, output_type=int64):  # noqa: A002
-    return math.argmin(input, _legacy("axis", axis, "dimension", dimension), output_type=output_type, name=name)
+    return _math_ops.argmin(input, _legacy("axis", axis, "dimension", dimension), output_type=output_type, name=name)
 
 
 def arg_max(input, dimension, output_type=int64, name=None):  # noqa: A002
-    return math.argmax(input, dimension, output_type=output_type, name=name)
+    return _math_ops.argmax(input, dimension, output_type=output_type, name=name)
 
 
 def arg_min(input, dimension, output_type=int64, name=None):  # noqa: A002
-    return math.argmin(input, dimension, output_type=output_type, name=name)
+    return _math_ops.argmin(input, dimension, output_type=output_type, name=name)
 
 
-where_v2 = _ops.select_v2  # tf.compat.v1.where_v2 (tf.where with broadcasting)
+def where_v2(condition, x=None, y=None, name=None):
+    """tf.compat.v1.where_v2: elements of x where condition, else of y, broadcasting all three;
+    with neither x nor y, the indices where condition is true."""
+    if x is None and y is None:
+        return _array_api.where(condition, name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be given, or neither")
+    return _ops.select_v2(condition, x, y, name=name)
 # ---- end math ops
 
 
@@ -194,11 +252,11 @@ def set_random_seed(seed):
 
 def _in_default_graph(fn):
     """TF1 random ops are graph nodes of the default graph, seeded from its seed."""
+    @functools.wraps(fn)
     def wrapped(*args, **kwargs):
         g = get_default_graph()
         with g.as_default():
             return fn(*args, _graph=g, **kwargs)
-    wrapped.__name__, wrapped.__doc__ = fn.__name__, fn.__doc__
     return wrapped
 
 
@@ -206,17 +264,24 @@ random_normal = _in_default_graph(_random_api.normal)
 random_uniform = _in_default_graph(_random_api.uniform)
 truncated_normal = _in_default_graph(_random_api.truncated_normal)
 random_shuffle = _in_default_graph(_random_api.shuffle)
+multinomial = _in_default_graph(_random_api.multinomial)
 
 
 from opforge.compat.v1._tf1 import *  # noqa: E402,F401,F403  (the rest of TF1's API and its namespaces)
 from opforge.compat._namespace import Namespace  # noqa: E402
 from opforge.compat._namespace import missing as _missing, wrap_module_functions as _wrap  # noqa: E402
 
+for _n in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all", "reduce_any",
+           "argmax", "argmin", "matmul"):  # tf.compat.v1.math spells them with TF1's keywords too
+    setattr(math, _n, in_default_graph(globals()[_n]))  # noqa: F405
+linalg.matmul = in_default_graph(matmul)  # noqa: F405
+
 random = Namespace(
     "random", normal=random_normal, uniform=random_uniform, truncated_normal=truncated_normal,
     shuffle=random_shuffle, set_random_seed=set_random_seed,
     stateless_uniform=_random_api.stateless_uniform, stateless_normal=_random_api.stateless_normal,
-    stateless_truncated_normal=_random_api.stateless_truncated_normal,
+    stateless_truncated_normal=_random_api.stateless_truncated_normal, get_seed=get_seed,  # noqa: F405
+    multinomial=multinomial, categorical=_in_default_graph(_random_api.categorical),
 )
 
 # Every function builds into the default graph, as TensorFlow 1's do.

@@ -8,6 +8,7 @@ import logging as _logging
 import sys
 
 from opforge.compat._namespace import Namespace
+from opforge.compat.v1 import _tf1_aliases as _aliases
 from opforge.io import gfile as _gfile
 
 # ---- flags ---------------------------------------------------------------------------------
@@ -36,6 +37,7 @@ class FlagValues:
     def __init__(self):
         object.__setattr__(self, "_flags", {})
         object.__setattr__(self, "_parsed", False)
+        object.__setattr__(self, "_required", [])
 
     def _define(self, flag):
         if flag.name in self._flags:
@@ -85,7 +87,18 @@ class FlagValues:
             flag.present = True
             i += 1
         object.__setattr__(self, "_parsed", True)
+        for name in self._required:
+            if self._flags[name].value is None:
+                raise ValueError(f"Flag --{name} must have a value other than None.")
         return rest
+
+    def _mark_required(self, name):
+        if name not in self._flags:
+            raise KeyError(f"Flag --{name} is not defined")
+        if self._flags[name].default is not None:
+            _log.warning("Flag --%s has a non-None default value; therefore, mark_flag_as_required will pass even "
+                         "if flag is not specified in the command line!", name)
+        self._required.append(name)
 
     def _ensure_parsed(self):
         if not self._parsed:
@@ -146,11 +159,22 @@ def DEFINE_enum(name, default, enum_values, help=None, flag_values=FLAGS, **kwar
     flag_values._define(_Flag(name, default, help, parse))
 
 
+def _mark_flag_as_required(flag_name, flag_values=FLAGS):
+    """Parsing the flags (tf.app.run) fails unless flag_name gets a value other than None."""
+    flag_values._mark_required(flag_name)
+
+
+def _mark_flags_as_required(flag_names, flag_values=FLAGS):
+    for name in flag_names:
+        flag_values._mark_required(name)
+
+
 flags = Namespace(
     "flags", builds_graph=False, FLAGS=FLAGS, FlagValues=FlagValues,
     DEFINE_string=_definer(str), DEFINE_integer=_definer(int), DEFINE_float=_definer(float),
     DEFINE_boolean=_definer(_parse_bool), DEFINE_bool=_definer(_parse_bool), DEFINE_list=_definer(_list_parser),
-    DEFINE_enum=DEFINE_enum, mark_flag_as_required=lambda name, flag_values=FLAGS: None,
+    DEFINE_enum=DEFINE_enum, mark_flag_as_required=_mark_flag_as_required,
+    mark_flags_as_required=_mark_flags_as_required,
 )
 flags.flags = flags  # tf.flags.flags.FLAGS, as absl spells it
 
@@ -173,11 +197,56 @@ def _walk(top, in_order=True):
     return _gfile.walk(top, topdown=in_order)
 
 
+# TF1's gfile functions under their argument names (filename, dirname, oldpath ...), over of.io.gfile.
+def _exists(filename):
+    return _gfile.exists(filename)
+
+
+def _is_directory(dirname):
+    return _gfile.isdir(dirname)
+
+
+def _make_dirs(dirname):
+    return _gfile.makedirs(dirname)
+
+
+def _mk_dir(dirname):
+    return _gfile.mkdir(dirname)
+
+
+def _delete_recursively(dirname):
+    return _gfile.rmtree(dirname)
+
+
+def _remove(filename):
+    return _gfile.remove(filename)
+
+
+def _copy(oldpath, newpath, overwrite=False):
+    return _gfile.copy(oldpath, newpath, overwrite)
+
+
+def _rename(oldname, newname, overwrite=False):
+    return _gfile.rename(oldname, newname, overwrite)
+
+
+def _glob(filename):
+    return _gfile.glob(filename)
+
+
+def _stat(filename):
+    return _gfile.stat(filename)
+
+
+def _list_directory(dirname):
+    return _gfile.listdir(dirname)
+
+
 gfile = Namespace(
-    "gfile", builds_graph=False, GFile=_gfile.GFile, Open=_gfile.GFile, FastGFile=_gfile.GFile, Exists=_gfile.exists,
-    IsDirectory=_gfile.isdir, MakeDirs=_gfile.makedirs, MkDir=_gfile.mkdir, DeleteRecursively=_gfile.rmtree,
-    Remove=_gfile.remove, Copy=_gfile.copy, Rename=_gfile.rename, Glob=_gfile.glob, ListDirectory=_gfile.listdir,
-    Walk=_walk,
+    "gfile", builds_graph=False, GFile=_gfile.GFile, Open=_gfile.GFile, FastGFile=_gfile.GFile, Exists=_exists,
+    IsDirectory=_is_directory, MakeDirs=_make_dirs, MkDir=_mk_dir, DeleteRecursively=_delete_recursively,
+    Remove=_remove, Copy=_copy, Rename=_rename, Glob=_glob, ListDirectory=_list_directory, Walk=_walk,
+    Stat=_stat,
 )
 
 # ---- logging ---------------------------------------------------------------------------------
@@ -199,9 +268,15 @@ def _log_every_n(level, msg, n, *args):
         _log.log(level, msg, *args)
 
 
+def _set_verbosity(v):
+    """Logs messages at level v and above (tf.logging.set_verbosity)."""
+    _log.setLevel(v)
+
+
 logging = Namespace(
     "logging", builds_graph=False, DEBUG=_logging.DEBUG, INFO=_logging.INFO, WARN=_logging.WARNING, ERROR=_logging.ERROR,
-    FATAL=_logging.FATAL, set_verbosity=_log.setLevel, get_verbosity=_log.getEffectiveLevel,
+    FATAL=_logging.FATAL, set_verbosity=_set_verbosity, get_verbosity=_log.getEffectiveLevel,
+    vlog=_aliases.vlog, log_if=_aliases.log_if, flush=_aliases.flush, TaskLevelStatusMessage=_aliases.TaskLevelStatusMessage,
     debug=_log.debug, info=_log.info, warn=_log.warning, warning=_log.warning, error=_log.error,
     fatal=_log.critical, log=_log.log, log_every_n=_log_every_n,
     log_first_n=lambda level, msg, n, *args: _log_every_n(level, msg, 10 ** 9, *args),

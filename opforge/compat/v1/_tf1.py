@@ -11,6 +11,7 @@ import builtins
 import opforge as _of
 from opforge.layers import initializers as _init
 from opforge.layers import core as _layers
+from opforge.layers import base as _layer_objects
 from opforge.layers import losses as _losses
 from opforge.ops import array_ops as _array
 from opforge.ops import clip_ops as _clip
@@ -29,11 +30,22 @@ from opforge import training as _train
 from opforge.layers import rnn as _rnn
 from opforge.layers import rnn_cell as _rnn_cell
 from opforge.compat._namespace import Namespace, graph_class, legacy_argument
+from opforge.compat.v1 import _tf1_aliases as _more
+from opforge.compat.v1._tf1_aliases import (  # noqa: F401  (TensorFlow 1's names, see _tf1_aliases)
+    GIT_VERSION, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER, VERSION,
+    AttrValue, HistogramProto, LogMessage, MetaGraphDef, NameAttrList, NodeDef, SummaryMetadata, TensorInfo,
+    __git_version__, __version__, all_variables, get_logger, get_seed, initialize_variables, is_numeric_tensor,
+    make_ndarray, make_tensor_proto, no_regularizer, op_scope, scalar_mul,
+)
+from opforge.compat.v1._tf1_aliases import tensor_tuple as tuple  # noqa: A004,F401  (tf.tuple)
 from opforge.compat.v1 import _tf1_image as _image_v1
 from opforge.compat.v1 import _tf1_nn as _nn_v1
 from opforge.framework.api import placeholder_with_default  # noqa: F401
 from opforge.framework.graph import GraphTensor, get_default_graph
-from opforge.framework.tensor import TensorShape, convert_to_tensor as _convert  # noqa: F401 (tf.TensorShape)
+from opforge.framework.tensor import convert_to_tensor as _convert
+from opforge.framework.tensor_shape import (  # noqa: F401 (tf.TensorShape, tf.Dimension, ...)
+    Dimension, TensorShape, broadcast_static_shape, dimension_at_index, dimension_value,
+)
 from opforge.framework.variables import RefVariable, global_variables_initializer, variables_initializer
 
 __all__ = [
@@ -48,9 +60,20 @@ __all__ = [
     "realdiv", "truncatediv", "truncatemod", "sequence_mask", "clip_by_norm", "clip_by_global_norm",
     "global_norm", "count_nonzero", "norm", "tensordot", "meshgrid", "log_sigmoid",
     "placeholder_with_default", "convert_to_tensor", "is_tensor", "TensorShape", "Dimension", "dimension_value",
+    "dimension_at_index", "broadcast_static_shape", "linalg", "io", "version",
+    "VERSION", "GIT_VERSION", "GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_PRODUCER",
+    "__version__", "__git_version__", "AttrValue", "HistogramProto", "LogMessage", "MetaGraphDef", "NameAttrList",
+    "NodeDef", "SummaryMetadata", "TensorInfo", "all_variables", "get_logger", "get_seed", "initialize_variables",
+    "is_numeric_tensor", "make_ndarray", "make_tensor_proto", "no_regularizer", "op_scope", "scalar_mul", "tuple",
+    "initialize_all_tables", "shape_n", "identity_n", "floor_div", "erfc", "space_to_batch_nd", "batch_to_space_nd",
     "executing_eagerly", "enable_eager_execution", "reduce_logsumexp", "cumprod", "boolean_mask", "segment_sum",
-    "matrix_transpose", "eye", "diag", "diag_part", "trace", "accumulate_n", "batch_matmul", "ones_like", "zeros_like", "squared_difference", "log_softmax", "softmax", "tables_initializer",
+    "matrix_transpose", "eye", "diag", "diag_part", "trace", "accumulate_n", "batch_matmul", "squared_difference", "log_softmax", "softmax", "tables_initializer",
 ]
+
+# tf.assert_*, tf.check_numerics, tf.map_fn, tf.foldl, ... (opforge/ops/check_ops.py, functional_ops.py)
+globals().update({_n: getattr(_more, _n) for _n in _more.CHECKS_AND_FUNCTIONAL})
+as_dtype = _more.as_dtype
+__all__ += list(_more.CHECKS_AND_FUNCTIONAL) + ["as_dtype"]
 
 # ---- collections ---------------------------------------------------------------------------
 
@@ -179,28 +202,6 @@ def is_tensor(x):
     return isinstance(x, (GraphTensor, RefVariable, _of.Tensor))
 
 
-class Dimension:
-    """One dimension of a TensorShape (TF1's tf.Dimension): .value is the size or None."""
-
-    def __init__(self, value):
-        self.value = None if value is None else int(value)
-
-    def __int__(self):
-        return self.value
-
-    __index__ = __int__
-
-    def __eq__(self, other):
-        return self.value == (other.value if isinstance(other, Dimension) else other)
-
-    def __repr__(self):
-        return f"Dimension({self.value})"
-
-
-def dimension_value(dimension):
-    return dimension.value if isinstance(dimension, Dimension) else dimension
-
-
 def executing_eagerly():
     """False: compat.v1 programs build graphs."""
     return False
@@ -210,7 +211,6 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
     raise NotImplementedError("opforge.compat.v1 builds graphs: for eager code use `import opforge as of`")
 
 
-ones_like, zeros_like = _ops.ones_like, _ops.zeros_like
 squared_difference = _ops.squared_difference
 softmax, log_softmax = _nn_v1.softmax, _nn_v1.log_softmax
 
@@ -224,7 +224,32 @@ app, flags, gfile, logging = _platform.app, _platform.flags, _platform.gfile, _p
 
 # ---- namespaces ---------------------------------------------------------------------------------
 
-nn = Namespace("nn", _nn_v1.names())
+identity_n, floor_div, erfc = _ops.identity_n, _ops.floor_div, _ops.erfc
+space_to_batch_nd, batch_to_space_nd = _ops.space_to_batch_nd, _ops.batch_to_space_nd
+
+
+def shape_n(input, out_type="int32", name=None):  # noqa: A002 (TensorFlow's names)
+    """The shapes of the tensors in input, one shape tensor each (tf.shape_n)."""
+    with get_default_graph().name_scope(name or "ShapeN"):
+        return [_ops.shape(x, out_type=out_type) for x in input]
+
+
+def initialize_all_tables(name="init_all_tables"):
+    """tf.initialize_all_tables: TF1's old name of tables_initializer."""
+    return tables_initializer(name)
+
+
+nn = Namespace("nn", _nn_v1.names(), crelu=_more.crelu, atrous_conv2d=_more.atrous_conv2d,
+               max_pool_v2=_more.max_pool_v2, avg_pool_v2=_more.avg_pool_v2,
+               sufficient_statistics=_nn.sufficient_statistics, normalize_moments=_nn.normalize_moments,
+               weighted_moments=_nn.weighted_moments, log_poisson_loss=_nn.log_poisson_loss,
+               max_pool1d=_nn.max_pool1d, avg_pool1d=_nn.avg_pool1d,
+               conv3d_backprop_filter=_ops.conv3d_backprop_filter_v2,
+               conv3d_backprop_filter_v2=_ops.conv3d_backprop_filter_v2,
+               depthwise_conv2d_native_backprop_filter=_ops.depthwise_conv2d_native_backprop_filter,
+               depthwise_conv2d_native_backprop_input=_ops.depthwise_conv2d_native_backprop_input,
+               depthwise_conv2d_backprop_filter=_ops.depthwise_conv2d_native_backprop_filter,
+               depthwise_conv2d_backprop_input=_ops.depthwise_conv2d_native_backprop_input)
 nn.rnn_cell = Namespace("nn.rnn_cell", {k: graph_class(v) if isinstance(v, type) and issubclass(v, _rnn_cell.RNNCell) else v
                                         for k, v in vars(_rnn.rnn_cell).items() if not k.startswith("_")})
 image = Namespace("image", _image_v1.names())
@@ -238,6 +263,11 @@ train = Namespace(
     get_or_create_global_step=_train.get_or_create_global_step, create_global_step=_train.create_global_step,
     global_step=_train.global_step, exponential_decay=_train.exponential_decay,
     inverse_time_decay=_train.inverse_time_decay, natural_exp_decay=_train.natural_exp_decay,
+    linear_cosine_decay=_train.linear_cosine_decay, cosine_decay_restarts=_train.cosine_decay_restarts,
+    ExponentialMovingAverage=_train.ExponentialMovingAverage, remove_checkpoint=_train.remove_checkpoint,
+    get_checkpoint_mtimes=_train.get_checkpoint_mtimes, checkpoints_iterator=_train.checkpoints_iterator,
+    generate_checkpoint_state_proto=_train.generate_checkpoint_state_proto,
+    assert_global_step=_train.assert_global_step,
     polynomial_decay=_train.polynomial_decay, piecewise_constant=_train.piecewise_constant,
     piecewise_constant_decay=_train.piecewise_constant, cosine_decay=_train.cosine_decay,
     Coordinator=_train.Coordinator, start_queue_runners=_train.start_queue_runners,
@@ -245,9 +275,12 @@ train = Namespace(
     Saver=_train.Saver, latest_checkpoint=_train.latest_checkpoint, get_checkpoint_state=_train.get_checkpoint_state,
     checkpoint_exists=_train.checkpoint_exists, update_checkpoint_state=_train.update_checkpoint_state,
     list_variables=_train.list_variables, load_checkpoint=_train.load_checkpoint,
-    load_variable=_train.load_variable, NewCheckpointReader=_train.NewCheckpointReader,
+    load_variable=_train.load_variable, NewCheckpointReader=_more.NewCheckpointReader,
     export_meta_graph=_train.export_meta_graph, import_meta_graph=_train.import_meta_graph,
-    CheckpointState=_saver.CheckpointState,
+    CheckpointState=_saver.CheckpointState, SaverDef=_more.SaverDef, Example=_more.Example,
+    SequenceExample=_more.SequenceExample, Feature=_more.Feature, Features=_more.Features,
+    FeatureList=_more.FeatureList, FeatureLists=_more.FeatureLists, BytesList=_more.BytesList,
+    FloatList=_more.FloatList, Int64List=_more.Int64List,
 )
 initializers = Namespace(
     "initializers", constant=_init.constant_initializer, zeros=_init.zeros_initializer, ones=_init.ones_initializer,
@@ -258,8 +291,11 @@ initializers = Namespace(
     he_uniform=_init.he_uniform, lecun_normal=_init.lecun_normal, lecun_uniform=_init.lecun_uniform,
     global_variables=global_variables_initializer, local_variables=local_variables_initializer,
     variables=variables_initializer, tables_initializer=tables_initializer,
+    uniform_unit_scaling=_init.uniform_unit_scaling_initializer,
 )
-layers = Namespace("layers", {n: getattr(_layers, n) for n in _layers.__all__})
+layers = Namespace("layers", {n: getattr(_layers, n) for n in _layers.__all__}
+                   | {n: graph_class(getattr(_layer_objects, n)) if n != "InputSpec" else _layer_objects.InputSpec
+                      for n in _layer_objects.__all__})
 losses = Namespace(
     "losses", {n: getattr(_losses, n) for n in (
         "Reduction", "compute_weighted_loss", "absolute_difference", "mean_squared_error", "huber_loss", "log_loss",
@@ -267,8 +303,15 @@ losses = Namespace(
         "sparse_softmax_cross_entropy", "add_loss", "get_losses", "get_regularization_loss",
         "get_regularization_losses", "get_total_loss")})
 metrics = Namespace("metrics", {n: getattr(_metrics, n) for n in _metrics.__all__})
-summary = Namespace("summary", {n: getattr(_summary, n) for n in _summary.__all__})
+summary = Namespace("summary", {n: getattr(_summary, n) for n in _summary.__all__},
+                    TaggedRunMetadata=_more.TaggedRunMetadata)
 data = Namespace("data", {n: getattr(_data, n) for n in _data.__all__})
+linalg = Namespace("linalg", _more.linalg_names(), norm=norm, matmul=_m.matmul, diag=_linalg.diag,
+                   diag_part=_linalg.diag_part)
+io = Namespace("io", decode_csv=_input.decode_csv, write_graph=_train.write_graph, gfile=_of.io.gfile)
+version = Namespace("version", VERSION=VERSION, GIT_VERSION=GIT_VERSION, GRAPH_DEF_VERSION=GRAPH_DEF_VERSION,
+                    GRAPH_DEF_VERSION_MIN_CONSUMER=GRAPH_DEF_VERSION_MIN_CONSUMER,
+                    GRAPH_DEF_VERSION_MIN_PRODUCER=GRAPH_DEF_VERSION_MIN_PRODUCER)
 decode_csv, TextLineReader = _input.decode_csv, _input.TextLineReader
 Summary, Event, SessionLog = _summary.Summary, _summary.Event, _summary.SessionLog
 errors = Namespace("errors", {n: getattr(_of.errors, n) for n in dir(_of.errors)
@@ -281,7 +324,11 @@ math = Namespace("math", {n: getattr(_of.math, n) for n in dir(_of.math) if not 
                  add=_m.add, subtract=_m.subtract, multiply=_m.multiply, square=_m.square, sqrt=_ops.sqrt,
                  exp=_ops.exp, log=_ops.log, abs=_ops.abs, tanh=_ops.tanh, sigmoid=_ops.sigmoid,
                  maximum=_ops.maximum, minimum=_ops.minimum, equal=_ops.equal, pow=_ops.pow, negative=_ops.neg,
-                 softplus=_ops.softplus, l2_normalize=_nn.l2_normalize, in_top_k=_nn.in_top_k)
+                 softplus=_ops.softplus, l2_normalize=_nn.l2_normalize, in_top_k=_nn.in_top_k,
+                 erfc=_ops.erfc, softmax=_nn_v1.softmax, log_softmax=_nn_v1.log_softmax,
+                 zero_fraction=_nn.zero_fraction, accumulate_n=accumulate_n, scalar_mul=scalar_mul,
+                 unsorted_segment_sum=_ops.unsorted_segment_sum, is_non_decreasing=_more.is_non_decreasing,
+                 is_strictly_increasing=_more.is_strictly_increasing)
 dtypes = Namespace("dtypes", {n: getattr(_of.dtypes, n) for n in dir(_of.dtypes) if not n.startswith("_")})
 compat = Namespace("compat", as_bytes=lambda s, encoding="utf-8": s.encode(encoding) if isinstance(s, str) else bytes(s),
                    as_text=lambda s, encoding="utf-8": s.decode(encoding) if isinstance(s, bytes) else str(s),
@@ -302,5 +349,6 @@ saved_model = Namespace(
     load=_sm.loader.load, Builder=_sm.SavedModelBuilder,
     main_op=Namespace("saved_model.main_op", main_op=_sm_main_op.main_op,
                       main_op_with_restore=_sm_main_op.main_op_with_restore),
+    main_op_with_restore=_sm_main_op.main_op_with_restore,
 )
 

@@ -51,6 +51,61 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data
                                 legacy_argument("dilations", dilations, "rate", rate), name)
 
 
+def avg_pool2d(value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None,
+               input=None):  # noqa: A002
+    """tf.compat.v1.nn.avg_pool2d: of.nn.avg_pool2d, the input as value= or input=."""
+    return _nn.avg_pool2d(legacy_argument("value", value, "input", input), ksize, strides, padding, data_format,
+                          name)
+
+
+def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None, data_format=None, name=None,
+           input=None, dilations=None):  # noqa: A002
+    """tf.compat.v1.nn.conv1d: of.nn.conv1d, the input as value= or input=."""
+    del use_cudnn_on_gpu
+    return _nn.conv1d(legacy_argument("value", value, "input", input), filters, stride, padding,
+                      data_format or "NWC", dilations, name)
+
+
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="SAME",  # noqa: A002
+                     data_format="NHWC", name=None, input=None, filters=None, dilations=None):  # noqa: A002
+    """tf.compat.v1.nn.conv2d_transpose: of.nn.conv2d_transpose, TF1's value=/filter= or input=/filters=."""
+    return _nn.conv2d_transpose(legacy_argument("value", value, "input", input),
+                                legacy_argument("filter", filter, "filters", filters), output_shape, strides,
+                                padding, data_format, dilations, name)
+
+
+def conv3d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="SAME",  # noqa: A002
+                     data_format="NDHWC", name=None, input=None, filters=None, dilations=None):  # noqa: A002
+    """tf.compat.v1.nn.conv3d_transpose: of.nn.conv3d_transpose, TF1's value=/filter= or input=/filters=."""
+    return _nn.conv3d_transpose(legacy_argument("value", value, "input", input),
+                                legacy_argument("filter", filter, "filters", filters), output_shape, strides,
+                                padding, data_format, dilations, name)
+
+
+def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None,  # noqa: A002
+                data_format=None, filters=None, dilations=None):
+    """tf.compat.v1.nn.convolution: of.nn.convolution, TF1's filter=/dilation_rate= or filters=/dilations=."""
+    return _nn.convolution(input, legacy_argument("filters", filters, "filter", filter), strides, padding,
+                           data_format, legacy_argument("dilations", dilations, "dilation_rate", dilation_rate), name)
+
+
+def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None, name=None,  # noqa: A002
+         data_format=None, dilations=None):
+    """tf.compat.v1.nn.pool: of.nn.pool, TF1's argument order and dilation_rate=."""
+    return _nn.pool(input, window_shape, pooling_type, strides, padding, data_format,
+                    legacy_argument("dilations", dilations, "dilation_rate", dilation_rate), name)
+
+
+def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None, variance_epsilon=None,
+                                         scale_after_normalization=None, name=None, input=None,  # noqa: A002
+                                         mean=None, variance=None):
+    """TF1's batch normalization with given moments: of.nn.batch_normalization, gamma used
+    only with scale_after_normalization."""
+    return _nn.batch_normalization(legacy_argument("input", input, "t", t), legacy_argument("mean", mean, "m", m),
+                                   legacy_argument("variance", variance, "v", v), beta,
+                                   gamma if scale_after_normalization else None, variance_epsilon, name)
+
+
 def max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None, input=None):  # noqa: A002
     """tf.compat.v1.nn.max_pool: of.nn.max_pool2d, the input as value= or input=."""
     return _nn.max_pool2d(legacy_argument("value", value, "input", input), ksize, strides, padding, data_format,
@@ -116,7 +171,10 @@ _SAME = (
     "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "rnn_cell", "max_pool3d", "avg_pool3d", "nce_loss",
     "sampled_softmax_loss", "top_k", "lrn", "local_response_normalization", "log_uniform_candidate_sampler",
     "sigmoid_cross_entropy_with_logits", "weighted_cross_entropy_with_logits", "l2_normalize", "moments",
-    "embedding_lookup", "in_top_k", "xw_plus_b", "relu_layer", "zero_fraction", "conv2d_transpose", "conv1d",
+    "embedding_lookup", "in_top_k", "xw_plus_b", "relu_layer", "zero_fraction",
+    "sufficient_statistics", "normalize_moments", "weighted_moments", "log_poisson_loss", "max_pool1d", "avg_pool1d",
+    "conv1d_transpose", "separable_conv2d", "depth_to_space", "space_to_batch", "space_to_depth",
+    "static_bidirectional_rnn", "conv_transpose", "atrous_conv2d_transpose",
 )
 
 
@@ -130,6 +188,8 @@ def names() -> dict:
         softmax_cross_entropy_with_logits=softmax_cross_entropy_with_logits,
         softmax_cross_entropy_with_logits_v2=softmax_cross_entropy_with_logits_v2,
         sparse_softmax_cross_entropy_with_logits=sparse_softmax_cross_entropy_with_logits, dropout=dropout,
-        log_sigmoid=_math.log_sigmoid,
+        log_sigmoid=_math.log_sigmoid, avg_pool2d=avg_pool2d, conv1d=conv1d, conv2d_transpose=conv2d_transpose,
+        conv3d_transpose=conv3d_transpose, convolution=convolution, pool=pool,
+        batch_norm_with_global_normalization=batch_norm_with_global_normalization,
     )
     return out

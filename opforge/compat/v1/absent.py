@@ -1,0 +1,334 @@
+"""What opforge.compat.v1 does not offer of TensorFlow 1's API, and why.
+
+The names are those of TensorFlow's tf.compat.v1 in tests/data/tf1_api_surface.json (written by
+tools/tf1_api_surface.py from TensorFlow itself), spelled namespace.name: ``tf.matrix_inverse``
+is tf.compat.v1.matrix_inverse, ``nn.ctc_loss`` is tf.compat.v1.nn.ctc_loss. Every TF name is
+either present in opforge.compat.v1 or listed here with its reason; tests/compat/test_api_surface.py
+fails on a name that is neither, and on an entry here that has become present (delete it then).
+``python tools/tf1_api_coverage.py`` prints the share present per namespace (the README quotes it).
+
+KEYWORD_DIFFERENCES lists the present functions that lack a keyword parameter TensorFlow's has,
+with the reason; the test fails on any other missing keyword.
+
+An AttributeError for a listed name says the reason (opforge.compat._namespace.missing).
+"""
+
+from __future__ import annotations
+
+
+def _names(text: str) -> list[str]:
+    return text.split()
+
+
+# reason -> the names it covers
+_ABSENT_BY_REASON: dict[str, list[str]] = {
+
+    "tf.data options and constants: opforge's Dataset has no options or cardinality yet (issue 31)": _names("""
+        data.AUTOTUNE data.INFINITE_CARDINALITY data.NumpyIterator data.Options data.ThreadingOptions
+        data.UNKNOWN_CARDINALITY
+    """),
+    "TF2-era object and eager APIs (tf.Module, Checkpoint, TypeSpecs, tf.function, GradientTape in graph mode, random.Generator, DeviceSpec, control-flow and resource-variable switches): not offered in compat.v1": _names("""
+        data.DatasetSpec random.Algorithm random.Generator random.create_rng_state random.fold_in
+        random.get_global_generator random.set_global_generator random.split saved_model.Asset
+        saved_model.SaveOptions saved_model.load_v2 saved_model.save summary.all_v2_summary_ops summary.initialize
+        tf.CriticalSection tf.DeviceSpec tf.GradientTape tf.Module tf.NoneTensorSpec tf.OptionalSpec
+        tf.TensorArraySpec tf.TensorSpec tf.TypeSpec tf.VariableAggregation tf.VariableSynchronization tf.autograph
+        tf.control_flow_v2_enabled tf.disable_control_flow_v2 tf.disable_resource_variables
+        tf.disable_tensor_equality tf.enable_control_flow_v2 tf.enable_resource_variables tf.enable_tensor_equality
+        tf.enable_v2_behavior tf.executing_eagerly_outside_functions tf.function tf.init_scope tf.is_symbolic_tensor
+        tf.mixed_precision tf.nest tf.recompute_grad tf.resource_variables_enabled tf.type_spec_from_value tf.types
+        tf.variable_creator_scope tf.vectorized_map tf.wrap_function train.Checkpoint train.CheckpointManager
+        train.CheckpointOptions
+    """),
+    "tf.Example parsing, TFRecord files and record datasets (input pipelines, issue 31)": _names("""
+        data.FixedLengthRecordDataset data.TFRecordDataset data.TextLineDataset io.FixedLenFeature
+        io.FixedLenSequenceFeature io.RaggedFeature io.SparseFeature io.TFRecordCompressionType io.TFRecordOptions
+        io.TFRecordWriter io.VarLenFeature io.decode_compressed io.decode_json_example io.decode_proto io.decode_raw
+        io.encode_proto io.parse_example io.parse_sequence_example io.parse_single_example
+        io.parse_single_sequence_example io.parse_tensor io.tf_record_iterator python_io.TFRecordCompressionType
+        python_io.TFRecordOptions python_io.TFRecordWriter python_io.tf_record_iterator tf.FixedLenFeature
+        tf.FixedLenSequenceFeature tf.SparseFeature tf.VarLenFeature tf.decode_compressed tf.decode_json_example
+        tf.decode_raw tf.parse_example tf.parse_single_example tf.parse_single_sequence_example tf.parse_tensor
+        tf.python_io
+    """),
+    "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, mean_pairwise_squared_error, ...": _names("""
+        data.get_output_classes losses.mean_pairwise_squared_error nn.raw_rnn nn.static_state_saving_rnn
+        nn.with_space_to_batch tf.conv tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2
+    """),
+    "absl.flags internals (parsers, serializers, validators, key flags, multi-value flags): tf.flags offers the DEFINE_* functions and FLAGS that TF1 programs use": _names("""
+        flags.ArgumentParser flags.ArgumentSerializer flags.BaseListParser flags.BooleanFlag flags.BooleanParser
+        flags.CantOpenFlagFileError flags.CsvListSerializer flags.DEFINE flags.DEFINE_alias flags.DEFINE_enum_class
+        flags.DEFINE_flag flags.DEFINE_multi flags.DEFINE_multi_enum flags.DEFINE_multi_enum_class
+        flags.DEFINE_multi_float flags.DEFINE_multi_integer flags.DEFINE_multi_string flags.DEFINE_spaceseplist
+        flags.DuplicateFlagError flags.EnumClassFlag flags.EnumClassListSerializer flags.EnumClassParser
+        flags.EnumClassSerializer flags.EnumFlag flags.EnumParser flags.Error flags.Flag flags.FlagHolder
+        flags.FlagNameConflictsWithMethodError flags.FloatParser flags.IllegalFlagValueError flags.IntegerParser
+        flags.ListParser flags.ListSerializer flags.MultiEnumClassFlag flags.MultiFlag flags.UnparsedFlagAccessError
+        flags.UnrecognizedFlagError flags.ValidationError flags.WhitespaceSeparatedListParser
+        flags.adopt_module_key_flags flags.declare_key_flag flags.disclaim_key_flags flags.doc_to_help
+        flags.flag_dict_to_args flags.get_help_width flags.mark_bool_flags_as_mutual_exclusive
+        flags.mark_flags_as_mutual_exclusive flags.multi_flags_validator flags.override_value
+        flags.register_multi_flags_validator flags.register_validator flags.set_default flags.text_wrap
+        flags.validator
+    """),
+    "image ops not yet in opforge (codecs, colour, crop/pad/flip, augmentation, NMS, patches; issue 32's image work)": _names("""
+        image.adjust_brightness image.adjust_contrast image.adjust_gamma image.adjust_hue image.adjust_jpeg_quality
+        image.adjust_saturation image.central_crop image.combined_non_max_suppression image.convert_image_dtype
+        image.crop_and_resize image.crop_to_bounding_box image.decode_and_crop_jpeg image.decode_bmp
+        image.decode_gif image.decode_image image.decode_jpeg image.decode_jxl image.decode_png image.decode_webp
+        image.draw_bounding_boxes image.encode_jpeg image.encode_png image.extract_glimpse
+        image.extract_image_patches image.extract_jpeg_shape image.extract_patches image.flip_left_right
+        image.flip_up_down image.generate_bounding_box_proposals image.grayscale_to_rgb image.hsv_to_rgb
+        image.image_gradients image.is_jpeg image.non_max_suppression image.non_max_suppression_overlaps
+        image.non_max_suppression_padded image.non_max_suppression_with_scores image.pad_to_bounding_box
+        image.per_image_standardization image.psnr image.random_brightness image.random_contrast image.random_crop
+        image.random_flip_left_right image.random_flip_up_down image.random_hue image.random_jpeg_quality
+        image.random_saturation image.resize_area image.resize_bicubic image.resize_image_with_crop_or_pad
+        image.resize_image_with_pad image.resize_with_crop_or_pad image.rgb_to_grayscale image.rgb_to_hsv
+        image.rgb_to_yiq image.rgb_to_yuv image.rot90 image.sample_distorted_bounding_box image.sobel_edges
+        image.ssim image.ssim_multiscale image.total_variation image.transpose image.transpose_image
+        image.yiq_to_rgb image.yuv_to_rgb io.decode_and_crop_jpeg io.decode_bmp io.decode_gif io.decode_image
+        io.decode_jpeg io.decode_jxl io.decode_png io.decode_webp io.encode_jpeg io.encode_png io.extract_jpeg_shape
+        io.is_jpeg tf.extract_image_patches tf.extract_volume_patches tf.random_crop
+    """),
+    "queues, readers and queue-fed input producers (input pipelines, issue 31)": _names("""
+        io.PaddingFIFOQueue io.PriorityQueue io.QueueBase io.RandomShuffleQueue io.match_filenames_once
+        sparse.SparseConditionalAccumulator tf.ConditionalAccumulator tf.ConditionalAccumulatorBase tf.FIFOQueue
+        tf.FixedLengthRecordReader tf.IdentityReader tf.LMDBReader tf.PaddingFIFOQueue tf.PriorityQueue tf.QueueBase
+        tf.RandomShuffleQueue tf.ReaderBase tf.SparseConditionalAccumulator tf.TFRecordReader tf.WholeFileReader
+        tf.queue train.QueueRunner train.add_queue_runner train.batch_join train.input_producer train.limit_epochs
+        train.match_filenames_once train.maybe_batch train.maybe_batch_join train.maybe_shuffle_batch
+        train.maybe_shuffle_batch_join train.queue_runner train.range_input_producer train.shuffle_batch_join
+        train.slice_input_producer
+    """),
+    "string ops (opforge has the string dtype and DecodeCSV, not yet the string kernels: Substr, RegexReplace, StringJoin, AsString, StringToNumber, hashing, unicode, base64)": _names("""
+        io.decode_base64 io.encode_base64 strings.as_string strings.bytes_split strings.format strings.join
+        strings.length strings.lower strings.ngrams strings.reduce_join strings.regex_full_match
+        strings.regex_replace strings.split strings.strip strings.substr strings.to_hash_bucket
+        strings.to_hash_bucket_fast strings.to_hash_bucket_strong strings.to_number strings.unicode_decode
+        strings.unicode_decode_with_offsets strings.unicode_encode strings.unicode_script strings.unicode_split
+        strings.unicode_split_with_offsets strings.unicode_transcode strings.unsorted_segment_join strings.upper
+        tf.as_string tf.decode_base64 tf.encode_base64 tf.fingerprint tf.reduce_join tf.regex_replace tf.string_join
+        tf.string_split tf.string_strip tf.string_to_hash_bucket tf.string_to_hash_bucket_fast
+        tf.string_to_hash_bucket_strong tf.string_to_number tf.strings tf.substr
+    """),
+    "SparseTensor and the sparse ops: opforge has no SparseTensor yet": _names("""
+        io.deserialize_many_sparse io.serialize_many_sparse io.serialize_sparse
+        metrics.sparse_average_precision_at_k metrics.sparse_precision_at_k nn.embedding_lookup_sparse
+        nn.safe_embedding_lookup_sparse sparse.SparseTensor sparse.add sparse.bincount sparse.concat sparse.cross
+        sparse.cross_hashed sparse.expand_dims sparse.eye sparse.fill_empty_rows sparse.from_dense sparse.mask
+        sparse.matmul sparse.maximum sparse.merge sparse.minimum sparse.placeholder sparse.reduce_max
+        sparse.reduce_max_sparse sparse.reduce_sum sparse.reduce_sum_sparse sparse.reorder sparse.reset_shape
+        sparse.reshape sparse.retain sparse.segment_mean sparse.segment_sqrt_n sparse.segment_sum sparse.slice
+        sparse.softmax sparse.sparse_dense_matmul sparse.split sparse.to_dense sparse.to_indicator sparse.transpose
+        tf.IndexedSlices tf.IndexedSlicesSpec tf.SparseTensor tf.SparseTensorSpec tf.SparseTensorValue
+        tf.convert_to_tensor_or_indexed_slices tf.convert_to_tensor_or_sparse_tensor tf.deserialize_many_sparse
+        tf.serialize_many_sparse tf.serialize_sparse tf.sparse tf.sparse_add tf.sparse_concat
+        tf.sparse_fill_empty_rows tf.sparse_mask tf.sparse_matmul tf.sparse_maximum tf.sparse_merge
+        tf.sparse_minimum tf.sparse_placeholder tf.sparse_reduce_max tf.sparse_reduce_max_sparse
+        tf.sparse_reduce_sum tf.sparse_reduce_sum_sparse tf.sparse_reorder tf.sparse_reset_shape tf.sparse_reshape
+        tf.sparse_retain tf.sparse_segment_mean tf.sparse_segment_sqrt_n tf.sparse_segment_sum tf.sparse_slice
+        tf.sparse_softmax tf.sparse_split tf.sparse_tensor_dense_matmul tf.sparse_tensor_to_dense tf.sparse_to_dense
+        tf.sparse_to_indicator tf.sparse_transpose
+    """),
+    "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, Cross, EditDistance, Dilation2D, FractionalPool, MaxPoolWithArgmax, CumulativeLogsumexp, RandomGamma, RandomPoisson and the stateless samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""
+        io.matching_files io.read_file io.serialize_tensor io.write_file math.approx_max_k math.approx_min_k
+        math.cumulative_logsumexp math.nextafter math.sobol_sample nn.approx_max_k nn.approx_min_k nn.dilation2d
+        nn.erosion2d nn.fractional_avg_pool nn.fractional_max_pool nn.max_pool_with_argmax random.gamma
+        random.poisson random.stateless_binomial random.stateless_categorical random.stateless_gamma
+        random.stateless_multinomial random.stateless_parameterized_truncated_normal random.stateless_poisson
+        tf.approx_top_k tf.bitcast tf.cross tf.dynamic_partition tf.dynamic_stitch tf.edit_distance
+        tf.guarantee_const tf.matching_files tf.random_gamma tf.random_index_shuffle tf.random_poisson tf.read_file
+        tf.repeat tf.required_space_to_batch_paddings tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.timestamp
+        tf.unique tf.unique_with_counts tf.unravel_index tf.write_file
+    """),
+    "tf.linalg.LinearOperator classes: a class library over linear algebra ops opforge does not have yet": _names("""
+        linalg.LinearOperator linalg.LinearOperatorAdjoint linalg.LinearOperatorBlockDiag
+        linalg.LinearOperatorBlockLowerTriangular linalg.LinearOperatorCirculant linalg.LinearOperatorCirculant2D
+        linalg.LinearOperatorCirculant3D linalg.LinearOperatorComposition linalg.LinearOperatorDiag
+        linalg.LinearOperatorFullMatrix linalg.LinearOperatorHouseholder linalg.LinearOperatorIdentity
+        linalg.LinearOperatorInversion linalg.LinearOperatorKronecker linalg.LinearOperatorLowRankUpdate
+        linalg.LinearOperatorLowerTriangular linalg.LinearOperatorPermutation linalg.LinearOperatorScaledIdentity
+        linalg.LinearOperatorToeplitz linalg.LinearOperatorTridiag linalg.LinearOperatorZeros
+    """),
+    "linear algebra ops not yet in opforge (MatrixInverse, Cholesky, Qr, Svd, ... arrive with issue 32's linalg work; names are wired in when the ops land)": _names("""
+        linalg.band_part linalg.cholesky linalg.cholesky_solve linalg.cross linalg.det linalg.eigh
+        linalg.eigh_tridiagonal linalg.eigvalsh linalg.expm linalg.inv linalg.logdet linalg.logm linalg.lstsq
+        linalg.lu linalg.lu_matrix_inverse linalg.lu_reconstruct linalg.lu_solve linalg.matrix_rank linalg.matvec
+        linalg.normalize linalg.pinv linalg.qr linalg.set_diag linalg.slogdet linalg.solve linalg.sqrtm linalg.svd
+        linalg.triangular_solve linalg.tridiagonal_matmul linalg.tridiagonal_solve tf.cholesky tf.cholesky_solve
+        tf.matrix_band_part tf.matrix_determinant tf.matrix_diag tf.matrix_diag_part tf.matrix_inverse
+        tf.matrix_set_diag tf.matrix_solve tf.matrix_solve_ls tf.matrix_square_root tf.matrix_triangular_solve tf.qr
+        tf.self_adjoint_eig tf.self_adjoint_eigvals tf.svd
+    """),
+    "complex dtypes and FFTs: opforge's dtypes are real (DESIGN.md 5)": _names("""
+        math.angle math.conj math.imag math.real tf.angle tf.complex tf.complex128 tf.complex64 tf.conj tf.fft
+        tf.fft2d tf.fft3d tf.fftnd tf.ifft tf.ifft2d tf.ifft3d tf.ifftnd tf.imag tf.irfftnd tf.real tf.rfftnd
+        tf.signal tf.spectral tf.to_complex128 tf.to_complex64
+    """),
+    "special functions: ops not yet in opforge (Lgamma, Digamma, Igamma, Betainc, Zeta, Bessel, Erfinv, Ndtri)": _names("""
+        math.bessel_i0 math.bessel_i0e math.bessel_i1 math.bessel_i1e math.betainc math.digamma math.erfcinv
+        math.erfinv math.igamma math.igammac math.lbeta math.lgamma math.ndtri math.polygamma math.zeta tf.betainc
+        tf.digamma tf.igamma tf.igammac tf.lbeta tf.lgamma tf.polygamma tf.zeta
+    """),
+    "segment reductions other than SegmentSum/UnsortedSegmentSum: ops not yet in opforge": _names("""
+        math.segment_max math.segment_min math.segment_prod math.unsorted_segment_max math.unsorted_segment_min
+        math.unsorted_segment_prod tf.segment_max tf.segment_min tf.segment_prod tf.unsorted_segment_max
+        tf.unsorted_segment_min tf.unsorted_segment_prod
+    """),
+    "namespaces opforge does not offer yet (tf.audio, tf.bitwise, tf.config, tf.debugging, tf.feature_column, tf.graph_util, tf.lookup, tf.manip, tf.profiler, tf.resource_loader, tf.sets, ...)": _names("""
+        math.special tf.audio tf.bitwise tf.config tf.debugging tf.feature_column tf.graph_util tf.lookup tf.manip
+        tf.profiler tf.resource_loader tf.sets
+    """),
+    "streaming metrics opforge has not written yet (at-k, thresholds, IoU, ...)": _names("""
+        metrics.average_precision_at_k metrics.false_negatives_at_thresholds metrics.false_positives_at_thresholds
+        metrics.mean_cosine_distance metrics.mean_iou metrics.mean_per_class_accuracy metrics.mean_relative_error
+        metrics.mean_tensor metrics.percentage_below metrics.precision_at_k metrics.precision_at_thresholds
+        metrics.precision_at_top_k metrics.recall_at_k metrics.recall_at_thresholds metrics.recall_at_top_k
+        metrics.sensitivity_at_specificity metrics.specificity_at_sensitivity metrics.true_negatives_at_thresholds
+        metrics.true_positives_at_thresholds
+    """),
+    "candidate samplers other than log-uniform: ops not yet in opforge": _names("""
+        nn.all_candidate_sampler nn.compute_accidental_hits nn.fixed_unigram_candidate_sampler
+        nn.learned_unigram_candidate_sampler nn.uniform_candidate_sampler random.all_candidate_sampler
+        random.fixed_unigram_candidate_sampler random.learned_unigram_candidate_sampler
+        random.log_uniform_candidate_sampler random.uniform_candidate_sampler
+    """),
+    "CTC loss and decoders: ops not yet in opforge": _names("""
+        nn.collapse_repeated nn.ctc_beam_search_decoder nn.ctc_beam_search_decoder_v2 nn.ctc_greedy_decoder
+        nn.ctc_loss nn.ctc_loss_v2 nn.ctc_unique_labels
+    """),
+    "TF2 distribution helpers with no TF1 meaning": _names("""
+        nn.compute_average_loss nn.scale_regularization_loss
+    """),
+    "quantized dtypes and ops: opforge has no quantized types": _names("""
+        nn.quantized_avg_pool nn.quantized_conv2d nn.quantized_max_pool nn.quantized_relu_x tf.QUANTIZED_DTYPES
+        tf.dequantize tf.fake_quant_with_min_max_args tf.fake_quant_with_min_max_args_gradient
+        tf.fake_quant_with_min_max_vars tf.fake_quant_with_min_max_vars_gradient
+        tf.fake_quant_with_min_max_vars_per_channel tf.fake_quant_with_min_max_vars_per_channel_gradient tf.qint16
+        tf.qint32 tf.qint8 tf.quantization tf.quantize tf.quantize_v2 tf.quantized_concat tf.quint16 tf.quint8
+        train.do_quantize_training_on_graphdef
+    """),
+    "summary utilities not written yet (FileWriterCache, summary descriptions)": _names("""
+        summary.FileWriterCache summary.SummaryDescription summary.get_summary_description
+    """),
+    "tf.test's unittest harness, benchmarks and build queries: opforge's own tests use pytest, and programs call these only from their test files": _names("""
+        test.Benchmark test.StubOutForTesting test.TestCase test.assert_equal_graph_def test.benchmark_config
+        test.compute_gradient test.compute_gradient_error test.create_local_cluster test.disable_with_predicate
+        test.get_temp_dir test.gpu_device_name test.is_built_with_cuda test.is_built_with_gpu_support
+        test.is_built_with_rocm test.is_built_with_xla test.is_cpu_target_available test.is_gpu_available test.main
+        test.test_src_dir_path test.with_eager_op_as_function tf.test
+    """),
+    "gradient registration from Python and custom gradients: opforge's gradients come from opdefs and its registry; TF's Python-level API over it is not offered yet": _names("""
+        tf.AggregationMethod tf.NoGradient tf.NotDifferentiable tf.RegisterGradient tf.UnconnectedGradients
+        tf.custom_gradient tf.grad_pass_through tf.hessians tf.no_gradient
+    """),
+    "TensorFlow build details and TF's own shared-library loading, with no opforge counterpart (opforge's op libraries load with tf.load_op_library)": _names("""
+        tf.COMPILER_VERSION tf.CXX11_ABI_FLAG tf.CXX_VERSION tf.MONOLITHIC_BUILD tf.__compiler_version__
+        tf.load_file_system_library tf.load_library tf.sysconfig
+    """),
+    "RaggedTensor: opforge has no ragged tensors": _names("""
+        tf.RaggedTensor tf.RaggedTensorSpec tf.ragged tf.ragged_fill_empty_rows tf.ragged_fill_empty_rows_grad
+    """),
+    "variable-initialization queries: IsVariableInitialized is not an opforge op yet": _names("""
+        tf.assert_variables_initialized tf.is_variable_initialized tf.report_uninitialized_variables
+    """),
+    "variable update ops not yet in opforge (ScatterUpdate, ScatterAdd, ..., CountUpTo)": _names("""
+        tf.batch_scatter_update tf.count_up_to tf.scatter_add tf.scatter_div tf.scatter_max tf.scatter_min
+        tf.scatter_mul tf.scatter_nd_add tf.scatter_nd_sub tf.scatter_nd_update tf.scatter_sub tf.scatter_update
+    """),
+    "TF runtime features opforge does not have: session handles, containers, colocation, variable partitioning, tensor-conversion registry, batching functions": _names("""
+        tf.check_pinned tf.colocate_with tf.container tf.create_partitioned_variables tf.delete_session_tensor
+        tf.fixed_size_partitioner tf.get_session_handle tf.get_session_tensor tf.min_max_variable_partitioner
+        tf.nondifferentiable_batch_function tf.register_tensor_conversion_function tf.variable_axis_size_partitioner
+    """),
+    "TensorFlow's TensorShape v1/v2 switch: opforge's TensorShape gives known sizes as Dimensions (with .value) and unknown ones as None always; a global switch would change what opforge's own shape code reads": _names("""
+        tf.disable_v2_tensorshape tf.enable_v2_tensorshape
+    """),
+    "host Python callbacks (PyFunc, EagerPyFunc) need a callback op opforge does not have": _names("""
+        tf.numpy_function tf.py_func tf.py_function
+    """),
+    "TF2's tf.print (PrintV2 and its formatting): not written yet; TF1's tf.Print is there": _names("""
+        tf.print
+    """),
+    "dtypes opforge does not have (DESIGN.md 5 lists its dtypes)": _names("""
+        tf.resource tf.uint16 tf.uint32 tf.uint64
+    """),
+    "TensorScatter* ops not yet in opforge": _names("""
+        tf.tensor_scatter_add tf.tensor_scatter_nd_add tf.tensor_scatter_nd_max tf.tensor_scatter_nd_min
+        tf.tensor_scatter_nd_sub tf.tensor_scatter_nd_update tf.tensor_scatter_sub tf.tensor_scatter_update
+    """),
+    "optimizers needing ops opforge lacks (Proximal*, AdagradDA, SDCA) and training utilities not written yet (warm_start, init_from_checkpoint, noisy_linear_cosine_decay, summary_iterator, VocabInfo)": _names("""
+        train.AdagradDAOptimizer train.ProximalAdagradOptimizer train.ProximalGradientDescentOptimizer
+        train.VocabInfo train.init_from_checkpoint train.noisy_linear_cosine_decay train.sdca_fprint
+        train.sdca_optimizer train.sdca_shrink_l1 train.summary_iterator train.warm_start
+    """),
+    "MonitoredSession, Scaffold and SessionRunHooks: the managed training loop is not in opforge yet": _names("""
+        train.CheckpointSaverHook train.CheckpointSaverListener train.ChiefSessionCreator train.FeedFnHook
+        train.FinalOpsHook train.GlobalStepWaiterHook train.LoggingTensorHook train.LooperThread
+        train.MonitoredSession train.MonitoredTrainingSession train.NanLossDuringTrainingError train.NanTensorHook
+        train.ProfilerHook train.Scaffold train.SecondOrStepTimer train.SessionCreator train.SessionManager
+        train.SessionRunArgs train.SessionRunContext train.SessionRunHook train.SessionRunValues
+        train.SingularMonitoredSession train.StepCounterHook train.StopAtStepHook train.SummarySaverHook
+        train.WorkerSessionCreator train.basic_train_loop
+    """),
+    "distributed runtime: servers, clusters, replicas (issue 35)": _names("""
+        train.ClusterDef train.ClusterSpec train.JobDef train.Server train.ServerDef train.Supervisor
+        train.SyncReplicasOptimizer train.replica_device_setter
+    """),
+}
+
+ABSENT: dict[str, str] = {name: reason for reason, names in _ABSENT_BY_REASON.items() for name in names}
+
+# reason -> {name: the TF keywords its opforge spelling does not take}
+_KEYWORDS_BY_REASON: dict[str, dict[str, tuple[str, ...]]] = {
+    "TF2's DTensor layouts and TF-internal gradient plumbing (grad_a/grad_b), not part of TF1's API": {
+        "linalg.matmul": ("grad_a", "grad_b"),
+        "tf.fill": ("layout",),
+        "tf.matmul": ("grad_a", "grad_b"),
+        "tf.ones": ("layout",),
+        "tf.zeros": ("layout",),
+    },
+    "TF 2.x additions TF1 programs do not pass: bad_indices_policy (GatherNd/ScatterNd's newer attr), stateless RNG alg": {
+        "random.stateless_normal": ("alg",),
+        "random.stateless_truncated_normal": ("alg",),
+        "random.stateless_uniform": ("alg",),
+        "tf.gather_nd": ("bad_indices_policy",),
+        "tf.scatter_nd": ("bad_indices_policy",),
+    },
+    "MatrixDiagV3's band (k, num_rows, num_cols, padding_value, align): opforge's MatrixDiag takes the main diagonal only": {
+        "linalg.diag": ("align", "k", "num_cols", "num_rows", "padding_value"),
+        "linalg.diag_part": ("align", "k", "padding_value"),
+    },
+    "opforge's own classes under TF's names, built by opforge rather than by callers (TF's constructor arguments are its internals)": {
+        "data.Iterator": ("initializer", "iterator_resource", "output_classes", "output_shapes", "output_types"),
+        "nn.rnn_cell.RNNCell": ("trainable",),
+        "tf.DType": ("handle_data", "type_enum"),
+        "tf.OpError": ("error_code",),
+    },
+    "variable partitioning, resource variables and constraints are not in opforge's variable scopes yet": {
+        "tf.VariableScope": ("caching_device", "constraint", "partitioner", "use_resource"),
+    },
+    "gradient hints: opforge's gradients() has one aggregation (AddN) and no colocation or gating options yet": {
+        "tf.gradients": ("aggregation_method", "colocate_gradients_with_ops", "gate_gradients"),
+    },
+    "options opforge's savers and optimizers do not have (debug info, stripping default attrs, TF2 name scoping)": {
+        "train.AdamOptimizer": ("use_own_namescope_for_non_slot_vars",),
+        "train.Optimizer": ("use_own_namescope_for_non_slot_vars",),
+        "train.export_meta_graph": ("clear_extraneous_savers", "save_debug_info", "strip_default_attrs"),
+    },
+    "absl flag options opforge's flags do not implement (bounds, required flags, module names)": {
+        "flags.DEFINE_bool": ("module_name", "required"),
+        "flags.DEFINE_boolean": ("module_name", "required"),
+        "flags.DEFINE_enum": ("module_name", "required"),
+        "flags.DEFINE_float": ("lower_bound", "required", "upper_bound"),
+        "flags.DEFINE_integer": ("lower_bound", "required", "upper_bound"),
+        "flags.DEFINE_list": ("required",),
+        "flags.DEFINE_string": ("required",),
+    },
+}
+
+KEYWORD_DIFFERENCES: dict[str, tuple[str, ...]] = {
+    name: params for by_name in _KEYWORDS_BY_REASON.values() for name, params in by_name.items()}
+KEYWORD_REASONS: dict[str, str] = {
+    name: reason for reason, by_name in _KEYWORDS_BY_REASON.items() for name in by_name}
