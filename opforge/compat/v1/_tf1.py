@@ -31,6 +31,7 @@ from opforge.layers import rnn as _rnn
 from opforge.layers import rnn_cell as _rnn_cell
 from opforge.compat._namespace import Namespace, graph_class, legacy_argument
 from opforge.compat.v1 import _tf1_aliases as _more
+from opforge.compat.v1 import _tf1_io
 from opforge.compat.v1._tf1_aliases import (  # noqa: F401  (TensorFlow 1's names, see _tf1_aliases)
     GIT_VERSION, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER, VERSION,
     AttrValue, HistogramProto, LogMessage, MetaGraphDef, NameAttrList, NodeDef, SummaryMetadata, TensorInfo,
@@ -306,9 +307,10 @@ metrics = Namespace("metrics", {n: getattr(_metrics, n) for n in _metrics.__all_
 summary = Namespace("summary", {n: getattr(_summary, n) for n in _summary.__all__},
                     TaggedRunMetadata=_more.TaggedRunMetadata)
 data = Namespace("data", {n: getattr(_data, n) for n in _data.__all__})
-linalg = Namespace("linalg", _more.linalg_names(), norm=norm, matmul=_m.matmul, diag=_linalg.diag,
-                   diag_part=_linalg.diag_part)
-io = Namespace("io", decode_csv=_input.decode_csv, write_graph=_train.write_graph, gfile=_of.io.gfile)
+linalg = Namespace("linalg", _more.linalg_names() | _tf1_io.linalg_names(), norm=norm, matmul=_m.matmul,
+                   diag=_linalg.diag, diag_part=_linalg.diag_part)
+io = Namespace("io", _tf1_io.io_names(), decode_csv=_input.decode_csv, write_graph=_train.write_graph,
+               gfile=_of.io.gfile)
 version = Namespace("version", VERSION=VERSION, GIT_VERSION=GIT_VERSION, GRAPH_DEF_VERSION=GRAPH_DEF_VERSION,
                     GRAPH_DEF_VERSION_MIN_CONSUMER=GRAPH_DEF_VERSION_MIN_CONSUMER,
                     GRAPH_DEF_VERSION_MIN_PRODUCER=GRAPH_DEF_VERSION_MIN_PRODUCER)

@@ -24,32 +24,25 @@ def _names(text: str) -> list[str]:
 _ABSENT_BY_REASON: dict[str, list[str]] = {
 
     "tf.data options and constants: opforge's Dataset has no options or cardinality yet (issue 31)": _names("""
-        data.AUTOTUNE data.INFINITE_CARDINALITY data.NumpyIterator data.Options data.ThreadingOptions
-        data.UNKNOWN_CARDINALITY
+        data.INFINITE_CARDINALITY data.NumpyIterator data.Options data.ThreadingOptions data.UNKNOWN_CARDINALITY
     """),
     "TF2-era object and eager APIs (tf.Module, Checkpoint, TypeSpecs, tf.function, GradientTape in graph mode, random.Generator, DeviceSpec, control-flow and resource-variable switches): not offered in compat.v1": _names("""
         data.DatasetSpec random.Algorithm random.Generator random.create_rng_state random.fold_in
-        random.get_global_generator random.set_global_generator random.split saved_model.Asset
-        saved_model.SaveOptions saved_model.load_v2 saved_model.save summary.all_v2_summary_ops summary.initialize
-        tf.CriticalSection tf.DeviceSpec tf.GradientTape tf.Module tf.NoneTensorSpec tf.OptionalSpec
-        tf.TensorArraySpec tf.TensorSpec tf.TypeSpec tf.VariableAggregation tf.VariableSynchronization tf.autograph
-        tf.control_flow_v2_enabled tf.disable_control_flow_v2 tf.disable_resource_variables
-        tf.disable_tensor_equality tf.enable_control_flow_v2 tf.enable_resource_variables tf.enable_tensor_equality
-        tf.enable_v2_behavior tf.executing_eagerly_outside_functions tf.function tf.init_scope tf.is_symbolic_tensor
-        tf.mixed_precision tf.nest tf.recompute_grad tf.resource_variables_enabled tf.type_spec_from_value tf.types
+        random.get_global_generator random.set_global_generator random.split saved_model.Asset saved_model.SaveOptions
+        saved_model.load_v2 saved_model.save summary.all_v2_summary_ops summary.initialize tf.CriticalSection
+        tf.DeviceSpec tf.GradientTape tf.Module tf.NoneTensorSpec tf.OptionalSpec tf.TensorArraySpec tf.TensorSpec
+        tf.TypeSpec tf.VariableAggregation tf.VariableSynchronization tf.autograph tf.control_flow_v2_enabled
+        tf.disable_control_flow_v2 tf.disable_resource_variables tf.disable_tensor_equality tf.enable_control_flow_v2
+        tf.enable_resource_variables tf.enable_tensor_equality tf.enable_v2_behavior
+        tf.executing_eagerly_outside_functions tf.function tf.init_scope tf.is_symbolic_tensor tf.mixed_precision
+        tf.nest tf.recompute_grad tf.resource_variables_enabled tf.type_spec_from_value tf.types
         tf.variable_creator_scope tf.vectorized_map tf.wrap_function train.Checkpoint train.CheckpointManager
         train.CheckpointOptions
     """),
     "tf.Example parsing, TFRecord files and record datasets (input pipelines, issue 31)": _names("""
-        data.FixedLengthRecordDataset data.TFRecordDataset data.TextLineDataset io.FixedLenFeature
-        io.FixedLenSequenceFeature io.RaggedFeature io.SparseFeature io.TFRecordCompressionType io.TFRecordOptions
-        io.TFRecordWriter io.VarLenFeature io.decode_compressed io.decode_json_example io.decode_proto io.decode_raw
-        io.encode_proto io.parse_example io.parse_sequence_example io.parse_single_example
-        io.parse_single_sequence_example io.parse_tensor io.tf_record_iterator python_io.TFRecordCompressionType
-        python_io.TFRecordOptions python_io.TFRecordWriter python_io.tf_record_iterator tf.FixedLenFeature
-        tf.FixedLenSequenceFeature tf.SparseFeature tf.VarLenFeature tf.decode_compressed tf.decode_json_example
-        tf.decode_raw tf.parse_example tf.parse_single_example tf.parse_single_sequence_example tf.parse_tensor
-        tf.python_io
+        data.FixedLengthRecordDataset data.TextLineDataset io.RaggedFeature io.SparseFeature io.decode_compressed
+        io.decode_json_example io.decode_proto io.encode_proto io.parse_tensor tf.SparseFeature tf.decode_compressed
+        tf.decode_json_example tf.parse_tensor
     """),
     "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, mean_pairwise_squared_error, ...": _names("""
         data.get_output_classes losses.mean_pairwise_squared_error nn.raw_rnn nn.static_state_saving_rnn
@@ -74,22 +67,22 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "image ops not yet in opforge (codecs, colour, crop/pad/flip, augmentation, NMS, patches; issue 32's image work)": _names("""
         image.adjust_brightness image.adjust_contrast image.adjust_gamma image.adjust_hue image.adjust_jpeg_quality
         image.adjust_saturation image.central_crop image.combined_non_max_suppression image.convert_image_dtype
-        image.crop_and_resize image.crop_to_bounding_box image.decode_and_crop_jpeg image.decode_bmp
-        image.decode_gif image.decode_image image.decode_jpeg image.decode_jxl image.decode_png image.decode_webp
-        image.draw_bounding_boxes image.encode_jpeg image.encode_png image.extract_glimpse
-        image.extract_image_patches image.extract_jpeg_shape image.extract_patches image.flip_left_right
-        image.flip_up_down image.generate_bounding_box_proposals image.grayscale_to_rgb image.hsv_to_rgb
-        image.image_gradients image.is_jpeg image.non_max_suppression image.non_max_suppression_overlaps
-        image.non_max_suppression_padded image.non_max_suppression_with_scores image.pad_to_bounding_box
-        image.per_image_standardization image.psnr image.random_brightness image.random_contrast image.random_crop
-        image.random_flip_left_right image.random_flip_up_down image.random_hue image.random_jpeg_quality
-        image.random_saturation image.resize_area image.resize_bicubic image.resize_image_with_crop_or_pad
-        image.resize_image_with_pad image.resize_with_crop_or_pad image.rgb_to_grayscale image.rgb_to_hsv
-        image.rgb_to_yiq image.rgb_to_yuv image.rot90 image.sample_distorted_bounding_box image.sobel_edges
-        image.ssim image.ssim_multiscale image.total_variation image.transpose image.transpose_image
-        image.yiq_to_rgb image.yuv_to_rgb io.decode_and_crop_jpeg io.decode_bmp io.decode_gif io.decode_image
-        io.decode_jpeg io.decode_jxl io.decode_png io.decode_webp io.encode_jpeg io.encode_png io.extract_jpeg_shape
-        io.is_jpeg tf.extract_image_patches tf.extract_volume_patches tf.random_crop
+        image.crop_and_resize image.crop_to_bounding_box image.decode_and_crop_jpeg image.decode_bmp image.decode_gif
+        image.decode_image image.decode_jpeg image.decode_jxl image.decode_png image.decode_webp
+        image.draw_bounding_boxes image.encode_jpeg image.encode_png image.extract_glimpse image.extract_image_patches
+        image.extract_jpeg_shape image.extract_patches image.flip_left_right image.flip_up_down
+        image.generate_bounding_box_proposals image.grayscale_to_rgb image.hsv_to_rgb image.image_gradients
+        image.is_jpeg image.non_max_suppression image.non_max_suppression_overlaps image.non_max_suppression_padded
+        image.non_max_suppression_with_scores image.pad_to_bounding_box image.per_image_standardization image.psnr
+        image.random_brightness image.random_contrast image.random_crop image.random_flip_left_right
+        image.random_flip_up_down image.random_hue image.random_jpeg_quality image.random_saturation image.resize_area
+        image.resize_bicubic image.resize_image_with_crop_or_pad image.resize_image_with_pad
+        image.resize_with_crop_or_pad image.rgb_to_grayscale image.rgb_to_hsv image.rgb_to_yiq image.rgb_to_yuv
+        image.rot90 image.sample_distorted_bounding_box image.sobel_edges image.ssim image.ssim_multiscale
+        image.total_variation image.transpose image.transpose_image image.yiq_to_rgb image.yuv_to_rgb
+        io.decode_and_crop_jpeg io.decode_bmp io.decode_gif io.decode_image io.decode_jpeg io.decode_jxl io.decode_png
+        io.decode_webp io.encode_jpeg io.encode_png io.extract_jpeg_shape io.is_jpeg tf.extract_image_patches
+        tf.extract_volume_patches tf.random_crop
     """),
     "queues, readers and queue-fed input producers (input pipelines, issue 31)": _names("""
         io.PaddingFIFOQueue io.PriorityQueue io.QueueBase io.RandomShuffleQueue io.match_filenames_once
@@ -103,44 +96,41 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "string ops (opforge has the string dtype and DecodeCSV, not yet the string kernels: Substr, RegexReplace, StringJoin, AsString, StringToNumber, hashing, unicode, base64)": _names("""
         io.decode_base64 io.encode_base64 strings.as_string strings.bytes_split strings.format strings.join
-        strings.length strings.lower strings.ngrams strings.reduce_join strings.regex_full_match
-        strings.regex_replace strings.split strings.strip strings.substr strings.to_hash_bucket
-        strings.to_hash_bucket_fast strings.to_hash_bucket_strong strings.to_number strings.unicode_decode
-        strings.unicode_decode_with_offsets strings.unicode_encode strings.unicode_script strings.unicode_split
-        strings.unicode_split_with_offsets strings.unicode_transcode strings.unsorted_segment_join strings.upper
-        tf.as_string tf.decode_base64 tf.encode_base64 tf.fingerprint tf.reduce_join tf.regex_replace tf.string_join
-        tf.string_split tf.string_strip tf.string_to_hash_bucket tf.string_to_hash_bucket_fast
-        tf.string_to_hash_bucket_strong tf.string_to_number tf.strings tf.substr
+        strings.length strings.lower strings.ngrams strings.reduce_join strings.regex_full_match strings.regex_replace
+        strings.split strings.strip strings.substr strings.to_hash_bucket strings.to_hash_bucket_fast
+        strings.to_hash_bucket_strong strings.to_number strings.unicode_decode strings.unicode_decode_with_offsets
+        strings.unicode_encode strings.unicode_script strings.unicode_split strings.unicode_split_with_offsets
+        strings.unicode_transcode strings.unsorted_segment_join strings.upper tf.as_string tf.decode_base64
+        tf.encode_base64 tf.fingerprint tf.reduce_join tf.regex_replace tf.string_join tf.string_split tf.string_strip
+        tf.string_to_hash_bucket tf.string_to_hash_bucket_fast tf.string_to_hash_bucket_strong tf.string_to_number
+        tf.strings tf.substr
     """),
     "SparseTensor and the sparse ops: opforge has no SparseTensor yet": _names("""
-        io.deserialize_many_sparse io.serialize_many_sparse io.serialize_sparse
-        metrics.sparse_average_precision_at_k metrics.sparse_precision_at_k nn.embedding_lookup_sparse
-        nn.safe_embedding_lookup_sparse sparse.SparseTensor sparse.add sparse.bincount sparse.concat sparse.cross
-        sparse.cross_hashed sparse.expand_dims sparse.eye sparse.fill_empty_rows sparse.from_dense sparse.mask
-        sparse.matmul sparse.maximum sparse.merge sparse.minimum sparse.placeholder sparse.reduce_max
-        sparse.reduce_max_sparse sparse.reduce_sum sparse.reduce_sum_sparse sparse.reorder sparse.reset_shape
+        io.deserialize_many_sparse io.serialize_many_sparse io.serialize_sparse metrics.sparse_average_precision_at_k
+        metrics.sparse_precision_at_k nn.embedding_lookup_sparse nn.safe_embedding_lookup_sparse sparse.add
+        sparse.bincount sparse.concat sparse.cross sparse.cross_hashed sparse.expand_dims sparse.eye
+        sparse.fill_empty_rows sparse.from_dense sparse.mask sparse.matmul sparse.maximum sparse.merge sparse.minimum
+        sparse.reduce_max sparse.reduce_max_sparse sparse.reduce_sum sparse.reduce_sum_sparse sparse.reset_shape
         sparse.reshape sparse.retain sparse.segment_mean sparse.segment_sqrt_n sparse.segment_sum sparse.slice
-        sparse.softmax sparse.sparse_dense_matmul sparse.split sparse.to_dense sparse.to_indicator sparse.transpose
-        tf.IndexedSlices tf.IndexedSlicesSpec tf.SparseTensor tf.SparseTensorSpec tf.SparseTensorValue
-        tf.convert_to_tensor_or_indexed_slices tf.convert_to_tensor_or_sparse_tensor tf.deserialize_many_sparse
-        tf.serialize_many_sparse tf.serialize_sparse tf.sparse tf.sparse_add tf.sparse_concat
-        tf.sparse_fill_empty_rows tf.sparse_mask tf.sparse_matmul tf.sparse_maximum tf.sparse_merge
-        tf.sparse_minimum tf.sparse_placeholder tf.sparse_reduce_max tf.sparse_reduce_max_sparse
-        tf.sparse_reduce_sum tf.sparse_reduce_sum_sparse tf.sparse_reorder tf.sparse_reset_shape tf.sparse_reshape
-        tf.sparse_retain tf.sparse_segment_mean tf.sparse_segment_sqrt_n tf.sparse_segment_sum tf.sparse_slice
-        tf.sparse_softmax tf.sparse_split tf.sparse_tensor_dense_matmul tf.sparse_tensor_to_dense tf.sparse_to_dense
-        tf.sparse_to_indicator tf.sparse_transpose
+        sparse.softmax sparse.sparse_dense_matmul sparse.split sparse.to_indicator sparse.transpose tf.IndexedSlices
+        tf.IndexedSlicesSpec tf.SparseTensorSpec tf.convert_to_tensor_or_indexed_slices
+        tf.convert_to_tensor_or_sparse_tensor tf.deserialize_many_sparse tf.serialize_many_sparse tf.serialize_sparse
+        tf.sparse_add tf.sparse_concat tf.sparse_fill_empty_rows tf.sparse_mask tf.sparse_matmul tf.sparse_maximum
+        tf.sparse_merge tf.sparse_minimum tf.sparse_reduce_max tf.sparse_reduce_max_sparse tf.sparse_reduce_sum
+        tf.sparse_reduce_sum_sparse tf.sparse_reset_shape tf.sparse_reshape tf.sparse_retain tf.sparse_segment_mean
+        tf.sparse_segment_sqrt_n tf.sparse_segment_sum tf.sparse_slice tf.sparse_softmax tf.sparse_split
+        tf.sparse_tensor_dense_matmul tf.sparse_to_dense tf.sparse_to_indicator tf.sparse_transpose
     """),
     "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, Cross, EditDistance, Dilation2D, FractionalPool, MaxPoolWithArgmax, CumulativeLogsumexp, RandomGamma, RandomPoisson and the stateless samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""
         io.matching_files io.read_file io.serialize_tensor io.write_file math.approx_max_k math.approx_min_k
         math.cumulative_logsumexp math.nextafter math.sobol_sample nn.approx_max_k nn.approx_min_k nn.dilation2d
-        nn.erosion2d nn.fractional_avg_pool nn.fractional_max_pool nn.max_pool_with_argmax random.gamma
-        random.poisson random.stateless_binomial random.stateless_categorical random.stateless_gamma
-        random.stateless_multinomial random.stateless_parameterized_truncated_normal random.stateless_poisson
-        tf.approx_top_k tf.bitcast tf.cross tf.dynamic_partition tf.dynamic_stitch tf.edit_distance
-        tf.guarantee_const tf.matching_files tf.random_gamma tf.random_index_shuffle tf.random_poisson tf.read_file
-        tf.repeat tf.required_space_to_batch_paddings tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.timestamp
-        tf.unique tf.unique_with_counts tf.unravel_index tf.write_file
+        nn.erosion2d nn.fractional_avg_pool nn.fractional_max_pool nn.max_pool_with_argmax random.gamma random.poisson
+        random.stateless_binomial random.stateless_categorical random.stateless_gamma random.stateless_multinomial
+        random.stateless_parameterized_truncated_normal random.stateless_poisson tf.approx_top_k tf.bitcast tf.cross
+        tf.dynamic_partition tf.dynamic_stitch tf.edit_distance tf.guarantee_const tf.matching_files tf.random_gamma
+        tf.random_index_shuffle tf.random_poisson tf.read_file tf.repeat tf.required_space_to_batch_paddings
+        tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.timestamp tf.unique tf.unique_with_counts tf.unravel_index
+        tf.write_file
     """),
     "tf.linalg.LinearOperator classes: a class library over linear algebra ops opforge does not have yet": _names("""
         linalg.LinearOperator linalg.LinearOperatorAdjoint linalg.LinearOperatorBlockDiag
@@ -152,14 +142,10 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         linalg.LinearOperatorToeplitz linalg.LinearOperatorTridiag linalg.LinearOperatorZeros
     """),
     "linear algebra ops not yet in opforge (MatrixInverse, Cholesky, Qr, Svd, ... arrive with issue 32's linalg work; names are wired in when the ops land)": _names("""
-        linalg.band_part linalg.cholesky linalg.cholesky_solve linalg.cross linalg.det linalg.eigh
-        linalg.eigh_tridiagonal linalg.eigvalsh linalg.expm linalg.inv linalg.logdet linalg.logm linalg.lstsq
-        linalg.lu linalg.lu_matrix_inverse linalg.lu_reconstruct linalg.lu_solve linalg.matrix_rank linalg.matvec
-        linalg.normalize linalg.pinv linalg.qr linalg.set_diag linalg.slogdet linalg.solve linalg.sqrtm linalg.svd
-        linalg.triangular_solve linalg.tridiagonal_matmul linalg.tridiagonal_solve tf.cholesky tf.cholesky_solve
-        tf.matrix_band_part tf.matrix_determinant tf.matrix_diag tf.matrix_diag_part tf.matrix_inverse
-        tf.matrix_set_diag tf.matrix_solve tf.matrix_solve_ls tf.matrix_square_root tf.matrix_triangular_solve tf.qr
-        tf.self_adjoint_eig tf.self_adjoint_eigvals tf.svd
+        linalg.cross linalg.eigh_tridiagonal linalg.expm linalg.logm linalg.lstsq linalg.lu linalg.lu_matrix_inverse
+        linalg.lu_reconstruct linalg.lu_solve linalg.matrix_rank linalg.matvec linalg.normalize linalg.pinv
+        linalg.sqrtm linalg.tridiagonal_matmul linalg.tridiagonal_solve tf.matrix_diag tf.matrix_diag_part
+        tf.matrix_solve_ls tf.matrix_square_root
     """),
     "complex dtypes and FFTs: opforge's dtypes are real (DESIGN.md 5)": _names("""
         math.angle math.conj math.imag math.real tf.angle tf.complex tf.complex128 tf.complex64 tf.conj tf.fft
@@ -259,9 +245,9 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.tensor_scatter_nd_sub tf.tensor_scatter_nd_update tf.tensor_scatter_sub tf.tensor_scatter_update
     """),
     "optimizers needing ops opforge lacks (Proximal*, AdagradDA, SDCA) and training utilities not written yet (warm_start, init_from_checkpoint, noisy_linear_cosine_decay, summary_iterator, VocabInfo)": _names("""
-        train.AdagradDAOptimizer train.ProximalAdagradOptimizer train.ProximalGradientDescentOptimizer
-        train.VocabInfo train.init_from_checkpoint train.noisy_linear_cosine_decay train.sdca_fprint
-        train.sdca_optimizer train.sdca_shrink_l1 train.summary_iterator train.warm_start
+        train.AdagradDAOptimizer train.ProximalAdagradOptimizer train.ProximalGradientDescentOptimizer train.VocabInfo
+        train.init_from_checkpoint train.noisy_linear_cosine_decay train.sdca_fprint train.sdca_optimizer
+        train.sdca_shrink_l1 train.summary_iterator train.warm_start
     """),
     "MonitoredSession, Scaffold and SessionRunHooks: the managed training loop is not in opforge yet": _names("""
         train.CheckpointSaverHook train.CheckpointSaverListener train.ChiefSessionCreator train.FeedFnHook
