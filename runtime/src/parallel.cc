@@ -236,8 +236,7 @@ void parallel_for_impl(int64_t n, int64_t min_per_thread, const std::function<vo
 void parallel_for_parts(int64_t n, int64_t min_per_thread, int parts_per_thread,
                         const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
-  // Nested regions run inline, and so do regions while the cores are contended (run()).
-  int threads = in_parallel_region || pool().contended() ? 1 : num_threads();
+  int threads = in_parallel_region ? 1 : num_threads();  // nested regions run inline
   if (threads <= 1) {
     fn(0, n);
     return;
@@ -251,6 +250,12 @@ void parallel_for_parts(int64_t n, int64_t min_per_thread, int parts_per_thread,
     return;
   }
   int64_t chunk = (n + parts - 1) / parts;
+  if (pool().contended()) {  // the same parts, in order, on this thread (see ThreadPool::run)
+    in_parallel_region = true;
+    for (int64_t begin = 0; begin < n; begin += chunk) fn(begin, std::min(n, begin + chunk));
+    in_parallel_region = false;
+    return;
+  }
   pool().run(static_cast<int>(parts), [&](int part) {
     int64_t begin = part * chunk;
     int64_t end = std::min(n, begin + chunk);
