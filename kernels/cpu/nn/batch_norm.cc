@@ -12,7 +12,6 @@
 // per-thread partial sums, channel-first layouts split channels.
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <type_traits>
 
 #include "cpu/nn/fused_epilogue.h"
@@ -53,14 +52,16 @@ template <typename T, typename F>
 std::vector<double> channel_sums(const T* x, const BnView& v, F f) {
   std::vector<double> total(static_cast<size_t>(v.c), 0.0);
   if (v.inner == 1) {
-    std::mutex mu;
+    nn::OrderedPartials<std::vector<double>> partials;
     parallel_for(v.outer, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, v.c)), [&](int64_t b, int64_t e) {
       std::vector<double> part(static_cast<size_t>(v.c), 0.0);
       for (int64_t o = b; o < e; ++o) {
         const T* row = x + o * v.c;
         for (int64_t c = 0; c < v.c; ++c) part[static_cast<size_t>(c)] += f(c, o * v.c + c, row[c]);
       }
-      std::lock_guard<std::mutex> lock(mu);
+      partials.add(b, std::move(part));
+    });
+    partials.merge_in_order([&](const std::vector<double>& part) {
       for (int64_t c = 0; c < v.c; ++c) total[static_cast<size_t>(c)] += part[static_cast<size_t>(c)];
     });
   } else {
@@ -84,8 +85,8 @@ template <typename T>
 std::vector<double> dy_and_dyx_sums(const T* dy, const T* x, const BnView& v) {
   const size_t c = static_cast<size_t>(v.c);
   std::vector<double> total(2 * c, 0.0);
-  std::mutex mu;
   if (v.inner == 1) {
+    nn::OrderedPartials<std::vector<double>> partials;  // per part: sum(dy), sum(dy * x) interleaved
     parallel_for(v.outer, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, v.c)), [&](int64_t b, int64_t e) {
       std::vector<double> s_dy(c, 0.0), s_dyx(c, 0.0);
       for (int64_t o = b; o < e; ++o) {
@@ -97,11 +98,15 @@ std::vector<double> dy_and_dyx_sums(const T* dy, const T* x, const BnView& v) {
           s_dyx[k] += gk * static_cast<float>(xr[k]);
         }
       }
-      std::lock_guard<std::mutex> lock(mu);
+      std::vector<double> part(2 * c);
       for (size_t k = 0; k < c; ++k) {
-        total[2 * k] += s_dy[k];
-        total[2 * k + 1] += s_dyx[k];
+        part[2 * k] = s_dy[k];
+        part[2 * k + 1] = s_dyx[k];
       }
+      partials.add(b, std::move(part));
+    });
+    partials.merge_in_order([&](const std::vector<double>& part) {
+      for (size_t i = 0; i < 2 * c; ++i) total[i] += part[i];
     });
     return total;
   }

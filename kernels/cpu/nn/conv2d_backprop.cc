@@ -1,7 +1,6 @@
 // Conv2D's gradients through the patch matrix: Conv2DBackpropInput is col2im(dy * filter^T),
 // Conv2DBackpropFilter the sum over tiles of im2col(x)^T * dy; both group by group.
 #include <algorithm>
-#include <mutex>
 #include <vector>
 
 #include "cpu/nn/conv2d_internal.h"
@@ -52,7 +51,7 @@ void conv_backprop_filter(const C* in, const C* dy, C* df, const ConvGeom& g) {
     nn::gemm<C>(true, false, k, g.cout, g.pixels(), in, k, dy, g.cout, C(0), df, g.cout);
     return;
   }
-  std::mutex mu;
+  nn::OrderedPartials<std::vector<C>> partials;
   const int64_t tp = tile_pixels(s, sizeof(C));
   const int64_t tiles = (g.pixels() + tp - 1) / tp;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 21) / std::max<int64_t>(1, tp * k * g.cout));
@@ -66,7 +65,9 @@ void conv_backprop_filter(const C* in, const C* dy, C* df, const ConvGeom& g) {
                     part.data() + gi * s.cout, g.cout);
       }
     }
-    std::lock_guard<std::mutex> lock(mu);
+    partials.add(t0, std::move(part));
+  });
+  partials.merge_in_order([&](const std::vector<C>& part) {
     for (size_t i = 0; i < part.size(); ++i) df[i] += part[i];
   });
 }

@@ -5,12 +5,14 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <optional>
@@ -34,6 +36,29 @@
 
 namespace opforge {
 namespace nn {
+
+// Per-part partial results of a parallel reduction, combined in the order of the parts (keyed
+// by each part's first index), not in the order the threads finish: a result then depends only
+// on how the work was cut (the thread count), never on scheduling, and a region run inline
+// under contention (parallel.cc: the same parts in order) gives the parallel run's result.
+template <typename V>
+class OrderedPartials {
+ public:
+  void add(int64_t begin, V part) {
+    std::lock_guard<std::mutex> lock(mu_);
+    parts_.emplace_back(begin, std::move(part));
+  }
+  // Calls merge(part) for each part in order of its first index.
+  template <typename F>
+  void merge_in_order(F merge) {
+    std::sort(parts_.begin(), parts_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& p : parts_) merge(p.second);
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::pair<int64_t, V>> parts_;
+};
 
 // ---------------------------------------------------------------------------- compute types
 

@@ -3,7 +3,6 @@
 // float. Softmaxes subtract the row maximum first, so large logits do not overflow.
 #include <cmath>
 #include <limits>
-#include <mutex>
 
 #include "cpu/cpu_util.h"
 #include "cpu/nn/nn_util.h"
@@ -200,12 +199,7 @@ Status BiasAddGradCpu(ops::BiasAddGradArgs& a) {
   const T* x = g.data<T>();
   // rows of `inner`, channel = r % c; none when any dim is 0 (the sums are then all 0)
   const int64_t rows = g.num_elements() == 0 ? 0 : g.num_elements() / inner;
-  std::mutex mu;
-  const auto combine = [&](const std::vector<A>& part) {
-    std::lock_guard<std::mutex> lock(mu);
-    for (int64_t j = 0; j < c; ++j)
-      total[static_cast<size_t>(j)] = add<A>(total[static_cast<size_t>(j)], part[static_cast<size_t>(j)]);
-  };
+  nn::OrderedPartials<std::vector<A>> partials;
   if (inner == 1) {
     parallel_for(rows / std::max<int64_t>(1, c), row_grain(c), [&](int64_t r0, int64_t r1) {
       std::vector<A> part(static_cast<size_t>(c), A(0));
@@ -214,7 +208,7 @@ Status BiasAddGradCpu(ops::BiasAddGradArgs& a) {
         const T* row = x + r * c;
         for (int64_t j = 0; j < c; ++j) s[j] = add<A>(s[j], static_cast<A>(static_cast<C<T>>(row[j])));
       }
-      combine(part);
+      partials.add(r0, std::move(part));
     });
   } else {
     parallel_for(rows, row_grain(inner), [&](int64_t r0, int64_t r1) {
@@ -224,9 +218,13 @@ Status BiasAddGradCpu(ops::BiasAddGradArgs& a) {
         for (int64_t i = 0; i < inner; ++i) s = add<A>(s, static_cast<A>(static_cast<C<T>>(x[r * inner + i])));
         part[static_cast<size_t>(r % c)] = add<A>(part[static_cast<size_t>(r % c)], s);
       }
-      combine(part);
+      partials.add(r0, std::move(part));
     });
   }
+  partials.merge_in_order([&](const std::vector<A>& part) {
+    for (int64_t j = 0; j < c; ++j)
+      total[static_cast<size_t>(j)] = add<A>(total[static_cast<size_t>(j)], part[static_cast<size_t>(j)]);
+  });
   T* out = a.output.data<T>();
   for (int64_t j = 0; j < c; ++j) out[j] = static_cast<T>(static_cast<C<T>>(total[static_cast<size_t>(j)]));
   return Status::OK();
@@ -238,16 +236,16 @@ Status L2LossCpu(ops::L2LossArgs& a) {
   using A = std::conditional_t<std::is_same_v<T, double>, double, double>;
   const T* x = a.t.data<T>();
   A total = 0;
-  std::mutex mu;
+  nn::OrderedPartials<A> partials;
   parallel_for(a.t.num_elements(), cpu::kGrain, [&](int64_t b, int64_t e) {
     A s = 0;
     for (int64_t i = b; i < e; ++i) {
       const A v = static_cast<A>(static_cast<C<T>>(x[i]));
       s += v * v;
     }
-    std::lock_guard<std::mutex> lock(mu);
-    total += s;
+    partials.add(b, s);
   });
+  partials.merge_in_order([&](A s) { total += s; });
   a.output.data<T>()[0] = static_cast<T>(static_cast<C<T>>(total / 2));
   return Status::OK();
 }
