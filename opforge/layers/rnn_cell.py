@@ -19,6 +19,7 @@ from .. import ops as _ops
 from ..framework.control_flow import _flatten, _pack
 from ..framework.api import device as _device_scope
 from ..framework.graph import GraphTensor, _explicit_graph
+from . import initializers as _initializers
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell", "DropoutWrapper",
            "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple"]
@@ -30,13 +31,14 @@ LSTMStateTuple.dtype = property(lambda self: self.c.dtype)
 # ------------------------------------------------------------------------- variables
 
 
-def _glorot_uniform(shape, dtype, rng):
+def _glorot_uniform(shape, dtype, rng=None):
+    """Glorot-uniform values drawn, as every initializer's, from the default graph's seed and
+    counter (a program that calls set_random_seed gets the same weights every run), else from
+    fresh entropy."""
     fan_in, fan_out = shape[0], shape[-1]
     limit = np.sqrt(6.0 / (fan_in + fan_out))
+    rng = rng if rng is not None else _initializers._rng(None)
     return rng.uniform(-limit, limit, shape).astype(dtype.as_numpy_dtype)
-
-
-_rng = np.random.default_rng()
 
 
 def _variable(scope: str, name: str, shape, dtype, init):
@@ -187,7 +189,7 @@ class BasicRNNCell(RNNCell):
 
     def build(self, depth, dtype):
         n = self._num_units
-        self._kernel = self._add("kernel", (depth + n, n), dtype, lambda s, d: _glorot_uniform(s, d, _rng))
+        self._kernel = self._add("kernel", (depth + n, n), dtype, lambda s, d: _glorot_uniform(s, d))
         self._bias = self._add("bias", (n,), dtype, 0.0)
 
     def call(self, inputs, state):
@@ -222,7 +224,7 @@ class BasicLSTMCell(RNNCell):
 
     def build(self, depth, dtype):
         n = self._num_units
-        self._kernel = self._add("kernel", (depth + n, 4 * n), dtype, lambda s, d: _glorot_uniform(s, d, _rng))
+        self._kernel = self._add("kernel", (depth + n, 4 * n), dtype, lambda s, d: _glorot_uniform(s, d))
         self._bias = self._add("bias", (4 * n,), dtype, 0.0)
 
     def _split_state(self, state):
@@ -277,7 +279,7 @@ class LSTMCell(BasicLSTMCell):
 
     def _kernel_init(self):
         if self._initializer is None:
-            return lambda s, d: _glorot_uniform(s, d, _rng)
+            return lambda s, d: _glorot_uniform(s, d)
         return lambda s, d: np.asarray(self._initializer(s, d), d.as_numpy_dtype)
 
     def build(self, depth, dtype):
@@ -341,7 +343,7 @@ class GRUCell(RNNCell):
 
     def build(self, depth, dtype):
         n = self._num_units
-        glorot = lambda s, d: _glorot_uniform(s, d, _rng)  # noqa: E731
+        glorot = lambda s, d: _glorot_uniform(s, d)  # noqa: E731
         self._gate_kernel = self._add("gates/kernel", (depth + n, 2 * n), dtype, glorot)
         self._gate_bias = self._add("gates/bias", (2 * n,), dtype, 1.0)
         self._candidate_kernel = self._add("candidate/kernel", (depth + n, n), dtype, glorot)
