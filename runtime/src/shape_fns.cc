@@ -192,15 +192,16 @@ Status reshape(ShapeContext& c, int tensor, int shape) {
     if (!out.unknown_rank() && n >= 0) {
       int unknown = -1, count = 0;
       int64_t product = 1;
+      bool overflow = false;
       for (int i = 0; i < out.rank(); ++i) {
         if (out.dim(i) < 0) {
           unknown = i;
           ++count;
         } else {
-          product *= out.dim(i);
+          overflow = overflow || __builtin_mul_overflow(product, out.dim(i), &product);
         }
       }
-      if (count == 1 && product > 0 && n % product == 0) {
+      if (!overflow && count == 1 && product > 0 && n % product == 0) {
         std::vector<int64_t> d = out.dims();
         d[static_cast<size_t>(unknown)] = n / product;
         out = Shape(std::move(d));

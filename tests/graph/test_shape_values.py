@@ -93,3 +93,12 @@ def test_an_inconsistent_partial_value_is_not_an_error_at_construction():
         assert y.get_shape().as_list() == [None, 3]
         with tf1.Session() as sess, pytest.raises(of.errors.InvalidArgumentError):
             sess.run(y, {x: np.ones((2, 5), np.float32)})
+
+
+def test_huge_partial_dims_do_not_overflow():
+    """Known dims whose product overflows int64 leave the unknown one unknown (no solving)."""
+    with tf1.Graph().as_default():
+        x = tf1.placeholder(tf1.float32, [None, 5])
+        big = 2 ** 31 - 1
+        y = tf1.reshape(tf1.ones([4, 5]), tf1.stack([tf1.shape(x)[0], big, big, big]))
+        assert y.get_shape().as_list() == [None, big, big, big]

@@ -55,6 +55,10 @@ V add(V a, V b) {
   }
 }
 
+// The most taps a window has once clipped to the image (a window's size may exceed the image
+// by its padding, which holds no taps).
+inline size_t window_taps(const PoolGeom& g) { return static_cast<size_t>(std::min(g.kh, g.h) * std::min(g.kw, g.w)); }
+
 // The first maximum of each channel in window wn of image n, found without a branch per
 // element (random data makes those branches unpredictable; this way they vectorize): per
 // channel, which tap of the window won (taps numbered row-major over the window), and
@@ -285,7 +289,7 @@ Status MaxPoolGradCpu(ops::MaxPoolGradArgs& a) {
   parallel_for(g.n, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_image)), [&](int64_t n0, int64_t n1) {
     std::vector<int32_t> tap(static_cast<size_t>(g.c));
     std::vector<V> best(static_cast<size_t>(g.c));
-    std::vector<int64_t> offset(static_cast<size_t>(g.kh * g.kw));
+    std::vector<int64_t> offset(window_taps(g));
     for (int64_t n = n0; n < n1; ++n) {
       for (int64_t oh = 0; oh < g.oh; ++oh) {
         for (int64_t ow = 0; ow < g.ow; ++ow) {
@@ -322,7 +326,7 @@ Status MaxPoolGradGradCpu(ops::MaxPoolGradGradArgs& a) {
   parallel_for(g.n * g.oh, row_grain(g), [&](int64_t b, int64_t e) {
     std::vector<int32_t> tap(static_cast<size_t>(g.c));
     std::vector<V> best(static_cast<size_t>(g.c));
-    std::vector<int64_t> offset(static_cast<size_t>(g.kh * g.kw));
+    std::vector<int64_t> offset(window_taps(g));
     for (int64_t row = b; row < e; ++row) {
       const int64_t n = row / g.oh, oh = row % g.oh;
       for (int64_t ow = 0; ow < g.ow; ++ow) {
