@@ -97,19 +97,8 @@ def unbroadcast(grad, x, other=None):
     op's other operand, when there is one (it lets unknown dims be decided without running:
     x + bias, with bias [C] and x [None, H, W, C], needs no sum for x)."""
     ops = _ops()
-    gshape, xshape = _static_dims(grad), _static_dims(x)
-    if gshape is not None and xshape is not None:
-        if gshape == xshape:
-            return grad
-        lead = len(gshape) - len(xshape)
-        axes = list(range(lead))
-        for i, d in enumerate(xshape):
-            if d == 1 and gshape[lead + i] != 1:
-                axes.append(lead + i)
-        g = ops.sum(grad, np.array(axes, dtype=np.int32), keep_dims=False) if axes else grad
-        return ops.reshape(g, np.array(xshape, dtype=np.int64))
     axes = _reduction_axes(grad, x, other)
-    if axes is not None:  # decided statically: sum over them, keeping x's own dims
+    if axes is not None:  # decided statically (always, for known shapes): sum, keeping x's dims
         if not axes:
             return grad
         lead = len(_partial_dims(grad)) - len(_partial_dims(x))
