@@ -16,13 +16,22 @@ def _ops():
     return ops
 
 
+def _partial_dims(x):
+    """x's dims with None where unknown, or None when its rank is unknown (a NumPy value or
+    Python number: its shape)."""
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        return list(np.shape(x))
+    dims = getattr(shape, "dims", shape)
+    if dims is None:
+        return None
+    return [None if d is None else int(d) for d in dims]
+
+
 def _static_dims(x):
     """x's dims as ints when fully known (always in eager mode), else None."""
-    shape = x.shape
-    if getattr(shape, "dims", None) is None and not isinstance(shape, (tuple, list)):
-        return None
-    dims = list(shape)
-    return None if any(d is None for d in dims) else [int(d) for d in dims]
+    dims = _partial_dims(x)
+    return None if dims is None or any(d is None for d in dims) else dims
 
 
 def constant_value(t):
@@ -48,18 +57,6 @@ def shape_of(x):
 
 def dtype_of(x):
     return x.dtype
-
-
-def _partial_dims(x):
-    """x's dims with None where unknown, or None when its rank is unknown (a NumPy value or
-    Python number: its shape)."""
-    shape = getattr(x, "shape", None)
-    if shape is None:
-        return list(np.shape(x))
-    dims = getattr(shape, "dims", shape)
-    if dims is None:
-        return None
-    return [None if d is None else int(d) for d in dims]
 
 
 def _reduction_axes(grad, x, other):
