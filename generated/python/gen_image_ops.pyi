@@ -6,6 +6,449 @@ from opforge.framework.dtypes import DTypeLike, ShapeLike, TensorLike
 
 __all__: list[str]
 
+def adjust_contrastv2(images: TensorLike, contrast_factor: TensorLike, name: str | None = None) -> Tensor:
+    r"""Adjust the contrast of one or more images.
+
+    Each channel of each image becomes (x - mean) * contrast_factor + mean, the mean over the
+    image's height and width.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float16`, `float32`. Images of at
+        least 3 dimensions, the last 3 `[height, width, channels]`.
+      contrast_factor: A `Tensor` of type `float32`. A scalar: the multiplier.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+    """
+
+def adjust_hue(images: TensorLike, delta: TensorLike, name: str | None = None) -> Tensor:
+    r"""Adjust the hue of one or more images.
+
+    The last dimension holds RGB; each pixel is taken to HSV, its hue rotated by delta (a fraction
+    of the full turn, in [-1, 1]) and taken back to RGB.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float16`, `float32`. Images of at
+        least 3 dimensions, the last 3 `[height, width, channels]`.
+      delta: A `Tensor` of type `float32`. A scalar: the hue offset.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+    """
+
+def adjust_saturation(images: TensorLike, scale: TensorLike, name: str | None = None) -> Tensor:
+    r"""Adjust the saturation of one or more images.
+
+    The last dimension holds RGB; each pixel is taken to HSV, its saturation multiplied by scale and
+    clipped to [0, 1], and taken back to RGB.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float16`, `float32`. Images of at
+        least 3 dimensions, the last 3 `[height, width, channels]`.
+      scale: A `Tensor` of type `float32`. A scalar: the saturation multiplier.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+    """
+
+def crop_and_resize(image: TensorLike, boxes: TensorLike, box_ind: TensorLike, crop_size: TensorLike, method: str = 'bilinear', extrapolation_value: float = 0.0, name: str | None = None) -> Tensor:
+    r"""Extracts crops from the input image tensor and resizes them.
+
+    Box i, `[y1, x1, y2, x2]` in normalized coordinates (0 and 1 are the first and last pixel
+    centers; y1 > y2 flips the crop), is cut from image `box_ind[i]` and resampled to `crop_size`
+    with bilinear or nearest-neighbor sampling; samples outside the image take
+    `extrapolation_value`.
+
+    Args:
+      image: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `float16`, `bfloat16`, `float32`, `float64`. 4-D with shape `[batch, image_height,
+        image_width, depth]`; both image_height and image_width positive.
+      boxes: A `Tensor` of type `float32`. 2-D with shape `[num_boxes, 4]`.
+      box_ind: A `Tensor` of type `int32`. 1-D with shape `[num_boxes]`, values in `[0, batch)`: the
+        image box i is cut from.
+      crop_size: A `Tensor` of type `int32`. 1-D of 2 positive elements: `crop_height, crop_width`.
+      method: An optional `string` from: `"bilinear"`, `"nearest"`. Defaults to `'bilinear'`.
+      extrapolation_value: An optional `float`. Defaults to `0.0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`. 4-D with shape `[num_boxes, crop_height, crop_width, depth]`.
+    """
+
+def crop_and_resize_grad_boxes(grads: TensorLike, image: TensorLike, boxes: TensorLike, box_ind: TensorLike, method: str = 'bilinear', name: str | None = None) -> Tensor:
+    r"""Computes the gradient of the crop_and_resize op wrt the input boxes tensor.
+
+    Args:
+      grads: A `Tensor` of type `float32`. 4-D with shape `[num_boxes, crop_height, crop_width,
+        depth]`.
+      image: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `float16`, `bfloat16`, `float32`, `float64`.
+      boxes: A `Tensor` of type `float32`.
+      box_ind: A `Tensor` of type `int32`.
+      method: An optional `string` from: `"bilinear"`. Defaults to `'bilinear'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`. 2-D with shape `[num_boxes, 4]`.
+    """
+
+def crop_and_resize_grad_image(grads: TensorLike, boxes: TensorLike, box_ind: TensorLike, image_size: TensorLike, T: DTypeLike, method: str = 'bilinear', name: str | None = None) -> Tensor:
+    r"""Computes the gradient of the crop_and_resize op wrt the input image tensor.
+
+    Args:
+      grads: A `Tensor` of type `float32`. 4-D with shape `[num_boxes, crop_height, crop_width,
+        depth]`.
+      boxes: A `Tensor` of type `float32`.
+      box_ind: A `Tensor` of type `int32`.
+      image_size: A `Tensor` of type `int32`. 1-D of 4 elements: `[batch, image_height, image_width,
+        depth]`.
+      T: A `type` from: `float32`, `float16`, `float64`.
+      method: An optional `string` from: `"bilinear"`, `"nearest"`. Defaults to `'bilinear'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `T`.
+    """
+
+def decode_and_crop_jpeg(contents: TensorLike, crop_window: TensorLike, channels: int = 0, ratio: int = 1, fancy_upscaling: bool = True, try_recover_truncated: bool = False, acceptable_fraction: float = 1.0, dct_method: str = '', name: str | None = None) -> Tensor:
+    r"""Decode and Crop a JPEG-encoded image to a uint8 tensor.
+
+    DecodeJpeg followed by a crop to `crop_window`, `[y, x, height, width]`, which must lie inside
+    the decoded image.
+
+    Args:
+      contents: A `Tensor` of type `string`. 0-D. The JPEG-encoded image.
+      crop_window: A `Tensor` of type `int32`. 1-D. The crop window: [crop_y, crop_x, crop_height,
+        crop_width].
+      channels: An optional `int`. Defaults to `0`.
+      ratio: An optional `int`. Defaults to `1`.
+      fancy_upscaling: An optional `bool`. Defaults to `True`.
+      try_recover_truncated: An optional `bool`. Defaults to `False`.
+      acceptable_fraction: An optional `float`. Defaults to `1.0`.
+      dct_method: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `uint8`. 3-D with shape `[height, width, channels]`.
+    """
+
+def decode_image(contents: TensorLike, channels: int = 0, dtype: DTypeLike = "uint8", expand_animations: bool = True, name: str | None = None) -> Tensor:
+    r"""Function for decode_bmp, decode_gif, decode_jpeg, and decode_png.
+
+    Detects the format from the first bytes and decodes PNG or JPEG (BMP and GIF are not offered: an
+    UnimplementedError says so). The result is `[height, width, channels]`; a float dtype scales the
+    values to [0, 1]. `expand_animations` only matters for GIF.
+
+    Args:
+      contents: A `Tensor` of type `string`. 0-D. The encoded image bytes.
+      channels: An optional `int`. Defaults to `0`.
+      dtype: An optional `type` from: `uint8`, `float32`. Defaults to `"uint8"`.
+      expand_animations: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+    """
+
+def decode_jpeg(contents: TensorLike, channels: int = 0, ratio: int = 1, fancy_upscaling: bool = True, try_recover_truncated: bool = False, acceptable_fraction: float = 1.0, dct_method: str = '', name: str | None = None) -> Tensor:
+    r"""Decode a JPEG-encoded image to a uint8 tensor.
+
+    Decoded by libjpeg(-turbo). `channels` 0 keeps the image's own (1 or 3), 1 or 3 converts.
+    `ratio` (1, 2, 4 or 8) downscales while decoding; `dct_method` 'INTEGER_FAST' or
+    'INTEGER_ACCURATE' picks the IDCT ('' is libjpeg's default); `try_recover_truncated` with
+    `acceptable_fraction` accepts a truncated image whose decoded rows reach that fraction (the rest
+    zero). Without libjpeg at build time the op raises UnimplementedError naming the library.
+
+    Args:
+      contents: A `Tensor` of type `string`. 0-D. The JPEG-encoded image.
+      channels: An optional `int`. Defaults to `0`.
+      ratio: An optional `int`. Defaults to `1`.
+      fancy_upscaling: An optional `bool`. Defaults to `True`.
+      try_recover_truncated: An optional `bool`. Defaults to `False`.
+      acceptable_fraction: An optional `float`. Defaults to `1.0`.
+      dct_method: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `uint8`. 3-D with shape `[height, width, channels]`.
+    """
+
+def decode_png(contents: TensorLike, channels: int = 0, dtype: DTypeLike = "uint8", name: str | None = None) -> Tensor:
+    r"""Decode a PNG-encoded image to a uint8 tensor.
+
+    Decoded by libpng. `channels` 0 keeps the image's own channels (1 gray, 2 gray + alpha, 3 RGB, 4
+    RGBA); 1, 3 or 4 converts to that many. Palette images are expanded, 16-bit samples are scaled
+    to 8 bits (TensorFlow's uint16 output is not offered: opforge has no uint16 dtype). Without
+    libpng at build time the op raises UnimplementedError naming the library.
+
+    Args:
+      contents: A `Tensor` of type `string`. 0-D. The PNG-encoded image.
+      channels: An optional `int`. Defaults to `0`.
+      dtype: An optional `type` from: `uint8`. Defaults to `"uint8"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`. 3-D with shape `[height, width, channels]`.
+    """
+
+def draw_bounding_boxes(images: TensorLike, boxes: TensorLike, name: str | None = None) -> Tensor:
+    r"""Draw bounding boxes on a batch of images.
+
+    Outlines each box `[y_min, x_min, y_max, x_max]` (normalized coordinates) of `boxes[b]` on image
+    b, one pixel wide, in TensorFlow's default palette of colours (cycled per box).
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float32`, `float16`. 4-D with shape
+        `[batch, height, width, depth]`; depth 1, 3 or 4.
+      boxes: A `Tensor` of type `float32`. 3-D with shape `[batch, num_bounding_boxes, 4]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+    """
+
+def draw_bounding_boxes_v2(images: TensorLike, boxes: TensorLike, colors: TensorLike, name: str | None = None) -> Tensor:
+    r"""Draw bounding boxes on a batch of images.
+
+    DrawBoundingBoxes in the colours of `colors` (one RGBA row per box, cycled); an empty `colors`
+    is the default palette.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float32`, `float16`. 4-D with shape
+        `[batch, height, width, depth]`; depth 1, 3 or 4.
+      boxes: A `Tensor` of type `float32`. 3-D with shape `[batch, num_bounding_boxes, 4]`.
+      colors: A `Tensor` of type `float32`. 2-D with shape `[num_colors, 4]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+    """
+
+def encode_jpeg(image: TensorLike, format: str = '', quality: int = 95, progressive: bool = False, optimize_size: bool = False, chroma_downsampling: bool = True, density_unit: str = 'in', x_density: int = 300, y_density: int = 300, xmp_metadata: str = '', name: str | None = None) -> Tensor:
+    r"""JPEG-encode an image.
+
+    Encoded by libjpeg(-turbo). `format` '' takes 1 channel as grayscale and 3 as RGB; 'grayscale'
+    and 'rgb' insist. `quality` in [0, 100]; `progressive`, `optimize_size` (optimized Huffman
+    tables) and `chroma_downsampling` (4:2:0, else 4:4:4) as libjpeg offers them; the density is
+    written in the JFIF header and `xmp_metadata`, if any, as an APP1 marker. Without libjpeg at
+    build time the op raises UnimplementedError naming the library.
+
+    Args:
+      image: A `Tensor` of type `uint8`. 3-D with shape `[height, width, channels]`.
+      format: An optional `string` from: `""`, `"grayscale"`, `"rgb"`. Defaults to `''`.
+      quality: An optional `int`. Defaults to `95`.
+      progressive: An optional `bool`. Defaults to `False`.
+      optimize_size: An optional `bool`. Defaults to `False`.
+      chroma_downsampling: An optional `bool`. Defaults to `True`.
+      density_unit: An optional `string` from: `"in"`, `"cm"`. Defaults to `'in'`.
+      x_density: An optional `int`. Defaults to `300`.
+      y_density: An optional `int`. Defaults to `300`.
+      xmp_metadata: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`. 0-D. JPEG-encoded image.
+    """
+
+def encode_png(image: TensorLike, compression: int = -1, name: str | None = None) -> Tensor:
+    r"""PNG-encode an image.
+
+    Encoded by libpng (8-bit samples; 1 gray, 2 gray + alpha, 3 RGB or 4 RGBA channels).
+    `compression` is zlib's level, -1 its default. Without libpng at build time the op raises
+    UnimplementedError naming the library.
+
+    Args:
+      image: A `Tensor`. Must be one of the following types: `uint8`. 3-D with shape `[height,
+        width, channels]`.
+      compression: An optional `int`. Defaults to `-1`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`. 0-D. PNG-encoded image.
+    """
+
+def extract_image_patches(images: TensorLike, ksizes: Sequence[int], strides: Sequence[int], rates: Sequence[int], padding: str, name: str | None = None) -> Tensor:
+    r"""Extract `patches` from `images` and put them in the "depth" output dimension.
+
+    Patch (i, j) of each image, `ksizes` pixels sampled every `rates` pixels from position `(i, j) *
+    strides` (SAME pads with zeros), flattened in (row, column, channel) order into the output's
+    last dimension.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`, `bool`. 4-D Tensor with shape
+        `[batch, in_rows, in_cols, depth]`.
+      ksizes: A list of `ints` with at least 4 elements. The size of the sliding window for each
+        dimension of `images`: `[1, ksize_rows, ksize_cols, 1]`.
+      strides: A list of `ints` with at least 4 elements. How far the centers of two consecutive
+        patches are in the images: `[1, stride_rows, stride_cols, 1]`.
+      rates: A list of `ints` with at least 4 elements. `[1, rate_rows, rate_cols, 1]`: how far two
+        consecutive patch samples are in the input (a dilation).
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`. 4-D Tensor with shape `[batch, out_rows, out_cols,
+        ksize_rows * ksize_cols * depth]`.
+    """
+
+def extract_jpeg_shape(contents: TensorLike, output_type: DTypeLike = "int32", name: str | None = None) -> Tensor:
+    r"""Extract the shape information of a JPEG-encoded image.
+
+    Reads the JPEG header only (libjpeg): `[height, width, channels]`.
+
+    Args:
+      contents: A `Tensor` of type `string`. 0-D. The JPEG-encoded image.
+      output_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `output_type`.
+    """
+
+def hsv_to_rgb(images: TensorLike, name: str | None = None) -> Tensor:
+    r"""Convert one or more images from HSV to RGB.
+
+    The last dimension holds hue, saturation and value, each in [0, 1]; the inverse of RGBToHSV.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. 1-D or higher rank. HSV data to convert. Last dimension must be size 3.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+    """
+
+def non_max_suppression(boxes: TensorLike, scores: TensorLike, max_output_size: TensorLike, iou_threshold: float = 0.5, name: str | None = None) -> Tensor:
+    r"""Greedily selects a subset of bounding boxes in descending order of score.
+
+    Boxes that overlap a selected box with an intersection over union above `iou_threshold` are
+    pruned. Boxes are `[y1, x1, y2, x2]`, any diagonal pair of corners, so the op is invariant to
+    flips and translations of the coordinate system. The output holds at most `max_output_size`
+    indices into `boxes`, in the order selected.
+
+    Args:
+      boxes: A `Tensor` of type `float32`. A 2-D float tensor of shape `[num_boxes, 4]`.
+      scores: A `Tensor` of type `float32`. A 1-D float tensor of shape `[num_boxes]`: one score per
+        box.
+      max_output_size: A `Tensor` of type `int32`. A scalar: the most boxes to select.
+      iou_threshold: An optional `float`. Defaults to `0.5`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+    """
+
+def non_max_suppression_v2(boxes: TensorLike, scores: TensorLike, max_output_size: TensorLike, iou_threshold: TensorLike, name: str | None = None) -> Tensor:
+    r"""Greedily selects a subset of bounding boxes in descending order of score.
+
+    NonMaxSuppression with the IoU threshold as an input (a scalar in [0, 1]).
+
+    Args:
+      boxes: A `Tensor`. Must be one of the following types: `float16`, `float32`. A 2-D tensor of
+        shape `[num_boxes, 4]`.
+      scores: A `Tensor`. Must have the same type as `boxes`. A 1-D tensor of shape `[num_boxes]`:
+        one score per box.
+      max_output_size: A `Tensor` of type `int32`.
+      iou_threshold: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+    """
+
+def non_max_suppression_v3(boxes: TensorLike, scores: TensorLike, max_output_size: TensorLike, iou_threshold: TensorLike, score_threshold: TensorLike, name: str | None = None) -> Tensor:
+    r"""Greedily selects a subset of bounding boxes in descending order of score.
+
+    NonMaxSuppressionV2 that also drops the boxes scoring `score_threshold` or less.
+
+    Args:
+      boxes: A `Tensor`. Must be one of the following types: `float16`, `float32`. A 2-D tensor of
+        shape `[num_boxes, 4]`.
+      scores: A `Tensor`. Must have the same type as `boxes`. A 1-D tensor of shape `[num_boxes]`:
+        one score per box.
+      max_output_size: A `Tensor` of type `int32`.
+      iou_threshold: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+      score_threshold: A `Tensor`. Must have the same type as `iou_threshold`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+    """
+
+def rgb_to_hsv(images: TensorLike, name: str | None = None) -> Tensor:
+    r"""Converts one or more images from RGB to HSV.
+
+    The last dimension holds 3 values, RGB in [0, 1]; the output holds hue, saturation and value,
+    each in [0, 1] (hue 0 for gray pixels).
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`. 1-D or higher rank. RGB data to convert. Last dimension must be size 3.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `images`.
+    """
+
+def resize_area(images: TensorLike, size: TensorLike, align_corners: bool = False, name: str | None = None) -> Tensor:
+    r"""Resize `images` to `size` using area interpolation.
+
+    Each output pixel is the average of the input pixels its footprint covers, weighted by the
+    covered fraction of each (TensorFlow's ResizeArea, with its legacy coordinates: no half-pixel
+    centers). Output images are float.
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `int8`, `uint8`, `int16`, `int32`,
+        `int64`, `float16`, `bfloat16`, `float32`, `float64`. 4-D with shape `[batch, height, width,
+        channels]`.
+      size: A `Tensor` of type `int32`. A 1-D int32 Tensor of 2 elements: `new_height, new_width`.
+      align_corners: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+    """
+
+def resize_bicubic(images: TensorLike, size: TensorLike, align_corners: bool = False, half_pixel_centers: bool = False, name: str | None = None) -> Tensor:
+    r"""Resize `images` to `size` using bicubic interpolation.
+
+    Input images can be of different types but output images are always float. Keys's cubic
+    convolution kernel as TensorFlow computes it: a = -0.5 with half_pixel_centers (and taps outside
+    the image dropped and the rest renormalized), a = -0.75 otherwise (taps clamped to the border).
+
+    Args:
+      images: A `Tensor`. Must be one of the following types: `int8`, `uint8`, `int16`, `int32`,
+        `int64`, `float16`, `bfloat16`, `float32`, `float64`. 4-D with shape `[batch, height, width,
+        channels]`.
+      size: A `Tensor` of type `int32`. A 1-D int32 Tensor of 2 elements: `new_height, new_width`.
+      align_corners: An optional `bool`. Defaults to `False`.
+      half_pixel_centers: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+    """
+
+def resize_bicubic_grad(grads: TensorLike, original_image: TensorLike, align_corners: bool = False, half_pixel_centers: bool = False, name: str | None = None) -> Tensor:
+    r"""Computes the gradient of bicubic interpolation.
+
+    Args:
+      grads: A `Tensor` of type `float32`. 4-D with shape `[batch, height, width, channels]`.
+      original_image: A `Tensor`. Must be one of the following types: `float32`, `float64`. 4-D with
+        shape `[batch, orig_height, orig_width, channels]`, the image tensor that was resized.
+      align_corners: An optional `bool`. Defaults to `False`.
+      half_pixel_centers: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `original_image`.
+    """
+
 def resize_bilinear(images: TensorLike, size: TensorLike, align_corners: bool = False, half_pixel_centers: bool = False, name: str | None = None) -> Tensor:
     r"""Resize `images` to `size` using bilinear interpolation.
 

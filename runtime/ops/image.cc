@@ -13,7 +13,32 @@
 namespace opforge {
 namespace {
 
-// ---- resize (the kernels: kernels/cpu/image/resize.cc)
+const AttrValue& named_attr(ShapeContext& c, const char* name) { return c.attr(c.op().attr_index(name)); }
+
+// ---- resize (the kernels: kernels/cpu/image/resize.cc, resize_cubic_area.cc)
+
+// The (height, width) a 2-element int32 input says: its values where known, else what graph
+// construction knows of them (TensorFlow's constant-value propagation: tf.shape(x)[1:3] * 2),
+// -1 where unknown. InvalidArgument if a known value is not positive.
+Status size_pair(ShapeContext& c, int arg, const char* what, int64_t* h, int64_t* w) {
+  std::vector<int64_t> size;
+  bool known;
+  OPF_RETURN_IF_ERROR(array::known_ints(c, arg, &size, &known));
+  *h = *w = -1;
+  if (known) {
+    if (size.size() != 2 || size[0] <= 0 || size[1] <= 0) {
+      return c.error(what, " must hold 2 positive values (height, width)");
+    }
+    *h = size[0];
+    *w = size[1];
+  } else if (const Shape* partial = c.input_partial_value(arg); partial != nullptr && !partial->unknown_rank() &&
+                                                                 partial->rank() == 2) {
+    *h = partial->dim(0);
+    *w = partial->dim(1);
+    if (*h == 0 || *w == 0) return c.error(what, " must hold 2 positive values (height, width)");
+  }
+  return Status::OK();
+}
 
 Status ResizeShape(ShapeContext& c) {
   const Shape& im = c.input_shape(0);
@@ -22,14 +47,10 @@ Status ResizeShape(ShapeContext& c) {
   if (!sz.unknown_rank() && (sz.rank() != 1 || (sz.dim(0) >= 0 && sz.dim(0) != 2))) {
     return c.error("size must be a 1-D int32 Tensor of 2 elements, got shape ", sz.to_string());
   }
-  std::vector<int64_t> size;
-  bool known;
-  OPF_RETURN_IF_ERROR(array::known_ints(c, 1, &size, &known));
-  if (known && (size.size() != 2 || size[0] <= 0 || size[1] <= 0)) {
-    return c.error("size must hold 2 positive values (new_height, new_width)");
-  }
+  int64_t h, w;
+  OPF_RETURN_IF_ERROR(size_pair(c, 1, "size", &h, &w));
   const int64_t b = im.unknown_rank() ? -1 : im.dim(0), ch = im.unknown_rank() ? -1 : im.dim(3);
-  c.set_output(0, Shape({b, known ? size[0] : -1, known ? size[1] : -1, ch}));
+  c.set_output(0, Shape({b, h, w, ch}));
   return Status::OK();
 }
 
@@ -37,6 +58,184 @@ Status BilinearGradShape(ShapeContext& c) {
   c.set_output(0, c.input_shape(1));
   return Status::OK();
 }
+
+// ---- crop_and_resize (kernels/cpu/image/crop_and_resize.cc)
+
+Status CropAndResizeShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 4, "4-D"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 2, "2-D"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 2, 1, "1-D"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 3, 1, "1-D"));
+  const Shape& boxes = c.input_shape(1);
+  const Shape& ind = c.input_shape(2);
+  if (!boxes.unknown_rank() && boxes.dim(1) >= 0 && boxes.dim(1) != 4) {
+    return c.error("boxes must have 4 columns, got shape ", boxes.to_string());
+  }
+  int64_t n = boxes.unknown_rank() ? -1 : boxes.dim(0);
+  const int64_t n2 = ind.unknown_rank() ? -1 : ind.dim(0);
+  if (n >= 0 && n2 >= 0 && n != n2) {
+    return c.error("boxes and box_ind have incompatible shapes ", boxes.to_string(), " and ", ind.to_string());
+  }
+  if (n < 0) n = n2;
+  int64_t h, w;
+  OPF_RETURN_IF_ERROR(size_pair(c, 3, "crop_size", &h, &w));
+  const Shape& im = c.input_shape(0);
+  c.set_output(0, Shape({n, h, w, im.unknown_rank() ? -1 : im.dim(3)}));
+  return Status::OK();
+}
+
+// The output has the shape image_size says (4 values).
+Status CropAndResizeGradImageShape(ShapeContext& c) {
+  c.set_output(0, shape_fns::partial_shape_input(c, 3));
+  const Shape& out = c.outputs()[0];
+  if (!out.unknown_rank() && out.rank() != 4) return c.error("image_size must hold 4 values, got ", out.to_string());
+  return Status::OK();
+}
+
+Status CropAndResizeGradBoxesShape(ShapeContext& c) {
+  c.set_output(0, c.input_shape(2));
+  return Status::OK();
+}
+
+// ---- colour ops (kernels/cpu/image/colour.cc): the images' shape; the last dim holds 3 channels
+
+Status ColourShape(ShapeContext& c) {
+  const Shape& s = c.input_shape(0);
+  if (!s.unknown_rank()) {
+    if (s.rank() < 1) return c.error("input must be at least 1-D, got shape ", s.to_string());
+    if (s.dim(s.rank() - 1) >= 0 && s.dim(s.rank() - 1) != 3) {
+      return c.error("input must have 3 channels but input only has ", s.dim(s.rank() - 1), " channels");
+    }
+  }
+  c.set_output(0, s);
+  return Status::OK();
+}
+
+// AdjustContrastv2, AdjustHue, AdjustSaturation: images of rank >= 3 and a scalar factor.
+Status AdjustShape(ShapeContext& c) {
+  const Shape& s = c.input_shape(0);
+  if (!s.unknown_rank() && s.rank() < 3) return c.error("input must be at least 3-D, got shape ", s.to_string());
+  if (c.op().name != "AdjustContrastv2") OPF_RETURN_IF_ERROR(ColourShape(c));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 0, "a scalar"));
+  c.set_output(0, s);
+  return Status::OK();
+}
+
+// ---- non-max suppression (kernels/cpu/image/non_max_suppression.cc): the selected count is
+// known only from the data.
+Status NonMaxSuppressionShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 2, "2-D"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 1, "1-D"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 2, 0, "a scalar"));
+  for (int i = 3; i < static_cast<int>(c.op().inputs.size()); ++i) {
+    OPF_RETURN_IF_ERROR(array::expect_rank(c, i, 0, "a scalar"));
+  }
+  const Shape& boxes = c.input_shape(0);
+  if (!boxes.unknown_rank() && boxes.dim(1) >= 0 && boxes.dim(1) != 4) {
+    return c.error("boxes must have 4 columns, got shape ", boxes.to_string());
+  }
+  c.set_output(0, Shape({-1}));
+  return Status::OK();
+}
+
+// ---- draw_bounding_boxes: the images' shape
+Status DrawBoxesShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 4, "4-D"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 3, "3-D"));
+  c.set_output(0, c.input_shape(0));
+  return Status::OK();
+}
+
+// ---- extract_image_patches: [batch, out_rows, out_cols, ksize_rows * ksize_cols * depth]
+
+Status ExtractImagePatchesShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 4, "4-D"));
+  const auto& ks = named_attr(c, "ksizes").list_i;
+  const auto& st = named_attr(c, "strides").list_i;
+  const auto& rt = named_attr(c, "rates").list_i;
+  const char* names[] = {"ksizes", "strides", "rates"};
+  const std::vector<int64_t>* lists[] = {&ks, &st, &rt};
+  for (int k = 0; k < 3; ++k) {
+    const auto& v = *lists[k];
+    if (v.size() != 4) return c.error(names[k], " must have 4 elements, got ", v.size());
+    if (v[0] != 1 || v[3] != 1) return c.error("Only support ", names[k], " across space.");
+    if (v[1] <= 0 || v[2] <= 0 || v[1] > std::numeric_limits<int32_t>::max() ||
+        v[2] > std::numeric_limits<int32_t>::max()) {
+      return c.error(names[k], " must be positive and below 2^31, got [", v[1], ", ", v[2], "]");
+    }
+  }
+  const bool same = named_attr(c, "padding").s == "SAME";
+  const Shape& im = c.input_shape(0);
+  if (im.unknown_rank()) {
+    c.set_output(0, array::unknown_dims(4));
+    return Status::OK();
+  }
+  std::vector<int64_t> out = {im.dim(0), -1, -1, -1};
+  for (int k = 1; k <= 2; ++k) {
+    const int64_t in = im.dim(k), eff = ks[static_cast<size_t>(k)] + (ks[static_cast<size_t>(k)] - 1) *
+                                                                         (rt[static_cast<size_t>(k)] - 1);
+    if (in < 0) continue;
+    const int64_t s = st[static_cast<size_t>(k)];
+    out[static_cast<size_t>(k)] = same ? (in + s - 1) / s : (in >= eff ? (in - eff) / s + 1 : 0);
+  }
+  if (im.dim(3) >= 0) out[3] = ks[1] * ks[2] * im.dim(3);
+  c.set_output(0, Shape(out));
+  return Status::OK();
+}
+
+// ---- codecs (kernels/cpu/image/png.cc, jpeg.cc): a scalar string in, an image of rank 3 out
+// whose height and width come from the data.
+Status DecodeShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 0, "a scalar"));
+  const int64_t ch = named_attr(c, "channels").i;
+  if (ch != 0 && ch != 1 && ch != 3 && ch != 4) return c.error("channels must be 0, 1, 3 or 4, got ", ch);
+  if (c.op().name == "DecodeImage" && !named_attr(c, "expand_animations").b) {
+    c.set_output(0, Shape({-1, -1, ch == 0 ? -1 : ch}));
+  } else if (c.op().name == "DecodeImage") {
+    c.set_output(0, Shape::UnknownRank());  // a GIF decodes to 4-D: TensorFlow's shape too
+  } else {
+    c.set_output(0, Shape({-1, -1, ch == 0 ? -1 : ch}));
+  }
+  if (c.op().name == "DecodeAndCropJpeg") OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 1, "1-D"));
+  return Status::OK();
+}
+
+Status EncodeShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 3, "3-D"));
+  c.set_output(0, Shape({}));
+  return Status::OK();
+}
+
+Status ExtractJpegShapeShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 0, "a scalar"));
+  c.set_output(0, Shape({3}));
+  return Status::OK();
+}
+
+const array::CustomShape bicubic_shape("ResizeBicubic", ResizeShape);
+const array::CustomShape area_shape("ResizeArea", ResizeShape);
+const array::CustomShape bicubic_grad_shape("ResizeBicubicGrad", BilinearGradShape);
+const array::CustomShape crop_shape("CropAndResize", CropAndResizeShape);
+const array::CustomShape crop_grad_image_shape("CropAndResizeGradImage", CropAndResizeGradImageShape);
+const array::CustomShape crop_grad_boxes_shape("CropAndResizeGradBoxes", CropAndResizeGradBoxesShape);
+const array::CustomShape rgb_to_hsv_shape("RGBToHSV", ColourShape);
+const array::CustomShape hsv_to_rgb_shape("HSVToRGB", ColourShape);
+const array::CustomShape contrast_shape("AdjustContrastv2", AdjustShape);
+const array::CustomShape hue_shape("AdjustHue", AdjustShape);
+const array::CustomShape saturation_shape("AdjustSaturation", AdjustShape);
+const array::CustomShape nms_shape("NonMaxSuppression", NonMaxSuppressionShape);
+const array::CustomShape nms2_shape("NonMaxSuppressionV2", NonMaxSuppressionShape);
+const array::CustomShape nms3_shape("NonMaxSuppressionV3", NonMaxSuppressionShape);
+const array::CustomShape boxes_shape("DrawBoundingBoxes", DrawBoxesShape);
+const array::CustomShape boxes2_shape("DrawBoundingBoxesV2", DrawBoxesShape);
+const array::CustomShape patches_shape("ExtractImagePatches", ExtractImagePatchesShape);
+const array::CustomShape decode_png_shape("DecodePng", DecodeShape);
+const array::CustomShape decode_jpeg_shape("DecodeJpeg", DecodeShape);
+const array::CustomShape decode_crop_jpeg_shape("DecodeAndCropJpeg", DecodeShape);
+const array::CustomShape decode_image_shape("DecodeImage", DecodeShape);
+const array::CustomShape encode_png_shape("EncodePng", EncodeShape);
+const array::CustomShape encode_jpeg_shape("EncodeJpeg", EncodeShape);
+const array::CustomShape jpeg_shape_shape("ExtractJpegShape", ExtractJpegShapeShape);
 
 const array::CustomShape bilinear_shape("ResizeBilinear", ResizeShape);
 

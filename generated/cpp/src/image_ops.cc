@@ -10,6 +10,816 @@ namespace opforge {
 namespace ops {
 namespace {
 
+OpSpec MakeAdjustContrastv2() {
+  OpSpec op;
+  op.name = "AdjustContrastv2";
+  op.inputs.push_back(ArgSpec{"images", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"contrast_factor", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("AdjustContrastv2", c); };
+  return op;
+}
+
+OpSpec MakeAdjustHue() {
+  OpSpec op;
+  op.name = "AdjustHue";
+  op.inputs.push_back(ArgSpec{"images", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"delta", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("AdjustHue", c); };
+  return op;
+}
+
+OpSpec MakeAdjustSaturation() {
+  OpSpec op;
+  op.name = "AdjustSaturation";
+  op.inputs.push_back(ArgSpec{"images", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"scale", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("AdjustSaturation", c); };
+  return op;
+}
+
+OpSpec MakeCropAndResize() {
+  OpSpec op;
+  op.name = "CropAndResize";
+  op.inputs.push_back(ArgSpec{"image", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"boxes", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"box_ind", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"crop_size", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"crops", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "method";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("bilinear");
+    a.allowed = {AttrValue::String("bilinear"), AttrValue::String("nearest")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "extrapolation_value";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.0f);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("CropAndResize", c); };
+  return op;
+}
+
+OpSpec MakeCropAndResizeGradBoxes() {
+  OpSpec op;
+  op.name = "CropAndResizeGradBoxes";
+  op.inputs.push_back(ArgSpec{"grads", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"image", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"boxes", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"box_ind", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "method";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("bilinear");
+    a.allowed = {AttrValue::String("bilinear")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("CropAndResizeGradBoxes", c); };
+  return op;
+}
+
+OpSpec MakeCropAndResizeGradImage() {
+  OpSpec op;
+  op.name = "CropAndResizeGradImage";
+  op.inputs.push_back(ArgSpec{"grads", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"boxes", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"box_ind", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"image_size", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "method";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("bilinear");
+    a.allowed = {AttrValue::String("bilinear"), AttrValue::String("nearest")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("CropAndResizeGradImage", c); };
+  return op;
+}
+
+OpSpec MakeDecodeAndCropJpeg() {
+  OpSpec op;
+  op.name = "DecodeAndCropJpeg";
+  op.inputs.push_back(ArgSpec{"contents", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"crop_window", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"image", DType::kUInt8, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "channels";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ratio";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{1});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "fancy_upscaling";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "try_recover_truncated";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "acceptable_fraction";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(1.0f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dct_method";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DecodeAndCropJpeg", c); };
+  return op;
+}
+
+OpSpec MakeDecodeImage() {
+  OpSpec op;
+  op.name = "DecodeImage";
+  op.inputs.push_back(ArgSpec{"contents", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"image", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "channels";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kUInt8);
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "expand_animations";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DecodeImage", c); };
+  return op;
+}
+
+OpSpec MakeDecodeJpeg() {
+  OpSpec op;
+  op.name = "DecodeJpeg";
+  op.inputs.push_back(ArgSpec{"contents", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"image", DType::kUInt8, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "channels";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ratio";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{1});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "fancy_upscaling";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "try_recover_truncated";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "acceptable_fraction";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(1.0f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dct_method";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DecodeJpeg", c); };
+  return op;
+}
+
+OpSpec MakeDecodePng() {
+  OpSpec op;
+  op.name = "DecodePng";
+  op.inputs.push_back(ArgSpec{"contents", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"image", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "channels";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kUInt8);
+    a.allowed = {AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DecodePng", c); };
+  return op;
+}
+
+OpSpec MakeDrawBoundingBoxes() {
+  OpSpec op;
+  op.name = "DrawBoundingBoxes";
+  op.inputs.push_back(ArgSpec{"images", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"boxes", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kHalf)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DrawBoundingBoxes", c); };
+  return op;
+}
+
+OpSpec MakeDrawBoundingBoxesV2() {
+  OpSpec op;
+  op.name = "DrawBoundingBoxesV2";
+  op.inputs.push_back(ArgSpec{"images", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"boxes", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"colors", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kHalf)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DrawBoundingBoxesV2", c); };
+  return op;
+}
+
+OpSpec MakeEncodeJpeg() {
+  OpSpec op;
+  op.name = "EncodeJpeg";
+  op.inputs.push_back(ArgSpec{"image", DType::kUInt8, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"contents", static_cast<DType>(7), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "format";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    a.allowed = {AttrValue::String(""), AttrValue::String("grayscale"), AttrValue::String("rgb")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "quality";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{95});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "progressive";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "optimize_size";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "chroma_downsampling";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "density_unit";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("in");
+    a.allowed = {AttrValue::String("in"), AttrValue::String("cm")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "x_density";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{300});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "y_density";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{300});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "xmp_metadata";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("EncodeJpeg", c); };
+  return op;
+}
+
+OpSpec MakeEncodePng() {
+  OpSpec op;
+  op.name = "EncodePng";
+  op.inputs.push_back(ArgSpec{"image", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"contents", static_cast<DType>(7), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "compression";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{-1});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kUInt8);
+    a.allowed = {AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("EncodePng", c); };
+  return op;
+}
+
+OpSpec MakeExtractImagePatches() {
+  OpSpec op;
+  op.name = "ExtractImagePatches";
+  op.inputs.push_back(ArgSpec{"images", DType::kInvalid, 3, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"patches", DType::kInvalid, 3, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "ksizes";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "rates";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kBool)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 3;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ExtractImagePatches", c); };
+  return op;
+}
+
+OpSpec MakeExtractJpegShape() {
+  OpSpec op;
+  op.name = "ExtractJpegShape";
+  op.inputs.push_back(ArgSpec{"contents", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"image_shape", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "output_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ExtractJpegShape", c); };
+  return op;
+}
+
+OpSpec MakeHSVToRGB() {
+  OpSpec op;
+  op.name = "HSVToRGB";
+  op.inputs.push_back(ArgSpec{"images", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("HSVToRGB", c); };
+  return op;
+}
+
+OpSpec MakeNonMaxSuppression() {
+  OpSpec op;
+  op.name = "NonMaxSuppression";
+  op.inputs.push_back(ArgSpec{"boxes", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"scores", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"max_output_size", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"selected_indices", DType::kInt32, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "iou_threshold";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.5f);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("NonMaxSuppression", c); };
+  return op;
+}
+
+OpSpec MakeNonMaxSuppressionV2() {
+  OpSpec op;
+  op.name = "NonMaxSuppressionV2";
+  op.inputs.push_back(ArgSpec{"boxes", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"scores", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"max_output_size", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"iou_threshold", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"selected_indices", DType::kInt32, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T_threshold";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("NonMaxSuppressionV2", c); };
+  return op;
+}
+
+OpSpec MakeNonMaxSuppressionV3() {
+  OpSpec op;
+  op.name = "NonMaxSuppressionV3";
+  op.inputs.push_back(ArgSpec{"boxes", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"scores", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"max_output_size", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"iou_threshold", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"score_threshold", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"selected_indices", DType::kInt32, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T_threshold";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("NonMaxSuppressionV3", c); };
+  return op;
+}
+
+OpSpec MakeRGBToHSV() {
+  OpSpec op;
+  op.name = "RGBToHSV";
+  op.inputs.push_back(ArgSpec{"images", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("RGBToHSV", c); };
+  return op;
+}
+
+OpSpec MakeResizeArea() {
+  OpSpec op;
+  op.name = "ResizeArea";
+  op.inputs.push_back(ArgSpec{"images", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"size", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"resized_images", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "align_corners";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ResizeArea", c); };
+  return op;
+}
+
+OpSpec MakeResizeBicubic() {
+  OpSpec op;
+  op.name = "ResizeBicubic";
+  op.inputs.push_back(ArgSpec{"images", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"size", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"resized_images", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "align_corners";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "half_pixel_centers";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ResizeBicubic", c); };
+  return op;
+}
+
+OpSpec MakeResizeBicubicGrad() {
+  OpSpec op;
+  op.name = "ResizeBicubicGrad";
+  op.inputs.push_back(ArgSpec{"grads", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"original_image", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "align_corners";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "half_pixel_centers";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ResizeBicubicGrad", c); };
+  return op;
+}
+
 OpSpec MakeResizeBilinear() {
   OpSpec op;
   op.name = "ResizeBilinear";
@@ -155,6 +965,30 @@ OpSpec MakeResizeNearestNeighborGrad() {
 }
 
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::Global().add_pending(MakeAdjustContrastv2());
+  OpRegistry::Global().add_pending(MakeAdjustHue());
+  OpRegistry::Global().add_pending(MakeAdjustSaturation());
+  OpRegistry::Global().add_pending(MakeCropAndResize());
+  OpRegistry::Global().add_pending(MakeCropAndResizeGradBoxes());
+  OpRegistry::Global().add_pending(MakeCropAndResizeGradImage());
+  OpRegistry::Global().add_pending(MakeDecodeAndCropJpeg());
+  OpRegistry::Global().add_pending(MakeDecodeImage());
+  OpRegistry::Global().add_pending(MakeDecodeJpeg());
+  OpRegistry::Global().add_pending(MakeDecodePng());
+  OpRegistry::Global().add_pending(MakeDrawBoundingBoxes());
+  OpRegistry::Global().add_pending(MakeDrawBoundingBoxesV2());
+  OpRegistry::Global().add_pending(MakeEncodeJpeg());
+  OpRegistry::Global().add_pending(MakeEncodePng());
+  OpRegistry::Global().add_pending(MakeExtractImagePatches());
+  OpRegistry::Global().add_pending(MakeExtractJpegShape());
+  OpRegistry::Global().add_pending(MakeHSVToRGB());
+  OpRegistry::Global().add_pending(MakeNonMaxSuppression());
+  OpRegistry::Global().add_pending(MakeNonMaxSuppressionV2());
+  OpRegistry::Global().add_pending(MakeNonMaxSuppressionV3());
+  OpRegistry::Global().add_pending(MakeRGBToHSV());
+  OpRegistry::Global().add_pending(MakeResizeArea());
+  OpRegistry::Global().add_pending(MakeResizeBicubic());
+  OpRegistry::Global().add_pending(MakeResizeBicubicGrad());
   OpRegistry::Global().add_pending(MakeResizeBilinear());
   OpRegistry::Global().add_pending(MakeResizeBilinearGrad());
   OpRegistry::Global().add_pending(MakeResizeNearestNeighbor());

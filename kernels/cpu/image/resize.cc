@@ -7,6 +7,7 @@
 
 #include "cpu/array/array_util.h"
 #include "cpu/cpu_util.h"
+#include "cpu/image/image_util.h"
 #include "opforge/ops/image/resize_bilinear.h"
 #include "opforge/ops/image/resize_bilinear_grad.h"
 #include "opforge/ops/image/resize_nearest_neighbor.h"
@@ -16,11 +17,10 @@
 namespace opforge {
 namespace {
 
-// in / out, or (in - 1) / (out - 1) with align_corners (TensorFlow's CalculateResizeScale).
-float resize_scale(int64_t in, int64_t out, bool align_corners) {
-  return (align_corners && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-                                    : static_cast<float>(in) / static_cast<float>(out);
-}
+using image::check_flags;
+using image::check_images;
+using image::read_size;
+using image::resize_scale;
 
 // Where output coordinate i samples the input: (i + 0.5) * scale - 0.5 with half-pixel
 // centers, i * scale otherwise.
@@ -54,31 +54,6 @@ std::vector<int64_t> nearest(int64_t out, int64_t in, float scale, bool align_co
     idx[static_cast<size_t>(i)] = v;
   }
   return idx;
-}
-
-Status check_flags(const KernelContext& ctx, bool align_corners, bool half_pixel) {
-  if (align_corners && half_pixel) return ctx.error("If half_pixel_centers is True, align_corners must be False.");
-  return Status::OK();
-}
-
-// New height and width from the size input: a vector of 2 positive ints.
-Status read_size(const KernelContext& ctx, const Tensor& size, int64_t* h, int64_t* w) {
-  if (size.rank() != 1 || size.num_elements() != 2) {
-    return ctx.error("size must be a 1-D int32 Tensor of 2 elements: new_height, new_width, got shape ",
-                     size.shape().to_string());
-  }
-  *h = size.data<int32_t>()[0];
-  *w = size.data<int32_t>()[1];
-  if (*h <= 0 || *w <= 0) return ctx.error("output dimensions must be positive, got ", *h, "x", *w);
-  return Status::OK();
-}
-
-Status check_images(const KernelContext& ctx, const Tensor& images, const char* what = "images") {
-  if (images.rank() != 4) return ctx.error(what, " must be 4-dimensional, got shape ", images.shape().to_string());
-  if (images.dim(1) <= 0 || images.dim(2) <= 0) {
-    return ctx.error("input image must be of non-zero size, got shape ", images.shape().to_string());
-  }
-  return Status::OK();
 }
 
 // The shape functions of these ops are op semantics: runtime/ops/image.cc.
