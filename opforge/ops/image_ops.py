@@ -1,54 +1,28 @@
-"""``of.image``: TensorFlow's tf.image resizing over the ResizeBilinear and
-ResizeNearestNeighbor ops (NHWC; a 3-D image gets a batch dimension of 1 and loses it again).
-
-``resize`` is TF2's (half-pixel centers); ``resize_bilinear`` and ``resize_nearest_neighbor``
-take the ops' own coordinate options (corner-aligned or legacy coordinates, as TF1 computed
-them), which ``opforge.compat.v1.image`` spells as TF1's ``resize_images`` and friends.
-"""
+"""``of.image``: TensorFlow's tf.image, over opforge's image ops (NHWC). The functions live by
+concern in image_resize (resizing, crop_and_resize), image_geometry (flips, rotations,
+crops, pads, patches), image_color (colour adjustments and conversions, standardization,
+random augmentation), image_quality (gradients, Sobel, total variation, PSNR, SSIM) and
+image_codecs (PNG/JPEG, non-max suppression, boxes); ``opforge.compat.v1.image`` spells them as
+TensorFlow 1 does."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from .. import ops as _ops
-from ..framework.errors import UnimplementedError
-
-
-class ResizeMethod:
-    BILINEAR = "bilinear"
-    NEAREST_NEIGHBOR = "nearest"
-
-
-def _resize(images, size, method, align_corners, half_pixel_centers, name=None):
-    method = str(method).lower()
-    squeeze = len(images.shape) == 3
-    x = _ops.expand_dims(images, np.int32(0)) if squeeze else images
-    size = np.asarray(size, np.int32) if not hasattr(size, "dtype") or isinstance(size, np.ndarray) else size
-    if method == "bilinear":
-        y = _ops.resize_bilinear(x, size, align_corners=align_corners, half_pixel_centers=half_pixel_centers, name=name)
-    elif method in ("nearest", "nearest_neighbor"):
-        y = _ops.resize_nearest_neighbor(x, size, align_corners=align_corners, half_pixel_centers=half_pixel_centers,
-                                         name=name)
-    else:
-        raise UnimplementedError(f"image.resize: method {method!r} is not supported yet (bilinear, nearest)",
-                                 "ResizeBilinear")
-    return _ops.squeeze(y, axis=[0]) if squeeze else y
-
-
-def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False, antialias=False, name=None):
-    """tf.image.resize: bilinear output is float32 (as TensorFlow's); nearest keeps the dtype."""
-    if preserve_aspect_ratio or antialias:
-        raise UnimplementedError("image.resize: preserve_aspect_ratio and antialias are not supported yet",
-                                 "ResizeBilinear")
-    return _resize(images, size, method, False, True, name)
-
-
-def resize_bilinear(images, size, align_corners=False, half_pixel_centers=False, name=None):
-    """The ResizeBilinear op with its own coordinate options (TF1's corner-aligned or legacy
-    coordinates; ``resize`` uses half-pixel centers); a 3-D image is handled as a batch of one."""
-    return _resize(images, size, "bilinear", align_corners, half_pixel_centers, name)
-
-
-def resize_nearest_neighbor(images, size, align_corners=False, half_pixel_centers=False, name=None):
-    """The ResizeNearestNeighbor op with its own coordinate options (see resize_bilinear)."""
-    return _resize(images, size, "nearest", align_corners, half_pixel_centers, name)
+from .image_codecs import (  # noqa: F401
+    adjust_jpeg_quality, decode_and_crop_jpeg, decode_image, decode_jpeg, decode_png, draw_bounding_boxes, encode_jpeg, encode_png,
+    extract_jpeg_shape, is_jpeg, non_max_suppression,
+)
+from .image_color import (  # noqa: F401
+    adjust_brightness, adjust_contrast, adjust_gamma, adjust_hue, adjust_saturation, grayscale_to_rgb, hsv_to_rgb,
+    per_image_standardization, random_brightness, random_contrast, random_hue, random_saturation, rgb_to_grayscale,
+    rgb_to_hsv, rgb_to_yiq, rgb_to_yuv, yiq_to_rgb, yuv_to_rgb,
+)
+from .image_common import convert_image_dtype  # noqa: F401
+from .image_geometry import (  # noqa: F401
+    central_crop, crop_to_bounding_box, extract_patches, flip_left_right, flip_up_down, pad_to_bounding_box,
+    random_crop, random_flip_left_right, random_flip_up_down, resize_with_crop_or_pad, rot90, transpose,
+)
+from .image_quality import image_gradients, psnr, sobel_edges, ssim, total_variation  # noqa: F401
+from .image_resize import (  # noqa: F401
+    ResizeMethod, crop_and_resize, resize, resize_area, resize_bicubic, resize_bilinear, resize_nearest_neighbor,
+    resize_with_pad,
+)

@@ -61,7 +61,7 @@ __all__ = [
     "realdiv", "truncatediv", "truncatemod", "sequence_mask", "clip_by_norm", "clip_by_global_norm",
     "global_norm", "count_nonzero", "norm", "tensordot", "meshgrid", "log_sigmoid",
     "placeholder_with_default", "convert_to_tensor", "is_tensor", "TensorShape", "Dimension", "dimension_value",
-    "dimension_at_index", "broadcast_static_shape", "linalg", "io", "version",
+    "dimension_at_index", "broadcast_static_shape", "linalg", "io", "version", "random_crop", "extract_image_patches",
     "VERSION", "GIT_VERSION", "GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_PRODUCER",
     "__version__", "__git_version__", "AttrValue", "HistogramProto", "LogMessage", "MetaGraphDef", "NameAttrList",
     "NodeDef", "SummaryMetadata", "TensorInfo", "all_variables", "get_logger", "get_seed", "initialize_variables",
@@ -309,12 +309,13 @@ summary = Namespace("summary", {n: getattr(_summary, n) for n in _summary.__all_
 data = Namespace("data", {n: getattr(_data, n) for n in _data.__all__})
 linalg = Namespace("linalg", _more.linalg_names() | _tf1_io.linalg_names(), norm=norm, matmul=_m.matmul,
                    diag=_linalg.diag, diag_part=_linalg.diag_part)
-io = Namespace("io", _tf1_io.io_names(), decode_csv=_input.decode_csv, write_graph=_train.write_graph,
+io = Namespace("io", _tf1_io.io_names() | _image_v1.io_names(), decode_csv=_input.decode_csv, write_graph=_train.write_graph,
                gfile=_of.io.gfile)
 version = Namespace("version", VERSION=VERSION, GIT_VERSION=GIT_VERSION, GRAPH_DEF_VERSION=GRAPH_DEF_VERSION,
                     GRAPH_DEF_VERSION_MIN_CONSUMER=GRAPH_DEF_VERSION_MIN_CONSUMER,
                     GRAPH_DEF_VERSION_MIN_PRODUCER=GRAPH_DEF_VERSION_MIN_PRODUCER)
 decode_csv, TextLineReader = _input.decode_csv, _input.TextLineReader
+random_crop, extract_image_patches = _image_v1.random_crop, _image_v1.extract_image_patches  # tf.random_crop, ...
 Summary, Event, SessionLog = _summary.Summary, _summary.Event, _summary.SessionLog
 errors = Namespace("errors", {n: getattr(_of.errors, n) for n in dir(_of.errors)
                               if n.endswith("Error") and isinstance(getattr(_of.errors, n), type)})

@@ -64,25 +64,14 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         flags.register_multi_flags_validator flags.register_validator flags.set_default flags.text_wrap
         flags.validator
     """),
-    "image ops not yet in opforge (codecs, colour, crop/pad/flip, augmentation, NMS, patches; issue 32's image work)": _names("""
-        image.adjust_brightness image.adjust_contrast image.adjust_gamma image.adjust_hue image.adjust_jpeg_quality
-        image.adjust_saturation image.central_crop image.combined_non_max_suppression image.convert_image_dtype
-        image.crop_and_resize image.crop_to_bounding_box image.decode_and_crop_jpeg image.decode_bmp image.decode_gif
-        image.decode_image image.decode_jpeg image.decode_jxl image.decode_png image.decode_webp
-        image.draw_bounding_boxes image.encode_jpeg image.encode_png image.extract_glimpse image.extract_image_patches
-        image.extract_jpeg_shape image.extract_patches image.flip_left_right image.flip_up_down
-        image.generate_bounding_box_proposals image.grayscale_to_rgb image.hsv_to_rgb image.image_gradients
-        image.is_jpeg image.non_max_suppression image.non_max_suppression_overlaps image.non_max_suppression_padded
-        image.non_max_suppression_with_scores image.pad_to_bounding_box image.per_image_standardization image.psnr
-        image.random_brightness image.random_contrast image.random_crop image.random_flip_left_right
-        image.random_flip_up_down image.random_hue image.random_jpeg_quality image.random_saturation image.resize_area
-        image.resize_bicubic image.resize_image_with_crop_or_pad image.resize_image_with_pad
-        image.resize_with_crop_or_pad image.rgb_to_grayscale image.rgb_to_hsv image.rgb_to_yiq image.rgb_to_yuv
-        image.rot90 image.sample_distorted_bounding_box image.sobel_edges image.ssim image.ssim_multiscale
-        image.total_variation image.transpose image.transpose_image image.yiq_to_rgb image.yuv_to_rgb
-        io.decode_and_crop_jpeg io.decode_bmp io.decode_gif io.decode_image io.decode_jpeg io.decode_jxl io.decode_png
-        io.decode_webp io.encode_jpeg io.encode_png io.extract_jpeg_shape io.is_jpeg tf.extract_image_patches
-        tf.extract_volume_patches tf.random_crop
+    "image formats other than PNG and JPEG: opforge decodes those two (libpng, libjpeg); BMP, GIF, WebP and JPEG XL have no decoder yet": _names("""
+        image.decode_bmp image.decode_gif image.decode_jxl image.decode_webp io.decode_bmp io.decode_gif io.decode_jxl
+        io.decode_webp
+    """),
+    "image ops not yet in opforge (NonMaxSuppressionV4/V5 and the padded, overlaps, combined and soft variants, SampleDistortedBoundingBoxV2, ExtractGlimpseV2, GenerateBoundingBoxProposals, EncodeJpegVariableQuality, ExtractVolumePatches) and ssim_multiscale (a composition not written yet)": _names("""
+        image.combined_non_max_suppression image.extract_glimpse image.generate_bounding_box_proposals
+        image.non_max_suppression_overlaps image.non_max_suppression_padded image.non_max_suppression_with_scores
+        image.random_jpeg_quality image.sample_distorted_bounding_box image.ssim_multiscale tf.extract_volume_patches
     """),
     "queues, readers and queue-fed input producers (input pipelines, issue 31)": _names("""
         io.PaddingFIFOQueue io.PriorityQueue io.QueueBase io.RandomShuffleQueue io.match_filenames_once

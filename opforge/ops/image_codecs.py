@@ -1,0 +1,119 @@
+"""``of.image``'s codecs (PNG and JPEG over libpng and libjpeg, see the Decode*/Encode* ops),
+non-max suppression and bounding-box drawing, in TensorFlow's spellings."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops as _ops
+from ..framework import dtypes as _dtypes
+from ..framework.errors import UnimplementedError
+from .image_common import convert_image_dtype, tensor
+
+_JPEG_MAGIC = np.frombuffer(b"\xff\xd8\xff", np.uint8)
+
+
+def _uint8_only(dtype, fn, op):
+    if _dtypes.as_dtype(dtype).name != "uint8":
+        raise UnimplementedError(f"image.{fn}: dtype {_dtypes.as_dtype(dtype).name} is not supported (opforge has no "
+                                 "uint16: uint8 only)", op)
+
+
+def decode_png(contents, channels=0, dtype="uint8", name=None):
+    """tf.io.decode_png: a [height, width, channels] uint8 image."""
+    _uint8_only(dtype, "decode_png", "DecodePng")
+    return _ops.decode_png(contents, channels=channels, dtype="uint8", name=name)
+
+
+def encode_png(image, compression=-1, name=None):
+    """tf.io.encode_png: a 3-D uint8 image as PNG bytes."""
+    image = tensor(image)
+    _uint8_only(image.dtype, "encode_png", "EncodePng")
+    return _ops.encode_png(image, compression=compression, name=name)
+
+
+def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
+                acceptable_fraction=1, dct_method="", name=None):
+    """tf.io.decode_jpeg: a [height, width, channels] uint8 image."""
+    return _ops.decode_jpeg(contents, channels=channels, ratio=ratio, fancy_upscaling=fancy_upscaling,
+                            try_recover_truncated=try_recover_truncated, acceptable_fraction=acceptable_fraction,
+                            dct_method=dct_method, name=name)
+
+
+def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upscaling=True,
+                         try_recover_truncated=False, acceptable_fraction=1, dct_method="", name=None):
+    """tf.io.decode_and_crop_jpeg: decode_jpeg, then the crop_window [y, x, height, width]."""
+    window = crop_window if hasattr(crop_window, "dtype") and not isinstance(crop_window, np.ndarray) \
+        else np.asarray(crop_window, np.int32)
+    return _ops.decode_and_crop_jpeg(contents, window, channels=channels, ratio=ratio,
+                                     fancy_upscaling=fancy_upscaling, try_recover_truncated=try_recover_truncated,
+                                     acceptable_fraction=acceptable_fraction, dct_method=dct_method, name=name)
+
+
+def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=False,  # noqa: A002 (TF's name)
+                chroma_downsampling=True, density_unit="in", x_density=300, y_density=300, xmp_metadata="",
+                name=None):
+    """tf.io.encode_jpeg: a 3-D uint8 image as JPEG bytes."""
+    return _ops.encode_jpeg(image, format=format, quality=quality, progressive=progressive,
+                            optimize_size=optimize_size, chroma_downsampling=chroma_downsampling,
+                            density_unit=density_unit, x_density=x_density, y_density=y_density,
+                            xmp_metadata=xmp_metadata, name=name)
+
+
+def extract_jpeg_shape(contents, output_type="int32", name=None):
+    """tf.io.extract_jpeg_shape: [height, width, channels] from the JPEG header."""
+    return _ops.extract_jpeg_shape(contents, output_type=output_type, name=name)
+
+
+def decode_image(contents, channels=None, dtype="uint8", name=None, expand_animations=True):
+    """tf.io.decode_image: PNG or JPEG by their first bytes; a float dtype scales to [0, 1]
+    (convert_image_dtype's scaling)."""
+    dtype = _dtypes.as_dtype(dtype)
+    image = _ops.decode_image(contents, channels=channels or 0, dtype="uint8", expand_animations=expand_animations,
+                              name=name if dtype.name == "uint8" else None)
+    return image if dtype.name == "uint8" else convert_image_dtype(image, dtype, name=name)
+
+
+def is_jpeg(contents, name=None):
+    """tf.io.is_jpeg: whether the bytes start with JPEG's magic number (FF D8 FF)."""
+    raw = _ops.decode_raw(contents, out_type="uint8")
+    head = _ops.slice(_ops.concat_v2([raw, np.zeros(3, np.uint8)], np.int32(0)), np.asarray([0], np.int32),
+                      np.asarray([3], np.int32))
+    return _ops.all(_ops.equal(head, _JPEG_MAGIC), np.asarray([0], np.int32), name=name)
+
+
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                        name=None):
+    """tf.image.non_max_suppression: the NonMaxSuppressionV3 op (indices of the selected boxes)."""
+    boxes, scores = tensor(boxes, "float32"), tensor(scores, "float32")
+    return _ops.non_max_suppression_v3(boxes, scores, np.int32(max_output_size) if not hasattr(
+        max_output_size, "dtype") else max_output_size, np.float32(iou_threshold) if not hasattr(
+        iou_threshold, "dtype") else iou_threshold, np.float32(score_threshold) if not hasattr(
+        score_threshold, "dtype") else score_threshold, name=name)
+
+
+def draw_bounding_boxes(images, boxes, colors=None, name=None):
+    """tf.image.draw_bounding_boxes: one-pixel box outlines (DrawBoundingBoxesV2; TensorFlow's
+    palette without colors)."""
+    if colors is None:
+        return _ops.draw_bounding_boxes(images, boxes, name=name)
+    return _ops.draw_bounding_boxes_v2(images, boxes, np.asarray(colors, np.float32)
+                                       if not hasattr(colors, "dtype") else colors, name=name)
+
+
+def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
+    """tf.image.adjust_jpeg_quality: the image through JPEG at jpeg_quality (a Python int in
+    [0, 100]: the EncodeJpeg attr) and back, in its own dtype. 3-D images of 1 or 3 channels."""
+    from .image_common import check_rank, dims, error  # noqa: PLC0415
+
+    image = tensor(image)
+    check_rank(image, "adjust_jpeg_quality", (3,))
+    if hasattr(jpeg_quality, "dtype") and not isinstance(jpeg_quality, (np.ndarray, np.generic)):
+        raise UnimplementedError("image.adjust_jpeg_quality: a tensor jpeg_quality needs EncodeJpegVariableQuality, "
+                                 "not in opforge: pass a Python int", "EncodeJpeg")
+    if not 0 <= int(jpeg_quality) <= 100:
+        raise error("adjust_jpeg_quality", f"jpeg_quality must be in [0, 100], got {jpeg_quality}")
+    channels = dims(image)[-1] or 0
+    encoded = _ops.encode_jpeg(convert_image_dtype(image, "uint8", saturate=True), quality=int(jpeg_quality))
+    decoded = _ops.decode_jpeg(encoded, channels=channels, dct_method=dct_method)
+    return convert_image_dtype(decoded, image.dtype, name=name)
