@@ -172,5 +172,5 @@ def test_v1_resize_spellings():
                                   _np_nearest(x, (6, 3), False, False))
     np.testing.assert_allclose(_run_v1(lambda: tf1.image.resize_bilinear(x, [6, 3], False, None, True)),
                                _np_bilinear(x, (6, 3), False, True), atol=1e-5)
-    with pytest.raises(of.errors.UnimplementedError, match="method 'bicubic' is not supported"):
-        tf1.image.resize_images(x, [6, 3], "bicubic")
+    with pytest.raises(of.errors.UnimplementedError, match="method 'lanczos3' is not supported"):
+        tf1.image.resize_images(x, [6, 3], "lanczos3")

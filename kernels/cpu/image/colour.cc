@@ -28,14 +28,17 @@ Status check_channels(const KernelContext& ctx, const Tensor& images, int min_ra
   return Status::OK();
 }
 
-// One pixel's RGB to HSV in C (the RGBToHSV op's arithmetic).
-template <typename C>
+// One pixel's RGB to HSV in C, the hue's offsets (2/6, 4/6) added in K (the RGBToHSV op adds
+// them in C; AdjustSaturation, like TensorFlow's kernel, in double).
+template <typename C, typename K = C>
 void rgb_to_hsv(C r, C g, C b, C* h, C* s, C* v) {
   const C vv = std::max(r, std::max(g, b));
   const C range = vv - std::min(r, std::min(g, b));
   *s = vv > C(0) ? range / vv : C(0);
   const C norm = C(1) / (C(6) * range);
-  C hh = r == vv ? norm * (g - b) : g == vv ? norm * (b - r) + C(2) / C(6) : norm * (r - g) + C(4) / C(6);
+  C hh = r == vv   ? norm * (g - b)
+         : g == vv ? static_cast<C>(static_cast<K>(norm * (b - r)) + K(2) / K(6))
+                   : static_cast<C>(static_cast<K>(norm * (r - g)) + K(4) / K(6));
   if (!(range > C(0))) hh = C(0);
   if (hh < C(0)) hh += C(1);
   *h = hh;
@@ -225,7 +228,7 @@ Status AdjustSaturationCpu(ops::AdjustSaturationArgs& a) {
   parallel_for(a.images.num_elements() / 3, cpu::kGrain / 3, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       float h, s, v, r, g, b;
-      rgb_to_hsv<float>(static_cast<float>(in[3 * p]), static_cast<float>(in[3 * p + 1]),
+      rgb_to_hsv<float, double>(static_cast<float>(in[3 * p]), static_cast<float>(in[3 * p + 1]),
                         static_cast<float>(in[3 * p + 2]), &h, &s, &v);
       s = std::min(1.0f, std::max(0.0f, s * scale));
       hsv_to_rgb_sextant(h, s, v, &r, &g, &b);
