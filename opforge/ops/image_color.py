@@ -124,7 +124,7 @@ def rgb_to_grayscale(images, name=None):
         gray = _ops.sum(flt * weights, np.int32(-1))
     else:
         gray = _math_ops.tensordot(flt, weights, [[len(d) - 1], [0]])
-    gray = _ops.expand_dims(gray, np.int32(-1))
+    gray = set_static(_ops.expand_dims(gray, np.int32(-1)), None if d is None else d[:-1] + [1])
     return convert_image_dtype(gray, images.dtype, name=name)
 
 

@@ -33,7 +33,9 @@ def tensor(x, dtype=None):
 def dims(x):
     """x's static dims (None where unknown), or None when its rank is unknown."""
     shape = x.shape
-    if getattr(shape, "ndims", len(shape)) is None:
+    if not hasattr(shape, "as_list"):  # a NumPy-like shape tuple
+        return [int(d) for d in shape]
+    if shape.ndims is None:
         return None
     return [None if d is None else int(d) for d in shape.as_list()]
 
@@ -47,8 +49,10 @@ def check_rank(image, fn: str, ranks=(3, 4), what="image"):
     an unknown rank is an error too: these functions need to know it)."""
     d = dims(image)
     if d is None:
-        raise error(fn, f"'{what}' must have a known rank ({' or '.join(map(str, ranks))}), got an unknown shape")
-    if len(d) not in ranks and not (ranks == "3+" and len(d) >= 3):
+        want = "at least 3" if ranks == "3+" else " or ".join(map(str, ranks))
+        raise error(fn, f"'{what}' must have a known rank ({want}), got an unknown shape")
+    ok = len(d) >= 3 if ranks == "3+" else len(d) in ranks
+    if not ok:
         want = "at least 3" if ranks == "3+" else " or ".join(map(str, ranks))
         raise error(fn, f"'{what}' (shape {tuple(d)}) must have {want} dimensions")
     return len(d)

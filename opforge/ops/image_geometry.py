@@ -235,7 +235,8 @@ def random_crop(value, size, seed=None, name=None):
     limit = shape - size_t + np.int32(1)
     offset = _ops.floor_mod(_random.uniform(_ops.shape(shape, out_type="int32"), maxval=2**31 - 1, dtype="int32",
                                             seed=seed), limit)
-    return _ops.slice(value, offset, size_t, name=name)
+    out = _ops.slice(value, offset, size_t, name=name)
+    return set_static(out, None if size_c is None else [int(v) for v in size_c])
 
 
 def extract_patches(images, sizes, strides, rates, padding, name=None):
