@@ -253,9 +253,10 @@ def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover
 
     Decoded by libjpeg(-turbo). `channels` 0 keeps the image's own (1 or 3), 1 or 3 converts.
     `ratio` (1, 2, 4 or 8) downscales while decoding; `dct_method` 'INTEGER_FAST' or
-    'INTEGER_ACCURATE' picks the IDCT ('' is libjpeg's default); `try_recover_truncated` with
-    `acceptable_fraction` accepts a truncated image whose decoded rows reach that fraction (the rest
-    zero). Without libjpeg at build time the op raises UnimplementedError naming the library.
+    'INTEGER_ACCURATE' picks the IDCT ('' is libjpeg's default); `try_recover_truncated` accepts a
+    truncated or corrupt image (libjpeg fills the rows past the damage), provided the rows libjpeg
+    decoded reach `acceptable_fraction`; without it such data is an InvalidArgumentError. Without
+    libjpeg at build time the op raises UnimplementedError naming the library.
 
     Args:
       contents: A `Tensor` of type `string`. 0-D. The JPEG-encoded image.

@@ -81,7 +81,9 @@ Status decode_png(const std::string& op, const std::string& bytes, int64_t chann
       if (has_trns) {
         png_set_tRNS_to_alpha(png);
       } else {
-        png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+        // TensorFlow's filler: the file's largest sample value, (1 << bit_depth) - 1, so a
+        // 4-bit palette image gets alpha 15 (kept: decoding as TensorFlow does).
+        png_set_add_alpha(png, static_cast<png_uint_32>((1 << depth) - 1) & 0xFFFF, PNG_FILLER_AFTER);
       }
     }
   } else if (has_alpha || has_trns) {
@@ -159,8 +161,8 @@ template <typename T>
 Status DecodePngCpu(ops::DecodePngArgs& a) {
   const std::string* bytes = nullptr;
   OPF_RETURN_IF_ERROR(scalar_contents(a.ctx, a.contents, &bytes));
-  if (a.channels != 0 && a.channels != 1 && a.channels != 2 && a.channels != 3 && a.channels != 4) {
-    return a.ctx.error("channels must be 0, 1, 2, 3 or 4, got ", a.channels);
+  if (a.channels != 0 && a.channels != 1 && a.channels != 3 && a.channels != 4) {
+    return a.ctx.error("channels must be 0, 1, 3 or 4, got ", a.channels);
   }
   Pixels px;
   OPF_RETURN_IF_ERROR(decode_png("DecodePng", *bytes, a.channels, &px));

@@ -1,0 +1,169 @@
+"""The PNG and JPEG codecs (kernels/cpu/image/png.cc, jpeg.cc, decode_image.cc over libpng and
+libjpeg): round trips, decoding files written by Pillow and TensorFlow against TensorFlow's
+own decoding of them (tests/data/image/, written by tools/make_image_testdata.py; JPEG within a
+tolerance), the encoder's options, and the typed errors of bad data."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import numpy as np
+import pytest
+
+import opforge as of
+import opforge.compat.v1 as tf1
+from opforge.errors import InvalidArgumentError, UnimplementedError
+
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "image")
+EXPECTED = np.load(os.path.join(DATA, "expected.npz"))
+RNG = np.random.default_rng(5)
+
+
+def _read(name):
+    with open(os.path.join(DATA, name), "rb") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("channels", [1, 2, 3, 4])
+def test_png_round_trip(channels):
+    image = RNG.integers(0, 256, (9, 13, channels)).astype(np.uint8)
+    for compression in (-1, 0, 9):
+        encoded = of.image.encode_png(image, compression=compression)
+        assert encoded.dtype == of.string and encoded.shape == ()
+        np.testing.assert_array_equal(of.image.decode_png(encoded).numpy(), image)
+        np.testing.assert_array_equal(of.image.decode_image(encoded).numpy(), image)
+
+
+PNGS = ["rgb.png", "rgba.png", "gray.png", "palette.png", "palette_trns.png", "gray16.png", "tf.png"]
+
+
+@pytest.mark.parametrize("name", PNGS)
+@pytest.mark.parametrize("channels", [0, 1, 3, 4])
+def test_png_files_decode_as_tensorflow_decodes_them(name, channels):
+    got = of.image.decode_png(_read(name), channels=channels).numpy()
+    np.testing.assert_array_equal(got, EXPECTED[f"{name.replace('.', '_')}_c{channels}"])
+
+
+def test_png_keeps_the_source_pixels():
+    rgb = EXPECTED["source_rgb"]
+    np.testing.assert_array_equal(of.image.decode_png(_read("rgb.png")).numpy(), rgb)
+    np.testing.assert_array_equal(of.image.decode_png(_read("gray.png")).numpy()[..., 0], rgb[..., 0])
+    np.testing.assert_array_equal(of.image.decode_png(_read("gray16.png")).numpy()[..., 0], rgb[..., 0])
+
+
+JPEGS = ["pillow.jpg", "progressive.jpg", "gray.jpg", "tf.jpg"]
+
+
+@pytest.mark.parametrize("name", JPEGS)
+def test_jpeg_files_decode_as_tensorflow_decodes_them(name):
+    data = _read(name)
+    key = name.replace(".", "_")
+    for channels in (0, 1, 3):
+        for dct in ("", "INTEGER_ACCURATE"):
+            got = of.image.decode_jpeg(data, channels=channels, dct_method=dct).numpy()
+            want = EXPECTED[f"{key}_c{channels}_{dct or 'FAST'}"]
+            assert got.shape == want.shape
+            # libjpeg-turbo's IDCTs are exact integer arithmetic; other libjpeg builds may round differently
+            assert np.abs(got.astype(int) - want).max() <= 2, (name, channels, dct)
+    got = of.image.decode_jpeg(data, ratio=2).numpy()
+    assert got.shape == EXPECTED[f"{key}_ratio2"].shape
+    assert np.abs(got.astype(int) - EXPECTED[f"{key}_ratio2"]).max() <= 2
+    source = EXPECTED["source_rgb"]
+    if name != "gray.jpg":
+        assert np.abs(of.image.decode_jpeg(data).numpy().astype(int) - source).mean() < 3  # lossy, close
+
+
+def test_jpeg_round_trip_and_options():
+    image = EXPECTED["source_rgb"]
+    plain = of.image.encode_jpeg(image, quality=95)
+    assert of.image.is_jpeg(plain).numpy() and not of.image.is_jpeg(of.image.encode_png(image)).numpy()
+    assert not of.image.is_jpeg(b"\xff").numpy()
+    np.testing.assert_array_equal(of.image.extract_jpeg_shape(plain).numpy(), [24, 32, 3])
+    for kw in ({}, {"progressive": True}, {"optimize_size": True}, {"chroma_downsampling": False},
+               {"format": "rgb", "density_unit": "cm", "x_density": 72, "y_density": 96}):
+        data = of.image.encode_jpeg(image, **kw).numpy()
+        assert np.abs(of.image.decode_jpeg(data).numpy().astype(int) - image).mean() < 3, kw
+    gray = of.image.encode_jpeg(image[..., :1], quality=100).numpy()
+    assert np.abs(of.image.decode_jpeg(gray).numpy().astype(int) - image[..., :1]).mean() < 2
+    small = len(of.image.encode_jpeg(image, quality=10).numpy())
+    assert small < len(plain.numpy())
+    xmp = of.image.encode_jpeg(image, xmp_metadata="<x:xmpmeta>opforge</x:xmpmeta>").numpy()
+    assert b"http://ns.adobe.com/xap/1.0/\x00<x:xmpmeta>opforge</x:xmpmeta>" in xmp
+    cropped = of.image.decode_and_crop_jpeg(plain, [2, 3, 5, 6]).numpy()
+    np.testing.assert_array_equal(cropped, of.image.decode_jpeg(plain).numpy()[2:7, 3:9])
+    as_float = of.image.decode_image(plain, dtype=of.float32).numpy()
+    np.testing.assert_allclose(as_float, of.image.decode_jpeg(plain).numpy() / np.float32(255), rtol=1e-6)
+    same = of.image.adjust_jpeg_quality(image, 95).numpy()
+    np.testing.assert_array_equal(same, of.image.decode_jpeg(plain).numpy())
+
+
+def test_codecs_in_a_graph_and_the_tf1_spellings():
+    png = _read("rgb.png")
+    with of.Graph().as_default() as g:
+        contents = tf1.placeholder(of.string, [])
+        image = tf1.image.decode_png(contents, channels=3)
+        assert image.shape.as_list() == [None, None, 3]
+        jpeg = tf1.io.encode_jpeg(image, quality=90)
+        back = tf1.io.decode_jpeg(jpeg)
+        assert tf1.io.decode_image(contents).shape.ndims is None  # a GIF would be 4-D: TensorFlow's shape too
+    with of.Session(graph=g) as s:
+        a, b = s.run([image, back], {contents: png})
+    np.testing.assert_array_equal(a, EXPECTED["source_rgb"])
+    assert b.shape == a.shape and np.abs(b.astype(int) - a).mean() < 3
+
+
+def test_pillow_reads_what_opforge_writes():
+    pil = pytest.importorskip("PIL.Image")
+    image = RNG.integers(0, 256, (7, 5, 3)).astype(np.uint8)
+    np.testing.assert_array_equal(np.asarray(pil.open(io.BytesIO(of.image.encode_png(image).numpy()))), image)
+    decoded = np.asarray(pil.open(io.BytesIO(of.image.encode_jpeg(EXPECTED["source_rgb"]).numpy())))
+    assert np.abs(decoded.astype(int) - EXPECTED["source_rgb"]).mean() < 3
+
+
+def test_encoders_match_tensorflow_byte_for_byte():
+    tf = pytest.importorskip("tensorflow")
+    image = EXPECTED["source_rgb"]
+    for kw in ({}, {"quality": 50}, {"chroma_downsampling": False}, {"progressive": True}):
+        assert of.image.encode_jpeg(image, **kw).numpy() == tf.io.encode_jpeg(image, **kw).numpy(), kw
+
+
+@pytest.mark.parametrize("call,err,match", [
+    (lambda: of.image.decode_png(b"not a png"), InvalidArgumentError, "DecodePng: Invalid PNG data"),
+    (lambda: of.image.decode_png(_read("rgb.png")[:100]), InvalidArgumentError, "DecodePng: Invalid PNG data"),
+    (lambda: of.image.decode_png(_read("rgb.png"), channels=2), InvalidArgumentError, "DecodePng.*channels"),
+    (lambda: of.image.decode_jpeg(b""), InvalidArgumentError, "DecodeJpeg: Invalid JPEG data"),
+    (lambda: of.image.decode_jpeg(b"\xff\xd8\xff garbage"), InvalidArgumentError, "DecodeJpeg: Invalid JPEG data"),
+    (lambda: of.image.decode_jpeg(_read("tf.jpg")[:400]), InvalidArgumentError, "DecodeJpeg: Invalid JPEG data"),
+    (lambda: of.image.decode_jpeg(_read("tf.jpg"), ratio=3), InvalidArgumentError, "DecodeJpeg.*ratio must be"),
+    (lambda: of.image.decode_jpeg(_read("tf.jpg"), channels=4), InvalidArgumentError, "DecodeJpeg.*channels"),
+    (lambda: of.image.decode_jpeg(_read("tf.jpg"), dct_method="FLOAT"), InvalidArgumentError,
+     "DecodeJpeg.*dct_method"),
+    (lambda: of.image.decode_and_crop_jpeg(_read("tf.jpg"), [20, 0, 5, 5]), InvalidArgumentError,
+     "DecodeAndCropJpeg.*crop window"),
+    (lambda: of.image.decode_image(b"GIF89a......"), UnimplementedError, "DecodeImage: GIF"),
+    (lambda: of.image.decode_image(b"\x00\x01\x02\x03"), InvalidArgumentError, "DecodeImage: Unknown image file"),
+    (lambda: of.image.encode_png(np.zeros((4, 4, 5), np.uint8)), InvalidArgumentError, "EncodePng.*channels"),
+    (lambda: of.image.encode_png(np.zeros((4, 4), np.uint8)), InvalidArgumentError, "EncodePng.*3-D"),
+    (lambda: of.image.encode_jpeg(np.zeros((4, 4, 2), np.uint8)), InvalidArgumentError, "EncodeJpeg.*channels"),
+    (lambda: of.image.encode_jpeg(np.zeros((4, 4, 3), np.uint8), quality=101), InvalidArgumentError,
+     "EncodeJpeg.*quality"),
+    (lambda: of.image.encode_jpeg(np.zeros((0, 4, 3), np.uint8)), InvalidArgumentError, "EncodeJpeg.*dimensions"),
+    (lambda: of.image.extract_jpeg_shape(b"\xff\xd8"), InvalidArgumentError, "ExtractJpegShape: Invalid JPEG"),
+    (lambda: of.image.decode_png([b"a", b"b"]), InvalidArgumentError, "DecodePng.*scalar"),
+])
+def test_bad_data_raises_typed_errors_naming_the_op(call, err, match):
+    with pytest.raises(err, match=match):
+        call()
+
+
+def test_truncated_jpeg_recovers_when_asked():
+    image = np.tile(EXPECTED["source_rgb"], (3, 2, 1))
+    whole = of.image.encode_jpeg(image).numpy()
+    data = whole[:len(whole) * 3 // 4]
+    with pytest.raises(InvalidArgumentError, match="DecodeJpeg: Invalid JPEG data.*corrupt or truncated"):
+        of.image.decode_jpeg(data)
+    recovered = of.image.decode_jpeg(data, try_recover_truncated=True, acceptable_fraction=0.5).numpy()
+    assert recovered.shape == image.shape
+    top = recovered[:24].astype(int) - of.image.decode_jpeg(whole).numpy()[:24]
+    assert np.abs(top).max() == 0  # the rows before the cut are decoded
