@@ -22,6 +22,7 @@ from .image_geometry import (  # noqa: F401
     random_crop, random_flip_left_right, random_flip_up_down, resize_with_crop_or_pad, rot90, transpose,
 )
 from .image_quality import image_gradients, psnr, sobel_edges, ssim, total_variation  # noqa: F401
+from .image_sampling import sample_distorted_bounding_box  # noqa: F401
 from .image_resize import (  # noqa: F401
     ResizeMethod, crop_and_resize, resize, resize_area, resize_bicubic, resize_bilinear, resize_nearest_neighbor,
     resize_with_pad,

@@ -252,3 +252,51 @@ def test_static_shapes_at_least_as_known_as_tensorflows(name, shape, args):
         w = w.shape.as_list()
         g = g.shape.as_list()
         assert len(g) == len(w) and all(b is None or a == b for a, b in zip(g, w)), (g, w)
+
+
+def test_sample_distorted_bounding_box_draws_valid_crops():
+    """Each crop lies in the image, has an area in area_range and an aspect ratio in
+    aspect_ratio_range (up to rounding to whole pixels), covers min_object_covered of the box,
+    and bboxes is the crop in [0, 1] coordinates; the stream is seeded."""
+    box = np.array([[[0.1, 0.2, 0.5, 0.6]]], np.float32)
+    with of.Graph().as_default() as g:
+        tf1.set_random_seed(3)
+        begin, size, bbox = tf1.image.sample_distorted_bounding_box(
+            [40, 60, 3], box, min_object_covered=0.5, aspect_ratio_range=(0.5, 2.0), area_range=(0.1, 0.9))
+    seen = set()
+    with of.Session(graph=g) as s:
+        for _ in range(20):
+            b, z, bb = s.run([begin, size, bbox])
+            (y, x, zero), (h, w, minus1) = b, z
+            assert zero == 0 and minus1 == -1 and y >= 0 and x >= 0 and y + h <= 40 and x + w <= 60
+            assert 0.1 * 2400 <= h * w <= 0.9 * 2400
+            assert 0.5 - 1 / h <= w / h <= 2.0 + 1 / h
+            cover = max(0, min(y + h, 20) - max(y, 4)) * max(0, min(x + w, 36) - max(x, 12))
+            assert cover >= 0.5 * 16 * 24
+            np.testing.assert_allclose(bb.ravel(), [y / 40, x / 60, (y + h) / 40, (x + w) / 60], rtol=1e-6)
+            seen.add((y, x, h, w))
+    assert len(seen) > 10
+
+    def first():
+        with of.Graph().as_default() as g:
+            tf1.set_random_seed(3)
+            out = tf1.image.sample_distorted_bounding_box([40, 60, 3], box, min_object_covered=0.5)
+        with of.Session(graph=g) as s:
+            return [s.run(out[1]).tolist() for _ in range(3)]
+    assert first() == first()
+
+
+def test_sample_distorted_bounding_box_falls_back_to_the_whole_image():
+    tiny = np.array([[[0.0, 0.0, 0.01, 0.01]]], np.float32)  # rounds to no whole pixel: no crop covers it
+    b, z, bb = of.image.sample_distorted_bounding_box([10, 10, 1], tiny, min_object_covered=1.0,
+                                                      area_range=(0.5, 0.6), max_attempts=5)
+    np.testing.assert_array_equal(b.numpy(), [0, 0, 0])
+    np.testing.assert_array_equal(z.numpy(), [10, 10, -1])
+    np.testing.assert_array_equal(bb.numpy().ravel(), [0, 0, 1, 1])
+    b, z, _ = of.image.sample_distorted_bounding_box([30, 20, 3], np.zeros((1, 0, 4), np.float32),
+                                                     use_image_if_no_bounding_boxes=True, area_range=(0.2, 0.3))
+    assert 0.2 * 600 <= z.numpy()[0] * z.numpy()[1] <= 0.3 * 600
+    with pytest.raises(InvalidArgumentError, match="sample_distorted_bounding_box.*No bounding boxes"):
+        of.image.sample_distorted_bounding_box([30, 20, 3], np.zeros((1, 0, 4), np.float32))
+    with pytest.raises(InvalidArgumentError, match=r"sample_distorted_bounding_box.*area_range must be in \(0, 1\]"):
+        of.image.sample_distorted_bounding_box([30, 20, 3], tiny, area_range=(0.0, 0.5))

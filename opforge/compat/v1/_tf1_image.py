@@ -68,6 +68,17 @@ def random_crop(value, size, seed=None, name=None):
     return _image.random_crop(value, size, seed, name)
 
 
+def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=None, min_object_covered=0.1,
+                                  aspect_ratio_range=None, area_range=None, max_attempts=None,
+                                  use_image_if_no_bounding_boxes=None, name=None):
+    """tf.compat.v1.image.sample_distorted_bounding_box: seed2, if given, picks another stream of seed."""
+    if seed2:
+        seed = (seed or 0) * 1000003 + seed2
+    return _image.sample_distorted_bounding_box(image_size, bounding_boxes, seed, min_object_covered,
+                                                aspect_ratio_range, area_range, max_attempts,
+                                                use_image_if_no_bounding_boxes, name)
+
+
 def _codecs() -> dict:
     return dict(decode_png=_image.decode_png, encode_png=_image.encode_png, decode_jpeg=_image.decode_jpeg,
                 encode_jpeg=_image.encode_jpeg, decode_and_crop_jpeg=_image.decode_and_crop_jpeg,
@@ -97,5 +108,6 @@ def names() -> dict:
                resize_area=resize_area, resize_image_with_pad=resize_image_with_pad,
                resize_image_with_crop_or_pad=_image.resize_with_crop_or_pad, transpose_image=_image.transpose,
                crop_and_resize=crop_and_resize, draw_bounding_boxes=draw_bounding_boxes,
-               extract_image_patches=extract_image_patches, random_crop=random_crop, ResizeMethod=ResizeMethod)
+               extract_image_patches=extract_image_patches, random_crop=random_crop, ResizeMethod=ResizeMethod,
+               sample_distorted_bounding_box=sample_distorted_bounding_box)
     return out
