@@ -167,3 +167,24 @@ def test_truncated_jpeg_recovers_when_asked():
     assert recovered.shape == image.shape
     top = recovered[:24].astype(int) - of.image.decode_jpeg(whole).numpy()[:24]
     assert np.abs(top).max() == 0  # the rows before the cut are decoded
+
+
+def test_a_tf1_input_pipeline_decodes_and_augments():
+    """The usual TF1 preprocessing in a tf.data map: decode, convert, resize, flip, brightness,
+    standardize; the batch keeps the static shape TensorFlow gives it."""
+    png = _read("rgb.png")
+
+    def prep(contents):
+        image = tf1.image.convert_image_dtype(tf1.image.decode_png(contents, channels=3), tf1.float32)
+        image = tf1.image.random_flip_left_right(tf1.image.resize_images(image, [20, 20]))
+        return tf1.image.per_image_standardization(tf1.image.random_brightness(image, 0.1))
+
+    with of.Graph().as_default() as g:
+        batch = tf1.data.make_one_shot_iterator(tf1.data.Dataset.from_tensor_slices([png, png]).map(prep).batch(2))
+        batch = batch.get_next()
+        assert batch.shape.as_list() == [None, 20, 20, 3]
+    with of.Session(graph=g) as s:
+        value = s.run(batch)
+    assert value.shape == (2, 20, 20, 3)
+    np.testing.assert_allclose(value.mean(axis=(1, 2, 3)), 0, atol=1e-5)
+    np.testing.assert_allclose(value.std(axis=(1, 2, 3)), 1, atol=1e-4)
