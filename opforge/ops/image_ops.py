@@ -21,7 +21,7 @@ from .image_geometry import (  # noqa: F401
     central_crop, crop_to_bounding_box, extract_patches, flip_left_right, flip_up_down, pad_to_bounding_box,
     random_crop, random_flip_left_right, random_flip_up_down, resize_with_crop_or_pad, rot90, transpose,
 )
-from .image_quality import image_gradients, psnr, sobel_edges, ssim, total_variation  # noqa: F401
+from .image_quality import image_gradients, psnr, sobel_edges, ssim, ssim_multiscale, total_variation  # noqa: F401
 from .image_sampling import sample_distorted_bounding_box  # noqa: F401
 from .image_resize import (  # noqa: F401
     ResizeMethod, crop_and_resize, resize, resize_area, resize_bicubic, resize_bilinear, resize_nearest_neighbor,

@@ -1,5 +1,5 @@
 """``of.image``'s measures over images, as TensorFlow composes them: image_gradients,
-sobel_edges, total_variation, psnr and ssim."""
+sobel_edges, total_variation, psnr, ssim and ssim_multiscale."""
 
 from __future__ import annotations
 
@@ -106,34 +106,25 @@ def _gauss(size, sigma):
     return g
 
 
-def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03, return_index_map=False):
-    """tf.image.ssim: the structural similarity of two (batches of) images, a Gaussian window
-    of filter_size and filter_sigma, averaged over the image and its channels (or per pixel
-    with return_index_map)."""
-    img1, img2 = tensor(img1), tensor(img2)
-    _check_same_shape(img1, img2, "ssim")
+def _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2, return_index_map=False):
+    """(ssim, cs) per channel of float32 images (TensorFlow's _ssim_per_channel): a Gaussian
+    window of filter_size and filter_sigma, means over the image unless return_index_map."""
     d = dims(img1)
     if d is not None and any(x is not None and x < filter_size for x in d[-3:-1]):
         raise error("ssim", f"images of shape {tuple(d)} are smaller than the filter ({filter_size})")
-    max_val = convert_image_dtype(_ops.cast(max_val, DstT=img1.dtype), "float32")
-    img1, img2 = convert_image_dtype(img1, "float32"), convert_image_dtype(img2, "float32")
     kernel = _ops.reshape(_nn.softmax(_gauss(filter_size, filter_sigma)),
                           np.asarray([filter_size, filter_size, 1, 1], np.int32))
-    channels = _ops.strided_slice(_ops.shape(img1, out_type="int32"), np.asarray([-1], np.int32),
-                                  np.asarray([0], np.int32), np.asarray([1], np.int32), end_mask=1)
-    kernel = _ops.tile(kernel, _ops.concat_v2([np.asarray([1, 1], np.int32), channels, np.asarray([1], np.int32)],
-                                              np.int32(0)))
+    i32 = lambda *v: np.asarray(v, np.int32)  # noqa: E731
+    channels = _ops.strided_slice(_ops.shape(img1, out_type="int32"), i32(-1), i32(0), i32(1), end_mask=1)
+    kernel = _ops.tile(kernel, _ops.concat_v2([i32(1, 1), channels, i32(1)], np.int32(0)))
 
     def reducer(x):
         shape = _ops.shape(x, out_type="int32")
-        last3 = _ops.strided_slice(shape, np.asarray([-3], np.int32), np.asarray([0], np.int32),
-                                   np.asarray([1], np.int32), end_mask=1)
-        lead = _ops.strided_slice(shape, np.asarray([0], np.int32), np.asarray([-3], np.int32),
-                                  np.asarray([1], np.int32))
-        y = _nn.depthwise_conv2d(_ops.reshape(x, _ops.concat_v2([np.asarray([-1], np.int32), last3], np.int32(0))),
-                                 kernel, [1, 1, 1, 1], "VALID")
-        ys = _ops.strided_slice(_ops.shape(y, out_type="int32"), np.asarray([1], np.int32), np.asarray([0], np.int32),
-                                np.asarray([1], np.int32), end_mask=1)
+        last3 = _ops.strided_slice(shape, i32(-3), i32(0), i32(1), end_mask=1)
+        lead = _ops.strided_slice(shape, i32(0), i32(-3), i32(1))
+        y = _nn.depthwise_conv2d(_ops.reshape(x, _ops.concat_v2([i32(-1), last3], np.int32(0))), kernel,
+                                 [1, 1, 1, 1], "VALID")
+        ys = _ops.strided_slice(_ops.shape(y, out_type="int32"), i32(1), i32(0), i32(1), end_mask=1)
         return _ops.reshape(y, _ops.concat_v2([lead, ys], np.int32(0)))
 
     c1 = (np.float32(k1) * max_val) ** 2
@@ -146,7 +137,73 @@ def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03
     den1 = reducer(_ops.square(img1) + _ops.square(img2))
     cs = (num1 - num0 + c2) / (den1 - den0 + c2)
     if return_index_map:
-        per_channel = luminance * cs
-    else:
-        per_channel = _math_ops.reduce_mean(luminance * cs, axis=[-3, -2])
+        return luminance * cs, cs
+    return _math_ops.reduce_mean(luminance * cs, axis=[-3, -2]), _math_ops.reduce_mean(cs, axis=[-3, -2])
+
+
+def _as_float_pair(img1, img2, max_val, fn):
+    img1, img2 = tensor(img1), tensor(img2)
+    _check_same_shape(img1, img2, fn)
+    max_val = convert_image_dtype(_ops.cast(max_val, DstT=img1.dtype), "float32")
+    return convert_image_dtype(img1, "float32"), convert_image_dtype(img2, "float32"), max_val
+
+
+def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03, return_index_map=False):
+    """tf.image.ssim: the structural similarity of two (batches of) images, a Gaussian window
+    of filter_size and filter_sigma, averaged over the image and its channels (or per pixel
+    with return_index_map)."""
+    img1, img2, max_val = _as_float_pair(img1, img2, max_val, "ssim")
+    per_channel, _ = _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma, k1, k2, return_index_map)
     return _math_ops.reduce_mean(per_channel, axis=[-1])
+
+
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def _halve(x):
+    """A [N, H, W, C] batch 2x2-average-pooled, an odd height or width first extended by its
+    last row or column (TensorFlow's SYMMETRIC padding by the remainder)."""
+    for axis in (1, 2):
+        n = dims(x)[axis]
+        size = _ops.shape(x, out_type="int32")[axis]
+        odd = (n % 2 == 1) if n is not None else None
+        if odd is False:
+            continue
+        begin = _ops.pack([np.int32(0)] * axis + [size - np.int32(1)] + [np.int32(0)] * (3 - axis))
+        last = _ops.slice(x, begin, np.asarray([-1] * axis + [1] + [-1] * (3 - axis), np.int32))
+        if odd:
+            x = _ops.concat_v2([x, last], np.int32(axis))
+        else:  # unknown: take as many rows of `last` as the remainder says
+            rem = _ops.floor_mod(size, np.int32(2))
+            take = _ops.pack([np.int32(-1)] * axis + [rem] + [np.int32(-1)] * (3 - axis))
+            x = _ops.concat_v2([x, _ops.slice(last, np.zeros(4, np.int32), take)], np.int32(axis))
+    return _nn.avg_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+
+
+def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_size=11, filter_sigma=1.5, k1=0.01,
+                    k2=0.03):
+    """tf.image.ssim_multiscale: MS-SSIM, the contrast-structure terms of len(power_factors)
+    scales (each a 2x2 average pool of the last) and the SSIM of the coarsest, combined by a
+    weighted geometric mean and averaged over channels."""
+    img1, img2, max_val = _as_float_pair(img1, img2, max_val, "ssim_multiscale")
+    d = dims(img1)
+    if d is None or len(d) < 3:
+        raise error("ssim_multiscale", "images must have a known rank of at least 3")
+    shape = _ops.shape(img1, out_type="int32")
+    head = _ops.strided_slice(shape, np.asarray([0], np.int32), np.asarray([-3], np.int32),
+                              np.asarray([1], np.int32))
+    imgs = [img1, img2]
+    mcs = []
+    for k in range(len(power_factors)):
+        if k > 0:
+            flat = [_ops.reshape(x, _ops.concat_v2([np.asarray([-1], np.int32), _ops.shape(x, out_type="int32")[-3:]],
+                                                   np.int32(0))) if len(dims(x)) != 4 else x for x in imgs]
+            down = [_halve(x) for x in flat]
+            imgs = [x if len(d) == 4 else _ops.reshape(
+                x, _ops.concat_v2([head, _ops.shape(x, out_type="int32")[1:]], np.int32(0))) for x in down]
+        per_channel, cs = _ssim_per_channel(imgs[0], imgs[1], max_val, filter_size, filter_sigma, k1, k2)
+        mcs.append(_ops.relu(cs))
+    mcs.pop()
+    stacked = _ops.pack(mcs + [_ops.relu(per_channel)], axis=-1)
+    weights = np.asarray(power_factors, np.float32)
+    return _math_ops.reduce_mean(_ops.prod(_ops.pow(stacked, weights), np.int32(-1)), axis=[-1])

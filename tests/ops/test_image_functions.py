@@ -86,6 +86,9 @@ def test_quality_measures_match_numpy():
     big = RNG.uniform(0, 1, (1, 16, 16, 2)).astype(np.float32)
     np.testing.assert_allclose(_np(im.ssim(big, big, 1.0)), [1.0], atol=1e-6)
     assert _np(im.ssim(big, np.clip(big + 0.2, 0, 1), 1.0))[0] < 0.99
+    large = RNG.uniform(0, 1, (161, 170, 1)).astype(np.float32)  # odd sizes: padded at each scale
+    np.testing.assert_allclose(_np(im.ssim_multiscale(large, large, 1.0)), 1.0, atol=1e-5)
+    assert _np(im.ssim_multiscale(large, large * np.float32(0.5), 1.0)) < 0.9
     ramp = np.tile(np.arange(5, dtype=np.float32)[None, :, None, None], (1, 1, 4, 1)).transpose(0, 2, 1, 3)
     edges = _np(im.sobel_edges(ramp))  # a horizontal ramp: dx is 8 inside, dy is 0
     assert edges.shape == (1, 4, 5, 1, 2)
@@ -180,6 +183,8 @@ _TF2_CASES = [
     ("total_variation", (IMG,), {}), ("psnr", (IMG, IMG[::-1], 1.0), {}),
     ("ssim", (RNG.uniform(0, 1, (2, 13, 12, 3)).astype(np.float32),
               RNG.uniform(0, 1, (2, 13, 12, 3)).astype(np.float32), 1.0), {}),
+    ("ssim_multiscale", (RNG.uniform(0, 1, (1, 177, 180, 1)).astype(np.float32),
+                         RNG.uniform(0, 1, (1, 177, 180, 1)).astype(np.float32), 1.0), {}),
     ("resize", (IMG, [5, 11]), {"method": "bicubic"}), ("resize", (IMG, [5, 11]), {"method": "area"}),
     ("resize", (IMG[0], [20, 20]), {"preserve_aspect_ratio": True}), ("resize_with_pad", (IMG, 9, 9), {}),
     ("crop_and_resize", (IMG, RNG.uniform(0, 1, (3, 4)).astype(np.float32), [1, 0, 1], [4, 3]), {}),
