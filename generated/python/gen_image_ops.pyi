@@ -381,6 +381,73 @@ def non_max_suppression_v3(boxes: TensorLike, scores: TensorLike, max_output_siz
       A `Tensor` of type `int32`.
     """
 
+def non_max_suppression_v4(boxes: TensorLike, scores: TensorLike, max_output_size: TensorLike, iou_threshold: TensorLike, score_threshold: TensorLike, pad_to_max_output_size: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Greedily selects a subset of bounding boxes in descending order of score.
+
+    NonMaxSuppressionV3 that also returns how many indices are valid and, with
+    `pad_to_max_output_size`, pads the indices with zeros to `max_output_size`.
+
+    Args:
+      boxes: A `Tensor`. Must be one of the following types: `float16`, `float32`. A 2-D tensor of
+        shape `[num_boxes, 4]`.
+      scores: A `Tensor`. Must have the same type as `boxes`.
+      max_output_size: A `Tensor` of type `int32`.
+      iou_threshold: A `Tensor`. Must be one of the following types: `float16`, `float32`.
+      score_threshold: A `Tensor`. Must have the same type as `iou_threshold`.
+      pad_to_max_output_size: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`selected_indices`, `valid_outputs`).
+      selected_indices: A `Tensor` of type `int32`.
+      valid_outputs: A `Tensor` of type `int32`. A 0-D tensor: the number of valid indices in
+        `selected_indices`.
+    """
+
+def non_max_suppression_v5(boxes: TensorLike, scores: TensorLike, max_output_size: TensorLike, iou_threshold: TensorLike, score_threshold: TensorLike, soft_nms_sigma: TensorLike, pad_to_max_output_size: bool = False, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Greedily selects a subset of bounding boxes in descending order of score.
+
+    NonMaxSuppressionV4 with Soft-NMS: with `soft_nms_sigma` > 0 no box is pruned by
+    `iou_threshold`; each candidate's score is scaled by exp(-iou^2 / (2 sigma)) for every selected
+    box it overlaps, and it returns to the queue while above `score_threshold`; `selected_scores`
+    are the scores at selection. With sigma 0 it is hard NMS.
+
+    Args:
+      boxes: A `Tensor`. Must be one of the following types: `float16`, `float32`. A 2-D tensor of
+        shape `[num_boxes, 4]`.
+      scores: A `Tensor`. Must have the same type as `boxes`.
+      max_output_size: A `Tensor` of type `int32`.
+      iou_threshold: A `Tensor`. Must have the same type as `boxes`.
+      score_threshold: A `Tensor`. Must have the same type as `boxes`.
+      soft_nms_sigma: A `Tensor`. Must have the same type as `boxes`.
+      pad_to_max_output_size: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`selected_indices`, `selected_scores`, `valid_outputs`).
+      selected_indices: A `Tensor` of type `int32`.
+      selected_scores: A `Tensor`. Has the same type as `boxes`.
+      valid_outputs: A `Tensor` of type `int32`.
+    """
+
+def non_max_suppression_with_overlaps(overlaps: TensorLike, scores: TensorLike, max_output_size: TensorLike, overlap_threshold: TensorLike, score_threshold: TensorLike, name: str | None = None) -> Tensor:
+    r"""Greedily selects a subset of bounding boxes in descending order of score.
+
+    Non-max suppression over a given `[num_boxes, num_boxes]` matrix of overlaps instead of boxes: a
+    candidate overlapping a selected box by more than `overlap_threshold` is pruned.
+
+    Args:
+      overlaps: A `Tensor` of type `float32`. A 2-D float tensor of shape `[num_boxes, num_boxes]`.
+      scores: A `Tensor` of type `float32`.
+      max_output_size: A `Tensor` of type `int32`.
+      overlap_threshold: A `Tensor` of type `float32`.
+      score_threshold: A `Tensor` of type `float32`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
+    """
+
 def rgb_to_hsv(images: TensorLike, name: str | None = None) -> Tensor:
     r"""Converts one or more images from RGB to HSV.
 

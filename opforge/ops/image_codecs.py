@@ -92,6 +92,65 @@ def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score
         score_threshold, "dtype") else score_threshold, name=name)
 
 
+def _scalar(v, dtype):
+    return v if hasattr(v, "dtype") and not isinstance(v, (np.ndarray, np.generic)) else np.asarray(v, dtype)
+
+
+def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
+                                    score_threshold=float("-inf"), soft_nms_sigma=0.0, name=None):
+    """tf.image.non_max_suppression_with_scores: NonMaxSuppressionV5, (indices, scores); with
+    soft_nms_sigma > 0 Soft-NMS lowers the scores of overlapping boxes instead of pruning them."""
+    boxes, scores = tensor(boxes, "float32"), tensor(scores, "float32")
+    idx, out_scores, _ = _ops.non_max_suppression_v5(
+        boxes, scores, _scalar(max_output_size, np.int32), _scalar(iou_threshold, np.float32),
+        _scalar(score_threshold, np.float32), _scalar(soft_nms_sigma, np.float32), name=name)
+    return idx, out_scores
+
+
+def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
+                                 score_threshold=float("-inf"), name=None):
+    """tf.image.non_max_suppression_overlaps: NMS over a [num_boxes, num_boxes] overlap matrix."""
+    return _ops.non_max_suppression_with_overlaps(
+        tensor(overlaps, "float32"), tensor(scores, "float32"), _scalar(max_output_size, np.int32),
+        _scalar(overlap_threshold, np.float32), _scalar(score_threshold, np.float32), name=name)
+
+
+def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                               pad_to_max_output_size=False, name=None, sorted_input=False,
+                               canonicalized_coordinates=False, tile_size=512):
+    """tf.image.non_max_suppression_padded: (indices, valid count) from NonMaxSuppressionV4, the
+    indices padded with zeros to max_output_size when asked; a batch [..., num_boxes, 4] (whose
+    leading dims are static) runs per image and needs the padding. sorted_input,
+    canonicalized_coordinates and tile_size tune TensorFlow's tiled kernel, which agrees with this
+    greedy NMS for boxes given as [y_min, x_min, y_max, x_max] (for other corner orders TensorFlow's
+    tiled kernel selects differently; this one treats every corner order alike, as V3 does)."""
+    from .image_common import dims, error  # noqa: PLC0415
+
+    del sorted_input, canonicalized_coordinates, tile_size
+    boxes, scores = tensor(boxes, "float32"), tensor(scores, "float32")
+    args = (_scalar(max_output_size, np.int32), _scalar(iou_threshold, np.float32), _scalar(score_threshold, np.float32))
+    d = dims(boxes)
+    if d is None or len(d) == 2:
+        return tuple(_ops.non_max_suppression_v4(boxes, scores, *args, pad_to_max_output_size=pad_to_max_output_size,
+                                                 name=name))
+    if not pad_to_max_output_size:
+        raise error("non_max_suppression_padded", f"'pad_to_max_output_size' (value False) must be True for batched "
+                                                  f"input (boxes of shape {tuple(d)})")
+    if any(v is None for v in d[:-2]):
+        raise error("non_max_suppression_padded", f"a batch of boxes needs static leading dims, got {tuple(d)}")
+    lead = d[:-2]
+    flat_boxes = _ops.reshape(boxes, np.asarray([-1] + d[-2:], np.int32))
+    flat_scores = _ops.reshape(scores, np.asarray([-1, d[-2] if d[-2] is not None else -1], np.int32))
+    n = int(np.prod(lead))
+    pairs = [_ops.non_max_suppression_v4(b, s, *args, pad_to_max_output_size=True)
+             for b, s in zip(_ops.unpack(flat_boxes, num=n), _ops.unpack(flat_scores, num=n))]
+    idx = _ops.pack([p[0] for p in pairs])
+    valid = _ops.pack([p[1] for p in pairs])
+    return (_ops.reshape(idx, _ops.concat_v2([np.asarray(lead, np.int32), _ops.shape(idx, out_type="int32")[1:]],
+                                             np.int32(0))),
+            _ops.reshape(valid, np.asarray(lead, np.int32), name=name))
+
+
 def draw_bounding_boxes(images, boxes, colors=None, name=None):
     """tf.image.draw_bounding_boxes: one-pixel box outlines (DrawBoundingBoxesV2; TensorFlow's
     palette without colors)."""

@@ -131,10 +131,25 @@ Status NonMaxSuppressionShape(ShapeContext& c) {
     OPF_RETURN_IF_ERROR(array::expect_rank(c, i, 0, "a scalar"));
   }
   const Shape& boxes = c.input_shape(0);
-  if (!boxes.unknown_rank() && boxes.dim(1) >= 0 && boxes.dim(1) != 4) {
+  const bool overlaps = c.op().name == "NonMaxSuppressionWithOverlaps";
+  if (!boxes.unknown_rank() && !overlaps && boxes.dim(1) >= 0 && boxes.dim(1) != 4) {
     return c.error("boxes must have 4 columns, got shape ", boxes.to_string());
   }
-  c.set_output(0, Shape({-1}));
+  // Padded to max_output_size where that is asked for and known; else known only from the data.
+  int64_t n = -1;
+  const int pad = c.op().attr_index("pad_to_max_output_size");
+  if (pad >= 0 && c.attr(pad).b) {
+    std::vector<int64_t> m;
+    bool known;
+    OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &m, &known));
+    if (known && m.size() == 1 && m[0] >= 0) n = m[0];
+  }
+  c.set_output(0, Shape({n}));
+  if (c.num_outputs() == 2) c.set_output(1, Shape({}));  // V4's valid_outputs
+  if (c.num_outputs() == 3) {                             // V5's selected_scores, valid_outputs
+    c.set_output(1, Shape({n}));
+    c.set_output(2, Shape({}));
+  }
   return Status::OK();
 }
 
@@ -226,6 +241,9 @@ const array::CustomShape saturation_shape("AdjustSaturation", AdjustShape);
 const array::CustomShape nms_shape("NonMaxSuppression", NonMaxSuppressionShape);
 const array::CustomShape nms2_shape("NonMaxSuppressionV2", NonMaxSuppressionShape);
 const array::CustomShape nms3_shape("NonMaxSuppressionV3", NonMaxSuppressionShape);
+const array::CustomShape nms4_shape("NonMaxSuppressionV4", NonMaxSuppressionShape);
+const array::CustomShape nms5_shape("NonMaxSuppressionV5", NonMaxSuppressionShape);
+const array::CustomShape nms_overlaps_shape("NonMaxSuppressionWithOverlaps", NonMaxSuppressionShape);
 const array::CustomShape boxes_shape("DrawBoundingBoxes", DrawBoxesShape);
 const array::CustomShape boxes2_shape("DrawBoundingBoxesV2", DrawBoxesShape);
 const array::CustomShape patches_shape("ExtractImagePatches", ExtractImagePatchesShape);

@@ -150,15 +150,32 @@ def iou(a, b):
     return inter / (aa + ab - inter)
 
 
-def non_max_suppression(boxes, scores, max_out, iou_threshold, score_threshold=-np.inf):
-    order = sorted((i for i in range(len(scores)) if scores[i] > score_threshold), key=lambda i: (-scores[i], i))
-    keep = []
-    for i in order:
-        if len(keep) == max_out:
-            break
-        if all(iou(boxes[i], boxes[k]) <= iou_threshold for k in keep):
+def non_max_suppression(boxes, scores, max_out, iou_threshold, score_threshold=-np.inf, sigma=0.0, overlaps=None):
+    """TensorFlow's greedy NMS (hard, or Soft-NMS with sigma > 0): (indices, scores at selection)."""
+    sim = (lambda i, j: overlaps[i][j]) if overlaps is not None else (lambda i, j: iou(boxes[i], boxes[j]))
+    queue = [(-float(scores[i]), i, float(scores[i]), 0) for i in range(len(scores)) if scores[i] > score_threshold]
+    keep, kept_scores = [], []
+    while queue and len(keep) < max_out:
+        queue.sort()
+        _, i, score, begin = queue.pop(0)
+        original, hard = score, False
+        for j in range(len(keep) - 1, begin - 1, -1):
+            s = sim(i, keep[j])
+            score *= np.float32(np.exp(np.float32(-0.5 / sigma) * s * s)) if sigma > 0 else (
+                1.0 if s <= iou_threshold else 0.0)
+            if sigma <= 0 and s > iou_threshold:
+                hard = True
+                break
+            if score <= score_threshold:
+                break
+        if hard:
+            continue
+        if score == original:
             keep.append(i)
-    return np.asarray(keep, np.int32)
+            kept_scores.append(score)
+        elif score > score_threshold:
+            queue.append((-score, i, score, len(keep)))
+    return np.asarray(keep, np.int32), np.asarray(kept_scores, np.float32)
 
 
 def extract_patches(x, k, s, r, padding):

@@ -169,6 +169,13 @@ def test_unknown_rank_is_a_typed_error():
 
 # ---- against TensorFlow
 
+
+def _canonical(boxes):
+    """Boxes as [y_min, x_min, y_max, x_max]."""
+    return np.concatenate([np.minimum(boxes[..., :2], boxes[..., 2:]), np.maximum(boxes[..., :2], boxes[..., 2:])],
+                          -1).astype(np.float32)
+
+
 _TF2_CASES = [
     ("flip_left_right", (IMG,), {}), ("flip_up_down", (IMG[0],), {}), ("transpose", (IMG,), {}),
     ("rot90", (IMG, 3), {}), ("central_crop", (IMG, 0.6), {}), ("crop_to_bounding_box", (IMG, 1, 2, 3, 4), {}),
@@ -192,6 +199,16 @@ _TF2_CASES = [
     ("non_max_suppression", (RNG.uniform(0, 1, (20, 4)).astype(np.float32),
                              RNG.uniform(0, 1, 20).astype(np.float32), 6, 0.4), {}),
     ("draw_bounding_boxes", (IMG, RNG.uniform(0, 1, (2, 3, 4)).astype(np.float32), None), {}),
+    ("non_max_suppression_with_scores", (RNG.uniform(0, 1, (20, 4)).astype(np.float32),
+                                         RNG.uniform(0, 1, 20).astype(np.float32), 8, 0.4, 0.1, 0.5), {}),
+    ("non_max_suppression_overlaps", (RNG.uniform(0, 1, (20, 20)).astype(np.float32),
+                                      RNG.uniform(0, 1, 20).astype(np.float32), 8, 0.6), {}),
+    # (TensorFlow's tiled padded kernel agrees with greedy NMS for boxes with y_min <= y_max, x_min <= x_max)
+    ("non_max_suppression_padded", (_canonical(RNG.uniform(0, 1, (20, 4))), RNG.uniform(0, 1, 20).astype(np.float32),
+                                    8, 0.4), {"pad_to_max_output_size": True}),
+    ("non_max_suppression_padded", (_canonical(RNG.uniform(0, 1, (2, 20, 4))),
+                                    RNG.uniform(0, 1, (2, 20)).astype(np.float32), 8, 0.3, 0.2),
+     {"pad_to_max_output_size": True}),
 ]
 
 

@@ -81,12 +81,38 @@ def test_non_max_suppression_matches_numpy(thr):
     scores[5] = scores[9]  # a tie goes to the lower index
     got = of.raw_ops.NonMaxSuppressionV3(boxes=boxes, scores=scores, max_output_size=np.int32(15),
                                          iou_threshold=np.float32(thr), score_threshold=np.float32(0.2)).numpy()
-    np.testing.assert_array_equal(got, ref.non_max_suppression(boxes, scores, 15, np.float32(thr), 0.2))
+    np.testing.assert_array_equal(got, ref.non_max_suppression(boxes, scores, 15, np.float32(thr), 0.2)[0])
     got = of.raw_ops.NonMaxSuppressionV2(boxes=boxes, scores=scores, max_output_size=np.int32(40),
                                          iou_threshold=np.float32(thr)).numpy()
-    np.testing.assert_array_equal(got, ref.non_max_suppression(boxes, scores, 40, np.float32(thr)))
+    np.testing.assert_array_equal(got, ref.non_max_suppression(boxes, scores, 40, np.float32(thr))[0])
     got = of.raw_ops.NonMaxSuppression(boxes=boxes, scores=scores, max_output_size=np.int32(3), iou_threshold=thr)
-    np.testing.assert_array_equal(got.numpy(), ref.non_max_suppression(boxes, scores, 3, np.float32(thr)))
+    np.testing.assert_array_equal(got.numpy(), ref.non_max_suppression(boxes, scores, 3, np.float32(thr))[0])
+    want = ref.non_max_suppression(boxes, scores, 30, np.float32(thr), 0.2)[0]
+    idx, valid = of.raw_ops.NonMaxSuppressionV4(boxes=boxes, scores=scores, max_output_size=np.int32(30),
+                                                iou_threshold=np.float32(thr), score_threshold=np.float32(0.2),
+                                                pad_to_max_output_size=True)
+    assert valid.numpy() == len(want) and idx.shape == (30,)
+    np.testing.assert_array_equal(idx.numpy(), np.pad(want, (0, 30 - len(want))))
+
+
+@pytest.mark.parametrize("sigma", [0.0, 0.2, 1.0])
+def test_soft_and_overlap_non_max_suppression_match_numpy(sigma):
+    rng = _rng("soft", sigma)
+    boxes = rng.uniform(0, 1, (25, 4)).astype(np.float32)
+    scores = rng.uniform(0, 1, 25).astype(np.float32)
+    idx, sc, valid = of.raw_ops.NonMaxSuppressionV5(
+        boxes=boxes, scores=scores, max_output_size=np.int32(12), iou_threshold=np.float32(0.5),
+        score_threshold=np.float32(0.1), soft_nms_sigma=np.float32(sigma))
+    want_idx, want_sc = ref.non_max_suppression(boxes, scores, 12, np.float32(0.5), np.float32(0.1), sigma)
+    np.testing.assert_array_equal(idx.numpy(), want_idx)
+    np.testing.assert_allclose(sc.numpy(), want_sc, rtol=1e-5)
+    assert valid.numpy() == len(want_idx)
+    overlaps = rng.uniform(0, 1, (25, 25)).astype(np.float32)
+    got = of.raw_ops.NonMaxSuppressionWithOverlaps(overlaps=overlaps, scores=scores, max_output_size=np.int32(9),
+                                                   overlap_threshold=np.float32(0.6),
+                                                   score_threshold=np.float32(0.05)).numpy()
+    np.testing.assert_array_equal(got, ref.non_max_suppression(None, scores, 9, np.float32(0.6), np.float32(0.05),
+                                                               overlaps=overlaps)[0])
 
 
 @pytest.mark.parametrize("padding", ["SAME", "VALID"])
@@ -116,9 +142,11 @@ def test_ops_match_tensorflow():
     x = rng.uniform(0, 1, (2, 5, 7, 3)).astype(np.float32)
 
     def same(name, atol=0.0, **kw):
-        want = getattr(tf.raw_ops, name)(**kw).numpy()
-        got = getattr(of.raw_ops, name)(**{k: (of.float32 if v is tf.float32 else v) for k, v in kw.items()}).numpy()
-        np.testing.assert_allclose(got, want, atol=atol, err_msg=f"{name} {kw.keys()}")
+        want = getattr(tf.raw_ops, name)(**kw)
+        got = getattr(of.raw_ops, name)(**{k: (of.float32 if v is tf.float32 else v) for k, v in kw.items()})
+        for g, w in zip(got if isinstance(got, (tuple, list)) else [got], want if isinstance(want, (tuple, list))
+                        else [want]):
+            np.testing.assert_allclose(g.numpy(), w.numpy(), atol=atol, err_msg=f"{name} {kw.keys()}")
 
     for ac, hp in FLAGS:
         for size in SIZES:
@@ -147,6 +175,12 @@ def test_ops_match_tensorflow():
     same("NonMaxSuppressionV3", boxes=b4, scores=sc, max_output_size=np.int32(20), iou_threshold=np.float32(0.3),
          score_threshold=np.float32(0.3))
     im, b3 = rng.uniform(0, 1, (2, 12, 10, 3)).astype(np.float32), rng.uniform(-0.3, 1.3, (2, 5, 4)).astype(np.float32)
+    for sigma in (0.0, 0.5):
+        same("NonMaxSuppressionV5", boxes=b4, scores=sc, max_output_size=np.int32(20),
+             iou_threshold=np.float32(0.3), score_threshold=np.float32(0.1), soft_nms_sigma=np.float32(sigma),
+             pad_to_max_output_size=True)
+    same("NonMaxSuppressionWithOverlaps", overlaps=rng.uniform(0, 1, (30, 30)).astype(np.float32), scores=sc,
+         max_output_size=np.int32(10), overlap_threshold=np.float32(0.7), score_threshold=np.float32(0.2))
     same("DrawBoundingBoxes", images=im, boxes=b3)
     same("DrawBoundingBoxes", images=im[..., :1], boxes=b3)
     same("DrawBoundingBoxesV2", images=im, boxes=b3, colors=rng.uniform(0, 1, (3, 4)).astype(np.float32))

@@ -699,6 +699,101 @@ OpSpec MakeNonMaxSuppressionV3() {
   return op;
 }
 
+OpSpec MakeNonMaxSuppressionV4() {
+  OpSpec op;
+  op.name = "NonMaxSuppressionV4";
+  op.inputs.push_back(ArgSpec{"boxes", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"scores", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"max_output_size", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"iou_threshold", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"score_threshold", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"selected_indices", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"valid_outputs", DType::kInt32, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T_threshold";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "pad_to_max_output_size";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("NonMaxSuppressionV4", c); };
+  return op;
+}
+
+OpSpec MakeNonMaxSuppressionV5() {
+  OpSpec op;
+  op.name = "NonMaxSuppressionV5";
+  op.inputs.push_back(ArgSpec{"boxes", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"scores", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"max_output_size", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"iou_threshold", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"score_threshold", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"soft_nms_sigma", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"selected_indices", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"selected_scores", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"valid_outputs", DType::kInt32, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "pad_to_max_output_size";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("NonMaxSuppressionV5", c); };
+  return op;
+}
+
+OpSpec MakeNonMaxSuppressionWithOverlaps() {
+  OpSpec op;
+  op.name = "NonMaxSuppressionWithOverlaps";
+  op.inputs.push_back(ArgSpec{"overlaps", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"scores", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"max_output_size", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"overlap_threshold", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"score_threshold", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"selected_indices", DType::kInt32, -1, -1, -1, false});
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("NonMaxSuppressionWithOverlaps", c); };
+  return op;
+}
+
 OpSpec MakeRGBToHSV() {
   OpSpec op;
   op.name = "RGBToHSV";
@@ -985,6 +1080,9 @@ OpSpec MakeResizeNearestNeighborGrad() {
   OpRegistry::Global().add_pending(MakeNonMaxSuppression());
   OpRegistry::Global().add_pending(MakeNonMaxSuppressionV2());
   OpRegistry::Global().add_pending(MakeNonMaxSuppressionV3());
+  OpRegistry::Global().add_pending(MakeNonMaxSuppressionV4());
+  OpRegistry::Global().add_pending(MakeNonMaxSuppressionV5());
+  OpRegistry::Global().add_pending(MakeNonMaxSuppressionWithOverlaps());
   OpRegistry::Global().add_pending(MakeRGBToHSV());
   OpRegistry::Global().add_pending(MakeResizeArea());
   OpRegistry::Global().add_pending(MakeResizeBicubic());

@@ -1,5 +1,6 @@
-// Box ops: NonMaxSuppression (V1, V2, V3: TensorFlow's greedy hard suppression, highest score
-// first, ties to the lower index) and DrawBoundingBoxes (V1, V2: one-pixel outlines).
+// Box ops: NonMaxSuppression (V1 to V5 and WithOverlaps: TensorFlow's greedy suppression,
+// highest score first, ties to the lower index, Soft-NMS in V5) and DrawBoundingBoxes (V1, V2:
+// one-pixel outlines).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -13,6 +14,9 @@
 #include "opforge/ops/image/non_max_suppression.h"
 #include "opforge/ops/image/non_max_suppression_v2.h"
 #include "opforge/ops/image/non_max_suppression_v3.h"
+#include "opforge/ops/image/non_max_suppression_v4.h"
+#include "opforge/ops/image/non_max_suppression_v5.h"
+#include "opforge/ops/image/non_max_suppression_with_overlaps.h"
 
 namespace opforge {
 namespace {
@@ -36,75 +40,182 @@ float scalar(const Tensor& t) {
   return static_cast<float>(t.data<T>()[0]);
 }
 
-// Checks the inputs and runs the greedy selection; writes the selected indices as output 0.
-template <typename T>
-Status suppress(KernelContext& ctx, const Tensor& boxes_t, const Tensor& scores_t, const Tensor& max_t, float iou_thr,
-                float score_thr) {
-  if (boxes_t.rank() != 2 || boxes_t.dim(1) != 4) {
-    return ctx.error("boxes must be 2-D [num_boxes, 4], got shape ", boxes_t.shape().to_string());
-  }
-  const int64_t n = boxes_t.dim(0);
-  if (scores_t.rank() != 1 || scores_t.dim(0) != n) {
-    return ctx.error("scores must be 1-D [num_boxes] with num_boxes = ", n, ", got shape ",
-                     scores_t.shape().to_string());
-  }
-  if (max_t.rank() != 0) return ctx.error("max_output_size must be 0-D, got shape ", max_t.shape().to_string());
-  const int64_t max_out = max_t.data<int32_t>()[0];
-  if (max_out < 0) return ctx.error("max_output_size must be non-negative, got ", max_out);
-  if (!(iou_thr >= 0 && iou_thr <= 1)) return ctx.error("iou_threshold must be in [0, 1], got ", iou_thr);
-  std::vector<float> boxes(static_cast<size_t>(n * 4)), scores(static_cast<size_t>(n));
-  const T* bp = boxes_t.data<T>();
-  const T* sp = scores_t.data<T>();
-  for (int64_t i = 0; i < n * 4; ++i) boxes[static_cast<size_t>(i)] = static_cast<float>(bp[i]);
-  for (int64_t i = 0; i < n; ++i) scores[static_cast<size_t>(i)] = static_cast<float>(sp[i]);
-  std::vector<int64_t> order;
-  for (int64_t i = 0; i < n; ++i)
-    if (scores[static_cast<size_t>(i)] > score_thr) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t i, int64_t j) { return scores[static_cast<size_t>(i)] > scores[static_cast<size_t>(j)]; });
-  std::vector<int32_t> selected;
-  for (int64_t i : order) {
-    if (static_cast<int64_t>(selected.size()) >= max_out) break;
-    bool keep = true;
-    for (int32_t s : selected) {
-      if (iou(&boxes[static_cast<size_t>(i * 4)], &boxes[static_cast<size_t>(s) * 4]) > iou_thr) {
-        keep = false;
-        break;
-      }
-    }
-    if (keep) selected.push_back(static_cast<int32_t>(i));
-  }
-  Tensor& out = ctx.output(0);
-  OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt32, Shape({static_cast<int64_t>(selected.size())}), &out));
-  std::copy(selected.begin(), selected.end(), out.data<int32_t>());
-  return Status::OK();
-}
-
-Status NonMaxSuppressionCpu(ops::NonMaxSuppressionArgs& a) {
-  return suppress<float>(a.ctx, a.boxes, a.scores, a.max_output_size, a.iou_threshold,
-                         std::numeric_limits<float>::lowest());
-}
-
 Status check_scalar(const KernelContext& ctx, const Tensor& t, const char* what) {
   if (t.rank() != 0) return ctx.error(what, " must be 0-D, got shape ", t.shape().to_string());
   return Status::OK();
 }
 
+struct Selection {
+  std::vector<int32_t> indices;
+  std::vector<float> scores;
+};
+
+// TensorFlow's DoNonMaxSuppressionOp: candidates above score_threshold, highest score first
+// (ties to the lower index); a candidate is compared with the boxes selected since it was last
+// looked at; hard NMS drops it when a similarity exceeds the threshold, Soft-NMS (sigma > 0)
+// scales its score by exp(-sim^2 / (2 sigma)) whatever the similarity and queues it again while
+// above score_threshold.
+template <typename Similarity>
+Selection greedy(const std::vector<float>& scores, int64_t max_out, float threshold, float score_threshold,
+                 float sigma, Similarity similarity) {
+  struct Candidate {
+    int32_t index;
+    float score;
+    size_t begin;  // selected boxes before this one were compared already
+  };
+  auto lower = [](const Candidate& a, const Candidate& b) {
+    return a.score < b.score || (a.score == b.score && a.index > b.index);
+  };
+  std::priority_queue<Candidate, std::vector<Candidate>, decltype(lower)> queue(lower);
+  for (size_t i = 0; i < scores.size(); ++i)
+    if (scores[i] > score_threshold) queue.push({static_cast<int32_t>(i), scores[i], 0});
+  const bool soft = sigma > 0;
+  const float scale = soft ? -0.5f / sigma : 0.0f;
+  Selection out;
+  while (static_cast<int64_t>(out.indices.size()) < max_out && !queue.empty()) {
+    Candidate c = queue.top();
+    queue.pop();
+    const float original = c.score;
+    bool hard = false;
+    for (size_t j = out.indices.size(); j-- > c.begin;) {
+      const float sim = similarity(c.index, out.indices[j]);
+      c.score *= soft || sim <= threshold ? std::exp(scale * sim * sim) : 0.0f;  // Soft-NMS ignores the threshold
+      if (!soft && sim > threshold) {
+        hard = true;
+        break;
+      }
+      if (c.score <= score_threshold) break;
+    }
+    c.begin = out.indices.size();
+    if (hard) continue;
+    if (c.score == original) {
+      out.indices.push_back(c.index);
+      out.scores.push_back(c.score);
+    } else if (c.score > score_threshold) {
+      queue.push(c);
+    }
+  }
+  return out;
+}
+
+// The selection's outputs: indices (padded with zeros to max_out if asked), scores (as T, the
+// same padding) when `scores_out`, the valid count when `valid_out`.
+template <typename T>
+Status write_selection(KernelContext& ctx, const Selection& sel, int64_t max_out, bool pad, Tensor* scores_out,
+                       Tensor* valid_out) {
+  const int64_t n = pad ? max_out : static_cast<int64_t>(sel.indices.size());
+  Tensor& idx = ctx.output(0);
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt32, Shape({n}), &idx));
+  std::fill(idx.data<int32_t>(), idx.data<int32_t>() + n, 0);
+  std::copy(sel.indices.begin(), sel.indices.end(), idx.data<int32_t>());
+  if (scores_out != nullptr) {
+    OPF_RETURN_IF_ERROR(Tensor::Allocate(DTypeOf<T>::value, Shape({n}), scores_out));
+    T* p = scores_out->data<T>();
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = static_cast<T>(i < static_cast<int64_t>(sel.scores.size()) ? sel.scores[static_cast<size_t>(i)] : 0.0f);
+  }
+  if (valid_out != nullptr) {
+    OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt32, Shape({}), valid_out));
+    valid_out->data<int32_t>()[0] = static_cast<int32_t>(sel.indices.size());
+  }
+  return Status::OK();
+}
+
+// Checks boxes [n, 4] (or overlaps [n, n]), scores [n] and max_output_size, and reads them as float.
+template <typename T>
+Status read_inputs(const KernelContext& ctx, const Tensor& boxes_t, const Tensor& scores_t, const Tensor& max_t,
+                   bool overlaps, std::vector<float>* boxes, std::vector<float>* scores, int64_t* max_out) {
+  const int64_t n = boxes_t.rank() == 2 ? boxes_t.dim(0) : -1;
+  if (overlaps ? (n < 0 || boxes_t.dim(1) != n) : (n < 0 || boxes_t.dim(1) != 4)) {
+    return ctx.error(overlaps ? "overlaps must be a square 2-D matrix [num_boxes, num_boxes]"
+                              : "boxes must be 2-D [num_boxes, 4]",
+                     ", got shape ", boxes_t.shape().to_string());
+  }
+  if (scores_t.rank() != 1 || scores_t.dim(0) != n) {
+    return ctx.error("scores must be 1-D [num_boxes] with num_boxes = ", n, ", got shape ",
+                     scores_t.shape().to_string());
+  }
+  OPF_RETURN_IF_ERROR(check_scalar(ctx, max_t, "max_output_size"));
+  *max_out = max_t.data<int32_t>()[0];
+  if (*max_out < 0) return ctx.error("max_output_size must be non-negative, got ", *max_out);
+  boxes->resize(static_cast<size_t>(boxes_t.num_elements()));
+  scores->resize(static_cast<size_t>(n));
+  const T* bp = boxes_t.data<T>();
+  const T* sp = scores_t.data<T>();
+  for (size_t i = 0; i < boxes->size(); ++i) (*boxes)[i] = static_cast<float>(bp[i]);
+  for (size_t i = 0; i < scores->size(); ++i) (*scores)[i] = static_cast<float>(sp[i]);
+  return Status::OK();
+}
+
+// The box ops: IoU similarity over [n, 4] boxes.
+template <typename T>
+Status suppress_boxes(KernelContext& ctx, const Tensor& boxes_t, const Tensor& scores_t, const Tensor& max_t,
+                      float iou_thr, float score_thr, float sigma, bool pad, Tensor* scores_out, Tensor* valid_out) {
+  std::vector<float> boxes, scores;
+  int64_t max_out;
+  OPF_RETURN_IF_ERROR(read_inputs<T>(ctx, boxes_t, scores_t, max_t, false, &boxes, &scores, &max_out));
+  if (!(iou_thr >= 0 && iou_thr <= 1)) return ctx.error("iou_threshold must be in [0, 1], got ", iou_thr);
+  if (!(sigma >= 0)) return ctx.error("soft_nms_sigma must be non-negative, got ", sigma);
+  const Selection sel = greedy(scores, max_out, iou_thr, score_thr, sigma, [&](int32_t i, int32_t j) {
+    return iou(&boxes[static_cast<size_t>(i) * 4], &boxes[static_cast<size_t>(j) * 4]);
+  });
+  return write_selection<T>(ctx, sel, max_out, pad, scores_out, valid_out);
+}
+
+constexpr float kNoScoreThreshold = std::numeric_limits<float>::lowest();
+
+Status NonMaxSuppressionCpu(ops::NonMaxSuppressionArgs& a) {
+  return suppress_boxes<float>(a.ctx, a.boxes, a.scores, a.max_output_size, a.iou_threshold, kNoScoreThreshold, 0,
+                               false, nullptr, nullptr);
+}
+
+// A threshold input of dtype T_threshold (half or float).
+float threshold(const Tensor& t) { return t.dtype() == DType::kHalf ? scalar<half>(t) : scalar<float>(t); }
+
 template <typename T>
 Status NonMaxSuppressionV2Cpu(ops::NonMaxSuppressionV2Args& a) {
   OPF_RETURN_IF_ERROR(check_scalar(a.ctx, a.iou_threshold, "iou_threshold"));
-  const float thr = a.T_threshold == DType::kHalf ? scalar<half>(a.iou_threshold) : scalar<float>(a.iou_threshold);
-  return suppress<T>(a.ctx, a.boxes, a.scores, a.max_output_size, thr, std::numeric_limits<float>::lowest());
+  return suppress_boxes<T>(a.ctx, a.boxes, a.scores, a.max_output_size, threshold(a.iou_threshold),
+                           kNoScoreThreshold, 0, false, nullptr, nullptr);
 }
 
 template <typename T>
 Status NonMaxSuppressionV3Cpu(ops::NonMaxSuppressionV3Args& a) {
   OPF_RETURN_IF_ERROR(check_scalar(a.ctx, a.iou_threshold, "iou_threshold"));
   OPF_RETURN_IF_ERROR(check_scalar(a.ctx, a.score_threshold, "score_threshold"));
-  const bool h = a.T_threshold == DType::kHalf;
-  const float thr = h ? scalar<half>(a.iou_threshold) : scalar<float>(a.iou_threshold);
-  const float score = h ? scalar<half>(a.score_threshold) : scalar<float>(a.score_threshold);
-  return suppress<T>(a.ctx, a.boxes, a.scores, a.max_output_size, thr, score);
+  return suppress_boxes<T>(a.ctx, a.boxes, a.scores, a.max_output_size, threshold(a.iou_threshold),
+                           threshold(a.score_threshold), 0, false, nullptr, nullptr);
+}
+
+template <typename T>
+Status NonMaxSuppressionV4Cpu(ops::NonMaxSuppressionV4Args& a) {
+  OPF_RETURN_IF_ERROR(check_scalar(a.ctx, a.iou_threshold, "iou_threshold"));
+  OPF_RETURN_IF_ERROR(check_scalar(a.ctx, a.score_threshold, "score_threshold"));
+  return suppress_boxes<T>(a.ctx, a.boxes, a.scores, a.max_output_size, threshold(a.iou_threshold),
+                           threshold(a.score_threshold), 0, a.pad_to_max_output_size, nullptr, &a.ctx.output(1));
+}
+
+template <typename T>
+Status NonMaxSuppressionV5Cpu(ops::NonMaxSuppressionV5Args& a) {
+  OPF_RETURN_IF_ERROR(check_scalar(a.ctx, a.iou_threshold, "iou_threshold"));
+  OPF_RETURN_IF_ERROR(check_scalar(a.ctx, a.score_threshold, "score_threshold"));
+  OPF_RETURN_IF_ERROR(check_scalar(a.ctx, a.soft_nms_sigma, "soft_nms_sigma"));
+  return suppress_boxes<T>(a.ctx, a.boxes, a.scores, a.max_output_size, scalar<T>(a.iou_threshold),
+                           scalar<T>(a.score_threshold), scalar<T>(a.soft_nms_sigma), a.pad_to_max_output_size,
+                           &a.ctx.output(1), &a.ctx.output(2));
+}
+
+Status NonMaxSuppressionWithOverlapsCpu(ops::NonMaxSuppressionWithOverlapsArgs& a) {
+  OPF_RETURN_IF_ERROR(check_scalar(a.ctx, a.overlap_threshold, "overlap_threshold"));
+  OPF_RETURN_IF_ERROR(check_scalar(a.ctx, a.score_threshold, "score_threshold"));
+  std::vector<float> overlaps, scores;
+  int64_t max_out;
+  OPF_RETURN_IF_ERROR(
+      read_inputs<float>(a.ctx, a.overlaps, a.scores, a.max_output_size, true, &overlaps, &scores, &max_out));
+  const size_t n = scores.size();
+  const Selection sel = greedy(scores, max_out, scalar<float>(a.overlap_threshold), scalar<float>(a.score_threshold),
+                               0, [&](int32_t i, int32_t j) { return overlaps[static_cast<size_t>(i) * n + j]; });
+  return write_selection<float>(a.ctx, sel, max_out, false, nullptr, nullptr);
 }
 
 // ---- DrawBoundingBoxes
@@ -194,6 +305,9 @@ Status DrawBoundingBoxesV2Cpu(ops::DrawBoundingBoxesV2Args& a) {
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(NonMaxSuppression, CPU, NonMaxSuppressionCpu)
 OPFORGE_REGISTER_FORWARDING_KERNEL(NonMaxSuppressionV2, CPU, NonMaxSuppressionV2Cpu, half, float)
 OPFORGE_REGISTER_FORWARDING_KERNEL(NonMaxSuppressionV3, CPU, NonMaxSuppressionV3Cpu, half, float)
+OPFORGE_REGISTER_FORWARDING_KERNEL(NonMaxSuppressionV4, CPU, NonMaxSuppressionV4Cpu, half, float)
+OPFORGE_REGISTER_FORWARDING_KERNEL(NonMaxSuppressionV5, CPU, NonMaxSuppressionV5Cpu, half, float)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(NonMaxSuppressionWithOverlaps, CPU, NonMaxSuppressionWithOverlapsCpu)
 OPFORGE_REGISTER_KERNEL(DrawBoundingBoxes, CPU, DrawBoundingBoxesCpu, float, half)
 OPFORGE_REGISTER_KERNEL(DrawBoundingBoxesV2, CPU, DrawBoundingBoxesV2Cpu, float, half)
 
