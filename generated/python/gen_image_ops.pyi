@@ -254,6 +254,21 @@ def encode_jpeg(image: TensorLike, format: str = '', quality: int = 95, progress
       A `Tensor` of type `string`. 0-D. JPEG-encoded image.
     """
 
+def encode_jpeg_variable_quality(images: TensorLike, quality: TensorLike, name: str | None = None) -> Tensor:
+    r"""JPEG encode input image with provided compression quality.
+
+    EncodeJpeg with the quality as a scalar input in [0, 100] (so it can be computed, e.g. drawn at
+    random) and EncodeJpeg's other defaults.
+
+    Args:
+      images: A `Tensor` of type `uint8`. Images to adjust. At least 3-D.
+      quality: A `Tensor` of type `int32`. An int quality to encode to.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`. 0-D. JPEG-encoded image.
+    """
+
 def encode_png(image: TensorLike, compression: int = -1, name: str | None = None) -> Tensor:
     r"""PNG-encode an image.
 

@@ -80,6 +80,7 @@ OPS = {
     "DrawBoundingBoxes": ("image", "draw_bounding_boxes"),
     "DrawBoundingBoxesV2": ("image", "draw_bounding_boxes_v2"),
     "EncodeJpeg": ("image", "encode_jpeg"),
+    "EncodeJpegVariableQuality": ("image", "encode_jpeg_variable_quality"),
     "EncodePng": ("image", "encode_png"),
     "ExtractImagePatches": ("image", "extract_image_patches"),
     "ExtractJpegShape": ("image", "extract_jpeg_shape"),

@@ -161,18 +161,27 @@ def draw_bounding_boxes(images, boxes, colors=None, name=None):
 
 
 def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
-    """tf.image.adjust_jpeg_quality: the image through JPEG at jpeg_quality (a Python int in
-    [0, 100]: the EncodeJpeg attr) and back, in its own dtype. 3-D images of 1 or 3 channels."""
-    from .image_common import check_rank, dims, error  # noqa: PLC0415
+    """tf.image.adjust_jpeg_quality: a 3-D image of 1 or 3 channels through JPEG at jpeg_quality
+    (an int or an int32 scalar tensor in [0, 100]) and back, in its own dtype."""
+    from .image_common import check_rank, dims  # noqa: PLC0415
 
     image = tensor(image)
     check_rank(image, "adjust_jpeg_quality", (3,))
-    if hasattr(jpeg_quality, "dtype") and not isinstance(jpeg_quality, (np.ndarray, np.generic)):
-        raise UnimplementedError("image.adjust_jpeg_quality: a tensor jpeg_quality needs EncodeJpegVariableQuality, "
-                                 "not in opforge: pass a Python int", "EncodeJpeg")
-    if not 0 <= int(jpeg_quality) <= 100:
-        raise error("adjust_jpeg_quality", f"jpeg_quality must be in [0, 100], got {jpeg_quality}")
     channels = dims(image)[-1] or 0
-    encoded = _ops.encode_jpeg(convert_image_dtype(image, "uint8", saturate=True), quality=int(jpeg_quality))
+    quality = _scalar(jpeg_quality, np.int32)
+    encoded = _ops.encode_jpeg_variable_quality(convert_image_dtype(image, "uint8", saturate=True), quality)
     decoded = _ops.decode_jpeg(encoded, channels=channels, dct_method=dct_method)
-    return convert_image_dtype(decoded, image.dtype, name=name)
+    return convert_image_dtype(decoded, image.dtype, saturate=True, name=name)
+
+
+def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
+    """tf.image.random_jpeg_quality: adjust_jpeg_quality at a quality uniform in [min, max)."""
+    from . import random_ops as _random  # noqa: PLC0415
+    from .image_common import error  # noqa: PLC0415
+
+    if not (0 <= min_jpeg_quality <= 100 and 0 <= max_jpeg_quality <= 100):
+        raise error("random_jpeg_quality", "jpeg encoding range must be between 0 and 100.")
+    if min_jpeg_quality >= max_jpeg_quality:
+        raise error("random_jpeg_quality", "`min_jpeg_quality` must be less than `max_jpeg_quality`.")
+    quality = _random.uniform([], min_jpeg_quality, max_jpeg_quality, dtype="int32", seed=seed)
+    return adjust_jpeg_quality(image, quality)

@@ -253,6 +253,7 @@ const array::CustomShape decode_crop_jpeg_shape("DecodeAndCropJpeg", DecodeShape
 const array::CustomShape decode_image_shape("DecodeImage", DecodeShape);
 const array::CustomShape encode_png_shape("EncodePng", EncodeShape);
 const array::CustomShape encode_jpeg_shape("EncodeJpeg", EncodeShape);
+const array::CustomShape encode_jpeg_quality_shape("EncodeJpegVariableQuality", EncodeShape);
 const array::CustomShape jpeg_shape_shape("ExtractJpegShape", ExtractJpegShapeShape);
 
 const array::CustomShape bilinear_shape("ResizeBilinear", ResizeShape);

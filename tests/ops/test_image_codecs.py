@@ -96,6 +96,18 @@ def test_jpeg_round_trip_and_options():
     np.testing.assert_allclose(as_float, of.image.decode_jpeg(plain).numpy() / np.float32(255), rtol=1e-6)
     same = of.image.adjust_jpeg_quality(image, 95).numpy()
     np.testing.assert_array_equal(same, of.image.decode_jpeg(plain).numpy())
+    variable = of.raw_ops.EncodeJpegVariableQuality(images=image, quality=np.int32(95)).numpy()
+    assert variable == plain.numpy()
+    as_float = image.astype(np.float32) / 255
+    with of.Graph().as_default() as g:
+        tf1.set_random_seed(1)
+        noisy = [tf1.image.random_jpeg_quality(as_float, 20, 90, seed=k) for k in range(4)]
+    with of.Session(graph=g) as s:
+        outs = s.run(noisy)
+    for out in outs:
+        assert out.dtype == np.float32 and out.shape == image.shape and np.abs(out - as_float).mean() < 0.05
+    qualities = {tuple(o.ravel()[:50]) for o in outs}
+    assert len(qualities) > 1  # different draws, different qualities
 
 
 def test_codecs_in_a_graph_and_the_tf1_spellings():
@@ -150,6 +162,10 @@ def test_encoders_match_tensorflow_byte_for_byte():
      "EncodeJpeg.*quality"),
     (lambda: of.image.encode_jpeg(np.zeros((0, 4, 3), np.uint8)), InvalidArgumentError, "EncodeJpeg.*dimensions"),
     (lambda: of.image.extract_jpeg_shape(b"\xff\xd8"), InvalidArgumentError, "ExtractJpegShape: Invalid JPEG"),
+    (lambda: of.raw_ops.EncodeJpegVariableQuality(images=np.zeros((4, 4, 3), np.uint8), quality=np.int32(-1)),
+     InvalidArgumentError, r"EncodeJpegVariableQuality.*quality must be in \[0,100\]"),
+    (lambda: of.image.random_jpeg_quality(np.zeros((4, 4, 3), np.uint8), 50, 50), InvalidArgumentError,
+     "random_jpeg_quality.*less than"),
     (lambda: of.image.decode_png([b"a", b"b"]), InvalidArgumentError, "DecodePng.*scalar"),
 ])
 def test_bad_data_raises_typed_errors_naming_the_op(call, err, match):

@@ -489,6 +489,18 @@ OpSpec MakeEncodeJpeg() {
   return op;
 }
 
+OpSpec MakeEncodeJpegVariableQuality() {
+  OpSpec op;
+  op.name = "EncodeJpegVariableQuality";
+  op.inputs.push_back(ArgSpec{"images", DType::kUInt8, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"quality", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"contents", static_cast<DType>(7), -1, -1, -1, false});
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("EncodeJpegVariableQuality", c); };
+  return op;
+}
+
 OpSpec MakeEncodePng() {
   OpSpec op;
   op.name = "EncodePng";
@@ -1073,6 +1085,7 @@ OpSpec MakeResizeNearestNeighborGrad() {
   OpRegistry::Global().add_pending(MakeDrawBoundingBoxes());
   OpRegistry::Global().add_pending(MakeDrawBoundingBoxesV2());
   OpRegistry::Global().add_pending(MakeEncodeJpeg());
+  OpRegistry::Global().add_pending(MakeEncodeJpegVariableQuality());
   OpRegistry::Global().add_pending(MakeEncodePng());
   OpRegistry::Global().add_pending(MakeExtractImagePatches());
   OpRegistry::Global().add_pending(MakeExtractJpegShape());

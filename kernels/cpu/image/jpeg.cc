@@ -12,6 +12,7 @@
 #include "cpu/image/codec_util.h"
 #include "opforge/ops/image/decode_and_crop_jpeg.h"
 #include "opforge/ops/image/encode_jpeg.h"
+#include "opforge/ops/image/encode_jpeg_variable_quality.h"
 #include "opforge/ops/image/extract_jpeg_shape.h"
 #include "opforge/ops/image/decode_jpeg.h"
 
@@ -256,6 +257,33 @@ Status DecodeAndCropJpegCpu(ops::DecodeAndCropJpegArgs& a) {
   return to_tensor(crop, &a.ctx.output(0));
 }
 
+Status check_encodable(const KernelContext& ctx, const Tensor& im) {
+  if (im.rank() != 3) return ctx.error("image must be 3-dimensional, got shape ", im.shape().to_string());
+  if (im.dim(0) <= 0 || im.dim(1) <= 0 || im.dim(0) >= 65536 || im.dim(1) >= 65536) {
+    return ctx.error("image dimensions must be in [1, 65535] for a JPEG, got ", im.dim(0), "x", im.dim(1));
+  }
+  return Status::OK();
+}
+
+Status EncodeJpegVariableQualityCpu(ops::EncodeJpegVariableQualityArgs& a) {
+  const Tensor& im = a.images;
+  OPF_RETURN_IF_ERROR(check_encodable(a.ctx, im));
+  if (im.dim(2) != 1 && im.dim(2) != 3) return a.ctx.error("image must have 1 or 3 channels, got ", im.dim(2));
+  if (a.quality.rank() != 0) return a.ctx.error("quality must be a scalar, got shape ", a.quality.shape().to_string());
+  const int32_t quality = a.quality.data<int32_t>()[0];
+  if (quality < 0 || quality > 100) return a.ctx.error("quality must be in [0,100], got ", quality);
+#ifdef OPFORGE_HAVE_JPEG
+  std::string jpeg;
+  OPF_RETURN_IF_ERROR(encode_jpeg("EncodeJpegVariableQuality", im.data<uint8_t>(), im.dim(0), im.dim(1), im.dim(2),
+                                  JpegOptions{quality, false, false, true, 1, 300, 300, ""}, &jpeg));
+  std::vector<std::string> v;
+  v.push_back(std::move(jpeg));
+  return Tensor::FromStrings(Shape({}), std::move(v), &a.ctx.output(0));
+#else
+  return errors::Unimplemented("EncodeJpegVariableQuality", kNoJpeg);
+#endif
+}
+
 Status EncodeJpegCpu(ops::EncodeJpegArgs& a) {
   const Tensor& im = a.image;
   if (im.rank() != 3) return a.ctx.error("image must be 3-dimensional, got shape ", im.shape().to_string());
@@ -307,6 +335,7 @@ Status ExtractJpegShapeCpu(ops::ExtractJpegShapeArgs& a) {
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(DecodeJpeg, CPU, image::DecodeJpegCpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(DecodeAndCropJpeg, CPU, image::DecodeAndCropJpegCpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(EncodeJpeg, CPU, image::EncodeJpegCpu)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(EncodeJpegVariableQuality, CPU, image::EncodeJpegVariableQualityCpu)
 OPFORGE_REGISTER_FORWARDING_KERNEL(ExtractJpegShape, CPU, image::ExtractJpegShapeCpu, int32_t, int64_t)
 
 }  // namespace opforge

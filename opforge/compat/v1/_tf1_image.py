@@ -96,7 +96,7 @@ _SAME_AS_TF2 = """
     crop_to_bounding_box extract_patches flip_left_right flip_up_down grayscale_to_rgb hsv_to_rgb image_gradients
     non_max_suppression non_max_suppression_overlaps non_max_suppression_padded non_max_suppression_with_scores
     pad_to_bounding_box per_image_standardization psnr random_brightness random_contrast
-    random_flip_left_right random_flip_up_down random_hue random_saturation resize_with_crop_or_pad rgb_to_grayscale
+    random_flip_left_right random_flip_up_down random_hue random_jpeg_quality random_saturation resize_with_crop_or_pad rgb_to_grayscale
     rgb_to_hsv rgb_to_yiq rgb_to_yuv rot90 sobel_edges ssim ssim_multiscale total_variation transpose yiq_to_rgb yuv_to_rgb
 """.split()
 

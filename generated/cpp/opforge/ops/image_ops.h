@@ -17,6 +17,7 @@
 #include "opforge/ops/image/draw_bounding_boxes.h"
 #include "opforge/ops/image/draw_bounding_boxes_v2.h"
 #include "opforge/ops/image/encode_jpeg.h"
+#include "opforge/ops/image/encode_jpeg_variable_quality.h"
 #include "opforge/ops/image/encode_png.h"
 #include "opforge/ops/image/extract_image_patches.h"
 #include "opforge/ops/image/extract_jpeg_shape.h"
