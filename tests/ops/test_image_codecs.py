@@ -173,6 +173,25 @@ def test_bad_data_raises_typed_errors_naming_the_op(call, err, match):
         call()
 
 
+def _png_header(width, height):
+    """A PNG signature, IHDR chunk (8-bit RGB) and an empty IDAT chunk: a header, no image data."""
+    import struct  # noqa: PLC0415
+    import zlib  # noqa: PLC0415
+
+    body = b"IHDR" + struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = lambda body: struct.pack(">I", len(body) - 4) + body + struct.pack(">I", zlib.crc32(body))  # noqa: E731
+    return b"\x89PNG\r\n\x1a\n" + chunk(body) + chunk(b"IDAT")
+
+
+def test_huge_or_truncated_png_headers_are_errors_not_allocations():
+    with pytest.raises(InvalidArgumentError, match="DecodePng: PNG image too large: 30000x30000x3"):
+        of.image.decode_png(_png_header(30000, 30000))
+    with pytest.raises(InvalidArgumentError, match="DecodePng: Invalid PNG data"):
+        of.image.decode_png(_png_header(2**24 + 1, 4))  # past libpng's limit (TensorFlow's)
+    with pytest.raises(InvalidArgumentError, match="DecodePng: Invalid PNG data.*truncated"):
+        of.image.decode_png(_png_header(64, 64))
+
+
 def test_truncated_jpeg_recovers_when_asked():
     image = np.tile(EXPECTED["source_rgb"], (3, 2, 1))
     whole = of.image.encode_jpeg(image).numpy()

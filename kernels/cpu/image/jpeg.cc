@@ -74,7 +74,6 @@ Status decode_jpeg(const std::string& op, const std::string& bytes, int64_t chan
   if (bytes.empty()) return errors::InvalidArgument(op, ": Invalid JPEG data, size 0");
   jpeg_decompress_struct d;
   JpegError err;
-  std::vector<JSAMPROW> rows;
   if (setjmp(err.jump)) {
     jpeg_destroy_decompress(&d);
     return errors::InvalidArgument(op, ": Invalid JPEG data or crop window, data size ", bytes.size(), ": ",
@@ -93,6 +92,10 @@ Status decode_jpeg(const std::string& op, const std::string& bytes, int64_t chan
   d.dct_method = dct_method == "INTEGER_ACCURATE" ? JDCT_ISLOW : JDCT_IFAST;
   jpeg_start_decompress(&d);
   const int64_t h = d.output_height, w = d.output_width;
+  if (h * w * ch >= (int64_t{1} << 31)) {
+    jpeg_destroy_decompress(&d);
+    return errors::InvalidArgument(op, ": JPEG image too large: ", h, "x", w, "x", ch);
+  }
   if (d.output_components != ch) {
     jpeg_destroy_decompress(&d);
     return errors::Internal(op, ": libjpeg gave ", d.output_components, " channels, not ", ch);

@@ -28,6 +28,9 @@ struct PngState {
   const uint8_t* data = nullptr;
   size_t size = 0, pos = 0;
   std::string* out = nullptr;
+  // Kept here, in memory the error path can see after longjmp (a local changed after setjmp
+  // would be indeterminate there).
+  std::vector<png_bytep> rows;
 };
 
 void on_error(png_structp png, png_const_charp msg) {
@@ -61,7 +64,6 @@ Status decode_png(const std::string& op, const std::string& bytes, int64_t chann
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &st, on_error, on_warning);
   if (png == nullptr) return errors::ResourceExhausted(op, ": libpng could not allocate a reader");
   png_infop info = png_create_info_struct(png);
-  std::vector<png_bytep> rows;
   if (info == nullptr || setjmp(st.jump)) {
     png_destroy_read_struct(&png, info != nullptr ? &info : nullptr, nullptr);
     return errors::InvalidArgument(op, ": Invalid PNG data, size ", bytes.size(), ": ", st.message);
@@ -105,13 +107,19 @@ Status decode_png(const std::string& op, const std::string& bytes, int64_t chann
     png_destroy_read_struct(&png, &info, nullptr);
     return errors::Internal(op, ": libpng gave ", png_get_channels(png, info), " channels, not ", ch);
   }
+  if (static_cast<uint64_t>(h) * w * static_cast<uint64_t>(ch) >= (uint64_t{1} << 31)) {
+    png_destroy_read_struct(&png, &info, nullptr);
+    return errors::InvalidArgument(op, ": PNG image too large: ", h, "x", w, "x", ch);
+  }
   out->height = h;
   out->width = w;
   out->channels = ch;
   out->data.resize(static_cast<size_t>(h) * w * static_cast<size_t>(ch));
-  rows.resize(h);
-  for (png_uint_32 y = 0; y < h; ++y) rows[y] = out->data.data() + static_cast<size_t>(y) * w * static_cast<size_t>(ch);
-  png_read_image(png, rows.data());
+  st.rows.resize(h);
+  for (png_uint_32 y = 0; y < h; ++y) {
+    st.rows[y] = out->data.data() + static_cast<size_t>(y) * w * static_cast<size_t>(ch);
+  }
+  png_read_image(png, st.rows.data());
   png_read_end(png, nullptr);
   png_destroy_read_struct(&png, &info, nullptr);
   return Status::OK();
@@ -126,7 +134,7 @@ Status encode_png(const std::string& op, const uint8_t* pixels, int64_t h, int64
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &st, on_error, on_warning);
   if (png == nullptr) return errors::ResourceExhausted(op, ": libpng could not allocate a writer");
   png_infop info = png_create_info_struct(png);
-  std::vector<png_bytep> rows(static_cast<size_t>(h));
+  st.rows.resize(static_cast<size_t>(h));
   if (info == nullptr || setjmp(st.jump)) {
     png_destroy_write_struct(&png, info != nullptr ? &info : nullptr);
     return errors::InvalidArgument(op, ": PNG encoding failed: ", st.message);
@@ -138,8 +146,8 @@ Status encode_png(const std::string& op, const uint8_t* pixels, int64_t h, int64
   png_set_IHDR(png, info, static_cast<png_uint_32>(w), static_cast<png_uint_32>(h), 8, kColour[ch],
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
-  for (int64_t y = 0; y < h; ++y) rows[static_cast<size_t>(y)] = const_cast<png_bytep>(pixels + y * w * ch);
-  png_write_image(png, rows.data());
+  for (int64_t y = 0; y < h; ++y) st.rows[static_cast<size_t>(y)] = const_cast<png_bytep>(pixels + y * w * ch);
+  png_write_image(png, st.rows.data());
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
   return Status::OK();
