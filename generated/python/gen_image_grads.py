@@ -19,6 +19,7 @@ _register_fn("ResizeNearestNeighbor", "opforge.gradients.image_grads:resize_near
 _not_differentiable("AdjustContrastv2")
 _not_differentiable("AdjustHue")
 _not_differentiable("AdjustSaturation")
+_not_differentiable("CombinedNonMaxSuppression")
 _not_differentiable("CropAndResizeGradBoxes")
 _not_differentiable("CropAndResizeGradImage")
 _not_differentiable("DecodeAndCropJpeg")

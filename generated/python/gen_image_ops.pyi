@@ -54,6 +54,39 @@ def adjust_saturation(images: TensorLike, scale: TensorLike, name: str | None = 
       A `Tensor`. Has the same type as `images`.
     """
 
+def combined_non_max_suppression(boxes: TensorLike, scores: TensorLike, max_output_size_per_class: TensorLike, max_total_size: TensorLike, iou_threshold: TensorLike, score_threshold: TensorLike, pad_per_class: bool = False, clip_boxes: bool = True, name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    r"""Greedily selects a subset of bounding boxes in descending order of score.
+
+    Per image of the batch and per class: hard non-max suppression (at most
+    `max_output_size_per_class` boxes of score above `score_threshold`); then the image's selections
+    of all classes by score, the best `max_total_size` kept, padded with zeros. With `pad_per_class`
+    the outputs hold min(max_output_size_per_class * num_classes, max_total_size) detections;
+    `clip_boxes` clips the coordinates to [0, 1]. Ties in score are taken in an unspecified order,
+    as TensorFlow's.
+
+    Args:
+      boxes: A `Tensor` of type `float32`. A 4-D float tensor of shape `[batch_size, num_boxes, q,
+        4]`: q 1 (the same boxes for every class) or num_classes.
+      scores: A `Tensor` of type `float32`. A 3-D float tensor of shape `[batch_size, num_boxes,
+        num_classes]`.
+      max_output_size_per_class: A `Tensor` of type `int32`.
+      max_total_size: A `Tensor` of type `int32`.
+      iou_threshold: A `Tensor` of type `float32`.
+      score_threshold: A `Tensor` of type `float32`.
+      pad_per_class: An optional `bool`. Defaults to `False`.
+      clip_boxes: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`nmsed_boxes`, `nmsed_scores`, `nmsed_classes`, `valid_detections`).
+      nmsed_boxes: A `Tensor` of type `float32`. `[batch_size, max_detections, 4]`.
+      nmsed_scores: A `Tensor` of type `float32`.
+      nmsed_classes: A `Tensor` of type `float32`. `[batch_size, max_detections]`: the class of each
+        detection (as float).
+      valid_detections: A `Tensor` of type `int32`. `[batch_size]`: the number of valid detections
+        per image.
+    """
+
 def crop_and_resize(image: TensorLike, boxes: TensorLike, box_ind: TensorLike, crop_size: TensorLike, method: str = 'bilinear', extrapolation_value: float = 0.0, name: str | None = None) -> Tensor:
     r"""Extracts crops from the input image tensor and resizes them.
 

@@ -70,6 +70,7 @@ OPS = {
     "AdjustContrastv2": ("image", "adjust_contrastv2"),
     "AdjustHue": ("image", "adjust_hue"),
     "AdjustSaturation": ("image", "adjust_saturation"),
+    "CombinedNonMaxSuppression": ("image", "combined_non_max_suppression"),
     "CropAndResize": ("image", "crop_and_resize"),
     "CropAndResizeGradBoxes": ("image", "crop_and_resize_grad_boxes"),
     "CropAndResizeGradImage": ("image", "crop_and_resize_grad_image"),

@@ -151,6 +151,17 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
             _ops.reshape(valid, np.asarray(lead, np.int32), name=name))
 
 
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold=0.5,
+                                 score_threshold=float("-inf"), pad_per_class=False, clip_boxes=True, name=None):
+    """tf.image.combined_non_max_suppression: per image and class NMS, then the best
+    max_total_size detections of each image: (nmsed_boxes, nmsed_scores, nmsed_classes,
+    valid_detections)."""
+    return tuple(_ops.combined_non_max_suppression(
+        tensor(boxes, "float32"), tensor(scores, "float32"), _scalar(max_output_size_per_class, np.int32),
+        _scalar(max_total_size, np.int32), _scalar(iou_threshold, np.float32), _scalar(score_threshold, np.float32),
+        pad_per_class=pad_per_class, clip_boxes=clip_boxes, name=name))
+
+
 def draw_bounding_boxes(images, boxes, colors=None, name=None):
     """tf.image.draw_bounding_boxes: one-pixel box outlines (DrawBoundingBoxesV2; TensorFlow's
     palette without colors)."""

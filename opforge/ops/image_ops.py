@@ -8,7 +8,7 @@ TensorFlow 1 does."""
 from __future__ import annotations
 
 from .image_codecs import (  # noqa: F401
-    adjust_jpeg_quality, decode_and_crop_jpeg, decode_image, decode_jpeg, decode_png, draw_bounding_boxes, encode_jpeg, encode_png,
+    adjust_jpeg_quality, combined_non_max_suppression, decode_and_crop_jpeg, decode_image, decode_jpeg, decode_png, draw_bounding_boxes, encode_jpeg, encode_png,
     extract_jpeg_shape, is_jpeg, non_max_suppression, non_max_suppression_overlaps, non_max_suppression_padded,
     non_max_suppression_with_scores, random_jpeg_quality,
 )

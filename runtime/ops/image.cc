@@ -153,6 +153,33 @@ Status NonMaxSuppressionShape(ShapeContext& c) {
   return Status::OK();
 }
 
+// ---- combined non-max suppression: [batch, max_detections, ...], max_detections from the sizes
+Status CombinedNmsShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 4, "4-D [batch, num_boxes, q, 4]"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 3, "3-D [batch, num_boxes, num_classes]"));
+  for (int i = 2; i < 6; ++i) OPF_RETURN_IF_ERROR(array::expect_rank(c, i, 0, "a scalar"));
+  const Shape& b = c.input_shape(0);
+  const Shape& s = c.input_shape(1);
+  const int64_t batch = !b.unknown_rank() ? b.dim(0) : (!s.unknown_rank() ? s.dim(0) : -1);
+  const int64_t classes = s.unknown_rank() ? -1 : s.dim(2);
+  std::vector<int64_t> per, total;
+  bool per_known, total_known;
+  OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &per, &per_known));
+  OPF_RETURN_IF_ERROR(array::known_ints(c, 3, &total, &total_known));
+  int64_t n = -1;
+  if (total_known && total.size() == 1) {
+    n = total[0];
+    if (named_attr(c, "pad_per_class").b) {
+      n = (per_known && per.size() == 1 && classes >= 0) ? std::min(per[0] * classes, total[0]) : -1;
+    }
+  }
+  c.set_output(0, Shape({batch, n, 4}));
+  c.set_output(1, Shape({batch, n}));
+  c.set_output(2, Shape({batch, n}));
+  c.set_output(3, Shape({batch}));
+  return Status::OK();
+}
+
 // ---- draw_bounding_boxes: the images' shape
 Status DrawBoxesShape(ShapeContext& c) {
   OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 4, "4-D"));
@@ -244,6 +271,7 @@ const array::CustomShape nms3_shape("NonMaxSuppressionV3", NonMaxSuppressionShap
 const array::CustomShape nms4_shape("NonMaxSuppressionV4", NonMaxSuppressionShape);
 const array::CustomShape nms5_shape("NonMaxSuppressionV5", NonMaxSuppressionShape);
 const array::CustomShape nms_overlaps_shape("NonMaxSuppressionWithOverlaps", NonMaxSuppressionShape);
+const array::CustomShape combined_nms_shape("CombinedNonMaxSuppression", CombinedNmsShape);
 const array::CustomShape boxes_shape("DrawBoundingBoxes", DrawBoxesShape);
 const array::CustomShape boxes2_shape("DrawBoundingBoxesV2", DrawBoxesShape);
 const array::CustomShape patches_shape("ExtractImagePatches", ExtractImagePatchesShape);

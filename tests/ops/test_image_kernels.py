@@ -181,9 +181,40 @@ def test_ops_match_tensorflow():
              pad_to_max_output_size=True)
     same("NonMaxSuppressionWithOverlaps", overlaps=rng.uniform(0, 1, (30, 30)).astype(np.float32), scores=sc,
          max_output_size=np.int32(10), overlap_threshold=np.float32(0.7), score_threshold=np.float32(0.2))
+    for pad in (False, True):
+        same("CombinedNonMaxSuppression", boxes=rng.uniform(-0.2, 1.2, (2, 12, 3, 4)).astype(np.float32),
+             scores=rng.uniform(0, 1, (2, 12, 3)).astype(np.float32), max_output_size_per_class=np.int32(3),
+             max_total_size=np.int32(7), iou_threshold=np.float32(0.4), score_threshold=np.float32(0.1),
+             pad_per_class=pad)
     same("DrawBoundingBoxes", images=im, boxes=b3)
     same("DrawBoundingBoxes", images=im[..., :1], boxes=b3)
     same("DrawBoundingBoxesV2", images=im, boxes=b3, colors=rng.uniform(0, 1, (3, 4)).astype(np.float32))
+
+
+def test_combined_non_max_suppression_matches_numpy():
+    rng = _rng("combined")
+    boxes = rng.uniform(-0.2, 1.2, (2, 15, 3, 4)).astype(np.float32)
+    scores = rng.uniform(0, 1, (2, 15, 3)).astype(np.float32)
+    for q, pad, clip in ((3, False, True), (1, True, False)):
+        b = boxes[:, :, :q]
+        nb, ns, nc, valid = of.raw_ops.CombinedNonMaxSuppression(
+            boxes=b, scores=scores, max_output_size_per_class=np.int32(4), max_total_size=np.int32(10),
+            iou_threshold=np.float32(0.4), score_threshold=np.float32(0.2), pad_per_class=pad, clip_boxes=clip)
+        assert nb.shape == (2, 10, 4) and ns.shape == nc.shape == (2, 10) and valid.shape == (2,)
+        for i in range(2):
+            found = []
+            for k in range(3):
+                kb = b[i, :, k if q > 1 else 0]
+                for j in ref.non_max_suppression(kb, scores[i, :, k], 4, np.float32(0.4), np.float32(0.2))[0]:
+                    found.append((scores[i, j, k], k, kb[j]))
+            found.sort(key=lambda t: -t[0])
+            found = found[:10]
+            assert valid.numpy()[i] == len(found)
+            np.testing.assert_array_equal(ns.numpy()[i, :len(found)], [f[0] for f in found])
+            np.testing.assert_array_equal(nc.numpy()[i, :len(found)], [f[1] for f in found])
+            want = np.asarray([f[2] for f in found]).reshape(-1, 4)
+            np.testing.assert_array_equal(nb.numpy()[i, :len(found)], np.clip(want, 0, 1) if clip else want)
+            assert (ns.numpy()[i, len(found):] == 0).all()
 
 
 # ---- gradients

@@ -76,6 +76,41 @@ OpSpec MakeAdjustSaturation() {
   return op;
 }
 
+OpSpec MakeCombinedNonMaxSuppression() {
+  OpSpec op;
+  op.name = "CombinedNonMaxSuppression";
+  op.inputs.push_back(ArgSpec{"boxes", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"scores", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"max_output_size_per_class", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"max_total_size", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"iou_threshold", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"score_threshold", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"nmsed_boxes", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"nmsed_scores", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"nmsed_classes", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"valid_detections", DType::kInt32, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "pad_per_class";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "clip_boxes";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("CombinedNonMaxSuppression", c); };
+  return op;
+}
+
 OpSpec MakeCropAndResize() {
   OpSpec op;
   op.name = "CropAndResize";
@@ -1075,6 +1110,7 @@ OpSpec MakeResizeNearestNeighborGrad() {
   OpRegistry::Global().add_pending(MakeAdjustContrastv2());
   OpRegistry::Global().add_pending(MakeAdjustHue());
   OpRegistry::Global().add_pending(MakeAdjustSaturation());
+  OpRegistry::Global().add_pending(MakeCombinedNonMaxSuppression());
   OpRegistry::Global().add_pending(MakeCropAndResize());
   OpRegistry::Global().add_pending(MakeCropAndResizeGradBoxes());
   OpRegistry::Global().add_pending(MakeCropAndResizeGradImage());

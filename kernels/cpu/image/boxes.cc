@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "opforge/parallel.h"
+#include "opforge/ops/image/combined_non_max_suppression.h"
 #include "opforge/ops/image/draw_bounding_boxes.h"
 #include "opforge/ops/image/draw_bounding_boxes_v2.h"
 #include "opforge/ops/image/non_max_suppression.h"
@@ -218,6 +220,91 @@ Status NonMaxSuppressionWithOverlapsCpu(ops::NonMaxSuppressionWithOverlapsArgs& 
   return write_selection<float>(a.ctx, sel, max_out, false, nullptr, nullptr);
 }
 
+// ---- CombinedNonMaxSuppression
+
+struct Detection {
+  float score;
+  int32_t cls;
+  std::array<float, 4> box;
+};
+
+Status CombinedNonMaxSuppressionCpu(ops::CombinedNonMaxSuppressionArgs& a) {
+  const Tensor &bt = a.boxes, &st = a.scores;
+  if (bt.rank() != 4 || bt.dim(3) != 4) {
+    return a.ctx.error("boxes must be 4-D [batch_size, num_boxes, q, 4], got shape ", bt.shape().to_string());
+  }
+  if (st.rank() != 3 || st.dim(0) != bt.dim(0) || st.dim(1) != bt.dim(1)) {
+    return a.ctx.error("scores must be 3-D [batch_size, num_boxes, num_classes] matching boxes ",
+                       bt.shape().to_string(), ", got shape ", st.shape().to_string());
+  }
+  const int64_t batch = bt.dim(0), n = bt.dim(1), q = bt.dim(2), classes = st.dim(2);
+  if (q != 1 && q != classes) {
+    return a.ctx.error("third dimension of boxes must be either 1 or num classes, got ", q, " for ", classes,
+                       " classes");
+  }
+  const Tensor* scalars[] = {&a.max_output_size_per_class, &a.max_total_size, &a.iou_threshold, &a.score_threshold};
+  const char* names[] = {"max_output_size_per_class", "max_total_size", "iou_threshold", "score_threshold"};
+  for (int i = 0; i < 4; ++i) OPF_RETURN_IF_ERROR(check_scalar(a.ctx, *scalars[i], names[i]));
+  const int64_t per_class = a.max_output_size_per_class.data<int32_t>()[0];
+  const int64_t total = a.max_total_size.data<int32_t>()[0];
+  const float iou_thr = scalar<float>(a.iou_threshold), score_thr = scalar<float>(a.score_threshold);
+  if (per_class <= 0) return a.ctx.error("max_output_size_per_class must be > 0, got ", per_class);
+  if (total <= 0) return a.ctx.error("max_total_size must be > 0, got ", total);
+  if (!(iou_thr >= 0 && iou_thr <= 1)) return a.ctx.error("iou_threshold must be in [0, 1], got ", iou_thr);
+  const int64_t max_det = a.pad_per_class ? std::min(per_class * classes, total) : total;
+  Tensor outs[4];
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kFloat, Shape({batch, max_det, 4}), &outs[0]));
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kFloat, Shape({batch, max_det}), &outs[1]));
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kFloat, Shape({batch, max_det}), &outs[2]));
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt32, Shape({batch}), &outs[3]));
+  float* ob = outs[0].data<float>();
+  float* os = outs[1].data<float>();
+  float* oc = outs[2].data<float>();
+  int32_t* ov = outs[3].data<int32_t>();
+  std::fill(ob, ob + outs[0].num_elements(), 0.0f);
+  std::fill(os, os + outs[1].num_elements(), 0.0f);
+  std::fill(oc, oc + outs[2].num_elements(), 0.0f);
+  const float* boxes = bt.data<float>();
+  const float* scores = st.data<float>();
+  parallel_for(batch, 1, [&](int64_t b0, int64_t b1) {
+    std::vector<float> class_boxes(static_cast<size_t>(n * 4)), class_scores(static_cast<size_t>(n));
+    for (int64_t b = b0; b < b1; ++b) {
+      std::vector<Detection> found;
+      for (int64_t k = 0; k < classes; ++k) {
+        for (int64_t i = 0; i < n; ++i) {
+          class_scores[static_cast<size_t>(i)] = scores[(b * n + i) * classes + k];
+          const float* src = boxes + ((b * n + i) * q + (q > 1 ? k : 0)) * 4;
+          std::copy(src, src + 4, class_boxes.begin() + i * 4);
+        }
+        const Selection sel = greedy(class_scores, std::min(per_class, n), iou_thr, score_thr, 0,
+                                     [&](int32_t i, int32_t j) {
+                                       return iou(&class_boxes[static_cast<size_t>(i) * 4],
+                                                  &class_boxes[static_cast<size_t>(j) * 4]);
+                                     });
+        for (size_t s = 0; s < sel.indices.size(); ++s) {
+          const float* bx = &class_boxes[static_cast<size_t>(sel.indices[s]) * 4];
+          found.push_back({sel.scores[s], static_cast<int32_t>(k), {bx[0], bx[1], bx[2], bx[3]}});
+        }
+      }
+      std::stable_sort(found.begin(), found.end(),
+                       [](const Detection& x, const Detection& y) { return x.score > y.score; });
+      const int64_t valid = std::min<int64_t>(static_cast<int64_t>(found.size()), max_det);
+      ov[b] = static_cast<int32_t>(valid);
+      for (int64_t d = 0; d < valid; ++d) {
+        const Detection& det = found[static_cast<size_t>(d)];
+        for (int c = 0; c < 4; ++c) {
+          const float v = det.box[static_cast<size_t>(c)];
+          ob[(b * max_det + d) * 4 + c] = a.clip_boxes ? std::max(std::min(v, 1.0f), 0.0f) : v;
+        }
+        os[b * max_det + d] = det.score;
+        oc[b * max_det + d] = static_cast<float>(det.cls);
+      }
+    }
+  });
+  for (int i = 0; i < 4; ++i) a.ctx.output(i) = outs[i];
+  return Status::OK();
+}
+
 // ---- DrawBoundingBoxes
 
 const std::vector<std::array<float, 4>> kPalette = {
@@ -308,6 +395,7 @@ OPFORGE_REGISTER_FORWARDING_KERNEL(NonMaxSuppressionV3, CPU, NonMaxSuppressionV3
 OPFORGE_REGISTER_FORWARDING_KERNEL(NonMaxSuppressionV4, CPU, NonMaxSuppressionV4Cpu, half, float)
 OPFORGE_REGISTER_FORWARDING_KERNEL(NonMaxSuppressionV5, CPU, NonMaxSuppressionV5Cpu, half, float)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(NonMaxSuppressionWithOverlaps, CPU, NonMaxSuppressionWithOverlapsCpu)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(CombinedNonMaxSuppression, CPU, CombinedNonMaxSuppressionCpu)
 OPFORGE_REGISTER_KERNEL(DrawBoundingBoxes, CPU, DrawBoundingBoxesCpu, float, half)
 OPFORGE_REGISTER_KERNEL(DrawBoundingBoxesV2, CPU, DrawBoundingBoxesV2Cpu, float, half)
 

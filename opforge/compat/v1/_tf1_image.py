@@ -92,7 +92,8 @@ def io_names() -> dict:
 
 
 _SAME_AS_TF2 = """
-    adjust_brightness adjust_contrast adjust_gamma adjust_hue adjust_jpeg_quality adjust_saturation central_crop convert_image_dtype
+    adjust_brightness adjust_contrast adjust_gamma adjust_hue adjust_jpeg_quality adjust_saturation central_crop
+    combined_non_max_suppression convert_image_dtype
     crop_to_bounding_box extract_patches flip_left_right flip_up_down grayscale_to_rgb hsv_to_rgb image_gradients
     non_max_suppression non_max_suppression_overlaps non_max_suppression_padded non_max_suppression_with_scores
     pad_to_bounding_box per_image_standardization psnr random_brightness random_contrast

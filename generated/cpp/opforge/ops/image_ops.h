@@ -7,6 +7,7 @@
 #include "opforge/ops/image/adjust_contrastv2.h"
 #include "opforge/ops/image/adjust_hue.h"
 #include "opforge/ops/image/adjust_saturation.h"
+#include "opforge/ops/image/combined_non_max_suppression.h"
 #include "opforge/ops/image/crop_and_resize.h"
 #include "opforge/ops/image/crop_and_resize_grad_boxes.h"
 #include "opforge/ops/image/crop_and_resize_grad_image.h"
