@@ -319,6 +319,62 @@ def encode_png(image: TensorLike, compression: int = -1, name: str | None = None
       A `Tensor` of type `string`. 0-D. PNG-encoded image.
     """
 
+def extract_glimpse(input: TensorLike, size: TensorLike, offsets: TensorLike, centered: bool = True, normalized: bool = True, uniform_noise: bool = True, noise: str = 'uniform', name: str | None = None) -> Tensor:
+    r"""Extracts a glimpse from the input tensor.
+
+    Cuts a window of `size` from each image at its offset (y, x). Version 1: with `normalized` the
+    offsets are fractions of the image size, with `centered` relative to its centre (in [-1, 1] when
+    both), and the window's top-left corner is the offset less half the glimpse (always). Where the
+    window leaves the image it is filled with noise: `noise` 'uniform' (between the image's minimum
+    and maximum; with `uniform_noise` false, 'uniform' means Gaussian), 'gaussian' (the image's
+    per-channel mean and standard deviation) or 'zero' (the last two need `uniform_noise` false).
+    The noise is drawn afresh on each run, not from a seed (as in TensorFlow).
+
+    Args:
+      input: A `Tensor` of type `float32`. A 4-D float tensor of shape `[batch_size, height, width,
+        channels]`.
+      size: A `Tensor` of type `int32`. A 1-D tensor of 2 elements: the glimpse height and width.
+      offsets: A `Tensor` of type `float32`. A 2-D tensor of shape `[batch_size, 2]`: the y, x
+        location of the centre of each window.
+      centered: An optional `bool`. Defaults to `True`.
+      normalized: An optional `bool`. Defaults to `True`.
+      uniform_noise: An optional `bool`. Defaults to `True`.
+      noise: An optional `string`. Defaults to `'uniform'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`. A tensor of shape `[batch_size, glimpse_height, glimpse_width,
+        channels]`.
+    """
+
+def extract_glimpse_v2(input: TensorLike, size: TensorLike, offsets: TensorLike, centered: bool = True, normalized: bool = True, uniform_noise: bool = True, noise: str = 'uniform', name: str | None = None) -> Tensor:
+    r"""Extracts a glimpse from the input tensor.
+
+    Cuts a window of `size` from each image at its offset (y, x). Version 2: as ExtractGlimpse,
+    except that the half glimpse is subtracted only for normalized and centered offsets, and
+    unnormalized centered offsets are relative to the image centre. Where the window leaves the
+    image it is filled with noise: `noise` 'uniform' (between the image's minimum and maximum; with
+    `uniform_noise` false, 'uniform' means Gaussian), 'gaussian' (the image's per-channel mean and
+    standard deviation) or 'zero' (the last two need `uniform_noise` false). The noise is drawn
+    afresh on each run, not from a seed (as in TensorFlow).
+
+    Args:
+      input: A `Tensor` of type `float32`. A 4-D float tensor of shape `[batch_size, height, width,
+        channels]`.
+      size: A `Tensor` of type `int32`. A 1-D tensor of 2 elements: the glimpse height and width.
+      offsets: A `Tensor` of type `float32`. A 2-D tensor of shape `[batch_size, 2]`: the y, x
+        location of the centre of each window.
+      centered: An optional `bool`. Defaults to `True`.
+      normalized: An optional `bool`. Defaults to `True`.
+      uniform_noise: An optional `bool`. Defaults to `True`.
+      noise: An optional `string`. Defaults to `'uniform'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`. A tensor of shape `[batch_size, glimpse_height, glimpse_width,
+        channels]`.
+    """
+
 def extract_image_patches(images: TensorLike, ksizes: Sequence[int], strides: Sequence[int], rates: Sequence[int], padding: str, name: str | None = None) -> Tensor:
     r"""Extract `patches` from `images` and put them in the "depth" output dimension.
 

@@ -83,6 +83,8 @@ OPS = {
     "EncodeJpeg": ("image", "encode_jpeg"),
     "EncodeJpegVariableQuality": ("image", "encode_jpeg_variable_quality"),
     "EncodePng": ("image", "encode_png"),
+    "ExtractGlimpse": ("image", "extract_glimpse"),
+    "ExtractGlimpseV2": ("image", "extract_glimpse_v2"),
     "ExtractImagePatches": ("image", "extract_image_patches"),
     "ExtractJpegShape": ("image", "extract_jpeg_shape"),
     "HSVToRGB": ("image", "hsv_to_rgb"),

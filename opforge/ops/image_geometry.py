@@ -245,3 +245,13 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
     check_rank(images, "extract_patches", (4,), "images")
     return _ops.extract_image_patches(images, ksizes=list(sizes), strides=list(strides), rates=list(rates),
                                       padding=padding, name=name)
+
+
+def extract_glimpse(input, size, offsets, centered=True, normalized=True, noise="uniform", name=None):  # noqa: A002
+    """tf.image.extract_glimpse (TensorFlow 2): ExtractGlimpseV2, a window of `size` around each
+    image's (y, x) offset, noise ('uniform', 'gaussian' or 'zero') where it leaves the image."""
+    input = tensor(input, "float32")  # noqa: A001
+    check_rank(input, "extract_glimpse", (4,), "input")
+    return _ops.extract_glimpse_v2(input, _int_vector(list(size)) if not is_tensor(size) else size,
+                                   tensor(offsets, "float32"), centered=centered, normalized=normalized,
+                                   uniform_noise=False, noise=noise, name=name)

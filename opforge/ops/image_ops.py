@@ -19,7 +19,7 @@ from .image_color import (  # noqa: F401
 )
 from .image_common import convert_image_dtype  # noqa: F401
 from .image_geometry import (  # noqa: F401
-    central_crop, crop_to_bounding_box, extract_patches, flip_left_right, flip_up_down, pad_to_bounding_box,
+    central_crop, crop_to_bounding_box, extract_glimpse, extract_patches, flip_left_right, flip_up_down, pad_to_bounding_box,
     random_crop, random_flip_left_right, random_flip_up_down, resize_with_crop_or_pad, rot90, transpose,
 )
 from .image_quality import image_gradients, psnr, sobel_edges, ssim, ssim_multiscale, total_variation  # noqa: F401

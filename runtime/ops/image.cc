@@ -97,6 +97,24 @@ Status CropAndResizeGradBoxesShape(ShapeContext& c) {
   return Status::OK();
 }
 
+// ---- extract_glimpse: [batch, glimpse_height, glimpse_width, channels]
+Status ExtractGlimpseShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 4, "4-D"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 2, 2, "2-D [batch_size, 2]"));
+  const Shape& sz = c.input_shape(1);
+  if (!sz.unknown_rank() && (sz.rank() != 1 || (sz.dim(0) >= 0 && sz.dim(0) != 2))) {
+    return c.error("size must be a 1-D int32 Tensor of 2 elements, got shape ", sz.to_string());
+  }
+  int64_t h, w;
+  OPF_RETURN_IF_ERROR(size_pair(c, 1, "size", &h, &w));
+  const Shape& im = c.input_shape(0);
+  const Shape& off = c.input_shape(2);
+  int64_t b = im.unknown_rank() ? -1 : im.dim(0);
+  if (b < 0 && !off.unknown_rank()) b = off.dim(0);
+  c.set_output(0, Shape({b, h, w, im.unknown_rank() ? -1 : im.dim(3)}));
+  return Status::OK();
+}
+
 // ---- colour ops (kernels/cpu/image/colour.cc): the images' shape; the last dim holds 3 channels
 
 Status ColourShape(ShapeContext& c) {
@@ -271,6 +289,8 @@ const array::CustomShape nms3_shape("NonMaxSuppressionV3", NonMaxSuppressionShap
 const array::CustomShape nms4_shape("NonMaxSuppressionV4", NonMaxSuppressionShape);
 const array::CustomShape nms5_shape("NonMaxSuppressionV5", NonMaxSuppressionShape);
 const array::CustomShape nms_overlaps_shape("NonMaxSuppressionWithOverlaps", NonMaxSuppressionShape);
+const array::CustomShape glimpse_shape("ExtractGlimpse", ExtractGlimpseShape);
+const array::CustomShape glimpse2_shape("ExtractGlimpseV2", ExtractGlimpseShape);
 const array::CustomShape combined_nms_shape("CombinedNonMaxSuppression", CombinedNmsShape);
 const array::CustomShape boxes_shape("DrawBoundingBoxes", DrawBoxesShape);
 const array::CustomShape boxes2_shape("DrawBoundingBoxesV2", DrawBoxesShape);

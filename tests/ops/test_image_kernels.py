@@ -217,6 +217,50 @@ def test_combined_non_max_suppression_matches_numpy():
             assert (ns.numpy()[i, len(found):] == 0).all()
 
 
+@pytest.mark.parametrize("op", ["ExtractGlimpse", "ExtractGlimpseV2"])
+def test_extract_glimpse_windows_and_noise(op):
+    x = _rng("glimpse", op).uniform(0, 1, (2, 9, 11, 2)).astype(np.float32)
+    fn = getattr(of.raw_ops, op)
+    # Unnormalized, uncentered offsets: version 1 puts the window's centre there, version 2 its corner.
+    got = fn(input=x, size=I32(3, 4), offsets=np.array([[4, 5], [2, 3]], np.float32), centered=False,
+             normalized=False, uniform_noise=False, noise="zero").numpy()
+    for i, (y, xx) in enumerate([(4, 5), (2, 3)]):
+        y0, x0 = (int(y - 1.5), int(xx - 2)) if op == "ExtractGlimpse" else (y, xx)
+        np.testing.assert_array_equal(got[i], x[i, y0:y0 + 3, x0:x0 + 4])
+    # A window half outside: zeros, or noise within the image's range, around the part inside.
+    off = np.array([[-0.9, -0.9], [0.9, 0.9]], np.float32)
+    zero = fn(input=x, size=I32(6, 6), offsets=off, uniform_noise=False, noise="zero").numpy()
+    noisy = fn(input=x, size=I32(6, 6), offsets=off).numpy()
+    inside = zero != 0
+    np.testing.assert_array_equal(noisy[inside], zero[inside])
+    assert (~inside).any() and (noisy >= x.min()).all() and (noisy <= x.max()).all()
+    assert not np.array_equal(noisy[~inside], zero[~inside])
+    gauss = fn(input=x, size=I32(6, 6), offsets=off, uniform_noise=False, noise="gaussian").numpy()
+    assert np.isfinite(gauss).all() and abs(gauss[~inside].mean() - x.mean()) < 0.2
+    with pytest.raises(InvalidArgumentError, match=f"{op}.*could not be specified at the same time"):
+        fn(input=x, size=I32(3, 3), offsets=off, noise="zero")
+    with pytest.raises(InvalidArgumentError, match=f"{op}.*offsets must be 2-D"):
+        fn(input=x, size=I32(3, 3), offsets=off[:1])
+
+
+def test_extract_glimpse_matches_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    rng = _rng("glimpse-tf")
+    x = rng.uniform(0, 1, (3, 9, 11, 2)).astype(np.float32)
+    for op in ("ExtractGlimpse", "ExtractGlimpseV2"):
+        for centered in (True, False):
+            for normalized in (True, False):
+                off = (rng.uniform(-1, 1, (3, 2)) if normalized else rng.uniform(-6, 12, (3, 2))).astype(np.float32)
+                for size in ((4, 5), (9, 11), (12, 3)):
+                    kw = dict(input=x, size=I32(*size), offsets=off, centered=centered, normalized=normalized,
+                              uniform_noise=False, noise="zero")
+                    np.testing.assert_array_equal(getattr(of.raw_ops, op)(**kw).numpy(),
+                                                  getattr(tf.raw_ops, op)(**kw).numpy())
+    off = np.array([[0.1, -0.2], [0.0, 0.0], [-0.3, 0.2]], np.float32)
+    np.testing.assert_array_equal(of.image.extract_glimpse(x, [3, 4], off, noise="zero").numpy(),
+                                  tf.image.extract_glimpse(x, [3, 4], off, noise="zero").numpy())
+
+
 # ---- gradients
 
 

@@ -565,6 +565,96 @@ OpSpec MakeEncodePng() {
   return op;
 }
 
+OpSpec MakeExtractGlimpse() {
+  OpSpec op;
+  op.name = "ExtractGlimpse";
+  op.inputs.push_back(ArgSpec{"input", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"size", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"offsets", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"glimpse", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "centered";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "normalized";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "uniform_noise";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "noise";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("uniform");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ExtractGlimpse", c); };
+  return op;
+}
+
+OpSpec MakeExtractGlimpseV2() {
+  OpSpec op;
+  op.name = "ExtractGlimpseV2";
+  op.inputs.push_back(ArgSpec{"input", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"size", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"offsets", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"glimpse", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "centered";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "normalized";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "uniform_noise";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "noise";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("uniform");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ExtractGlimpseV2", c); };
+  return op;
+}
+
 OpSpec MakeExtractImagePatches() {
   OpSpec op;
   op.name = "ExtractImagePatches";
@@ -1123,6 +1213,8 @@ OpSpec MakeResizeNearestNeighborGrad() {
   OpRegistry::Global().add_pending(MakeEncodeJpeg());
   OpRegistry::Global().add_pending(MakeEncodeJpegVariableQuality());
   OpRegistry::Global().add_pending(MakeEncodePng());
+  OpRegistry::Global().add_pending(MakeExtractGlimpse());
+  OpRegistry::Global().add_pending(MakeExtractGlimpseV2());
   OpRegistry::Global().add_pending(MakeExtractImagePatches());
   OpRegistry::Global().add_pending(MakeExtractJpegShape());
   OpRegistry::Global().add_pending(MakeHSVToRGB());

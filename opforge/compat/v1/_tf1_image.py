@@ -64,6 +64,17 @@ def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding
     return _image.extract_patches(images, ksizes if sizes is None else sizes, strides, rates, padding, name)
 
 
+def extract_glimpse(input, size, offsets, centered=True, normalized=True, uniform_noise=True, name=None):  # noqa: A002
+    """tf.compat.v1.image.extract_glimpse: the ExtractGlimpse op (version 1's offsets)."""
+    import numpy as np  # noqa: PLC0415
+
+    from opforge import ops as _ops  # noqa: PLC0415
+
+    size = size if hasattr(size, "dtype") and not isinstance(size, np.ndarray) else np.asarray(size, np.int32)
+    return _ops.extract_glimpse(input, size, offsets, centered=centered, normalized=normalized,
+                                uniform_noise=uniform_noise, name=name)
+
+
 def random_crop(value, size, seed=None, name=None):
     return _image.random_crop(value, size, seed, name)
 
@@ -111,5 +122,5 @@ def names() -> dict:
                resize_image_with_crop_or_pad=_image.resize_with_crop_or_pad, transpose_image=_image.transpose,
                crop_and_resize=crop_and_resize, draw_bounding_boxes=draw_bounding_boxes,
                extract_image_patches=extract_image_patches, random_crop=random_crop, ResizeMethod=ResizeMethod,
-               sample_distorted_bounding_box=sample_distorted_bounding_box)
+               sample_distorted_bounding_box=sample_distorted_bounding_box, extract_glimpse=extract_glimpse)
     return out

@@ -20,6 +20,8 @@
 #include "opforge/ops/image/encode_jpeg.h"
 #include "opforge/ops/image/encode_jpeg_variable_quality.h"
 #include "opforge/ops/image/encode_png.h"
+#include "opforge/ops/image/extract_glimpse.h"
+#include "opforge/ops/image/extract_glimpse_v2.h"
 #include "opforge/ops/image/extract_image_patches.h"
 #include "opforge/ops/image/extract_jpeg_shape.h"
 #include "opforge/ops/image/hsv_to_rgb.h"
