@@ -12,6 +12,7 @@ from opforge.gradients.registry import register_not_differentiable as _not_diffe
 
 _register_fn("CropAndResize", "opforge.gradients.image_grads:crop_and_resize_grad")
 _register_fn("ExtractImagePatches", "opforge.gradients.image_grads:extract_image_patches_grad")
+_register_fn("ExtractVolumePatches", "opforge.gradients.image_grads:extract_volume_patches_grad")
 _register_fn("RGBToHSV", "opforge.gradients.image_grads:rgb_to_hsv_grad")
 _register_fn("ResizeBicubic", "opforge.gradients.image_grads:resize_bicubic_grad")
 _register_fn("ResizeBilinear", "opforge.gradients.image_grads:resize_bilinear_grad")

@@ -414,6 +414,28 @@ def extract_jpeg_shape(contents: TensorLike, output_type: DTypeLike = "int32", n
       A `Tensor` of type `output_type`.
     """
 
+def extract_volume_patches(input: TensorLike, ksizes: Sequence[int], strides: Sequence[int], padding: str, name: str | None = None) -> Tensor:
+    r"""Extract `patches` from `input` and put them in the `"depth"` output dimension. 3D extension of `extract_image_patches`.
+
+    Patch (i, j, k) of each volume, `ksizes` voxels from position `(i, j, k) * strides` (SAME pads
+    with zeros), flattened in (plane, row, column, channel) order into the output's last dimension.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`,
+        `int16`, `int8`, `int64`, `bfloat16`, `float16`. 5-D Tensor with shape `[batch, in_planes,
+        in_rows, in_cols, depth]`.
+      ksizes: A list of `ints` with at least 5 elements. The size of the sliding window for each
+        dimension of `input`: `[1, planes, rows, cols, 1]`.
+      strides: A list of `ints` with at least 5 elements. `[1, stride_planes, stride_rows,
+        stride_cols, 1]`: how far the centers of two consecutive patches are in `input`.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`. 5-D Tensor with shape `[batch, out_planes, out_rows,
+        out_cols, ksize_planes * ksize_rows * ksize_cols * depth]`.
+    """
+
 def hsv_to_rgb(images: TensorLike, name: str | None = None) -> Tensor:
     r"""Convert one or more images from HSV to RGB.
 

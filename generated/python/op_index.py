@@ -87,6 +87,7 @@ OPS = {
     "ExtractGlimpseV2": ("image", "extract_glimpse_v2"),
     "ExtractImagePatches": ("image", "extract_image_patches"),
     "ExtractJpegShape": ("image", "extract_jpeg_shape"),
+    "ExtractVolumePatches": ("image", "extract_volume_patches"),
     "HSVToRGB": ("image", "hsv_to_rgb"),
     "NonMaxSuppression": ("image", "non_max_suppression"),
     "NonMaxSuppressionV2": ("image", "non_max_suppression_v2"),

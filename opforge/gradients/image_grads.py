@@ -112,3 +112,23 @@ def extract_image_patches_grad(op, grads):
     out = ops.unsorted_segment_sum(g, seg, n)
     out = ops.reshape(out, ops.pack([h, w, b, c]))
     return [ops.transpose(out, np.array([2, 0, 1, 3], np.int32))]
+
+
+def extract_volume_patches_grad(op, grads):
+    """As extract_image_patches_grad, over volumes: the patches of a volume of positions say
+    where each patch element came from."""
+    ops = _ops()
+    b, d, h, w, c = ops.unpack(ops.shape(op.inputs[0], out_type="int32"), num=5)
+    od, oh, ow = ops.unpack(ops.strided_slice(ops.shape(op.outputs[0], out_type="int32"), np.array([1], np.int32),
+                                              np.array([4], np.int32), np.array([1], np.int32)), num=3)
+    _, kd, kh, kw, _ = op.attrs["ksizes"]
+    n = d * h * w
+    idx = ops.reshape(ops.range(np.float32(1), ops.cast(n + 1, DstT="float32"), np.float32(1)),
+                      ops.pack([np.int32(1), d, h, w, np.int32(1)]))
+    patched = ops.extract_volume_patches(idx, ksizes=op.attrs["ksizes"], strides=op.attrs["strides"],
+                                         padding=op.attrs["padding"])
+    seg = ops.reshape(ops.cast(patched, DstT="int32"), np.array([-1], np.int32)) - 1
+    g = ops.reshape(grads[0], ops.pack([b, od, oh, ow, np.int32(kd), np.int32(kh), np.int32(kw), c]))
+    g = ops.reshape(ops.transpose(g, np.array([1, 2, 3, 4, 5, 6, 0, 7], np.int32)), ops.pack([np.int32(-1), b * c]))
+    out = ops.reshape(ops.unsorted_segment_sum(g, seg, n), ops.pack([d, h, w, b, c]))
+    return [ops.transpose(out, np.array([3, 0, 1, 2, 4], np.int32))]

@@ -208,37 +208,44 @@ Status DrawBoxesShape(ShapeContext& c) {
 
 // ---- extract_image_patches: [batch, out_rows, out_cols, ksize_rows * ksize_cols * depth]
 
-Status ExtractImagePatchesShape(ShapeContext& c) {
-  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 4, "4-D"));
+// ExtractImagePatches (4-D, with rates) and ExtractVolumePatches (5-D): the spatial dims as a
+// convolution's, the last ksize product * depth.
+Status PatchesShape(ShapeContext& c) {
+  const bool volume = c.op().name == "ExtractVolumePatches";
+  const int rank = volume ? 5 : 4;
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, rank, volume ? "5-D" : "4-D"));
   const auto& ks = named_attr(c, "ksizes").list_i;
   const auto& st = named_attr(c, "strides").list_i;
-  const auto& rt = named_attr(c, "rates").list_i;
+  const std::vector<int64_t> ones(static_cast<size_t>(rank), 1);
+  const auto& rt = volume ? ones : named_attr(c, "rates").list_i;
   const char* names[] = {"ksizes", "strides", "rates"};
   const std::vector<int64_t>* lists[] = {&ks, &st, &rt};
   for (int k = 0; k < 3; ++k) {
     const auto& v = *lists[k];
-    if (v.size() != 4) return c.error(names[k], " must have 4 elements, got ", v.size());
-    if (v[0] != 1 || v[3] != 1) return c.error("Only support ", names[k], " across space.");
-    if (v[1] <= 0 || v[2] <= 0 || v[1] > std::numeric_limits<int32_t>::max() ||
-        v[2] > std::numeric_limits<int32_t>::max()) {
-      return c.error(names[k], " must be positive and below 2^31, got [", v[1], ", ", v[2], "]");
+    if (static_cast<int>(v.size()) != rank) return c.error(names[k], " must have ", rank, " elements, got ", v.size());
+    if (v[0] != 1 || v[static_cast<size_t>(rank - 1)] != 1) return c.error("Only support ", names[k], " across space.");
+    for (int d = 1; d < rank - 1; ++d) {
+      if (v[static_cast<size_t>(d)] <= 0 || v[static_cast<size_t>(d)] > std::numeric_limits<int32_t>::max()) {
+        return c.error(names[k], " must be positive and below 2^31, got ", v[static_cast<size_t>(d)]);
+      }
     }
   }
   const bool same = named_attr(c, "padding").s == "SAME";
   const Shape& im = c.input_shape(0);
   if (im.unknown_rank()) {
-    c.set_output(0, array::unknown_dims(4));
+    c.set_output(0, array::unknown_dims(rank));
     return Status::OK();
   }
-  std::vector<int64_t> out = {im.dim(0), -1, -1, -1};
-  for (int k = 1; k <= 2; ++k) {
-    const int64_t in = im.dim(k), eff = ks[static_cast<size_t>(k)] + (ks[static_cast<size_t>(k)] - 1) *
-                                                                         (rt[static_cast<size_t>(k)] - 1);
-    if (in < 0) continue;
-    const int64_t s = st[static_cast<size_t>(k)];
-    out[static_cast<size_t>(k)] = same ? (in + s - 1) / s : (in >= eff ? (in - eff) / s + 1 : 0);
+  std::vector<int64_t> out(static_cast<size_t>(rank), -1);
+  out[0] = im.dim(0);
+  int64_t window = 1;
+  for (int k = 1; k < rank - 1; ++k) {
+    const size_t u = static_cast<size_t>(k);
+    const int64_t in = im.dim(k), eff = ks[u] + (ks[u] - 1) * (rt[u] - 1), s = st[u];
+    window *= ks[u];
+    if (in >= 0) out[u] = same ? (in + s - 1) / s : (in >= eff ? (in - eff) / s + 1 : 0);
   }
-  if (im.dim(3) >= 0) out[3] = ks[1] * ks[2] * im.dim(3);
+  if (im.dim(rank - 1) >= 0) out[static_cast<size_t>(rank - 1)] = window * im.dim(rank - 1);
   c.set_output(0, Shape(out));
   return Status::OK();
 }
@@ -294,7 +301,8 @@ const array::CustomShape glimpse2_shape("ExtractGlimpseV2", ExtractGlimpseShape)
 const array::CustomShape combined_nms_shape("CombinedNonMaxSuppression", CombinedNmsShape);
 const array::CustomShape boxes_shape("DrawBoundingBoxes", DrawBoxesShape);
 const array::CustomShape boxes2_shape("DrawBoundingBoxesV2", DrawBoxesShape);
-const array::CustomShape patches_shape("ExtractImagePatches", ExtractImagePatchesShape);
+const array::CustomShape patches_shape("ExtractImagePatches", PatchesShape);
+const array::CustomShape volume_patches_shape("ExtractVolumePatches", PatchesShape);
 const array::CustomShape decode_png_shape("DecodePng", DecodeShape);
 const array::CustomShape decode_jpeg_shape("DecodeJpeg", DecodeShape);
 const array::CustomShape decode_crop_jpeg_shape("DecodeAndCropJpeg", DecodeShape);

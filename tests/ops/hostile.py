@@ -261,6 +261,8 @@ def _base_calls():
         "ExtractGlimpse": lambda r: ({"input": f32(r, 2, 5, 6, 3), "size": i32(3, 4), "offsets": f32(r, 2, 2)}, {}),
         "ExtractGlimpseV2": lambda r: ({"input": f32(r, 2, 5, 6, 3), "size": i32(3, 4), "offsets": f32(r, 2, 2)},
                                        {"uniform_noise": False, "noise": "gaussian"}),
+        "ExtractVolumePatches": lambda r: ({"input": f32(r, 1, 3, 4, 5, 2)},
+                                           {"ksizes": [1, 2, 2, 3, 1], "strides": [1, 1, 2, 1, 1], "padding": "SAME"}),
         "DrawBoundingBoxes": lambda r: ({"images": f32(r, 2, 5, 6, 3), "boxes": f32(r, 2, 3, 4)}, {}),
         "DrawBoundingBoxesV2": lambda r: ({"images": f32(r, 2, 5, 6, 3), "boxes": f32(r, 2, 3, 4),
                                            "colors": f32(r, 2, 4)}, {}),

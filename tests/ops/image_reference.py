@@ -197,3 +197,22 @@ def extract_patches(x, k, s, r, padding):
                     cols.append(x[:, y, xx] if inside else np.zeros((b, c), x.dtype))
             out[:, i, j] = np.concatenate(cols, -1)
     return out
+
+
+def extract_volume_patches(x, k, s, padding):
+    b, d, h, w, c = x.shape
+    sizes = (d, h, w)
+    if padding == "SAME":
+        out = [-(-n // s[i + 1]) for i, n in enumerate(sizes)]
+        pads = [max(0, (o - 1) * s[i + 1] + k[i + 1] - n) // 2 for i, (o, n) in enumerate(zip(out, sizes))]
+    else:
+        out = [(n - k[i + 1]) // s[i + 1] + 1 for i, n in enumerate(sizes)]
+        pads = [0, 0, 0]
+    padded = np.pad(x, [(0, 0)] + [(p, k[i + 1] + s[i + 1] * out[i]) for i, p in enumerate(pads)] + [(0, 0)])
+    res = np.zeros((b, *out, k[1] * k[2] * k[3] * c), x.dtype)
+    for z in range(out[0]):
+        for y in range(out[1]):
+            for xx in range(out[2]):
+                z0, y0, x0 = z * s[1], y * s[2], xx * s[3]
+                res[:, z, y, xx] = padded[:, z0:z0 + k[1], y0:y0 + k[2], x0:x0 + k[3]].reshape(b, -1)
+    return res

@@ -123,6 +123,18 @@ def test_extract_image_patches_matches_numpy(padding, k, s, r):
     np.testing.assert_array_equal(got, ref.extract_patches(x, k, s, r, padding))
 
 
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_extract_volume_patches_matches_numpy(padding):
+    x = _rng("volume", padding).normal(size=(2, 4, 5, 6, 2)).astype(np.float32)
+    for k, s in (([1, 2, 3, 2, 1], [1, 1, 2, 3, 1]), ([1, 3, 1, 2, 1], [1, 2, 1, 1, 1])):
+        got = of.raw_ops.ExtractVolumePatches(input=x, ksizes=k, strides=s, padding=padding).numpy()
+        np.testing.assert_array_equal(got, ref.extract_volume_patches(x, k, s, padding))
+        with of.Graph().as_default() as g:
+            out = tf1.extract_volume_patches(x, k, s, padding)  # tf.extract_volume_patches
+        with of.Session(graph=g) as sess:
+            np.testing.assert_array_equal(sess.run(out), got)
+
+
 def test_draw_bounding_boxes_outlines_each_box():
     images = np.zeros((1, 6, 8, 3), np.float32)
     boxes = np.array([[[0.2, 1 / 7, 0.8, 5 / 7], [0.0, 0.0, 1.0, 1.0], [0.9, 0.5, 0.1, 0.6]]], np.float32)
@@ -186,6 +198,9 @@ def test_ops_match_tensorflow():
              scores=rng.uniform(0, 1, (2, 12, 3)).astype(np.float32), max_output_size_per_class=np.int32(3),
              max_total_size=np.int32(7), iou_threshold=np.float32(0.4), score_threshold=np.float32(0.1),
              pad_per_class=pad)
+    vol = rng.normal(size=(2, 5, 4, 6, 3)).astype(np.float32)
+    for padding in ("SAME", "VALID"):
+        same("ExtractVolumePatches", input=vol, ksizes=[1, 2, 3, 2, 1], strides=[1, 2, 1, 3, 1], padding=padding)
     same("DrawBoundingBoxes", images=im, boxes=b3)
     same("DrawBoundingBoxes", images=im[..., :1], boxes=b3)
     same("DrawBoundingBoxesV2", images=im, boxes=b3, colors=rng.uniform(0, 1, (3, 4)).astype(np.float32))
@@ -320,6 +335,12 @@ def test_rgb_to_hsv_gradient_matches_tensorflow():
         tape.watch(t)
         loss = of.reduce_sum(of.image.rgb_to_hsv(t) * w)
     np.testing.assert_allclose(tape.gradient(loss, t).numpy(), want, rtol=1e-4, atol=1e-4)
+
+
+def test_extract_volume_patches_gradient():
+    x = _rng("gvol").normal(size=(1, 3, 4, 3, 2))
+    _numeric_check(lambda p: of.raw_ops.ExtractVolumePatches(input=p, ksizes=[1, 2, 2, 2, 1], strides=[1, 1, 2, 1, 1],
+                                                             padding="SAME"), x, 0.1, 1e-6)
 
 
 def test_extract_image_patches_gradient():

@@ -725,6 +725,48 @@ OpSpec MakeExtractJpegShape() {
   return op;
 }
 
+OpSpec MakeExtractVolumePatches() {
+  OpSpec op;
+  op.name = "ExtractVolumePatches";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"patches", DType::kInvalid, 2, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "ksizes";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 5;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 5;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 2;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ExtractVolumePatches", c); };
+  return op;
+}
+
 OpSpec MakeHSVToRGB() {
   OpSpec op;
   op.name = "HSVToRGB";
@@ -1217,6 +1259,7 @@ OpSpec MakeResizeNearestNeighborGrad() {
   OpRegistry::Global().add_pending(MakeExtractGlimpseV2());
   OpRegistry::Global().add_pending(MakeExtractImagePatches());
   OpRegistry::Global().add_pending(MakeExtractJpegShape());
+  OpRegistry::Global().add_pending(MakeExtractVolumePatches());
   OpRegistry::Global().add_pending(MakeHSVToRGB());
   OpRegistry::Global().add_pending(MakeNonMaxSuppression());
   OpRegistry::Global().add_pending(MakeNonMaxSuppressionV2());

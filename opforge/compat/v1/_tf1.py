@@ -62,6 +62,7 @@ __all__ = [
     "global_norm", "count_nonzero", "norm", "tensordot", "meshgrid", "log_sigmoid",
     "placeholder_with_default", "convert_to_tensor", "is_tensor", "TensorShape", "Dimension", "dimension_value",
     "dimension_at_index", "broadcast_static_shape", "linalg", "io", "version", "random_crop", "extract_image_patches",
+    "extract_volume_patches",
     "VERSION", "GIT_VERSION", "GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_PRODUCER",
     "__version__", "__git_version__", "AttrValue", "HistogramProto", "LogMessage", "MetaGraphDef", "NameAttrList",
     "NodeDef", "SummaryMetadata", "TensorInfo", "all_variables", "get_logger", "get_seed", "initialize_variables",
@@ -316,6 +317,7 @@ version = Namespace("version", VERSION=VERSION, GIT_VERSION=GIT_VERSION, GRAPH_D
                     GRAPH_DEF_VERSION_MIN_PRODUCER=GRAPH_DEF_VERSION_MIN_PRODUCER)
 decode_csv, TextLineReader = _input.decode_csv, _input.TextLineReader
 random_crop, extract_image_patches = _image_v1.random_crop, _image_v1.extract_image_patches  # tf.random_crop, ...
+extract_volume_patches = _image_v1.extract_volume_patches
 Summary, Event, SessionLog = _summary.Summary, _summary.Event, _summary.SessionLog
 errors = Namespace("errors", {n: getattr(_of.errors, n) for n in dir(_of.errors)
                               if n.endswith("Error") and isinstance(getattr(_of.errors, n), type)})

@@ -75,6 +75,13 @@ def extract_glimpse(input, size, offsets, centered=True, normalized=True, unifor
                                 uniform_noise=uniform_noise, name=name)
 
 
+def extract_volume_patches(input, ksizes, strides, padding, name=None):  # noqa: A002
+    """tf.compat.v1.extract_volume_patches: the ExtractVolumePatches op."""
+    from opforge import ops as _ops  # noqa: PLC0415
+
+    return _ops.extract_volume_patches(input, ksizes=list(ksizes), strides=list(strides), padding=padding, name=name)
+
+
 def random_crop(value, size, seed=None, name=None):
     return _image.random_crop(value, size, seed, name)
 

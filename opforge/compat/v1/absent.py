@@ -68,8 +68,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         image.decode_bmp image.decode_gif image.decode_jxl image.decode_webp io.decode_bmp io.decode_gif io.decode_jxl
         io.decode_webp
     """),
-    "image ops not yet in opforge (GenerateBoundingBoxProposals, ExtractVolumePatches)": _names("""
-        image.generate_bounding_box_proposals tf.extract_volume_patches
+    "image ops not yet in opforge (GenerateBoundingBoxProposals: region proposals for Faster R-CNN)": _names("""
+        image.generate_bounding_box_proposals
     """),
     "queues, readers and queue-fed input producers (input pipelines, issue 31)": _names("""
         io.PaddingFIFOQueue io.PriorityQueue io.QueueBase io.RandomShuffleQueue io.match_filenames_once

@@ -24,6 +24,7 @@
 #include "opforge/ops/image/extract_glimpse_v2.h"
 #include "opforge/ops/image/extract_image_patches.h"
 #include "opforge/ops/image/extract_jpeg_shape.h"
+#include "opforge/ops/image/extract_volume_patches.h"
 #include "opforge/ops/image/hsv_to_rgb.h"
 #include "opforge/ops/image/non_max_suppression.h"
 #include "opforge/ops/image/non_max_suppression_v2.h"
