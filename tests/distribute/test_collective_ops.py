@@ -77,3 +77,30 @@ def test_distribute_before_init_says_so():
     assert not hvd.is_initialized()  # nothing in this process starts MPI
     with pytest.raises(ValueError, match="use opforge.distribute.init"):
         hvd.rank()
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_graph_collectives_on_the_collective_thread(mode):
+    # Groups of one: no MPI, but the same path through the executors. With the concurrent
+    # executor a wave's collectives run on the collective thread beside the next wave's steps
+    # (tools/sanitized_tests.sh runs this under ThreadSanitizer); "off": plan order, inline.
+    before = _C._testing.concurrent_executor()
+    _C._testing.set_concurrent_executor(mode)
+    try:
+        rng = np.random.default_rng(3)
+        g = of.Graph()
+        with g.as_default():
+            xs = [tf.placeholder(tf.float32, [4, 8]) for _ in range(6)]
+            outs = []
+            for i, x in enumerate(xs):
+                h = tf.nn.relu(tf.matmul(x, tf.transpose(x)))  # compute beside the collectives
+                r = collective_ops.all_reduce_v2(h, 1, 1, 2 * i + 1, "Add", "Div")
+                outs.append(collective_ops.all_gather_v2(r + 1.0, 1, 1, 2 * i + 2) * 2.0)
+        vals = [rng.standard_normal((4, 8)).astype(np.float32) for _ in xs]
+        with tf.Session(graph=g) as sess:
+            for _ in range(15):
+                got = sess.run(outs, dict(zip(xs, vals)))
+                for v, o in zip(vals, got):
+                    np.testing.assert_allclose(o, (np.maximum(v @ v.T, 0) + 1) * 2, rtol=1e-5, atol=1e-5)
+    finally:
+        _C._testing.set_concurrent_executor(before)
