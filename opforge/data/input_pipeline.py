@@ -18,7 +18,7 @@ import threading
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from .dataset import _runtime
+from .iterator_ops import _runtime
 from ..framework.errors import InvalidArgumentError, NotFoundError, OutOfRangeError
 from ..framework.graph import GraphTensor, get_default_graph, to_graph_tensor
 

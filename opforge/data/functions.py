@@ -1,0 +1,116 @@
+"""The functions a dataset applies (map, filter, flat_map, interleave's), traced as TensorFlow
+traces them: once, into a graph of their own, with a placeholder for each component of the
+element.
+
+A function may read tensors of other graphs (a placeholder or variable of the program's graph,
+a tensor of an enclosing dataset function): each such tensor is captured, i.e. the function's
+graph reads a placeholder standing for it, and the dataset lists the outer tensor among its
+sources, so the iterator's initializer reads its value, as TensorFlow's MapDataset takes
+captured tensors as inputs (``other_arguments``) evaluated when the dataset is made. A
+variable is captured by value, at initialization, as TensorFlow 1 captures reference
+variables.
+
+A traced function may run on several threads at once (parallel map, interleave): a Session may
+be run from any number of threads.
+"""
+
+from __future__ import annotations
+
+from ..framework.control_flow import _flatten, _pack
+from ..framework.errors import InvalidArgumentError
+from ..framework.graph import Graph, GraphTensor, to_graph_tensor
+
+__all__ = ["TracedFunction"]
+
+
+def _placeholder(graph, dtype, shape, name):
+    dims = None if shape.dims is None else [-1 if d is None else int(d) for d in shape.dims]
+    return graph.create_op("Placeholder", [], {"dtype": dtype.as_datatype_enum, "shape": dims},
+                           name=name).outputs[0]
+
+
+class TracedFunction:
+    """fn traced for the elements of ``dataset``. ``returns``: "tensors" (map, filter: the
+    result is a structure of tensors) or "dataset" (flat_map, interleave: a Dataset).
+
+    After tracing: ``captured`` lists the outer tensors the function reads (sources of the
+    dataset that applies it); for "tensors", ``structure``/``dtypes``/``shapes`` describe the
+    result; for "dataset", ``dataset`` is the Dataset it returns, built on the placeholders."""
+
+    def __init__(self, fn, dataset, what: str, returns: str = "tensors"):
+        from ..framework.session import Session  # noqa: PLC0415
+        from .dataset import Dataset, window_dataset  # noqa: PLC0415
+        self.what = what
+        self.graph = Graph()
+        self._captures: dict = {}  # outer tensor ref -> (outer tensor, placeholder)
+        self.graph._capture = self._capture
+        self._windows = []  # the window tokens standing for nested-dataset components
+        with self.graph.as_default():
+            args = []
+            self._inputs = []
+            for i, (d, s) in enumerate(zip(dataset._dtypes, dataset._shapes)):
+                if dataset._window:
+                    token = object()
+                    self._windows.append(token)
+                    args.append(window_dataset(token, d, s))
+                else:
+                    ph = _placeholder(self.graph, d, s, f"args_{i}")
+                    self._inputs.append(ph)
+                    args.append(ph)
+            element = _pack(dataset._structure, args)
+            if isinstance(element, tuple) and not hasattr(element, "_fields"):
+                result = fn(*element)
+            else:
+                result = fn(element)
+            if returns == "dataset":
+                if not isinstance(result, Dataset):
+                    raise InvalidArgumentError(f"{what}: the function must return a Dataset, got "
+                                               f"{type(result).__name__}", what)
+                self.dataset = result
+                # the returned dataset's sources, as tensors of this graph
+                self._outputs = [to_graph_tensor(self.graph, s, op_name=what) for s in result._sources]
+            else:
+                self._outputs = [to_graph_tensor(self.graph, leaf, op_name=what) for leaf in _flatten(result)]
+                self.structure = result if not isinstance(result, GraphTensor) else 0
+                self.dtypes = [t.dtype for t in self._outputs]
+                self.shapes = [t.shape for t in self._outputs]
+        self.graph._capture = None
+        self.captured = [outer for outer, _ in self._captures.values()]
+        self._capture_inputs = [ph for _, ph in self._captures.values()]
+        self._session = Session(graph=self.graph)
+
+    def _capture(self, value):
+        if not isinstance(value, GraphTensor):
+            value = value._graph_element()  # a variable: its value when the iterator is initialized
+        key = value._ref() if value.graph is not self.graph else None
+        if key is None:
+            return value
+        hit = self._captures.get((id(value.graph), key))
+        if hit is None:
+            with self.graph.as_default():
+                hit = (value, _placeholder(self.graph, value.dtype, value.shape, "captured"))
+            self._captures[(id(value.graph), key)] = hit
+        return hit[1]
+
+    def _feeds(self, element, values):
+        feeds = dict(zip(self._inputs, element))  # (none for window components)
+        for outer, ph in zip(self.captured, self._capture_inputs):
+            feeds[ph] = values[outer]
+        return feeds
+
+    def __call__(self, element, values):
+        """The function's result for one element (a flat list of arrays)."""
+        if not self._outputs:
+            return []
+        return list(self._session.run(self._outputs, self._feeds(element, values)))
+
+    def dataset_values(self, element, values) -> dict:
+        """For "dataset" functions: the values of the returned dataset's sources for one element
+        (its window components included), to pass to its ``_elements``."""
+        out = dict(values)
+        if self._outputs:
+            for source, value in zip(self.dataset._sources, self._session.run(self._outputs,
+                                                                               self._feeds(element, values))):
+                out[source] = value
+        out.update(zip(self._windows, element))
+        return out
