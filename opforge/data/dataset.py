@@ -154,14 +154,22 @@ class Dataset:
 
     @staticmethod
     def range(*args, output_type=_dtypes.int64, name=None):
-        """0, 1, ... (Python's range arguments)."""
-        r = range(*[int(a) for a in args])
+        """0, 1, ... (Python's range arguments; tensors are read when the iteration starts)."""
+        if not 1 <= len(args) <= 3:
+            raise InvalidArgumentError(f"range takes 1 to 3 arguments, got {len(args)}", "RangeDataset")
+        bounds = [ScalarArg(a, "range argument", "RangeDataset") for a in args]
+        if len(bounds) == 3 and bounds[2].static == 0:
+            raise InvalidArgumentError("range: step must not be 0", "RangeDataset")
         npdt = _dtypes.as_dtype(output_type).as_numpy_dtype
 
         def elements(values):
+            r = range(*[b.get(values) for b in bounds])
             for i in r:
                 yield [np.asarray(i, npdt)]
-        return Dataset(elements, 0, [_dtypes.as_dtype(output_type)], [[]], cardinality=len(r))
+        static = [b.static for b in bounds]
+        count = len(range(*static)) if None not in static else UNKNOWN_CARDINALITY
+        return Dataset(elements, 0, [_dtypes.as_dtype(output_type)], [[]], [t for b in bounds for t in b.sources],
+                       cardinality=count)
 
     @staticmethod
     def zip(datasets, name=None):
@@ -319,10 +327,7 @@ class Dataset:
     # ---- iterators (iterator_ops.py)
     def make_one_shot_iterator(self):
         from .iterator_ops import Iterator  # noqa: PLC0415
-        if self._sources:
-            raise InvalidArgumentError(
-                "a one-shot iterator cannot read graph tensors (placeholders, variables): "
-                "use make_initializable_iterator", "MakeIterator")
+        _check_capturable(self._sources)
         return Iterator._for_dataset(self, initializable=False)
 
     def make_initializable_iterator(self, shared_name=None):
@@ -368,11 +373,34 @@ class ScalarArg:
 
     def _check(self, value: int) -> int:
         if self._minimum is not None and value < self._minimum:
-            raise InvalidArgumentError(f"{self.what} must be at least {self._minimum}, got {value}", self.op)
+            bound = "positive" if self._minimum == 1 else f"at least {self._minimum}"
+            raise InvalidArgumentError(f"{self.what} must be {bound}, got {value}", self.op)
         return value
 
     def get(self, values) -> int:
         return self.static if self._tensor is None else self._check(int(np.asarray(values[self._tensor])))
+
+
+_STATEFUL = ("Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "VariableV2", "Variable", "VarHandleOp",
+             "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt", "Multinomial",
+             "RandomShuffle")
+
+
+def _check_capturable(sources):
+    """A one-shot iterator reads its dataset's tensors itself, at its first element in each
+    Session: as in TensorFlow, they may not depend on placeholders, variables or random ops."""
+    seen, stack = set(), [t.op for t in sources]
+    while stack:
+        op = stack.pop()
+        if op._id in seen:
+            continue
+        seen.add(op._id)
+        if op.type in _STATEFUL:
+            kind = "placeholder" if op.type.startswith("Placeholder") else "stateful node"
+            raise InvalidArgumentError(f"Cannot capture a {kind} (name:{op.name}, type:{op.type}) by value: a one-shot "
+                                       "iterator cannot read it; use make_initializable_iterator", "MakeIterator")
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
 
 
 def _unique(sources) -> list:

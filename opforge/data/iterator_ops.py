@@ -68,8 +68,9 @@ class Iterator:
         self._handle = handle  # a feedable iterator's string handle tensor
         self._initializer = None
         self._string_handle = None
-        self._states = weakref.WeakKeyDictionary()  # Session -> its iteration (a generator)
+        self._states = weakref.WeakKeyDictionary()  # Session -> its _Iteration
         self._lock = threading.Lock()
+        _runtime(graph).iterators.add(self)
 
     @classmethod
     def _for_dataset(cls, dataset: Dataset, initializable: bool):
@@ -153,25 +154,29 @@ class Iterator:
     def _initialize(self, session, dataset, values):
         with self._lock:
             old = self._states.get(session)
-            self._states[session] = dataset._elements(values)
+            self._states[session] = _Iteration(dataset._elements(values))
         if old is not None:
-            old.close()  # stops its background threads
+            old.close()
+
+    def _close(self, session):
+        with self._lock:
+            old = self._states.pop(session, None)
+        if old is not None:
+            old.close()
 
     def _next(self, session, feeds=None):
         if self._handle is not None:
             return self._target(session, feeds)._next(session)
         with self._lock:
-            elements = self._states.get(session)
-            if elements is None:
+            iteration = self._states.get(session)
+            if iteration is None:
                 if self._dataset is None:
                     raise FailedPreconditionError("GetNext() failed because the iterator has not been initialized. "
                                                   "Ensure that you have run the initializer operation for this "
                                                   "iterator before getting the next element.", "IteratorGetNext")
-                elements = self._states[session] = self._dataset._elements({})
-            try:
-                return next(elements)
-            except StopIteration:
-                raise OutOfRangeError("End of sequence", "IteratorGetNext") from None
+                iteration = self._states[session] = _Iteration(self._dataset._elements, self._dataset._sources,
+                                                               session)
+        return iteration.next()
 
     def _target(self, session, feeds):
         """The iterator a feedable iterator's handle names in this run."""
@@ -190,6 +195,36 @@ class Iterator:
             raise InvalidArgumentError(f"The iterator of handle {key!r} gives {target.output_types}, this one "
                                        f"expects {self.output_types}", "IteratorFromStringHandle")
         return target
+
+
+class _Iteration:
+    """One Session's pass through an iterator's dataset: its generator, and a lock (a
+    generator runs on one thread at a time; other Sessions are not held up)."""
+
+    def __init__(self, elements, sources=None, session=None):
+        """elements: a generator; or, for a one-shot iterator, the dataset's _elements
+        function, started on the values of its sources (constants) at the first element."""
+        self._elements = elements
+        self._start = (sources, session) if sources is not None else None
+        self._lock = threading.Lock()
+
+    def next(self):
+        with self._lock:
+            if self._start is not None:
+                sources, session = self._start
+                self._start = None
+                values = dict(zip(sources, session.run(list(sources)))) if sources else {}
+                self._elements = self._elements(values)
+            try:
+                return next(self._elements)
+            except StopIteration:
+                raise OutOfRangeError("End of sequence", "IteratorGetNext") from None
+
+    def close(self):
+        """Ends the generator (its finally blocks stop the background threads it started)."""
+        with self._lock:
+            if self._start is None:
+                self._elements.close()
 
 
 def make_one_shot_iterator(dataset):
@@ -222,6 +257,7 @@ class _Runtime:
         self.initializers: dict[int, tuple] = {}  # node id -> (iterator, dataset)
         self.get_next: dict[int, tuple] = {}  # node id -> (source, its group of outputs)
         self.handles: dict[bytes, Iterator] = {}
+        self.iterators = weakref.WeakSet()
         self._needs_cache: dict = {}
 
     def add_get_next(self, source, outputs):
@@ -230,6 +266,10 @@ class _Runtime:
         for t in outputs:
             self.get_next[t.op._id] = (source, outputs)
         self._needs_cache.clear()
+
+    def session_closed(self, session):
+        for iterator in list(self.iterators):
+            iterator._close(session)
 
     def _reachable(self, elements, fed: frozenset) -> set:
         key = (tuple(e._ref() if isinstance(e, GraphTensor) else ("op", e._id) for e in elements), fed,

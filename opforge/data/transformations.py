@@ -12,7 +12,7 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from ..framework.control_flow import _flatten
 from ..framework.errors import InvalidArgumentError, NotFoundError
-from ..framework.graph import get_default_graph
+from ..framework.graph import GraphTensor, get_default_graph
 from ..framework.tensor import TensorShape
 from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, ScalarArg, _state
 
@@ -65,6 +65,15 @@ def batch(ds, batch_size, drop_remainder=False):
 
 
 def _padding_value(value, dtype, op):
+    """A padding value as an array of dtype, or a graph tensor (read when the iteration starts)."""
+    graph_value = getattr(value, "_graph_element", None)
+    if graph_value is not None and not isinstance(value, GraphTensor):
+        value = graph_value()
+    if isinstance(value, GraphTensor):
+        if value.dtype != dtype or value.shape.rank not in (None, 0):
+            raise InvalidArgumentError(f"padding value {value.name} ({value.dtype.name} {value.shape}) must be a "
+                                       f"scalar of the component's type {dtype.name}", op)
+        return value
     if value is None:
         return np.array(b"" if dtype == _dtypes.string else 0, dtype=object if dtype == _dtypes.string
                         else dtype.as_numpy_dtype)
@@ -128,20 +137,24 @@ def padded_batch(ds, batch_size, padded_shapes=None, padding_values=None, drop_r
             out[(i, *[slice(0, d) for d in np.shape(p)])] = p
         return out
 
+    pad_sources = [p for p in pads if isinstance(p, GraphTensor)]
+
     def elements(values):
         batch_size = arg.get(values)
+        fill = [np.asarray(values[p]) if isinstance(p, GraphTensor) else p for p in pads]
         chunk = []
         for element in ds._elements(values):
             chunk.append(element)
             if len(chunk) == batch_size:
-                yield [pad([np.asarray(p) for p in parts], t, v) for parts, t, v in zip(zip(*chunk), targets, pads)]
+                yield [pad([np.asarray(p) for p in parts], t, v) for parts, t, v in zip(zip(*chunk), targets, fill)]
                 chunk = []
         if chunk and not drop_remainder:
-            yield [pad([np.asarray(p) for p in parts], t, v) for parts, t, v in zip(zip(*chunk), targets, pads)]
+            yield [pad([np.asarray(p) for p in parts], t, v) for parts, t, v in zip(zip(*chunk), targets, fill)]
     lead = arg.static if drop_remainder else None
     return ds._derive(elements, shapes=[TensorShape([lead, *t.as_list()]) if t.dims is not None else TensorShape(None)
                                         for t in targets],
-                      sources=arg.sources, cardinality=_batched_count(ds._cardinality, arg.static, drop_remainder))
+                      sources=arg.sources + pad_sources,
+                      cardinality=_batched_count(ds._cardinality, arg.static, drop_remainder))
 
 
 def _as_shape(s) -> TensorShape:

@@ -64,6 +64,9 @@ class Session:
 
     def close(self) -> None:
         self._closed = True
+        pipeline = getattr(self._graph, "_data_pipeline", None)
+        if pipeline is not None:
+            pipeline.session_closed(self)  # stops this Session's dataset threads
 
     def __enter__(self) -> Session:
         # As TensorFlow's: inside `with Session(graph=g)`, g is the default graph too.
