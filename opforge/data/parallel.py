@@ -160,38 +160,40 @@ _END = object()
 
 
 class _Ahead:
-    """Runs a generator on a thread of its own, ``depth`` elements ahead of the consumer."""
+    """Runs a generator on a thread of its own, up to ``depth`` elements ahead of the
+    consumer: the thread takes the next element only when the buffer has room for it (as
+    TensorFlow's prefetch thread waits before calling its input's GetNext)."""
 
     def __init__(self, source, depth, name):
-        self._queue = queue.Queue(maxsize=max(1, depth))
+        self._queue = queue.SimpleQueue()
+        self._room = threading.Semaphore(max(1, depth))
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(source,), name=name, daemon=True)
         self._thread.start()
 
     def _run(self, source):
         try:
-            for item in source:
-                if not self._put((True, item)):
+            while self._wait_for_room():
+                item = next(source, _END)
+                self._queue.put((True, item))
+                if item is _END:
                     return
-            self._put((True, _END))
         except BaseException as e:  # handed to the consumer, raised there
-            self._put((False, e))
+            self._queue.put((False, e))
         finally:
             close = getattr(source, "close", None)
             if close is not None:
                 close()
 
-    def _put(self, item) -> bool:
+    def _wait_for_room(self) -> bool:
         while not self._stop.is_set():
-            try:
-                self._queue.put(item, timeout=0.05)
+            if self._room.acquire(timeout=0.05):
                 return True
-            except queue.Full:
-                continue
         return False
 
     def get(self):
         ok, item = self._queue.get()
+        self._room.release()
         if not ok:
             raise item
         return item
