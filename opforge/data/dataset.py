@@ -34,6 +34,22 @@ INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
 
 
+# The implementations of Dataset's methods live in the modules that import this one
+# (transformations.py, parallel.py, sources.py, iterator_ops.py, experimental.py); each
+# registers its functions here by name, so that this module imports none of them.
+_IMPLEMENTATIONS: dict = {}
+
+
+def implements(function):
+    """Registers function (or class) as the implementation Dataset's methods call by its name."""
+    _IMPLEMENTATIONS[function.__name__] = function
+    return function
+
+
+def _impl(name):
+    return _IMPLEMENTATIONS[name]
+
+
 def _rebuild(structure, flat):
     """structure with its leaves replaced, in order, by flat."""
     return _pack(structure, flat)
@@ -198,103 +214,84 @@ class Dataset:
     def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
                        name=None):
         """The elements a Python generator yields (transformations.from_generator)."""
-        from .sources import from_generator  # noqa: PLC0415
-        return from_generator(generator, output_types, output_shapes, args, output_signature)
+        return _impl("from_generator")(generator, output_types, output_shapes, args, output_signature)
 
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None, name=None):
         """The files matching a glob pattern (or list of them), shuffled unless shuffle=False."""
-        from .sources import list_files  # noqa: PLC0415
-        return list_files(file_pattern, shuffle, seed)
+        return _impl("list_files")(file_pattern, shuffle, seed)
 
     # ---- transformations (transformations.py, parallel.py)
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
         """Consecutive elements stacked into batches of batch_size (the last one smaller unless
         drop_remainder)."""
-        from .transformations import batch  # noqa: PLC0415
-        return batch(self, batch_size, drop_remainder)
+        return _impl("batch")(self, batch_size, drop_remainder)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):
         """Batches whose components are padded to padded_shapes (unknown sizes: the batch's largest)."""
-        from .transformations import padded_batch  # noqa: PLC0415
-        return padded_batch(self, batch_size, padded_shapes, padding_values, drop_remainder)
+        return _impl("padded_batch")(self, batch_size, padded_shapes, padding_values, drop_remainder)
 
     def unbatch(self, name=None):
         """Each element split along its first dimension."""
-        from .transformations import unbatch  # noqa: PLC0415
-        return unbatch(self)
+        return _impl("unbatch")(self)
 
     def repeat(self, count=None, name=None):
         """The elements count times (forever with None or -1)."""
-        from .transformations import repeat  # noqa: PLC0415
-        return repeat(self, count)
+        return _impl("repeat")(self, count)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
         """Elements drawn at random from a buffer of buffer_size (a full shuffle when it holds
         them all); each pass (repeat) shuffles anew unless reshuffle_each_iteration=False."""
-        from .transformations import shuffle  # noqa: PLC0415
-        return shuffle(self, buffer_size, seed, reshuffle_each_iteration)
+        return _impl("shuffle")(self, buffer_size, seed, reshuffle_each_iteration)
 
     def take(self, count, name=None):
-        from .transformations import take  # noqa: PLC0415
-        return take(self, count)
+        return _impl("take")(self, count)
 
     def skip(self, count, name=None):
-        from .transformations import skip  # noqa: PLC0415
-        return skip(self, count)
+        return _impl("skip")(self, count)
 
     def shard(self, num_shards, index, name=None):
         """Every num_shards-th element, starting at index."""
-        from .transformations import shard  # noqa: PLC0415
-        return shard(self, num_shards, index)
+        return _impl("shard")(self, num_shards, index)
 
     def concatenate(self, dataset, name=None):
         """This dataset's elements, then dataset's (same structure and types)."""
-        from .transformations import concatenate  # noqa: PLC0415
-        return concatenate(self, dataset)
+        return _impl("concatenate")(self, dataset)
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
         """Windows of size elements (each component a nested dataset), shift elements apart."""
-        from .transformations import window  # noqa: PLC0415
-        return window(self, size, shift, stride, drop_remainder)
+        return _impl("window")(self, size, shift, stride, drop_remainder)
 
     def cache(self, filename="", name=None):
         """The elements, kept after the first full pass (in memory, or in a file) and replayed."""
-        from .transformations import cache  # noqa: PLC0415
-        return cache(self, filename)
+        return _impl("cache")(self, filename)
 
     def prefetch(self, buffer_size, name=None):
         """The same elements, produced ahead on a background thread into a buffer of buffer_size."""
-        from .parallel import prefetch  # noqa: PLC0415
-        return prefetch(self, buffer_size)
+        return _impl("prefetch")(self, buffer_size)
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """map_func applied to each element (a tuple element is passed as separate arguments);
         with num_parallel_calls (or AUTOTUNE), on that many threads."""
-        from .parallel import map_dataset  # noqa: PLC0415
-        return map_dataset(self, map_func, num_parallel_calls, deterministic)
+        return _impl("map_dataset")(self, map_func, num_parallel_calls, deterministic)
 
     def flat_map(self, map_func, name=None):
         """The elements of the datasets map_func makes of each element, one after the other."""
-        from .parallel import interleave  # noqa: PLC0415
-        return interleave(self, map_func, 1, 1, None, None, "flat_map")
+        return _impl("interleave")(self, map_func, 1, 1, None, None, "flat_map")
 
     def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
                    deterministic=None, name=None):
         """The elements of the datasets map_func makes, cycle_length of them at a time,
         block_length elements from each in turn."""
-        from .parallel import interleave  # noqa: PLC0415
-        return interleave(self, map_func, cycle_length, block_length, num_parallel_calls, deterministic)
+        return _impl("interleave")(self, map_func, cycle_length, block_length, num_parallel_calls, deterministic)
 
     def filter(self, predicate, name=None):
         """The elements for which predicate is true."""
-        from .parallel import filter_dataset  # noqa: PLC0415
-        return filter_dataset(self, predicate)
+        return _impl("filter_dataset")(self, predicate)
 
     def ignore_errors(self, log_warning=False, name=None):
         """The elements, without those whose map or filter function failed."""
-        from .parallel import ignore_errors  # noqa: PLC0415
-        return ignore_errors(self)
+        return _impl("ignore_errors")(self)
 
     def apply(self, transformation_func):
         """transformation_func(self) (tf.data.experimental's transformations)."""
@@ -305,8 +302,7 @@ class Dataset:
 
     # ---- options and cardinality
     def options(self):
-        from .experimental import Options  # noqa: PLC0415
-        return self._options if self._options is not None else Options()
+        return self._options if self._options is not None else _impl("Options")()
 
     def with_options(self, options, name=None):
         """The same dataset with options (deterministic: the default order of parallel maps)."""
@@ -326,13 +322,11 @@ class Dataset:
 
     # ---- iterators (iterator_ops.py)
     def make_one_shot_iterator(self):
-        from .iterator_ops import Iterator  # noqa: PLC0415
         _check_capturable(self._sources)
-        return Iterator._for_dataset(self, initializable=False)
+        return _impl("Iterator")._for_dataset(self, initializable=False)
 
     def make_initializable_iterator(self, shared_name=None):
-        from .iterator_ops import Iterator  # noqa: PLC0415
-        return Iterator._for_dataset(self, initializable=True)
+        return _impl("Iterator")._for_dataset(self, initializable=True)
 
     def _graph(self):
         return self._sources[0].graph if self._sources else get_default_graph()
@@ -348,8 +342,7 @@ class Dataset:
 
     def as_numpy_iterator(self):
         """Eager iteration with NumPy values."""
-        from .experimental import NumpyIterator  # noqa: PLC0415
-        return NumpyIterator(self)
+        return _impl("NumpyIterator")(self)
 
 
 class ScalarArg:

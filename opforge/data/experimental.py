@@ -7,7 +7,7 @@ sizes are accepted: opforge's pipeline threads are its own), and ``NumpyIterator
 from __future__ import annotations
 
 from ..framework.errors import InvalidArgumentError
-from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, _rebuild
+from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, _rebuild, implements
 from .parallel import AUTOTUNE
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Options", "ThreadingOptions",
@@ -62,6 +62,7 @@ class OptimizationOptions(_OptionGroup):
               "noop_elimination", "parallel_batch", "seq_interleave_prefetch", "shuffle_and_repeat_fusion")
 
 
+@implements
 class Options(_OptionGroup):
     """tf.data.Options: ``deterministic`` (also ``experimental_deterministic``) is the default
     order of parallel maps; ``threading`` and ``experimental_optimization`` are groups."""
@@ -91,6 +92,7 @@ class Options(_OptionGroup):
         super().__setattr__(name, value)
 
 
+@implements
 class NumpyIterator:
     """tf.data.NumpyIterator: a dataset's elements as NumPy values (eager)."""
 

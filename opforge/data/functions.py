@@ -19,6 +19,7 @@ from __future__ import annotations
 from ..framework.control_flow import _flatten, _pack
 from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Graph, GraphTensor, to_graph_tensor
+from .dataset import Dataset, window_dataset
 
 __all__ = ["TracedFunction"]
 
@@ -39,7 +40,6 @@ class TracedFunction:
 
     def __init__(self, fn, dataset, what: str, returns: str = "tensors"):
         from ..framework.session import Session  # noqa: PLC0415
-        from .dataset import Dataset, window_dataset  # noqa: PLC0415
         self.what = what
         self.graph = Graph()
         self._captures: dict = {}  # outer tensor ref -> (outer tensor, placeholder)
@@ -78,6 +78,7 @@ class TracedFunction:
         self.captured = [outer for outer, _ in self._captures.values()]
         self._capture_inputs = [ph for _, ph in self._captures.values()]
         self._session = Session(graph=self.graph)
+        self._fetch_refs = [t._ref() for t in self._outputs]
 
     def _capture(self, value):
         if not isinstance(value, GraphTensor):
@@ -92,25 +93,26 @@ class TracedFunction:
             self._captures[(id(value.graph), key)] = hit
         return hit[1]
 
-    def _feeds(self, element, values):
-        feeds = dict(zip(self._inputs, element))  # (none for window components)
-        for outer, ph in zip(self.captured, self._capture_inputs):
-            feeds[ph] = values[outer]
-        return feeds
+    def _run(self, element, values) -> list:
+        """The outputs' values (arrays) for one element: the Session's run without its
+        Python-level work (fetch structures, feed lookups, pipeline hooks), which this graph
+        does not need and which would cost more than the function's kernels."""
+        feed = self._session._feed_value
+        feeds = [(ph._ref(), feed(ph, v)) for ph, v in zip(self._inputs, element)]  # (no window components)
+        feeds += [(ph._ref(), feed(ph, values[outer])) for outer, ph in zip(self.captured, self._capture_inputs)]
+        results = self._session._run_c(feeds, self._fetch_refs, [])
+        return [r._take_numpy() for r in results]
 
     def __call__(self, element, values):
         """The function's result for one element (a flat list of arrays)."""
-        if not self._outputs:
-            return []
-        return list(self._session.run(self._outputs, self._feeds(element, values)))
+        return self._run(element, values) if self._outputs else []
 
     def dataset_values(self, element, values) -> dict:
         """For "dataset" functions: the values of the returned dataset's sources for one element
         (its window components included), to pass to its ``_elements``."""
         out = dict(values)
         if self._outputs:
-            for source, value in zip(self.dataset._sources, self._session.run(self._outputs,
-                                                                               self._feeds(element, values))):
+            for source, value in zip(self.dataset._sources, self._run(element, values)):
                 out[source] = value
         out.update(zip(self._windows, element))
         return out

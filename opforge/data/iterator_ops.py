@@ -23,7 +23,7 @@ from ..framework.control_flow import _flatten
 from ..framework.errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
 from ..framework.graph import GraphTensor, constant_node, get_default_graph
 from ..framework.tensor import TensorShape
-from .dataset import Dataset, _rebuild
+from .dataset import Dataset, _rebuild, implements
 
 __all__ = ["Iterator", "make_one_shot_iterator", "make_initializable_iterator", "get_output_types",
            "get_output_shapes", "get_output_classes"]
@@ -54,6 +54,7 @@ def _flatten_shapes(shapes):
     return [s for x in shapes for s in _flatten_shapes(x)]
 
 
+@implements
 class Iterator:
     """An iterator in a graph. Made by ``dataset.make_one_shot_iterator()`` and
     ``make_initializable_iterator()``, ``Iterator.from_structure`` and

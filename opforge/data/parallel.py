@@ -22,7 +22,7 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError, OpError
-from .dataset import UNKNOWN_CARDINALITY, Dataset
+from .dataset import UNKNOWN_CARDINALITY, Dataset, implements
 from .functions import TracedFunction
 
 __all__ = ["AUTOTUNE", "map_dataset", "filter_dataset", "interleave", "prefetch", "ignore_errors"]
@@ -49,21 +49,24 @@ def _deterministic(ds, deterministic):
     return opt is not False
 
 
-def _as_arrays(result, fn):
-    out = []
-    for value, dtype in zip(result, fn.dtypes):
-        out.append(np.asarray(value, dtype=object) if dtype == _dtypes.string else np.asarray(value))
-    return out
+def _as_arrays(result, strings):
+    """A function's results as arrays (string components as object arrays)."""
+    for k in strings:
+        result[k] = np.asarray(result[k], dtype=object)
+    return result
 
 
+@implements
 def map_dataset(ds, map_func, num_parallel_calls=None, deterministic=None, skip_errors=False):
     op = "ParallelMapDataset" if num_parallel_calls is not None else "MapDataset"
     fn = TracedFunction(map_func, ds, "map")
     threads = _threads(num_parallel_calls, "num_parallel_calls", op)
     ordered = _deterministic(ds, deterministic)
 
+    strings = [k for k, d in enumerate(fn.dtypes) if d == _dtypes.string]
+
     def apply(element, values):
-        return _as_arrays(fn(element, values), fn)
+        return _as_arrays(fn(element, values), strings)
 
     def sequential(values):
         for element in ds._elements(values):
@@ -114,6 +117,7 @@ def map_dataset(ds, map_func, num_parallel_calls=None, deterministic=None, skip_
     return out
 
 
+@implements
 def filter_dataset(ds, predicate, skip_errors=False):
     fn = TracedFunction(predicate, ds, "filter")
     if fn.dtypes != [_dtypes.bool_] or fn.shapes[0].rank not in (None, 0):
@@ -140,6 +144,7 @@ def _lenient(ds):
     return make() if make is not None else ds
 
 
+@implements
 def ignore_errors(ds):
     """TensorFlow's IgnoreErrorsDataset: the elements whose map or filter function raised an
     error are left out. An error elsewhere in the pipeline (a file that cannot be read) ends
@@ -212,6 +217,7 @@ class _Ahead:
         self._stop.set()
 
 
+@implements
 def interleave(ds, map_func, cycle_length=None, block_length=None, num_parallel_calls=None, deterministic=None,
                what="interleave"):
     """TensorFlow's InterleaveDataset order: a cycle of cycle_length open inputs, block_length
@@ -271,6 +277,7 @@ def interleave(ds, map_func, cycle_length=None, block_length=None, num_parallel_
     return out
 
 
+@implements
 def prefetch(ds, buffer_size):
     """TensorFlow's PrefetchDataset: a background thread keeps up to buffer_size elements ready
     (AUTOTUNE: a few), so the consumer does not wait for the pipeline while it computes."""

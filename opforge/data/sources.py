@@ -15,7 +15,9 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.graph import GraphTensor, get_default_graph
 from ..framework.tensor import Tensor as EagerTensor
 from ..framework.tensor import TensorShape
-from .dataset import UNKNOWN_CARDINALITY, Dataset
+from .dataset import UNKNOWN_CARDINALITY, Dataset, implements
+from .iterator_ops import _structure_of
+from .transformations import shuffle as _shuffle
 
 __all__ = ["from_generator", "list_files"]
 
@@ -50,6 +52,7 @@ def _convert(value, dtype, shape, op):
     return arr
 
 
+@implements
 def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None):
     """TensorFlow's Dataset.from_generator: ``generator(*args)`` is called anew for each pass;
     each value it yields is an element (a structure like output_types). ``args``: values or
@@ -65,7 +68,6 @@ def from_generator(generator, output_types=None, output_shapes=None, args=None, 
     else:
         if output_types is None:
             raise TypeError("from_generator: output_types (or output_signature) is required")
-        from .iterator_ops import _structure_of  # noqa: PLC0415
         structure, dtypes, shapes = _structure_of(output_types, output_shapes)
     sources, getters = [], []
     for a in list(args or ()):
@@ -120,11 +122,11 @@ def _patterns(value, values):
     return [os.fsdecode(v) if isinstance(v, (bytes, os.PathLike)) else str(v) for v in arr]
 
 
+@implements
 def list_files(file_pattern, shuffle=None, seed=None):
     """TensorFlow's Dataset.list_files: the names (scalar strings) of the files matching the
     patterns, sorted, and shuffled (each pass anew) unless shuffle=False. No match is an
     InvalidArgumentError when the iteration starts."""
-    from .transformations import shuffle as _shuffle  # noqa: PLC0415
     sources = []
     if isinstance(file_pattern, GraphTensor):
         if file_pattern.dtype != _dtypes.string:

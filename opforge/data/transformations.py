@@ -14,7 +14,7 @@ from ..framework.control_flow import _flatten
 from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.graph import GraphTensor, get_default_graph
 from ..framework.tensor import TensorShape
-from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, ScalarArg, _state
+from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, ScalarArg, _state, implements
 
 __all__ = ["batch", "padded_batch", "unbatch", "repeat", "shuffle", "take", "skip", "shard", "concatenate",
            "window", "cache"]
@@ -45,6 +45,7 @@ def _stack(parts, op):
                                    "use padded_batch", op) from None
 
 
+@implements
 def batch(ds, batch_size, drop_remainder=False):
     ds._no_windows("batch")
     arg = ScalarArg(batch_size, "batch_size", "BatchDataset", 1)
@@ -88,6 +89,7 @@ def _padding_value(value, dtype, op):
     return arr.astype(dtype.as_numpy_dtype)
 
 
+@implements
 def padded_batch(ds, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False):
     """TensorFlow's PaddedBatchDatasetV2: per component, each element padded (at the end of each
     dimension) to the padded shape; a padded size of None or -1 takes the batch's largest."""
@@ -197,6 +199,7 @@ def _flat_shapes(padded_shapes, ds) -> list:
     return _by_structure(padded_shapes, ds._structure, _as_shape, "padded_shapes")
 
 
+@implements
 def unbatch(ds):
     ds._no_windows("unbatch")
     for s in ds._shapes:
@@ -215,6 +218,7 @@ def unbatch(ds):
     return ds._derive(elements, shapes=[TensorShape(None) if s.dims is None else s.dims[1:] for s in ds._shapes])
 
 
+@implements
 def repeat(ds, count=None):
     arg = ScalarArg(-1 if count is None else count, "count", "RepeatDataset")
 
@@ -239,6 +243,7 @@ def repeat(ds, count=None):
     return ds._derive(elements, sources=arg.sources, cardinality=card)
 
 
+@implements
 def shuffle(ds, buffer_size, seed=None, reshuffle_each_iteration=None):
     from ..ops.random_ops import get_seed  # noqa: PLC0415
     arg = ScalarArg(buffer_size, "buffer_size", "ShuffleDataset", 1)
@@ -272,6 +277,7 @@ def shuffle(ds, buffer_size, seed=None, reshuffle_each_iteration=None):
     return ds._derive(elements, sources=arg.sources, cardinality=ds._cardinality)
 
 
+@implements
 def take(ds, count):
     arg = ScalarArg(count, "count", "TakeDataset")
 
@@ -292,6 +298,7 @@ def take(ds, count):
     return ds._derive(elements, sources=arg.sources, cardinality=card)
 
 
+@implements
 def skip(ds, count):
     arg = ScalarArg(count, "count", "SkipDataset")
 
@@ -308,6 +315,7 @@ def skip(ds, count):
     return ds._derive(elements, sources=arg.sources, cardinality=card)
 
 
+@implements
 def shard(ds, num_shards, index):
     num_shards, index = int(num_shards), int(index)
     if num_shards < 1:
@@ -326,8 +334,8 @@ def shard(ds, num_shards, index):
     return ds._derive(elements, cardinality=card)
 
 
+@implements
 def concatenate(ds, other):
-    from .dataset import Dataset  # noqa: PLC0415
     if not isinstance(other, Dataset):
         raise TypeError(f"concatenate takes a Dataset, got {type(other).__name__}")
     if ds._dtypes != other._dtypes or _flatten(_shape_of(ds._structure)) != _flatten(_shape_of(other._structure)) \
@@ -353,6 +361,7 @@ def _shape_of(structure):
     return 0
 
 
+@implements
 def window(ds, size, shift=None, stride=1, drop_remainder=False):
     """TensorFlow's WindowDataset: window k holds the elements k*shift, k*shift+stride, ...
     (size of them; fewer at the end unless drop_remainder). Each component is a nested
@@ -457,6 +466,7 @@ def _read_cache(path, n_components):
             yield [_read_array(f, path) for _ in range(n_components)]
 
 
+@implements
 def cache(ds, filename=""):
     """TensorFlow's CacheDataset: the first complete pass of an iteration is kept (in memory,
     or in the file ``filename`` + ".ofcache", written as the pass goes and renamed into place
