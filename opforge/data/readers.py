@@ -78,33 +78,31 @@ class _FileDataset(Dataset):
 
         super().__init__(elements, 0, [_dtypes.string], [[]], sources)
 
-    def _open(self, path):
-        """path opened for reading its uncompressed bytes."""
-        try:
-            raw = open(path, "rb")
-        except FileNotFoundError:
-            raise NotFoundError(f"{path}; No such file or directory", self._op) from None
-        except OSError as e:
-            raise NotFoundError(f"{path}: {e.strerror}", self._op) from None
-        if self._compression == "GZIP":
-            return _ZlibReader(raw, 16 + zlib.MAX_WBITS)
-        if self._compression == "ZLIB":
-            return _ZlibReader(raw, zlib.MAX_WBITS)
-        return raw
-
     def _read_all(self, path) -> bytes:
-        f = self._open(path)
-        try:
-            parts = []
-            while True:
-                chunk = f.read(1 << 20)
-                if not chunk:
-                    return b"".join(parts)
-                parts.append(chunk)
-        except (zlib.error, EOFError) as e:
-            raise DataLossError(f"{path}: corrupted compressed stream: {e}", self._op) from None
-        finally:
-            f.close()
+        return read_file_bytes(path, self._compression, self._op)
+
+
+def read_file_bytes(path, compression: str, op: str) -> bytes:
+    """The (decompressed: compression "", "ZLIB" or "GZIP") bytes of a file; a missing file is
+    a NotFoundError, a damaged stream a DataLossError, both naming the file."""
+    try:
+        raw = open(path, "rb")
+    except FileNotFoundError:
+        raise NotFoundError(f"{path}; No such file or directory", op) from None
+    except OSError as e:
+        raise NotFoundError(f"{path}: {e.strerror}", op) from None
+    f = raw if not compression else _ZlibReader(raw, 16 + zlib.MAX_WBITS if compression == "GZIP" else zlib.MAX_WBITS)
+    try:
+        parts = []
+        while True:
+            chunk = f.read(1 << 20)
+            if not chunk:
+                return b"".join(parts)
+            parts.append(chunk)
+    except (zlib.error, EOFError) as e:
+        raise DataLossError(f"{path}: corrupted compressed stream: {e}", op) from None
+    finally:
+        f.close()
 
 
 class TFRecordDataset(_FileDataset):

@@ -84,8 +84,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "queues, readers and queue-fed input producers (input pipelines, issue 31)": _names("""
         io.PaddingFIFOQueue io.PriorityQueue io.QueueBase io.RandomShuffleQueue io.match_filenames_once
         sparse.SparseConditionalAccumulator tf.ConditionalAccumulator tf.ConditionalAccumulatorBase tf.FIFOQueue
-        tf.FixedLengthRecordReader tf.IdentityReader tf.LMDBReader tf.PaddingFIFOQueue tf.PriorityQueue tf.QueueBase
-        tf.RandomShuffleQueue tf.ReaderBase tf.SparseConditionalAccumulator tf.TFRecordReader tf.WholeFileReader
+        tf.LMDBReader tf.PaddingFIFOQueue tf.PriorityQueue tf.QueueBase
+        tf.RandomShuffleQueue tf.ReaderBase tf.SparseConditionalAccumulator
         tf.queue train.QueueRunner train.add_queue_runner train.batch_join train.input_producer train.limit_epochs
         train.match_filenames_once train.maybe_batch train.maybe_batch_join train.maybe_shuffle_batch
         train.maybe_shuffle_batch_join train.queue_runner train.range_input_producer train.shuffle_batch_join
