@@ -71,8 +71,10 @@ class Dataset:
     of that component's values in the window."""
 
     def __init__(self, elements, structure, dtypes, shapes, sources=(), cardinality=UNKNOWN_CARDINALITY,
-                 window=False):
+                 window=False, sparse=None):
         self._elements = elements
+        # per component: a SparseTensor (its value in an element: a SparseTensorValue of arrays)
+        self._sparse = list(sparse) if sparse is not None else [False] * len(dtypes)
         self._structure = structure
         self._dtypes = list(dtypes)
         self._shapes = [TensorShape(s) if not isinstance(s, TensorShape) else s for s in shapes]
@@ -93,7 +95,9 @@ class Dataset:
     @property
     def output_classes(self):
         from ..framework.graph import GraphTensor as _T  # noqa: PLC0415
-        return _rebuild(self._structure, [Dataset if self._window else _T] * len(self._dtypes))
+        from ..framework.sparse_tensor import SparseTensor  # noqa: PLC0415
+        return _rebuild(self._structure, [Dataset if self._window else SparseTensor if sp else _T
+                                          for sp in self._sparse])
 
     element_spec = property(lambda self: _rebuild(self._structure, list(zip(self._shapes, self._dtypes))))
 
@@ -103,7 +107,12 @@ class Dataset:
         return Dataset(elements, self._structure if structure is None else structure,
                        self._dtypes if dtypes is None else dtypes, self._shapes if shapes is None else shapes,
                        self._sources + list(sources), UNKNOWN_CARDINALITY if cardinality is None else cardinality,
-                       self._window if window is None else window)
+                       self._window if window is None else window, self._sparse)
+
+    def _no_sparse(self, what):
+        if any(self._sparse):
+            raise InvalidArgumentError(f"{what}: opforge does not support SparseTensor components here yet "
+                                       "(batch, map, filter, shuffle, repeat and iterators do)", what)
 
     def _no_windows(self, what):
         if self._window:
@@ -208,7 +217,7 @@ class Dataset:
             count = UNKNOWN_CARDINALITY
         return Dataset(elements, structure, [t for d in parts for t in d._dtypes],
                        [s for d in parts for s in d._shapes], [s for d in parts for s in d._sources], count,
-                       window=any(d._window for d in parts))
+                       window=any(d._window for d in parts), sparse=[sp for d in parts for sp in d._sparse])
 
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
@@ -337,8 +346,10 @@ class Dataset:
         self._no_windows("iteration")
         if self._sources:
             raise InvalidArgumentError("a dataset made from graph tensors is iterated in a Session", "Dataset")
+        from ..framework.sparse_tensor import SparseTensor  # noqa: PLC0415
         for element in self._elements({}):
-            yield _rebuild(self._structure, [convert_to_tensor(a, d) for a, d in zip(element, self._dtypes)])
+            yield _rebuild(self._structure, [SparseTensor.from_value(a) if sp else convert_to_tensor(a, d)
+                                             for a, d, sp in zip(element, self._dtypes, self._sparse)])
 
     def as_numpy_iterator(self):
         """Eager iteration with NumPy values."""

@@ -19,6 +19,8 @@ from __future__ import annotations
 from ..framework.control_flow import _flatten, _pack
 from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Graph, GraphTensor, to_graph_tensor
+from ..framework.sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder
+from ..framework.tensor import TensorShape
 from .dataset import Dataset, window_dataset
 
 __all__ = ["TracedFunction"]
@@ -47,15 +49,20 @@ class TracedFunction:
         self._windows = []  # the window tokens standing for nested-dataset components
         with self.graph.as_default():
             args = []
-            self._inputs = []
-            for i, (d, s) in enumerate(zip(dataset._dtypes, dataset._shapes)):
+            self._inputs = []  # per component, the placeholders it is fed to (3 for a SparseTensor)
+            for i, (d, s, sp) in enumerate(zip(dataset._dtypes, dataset._shapes, dataset._sparse)):
                 if dataset._window:
                     token = object()
                     self._windows.append(token)
                     args.append(window_dataset(token, d, s))
+                elif sp:
+                    st = sparse_placeholder(d, None if s.dims is None else s.as_list(), name=f"args_{i}")
+                    self._inputs.append([st.indices, st.values, st.dense_shape] if not s.is_fully_defined()
+                                        else [st.indices, st.values])
+                    args.append(st)
                 else:
                     ph = _placeholder(self.graph, d, s, f"args_{i}")
-                    self._inputs.append(ph)
+                    self._inputs.append([ph])
                     args.append(ph)
             element = _pack(dataset._structure, args)
             if isinstance(element, tuple) and not hasattr(element, "_fields"):
@@ -70,10 +77,22 @@ class TracedFunction:
                 # the returned dataset's sources, as tensors of this graph
                 self._outputs = [to_graph_tensor(self.graph, s, op_name=what) for s in result._sources]
             else:
-                self._outputs = [to_graph_tensor(self.graph, leaf, op_name=what) for leaf in _flatten(result)]
-                self.structure = result if not isinstance(result, GraphTensor) else 0
-                self.dtypes = [t.dtype for t in self._outputs]
-                self.shapes = [t.shape for t in self._outputs]
+                leaves = _flatten(result)
+                self._outputs, self._groups = [], []  # the tensors fetched; per leaf, how many (3: sparse)
+                for leaf in leaves:
+                    if isinstance(leaf, SparseTensor):
+                        parts = [to_graph_tensor(self.graph, t, op_name=what)
+                                 for t in (leaf.indices, leaf.values, leaf.dense_shape)]
+                    else:
+                        parts = [to_graph_tensor(self.graph, leaf, op_name=what)]
+                    self._outputs.extend(parts)
+                    self._groups.append(len(parts))
+                self.structure = result if not isinstance(result, (GraphTensor, SparseTensor)) else 0
+                self.sparse = [isinstance(leaf, SparseTensor) for leaf in leaves]
+                self.dtypes = [leaf.dtype if isinstance(leaf, SparseTensor) else t.dtype
+                               for leaf, t in zip(leaves, self._leaf_firsts())]
+                self.shapes = [TensorShape(leaf.shape) if isinstance(leaf, SparseTensor) else t.shape
+                               for leaf, t in zip(leaves, self._leaf_firsts())]
         self.graph._capture = None
         self.captured = [outer for outer, _ in self._captures.values()]
         self._capture_inputs = [ph for _, ph in self._captures.values()]
@@ -93,19 +112,41 @@ class TracedFunction:
             self._captures[(id(value.graph), key)] = hit
         return hit[1]
 
+    def _leaf_firsts(self):
+        """The first fetched tensor of each result leaf."""
+        at = 0
+        for n in self._groups:
+            yield self._outputs[at]
+            at += n
+
     def _run(self, element, values) -> list:
         """The outputs' values (arrays) for one element: the Session's run without its
         Python-level work (fetch structures, feed lookups, pipeline hooks), which this graph
         does not need and which would cost more than the function's kernels."""
         feed = self._session._feed_value
-        feeds = [(ph._ref(), feed(ph, v)) for ph, v in zip(self._inputs, element)]  # (no window components)
+        feeds = []
+        for phs, v in zip(self._inputs, element):  # (no window components)
+            if len(phs) == 1:
+                feeds.append((phs[0]._ref(), feed(phs[0], v)))
+            else:  # a SparseTensorValue
+                feeds.extend((ph._ref(), feed(ph, part)) for ph, part in zip(phs, v))
         feeds += [(ph._ref(), feed(ph, values[outer])) for outer, ph in zip(self.captured, self._capture_inputs)]
         results = self._session._run_c(feeds, self._fetch_refs, [])
         return [r._take_numpy() for r in results]
 
     def __call__(self, element, values):
-        """The function's result for one element (a flat list of arrays)."""
-        return self._run(element, values) if self._outputs else []
+        """The function's result for one element (a flat list of arrays; a SparseTensorValue
+        for a sparse component)."""
+        if not self._outputs:
+            return []
+        flat = self._run(element, values)
+        if len(flat) == len(self._groups):
+            return flat
+        out, at = [], 0
+        for n in self._groups:
+            out.append(flat[at] if n == 1 else SparseTensorValue(*flat[at:at + n]))
+            at += n
+        return out
 
     def dataset_values(self, element, values) -> dict:
         """For "dataset" functions: the values of the returned dataset's sources for one element

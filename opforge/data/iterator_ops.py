@@ -22,6 +22,7 @@ from ..framework import dtypes as _dtypes
 from ..framework.control_flow import _flatten
 from ..framework.errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
 from ..framework.graph import GraphTensor, constant_node, get_default_graph
+from ..framework.sparse_tensor import SparseTensor
 from ..framework.tensor import TensorShape
 from .dataset import Dataset, _rebuild, implements
 
@@ -45,6 +46,17 @@ def _structure_of(types, shapes):
     return structure, flat_types, flat_shapes
 
 
+def _sparse_flags(output_classes, types):
+    """Which components output_classes (nested like output_types) makes SparseTensors."""
+    if output_classes is None:
+        return [False] * len(types)
+    flags = [c is SparseTensor for c in _flatten(output_classes)]
+    if len(flags) != len(types):
+        raise InvalidArgumentError(f"output_classes has {len(flags)} components, output_types {len(types)}",
+                                   "Iterator")
+    return flags
+
+
 def _flatten_shapes(shapes):
     if shapes is None or isinstance(shapes, TensorShape) or (
             isinstance(shapes, (list, tuple)) and all(d is None or isinstance(d, (int, np.integer)) for d in shapes)):
@@ -60,8 +72,9 @@ class Iterator:
     ``make_initializable_iterator()``, ``Iterator.from_structure`` and
     ``Iterator.from_string_handle``."""
 
-    def __init__(self, graph, structure, dtypes, shapes, dataset=None, handle=None):
+    def __init__(self, graph, structure, dtypes, shapes, dataset=None, handle=None, sparse=None):
         self._graph = graph
+        self._sparse = list(sparse) if sparse is not None else [False] * len(dtypes)
         self._structure = structure
         self._dtypes = list(dtypes)
         self._shapes = [TensorShape(s) if not isinstance(s, TensorShape) else s for s in shapes]
@@ -77,7 +90,7 @@ class Iterator:
     def _for_dataset(cls, dataset: Dataset, initializable: bool):
         dataset._no_windows("an iterator")
         it = cls(dataset._graph(), dataset._structure, dataset._dtypes, dataset._shapes,
-                 dataset=None if initializable else dataset)
+                 dataset=None if initializable else dataset, sparse=dataset._sparse)
         if initializable:
             it._initializer = it.make_initializer(dataset, name="MakeIterator")
         return it
@@ -86,23 +99,24 @@ class Iterator:
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
         """A reinitializable iterator: no dataset yet; ``make_initializer(dataset)`` gives an op
         that (re)starts it on any dataset of this structure."""
-        del shared_name, output_classes
+        del shared_name
         structure, types, shapes = _structure_of(output_types, output_shapes)
-        return Iterator(get_default_graph(), structure, types, shapes)
+        return Iterator(get_default_graph(), structure, types, shapes, sparse=_sparse_flags(output_classes, types))
 
     @staticmethod
     def from_string_handle(string_handle, output_types, output_shapes=None, output_classes=None):
         """A feedable iterator: each run takes the next element of the iterator whose
         ``string_handle()`` value ``string_handle`` (a string tensor, usually a placeholder) has."""
-        del output_classes
         if not isinstance(string_handle, GraphTensor) or string_handle.dtype != _dtypes.string:
             raise InvalidArgumentError("from_string_handle takes a scalar string tensor", "IteratorFromStringHandle")
         structure, types, shapes = _structure_of(output_types, output_shapes)
-        return Iterator(string_handle.graph, structure, types, shapes, handle=string_handle)
+        return Iterator(string_handle.graph, structure, types, shapes, handle=string_handle,
+                        sparse=_sparse_flags(output_classes, types))
 
     output_types = property(lambda self: _rebuild(self._structure, self._dtypes))
     output_shapes = property(lambda self: _rebuild(self._structure, self._shapes))
-    output_classes = property(lambda self: _rebuild(self._structure, [GraphTensor] * len(self._dtypes)))
+    output_classes = property(lambda self: _rebuild(self._structure, [SparseTensor if sp else GraphTensor
+                                                                       for sp in self._sparse]))
     element_spec = property(lambda self: _rebuild(self._structure, list(zip(self._shapes, self._dtypes))))
 
     @property
@@ -116,7 +130,7 @@ class Iterator:
         if not isinstance(dataset, Dataset):
             raise TypeError(f"make_initializer takes a Dataset, got {type(dataset).__name__}")
         dataset._no_windows("an iterator")
-        if dataset._dtypes != self._dtypes:
+        if dataset._dtypes != self._dtypes or dataset._sparse != self._sparse:
             raise TypeError(f"Expected output types {self.output_types} but got dataset with output types "
                             f"{dataset.output_types}.")
         for mine, theirs in zip(self._shapes, dataset._shapes):
@@ -130,14 +144,26 @@ class Iterator:
 
     def get_next(self, name=None):
         """Tensors that take the next element in each Session.run that needs them."""
-        outputs = []
-        with self._graph.as_default(), self._graph.name_scope(name or "IteratorGetNext"):
-            for i, (d, s) in enumerate(zip(self._dtypes, self._shapes)):
+        outputs, leaves = [], []
+        g = self._graph
+        with g.as_default(), g.name_scope(name or "IteratorGetNext"):
+            for i, (d, s, sp) in enumerate(zip(self._dtypes, self._shapes, self._sparse)):
                 shape = None if s.dims is None else [-1 if x is None else x for x in s.dims]
-                outputs.append(self._graph.create_op("Placeholder", [], {"dtype": d.as_datatype_enum, "shape": shape},
-                                                     name=f"component_{i}").outputs[0])
-        _runtime(self._graph).add_get_next(self, outputs)
-        return _rebuild(self._structure, outputs)
+                if sp:  # a SparseTensor fed its three parts
+                    rank = None if s.dims is None else len(s.dims)
+                    parts = [g.create_op("Placeholder", [], {"dtype": dt.as_datatype_enum, "shape": sh},
+                                         name=f"component_{i}/{n}").outputs[0]
+                             for dt, sh, n in ((_dtypes.int64, [-1, -1 if rank is None else rank], "indices"),
+                                               (d, [-1], "values"), (_dtypes.int64, [-1 if rank is None else rank],
+                                                                     "dense_shape"))]
+                    outputs.extend(parts)
+                    leaves.append(SparseTensor(*parts))
+                else:
+                    outputs.append(g.create_op("Placeholder", [], {"dtype": d.as_datatype_enum, "shape": shape},
+                                               name=f"component_{i}").outputs[0])
+                    leaves.append(outputs[-1])
+        _runtime(g).add_get_next(self, outputs)
+        return _rebuild(self._structure, leaves)
 
     def string_handle(self, name=None):
         """A string tensor naming this iterator, to feed to a from_string_handle iterator."""
@@ -166,8 +192,14 @@ class Iterator:
             old.close()
 
     def _next(self, session, feeds=None):
+        element = self._element(session, feeds)
+        if not any(self._sparse):
+            return element
+        return [part for value, sp in zip(element, self._sparse) for part in (value if sp else (value,))]
+
+    def _element(self, session, feeds=None):
         if self._handle is not None:
-            return self._target(session, feeds)._next(session)
+            return self._target(session, feeds)._element(session)
         with self._lock:
             iteration = self._states.get(session)
             if iteration is None:
@@ -192,7 +224,7 @@ class Iterator:
         if target is None:
             raise InvalidArgumentError(f"{key!r} is not the string handle of an iterator of this graph",
                                        "IteratorFromStringHandle")
-        if target._dtypes != self._dtypes:
+        if target._dtypes != self._dtypes or target._sparse != self._sparse:
             raise InvalidArgumentError(f"The iterator of handle {key!r} gives {target.output_types}, this one "
                                        f"expects {self.output_types}", "IteratorFromStringHandle")
         return target

@@ -63,7 +63,7 @@ def map_dataset(ds, map_func, num_parallel_calls=None, deterministic=None, skip_
     threads = _threads(num_parallel_calls, "num_parallel_calls", op)
     ordered = _deterministic(ds, deterministic)
 
-    strings = [k for k, d in enumerate(fn.dtypes) if d == _dtypes.string]
+    strings = [k for k, (d, sp) in enumerate(zip(fn.dtypes, fn.sparse)) if d == _dtypes.string and not sp]
 
     def apply(element, values):
         return _as_arrays(fn(element, values), strings)
@@ -111,7 +111,7 @@ def map_dataset(ds, map_func, num_parallel_calls=None, deterministic=None, skip_
             pool.shutdown(wait=False)
 
     out = Dataset(parallel if threads else sequential, fn.structure, fn.dtypes, fn.shapes,
-                  ds._sources + fn.captured, ds._cardinality)
+                  ds._sources + fn.captured, ds._cardinality, sparse=fn.sparse)
     out._options = ds._options
     out._lenient = lambda: map_dataset(_lenient(ds), map_func, num_parallel_calls, deterministic, True)
     return out
@@ -272,7 +272,8 @@ def interleave(ds, map_func, cycle_length=None, block_length=None, num_parallel_
                 if s is not None and hasattr(s, "close"):
                     s.close()
 
-    out = Dataset(elements, inner._structure, inner._dtypes, inner._shapes, ds._sources + fn.captured)
+    out = Dataset(elements, inner._structure, inner._dtypes, inner._shapes, ds._sources + fn.captured,
+                  sparse=inner._sparse)
     out._options = ds._options
     return out
 

@@ -45,10 +45,27 @@ def _stack(parts, op):
                                    "use padded_batch", op) from None
 
 
+def _stack_sparse(parts, op):
+    """SparseTensorValues batched as TensorFlow batches them: one more (leading) dimension, the
+    dense shape the largest of each dimension."""
+    from ..framework.sparse_tensor import SparseTensorValue  # noqa: PLC0415
+    ranks = {len(p.dense_shape) for p in parts}
+    if len(ranks) != 1:
+        raise InvalidArgumentError(f"Cannot batch SparseTensors of different ranks {sorted(ranks)}", op)
+    rank = ranks.pop()
+    shape = np.max(np.stack([np.asarray(p.dense_shape, np.int64) for p in parts]), axis=0) if rank else \
+        np.zeros(0, np.int64)
+    indices = [np.concatenate([np.full((len(p.values), 1), i, np.int64),
+                               np.asarray(p.indices, np.int64).reshape(-1, rank)], axis=1) for i, p in enumerate(parts)]
+    return SparseTensorValue(np.concatenate(indices).reshape(-1, rank + 1), np.concatenate([p.values for p in parts]),
+                             np.concatenate([[len(parts)], shape]).astype(np.int64))
+
+
 @implements
 def batch(ds, batch_size, drop_remainder=False):
     ds._no_windows("batch")
     arg = ScalarArg(batch_size, "batch_size", "BatchDataset", 1)
+    stackers = [_stack_sparse if sp else _stack for sp in ds._sparse]
 
     def elements(values):
         batch_size = arg.get(values)
@@ -56,10 +73,10 @@ def batch(ds, batch_size, drop_remainder=False):
         for element in ds._elements(values):
             chunk.append(element)
             if len(chunk) == batch_size:
-                yield [_stack(parts, "BatchDataset") for parts in zip(*chunk)]
+                yield [stack(parts, "BatchDataset") for parts, stack in zip(zip(*chunk), stackers)]
                 chunk = []
         if chunk and not drop_remainder:
-            yield [_stack(parts, "BatchDataset") for parts in zip(*chunk)]
+            yield [stack(parts, "BatchDataset") for parts, stack in zip(zip(*chunk), stackers)]
     lead = arg.static if drop_remainder else None
     return ds._derive(elements, shapes=[TensorShape(None) if s.dims is None else [lead, *s.dims] for s in ds._shapes],
                       sources=arg.sources, cardinality=_batched_count(ds._cardinality, arg.static, drop_remainder))
@@ -95,6 +112,7 @@ def padded_batch(ds, batch_size, padded_shapes=None, padding_values=None, drop_r
     dimension) to the padded shape; a padded size of None or -1 takes the batch's largest."""
     op = "PaddedBatchDataset"
     ds._no_windows("padded_batch")
+    ds._no_sparse("padded_batch")
     arg = ScalarArg(batch_size, "batch_size", op, 1)
     n = len(ds._dtypes)
     if padded_shapes is None:
@@ -202,6 +220,7 @@ def _flat_shapes(padded_shapes, ds) -> list:
 @implements
 def unbatch(ds):
     ds._no_windows("unbatch")
+    ds._no_sparse("unbatch")
     for s in ds._shapes:
         if s.dims is not None and len(s.dims) == 0:
             raise InvalidArgumentError("unbatch: every component needs at least one dimension", "UnbatchDataset")
@@ -367,6 +386,7 @@ def window(ds, size, shift=None, stride=1, drop_remainder=False):
     (size of them; fewer at the end unless drop_remainder). Each component is a nested
     dataset, for flat_map/interleave."""
     ds._no_windows("window")
+    ds._no_sparse("window")
     op = "WindowDataset"
     size = _positive(size, "size", op)
     shift = size if shift is None else _positive(shift, "shift", op)
@@ -473,6 +493,8 @@ def cache(ds, filename=""):
     when it completes) and later passes replay it. A file cache outlives the program: a
     dataset cached to an existing file reads the file instead of its input."""
     ds._no_windows("cache")
+    if filename:
+        ds._no_sparse("cache to a file")
     filename = "" if filename is None else os.fspath(filename.numpy() if hasattr(filename, "numpy") else filename)
     if isinstance(filename, bytes):
         filename = filename.decode()

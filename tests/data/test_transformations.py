@@ -294,3 +294,51 @@ def test_options():
         assert ds.options().deterministic is False and ds.options().threading.private_threadpool_size == 4
         got = _drain(tf1.Session(), tf1.data.make_one_shot_iterator(ds.map(lambda x: x, 2)).get_next())
     assert sorted(got) == [0, 1, 2]
+
+
+def _sparse_file(tmp_path):
+    path = str(tmp_path / "tags.tfrecord")
+    with tf1.python_io.TFRecordWriter(path) as w:
+        for i in range(5):
+            ex = tf1.train.Example()
+            ex.features.feature["tags"].int64_list.value.extend(range(10 * i, 10 * i + i))
+            ex.features.feature["x"].float_list.value.append(float(i))
+            w.write(ex.SerializeToString())
+    return path
+
+
+def _sparse_pipelines(path):
+    def parsed(tf):
+        spec = {"tags": tf.VarLenFeature(tf.int64), "x": tf.FixedLenFeature([], tf.float32)}
+        return tf.data.TFRecordDataset(path).map(lambda r: tf.parse_single_example(r, spec), num_parallel_calls=2) \
+            .map(lambda d: (d["tags"], d["x"])).filter(lambda t, x: x > 0)
+    return {
+        "batched": lambda tf: parsed(tf).batch(2),
+        "densified": lambda tf: parsed(tf).batch(3).map(lambda t, x: (tf.sparse_tensor_to_dense(t), x)),
+    }
+
+
+def test_sparse_components(tmp_path):
+    """VarLenFeature's SparseTensor through map, filter and batch (TensorFlow's sparse batching:
+    a leading batch dimension, the dense shape the largest), fetched from get_next."""
+    pipelines = _sparse_pipelines(_sparse_file(tmp_path))
+    batches, shapes = _ours(pipelines["batched"])
+    first = batches[0][0]
+    assert first.indices.tolist() == [[0, 0], [1, 0], [1, 1]] and first.values.tolist() == [10, 20, 21]
+    assert first.dense_shape.tolist() == [2, 2] and batches[1][0].dense_shape.tolist() == [2, 4]
+    assert _shape_lists(shapes) == [[None, None], [None]]
+    dense, _ = _ours(pipelines["densified"])
+    assert dense[0][0].tolist() == [[10, 0, 0], [20, 21, 0], [30, 31, 32]]
+    with tf1.Graph().as_default():
+        ds = pipelines["batched"](tf1)
+        assert tf1.data.get_output_classes(ds)[0] is tf1.SparseTensor
+        with pytest.raises(InvalidArgumentError, match="SparseTensor"):
+            ds.unbatch()
+
+
+def test_sparse_components_match_tensorflow(tmp_path):
+    for build in _sparse_pipelines(_sparse_file(tmp_path)).values():
+        theirs, their_shapes = _theirs(build)
+        ours, our_shapes = _ours(build)
+        _same(ours, theirs)
+        assert _shape_lists(our_shapes) == _shape_lists(their_shapes)
