@@ -262,6 +262,13 @@ def repeat(ds, count=None):
     return ds._derive(elements, sources=arg.sources, cardinality=card)
 
 
+def _uniforms(rng):
+    """Uniform draws in [0, 1), drawn from rng in blocks (a draw per element costs more than
+    the shuffle itself)."""
+    while True:
+        yield from rng.random(4096).tolist()
+
+
 @implements
 def shuffle(ds, buffer_size, seed=None, reshuffle_each_iteration=None):
     from ..ops.random_ops import get_seed  # noqa: PLC0415
@@ -282,15 +289,16 @@ def shuffle(ds, buffer_size, seed=None, reshuffle_each_iteration=None):
         passes[0] += 1
         buffer_size = arg.get(values)
         buffer = []
+        uniform = _uniforms(rng)
         for element in ds._elements(values):
             if len(buffer) < buffer_size:
                 buffer.append(element)
                 continue
-            i = int(rng.integers(len(buffer)))
+            i = int(next(uniform) * len(buffer))
             yield buffer[i]
             buffer[i] = element
         while buffer:
-            i = int(rng.integers(len(buffer)))
+            i = int(next(uniform) * len(buffer))
             buffer[i], buffer[-1] = buffer[-1], buffer[i]
             yield buffer.pop()
     return ds._derive(elements, sources=arg.sources, cardinality=ds._cardinality)
