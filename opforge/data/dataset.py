@@ -230,6 +230,10 @@ class Dataset:
         """The files matching a glob pattern (or list of them), shuffled unless shuffle=False."""
         return _impl("list_files")(file_pattern, shuffle, seed)
 
+    def enumerate(self, start=0, name=None):
+        """(index, element) pairs, the index counting from start (int64)."""
+        return Dataset.zip((Dataset.range(start, np.iinfo(np.int64).max), self))
+
     # ---- transformations (transformations.py, parallel.py)
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
         """Consecutive elements stacked into batches of batch_size (the last one smaller unless

@@ -122,6 +122,9 @@ PIPELINES = {
     "map_and_batch": (
         lambda tf: tf.data.Dataset.range(5).apply(tf.data.experimental.map_and_batch(lambda x: x + 1, 2)),
         [np.array([1, 2]), np.array([3, 4]), np.array([5])]),
+    "enumerate": (
+        lambda tf: tf.data.Dataset.from_tensor_slices(np.array([5.0, 7.0], np.float32)).enumerate(3),
+        [(np.int64(3), np.float32(5.0)), (np.int64(4), np.float32(7.0))]),
     "unbatch_experimental": (
         lambda tf: tf.data.Dataset.range(4).batch(3).apply(tf.data.experimental.unbatch()),
         [np.int64(v) for v in range(4)]),
