@@ -25,6 +25,7 @@ from ..framework import dtypes as _dtypes
 from ..framework.control_flow import _flatten, _pack
 from ..framework.errors import InvalidArgumentError
 from ..framework.graph import GraphTensor, get_default_graph
+from ..framework.sparse_tensor import SparseTensor
 from ..framework.tensor import Tensor as EagerTensor
 from ..framework.tensor import TensorShape
 
@@ -81,7 +82,8 @@ class Dataset:
         self._sources = _unique(sources)
         self._cardinality = int(cardinality)
         self._window = window
-        self._options = None
+        self._options = None  # with_options' Options
+        self._lenient = None  # map/filter: makes this dataset with failing elements left out (ignore_errors)
 
     # ---- what an element looks like
     @property
@@ -94,9 +96,7 @@ class Dataset:
 
     @property
     def output_classes(self):
-        from ..framework.graph import GraphTensor as _T  # noqa: PLC0415
-        from ..framework.sparse_tensor import SparseTensor  # noqa: PLC0415
-        return _rebuild(self._structure, [Dataset if self._window else SparseTensor if sp else _T
+        return _rebuild(self._structure, [Dataset if self._window else SparseTensor if sp else GraphTensor
                                           for sp in self._sparse])
 
     element_spec = property(lambda self: _rebuild(self._structure, list(zip(self._shapes, self._dtypes))))
@@ -350,7 +350,6 @@ class Dataset:
         self._no_windows("iteration")
         if self._sources:
             raise InvalidArgumentError("a dataset made from graph tensors is iterated in a Session", "Dataset")
-        from ..framework.sparse_tensor import SparseTensor  # noqa: PLC0415
         for element in self._elements({}):
             yield _rebuild(self._structure, [SparseTensor.from_value(a) if sp else convert_to_tensor(a, d)
                                              for a, d, sp in zip(element, self._dtypes, self._sparse)])

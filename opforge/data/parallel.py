@@ -140,8 +140,7 @@ def filter_dataset(ds, predicate, skip_errors=False):
 
 def _lenient(ds):
     """ds with the elements its (upstream) functions fail on left out, where it has functions."""
-    make = getattr(ds, "_lenient", None)
-    return make() if make is not None else ds
+    return ds._lenient() if ds._lenient is not None else ds
 
 
 @implements
