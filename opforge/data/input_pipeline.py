@@ -1,11 +1,12 @@
-"""TensorFlow 1's queue-based input pipelines: ``string_input_producer``, ``TextLineReader``,
-``tf.train.batch`` / ``shuffle_batch``.
+"""TensorFlow 1's queue-based input pipelines: ``string_input_producer``, the readers
+(``TextLineReader``, ``FixedLengthRecordReader``, ``TFRecordReader``, ``WholeFileReader``,
+``IdentityReader``), ``tf.train.batch`` / ``shuffle_batch``.
 
 TensorFlow runs these with queues filled by background threads (queue runners). opforge runs
-them on demand, on the host, with the machinery of tf.data (data/dataset.py): the reader's
-``key, value`` and the batch tensors are graph nodes that the Session feeds. Reading a value
-takes the next line of the current file (the next file from the filename queue when one
-ends); a batch runs the tensors it was built from ``batch_size`` times in the same Session,
+them on demand, on the host, with the machinery of tf.data (data/iterator_ops.py): the
+reader's ``key, value`` and the batch tensors are graph nodes that the Session feeds. Reading
+a value takes the next record of the current file (the next file from the filename queue
+when one ends); a batch runs the tensors it was built from ``batch_size`` times in the same Session,
 each run taking the next record. When the filename queue's epochs are used up, the run
 raises OutOfRangeError, as TensorFlow does. ``start_queue_runners`` and ``Coordinator`` are
 there for programs that call them; no thread is needed.
