@@ -132,9 +132,7 @@ class Dataset:
 
     @staticmethod
     def _from(tensors, sliced):
-        if isinstance(tensors, list):
-            tensors = tuple(tensors) if any(isinstance(t, (GraphTensor, EagerTensor)) for t in tensors) \
-                else np.asarray(tensors)
+        tensors = _lists_as_arrays(tensors)
         leaves = _flatten(tensors)
         sources, dtypes, shapes, getters, rows = [], [], [], [], set()
         for leaf in leaves:
@@ -408,6 +406,22 @@ def _check_capturable(sources):
                                        "iterator cannot read it; use make_initializable_iterator", "MakeIterator")
         stack.extend(t.op for t in op.inputs)
         stack.extend(op.control_inputs)
+
+
+def _lists_as_arrays(structure):
+    """A structure of tensors with its Python lists taken as tensors (as tf.data takes them;
+    tuples and dicts are structure): a list of numbers or strings becomes an array of the
+    dtype TensorFlow gives it, a list holding graph or eager tensors a tuple of them."""
+    if isinstance(structure, dict):
+        return {k: _lists_as_arrays(v) for k, v in structure.items()}
+    if isinstance(structure, tuple) and not hasattr(structure, "_fields"):
+        return tuple(_lists_as_arrays(v) for v in structure)
+    if isinstance(structure, list):
+        if any(isinstance(t, (GraphTensor, EagerTensor)) for t in _flatten(structure)):
+            return tuple(structure)
+        from ..framework.tensor import convert_to_tensor  # noqa: PLC0415  (TF's rules: ints int32, floats float32)
+        return convert_to_tensor(structure).numpy()
+    return structure
 
 
 def _unique(sources) -> list:

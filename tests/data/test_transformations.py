@@ -59,7 +59,7 @@ def _same(a, b):
     assert len(a) == len(b), (len(a), len(b))
     for x, y in zip(a, b):
         for u, v in zip(_flat(x), _flat(y), strict=True):
-            assert u.shape == v.shape and u.dtype.kind == v.dtype.kind, (u, v)
+            assert u.shape == v.shape and u.dtype == v.dtype, (u, v)
             np.testing.assert_array_equal(u, v)
 
 
@@ -122,6 +122,10 @@ PIPELINES = {
     "map_and_batch": (
         lambda tf: tf.data.Dataset.range(5).apply(tf.data.experimental.map_and_batch(lambda x: x + 1, 2)),
         [np.array([1, 2]), np.array([3, 4]), np.array([5])]),
+    "lists_are_tensors": (
+        lambda tf: tf.data.Dataset.from_tensor_slices({"s": ["ab", "c", ""], "x": [[1, 2], [3, 4], [5, 6]]}).batch(2),
+        [{"s": np.array([b"ab", b"c"], object), "x": np.array([[1, 2], [3, 4]], np.int32)},
+         {"s": np.array([b""], object), "x": np.array([[5, 6]], np.int32)}]),
     "enumerate": (
         lambda tf: tf.data.Dataset.from_tensor_slices(np.array([5.0, 7.0], np.float32)).enumerate(3),
         [(np.int64(3), np.float32(5.0)), (np.int64(4), np.float32(7.0))]),
