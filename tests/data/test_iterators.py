@@ -222,3 +222,21 @@ def _prefetch_threads():
 def _checked(x):
     with tf1.control_dependencies([tf1.Assert(x > 0, [x])]):
         return tf1.identity(x)
+
+
+def test_placeholder_arguments_are_read_at_initialization():
+    with tf1.Graph().as_default():
+        batch = tf1.placeholder(tf1.int64, [])
+        epochs = tf1.placeholder(tf1.int64, [])
+        ds = tf1.data.Dataset.range(5).repeat(epochs).batch(batch)
+        assert ds.output_shapes.as_list() == [None]
+        it = ds.make_initializable_iterator()
+        nxt = it.get_next()
+        with tf1.Session() as sess:
+            sess.run(it.initializer, {batch: 4, epochs: 2})
+            assert [b.tolist() for b in [sess.run(nxt) for _ in range(3)]] == [[0, 1, 2, 3], [4, 0, 1, 2], [3, 4]]
+            sess.run(it.initializer, {batch: 0, epochs: 1})
+            with pytest.raises(InvalidArgumentError, match="batch_size must be positive"):
+                sess.run(nxt)
+        with pytest.raises(InvalidArgumentError, match="integer scalar"):
+            tf1.data.Dataset.range(3).batch(tf1.placeholder(tf1.float32, []))
