@@ -304,6 +304,19 @@ class Dataset:
         """The elements, without those whose map or filter function failed."""
         return _impl("ignore_errors")(self)
 
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None):
+        """Elements grouped by key_func's int64 key; each group of window_size elements (or
+        window_size_func(key)) becomes reduce_func(key, window dataset)'s elements."""
+        return _impl("group_by_window")(self, key_func, reduce_func, window_size, window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                  padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,
+                                  no_padding=False, drop_remainder=False, name=None):
+        """Batches of elements of similar lengths: one batch size per length bucket."""
+        return _impl("bucket_by_sequence_length")(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                                  padded_shapes, padding_values, pad_to_bucket_boundary, no_padding,
+                                                  drop_remainder)
+
     def apply(self, transformation_func):
         """transformation_func(self) (tf.data.experimental's transformations)."""
         result = transformation_func(self)
@@ -440,3 +453,11 @@ def window_dataset(token, dtype, shape) -> Dataset:
         for v in values[token]:
             yield [v]
     return Dataset(elements, 0, [dtype], [shape])
+
+
+def grouped_dataset(token, dataset) -> Dataset:
+    """The dataset standing for group_by_window's window inside its traced reduce function:
+    elements like dataset's, the list ``values[token]`` holds for the current window."""
+    def elements(values):
+        yield from values[token]
+    return Dataset(elements, dataset._structure, dataset._dtypes, dataset._shapes, sparse=dataset._sparse)

@@ -1,6 +1,6 @@
 """``tf.data.experimental`` and tf.data's options: the transformations TF1 input code applies
 with ``dataset.apply(...)`` (shuffle_and_repeat, map_and_batch, parallel_interleave,
-ignore_errors, unbatch), ``cardinality`` and its constants, ``Options`` /
+group_by_window, bucket_by_sequence_length, ignore_errors, unbatch), ``cardinality`` and its constants, ``Options`` /
 ``ThreadingOptions`` (``deterministic`` sets the order of parallel maps; the thread-pool
 sizes are accepted: opforge's pipeline threads are its own), and ``NumpyIterator``."""
 
@@ -12,7 +12,8 @@ from .parallel import AUTOTUNE
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Options", "ThreadingOptions",
            "OptimizationOptions", "NumpyIterator", "cardinality", "shuffle_and_repeat", "map_and_batch",
-           "parallel_interleave", "ignore_errors", "unbatch", "get_single_element"]
+           "parallel_interleave", "group_by_window", "bucket_by_sequence_length", "ignore_errors", "unbatch",
+           "get_single_element"]
 
 
 class _OptionGroup:
@@ -137,6 +138,18 @@ def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False, bu
     threads (sloppy=True allows any order; opforge keeps the deterministic one)."""
     del sloppy, buffer_output_elements, prefetch_input_elements
     return lambda ds: ds.interleave(map_func, cycle_length, block_length, num_parallel_calls=cycle_length)
+
+
+def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+    return lambda ds: ds.group_by_window(key_func, reduce_func, window_size, window_size_func)
+
+
+def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None,
+                              padding_values=None, pad_to_bucket_boundary=False, no_padding=False,
+                              drop_remainder=False):
+    return lambda ds: ds.bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                                   padded_shapes, padding_values, pad_to_bucket_boundary, no_padding,
+                                                   drop_remainder)
 
 
 def ignore_errors(log_warning=False):

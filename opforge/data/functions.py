@@ -17,11 +17,12 @@ be run from any number of threads.
 from __future__ import annotations
 
 from ..framework.control_flow import _flatten, _pack
+from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Graph, GraphTensor, to_graph_tensor
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder
 from ..framework.tensor import TensorShape
-from .dataset import Dataset, window_dataset
+from .dataset import Dataset, grouped_dataset, window_dataset
 
 __all__ = ["TracedFunction"]
 
@@ -40,8 +41,9 @@ class TracedFunction:
     dataset that applies it); for "tensors", ``structure``/``dtypes``/``shapes`` describe the
     result; for "dataset", ``dataset`` is the Dataset it returns, built on the placeholders."""
 
-    def __init__(self, fn, dataset, what: str, returns: str = "tensors"):
-        from ..framework.session import Session  # noqa: PLC0415
+    def __init__(self, fn, dataset, what: str, returns: str = "tensors", grouped=False):
+        """grouped: fn takes (key, window) as group_by_window's reduce_func does: an int64
+        key and a dataset of some of ``dataset``'s elements (fed as [key, list of elements])."""
         self.what = what
         self.graph = Graph()
         self._captures: dict = {}  # outer tensor ref -> (outer tensor, placeholder)
@@ -50,6 +52,14 @@ class TracedFunction:
         with self.graph.as_default():
             args = []
             self._inputs = []  # per component, the placeholders it is fed to (3 for a SparseTensor)
+            if grouped:
+                key = _placeholder(self.graph, _dtypes.int64, TensorShape([]), "key")
+                token = object()
+                self._inputs.append([key])
+                self._windows.append(token)
+                result = fn(key, grouped_dataset(token, dataset))
+                self._finish_dataset(result, what)
+                return
             for i, (d, s, sp) in enumerate(zip(dataset._dtypes, dataset._shapes, dataset._sparse)):
                 if dataset._window:
                     token = object()
@@ -70,12 +80,8 @@ class TracedFunction:
             else:
                 result = fn(element)
             if returns == "dataset":
-                if not isinstance(result, Dataset):
-                    raise InvalidArgumentError(f"{what}: the function must return a Dataset, got "
-                                               f"{type(result).__name__}", what)
-                self.dataset = result
-                # the returned dataset's sources, as tensors of this graph
-                self._outputs = [to_graph_tensor(self.graph, s, op_name=what) for s in result._sources]
+                self._finish_dataset(result, what)
+                return
             else:
                 leaves = _flatten(result)
                 self._outputs, self._groups = [], []  # the tensors fetched; per leaf, how many (3: sparse)
@@ -93,6 +99,19 @@ class TracedFunction:
                                for leaf, t in zip(leaves, self._leaf_firsts())]
                 self.shapes = [TensorShape(leaf.shape) if isinstance(leaf, SparseTensor) else t.shape
                                for leaf, t in zip(leaves, self._leaf_firsts())]
+        self._finish()
+
+    def _finish_dataset(self, result, what):
+        if not isinstance(result, Dataset):
+            raise InvalidArgumentError(f"{what}: the function must return a Dataset, got {type(result).__name__}",
+                                       what)
+        self.dataset = result
+        # the returned dataset's sources, as tensors of this graph
+        self._outputs = [to_graph_tensor(self.graph, s, op_name=what) for s in result._sources]
+        self._finish()
+
+    def _finish(self):
+        from ..framework.session import Session  # noqa: PLC0415
         self.graph._capture = None
         self.captured = [outer for outer, _ in self._captures.values()]
         self._capture_inputs = [ph for _, ph in self._captures.values()]
@@ -155,5 +174,5 @@ class TracedFunction:
         if self._outputs:
             for source, value in zip(self.dataset._sources, self._run(element, values)):
                 out[source] = value
-        out.update(zip(self._windows, element))
+        out.update(zip(self._windows, element[len(self._inputs):]))
         return out

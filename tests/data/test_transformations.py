@@ -126,6 +126,25 @@ PIPELINES = {
         lambda tf: tf.data.Dataset.from_tensor_slices({"s": ["ab", "c", ""], "x": [[1, 2], [3, 4], [5, 6]]}).batch(2),
         [{"s": np.array([b"ab", b"c"], object), "x": np.array([[1, 2], [3, 4]], np.int32)},
          {"s": np.array([b""], object), "x": np.array([[5, 6]], np.int32)}]),
+    "group_by_window": (
+        lambda tf: tf.data.Dataset.from_tensor_slices(np.array([5, 3, 1, 8, 2, 9, 4, 7, 6], np.int64))
+        .group_by_window(lambda x: x % 3, lambda k, w: w.batch(5).map(lambda b: (k, b)), window_size=2),
+        [(np.int64(k), np.array(v)) for k, v in [(2, [5, 8]), (0, [3, 9]), (1, [1, 4]), (0, [6]), (1, [7]),
+                                                  (2, [2])]]),
+    "group_by_window_size_func": (
+        lambda tf: tf.data.Dataset.range(10).apply(tf.data.experimental.group_by_window(
+            lambda x: x % 3, lambda k, w: w.batch(9), window_size_func=lambda k: k + 2)),
+        [np.array(v) for v in [[0, 3], [1, 4, 7], [6, 9], [2, 5, 8]]]),
+    "bucket_by_sequence_length": (
+        lambda tf: tf.data.Dataset.from_tensor_slices(np.array([1, 2, 3, 4, 5, 6, 7, 1, 2], np.int64))
+        .map(lambda n: tf.fill([n], n)).bucket_by_sequence_length(lambda x: tf.shape(x)[0], [3, 5], [2, 2, 3]),
+        [np.array(v) for v in [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]],
+                               [[5] * 5 + [0, 0], [6] * 6 + [0], [7] * 7], [[1, 0], [2, 2]]]]),
+    "bucket_to_boundary": (
+        lambda tf: tf.data.Dataset.from_tensor_slices(np.array([1, 2, 3, 4, 2, 1], np.int64))
+        .map(lambda n: tf.fill([n], n)).apply(tf.data.experimental.bucket_by_sequence_length(
+            lambda x: tf.shape(x)[0], [3, 5], [2, 2, 3], pad_to_bucket_boundary=True)),
+        [np.array(v) for v in [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]], [[2, 2], [1, 0]]]]),
     "enumerate": (
         lambda tf: tf.data.Dataset.from_tensor_slices(np.array([5.0, 7.0], np.float32)).enumerate(3),
         [(np.int64(3), np.float32(5.0)), (np.int64(4), np.float32(7.0))]),
@@ -252,6 +271,12 @@ def test_list_files(tmp_path):
     (lambda tf: tf.data.Dataset.range(3).map(lambda x: x, num_parallel_calls=0), InvalidArgumentError,
      "num_parallel_calls"),
     (lambda tf: tf.data.Dataset.range(3).prefetch(-3), InvalidArgumentError, "buffer_size"),
+    (lambda tf: tf.data.Dataset.range(3).group_by_window(lambda x: x, lambda k, w: w), InvalidArgumentError,
+     "either window_size or window_size_func"),
+    (lambda tf: tf.data.Dataset.range(3).group_by_window(lambda x: tf.cast(x, tf.float32), lambda k, w: w, 2),
+     InvalidArgumentError, "key_func must return a scalar int64"),
+    (lambda tf: tf.data.Dataset.range(3).bucket_by_sequence_length(lambda x: x, [2], [1]), InvalidArgumentError,
+     "len\\(bucket_batch_sizes\\)"),
 ])
 def test_bad_transformations_raise(build, error, message):
     with tf1.Graph().as_default(), pytest.raises(error, match=message):
