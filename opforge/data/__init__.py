@@ -1,7 +1,8 @@
 """``of.data``: input pipelines (tf.data's Dataset and iterators).
 
-dataset.py holds Dataset; transformations.py and parallel.py its transformations (parallel.py
-the threaded ones: map(num_parallel_calls), interleave, prefetch); functions.py traces the
+dataset.py holds Dataset; transformations.py, parallel.py and grouping.py its transformations
+(parallel.py the threaded ones: map(num_parallel_calls), interleave, prefetch; grouping.py
+group_by_window and bucket_by_sequence_length); functions.py traces the
 functions they apply; sources.py from_generator and list_files; readers.py the datasets that
 read files (TFRecordDataset, TextLineDataset, FixedLengthRecordDataset); iterator_ops.py the
 iterators, whose positions live per Session; experimental.py tf.data.experimental and
