@@ -344,21 +344,29 @@ def skip(ds, count):
 
 @implements
 def shard(ds, num_shards, index):
-    num_shards, index = int(num_shards), int(index)
-    if num_shards < 1:
-        raise InvalidArgumentError(f"Number of shards must be greater than zero (currently num_shards = "
-                                   f"{num_shards})", "ShardDataset")
-    if not 0 <= index < num_shards:
-        raise InvalidArgumentError(f"Index must be between 0 and {num_shards - 1} (currently index = {index})",
-                                   "ShardDataset")
+    shards, at = ScalarArg(num_shards, "num_shards", "ShardDataset"), ScalarArg(index, "index", "ShardDataset")
+
+    def checked(values):
+        n, i = shards.get(values), at.get(values)
+        if n < 1:
+            raise InvalidArgumentError(f"Number of shards must be greater than zero (currently num_shards = {n})",
+                                       "ShardDataset")
+        if not 0 <= i < n:
+            raise InvalidArgumentError(f"Index must be between 0 and {n - 1} (currently index = {i})", "ShardDataset")
+        return n, i
+
+    if shards.static is not None and at.static is not None:
+        checked({})
 
     def elements(values):
+        n, index = checked(values)
         for i, element in enumerate(ds._elements(values)):
-            if i % num_shards == index:
+            if i % n == index:
                 yield element
-    c = ds._cardinality
-    card = (c // num_shards + (1 if index < c % num_shards else 0)) if c >= 0 else c
-    return ds._derive(elements, cardinality=card)
+    c, n, i = ds._cardinality, shards.static, at.static
+    card = (c // n + (1 if i < c % n else 0)) if c >= 0 and n is not None and i is not None else \
+        (c if c == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY)
+    return ds._derive(elements, sources=shards.sources + at.sources, cardinality=card)
 
 
 @implements

@@ -240,3 +240,12 @@ def test_placeholder_arguments_are_read_at_initialization():
                 sess.run(nxt)
         with pytest.raises(InvalidArgumentError, match="integer scalar"):
             tf1.data.Dataset.range(3).batch(tf1.placeholder(tf1.float32, []))
+        shards, index = tf1.placeholder(tf1.int64, []), tf1.placeholder(tf1.int64, [])
+        it = tf1.data.Dataset.range(10).shard(shards, index).make_initializable_iterator()
+        nxt = it.get_next()
+        with tf1.Session() as sess:
+            sess.run(it.initializer, {shards: 3, index: 2})
+            assert [sess.run(nxt) for _ in range(3)] == [2, 5, 8]
+            sess.run(it.initializer, {shards: 3, index: 3})
+            with pytest.raises(InvalidArgumentError, match="Index must be between 0 and 2"):
+                sess.run(nxt)
