@@ -7,7 +7,38 @@ gradient per input argument.
 """
 
 from opforge.gradients.registry import register_gradient as _register
+from opforge.gradients.registry import register_gradient_fn as _register_fn
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 
+_register_fn("SparseAdd", "opforge.gradients.sparse_grads:sparse_add_grad")
+_register_fn("SparseDenseCwiseDiv", "opforge.gradients.sparse_grads:sparse_dense_cwise_div_grad")
+_register_fn("SparseDenseCwiseMul", "opforge.gradients.sparse_grads:sparse_dense_cwise_mul_grad")
+_register_fn("SparseFillEmptyRows", "opforge.gradients.sparse_grads:sparse_fill_empty_rows_grad")
+_register_fn("SparseReduceSum", "opforge.gradients.sparse_grads:sparse_reduce_sum_grad")
+_register_fn("SparseSegmentMean", "opforge.gradients.sparse_grads:sparse_segment_mean_grad")
+_register_fn("SparseSegmentMeanWithNumSegments", "opforge.gradients.sparse_grads:sparse_segment_mean_grad")
+_register_fn("SparseSegmentSqrtN", "opforge.gradients.sparse_grads:sparse_segment_sqrt_n_grad")
+_register_fn("SparseSegmentSqrtNWithNumSegments", "opforge.gradients.sparse_grads:sparse_segment_sqrt_n_grad")
+_register_fn("SparseSegmentSum", "opforge.gradients.sparse_grads:sparse_segment_sum_grad")
+_register_fn("SparseSegmentSumWithNumSegments", "opforge.gradients.sparse_grads:sparse_segment_sum_grad")
+_register_fn("SparseSlice", "opforge.gradients.sparse_grads:sparse_slice_grad")
+_register_fn("SparseSoftmax", "opforge.gradients.sparse_grads:sparse_softmax_grad")
+_register_fn("SparseTensorDenseAdd", "opforge.gradients.sparse_grads:sparse_tensor_dense_add_grad")
+_register_fn("SparseTensorDenseMatMul", "opforge.gradients.sparse_grads:sparse_tensor_dense_mat_mul_grad")
+_not_differentiable("SparseAddGrad")
+_not_differentiable("SparseConcat")
+_not_differentiable("SparseDenseCwiseAdd")
+_not_differentiable("SparseFillEmptyRowsGrad")
+_not_differentiable("SparseReduceMax")
+_not_differentiable("SparseReduceMaxSparse")
+_not_differentiable("SparseReduceSumSparse")
 _not_differentiable("SparseReorder")
+_not_differentiable("SparseReshape")
+_not_differentiable("SparseSegmentMeanGrad")
+_not_differentiable("SparseSegmentSqrtNGrad")
+_not_differentiable("SparseSegmentSumGrad")
+_not_differentiable("SparseSliceGrad")
+_not_differentiable("SparseSparseMaximum")
+_not_differentiable("SparseSparseMinimum")
+_not_differentiable("SparseSplit")
 _not_differentiable("SparseToDense")
