@@ -1,0 +1,181 @@
+"""``of.strings``: TensorFlow's tf.strings over the string ops (opdefs/strings/): joining,
+splitting into SparseTensors, substrings, case, regular expressions (RE2), number conversion,
+hash buckets (TensorFlow's values) and web-safe base64."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops as _ops
+from ..framework import dtypes as _dtypes
+from ..framework.errors import UnimplementedError
+from ..framework.sparse_tensor import SparseTensor
+
+__all__ = [
+    "as_string", "decode_base64", "encode_base64", "join", "length", "lower", "reduce_join", "regex_full_match",
+    "regex_replace", "split", "string_split", "strip", "substr", "to_hash_bucket", "to_hash_bucket_fast",
+    "to_hash_bucket_strong", "to_number", "unsorted_segment_join", "upper",
+]
+
+
+def _strings(x):
+    """x as a string tensor (Python str and bytes, lists of them, or a tensor)."""
+    if hasattr(x, "dtype") and (hasattr(x, "op") or hasattr(x, "numpy")):
+        return x
+    from ..framework.api import constant  # noqa: PLC0415
+    return constant(x, dtype=_dtypes.string)
+
+
+def _static(x):
+    """x as bytes when it is a Python string (a pattern fixed at graph construction), else None."""
+    if isinstance(x, str):
+        return x.encode()
+    return x if isinstance(x, bytes) else None
+
+
+def _either(new_name, new, old_name, old):
+    """The value given under either spelling of an argument (TF's deprecated_argument_lookup)."""
+    if old is not None:
+        if new is not None:
+            raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'")
+        return old
+    return new
+
+
+def _rank(t):
+    return getattr(getattr(t, "shape", None), "rank", None)
+
+
+def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002
+    """Each element formatted as a string (printf rules; see the AsString op)."""
+    return _ops.as_string(input, precision=precision, scientific=scientific, shortest=shortest, width=width,
+                          fill=fill, name=name)
+
+
+def join(inputs, separator="", name=None):
+    """Element-wise concatenation of the string tensors in inputs, separator between them."""
+    return _ops.string_join([_strings(x) for x in inputs], separator=separator, name=name)
+
+
+def length(input, name=None, unit="BYTE"):  # noqa: A002
+    return _ops.string_length(_strings(input), unit=unit, name=name)
+
+
+def lower(input, encoding="", name=None):  # noqa: A002
+    return _ops.string_lower(_strings(input), encoding=encoding, name=name)
+
+
+def upper(input, encoding="", name=None):  # noqa: A002
+    return _ops.string_upper(_strings(input), encoding=encoding, name=name)
+
+
+def strip(input, name=None):  # noqa: A002
+    return _ops.string_strip(_strings(input), name=name)
+
+
+def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
+    """Joins the strings along axis (all of them, row-major, when None)."""
+    inputs = _strings(inputs)
+    if axis is None:
+        rank = _rank(inputs)
+        if rank is not None:
+            axis = np.arange(rank - 1, -1, -1, dtype=np.int32)  # the op joins its first axis fastest
+        else:
+            r = _ops.rank(inputs)
+            axis = _ops.range(_ops.sub(r, np.int32(1)), np.int32(-1), np.int32(-1))
+    elif not hasattr(axis, "dtype"):
+        axis = np.asarray(axis, np.int32)
+    return _ops.reduce_join(inputs, axis, keep_dims=bool(keepdims), separator=separator, name=name)
+
+
+def regex_full_match(input, pattern, name=None):  # noqa: A002
+    """Whether each string matches pattern (RE2) as a whole; a Python-string pattern compiles
+    once (StaticRegexFullMatch), as in TensorFlow."""
+    static = _static(pattern)
+    if static is not None:
+        return _ops.static_regex_full_match(_strings(input), pattern=static, name=name)
+    return _ops.regex_full_match(_strings(input), pattern, name=name)
+
+
+def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # noqa: A002
+    """The matches of pattern (RE2) replaced by rewrite (\\1 .. \\9 name groups)."""
+    sp, sr = _static(pattern), _static(rewrite)
+    if sp is not None and sr is not None:
+        return _ops.static_regex_replace(_strings(input), pattern=sp, rewrite=sr, replace_global=replace_global,
+                                         name=name)
+    return _ops.regex_replace(_strings(input), _strings(pattern), _strings(rewrite), replace_global=replace_global,
+                              name=name)
+
+
+def _as_vector(t):
+    return _ops.reshape(t, np.array([-1], np.int64)) if _rank(t) == 0 else t
+
+
+def _sparse_result(parts, result_type):
+    if result_type != "SparseTensor":
+        raise UnimplementedError(f"result_type={result_type!r}: opforge has no RaggedTensor; use 'SparseTensor'",
+                                 "StringSplitV2")
+    indices, values, shape = parts
+    return SparseTensor(indices, values, shape)
+
+
+def split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=None, name=None):  # noqa: A002
+    """Splits each string of a vector at sep (whitespace when None), as Python's str.split, into
+    a SparseTensor of shape [len(input), max tokens] (tf.compat.v1.strings.split)."""
+    input = _as_vector(_strings(_either("input", input, "source", source)))  # noqa: A001
+    parts = _ops.string_split_v2(input, _strings(b"" if sep is None else sep), maxsplit=maxsplit, name=name)
+    return _sparse_result(parts, result_type)
+
+
+def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type="SparseTensor", name=None):
+    """TensorFlow 1's tf.string_split: splits at any character of the delimiter (' ' when
+    neither sep nor delimiter is given; '' splits into bytes), empty tokens dropped with
+    skip_empty."""
+    delimiter = _either("sep", sep, "delimiter", delimiter)
+    parts = _ops.string_split(_as_vector(_strings(source)), _strings(b" " if delimiter is None else delimiter),
+                              skip_empty=skip_empty, name=name)
+    return _sparse_result(parts, result_type)
+
+
+def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002
+    """input[pos:pos + len] per element, in bytes or UTF-8 characters (unit)."""
+    def index(v):
+        return v if hasattr(v, "dtype") else np.asarray(v, np.int32)
+    pos, len_ = index(pos), index(len)
+    if hasattr(pos, "dtype") and hasattr(len_, "dtype") and _dtypes.as_dtype(pos.dtype) != _dtypes.as_dtype(len_.dtype):
+        len_ = _ops.cast(len_, _dtypes.as_dtype(pos.dtype))
+    return _ops.substr(_strings(input), pos, len_, unit=unit, name=name)
+
+
+def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
+    """FarmHash Fingerprint64 of each string modulo num_buckets: TensorFlow's bucket numbers."""
+    return _ops.string_to_hash_bucket_fast(_strings(input), num_buckets=int(num_buckets), name=name)
+
+
+def to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
+    """SipHash-2-4 keyed by key (two integers) of each string modulo num_buckets."""
+    return _ops.string_to_hash_bucket_strong(_strings(input), num_buckets=int(num_buckets),
+                                             key=[int(k) for k in key], name=name)
+
+
+def to_hash_bucket(string_tensor=None, num_buckets=None, name=None, input=None):  # noqa: A002
+    """TensorFlow's legacy Hash64 of each string modulo num_buckets (prefer to_hash_bucket_fast)."""
+    t = _either("input", input, "string_tensor", string_tensor)
+    return _ops.string_to_hash_bucket(_strings(t), num_buckets=int(num_buckets), name=name)
+
+
+def to_number(string_tensor=None, out_type=_dtypes.float32, name=None, input=None):  # noqa: A002
+    t = _either("input", input, "string_tensor", string_tensor)
+    return _ops.string_to_number(_strings(t), out_type=out_type, name=name)
+
+
+def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):
+    return _ops.unsorted_segment_join(_strings(inputs), segment_ids, num_segments, separator=separator, name=name)
+
+
+def encode_base64(input, pad=False, name=None):  # noqa: A002
+    return _ops.encode_base64(_strings(input), pad=pad, name=name)
+
+
+def decode_base64(input, name=None):  # noqa: A002
+    return _ops.decode_base64(_strings(input), name=name)
