@@ -444,7 +444,8 @@ def substr(input, pos, len, unit='BYTE', name=None):
     `output[i] = input[i][pos[i]:pos[i] + len[i]]`, counting bytes (unit BYTE) or UTF-8 characters
     (unit UTF8_CHAR). `pos` and `len` have one shape and broadcast against `input`. A negative `pos`
     counts from the end; a `pos` outside the string is an InvalidArgumentError; the substring stops
-    at the end of the string (tf.strings.substr).
+    at the end of the string; a negative `len` runs to the end in unit BYTE and gives an empty
+    string in UTF8_CHAR, as in TensorFlow (tf.strings.substr).
 
     Args:
       input: A `Tensor` of type `string`.

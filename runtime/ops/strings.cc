@@ -57,7 +57,8 @@ Status ReduceJoinShape(ShapeContext& c) {
   for (int64_t raw : axes) {
     const int64_t d = raw < 0 ? raw + rank : raw;
     if (d < 0 || d >= rank) {
-      return c.error("Invalid reduction dimension ", raw, " for input with ", rank, " dimension(s)");
+      return errors::OutOfRange(c.op().name, ": Invalid reduction dimension ", raw, " for input with ", rank,
+                                " dimension(s)");
     }
     if (reduced[static_cast<size_t>(d)]) return c.error("Duplicate reduction dimension ", d);
     reduced[static_cast<size_t>(d)] = true;
@@ -76,8 +77,8 @@ Status ReduceJoinShape(ShapeContext& c) {
 
 // StringSplit, StringSplitV2: a SparseTensor of rank 2.
 Status StringSplitShape(ShapeContext& c) {
-  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 1, "input"));
-  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 0, "the separator"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 1, "a vector"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 0, "a scalar"));
   c.set_output(0, Shape{Shape::kUnknownDim, 2});
   c.set_output(1, Shape{Shape::kUnknownDim});
   c.set_output(2, Shape{2});

@@ -244,7 +244,9 @@ Status SubstrCpu(ops::SubstrArgs& a) {
       return a.ctx.error("pos ", pos, " out of range for string ", strings::quoted(s), " at index ", k);
     }
     if (pos < 0) pos += size;
-    if (len < 0 || len > size - pos) len = size - pos;  // a negative len runs to the end, as in TensorFlow
+    // A negative len runs to the end counting bytes, and is empty counting characters (TensorFlow's rules).
+    if (utf8 && len < 0) len = 0;
+    if (len < 0 || len > size - pos) len = size - pos;
     if (utf8) {
       const int64_t b = utf8_offset(s, pos), e = utf8_offset(s, pos + len);
       out[static_cast<size_t>(k)] = s.substr(static_cast<size_t>(b), static_cast<size_t>(e - b));

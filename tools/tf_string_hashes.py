@@ -1,0 +1,39 @@
+"""Writes tests/data/string_hashes.npz: TensorFlow's hash-bucket numbers for a fixed set of
+strings (every length 0..70, random bytes and ASCII; stored as one byte blob and the
+lengths, so no pickle), so that the tests check opforge's
+StringToHashBucketFast / Strong / StringToHashBucket against TF's values without TensorFlow.
+
+    python tools/tf_string_hashes.py       # needs tensorflow
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import tensorflow as tf
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "tests", "data", "string_hashes.npz")
+BUCKETS = 2**62 + 7  # large, so that the bucket shows most of the 64-bit hash
+KEY = (0x0123456789ABCDEF, 0x7EDCBA9876543210)
+
+
+def main() -> None:
+    rng = np.random.default_rng(20261126)
+    strings = [bytes(rng.integers(0, 256, n, dtype=np.uint8)) for n in range(71)]
+    strings += [bytes(rng.integers(32, 127, n, dtype=np.uint8)) for n in range(0, 71, 3)]
+    strings += [b"hello", b"tensorflow", "héllo wörld".encode()]
+    t = tf.constant(strings)
+    np.savez_compressed(
+        OUT, blob=np.frombuffer(b"".join(strings), np.uint8), lengths=np.array([len(x) for x in strings], np.int64),
+        buckets=np.int64(BUCKETS), key=np.array(KEY, np.int64),
+        fast=tf.strings.to_hash_bucket_fast(t, BUCKETS).numpy(),
+        strong=tf.strings.to_hash_bucket_strong(t, BUCKETS, list(KEY)).numpy(),
+        legacy=tf.strings.to_hash_bucket(t, BUCKETS).numpy(),
+        tf_version=np.array(tf.__version__))
+    print(f"wrote {OUT}: {len(strings)} strings")
+
+
+if __name__ == "__main__":
+    main()
