@@ -108,7 +108,7 @@ def add(a, b, threshold=None, thresh=None):
     return _ops.sparse_tensor_dense_add(sp.indices, sp.values, sp.dense_shape, dense)
 
 
-def concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat_dim=None, expand_nonconcat_dims=None):
+def concat(axis=None, sp_inputs=None, name=None, expand_nonconcat_dim=False, concat_dim=None, expand_nonconcat_dims=None):
     """SparseTensors concatenated along axis; with expand_nonconcat_dim the other dims grow to
     the largest input's."""
     axis = _either("axis", axis, "concat_dim", concat_dim)
