@@ -269,7 +269,7 @@ Status SparseSplitCpu(ops::SparseSplitArgs& a) {
 }
 
 template <typename T>
-Status SparseFillEmptyRowsCpu(ops::SparseFillEmptyRowsArgs& a) {
+Status SparseFillEmptyRowsBody(ops::SparseFillEmptyRowsArgs& a) {
   if (a.dense_shape.rank() != 1 || a.dense_shape.num_elements() < 1) {
     return a.ctx.error("dense_shape must be a non-empty vector, got shape ", a.dense_shape.shape().to_string());
   }
@@ -307,6 +307,11 @@ Status SparseFillEmptyRowsCpu(ops::SparseFillEmptyRowsArgs& a) {
   }
   OPF_RETURN_IF_ERROR(sparse::int64_matrix(out_rows, total, v.rank, &a.ctx.output(0)));
   return sparse::pick(a.values, from, &a.default_value, &a.ctx.output(1));
+}
+
+template <typename T>
+Status SparseFillEmptyRowsCpu(ops::SparseFillEmptyRowsArgs& a) {
+  return sparse::guarded("SparseFillEmptyRows", [&] { return SparseFillEmptyRowsBody<T>(a); });
 }
 
 template <typename T>

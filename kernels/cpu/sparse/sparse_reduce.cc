@@ -278,7 +278,9 @@ Status segment_grad(KernelContext& ctx, Combine how, const Tensor& grad, const T
   }                                                                                                           \
   template <typename T>                                                                                       \
   Status SparseSegment##KIND##WithNumSegmentsCpu(ops::SparseSegment##KIND##WithNumSegmentsArgs& a) {          \
-    return segment_reduce<T>(a.ctx, HOW, a.data, a.indices, a.segment_ids, &a.num_segments);                  \
+    return sparse::guarded("SparseSegment" #KIND "WithNumSegments", [&] {                                    \
+      return segment_reduce<T>(a.ctx, HOW, a.data, a.indices, a.segment_ids, &a.num_segments);                \
+    });                                                                                                       \
   }                                                                                                           \
   template <typename T>                                                                                       \
   Status SparseSegment##KIND##GradCpu(ops::SparseSegment##KIND##GradArgs& a) {                                \

@@ -48,7 +48,7 @@ Status StringJoinCpu(ops::StringJoinArgs& a) {
 }
 
 // ReduceJoin: the first listed dimension varies fastest in the joined order, as in TensorFlow.
-Status ReduceJoinCpu(ops::ReduceJoinArgs& a) {
+Status ReduceJoinBody(ops::ReduceJoinArgs& a) {
   const Shape& in = a.inputs.shape();
   const int rank = in.rank();
   if (a.reduction_indices.rank() > 1) {
@@ -105,6 +105,10 @@ Status ReduceJoinCpu(ops::ReduceJoinArgs& a) {
     }
   }
   return Tensor::FromStrings(Shape(out_dims), std::move(out), &a.ctx.output(0));
+}
+
+Status ReduceJoinCpu(ops::ReduceJoinArgs& a) {
+  return strings::guarded("ReduceJoin", [&] { return ReduceJoinBody(a); });
 }
 
 // The three outputs of the split ops from the tokens of each string.
@@ -314,7 +318,7 @@ Status StringLowerCpu(ops::StringLowerArgs& a) { return change_case(a, false); }
 Status StringUpperCpu(ops::StringUpperArgs& a) { return change_case(a, true); }
 
 template <typename T>
-Status UnsortedSegmentJoinCpu(ops::UnsortedSegmentJoinArgs& a) {
+Status UnsortedSegmentJoinBody(ops::UnsortedSegmentJoinArgs& a) {
   const Shape& in = a.inputs.shape();
   const Shape& ids = a.segment_ids.shape();
   bool prefix = ids.rank() <= in.rank();
@@ -350,6 +354,11 @@ Status UnsortedSegmentJoinCpu(ops::UnsortedSegmentJoinArgs& a) {
     }
   }
   return Tensor::FromStrings(Shape(out_dims), std::move(out), &a.ctx.output(0));
+}
+
+template <typename T>
+Status UnsortedSegmentJoinCpu(ops::UnsortedSegmentJoinArgs& a) {
+  return strings::guarded("UnsortedSegmentJoin", [&] { return UnsortedSegmentJoinBody<T>(a); });
 }
 
 }  // namespace

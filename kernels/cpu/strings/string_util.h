@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,20 @@
 
 namespace opforge {
 namespace strings {
+
+// Runs a kernel body whose allocations are sized by input values (a row count, a number of
+// segments): an allocation that fails is a ResourceExhausted error naming the op, not an
+// exception escaping the kernel.
+template <typename F>
+Status guarded(const char* op, F&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return errors::ResourceExhausted(op, ": not enough memory for the output");
+  } catch (const std::length_error&) {
+    return errors::ResourceExhausted(op, ": the output is too large");
+  }
+}
 
 inline const std::vector<std::string>& values(const Tensor& t) { return *t.strings(); }
 
