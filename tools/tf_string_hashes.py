@@ -1,7 +1,7 @@
 """Writes tests/data/string_hashes.npz: TensorFlow's hash-bucket numbers for a fixed set of
 strings (every length 0..70, random bytes and ASCII; stored as one byte blob and the
 lengths, so no pickle), so that the tests check opforge's
-StringToHashBucketFast / Strong / StringToHashBucket against TF's values without TensorFlow.
+StringToHashBucketFast / Strong / StringToHashBucket and Fingerprint against TF's values without TensorFlow.
 
     python tools/tf_string_hashes.py       # needs tensorflow
 """
@@ -17,6 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "data", "string_hashes.npz")
 BUCKETS = 2**62 + 7  # large, so that the bucket shows most of the 64-bit hash
 KEY = (0x0123456789ABCDEF, 0x7EDCBA9876543210)
+NUMBERS = np.random.default_rng(5).normal(size=(7, 3, 2))  # Fingerprint of numeric rows: their raw bytes
 
 
 def main() -> None:
@@ -31,6 +32,8 @@ def main() -> None:
         fast=tf.strings.to_hash_bucket_fast(t, BUCKETS).numpy(),
         strong=tf.strings.to_hash_bucket_strong(t, BUCKETS, list(KEY)).numpy(),
         legacy=tf.strings.to_hash_bucket(t, BUCKETS).numpy(),
+        fingerprint=tf.fingerprint(t).numpy(), fingerprint_pairs=tf.fingerprint(tf.reshape(t, [-1, 2])).numpy(),
+        numbers=NUMBERS, fingerprint_numbers=tf.fingerprint(NUMBERS).numpy(),
         tf_version=np.array(tf.__version__))
     print(f"wrote {OUT}: {len(strings)} strings")
 

@@ -12,6 +12,7 @@ from opforge.gradients.registry import register_not_differentiable as _not_diffe
 _not_differentiable("AsString")
 _not_differentiable("DecodeBase64")
 _not_differentiable("EncodeBase64")
+_not_differentiable("Fingerprint")
 _not_differentiable("ReduceJoin")
 _not_differentiable("RegexFullMatch")
 _not_differentiable("RegexReplace")

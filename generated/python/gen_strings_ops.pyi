@@ -56,6 +56,25 @@ def encode_base64(input: TensorLike, pad: bool = False, name: str | None = None)
       A `Tensor` of type `string`.
     """
 
+def fingerprint(data: TensorLike, method: TensorLike, name: str | None = None) -> Tensor:
+    r"""Generates fingerprint values: 8 bytes per row of data (FarmHash's Fingerprint64).
+
+    Row i of the output is the little-endian Fingerprint64 of row i of `data` (dimension 0; the rest
+    flattened): of its raw bytes for a numeric type; of the string itself for a string vector; of
+    the concatenated fingerprints of its strings otherwise. The values are TensorFlow's
+    (tf.fingerprint). `method` must be 'farmhash64'; data of rank 0 is an InvalidArgumentError.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`. At least 1-D: the
+        rows to fingerprint.
+      method: A `Tensor` of type `string`. 0-D: the fingerprint method; only 'farmhash64'.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `uint8`.
+    """
+
 def reduce_join(inputs: TensorLike, reduction_indices: TensorLike, keep_dims: bool = False, separator: str = '', name: str | None = None) -> Tensor:
     r"""Joins a string tensor across the given dimensions.
 

@@ -281,6 +281,7 @@ OPS = {
     "AsString": ("strings", "as_string"),
     "DecodeBase64": ("strings", "decode_base64"),
     "EncodeBase64": ("strings", "encode_base64"),
+    "Fingerprint": ("strings", "fingerprint"),
     "ReduceJoin": ("strings", "reduce_join"),
     "RegexFullMatch": ("strings", "regex_full_match"),
     "RegexReplace": ("strings", "regex_replace"),

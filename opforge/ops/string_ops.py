@@ -12,7 +12,7 @@ from ..framework.errors import UnimplementedError
 from ..framework.sparse_tensor import SparseTensor
 
 __all__ = [
-    "as_string", "decode_base64", "encode_base64", "join", "length", "lower", "reduce_join", "regex_full_match",
+    "as_string", "decode_base64", "encode_base64", "fingerprint", "join", "length", "lower", "reduce_join", "regex_full_match",
     "regex_replace", "split", "string_split", "strip", "substr", "to_hash_bucket", "to_hash_bucket_fast",
     "to_hash_bucket_strong", "to_number", "unsorted_segment_join", "upper",
 ]
@@ -179,3 +179,12 @@ def encode_base64(input, pad=False, name=None):  # noqa: A002
 
 def decode_base64(input, name=None):  # noqa: A002
     return _ops.decode_base64(_strings(input), name=name)
+
+
+def fingerprint(data, method="farmhash64", name=None):
+    """8 bytes (uint8) per row of data: FarmHash Fingerprint64 of the row, TensorFlow's values
+    (tf.fingerprint)."""
+    if not (hasattr(data, "op") or hasattr(data, "numpy")):  # Python or NumPy data
+        arr = np.asarray(data)
+        data = _strings(arr) if arr.dtype.kind in "OSU" else arr
+    return _ops.fingerprint(data, _strings(method), name=name)

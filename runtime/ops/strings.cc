@@ -113,6 +113,16 @@ Status UnsortedSegmentJoinShape(ShapeContext& c) {
   return Status::OK();
 }
 
+// Fingerprint: [dim 0 of data, 8].
+Status FingerprintShape(ShapeContext& c) {
+  const Shape& data = c.input_shape(0);
+  if (!data.unknown_rank() && data.rank() < 1) {
+    return c.error("data must have rank at least one, got shape ", data.to_string());
+  }
+  c.set_output(0, Shape{data.unknown_rank() ? Shape::kUnknownDim : data.dim(0), 8});
+  return Status::OK();
+}
+
 [[maybe_unused]] const bool string_shapes_registered = [] {
   shape_fns::register_custom("StringJoin", StringJoinShape);
   shape_fns::register_custom("ReduceJoin", ReduceJoinShape);
@@ -120,6 +130,7 @@ Status UnsortedSegmentJoinShape(ShapeContext& c) {
   shape_fns::register_custom("StringSplitV2", StringSplitShape);
   shape_fns::register_custom("Substr", SubstrShape);
   shape_fns::register_custom("UnsortedSegmentJoin", UnsortedSegmentJoinShape);
+  shape_fns::register_custom("Fingerprint", FingerprintShape);
   return true;
 }();
 

@@ -79,3 +79,16 @@ def test_absent_names_say_why():
         tf.strings.unicode_decode  # noqa: B018
     with pytest.raises(AttributeError, match="tf.sparse.cross yet: sparse ops opforge lacks"):
         tf.sparse.cross  # noqa: B018
+
+
+def test_indexed_slices_and_conversions():
+    rows = tf.IndexedSlices(values=tf.constant([[1.0, 2.0], [3.0, 4.0]]), indices=tf.constant([2, 0]),
+                            dense_shape=tf.constant([3, 2], tf.int64))
+    assert tf.convert_to_tensor_or_indexed_slices(rows) is rows
+    sp = tf.SparseTensorValue([[0, 1]], [5.0], [2, 2])
+    assert isinstance(tf.convert_to_tensor_or_sparse_tensor(sp), tf.SparseTensor)
+    with pytest.raises(ValueError, match="Sparse dtype mismatch"):
+        tf.convert_to_tensor_or_sparse_tensor(sp, dtype=tf.int32)
+    with tf.Session() as sess:
+        assert sess.run(rows.to_dense()).tolist() == [[3.0, 4.0], [0.0, 0.0], [1.0, 2.0]]
+        assert sess.run(tf.fingerprint(tf.constant([b"hello"]))).tolist() == [[232, 12, 56, 49, 169, 229, 139, 180]]

@@ -142,6 +142,10 @@ def test_hash_buckets_are_tensorflows():
     np.testing.assert_array_equal(st.to_hash_bucket_fast(strings, buckets).numpy(), d["fast"])
     np.testing.assert_array_equal(st.to_hash_bucket_strong(strings, buckets, d["key"].tolist()).numpy(), d["strong"])
     np.testing.assert_array_equal(st.to_hash_bucket(strings, buckets).numpy(), d["legacy"])
+    np.testing.assert_array_equal(st.fingerprint(strings).numpy(), d["fingerprint"])
+    np.testing.assert_array_equal(st.fingerprint(np.array(strings, dtype=object).reshape(-1, 2)).numpy(),
+                                  d["fingerprint_pairs"])
+    np.testing.assert_array_equal(st.fingerprint(d["numbers"]).numpy(), d["fingerprint_numbers"])
 
 
 @pytest.mark.parametrize("call, message", [
@@ -164,6 +168,8 @@ def test_hash_buckets_are_tensorflows():
     (lambda: st.unsorted_segment_join([b"a", b"b"], [0, 5], 3), "segment_ids are not allowed to exceed num_segments"),
     (lambda: st.split([[b"a b"]]), "StringSplitV2: input must be a vector"),
     (lambda: st.lower([b"\xc3\x80"], encoding="utf-8"), "StringLower: case mapping of non-ASCII"),
+    (lambda: st.fingerprint([b"a"], method="md5"), "Fingerprint: Unsupported fingerprint method is used: md5"),
+    (lambda: st.fingerprint(np.float32(1)), "Fingerprint: data must have rank at least one"),
 ])
 def test_bad_input_raises_typed_errors(call, message):
     with pytest.raises(of.errors.OpError, match=message) as e:

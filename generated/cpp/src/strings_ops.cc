@@ -99,6 +99,26 @@ OpSpec MakeEncodeBase64() {
   return op;
 }
 
+OpSpec MakeFingerprint() {
+  OpSpec op;
+  op.name = "Fingerprint";
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"method", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"fingerprint", DType::kUInt8, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Fingerprint", c); };
+  return op;
+}
+
 OpSpec MakeReduceJoin() {
   OpSpec op;
   op.name = "ReduceJoin";
@@ -505,6 +525,7 @@ OpSpec MakeUnsortedSegmentJoin() {
   OpRegistry::Global().add_pending(MakeAsString());
   OpRegistry::Global().add_pending(MakeDecodeBase64());
   OpRegistry::Global().add_pending(MakeEncodeBase64());
+  OpRegistry::Global().add_pending(MakeFingerprint());
   OpRegistry::Global().add_pending(MakeReduceJoin());
   OpRegistry::Global().add_pending(MakeRegexFullMatch());
   OpRegistry::Global().add_pending(MakeRegexReplace());

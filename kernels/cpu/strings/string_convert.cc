@@ -16,6 +16,7 @@
 #include "opforge/ops/strings/as_string.h"
 #include "opforge/ops/strings/decode_base64.h"
 #include "opforge/ops/strings/encode_base64.h"
+#include "opforge/ops/strings/fingerprint.h"
 #include "opforge/ops/strings/string_to_hash_bucket.h"
 #include "opforge/ops/strings/string_to_hash_bucket_fast.h"
 #include "opforge/ops/strings/string_to_hash_bucket_strong.h"
@@ -279,8 +280,50 @@ Status StringToHashBucketCpu(ops::StringToHashBucketArgs& a) {
                       [](const std::string& s) { return tf_hash64(s, 0xDECAFCAFFEULL); });
 }
 
+// ---- Fingerprint: TensorFlow's FingerprintOp (core/kernels/fingerprint_op.cc)
+
+template <typename T>
+Status FingerprintCpu(ops::FingerprintArgs& a) {
+  if (a.data.rank() < 1) return a.ctx.error("data must have rank at least one, got shape ", a.data.shape().to_string());
+  if (a.method.rank() != 0) return a.ctx.error("`method` should be a scalar string: ", a.method.shape().to_string());
+  const std::string& method = values(a.method)[0];
+  if (method != "farmhash64") return a.ctx.error("Unsupported fingerprint method is used: ", method);
+#ifdef OPFORGE_HAVE_FARMHASH
+  const int64_t rows = a.data.dim(0), cols = rows == 0 ? 0 : a.data.num_elements() / rows;
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kUInt8, Shape{rows, 8}, &a.ctx.output(0)));
+  uint8_t* out = a.ctx.output(0).data<uint8_t>();
+  auto put = [out](int64_t row, uint64_t h) { std::memcpy(out + row * 8, &h, 8); };  // little-endian hosts
+  if constexpr (std::is_same_v<T, StringTag>) {
+    const std::vector<std::string>& in = values(a.data);
+    for (int64_t r = 0; r < rows; ++r) {
+      if (cols == 1) {
+        put(r, util::Fingerprint64(in[static_cast<size_t>(r)].data(), in[static_cast<size_t>(r)].size()));
+        continue;
+      }
+      std::string prints(static_cast<size_t>(cols) * 8, '\0');  // the row's strings' fingerprints, concatenated
+      for (int64_t c = 0; c < cols; ++c) {
+        const std::string& s = in[static_cast<size_t>(r * cols + c)];
+        const uint64_t h = util::Fingerprint64(s.data(), s.size());
+        std::memcpy(&prints[static_cast<size_t>(c) * 8], &h, 8);
+      }
+      put(r, util::Fingerprint64(prints.data(), prints.size()));
+    }
+  } else {
+    const size_t row_bytes = static_cast<size_t>(cols) * sizeof(T);
+    const char* bytes = static_cast<const char*>(a.data.raw_data());
+    for (int64_t r = 0; r < rows; ++r) put(r, util::Fingerprint64(bytes + static_cast<size_t>(r) * row_bytes, row_bytes));
+  }
+  return Status::OK();
+#else
+  return errors::Unimplemented("Fingerprint: opforge was built without the farmhash library ",
+                               "(Debian/Ubuntu: apt-get install libfarmhash-dev, then rebuild)");
+#endif
+}
+
 }  // namespace
 
+OPFORGE_REGISTER_FORWARDING_KERNEL(Fingerprint, CPU, FingerprintCpu, bool, uint8_t, int8_t, int16_t, int32_t, int64_t,
+                                   bfloat16, half, float, double, StringTag)
 OPFORGE_REGISTER_FORWARDING_KERNEL(StringToNumber, CPU, StringToNumberCpu, float, double, int32_t, int64_t)
 OPFORGE_REGISTER_FORWARDING_KERNEL(AsString, CPU, AsStringCpu, float, double, int32_t, uint8_t, int16_t, int8_t,
                                    int64_t, bfloat16, half, bool, StringTag)

@@ -11,7 +11,7 @@ import numpy as np
 import opforge as _of
 from opforge.compat._namespace import Namespace, in_default_graph
 from opforge.compat.v1 import _tf1
-from opforge.framework.sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder
+from opforge.framework.sparse_tensor import IndexedSlices, SparseTensor, SparseTensorValue, sparse_placeholder
 from opforge.ops import embedding_ops as _embedding
 from opforge.ops import sparse_ops as _sp
 from opforge.ops import string_ops as _st
@@ -31,12 +31,12 @@ _SPARSE_NAMES = (
 __all__ = [
     "strings", "sparse", "as_string", "string_join", "string_split", "string_strip", "string_to_hash_bucket",
     "string_to_hash_bucket_fast", "string_to_hash_bucket_strong", "string_to_number", "substr", "reduce_join",
-    "regex_replace", "encode_base64", "decode_base64", "sparse_add", "sparse_concat", "sparse_fill_empty_rows",
+    "regex_replace", "encode_base64", "decode_base64", "fingerprint", "sparse_add", "sparse_concat", "sparse_fill_empty_rows",
     "sparse_maximum", "sparse_minimum", "sparse_merge", "sparse_reduce_max", "sparse_reduce_max_sparse",
     "sparse_reduce_sum", "sparse_reduce_sum_sparse", "sparse_reset_shape", "sparse_reshape", "sparse_retain",
     "sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_segment_sum", "sparse_slice", "sparse_softmax",
     "sparse_split", "sparse_tensor_dense_matmul", "sparse_to_dense", "sparse_to_indicator", "sparse_transpose",
-    "sparse_matmul", "convert_to_tensor_or_sparse_tensor",
+    "sparse_matmul", "convert_to_tensor_or_sparse_tensor", "IndexedSlices", "convert_to_tensor_or_indexed_slices",
 ]
 
 strings = Namespace("strings", {n: getattr(_st, n) for n in _STRING_NAMES})
@@ -48,6 +48,7 @@ as_string, string_join, string_strip, substr = _st.as_string, _st.join, _st.stri
 string_split, string_to_number, string_to_hash_bucket = _st.string_split, _st.to_number, _st.to_hash_bucket
 string_to_hash_bucket_fast, string_to_hash_bucket_strong = _st.to_hash_bucket_fast, _st.to_hash_bucket_strong
 regex_replace, encode_base64, decode_base64 = _st.regex_replace, _st.encode_base64, _st.decode_base64
+fingerprint = _st.fingerprint
 
 
 def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None, reduction_indices=None, keepdims=None):
@@ -91,6 +92,15 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
         if dtype is not None and _of.as_dtype(dtype) != _of.as_dtype(sp.dtype):
             raise ValueError(f"Sparse dtype mismatch: requested {_of.as_dtype(dtype).name}, got {sp.dtype.name}")
         return sp
+    return _tf1.convert_to_tensor(value, dtype=dtype, name=name)
+
+
+def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
+    """An IndexedSlices as is, anything else as a tensor."""
+    if isinstance(value, IndexedSlices):
+        if dtype is not None and _of.as_dtype(dtype) != _of.as_dtype(value.dtype):
+            raise ValueError(f"Incompatible dtype: requested {_of.as_dtype(dtype).name}, got {value.dtype.name}")
+        return value
     return _tf1.convert_to_tensor(value, dtype=dtype, name=name)
 
 

@@ -94,15 +94,15 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         train.maybe_shuffle_batch_join train.queue_runner train.range_input_producer train.shuffle_batch_join
         train.slice_input_producer
     """),
-    "unicode, formatting and n-gram string ops (UnicodeDecode/Encode/Script/Transcode, StringFormat, StringNGrams, Fingerprint): not yet in opforge; bytes_split and the unicode splits return RaggedTensors, which opforge lacks": _names("""
+    "unicode, formatting and n-gram string ops (UnicodeDecode/Encode/Script/Transcode, StringFormat, StringNGrams): not yet in opforge; bytes_split and the unicode splits return RaggedTensors, which opforge lacks": _names("""
         strings.bytes_split strings.format strings.ngrams strings.unicode_decode strings.unicode_decode_with_offsets
         strings.unicode_encode strings.unicode_script strings.unicode_split strings.unicode_split_with_offsets
-        strings.unicode_transcode tf.fingerprint
+        strings.unicode_transcode
     """),
-    "sparse ops opforge lacks: serialization (SerializeSparse, DeserializeManySparse), sparse feature crosses (SparseCross), bincount, IndexedSlices (sparse.mask, sparse_mask) and the TF2 type specs; sparse metrics belong to tf.metrics": _names("""
+    "sparse ops opforge lacks: serialization (SerializeSparse, DeserializeManySparse), sparse feature crosses (SparseCross), bincount, masking IndexedSlices (sparse.mask, sparse_mask: SetDiff1D) and the TF2 type specs; sparse metrics belong to tf.metrics": _names("""
         io.deserialize_many_sparse io.serialize_many_sparse io.serialize_sparse metrics.sparse_average_precision_at_k
-        metrics.sparse_precision_at_k sparse.bincount sparse.cross sparse.cross_hashed sparse.mask tf.IndexedSlices
-        tf.IndexedSlicesSpec tf.SparseTensorSpec tf.convert_to_tensor_or_indexed_slices tf.deserialize_many_sparse
+        metrics.sparse_precision_at_k sparse.bincount sparse.cross sparse.cross_hashed sparse.mask
+        tf.IndexedSlicesSpec tf.SparseTensorSpec tf.deserialize_many_sparse
         tf.serialize_many_sparse tf.serialize_sparse tf.sparse_mask
     """),
     "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, Cross, EditDistance, Dilation2D, FractionalPool, MaxPoolWithArgmax, CumulativeLogsumexp, RandomGamma, RandomPoisson and the stateless samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""

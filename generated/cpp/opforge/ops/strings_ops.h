@@ -7,6 +7,7 @@
 #include "opforge/ops/strings/as_string.h"
 #include "opforge/ops/strings/decode_base64.h"
 #include "opforge/ops/strings/encode_base64.h"
+#include "opforge/ops/strings/fingerprint.h"
 #include "opforge/ops/strings/reduce_join.h"
 #include "opforge/ops/strings/regex_full_match.h"
 #include "opforge/ops/strings/regex_replace.h"
