@@ -139,10 +139,9 @@ def eye(num_rows, num_columns=None, dtype=_dtypes.float32, name=None):
 def fill_empty_rows(sp_input, default_value, name=None):
     """(sp_input with each empty row given default_value at column 0, which rows were empty)."""
     sp = _sparse(sp_input)
-    default = default_value if hasattr(default_value, "dtype") else np.asarray(
-        default_value, _dtypes.as_dtype(sp.dtype).as_numpy_dtype if sp.dtype != _dtypes.string else object)
-    if sp.dtype == _dtypes.string and not hasattr(default_value, "dtype"):
-        default = constant(default_value, dtype=_dtypes.string)
+    default = default_value
+    if not (hasattr(default, "op") or hasattr(default, "numpy")):  # a Python or NumPy value: sp's dtype
+        default = constant(default_value, dtype=_dtypes.as_dtype(sp.dtype))
     i, v, empty, _ = _ops.sparse_fill_empty_rows(sp.indices, sp.values, sp.dense_shape, default, name=name)
     return SparseTensor(i, v, sp.dense_shape), empty
 
