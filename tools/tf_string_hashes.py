@@ -20,6 +20,27 @@ KEY = (0x0123456789ABCDEF, 0x7EDCBA9876543210)
 NUMBERS = np.random.default_rng(5).normal(size=(7, 3, 2))  # Fingerprint of numeric rows: their raw bytes
 
 
+def crosses() -> dict:
+    """TF's feature crosses of random sparse and dense inputs of 6 rows: string features b"f<id>"
+    (sparse A), int features (sparse B), string features b"d<id>" (dense D); the test rebuilds
+    the inputs from the ints stored here."""
+    rng = np.random.default_rng(7)
+    parts = {}
+    for name in ("a", "b"):
+        counts = rng.integers(0, 4, 6)
+        parts[f"{name}_indices"] = np.array([[r, k] for r in range(6) for k in range(counts[r])], np.int64)
+        parts[f"{name}_ids"] = rng.integers(0, 50, len(parts[f"{name}_indices"])).astype(np.int64)
+    parts["d_ids"] = rng.integers(0, 50, (6, 2)).astype(np.int64)
+    a = tf.sparse.SparseTensor(parts["a_indices"].reshape(-1, 2), [b"f%d" % i for i in parts["a_ids"]], [6, 4])
+    b = tf.sparse.SparseTensor(parts["b_indices"].reshape(-1, 2), parts["b_ids"], [6, 4])
+    d = tf.constant([[b"d%d" % i for i in row] for row in parts["d_ids"]])
+    crossed = tf.sparse.cross([a, b, d])
+    parts.update(cross_indices=crossed.indices.numpy(), cross_values=crossed.values.numpy().astype(bytes),
+                 cross_hashed=tf.sparse.cross_hashed([a, b, d]).values.numpy(),
+                 cross_hashed_100=tf.compat.v1.sparse.cross_hashed([a, b, d], num_buckets=100, hash_key=99).values.numpy())
+    return parts
+
+
 def main() -> None:
     rng = np.random.default_rng(20261126)
     strings = [bytes(rng.integers(0, 256, n, dtype=np.uint8)) for n in range(71)]
@@ -34,7 +55,7 @@ def main() -> None:
         legacy=tf.strings.to_hash_bucket(t, BUCKETS).numpy(),
         fingerprint=tf.fingerprint(t).numpy(), fingerprint_pairs=tf.fingerprint(tf.reshape(t, [-1, 2])).numpy(),
         numbers=NUMBERS, fingerprint_numbers=tf.fingerprint(NUMBERS).numpy(),
-        tf_version=np.array(tf.__version__))
+        tf_version=np.array(tf.__version__), **crosses())
     print(f"wrote {OUT}: {len(strings)} strings")
 
 

@@ -27,6 +27,8 @@ _register_fn("SparseTensorDenseAdd", "opforge.gradients.sparse_grads:sparse_tens
 _register_fn("SparseTensorDenseMatMul", "opforge.gradients.sparse_grads:sparse_tensor_dense_mat_mul_grad")
 _not_differentiable("SparseAddGrad")
 _not_differentiable("SparseConcat")
+_not_differentiable("SparseCross")
+_not_differentiable("SparseCrossV2")
 _not_differentiable("SparseDenseCwiseAdd")
 _not_differentiable("SparseFillEmptyRowsGrad")
 _not_differentiable("SparseReduceMax")

@@ -74,6 +74,57 @@ def sparse_concat(indices: Sequence[TensorLike], values: Sequence[TensorLike], s
       output_shape: A `Tensor` of type `int64`.
     """
 
+def sparse_cross(indices: Sequence[TensorLike], values: Sequence[TensorLike], shapes: Sequence[TensorLike], dense_inputs: Sequence[TensorLike], hashed_output: bool, num_buckets: int, hash_key: int, out_type: DTypeLike, internal_type: DTypeLike, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Generates sparse cross features from a list of sparse and dense tensors.
+
+    Per batch row, every combination of one feature from each input (the sparse inputs first, then
+    the dense ones; the last input varies fastest) becomes one output value: the features joined
+    with '_X_' (ints written in decimal), or with `hashed_output` TensorFlow's FingerprintCat64
+    chain from `hash_key` over each feature's hash (Fingerprint64 of a string, an int itself) modulo
+    `num_buckets` (when > 0). A row with no feature in some input has no crosses. Every input is 2-D
+    with one batch size; the sparse inputs' values must be grouped by row in order. The values are
+    TensorFlow's (tf.sparse.cross_hashed, feature columns' crossed_column).
+
+    Args:
+      indices: A list of at least 0 `Tensor` objects of type `int64`.
+      values: A list of `Tensor` objects with types from: attr `sparse_types`.
+      shapes: A list of at least 0 `Tensor` objects of type `int64`.
+      dense_inputs: A list of `Tensor` objects with types from: attr `dense_types`.
+      hashed_output: A `bool`.
+      num_buckets: A `int` that is `>= 0`.
+      hash_key: A `int`.
+      out_type: A `type` from: `int64`, `string`.
+      internal_type: A `type` from: `int64`, `string`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_values`, `output_shape`).
+      output_indices: A `Tensor` of type `int64`.
+      output_values: A `Tensor` of type `out_type`.
+      output_shape: A `Tensor` of type `int64`.
+    """
+
+def sparse_cross_v2(indices: Sequence[TensorLike], values: Sequence[TensorLike], shapes: Sequence[TensorLike], dense_inputs: Sequence[TensorLike], sep: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Generates string cross features from a list of sparse and dense tensors, joined by a separator.
+
+    SparseCross's string crosses with the separator `sep` (a scalar) instead of '_X_'
+    (tf.sparse.cross).
+
+    Args:
+      indices: A list of at least 0 `Tensor` objects of type `int64`.
+      values: A list of `Tensor` objects with types from: attr `sparse_types`.
+      shapes: A list of at least 0 `Tensor` objects of type `int64`.
+      dense_inputs: A list of `Tensor` objects with types from: attr `dense_types`.
+      sep: A `Tensor` of type `string`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_values`, `output_shape`).
+      output_indices: A `Tensor` of type `int64`.
+      output_values: A `Tensor` of type `string`.
+      output_shape: A `Tensor` of type `int64`.
+    """
+
 def sparse_dense_cwise_add(sp_indices: TensorLike, sp_values: TensorLike, sp_shape: TensorLike, dense: TensorLike, name: str | None = None) -> Tensor:
     r"""Component-wise: adds each SparseTensor value by the dense tensor's element at its index.
 

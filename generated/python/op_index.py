@@ -244,6 +244,8 @@ OPS = {
     "SparseAdd": ("sparse", "sparse_add"),
     "SparseAddGrad": ("sparse", "sparse_add_grad"),
     "SparseConcat": ("sparse", "sparse_concat"),
+    "SparseCross": ("sparse", "sparse_cross"),
+    "SparseCrossV2": ("sparse", "sparse_cross_v2"),
     "SparseDenseCwiseAdd": ("sparse", "sparse_dense_cwise_add"),
     "SparseDenseCwiseDiv": ("sparse", "sparse_dense_cwise_div"),
     "SparseDenseCwiseMul": ("sparse", "sparse_dense_cwise_mul"),

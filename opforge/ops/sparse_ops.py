@@ -14,7 +14,7 @@ from ..framework.api import constant
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 
 __all__ = [
-    "SparseTensor", "SparseTensorValue", "add", "concat", "expand_dims", "eye", "fill_empty_rows", "from_dense",
+    "SparseTensor", "SparseTensorValue", "add", "concat", "cross", "cross_hashed", "expand_dims", "eye", "fill_empty_rows", "from_dense",
     "matmul", "maximum", "merge", "minimum", "reduce_max", "reduce_max_sparse", "reduce_sum", "reduce_sum_sparse",
     "reorder", "reset_shape", "reshape", "retain", "segment_mean", "segment_sqrt_n", "segment_sum", "slice", "softmax",
     "sparse_dense_matmul", "sparse_reorder", "sparse_tensor_dense_matmul", "sparse_tensor_to_dense", "split",
@@ -340,3 +340,45 @@ def segment_mean(data, indices, segment_ids, name=None, num_segments=None, spars
 
 def segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None, sparse_gradient=False):
     return _segment("sqrt_n", data, indices, segment_ids, name, num_segments, sparse_gradient)
+
+
+_DEFAULT_HASH_KEY = 0xDECAFCAFFE  # TensorFlow's default key of hashed crosses
+
+
+def _cross_inputs(inputs):
+    """(sparse parts, dense inputs) of a cross's inputs, ints as int64 (TF's internal type)."""
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("Inputs must be a list")
+    sparse_in = [_sparse(x) for x in inputs if isinstance(x, (SparseTensor, SparseTensorValue))]
+    dense_in = [x for x in inputs if not isinstance(x, (SparseTensor, SparseTensorValue))]
+
+    def as_feature(t):
+        if not (hasattr(t, "op") or hasattr(t, "numpy")):  # Python or NumPy data
+            arr = np.asarray(t)
+            return constant(arr, dtype=_dtypes.string) if arr.dtype.kind in "OSU" else arr.astype(np.int64)
+        return t if _dtypes.as_dtype(t.dtype) in (_dtypes.string, _dtypes.int64) else _ops.cast(t, "int64")
+    values = [as_feature(s.values) for s in sparse_in]
+    dense = [as_feature(d) for d in dense_in]
+    return sparse_in, values, dense
+
+
+def cross(inputs, name=None, separator=None):
+    """The string crosses of the features of each row of inputs (SparseTensors and dense 2-D
+    tensors): every combination, joined by separator ('_X_' when None), as a SparseTensor."""
+    sparse_in, values, dense = _cross_inputs(inputs)
+    sep = constant(b"_X_" if separator is None else separator, dtype=_dtypes.string)
+    i, v, s = _ops.sparse_cross_v2([x.indices for x in sparse_in], values, [x.dense_shape for x in sparse_in], dense,
+                                   sep, name=name)
+    return SparseTensor(i, v, s)
+
+
+def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """The hashed crosses of the features of each row of inputs: TensorFlow's FingerprintCat64
+    values modulo num_buckets (when > 0), as a SparseTensor of int64."""
+    sparse_in, values, dense = _cross_inputs(inputs)
+    strings_only = all(_dtypes.as_dtype(t.dtype) == _dtypes.string for t in values + dense)
+    i, v, s = _ops.sparse_cross([x.indices for x in sparse_in], values, [x.dense_shape for x in sparse_in], dense,
+                                hashed_output=True, num_buckets=int(num_buckets),
+                                hash_key=int(hash_key or _DEFAULT_HASH_KEY), out_type=_dtypes.int64,
+                                internal_type=_dtypes.string if strings_only else _dtypes.int64, name=name)
+    return SparseTensor(i, v, s)

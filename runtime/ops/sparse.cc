@@ -220,6 +220,12 @@ Status SegmentWithNumShape(ShapeContext& c) { return segment_shape(c, 3); }
     shape_fns::register_custom(op, LikeValuesShape);
   }
   shape_fns::register_custom("SparseConcat", SparseConcatShape);
+  for (const char* op : {"SparseCross", "SparseCrossV2"}) {  // a SparseTensor of rank 2
+    shape_fns::register_custom(op, [](ShapeContext& c) {
+      sparse_outputs(c, 0, 2);
+      return Status::OK();
+    });
+  }
   shape_fns::register_custom("SparseReduceSum", SparseReduceShape);
   shape_fns::register_custom("SparseReduceMax", SparseReduceShape);
   shape_fns::register_custom("SparseReduceSumSparse", SparseReduceSparseShape);

@@ -77,8 +77,8 @@ def test_sparse_embedding_model_trains():
 def test_absent_names_say_why():
     with pytest.raises(AttributeError, match="opforge does not have tf.strings.unicode_decode yet: unicode"):
         tf.strings.unicode_decode  # noqa: B018
-    with pytest.raises(AttributeError, match="tf.sparse.cross yet: sparse ops opforge lacks"):
-        tf.sparse.cross  # noqa: B018
+    with pytest.raises(AttributeError, match="tf.sparse.bincount yet: sparse ops opforge lacks"):
+        tf.sparse.bincount  # noqa: B018
 
 
 def test_indexed_slices_and_conversions():

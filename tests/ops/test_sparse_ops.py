@@ -225,6 +225,23 @@ def test_segment_reductions(kind):
     check_grad(lambda x: fn(x, indices, segs), data)
 
 
+def test_crosses_are_tensorflows():
+    """tests/data/string_hashes.npz holds TF's crosses of inputs rebuilt here (tools/tf_string_hashes.py)."""
+    import os  # noqa: PLC0415
+    d = np.load(os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "string_hashes.npz"))
+    a = of.SparseTensor(d["a_indices"].reshape(-1, 2), of.constant([b"f%d" % i for i in d["a_ids"]]),
+                        np.array([6, 4], np.int64))
+    b = of.SparseTensor(d["b_indices"].reshape(-1, 2), d["b_ids"], np.array([6, 4], np.int64))
+    dense = np.array([[b"d%d" % i for i in row] for row in d["d_ids"]], dtype=object)
+    crossed = sp.cross([a, b, dense]).numpy()
+    np.testing.assert_array_equal(crossed.indices, d["cross_indices"])
+    assert crossed.values.tolist() == d["cross_values"].tolist()
+    np.testing.assert_array_equal(sp.cross_hashed([a, b, dense]).numpy().values, d["cross_hashed"])
+    np.testing.assert_array_equal(sp.cross_hashed([a, b, dense], num_buckets=100, hash_key=99).numpy().values,
+                                  d["cross_hashed_100"])
+    assert sp.cross([a, dense], separator="+").numpy().values[0].count(b"+") == 1
+
+
 # ------------------------------------------------------------------------------ gradients
 
 
@@ -287,6 +304,11 @@ OUT = of.SparseTensor(np.array([[0, 0], [5, 1]], np.int64), np.array([1.0, 2.0])
     (lambda: sp.segment_sum(np.ones((3, 2)), [0, 1], [1, 0]), "SparseSegmentSum: segment ids are not increasing"),
     (lambda: sp.segment_mean(np.ones((3, 2)), [0, 3], [0, 0]), r"SparseSegmentMean: Bad: indices\[1\] == 3 out of range"),
     (lambda: sp.segment_sum(np.ones((3, 2)), [0, 1], [0, 4], num_segments=2), "segment ids must be < num_segments"),
+    (lambda: sp.cross([GOOD, np.ones((3, 1), np.int64)]), "SparseCrossV2: Expected batch size 2 got 3"),
+    (lambda: sp.cross([GOOD, np.ones(2, np.int64)]), "SparseCrossV2: Dense inputs should be a matrix"),
+    (lambda: sp.cross_hashed([of.SparseTensor(np.array([[1, 0], [0, 0]], np.int64), np.array([1, 2], np.int64),
+                                              np.array([2, 2], np.int64))]),
+     "SparseCross: Sparse input 0's values must be grouped by row in order"),
     (lambda: of.ops.sparse_add(np.zeros((2, 2), np.int64), np.ones(3), np.array([2, 2], np.int64), np.zeros((0, 2), np.int64),
                                np.ones(0), np.array([2, 2], np.int64), np.float64(0)), "SparseAdd: Expected 2 non-empty a_values"),
 ])

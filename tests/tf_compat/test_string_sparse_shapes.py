@@ -52,6 +52,10 @@ CASES = {
                                                     reduction_indices=p("int32", [1]), keep_dims=True),
     "StringSplit": lambda r, p, c: r.StringSplit(input=p("string", [None]), delimiter=c(b" ")),
     "StringSplitV2": lambda r, p, c: r.StringSplitV2(input=p("string", [None]), sep=c(b",")),
+    "SparseCross": lambda r, p, c: r.SparseCross(
+        indices=[p("int64", [None, 2])], values=[p("string", [None])], shapes=[p("int64", [2])],
+        dense_inputs=[p("int64", [None, 3])], hashed_output=True, num_buckets=10, hash_key=1,
+        out_type="int64", internal_type="int64"),
     "Substr": lambda r, p, c: r.Substr(input=p("string", [None, 1]), pos=p("int32", [4]), len=p("int32", [4])),
     "UnsortedSegmentJoin": lambda r, p, c: r.UnsortedSegmentJoin(
         inputs=p("string", [None, 5]), segment_ids=p("int32", [None]), num_segments=c(7, "int32")),

@@ -106,6 +106,131 @@ OpSpec MakeSparseConcat() {
   return op;
 }
 
+OpSpec MakeSparseCross() {
+  OpSpec op;
+  op.name = "SparseCross";
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt64, -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"values", DType::kInvalid, -1, -1, 4, false});
+  op.inputs.push_back(ArgSpec{"shapes", DType::kInt64, -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_inputs", DType::kInvalid, -1, -1, 5, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", DType::kInvalid, 6, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "N";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "hashed_output";
+    a.type = AttrType::kBool;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_buckets";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "hash_key";
+    a.type = AttrType::kInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_types";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dense_types";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "internal_type";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 6;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseCross", c); };
+  return op;
+}
+
+OpSpec MakeSparseCrossV2() {
+  OpSpec op;
+  op.name = "SparseCrossV2";
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt64, -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"values", DType::kInvalid, -1, -1, 1, false});
+  op.inputs.push_back(ArgSpec{"shapes", DType::kInt64, -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_inputs", DType::kInvalid, -1, -1, 2, false});
+  op.inputs.push_back(ArgSpec{"sep", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "N";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_types";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dense_types";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseCrossV2", c); };
+  return op;
+}
+
 OpSpec MakeSparseDenseCwiseAdd() {
   OpSpec op;
   op.name = "SparseDenseCwiseAdd";
@@ -1101,6 +1226,8 @@ OpSpec MakeSparseToDense() {
   OpRegistry::Global().add_pending(MakeSparseAdd());
   OpRegistry::Global().add_pending(MakeSparseAddGrad());
   OpRegistry::Global().add_pending(MakeSparseConcat());
+  OpRegistry::Global().add_pending(MakeSparseCross());
+  OpRegistry::Global().add_pending(MakeSparseCrossV2());
   OpRegistry::Global().add_pending(MakeSparseDenseCwiseAdd());
   OpRegistry::Global().add_pending(MakeSparseDenseCwiseDiv());
   OpRegistry::Global().add_pending(MakeSparseDenseCwiseMul());

@@ -22,7 +22,7 @@ _STRING_NAMES = (
     "unsorted_segment_join",
 )
 _SPARSE_NAMES = (
-    "add", "concat", "eye", "fill_empty_rows", "from_dense", "matmul", "maximum", "minimum", "merge", "reduce_max",
+    "add", "concat", "cross", "cross_hashed", "eye", "fill_empty_rows", "from_dense", "matmul", "maximum", "minimum", "merge", "reduce_max",
     "reduce_max_sparse", "reduce_sum", "reduce_sum_sparse", "reorder", "reset_shape", "reshape", "retain",
     "segment_mean", "segment_sqrt_n", "segment_sum", "slice", "softmax", "sparse_dense_matmul", "split",
     "to_dense", "to_indicator", "transpose", "expand_dims",

@@ -99,9 +99,9 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         strings.unicode_encode strings.unicode_script strings.unicode_split strings.unicode_split_with_offsets
         strings.unicode_transcode
     """),
-    "sparse ops opforge lacks: serialization (SerializeSparse, DeserializeManySparse), sparse feature crosses (SparseCross), bincount, masking IndexedSlices (sparse.mask, sparse_mask: SetDiff1D) and the TF2 type specs; sparse metrics belong to tf.metrics": _names("""
+    "sparse ops opforge lacks: serialization (SerializeSparse, DeserializeManySparse), bincount, masking IndexedSlices (sparse.mask, sparse_mask: SetDiff1D) and the TF2 type specs; sparse metrics belong to tf.metrics": _names("""
         io.deserialize_many_sparse io.serialize_many_sparse io.serialize_sparse metrics.sparse_average_precision_at_k
-        metrics.sparse_precision_at_k sparse.bincount sparse.cross sparse.cross_hashed sparse.mask
+        metrics.sparse_precision_at_k sparse.bincount sparse.mask
         tf.IndexedSlicesSpec tf.SparseTensorSpec tf.deserialize_many_sparse
         tf.serialize_many_sparse tf.serialize_sparse tf.sparse_mask
     """),

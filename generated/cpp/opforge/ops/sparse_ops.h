@@ -7,6 +7,8 @@
 #include "opforge/ops/sparse/sparse_add.h"
 #include "opforge/ops/sparse/sparse_add_grad.h"
 #include "opforge/ops/sparse/sparse_concat.h"
+#include "opforge/ops/sparse/sparse_cross.h"
+#include "opforge/ops/sparse/sparse_cross_v2.h"
 #include "opforge/ops/sparse/sparse_dense_cwise_add.h"
 #include "opforge/ops/sparse/sparse_dense_cwise_div.h"
 #include "opforge/ops/sparse/sparse_dense_cwise_mul.h"
