@@ -219,3 +219,23 @@ def test_against_tensorflow():
     w3 = ["日本語".encode(), "héllo".encode(), b"abc"]
     for unit in ("BYTE", "UTF8_CHAR"):
         assert _bytes(st.substr(w3, pos, ln, unit=unit)) == tf.strings.substr(w3, pos, ln, unit=unit).numpy().tolist()
+
+
+def test_elementwise_ops_against_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    words = [w.encode() for w in _random_strings(40, max_len=12)]
+    same = [
+        (st.length(words, unit="UTF8_CHAR"), tf.strings.length(words, unit="UTF8_CHAR")),
+        (st.strip(words), tf.strings.strip(words)),
+        (st.upper(words), tf.strings.upper(words)),
+        (st.regex_replace(words, "[a ]+", "<\\0>"), tf.strings.regex_replace(words, "[a ]+", "<\\0>")),
+        (st.regex_replace(words, "(b|x)", "\\1\\1", replace_global=False),
+         tf.strings.regex_replace(words, "(b|x)", "\\1\\1", replace_global=False)),
+        (st.regex_full_match(words, ".*a.*"), tf.strings.regex_full_match(words, ".*a.*")),
+        (st.encode_base64(words, pad=True), tf.io.encode_base64(words, pad=True)),
+        (st.join([words, words[::-1]], separator="/"), tf.strings.join([words, words[::-1]], separator="/")),
+        (st.to_number([b" 1e3", b"-0.25", b"7"], out_type=of.float64),
+         tf.strings.to_number([b" 1e3", b"-0.25", b"7"], out_type=tf.float64)),
+    ]
+    for ours, theirs in same:
+        assert np.asarray(ours.numpy()).tolist() == np.asarray(theirs.numpy()).tolist()
