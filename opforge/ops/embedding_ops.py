@@ -73,13 +73,12 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
     (dropped unless combiner is "sum") and empty rows (zeros, or default_id's embedding), and
     ids of any rank >= 2: the output has sparse_ids' dense shape[:-1] + the embedding's shape."""
     sparse_ids = _as_sparse(sparse_ids, "sparse_ids")
-    rank = sparse_ids.shape.rank
-    if rank is None:
-        raise ValueError("safe_embedding_lookup_sparse: the rank of sparse_ids must be known")
     original_shape = sparse_ids.dense_shape
-    outer = _ops.slice(original_shape, np.array([0], np.int64), np.array([rank - 1], np.int64))
+    # ids of any rank >= 2 (known or not) as a matrix: [prod(shape[:-1]), shape[-1]]
+    last = _ops.sub(_ops.size(original_shape, out_type="int64"), np.int64(1))
+    outer = _ops.slice(original_shape, np.array([0], np.int64), _ops.reshape(last, np.array([1], np.int64)))
     flat_shape = _ops.pack([_ops.prod(outer, np.int32(0), keep_dims=False),
-                            _ops.gather_v2(original_shape, np.int64(rank - 1), np.int32(0))], axis=0)
+                            _ops.gather_v2(original_shape, last, np.int32(0))], axis=0)
     sparse_ids = _sparse.reshape(sparse_ids, flat_shape)
     if sparse_weights is not None:
         sparse_weights = SparseTensor(sparse_ids.indices, _as_sparse(sparse_weights, "sparse_weights").values,

@@ -74,6 +74,18 @@ def test_sparse_embedding_model_trains():
     assert last < 0.05 * first
 
 
+def test_safe_embedding_lookup_of_ids_of_unknown_rank():
+    ids = tf.sparse_placeholder(tf.int64)  # rank unknown when the graph is built
+    table = tf.constant(np.arange(12.0).reshape(4, 3))
+    out = tf.nn.safe_embedding_lookup_sparse(table, ids, combiner="sum", default_id=3)
+    value = tf.SparseTensorValue(np.array([[0, 0, 0], [0, 0, 1], [1, 1, 0]], np.int64), np.array([1, -1, 2], np.int64),
+                                 np.array([2, 2, 2], np.int64))
+    with tf.Session() as sess:
+        got = sess.run(out, {ids: value})
+    want = np.array([[[3, 4, 5], [9, 10, 11]], [[9, 10, 11], [6, 7, 8]]], np.float64)  # empty rows: default_id 3
+    np.testing.assert_array_equal(got, want)
+
+
 def test_absent_names_say_why():
     with pytest.raises(AttributeError, match="opforge does not have tf.strings.unicode_decode yet: unicode"):
         tf.strings.unicode_decode  # noqa: B018
