@@ -19,11 +19,12 @@ namespace {
 struct Column {
   const Tensor* values = nullptr;
   std::vector<int64_t> start, count;  // per row: first value and number of values
+  bool dense = false;
   int64_t width = 0;                  // dense inputs: features per row
 
   bool is_string() const { return values->dtype() == DType::kString; }
-  int64_t features(int64_t row) const { return width > 0 || start.empty() ? width : count[static_cast<size_t>(row)]; }
-  int64_t at(int64_t row, int64_t k) const { return width > 0 ? row * width + k : start[static_cast<size_t>(row)] + k; }
+  int64_t features(int64_t row) const { return dense ? width : count[static_cast<size_t>(row)]; }
+  int64_t at(int64_t row, int64_t k) const { return dense ? row * width + k : start[static_cast<size_t>(row)] + k; }
   std::string text(int64_t row, int64_t k) const {
     const int64_t i = at(row, k);
     return is_string() ? (*values->strings())[static_cast<size_t>(i)] : std::to_string(values->data<int64_t>()[i]);
@@ -82,8 +83,8 @@ Status columns(const KernelContext& ctx, const TensorList& indices, const Tensor
   for (int k = 0; k < dense.size; ++k) {
     Column c;
     c.values = &dense[k];
-    c.width = dense[k].dim(1);
-    if (c.width == 0) c.start.assign(static_cast<size_t>(*batch), 0);  // every row empty
+    c.dense = true;
+    c.width = dense[k].dim(1);  // 0: every row is empty, so no row has crosses
     out->push_back(std::move(c));
   }
   return Status::OK();

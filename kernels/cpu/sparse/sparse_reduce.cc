@@ -197,6 +197,7 @@ Status segment_reduce(KernelContext& ctx, Combine how, const Tensor& data, const
       return ctx.error("Bad: indices[", i, "] == ", ix[static_cast<size_t>(i)], " out of range [0, ", rows, ")");
     }
   }
+  if (n > 0 && seg.back() == INT64_MAX) return ctx.error("segment id ", seg.back(), " is too large");
   int64_t out_rows = n == 0 ? 0 : seg.back() + 1;
   if (num_segments != nullptr) {
     if (num_segments->num_elements() != 1) return ctx.error("num_segments should be a scalar");
@@ -246,11 +247,11 @@ Status segment_grad(KernelContext& ctx, Combine how, const Tensor& grad, const T
   const int64_t segs = grad.dim(0);
   int64_t inner = 1;
   for (int d = 1; d < grad.rank(); ++d) inner *= grad.dim(d);
-  std::vector<int64_t> count(static_cast<size_t>(std::max<int64_t>(segs, 0)), 0);
+  std::map<int64_t, int64_t> count;  // per segment id used (grad's rows may be many more)
   for (size_t i = 0; i < seg.size(); ++i) {
     if (seg[i] < 0 || seg[i] >= segs) return ctx.error("Segment id ", seg[i], " out of range [0, ", segs, ")");
     if (ix[i] < 0 || ix[i] >= rows) return ctx.error("Index ", ix[i], " out of range [0, ", rows, ")");
-    ++count[static_cast<size_t>(seg[i])];
+    ++count[seg[i]];
   }
   std::vector<int64_t> dims = grad.shape().dims();
   dims[0] = rows;
@@ -259,7 +260,7 @@ Status segment_grad(KernelContext& ctx, Combine how, const Tensor& grad, const T
   std::vector<compute_t<T>> acc(static_cast<size_t>(rows * inner), compute_t<T>(0));
   const T* g = grad.data<T>();
   for (size_t i = 0; i < seg.size(); ++i) {
-    const double c = static_cast<double>(count[static_cast<size_t>(seg[i])]);
+    const double c = static_cast<double>(count[seg[i]]);
     const double scale = how == Combine::kMean ? 1.0 / c : how == Combine::kSqrtN ? 1.0 / std::sqrt(c) : 1.0;
     for (int64_t j = 0; j < inner; ++j) {
       acc[static_cast<size_t>(ix[i] * inner + j)] +=
@@ -274,7 +275,9 @@ Status segment_grad(KernelContext& ctx, Combine how, const Tensor& grad, const T
 #define OPF_SEGMENT_KERNELS(KIND, HOW)                                                                        \
   template <typename T>                                                                                       \
   Status SparseSegment##KIND##Cpu(ops::SparseSegment##KIND##Args& a) {                                        \
-    return segment_reduce<T>(a.ctx, HOW, a.data, a.indices, a.segment_ids, nullptr);                          \
+    return sparse::guarded("SparseSegment" #KIND, [&] {                                                       \
+      return segment_reduce<T>(a.ctx, HOW, a.data, a.indices, a.segment_ids, nullptr);                        \
+    });                                                                                                       \
   }                                                                                                           \
   template <typename T>                                                                                       \
   Status SparseSegment##KIND##WithNumSegmentsCpu(ops::SparseSegment##KIND##WithNumSegmentsArgs& a) {          \
@@ -284,7 +287,9 @@ Status segment_grad(KernelContext& ctx, Combine how, const Tensor& grad, const T
   }                                                                                                           \
   template <typename T>                                                                                       \
   Status SparseSegment##KIND##GradCpu(ops::SparseSegment##KIND##GradArgs& a) {                                \
-    return segment_grad<T>(a.ctx, HOW, a.grad, a.indices, a.segment_ids, a.output_dim0);                      \
+    return sparse::guarded("SparseSegment" #KIND "Grad", [&] {                                                \
+      return segment_grad<T>(a.ctx, HOW, a.grad, a.indices, a.segment_ids, a.output_dim0);                    \
+    });                                                                                                       \
   }
 OPF_SEGMENT_KERNELS(Sum, Combine::kSum)
 OPF_SEGMENT_KERNELS(Mean, Combine::kMean)
