@@ -14,7 +14,7 @@ from ..framework.api import constant
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 
 __all__ = [
-    "SparseTensor", "SparseTensorValue", "add", "concat", "cross", "cross_hashed", "expand_dims", "eye", "fill_empty_rows", "from_dense",
+    "SparseTensor", "SparseTensorValue", "add", "bincount", "concat", "cross", "cross_hashed", "mask", "expand_dims", "eye", "fill_empty_rows", "from_dense",
     "matmul", "maximum", "merge", "minimum", "reduce_max", "reduce_max_sparse", "reduce_sum", "reduce_sum_sparse",
     "reorder", "reset_shape", "reshape", "retain", "segment_mean", "segment_sqrt_n", "segment_sum", "slice", "softmax",
     "sparse_dense_matmul", "sparse_reorder", "sparse_tensor_dense_matmul", "sparse_tensor_to_dense", "split",
@@ -382,3 +382,73 @@ def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
                                 hash_key=int(hash_key or _DEFAULT_HASH_KEY), out_type=_dtypes.int64,
                                 internal_type=_dtypes.string if strings_only else _dtypes.int64, name=name)
     return SparseTensor(i, v, s)
+
+
+def mask(a, mask_indices, name=None):
+    """The rows of IndexedSlices a whose indices are not in mask_indices (tf.sparse.mask)."""
+    from ..framework.sparse_tensor import IndexedSlices  # noqa: PLC0415
+    indices = a.indices
+    masked = _ops.reshape(mask_indices if hasattr(mask_indices, "dtype") else np.asarray(mask_indices),
+                          np.array([1, -1], np.int64))
+    hit = _ops.any(_ops.equal(_ops.reshape(indices, np.array([-1, 1], np.int64)), _ops.cast(masked, indices.dtype)),
+                   np.int32(1), keep_dims=False)
+    keep = _ops.reshape(_ops.where(_ops.logical_not(hit)), np.array([-1], np.int64))
+    return IndexedSlices(_ops.gather_v2(a.values, keep, np.int32(0), name=name), _ops.gather_v2(indices, keep, np.int32(0)),
+                         a.dense_shape)
+
+
+def bincount(values, weights=None, axis=0, minlength=None, maxlength=None, binary_output=False, name=None):
+    """Counts of each non-negative integer in values (a tensor or SparseTensor) as a SparseTensor:
+    over all of values (axis 0) or per row of the last dimension (axis -1); weights add their
+    values instead of 1; binary_output gives 1 for each present value. The last dense dim is
+    max(values) + 1, at least minlength, at most maxlength (values from maxlength on are
+    dropped), as TensorFlow's DenseCountSparseOutput computes it."""
+    if weights is not None and binary_output:
+        raise ValueError("Arguments `binary_output` and `weights` are mutually exclusive. Please specify only one.")
+    axis = 0 if axis is None else axis
+    if axis not in (0, -1):
+        raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported.")
+    is_sparse = isinstance(values, (SparseTensor, SparseTensorValue))
+    if is_sparse:
+        sp = _sparse(values)
+        ids = _ops.cast(sp.values, "int64")
+        w = _sparse(weights).values if isinstance(weights, (SparseTensor, SparseTensorValue)) else weights
+        rank = _rank_of(sp)
+        if axis == -1:
+            if rank is None:
+                raise ValueError("bincount: the rank of values must be known for axis=-1")
+            outer = _ops.slice(sp.indices, np.array([0, 0], np.int64), np.array([-1, rank - 1], np.int64))
+            outer_shape = _ops.slice(sp.dense_shape, np.array([0], np.int64), np.array([rank - 1], np.int64))
+    else:
+        dense = values if hasattr(values, "op") or hasattr(values, "numpy") else constant(np.asarray(values))
+        ids = _ops.cast(_ops.reshape(dense, np.array([-1], np.int64)), "int64")
+        w = None if weights is None else _ops.reshape(weights, np.array([-1], np.int64))
+        if axis == -1:
+            if dense.shape.rank is None or dense.shape.rank < 1:
+                raise ValueError("bincount: axis=-1 needs values of known rank >= 1")
+            at = _ops.where(_ops.equal(dense, dense))  # every position of an integer tensor, row-major
+            outer = _ops.slice(at, np.array([0, 0], np.int64), np.array([-1, dense.shape.rank - 1], np.int64))
+            full = _ops.shape(dense, out_type="int64")
+            outer_shape = _ops.slice(full, np.array([0], np.int64), np.array([dense.shape.rank - 1], np.int64))
+    out_dtype = w.dtype if w is not None else (sp.values.dtype if is_sparse else dense.dtype)
+    counts = _ops.cast(w, out_dtype) if w is not None else _ops.ones_like(_ops.cast(ids, out_dtype))
+    size = _ops.add_v2(_ops.max(_ops.concat_v2([ids, np.zeros(1, np.int64)], np.int32(0)), np.int32(0),
+                                keep_dims=False), np.int64(1))
+    if minlength is not None:
+        size = _ops.maximum(size, np.int64(minlength))
+    if maxlength is not None:
+        size = _ops.minimum(size, np.int64(maxlength))
+        keep = _ops.reshape(_ops.where(_ops.less(ids, np.int64(maxlength))), np.array([-1], np.int64))
+        ids, counts = _ops.gather_v2(ids, keep, np.int32(0)), _ops.gather_v2(counts, keep, np.int32(0))
+        if axis == -1:
+            outer = _ops.gather_v2(outer, keep, np.int32(0))
+    column = _ops.reshape(ids, np.array([-1, 1], np.int64))
+    if axis == -1:
+        indices = _ops.concat_v2([outer, column], np.int32(1))
+        shape = _ops.concat_v2([outer_shape, _ops.reshape(size, np.array([1], np.int64))], np.int32(0))
+    else:
+        indices, shape = column, _ops.reshape(size, np.array([1], np.int64))
+    merged = reduce_sum_sparse(SparseTensor(indices, counts, shape), axis=np.zeros(0, np.int32))
+    if binary_output:
+        return SparseTensor(merged.indices, _ops.ones_like(merged.values), merged.dense_shape)
+    return merged

@@ -242,6 +242,41 @@ def test_crosses_are_tensorflows():
     assert sp.cross([a, dense], separator="+").numpy().values[0].count(b"+") == 1
 
 
+def test_bincount_against_numpy():
+    v = RNG.integers(0, 7, (4, 5)).astype(np.int32)
+    w = RNG.random((4, 5))
+
+    def counts(out):
+        o = out.numpy()
+        dense = np.zeros(o.dense_shape, o.values.dtype)
+        dense[tuple(o.indices.T)] = o.values
+        return dense
+    np.testing.assert_array_equal(counts(sp.bincount(v)), np.bincount(v.ravel()))
+    np.testing.assert_array_equal(counts(sp.bincount(v, minlength=10)), np.bincount(v.ravel(), minlength=10))
+    np.testing.assert_allclose(counts(sp.bincount(v, weights=w)), np.bincount(v.ravel(), w.ravel()))
+    rows = np.stack([np.bincount(r, minlength=v.max() + 1) for r in v])
+    np.testing.assert_array_equal(counts(sp.bincount(v, axis=-1)), rows)
+    np.testing.assert_array_equal(counts(sp.bincount(v, axis=-1, binary_output=True)), rows > 0)
+    np.testing.assert_array_equal(counts(sp.bincount(v, maxlength=3)), np.bincount(v.ravel())[:3])
+    s, d = random_sparse((3, 4), dtype=np.int64)
+    present = np.abs(d[d != 0]).astype(np.int64)
+    s = of.SparseTensor(s.indices, of.ops.abs(s.values), s.dense_shape)
+    np.testing.assert_array_equal(counts(sp.bincount(s)), np.bincount(present))
+    with pytest.raises(ValueError, match="mutually exclusive"):
+        sp.bincount(v, weights=w, binary_output=True)
+    with pytest.raises(ValueError, match="Only 0 and -1"):
+        sp.bincount(v, axis=1)
+
+
+def test_mask_drops_the_masked_rows():
+    from opforge.framework.sparse_tensor import IndexedSlices
+    a = IndexedSlices(np.arange(8.0).reshape(4, 2), np.array([3, 1, 7, 1], np.int64), np.array([8, 2], np.int64))
+    m = sp.mask(a, [1, 5])
+    assert m.indices.numpy().tolist() == [3, 7]
+    assert m.values.numpy().tolist() == [[0.0, 1.0], [4.0, 5.0]]
+    np.testing.assert_array_equal(a.to_dense().numpy()[[1, 3, 7]], [[8.0, 10.0], [0.0, 1.0], [4.0, 5.0]])
+
+
 # ------------------------------------------------------------------------------ gradients
 
 

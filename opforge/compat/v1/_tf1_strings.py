@@ -22,7 +22,7 @@ _STRING_NAMES = (
     "unsorted_segment_join",
 )
 _SPARSE_NAMES = (
-    "add", "concat", "cross", "cross_hashed", "eye", "fill_empty_rows", "from_dense", "matmul", "maximum", "minimum", "merge", "reduce_max",
+    "add", "bincount", "concat", "cross", "cross_hashed", "eye", "mask", "fill_empty_rows", "from_dense", "matmul", "maximum", "minimum", "merge", "reduce_max",
     "reduce_max_sparse", "reduce_sum", "reduce_sum_sparse", "reorder", "reset_shape", "reshape", "retain",
     "segment_mean", "segment_sqrt_n", "segment_sum", "slice", "softmax", "sparse_dense_matmul", "split",
     "to_dense", "to_indicator", "transpose", "expand_dims",
@@ -36,7 +36,7 @@ __all__ = [
     "sparse_reduce_sum", "sparse_reduce_sum_sparse", "sparse_reset_shape", "sparse_reshape", "sparse_retain",
     "sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_segment_sum", "sparse_slice", "sparse_softmax",
     "sparse_split", "sparse_tensor_dense_matmul", "sparse_to_dense", "sparse_to_indicator", "sparse_transpose",
-    "sparse_matmul", "convert_to_tensor_or_sparse_tensor", "IndexedSlices", "convert_to_tensor_or_indexed_slices",
+    "sparse_matmul", "sparse_mask", "convert_to_tensor_or_sparse_tensor", "IndexedSlices", "convert_to_tensor_or_indexed_slices",
 ]
 
 strings = Namespace("strings", {n: getattr(_st, n) for n in _STRING_NAMES})
@@ -69,6 +69,7 @@ sparse_reset_shape, sparse_reshape, sparse_retain = _sp.reset_shape, _sp.reshape
 sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum = _sp.segment_mean, _sp.segment_sqrt_n, _sp.segment_sum
 sparse_slice, sparse_softmax, sparse_split, sparse_transpose = _sp.slice, _sp.softmax, _sp.split, _sp.transpose
 sparse_tensor_dense_matmul, sparse_to_indicator = _sp.sparse_dense_matmul, _sp.to_indicator
+sparse_mask = _sp.mask
 
 
 def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0, validate_indices=True, name=None):
