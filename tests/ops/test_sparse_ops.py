@@ -407,3 +407,16 @@ def test_against_tensorflow():
             np.testing.assert_allclose(
                 em.safe_embedding_lookup_sparse(params, oids, ow, combiner=combiner).numpy(),
                 tf.nn.safe_embedding_lookup_sparse(params, ids, w, combiner=combiner).numpy(), rtol=1e-12)
+
+
+def test_bincount_against_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    v = RNG.integers(0, 6, (3, 4)).astype(np.int32)
+    w = RNG.random((3, 4)).astype(np.float32)
+    for kw in ({}, {"axis": -1}, {"minlength": 9}, {"maxlength": 3, "axis": -1}, {"binary_output": True},
+               {"weights": w, "axis": -1}):
+        ours, theirs = sp.bincount(v, **kw).numpy(), tf.sparse.bincount(v, **kw)
+        np.testing.assert_array_equal(ours.indices, theirs.indices.numpy())
+        np.testing.assert_array_equal(ours.values, theirs.values.numpy())
+        np.testing.assert_array_equal(ours.dense_shape, theirs.dense_shape.numpy())
+        assert ours.values.dtype == theirs.values.dtype.as_numpy_dtype
