@@ -17,6 +17,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "data", "string_hashes.npz")
 BUCKETS = 2**62 + 7  # large, so that the bucket shows most of the 64-bit hash
 KEY = (0x0123456789ABCDEF, 0x7EDCBA9876543210)
+SER_INDICES = np.array([[0, 1, 1], [2, 0, 3], [2, 1, 0]], np.int64)
+SER_FLOATS = np.array([1.5, -2.0, 0.25], np.float32)
 NUMBERS = np.random.default_rng(5).normal(size=(7, 3, 2))  # Fingerprint of numeric rows: their raw bytes
 
 
@@ -41,6 +43,22 @@ def crosses() -> dict:
     return parts
 
 
+def serialized() -> dict:
+    """TF's serialize_sparse / serialize_many_sparse bytes of a float and a string SparseTensor
+    (indices SER_INDICES, dense shape [3, 2, 4]; values SER_FLOATS, or b"s<k>" for value k)."""
+    t = tf.sparse.SparseTensor(SER_INDICES, SER_FLOATS, [3, 2, 4])
+    u = tf.sparse.SparseTensor(SER_INDICES, [b"s%d" % k for k in range(len(SER_INDICES))], [3, 2, 4])
+    out = dict(ser_indices=SER_INDICES, ser_floats=SER_FLOATS)
+    for key, value in (("ser_one", tf.io.serialize_sparse(t)), ("ser_many", tf.io.serialize_many_sparse(t)),
+                       ("ser_many_strings", tf.io.serialize_many_sparse(u))):
+        # (bytes that may end in NUL: a blob and lengths, as the strings above, not a fixed-width array)
+        flat = value.numpy().reshape(-1).tolist()
+        out[f"{key}_blob"] = np.frombuffer(b"".join(flat), np.uint8)
+        out[f"{key}_lengths"] = np.array([len(x) for x in flat], np.int64)
+        out[f"{key}_shape"] = np.array(value.shape, np.int64)
+    return out
+
+
 def main() -> None:
     rng = np.random.default_rng(20261126)
     strings = [bytes(rng.integers(0, 256, n, dtype=np.uint8)) for n in range(71)]
@@ -55,7 +73,7 @@ def main() -> None:
         legacy=tf.strings.to_hash_bucket(t, BUCKETS).numpy(),
         fingerprint=tf.fingerprint(t).numpy(), fingerprint_pairs=tf.fingerprint(tf.reshape(t, [-1, 2])).numpy(),
         numbers=NUMBERS, fingerprint_numbers=tf.fingerprint(NUMBERS).numpy(),
-        tf_version=np.array(tf.__version__), **crosses())
+        tf_version=np.array(tf.__version__), **crosses(), **serialized())
     print(f"wrote {OUT}: {len(strings)} strings")
 
 

@@ -6,6 +6,69 @@ from opforge.framework.dtypes import DTypeLike, ShapeLike, TensorLike
 
 __all__: list[str]
 
+def deserialize_many_sparse(serialized_sparse: TensorLike, dtype: DTypeLike, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Deserializes and concatenates SparseTensors from a serialized minibatch.
+
+    Each row of `serialized_sparse` ([N, 3]: a SparseTensor serialized as SerializeSparse writes it)
+    becomes the slice [i] of the output, whose indices get i as their first column, in row order
+    (reorder afterwards if the inputs were not in canonical order); its dense shape is N followed by
+    the largest size of each dimension over the inputs, which must all have the rank and dtype
+    given. An empty minibatch, malformed protos, ranks or dtypes that differ, and values that do not
+    match the indices are InvalidArgumentErrors (tf.io.deserialize_many_sparse).
+
+    Args:
+      serialized_sparse: A `Tensor` of type `string`.
+      dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
+        `float16`, `float32`, `float64`, `string`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sparse_indices`, `sparse_values`, `sparse_shape`).
+      sparse_indices: A `Tensor` of type `int64`.
+      sparse_values: A `Tensor` of type `dtype`.
+      sparse_shape: A `Tensor` of type `int64`.
+    """
+
+def serialize_many_sparse(sparse_indices: TensorLike, sparse_values: TensorLike, sparse_shape: TensorLike, out_type: DTypeLike = "string", name: str | None = None) -> Tensor:
+    r"""Serializes an N-minibatch SparseTensor into an [N, 3] string tensor.
+
+    Row i serializes (as SerializeSparse) the SparseTensor of rank R - 1 made of the values whose
+    first index is i: their indices without the first column, the shape without the first dimension.
+    The input must have rank >= 2 and first indices within its first dimension
+    (tf.io.serialize_many_sparse).
+
+    Args:
+      sparse_indices: A `Tensor` of type `int64`.
+      sparse_values: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`,
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      sparse_shape: A `Tensor` of type `int64`.
+      out_type: An optional `type` from: `string`. Defaults to `"string"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+    """
+
+def serialize_sparse(sparse_indices: TensorLike, sparse_values: TensorLike, sparse_shape: TensorLike, out_type: DTypeLike = "string", name: str | None = None) -> Tensor:
+    r"""Serializes a SparseTensor into a [3] vector of serialized TensorProtos.
+
+    The indices, values and dense shape, each as TensorFlow serializes a tensor (a TensorProto:
+    dtype, shape, raw little-endian content or, for strings, string_val), byte for byte as
+    TensorFlow writes them (tf.io.serialize_sparse). out_type must be string (a variant holding the
+    tensors is not offered).
+
+    Args:
+      sparse_indices: A `Tensor` of type `int64`.
+      sparse_values: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`,
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      sparse_shape: A `Tensor` of type `int64`.
+      out_type: An optional `type` from: `string`. Defaults to `"string"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+    """
+
 def sparse_add(a_indices: TensorLike, a_values: TensorLike, a_shape: TensorLike, b_indices: TensorLike, b_values: TensorLike, b_shape: TensorLike, thresh: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
     r"""Adds two SparseTensors, producing another SparseTensor.
 

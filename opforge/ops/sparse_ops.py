@@ -14,7 +14,8 @@ from ..framework.api import constant
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 
 __all__ = [
-    "SparseTensor", "SparseTensorValue", "add", "bincount", "concat", "cross", "cross_hashed", "mask", "expand_dims", "eye", "fill_empty_rows", "from_dense",
+    "SparseTensor", "SparseTensorValue", "add", "bincount", "deserialize_many_sparse", "serialize_many_sparse",
+    "serialize_sparse", "concat", "cross", "cross_hashed", "mask", "expand_dims", "eye", "fill_empty_rows", "from_dense",
     "matmul", "maximum", "merge", "minimum", "reduce_max", "reduce_max_sparse", "reduce_sum", "reduce_sum_sparse",
     "reorder", "reset_shape", "reshape", "retain", "segment_mean", "segment_sqrt_n", "segment_sum", "slice", "softmax",
     "sparse_dense_matmul", "sparse_reorder", "sparse_tensor_dense_matmul", "sparse_tensor_to_dense", "split",
@@ -452,3 +453,22 @@ def bincount(values, weights=None, axis=0, minlength=None, maxlength=None, binar
     if binary_output:
         return SparseTensor(merged.indices, _ops.ones_like(merged.values), merged.dense_shape)
     return merged
+
+
+def serialize_sparse(sp_input, name=None, out_type=_dtypes.string):
+    """sp_input as a [3] string vector of serialized TensorProtos (TensorFlow's bytes)."""
+    sp = _sparse(sp_input)
+    return _ops.serialize_sparse(sp.indices, sp.values, sp.dense_shape, out_type=out_type, name=name)
+
+
+def serialize_many_sparse(sp_input, name=None, out_type=_dtypes.string):
+    """A [N, 3] string matrix: row i serializes the slice sp_input[i] (rank R - 1)."""
+    sp = _sparse(sp_input)
+    return _ops.serialize_many_sparse(sp.indices, sp.values, sp.dense_shape, out_type=out_type, name=name)
+
+
+def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name=None):
+    """The SparseTensor whose slice [i] is row i of serialized_sparse ([N, 3]); rank, when
+    given, is the output's rank (checked when the graph is built where it is known)."""
+    i, v, s = _ops.deserialize_many_sparse(serialized_sparse, dtype=dtype, name=name)
+    return SparseTensor(i, v, s)

@@ -220,6 +220,21 @@ Status SegmentWithNumShape(ShapeContext& c) { return segment_shape(c, 3); }
     shape_fns::register_custom(op, LikeValuesShape);
   }
   shape_fns::register_custom("SparseConcat", SparseConcatShape);
+  shape_fns::register_custom("SerializeSparse", [](ShapeContext& c) {
+    c.set_output(0, Shape{3});
+    return Status::OK();
+  });
+  shape_fns::register_custom("SerializeManySparse", [](ShapeContext& c) {  // [dense_shape[0], 3]
+    std::vector<int64_t> shape;
+    bool known = false;
+    OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &shape, &known));
+    c.set_output(0, Shape{known && !shape.empty() ? shape[0] : Shape::kUnknownDim, 3});
+    return Status::OK();
+  });
+  shape_fns::register_custom("DeserializeManySparse", [](ShapeContext& c) {
+    sparse_outputs(c, 0, Shape::kUnknownDim);
+    return Status::OK();
+  });
   for (const char* op : {"SparseCross", "SparseCrossV2"}) {  // a SparseTensor of rank 2
     shape_fns::register_custom(op, [](ShapeContext& c) {
       sparse_outputs(c, 0, 2);

@@ -89,8 +89,8 @@ def test_safe_embedding_lookup_of_ids_of_unknown_rank():
 def test_absent_names_say_why():
     with pytest.raises(AttributeError, match="opforge does not have tf.strings.unicode_decode yet: unicode"):
         tf.strings.unicode_decode  # noqa: B018
-    with pytest.raises(AttributeError, match="tf.serialize_sparse yet: SparseTensor serialization"):
-        tf.serialize_sparse  # noqa: B018
+    with pytest.raises(AttributeError, match="tf.SparseTensorSpec yet: the TF2 type specs"):
+        tf.SparseTensorSpec  # noqa: B018
 
 
 def test_indexed_slices_and_conversions():

@@ -114,4 +114,8 @@ def base_calls() -> dict:
         "SparseCross": lambda r: (cross(r), {"hashed_output": True, "num_buckets": 100, "hash_key": 7,
                                              "out_type": "int64", "internal_type": "int64"}),
         "SparseCrossV2": lambda r: ({**cross(r), "sep": s0("_")}, {}),
+        "SerializeSparse": lambda r: ({"sparse_indices": ix, "sparse_values": vals(r), "sparse_shape": shape}, {}),
+        "SerializeManySparse": lambda r: ({"sparse_indices": ix, "sparse_values": vals(r), "sparse_shape": shape}, {}),
+        "DeserializeManySparse": lambda r: ({"serialized_sparse": of.raw_ops.SerializeManySparse(
+            sparse_indices=ix, sparse_values=vals(r), sparse_shape=shape)}, {"dtype": "float"}),
     }

@@ -242,6 +242,29 @@ def test_crosses_are_tensorflows():
     assert sp.cross([a, dense], separator="+").numpy().values[0].count(b"+") == 1
 
 
+def test_serialization_is_tensorflows_and_round_trips():
+    import os  # noqa: PLC0415
+    d = np.load(os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "string_hashes.npz"))
+    shape = np.array([3, 2, 4], np.int64)
+    t = of.SparseTensor(d["ser_indices"], d["ser_floats"], shape)
+    u = of.SparseTensor(d["ser_indices"], of.constant([b"s%d" % k for k in range(3)]), shape)
+
+    def tf_bytes(key):  # TensorFlow's serialized strings, stored as a blob and lengths
+        parts = np.split(d[f"{key}_blob"], np.cumsum(d[f"{key}_lengths"])[:-1])
+        return np.array([bytes(p) for p in parts], dtype=object).reshape(d[f"{key}_shape"])
+    assert sp.serialize_sparse(t).numpy().tolist() == tf_bytes("ser_one").tolist()  # TensorFlow's bytes
+    assert sp.serialize_many_sparse(t).numpy().tolist() == tf_bytes("ser_many").tolist()
+    assert sp.serialize_many_sparse(u).numpy().tolist() == tf_bytes("ser_many_strings").tolist()
+    back = sp.deserialize_many_sparse(of.constant(tf_bytes("ser_many_strings"), dtype=of.string),
+                                      dtype=of.string).numpy()
+    np.testing.assert_array_equal(back.indices, d["ser_indices"])
+    assert back.values.tolist() == [b"s0", b"s1", b"s2"]
+    for dtype in (np.float64, np.int32, np.bool_, np.uint8):
+        s, dense = random_sparse((4, 3, 2), dtype=dtype)
+        out = sp.deserialize_many_sparse(sp.serialize_many_sparse(s), dtype=of.as_dtype(dtype))
+        np.testing.assert_array_equal(dense_of(out), dense)
+
+
 def test_bincount_against_numpy():
     v = RNG.integers(0, 7, (4, 5)).astype(np.int32)
     w = RNG.random((4, 5))
@@ -344,6 +367,17 @@ OUT = of.SparseTensor(np.array([[0, 0], [5, 1]], np.int64), np.array([1.0, 2.0])
     (lambda: sp.cross_hashed([of.SparseTensor(np.array([[1, 0], [0, 0]], np.int64), np.array([1, 2], np.int64),
                                               np.array([2, 2], np.int64))]),
      "SparseCross: Sparse input 0's values must be grouped by row in order"),
+    (lambda: sp.deserialize_many_sparse(of.constant(np.array([[b"x", b"y", b"z"]], object), dtype=of.string),
+                                        dtype=of.float32), r"DeserializeManySparse: Could not parse serialized_sparse\[0\]"),
+    (lambda: sp.deserialize_many_sparse(sp.serialize_many_sparse(GOOD), dtype=of.int32),
+     "DeserializeManySparse: Requested SparseTensor of type int32"),
+    (lambda: sp.deserialize_many_sparse(of.constant(np.concatenate([
+        sp.serialize_many_sparse(GOOD).numpy(), sp.serialize_many_sparse(sp.reshape(GOOD, [2, 1, 2])).numpy()]),
+        dtype=of.string), dtype=of.float64), "Inconsistent rank across SparseTensors"),
+    (lambda: sp.deserialize_many_sparse(of.constant(np.zeros((0, 3), object), dtype=of.string), dtype=of.float32),
+     "Serialized sparse should have at least 1 serialized tensor"),
+    (lambda: sp.serialize_many_sparse(of.SparseTensor(np.array([[0]], np.int64), np.array([1.0]), np.array([2], np.int64))),
+     "SerializeManySparse: Rank of input SparseTensor should be > 1"),
     (lambda: of.ops.sparse_add(np.zeros((2, 2), np.int64), np.ones(3), np.array([2, 2], np.int64), np.zeros((0, 2), np.int64),
                                np.ones(0), np.array([2, 2], np.int64), np.float64(0)), "SparseAdd: Expected 2 non-empty a_values"),
 ])

@@ -120,6 +120,13 @@ CASES = {
     "SparseSliceGrad": lambda r, p, c: r.SparseSliceGrad(
         backprop_val_grad=p("float32", [None]), input_indices=p("int64", [6, 2]), input_start=p("int64", [2]),
         output_indices=p("int64", [None, 2])),
+    "SerializeSparse": lambda r, p, c: r.SerializeSparse(
+        sparse_indices=p("int64", [None, 2]), sparse_values=p("float32", [None]), sparse_shape=p("int64", [2])),
+    "SerializeManySparse": lambda r, p, c: r.SerializeManySparse(
+        sparse_indices=p("int64", [None, 2]), sparse_values=p("float32", [None]),
+        sparse_shape=c(np.array([4, 3], np.int64))),
+    "DeserializeManySparse": lambda r, p, c: r.DeserializeManySparse(
+        serialized_sparse=p("string", [None, 3]), dtype="float32"),
     "SparseFillEmptyRowsGrad": lambda r, p, c: r.SparseFillEmptyRowsGrad(
         reverse_index_map=p("int64", [6]), grad_values=p("float32", [None])),
 }

@@ -10,6 +10,86 @@ namespace opforge {
 namespace ops {
 namespace {
 
+OpSpec MakeDeserializeManySparse() {
+  OpSpec op;
+  op.name = "DeserializeManySparse";
+  op.inputs.push_back(ArgSpec{"serialized_sparse", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sparse_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sparse_values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sparse_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DeserializeManySparse", c); };
+  return op;
+}
+
+OpSpec MakeSerializeManySparse() {
+  OpSpec op;
+  op.name = "SerializeManySparse";
+  op.inputs.push_back(ArgSpec{"sparse_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sparse_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sparse_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"serialized_sparse", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(static_cast<DType>(7));
+    a.allowed = {AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SerializeManySparse", c); };
+  return op;
+}
+
+OpSpec MakeSerializeSparse() {
+  OpSpec op;
+  op.name = "SerializeSparse";
+  op.inputs.push_back(ArgSpec{"sparse_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sparse_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sparse_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"serialized_sparse", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(static_cast<DType>(7));
+    a.allowed = {AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SerializeSparse", c); };
+  return op;
+}
+
 OpSpec MakeSparseAdd() {
   OpSpec op;
   op.name = "SparseAdd";
@@ -1223,6 +1303,9 @@ OpSpec MakeSparseToDense() {
 }
 
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::Global().add_pending(MakeDeserializeManySparse());
+  OpRegistry::Global().add_pending(MakeSerializeManySparse());
+  OpRegistry::Global().add_pending(MakeSerializeSparse());
   OpRegistry::Global().add_pending(MakeSparseAdd());
   OpRegistry::Global().add_pending(MakeSparseAddGrad());
   OpRegistry::Global().add_pending(MakeSparseConcat());

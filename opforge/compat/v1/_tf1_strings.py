@@ -36,7 +36,7 @@ __all__ = [
     "sparse_reduce_sum", "sparse_reduce_sum_sparse", "sparse_reset_shape", "sparse_reshape", "sparse_retain",
     "sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_segment_sum", "sparse_slice", "sparse_softmax",
     "sparse_split", "sparse_tensor_dense_matmul", "sparse_to_dense", "sparse_to_indicator", "sparse_transpose",
-    "sparse_matmul", "sparse_mask", "convert_to_tensor_or_sparse_tensor", "IndexedSlices", "convert_to_tensor_or_indexed_slices",
+    "sparse_matmul", "sparse_mask", "serialize_sparse", "serialize_many_sparse", "deserialize_many_sparse", "convert_to_tensor_or_sparse_tensor", "IndexedSlices", "convert_to_tensor_or_indexed_slices",
 ]
 
 strings = Namespace("strings", {n: getattr(_st, n) for n in _STRING_NAMES})
@@ -70,6 +70,8 @@ sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum = _sp.segment_mea
 sparse_slice, sparse_softmax, sparse_split, sparse_transpose = _sp.slice, _sp.softmax, _sp.split, _sp.transpose
 sparse_tensor_dense_matmul, sparse_to_indicator = _sp.sparse_dense_matmul, _sp.to_indicator
 sparse_mask = _sp.mask
+serialize_sparse, serialize_many_sparse = _sp.serialize_sparse, _sp.serialize_many_sparse
+deserialize_many_sparse = _sp.deserialize_many_sparse
 
 
 def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0, validate_indices=True, name=None):
@@ -108,5 +110,8 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
 # ---- tf.io's base64 names and tf.nn's sparse embedding lookups
 _tf1.io.encode_base64 = in_default_graph(encode_base64)
 _tf1.io.decode_base64 = in_default_graph(decode_base64)
+_tf1.io.serialize_sparse = in_default_graph(serialize_sparse)
+_tf1.io.serialize_many_sparse = in_default_graph(serialize_many_sparse)
+_tf1.io.deserialize_many_sparse = in_default_graph(deserialize_many_sparse)
 _tf1.nn.embedding_lookup_sparse = in_default_graph(_embedding.embedding_lookup_sparse)
 _tf1.nn.safe_embedding_lookup_sparse = in_default_graph(_embedding.safe_embedding_lookup_sparse)

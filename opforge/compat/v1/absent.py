@@ -99,10 +99,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         strings.unicode_encode strings.unicode_script strings.unicode_split strings.unicode_split_with_offsets
         strings.unicode_transcode
     """),
-    "SparseTensor serialization (SerializeSparse, SerializeManySparse, DeserializeManySparse: TensorProto strings for queues) and the TF2 type specs are not in opforge; sparse metrics belong to tf.metrics": _names("""
-        io.deserialize_many_sparse io.serialize_many_sparse io.serialize_sparse metrics.sparse_average_precision_at_k
-        metrics.sparse_precision_at_k tf.IndexedSlicesSpec tf.SparseTensorSpec tf.deserialize_many_sparse
-        tf.serialize_many_sparse tf.serialize_sparse
+    "the TF2 type specs of sparse values are not offered in compat.v1; sparse metrics belong to tf.metrics": _names("""
+        metrics.sparse_average_precision_at_k metrics.sparse_precision_at_k tf.IndexedSlicesSpec tf.SparseTensorSpec
     """),
     "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, Cross, EditDistance, Dilation2D, FractionalPool, MaxPoolWithArgmax, CumulativeLogsumexp, RandomGamma, RandomPoisson and the stateless samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""
         io.matching_files io.read_file io.serialize_tensor io.write_file math.approx_max_k math.approx_min_k

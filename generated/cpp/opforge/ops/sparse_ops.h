@@ -4,6 +4,9 @@
 
 // One header per op (opforge/ops/sparse/<op>.h): kernels include those of the ops they
 // implement; this header gathers them all.
+#include "opforge/ops/sparse/deserialize_many_sparse.h"
+#include "opforge/ops/sparse/serialize_many_sparse.h"
+#include "opforge/ops/sparse/serialize_sparse.h"
 #include "opforge/ops/sparse/sparse_add.h"
 #include "opforge/ops/sparse/sparse_add_grad.h"
 #include "opforge/ops/sparse/sparse_concat.h"
