@@ -88,7 +88,7 @@ def _build_op(pb, lm: LineMap, idx: int, group: str, source: str) -> Op:
         gradients=tuple(gradients), gradient_fn=pb.gradient_fn,
         not_differentiable=pb.not_differentiable, reference=pb.reference.strip(),
         snake_name=snake_case(pb.name), inferred_attrs=frozenset(inferred), source=source,
-        python_names=python_names,
+        python_names=python_names, is_distributed_communication=pb.is_distributed_communication,
     )
 
 

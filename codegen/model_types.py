@@ -95,6 +95,9 @@ class Op:
     gradient_fn: str
     not_differentiable: bool
     reference: str
+    # TensorFlow's is_distributed_communication: the op talks to other processes (collectives);
+    # executors run such ops in the same order on every process.
+    is_distributed_communication: bool = False
     # derived
     snake_name: str = field(default="")
     inferred_attrs: frozenset = field(default=frozenset())

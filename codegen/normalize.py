@@ -117,6 +117,7 @@ def to_proto(op: Op):
     pb.is_commutative = op.is_commutative
     pb.is_aggregate = op.is_aggregate
     pb.is_stateful = op.is_stateful
+    pb.is_distributed_communication = op.is_distributed_communication
     if op.shape_fn:
         pb.shape_fn = f"{op.shape_fn.name}({', '.join(op.shape_fn.args)})"
     for g in op.gradients:

@@ -3,11 +3,12 @@
 # tests on it. Any sanitizer report fails.
 #
 #   bash tools/sanitized_tests.sh [pytest args...]
-#       AddressSanitizer + UndefinedBehaviorSanitizer (default: tests/ops tests/graph tests/data tests/io tests/layers tests/training tests/summary tests/compat -q).
+#       AddressSanitizer + UndefinedBehaviorSanitizer (default: tests/ops tests/graph tests/data tests/io tests/layers tests/training tests/summary tests/compat tests/distribute -q).
+#       Built without MPI (OPFORGE_MPI=OFF), so tests/distribute checks the collectives' no-MPI path.
 #       UBSan does not recover (-fno-sanitize-recover), ASan aborts.
 #   OPFORGE_SANITIZER=thread bash tools/sanitized_tests.sh [pytest args...]
 #       ThreadSanitizer (default: the concurrency tests, tests/graph/test_session_threads.py,
-#       tests/graph/test_concurrent_executor.py
+#       tests/graph/test_concurrent_executor.py, tests/distribute/test_collective_ops.py (the collective thread)
 #       and tests/runtime); a data race report fails the run.
 #
 # Python itself is not instrumented, so the sanitizer runtime is preloaded; ASan's leak
@@ -23,7 +24,7 @@ esac
 venv=$(realpath -m "${OPFORGE_SANITIZER_VENV:-${OPFORGE_ASAN_VENV:-$venv_default}}")
 python -m venv --system-site-packages "$venv"
 "$venv/bin/pip" install --no-build-isolation --no-deps -q \
-  -C cmake.define.OPFORGE_SANITIZE=$define -C cmake.define.OPFORGE_CUDA=OFF \
+  -C cmake.define.OPFORGE_SANITIZE=$define -C cmake.define.OPFORGE_CUDA=OFF -C cmake.define.OPFORGE_MPI=OFF \
   -C cmake.build-type=RelWithDebInfo -C build-dir=$build .
 # Make sure the tests below really run the instrumented runtime (before preloading anything).
 rt=$(ls "$venv"/lib/python3*/site-packages/opforge/lib/libopforge_runtime.so* | head -1)
@@ -44,7 +45,7 @@ if [ "$kind" = address ]; then
   export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_odr_violation=0
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   export OPFORGE_FUZZ_EXAMPLES=${OPFORGE_FUZZ_EXAMPLES:-8}
-  if [ $# -eq 0 ]; then set -- tests/ops tests/graph tests/data tests/io tests/layers tests/training tests/summary tests/compat -q -p no:cacheprovider; fi
+  if [ $# -eq 0 ]; then set -- tests/ops tests/graph tests/data tests/io tests/layers tests/training tests/summary tests/compat tests/distribute -q -p no:cacheprovider; fi
 else
   export LD_PRELOAD="$(gcc -print-file-name=libtsan.so)"
   # halt_on_error: the first race fails the run. Reports from inside the uninstrumented
@@ -52,6 +53,6 @@ else
   export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$(pwd)/tools/tsan.supp"
   # (the GEMM matrix of tests/runtime/test_threading.py is left out: 10x slower under TSan and
   # single-threaded per call; its split GEMMs run in the conv and batched test instead)
-  if [ $# -eq 0 ]; then set -- tests/graph/test_session_threads.py tests/graph/test_concurrent_executor.py tests/runtime -k "not gemm_matches_numpy" -q -p no:cacheprovider; fi
+  if [ $# -eq 0 ]; then set -- tests/graph/test_session_threads.py tests/graph/test_concurrent_executor.py tests/distribute/test_collective_ops.py tests/runtime -k "not gemm_matches_numpy" -q -p no:cacheprovider; fi
 fi
 "$venv/bin/python" -m pytest "$@"

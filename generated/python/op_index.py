@@ -6,6 +6,7 @@ and gradient bindings of each group listed here; `raw_ops` maps op names to wrap
 
 GROUPS = (
     "array",
+    "collective",
     "control_flow",
     "image",
     "linalg",
@@ -61,6 +62,14 @@ OPS = {
     "UnsortedSegmentSum": ("array", "unsorted_segment_sum"),
     "Where": ("array", "where"),
     "ZerosLike": ("array", "zeros_like"),
+    "CollectiveBcastRecv": ("collective", "collective_bcast_recv"),
+    "CollectiveBcastRecvV2": ("collective", "collective_bcast_recv_v2"),
+    "CollectiveBcastSend": ("collective", "collective_bcast_send"),
+    "CollectiveBcastSendV2": ("collective", "collective_bcast_send_v2"),
+    "CollectiveGather": ("collective", "collective_gather"),
+    "CollectiveGatherV2": ("collective", "collective_gather_v2"),
+    "CollectiveReduce": ("collective", "collective_reduce"),
+    "CollectiveReduceV2": ("collective", "collective_reduce_v2"),
     "ControlTrigger": ("control_flow", "control_trigger"),
     "Enter": ("control_flow", "enter"),
     "Exit": ("control_flow", "exit"),

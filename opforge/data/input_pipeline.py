@@ -1,11 +1,12 @@
-"""TensorFlow 1's queue-based input pipelines: ``string_input_producer``, ``TextLineReader``,
-``tf.train.batch`` / ``shuffle_batch``.
+"""TensorFlow 1's queue-based input pipelines: ``string_input_producer``, the readers
+(``TextLineReader``, ``FixedLengthRecordReader``, ``TFRecordReader``, ``WholeFileReader``,
+``IdentityReader``), ``tf.train.batch`` / ``shuffle_batch``.
 
 TensorFlow runs these with queues filled by background threads (queue runners). opforge runs
-them on demand, on the host, with the machinery of tf.data (data/dataset.py): the reader's
-``key, value`` and the batch tensors are graph nodes that the Session feeds. Reading a value
-takes the next line of the current file (the next file from the filename queue when one
-ends); a batch runs the tensors it was built from ``batch_size`` times in the same Session,
+them on demand, on the host, with the machinery of tf.data (data/iterator_ops.py): the
+reader's ``key, value`` and the batch tensors are graph nodes that the Session feeds. Reading
+a value takes the next record of the current file (the next file from the filename queue
+when one ends); a batch runs the tensors it was built from ``batch_size`` times in the same Session,
 each run taking the next record. When the filename queue's epochs are used up, the run
 raises OutOfRangeError, as TensorFlow does. ``start_queue_runners`` and ``Coordinator`` are
 there for programs that call them; no thread is needed.
@@ -18,11 +19,14 @@ import threading
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from .dataset import _runtime
-from ..framework.errors import InvalidArgumentError, NotFoundError, OutOfRangeError
+from ..io.tfrecord import RecordReader, TFRecordOptions
+from .iterator_ops import _runtime
+from .readers import read_file_bytes
+from ..framework.errors import InvalidArgumentError, OutOfRangeError
 from ..framework.graph import GraphTensor, get_default_graph, to_graph_tensor
 
-__all__ = ["string_input_producer", "TextLineReader", "batch", "shuffle_batch", "decode_csv"]
+__all__ = ["string_input_producer", "TextLineReader", "FixedLengthRecordReader", "TFRecordReader", "WholeFileReader",
+           "IdentityReader", "batch", "shuffle_batch", "decode_csv"]
 
 
 def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None, na_value="",
@@ -103,51 +107,123 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
     return _FilenameQueue(string_tensor, None if num_epochs is None else int(num_epochs), shuffle, seed, graph)
 
 
-class _Lines:
-    """The iterator behind a TextLineReader's (key, value): one line per element."""
+class _Records:
+    """The iterator behind a reader's (key, value): the next record of the current file, the
+    next file from the filename queue when it ends. ``records(path)`` gives a file's
+    (key, value) pairs."""
 
-    def __init__(self, queue, skip_header_lines):
+    def __init__(self, queue, records):
         self._queue = queue
-        self._skip = skip_header_lines
-        self._file = None
-        self._lines: list[bytes] = []
+        self._records = records
+        self._pending: list = []
         self._at = 0
         self._lock = threading.Lock()
 
     def _next(self, session):
         with self._lock:
-            while self._at >= len(self._lines):
-                self._file = self._queue.dequeue(session)
-                try:
-                    with open(self._file, "rb") as f:
-                        data = f.read()
-                except OSError as e:
-                    raise NotFoundError(f"{self._file}: {e.strerror}", "ReaderRead") from None
-                self._lines = data.splitlines()[self._skip:]
+            while self._at >= len(self._pending):
+                self._pending = list(self._records(self._queue.dequeue(session)))
                 self._at = 0
             self._at += 1
-            key = f"{self._file}:{self._at + self._skip}".encode()
-            return [np.asarray(key, dtype=object), np.asarray(self._lines[self._at - 1], dtype=object)]
+            key, value = self._pending[self._at - 1]
+            return [np.asarray(key, dtype=object), np.asarray(value, dtype=object)]
 
 
-class TextLineReader:
-    """Reads files line by line (tf.compat.v1.TextLineReader)."""
+class _Reader:
+    """A TF1 reader (the interface of tf.compat.v1.ReaderBase that TF1 programs use):
+    ``read(queue)`` gives (key, value) tensors that take the next record in each run."""
 
-    def __init__(self, skip_header_lines=None, name=None):
-        del name
-        self._skip = int(skip_header_lines or 0)
+    supports_serialize = False
+
+    def _file_records(self, path):
+        raise NotImplementedError
 
     def read(self, queue, name=None):
-        """(key, value): "file:line" and the line, the next one in each run that needs them."""
+        """(key, value): the next record's key (file and position) and value, in each run that
+        needs them."""
         if not isinstance(queue, _FilenameQueue):
-            raise TypeError("TextLineReader.read takes the queue string_input_producer returns")
+            raise TypeError(f"{type(self).__name__}.read takes the queue string_input_producer returns")
         graph = queue.graph
-        source = _Lines(queue, self._skip)
+        source = _Records(queue, self._file_records)
         with graph.as_default(), graph.name_scope(name or "ReaderReadV2"):
             outputs = [graph.create_op("Placeholder", [], {"dtype": _dtypes.string.as_datatype_enum, "shape": []},
                                        name=n).outputs[0] for n in ("key", "value")]
         _runtime(graph).add_get_next(source, outputs)
         return outputs[0], outputs[1]
+
+
+class TextLineReader(_Reader):
+    """Reads files line by line (tf.compat.v1.TextLineReader): key "file:line number"."""
+
+    def __init__(self, skip_header_lines=None, name=None):
+        del name
+        self._skip = int(skip_header_lines or 0)
+
+    def _file_records(self, path):
+        lines = read_file_bytes(path, "", "ReaderReadV2").splitlines()
+        for i, line in enumerate(lines[self._skip:]):
+            yield f"{path}:{i + 1 + self._skip}".encode(), line
+
+
+class FixedLengthRecordReader(_Reader):
+    """Fixed-size records of binary files (tf.compat.v1.FixedLengthRecordReader): record_bytes
+    each, after header_bytes and before footer_bytes, hop_bytes apart (record_bytes when 0
+    or None); ``encoding`` "ZLIB" or "GZIP" for compressed files. Key "file:record number"."""
+
+    def __init__(self, record_bytes, header_bytes=None, footer_bytes=None, hop_bytes=None, name=None, encoding=None):
+        del name
+        op = "FixedLengthRecordReader"
+        self._record = int(record_bytes)
+        self._header, self._footer = int(header_bytes or 0), int(footer_bytes or 0)
+        self._hop = int(hop_bytes or 0) or self._record
+        if self._record <= 0 or min(self._header, self._footer, self._hop) < 0:
+            raise InvalidArgumentError("record_bytes must be positive and header, footer and hop bytes >= 0", op)
+        self._encoding = {None: "", "": "", "ZLIB": "ZLIB", "GZIP": "GZIP"}.get(encoding)
+        if self._encoding is None:
+            raise InvalidArgumentError(f"encoding must be '', 'ZLIB' or 'GZIP', got {encoding!r}", op)
+
+    def _file_records(self, path):
+        data = read_file_bytes(path, self._encoding, "ReaderReadV2")
+        last = len(data) - self._footer - self._record  # the last offset a whole record starts at
+        for k, start in enumerate(range(self._header, last + 1, self._hop)):
+            yield f"{path}:{k}".encode(), data[start:start + self._record]
+
+
+class TFRecordReader(_Reader):
+    """The records of TFRecord files (tf.compat.v1.TFRecordReader): key "file:byte offset"."""
+
+    def __init__(self, name=None, options=None):
+        del name
+        self._compression = TFRecordOptions.get_compression_type_string(options)
+
+    def _file_records(self, path):
+        with RecordReader(path, self._compression) as reader:
+            while True:
+                offset = reader.offset
+                record = reader.read()
+                if record is None:
+                    return
+                yield f"{path}:{offset}".encode(), record
+
+
+class WholeFileReader(_Reader):
+    """A whole file per record (tf.compat.v1.WholeFileReader): key the file name."""
+
+    def __init__(self, name=None):
+        del name
+
+    def _file_records(self, path):
+        yield path.encode(), read_file_bytes(path, "", "ReaderReadV2")
+
+
+class IdentityReader(_Reader):
+    """The queued work strings themselves as key and value (tf.compat.v1.IdentityReader)."""
+
+    def __init__(self, name=None):
+        del name
+
+    def _file_records(self, path):
+        yield path.encode(), path.encode()
 
 
 class _Batches:

@@ -164,7 +164,10 @@ class Graph:
         self._random_op_counter = 0  # op seeds handed out under the graph seed (ops/random_ops.py)
         self._initializer_count = 0  # seeds handed to initializers under the graph seed (layers/initializers.py)
         self._variable_store = None  # get_variable's variables by name (framework/variable_scope.py)
-        self._data_pipeline = None  # the graph's dataset iterators, run by the Session (data/dataset.py)
+        self._data_pipeline = None  # the graph's dataset iterators, run by the Session (data/iterator_ops.py)
+        # A dataset function's graph (data/functions.py): takes a tensor or variable of another
+        # graph that an op of this graph reads and gives this graph's stand-in for it.
+        self._capture = None
 
     # ---- context
     @contextlib.contextmanager
@@ -455,6 +458,8 @@ def constant_node(graph: Graph, value, dtype=None, name=None) -> GraphTensor:
 def to_graph_tensor(graph: Graph, value, dtype=None, as_ref=False, op_name=""):
     """Converts an op input for graph construction: graph tensors pass, variables give their
     value (or reference), anything else becomes a Const node."""
+    if graph._capture is not None and _of_another_graph(value, graph):
+        value = graph._capture(value)
     if isinstance(value, GraphTensor):
         if value.graph is not graph:
             raise InvalidArgumentError(f"{op_name}: {value.name} belongs to another graph", op_name)
@@ -471,6 +476,14 @@ def to_graph_tensor(graph: Graph, value, dtype=None, as_ref=False, op_name=""):
     if isinstance(value, (list, tuple)) and _holds_graph_values(value):
         return _pack(graph, value, dtype, op_name)
     return constant_node(graph, value, dtype)
+
+
+def _of_another_graph(value, graph: Graph) -> bool:
+    """Whether value is a graph tensor or variable of a graph other than graph."""
+    if isinstance(value, GraphTensor):
+        return value.graph is not graph
+    owner = getattr(value, "_graph_for_dispatch", None) if hasattr(value, "_as_graph_tensor") else None
+    return owner is not None and owner is not graph
 
 
 def _holds_graph_values(value) -> bool:

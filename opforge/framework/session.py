@@ -64,6 +64,9 @@ class Session:
 
     def close(self) -> None:
         self._closed = True
+        pipeline = getattr(self._graph, "_data_pipeline", None)
+        if pipeline is not None:
+            pipeline.session_closed(self)  # stops this Session's dataset threads
 
     def __enter__(self) -> Session:
         # As TensorFlow's: inside `with Session(graph=g)`, g is the default graph too.
@@ -198,12 +201,12 @@ class Session:
             else:
                 slots.append(len(fetch_refs))
                 fetch_refs.append(el._ref())
-        # tf.data iterators (opforge/data.py): the next element of each iterator this run
+        # tf.data iterators (data/iterator_ops.py): the next element of each iterator this run
         # needs is fed to its get_next nodes; an initializer also fetches what it reads.
         pipeline = getattr(self._graph, "_data_pipeline", None)
         after, n_fetches = None, len(fetch_refs)
         if pipeline is not None:
-            extra_feeds, extra_fetches, after = pipeline.before_run(self, flat, [r for r, _ in feeds])
+            extra_feeds, extra_fetches, after = pipeline.before_run(self, flat, feeds)
             feeds += [(t._ref(), self._feed_value(t, v)) for t, v in extra_feeds]
             fetch_refs += [t._ref() for t in extra_fetches]
         trace = run_metadata is not None and _step_stats.tracing_requested(options)

@@ -25,4 +25,5 @@ PYBIND11_MODULE(_C, m) {
   bindings::bind_io(m);
   bindings::bind_testing(m);
   bindings::bind_optimizer(m);  // after Session and _testing
+  bindings::bind_distribute(m);
 }

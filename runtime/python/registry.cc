@@ -58,6 +58,7 @@ py::dict op_spec_dict(const OpSpec& op) {
   }
   d["allowed_types"] = allowed;
   d["is_stateful"] = op.is_stateful;
+  d["is_distributed_communication"] = op.is_distributed_communication;
   d["library"] = op.library;
   return d;
 }

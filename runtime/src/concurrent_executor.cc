@@ -4,7 +4,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "executor.h"
 #include "opforge/device.h"
@@ -27,6 +33,45 @@ constexpr size_t kMaxTunedShapes = 64;
 
 // What handing a group of steps to the threads costs (a parallel region), in nanoseconds.
 constexpr int64_t kGroupOverheadNs = 5'000;
+
+// The thread that runs graph runs' collective steps (ops that exchange data with the job's
+// other processes), one process-wide, in the order they are handed to it.
+class CollectiveThread {
+ public:
+  static CollectiveThread& get() {
+    static CollectiveThread* t = new CollectiveThread;  // never destroyed: its thread may be waiting at exit
+    return *t;
+  }
+  std::future<void> submit(std::function<void()> fn) {
+    std::packaged_task<void()> task(std::move(fn));
+    std::future<void> done = task.get_future();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back(std::move(task));
+    }
+    cv_.notify_one();
+    return done;
+  }
+
+ private:
+  CollectiveThread() {
+    std::thread([this] {
+      for (;;) {
+        std::packaged_task<void()> task;
+        {
+          std::unique_lock<std::mutex> lock(mu_);
+          cv_.wait(lock, [this] { return !queue_.empty(); });
+          task = std::move(queue_.front());
+          queue_.pop_front();
+        }
+        task();
+      }
+    }).detach();
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::packaged_task<void()>> queue_;
+};
 
 // The time n threads take over `work` (each item on one thread), longest first, each to the
 // thread with the least so far.
@@ -82,7 +127,9 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
   static const Tensor kNoTensor;
   StepScratch alone_scratch;
   // Runs step i and records its time (alone: over all threads; else on one beside others).
-  const auto run_step = [&](int i, bool alone, StepScratch& sc) {
+  // may_forward false: inputs are never forwarded (a step run on the collective thread, which
+  // must not read the reader counts the wave loop updates).
+  const auto run_step = [&](int i, bool alone, StepScratch& sc, bool may_forward) {
     const Step& st = plan.steps[static_cast<size_t>(i)];
     if (st.precomputed) {
       const int64_t t0 = tracer ? StepTracer::now() : 0;
@@ -110,7 +157,7 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
       } else {
         sc.inputs.push_back(&values[slot]);
       }
-      sc.forwardable.push_back(!st.pass_ref[k] && !st.deref[k] && readers[slot] == 1);
+      sc.forwardable.push_back(may_forward && !st.pass_ref[k] && !st.deref[k] && readers[slot] == 1);
     }
     exec::Scratch& scratch = sc.scratch;
     const auto t0 = std::chrono::steady_clock::now();
@@ -178,7 +225,7 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
       }
     }
     for (size_t k = 0; k < std::min(first, group.size()); ++k) {
-      run_step(group[k], true, alone_scratch);
+      run_step(group[k], true, alone_scratch, true);
       if (!error.ok()) return error;
     }
     if (first < group.size()) {
@@ -186,16 +233,83 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
       const UnevenParts uneven;  // steps of different lengths, one per part
       parallel_for_parts(count, 1, static_cast<int>(count), [&](int64_t b, int64_t e) {
         StepScratch sc;
-        for (int64_t k = b; k < e; ++k) run_step(group[first + static_cast<size_t>(k)], false, sc);
+        for (int64_t k = b; k < e; ++k) run_step(group[first + static_cast<size_t>(k)], false, sc, true);
       });
     }
     return error;
   };
-  std::vector<int> writers;
+  // Counts down what finished steps read, releases what nobody reads any more, and readies
+  // their successors.
+  const auto finish = [&](const std::vector<int>& steps) {
+    for (int i : steps) {
+      const Step& st = plan.steps[static_cast<size_t>(i)];
+      for (int s : st.read_slots) {
+        if (--readers[static_cast<size_t>(s)] == 0) values[static_cast<size_t>(s)] = Tensor();
+      }
+      for (size_t k = 0; k < g.node(st.node).out_dtypes.size(); ++k) {
+        const size_t s = static_cast<size_t>(st.out_base) + k;
+        if (readers[s] == 0) values[s] = Tensor();  // nothing reads it and it is not fetched
+      }
+      for (int c : st.successors) {
+        if (--waiting[static_cast<size_t>(c)] == 0) ready.push_back(c);
+      }
+    }
+  };
+  const auto failed = [&] {
+    std::lock_guard<std::mutex> lock(error_mu);
+    return !error.ok();
+  };
+  // Collective steps run on the collective thread, a wave's in plan order, while the next wave
+  // computes; they are joined at the end of that next wave, or at once when nothing else is
+  // ready. Waves depend only on the graph, so every process of a job hands its collectives
+  // over in the same order (and Session::Impl::choose_executor never picks by timing for such
+  // plans). `in_flight` holds at most two launches: the previous wave's and this one's.
+  struct Launch {
+    std::vector<int> steps;
+    std::future<void> done;
+  };
+  std::deque<Launch> in_flight;
+  struct JoinAtExit {  // an error return must not leave the collective thread using this frame
+    std::deque<Launch>& launches;
+    ~JoinAtExit() {
+      for (Launch& l : launches)
+        if (l.done.valid()) l.done.wait();
+    }
+  } join_at_exit{in_flight};
+  const auto join_oldest = [&] {
+    in_flight.front().done.wait();
+    finish(in_flight.front().steps);
+    in_flight.pop_front();
+  };
+  std::vector<int> writers, collectives;
   std::vector<Variable*> written;
-  while (!ready.empty()) {
+  while (!ready.empty() || !in_flight.empty()) {
+    if (ready.empty()) {
+      join_oldest();
+      if (failed()) return error;
+      continue;
+    }
     wave.swap(ready);
     ready.clear();
+    if (plan.collectives) {
+      collectives.clear();
+      size_t kept_steps = 0;
+      for (int i : wave) {
+        if (plan.steps[static_cast<size_t>(i)].collective) {
+          collectives.push_back(i);
+        } else {
+          wave[kept_steps++] = i;
+        }
+      }
+      wave.resize(kept_steps);
+      if (!collectives.empty()) {
+        std::sort(collectives.begin(), collectives.end());
+        in_flight.push_back({collectives, CollectiveThread::get().submit([&run_step, steps = collectives] {
+                               StepScratch sc;
+                               for (int i : steps) run_step(i, true, sc, false);
+                             })});
+      }
+    }
     // Steps given a variable itself (a Ref argument: Assign, Apply*, Scatter*...) run after the
     // wave's other steps, which may read the variables they change; writers of one variable
     // run one at a time, in plan order.
@@ -223,20 +337,13 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
     OPF_RETURN_IF_ERROR(run_group(wave, true));
     OPF_RETURN_IF_ERROR(run_group(writers, distinct));
     wave.insert(wave.end(), writers.begin(), writers.end());
-    for (int i : wave) {  // count down what the wave read; release what nobody reads any more
-      const Step& st = plan.steps[static_cast<size_t>(i)];
-      for (int s : st.read_slots) {
-        if (--readers[static_cast<size_t>(s)] == 0) values[static_cast<size_t>(s)] = Tensor();
-      }
-      for (size_t k = 0; k < g.node(st.node).out_dtypes.size(); ++k) {
-        const size_t s = static_cast<size_t>(st.out_base) + k;
-        if (readers[s] == 0) values[s] = Tensor();  // nothing reads it and it is not fetched
-      }
-      for (int c : st.successors) {
-        if (--waiting[static_cast<size_t>(c)] == 0) ready.push_back(c);
-      }
-    }
+    finish(wave);
     wave.clear();
+    if (in_flight.size() > 1 || (!in_flight.empty() && collectives.empty())) {
+      // the previous wave's collectives (this wave launched none, or its own are the newer)
+      join_oldest();
+      if (failed()) return error;
+    }
   }
   return Status::OK();
 }
@@ -280,6 +387,12 @@ Session::Impl::ExecutorChoice Session::Impl::choose_executor(const Plan& plan,
                                                              const std::vector<std::pair<TensorRef, Tensor>>& feeds) {
   ExecutorChoice choice;
   const ConcurrentExecutor mode = concurrent_executor();
+  if (plan.collectives) {
+    // Every process of the job must run the collectives in one order: the waves' (which
+    // overlap them with computation), or plan order; never a choice made by timing.
+    choice.concurrent = plan.concurrent && mode != ConcurrentExecutor::kOff;
+    return choice;
+  }
   if (!plan.concurrent || num_threads() <= 1 || mode == ConcurrentExecutor::kOff) return choice;
   if (mode == ConcurrentExecutor::kAlways) {
     choice.concurrent = true;

@@ -53,6 +53,9 @@ struct Session::Impl {
     // only puts it in its slot (frozen models have thousands of constants).
     bool precomputed = false;
     Tensor value;
+    // The node's op exchanges data with the job's other processes (a collective): the
+    // concurrent executor runs it on the collective thread (concurrent_executor.cc).
+    bool collective = false;
     // For the concurrent executor: the steps that wait on this one (data or control), how many
     // steps this one waits on, and the distinct slots it reads.
     std::vector<int> successors;
@@ -77,6 +80,9 @@ struct Session::Impl {
     // (a Session runs concurrently anyway), and steps that change a variable run after the
     // other ready steps, which may read it (concurrent_executor.cc).
     bool concurrent = false;
+    // Some step is a collective: the executor is chosen by rule, not by timing, so that every
+    // process of a job runs its collectives in the same order.
+    bool collectives = false;
     std::vector<int> readers;  // per slot: the steps that read it (-1: fetched, kept to the end)
     // The executor's cost model, per step: its kernel time (nanoseconds; 0 before it has run)
     // when it last ran alone over all threads, and when it last ran on one thread beside

@@ -248,6 +248,8 @@ Status Session::Impl::make_plan(const std::vector<std::pair<TensorRef, Tensor>>&
     Step& st = plan->steps[i];
     const Node& node = g.node(st.node);
     if (st.device.type != Device::kCPU) plan->concurrent = false;
+    st.collective = node.op->is_distributed_communication;
+    plan->collectives = plan->collectives || st.collective;
     st.read_slots = st.input_slots;
     std::sort(st.read_slots.begin(), st.read_slots.end());
     st.read_slots.erase(std::unique(st.read_slots.begin(), st.read_slots.end()), st.read_slots.end());

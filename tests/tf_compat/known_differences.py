@@ -17,6 +17,10 @@ from dataclasses import dataclass
 # raw_ops signatures (keyword names and defaults) that differ: op -> reason.
 SIGNATURES: dict[str, str] = {
     "ImageSummary": "no bad_color attr (a tensor-valued attr default): non-finite pixels are TF's default red",
+    "CollectiveReduceV2": "no ordering_token input (TF2 resource handles; opforge has no resource dtype): the "
+                          "executors order collectives themselves, Nordering_token must be 0",
+    "CollectiveGatherV2": "no ordering_token input (TF2 resource handles; opforge has no resource dtype): the "
+                          "executors order collectives themselves, Nordering_token must be 0",
 }
 
 

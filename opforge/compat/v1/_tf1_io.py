@@ -1,13 +1,16 @@
 """TensorFlow 1's names for record files, tf.Example parsing and SparseTensor (tf.python_io,
 tf.io's parsing and TFRecord names, tf.parse_example, tf.FixedLenFeature, tf.decode_raw,
-tf.SparseTensor, tf.sparse) and for the linear-algebra ops (tf.matrix_inverse, tf.cholesky,
-tf.svd, ...). Each is backed by opforge's own modules (io/tfrecord, ops/parsing_ops,
-framework/sparse_tensor, ops/sparse_ops, ops/linalg_decompositions); this file spells them."""
+tf.SparseTensor, tf.sparse), for the queue-era record readers (tf.FixedLengthRecordReader,
+tf.TFRecordReader, tf.WholeFileReader, tf.IdentityReader) and for the linear-algebra ops
+(tf.matrix_inverse, tf.cholesky, tf.svd, ...). Each is backed by opforge's own modules
+(io/tfrecord, ops/parsing_ops, data/input_pipeline, framework/sparse_tensor, ops/sparse_ops,
+ops/linalg_decompositions); this file spells them."""
 
 from __future__ import annotations
 
 import opforge as _of
 from opforge.compat._namespace import Namespace
+from opforge.data import input_pipeline as _input
 from opforge.framework.sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder
 from opforge.ops import sparse_ops as _sparse
 
@@ -17,6 +20,7 @@ __all__ = [
     "parse_single_example", "parse_single_sequence_example", "decode_raw",
     "matrix_inverse", "matrix_determinant", "cholesky", "cholesky_solve", "matrix_solve", "matrix_triangular_solve",
     "qr", "self_adjoint_eig", "self_adjoint_eigvals", "svd", "matrix_band_part", "matrix_set_diag",
+    "FixedLengthRecordReader", "TFRecordReader", "WholeFileReader", "IdentityReader",
 ]
 
 _io = _of.io
@@ -48,6 +52,10 @@ def io_names() -> dict:
         parse_single_sequence_example=parse_single_sequence_example, decode_raw=_io.decode_raw,
     )
 
+
+# ---- TF1's queue-era readers (data/input_pipeline.py; TextLineReader is spelled in _tf1.py) ----
+FixedLengthRecordReader, TFRecordReader = _input.FixedLengthRecordReader, _input.TFRecordReader
+WholeFileReader, IdentityReader = _input.WholeFileReader, _input.IdentityReader
 
 # ---- SparseTensor ----
 sparse_tensor_to_dense, sparse_reorder = _sparse.sparse_tensor_to_dense, _sparse.reorder

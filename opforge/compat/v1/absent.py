@@ -23,9 +23,6 @@ def _names(text: str) -> list[str]:
 # reason -> the names it covers
 _ABSENT_BY_REASON: dict[str, list[str]] = {
 
-    "tf.data options and constants: opforge's Dataset has no options or cardinality yet (issue 31)": _names("""
-        data.INFINITE_CARDINALITY data.NumpyIterator data.Options data.ThreadingOptions data.UNKNOWN_CARDINALITY
-    """),
     "TF2-era object and eager APIs (tf.Module, Checkpoint, TypeSpecs, tf.function, GradientTape in graph mode, random.Generator, DeviceSpec, control-flow and resource-variable switches): not offered in compat.v1": _names("""
         data.DatasetSpec random.Algorithm random.Generator random.create_rng_state random.fold_in
         random.get_global_generator random.set_global_generator random.split saved_model.Asset saved_model.SaveOptions
@@ -40,12 +37,12 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         train.CheckpointOptions
     """),
     "tf.Example parsing, TFRecord files and record datasets (input pipelines, issue 31)": _names("""
-        data.FixedLengthRecordDataset data.TextLineDataset io.RaggedFeature io.SparseFeature io.decode_compressed
+        io.RaggedFeature io.SparseFeature io.decode_compressed
         io.decode_json_example io.decode_proto io.encode_proto io.parse_tensor tf.SparseFeature tf.decode_compressed
         tf.decode_json_example tf.parse_tensor
     """),
     "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, mean_pairwise_squared_error, ...": _names("""
-        data.get_output_classes losses.mean_pairwise_squared_error nn.raw_rnn nn.static_state_saving_rnn
+        losses.mean_pairwise_squared_error nn.raw_rnn nn.static_state_saving_rnn
         nn.with_space_to_batch tf.conv tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2
     """),
     "absl.flags internals (parsers, serializers, validators, key flags, multi-value flags): tf.flags offers the DEFINE_* functions and FLAGS that TF1 programs use": _names("""
@@ -87,8 +84,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "queues, readers and queue-fed input producers (input pipelines, issue 31)": _names("""
         io.PaddingFIFOQueue io.PriorityQueue io.QueueBase io.RandomShuffleQueue io.match_filenames_once
         sparse.SparseConditionalAccumulator tf.ConditionalAccumulator tf.ConditionalAccumulatorBase tf.FIFOQueue
-        tf.FixedLengthRecordReader tf.IdentityReader tf.LMDBReader tf.PaddingFIFOQueue tf.PriorityQueue tf.QueueBase
-        tf.RandomShuffleQueue tf.ReaderBase tf.SparseConditionalAccumulator tf.TFRecordReader tf.WholeFileReader
+        tf.LMDBReader tf.PaddingFIFOQueue tf.PriorityQueue tf.QueueBase
+        tf.RandomShuffleQueue tf.ReaderBase tf.SparseConditionalAccumulator
         tf.queue train.QueueRunner train.add_queue_runner train.batch_join train.input_producer train.limit_epochs
         train.match_filenames_once train.maybe_batch train.maybe_batch_join train.maybe_shuffle_batch
         train.maybe_shuffle_batch_join train.queue_runner train.range_input_producer train.shuffle_batch_join

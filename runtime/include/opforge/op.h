@@ -47,6 +47,9 @@ struct OpSpec {
   std::vector<AttrSpec> attrs;
   int dispatch_attr = -1;  // the type attr that selects a kernel; -1: none
   bool is_stateful = false;
+  // TensorFlow's is_distributed_communication (collective ops): the op exchanges data with the
+  // other processes of a job, so every process must run such ops in the same order.
+  bool is_distributed_communication = false;
   ShapeFn shape_fn;     // empty: shapes come from the kernel (not used by spine ops)
   std::string library;  // "" for built-in ops, else the op library that registered it
 

@@ -84,6 +84,14 @@ template <typename... Args>
 Status FailedPrecondition(const Args&... args) {
   return Status(Code::kFailedPrecondition, StrCat(args...));
 }
+template <typename... Args>
+Status DeadlineExceeded(const Args&... args) {
+  return Status(Code::kDeadlineExceeded, StrCat(args...));
+}
+template <typename... Args>
+Status Unavailable(const Args&... args) {
+  return Status(Code::kUnavailable, StrCat(args...));
+}
 
 }  // namespace errors
 
