@@ -202,6 +202,35 @@ def string_lower(input: TensorLike, encoding: str = '', name: str | None = None)
       A `Tensor` of type `string`.
     """
 
+def string_n_grams(data: TensorLike, data_splits: TensorLike, separator: str, ngram_widths: Sequence[int], left_pad: str, right_pad: str, pad_width: int, preserve_short_sequences: bool, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Creates ngrams from ragged string data (the rows given by row splits).
+
+    For each row `data[data_splits[i]:data_splits[i+1]]` and each width w of `ngram_widths` in turn,
+    the ngrams of w consecutive items joined by `separator`, the row padded with `left_pad` /
+    `right_pad` on each side `pad_width` times (-1: w - 1 times; never more than w - 1). Empty data
+    gives no ngrams at all (the splits are returned as given), as in TensorFlow. With
+    `preserve_short_sequences`, a non-empty row with no ngram gets one ngram of the whole padded
+    row. `ngrams_splits` are the rows of the output. Splits that do not start at 0, decrease, or
+    pass the end of data are InvalidArgumentErrors (tf.strings.ngrams).
+
+    Args:
+      data: A `Tensor` of type `string`. 1-D: the items of every row, back to back.
+      data_splits: A `Tensor`. Must be one of the following types: `int32`, `int64`. 1-D: row i is
+        data[data_splits[i]:data_splits[i + 1]].
+      separator: A `string`.
+      ngram_widths: A list of `ints` with at least 0 elements.
+      left_pad: A `string`.
+      right_pad: A `string`.
+      pad_width: A `int`.
+      preserve_short_sequences: A `bool`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`ngrams`, `ngrams_splits`).
+      ngrams: A `Tensor` of type `string`.
+      ngrams_splits: A `Tensor`. Has the same type as `data_splits`.
+    """
+
 def string_split(input: TensorLike, delimiter: TensorLike, skip_empty: bool = True, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
     r"""Splits the elements of a string vector at any of the delimiter's characters, into a SparseTensor.
 

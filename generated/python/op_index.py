@@ -304,6 +304,7 @@ OPS = {
     "StringJoin": ("strings", "string_join"),
     "StringLength": ("strings", "string_length"),
     "StringLower": ("strings", "string_lower"),
+    "StringNGrams": ("strings", "string_n_grams"),
     "StringSplit": ("strings", "string_split"),
     "StringSplitV2": ("strings", "string_split_v2"),
     "StringStrip": ("strings", "string_strip"),

@@ -9,10 +9,11 @@ import numpy as np
 from .. import ops as _ops
 from ..framework import dtypes as _dtypes
 from ..framework.errors import UnimplementedError
+from ..framework.api import constant
 from ..framework.sparse_tensor import SparseTensor
 
 __all__ = [
-    "as_string", "decode_base64", "encode_base64", "fingerprint", "join", "length", "lower", "reduce_join", "regex_full_match",
+    "as_string", "decode_base64", "encode_base64", "fingerprint", "join", "ngrams", "length", "lower", "reduce_join", "regex_full_match",
     "regex_replace", "split", "string_split", "strip", "substr", "to_hash_bucket", "to_hash_bucket_fast",
     "to_hash_bucket_strong", "to_number", "unsorted_segment_join", "upper",
 ]
@@ -188,3 +189,56 @@ def fingerprint(data, method="farmhash64", name=None):
         arr = np.asarray(data)
         data = _strings(arr) if arr.dtype.kind in "OSU" else arr
     return _ops.fingerprint(data, _strings(method), name=name)
+
+
+def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None, preserve_short_sequences=False,
+           name=None):
+    """The ngrams of the last dimension of a dense string tensor (tf.strings.ngrams): for each
+    width in ngram_width, the joined runs of that many consecutive strings, the rows padded
+    with pad_values (a string, or a (left, right) pair) padding_width times (width - 1 when
+    None). The output has data's shape with the last dimension the number of ngrams (opforge
+    has no RaggedTensor: rows of different lengths are not offered)."""
+    if pad_values is None:
+        left_pad = right_pad = ""
+    elif isinstance(pad_values, (list, tuple)):
+        if len(pad_values) != 2 or not all(isinstance(v, (str, bytes)) for v in pad_values):
+            raise TypeError("pad_values must be a string, tuple of strings, or None.")
+        left_pad, right_pad = pad_values
+    elif isinstance(pad_values, (str, bytes)):
+        left_pad = right_pad = pad_values
+    else:
+        raise TypeError("pad_values must be a string, tuple of strings, or None.")
+    if padding_width is not None and padding_width < 1:
+        raise ValueError("padding_width must be greater than 0.")
+    if padding_width is not None and pad_values is None:
+        raise ValueError("pad_values must be provided if padding_width is set.")
+    widths = list(ngram_width) if isinstance(ngram_width, (list, tuple)) else [ngram_width]
+    if any(w < 1 for w in widths):
+        raise ValueError(f"All ngram_widths must be greater than 0. Got {ngram_width}")
+    pad_width = 0 if pad_values is None else (-1 if padding_width is None else padding_width)
+    data = _strings(data)
+    rank = _rank(data)
+    if rank is None:
+        raise ValueError("Rank of data must be known.")
+    if rank == 0:
+        raise ValueError("Data must have rank>0")
+    # (opforge's Reshape, Gather and Shape take no strings: a same-shaped int proxy gives the shape,
+    # UnsortedSegmentJoin with one segment per element flattens, SparseToDense lays the result out.)
+    proxy = _ops.string_length(data)
+    shape = _ops.shape(proxy, out_type="int64")
+    n = _ops.size(proxy, out_type="int64")
+    width = _ops.gather_v2(shape, np.int64(rank - 1), np.int32(0))
+    outer = _ops.slice(shape, np.array([0], np.int64), np.array([rank - 1], np.int64))
+    rows = _ops.prod(outer, np.int32(0), keep_dims=False)
+    flat = _ops.unsorted_segment_join(data, _ops.reshape(_ops.range(np.int64(0), n, np.int64(1)), shape), n)
+    splits = _ops.mul(_ops.range(np.int64(0), _ops.add_v2(rows, np.int64(1)), np.int64(1)), width)
+    grams, _ = _ops.string_n_grams(flat, splits, separator=separator, ngram_widths=[int(w) for w in widths],
+                                   left_pad=left_pad, right_pad=right_pad, pad_width=int(pad_width),
+                                   preserve_short_sequences=bool(preserve_short_sequences))
+    # ngrams per row (TensorFlow's reshape to [..., -1] makes it 1 when there are no rows)
+    per_row = _ops.select_v2(_ops.greater(rows, np.int64(0)),
+                             _ops.floor_div(_ops.size(_ops.string_length(grams), out_type="int64"),
+                                            _ops.maximum(rows, np.int64(1))), np.int64(1))
+    out_shape = _ops.concat_v2([outer, _ops.reshape(per_row, np.array([1], np.int64))], np.int32(0))
+    positions = _ops.where(_ops.equal(_ops.fill(out_shape, np.int32(0)), np.int32(0)))  # row-major
+    return _ops.sparse_to_dense(positions, out_shape, grams, constant(b"", dtype=_dtypes.string), name=name)

@@ -131,6 +131,11 @@ Status FingerprintShape(ShapeContext& c) {
   shape_fns::register_custom("Substr", SubstrShape);
   shape_fns::register_custom("UnsortedSegmentJoin", UnsortedSegmentJoinShape);
   shape_fns::register_custom("Fingerprint", FingerprintShape);
+  shape_fns::register_custom("StringNGrams", [](ShapeContext& c) {  // [?] ngrams, splits like data_splits
+    c.set_output(0, Shape{Shape::kUnknownDim});
+    c.set_output(1, c.input_shape(1));
+    return Status::OK();
+  });
   return true;
 }();
 

@@ -239,3 +239,51 @@ def test_elementwise_ops_against_tensorflow():
     ]
     for ours, theirs in same:
         assert np.asarray(ours.numpy()).tolist() == np.asarray(theirs.numpy()).tolist()
+
+
+def _ngrams_reference(row, width, pad, left, right, sep=" "):
+    """TensorFlow's ngrams of one row: every run of `width` items of the padded row."""
+    pad = min(width - 1 if pad < 0 else pad, width - 1)
+    items = [left] * pad + list(row) + [right] * pad
+    return [sep.join(items[k:k + width]) for k in range(max(0, len(items) - width + 1))]
+
+
+def test_ngrams_against_a_reference():
+    words = np.array([["a", "b", "c", "d"], ["e", "f", "g", "h"]], dtype=object)
+    rows = [list(r) for r in words]
+    assert _bytes(st.ngrams(words, 2)) == [g.encode() for r in rows for g in _ngrams_reference(r, 2, 0, "", "")]
+    out = st.ngrams(words, [1, 3], pad_values=("<", ">"), padding_width=1, separator="_")
+    want = [[g.encode() for w in (1, 3) for g in _ngrams_reference(r, w, 1, "<", ">", "_")] for r in rows]
+    assert out.numpy().tolist() == want
+    out = st.ngrams(words, 3, pad_values="#")  # padding_width None: width - 1
+    assert out.numpy().tolist() == [[g.encode() for g in _ngrams_reference(r, 3, -1, "#", "#")] for r in rows]
+    short = st.ngrams(np.array(["a", "b"], dtype=object), 5, preserve_short_sequences=True)
+    assert short.numpy().tolist() == [b"a b"]  # one ngram of the whole (short) row
+    assert st.ngrams(np.zeros((2, 0), dtype=object), 3, pad_values="#").shape == (2, 0)
+    with pytest.raises(ValueError, match="padding_width must be greater than 0"):
+        st.ngrams(words, 2, pad_values="#", padding_width=0)
+    with pytest.raises(of.errors.InvalidArgumentError, match="StringNGrams: First split value must be 0, got 1"):
+        of.ops.string_n_grams(of.constant([b"a"]), np.array([1, 1], np.int64), separator=" ", ngram_widths=[2],
+                              left_pad="", right_pad="", pad_width=0, preserve_short_sequences=False)
+    with pytest.raises(of.errors.InvalidArgumentError, match=r"Invalid split value 3, must be in \[0, 2\]"):
+        of.ops.string_n_grams(of.constant([b"a", b"b"]), np.array([0, 3], np.int64), separator=" ", ngram_widths=[2],
+                              left_pad="", right_pad="", pad_width=0, preserve_short_sequences=False)
+
+
+def test_ngrams_against_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(3)
+    for _ in range(60):  # the raw op on random ragged rows and attrs
+        n, rows = int(rng.integers(0, 7)), int(rng.integers(1, 4))
+        data = [b"t%d" % i for i in range(n)]
+        splits = np.array([0] + sorted(rng.integers(0, n + 1, rows - 1).tolist()) + [n], np.int64)
+        kw = dict(separator=str(rng.choice([" ", "_", ""])), ngram_widths=rng.integers(1, 5, 2).tolist(),
+                  left_pad=str(rng.choice(["<", ""])), right_pad=str(rng.choice([">", ""])),
+                  pad_width=int(rng.integers(-1, 4)), preserve_short_sequences=bool(rng.random() < 0.5))
+        theirs = tf.raw_ops.StringNGrams(data=tf.constant(data, tf.string), data_splits=splits, **kw)
+        ours = of.ops.string_n_grams(of.constant(data, dtype=of.string), splits, **kw)
+        assert ours[0].numpy().tolist() == theirs[0].numpy().tolist(), kw
+        np.testing.assert_array_equal(ours[1].numpy(), theirs[1].numpy())
+    x = np.array([[b"w%d" % i for i in range(4)] for _ in range(3)], dtype=object)
+    for kw in ({"ngram_width": 2}, {"ngram_width": [1, 3], "pad_values": "#"}, {"ngram_width": 6, "preserve_short_sequences": True}):
+        assert np.asarray(st.ngrams(x, **kw).numpy()).tolist() == tf.strings.ngrams(x.astype(bytes), **kw).numpy().tolist()

@@ -59,6 +59,9 @@ CASES = {
     "Substr": lambda r, p, c: r.Substr(input=p("string", [None, 1]), pos=p("int32", [4]), len=p("int32", [4])),
     "UnsortedSegmentJoin": lambda r, p, c: r.UnsortedSegmentJoin(
         inputs=p("string", [None, 5]), segment_ids=p("int32", [None]), num_segments=c(7, "int32")),
+    "StringNGrams": lambda r, p, c: r.StringNGrams(
+        data=p("string", [None]), data_splits=p("int64", [4]), separator=" ", ngram_widths=[2], left_pad="",
+        right_pad="", pad_width=0, preserve_short_sequences=False),
     "Fingerprint": lambda r, p, c: r.Fingerprint(data=p("float32", [None, 3]), method=c(b"farmhash64")),
     "StringToNumber": lambda r, p, c: r.StringToNumber(string_tensor=p("string", [None, 2])),
     "AsString": lambda r, p, c: r.AsString(input=p("float32", [3, None])),

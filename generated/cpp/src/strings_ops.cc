@@ -295,6 +295,67 @@ OpSpec MakeStringLower() {
   return op;
 }
 
+OpSpec MakeStringNGrams() {
+  OpSpec op;
+  op.name = "StringNGrams";
+  op.inputs.push_back(ArgSpec{"data", static_cast<DType>(7), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"data_splits", DType::kInvalid, 6, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"ngrams", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"ngrams_splits", DType::kInvalid, 6, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "separator";
+    a.type = AttrType::kString;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ngram_widths";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "left_pad";
+    a.type = AttrType::kString;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "right_pad";
+    a.type = AttrType::kString;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "pad_width";
+    a.type = AttrType::kInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "preserve_short_sequences";
+    a.type = AttrType::kBool;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tsplits";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 6;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("StringNGrams", c); };
+  return op;
+}
+
 OpSpec MakeStringSplit() {
   OpSpec op;
   op.name = "StringSplit";
@@ -534,6 +595,7 @@ OpSpec MakeUnsortedSegmentJoin() {
   OpRegistry::Global().add_pending(MakeStringJoin());
   OpRegistry::Global().add_pending(MakeStringLength());
   OpRegistry::Global().add_pending(MakeStringLower());
+  OpRegistry::Global().add_pending(MakeStringNGrams());
   OpRegistry::Global().add_pending(MakeStringSplit());
   OpRegistry::Global().add_pending(MakeStringSplitV2());
   OpRegistry::Global().add_pending(MakeStringStrip());

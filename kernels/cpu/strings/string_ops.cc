@@ -11,6 +11,7 @@
 #include "opforge/ops/strings/string_join.h"
 #include "opforge/ops/strings/string_length.h"
 #include "opforge/ops/strings/string_lower.h"
+#include "opforge/ops/strings/string_n_grams.h"
 #include "opforge/ops/strings/string_split.h"
 #include "opforge/ops/strings/string_split_v2.h"
 #include "opforge/ops/strings/string_strip.h"
@@ -361,8 +362,88 @@ Status UnsortedSegmentJoinCpu(ops::UnsortedSegmentJoinArgs& a) {
   return strings::guarded("UnsortedSegmentJoin", [&] { return UnsortedSegmentJoinBody<T>(a); });
 }
 
+// StringNGrams: TensorFlow's StringNGramsOp (core/kernels/string_ngrams_op.cc), ngram by ngram.
+template <typename T>
+Status StringNGramsBody(ops::StringNGramsArgs& a) {
+  if (a.data.rank() != 1 || a.data_splits.rank() != 1) {
+    return a.ctx.error("data and data_splits must be vectors, got shapes ", a.data.shape().to_string(), " and ",
+                       a.data_splits.shape().to_string());
+  }
+  for (int64_t w : a.ngram_widths) {
+    if (w < 1) return a.ctx.error("Each ngram width must be greater than 0, got ", w);
+  }
+  const std::vector<std::string>& data = values(a.data);
+  const T* splits = a.data_splits.template data<T>();
+  const int64_t n_splits = a.data_splits.num_elements(), n_data = static_cast<int64_t>(data.size());
+  if (n_splits > 0) {
+    if (splits[0] != 0) return a.ctx.error("First split value must be 0, got ", static_cast<int64_t>(splits[0]));
+    for (int64_t i = 1; i < n_splits; ++i) {
+      const int64_t prev = splits[i - 1], v = splits[i];
+      if (v < prev || v > n_data) return a.ctx.error("Invalid split value ", v, ", must be in [", prev, ", ", n_data, "]");
+    }
+    if (static_cast<int64_t>(splits[n_splits - 1]) != n_data) {
+      return a.ctx.error("Last split value must be data size. Expected ", n_data, ", got ",
+                         static_cast<int64_t>(splits[n_splits - 1]));
+    }
+  }
+  if (n_data == 0 || n_splits == 0) {  // no data: no ngrams, the splits as given (TensorFlow's early exit)
+    a.ctx.output(1) = a.data_splits;
+    return Tensor::FromStrings(Shape{0}, {}, &a.ctx.output(0));
+  }
+  auto pad_of = [&](int64_t width) { return std::min<int64_t>(a.pad_width < 0 ? width - 1 : a.pad_width, width - 1); };
+  std::vector<std::string> out;
+  std::vector<T> out_splits{0};
+  // The ngrams of `width` over items [start, start + length), padded pad_of(width) times a side.
+  auto make = [&](int64_t start, int64_t length, int64_t width, int64_t pad, int64_t count) {
+    for (int64_t k = 0; k < count; ++k) {
+      const int64_t left = std::max<int64_t>(0, pad - k);
+      const int64_t right = std::max<int64_t>(0, pad - (count - (k + 1)));
+      const int64_t tokens = width - (left + right);
+      const int64_t first = left > 0 ? 0 : k - pad;
+      // The pads and tokens joined by the separator (an ngram of padding only has no empty token).
+      std::string g;
+      int64_t pieces = 0;
+      auto add = [&](const std::string& piece) {
+        if (pieces++ > 0) g += a.separator;
+        g += piece;
+      };
+      for (int64_t n = 0; n < left; ++n) add(a.left_pad);
+      for (int64_t n = 0; n < tokens; ++n) add(data[static_cast<size_t>(start + first + n)]);
+      for (int64_t n = 0; n < right; ++n) add(a.right_pad);
+      out.push_back(std::move(g));
+    }
+    (void)length;
+  };
+  for (int64_t row = 0; row + 1 < n_splits; ++row) {
+    const int64_t start = splits[row], length = static_cast<int64_t>(splits[row + 1]) - start;
+    const size_t before = out.size();
+    for (int64_t width : a.ngram_widths) {
+      const int64_t pad = pad_of(width);
+      make(start, length, width, pad, std::max<int64_t>(0, length + 2 * pad - width + 1));
+    }
+    if (a.preserve_short_sequences && out.size() == before && length > 0) {
+      const int64_t pad = std::max<int64_t>(a.pad_width, 0);  // one ngram of the whole padded row
+      const int64_t width = length + 2 * pad;
+      make(start, length, width, std::min<int64_t>(a.pad_width < 0 ? width - 1 : a.pad_width, width - 1), 1);
+    }
+    out_splits.push_back(static_cast<T>(out.size()));
+  }
+  if (n_splits == 0) out_splits.clear();
+  Tensor& splits_out = a.ctx.output(1);
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(DTypeOf<T>::value, Shape{static_cast<int64_t>(out_splits.size())}, &splits_out));
+  std::copy(out_splits.begin(), out_splits.end(), splits_out.template data<T>());
+  const int64_t n = static_cast<int64_t>(out.size());
+  return Tensor::FromStrings(Shape{n}, std::move(out), &a.ctx.output(0));
+}
+
+template <typename T>
+Status StringNGramsCpu(ops::StringNGramsArgs& a) {
+  return strings::guarded("StringNGrams", [&] { return StringNGramsBody<T>(a); });
+}
+
 }  // namespace
 
+OPFORGE_REGISTER_FORWARDING_KERNEL(StringNGrams, CPU, StringNGramsCpu, int32_t, int64_t)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(StringJoin, CPU, StringJoinCpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ReduceJoin, CPU, ReduceJoinCpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(StringSplit, CPU, StringSplitCpu)

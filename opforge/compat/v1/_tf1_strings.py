@@ -17,7 +17,7 @@ from opforge.ops import sparse_ops as _sp
 from opforge.ops import string_ops as _st
 
 _STRING_NAMES = (
-    "as_string", "join", "length", "lower", "upper", "strip", "reduce_join", "regex_full_match", "regex_replace",
+    "as_string", "join", "length", "lower", "upper", "strip", "reduce_join", "ngrams", "regex_full_match", "regex_replace",
     "split", "substr", "to_hash_bucket", "to_hash_bucket_fast", "to_hash_bucket_strong", "to_number",
     "unsorted_segment_join",
 )

@@ -91,8 +91,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         train.maybe_shuffle_batch_join train.queue_runner train.range_input_producer train.shuffle_batch_join
         train.slice_input_producer
     """),
-    "unicode, formatting and n-gram string ops (UnicodeDecode/Encode/Script/Transcode, StringFormat, StringNGrams): not yet in opforge; bytes_split and the unicode splits return RaggedTensors, which opforge lacks": _names("""
-        strings.bytes_split strings.format strings.ngrams strings.unicode_decode strings.unicode_decode_with_offsets
+    "unicode and formatting string ops (UnicodeDecode/Encode/Script/Transcode, StringFormat): not yet in opforge; bytes_split and the unicode splits return RaggedTensors, which opforge lacks": _names("""
+        strings.bytes_split strings.format strings.unicode_decode strings.unicode_decode_with_offsets
         strings.unicode_encode strings.unicode_script strings.unicode_split strings.unicode_split_with_offsets
         strings.unicode_transcode
     """),

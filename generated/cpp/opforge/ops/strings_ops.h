@@ -16,6 +16,7 @@
 #include "opforge/ops/strings/string_join.h"
 #include "opforge/ops/strings/string_length.h"
 #include "opforge/ops/strings/string_lower.h"
+#include "opforge/ops/strings/string_n_grams.h"
 #include "opforge/ops/strings/string_split.h"
 #include "opforge/ops/strings/string_split_v2.h"
 #include "opforge/ops/strings/string_strip.h"
