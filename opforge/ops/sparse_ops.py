@@ -219,12 +219,30 @@ def reshape(sp_input, shape, name=None):
     return SparseTensor(i, sp.values, s)
 
 
+def _pick_strings(values, keep_mask):
+    """The strings of a vector where keep_mask is true, in order (opforge's Gather takes no
+    strings): the kept ones renumbered 0.. and the others moved past them by SparseReorder,
+    then cut off by SparseSlice, both of which move strings."""
+    mask = _ops.cast(keep_mask, "int64")
+    n = _ops.size(mask, out_type="int64")
+    rank = _ops.sub(_ops.cumsum(mask, np.int32(0)), np.int64(1))  # position among the kept
+    position = _ops.select_v2(keep_mask, rank, _ops.add_v2(n, _ops.range(np.int64(0), n, np.int64(1))))
+    ix = _ops.reshape(position, np.array([-1, 1], np.int64))
+    shape = _ops.reshape(_ops.mul(n, np.int64(2)), np.array([1], np.int64))
+    ix, ordered = _ops.sparse_reorder(ix, values, shape)
+    kept = _ops.reshape(_ops.sum(mask, np.int32(0), keep_dims=False), np.array([1], np.int64))
+    _, out, _ = _ops.sparse_slice(ix, ordered, shape, np.zeros(1, np.int64), kept)
+    return out
+
+
 def retain(sp_input, to_retain):
     """The values (and indices) of sp_input where the boolean vector to_retain is true."""
     sp = _sparse(sp_input)
+    to_retain = to_retain if hasattr(to_retain, "dtype") else np.asarray(to_retain, np.bool_)
     keep = _ops.reshape(_ops.where(to_retain), np.array([-1], np.int64))
-    return SparseTensor(_ops.gather_v2(sp.indices, keep, np.int32(0)), _ops.gather_v2(sp.values, keep, np.int32(0)),
-                        sp.dense_shape)
+    values = _pick_strings(sp.values, to_retain) if _dtypes.as_dtype(sp.dtype) == _dtypes.string else \
+        _ops.gather_v2(sp.values, keep, np.int32(0))
+    return SparseTensor(_ops.gather_v2(sp.indices, keep, np.int32(0)), values, sp.dense_shape)
 
 
 def reset_shape(sp_input, new_shape=None):

@@ -171,6 +171,10 @@ def test_retain_reset_shape_eye_from_dense_merge_to_indicator():
     for i, x in zip(v.indices[keep], v.values[keep]):
         want[tuple(i)] = x
     np.testing.assert_array_equal(dense_of(sp.retain(s, keep)), want)
+    words = of.SparseTensor(v.indices, of.constant([b"w%d" % k for k in range(len(keep))]), v.dense_shape)
+    kept = sp.retain(words, keep).numpy()
+    assert kept.values.tolist() == [b"w%d" % k for k in np.flatnonzero(keep)]  # strings too
+    np.testing.assert_array_equal(kept.indices, v.indices[keep])
     assert sp.reset_shape(s).numpy().dense_shape.tolist() == (v.indices.max(0) + 1).tolist()
     np.testing.assert_array_equal(sp.to_dense(sp.eye(3, 5)).numpy(), np.eye(3, 5, dtype=np.float32))
     np.testing.assert_array_equal(dense_of(sp.from_dense(d)), d)
