@@ -107,7 +107,8 @@ Status SparseReduceShape(ShapeContext& c) {
     std::vector<bool> reduced(static_cast<size_t>(rank), false);
     for (int64_t raw : axes) {
       const int64_t d = raw < 0 ? raw + rank : raw;
-      if (d < 0 || d >= rank) return c.error("Invalid reduction dimension ", raw, ", for input with ", rank, " dimensions.");
+      if (d < 0 || d >= rank)
+        return c.error("Invalid reduction dimension ", raw, ", for input with ", rank, " dimensions.");
       reduced[static_cast<size_t>(d)] = true;
     }
     std::vector<int64_t> dims;
@@ -255,9 +256,9 @@ Status SegmentWithNumShape(ShapeContext& c) { return segment_shape(c, 3); }
   for (const char* op : {"SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN"}) {
     shape_fns::register_custom(op, SegmentShape);
   }
-  for (const char* op : {"SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
-                         "SparseSegmentSqrtNWithNumSegments", "SparseSegmentSumGrad", "SparseSegmentMeanGrad",
-                         "SparseSegmentSqrtNGrad"}) {
+  for (const char* op :
+       {"SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments", "SparseSegmentSqrtNWithNumSegments",
+        "SparseSegmentSumGrad", "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad"}) {
     shape_fns::register_custom(op, SegmentWithNumShape);
   }
   return true;

@@ -49,7 +49,8 @@ void merge(const sparse::View& a, const sparse::View& b, std::vector<int64_t>* r
     int c = i >= a.n ? 1 : j >= b.n ? -1 : sparse::compare(a, i, b, j);
     const sparse::View& from = c <= 0 ? a : b;
     const int64_t r = c <= 0 ? i : j;
-    if (f(c <= 0 ? i : -1, c >= 0 ? j : -1)) rows->insert(rows->end(), from.ix + r * from.rank, from.ix + (r + 1) * from.rank);
+    if (f(c <= 0 ? i : -1, c >= 0 ? j : -1))
+      rows->insert(rows->end(), from.ix + r * from.rank, from.ix + (r + 1) * from.rank);
     if (c <= 0) ++i;
     if (c >= 0) ++j;
   }
@@ -58,21 +59,18 @@ void merge(const sparse::View& a, const sparse::View& b, std::vector<int64_t>* r
 template <typename T>
 Status SparseAddCpu(ops::SparseAddArgs& a) {
   sparse::View x, y;
-  OPF_RETURN_IF_ERROR(two_operands(a.ctx, a.a_indices, a.a_values, a.a_shape, a.b_indices, a.b_values, a.b_shape, &x, &y));
-  if (a.thresh.num_elements() != 1) return a.ctx.error("The magnitude threshold must be a scalar: got shape ", a.thresh.shape().to_string());
+  OPF_RETURN_IF_ERROR(
+      two_operands(a.ctx, a.a_indices, a.a_values, a.a_shape, a.b_indices, a.b_values, a.b_shape, &x, &y));
+  if (a.thresh.num_elements() != 1)
+    return a.ctx.error("The magnitude threshold must be a scalar: got shape ", a.thresh.shape().to_string());
   double thresh = 0;
-  switch (a.thresh.dtype()) {
-#define OPF_THRESH(DT, CT) \
-  case DT:                 \
-    thresh = static_cast<double>(static_cast<compute_t<CT>>(a.thresh.data<CT>()[0])); \
-    break;
-    OPF_THRESH(DType::kFloat, float) OPF_THRESH(DType::kDouble, double) OPF_THRESH(DType::kInt32, int32_t)
-    OPF_THRESH(DType::kInt64, int64_t) OPF_THRESH(DType::kInt16, int16_t) OPF_THRESH(DType::kInt8, int8_t)
-    OPF_THRESH(DType::kUInt8, uint8_t) OPF_THRESH(DType::kHalf, half) OPF_THRESH(DType::kBFloat16, bfloat16)
-#undef OPF_THRESH
-    default:
-      return a.ctx.error("unsupported thresh dtype");
-  }
+  const bool numeric = visit_dtype(a.thresh.dtype(), [&](auto tag) {
+    using R = decltype(tag);
+    if constexpr (!std::is_same_v<R, bool>) {
+      thresh = static_cast<double>(static_cast<compute_t<R>>(a.thresh.template data<R>()[0]));
+    }
+  });
+  if (!numeric || a.thresh.dtype() == DType::kBool) return a.ctx.error("unsupported thresh dtype");
   const T* av = a.a_values.template data<T>();
   const T* bv = a.b_values.template data<T>();
   std::vector<int64_t> rows;
@@ -203,8 +201,8 @@ Status SparseTensorDenseAddCpu(ops::SparseTensorDenseAddArgs& a) {
 
 // One output value per sparse value: f(value, dense element broadcast to its index).
 template <typename T, typename F>
-Status sparse_dense_cwise(KernelContext& ctx, const Tensor& spi, const Tensor& spv, const Tensor& sps, const Tensor& dense,
-                          F f) {
+Status sparse_dense_cwise(KernelContext& ctx, const Tensor& spi, const Tensor& spv, const Tensor& sps,
+                          const Tensor& dense, F f) {
   sparse::View v;
   OPF_RETURN_IF_ERROR(sparse::view(ctx, spi, spv, sps, &v));
   const int dr = dense.rank();
@@ -236,12 +234,14 @@ Status sparse_dense_cwise(KernelContext& ctx, const Tensor& spi, const Tensor& s
 
 template <typename T>
 Status SparseDenseCwiseMulCpu(ops::SparseDenseCwiseMulArgs& a) {
-  return sparse_dense_cwise<T>(a.ctx, a.sp_indices, a.sp_values, a.sp_shape, a.dense, [](auto x, auto y) { return x * y; });
+  return sparse_dense_cwise<T>(a.ctx, a.sp_indices, a.sp_values, a.sp_shape, a.dense,
+                               [](auto x, auto y) { return x * y; });
 }
 
 template <typename T>
 Status SparseDenseCwiseAddCpu(ops::SparseDenseCwiseAddArgs& a) {
-  return sparse_dense_cwise<T>(a.ctx, a.sp_indices, a.sp_values, a.sp_shape, a.dense, [](auto x, auto y) { return x + y; });
+  return sparse_dense_cwise<T>(a.ctx, a.sp_indices, a.sp_values, a.sp_shape, a.dense,
+                               [](auto x, auto y) { return x + y; });
 }
 
 template <typename T>

@@ -20,7 +20,7 @@ struct Column {
   const Tensor* values = nullptr;
   std::vector<int64_t> start, count;  // per row: first value and number of values
   bool dense = false;
-  int64_t width = 0;                  // dense inputs: features per row
+  int64_t width = 0;  // dense inputs: features per row
 
   bool is_string() const { return values->dtype() == DType::kString; }
   int64_t features(int64_t row) const { return dense ? width : count[static_cast<size_t>(row)]; }
@@ -47,7 +47,8 @@ Status columns(const KernelContext& ctx, const TensorList& indices, const Tensor
                        ix.shape().to_string());
     }
     if (v.rank() != 1 || v.dim(0) != ix.dim(0)) {
-      return ctx.error("Expected sparse input ", k, " to have ", ix.dim(0), " values, got shape ", v.shape().to_string());
+      return ctx.error("Expected sparse input ", k, " to have ", ix.dim(0), " values, got shape ",
+                       v.shape().to_string());
     }
     if (s.rank() != 1 || s.dim(0) != 2) {
       return ctx.error("Expected sparse input ", k, "'s shape to have 2 elements, got shape ", s.shape().to_string());
@@ -71,7 +72,8 @@ Status columns(const KernelContext& ctx, const TensorList& indices, const Tensor
     const int64_t* ix = indices[k].data<int64_t>();
     for (int64_t i = 0; i < indices[k].dim(0); ++i) {
       const int64_t row = ix[2 * i];
-      if (row < 0 || row >= *batch) return ctx.error("Sparse input ", k, " has row index ", row, " outside [0, ", *batch, ")");
+      if (row < 0 || row >= *batch)
+        return ctx.error("Sparse input ", k, " has row index ", row, " outside [0, ", *batch, ")");
       if (i > 0 && row < ix[2 * (i - 1)]) {
         return ctx.error("Sparse input ", k, "'s values must be grouped by row in order: row ", row, " follows row ",
                          ix[2 * (i - 1)]);
@@ -187,7 +189,8 @@ Status SparseCrossCpu(ops::SparseCrossArgs& a) {
 }
 
 Status SparseCrossV2Cpu(ops::SparseCrossV2Args& a) {
-  if (a.sep.rank() != 0) return a.ctx.error("Input separator should be a scalar but received shape ", a.sep.shape().to_string());
+  if (a.sep.rank() != 0)
+    return a.ctx.error("Input separator should be a scalar but received shape ", a.sep.shape().to_string());
   std::vector<Column> cols;
   int64_t batch = 0;
   OPF_RETURN_IF_ERROR(columns(a.ctx, a.indices, a.values, a.shapes, a.dense_inputs, &cols, &batch));

@@ -38,7 +38,9 @@ Status SparseConcatCpu(ops::SparseConcatArgs& a) {
   std::vector<int64_t> rows, from, offsets;
   for (int k = 0; k < n; ++k) {
     const sparse::View& v = in[static_cast<size_t>(k)];
-    if (v.rank != rank) return a.ctx.error("Ranks of all input tensors must match: expected ", rank, " but got ", v.rank, " at position ", k);
+    if (v.rank != rank)
+      return a.ctx.error("Ranks of all input tensors must match: expected ", rank, " but got ", v.rank, " at position ",
+                         k);
     for (int d = 0; d < rank; ++d) {
       if (d != dim && v.shape[static_cast<size_t>(d)] != in[0].shape[static_cast<size_t>(d)]) {
         return a.ctx.error("Input shapes must match: expected ", in[0].shape[static_cast<size_t>(d)], " for dimension ",
@@ -66,7 +68,8 @@ Status SparseConcatCpu(ops::SparseConcatArgs& a) {
   for (int64_t o : order) sorted_rows.insert(sorted_rows.end(), r + o * rank, r + (o + 1) * rank);
   // The values, gathered from their inputs in that order.
   std::vector<int64_t> starts(static_cast<size_t>(n) + 1, 0);
-  for (int k = 0; k < n; ++k) starts[static_cast<size_t>(k) + 1] = starts[static_cast<size_t>(k)] + in[static_cast<size_t>(k)].n;
+  for (int k = 0; k < n; ++k)
+    starts[static_cast<size_t>(k) + 1] = starts[static_cast<size_t>(k)] + in[static_cast<size_t>(k)].n;
   if (a.values[0].dtype() == DType::kString) {
     std::vector<std::string> vals;
     for (int64_t o : order) {
@@ -156,7 +159,8 @@ Status SparseSliceGradCpu(ops::SparseSliceGradArgs& a) {
   int64_t j = 0;
   for (int64_t i = 0; i < in.dim(0) && j < out.dim(0); ++i) {
     bool same = true;
-    for (int64_t d = 0; same && d < rank; ++d) same = pi[i * rank + d] - start[static_cast<size_t>(d)] == po[j * rank + d];
+    for (int64_t d = 0; same && d < rank; ++d)
+      same = pi[i * rank + d] - start[static_cast<size_t>(d)] == po[j * rank + d];
     if (same) o[i] = b[j++];
   }
   if (j != out.dim(0)) return a.ctx.error("output_indices are not a slice of input_indices");
@@ -254,15 +258,17 @@ Status SparseSplitCpu(ops::SparseSplitArgs& a) {
   for (int64_t i = 0; i < v.n; ++i) {
     const int64_t p = part_of(v.at(i, static_cast<int>(dim)));
     from[static_cast<size_t>(p)].push_back(i);
-    for (int d = 0; d < v.rank; ++d) rows[static_cast<size_t>(p)].push_back(v.at(i, d) - (d == dim ? part_start(p) : 0));
+    for (int d = 0; d < v.rank; ++d)
+      rows[static_cast<size_t>(p)].push_back(v.at(i, d) - (d == dim ? part_start(p) : 0));
   }
   for (int64_t p = 0; p < parts; ++p) {
     std::vector<int64_t> shape = v.shape;
     shape[static_cast<size_t>(dim)] = base + (p < extra ? 1 : 0);
     const int64_t count = static_cast<int64_t>(from[static_cast<size_t>(p)].size());
-    OPF_RETURN_IF_ERROR(sparse::int64_matrix(rows[static_cast<size_t>(p)], count, v.rank, &a.ctx.output(static_cast<int>(p))));
-    OPF_RETURN_IF_ERROR(sparse::pick(a.values, from[static_cast<size_t>(p)], nullptr,
-                                     &a.ctx.output(static_cast<int>(parts + p))));
+    OPF_RETURN_IF_ERROR(
+        sparse::int64_matrix(rows[static_cast<size_t>(p)], count, v.rank, &a.ctx.output(static_cast<int>(p))));
+    OPF_RETURN_IF_ERROR(
+        sparse::pick(a.values, from[static_cast<size_t>(p)], nullptr, &a.ctx.output(static_cast<int>(parts + p))));
     OPF_RETURN_IF_ERROR(sparse::int64_vector(shape, &a.ctx.output(static_cast<int>(2 * parts + p))));
   }
   return Status::OK();
@@ -287,7 +293,9 @@ Status SparseFillEmptyRowsBody(ops::SparseFillEmptyRowsArgs& a) {
   }
   // Output layout: per row, its values in input order, or one default value if it has none.
   std::vector<int64_t> start(static_cast<size_t>(rows) + 1, 0);
-  for (int64_t r = 0; r < rows; ++r) start[static_cast<size_t>(r) + 1] = start[static_cast<size_t>(r)] + std::max<int64_t>(count[static_cast<size_t>(r)], 1);
+  for (int64_t r = 0; r < rows; ++r)
+    start[static_cast<size_t>(r) + 1] =
+        start[static_cast<size_t>(r)] + std::max<int64_t>(count[static_cast<size_t>(r)], 1);
   const int64_t total = start[static_cast<size_t>(rows)];
   std::vector<int64_t> out_rows(static_cast<size_t>(total * v.rank), 0), from(static_cast<size_t>(total), -1);
   OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt64, Shape{v.n}, &a.ctx.output(3)));
@@ -328,7 +336,8 @@ Status SparseFillEmptyRowsGradCpu(ops::SparseFillEmptyRowsGradArgs& a) {
   T* dv = a.ctx.output(0).template data<T>();
   std::vector<bool> taken(static_cast<size_t>(m), false);
   for (int64_t i = 0; i < n; ++i) {
-    if (map[i] < 0 || map[i] >= m) return a.ctx.error("Invalid reverse_index_map[", i, "] = ", map[i], ": not in [0, ", m, ")");
+    if (map[i] < 0 || map[i] >= m)
+      return a.ctx.error("Invalid reverse_index_map[", i, "] = ", map[i], ": not in [0, ", m, ")");
     dv[i] = g[map[i]];
     taken[static_cast<size_t>(map[i])] = true;
   }

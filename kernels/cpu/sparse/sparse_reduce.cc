@@ -32,8 +32,8 @@ using cpu::compute_t;
 // from that row-major position, so any input order works), the reduced value.
 template <typename T>
 struct Reduction {
-  std::vector<int64_t> out_dims;    // the output shape (reduced dims dropped or 1)
-  std::vector<int64_t> kept;        // the kept dims, in order
+  std::vector<int64_t> out_dims;           // the output shape (reduced dims dropped or 1)
+  std::vector<int64_t> kept;               // the kept dims, in order
   std::map<int64_t, compute_t<T>> groups;  // kept position -> reduced value
 };
 
@@ -131,7 +131,8 @@ Status sparse_reduction(KernelContext& ctx, const Tensor& ix, const Tensor& vals
 
 template <typename T>
 Status SparseReduceSumCpu(ops::SparseReduceSumArgs& a) {
-  return dense_reduction<T, false>(a.ctx, a.input_indices, a.input_values, a.input_shape, a.reduction_axes, a.keep_dims);
+  return dense_reduction<T, false>(a.ctx, a.input_indices, a.input_values, a.input_shape, a.reduction_axes,
+                                   a.keep_dims);
 }
 template <typename T>
 Status SparseReduceMaxCpu(ops::SparseReduceMaxArgs& a) {
@@ -156,7 +157,8 @@ Status SparseSoftmaxCpu(ops::SparseSoftmaxArgs& a) {
   if (v.rank < 2) return a.ctx.error("sp_shape should have rank >= 2, got ", Shape(v.shape).to_string());
   OPF_RETURN_IF_ERROR(sparse::check_bounds(a.ctx, v));
   std::map<std::vector<int64_t>, std::vector<int64_t>> groups;
-  for (int64_t i = 0; i < v.n; ++i) groups[std::vector<int64_t>(v.ix + i * v.rank, v.ix + (i + 1) * v.rank - 1)].push_back(i);
+  for (int64_t i = 0; i < v.n; ++i)
+    groups[std::vector<int64_t>(v.ix + i * v.rank, v.ix + (i + 1) * v.rank - 1)].push_back(i);
   Tensor& out = a.ctx.output(0);
   OPF_RETURN_IF_ERROR(Tensor::Allocate(DTypeOf<T>::value, Shape{v.n}, &out));
   const T* x = a.sp_values.template data<T>();
@@ -180,7 +182,8 @@ Status segment_reduce(KernelContext& ctx, Combine how, const Tensor& data, const
                       const Tensor& segment_ids, const Tensor* num_segments) {
   if (data.rank() < 1) return ctx.error("data must be at least 1-D, got shape ", data.shape().to_string());
   if (indices.rank() != 1) return ctx.error("indices should be a vector, got shape ", indices.shape().to_string());
-  if (segment_ids.rank() != 1) return ctx.error("segment_ids should be a vector, got shape ", segment_ids.shape().to_string());
+  if (segment_ids.rank() != 1)
+    return ctx.error("segment_ids should be a vector, got shape ", segment_ids.shape().to_string());
   if (indices.dim(0) != segment_ids.dim(0)) {
     return ctx.error("segment_ids and indices should have same size.");
   }
@@ -217,7 +220,8 @@ Status segment_reduce(KernelContext& ctx, Combine how, const Tensor& data, const
   for (int64_t i = 0; i < n; ++i) {
     const int64_t s = seg[static_cast<size_t>(i)], r = ix[static_cast<size_t>(i)];
     ++count[static_cast<size_t>(s)];
-    for (int64_t j = 0; j < inner; ++j) acc[static_cast<size_t>(s * inner + j)] += static_cast<compute_t<T>>(x[r * inner + j]);
+    for (int64_t j = 0; j < inner; ++j)
+      acc[static_cast<size_t>(s * inner + j)] += static_cast<compute_t<T>>(x[r * inner + j]);
   }
   T* o = out.template data<T>();
   for (int64_t s = 0; s < out_rows; ++s) {
@@ -272,24 +276,23 @@ Status segment_grad(KernelContext& ctx, Combine how, const Tensor& grad, const T
   return Status::OK();
 }
 
-#define OPF_SEGMENT_KERNELS(KIND, HOW)                                                                        \
-  template <typename T>                                                                                       \
-  Status SparseSegment##KIND##Cpu(ops::SparseSegment##KIND##Args& a) {                                        \
-    return sparse::guarded("SparseSegment" #KIND, [&] {                                                       \
-      return segment_reduce<T>(a.ctx, HOW, a.data, a.indices, a.segment_ids, nullptr);                        \
-    });                                                                                                       \
-  }                                                                                                           \
-  template <typename T>                                                                                       \
-  Status SparseSegment##KIND##WithNumSegmentsCpu(ops::SparseSegment##KIND##WithNumSegmentsArgs& a) {          \
-    return sparse::guarded("SparseSegment" #KIND "WithNumSegments", [&] {                                    \
-      return segment_reduce<T>(a.ctx, HOW, a.data, a.indices, a.segment_ids, &a.num_segments);                \
-    });                                                                                                       \
-  }                                                                                                           \
-  template <typename T>                                                                                       \
-  Status SparseSegment##KIND##GradCpu(ops::SparseSegment##KIND##GradArgs& a) {                                \
-    return sparse::guarded("SparseSegment" #KIND "Grad", [&] {                                                \
-      return segment_grad<T>(a.ctx, HOW, a.grad, a.indices, a.segment_ids, a.output_dim0);                    \
-    });                                                                                                       \
+#define OPF_SEGMENT_KERNELS(KIND, HOW)                                                                                \
+  template <typename T>                                                                                               \
+  Status SparseSegment##KIND##Cpu(ops::SparseSegment##KIND##Args& a) {                                                \
+    return sparse::guarded("SparseSegment" #KIND,                                                                     \
+                           [&] { return segment_reduce<T>(a.ctx, HOW, a.data, a.indices, a.segment_ids, nullptr); }); \
+  }                                                                                                                   \
+  template <typename T>                                                                                               \
+  Status SparseSegment##KIND##WithNumSegmentsCpu(ops::SparseSegment##KIND##WithNumSegmentsArgs& a) {                  \
+    return sparse::guarded("SparseSegment" #KIND "WithNumSegments", [&] {                                             \
+      return segment_reduce<T>(a.ctx, HOW, a.data, a.indices, a.segment_ids, &a.num_segments);                        \
+    });                                                                                                               \
+  }                                                                                                                   \
+  template <typename T>                                                                                               \
+  Status SparseSegment##KIND##GradCpu(ops::SparseSegment##KIND##GradArgs& a) {                                        \
+    return sparse::guarded("SparseSegment" #KIND "Grad", [&] {                                                        \
+      return segment_grad<T>(a.ctx, HOW, a.grad, a.indices, a.segment_ids, a.output_dim0);                            \
+    });                                                                                                               \
   }
 OPF_SEGMENT_KERNELS(Sum, Combine::kSum)
 OPF_SEGMENT_KERNELS(Mean, Combine::kMean)

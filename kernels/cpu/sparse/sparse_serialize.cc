@@ -60,7 +60,9 @@ Status serialize_rows(KernelContext& ctx, const sparse::View& v, const Tensor& v
   std::vector<std::vector<int64_t>> members(static_cast<size_t>(rows));
   for (int64_t i = 0; i < v.n; ++i) {
     const int64_t r = v.at(i, 0);
-    if (r < 0 || r >= rows) return ctx.error("indices[", i, "] = ", sparse::row_string(v, i), " is out of bounds: need 0 <= index < ", Shape(v.shape).to_string());
+    if (r < 0 || r >= rows)
+      return ctx.error("indices[", i, "] = ", sparse::row_string(v, i), " is out of bounds: need 0 <= index < ",
+                       Shape(v.shape).to_string());
     members[static_cast<size_t>(r)].push_back(i);
   }
   Tensor sub_shape;
@@ -246,7 +248,9 @@ Status DeserializeManySparseBody(ops::DeserializeManySparseArgs& a) {
       return a.ctx.error("serialized_sparse[", r, "] does not hold int64 indices [n, rank] and an int64 shape [rank]");
     }
     const int64_t n = ix.dims[0], rr = ix.dims[1];
-    if (shape.dims[0] != rr) return a.ctx.error("serialized_sparse[", r, "]: indices of rank ", rr, " and a shape of ", shape.dims[0], " dimensions");
+    if (shape.dims[0] != rr)
+      return a.ctx.error("serialized_sparse[", r, "]: indices of rank ", rr, " and a shape of ", shape.dims[0],
+                         " dimensions");
     if (rank >= 0 && rr != rank) {
       return a.ctx.error("Inconsistent rank across SparseTensors: rank prior to SparseTensor[", r, "] was: ", rank,
                          " but rank of SparseTensor[", r, "] is: ", rr);
@@ -263,7 +267,8 @@ Status DeserializeManySparseBody(ops::DeserializeManySparseArgs& a) {
                          "].values.dtype() == ", vals.dtype, " (TensorFlow's DataType number), or malformed values");
     }
     const int64_t* dims = reinterpret_cast<const int64_t*>(shape_raw.data());
-    for (int64_t d = 0; d < rank; ++d) out_shape[static_cast<size_t>(d + 1)] = std::max(out_shape[static_cast<size_t>(d + 1)], dims[d]);
+    for (int64_t d = 0; d < rank; ++d)
+      out_shape[static_cast<size_t>(d + 1)] = std::max(out_shape[static_cast<size_t>(d + 1)], dims[d]);
     const int64_t* p = reinterpret_cast<const int64_t*>(ix_raw.data());
     for (int64_t i = 0; i < n; ++i) {
       out_rows.push_back(r);

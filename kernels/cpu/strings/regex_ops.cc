@@ -34,7 +34,8 @@ Status compile(const char* op, const std::string& pattern, std::unique_ptr<RE2>*
 }
 
 Status scalar_string(const char* op, const Tensor& t, const char* what, std::string* out) {
-  if (t.rank() != 0) return errors::InvalidArgument(op, ": ", what, " must be scalar, got shape ", t.shape().to_string());
+  if (t.rank() != 0)
+    return errors::InvalidArgument(op, ": ", what, " must be scalar, got shape ", t.shape().to_string());
   *out = values(t)[0];
   return Status::OK();
 }

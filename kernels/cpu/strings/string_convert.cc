@@ -113,7 +113,8 @@ Status AsStringCpu(ops::AsStringArgs& a) {
         if constexpr (std::is_same_v<T, StringTag>) {
           len = std::snprintf(buf.data(), buf.size(), format.c_str(), values(a.input)[static_cast<size_t>(k)].c_str());
         } else if constexpr (is_float) {
-          len = std::snprintf(buf.data(), buf.size(), format.c_str(), static_cast<double>(a.input.template data<T>()[k]));
+          len =
+              std::snprintf(buf.data(), buf.size(), format.c_str(), static_cast<double>(a.input.template data<T>()[k]));
         } else if constexpr (std::is_same_v<T, int64_t>) {
           len = std::snprintf(buf.data(), buf.size(), format.c_str(), a.input.template data<int64_t>()[k]);
         } else {
@@ -255,7 +256,8 @@ Status hash_buckets(KernelContext& ctx, const Tensor& input, int64_t num_buckets
   OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt64, input.shape(), &ctx.output(0)));
   int64_t* out = ctx.output(0).data<int64_t>();
   const std::vector<std::string>& in = values(input);
-  for (size_t k = 0; k < in.size(); ++k) out[k] = static_cast<int64_t>(hash(in[k]) % static_cast<uint64_t>(num_buckets));
+  for (size_t k = 0; k < in.size(); ++k)
+    out[k] = static_cast<int64_t>(hash(in[k]) % static_cast<uint64_t>(num_buckets));
   return Status::OK();
 }
 
@@ -311,7 +313,8 @@ Status FingerprintCpu(ops::FingerprintArgs& a) {
   } else {
     const size_t row_bytes = static_cast<size_t>(cols) * sizeof(T);
     const char* bytes = static_cast<const char*>(a.data.raw_data());
-    for (int64_t r = 0; r < rows; ++r) put(r, util::Fingerprint64(bytes + static_cast<size_t>(r) * row_bytes, row_bytes));
+    for (int64_t r = 0; r < rows; ++r)
+      put(r, util::Fingerprint64(bytes + static_cast<size_t>(r) * row_bytes, row_bytes));
   }
   return Status::OK();
 #else

@@ -70,7 +70,8 @@ Status ReduceJoinBody(ops::ReduceJoinArgs& a) {
     axes.push_back(static_cast<int>(d));
   }
   std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
-  for (int d = rank - 2; d >= 0; --d) strides[static_cast<size_t>(d)] = strides[static_cast<size_t>(d + 1)] * in.dim(d + 1);
+  for (int d = rank - 2; d >= 0; --d)
+    strides[static_cast<size_t>(d)] = strides[static_cast<size_t>(d + 1)] * in.dim(d + 1);
   std::vector<int64_t> out_dims, kept;
   for (int d = 0; d < rank; ++d) {
     if (!reduced[static_cast<size_t>(d)]) {
@@ -379,7 +380,8 @@ Status StringNGramsBody(ops::StringNGramsArgs& a) {
     if (splits[0] != 0) return a.ctx.error("First split value must be 0, got ", static_cast<int64_t>(splits[0]));
     for (int64_t i = 1; i < n_splits; ++i) {
       const int64_t prev = splits[i - 1], v = splits[i];
-      if (v < prev || v > n_data) return a.ctx.error("Invalid split value ", v, ", must be in [", prev, ", ", n_data, "]");
+      if (v < prev || v > n_data)
+        return a.ctx.error("Invalid split value ", v, ", must be in [", prev, ", ", n_data, "]");
     }
     if (static_cast<int64_t>(splits[n_splits - 1]) != n_data) {
       return a.ctx.error("Last split value must be data size. Expected ", n_data, ", got ",
