@@ -30,6 +30,7 @@ _PUBLIC_MODULES = {
     "linalg": "opforge.ops.linalg",
     "random": "opforge.ops.random_ops",
     "sparse": "opforge.ops.sparse_ops",
+    "strings": "opforge.ops.string_ops",
     "train": "opforge.training",
     "layers": "opforge.layers",
     "losses": "opforge.layers.losses",

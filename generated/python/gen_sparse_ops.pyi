@@ -6,6 +6,371 @@ from opforge.framework.dtypes import DTypeLike, ShapeLike, TensorLike
 
 __all__: list[str]
 
+def deserialize_many_sparse(serialized_sparse: TensorLike, dtype: DTypeLike, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Deserializes and concatenates SparseTensors from a serialized minibatch.
+
+    Each row of `serialized_sparse` ([N, 3]: a SparseTensor serialized as SerializeSparse writes it)
+    becomes the slice [i] of the output, whose indices get i as their first column, in row order
+    (reorder afterwards if the inputs were not in canonical order); its dense shape is N followed by
+    the largest size of each dimension over the inputs, which must all have the rank and dtype
+    given. An empty minibatch, malformed protos, ranks or dtypes that differ, and values that do not
+    match the indices are InvalidArgumentErrors (tf.io.deserialize_many_sparse).
+
+    Args:
+      serialized_sparse: A `Tensor` of type `string`.
+      dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
+        `float16`, `float32`, `float64`, `string`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sparse_indices`, `sparse_values`, `sparse_shape`).
+      sparse_indices: A `Tensor` of type `int64`.
+      sparse_values: A `Tensor` of type `dtype`.
+      sparse_shape: A `Tensor` of type `int64`.
+    """
+
+def serialize_many_sparse(sparse_indices: TensorLike, sparse_values: TensorLike, sparse_shape: TensorLike, out_type: DTypeLike = "string", name: str | None = None) -> Tensor:
+    r"""Serializes an N-minibatch SparseTensor into an [N, 3] string tensor.
+
+    Row i serializes (as SerializeSparse) the SparseTensor of rank R - 1 made of the values whose
+    first index is i: their indices without the first column, the shape without the first dimension.
+    The input must have rank >= 2 and first indices within its first dimension
+    (tf.io.serialize_many_sparse).
+
+    Args:
+      sparse_indices: A `Tensor` of type `int64`.
+      sparse_values: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`,
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      sparse_shape: A `Tensor` of type `int64`.
+      out_type: An optional `type` from: `string`. Defaults to `"string"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+    """
+
+def serialize_sparse(sparse_indices: TensorLike, sparse_values: TensorLike, sparse_shape: TensorLike, out_type: DTypeLike = "string", name: str | None = None) -> Tensor:
+    r"""Serializes a SparseTensor into a [3] vector of serialized TensorProtos.
+
+    The indices, values and dense shape, each as TensorFlow serializes a tensor (a TensorProto:
+    dtype, shape, raw little-endian content or, for strings, string_val), byte for byte as
+    TensorFlow writes them (tf.io.serialize_sparse). out_type must be string (a variant holding the
+    tensors is not offered).
+
+    Args:
+      sparse_indices: A `Tensor` of type `int64`.
+      sparse_values: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`,
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      sparse_shape: A `Tensor` of type `int64`.
+      out_type: An optional `type` from: `string`. Defaults to `"string"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+    """
+
+def sparse_add(a_indices: TensorLike, a_values: TensorLike, a_shape: TensorLike, b_indices: TensorLike, b_values: TensorLike, b_shape: TensorLike, thresh: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Adds two SparseTensors, producing another SparseTensor.
+
+    Both operands must be in canonical (row-major) order and have one dense shape. Where both have a
+    value the sum is kept only if its absolute value is at least `thresh`; other values are copied.
+    The output is in canonical order (tf.sparse.add).
+
+    Args:
+      a_indices: A `Tensor` of type `int64`.
+      a_values: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      a_shape: A `Tensor` of type `int64`.
+      b_indices: A `Tensor` of type `int64`.
+      b_values: A `Tensor`. Must have the same type as `a_values`.
+      b_shape: A `Tensor` of type `int64`.
+      thresh: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sum_indices`, `sum_values`, `sum_shape`).
+      sum_indices: A `Tensor` of type `int64`.
+      sum_values: A `Tensor`. Has the same type as `a_values`.
+      sum_shape: A `Tensor` of type `int64`.
+    """
+
+def sparse_add_grad(backprop_val_grad: TensorLike, a_indices: TensorLike, b_indices: TensorLike, sum_indices: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""The gradient of SparseAdd with respect to both operands' values.
+
+    Each operand value gets the gradient of the sum value at its index (zero where the sum dropped
+    it).
+
+    Args:
+      backprop_val_grad: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`,
+        `float32`, `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      a_indices: A `Tensor` of type `int64`.
+      b_indices: A `Tensor` of type `int64`.
+      sum_indices: A `Tensor` of type `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`a_val_grad`, `b_val_grad`).
+      a_val_grad: A `Tensor`. Has the same type as `backprop_val_grad`.
+      b_val_grad: A `Tensor`. Has the same type as `backprop_val_grad`.
+    """
+
+def sparse_concat(indices: Sequence[TensorLike], values: Sequence[TensorLike], shapes: Sequence[TensorLike], concat_dim: int, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Concatenates a list of SparseTensors along the specified dimension.
+
+    The inputs must have one rank and equal dense shapes but along `concat_dim` (negative counts
+    from the end). Indices are shifted along it by the sizes of the inputs before; the output is in
+    canonical order (tf.sparse.concat).
+
+    Args:
+      indices: A list of at least 2 `Tensor` objects of type `int64`.
+      values: A list of at least 2 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      shapes: A list of at least 2 `Tensor` objects of type `int64`.
+      concat_dim: A `int`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_values`, `output_shape`).
+      output_indices: A `Tensor` of type `int64`.
+      output_values: A `Tensor`. Has the same type as `values`.
+      output_shape: A `Tensor` of type `int64`.
+    """
+
+def sparse_cross(indices: Sequence[TensorLike], values: Sequence[TensorLike], shapes: Sequence[TensorLike], dense_inputs: Sequence[TensorLike], hashed_output: bool, num_buckets: int, hash_key: int, out_type: DTypeLike, internal_type: DTypeLike, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Generates sparse cross features from a list of sparse and dense tensors.
+
+    Per batch row, every combination of one feature from each input (the sparse inputs first, then
+    the dense ones; the last input varies fastest) becomes one output value: the features joined
+    with '_X_' (ints written in decimal), or with `hashed_output` TensorFlow's FingerprintCat64
+    chain from `hash_key` over each feature's hash (Fingerprint64 of a string, an int itself) modulo
+    `num_buckets` (when > 0). A row with no feature in some input has no crosses. Every input is 2-D
+    with one batch size; the sparse inputs' values must be grouped by row in order. The values are
+    TensorFlow's (tf.sparse.cross_hashed, feature columns' crossed_column).
+
+    Args:
+      indices: A list of at least 0 `Tensor` objects of type `int64`.
+      values: A list of `Tensor` objects with types from: attr `sparse_types`.
+      shapes: A list of at least 0 `Tensor` objects of type `int64`.
+      dense_inputs: A list of `Tensor` objects with types from: attr `dense_types`.
+      hashed_output: A `bool`.
+      num_buckets: A `int` that is `>= 0`.
+      hash_key: A `int`.
+      out_type: A `type` from: `int64`, `string`.
+      internal_type: A `type` from: `int64`, `string`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_values`, `output_shape`).
+      output_indices: A `Tensor` of type `int64`.
+      output_values: A `Tensor` of type `out_type`.
+      output_shape: A `Tensor` of type `int64`.
+    """
+
+def sparse_cross_v2(indices: Sequence[TensorLike], values: Sequence[TensorLike], shapes: Sequence[TensorLike], dense_inputs: Sequence[TensorLike], sep: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Generates string cross features from a list of sparse and dense tensors, joined by a separator.
+
+    SparseCross's string crosses with the separator `sep` (a scalar) instead of '_X_'
+    (tf.sparse.cross).
+
+    Args:
+      indices: A list of at least 0 `Tensor` objects of type `int64`.
+      values: A list of `Tensor` objects with types from: attr `sparse_types`.
+      shapes: A list of at least 0 `Tensor` objects of type `int64`.
+      dense_inputs: A list of `Tensor` objects with types from: attr `dense_types`.
+      sep: A `Tensor` of type `string`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_values`, `output_shape`).
+      output_indices: A `Tensor` of type `int64`.
+      output_values: A `Tensor` of type `string`.
+      output_shape: A `Tensor` of type `int64`.
+    """
+
+def sparse_dense_cwise_add(sp_indices: TensorLike, sp_values: TensorLike, sp_shape: TensorLike, dense: TensorLike, name: str | None = None) -> Tensor:
+    r"""Component-wise: adds each SparseTensor value by the dense tensor's element at its index.
+
+    The dense tensor broadcasts to the sparse one's shape (NumPy's rules, one way only); the output
+    holds one value per sparse value, in its order. Shapes that do not broadcast so are an
+    InvalidArgumentError.
+
+    Args:
+      sp_indices: A `Tensor` of type `int64`.
+      sp_values: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      sp_shape: A `Tensor` of type `int64`.
+      dense: A `Tensor`. Must have the same type as `sp_values`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `sp_values`.
+    """
+
+def sparse_dense_cwise_div(sp_indices: TensorLike, sp_values: TensorLike, sp_shape: TensorLike, dense: TensorLike, name: str | None = None) -> Tensor:
+    r"""Component-wise: divides each SparseTensor value by the dense tensor's element at its index.
+
+    The dense tensor broadcasts to the sparse one's shape (NumPy's rules, one way only); the output
+    holds one value per sparse value, in its order. Shapes that do not broadcast so are an
+    InvalidArgumentError.
+
+    Args:
+      sp_indices: A `Tensor` of type `int64`.
+      sp_values: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      sp_shape: A `Tensor` of type `int64`.
+      dense: A `Tensor`. Must have the same type as `sp_values`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `sp_values`.
+    """
+
+def sparse_dense_cwise_mul(sp_indices: TensorLike, sp_values: TensorLike, sp_shape: TensorLike, dense: TensorLike, name: str | None = None) -> Tensor:
+    r"""Component-wise: multiplies each SparseTensor value by the dense tensor's element at its index.
+
+    The dense tensor broadcasts to the sparse one's shape (NumPy's rules, one way only); the output
+    holds one value per sparse value, in its order. Shapes that do not broadcast so are an
+    InvalidArgumentError.
+
+    Args:
+      sp_indices: A `Tensor` of type `int64`.
+      sp_values: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      sp_shape: A `Tensor` of type `int64`.
+      dense: A `Tensor`. Must have the same type as `sp_values`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `sp_values`.
+    """
+
+def sparse_fill_empty_rows(indices: TensorLike, values: TensorLike, dense_shape: TensorLike, default_value: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    r"""Fills the empty rows of a SparseTensor with a default value.
+
+    Each row (index in dimension 0) without a value gets one, `default_value`, at index [row, 0,
+    ..., 0]. The output is ordered by row (the values of a row keep their order);
+    `empty_row_indicator` marks the filled rows and `reverse_index_map[i]` is the output position of
+    input value i. A row index outside the dense shape is an InvalidArgumentError
+    (tf.sparse.fill_empty_rows).
+
+    Args:
+      indices: A `Tensor` of type `int64`.
+      values: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      dense_shape: A `Tensor` of type `int64`.
+      default_value: A `Tensor`. Must have the same type as `values`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_values`, `empty_row_indicator`, `reverse_index_map`).
+      output_indices: A `Tensor` of type `int64`.
+      output_values: A `Tensor`. Has the same type as `values`.
+      empty_row_indicator: A `Tensor` of type `bool`.
+      reverse_index_map: A `Tensor` of type `int64`.
+    """
+
+def sparse_fill_empty_rows_grad(reverse_index_map: TensorLike, grad_values: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""The gradient of SparseFillEmptyRows.
+
+    `d_values[i] = grad_values[reverse_index_map[i]]`; `d_default_value` sums the gradients of the
+    filled positions.
+
+    Args:
+      reverse_index_map: A `Tensor` of type `int64`.
+      grad_values: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`d_values`, `d_default_value`).
+      d_values: A `Tensor`. Has the same type as `grad_values`.
+      d_default_value: A `Tensor`. Has the same type as `grad_values`.
+    """
+
+def sparse_reduce_max(input_indices: TensorLike, input_values: TensorLike, input_shape: TensorLike, reduction_axes: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
+    r"""The maximum of a SparseTensor's values along the given dimensions, into a dense tensor.
+
+    As TensorFlow: only the present values take part (an absent element is not a zero here); an
+    output element with no value in its group is 0 (tf.sparse.reduce_max).
+
+    Args:
+      input_indices: A `Tensor` of type `int64`.
+      input_values: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`,
+        `float32`, `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      input_shape: A `Tensor` of type `int64`.
+      reduction_axes: A `Tensor` of type `int32`.
+      keep_dims: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input_values`.
+    """
+
+def sparse_reduce_max_sparse(input_indices: TensorLike, input_values: TensorLike, input_shape: TensorLike, reduction_axes: TensorLike, keep_dims: bool = False, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""The maximum of a SparseTensor's values along the given dimensions, into a SparseTensor.
+
+    SparseReduceMax with a sparse output: one value per distinct index of the kept dimensions, in
+    canonical order.
+
+    Args:
+      input_indices: A `Tensor` of type `int64`.
+      input_values: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`,
+        `float32`, `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      input_shape: A `Tensor` of type `int64`.
+      reduction_axes: A `Tensor` of type `int32`.
+      keep_dims: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_values`, `output_shape`).
+      output_indices: A `Tensor` of type `int64`.
+      output_values: A `Tensor`. Has the same type as `input_values`.
+      output_shape: A `Tensor` of type `int64`.
+    """
+
+def sparse_reduce_sum(input_indices: TensorLike, input_values: TensorLike, input_shape: TensorLike, reduction_axes: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
+    r"""Sums a SparseTensor's values along the given dimensions, into a dense tensor.
+
+    As tf.reduce_sum of the dense tensor (the absent elements are zero; repeated indices add).
+    `reduction_axes` may be negative; an empty list reduces nothing. `keep_dims` keeps reduced dims
+    with length 1 (tf.sparse.reduce_sum).
+
+    Args:
+      input_indices: A `Tensor` of type `int64`.
+      input_values: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`,
+        `float32`, `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      input_shape: A `Tensor` of type `int64`.
+      reduction_axes: A `Tensor` of type `int32`.
+      keep_dims: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input_values`.
+    """
+
+def sparse_reduce_sum_sparse(input_indices: TensorLike, input_values: TensorLike, input_shape: TensorLike, reduction_axes: TensorLike, keep_dims: bool = False, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Sums a SparseTensor's values along the given dimensions, into a SparseTensor.
+
+    SparseReduceSum with a sparse output: one value per distinct index of the kept dimensions, in
+    canonical order.
+
+    Args:
+      input_indices: A `Tensor` of type `int64`.
+      input_values: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`,
+        `float32`, `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      input_shape: A `Tensor` of type `int64`.
+      reduction_axes: A `Tensor` of type `int32`.
+      keep_dims: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_values`, `output_shape`).
+      output_indices: A `Tensor` of type `int64`.
+      output_values: A `Tensor`. Has the same type as `input_values`.
+      output_shape: A `Tensor` of type `int64`.
+    """
+
 def sparse_reorder(input_indices: TensorLike, input_values: TensorLike, input_shape: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
     r"""Reorders a SparseTensor into the canonical, row-major ordering.
 
@@ -24,6 +389,370 @@ def sparse_reorder(input_indices: TensorLike, input_values: TensorLike, input_sh
       A tuple of `Tensor` objects (`output_indices`, `output_values`).
       output_indices: A `Tensor` of type `int64`.
       output_values: A `Tensor`. Has the same type as `input_values`.
+    """
+
+def sparse_reshape(input_indices: TensorLike, input_shape: TensorLike, new_shape: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Reshapes a SparseTensor to a new dense shape.
+
+    As tf.reshape of the dense tensor: the row-major position of each value is kept; one dimension
+    of `new_shape` may be -1 (inferred). Shapes of different sizes are an InvalidArgumentError
+    (tf.sparse.reshape).
+
+    Args:
+      input_indices: A `Tensor` of type `int64`.
+      input_shape: A `Tensor` of type `int64`.
+      new_shape: A `Tensor` of type `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_shape`).
+      output_indices: A `Tensor` of type `int64`.
+      output_shape: A `Tensor` of type `int64`.
+    """
+
+def sparse_segment_mean(data: TensorLike, indices: TensorLike, segment_ids: TensorLike, sparse_gradient: bool = False, name: str | None = None) -> Tensor:
+    r"""Averages the rows of data picked by indices, per segment.
+
+    `output[s] = the mean of data[indices[i]] over the i with segment_ids[i] == s`; segment_ids must
+    be sorted (non-decreasing) and >= 0. The output has the last segment id + 1 rows; a segment with
+    no rows is zero. An index outside data's rows, unsorted or negative segment ids (or ids >=
+    num_segments) are InvalidArgumentErrors, as in TensorFlow (tf.sparse.segment_mean).
+    `sparse_gradient` is accepted; the gradient is dense.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+    """
+
+def sparse_segment_mean_grad(grad: TensorLike, indices: TensorLike, segment_ids: TensorLike, output_dim0: TensorLike, name: str | None = None) -> Tensor:
+    r"""The gradient of SparseSegmentMean: each picked row gets its segment's gradient, scaled.
+
+    `output[indices[i]] += grad[segment_ids[i]] / count(segment)`; output has `output_dim0` rows.
+
+    Args:
+      grad: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      output_dim0: A `Tensor` of type `int32`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `grad`.
+    """
+
+def sparse_segment_mean_with_num_segments(data: TensorLike, indices: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, sparse_gradient: bool = False, name: str | None = None) -> Tensor:
+    r"""Averages the rows of data picked by indices, per segment.
+
+    `output[s] = the mean of data[indices[i]] over the i with segment_ids[i] == s`; segment_ids must
+    be sorted (non-decreasing) and >= 0. The output has num_segments rows; a segment with no rows is
+    zero. An index outside data's rows, unsorted or negative segment ids (or ids >= num_segments)
+    are InvalidArgumentErrors, as in TensorFlow (tf.sparse.segment_mean). `sparse_gradient` is
+    accepted; the gradient is dense.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+    """
+
+def sparse_segment_sqrt_n(data: TensorLike, indices: TensorLike, segment_ids: TensorLike, sparse_gradient: bool = False, name: str | None = None) -> Tensor:
+    r"""Sums, divided by the square root of their count, the rows of data picked by indices, per segment.
+
+    `output[s] = the sum divided by sqrt(count) of data[indices[i]] over the i with segment_ids[i]
+    == s`; segment_ids must be sorted (non-decreasing) and >= 0. The output has the last segment id
+    + 1 rows; a segment with no rows is zero. An index outside data's rows, unsorted or negative
+    segment ids (or ids >= num_segments) are InvalidArgumentErrors, as in TensorFlow
+    (tf.sparse.segment_sqrt_n). `sparse_gradient` is accepted; the gradient is dense.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+    """
+
+def sparse_segment_sqrt_n_grad(grad: TensorLike, indices: TensorLike, segment_ids: TensorLike, output_dim0: TensorLike, name: str | None = None) -> Tensor:
+    r"""The gradient of SparseSegmentSqrtN: each picked row gets its segment's gradient, scaled.
+
+    `output[indices[i]] += grad[segment_ids[i]] / sqrt(count(segment))`; output has `output_dim0`
+    rows.
+
+    Args:
+      grad: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      output_dim0: A `Tensor` of type `int32`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `grad`.
+    """
+
+def sparse_segment_sqrt_n_with_num_segments(data: TensorLike, indices: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, sparse_gradient: bool = False, name: str | None = None) -> Tensor:
+    r"""Sums, divided by the square root of their count, the rows of data picked by indices, per segment.
+
+    `output[s] = the sum divided by sqrt(count) of data[indices[i]] over the i with segment_ids[i]
+    == s`; segment_ids must be sorted (non-decreasing) and >= 0. The output has num_segments rows; a
+    segment with no rows is zero. An index outside data's rows, unsorted or negative segment ids (or
+    ids >= num_segments) are InvalidArgumentErrors, as in TensorFlow (tf.sparse.segment_sqrt_n).
+    `sparse_gradient` is accepted; the gradient is dense.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+    """
+
+def sparse_segment_sum(data: TensorLike, indices: TensorLike, segment_ids: TensorLike, sparse_gradient: bool = False, name: str | None = None) -> Tensor:
+    r"""Sums the rows of data picked by indices, per segment.
+
+    `output[s] = the sum of data[indices[i]] over the i with segment_ids[i] == s`; segment_ids must
+    be sorted (non-decreasing) and >= 0. The output has the last segment id + 1 rows; a segment with
+    no rows is zero. An index outside data's rows, unsorted or negative segment ids (or ids >=
+    num_segments) are InvalidArgumentErrors, as in TensorFlow (tf.sparse.segment_sum).
+    `sparse_gradient` is accepted; the gradient is dense.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+    """
+
+def sparse_segment_sum_grad(grad: TensorLike, indices: TensorLike, segment_ids: TensorLike, output_dim0: TensorLike, name: str | None = None) -> Tensor:
+    r"""The gradient of SparseSegmentSum: each picked row gets its segment's gradient.
+
+    `output[indices[i]] += grad[segment_ids[i]]`; output has `output_dim0` rows.
+
+    Args:
+      grad: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      output_dim0: A `Tensor` of type `int32`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `grad`.
+    """
+
+def sparse_segment_sum_with_num_segments(data: TensorLike, indices: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, sparse_gradient: bool = False, name: str | None = None) -> Tensor:
+    r"""Sums the rows of data picked by indices, per segment.
+
+    `output[s] = the sum of data[indices[i]] over the i with segment_ids[i] == s`; segment_ids must
+    be sorted (non-decreasing) and >= 0. The output has num_segments rows; a segment with no rows is
+    zero. An index outside data's rows, unsorted or negative segment ids (or ids >= num_segments)
+    are InvalidArgumentErrors, as in TensorFlow (tf.sparse.segment_sum). `sparse_gradient` is
+    accepted; the gradient is dense.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      segment_ids: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      sparse_gradient: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+    """
+
+def sparse_slice(indices: TensorLike, values: TensorLike, shape: TensorLike, start: TensorLike, size: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Slices a SparseTensor by start and size.
+
+    The values whose index lies in [start, start + size) in every dimension, their indices shifted
+    by -start, in input order. The output shape is the slice's extent clipped to the input's shape
+    (tf.sparse.slice).
+
+    Args:
+      indices: A `Tensor` of type `int64`.
+      values: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      shape: A `Tensor` of type `int64`.
+      start: A `Tensor` of type `int64`.
+      size: A `Tensor` of type `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_values`, `output_shape`).
+      output_indices: A `Tensor` of type `int64`.
+      output_values: A `Tensor`. Has the same type as `values`.
+      output_shape: A `Tensor` of type `int64`.
+    """
+
+def sparse_slice_grad(backprop_val_grad: TensorLike, input_indices: TensorLike, input_start: TensorLike, output_indices: TensorLike, name: str | None = None) -> Tensor:
+    r"""The gradient of SparseSlice: the sliced values' gradients put back at their input positions.
+
+    Input values outside the slice get zero.
+
+    Args:
+      backprop_val_grad: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`,
+        `float32`, `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      input_indices: A `Tensor` of type `int64`.
+      input_start: A `Tensor` of type `int64`.
+      output_indices: A `Tensor` of type `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `backprop_val_grad`.
+    """
+
+def sparse_softmax(sp_indices: TensorLike, sp_values: TensorLike, sp_shape: TensorLike, name: str | None = None) -> Tensor:
+    r"""Softmax over the last dimension of a SparseTensor, over its present values only.
+
+    Each group of values sharing all but the last index is normalized by a softmax of its own values
+    (absent elements take no part, unlike a softmax of the dense tensor). The input must have rank
+    >= 2; the output values are in input order (tf.sparse.softmax).
+
+    Args:
+      sp_indices: A `Tensor` of type `int64`.
+      sp_values: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`.
+      sp_shape: A `Tensor` of type `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `sp_values`.
+    """
+
+def sparse_sparse_maximum(a_indices: TensorLike, a_values: TensorLike, a_shape: TensorLike, b_indices: TensorLike, b_values: TensorLike, b_shape: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""The element-wise maximum of two SparseTensors.
+
+    Both must be in canonical order and have one dense shape. The output has the union of their
+    indices (in canonical order); where only one has a value, the other counts as zero
+    (tf.sparse.maximum).
+
+    Args:
+      a_indices: A `Tensor` of type `int64`.
+      a_values: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      a_shape: A `Tensor` of type `int64`.
+      b_indices: A `Tensor` of type `int64`.
+      b_values: A `Tensor`. Must have the same type as `a_values`.
+      b_shape: A `Tensor` of type `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_values`).
+      output_indices: A `Tensor` of type `int64`.
+      output_values: A `Tensor`. Has the same type as `a_values`.
+    """
+
+def sparse_sparse_minimum(a_indices: TensorLike, a_values: TensorLike, a_shape: TensorLike, b_indices: TensorLike, b_values: TensorLike, b_shape: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""The element-wise minimum of two SparseTensors.
+
+    Both must be in canonical order and have one dense shape. The output has the union of their
+    indices (in canonical order); where only one has a value, the other counts as zero
+    (tf.sparse.minimum).
+
+    Args:
+      a_indices: A `Tensor` of type `int64`.
+      a_values: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      a_shape: A `Tensor` of type `int64`.
+      b_indices: A `Tensor` of type `int64`.
+      b_values: A `Tensor`. Must have the same type as `a_values`.
+      b_shape: A `Tensor` of type `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_values`).
+      output_indices: A `Tensor` of type `int64`.
+      output_values: A `Tensor`. Has the same type as `a_values`.
+    """
+
+def sparse_split(split_dim: TensorLike, indices: TensorLike, values: TensorLike, shape: TensorLike, num_split: int, name: str | None = None) -> tuple[list[Tensor], list[Tensor], list[Tensor]]:
+    r"""Splits a SparseTensor into num_split tensors along one dimension.
+
+    The dimension's size is divided as evenly as possible, the first `size % num_split` parts one
+    larger; indices are shifted into each part, values keep their order. num_split larger than the
+    dimension is an InvalidArgumentError (tf.sparse.split).
+
+    Args:
+      split_dim: A `Tensor` of type `int64`.
+      indices: A `Tensor` of type `int64`.
+      values: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      shape: A `Tensor` of type `int64`.
+      num_split: A `int` that is `>= 1`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_indices`, `output_values`, `output_shape`).
+      output_indices: A list of `Tensor` objects of type `int64`.
+      output_values: A list of `Tensor` objects.
+      output_shape: A list of `Tensor` objects of type `int64`.
+    """
+
+def sparse_tensor_dense_add(a_indices: TensorLike, a_values: TensorLike, a_shape: TensorLike, b: TensorLike, name: str | None = None) -> Tensor:
+    r"""Adds a SparseTensor and a dense tensor of the same shape, producing a dense tensor.
+
+    An index out of the dense shape, or shapes that differ, are InvalidArgumentErrors.
+
+    Args:
+      a_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      a_values: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      a_shape: A `Tensor`. Must have the same type as `a_indices`.
+      b: A `Tensor`. Must have the same type as `a_values`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a_values`.
+    """
+
+def sparse_tensor_dense_mat_mul(a_indices: TensorLike, a_values: TensorLike, a_shape: TensorLike, b: TensorLike, adjoint_a: bool = False, adjoint_b: bool = False, name: str | None = None) -> Tensor:
+    r"""Multiplies a SparseTensor of rank 2 (A) by a dense matrix (B).
+
+    `product = op(A) @ op(B)`, op the transpose where `adjoint_a` / `adjoint_b`. Repeated indices
+    add. An index outside A's shape, or inner dimensions that differ, are InvalidArgumentErrors
+    (tf.sparse.sparse_dense_matmul).
+
+    Args:
+      a_indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      a_values: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`,
+        `int32`, `int64`.
+      a_shape: A `Tensor` of type `int64`.
+      b: A `Tensor`. Must have the same type as `a_values`.
+      adjoint_a: An optional `bool`. Defaults to `False`.
+      adjoint_b: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a_values`.
     """
 
 def sparse_to_dense(sparse_indices: TensorLike, output_shape: TensorLike, sparse_values: TensorLike, default_value: TensorLike, validate_indices: bool = True, name: str | None = None) -> Tensor:

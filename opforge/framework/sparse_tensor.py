@@ -18,7 +18,7 @@ from .graph import GraphTensor
 from .tensor import Tensor as EagerTensor
 from .tensor import TensorShape
 
-__all__ = ["SparseTensor", "SparseTensorValue", "sparse_placeholder", "is_sparse"]
+__all__ = ["IndexedSlices", "SparseTensor", "SparseTensorValue", "sparse_placeholder", "is_sparse"]
 
 
 class SparseTensorValue(collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])):
@@ -122,3 +122,39 @@ def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
     else:
         dense_shape = placeholder(_dtypes.int64, [rank], name=f"{prefix}/shape")
     return SparseTensor(indices, values, dense_shape)
+
+
+class IndexedSlices:
+    """TensorFlow's IndexedSlices: the rows ``values[i]`` of a dense tensor of shape
+    ``dense_shape`` at ``indices[i]``. opforge's gradients are dense tensors, so TF1 code that
+    checks ``isinstance(grad, tf.IndexedSlices)`` takes its dense path; a program may still build
+    one and convert it (``of.convert_to_tensor`` is not defined for it: use ``to_dense``)."""
+
+    def __init__(self, values, indices, dense_shape=None):
+        self._values = _as_tensor(values)
+        self._indices = _as_tensor(indices)
+        self._dense_shape = None if dense_shape is None else _as_tensor(dense_shape, _dtypes.int64) \
+            if not isinstance(dense_shape, (GraphTensor, EagerTensor)) else dense_shape
+
+    values = property(lambda self: self._values)
+    indices = property(lambda self: self._indices)
+    dense_shape = property(lambda self: self._dense_shape)
+    dtype = property(lambda self: self._values.dtype)
+    graph = property(lambda self: getattr(self._values, "graph", None))
+    op = property(lambda self: self._values.op)
+    name = property(lambda self: getattr(self._values, "name", None))
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._values.shape)
+
+    def to_dense(self):
+        """The dense tensor: rows of values scattered (added where indices repeat) into zeros."""
+        from .. import ops  # noqa: PLC0415
+        if self._dense_shape is None:
+            raise ValueError("IndexedSlices.to_dense needs dense_shape")
+        return ops.unsorted_segment_sum(self._values, self._indices,
+                                        ops.gather_v2(self._dense_shape, np.int64(0), np.int32(0)))
+
+    def __repr__(self):
+        return f"IndexedSlices(indices={self._indices!r}, values={self._values!r}, dense_shape={self._dense_shape!r})"

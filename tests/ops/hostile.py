@@ -187,6 +187,7 @@ def _base_calls():
     stateless random ops' shape inputs and the fused contractions are where advisories cluster."""
     import numpy as np  # noqa: PLC0415
 
+    import hostile_string_sparse  # noqa: PLC0415
     import opforge as of  # noqa: PLC0415
 
     f32 = lambda r, *s: r.standard_normal(s).astype(np.float32)  # noqa: E731
@@ -291,6 +292,7 @@ def _base_calls():
                                                    "fused_ops": ["BiasAdd", "Relu6"]}),
         "_FusedMatMul": lambda r: ({"a": f32(r, 3, 4), "b": f32(r, 4, 5), "args": [f32(r, 5)]},
                                    {"fused_ops": ["BiasAdd"]}),
+        **hostile_string_sparse.base_calls(),  # the string and SparseTensor ops
     }
 
 
@@ -409,7 +411,7 @@ def run_case(op, opmatrix, inputs, attrs) -> str:
             outcomes.append(f"{mode}:{type(e).__name__}")
             continue
         for (sdt, sshape), r in zip(static, got):
-            r = np.asarray(r)
+            r = np.asarray(r, dtype=object) if isinstance(r, bytes) else np.asarray(r)  # (a scalar string)
             if np.dtype(sdt.as_numpy_dtype) != r.dtype or not _compatible(sshape, r.shape):
                 return f"FAIL {mode} graph result {r.dtype} {r.shape} disagrees with the static {sdt.name} {sshape}"
         outcomes.append(f"{mode}:ok")

@@ -68,8 +68,11 @@ def expected_out_specs(op, bindings) -> list[str]:
 
 def as_outputs(out) -> list:
     """An op's result as a flat list of Tensors: one for a single-output op, one per tensor for
-    several outputs or a list output (Split, Unpack)."""
-    return list(out) if isinstance(out, (tuple, list)) else [out]
+    several outputs or a list output (Split, Unpack), flattened where several outputs are lists
+    (SparseSplit)."""
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in as_outputs(o)]
+    return [out]
 
 
 def assert_all_match(op, out, ref, bindings, *, msg, tol_scale=1.0):

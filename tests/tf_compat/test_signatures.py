@@ -26,6 +26,8 @@ def _norm(v):
     if isinstance(v, bytes):
         return v.decode()
     if isinstance(v, tf.dtypes.DType):
+        if v == tf.string:  # (NumPy's name for it is "object")
+            return "string"
         return np.dtype(v.as_numpy_dtype).name if v != tf.bfloat16 else "bfloat16"
     if isinstance(v, of.DType):
         return np.dtype(v.as_numpy_dtype).name if v != of.bfloat16 else "bfloat16"

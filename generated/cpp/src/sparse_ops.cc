@@ -10,6 +10,543 @@ namespace opforge {
 namespace ops {
 namespace {
 
+OpSpec MakeDeserializeManySparse() {
+  OpSpec op;
+  op.name = "DeserializeManySparse";
+  op.inputs.push_back(ArgSpec{"serialized_sparse", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sparse_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sparse_values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sparse_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DeserializeManySparse", c); };
+  return op;
+}
+
+OpSpec MakeSerializeManySparse() {
+  OpSpec op;
+  op.name = "SerializeManySparse";
+  op.inputs.push_back(ArgSpec{"sparse_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sparse_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sparse_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"serialized_sparse", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(static_cast<DType>(7));
+    a.allowed = {AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SerializeManySparse", c); };
+  return op;
+}
+
+OpSpec MakeSerializeSparse() {
+  OpSpec op;
+  op.name = "SerializeSparse";
+  op.inputs.push_back(ArgSpec{"sparse_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sparse_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sparse_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"serialized_sparse", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(static_cast<DType>(7));
+    a.allowed = {AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SerializeSparse", c); };
+  return op;
+}
+
+OpSpec MakeSparseAdd() {
+  OpSpec op;
+  op.name = "SparseAdd";
+  op.inputs.push_back(ArgSpec{"a_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"a_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"a_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"thresh", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sum_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sum_values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sum_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Treal";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseAdd", c); };
+  return op;
+}
+
+OpSpec MakeSparseAddGrad() {
+  OpSpec op;
+  op.name = "SparseAddGrad";
+  op.inputs.push_back(ArgSpec{"backprop_val_grad", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"a_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sum_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"a_val_grad", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"b_val_grad", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseAddGrad", c); };
+  return op;
+}
+
+OpSpec MakeSparseConcat() {
+  OpSpec op;
+  op.name = "SparseConcat";
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt64, -1, 1, -1, false});
+  op.inputs.push_back(ArgSpec{"values", DType::kInvalid, 2, 1, -1, false});
+  op.inputs.push_back(ArgSpec{"shapes", DType::kInt64, -1, 1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "concat_dim";
+    a.type = AttrType::kInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "N";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 2;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 2;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseConcat", c); };
+  return op;
+}
+
+OpSpec MakeSparseCross() {
+  OpSpec op;
+  op.name = "SparseCross";
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt64, -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"values", DType::kInvalid, -1, -1, 4, false});
+  op.inputs.push_back(ArgSpec{"shapes", DType::kInt64, -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_inputs", DType::kInvalid, -1, -1, 5, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", DType::kInvalid, 6, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "N";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "hashed_output";
+    a.type = AttrType::kBool;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_buckets";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "hash_key";
+    a.type = AttrType::kInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_types";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dense_types";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "internal_type";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 6;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseCross", c); };
+  return op;
+}
+
+OpSpec MakeSparseCrossV2() {
+  OpSpec op;
+  op.name = "SparseCrossV2";
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt64, -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"values", DType::kInvalid, -1, -1, 1, false});
+  op.inputs.push_back(ArgSpec{"shapes", DType::kInt64, -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_inputs", DType::kInvalid, -1, -1, 2, false});
+  op.inputs.push_back(ArgSpec{"sep", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "N";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_types";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dense_types";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt64), AttrValue::Type(static_cast<DType>(7))};
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseCrossV2", c); };
+  return op;
+}
+
+OpSpec MakeSparseDenseCwiseAdd() {
+  OpSpec op;
+  op.name = "SparseDenseCwiseAdd";
+  op.inputs.push_back(ArgSpec{"sp_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sp_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sp_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dense", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseDenseCwiseAdd", c); };
+  return op;
+}
+
+OpSpec MakeSparseDenseCwiseDiv() {
+  OpSpec op;
+  op.name = "SparseDenseCwiseDiv";
+  op.inputs.push_back(ArgSpec{"sp_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sp_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sp_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dense", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseDenseCwiseDiv", c); };
+  return op;
+}
+
+OpSpec MakeSparseDenseCwiseMul() {
+  OpSpec op;
+  op.name = "SparseDenseCwiseMul";
+  op.inputs.push_back(ArgSpec{"sp_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sp_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sp_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dense", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseDenseCwiseMul", c); };
+  return op;
+}
+
+OpSpec MakeSparseFillEmptyRows() {
+  OpSpec op;
+  op.name = "SparseFillEmptyRows";
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dense_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"default_value", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"empty_row_indicator", DType::kBool, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"reverse_index_map", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseFillEmptyRows", c); };
+  return op;
+}
+
+OpSpec MakeSparseFillEmptyRowsGrad() {
+  OpSpec op;
+  op.name = "SparseFillEmptyRowsGrad";
+  op.inputs.push_back(ArgSpec{"reverse_index_map", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"grad_values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"d_values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"d_default_value", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseFillEmptyRowsGrad", c); };
+  return op;
+}
+
+OpSpec MakeSparseReduceMax() {
+  OpSpec op;
+  op.name = "SparseReduceMax";
+  op.inputs.push_back(ArgSpec{"input_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_values", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"reduction_axes", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "keep_dims";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseReduceMax", c); };
+  return op;
+}
+
+OpSpec MakeSparseReduceMaxSparse() {
+  OpSpec op;
+  op.name = "SparseReduceMaxSparse";
+  op.inputs.push_back(ArgSpec{"input_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_values", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"reduction_axes", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "keep_dims";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseReduceMaxSparse", c); };
+  return op;
+}
+
+OpSpec MakeSparseReduceSum() {
+  OpSpec op;
+  op.name = "SparseReduceSum";
+  op.inputs.push_back(ArgSpec{"input_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_values", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"reduction_axes", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "keep_dims";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseReduceSum", c); };
+  return op;
+}
+
+OpSpec MakeSparseReduceSumSparse() {
+  OpSpec op;
+  op.name = "SparseReduceSumSparse";
+  op.inputs.push_back(ArgSpec{"input_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_values", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"reduction_axes", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "keep_dims";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseReduceSumSparse", c); };
+  return op;
+}
+
 OpSpec MakeSparseReorder() {
   OpSpec op;
   op.name = "SparseReorder";
@@ -29,6 +566,701 @@ OpSpec MakeSparseReorder() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseReorder", c); };
+  return op;
+}
+
+OpSpec MakeSparseReshape() {
+  OpSpec op;
+  op.name = "SparseReshape";
+  op.inputs.push_back(ArgSpec{"input_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"new_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_shape", DType::kInt64, -1, -1, -1, false});
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseReshape", c); };
+  return op;
+}
+
+OpSpec MakeSparseSegmentMean() {
+  OpSpec op;
+  op.name = "SparseSegmentMean";
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"segment_ids", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tsegmentids";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_gradient";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSegmentMean", c); };
+  return op;
+}
+
+OpSpec MakeSparseSegmentMeanGrad() {
+  OpSpec op;
+  op.name = "SparseSegmentMeanGrad";
+  op.inputs.push_back(ArgSpec{"grad", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"segment_ids", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"output_dim0", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tsegmentids";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSegmentMeanGrad", c); };
+  return op;
+}
+
+OpSpec MakeSparseSegmentMeanWithNumSegments() {
+  OpSpec op;
+  op.name = "SparseSegmentMeanWithNumSegments";
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"segment_ids", DType::kInvalid, 3, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_segments", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tnumsegments";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tsegmentids";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_gradient";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSegmentMeanWithNumSegments", c); };
+  return op;
+}
+
+OpSpec MakeSparseSegmentSqrtN() {
+  OpSpec op;
+  op.name = "SparseSegmentSqrtN";
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"segment_ids", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tsegmentids";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_gradient";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSegmentSqrtN", c); };
+  return op;
+}
+
+OpSpec MakeSparseSegmentSqrtNGrad() {
+  OpSpec op;
+  op.name = "SparseSegmentSqrtNGrad";
+  op.inputs.push_back(ArgSpec{"grad", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"segment_ids", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"output_dim0", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tsegmentids";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSegmentSqrtNGrad", c); };
+  return op;
+}
+
+OpSpec MakeSparseSegmentSqrtNWithNumSegments() {
+  OpSpec op;
+  op.name = "SparseSegmentSqrtNWithNumSegments";
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"segment_ids", DType::kInvalid, 3, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_segments", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tnumsegments";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tsegmentids";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_gradient";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSegmentSqrtNWithNumSegments", c); };
+  return op;
+}
+
+OpSpec MakeSparseSegmentSum() {
+  OpSpec op;
+  op.name = "SparseSegmentSum";
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"segment_ids", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tsegmentids";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_gradient";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSegmentSum", c); };
+  return op;
+}
+
+OpSpec MakeSparseSegmentSumGrad() {
+  OpSpec op;
+  op.name = "SparseSegmentSumGrad";
+  op.inputs.push_back(ArgSpec{"grad", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"segment_ids", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"output_dim0", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tsegmentids";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSegmentSumGrad", c); };
+  return op;
+}
+
+OpSpec MakeSparseSegmentSumWithNumSegments() {
+  OpSpec op;
+  op.name = "SparseSegmentSumWithNumSegments";
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"segment_ids", DType::kInvalid, 3, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_segments", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tnumsegments";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tsegmentids";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "sparse_gradient";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSegmentSumWithNumSegments", c); };
+  return op;
+}
+
+OpSpec MakeSparseSlice() {
+  OpSpec op;
+  op.name = "SparseSlice";
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"start", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"size", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSlice", c); };
+  return op;
+}
+
+OpSpec MakeSparseSliceGrad() {
+  OpSpec op;
+  op.name = "SparseSliceGrad";
+  op.inputs.push_back(ArgSpec{"backprop_val_grad", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_start", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"val_grad", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSliceGrad", c); };
+  return op;
+}
+
+OpSpec MakeSparseSoftmax() {
+  OpSpec op;
+  op.name = "SparseSoftmax";
+  op.inputs.push_back(ArgSpec{"sp_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sp_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sp_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSoftmax", c); };
+  return op;
+}
+
+OpSpec MakeSparseSparseMaximum() {
+  OpSpec op;
+  op.name = "SparseSparseMaximum";
+  op.inputs.push_back(ArgSpec{"a_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"a_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"a_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSparseMaximum", c); };
+  return op;
+}
+
+OpSpec MakeSparseSparseMinimum() {
+  OpSpec op;
+  op.name = "SparseSparseMinimum";
+  op.inputs.push_back(ArgSpec{"a_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"a_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"a_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSparseMinimum", c); };
+  return op;
+}
+
+OpSpec MakeSparseSplit() {
+  OpSpec op;
+  op.name = "SparseSplit";
+  op.inputs.push_back(ArgSpec{"split_dim", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"values", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_indices", DType::kInt64, -1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", DType::kInvalid, 1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"output_shape", DType::kInt64, -1, 0, -1, false});
+  {
+    AttrSpec a;
+    a.name = "num_split";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseSplit", c); };
+  return op;
+}
+
+OpSpec MakeSparseTensorDenseAdd() {
+  OpSpec op;
+  op.name = "SparseTensorDenseAdd";
+  op.inputs.push_back(ArgSpec{"a_indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"a_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"a_shape", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseTensorDenseAdd", c); };
+  return op;
+}
+
+OpSpec MakeSparseTensorDenseMatMul() {
+  OpSpec op;
+  op.name = "SparseTensorDenseMatMul";
+  op.inputs.push_back(ArgSpec{"a_indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"a_values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"a_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"product", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "adjoint_a";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "adjoint_b";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseTensorDenseMatMul", c); };
   return op;
 }
 
@@ -71,7 +1303,42 @@ OpSpec MakeSparseToDense() {
 }
 
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::Global().add_pending(MakeDeserializeManySparse());
+  OpRegistry::Global().add_pending(MakeSerializeManySparse());
+  OpRegistry::Global().add_pending(MakeSerializeSparse());
+  OpRegistry::Global().add_pending(MakeSparseAdd());
+  OpRegistry::Global().add_pending(MakeSparseAddGrad());
+  OpRegistry::Global().add_pending(MakeSparseConcat());
+  OpRegistry::Global().add_pending(MakeSparseCross());
+  OpRegistry::Global().add_pending(MakeSparseCrossV2());
+  OpRegistry::Global().add_pending(MakeSparseDenseCwiseAdd());
+  OpRegistry::Global().add_pending(MakeSparseDenseCwiseDiv());
+  OpRegistry::Global().add_pending(MakeSparseDenseCwiseMul());
+  OpRegistry::Global().add_pending(MakeSparseFillEmptyRows());
+  OpRegistry::Global().add_pending(MakeSparseFillEmptyRowsGrad());
+  OpRegistry::Global().add_pending(MakeSparseReduceMax());
+  OpRegistry::Global().add_pending(MakeSparseReduceMaxSparse());
+  OpRegistry::Global().add_pending(MakeSparseReduceSum());
+  OpRegistry::Global().add_pending(MakeSparseReduceSumSparse());
   OpRegistry::Global().add_pending(MakeSparseReorder());
+  OpRegistry::Global().add_pending(MakeSparseReshape());
+  OpRegistry::Global().add_pending(MakeSparseSegmentMean());
+  OpRegistry::Global().add_pending(MakeSparseSegmentMeanGrad());
+  OpRegistry::Global().add_pending(MakeSparseSegmentMeanWithNumSegments());
+  OpRegistry::Global().add_pending(MakeSparseSegmentSqrtN());
+  OpRegistry::Global().add_pending(MakeSparseSegmentSqrtNGrad());
+  OpRegistry::Global().add_pending(MakeSparseSegmentSqrtNWithNumSegments());
+  OpRegistry::Global().add_pending(MakeSparseSegmentSum());
+  OpRegistry::Global().add_pending(MakeSparseSegmentSumGrad());
+  OpRegistry::Global().add_pending(MakeSparseSegmentSumWithNumSegments());
+  OpRegistry::Global().add_pending(MakeSparseSlice());
+  OpRegistry::Global().add_pending(MakeSparseSliceGrad());
+  OpRegistry::Global().add_pending(MakeSparseSoftmax());
+  OpRegistry::Global().add_pending(MakeSparseSparseMaximum());
+  OpRegistry::Global().add_pending(MakeSparseSparseMinimum());
+  OpRegistry::Global().add_pending(MakeSparseSplit());
+  OpRegistry::Global().add_pending(MakeSparseTensorDenseAdd());
+  OpRegistry::Global().add_pending(MakeSparseTensorDenseMatMul());
   OpRegistry::Global().add_pending(MakeSparseToDense());
   return true;
 }();
