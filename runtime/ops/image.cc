@@ -31,8 +31,8 @@ Status size_pair(ShapeContext& c, int arg, const char* what, int64_t* h, int64_t
     }
     *h = size[0];
     *w = size[1];
-  } else if (const Shape* partial = c.input_partial_value(arg); partial != nullptr && !partial->unknown_rank() &&
-                                                                 partial->rank() == 2) {
+  } else if (const Shape* partial = c.input_partial_value(arg);
+             partial != nullptr && !partial->unknown_rank() && partial->rank() == 2) {
     *h = partial->dim(0);
     *w = partial->dim(1);
     if (*h == 0 || *w == 0) return c.error(what, " must hold 2 positive values (height, width)");
@@ -164,7 +164,7 @@ Status NonMaxSuppressionShape(ShapeContext& c) {
   }
   c.set_output(0, Shape({n}));
   if (c.num_outputs() == 2) c.set_output(1, Shape({}));  // V4's valid_outputs
-  if (c.num_outputs() == 3) {                             // V5's selected_scores, valid_outputs
+  if (c.num_outputs() == 3) {                            // V5's selected_scores, valid_outputs
     c.set_output(1, Shape({n}));
     c.set_output(2, Shape({}));
   }

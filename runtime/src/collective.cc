@@ -30,20 +30,28 @@ enum Field { kKind = 0, kGroupKey, kInstanceKey, kGroupSize, kDType, kRank, kDim
 
 const char* kind_name(int64_t k) {
   switch (static_cast<Kind>(k)) {
-    case Kind::kReduce: return "an all-reduce";
-    case Kind::kGather: return "an all-gather";
-    case Kind::kBcastSend: return "a broadcast (sending)";
-    case Kind::kBcastRecv: return "a broadcast (receiving)";
+    case Kind::kReduce:
+      return "an all-reduce";
+    case Kind::kGather:
+      return "an all-gather";
+    case Kind::kBcastSend:
+      return "a broadcast (sending)";
+    case Kind::kBcastRecv:
+      return "a broadcast (receiving)";
   }
   return "an unknown collective";
 }
 
 const char* merge_name(int64_t m) {
   switch (static_cast<Merge>(m / 2)) {
-    case Merge::kAdd: return m % 2 ? "Add/Div" : "Add/Id";
-    case Merge::kMul: return m % 2 ? "Mul/Div" : "Mul/Id";
-    case Merge::kMin: return m % 2 ? "Min/Div" : "Min/Id";
-    case Merge::kMax: return m % 2 ? "Max/Div" : "Max/Id";
+    case Merge::kAdd:
+      return m % 2 ? "Add/Div" : "Add/Id";
+    case Merge::kMul:
+      return m % 2 ? "Mul/Div" : "Mul/Id";
+    case Merge::kMin:
+      return m % 2 ? "Min/Div" : "Min/Id";
+    case Merge::kMax:
+      return m % 2 ? "Max/Div" : "Max/Id";
   }
   return "?";
 }
@@ -87,8 +95,8 @@ bool same_dims(const int64_t* a, const int64_t* b, int from) {
 Status check_records(const Request& r, const std::vector<int64_t>& all, int size, int* root) {
   const auto rec = [&](int p) { return &all[static_cast<size_t>(p) * kRecordLen]; };
   const int64_t* first = rec(0);
-  const std::string at = errors::StrCat(r.op, " (group_key ", first[kGroupKey], ", instance_key ",
-                                        first[kInstanceKey], "): ");
+  const std::string at =
+      errors::StrCat(r.op, " (group_key ", first[kGroupKey], ", instance_key ", first[kInstanceKey], "): ");
   for (int p = 1; p < size; ++p) {
     const int64_t* o = rec(p);
     const bool same_kind = o[kKind] == first[kKind] || (is_bcast(o[kKind]) && is_bcast(first[kKind]));
@@ -159,10 +167,18 @@ void reduce_into(Merge m, const T* in, T* out, int64_t n) {
     const float a = static_cast<float>(in[i]), b = static_cast<float>(out[i]);
     float v = 0;
     switch (m) {
-      case Merge::kAdd: v = a + b; break;
-      case Merge::kMul: v = a * b; break;
-      case Merge::kMin: v = std::min(a, b); break;
-      case Merge::kMax: v = std::max(a, b); break;
+      case Merge::kAdd:
+        v = a + b;
+        break;
+      case Merge::kMul:
+        v = a * b;
+        break;
+      case Merge::kMin:
+        v = std::min(a, b);
+        break;
+      case Merge::kMax:
+        v = std::max(a, b);
+        break;
     }
     out[i] = T(v);
   }
@@ -202,7 +218,8 @@ void divide(Tensor* t, int64_t by) {
       for (int64_t i = 0; i < n; ++i) p[i] = bfloat16(static_cast<float>(p[i]) / static_cast<float>(by));
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -265,7 +282,8 @@ Status init_locked(State& s) {
   int initialized = 0, provided = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
-    OPF_RETURN_IF_ERROR(mpi_status(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread"));
+    OPF_RETURN_IF_ERROR(
+        mpi_status(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread"));
     s.started_by_us = true;
     std::atexit(finalize);
   } else {
@@ -279,9 +297,9 @@ Status init_locked(State& s) {
   MPI_Comm_rank(MPI_COMM_WORLD, &s.world.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &s.world.size);
   MPI_Comm local;
-  OPF_RETURN_IF_ERROR(mpi_status(
-      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, s.world.rank, MPI_INFO_NULL, &local),
-      "MPI_Comm_split_type"));
+  OPF_RETURN_IF_ERROR(
+      mpi_status(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, s.world.rank, MPI_INFO_NULL, &local),
+                 "MPI_Comm_split_type"));
   MPI_Comm_rank(local, &s.world.local_rank);
   MPI_Comm_size(local, &s.world.local_size);
   MPI_Comm_free(&local);
@@ -303,8 +321,8 @@ Status wait(State& s, const Request& r, MPI_Request* req, const char* what) {
     if (waited > r.timeout_seconds) {
       s.broken = errors::StrCat(r.op, " (group_key ", r.group_key, ", instance_key ", r.instance_key,
                                 ") timed out after ", r.timeout_seconds, " s");
-      return errors::DeadlineExceeded(r.op, " (group_key ", r.group_key, ", instance_key ", r.instance_key,
-                                      "): rank ", s.world.rank, " waited ", r.timeout_seconds,
+      return errors::DeadlineExceeded(r.op, " (group_key ", r.group_key, ", instance_key ", r.instance_key, "): rank ",
+                                      s.world.rank, " waited ", r.timeout_seconds,
                                       " s (timeout_seconds) for the other processes of the job to join ", what,
                                       "; a process has stopped or runs other collectives");
     }
@@ -327,9 +345,9 @@ Status negotiate(State& s, const Request& r, DType dtype, const Shape& shape, st
         "MPI_Iallgather"));
     OPF_RETURN_IF_ERROR(wait(s, r, &req, "the collective"));
   } else {
-    OPF_RETURN_IF_ERROR(mpi_status(
-        MPI_Allgather(rec, kRecordLen, MPI_INT64_T, all->data(), kRecordLen, MPI_INT64_T, MPI_COMM_WORLD),
-        "MPI_Allgather"));
+    OPF_RETURN_IF_ERROR(
+        mpi_status(MPI_Allgather(rec, kRecordLen, MPI_INT64_T, all->data(), kRecordLen, MPI_INT64_T, MPI_COMM_WORLD),
+                   "MPI_Allgather"));
   }
   return check_records(r, *all, s.world.size, root);
 }
@@ -340,8 +358,8 @@ Status enter(const Request& r, std::unique_lock<std::mutex>* lock, State** out) 
   *lock = std::unique_lock<std::mutex>(s.mu);
   OPF_RETURN_IF_ERROR(init_locked(s));
   if (s.world.size != r.group_size) {
-    return errors::InvalidArgument(r.op, ": group_size ", r.group_size, " but the job has ", s.world.size,
-                                   " process", s.world.size == 1 ? "" : "es",
+    return errors::InvalidArgument(r.op, ": group_size ", r.group_size, " but the job has ", s.world.size, " process",
+                                   s.world.size == 1 ? "" : "es",
                                    ": opforge's collectives span every process of the MPI job (mpirun -np ",
                                    r.group_size, " ...)");
   }
@@ -426,13 +444,32 @@ Status all_reduce(const Request& r, const Tensor& input, Tensor* output) {
   const int m = static_cast<int>(r.merge) - 1;
   static const MPI_Op kBuiltin[4] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX};
   switch (input.dtype()) {
-    case DType::kFloat: type = MPI_FLOAT; op = kBuiltin[m]; break;
-    case DType::kDouble: type = MPI_DOUBLE; op = kBuiltin[m]; break;
-    case DType::kInt32: type = MPI_INT32_T; op = kBuiltin[m]; break;
-    case DType::kInt64: type = MPI_INT64_T; op = kBuiltin[m]; break;
-    case DType::kHalf: type = MPI_UINT16_T; op = s.half_ops[m]; break;
-    case DType::kBFloat16: type = MPI_UINT16_T; op = s.bf16_ops[m]; break;
-    default: return errors::InvalidArgument(r.op, ": cannot reduce ", dtype_name(input.dtype()));
+    case DType::kFloat:
+      type = MPI_FLOAT;
+      op = kBuiltin[m];
+      break;
+    case DType::kDouble:
+      type = MPI_DOUBLE;
+      op = kBuiltin[m];
+      break;
+    case DType::kInt32:
+      type = MPI_INT32_T;
+      op = kBuiltin[m];
+      break;
+    case DType::kInt64:
+      type = MPI_INT64_T;
+      op = kBuiltin[m];
+      break;
+    case DType::kHalf:
+      type = MPI_UINT16_T;
+      op = s.half_ops[m];
+      break;
+    case DType::kBFloat16:
+      type = MPI_UINT16_T;
+      op = s.bf16_ops[m];
+      break;
+    default:
+      return errors::InvalidArgument(r.op, ": cannot reduce ", dtype_name(input.dtype()));
   }
   const size_t esize = dtype_size(input.dtype());
   const char* in = static_cast<const char*>(input.raw_data());
@@ -493,8 +530,8 @@ Status all_gather(const Request& r, const Tensor& input, Tensor* output) {
   const int mine = counts[static_cast<size_t>(s.world.rank)];
   if (r.timeout_seconds > 0) {
     MPI_Request req;
-    OPF_RETURN_IF_ERROR(mpi_status(MPI_Iallgatherv(input.raw_data(), mine, MPI_BYTE, output->raw_data(),
-                                                   counts.data(), displs.data(), MPI_BYTE, MPI_COMM_WORLD, &req),
+    OPF_RETURN_IF_ERROR(mpi_status(MPI_Iallgatherv(input.raw_data(), mine, MPI_BYTE, output->raw_data(), counts.data(),
+                                                   displs.data(), MPI_BYTE, MPI_COMM_WORLD, &req),
                                    "MPI_Iallgatherv"));
     return wait(s, r, &req, "the all-gather");
   }

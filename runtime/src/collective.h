@@ -33,8 +33,8 @@ struct Request {
 };
 
 struct World {
-  bool initialized = false;  // MPI has been started (by opforge or another library)
-  int rank = 0, size = 1;    // in MPI_COMM_WORLD
+  bool initialized = false;            // MPI has been started (by opforge or another library)
+  int rank = 0, size = 1;              // in MPI_COMM_WORLD
   int local_rank = 0, local_size = 1;  // among the processes on this machine
 };
 

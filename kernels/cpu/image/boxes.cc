@@ -58,8 +58,8 @@ struct Selection {
 // scales its score by exp(-sim^2 / (2 sigma)) whatever the similarity and queues it again while
 // above score_threshold.
 template <typename Similarity>
-Selection greedy(const std::vector<float>& scores, int64_t max_out, float threshold, float score_threshold,
-                 float sigma, Similarity similarity) {
+Selection greedy(const std::vector<float>& scores, int64_t max_out, float threshold, float score_threshold, float sigma,
+                 Similarity similarity) {
   struct Candidate {
     int32_t index;
     float score;
@@ -129,9 +129,9 @@ Status read_inputs(const KernelContext& ctx, const Tensor& boxes_t, const Tensor
                    bool overlaps, std::vector<float>* boxes, std::vector<float>* scores, int64_t* max_out) {
   const int64_t n = boxes_t.rank() == 2 ? boxes_t.dim(0) : -1;
   if (overlaps ? (n < 0 || boxes_t.dim(1) != n) : (n < 0 || boxes_t.dim(1) != 4)) {
-    return ctx.error(overlaps ? "overlaps must be a square 2-D matrix [num_boxes, num_boxes]"
-                              : "boxes must be 2-D [num_boxes, 4]",
-                     ", got shape ", boxes_t.shape().to_string());
+    return ctx.error(
+        overlaps ? "overlaps must be a square 2-D matrix [num_boxes, num_boxes]" : "boxes must be 2-D [num_boxes, 4]",
+        ", got shape ", boxes_t.shape().to_string());
   }
   if (scores_t.rank() != 1 || scores_t.dim(0) != n) {
     return ctx.error("scores must be 1-D [num_boxes] with num_boxes = ", n, ", got shape ",
@@ -177,8 +177,8 @@ float threshold(const Tensor& t) { return t.dtype() == DType::kHalf ? scalar<hal
 template <typename T>
 Status NonMaxSuppressionV2Cpu(ops::NonMaxSuppressionV2Args& a) {
   OPF_RETURN_IF_ERROR(check_scalar(a.ctx, a.iou_threshold, "iou_threshold"));
-  return suppress_boxes<T>(a.ctx, a.boxes, a.scores, a.max_output_size, threshold(a.iou_threshold),
-                           kNoScoreThreshold, 0, false, nullptr, nullptr);
+  return suppress_boxes<T>(a.ctx, a.boxes, a.scores, a.max_output_size, threshold(a.iou_threshold), kNoScoreThreshold,
+                           0, false, nullptr, nullptr);
 }
 
 template <typename T>
@@ -215,8 +215,8 @@ Status NonMaxSuppressionWithOverlapsCpu(ops::NonMaxSuppressionWithOverlapsArgs& 
   OPF_RETURN_IF_ERROR(
       read_inputs<float>(a.ctx, a.overlaps, a.scores, a.max_output_size, true, &overlaps, &scores, &max_out));
   const size_t n = scores.size();
-  const Selection sel = greedy(scores, max_out, scalar<float>(a.overlap_threshold), scalar<float>(a.score_threshold),
-                               0, [&](int32_t i, int32_t j) { return overlaps[static_cast<size_t>(i) * n + j]; });
+  const Selection sel = greedy(scores, max_out, scalar<float>(a.overlap_threshold), scalar<float>(a.score_threshold), 0,
+                               [&](int32_t i, int32_t j) { return overlaps[static_cast<size_t>(i) * n + j]; });
   return write_selection<float>(a.ctx, sel, max_out, false, nullptr, nullptr);
 }
 
@@ -276,11 +276,10 @@ Status CombinedNonMaxSuppressionCpu(ops::CombinedNonMaxSuppressionArgs& a) {
           const float* src = boxes + ((b * n + i) * q + (q > 1 ? k : 0)) * 4;
           std::copy(src, src + 4, class_boxes.begin() + i * 4);
         }
-        const Selection sel = greedy(class_scores, std::min(per_class, n), iou_thr, score_thr, 0,
-                                     [&](int32_t i, int32_t j) {
-                                       return iou(&class_boxes[static_cast<size_t>(i) * 4],
-                                                  &class_boxes[static_cast<size_t>(j) * 4]);
-                                     });
+        const Selection sel =
+            greedy(class_scores, std::min(per_class, n), iou_thr, score_thr, 0, [&](int32_t i, int32_t j) {
+              return iou(&class_boxes[static_cast<size_t>(i) * 4], &class_boxes[static_cast<size_t>(j) * 4]);
+            });
         for (size_t s = 0; s < sel.indices.size(); ++s) {
           const float* bx = &class_boxes[static_cast<size_t>(sel.indices[s]) * 4];
           found.push_back({sel.scores[s], static_cast<int32_t>(k), {bx[0], bx[1], bx[2], bx[3]}});
@@ -308,7 +307,7 @@ Status CombinedNonMaxSuppressionCpu(ops::CombinedNonMaxSuppressionArgs& a) {
 // ---- DrawBoundingBoxes
 
 const std::vector<std::array<float, 4>> kPalette = {
-    {1, 1, 0, 1}, {0, 0, 1, 1}, {1, 0, 0, 1}, {0, 1, 0, 1}, {0.5f, 0, 0.5f, 1},
+    {1, 1, 0, 1},       {0, 0, 1, 1},    {1, 0, 0, 1},    {0, 1, 0, 1}, {0.5f, 0, 0.5f, 1},
     {0.5f, 0.5f, 0, 1}, {0.5f, 0, 0, 1}, {0, 0, 0.5f, 1}, {0, 1, 1, 1}, {1, 0, 1, 1}};
 
 template <typename T>
@@ -345,12 +344,13 @@ Status draw(KernelContext& ctx, const Tensor& images, const Tensor& boxes_t, std
       const float* bx = boxes + (b * nb + k) * 4;
       const auto& colour = colours[static_cast<size_t>(k) % colours.size()];
       const int64_t r0 = to_pixel(bx[0], h), r1 = to_pixel(bx[2], h), c0 = to_pixel(bx[1], w), c1 = to_pixel(bx[3], w);
-      if (r0 > r1 || c0 > c1) continue;                     // inverted: not drawn
+      if (r0 > r1 || c0 > c1) continue;                      // inverted: not drawn
       if (r0 >= h || r1 < 0 || c0 >= w || c1 < 0) continue;  // outside the image
       const int64_t r0c = std::max<int64_t>(r0, 0), r1c = std::min(r1, h - 1);
       const int64_t c0c = std::max<int64_t>(c0, 0), c1c = std::min(c1, w - 1);
       auto paint = [&](int64_t r, int64_t c) {
-        for (int64_t d = 0; d < depth; ++d) im[(r * w + c) * depth + d] = static_cast<T>(colour[static_cast<size_t>(d)]);
+        for (int64_t d = 0; d < depth; ++d)
+          im[(r * w + c) * depth + d] = static_cast<T>(colour[static_cast<size_t>(d)]);
       };
       if (r0 >= 0)
         for (int64_t c = c0c; c <= c1c; ++c) paint(r0, c);

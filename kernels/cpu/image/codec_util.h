@@ -28,8 +28,7 @@ inline Status scalar_contents(const KernelContext& ctx, const Tensor& contents, 
 // was built without it. `op` names the op in errors.
 Status decode_png(const std::string& op, const std::string& bytes, int64_t channels, Pixels* out);
 Status decode_jpeg(const std::string& op, const std::string& bytes, int64_t channels, int64_t ratio, bool fancy,
-                   bool try_recover_truncated, float acceptable_fraction, const std::string& dct_method,
-                   Pixels* out);
+                   bool try_recover_truncated, float acceptable_fraction, const std::string& dct_method, Pixels* out);
 inline bool is_png(const std::string& b) { return b.size() >= 8 && b.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0; }
 inline bool is_jpeg(const std::string& b) { return b.size() >= 3 && b.compare(0, 3, "\xff\xd8\xff") == 0; }
 

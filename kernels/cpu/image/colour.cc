@@ -161,12 +161,23 @@ void hv_range_to_rgb(float h, float v_min, float v_max, float* r, float* g, floa
   if ((category & 1) != 0) ratio = 1 - ratio;
   const float v_mid = v_min + ratio * (v_max - v_min);
   switch (category) {
-    case 0: *r = v_max, *g = v_mid, *b = v_min; break;
-    case 1: *r = v_mid, *g = v_max, *b = v_min; break;
-    case 2: *r = v_min, *g = v_max, *b = v_mid; break;
-    case 3: *r = v_min, *g = v_mid, *b = v_max; break;
-    case 4: *r = v_mid, *g = v_min, *b = v_max; break;
-    default: *r = v_max, *g = v_min, *b = v_mid;
+    case 0:
+      *r = v_max, *g = v_mid, *b = v_min;
+      break;
+    case 1:
+      *r = v_mid, *g = v_max, *b = v_min;
+      break;
+    case 2:
+      *r = v_min, *g = v_max, *b = v_mid;
+      break;
+    case 3:
+      *r = v_min, *g = v_mid, *b = v_max;
+      break;
+    case 4:
+      *r = v_mid, *g = v_min, *b = v_max;
+      break;
+    default:
+      *r = v_max, *g = v_min, *b = v_mid;
   }
 }
 
@@ -207,13 +218,26 @@ void hsv_to_rgb_sextant(float h, float s, float v, float* r, float* g, float* b)
   const float x = c * (1 - std::abs(fmodu - 1));
   float rr = 0, gg = 0, bb = 0;
   switch (category) {
-    case 0: rr = c, gg = x; break;
-    case 1: rr = x, gg = c; break;
-    case 2: gg = c, bb = x; break;
-    case 3: gg = x, bb = c; break;
-    case 4: rr = x, bb = c; break;
-    case 5: rr = c, bb = x; break;
-    default: break;
+    case 0:
+      rr = c, gg = x;
+      break;
+    case 1:
+      rr = x, gg = c;
+      break;
+    case 2:
+      gg = c, bb = x;
+      break;
+    case 3:
+      gg = x, bb = c;
+      break;
+    case 4:
+      rr = x, bb = c;
+      break;
+    case 5:
+      rr = c, bb = x;
+      break;
+    default:
+      break;
   }
   *r = rr + m, *g = gg + m, *b = bb + m;
 }
@@ -229,7 +253,7 @@ Status AdjustSaturationCpu(ops::AdjustSaturationArgs& a) {
     for (int64_t p = p0; p < p1; ++p) {
       float h, s, v, r, g, b;
       rgb_to_hsv<float, double>(static_cast<float>(in[3 * p]), static_cast<float>(in[3 * p + 1]),
-                        static_cast<float>(in[3 * p + 2]), &h, &s, &v);
+                                static_cast<float>(in[3 * p + 2]), &h, &s, &v);
       s = std::min(1.0f, std::max(0.0f, s * scale));
       hsv_to_rgb_sextant(h, s, v, &r, &g, &b);
       out[3 * p] = static_cast<T>(r);

@@ -22,8 +22,8 @@ Status check_boxes(const KernelContext& ctx, const Tensor& boxes, const Tensor& 
     return ctx.error("boxes must be 2-D [num_boxes, 4], got shape ", boxes.shape().to_string());
   }
   if (box_ind.rank() != 1 || box_ind.dim(0) != boxes.dim(0)) {
-    return ctx.error("box_ind must be 1-D [num_boxes], got shape ", box_ind.shape().to_string(), " for ",
-                     boxes.dim(0), " boxes");
+    return ctx.error("box_ind must be 1-D [num_boxes], got shape ", box_ind.shape().to_string(), " for ", boxes.dim(0),
+                     " boxes");
   }
   const int32_t* ind = box_ind.data<int32_t>();
   for (int64_t i = 0; i < box_ind.dim(0); ++i) {
@@ -48,7 +48,8 @@ Sampling sampling(float lo, float hi, int64_t image, int64_t crop) {
   s.single = crop <= 1;
   s.scale = crop > 1 ? (hi - lo) * extent / static_cast<float>(crop - 1) : 0.0f;
   s.start = lo * extent;
-  s.middle = static_cast<float>(0.5 * static_cast<double>(lo + hi) * static_cast<double>(image - 1));  // as TF: in double
+  s.middle =
+      static_cast<float>(0.5 * static_cast<double>(lo + hi) * static_cast<double>(image - 1));  // as TF: in double
   return s;
 }
 
@@ -106,7 +107,8 @@ Status CropAndResizeCpu(ops::CropAndResizeArgs& a) {
           const T *tl = im + (top * iw + left) * depth, *tr = im + (top * iw + right) * depth;
           const T *bl = im + (bottom * iw + left) * depth, *br = im + (bottom * iw + right) * depth;
           for (int64_t d = 0; d < depth; ++d) {
-            const float t = static_cast<float>(tl[d]) + (static_cast<float>(tr[d]) - static_cast<float>(tl[d])) * x_lerp;
+            const float t =
+                static_cast<float>(tl[d]) + (static_cast<float>(tr[d]) - static_cast<float>(tl[d])) * x_lerp;
             const float bt =
                 static_cast<float>(bl[d]) + (static_cast<float>(br[d]) - static_cast<float>(bl[d])) * x_lerp;
             o[d] = t + (bt - t) * y_lerp;
@@ -136,10 +138,10 @@ Status CropAndResizeGradImageCpu(ops::CropAndResizeGradImageArgs& a) {
   }
   const int32_t* size = a.image_size.data<int32_t>();
   const int64_t batch = size[0], ih = size[1], iw = size[2], depth = size[3];
-  if (ih <= 0 || iw <= 0 || batch < 0) return a.ctx.error("image dimensions must be positive, got image_size ",
-                                                          a.image_size.shape().to_string());
-  if (depth != a.grads.dim(3)) return a.ctx.error("image_size and grads are incompatible: depth ", depth, " vs ",
-                                                  a.grads.dim(3));
+  if (ih <= 0 || iw <= 0 || batch < 0)
+    return a.ctx.error("image dimensions must be positive, got image_size ", a.image_size.shape().to_string());
+  if (depth != a.grads.dim(3))
+    return a.ctx.error("image_size and grads are incompatible: depth ", depth, " vs ", a.grads.dim(3));
   OPF_RETURN_IF_ERROR(check_boxes(a.ctx, a.boxes, a.box_ind, batch));
   Tensor& out_t = a.ctx.output(0);
   OPF_RETURN_IF_ERROR(Tensor::Allocate(DTypeOf<T>::value, Shape({batch, ih, iw, depth}), &out_t));
@@ -188,8 +190,8 @@ Status CropAndResizeGradBoxesCpu(ops::CropAndResizeGradBoxesArgs& a) {
   OPF_RETURN_IF_ERROR(check_grads(a.ctx, a.grads, a.boxes));
   OPF_RETURN_IF_ERROR(image::check_images(a.ctx, a.image, "image"));
   const int64_t batch = a.image.dim(0), ih = a.image.dim(1), iw = a.image.dim(2), depth = a.image.dim(3);
-  if (depth != a.grads.dim(3)) return a.ctx.error("image and grads are incompatible: depth ", depth, " vs ",
-                                                  a.grads.dim(3));
+  if (depth != a.grads.dim(3))
+    return a.ctx.error("image and grads are incompatible: depth ", depth, " vs ", a.grads.dim(3));
   OPF_RETURN_IF_ERROR(check_boxes(a.ctx, a.boxes, a.box_ind, batch));
   const int64_t n = a.boxes.dim(0), chh = a.grads.dim(1), cw = a.grads.dim(2);
   const float* boxes = a.boxes.data<float>();

@@ -99,13 +99,11 @@ Status glimpse(KernelContext& ctx, int version, const Tensor& input, const Tenso
 }
 
 Status ExtractGlimpseCpu(ops::ExtractGlimpseArgs& a) {
-  return glimpse(a.ctx, 1, a.input, a.size, a.offsets, a.centered, a.normalized, a.uniform_noise, a.noise,
-                 a.glimpse);
+  return glimpse(a.ctx, 1, a.input, a.size, a.offsets, a.centered, a.normalized, a.uniform_noise, a.noise, a.glimpse);
 }
 
 Status ExtractGlimpseV2Cpu(ops::ExtractGlimpseV2Args& a) {
-  return glimpse(a.ctx, 2, a.input, a.size, a.offsets, a.centered, a.normalized, a.uniform_noise, a.noise,
-                 a.glimpse);
+  return glimpse(a.ctx, 2, a.input, a.size, a.offsets, a.centered, a.normalized, a.uniform_noise, a.noise, a.glimpse);
 }
 
 }  // namespace

@@ -59,8 +59,7 @@ bool read_header(jpeg_decompress_struct* d, JpegError* err, const std::string& b
 }  // namespace
 
 Status decode_jpeg(const std::string& op, const std::string& bytes, int64_t channels, int64_t ratio, bool fancy,
-                   bool try_recover_truncated, float acceptable_fraction, const std::string& dct_method,
-                   Pixels* out) {
+                   bool try_recover_truncated, float acceptable_fraction, const std::string& dct_method, Pixels* out) {
   if (channels != 0 && channels != 1 && channels != 3) {
     return errors::InvalidArgument(op, ": channels must be 0, 1 or 3 for a JPEG, got ", channels);
   }
@@ -118,8 +117,10 @@ Status decode_jpeg(const std::string& op, const std::string& bytes, int64_t chan
     jpeg_destroy_decompress(&d);
     return errors::InvalidArgument(op, ": only ", lines, " of ", h, " lines decoded");
   }
-  if (lines == h) jpeg_finish_decompress(&d);
-  else jpeg_abort_decompress(&d);
+  if (lines == h)
+    jpeg_finish_decompress(&d);
+  else
+    jpeg_abort_decompress(&d);
   jpeg_destroy_decompress(&d);
   return Status::OK();
 }
@@ -147,8 +148,8 @@ struct JpegOptions {
   std::string xmp;
 };
 
-Status encode_jpeg(const std::string& op, const uint8_t* pixels, int64_t h, int64_t w, int64_t ch,
-                   const JpegOptions& o, std::string* out) {
+Status encode_jpeg(const std::string& op, const uint8_t* pixels, int64_t h, int64_t w, int64_t ch, const JpegOptions& o,
+                   std::string* out) {
   jpeg_compress_struct c;
   JpegError err;
   unsigned char* buffer = nullptr;
@@ -208,8 +209,8 @@ namespace {
 constexpr const char* kNoJpeg = ": opforge was built without libjpeg (install libjpeg-dev and rebuild)";
 }  // namespace
 
-Status decode_jpeg(const std::string& op, const std::string&, int64_t, int64_t, bool, bool, float,
-                   const std::string&, Pixels*) {
+Status decode_jpeg(const std::string& op, const std::string&, int64_t, int64_t, bool, bool, float, const std::string&,
+                   Pixels*) {
   return errors::Unimplemented(op, kNoJpeg);
 }
 
@@ -227,8 +228,8 @@ Status DecodeJpegCpu(ops::DecodeJpegArgs& a) {
   const std::string* bytes = nullptr;
   OPF_RETURN_IF_ERROR(scalar_contents(a.ctx, a.contents, &bytes));
   Pixels px;
-  OPF_RETURN_IF_ERROR(decode_jpeg("DecodeJpeg", *bytes, a.channels, a.ratio, a.fancy_upscaling,
-                                  a.try_recover_truncated, a.acceptable_fraction, a.dct_method, &px));
+  OPF_RETURN_IF_ERROR(decode_jpeg("DecodeJpeg", *bytes, a.channels, a.ratio, a.fancy_upscaling, a.try_recover_truncated,
+                                  a.acceptable_fraction, a.dct_method, &px));
   return to_tensor(px, &a.ctx.output(0));
 }
 
@@ -303,8 +304,13 @@ Status EncodeJpegCpu(ops::EncodeJpegArgs& a) {
     return a.ctx.error("x_density and y_density must be in [0, 65535]");
   }
 #ifdef OPFORGE_HAVE_JPEG
-  JpegOptions o{static_cast<int>(a.quality), a.progressive, a.optimize_size, a.chroma_downsampling,
-                a.density_unit == "in" ? 1 : 2, static_cast<int>(a.x_density), static_cast<int>(a.y_density),
+  JpegOptions o{static_cast<int>(a.quality),
+                a.progressive,
+                a.optimize_size,
+                a.chroma_downsampling,
+                a.density_unit == "in" ? 1 : 2,
+                static_cast<int>(a.x_density),
+                static_cast<int>(a.y_density),
                 a.xmp_metadata};
   std::string jpeg;
   OPF_RETURN_IF_ERROR(encode_jpeg("EncodeJpeg", im.data<uint8_t>(), h, w, ch, o, &jpeg));

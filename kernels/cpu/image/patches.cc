@@ -56,8 +56,7 @@ Status ExtractImagePatchesCpu(ops::ExtractImagePatchesArgs& a) {
 template <typename T>
 Status ExtractVolumePatchesCpu(ops::ExtractVolumePatchesArgs& a) {
   if (a.input.rank() != 5) return a.ctx.error("input must be 5-D, got shape ", a.input.shape().to_string());
-  const int64_t b = a.input.dim(0), id = a.input.dim(1), ih = a.input.dim(2), iw = a.input.dim(3),
-                ch = a.input.dim(4);
+  const int64_t b = a.input.dim(0), id = a.input.dim(1), ih = a.input.dim(2), iw = a.input.dim(3), ch = a.input.dim(4);
   const int64_t kd = a.ksizes[1], kh = a.ksizes[2], kw = a.ksizes[3];
   const int64_t sd = a.strides[1], sh = a.strides[2], sw = a.strides[3];
   const int64_t od = a.patches.dim(1), oh = a.patches.dim(2), ow = a.patches.dim(3);

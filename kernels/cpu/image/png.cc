@@ -143,8 +143,8 @@ Status encode_png(const std::string& op, const uint8_t* pixels, int64_t h, int64
                                 PNG_COLOR_TYPE_RGB_ALPHA};
   png_set_write_fn(png, &st, write_bytes, flush_nothing);
   if (level != -1) png_set_compression_level(png, level);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(w), static_cast<png_uint_32>(h), 8, kColour[ch],
-               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(w), static_cast<png_uint_32>(h), 8, kColour[ch], PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
   for (int64_t y = 0; y < h; ++y) st.rows[static_cast<size_t>(y)] = const_cast<png_bytep>(pixels + y * w * ch);
   png_write_image(png, st.rows.data());
@@ -189,7 +189,8 @@ Status EncodePngCpu(ops::EncodePngArgs& a) {
   if (h >= (int64_t{1} << 31) || w >= (int64_t{1} << 31) || h * w * ch >= (int64_t{1} << 31)) {
     return a.ctx.error("image too large to encode: ", im.shape().to_string());
   }
-  if (a.compression < -1 || a.compression > 9) return a.ctx.error("compression must be in [-1, 9], got ", a.compression);
+  if (a.compression < -1 || a.compression > 9)
+    return a.ctx.error("compression must be in [-1, 9], got ", a.compression);
 #ifdef OPFORGE_HAVE_PNG
   std::string png;
   OPF_RETURN_IF_ERROR(encode_png("EncodePng", im.data<uint8_t>(), h, w, ch, static_cast<int>(a.compression), &png));

@@ -94,31 +94,30 @@ Status ResizeBicubicCpu(ops::ResizeBicubicArgs& a) {
   const auto xs = all_taps(ow, iw, resize_scale(iw, ow, a.align_corners), a.half_pixel_centers);
   const T* in = a.images.template data<T>();
   float* out = a.resized_images.template data<float>();
-  parallel_for(b * oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, 16 * ow * ch)),
-               [&](int64_t r0, int64_t r1) {
-                 for (int64_t r = r0; r < r1; ++r) {
-                   const int64_t n = r / oh, y = r % oh;
-                   const Taps& ty = ys[static_cast<size_t>(y)];
-                   const T* rows[4];
-                   for (int k = 0; k < 4; ++k) rows[k] = in + (n * ih + ty.index[static_cast<size_t>(k)]) * iw * ch;
-                   float* o = out + (n * oh + y) * ow * ch;
-                   for (int64_t x = 0; x < ow; ++x) {
-                     const Taps& tx = xs[static_cast<size_t>(x)];
-                     for (int64_t c = 0; c < ch; ++c) {
-                       float col[4];
-                       for (int j = 0; j < 4; ++j) {
-                         const int64_t at = tx.index[static_cast<size_t>(j)] * ch + c;
-                         col[j] = static_cast<float>(rows[0][at]) * ty.weight[0] +
-                                  static_cast<float>(rows[1][at]) * ty.weight[1] +
-                                  static_cast<float>(rows[2][at]) * ty.weight[2] +
-                                  static_cast<float>(rows[3][at]) * ty.weight[3];
-                       }
-                       o[x * ch + c] = col[0] * tx.weight[0] + col[1] * tx.weight[1] + col[2] * tx.weight[2] +
-                                       col[3] * tx.weight[3];
-                     }
-                   }
-                 }
-               });
+  parallel_for(
+      b * oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, 16 * ow * ch)), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t n = r / oh, y = r % oh;
+          const Taps& ty = ys[static_cast<size_t>(y)];
+          const T* rows[4];
+          for (int k = 0; k < 4; ++k) rows[k] = in + (n * ih + ty.index[static_cast<size_t>(k)]) * iw * ch;
+          float* o = out + (n * oh + y) * ow * ch;
+          for (int64_t x = 0; x < ow; ++x) {
+            const Taps& tx = xs[static_cast<size_t>(x)];
+            for (int64_t c = 0; c < ch; ++c) {
+              float col[4];
+              for (int j = 0; j < 4; ++j) {
+                const int64_t at = tx.index[static_cast<size_t>(j)] * ch + c;
+                col[j] =
+                    static_cast<float>(rows[0][at]) * ty.weight[0] + static_cast<float>(rows[1][at]) * ty.weight[1] +
+                    static_cast<float>(rows[2][at]) * ty.weight[2] + static_cast<float>(rows[3][at]) * ty.weight[3];
+              }
+              o[x * ch + c] =
+                  col[0] * tx.weight[0] + col[1] * tx.weight[1] + col[2] * tx.weight[2] + col[3] * tx.weight[3];
+            }
+          }
+        }
+      });
   return Status::OK();
 }
 
