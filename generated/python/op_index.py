@@ -70,6 +70,7 @@ OPS = {
     "CollectiveGatherV2": ("collective", "collective_gather_v2"),
     "CollectiveReduce": ("collective", "collective_reduce"),
     "CollectiveReduceV2": ("collective", "collective_reduce_v2"),
+    "_CollectiveReduceGroup": ("collective", "_collective_reduce_group"),
     "ControlTrigger": ("control_flow", "control_trigger"),
     "Enter": ("control_flow", "enter"),
     "Exit": ("control_flow", "exit"),

@@ -26,7 +26,9 @@ _GROUP_KEY = 1
 DEFAULT_FUSION_THRESHOLD_BYTES = 64 * 1024 * 1024
 
 _state = {"hooked": False}
-_eager_keys = itertools.count(1)
+_eager_keys = itertools.count(0)
+_EAGER_KEYS = 1024
+_eager_key_tensors: dict = {}
 
 
 def init(comm=None):
@@ -100,15 +102,29 @@ def mpi_threads_supported() -> bool:
     return mpi_built()
 
 
-def _instance_key(tensor) -> int:
-    """The next instance key: per graph for graph tensors (every process builds the same graph in
-    the same order, so the keys agree), per process for eager calls."""
+def _keys(tensor):
+    """(group_size, group_key, instance_key) for the next collective on `tensor`. The instance
+    keys count up per graph for graph tensors (every process builds the same graph in the same
+    order, so the keys agree) and per process for eager calls. Eager calls get them as int32
+    tensors, the group's cached: a Python int argument costs an eager op a conversion per call."""
     if isinstance(tensor, GraphTensor):
         graph = tensor.graph
         key = getattr(graph, "_distribute_instance_keys", 0) + 1
         graph._distribute_instance_keys = key
-        return key
-    return next(_eager_keys)
+        return size(), _GROUP_KEY, key
+    import opforge as of
+    n = size()
+    cached = _state.get("eager_group")
+    if cached is None or cached[0] != n:
+        cached = _state["eager_group"] = (n, of.constant(n, dtype=_dtypes.int32),
+                                          of.constant(_GROUP_KEY, dtype=_dtypes.int32))
+    # Eager instance keys cycle through _EAGER_KEYS cached tensors: consecutive collectives still
+    # get different keys, so processes calling them in other orders are told so.
+    k = next(_eager_keys) % _EAGER_KEYS + 1
+    key = _eager_key_tensors.get(k)
+    if key is None:
+        key = _eager_key_tensors[k] = of.constant(k, dtype=_dtypes.int32)
+    return cached[1], cached[2], key
 
 
 def _reduce_op(average, op):
@@ -132,7 +148,7 @@ def allreduce(tensor, average=None, device_dense="", device_sparse="", compressi
     if prescale_factor != 1.0:
         t = t * of.cast(prescale_factor, t.dtype)
     merge, final = _MERGE[op]
-    out = _collective.all_reduce_v2(t, size(), _GROUP_KEY, _instance_key(t), merge_op=merge, final_op=final, name=name)
+    out = _collective.all_reduce_v2(t, *_keys(t), merge_op=merge, final_op=final, name=name)
     if postscale_factor != 1.0:
         out = out * of.cast(postscale_factor, out.dtype)
     return compression.decompress(out, ctx)
@@ -147,10 +163,8 @@ def _static_bytes(t):
 
 def grouped_allreduce(tensors, average=None, device_dense="", device_sparse="", compression=None, op=None,
                       prescale_factor=1.0, postscale_factor=1.0, fusion_threshold_bytes=DEFAULT_FUSION_THRESHOLD_BYTES):
-    """allreduce of each tensor, with tensors of one dtype fused (flattened and concatenated, in
-    order) into all-reduces of at most fusion_threshold_bytes: one exchange for many small
-    gradients instead of one each."""
-    import opforge as of
+    """allreduce of each tensor, with tensors of one dtype fused (in order) into all-reduces of at
+    most fusion_threshold_bytes: one exchange for many small gradients instead of one each."""
     tensors = list(tensors)
     buckets: list[list[int]] = []
     open_bucket: dict = {}  # dtype -> (bucket index, bytes)
@@ -174,18 +188,34 @@ def grouped_allreduce(tensors, average=None, device_dense="", device_sparse="", 
         if len(bucket) == 1:
             out[bucket[0]] = allreduce(tensors[bucket[0]], **kw)
             continue
-        parts = [tensors[i] for i in bucket]
-        sizes = [_static_bytes(p) // _dtypes.as_dtype(p.dtype).size for p in parts]
-        fused = allreduce(of.concat([of.reshape(p, [-1]) for p in parts], 0), **kw)
-        for i, piece, p in zip(bucket, of.split(fused, sizes, 0), parts):
-            out[i] = of.reshape(piece, p.shape.as_list() if hasattr(p.shape, "as_list") else list(p.shape))
+        for i, r in zip(bucket, _fused_allreduce([tensors[i] for i in bucket], **kw)):
+            out[i] = r
     return out
+
+
+def _fused_allreduce(tensors, average=None, compression=None, op=None, prescale_factor=1.0, postscale_factor=1.0):
+    """allreduce of tensors of one dtype as one exchange (the _CollectiveReduceGroup op packs
+    them into one buffer)."""
+    import opforge as of
+    from .. import ops as _ops
+    op = _reduce_op(average, op)
+    compression = compression or Compression.none
+    packed = [compression.compress(t) for t in tensors]
+    ts = [t for t, _ in packed]
+    if prescale_factor != 1.0:
+        ts = [t * of.cast(prescale_factor, t.dtype) for t in ts]
+    merge, final = _MERGE[op]
+    outs = _ops._collective_reduce_group(ts, *_keys(ts[0]), merge_op=merge, final_op=final,
+                                         name="CollectiveReduceGroup")  # (a node name cannot start with "_")
+    if postscale_factor != 1.0:
+        outs = [o * of.cast(postscale_factor, o.dtype) for o in outs]
+    return [compression.decompress(o, ctx) for o, (_, ctx) in zip(outs, packed)]
 
 
 def allgather(tensor, name=None):
     """Every process's `tensor` concatenated along dimension 0 in rank order (the first
     dimensions may differ)."""
-    return _collective.all_gather_v2(tensor, size(), _GROUP_KEY, _instance_key(tensor), name=name)
+    return _collective.all_gather_v2(tensor, *_keys(tensor), name=name)
 
 
 def broadcast(tensor, root_rank, name=None):
@@ -194,12 +224,12 @@ def broadcast(tensor, root_rank, name=None):
     n = size()
     if not 0 <= root_rank < n:
         raise ValueError(f"broadcast: root_rank {root_rank} is not a rank of this job of {n} processes")
-    key = _instance_key(tensor)
     if n == 1:
         return of.identity(tensor, name=name)
+    group_size, group_key, key = _keys(tensor)
     if rank() == root_rank:
-        return _collective.broadcast_send_v2(tensor, n, _GROUP_KEY, key)
-    return _collective.broadcast_recv_v2(of.shape(tensor), tensor.dtype, n, _GROUP_KEY, key)
+        return _collective.broadcast_send_v2(tensor, group_size, group_key, key)
+    return _collective.broadcast_recv_v2(of.shape(tensor), tensor.dtype, group_size, group_key, key)
 
 
 def broadcast_variables(variables, root_rank):

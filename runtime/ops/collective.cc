@@ -30,6 +30,14 @@ Status ReduceV2Shape(ShapeContext& c) {
   return Status::OK();
 }
 
+// The fused all-reduce: output i has input i's shape.
+Status ReduceGroupShape(ShapeContext& c) {
+  const int n = c.num_inputs(0);
+  OPF_RETURN_IF_ERROR(check_keys(c, 1));
+  for (int i = 0; i < n; ++i) c.set_output(i, c.input_shape(0, i));
+  return Status::OK();
+}
+
 Status GatherV2Shape(ShapeContext& c) {
   OPF_RETURN_IF_ERROR(check_keys(c, 1));
   const Shape& in = c.input_shape(0);
@@ -70,6 +78,7 @@ Status BcastRecvV2Shape(ShapeContext& c) {
 
 [[maybe_unused]] const bool collective_shapes_registered = [] {
   shape_fns::register_custom("CollectiveReduceV2", ReduceV2Shape);
+  shape_fns::register_custom("_CollectiveReduceGroup", ReduceGroupShape);
   shape_fns::register_custom("CollectiveGatherV2", GatherV2Shape);
   shape_fns::register_custom("CollectiveGather", GatherShape);
   shape_fns::register_custom("CollectiveBcastRecvV2", BcastRecvV2Shape);

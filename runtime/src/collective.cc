@@ -227,7 +227,7 @@ void divide(Tensor* t, int64_t by) {
 
 void copy_into(const Tensor& from, Tensor* to) {
   const size_t bytes = static_cast<size_t>(from.num_elements()) * dtype_size(from.dtype());
-  if (bytes) std::memcpy(to->raw_data(), from.raw_data(), bytes);
+  if (bytes && to->raw_data() != from.raw_data()) std::memcpy(to->raw_data(), from.raw_data(), bytes);
 }
 
 #ifndef OPFORGE_WITH_MPI
@@ -474,17 +474,20 @@ Status all_reduce(const Request& r, const Tensor& input, Tensor* output) {
   const size_t esize = dtype_size(input.dtype());
   const char* in = static_cast<const char*>(input.raw_data());
   char* out = static_cast<char*>(output->raw_data());
+  const bool in_place = in == out;  // MPI_IN_PLACE: the output holds this process's values
   for (int64_t b = 0, n = input.num_elements(); b < n; b += kChunk) {
     const int count = static_cast<int>(std::min(kChunk, n - b));
     const size_t off = static_cast<size_t>(b) * esize;
     if (r.timeout_seconds > 0) {
       MPI_Request req;
-      OPF_RETURN_IF_ERROR(
-          mpi_status(MPI_Iallreduce(in + off, out + off, count, type, op, MPI_COMM_WORLD, &req), "MPI_Iallreduce"));
+      OPF_RETURN_IF_ERROR(mpi_status(
+          MPI_Iallreduce(in_place ? MPI_IN_PLACE : in + off, out + off, count, type, op, MPI_COMM_WORLD, &req),
+          "MPI_Iallreduce"));
       OPF_RETURN_IF_ERROR(wait(s, r, &req, "the all-reduce"));
     } else {
       OPF_RETURN_IF_ERROR(
-          mpi_status(MPI_Allreduce(in + off, out + off, count, type, op, MPI_COMM_WORLD), "MPI_Allreduce"));
+          mpi_status(MPI_Allreduce(in_place ? MPI_IN_PLACE : in + off, out + off, count, type, op, MPI_COMM_WORLD),
+                     "MPI_Allreduce"));
     }
   }
   if (r.divide) divide(output, r.group_size);

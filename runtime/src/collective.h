@@ -49,8 +49,8 @@ void finalize();
 // Ends the whole job (MPI_Abort) after printing `message` to stderr; returns only without MPI.
 void abort_job(int code, const std::string& message);
 
-// input -> output (allocated by the caller, input's dtype and shape): the element-wise
-// reduction over the group, divided by group_size for final_op Div.
+// input -> output (allocated by the caller, input's dtype and shape; may be input itself): the
+// element-wise reduction over the group, divided by group_size for final_op Div.
 Status all_reduce(const Request& r, const Tensor& input, Tensor* output);
 // input -> *output (allocated here): the group's inputs concatenated along dimension 0.
 Status all_gather(const Request& r, const Tensor& input, Tensor* output);

@@ -20,6 +20,11 @@ def test_groups_of_one_process_eagerly():
     np.testing.assert_array_equal(collective_ops.broadcast_send_v2(of.constant(x), 1, 1, 6).numpy(), x)
     np.testing.assert_array_equal(collective_ops.broadcast_send(of.constant(x), [3, 4], of.float32, 1, 1, 7).numpy(),
                                   x)
+    parts = [x, x[:1].astype(np.float32) * 2, x.T.copy()]
+    fused = of.ops._collective_reduce_group([of.constant(p) for p in parts], 1, 1, 8, merge_op="Add", final_op="Div",
+                                            name="fused")
+    for got, want in zip(fused, parts):
+        np.testing.assert_array_equal(got.numpy(), want)
 
 
 def test_static_shapes_as_tensorflow():
@@ -34,6 +39,8 @@ def test_static_shapes_as_tensorflow():
         recv = collective_ops.broadcast_recv_v2(tf.stack([n, 3]), tf.float64, 2, 1, 4)
         assert recv.shape.as_list() == [None, 3] and recv.dtype == tf.float64
         assert collective_ops.broadcast_recv([2, 7], tf.int32, 2, 1, 5).shape.as_list() == [2, 7]
+        fused = of.ops._collective_reduce_group([x, y], 2, 1, 6, merge_op="Add", final_op="Id", name="fused")
+        assert [t.shape.as_list() for t in fused] == [[None, 4], [5, 4]]
         node = g.get_operation_by_name(recv.op.name)
         assert node.type == "CollectiveBcastRecvV2"
     spec = _C.op_spec("CollectiveReduceV2") if hasattr(_C, "op_spec") else None

@@ -493,6 +493,60 @@ OpSpec MakeCollectiveReduceV2() {
   return op;
 }
 
+OpSpec Make_CollectiveReduceGroup() {
+  OpSpec op;
+  op.name = "_CollectiveReduceGroup";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"group_size", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"group_key", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"instance_key", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"data", DType::kInvalid, 1, 0, -1, false});
+  {
+    AttrSpec a;
+    a.name = "N";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "merge_op";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("Min"), AttrValue::String("Max"), AttrValue::String("Mul"), AttrValue::String("Add")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "final_op";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("Id"), AttrValue::String("Div")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "timeout_seconds";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(0.0f);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = true;
+  op.is_distributed_communication = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("_CollectiveReduceGroup", c); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeCollectiveBcastRecv());
   OpRegistry::Global().add_pending(MakeCollectiveBcastRecvV2());
@@ -502,6 +556,7 @@ OpSpec MakeCollectiveReduceV2() {
   OpRegistry::Global().add_pending(MakeCollectiveGatherV2());
   OpRegistry::Global().add_pending(MakeCollectiveReduce());
   OpRegistry::Global().add_pending(MakeCollectiveReduceV2());
+  OpRegistry::Global().add_pending(Make_CollectiveReduceGroup());
   return true;
 }();
 

@@ -2,9 +2,11 @@
 // RecvV2 and their TF1 forms with the keys as attrs) over runtime/src/collective.h: the
 // kernels turn their arguments into a collective::Request; the exchange, its checks across
 // processes and the MPI calls are there.
+#include <cstring>
 #include <string>
 
 #include "opforge/kernel.h"
+#include "opforge/ops/collective/_collective_reduce_group.h"
 #include "opforge/ops/collective/collective_bcast_recv.h"
 #include "opforge/ops/collective/collective_bcast_recv_v2.h"
 #include "opforge/ops/collective/collective_bcast_send.h"
@@ -22,7 +24,8 @@ using collective::Kind;
 using collective::Merge;
 using collective::Request;
 
-// The keys of a V2 op (scalar int32 inputs) or a TF1 op (attrs).
+// The keys of a V2 op (scalar int32 inputs) or a TF1 op (attrs). (The fused all-reduce has no
+// timeout of its own beyond the attr, as the V2 ops.)
 template <typename Args>
 Status keys_from_inputs(const Args& a, Kind kind, Request* r) {
   for (const Tensor* t : {&a.group_size, &a.group_key, &a.instance_key}) {
@@ -90,6 +93,36 @@ Status CollectiveReduceCpu(ops::CollectiveReduceArgs& a) {
   return reduce(a, r);
 }
 
+// The fused all-reduce: the inputs packed into one buffer, one exchange, unpacked into the
+// outputs (allocated from the inputs' shapes).
+template <typename T>
+Status CollectiveReduceGroupCpu(ops::_CollectiveReduceGroupArgs& a) {
+  Request r;
+  OPF_RETURN_IF_ERROR(keys_from_inputs(a, Kind::kReduce, &r));
+  r.merge = merge_of(a.merge_op);
+  r.divide = a.final_op == "Div";
+  int64_t total = 0;
+  for (int i = 0; i < a.input.size; ++i) total += a.input[i].num_elements();
+  Tensor packed;
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(a.T, Shape({total}), &packed));
+  const size_t esize = dtype_size(a.T);
+  size_t off = 0;
+  for (int i = 0; i < a.input.size; ++i) {
+    const size_t bytes = static_cast<size_t>(a.input[i].num_elements()) * esize;
+    if (bytes) std::memcpy(static_cast<char*>(packed.raw_data()) + off, a.input[i].raw_data(), bytes);
+    off += bytes;
+  }
+  OPF_RETURN_IF_ERROR(collective::all_reduce(r, packed, &packed));  // in place
+  off = 0;
+  for (int i = 0; i < a.input.size; ++i) {
+    Tensor& out = a.ctx.output(i);
+    const size_t bytes = static_cast<size_t>(out.num_elements()) * esize;
+    if (bytes) std::memcpy(out.raw_data(), static_cast<const char*>(packed.raw_data()) + off, bytes);
+    off += bytes;
+  }
+  return Status::OK();
+}
+
 // The gathers allocate their output: its first dimension is the sum of the processes'.
 template <typename T>
 Status CollectiveGatherV2Cpu(ops::CollectiveGatherV2Args& a) {
@@ -149,6 +182,7 @@ Status CollectiveBcastRecvCpu(ops::CollectiveBcastRecvArgs& a) {
 
 OPFORGE_REGISTER_KERNEL(CollectiveReduceV2, CPU, CollectiveReduceV2Cpu, OPF_REDUCIBLE)
 OPFORGE_REGISTER_KERNEL(CollectiveReduce, CPU, CollectiveReduceCpu, OPF_REDUCIBLE)
+OPFORGE_REGISTER_KERNEL(_CollectiveReduceGroup, CPU, CollectiveReduceGroupCpu, OPF_REDUCIBLE)
 OPFORGE_REGISTER_FORWARDING_KERNEL(CollectiveGatherV2, CPU, CollectiveGatherV2Cpu, OPF_GATHERABLE)
 OPFORGE_REGISTER_FORWARDING_KERNEL(CollectiveGather, CPU, CollectiveGatherCpu, OPF_GATHERABLE)
 OPFORGE_REGISTER_FORWARDING_KERNEL(CollectiveBcastSendV2, CPU, CollectiveBcastSendV2Cpu, OPF_BROADCASTABLE)

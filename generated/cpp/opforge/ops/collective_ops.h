@@ -12,3 +12,4 @@
 #include "opforge/ops/collective/collective_gather_v2.h"
 #include "opforge/ops/collective/collective_reduce.h"
 #include "opforge/ops/collective/collective_reduce_v2.h"
+#include "opforge/ops/collective/_collective_reduce_group.h"
