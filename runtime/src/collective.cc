@@ -352,10 +352,18 @@ Status negotiate(State& s, const Request& r, DType dtype, const Shape& shape, st
   return check_records(r, *all, s.world.size, root);
 }
 
-// Locks the state and starts MPI; the size check for a group larger than one process.
-Status enter(const Request& r, std::unique_lock<std::mutex>* lock, State** out) {
+// One collective under way: the state locked, MPI started, the group's size checked and the
+// processes' records exchanged and checked (all; root: the broadcast's sender).
+struct Exchange {
+  std::unique_lock<std::mutex> lock;
+  State* state = nullptr;
+  std::vector<int64_t> all;
+  int root = 0;
+};
+
+Status begin(const Request& r, DType dtype, const Shape& shape, Exchange* ex) {
   State& s = state();
-  *lock = std::unique_lock<std::mutex>(s.mu);
+  ex->lock = std::unique_lock<std::mutex>(s.mu);
   OPF_RETURN_IF_ERROR(init_locked(s));
   if (s.world.size != r.group_size) {
     return errors::InvalidArgument(r.op, ": group_size ", r.group_size, " but the job has ", s.world.size, " process",
@@ -363,8 +371,8 @@ Status enter(const Request& r, std::unique_lock<std::mutex>* lock, State** out) 
                                    ": opforge's collectives span every process of the MPI job (mpirun -np ",
                                    r.group_size, " ...)");
   }
-  *out = &s;
-  return Status::OK();
+  ex->state = &s;
+  return negotiate(s, r, dtype, shape, &ex->all, &ex->root);
 }
 
 constexpr int64_t kChunk = int64_t{1} << 30;  // elements per MPI call (counts are ints)
@@ -432,13 +440,9 @@ Status all_reduce(const Request& r, const Tensor& input, Tensor* output) {
     return Status::OK();
   }
 #ifdef OPFORGE_WITH_MPI
-  std::unique_lock<std::mutex> lock;
-  State* sp = nullptr;
-  OPF_RETURN_IF_ERROR(enter(r, &lock, &sp));
-  State& s = *sp;
-  std::vector<int64_t> all;
-  int root = 0;
-  OPF_RETURN_IF_ERROR(negotiate(s, r, input.dtype(), input.shape(), &all, &root));
+  Exchange ex;
+  OPF_RETURN_IF_ERROR(begin(r, input.dtype(), input.shape(), &ex));
+  State& s = *ex.state;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
   const int m = static_cast<int>(r.merge) - 1;
@@ -505,19 +509,15 @@ Status all_gather(const Request& r, const Tensor& input, Tensor* output) {
     return Status::OK();
   }
 #ifdef OPFORGE_WITH_MPI
-  std::unique_lock<std::mutex> lock;
-  State* sp = nullptr;
-  OPF_RETURN_IF_ERROR(enter(r, &lock, &sp));
-  State& s = *sp;
-  std::vector<int64_t> all;
-  int root = 0;
-  OPF_RETURN_IF_ERROR(negotiate(s, r, input.dtype(), input.shape(), &all, &root));
+  Exchange ex;
+  OPF_RETURN_IF_ERROR(begin(r, input.dtype(), input.shape(), &ex));
+  State& s = *ex.state;
   int64_t row_bytes = static_cast<int64_t>(dtype_size(input.dtype()));
   for (int d = 1; d < input.rank(); ++d) row_bytes *= input.dim(d);
   std::vector<int> counts(static_cast<size_t>(s.world.size)), displs(static_cast<size_t>(s.world.size));
   int64_t rows = 0, offset = 0;
   for (int p = 0; p < s.world.size; ++p) {
-    const int64_t n = all[static_cast<size_t>(p) * kRecordLen + kDims];
+    const int64_t n = ex.all[static_cast<size_t>(p) * kRecordLen + kDims];
     const int64_t bytes = n * row_bytes;
     if (bytes > INT_MAX || offset > INT_MAX) {
       return errors::Unimplemented(r.op, ": all-gathers of more than 2 GiB are not supported");
@@ -554,23 +554,20 @@ Status broadcast(const Request& r, Tensor* tensor) {
     return Status::OK();
   }
 #ifdef OPFORGE_WITH_MPI
-  std::unique_lock<std::mutex> lock;
-  State* sp = nullptr;
-  OPF_RETURN_IF_ERROR(enter(r, &lock, &sp));
-  State& s = *sp;
-  std::vector<int64_t> all;
-  int root = 0;
-  OPF_RETURN_IF_ERROR(negotiate(s, r, tensor->dtype(), tensor->shape(), &all, &root));
+  Exchange ex;
+  OPF_RETURN_IF_ERROR(begin(r, tensor->dtype(), tensor->shape(), &ex));
+  State& s = *ex.state;
   char* data = static_cast<char*>(tensor->raw_data());
   const int64_t bytes = tensor->num_elements() * static_cast<int64_t>(dtype_size(tensor->dtype()));
   for (int64_t b = 0; b < bytes; b += kChunk) {
     const int count = static_cast<int>(std::min(kChunk, bytes - b));
     if (r.timeout_seconds > 0) {
       MPI_Request req;
-      OPF_RETURN_IF_ERROR(mpi_status(MPI_Ibcast(data + b, count, MPI_BYTE, root, MPI_COMM_WORLD, &req), "MPI_Ibcast"));
+      OPF_RETURN_IF_ERROR(
+          mpi_status(MPI_Ibcast(data + b, count, MPI_BYTE, ex.root, MPI_COMM_WORLD, &req), "MPI_Ibcast"));
       OPF_RETURN_IF_ERROR(wait(s, r, &req, "the broadcast"));
     } else {
-      OPF_RETURN_IF_ERROR(mpi_status(MPI_Bcast(data + b, count, MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast"));
+      OPF_RETURN_IF_ERROR(mpi_status(MPI_Bcast(data + b, count, MPI_BYTE, ex.root, MPI_COMM_WORLD), "MPI_Bcast"));
     }
   }
   return Status::OK();

@@ -140,10 +140,8 @@ Status CollectiveGatherCpu(ops::CollectiveGatherArgs& a) {
 }
 
 // The senders output their input (the same buffer) once it is sent.
-template <typename T>
-Status CollectiveBcastSendV2Cpu(ops::CollectiveBcastSendV2Args& a) {
-  Request r;
-  OPF_RETURN_IF_ERROR(keys_from_inputs(a, Kind::kBcastSend, &r));
+template <typename Args>
+Status send(Args& a, const Request& r) {
   Tensor t = a.input;
   OPF_RETURN_IF_ERROR(collective::broadcast(r, &t));
   a.data = t;
@@ -151,13 +149,17 @@ Status CollectiveBcastSendV2Cpu(ops::CollectiveBcastSendV2Args& a) {
 }
 
 template <typename T>
+Status CollectiveBcastSendV2Cpu(ops::CollectiveBcastSendV2Args& a) {
+  Request r;
+  OPF_RETURN_IF_ERROR(keys_from_inputs(a, Kind::kBcastSend, &r));
+  return send(a, r);
+}
+
+template <typename T>
 Status CollectiveBcastSendCpu(ops::CollectiveBcastSendArgs& a) {
   Request r;
   OPF_RETURN_IF_ERROR(keys_from_attrs(a, Kind::kBcastSend, &r));
-  Tensor t = a.input;
-  OPF_RETURN_IF_ERROR(collective::broadcast(r, &t));
-  a.data = t;
-  return Status::OK();
+  return send(a, r);
 }
 
 template <typename T>

@@ -10,25 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "cpu/alloc_guard.h"
 #include "opforge/kernel.h"
 #include "opforge/tensor.h"
 
 namespace opforge {
 namespace sparse {
 
-// Runs a kernel body whose allocations are sized by input values (a row count, a number of
-// segments): an allocation that fails is a ResourceExhausted error naming the op, not an
-// exception escaping the kernel.
-template <typename F>
-Status guarded(const char* op, F&& body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return errors::ResourceExhausted(op, ": not enough memory for the output");
-  } catch (const std::length_error&) {
-    return errors::ResourceExhausted(op, ": the output is too large");
-  }
-}
+using cpu::guarded;  // cpu/alloc_guard.h
 
 // A SparseTensor's parts, checked: indices [n, rank] int64, values [n], dense shape [rank].
 struct View {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/alloc_guard.h"
 #include "opforge/kernel.h"
 #include "opforge/shape_fns.h"
 #include "opforge/tensor.h"
@@ -15,19 +16,7 @@
 namespace opforge {
 namespace strings {
 
-// Runs a kernel body whose allocations are sized by input values (a row count, a number of
-// segments): an allocation that fails is a ResourceExhausted error naming the op, not an
-// exception escaping the kernel.
-template <typename F>
-Status guarded(const char* op, F&& body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return errors::ResourceExhausted(op, ": not enough memory for the output");
-  } catch (const std::length_error&) {
-    return errors::ResourceExhausted(op, ": the output is too large");
-  }
-}
+using cpu::guarded;  // cpu/alloc_guard.h
 
 inline const std::vector<std::string>& values(const Tensor& t) { return *t.strings(); }
 
