@@ -160,7 +160,9 @@ Status SparseSliceGradCpu(ops::SparseSliceGradArgs& a) {
   for (int64_t i = 0; i < in.dim(0) && j < out.dim(0); ++i) {
     bool same = true;
     for (int64_t d = 0; same && d < rank; ++d)
-      same = pi[i * rank + d] - start[static_cast<size_t>(d)] == po[j * rank + d];
+      // input - start == output, in wrapping (unsigned) arithmetic: a hostile start cannot overflow
+      same = static_cast<uint64_t>(pi[i * rank + d]) - static_cast<uint64_t>(start[static_cast<size_t>(d)]) ==
+             static_cast<uint64_t>(po[j * rank + d]);
     if (same) o[i] = b[j++];
   }
   if (j != out.dim(0)) return a.ctx.error("output_indices are not a slice of input_indices");
@@ -285,6 +287,7 @@ Status SparseFillEmptyRowsBody(ops::SparseFillEmptyRowsArgs& a) {
   sparse::View v;
   OPF_RETURN_IF_ERROR(sparse::view(a.ctx, a.indices, a.values, a.dense_shape, &v));
   const int64_t rows = v.shape[0];
+  OPF_RETURN_IF_ERROR(cpu::check_allocation("SparseFillEmptyRows", rows, 3 * sizeof(int64_t)));
   std::vector<int64_t> count(static_cast<size_t>(rows), 0);
   for (int64_t i = 0; i < v.n; ++i) {
     const int64_t r = v.at(i, 0);

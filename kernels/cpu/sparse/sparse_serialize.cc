@@ -57,6 +57,8 @@ Status serialize_rows(KernelContext& ctx, const sparse::View& v, const Tensor& v
   }
   if (v.rank < 2) return ctx.error("Rank of input SparseTensor should be > 1, but saw rank: ", v.rank);
   const int64_t rows = v.shape[0];
+  OPF_RETURN_IF_ERROR(
+      cpu::check_allocation("SerializeManySparse", rows, sizeof(std::vector<int64_t>) + 3 * sizeof(std::string)));
   std::vector<std::vector<int64_t>> members(static_cast<size_t>(rows));
   for (int64_t i = 0; i < v.n; ++i) {
     const int64_t r = v.at(i, 0);

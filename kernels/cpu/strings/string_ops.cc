@@ -340,7 +340,10 @@ Status UnsortedSegmentJoinBody(ops::UnsortedSegmentJoinArgs& a) {
     inner *= in.dim(d);
   }
   const int64_t n_ids = a.segment_ids.num_elements();
-  std::vector<std::string> out(static_cast<size_t>(segments * inner));
+  int64_t cells = 0;
+  if (__builtin_mul_overflow(segments, inner, &cells)) return a.ctx.error("num_segments * inner size overflows");
+  OPF_RETURN_IF_ERROR(cpu::check_allocation("UnsortedSegmentJoin", cells, sizeof(std::string) + 1));
+  std::vector<std::string> out(static_cast<size_t>(cells));
   std::vector<bool> started(out.size(), false);
   const std::vector<std::string>& x = values(a.inputs);
   for (int64_t j = 0; j < n_ids; ++j) {
