@@ -9,6 +9,7 @@ import types
 
 from opforge.compat.v1.absent import ABSENT
 from opforge.framework import graph as _graph
+from opforge.framework.arguments import legacy_argument  # noqa: F401  (compat's spelling of it)
 
 
 def missing(path: str, name: str) -> AttributeError:
@@ -20,16 +21,6 @@ def missing(path: str, name: str) -> AttributeError:
     why = f": {reason}" if reason else " (see opforge/compat/v1/absent.py)"
     return AttributeError(f"module '{module}' has no attribute '{name}': opforge does not have {where} "
                           f"yet{why}")
-
-
-def legacy_argument(new_name: str, new, old_name: str, old):
-    """TensorFlow's deprecated_argument_lookup: the value given under either spelling of an
-    argument (keep_dims or keepdims); both is a ValueError."""
-    if old is not None:
-        if new is not None:
-            raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'")
-        return old
-    return new
 
 
 def in_default_graph(fn):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops as _ops
+from ..framework.arguments import legacy_argument as _either
 from ..framework import dtypes as _dtypes
 from ..framework.api import constant
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
@@ -62,15 +63,6 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
 
 
 # ---- the rest of tf.sparse over the SparseTensor ops (opdefs/sparse/)
-
-def _either(new_name, new, old_name, old):
-    """The value given under either spelling of an argument (TF's deprecated_argument_lookup)."""
-    if old is not None:
-        if new is not None:
-            raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'")
-        return old
-    return new
-
 
 def _int64(x):
     return x if hasattr(x, "dtype") else np.asarray(x, np.int64)

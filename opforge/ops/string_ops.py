@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops as _ops
+from ..framework.arguments import legacy_argument as _either
 from ..framework import dtypes as _dtypes
 from ..framework.errors import UnimplementedError
 from ..framework.api import constant
@@ -32,15 +33,6 @@ def _static(x):
     if isinstance(x, str):
         return x.encode()
     return x if isinstance(x, bytes) else None
-
-
-def _either(new_name, new, old_name, old):
-    """The value given under either spelling of an argument (TF's deprecated_argument_lookup)."""
-    if old is not None:
-        if new is not None:
-            raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'")
-        return old
-    return new
 
 
 def _rank(t):
