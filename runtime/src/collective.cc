@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "opforge/half.h"
@@ -184,43 +185,20 @@ void reduce_into(Merge m, const T* in, T* out, int64_t n) {
   }
 }
 
-// final_op Div: output /= group_size (integer division for integers, as TensorFlow's Div).
+// final_op Div: output /= group_size (integer division for integers, as TensorFlow's Div;
+// 16-bit floats divide in float).
 void divide(Tensor* t, int64_t by) {
-  const int64_t n = t->num_elements();
-  switch (t->dtype()) {
-    case DType::kFloat: {
-      float* p = t->data<float>();
-      for (int64_t i = 0; i < n; ++i) p[i] /= static_cast<float>(by);
-      break;
+  visit_dtype(t->dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_arithmetic_v<T>) {
+      using C = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
+      T* p = t->data<T>();
+      for (int64_t i = 0; i < t->num_elements(); ++i) p[i] = static_cast<T>(static_cast<C>(p[i]) / static_cast<C>(by));
+    } else if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+      T* p = t->data<T>();
+      for (int64_t i = 0; i < t->num_elements(); ++i) p[i] = T(static_cast<float>(p[i]) / static_cast<float>(by));
     }
-    case DType::kDouble: {
-      double* p = t->data<double>();
-      for (int64_t i = 0; i < n; ++i) p[i] /= static_cast<double>(by);
-      break;
-    }
-    case DType::kInt32: {
-      int32_t* p = t->data<int32_t>();
-      for (int64_t i = 0; i < n; ++i) p[i] /= static_cast<int32_t>(by);
-      break;
-    }
-    case DType::kInt64: {
-      int64_t* p = t->data<int64_t>();
-      for (int64_t i = 0; i < n; ++i) p[i] /= by;
-      break;
-    }
-    case DType::kHalf: {
-      half* p = t->data<half>();
-      for (int64_t i = 0; i < n; ++i) p[i] = half(static_cast<float>(p[i]) / static_cast<float>(by));
-      break;
-    }
-    case DType::kBFloat16: {
-      bfloat16* p = t->data<bfloat16>();
-      for (int64_t i = 0; i < n; ++i) p[i] = bfloat16(static_cast<float>(p[i]) / static_cast<float>(by));
-      break;
-    }
-    default:
-      break;
-  }
+  });
 }
 
 #endif  // OPFORGE_WITH_MPI

@@ -127,9 +127,11 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
   static const Tensor kNoTensor;
   StepScratch alone_scratch;
   // Runs step i and records its time (alone: over all threads; else on one beside others).
-  // may_forward false: inputs are never forwarded (a step run on the collective thread, which
-  // must not read the reader counts the wave loop updates).
-  const auto run_step = [&](int i, bool alone, StepScratch& sc, bool may_forward) {
+  // launch_error non-null: a step run on the collective thread. Its error goes there (read once
+  // the launch is joined), not to `error`, which the wave loop reads unlocked; and it never
+  // forwards an input (the reader counts are the wave loop's).
+  const auto run_step = [&](int i, bool alone, StepScratch& sc, Status* launch_error) {
+    const bool may_forward = launch_error == nullptr;
     const Step& st = plan.steps[static_cast<size_t>(i)];
     if (st.precomputed) {
       const int64_t t0 = tracer ? StepTracer::now() : 0;
@@ -169,6 +171,10 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
                      [&](size_t k) { return &scratch.outs[k]; });
     }
     if (!s.ok()) {
+      if (launch_error != nullptr) {
+        if (launch_error->ok()) *launch_error = s;
+        return;
+      }
       std::lock_guard<std::mutex> lock(error_mu);
       if (error.ok()) error = s;
       return;
@@ -225,7 +231,7 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
       }
     }
     for (size_t k = 0; k < std::min(first, group.size()); ++k) {
-      run_step(group[k], true, alone_scratch, true);
+      run_step(group[k], true, alone_scratch, nullptr);
       if (!error.ok()) return error;
     }
     if (first < group.size()) {
@@ -233,7 +239,7 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
       const UnevenParts uneven;  // steps of different lengths, one per part
       parallel_for_parts(count, 1, static_cast<int>(count), [&](int64_t b, int64_t e) {
         StepScratch sc;
-        for (int64_t k = b; k < e; ++k) run_step(group[first + static_cast<size_t>(k)], false, sc, true);
+        for (int64_t k = b; k < e; ++k) run_step(group[first + static_cast<size_t>(k)], false, sc, nullptr);
       });
     }
     return error;
@@ -255,10 +261,6 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
       }
     }
   };
-  const auto failed = [&] {
-    std::lock_guard<std::mutex> lock(error_mu);
-    return !error.ok();
-  };
   // Collective steps run on the collective thread, a wave's in plan order, while the next wave
   // computes; they are joined at the end of that next wave, or at once when nothing else is
   // ready. Waves depend only on the graph, so every process of a job hands its collectives
@@ -267,6 +269,7 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
   struct Launch {
     std::vector<int> steps;
     std::future<void> done;
+    Status error;  // the first of its steps' errors (written by the collective thread)
   };
   std::deque<Launch> in_flight;
   struct JoinAtExit {  // an error return must not leave the collective thread using this frame
@@ -276,17 +279,19 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
         if (l.done.valid()) l.done.wait();
     }
   } join_at_exit{in_flight};
-  const auto join_oldest = [&] {
-    in_flight.front().done.wait();
-    finish(in_flight.front().steps);
+  const auto join_oldest = [&]() -> Status {
+    Launch& l = in_flight.front();
+    l.done.wait();
+    const Status s = l.error;
+    finish(l.steps);
     in_flight.pop_front();
+    return s;
   };
   std::vector<int> writers, collectives;
   std::vector<Variable*> written;
   while (!ready.empty() || !in_flight.empty()) {
     if (ready.empty()) {
-      join_oldest();
-      if (failed()) return error;
+      OPF_RETURN_IF_ERROR(join_oldest());
       continue;
     }
     wave.swap(ready);
@@ -304,10 +309,12 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
       wave.resize(kept_steps);
       if (!collectives.empty()) {
         std::sort(collectives.begin(), collectives.end());
-        in_flight.push_back({collectives, CollectiveThread::get().submit([&run_step, steps = collectives] {
-                               StepScratch sc;
-                               for (int i : steps) run_step(i, true, sc, false);
-                             })});
+        in_flight.push_back({collectives, {}, Status()});
+        Launch& launch = in_flight.back();  // (a deque: stays put while others are added or popped)
+        launch.done = CollectiveThread::get().submit([&run_step, &launch] {
+          StepScratch sc;
+          for (int i : launch.steps) run_step(i, true, sc, &launch.error);
+        });
       }
     }
     // Steps given a variable itself (a Ref argument: Assign, Apply*, Scatter*...) run after the
@@ -341,8 +348,7 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
     wave.clear();
     if (in_flight.size() > 1 || (!in_flight.empty() && collectives.empty())) {
       // the previous wave's collectives (this wave launched none, or its own are the newer)
-      join_oldest();
-      if (failed()) return error;
+      OPF_RETURN_IF_ERROR(join_oldest());
     }
   }
   return Status::OK();

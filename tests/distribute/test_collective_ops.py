@@ -111,3 +111,17 @@ def test_graph_collectives_on_the_collective_thread(mode):
                     np.testing.assert_allclose(o, (np.maximum(v @ v.T, 0) + 1) * 2, rtol=1e-5, atol=1e-5)
     finally:
         _C._testing.set_concurrent_executor(before)
+
+
+def test_a_failing_collective_in_a_graph_fails_the_run():
+    # The error of a step run on the collective thread reaches Session.run (and the run after
+    # it works: nothing is left running on the thread).
+    g = of.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [3])
+        bad = collective_ops.broadcast_recv_v2(tf.shape(x), tf.float32, 1, 1, 1)  # no sender
+        good = collective_ops.all_reduce_v2(tf.nn.relu(x), 1, 1, 2)
+    with tf.Session(graph=g) as sess:
+        with pytest.raises(errors.InvalidArgumentError, match="CollectiveBcastRecvV2.*no sender"):
+            sess.run([bad, good], {x: [1.0, -2.0, 3.0]})
+        np.testing.assert_array_equal(sess.run(good, {x: [1.0, -2.0, 3.0]}), [1.0, 0.0, 3.0])
