@@ -6,6 +6,7 @@ looks every name up in opforge.compat.v1 and prints, per namespace, how many are
     python tools/tf1_api_coverage.py              # the table the README quotes
     python tools/tf1_api_coverage.py --missing    # and the names that are neither present nor
                                                   # listed in opforge/compat/v1/absent.py
+    python tools/tf1_api_coverage.py --update-readme   # rewrites README.md's table
 
 tests/compat/test_api_surface.py runs the same checks (``check``) and fails on any problem.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import itertools
 import json
 import os
 import sys
@@ -83,6 +85,25 @@ class Report:
         rows.append(f"{'all':16s} {self.present:8d} {self.total:6d} {100 * self.present / self.total:6.1f}%")
         return "\n".join(rows)
 
+    def markdown(self) -> str:
+        """The README's table: namespaces by size, two to a row, then the total."""
+        cells = [(f"`tf.{ns if ns != 'tf' else '*'}`", f"{p} / {t}")
+                 for ns, (p, t) in sorted(self.per_namespace.items(), key=lambda kv: (-kv[1][1], kv[0]))]
+        half = (len(cells) + 1) // 2
+        rows = ["| namespace | present / total | | namespace | present / total |", "|---|---|---|---|---|"]
+        for left, right in itertools.zip_longest(cells[:half], cells[half:], fillvalue=("", "")):
+            rows.append(f"| {left[0]} | {left[1]} | | {right[0]} | {right[1]} |")
+        share = 100 * self.present / self.total
+        rows.append(f"| **all** | **{self.present} / {self.total:,} ({share:.1f}%)** | | | |")
+        return "\n".join(rows)
+
+
+def replace_readme_table(readme: str, table: str) -> str:
+    """readme with its coverage table (from the header row to the **all** row) replaced."""
+    start = readme.index("| namespace | present / total |")
+    end = readme.index("\n", readme.index("| **all** |", start))
+    return readme[:start] + table + readme[end:]
+
 
 def check(surface: dict | None = None) -> Report:
     import opforge.compat.v1 as tf
@@ -123,8 +144,15 @@ def check(surface: dict | None = None) -> Report:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--missing", action="store_true", help="list the problems the test reports")
+    parser.add_argument("--update-readme", action="store_true", help="rewrite README.md's coverage table")
     args = parser.parse_args(argv)
     report = check()
+    if args.update_readme:
+        path = os.path.join(ROOT, "README.md")
+        with open(path) as f:
+            text = replace_readme_table(f.read(), report.markdown())
+        with open(path, "w") as f:
+            f.write(text)
     print(f"TensorFlow {load_surface()['tf_version']}'s tf.compat.v1 names present in opforge.compat.v1:")
     print(report.table())
     if args.missing:

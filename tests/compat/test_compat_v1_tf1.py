@@ -296,23 +296,38 @@ def test_functions_build_graph_nodes():
 
 
 def test_flags_and_app_run(monkeypatch):
-    from opforge.compat.v1._platform import FlagValues, _definer, _parse_bool
-    fv = FlagValues()
-    _definer(int)("steps", 10, "steps", flag_values=fv)
-    _definer(_parse_bool)("fast", False, "fast", flag_values=fv)
-    _definer(str)("name", "x", "name", flag_values=fv)
-    rest = fv(["prog", "--steps=3", "--fast", "--name", "abc", "positional", "--unknown=1"])
+    from absl import flags as absl_flags
+    fv = absl_flags.FlagValues()
+    tf.flags.DEFINE_integer("steps", 10, "steps", flag_values=fv)
+    tf.flags.DEFINE_boolean("fast", False, "fast", flag_values=fv)
+    tf.flags.DEFINE_string(flag_name="name", default_value="x", docstring="name", flag_values=fv)  # TF1 keywords
+    rest = fv(["prog", "--steps=3", "--fast", "--name", "abc", "positional", "--unknown=1"], known_only=True)
     assert (fv.steps, fv.fast, fv.name) == (3, True, "abc")
     assert rest == ["prog", "positional", "--unknown=1"]
-    with pytest.raises(ValueError, match="steps"):
+    with pytest.raises(tf.flags.IllegalFlagValueError, match="steps"):
         fv(["prog", "--steps=abc"])
-    with pytest.raises(AttributeError, match="Unknown flag"):
+    with pytest.raises(AttributeError, match="nope"):
         fv.nope  # noqa: B018
     seen = []
     monkeypatch.setattr("sys.argv", ["prog"])
     with pytest.raises(SystemExit) as e:
         tf.app.run(main=lambda argv: seen.append(argv))
     assert e.value.code is None and seen == [["prog"]]
+
+
+def test_flags_parse_sys_argv_when_read_before_app_run(monkeypatch):
+    """TF1's FLAGS (unlike absl's) parses sys.argv the first time a value is read; the
+    program's own arguments stay."""
+    name = "opforge_test_implicit_parse"
+    if name not in tf.flags.FLAGS:
+        tf.flags.DEFINE_integer(name, 1, "a flag this test defines once", lower_bound=0)
+    monkeypatch.setattr("sys.argv", ["prog", f"--{name}=7", "--not_a_flag_of_ours=1"])
+    tf.flags.FLAGS.unparse_flags()
+    assert getattr(tf.flags.FLAGS, name) == 7
+    assert tf.flags.FLAGS[name].present
+    with pytest.raises(tf.flags.IllegalFlagValueError, match="non-negative"):
+        tf.flags.FLAGS(["prog", f"--{name}=-1"])
+    tf.flags.FLAGS.unparse_flags()
 
 
 def test_gfile(tmp_path):

@@ -4,188 +4,98 @@ names); flags parsed from sys.argv, logging through the `logging` module."""
 
 from __future__ import annotations
 
+import functools
 import logging as _logging
 import sys
+
+from absl import app as _absl_app
+from absl import flags as _absl_flags
 
 from opforge.compat._namespace import Namespace
 from opforge.compat.v1 import _tf1_aliases as _aliases
 from opforge.io import gfile as _gfile
 
 # ---- flags ---------------------------------------------------------------------------------
+# tf.flags is absl.flags, as in TensorFlow (absl-py: Abseil's Python flags, a dependency): the
+# same parsers, validators, errors and help. Two TF1 differences are kept: FLAGS parses
+# sys.argv the first time a value is read before tf.app.run (leaving unknown arguments to the
+# program), and the DEFINE_* functions accept TF1's keyword names flag_name / default_value /
+# docstring.
+
+_RENAMED_KEYWORDS = {"flag_name": "name", "default_value": "default", "docstring": "help"}
 
 
-class _Flag:
-    def __init__(self, name, default, help, parser, short_name=None):  # noqa: A002
-        self.name, self.default, self.help, self.parser, self.short_name = name, default, help, parser, short_name
-        self.value = default
-        self.present = False
+def _tf1_keywords(define):
+    @functools.wraps(define)
+    def wrapper(*args, **kwargs):
+        for old, new in _RENAMED_KEYWORDS.items():
+            if old in kwargs:
+                kwargs[new] = kwargs.pop(old)
+        return define(*args, **kwargs)
+    return wrapper
 
 
-def _parse_bool(text):
-    t = str(text).strip().lower()
-    if t in ("1", "true", "t", "yes", "y"):
-        return True
-    if t in ("0", "false", "f", "no", "n"):
-        return False
-    raise ValueError(f"invalid boolean value {text!r}")
+class _FlagValues:
+    """tf.flags.FLAGS: absl's FLAGS, parsing sys.argv (known flags only) when a value is read
+    before the flags were parsed, where absl raises UnparsedFlagAccessError."""
 
-
-class FlagValues:
-    """The flag registry and values (tf.flags.FLAGS). Flags are parsed from sys.argv the first
-    time a value is read (or by tf.app.run); unknown arguments are left for the program."""
-
-    def __init__(self):
-        object.__setattr__(self, "_flags", {})
-        object.__setattr__(self, "_parsed", False)
-        object.__setattr__(self, "_required", [])
-
-    def _define(self, flag):
-        if flag.name in self._flags:
-            raise ValueError(f"The flag '{flag.name}' is defined twice.")
-        self._flags[flag.name] = flag
-        if flag.short_name:
-            self._flags.setdefault(flag.short_name, flag)
-
-    def __call__(self, argv, known_only=True):
-        """Parses argv (argv[0] is the program); returns the arguments that are not flags."""
-        rest = [argv[0]] if argv else []
-        args = list(argv[1:])
-        i = 0
-        while i < len(args):
-            a = args[i]
-            if a == "--":
-                rest.extend(args[i + 1:])
-                break
-            if not a.startswith("-") or a == "-":
-                rest.append(a)
-                i += 1
-                continue
-            body = a.lstrip("-")
-            name, eq, value = body.partition("=")
-            flag = self._flags.get(name)
-            if flag is None and name.startswith("no") and name[2:] in self._flags and \
-                    self._flags[name[2:]].parser is _parse_bool:
-                flag, eq, value = self._flags[name[2:]], "=", "false"
-            if flag is None:
-                if known_only:
-                    rest.append(a)
-                    i += 1
-                    continue
-                raise ValueError(f"Unknown command line flag '{name}'")
-            if not eq:
-                if flag.parser is _parse_bool:
-                    value = "true"
-                else:
-                    i += 1
-                    if i >= len(args):
-                        raise ValueError(f"Flag --{name} needs a value")
-                    value = args[i]
-            try:
-                flag.value = flag.parser(value)
-            except ValueError as e:
-                raise ValueError(f"Illegal value {value!r} for flag --{name}: {e}") from None
-            flag.present = True
-            i += 1
-        object.__setattr__(self, "_parsed", True)
-        for name in self._required:
-            if self._flags[name].value is None:
-                raise ValueError(f"Flag --{name} must have a value other than None.")
-        return rest
-
-    def _mark_required(self, name):
-        if name not in self._flags:
-            raise KeyError(f"Flag --{name} is not defined")
-        if self._flags[name].default is not None:
-            _log.warning("Flag --%s has a non-None default value; therefore, mark_flag_as_required will pass even "
-                         "if flag is not specified in the command line!", name)
-        self._required.append(name)
-
-    def _ensure_parsed(self):
-        if not self._parsed:
-            self(sys.argv)
+    def __init__(self, wrapped):
+        self.__dict__["_wrapped"] = wrapped
 
     def __getattr__(self, name):
-        flags = object.__getattribute__(self, "_flags")
-        if name not in flags:
-            raise AttributeError(f"Unknown flag: {name}")
-        self._ensure_parsed()
-        return flags[name].value
+        wrapped = self.__dict__["_wrapped"]
+        if not wrapped.is_parsed() and name in wrapped:
+            wrapped(sys.argv, known_only=True)
+        return getattr(wrapped, name)
 
     def __setattr__(self, name, value):
-        if name not in self._flags:
-            raise AttributeError(f"Unknown flag: {name}")
-        self._flags[name].value = value
+        setattr(self.__dict__["_wrapped"], name, value)
 
-    def __contains__(self, name):
-        return name in self._flags
+    def __delattr__(self, name):
+        delattr(self.__dict__["_wrapped"], name)
 
-    def __iter__(self):
-        return iter(self._flags)
-
-    def is_parsed(self):
-        return self._parsed
-
-    def mark_as_parsed(self):
-        object.__setattr__(self, "_parsed", True)
-
-    def flag_values_dict(self):
-        self._ensure_parsed()
-        return {k: f.value for k, f in self._flags.items()}
+    def __dir__(self):
+        return dir(self.__dict__["_wrapped"])
 
     def __getitem__(self, name):
-        return self._flags[name]
+        return self.__dict__["_wrapped"][name]
+
+    def __setitem__(self, name, flag):
+        self.__dict__["_wrapped"][name] = flag
+
+    def __contains__(self, name):
+        return name in self.__dict__["_wrapped"]
+
+    def __len__(self):
+        return len(self.__dict__["_wrapped"])
+
+    def __iter__(self):
+        return iter(self.__dict__["_wrapped"])
+
+    def __str__(self):
+        return str(self.__dict__["_wrapped"])
+
+    def __call__(self, *args, **kwargs):
+        return self.__dict__["_wrapped"](*args, **kwargs)
 
 
-FLAGS = FlagValues()
-
-
-def _definer(parser):
-    def define(name, default, help=None, flag_values=FLAGS, short_name=None, **kwargs):  # noqa: A002
-        flag_values._define(_Flag(name, default, help, parser, short_name))
-    return define
-
-
-def _list_parser(text):
-    if isinstance(text, (list, tuple)):
-        return list(text)
-    return [t for t in str(text).split(",") if t]
-
-
-def DEFINE_enum(name, default, enum_values, help=None, flag_values=FLAGS, **kwargs):  # noqa: N802,A002
-    def parse(text):
-        if text not in enum_values:
-            raise ValueError(f"value should be one of <{'|'.join(enum_values)}>")
-        return text
-    flag_values._define(_Flag(name, default, help, parse))
-
-
-def _mark_flag_as_required(flag_name, flag_values=FLAGS):
-    """Parsing the flags (tf.app.run) fails unless flag_name gets a value other than None."""
-    flag_values._mark_required(flag_name)
-
-
-def _mark_flags_as_required(flag_names, flag_values=FLAGS):
-    for name in flag_names:
-        flag_values._mark_required(name)
-
-
-flags = Namespace(
-    "flags", builds_graph=False, FLAGS=FLAGS, FlagValues=FlagValues,
-    DEFINE_string=_definer(str), DEFINE_integer=_definer(int), DEFINE_float=_definer(float),
-    DEFINE_boolean=_definer(_parse_bool), DEFINE_bool=_definer(_parse_bool), DEFINE_list=_definer(_list_parser),
-    DEFINE_enum=DEFINE_enum, mark_flag_as_required=_mark_flag_as_required,
-    mark_flags_as_required=_mark_flags_as_required,
-)
+FLAGS = _FlagValues(_absl_flags.FLAGS)
+_flag_names = {n: getattr(_absl_flags, n) for n in dir(_absl_flags) if not n.startswith("_") and n != "FLAGS"}
+for _n in ("DEFINE_string", "DEFINE_boolean", "DEFINE_bool", "DEFINE_float", "DEFINE_integer"):
+    _flag_names[_n] = _tf1_keywords(_flag_names[_n])
+flags = Namespace("flags", _flag_names, builds_graph=False, FLAGS=FLAGS)
 flags.flags = flags  # tf.flags.flags.FLAGS, as absl spells it
 
 
+def _parse_known_flags(argv):
+    return FLAGS(argv, known_only=True)
+
+
 def _run(main=None, argv=None):
-    """Parses the flags from argv (default sys.argv), runs main(remaining argv) and exits with
-    its result (tf.app.run)."""
-    args = FLAGS(sys.argv if argv is None else argv, known_only=True)
-    if main is None:
-        main = sys.modules["__main__"].main
-    sys.exit(main(args))
+    """tf.app.run: absl's app.run (flags parsed from argv, default sys.argv, unknown arguments
+    left to main; --help; exit with main's result) calling main, by default __main__.main."""
+    main = main or sys.modules["__main__"].main
+    _absl_app.run(main=main, argv=argv, flags_parser=_parse_known_flags)
 
 
 app = Namespace("app", builds_graph=False, run=_run, flags=flags)

@@ -45,22 +45,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         losses.mean_pairwise_squared_error nn.raw_rnn nn.static_state_saving_rnn
         nn.with_space_to_batch tf.conv tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2
     """),
-    "absl.flags internals (parsers, serializers, validators, key flags, multi-value flags): tf.flags offers the DEFINE_* functions and FLAGS that TF1 programs use": _names("""
-        flags.ArgumentParser flags.ArgumentSerializer flags.BaseListParser flags.BooleanFlag flags.BooleanParser
-        flags.CantOpenFlagFileError flags.CsvListSerializer flags.DEFINE flags.DEFINE_alias flags.DEFINE_enum_class
-        flags.DEFINE_flag flags.DEFINE_multi flags.DEFINE_multi_enum flags.DEFINE_multi_enum_class
-        flags.DEFINE_multi_float flags.DEFINE_multi_integer flags.DEFINE_multi_string flags.DEFINE_spaceseplist
-        flags.DuplicateFlagError flags.EnumClassFlag flags.EnumClassListSerializer flags.EnumClassParser
-        flags.EnumClassSerializer flags.EnumFlag flags.EnumParser flags.Error flags.Flag flags.FlagHolder
-        flags.FlagNameConflictsWithMethodError flags.FloatParser flags.IllegalFlagValueError flags.IntegerParser
-        flags.ListParser flags.ListSerializer flags.MultiEnumClassFlag flags.MultiFlag flags.UnparsedFlagAccessError
-        flags.UnrecognizedFlagError flags.ValidationError flags.WhitespaceSeparatedListParser
-        flags.adopt_module_key_flags flags.declare_key_flag flags.disclaim_key_flags flags.doc_to_help
-        flags.flag_dict_to_args flags.get_help_width flags.mark_bool_flags_as_mutual_exclusive
-        flags.mark_flags_as_mutual_exclusive flags.multi_flags_validator flags.override_value
-        flags.register_multi_flags_validator flags.register_validator flags.set_default flags.text_wrap
-        flags.validator
-    """),
     "image formats other than PNG and JPEG: opforge decodes those two (libpng, libjpeg); BMP, GIF, WebP and JPEG XL have no decoder yet": _names("""
         image.decode_bmp image.decode_gif image.decode_jxl image.decode_webp io.decode_bmp io.decode_gif io.decode_jxl
         io.decode_webp
@@ -267,15 +251,6 @@ _KEYWORDS_BY_REASON: dict[str, dict[str, tuple[str, ...]]] = {
         "train.AdamOptimizer": ("use_own_namescope_for_non_slot_vars",),
         "train.Optimizer": ("use_own_namescope_for_non_slot_vars",),
         "train.export_meta_graph": ("clear_extraneous_savers", "save_debug_info", "strip_default_attrs"),
-    },
-    "absl flag options opforge's flags do not implement (bounds, required flags, module names)": {
-        "flags.DEFINE_bool": ("module_name", "required"),
-        "flags.DEFINE_boolean": ("module_name", "required"),
-        "flags.DEFINE_enum": ("module_name", "required"),
-        "flags.DEFINE_float": ("lower_bound", "required", "upper_bound"),
-        "flags.DEFINE_integer": ("lower_bound", "required", "upper_bound"),
-        "flags.DEFINE_list": ("required",),
-        "flags.DEFINE_string": ("required",),
     },
 }
 
