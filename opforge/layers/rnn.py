@@ -60,9 +60,10 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
             state = initial_state
         n_steps = _dim(xt, 0)
         seq = None if sequence_length is None else _ops.cast(sequence_length, _dtypes.int32)
-        out_list = _ops.tensor_list_reserve(np.array([-1, cell.output_size], np.int32)
-                                            if isinstance(cell.output_size, int) else np.int32(-1),
-                                            n_steps, element_dtype=x.dtype)
+        steps_static, batch_static = _static_dim(xt, 0), _static_dim(xt, 1)
+        element_shape = np.array([-1 if batch_static is None else batch_static, cell.output_size], np.int32) \
+            if isinstance(cell.output_size, int) else np.int32(-1)
+        out_list = _ops.tensor_list_reserve(element_shape, n_steps, element_dtype=x.dtype)
         scope_name = graph._name_stack if graph is not None else scope
         flat_state = _flatten(state)
 
@@ -83,9 +84,9 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         results = while_loop(lambda t, *_: t < n_steps, body, [np.int32(0), out_list] + flat_state,
                              parallel_iterations=parallel_iterations or 32)
         _, outputs, *final = results
-        outputs = _ops.tensor_list_stack(outputs, np.array([-1, cell.output_size], np.int32)
-                                         if isinstance(cell.output_size, int) else np.int32(-1),
-                                         element_dtype=x.dtype)
+        outputs = _ops.tensor_list_stack(outputs, element_shape, element_dtype=x.dtype)
+        if isinstance(outputs, GraphTensor) and steps_static is not None:
+            outputs.set_shape([steps_static] + list(outputs.shape.dims or [None, None])[1:])  # one output per step
         outputs = _time_major(outputs, time_major)
     return outputs, _pack(state, list(final))
 

@@ -37,7 +37,10 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     u = random_api.uniform(shape, dtype=dt, seed=seed, _graph=x.graph if isinstance(x, GraphTensor) else None)
     keep = _ops.cast(_ops.greater_equal(u, r), dt)
     scale = _ops.real_div(np.asarray(1, dt.as_numpy_dtype), _ops.sub(np.asarray(1, dt.as_numpy_dtype), r))
-    return _ops.mul(_ops.mul(x, scale), keep, name=name)
+    out = _ops.mul(_ops.mul(x, scale), keep, name=name)
+    if isinstance(out, GraphTensor) and noise_shape is None:
+        out.set_shape(x.shape)  # rate is a scalar (TensorFlow's rule), even a placeholder of unknown shape
+    return out
 
 
 # ------------------------------------------------------------------------------ more losses, normalization, lookups

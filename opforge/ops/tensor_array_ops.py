@@ -26,6 +26,13 @@ from ..framework.graph import GraphTensor
 from ..framework.tensor import Tensor, TensorShape, convert_to_tensor
 
 
+def _static_int(size):
+    """size as an int when known while building (an int, a NumPy scalar, a Const node), else None."""
+    from ..gradients.helpers import constant_value  # noqa: PLC0415
+    v = None if size is None else constant_value(size)
+    return int(v) if v is not None and np.ndim(v) == 0 else None
+
+
 def _shape_tensor(shape: TensorShape, dtype=np.int32):
     """An element_shape input: -1 for unknown dims, the scalar -1 for an unknown rank."""
     if shape.rank is None:
@@ -73,6 +80,9 @@ class TensorArray:
         # loop's body tells the array after the loop its element shape.
         self._shape_cell = [TensorShape(element_shape) if element_shape is not None else TensorShape(None)]
         self._dense = None  # the tensor this array was unstacked from, while it is unchanged
+        # The number of elements when fixed and known while building (a constant size, not
+        # dynamic_size): stack()'s first dim.
+        self._static_size = _static_int(size) if not self._dynamic_size else None
         if handle is not None and flow is None:
             flow = handle
         if flow is not None:
@@ -118,6 +128,7 @@ class TensorArray:
     def _with(self, flow, element_shape=None, dense=None) -> TensorArray:
         out = type(self).__new__(type(self))  # compat.v1's subclass stays itself
         out._dtype, out._dynamic_size, out._infer_shape = self._dtype, self._dynamic_size, self._infer_shape
+        out._static_size = self._static_size
         out._shape_cell = self._shape_cell
         if element_shape is not None:
             self._shape_cell[0] = element_shape
@@ -165,7 +176,7 @@ class TensorArray:
             if self._dense is not None:
                 return _ops.identity(self._dense)
             out = _ops.tensor_list_stack(self._flow, _shape_tensor(self._element_shape), element_dtype=self._dtype)
-        _set_shape(out, TensorShape([None]).concatenate(self._element_shape)
+        _set_shape(out, TensorShape([self._static_size]).concatenate(self._element_shape)
                    if self._element_shape.rank is not None else TensorShape(None))
         return out
 

@@ -52,8 +52,13 @@ Status GatherShape(ShapeContext& c) {
   std::vector<int64_t> axis_v;
   bool known;
   OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &axis_v, &known));
-  if (p.unknown_rank() || ix.unknown_rank() || !known) {
+  if (p.unknown_rank() || ix.unknown_rank()) {
     c.set_output(0, Shape::UnknownRank());
+    return Status::OK();
+  }
+  if (!known) {  // the axis is unknown, not the rank: params' rank + indices' rank - 1 - batch_dims
+    const int64_t bd = c.attr(0).i < 0 ? c.attr(0).i + ix.rank() : c.attr(0).i;
+    c.set_output(0, array::unknown_dims(static_cast<int>(p.rank() + ix.rank() - 1 - bd)));
     return Status::OK();
   }
   GatherDims g;

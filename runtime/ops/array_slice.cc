@@ -40,7 +40,18 @@ Status SliceShape(ShapeContext& c) {
       const Shape& bs = c.input_shape(1);
       rank = bs.unknown_rank() ? -1 : static_cast<int>(bs.dim(0));
     }
-    c.set_output(0, array::unknown_dims(rank));
+    if (rank < 0 && ks) rank = static_cast<int>(size.size());
+    Shape out = array::unknown_dims(rank);
+    // A known size (not -1) is the output's dim whatever begin is; so is a known entry of a
+    // partially known size.
+    const Shape* ps = ks ? nullptr : c.input_partial_value(2);
+    for (int i = 0; i < rank; ++i) {
+      int64_t z = -1;
+      if (ks && static_cast<size_t>(i) < size.size()) z = size[static_cast<size_t>(i)];
+      if (ps != nullptr && i < ps->rank()) z = ps->dim(i);
+      if (z >= 0) out.mutable_dims()[static_cast<size_t>(i)] = z;
+    }
+    c.set_output(0, std::move(out));
     return Status::OK();
   }
   if (begin.size() != size.size()) {
@@ -196,8 +207,11 @@ Status TileShape(ShapeContext& c) {
     }
     std::vector<int64_t> out(static_cast<size_t>(s.rank()), -1);
     for (int i = 0; i < s.rank(); ++i) {
-      if (p->dim(i) >= 0 && s.dim(i) >= 0 && (s.dim(i) == 0 || p->dim(i) <= kMaxDim / std::max<int64_t>(1, s.dim(i))))
+      if (p->dim(i) == 0 || s.dim(i) == 0) {
+        out[static_cast<size_t>(i)] = 0;
+      } else if (p->dim(i) >= 0 && s.dim(i) >= 0 && p->dim(i) <= kMaxDim / std::max<int64_t>(1, s.dim(i))) {
         out[static_cast<size_t>(i)] = s.dim(i) * p->dim(i);
+      }
     }
     c.set_output(0, Shape(std::move(out)));
     return Status::OK();
@@ -210,7 +224,7 @@ Status TileShape(ShapeContext& c) {
     if (m[i] < 0) return c.error("multiples must be non-negative, got ", m[i], " for dimension ", i);
     const int64_t d = s.unknown_rank() ? -1 : s.dim(static_cast<int>(i));
     if (d > 0 && m[i] > kMaxDim / d) return c.error("the tiled shape is too large");
-    out[i] = d < 0 ? -1 : d * m[i];
+    out[i] = d < 0 ? (m[i] == 0 ? 0 : -1) : d * m[i];
   }
   c.set_output(0, Shape(std::move(out)));
   return Status::OK();
@@ -223,7 +237,16 @@ Status BroadcastToShape(ShapeContext& c) {
   bool known;
   OPF_RETURN_IF_ERROR(array::known_ints(c, 1, &target, &known));
   if (!known) {
-    c.set_output(0, shape_fns::partial_shape_input(c, 1));
+    // The target's partial value; where the input's own dim (aligned from the right) is known
+    // and not 1, the output's dim is that dim (TensorFlow's rule).
+    Shape out = shape_fns::partial_shape_input(c, 1);
+    if (!out.unknown_rank() && !s.unknown_rank() && s.rank() <= out.rank()) {
+      for (int i = 0; i < s.rank(); ++i) {
+        int64_t& d = out.mutable_dims()[static_cast<size_t>(out.rank() - s.rank() + i)];
+        if (d < 0 && s.dim(i) > 1) d = s.dim(i);
+      }
+    }
+    c.set_output(0, std::move(out));
     return Status::OK();
   }
   for (int64_t d : target) {
@@ -269,7 +292,15 @@ Status SpaceBatchShape(ShapeContext& c, bool to_batch) {
   OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &pads, &pads_known));
   const Shape& in = c.input_shape(0);
   if (!block_known || !pads_known) {
-    c.set_output(0, in.unknown_rank() ? Shape::UnknownRank() : array::unknown_dims(in.rank()));
+    // The M block dims (block_shape's length) are unknown, and the batch; the dims after them
+    // pass through.
+    Shape out = in.unknown_rank() ? Shape::UnknownRank() : array::unknown_dims(in.rank());
+    const Shape& bs = c.input_shape(1);
+    if (!in.unknown_rank() && !bs.unknown_rank() && bs.rank() == 1 && bs.dim(0) >= 0 && bs.dim(0) < in.rank()) {
+      for (int i = 1 + static_cast<int>(bs.dim(0)); i < in.rank(); ++i)
+        out.mutable_dims()[static_cast<size_t>(i)] = in.dim(i);
+    }
+    c.set_output(0, std::move(out));
     return Status::OK();
   }
   if (pads.size() != 2 * block.size()) {

@@ -111,7 +111,11 @@ Status SolveShape(ShapeContext& c, bool broadcast_batch) {
   OPF_RETURN_IF_ERROR(square_of(c, 0, &a, &n));
   OPF_RETURN_IF_ERROR(matrices_of(c, 1, &b));
   if (!a.known || !b.known) {
-    c.set_output(0, Shape::UnknownRank());
+    // Equal batch dims: the output has rhs's shape, or matrix's batch and rows.
+    Shape out = Shape::UnknownRank();
+    if (!broadcast_batch && b.known) out = with(b.batch, {b.rows, b.cols});
+    if (!broadcast_batch && a.known) out = with(a.batch, {n, kUnknown});
+    c.set_output(0, std::move(out));
     return Status::OK();
   }
   int64_t rows = kUnknown;

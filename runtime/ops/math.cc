@@ -151,6 +151,15 @@ Status SelectShape(ShapeContext& c) {
                      "), or be a vector of its first dimension; got ", cond.to_string());
     }
   }
+  // What condition's shape says of the output: all its dims (same rank), or the first (a vector
+  // selecting rows); with t and e of unknown rank, a condition of rank >= 2 is their shape.
+  if (out.unknown_rank() && !cond.unknown_rank() && cond.rank() >= 2) out = cond;
+  if (!out.unknown_rank() && !cond.unknown_rank() && cond.rank() >= 1) {
+    const int n = cond.rank() == out.rank() ? out.rank() : (cond.rank() == 1 ? 1 : 0);
+    for (int i = 0; i < n; ++i) {
+      if (out.dim(i) < 0) out.mutable_dims()[static_cast<size_t>(i)] = cond.dim(i);
+    }
+  }
   c.set_output(0, std::move(out));
   return Status::OK();
 }

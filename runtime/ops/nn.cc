@@ -203,9 +203,23 @@ Status BnShape(ShapeContext& c, int vectors, const std::vector<std::pair<int, co
     }
     ch = x.dim(channel_first(fmt) ? 1 : x.rank() - 1);
   }
+  // Channels unknown from x: the channel vectors' length (scale, offset, ...).
+  for (const auto& [arg, what] : checks) {
+    const Shape& v = c.input_shape(arg);
+    if (ch < 0 && !v.unknown_rank() && v.rank() == 1) ch = v.dim(0);
+  }
   for (const auto& [arg, what] : checks) OPF_RETURN_IF_ERROR(check_vector(c, arg, what, ch, false));
   for (const auto& [arg, what] : optional_checks) OPF_RETURN_IF_ERROR(check_vector(c, arg, what, ch, true));
-  c.set_output(0, x);
+  Shape y = x.unknown_rank() ? Shape(std::vector<int64_t>(static_cast<size_t>(bn_rank(fmt)), -1)) : x;
+  if (c.op().name == "FusedBatchNormGradV3") {  // y_backprop has x's shape
+    const Shape& dy = c.input_shape(0);
+    for (int i = 0; !dy.unknown_rank() && dy.rank() == y.rank() && i < y.rank(); ++i) {
+      if (y.dim(i) < 0) y.mutable_dims()[static_cast<size_t>(i)] = dy.dim(i);
+    }
+  }
+  const int cdim = channel_first(fmt) ? 1 : y.rank() - 1;
+  if (y.dim(cdim) < 0) y.mutable_dims()[static_cast<size_t>(cdim)] = ch;
+  c.set_output(0, std::move(y));
   for (int i = 1; i <= vectors; ++i) c.set_output(i, Shape({ch}));
   for (int i = vectors + 1; i < c.num_outputs(); ++i) c.set_output(i, scalar_rest ? Shape() : Shape({0}));
   return Status::OK();

@@ -39,8 +39,10 @@ Status Conv2DShape(ShapeContext& c) {
   OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, kh < 0 ? 1 : kh, kw < 0 ? 1 : kw, nn::attr(c, "strides").list_i,
                                    nn::attr(c, "dilations").list_i, nn::attr(c, "padding").s,
                                    nn::attr(c, "explicit_paddings").list_i, &w));
-  if (kh < 0) w.h.out = -1;
-  if (kw < 0) w.w.out = -1;
+  if (nn::attr(c, "padding").s != "SAME") {  // SAME: the output size does not depend on the filter's
+    if (kh < 0) w.h.out = -1;
+    if (kw < 0) w.w.out = -1;
+  }
   const int64_t cout = f.unknown_rank() ? -1 : f.dim(3);
   if (!f.unknown_rank() && w.c >= 0 && f.dim(2) >= 0) {
     int64_t groups = 1;
@@ -50,16 +52,39 @@ Status Conv2DShape(ShapeContext& c) {
   return Status::OK();
 }
 
-// Conv2DBackpropInput / Conv2DBackpropFilter: the shape held by input_sizes / filter_sizes.
-Status SizesShape(ShapeContext& c, int arg) {
+// The 4-d shape a sizes input holds (Conv2DBackpropInput's input_sizes, AvgPoolGrad's
+// orig_input_shape, ...): its value when known, else its partially known value (Shape(x) of a
+// partly known x), else four unknown dims.
+Status SizesInput4(ShapeContext& c, int arg, const char* what, Shape* out) {
   const Tensor* v = c.input_value(arg);
-  if (v == nullptr) {  // the sizes' partially known value (Shape(x) of a partly known x), if any
+  if (v == nullptr) {
     const Shape* p = c.input_partial_value(arg);
-    c.set_output(0, p != nullptr && p->rank() == 4 ? *p : Shape({-1, -1, -1, -1}));
+    *out = p != nullptr && p->rank() == 4 ? *p : Shape({-1, -1, -1, -1});
     return Status::OK();
   }
+  return read_sizes(c.op().name, what, *v, out);
+}
+
+// Fills dim `d` of s from dim `from_dim` of input `arg` where s's is unknown.
+void fill_dim(ShapeContext& c, Shape* s, int d, int arg, int from_dim) {
+  const Shape& src = c.input_shape(arg);
+  if (s->dim(d) >= 0 || src.unknown_rank() || from_dim >= src.rank()) return;
+  s->mutable_dims()[static_cast<size_t>(d)] = src.dim(from_dim);
+}
+
+// Conv2DBackpropInput / Conv2DBackpropFilter (and the depthwise ones): the shape the sizes input
+// holds; where unknown, the batch of the input (and, depthwise, its channels: the filter's
+// in_channels) and the filter's out_channels (out_backprop's channels) are filled in.
+Status SizesShape(ShapeContext& c, int arg, bool depthwise) {
   Shape s;
-  OPF_RETURN_IF_ERROR(read_sizes(c.op().name, arg == 0 ? "input_sizes" : "filter_sizes", *v, &s));
+  OPF_RETURN_IF_ERROR(SizesInput4(c, arg, arg == 0 ? "input_sizes" : "filter_sizes", &s));
+  const Layout l = nn::layout_of(nn::attr(c, "data_format").s);
+  if (arg == 0) {
+    fill_dim(c, &s, l.n, 2, l.n);
+    if (depthwise) fill_dim(c, &s, l.c, 1, 2);
+  } else if (!depthwise) {
+    fill_dim(c, &s, 3, 2, l.c);
+  }
   c.set_output(0, std::move(s));
   return Status::OK();
 }
@@ -67,8 +92,8 @@ Status SizesShape(ShapeContext& c, int arg) {
 [[maybe_unused]] const bool conv_shapes_registered = [] {
   shape_fns::register_custom("Conv2D", Conv2DShape);
   shape_fns::register_custom("_FusedConv2D", Conv2DShape);
-  shape_fns::register_custom("Conv2DBackpropInput", [](ShapeContext& c) { return SizesShape(c, 0); });
-  shape_fns::register_custom("Conv2DBackpropFilter", [](ShapeContext& c) { return SizesShape(c, 1); });
+  shape_fns::register_custom("Conv2DBackpropInput", [](ShapeContext& c) { return SizesShape(c, 0, false); });
+  shape_fns::register_custom("Conv2DBackpropFilter", [](ShapeContext& c) { return SizesShape(c, 1, false); });
   return true;
 }();
 
@@ -86,8 +111,10 @@ Status DepthwiseShape(ShapeContext& c) {
   OPF_RETURN_IF_ERROR(nn::window2d(c.op().name, in, l, kh < 0 ? 1 : kh, kw < 0 ? 1 : kw, nn::attr(c, "strides").list_i,
                                    nn::attr(c, "dilations").list_i, nn::attr(c, "padding").s,
                                    nn::attr(c, "explicit_paddings").list_i, &w));
-  if (kh < 0) w.h.out = -1;
-  if (kw < 0) w.w.out = -1;
+  if (nn::attr(c, "padding").s != "SAME") {
+    if (kh < 0) w.h.out = -1;
+    if (kw < 0) w.w.out = -1;
+  }
   if (!f.unknown_rank() && w.c >= 0 && f.dim(2) >= 0 && f.dim(2) != w.c) {
     return c.error("input depth (", w.c, ") must equal the filter's in_channels (", f.dim(2), ")");
   }
@@ -100,26 +127,13 @@ Status DepthwiseShape(ShapeContext& c) {
   return Status::OK();
 }
 
-Status DepthwiseSizesShape(ShapeContext& c, int arg, const char* what) {
-  const Tensor* v = c.input_value(arg);
-  if (v == nullptr) {  // the sizes' partially known value (Shape(x) of a partly known x), if any
-    const Shape* p = c.input_partial_value(arg);
-    c.set_output(0, p != nullptr && p->rank() == 4 ? *p : Shape({-1, -1, -1, -1}));
-    return Status::OK();
-  }
-  Shape s;
-  OPF_RETURN_IF_ERROR(read_sizes(c.op().name, what, *v, &s));
-  c.set_output(0, std::move(s));
-  return Status::OK();
-}
-
 [[maybe_unused]] const bool dw_shapes_registered = [] {
   shape_fns::register_custom("DepthwiseConv2dNative", DepthwiseShape);
   shape_fns::register_custom("_FusedDepthwiseConv2dNative", DepthwiseShape);
   shape_fns::register_custom("DepthwiseConv2dNativeBackpropInput",
-                             [](ShapeContext& c) { return DepthwiseSizesShape(c, 0, "input_sizes"); });
+                             [](ShapeContext& c) { return SizesShape(c, 0, true); });
   shape_fns::register_custom("DepthwiseConv2dNativeBackpropFilter",
-                             [](ShapeContext& c) { return DepthwiseSizesShape(c, 1, "filter_sizes"); });
+                             [](ShapeContext& c) { return SizesShape(c, 1, true); });
   return true;
 }();
 
@@ -152,13 +166,26 @@ Status PoolShape(ShapeContext& c) {
 }
 
 Status AvgPoolGradShape(ShapeContext& c) {
-  const Tensor* v = c.input_value(0);
-  if (v == nullptr) {
-    c.set_output(0, Shape({-1, -1, -1, -1}));
-    return Status::OK();
-  }
   Shape s;
-  OPF_RETURN_IF_ERROR(read_shape4(c.op().name, *v, &s));
+  OPF_RETURN_IF_ERROR(SizesInput4(c, 0, "orig_input_shape", &s));
+  const Layout l = nn::layout_of(nn::attr(c, "data_format").s);
+  fill_dim(c, &s, l.n, 1, l.n);
+  fill_dim(c, &s, l.c, 1, l.c);
+  c.set_output(0, std::move(s));
+  return Status::OK();
+}
+
+// MaxPoolGrad (the shape of orig_input) and MaxPoolGradGrad (of orig_output): 4-d, batch and
+// channels also those of the other inputs.
+Status MaxPoolGradShape(ShapeContext& c, int like) {
+  Shape s = c.input_shape(like);
+  OPF_RETURN_IF_ERROR(nn::need_rank(c.op().name, c.op().inputs[static_cast<size_t>(like)].name.c_str(), s, 4));
+  if (s.unknown_rank()) s = Shape({-1, -1, -1, -1});
+  const Layout l = nn::layout_of(nn::attr(c, "data_format").s);
+  for (int arg = 0; arg < 3; ++arg) {
+    fill_dim(c, &s, l.n, arg, l.n);
+    fill_dim(c, &s, l.c, arg, l.c);
+  }
   c.set_output(0, std::move(s));
   return Status::OK();
 }
@@ -167,6 +194,19 @@ Status AvgPoolGradShape(ShapeContext& c) {
   shape_fns::register_custom("MaxPool", PoolShape);
   shape_fns::register_custom("AvgPool", PoolShape);
   shape_fns::register_custom("AvgPoolGrad", AvgPoolGradShape);
+  shape_fns::register_custom("MaxPoolGrad", [](ShapeContext& c) { return MaxPoolGradShape(c, 0); });
+  shape_fns::register_custom("MaxPoolGradGrad", [](ShapeContext& c) {
+    // orig_output's shape, or else max pooling's of orig_input
+    OPF_RETURN_IF_ERROR(MaxPoolGradShape(c, 1));
+    Shape s = c.outputs()[0];
+    OPF_RETURN_IF_ERROR(PoolShape(c));
+    const Shape& pooled = c.outputs()[0];
+    for (int i = 0; i < 4 && !pooled.unknown_rank(); ++i) {
+      if (s.dim(i) < 0) s.mutable_dims()[static_cast<size_t>(i)] = pooled.dim(i);
+    }
+    c.set_output(0, std::move(s));
+    return Status::OK();
+  });
   return true;
 }();
 

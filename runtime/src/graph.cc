@@ -56,6 +56,14 @@ PartialInts partial_ints(const std::vector<Node>& nodes, const TensorRef& r, int
     out.v = x.dims();
   } else if (op == "Identity" || op == "Cast" || op == "StopGradient" || op == "Snapshot") {
     return input(0);
+  } else if (op == "Reshape" || op == "ExpandDims" || op == "Squeeze") {
+    // A scalar made a one-element vector (reshape(n, [1])) or back: the same elements.
+    PartialInts in = input(0);
+    const Shape& s = n.out_shapes[static_cast<size_t>(r.index)];
+    if (!in.known || s.unknown_rank() || s.rank() > 1 || (s.rank() == 0 && in.v.size() != 1)) return out;
+    if (s.rank() == 1 && s.dim(0) >= 0 && s.dim(0) != static_cast<int64_t>(in.v.size())) return out;
+    in.scalar = s.rank() == 0;
+    return in;
   } else if (op == "Pack") {
     const AttrValue* axis = attr_of(n, "axis");
     if (axis != nullptr && axis->i != 0) return out;

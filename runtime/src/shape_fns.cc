@@ -270,6 +270,11 @@ Status reshape(ShapeContext& c, int tensor, int shape) {
       return c.error("cannot reshape a tensor with ", n, " elements to shape ", Shape(dims).to_string(), " (", product,
                      " elements)");
     }
+  } else if (unknown >= 0 && !has_zero && !in.unknown_rank()) {
+    // Some input dims unknown but one of them 0: nothing to hold, so the -1 is 0.
+    for (int64_t d : in.dims()) {
+      if (d == 0) dims[static_cast<size_t>(unknown)] = 0;
+    }
   }
   c.set_output(0, Shape(std::move(dims)));
   return Status::OK();
@@ -279,7 +284,12 @@ Status transpose(ShapeContext& c, int x, int perm) {
   const Shape& in = c.input_shape(x);
   const Tensor* p = c.input_value(perm);
   if (p == nullptr || in.unknown_rank()) {
-    c.set_output(0, in.unknown_rank() ? Shape::UnknownRank() : Shape(std::vector<int64_t>(in.dims().size(), -1)));
+    // Unknown values: the rank is x's, or else perm's length.
+    const Shape& ps = c.input_shape(perm);
+    int rank = in.unknown_rank() ? -1 : in.rank();
+    if (rank < 0 && p != nullptr) rank = static_cast<int>(p->num_elements());
+    if (rank < 0 && !ps.unknown_rank() && ps.rank() == 1 && ps.dim(0) >= 0) rank = static_cast<int>(ps.dim(0));
+    c.set_output(0, rank < 0 ? Shape::UnknownRank() : Shape(std::vector<int64_t>(static_cast<size_t>(rank), -1)));
     return Status::OK();
   }
   std::vector<int64_t> perm_v;

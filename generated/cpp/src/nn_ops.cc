@@ -1482,7 +1482,7 @@ OpSpec MakeMaxPoolGrad() {
   }
   op.dispatch_attr = 5;
   op.is_stateful = false;
-  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MaxPoolGrad", c); };
   return op;
 }
 
@@ -1535,7 +1535,7 @@ OpSpec MakeMaxPoolGradGrad() {
   }
   op.dispatch_attr = 4;
   op.is_stateful = false;
-  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 1); };
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MaxPoolGradGrad", c); };
   return op;
 }
 
