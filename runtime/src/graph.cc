@@ -54,6 +54,10 @@ PartialInts partial_ints(const std::vector<Node>& nodes, const TensorRef& r, int
     if (x.unknown_rank()) return out;
     out.known = true;
     out.v = x.dims();
+  } else if (op == "Size" || op == "Rank") {  // a scalar: known when x's shape (rank) is
+    const Shape& x = nodes[static_cast<size_t>(n.inputs[0].node)].out_shapes[static_cast<size_t>(n.inputs[0].index)];
+    out.known = out.scalar = true;
+    out.v = {op == "Rank" ? (x.unknown_rank() ? -1 : x.rank()) : x.num_elements()};
   } else if (op == "Identity" || op == "Cast" || op == "StopGradient" || op == "Snapshot") {
     return input(0);
   } else if (op == "Reshape" || op == "ExpandDims" || op == "Squeeze") {

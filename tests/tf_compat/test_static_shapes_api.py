@@ -202,9 +202,58 @@ def queue_batches(tf):
     return [bx, by, sx, sy]
 
 
+def sequences_and_attention(tf):
+    ids = tf.placeholder(tf.int32, [None, None])
+    lengths = tf.placeholder(tf.int32, [None])
+    emb = tf.nn.embedding_lookup(tf.get_variable("emb", [50, 8]), ids)
+    mask = tf.sequence_mask(lengths, tf.shape(ids)[1], dtype=tf.float32)
+    scores = tf.matmul(emb, emb, transpose_b=True)
+    att = tf.nn.softmax(scores)
+    ctx = tf.matmul(att, emb)
+    pooled = tf.reduce_max(emb * tf.expand_dims(mask, -1), axis=1)
+    rev = tf.reverse_sequence(emb, lengths, seq_axis=1, batch_axis=0)
+    flat = tf.reshape(emb, [-1, 8])
+    conv = tf.layers.conv1d(emb, 6, 3, padding="same")
+    return [emb, mask, scores, att, ctx, pooled, rev, flat, conv, tf.einsum("btd,bsd->bts", emb, emb)]
+
+
+def gan_and_gradients(tf):
+    z = tf.placeholder(tf.float32, [None, 16])
+    h = tf.reshape(tf.layers.dense(z, 4 * 4 * 8), [-1, 4, 4, 8])
+    img = tf.layers.conv2d_transpose(h, 3, 4, strides=2, padding="same", activation=tf.nn.tanh)
+    d = tf.layers.dense(tf.layers.flatten(tf.layers.conv2d(img, 4, 3, strides=2)), 1)
+    loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.ones_like(d), logits=d))
+    variables = tf.trainable_variables()
+    grads = tf.gradients(loss, variables)
+    clipped, norm = tf.clip_by_global_norm(grads, 5.0)
+    opt = tf.train.AdamOptimizer(1e-3)
+    pairs = opt.compute_gradients(loss)
+    return [img, d, loss, norm, *grads, *clipped, *[g for g, _ in pairs]]
+
+
+def indexing(tf):
+    x = tf.placeholder(tf.float32, [None, 5])
+    labels = tf.placeholder(tf.int32, [None])
+    n = tf.shape(x)[0]
+    idx = tf.stack([tf.range(n), labels], axis=1)
+    picked = tf.gather_nd(x, idx)
+    where = tf.where(x > 0)
+    masked = tf.boolean_mask(x, x[:, 0] > 0)
+    padded = tf.pad(x, [[0, 0], [1, 2]])
+    xw = tf.nn.xw_plus_b(x, tf.ones([5, 3]), tf.zeros([3]))
+    onehot = tf.one_hot(tf.placeholder(tf.int32), 4)
+    grid = tf.meshgrid(tf.range(3), tf.range(4))
+    r = tf.range(n)
+    return [idx, picked, where, masked, padded, xw, onehot, *grid, r, tf.argmax(x, axis=-1),
+            tf.nn.bias_add(tf.placeholder(tf.float32, [None, None, 3]), tf.zeros([3])),
+            tf.image.resize_nearest_neighbor(tf.placeholder(tf.float32, [None, 8, 8, 2]), [16, 16]),
+            tf.nn.local_response_normalization(tf.placeholder(tf.float32, [None, 8, 8, 2]))]
+
+
 PROGRAMS = [rnn_lstm_final_state_dense, rnn_multicell_dropout_placeholder_keep, rnn_basic_lstm_sequence_length,
             rnn_bidirectional_time_major, rnn_static_unstack, layers_cnn, nn_cnn_raw, shape_arithmetic,
-            math_reductions, control_flow, images, datasets, parsing, queue_batches]
+            math_reductions, control_flow, images, datasets, parsing, queue_batches, sequences_and_attention,
+            gan_and_gradients, indexing]
 
 
 def _build(tf, program):
