@@ -111,9 +111,9 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         math.unsorted_segment_prod tf.segment_max tf.segment_min tf.segment_prod tf.unsorted_segment_max
         tf.unsorted_segment_min tf.unsorted_segment_prod
     """),
-    "namespaces opforge does not offer yet (tf.audio, tf.bitwise, tf.config, tf.debugging, tf.feature_column, tf.graph_util, tf.lookup, tf.manip, tf.profiler, tf.resource_loader, tf.sets, ...)": _names("""
-        math.special tf.audio tf.bitwise tf.config tf.debugging tf.feature_column tf.graph_util tf.lookup tf.manip
-        tf.profiler tf.resource_loader tf.sets
+    "namespaces opforge does not offer yet (tf.audio, tf.bitwise, tf.config, tf.feature_column, tf.lookup, tf.manip, tf.profiler, tf.sets, ...)": _names("""
+        math.special tf.audio tf.bitwise tf.config tf.feature_column tf.lookup tf.manip
+        tf.profiler tf.sets
     """),
     "streaming metrics opforge has not written yet (at-k, thresholds, IoU, ...)": _names("""
         metrics.average_precision_at_k metrics.false_negatives_at_thresholds metrics.false_positives_at_thresholds
@@ -158,9 +158,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.AggregationMethod tf.NoGradient tf.NotDifferentiable tf.RegisterGradient tf.UnconnectedGradients
         tf.custom_gradient tf.grad_pass_through tf.hessians tf.no_gradient
     """),
-    "TensorFlow build details and TF's own shared-library loading, with no opforge counterpart (opforge's op libraries load with tf.load_op_library)": _names("""
-        tf.COMPILER_VERSION tf.CXX11_ABI_FLAG tf.CXX_VERSION tf.MONOLITHIC_BUILD tf.__compiler_version__
-        tf.load_file_system_library tf.load_library tf.sysconfig
+    "TensorFlow's compiler version and its file-system plugins, with no opforge counterpart": _names("""
+        tf.COMPILER_VERSION tf.__compiler_version__ tf.load_file_system_library
     """),
     "RaggedTensor: opforge has no ragged tensors": _names("""
         tf.RaggedTensor tf.RaggedTensorSpec tf.ragged tf.ragged_fill_empty_rows tf.ragged_fill_empty_rows_grad
