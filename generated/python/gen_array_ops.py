@@ -200,7 +200,7 @@ def expand_dims(input, axis, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       axis: A `Tensor`. Must have the same type as `axis`.
       name: A name for the operation (optional).
 
@@ -463,7 +463,7 @@ def rank(input, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -484,7 +484,7 @@ def reshape(tensor, shape, name=None):
 
     Args:
       tensor: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 
@@ -544,7 +544,7 @@ def shape(input, out_type="int32", name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
       name: A name for the operation (optional).
 
@@ -561,7 +561,7 @@ def size(input, out_type="int32", name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
       name: A name for the operation (optional).
 
@@ -671,7 +671,7 @@ def squeeze(input, axis=[], name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       axis: An optional list of `ints` with at least 0 elements. Defaults to `[]`.
       name: A name for the operation (optional).
 
@@ -691,7 +691,7 @@ def stop_gradient(input, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       name: A name for the operation (optional).
 
     Returns:

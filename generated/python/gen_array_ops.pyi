@@ -97,7 +97,7 @@ def expand_dims(input: TensorLike, axis: TensorLike, name: str | None = None) ->
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       axis: A `Tensor`. Must have the same type as `axis`.
       name: A name for the operation (optional).
 
@@ -308,7 +308,7 @@ def rank(input: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -325,7 +325,7 @@ def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> T
 
     Args:
       tensor: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 
@@ -373,7 +373,7 @@ def shape(input: TensorLike, out_type: DTypeLike = "int32", name: str | None = N
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
       name: A name for the operation (optional).
 
@@ -386,7 +386,7 @@ def size(input: TensorLike, out_type: DTypeLike = "int32", name: str | None = No
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
       name: A name for the operation (optional).
 
@@ -476,7 +476,7 @@ def squeeze(input: TensorLike, axis: Sequence[int] = [], name: str | None = None
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       axis: An optional list of `ints` with at least 0 elements. Defaults to `[]`.
       name: A name for the operation (optional).
 
@@ -492,7 +492,7 @@ def stop_gradient(input: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       name: A name for the operation (optional).
 
     Returns:

@@ -57,6 +57,9 @@ def convert_to_tensor(value, dtype=None, name=None, op: str | None = None) -> Te
         value = np.asarray(value)
     if want is None and isinstance(value, (bytes, str, np.bytes_, np.str_)):
         want = _dtypes.string
+    if want is None and isinstance(value, np.ndarray) and (value.dtype.kind in "SU" or (
+            value.dtype == object and value.size and all(isinstance(v, (bytes, str)) for v in value.flat))):
+        want = _dtypes.string  # NumPy arrays of bytes or str (object arrays included), as TensorFlow
     if want == _dtypes.string:
         return _string_tensor(value, where, op)
     if isinstance(value, np.ndarray) and value.ndim > 0:

@@ -161,7 +161,12 @@ def _lead_shape(lead):
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    """Per-example softmax cross entropy (the loss output of SoftmaxCrossEntropyWithLogits)."""
+    """Per-example softmax cross entropy (the loss output of SoftmaxCrossEntropyWithLogits).
+    labels are cast to logits' dtype (TensorFlow's rule: float64 one-hot labels from NumPy
+    with float32 logits)."""
+    logits_dtype = getattr(logits, "dtype", None)
+    if logits_dtype is not None and getattr(labels, "dtype", logits_dtype) != logits_dtype:
+        labels = _ops.cast(labels, logits_dtype)
     if axis not in (-1, None):
         rank = _rank(logits)
         if rank is not None and int(axis) % rank != rank - 1:

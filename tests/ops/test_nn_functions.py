@@ -98,3 +98,15 @@ def test_v1_dropout_keep_prob(rng):
         tf1.nn.dropout(x, keep_prob=0.0)
     with pytest.raises(ValueError, match="give rate"):
         tf1.nn.dropout(x)
+
+
+def test_softmax_cross_entropy_casts_labels_to_the_logits_dtype():
+    """float64 one-hot labels (NumPy's default) with float32 logits: TensorFlow casts the labels."""
+    rng = np.random.default_rng(11)
+    logits = rng.standard_normal((4, 3)).astype(np.float32)
+    labels = np.eye(3)[[0, 2, 1, 1]]  # float64
+    got = of.nn.softmax_cross_entropy_with_logits(labels=labels, logits=of.constant(logits))
+    assert got.dtype == of.float32
+    shifted = logits - logits.max(1, keepdims=True)
+    want = -(labels * (shifted - np.log(np.exp(shifted).sum(1, keepdims=True)))).sum(1)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5)

@@ -177,7 +177,7 @@ OpSpec MakeExpandDims() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -562,7 +562,7 @@ OpSpec MakeRank() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   op.dispatch_attr = 0;
@@ -582,7 +582,7 @@ OpSpec MakeReshape() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -678,7 +678,7 @@ OpSpec MakeShape() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -706,7 +706,7 @@ OpSpec MakeSize() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -871,7 +871,7 @@ OpSpec MakeSqueeze() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -900,7 +900,7 @@ OpSpec MakeStopGradient() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   op.dispatch_attr = 0;

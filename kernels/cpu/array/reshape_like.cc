@@ -19,8 +19,8 @@ Status StopGradientCpu(ops::StopGradientArgs& a) {
 
 }  // namespace
 
-OPFORGE_REGISTER_FORWARDING_KERNEL(ExpandDims, CPU, kernels::RelabelInput, OPF_ALL)
-OPFORGE_REGISTER_FORWARDING_KERNEL(Squeeze, CPU, kernels::RelabelInput, OPF_ALL)
-OPFORGE_REGISTER_FORWARDING_KERNEL(StopGradient, CPU, StopGradientCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(ExpandDims, CPU, kernels::RelabelInput, OPF_ALL, StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Squeeze, CPU, kernels::RelabelInput, OPF_ALL, StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(StopGradient, CPU, StopGradientCpu, OPF_ALL, StringTag)
 
 }  // namespace opforge

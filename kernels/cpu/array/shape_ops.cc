@@ -74,7 +74,7 @@ Status OnesLikeCpu(ops::OnesLikeArgs& a) {
 
 }  // namespace
 
-OPFORGE_REGISTER_FORWARDING_KERNEL(Reshape, CPU, ReshapeCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Reshape, CPU, ReshapeCpu, OPF_ALL, StringTag)
 OPFORGE_REGISTER_FORWARDING_KERNEL(Identity, CPU, IdentityCpu, OPF_ALL, StringTag, VariantTag)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(IdentityN, CPU, IdentityNCpu)
 OPFORGE_REGISTER_FORWARDING_KERNEL(PlaceholderWithDefault, CPU, PlaceholderWithDefaultCpu, OPF_ALL, StringTag)
