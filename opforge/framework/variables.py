@@ -109,8 +109,9 @@ class RefVariable(_VariableBase):
         self._graph = g
         if name and name.endswith("/"):  # an absolute name (get_variable has applied scopes)
             base = name[:-1]
-            if g._c.find(base) >= 0:
-                raise ValueError(f"a node named '{base}' already exists")
+            if g._c.find(base) >= 0:  # taken by another node (tf.Variable(name='w') then get_variable('w')):
+                with g.name_scope(None):  # TF names this one w_1, as graph names are uniquified
+                    base = g.unique_name(base)
         else:
             base = g.unique_name(name or "Variable")
         ops = _ops()

@@ -250,3 +250,17 @@ def test_raw_ops_in_compat_v1_is_raw_ops():
     import opforge as of
     assert tf.raw_ops is of.raw_ops
     np.testing.assert_allclose(tf.raw_ops.Sum(input=np.ones((2, 3), np.float32), axis=1).numpy(), [3, 3])
+
+
+def test_get_variable_whose_name_a_node_already_has_is_uniquified():
+    """tf.Variable(name='scalar') then tf.get_variable('scalar'): a second variable, its node
+    named scalar_1 (TensorFlow's graph-name rule), found again by get_variable under reuse."""
+    with tf.Graph().as_default():
+        first = tf.Variable(2, name="scalar")
+        second = tf.get_variable("scalar", initializer=tf.constant(3))
+        assert (first.name, second.name) == ("scalar:0", "scalar_1:0")
+        with tf.variable_scope("", reuse=True):
+            assert tf.get_variable("scalar") is second
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run([first, second]) == [2, 3]
