@@ -62,6 +62,189 @@ def no_op(name: str | None = None) -> None:
       None (the op has no outputs).
     """
 
+def scatter_add(ref: TensorLike, indices: TensorLike, updates: TensorLike, use_locking: bool = False, name: str | None = None) -> Tensor:
+    r"""Adds updates to the rows of 'ref' that indices name (duplicate indices add up).
+
+    Outputs 'ref' after the update, so the new value can be chained. Indices out of range are an
+    InvalidArgumentError naming the index; the variable is then unchanged.
+
+    Args:
+      ref: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `ref`.
+      use_locking: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `ref`.
+    """
+
+def scatter_div(ref: TensorLike, indices: TensorLike, updates: TensorLike, use_locking: bool = False, name: str | None = None) -> Tensor:
+    r"""Divides the rows of 'ref' that indices name by updates.
+
+    Outputs 'ref' after the update, so the new value can be chained. Indices out of range are an
+    InvalidArgumentError naming the index; the variable is then unchanged.
+
+    Args:
+      ref: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `ref`.
+      use_locking: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `ref`.
+    """
+
+def scatter_max(ref: TensorLike, indices: TensorLike, updates: TensorLike, use_locking: bool = False, name: str | None = None) -> Tensor:
+    r"""Sets the rows of 'ref' that indices name to the maximum of them and updates.
+
+    Outputs 'ref' after the update, so the new value can be chained. Indices out of range are an
+    InvalidArgumentError naming the index; the variable is then unchanged.
+
+    Args:
+      ref: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int32`, `int64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `ref`.
+      use_locking: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `ref`.
+    """
+
+def scatter_min(ref: TensorLike, indices: TensorLike, updates: TensorLike, use_locking: bool = False, name: str | None = None) -> Tensor:
+    r"""Sets the rows of 'ref' that indices name to the minimum of them and updates.
+
+    Outputs 'ref' after the update, so the new value can be chained. Indices out of range are an
+    InvalidArgumentError naming the index; the variable is then unchanged.
+
+    Args:
+      ref: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int32`, `int64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `ref`.
+      use_locking: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `ref`.
+    """
+
+def scatter_mul(ref: TensorLike, indices: TensorLike, updates: TensorLike, use_locking: bool = False, name: str | None = None) -> Tensor:
+    r"""Multiplies the rows of 'ref' that indices name by updates.
+
+    Outputs 'ref' after the update, so the new value can be chained. Indices out of range are an
+    InvalidArgumentError naming the index; the variable is then unchanged.
+
+    Args:
+      ref: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `ref`.
+      use_locking: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `ref`.
+    """
+
+def scatter_nd_add(ref: TensorLike, indices: TensorLike, updates: TensorLike, use_locking: bool = False, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
+    r"""Adds updates to the slices of 'ref' that the last dimension of indices names.
+
+    Outputs 'ref' after the update, so the new value can be chained. Indices out of range are an
+    InvalidArgumentError naming the index; the variable is then unchanged.
+
+    Args:
+      ref: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `ref`.
+      use_locking: An optional `bool`. Defaults to `False`.
+      bad_indices_policy: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `ref`.
+    """
+
+def scatter_nd_sub(ref: TensorLike, indices: TensorLike, updates: TensorLike, use_locking: bool = False, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
+    r"""Subtracts updates from the slices of 'ref' that the last dimension of indices names.
+
+    Outputs 'ref' after the update, so the new value can be chained. Indices out of range are an
+    InvalidArgumentError naming the index; the variable is then unchanged.
+
+    Args:
+      ref: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `ref`.
+      use_locking: An optional `bool`. Defaults to `False`.
+      bad_indices_policy: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `ref`.
+    """
+
+def scatter_nd_update(ref: TensorLike, indices: TensorLike, updates: TensorLike, use_locking: bool = True, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
+    r"""Assigns updates to the slices of 'ref' that the last dimension of indices names: ref[indices[i]] = updates[i].
+
+    Outputs 'ref' after the update, so the new value can be chained. Indices out of range are an
+    InvalidArgumentError naming the index; the variable is then unchanged.
+
+    Args:
+      ref: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `ref`.
+      use_locking: An optional `bool`. Defaults to `True`.
+      bad_indices_policy: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `ref`.
+    """
+
+def scatter_sub(ref: TensorLike, indices: TensorLike, updates: TensorLike, use_locking: bool = False, name: str | None = None) -> Tensor:
+    r"""Subtracts updates from the rows of 'ref' that indices name (duplicate indices add up).
+
+    Outputs 'ref' after the update, so the new value can be chained. Indices out of range are an
+    InvalidArgumentError naming the index; the variable is then unchanged.
+
+    Args:
+      ref: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `ref`.
+      use_locking: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `ref`.
+    """
+
+def scatter_update(ref: TensorLike, indices: TensorLike, updates: TensorLike, use_locking: bool = True, name: str | None = None) -> Tensor:
+    r"""Assigns updates to the rows of 'ref' that indices name: ref[indices[i], ...] = updates[i, ...].
+
+    Outputs 'ref' after the update, so the new value can be chained. Indices out of range are an
+    InvalidArgumentError naming the index; the variable is then unchanged.
+
+    Args:
+      ref: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `ref`.
+      use_locking: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `ref`.
+    """
+
 def variable_v2(shape: ShapeLike, dtype: DTypeLike, container: str = '', shared_name: str = '', name: str | None = None) -> Tensor:
     r"""Holds state in the form of a tensor that persists across steps.
 

@@ -208,6 +208,19 @@ class RefVariable(_VariableBase):
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         return _ops().assign_sub(self, delta, use_locking=use_locking, name=name)
 
+    def batch_scatter_update(self, sparse_delta, use_locking=True, name=None):
+        from ..ops.state_ops import batch_scatter_update  # noqa: PLC0415
+        return batch_scatter_update(self, sparse_delta.indices, sparse_delta.values, use_locking, name=name)
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        return _ops().scatter_nd_update(self, indices, updates, use_locking=True, name=name)
+
+    def scatter_nd_add(self, indices, updates, name=None):
+        return _ops().scatter_nd_add(self, indices, updates, name=name)
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        return _ops().scatter_nd_sub(self, indices, updates, name=name)
+
     def __repr__(self):
         return f"<of.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
@@ -251,3 +264,16 @@ def global_variables_initializer(graph=None):
 
 
 _ = EagerTensor
+
+
+def _scatter_method(op: str):
+    def method(self, sparse_delta, use_locking=False, name=None):
+        return getattr(_ops(), op)(self, sparse_delta.indices, sparse_delta.values, use_locking, name=name)
+    method.__name__ = method.__qualname__ = op
+    method.__doc__ = f"The {op} of an IndexedSlices (rows `indices` of this variable, new `values`)."
+    return method
+
+
+for _op in ("scatter_update", "scatter_add", "scatter_sub", "scatter_mul", "scatter_div", "scatter_min",
+            "scatter_max"):
+    setattr(RefVariable, _op, _scatter_method(_op))

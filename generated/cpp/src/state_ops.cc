@@ -111,6 +111,400 @@ OpSpec MakeNoOp() {
   return op;
 }
 
+OpSpec MakeScatterAdd() {
+  OpSpec op;
+  op.name = "ScatterAdd";
+  op.inputs.push_back(ArgSpec{"ref", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_ref", DType::kInvalid, 0, -1, -1, true});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_locking";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ScatterAdd", c); };
+  return op;
+}
+
+OpSpec MakeScatterDiv() {
+  OpSpec op;
+  op.name = "ScatterDiv";
+  op.inputs.push_back(ArgSpec{"ref", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_ref", DType::kInvalid, 0, -1, -1, true});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_locking";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ScatterDiv", c); };
+  return op;
+}
+
+OpSpec MakeScatterMax() {
+  OpSpec op;
+  op.name = "ScatterMax";
+  op.inputs.push_back(ArgSpec{"ref", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_ref", DType::kInvalid, 0, -1, -1, true});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_locking";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ScatterMax", c); };
+  return op;
+}
+
+OpSpec MakeScatterMin() {
+  OpSpec op;
+  op.name = "ScatterMin";
+  op.inputs.push_back(ArgSpec{"ref", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_ref", DType::kInvalid, 0, -1, -1, true});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_locking";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ScatterMin", c); };
+  return op;
+}
+
+OpSpec MakeScatterMul() {
+  OpSpec op;
+  op.name = "ScatterMul";
+  op.inputs.push_back(ArgSpec{"ref", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_ref", DType::kInvalid, 0, -1, -1, true});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_locking";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ScatterMul", c); };
+  return op;
+}
+
+OpSpec MakeScatterNdAdd() {
+  OpSpec op;
+  op.name = "ScatterNdAdd";
+  op.inputs.push_back(ArgSpec{"ref", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_ref", DType::kInvalid, 0, -1, -1, true});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_locking";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ScatterNdAdd", c); };
+  return op;
+}
+
+OpSpec MakeScatterNdSub() {
+  OpSpec op;
+  op.name = "ScatterNdSub";
+  op.inputs.push_back(ArgSpec{"ref", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_ref", DType::kInvalid, 0, -1, -1, true});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_locking";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ScatterNdSub", c); };
+  return op;
+}
+
+OpSpec MakeScatterNdUpdate() {
+  OpSpec op;
+  op.name = "ScatterNdUpdate";
+  op.inputs.push_back(ArgSpec{"ref", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_ref", DType::kInvalid, 0, -1, -1, true});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_locking";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ScatterNdUpdate", c); };
+  return op;
+}
+
+OpSpec MakeScatterSub() {
+  OpSpec op;
+  op.name = "ScatterSub";
+  op.inputs.push_back(ArgSpec{"ref", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_ref", DType::kInvalid, 0, -1, -1, true});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_locking";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ScatterSub", c); };
+  return op;
+}
+
+OpSpec MakeScatterUpdate() {
+  OpSpec op;
+  op.name = "ScatterUpdate";
+  op.inputs.push_back(ArgSpec{"ref", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_ref", DType::kInvalid, 0, -1, -1, true});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_locking";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ScatterUpdate", c); };
+  return op;
+}
+
 OpSpec MakeVariableV2() {
   OpSpec op;
   op.name = "VariableV2";
@@ -155,6 +549,16 @@ OpSpec MakeVariableV2() {
   OpRegistry::Global().add_pending(MakeAssignAdd());
   OpRegistry::Global().add_pending(MakeAssignSub());
   OpRegistry::Global().add_pending(MakeNoOp());
+  OpRegistry::Global().add_pending(MakeScatterAdd());
+  OpRegistry::Global().add_pending(MakeScatterDiv());
+  OpRegistry::Global().add_pending(MakeScatterMax());
+  OpRegistry::Global().add_pending(MakeScatterMin());
+  OpRegistry::Global().add_pending(MakeScatterMul());
+  OpRegistry::Global().add_pending(MakeScatterNdAdd());
+  OpRegistry::Global().add_pending(MakeScatterNdSub());
+  OpRegistry::Global().add_pending(MakeScatterNdUpdate());
+  OpRegistry::Global().add_pending(MakeScatterSub());
+  OpRegistry::Global().add_pending(MakeScatterUpdate());
   OpRegistry::Global().add_pending(MakeVariableV2());
   return true;
 }();

@@ -167,9 +167,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "variable-initialization queries: IsVariableInitialized is not an opforge op yet": _names("""
         tf.assert_variables_initialized tf.is_variable_initialized tf.report_uninitialized_variables
     """),
-    "variable update ops not yet in opforge (ScatterUpdate, ScatterAdd, ..., CountUpTo)": _names("""
-        tf.batch_scatter_update tf.count_up_to tf.scatter_add tf.scatter_div tf.scatter_max tf.scatter_min
-        tf.scatter_mul tf.scatter_nd_add tf.scatter_nd_sub tf.scatter_nd_update tf.scatter_sub tf.scatter_update
+    "CountUpTo is not an opforge op yet": _names("""
+        tf.count_up_to
     """),
     "TF runtime features opforge does not have: session handles, containers, colocation, variable partitioning, tensor-conversion registry, batching functions": _names("""
         tf.check_pinned tf.colocate_with tf.container tf.create_partitioned_variables tf.delete_session_tensor
