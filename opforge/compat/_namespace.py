@@ -31,7 +31,7 @@ def in_default_graph(fn):
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
-        if _graph._stack:
+        if _graph._stack or _graph.in_eager_scope():
             return fn(*args, **kwargs)
         with _graph.get_default_graph().as_default():
             return fn(*args, **kwargs)
