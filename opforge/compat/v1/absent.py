@@ -154,10 +154,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         test.is_built_with_rocm test.is_built_with_xla test.is_cpu_target_available test.is_gpu_available test.main
         test.test_src_dir_path test.with_eager_op_as_function tf.test
     """),
-    "gradient registration from Python and custom gradients: opforge's gradients come from opdefs and its registry; TF's Python-level API over it is not offered yet": _names("""
-        tf.AggregationMethod tf.NoGradient tf.NotDifferentiable tf.RegisterGradient tf.UnconnectedGradients
-        tf.custom_gradient tf.grad_pass_through tf.hessians tf.no_gradient
-    """),
     "TensorFlow build details and TF's own shared-library loading, with no opforge counterpart (opforge's op libraries load with tf.load_op_library)": _names("""
         tf.COMPILER_VERSION tf.CXX11_ABI_FLAG tf.CXX_VERSION tf.MONOLITHIC_BUILD tf.__compiler_version__
         tf.load_file_system_library tf.load_library tf.sysconfig
@@ -179,9 +175,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "TensorFlow's TensorShape v1/v2 switch: opforge's TensorShape gives known sizes as Dimensions (with .value) and unknown ones as None always; a global switch would change what opforge's own shape code reads": _names("""
         tf.disable_v2_tensorshape tf.enable_v2_tensorshape
-    """),
-    "host Python callbacks (PyFunc, EagerPyFunc) need a callback op opforge does not have": _names("""
-        tf.numpy_function tf.py_func tf.py_function
     """),
     "TF2's tf.print (PrintV2 and its formatting): not written yet; TF1's tf.Print is there": _names("""
         tf.print
@@ -243,9 +236,6 @@ _KEYWORDS_BY_REASON: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "variable partitioning, resource variables and constraints are not in opforge's variable scopes yet": {
         "tf.VariableScope": ("caching_device", "constraint", "partitioner", "use_resource"),
-    },
-    "gradient hints: opforge's gradients() has one aggregation (AddN) and no colocation or gating options yet": {
-        "tf.gradients": ("aggregation_method", "colocate_gradients_with_ops", "gate_gradients"),
     },
     "options opforge's savers and optimizers do not have (debug info, stripping default attrs, TF2 name scoping)": {
         "train.AdamOptimizer": ("use_own_namescope_for_non_slot_vars",),
