@@ -113,6 +113,9 @@ def _build(op_fn, func, inp, Tout, name, **attrs):
     token = _register(func)
     outs = op_fn(inp, token=token, Tout=tout, name=name, **attrs)
     outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    if not tout and _graph._stack:  # no outputs: the op itself, to run or depend on (as TensorFlow)
+        last = _graph.get_default_graph().get_operations()[-1]
+        return last if last.get_attr("token") == token else None
     if single:
         return outs[0] if outs else None
     return outs
