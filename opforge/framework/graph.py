@@ -427,30 +427,6 @@ _stack: list[Graph] = []
 _global_default: list[Graph] = []
 
 
-_eager_scope = threading.local()
-
-
-@contextlib.contextmanager
-def eager_scope():
-    """Runs ops eagerly inside a graph program (tf.py_function's body): no default graph is
-    entered, and compat.v1's functions do not enter one (compat/_namespace.in_default_graph)."""
-    saved = _stack[:]
-    depth = getattr(_eager_scope, "depth", 0)
-    _eager_scope.depth = depth + 1
-    del _stack[:]
-    _C.set_graph_mode(False)
-    try:
-        yield
-    finally:
-        _stack[:] = saved
-        _eager_scope.depth = depth
-        _C.set_graph_mode(bool(_stack))
-
-
-def in_eager_scope() -> bool:
-    return getattr(_eager_scope, "depth", 0) > 0
-
-
 def get_default_graph() -> Graph:
     """The innermost ``as_default`` graph, else the global default graph (created on demand)."""
     if _stack:

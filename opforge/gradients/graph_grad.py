@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..framework.errors import NotFoundError
 from ..framework.graph import GraphTensor, get_default_graph
 from . import registry
+from .options import check_aggregation, check_unconnected
 
 
 def _as_tensor(x):
@@ -31,8 +32,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     tensor are summed with AddN whatever ``aggregation_method`` names (all give the same sum);
     colocation and gating are accepted and change nothing (one process, one executor).
     """
-    from .api import check_aggregation, check_unconnected  # noqa: PLC0415
-
     del colocate_gradients_with_ops, gate_gradients
     check_aggregation(aggregation_method)
     unconnected_gradients = check_unconnected(unconnected_gradients)

@@ -25,6 +25,7 @@ import numpy as np
 from .. import _C
 from ..framework import dtypes as _dtypes
 from ..framework import graph as _graph
+from ..framework.eager_scope import eager_scope
 from ..framework.errors import OpError
 from ..framework.tensor import Tensor, convert_to_tensor
 
@@ -88,7 +89,7 @@ def _run_eager(token, func, inputs):
     from ..gradients.tape import GradientTape  # noqa: PLC0415
 
     tout = func._opforge_tout
-    with _graph.eager_scope():
+    with eager_scope():
         with GradientTape(persistent=True) as tape:
             for t in inputs:
                 if t.dtype.is_floating:
