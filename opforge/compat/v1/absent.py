@@ -67,8 +67,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         strings.unicode_encode strings.unicode_script strings.unicode_split strings.unicode_split_with_offsets
         strings.unicode_transcode
     """),
-    "the TF2 type specs of sparse values are not offered in compat.v1; sparse metrics belong to tf.metrics": _names("""
-        metrics.sparse_average_precision_at_k metrics.sparse_precision_at_k tf.IndexedSlicesSpec tf.SparseTensorSpec
+    "the TF2 type specs of sparse values are not offered in compat.v1": _names("""
+        tf.IndexedSlicesSpec tf.SparseTensorSpec
     """),
     "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, Cross, EditDistance, Dilation2D, FractionalPool, MaxPoolWithArgmax, CumulativeLogsumexp, RandomGamma, RandomPoisson and the stateless samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""
         io.matching_files io.read_file io.serialize_tensor io.write_file math.approx_max_k math.approx_min_k
@@ -114,14 +114,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "namespaces opforge does not offer yet (tf.audio, tf.bitwise, tf.config, tf.debugging, tf.feature_column, tf.graph_util, tf.lookup, tf.manip, tf.profiler, tf.resource_loader, tf.sets, ...)": _names("""
         math.special tf.audio tf.bitwise tf.config tf.debugging tf.feature_column tf.graph_util tf.lookup tf.manip
         tf.profiler tf.resource_loader tf.sets
-    """),
-    "streaming metrics opforge has not written yet (at-k, thresholds, IoU, ...)": _names("""
-        metrics.average_precision_at_k metrics.false_negatives_at_thresholds metrics.false_positives_at_thresholds
-        metrics.mean_cosine_distance metrics.mean_iou metrics.mean_per_class_accuracy metrics.mean_relative_error
-        metrics.mean_tensor metrics.percentage_below metrics.precision_at_k metrics.precision_at_thresholds
-        metrics.precision_at_top_k metrics.recall_at_k metrics.recall_at_thresholds metrics.recall_at_top_k
-        metrics.sensitivity_at_specificity metrics.specificity_at_sensitivity metrics.true_negatives_at_thresholds
-        metrics.true_positives_at_thresholds
     """),
     "candidate samplers other than log-uniform: ops not yet in opforge": _names("""
         nn.all_candidate_sampler nn.compute_accidental_hits nn.fixed_unigram_candidate_sampler
