@@ -41,8 +41,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         io.decode_json_example io.decode_proto io.encode_proto io.parse_tensor tf.SparseFeature tf.decode_compressed
         tf.decode_json_example tf.parse_tensor
     """),
-    "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, mean_pairwise_squared_error, ...": _names("""
-        losses.mean_pairwise_squared_error nn.raw_rnn nn.static_state_saving_rnn
+    "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, ...": _names("""
+        nn.raw_rnn nn.static_state_saving_rnn
         nn.with_space_to_batch tf.conv tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2
     """),
     "image formats other than PNG and JPEG: opforge decodes those two (libpng, libjpeg); BMP, GIF, WebP and JPEG XL have no decoder yet": _names("""
@@ -124,9 +124,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "CTC loss and decoders: ops not yet in opforge": _names("""
         nn.collapse_repeated nn.ctc_beam_search_decoder nn.ctc_beam_search_decoder_v2 nn.ctc_greedy_decoder
         nn.ctc_loss nn.ctc_loss_v2 nn.ctc_unique_labels
-    """),
-    "TF2 distribution helpers with no TF1 meaning": _names("""
-        nn.compute_average_loss nn.scale_regularization_loss
     """),
     "quantized dtypes and ops: opforge has no quantized types": _names("""
         nn.quantized_avg_pool nn.quantized_conv2d nn.quantized_max_pool nn.quantized_relu_x tf.QUANTIZED_DTYPES

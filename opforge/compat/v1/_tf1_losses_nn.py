@@ -1,0 +1,11 @@
+"""TF1 names of tf.losses and tf.nn added by the nnmetrics work (implementations in
+opforge/layers/losses.py and opforge/ops/nn_impl.py): wired into the namespaces _tf1 builds."""
+
+from opforge.compat import _namespace
+from opforge.compat.v1 import _tf1
+from opforge.layers import losses as _losses
+from opforge.ops import nn_impl as _nn_impl
+
+_tf1.losses.mean_pairwise_squared_error = _namespace.in_default_graph(_losses.mean_pairwise_squared_error)
+_tf1.nn.compute_average_loss = _namespace.in_default_graph(_nn_impl.compute_average_loss)
+_tf1.nn.scale_regularization_loss = _namespace.in_default_graph(_nn_impl.scale_regularization_loss)
