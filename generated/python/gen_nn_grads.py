@@ -389,6 +389,7 @@ def _softsign_grad_grad(op, grads):
     ]
 
 _register_fn("AvgPool3D", "opforge.gradients.nn_grads:avg_pool3d_grad")
+_register_fn("CTCLoss", "opforge.ops.ctc_ops:ctc_loss_grad")
 _register_fn("Conv3D", "opforge.gradients.nn_grads:conv3d_grad")
 _register_fn("FusedBatchNormV3", "opforge.gradients.nn_grads:fused_batch_norm_v3_grad")
 _register_fn("GeluGrad", "opforge.gradients.nn_grads:gelu_grad_grad")
@@ -399,6 +400,7 @@ _register_fn("SoftmaxCrossEntropyWithLogits", "opforge.gradients.nn_grads:softma
 _register_fn("SparseSoftmaxCrossEntropyWithLogits", "opforge.gradients.nn_grads:sparse_softmax_cross_entropy_with_logits_grad")
 _register_fn("TopKV2", "opforge.gradients.nn_grads:top_k_grad")
 _not_differentiable("AvgPool3DGrad")
+_not_differentiable("CTCGreedyDecoder")
 _not_differentiable("Conv3DBackpropFilterV2")
 _not_differentiable("Conv3DBackpropInputV2")
 _not_differentiable("LRNGrad")

@@ -109,6 +109,63 @@ def bias_add_grad(out_backprop: TensorLike, data_format: str = 'NHWC', name: str
       A `Tensor`. Has the same type as `out_backprop`.
     """
 
+def ctc_greedy_decoder(inputs: TensorLike, sequence_length: TensorLike, merge_repeated: bool = False, blank_index: int = -1, name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    r"""Performs greedy decoding on the logits given in inputs.
+
+    The most likely class at each time step up to the entry's sequence_length, with blanks removed
+    and, with merge_repeated, runs of one class merged (A B B * B B: A B B, merged; A B B B B
+    unmerged). The log probability is minus the sum of the chosen logits.
+
+    Args:
+      inputs: A `Tensor`. Must be one of the following types: `float32`, `float64`. 3-D, shape
+        `(max_time x batch_size x num_classes)`, the logits.
+      sequence_length: A `Tensor` of type `int32`. A vector containing sequence lengths, size
+        `(batch_size)`.
+      merge_repeated: An optional `bool`. Defaults to `False`.
+      blank_index: An optional `int`. Defaults to `-1`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`decoded_indices`, `decoded_values`, `decoded_shape`, `log_probability`).
+      decoded_indices: A `Tensor` of type `int64`. Indices matrix, size `(total_decoded_outputs x
+        2)`, of a `SparseTensor<int64, 2>`.
+      decoded_values: A `Tensor` of type `int64`. Values vector, size `(total_decoded_outputs)`: the
+        decoded classes.
+      decoded_shape: A `Tensor` of type `int64`. Shape vector, size `(2)`: `(batch_size,
+        max_decoded_length)`.
+      log_probability: A `Tensor`. Has the same type as `inputs`. Matrix, size `(batch_size x 1)`,
+        containing sequence log-probabilities.
+    """
+
+def ctc_loss(inputs: TensorLike, labels_indices: TensorLike, labels_values: TensorLike, sequence_length: TensorLike, preprocess_collapse_repeated: bool = False, ctc_merge_repeated: bool = True, ignore_longer_outputs_than_inputs: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Calculates the CTC Loss (log probability) for each batch entry, and its gradient.
+
+    Connectionist temporal classification (Graves et al., 2006) over softmax(inputs) along the
+    classes; the last class (num_classes - 1) is the blank. The loss is -log p(labels | inputs) per
+    batch entry; `gradient` is its derivative with respect to `inputs` (zero past each entry's
+    sequence_length), which the op's gradient scales by the loss gradient.
+
+    Args:
+      inputs: A `Tensor`. Must be one of the following types: `float32`, `float64`. 3-D, shape
+        `(max_time x batch_size x num_classes)`, the logits.
+      labels_indices: A `Tensor` of type `int64`. The indices of a `SparseTensor<int32, 2>`: `(batch
+        b, time t)` pairs, in row-major order.
+      labels_values: A `Tensor` of type `int32`. The labels: values in [0, num_classes - 1).
+      sequence_length: A `Tensor` of type `int32`. A vector containing sequence lengths (batch),
+        each <= max_time.
+      preprocess_collapse_repeated: An optional `bool`. Defaults to `False`.
+      ctc_merge_repeated: An optional `bool`. Defaults to `True`.
+      ignore_longer_outputs_than_inputs: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`loss`, `gradient`).
+      loss: A `Tensor`. Has the same type as `inputs`. A vector (batch) containing
+        log-probabilities.
+      gradient: A `Tensor`. Has the same type as `inputs`. The gradient of `loss`, 3-D `(max_time x
+        batch_size x num_classes)`.
+    """
+
 def conv2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = True, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> Tensor:
     r"""Computes a 2-D convolution given 4-D `input` and `filter` tensors.
 

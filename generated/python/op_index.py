@@ -222,6 +222,8 @@ OPS = {
     "AvgPoolGrad": ("nn", "avg_pool_grad"),
     "BiasAdd": ("nn", "bias_add"),
     "BiasAddGrad": ("nn", "bias_add_grad"),
+    "CTCGreedyDecoder": ("nn", "ctc_greedy_decoder"),
+    "CTCLoss": ("nn", "ctc_loss"),
     "Conv2D": ("nn", "conv2d"),
     "Conv2DBackpropFilter": ("nn", "conv2d_backprop_filter"),
     "Conv2DBackpropInput": ("nn", "conv2d_backprop_input"),

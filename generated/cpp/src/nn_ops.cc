@@ -273,6 +273,96 @@ OpSpec MakeBiasAddGrad() {
   return op;
 }
 
+OpSpec MakeCTCGreedyDecoder() {
+  OpSpec op;
+  op.name = "CTCGreedyDecoder";
+  op.inputs.push_back(ArgSpec{"inputs", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sequence_length", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"decoded_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"decoded_values", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"decoded_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"log_probability", DType::kInvalid, 2, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "merge_repeated";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "blank_index";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{-1});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 2;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("CTCGreedyDecoder", c); };
+  return op;
+}
+
+OpSpec MakeCTCLoss() {
+  OpSpec op;
+  op.name = "CTCLoss";
+  op.inputs.push_back(ArgSpec{"inputs", DType::kInvalid, 3, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"labels_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"labels_values", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sequence_length", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"loss", DType::kInvalid, 3, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"gradient", DType::kInvalid, 3, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "preprocess_collapse_repeated";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ctc_merge_repeated";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ignore_longer_outputs_than_inputs";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 3;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("CTCLoss", c); };
+  return op;
+}
+
 OpSpec MakeConv2D() {
   OpSpec op;
   op.name = "Conv2D";
@@ -2240,6 +2330,8 @@ OpSpec Make_FusedMatMul() {
   OpRegistry::Global().add_pending(MakeAvgPoolGrad());
   OpRegistry::Global().add_pending(MakeBiasAdd());
   OpRegistry::Global().add_pending(MakeBiasAddGrad());
+  OpRegistry::Global().add_pending(MakeCTCGreedyDecoder());
+  OpRegistry::Global().add_pending(MakeCTCLoss());
   OpRegistry::Global().add_pending(MakeConv2D());
   OpRegistry::Global().add_pending(MakeConv2DBackpropFilter());
   OpRegistry::Global().add_pending(MakeConv2DBackpropInput());

@@ -10,6 +10,8 @@
 #include "opforge/ops/nn/avg_pool_grad.h"
 #include "opforge/ops/nn/bias_add.h"
 #include "opforge/ops/nn/bias_add_grad.h"
+#include "opforge/ops/nn/ctc_greedy_decoder.h"
+#include "opforge/ops/nn/ctc_loss.h"
 #include "opforge/ops/nn/conv2d.h"
 #include "opforge/ops/nn/conv2d_backprop_filter.h"
 #include "opforge/ops/nn/conv2d_backprop_input.h"
