@@ -36,7 +36,11 @@ Status CTCGreedyDecoderShape(ShapeContext& c) {
   OPF_RETURN_IF_ERROR(need_rank(c, 0, "inputs", 3));
   OPF_RETURN_IF_ERROR(need_rank(c, 1, "sequence_length", 1));
   int64_t batch = dim_or_unknown(c.input_shape(0), 1);
-  if (batch < 0) batch = dim_or_unknown(c.input_shape(1), 0);
+  const int64_t seq_batch = dim_or_unknown(c.input_shape(1), 0);
+  if (batch >= 0 && seq_batch >= 0 && batch != seq_batch) {
+    return c.error("inputs has batch size ", batch, " but sequence_length has ", seq_batch);
+  }
+  if (batch < 0) batch = seq_batch;
   c.set_output(0, Shape({-1, 2}));
   c.set_output(1, Shape({-1}));
   c.set_output(2, Shape({2}));

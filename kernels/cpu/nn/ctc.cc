@@ -2,7 +2,8 @@
 // TensorFlow's ctc_loss_calculator and CTCGreedyDecoderOp compute them: the loss by the
 // forward-backward recursions in log space over the blank-interleaved label sequence, the
 // gradient with respect to the logits as softmax - (paths through each class) / p. Batch entries
-// run in parallel.
+// run in parallel. (Input ranks and the batch size of sequence_length are checked by the shape
+// functions, runtime/ops/ctc.cc, which the runtime runs on the actual shapes too.)
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -52,9 +53,6 @@ Status CTCLossCpu(ops::CTCLossArgs& a) {
   const Tensor& in = a.inputs;
   const int64_t max_time = in.dim(0), batch = in.dim(1), classes = in.dim(2);
   if (classes < 1) return a.ctx.error("num_classes must be at least 1 (the blank)");
-  if (a.sequence_length.dim(0) != batch) {
-    return a.ctx.error("len(sequence_length) != batch_size: ", a.sequence_length.dim(0), " vs ", batch);
-  }
   const int32_t* seq_len = a.sequence_length.data<int32_t>();
   for (int64_t b = 0; b < batch; ++b) {
     if (seq_len[b] < 0 || seq_len[b] > max_time) {
@@ -163,15 +161,11 @@ template <typename T>
 Status CTCGreedyDecoderCpu(ops::CTCGreedyDecoderArgs& a) {
   const Tensor& in = a.inputs;
   const int64_t max_time = in.dim(0), batch = in.dim(1), classes = in.dim(2);
-  if (a.sequence_length.dim(0) != batch) {
-    return a.ctx.error("len(sequence_length) != batch_size: ", a.sequence_length.dim(0), " vs ", batch);
-  }
   int64_t blank = a.blank_index < 0 ? a.blank_index + classes : a.blank_index;
   if (blank < 0 || blank >= classes) {
     return a.ctx.error("blank_index ", a.blank_index, " is not in [-num_classes, num_classes) for ", classes,
                        " classes");
   }
-  if (classes == 0 && max_time > 0) return a.ctx.error("num_classes must be positive");
   const int32_t* seq_len = a.sequence_length.data<int32_t>();
   for (int64_t b = 0; b < batch; ++b) {
     if (seq_len[b] < 0 || seq_len[b] > max_time) {
