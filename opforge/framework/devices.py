@@ -42,6 +42,12 @@ def _cublas_dirs() -> list[str]:
     return dirs
 
 
+def built_backends() -> list[str]:
+    """The GPU backends this install was built with ("CUDA", "HIP"), loaded or not."""
+    return [name[len("libopforge_"):-3].upper() for name in _BACKEND_LIBS
+            if os.path.exists(os.path.join(_LIB_DIR, name))]
+
+
 def load_gpu_backends() -> None:
     """Loads the GPU backend built into this install (CUDA first, then HIP).
 

@@ -38,8 +38,9 @@ class ExponentialMovingAverage:
         return self._averages.get(id(var), (None, None))[1]
 
     def apply(self, var_list=None):
-        """An op updating the averages of var_list (default: the trainable variables), creating
-        their shadow variables (initialized to the variables' initial values) on first use."""
+        """An op updating the averages of var_list (default: the trainable variables; tensors
+        too, as batch statistics), creating their shadow variables on first use: initialized to
+        a variable's initial value, or to zeros for a tensor."""
         g = get_default_graph()
         if var_list is None:
             var_list = g.get_collection(GraphKeys.TRAINABLE_VARIABLES)
@@ -48,11 +49,18 @@ class ExponentialMovingAverage:
                 continue
             if not v.dtype.is_floating:
                 raise TypeError(f"The variables must be half, float, or double: {v.name}")
+            is_variable = isinstance(v, RefVariable)
+            if is_variable:
+                initial = v.initialized_value()
+            elif v.shape.is_fully_defined():  # a tensor's average starts at zero (TensorFlow's rule)
+                initial = np.zeros(v.shape.as_list(), v.dtype.as_numpy_dtype)
+            else:
+                initial = _ops.zeros_like(v)
             with g.name_scope(""):
-                shadow = RefVariable(v.initialized_value() if hasattr(v, "initialized_value") else v,
-                                     name=self.average_name(v), trainable=False,
+                shadow = RefVariable(initial, name=self.average_name(v), trainable=False,
                                      collections=[GraphKeys.GLOBAL_VARIABLES])
-            g.add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, v)  # the averaged variable, as TF's
+            if is_variable:  # only variables, as TF's
+                g.add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, v)
             self._averages[id(v)] = (v, shadow)
         with g.name_scope(self._name):
             decay = np.float32(self._decay)
@@ -65,7 +73,8 @@ class ExponentialMovingAverage:
                 shadow = self._averages[id(v)][1]
                 rate = _ops.sub(np.float32(1), decay)
                 rate = _ops.cast(rate, shadow.dtype.name) if shadow.dtype.name != "float32" else rate
-                updates.append(shadow.assign_sub(_ops.mul(_ops.sub(shadow.value(), v.value()), rate)))
+                value = v.value() if isinstance(v, RefVariable) else v
+                updates.append(shadow.assign_sub(_ops.mul(_ops.sub(shadow.value(), value), rate)))
             with g.control_dependencies(updates):
                 return no_op(name="update")
 

@@ -46,6 +46,27 @@ def test_moving_average_follows_the_recurrence(g, with_step):
             np.testing.assert_allclose(sess.run(shadow), want, rtol=1e-5)
 
 
+def test_moving_average_of_tensors_starts_at_zero(g):
+    """Batch statistics (tensors, not variables) are averaged too, as TF1's batch-norm code
+    does; their shadows start at zero and are not MOVING_AVERAGE_VARIABLES."""
+    x = tf.placeholder(tf.float32, [None, 3])
+    mean, var = tf.nn.moments(x, [0])
+    ema = tf.train.ExponentialMovingAverage(0.5)
+    update = ema.apply([mean, var])
+    assert tf.get_collection(tf.GraphKeys.MOVING_AVERAGE_VARIABLES) == []
+    assert ema.average(mean).op.name == f"{mean.op.name}/ExponentialMovingAverage"
+    want_m = want_v = np.zeros(3)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            batch = RNG.standard_normal((8, 3)).astype(np.float32)
+            sess.run(update, {x: batch})
+            want_m = 0.5 * want_m + 0.5 * batch.mean(0)
+            want_v = 0.5 * want_v + 0.5 * batch.var(0)
+        np.testing.assert_allclose(sess.run(ema.average(mean)), want_m, rtol=1e-5)
+        np.testing.assert_allclose(sess.run(ema.average(var)), want_v, rtol=1e-5)
+
+
 def test_variables_to_restore_maps_averages_onto_variables(g):
     v = tf.Variable(1.0, name="v")
     other = tf.Variable(2.0, name="other", trainable=False)

@@ -67,6 +67,18 @@ def load_op_library(library_filename):
     return _load_op_library(library_filename)
 
 
+def load_library(library_location):
+    """tf.load_library: loads the op library at library_location, or every one (*.so) in that
+    folder; their ops appear in tf.raw_ops."""
+    import os  # noqa: PLC0415
+    if os.path.isdir(library_location):
+        paths = sorted(os.path.join(library_location, f) for f in os.listdir(library_location) if f.endswith(".so"))
+    else:
+        paths = [library_location]
+    for path in paths:
+        _load_op_library(path)
+
+
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
     """Zeros of tensor's shape, of dtype if given (tf.zeros_like; optimize is a TF hint)."""
     out = _ops.zeros_like(tensor, name=None if dtype is not None else name)
@@ -272,6 +284,9 @@ from opforge.compat.v1._tf1_io import *  # noqa: E402,F401,F403  (records, parsi
 from opforge.compat.v1._tf1_strings import *  # noqa: E402,F401,F403  (tf.strings, tf.sparse and their TF1 names)
 from opforge.compat.v1._tf1_script import *  # noqa: E402,F401,F403  (py_func, custom gradients)
 from opforge.compat.v1 import _tf1_losses_nn  # noqa: E402,F401  (more tf.losses and tf.nn names)
+from opforge.compat.v1._tf1_namespaces import (  # noqa: E402,F401
+    CXX11_ABI_FLAG, CXX_VERSION, MONOLITHIC_BUILD, graph_util, resource_loader, sysconfig,
+)
 from opforge.compat._namespace import Namespace  # noqa: E402
 from opforge.compat._namespace import missing as _missing, wrap_module_functions as _wrap  # noqa: E402
 
@@ -287,6 +302,16 @@ random = Namespace(
     stateless_truncated_normal=_random_api.stateless_truncated_normal, get_seed=get_seed,  # noqa: F405
     multinomial=multinomial, categorical=_in_default_graph(_random_api.categorical),
 )
+
+# tf.debugging: the checks under their tf.* and tf.math.* names.
+_DEBUGGING = ("Assert", "assert_equal", "assert_greater", "assert_greater_equal", "assert_integer", "assert_less",
+              "assert_less_equal", "assert_near", "assert_negative", "assert_non_negative", "assert_non_positive",
+              "assert_none_equal", "assert_positive", "assert_proper_iterable", "assert_rank", "assert_rank_at_least",
+              "assert_rank_in", "assert_same_float_dtype", "assert_scalar", "assert_type", "check_numerics",
+              "is_numeric_tensor", "is_non_decreasing", "is_strictly_increasing")
+debugging = Namespace("debugging", {n: globals()[n] for n in _DEBUGGING}, builds_graph=False,
+                      is_finite=math.is_finite, is_inf=math.is_inf, is_nan=math.is_nan,  # noqa: F405
+                      assert_all_finite=verify_tensor_all_finite)  # noqa: F405
 
 # Every function builds into the default graph, as TensorFlow 1's do.
 _wrap(globals(), skip={"reset_default_graph", "get_default_graph", "disable_eager_execution",

@@ -111,9 +111,9 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         math.unsorted_segment_prod tf.segment_max tf.segment_min tf.segment_prod tf.unsorted_segment_max
         tf.unsorted_segment_min tf.unsorted_segment_prod
     """),
-    "namespaces opforge does not offer yet (tf.audio, tf.bitwise, tf.config, tf.debugging, tf.feature_column, tf.graph_util, tf.lookup, tf.manip, tf.profiler, tf.resource_loader, tf.sets, ...)": _names("""
-        math.special tf.audio tf.bitwise tf.config tf.debugging tf.feature_column tf.graph_util tf.lookup tf.manip
-        tf.profiler tf.resource_loader tf.sets
+    "namespaces opforge does not offer yet (tf.audio, tf.bitwise, tf.config, tf.feature_column, tf.lookup, tf.manip, tf.profiler, tf.sets, ...)": _names("""
+        math.special tf.audio tf.bitwise tf.config tf.feature_column tf.lookup tf.manip
+        tf.profiler tf.sets
     """),
     "candidate samplers other than log-uniform: ops not yet in opforge": _names("""
         nn.all_candidate_sampler nn.compute_accidental_hits nn.fixed_unigram_candidate_sampler
@@ -142,9 +142,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         test.is_built_with_rocm test.is_built_with_xla test.is_cpu_target_available test.is_gpu_available test.main
         test.test_src_dir_path test.with_eager_op_as_function tf.test
     """),
-    "TensorFlow build details and TF's own shared-library loading, with no opforge counterpart (opforge's op libraries load with tf.load_op_library)": _names("""
-        tf.COMPILER_VERSION tf.CXX11_ABI_FLAG tf.CXX_VERSION tf.MONOLITHIC_BUILD tf.__compiler_version__
-        tf.load_file_system_library tf.load_library tf.sysconfig
+    "TensorFlow's compiler version and its file-system plugins, with no opforge counterpart": _names("""
+        tf.COMPILER_VERSION tf.__compiler_version__ tf.load_file_system_library
     """),
     "RaggedTensor: opforge has no ragged tensors": _names("""
         tf.RaggedTensor tf.RaggedTensorSpec tf.ragged tf.ragged_fill_empty_rows tf.ragged_fill_empty_rows_grad
