@@ -103,4 +103,40 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
     return [SparseTensor(indices, values, shape)], log_probs
 
 
-__all__ = ["ctc_loss", "ctc_loss_v2", "ctc_greedy_decoder", "ctc_loss_grad"]
+def collapse_repeated(labels, seq_length, name=None):
+    """Merges runs of one label within each row's first seq_length entries (tf.nn.collapse_repeated):
+    ``(collapsed labels [batch, new max length] padded with 0, new lengths)``."""
+    from . import array_ops  # noqa: PLC0415
+    from . import math_ops  # noqa: PLC0415
+
+    del name
+    labels = labels if hasattr(labels, "dtype") else _ops.identity(np.asarray(labels))
+    if labels.shape.rank is not None and labels.shape.rank != 2:  # noqa: PLR2004
+        raise ValueError(f"collapse_repeated: labels must be [batch, max_length], got shape {labels.shape}")
+    seq_length = seq_length if hasattr(seq_length, "dtype") else _ops.identity(np.asarray(seq_length, np.int32))
+    shape = _ops.shape(labels)
+    maxlen = _ops.gather_v2(shape, np.int32(1), np.int32(0))
+    first = _ops.ones_like(_ops.strided_slice(labels, np.array([0, 0], np.int32), np.array([0, 1], np.int32),
+                                              np.array([1, 1], np.int32), begin_mask=1, end_mask=1))
+    later = _ops.not_equal(
+        _ops.strided_slice(labels, np.array([0, 1], np.int32), np.array([0, 0], np.int32), np.array([1, 1], np.int32),
+                           begin_mask=1, end_mask=3),
+        _ops.strided_slice(labels, np.array([0, 0], np.int32), np.array([0, -1], np.int32), np.array([1, 1], np.int32),
+                           begin_mask=1, end_mask=1))
+    label_mask = _ops.concat_v2([_ops.cast(first, "bool"), later], np.int32(1))
+    label_mask = _ops.logical_and(label_mask, array_ops.sequence_mask(seq_length, maxlen=maxlen))
+    new_len = math_ops.reduce_sum(_ops.cast(label_mask, "int32"), axis=1)
+    new_max = math_ops.reduce_max(new_len)
+    idx_mask = array_ops.sequence_mask(new_len, maxlen=new_max)
+    flat_idx_mask = _ops.reshape(idx_mask, np.array([-1], np.int32))
+    positions = _ops.range(np.int32(0), _ops.size(flat_idx_mask), np.int32(1))
+    flat = array_ops.scatter_nd(
+        _ops.expand_dims(array_ops.boolean_mask(positions, flat_idx_mask), np.int32(1)),
+        array_ops.boolean_mask(_ops.reshape(labels, np.array([-1], np.int32)),
+                               _ops.reshape(label_mask, np.array([-1], np.int32))),
+        _ops.shape(flat_idx_mask))
+    batch = _ops.gather_v2(shape, np.int32(0), np.int32(0))
+    return (_ops.reshape(flat, _ops.pack([batch, new_max], axis=0)), _ops.cast(new_len, seq_length.dtype))
+
+
+__all__ = ["ctc_loss", "ctc_loss_v2", "ctc_greedy_decoder", "ctc_loss_grad", "collapse_repeated"]

@@ -173,3 +173,21 @@ def test_malformed_sparse_labels(indices, values, message):
                                np.asarray(values, np.int32), np.asarray(SEQ, np.int32))
         with pytest.raises(InvalidArgumentError, match="CTCLoss.*" + message):
             tf.Session().run(loss)
+
+
+def test_collapse_repeated():
+    rng = np.random.default_rng(5)
+    labels = rng.integers(0, 3, (4, 6)).astype(np.int32)
+    lengths = np.array([6, 0, 3, 5], np.int32)
+    with tf.Graph().as_default():
+        out, new_len = tf.nn.collapse_repeated(tf.constant(labels), tf.constant(lengths))
+        with tf.Session() as sess:
+            got, got_len = sess.run([out, new_len])
+    rows = [[v for i, v in enumerate(r[:n]) if i == 0 or v != r[i - 1]] for r, n in zip(labels, lengths)]
+    want = np.zeros((4, max(len(r) for r in rows)), np.int32)
+    for i, r in enumerate(rows):
+        want[i, :len(r)] = r
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got_len, [len(r) for r in rows])
+    with pytest.raises(ValueError, match="labels must be"):
+        tf.nn.collapse_repeated(tf.constant([1, 2]), tf.constant([2]))

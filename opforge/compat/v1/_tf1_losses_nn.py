@@ -15,3 +15,4 @@ from opforge.ops import ctc_ops as _ctc  # noqa: E402
 _tf1.nn.ctc_loss = _namespace.in_default_graph(_ctc.ctc_loss)
 _tf1.nn.ctc_loss_v2 = _namespace.in_default_graph(_ctc.ctc_loss_v2)
 _tf1.nn.ctc_greedy_decoder = _namespace.in_default_graph(_ctc.ctc_greedy_decoder)
+_tf1.nn.collapse_repeated = _namespace.in_default_graph(_ctc.collapse_repeated)

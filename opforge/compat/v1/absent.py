@@ -121,8 +121,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         random.fixed_unigram_candidate_sampler random.learned_unigram_candidate_sampler
         random.log_uniform_candidate_sampler random.uniform_candidate_sampler
     """),
-    "CTC beam search (CTCBeamSearchDecoder) and the label helpers collapse_repeated / ctc_unique_labels: not written yet (ctc_loss, ctc_loss_v2 and ctc_greedy_decoder are there)": _names("""
-        nn.collapse_repeated nn.ctc_beam_search_decoder nn.ctc_beam_search_decoder_v2 nn.ctc_unique_labels
+    "CTC beam search (CTCBeamSearchDecoder) is not written yet (ctc_loss, ctc_loss_v2, ctc_greedy_decoder and collapse_repeated are there); ctc_unique_labels needs the Unique op": _names("""
+        nn.ctc_beam_search_decoder nn.ctc_beam_search_decoder_v2 nn.ctc_unique_labels
     """),
     "quantized dtypes and ops: opforge has no quantized types": _names("""
         nn.quantized_avg_pool nn.quantized_conv2d nn.quantized_max_pool nn.quantized_relu_x tf.QUANTIZED_DTYPES
