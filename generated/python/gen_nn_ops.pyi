@@ -695,6 +695,54 @@ def max_pool_grad_grad(orig_input: TensorLike, orig_output: TensorLike, grad: Te
       A `Tensor`. Has the same type as `orig_input`.
     """
 
+def max_pool_grad_with_argmax(input: TensorLike, grad: TensorLike, argmax: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, include_batch_in_index: bool = False, name: str | None = None) -> Tensor:
+    r"""Computes gradients of the maxpooling function (from the argmax MaxPoolWithArgmax chose).
+
+    Each gradient value is added at the input position its argmax names (within its image when
+    include_batch_in_index is false); an index outside the input is an InvalidArgumentError.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`, `int32`, `int64`, `uint8`, `int16`, `int8`. The original input.
+      grad: A `Tensor`. Must have the same type as `input`. 4-D with shape `[batch, height, width,
+        channels]`: the gradient w.r.t. the output of `max_pool`.
+      argmax: A `Tensor`. Must be one of the following types: `int32`, `int64`. The indices of the
+        maximum values chosen for each output of `max_pool`.
+      ksize: A list of `ints` with at least 4 elements.
+      strides: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      include_batch_in_index: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`. Gradients w.r.t. the input of `max_pool`.
+    """
+
+def max_pool_with_argmax(input: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, Targmax: DTypeLike = "int64", include_batch_in_index: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Performs max pooling on the input and outputs both max values and indices.
+
+    NHWC only. The index of each maximum is flattened: ((b * height + y) * width + x) * channels + c
+    with include_batch_in_index, else (y * width + x) * channels + c. Ties go to the first maximum
+    of the window, scanning rows then columns; padding never wins (SAME pads with nothing).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`, `int32`, `int64`, `uint8`, `int16`, `int8`. 4-D with shape `[batch, height,
+        width, channels]`.
+      ksize: A list of `ints` with at least 4 elements.
+      strides: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      Targmax: An optional `type` from: `int32`, `int64`. Defaults to `"int64"`.
+      include_batch_in_index: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output`, `argmax`).
+      output: A `Tensor`. Has the same type as `input`. The max pooled output tensor.
+      argmax: A `Tensor` of type `Targmax`. 4-D. The flattened indices of the max values chosen for
+        each output.
+    """
+
 def relu(features: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes rectified linear: max(features, 0).
 

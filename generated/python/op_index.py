@@ -250,6 +250,8 @@ OPS = {
     "MaxPool3DGrad": ("nn", "max_pool3d_grad"),
     "MaxPoolGrad": ("nn", "max_pool_grad"),
     "MaxPoolGradGrad": ("nn", "max_pool_grad_grad"),
+    "MaxPoolGradWithArgmax": ("nn", "max_pool_grad_with_argmax"),
+    "MaxPoolWithArgmax": ("nn", "max_pool_with_argmax"),
     "Relu": ("nn", "relu"),
     "Relu6": ("nn", "relu6"),
     "Relu6Grad": ("nn", "relu6_grad"),

@@ -1629,6 +1629,126 @@ OpSpec MakeMaxPoolGradGrad() {
   return op;
 }
 
+OpSpec MakeMaxPoolGradWithArgmax() {
+  OpSpec op;
+  op.name = "MaxPoolGradWithArgmax";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"grad", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"argmax", DType::kInvalid, 5, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ksize";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "include_batch_in_index";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Targmax";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MaxPoolGradWithArgmax", c); };
+  return op;
+}
+
+OpSpec MakeMaxPoolWithArgmax() {
+  OpSpec op;
+  op.name = "MaxPoolWithArgmax";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"argmax", DType::kInvalid, 3, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ksize";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Targmax";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "include_batch_in_index";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MaxPoolWithArgmax", c); };
+  return op;
+}
+
 OpSpec MakeRelu() {
   OpSpec op;
   op.name = "Relu";
@@ -2358,6 +2478,8 @@ OpSpec Make_FusedMatMul() {
   OpRegistry::Global().add_pending(MakeMaxPool3DGrad());
   OpRegistry::Global().add_pending(MakeMaxPoolGrad());
   OpRegistry::Global().add_pending(MakeMaxPoolGradGrad());
+  OpRegistry::Global().add_pending(MakeMaxPoolGradWithArgmax());
+  OpRegistry::Global().add_pending(MakeMaxPoolWithArgmax());
   OpRegistry::Global().add_pending(MakeRelu());
   OpRegistry::Global().add_pending(MakeRelu6());
   OpRegistry::Global().add_pending(MakeRelu6Grad());

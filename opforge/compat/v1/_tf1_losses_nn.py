@@ -16,3 +16,7 @@ _tf1.nn.ctc_loss = _namespace.in_default_graph(_ctc.ctc_loss)
 _tf1.nn.ctc_loss_v2 = _namespace.in_default_graph(_ctc.ctc_loss_v2)
 _tf1.nn.ctc_greedy_decoder = _namespace.in_default_graph(_ctc.ctc_greedy_decoder)
 _tf1.nn.collapse_repeated = _namespace.in_default_graph(_ctc.collapse_repeated)
+
+from opforge.ops import nn_ops as _nn_ops  # noqa: E402
+
+_tf1.nn.max_pool_with_argmax = _namespace.in_default_graph(_nn_ops.max_pool_with_argmax)

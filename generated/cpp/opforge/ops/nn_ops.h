@@ -38,6 +38,8 @@
 #include "opforge/ops/nn/max_pool3d_grad.h"
 #include "opforge/ops/nn/max_pool_grad.h"
 #include "opforge/ops/nn/max_pool_grad_grad.h"
+#include "opforge/ops/nn/max_pool_grad_with_argmax.h"
+#include "opforge/ops/nn/max_pool_with_argmax.h"
 #include "opforge/ops/nn/relu.h"
 #include "opforge/ops/nn/relu6.h"
 #include "opforge/ops/nn/relu6_grad.h"
