@@ -20,3 +20,7 @@ _tf1.nn.collapse_repeated = _namespace.in_default_graph(_ctc.collapse_repeated)
 from opforge.ops import nn_ops as _nn_ops  # noqa: E402
 
 _tf1.nn.max_pool_with_argmax = _namespace.in_default_graph(_nn_ops.max_pool_with_argmax)
+
+from opforge.ops import dilated_ops as _dilated  # noqa: E402
+
+_tf1.nn.with_space_to_batch = _namespace.in_default_graph(_dilated.with_space_to_batch)

@@ -43,7 +43,7 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, ...": _names("""
         nn.raw_rnn nn.static_state_saving_rnn
-        nn.with_space_to_batch tf.conv tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2
+        tf.conv tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2
     """),
     "image formats other than PNG and JPEG: opforge decodes those two (libpng, libjpeg); BMP, GIF, WebP and JPEG XL have no decoder yet": _names("""
         image.decode_bmp image.decode_gif image.decode_jxl image.decode_webp io.decode_bmp io.decode_gif io.decode_jxl
