@@ -368,6 +368,71 @@ def depthwise_conv2d_native_backprop_input(input_sizes: TensorLike, filter: Tens
       A `Tensor`. Has the same type as `filter`.
     """
 
+def dilation2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], rates: Sequence[int], padding: str, name: str | None = None) -> Tensor:
+    r"""Computes the grayscale dilation of 4-D input and 3-D filter tensors.
+
+    NHWC. output[b, y, x, c] = max over (dy, dx) of input[b, strides[1] * y + rates[1] * dy -
+    pad_top, strides[2] * x + rates[2] * dx - pad_left, c] + filter[dy, dx, c], padding never
+    winning (SAME/VALID as a convolution with the dilated filter's extent). The gradients go to the
+    first maximum of each window (rows, then columns).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`,
+        `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+      filter: A `Tensor`. Must have the same type as `input`.
+      strides: A list of `ints` with at least 4 elements.
+      rates: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def dilation2d_backprop_filter(input: TensorLike, filter: TensorLike, out_backprop: TensorLike, strides: Sequence[int], rates: Sequence[int], padding: str, name: str | None = None) -> Tensor:
+    r"""Computes the gradient of morphological 2-D dilation with respect to the filter.
+
+    NHWC. output[b, y, x, c] = max over (dy, dx) of input[b, strides[1] * y + rates[1] * dy -
+    pad_top, strides[2] * x + rates[2] * dx - pad_left, c] + filter[dy, dx, c], padding never
+    winning (SAME/VALID as a convolution with the dilated filter's extent). The gradients go to the
+    first maximum of each window (rows, then columns).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`,
+        `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+      filter: A `Tensor`. Must have the same type as `input`.
+      out_backprop: A `Tensor`. Must have the same type as `input`.
+      strides: A list of `ints` with at least 4 elements.
+      rates: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def dilation2d_backprop_input(input: TensorLike, filter: TensorLike, out_backprop: TensorLike, strides: Sequence[int], rates: Sequence[int], padding: str, name: str | None = None) -> Tensor:
+    r"""Computes the gradient of morphological 2-D dilation with respect to the input.
+
+    NHWC. output[b, y, x, c] = max over (dy, dx) of input[b, strides[1] * y + rates[1] * dy -
+    pad_top, strides[2] * x + rates[2] * dx - pad_left, c] + filter[dy, dx, c], padding never
+    winning (SAME/VALID as a convolution with the dilated filter's extent). The gradients go to the
+    first maximum of each window (rows, then columns).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`,
+        `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+      filter: A `Tensor`. Must have the same type as `input`.
+      out_backprop: A `Tensor`. Must have the same type as `input`.
+      strides: A list of `ints` with at least 4 elements.
+      rates: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
 def elu(features: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes the exponential linear function: exp(features) - 1 if features < 0, features otherwise.
 

@@ -218,3 +218,13 @@ def max_pool_with_argmax_grad(op, grads):
     return [ops.max_pool_grad_with_argmax(x, grads[0], argmax, ksize=op.attrs["ksize"], strides=op.attrs["strides"],
                                           padding=op.attrs["padding"],
                                           include_batch_in_index=op.attrs["include_batch_in_index"])]
+
+
+def dilation2d_grad(op, grads):
+    """Dilation2D: the output's gradient routed to each window's maximum, in the input and in the
+    filter."""
+    from .. import ops  # noqa: PLC0415
+
+    x, f = op.inputs
+    kw = dict(strides=op.attrs["strides"], rates=op.attrs["rates"], padding=op.attrs["padding"])
+    return [ops.dilation2d_backprop_input(x, f, grads[0], **kw), ops.dilation2d_backprop_filter(x, f, grads[0], **kw)]

@@ -93,3 +93,22 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
     converted = _ops.space_to_batch_nd(input, block, paddings)
     result = op(converted, n, "VALID")
     return _ops.batch_to_space_nd(result, block, crops)
+
+
+def dilation2d(input, filter=None, strides=None, rates=None, padding=None, name=None, filters=None,  # noqa: A002
+               dilations=None):
+    """Grayscale morphological dilation (tf.compat.v1.nn.dilation2d): for each window, the max of
+    input + filter. NHWC input, [height, width, depth] filter; strides and rates 4-lists."""
+    from ..framework.arguments import legacy_argument  # noqa: PLC0415
+
+    filter = legacy_argument("filters", filters, "filter", filter)  # noqa: A001
+    rates = legacy_argument("dilations", dilations, "rates", rates)
+    return _ops.dilation2d(input, filter, strides=list(strides), rates=list(rates), padding=padding, name=name)
+
+
+def erosion2d(value, kernel, strides, rates, padding, name=None):
+    """Grayscale morphological erosion (tf.nn.erosion2d): for each window, the min of
+    value - kernel (the dilation of -value by the reflected kernel, negated)."""
+    flipped = _ops.reverse_v2(kernel, np.array([0, 1], np.int32))
+    return _ops.neg(_ops.dilation2d(_ops.neg(value), flipped, strides=list(strides), rates=list(rates),
+                                    padding=padding), name=name)

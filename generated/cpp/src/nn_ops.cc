@@ -907,6 +907,137 @@ OpSpec MakeDepthwiseConv2dNativeBackpropInput() {
   return op;
 }
 
+OpSpec MakeDilation2D() {
+  OpSpec op;
+  op.name = "Dilation2D";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(static_cast<DType>(17)), AttrValue::Type(DType::kHalf), AttrValue::Type(static_cast<DType>(22)), AttrValue::Type(static_cast<DType>(23))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "rates";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Dilation2D", c); };
+  return op;
+}
+
+OpSpec MakeDilation2DBackpropFilter() {
+  OpSpec op;
+  op.name = "Dilation2DBackpropFilter";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"out_backprop", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"filter_backprop", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(static_cast<DType>(17)), AttrValue::Type(DType::kHalf), AttrValue::Type(static_cast<DType>(22)), AttrValue::Type(static_cast<DType>(23))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "rates";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Dilation2DBackpropFilter", c); };
+  return op;
+}
+
+OpSpec MakeDilation2DBackpropInput() {
+  OpSpec op;
+  op.name = "Dilation2DBackpropInput";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"out_backprop", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"in_backprop", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(static_cast<DType>(17)), AttrValue::Type(DType::kHalf), AttrValue::Type(static_cast<DType>(22)), AttrValue::Type(static_cast<DType>(23))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "rates";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Dilation2DBackpropInput", c); };
+  return op;
+}
+
 OpSpec MakeElu() {
   OpSpec op;
   op.name = "Elu";
@@ -2461,6 +2592,9 @@ OpSpec Make_FusedMatMul() {
   OpRegistry::Global().add_pending(MakeDepthwiseConv2dNative());
   OpRegistry::Global().add_pending(MakeDepthwiseConv2dNativeBackpropFilter());
   OpRegistry::Global().add_pending(MakeDepthwiseConv2dNativeBackpropInput());
+  OpRegistry::Global().add_pending(MakeDilation2D());
+  OpRegistry::Global().add_pending(MakeDilation2DBackpropFilter());
+  OpRegistry::Global().add_pending(MakeDilation2DBackpropInput());
   OpRegistry::Global().add_pending(MakeElu());
   OpRegistry::Global().add_pending(MakeEluGrad());
   OpRegistry::Global().add_pending(MakeFusedBatchNormGradV3());

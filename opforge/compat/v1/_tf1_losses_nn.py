@@ -24,3 +24,5 @@ _tf1.nn.max_pool_with_argmax = _namespace.in_default_graph(_nn_ops.max_pool_with
 from opforge.ops import dilated_ops as _dilated  # noqa: E402
 
 _tf1.nn.with_space_to_batch = _namespace.in_default_graph(_dilated.with_space_to_batch)
+_tf1.nn.dilation2d = _namespace.in_default_graph(_dilated.dilation2d)
+_tf1.nn.erosion2d = _namespace.in_default_graph(_dilated.erosion2d)

@@ -70,10 +70,10 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "the TF2 type specs of sparse values are not offered in compat.v1": _names("""
         tf.IndexedSlicesSpec tf.SparseTensorSpec
     """),
-    "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, Cross, EditDistance, Dilation2D, FractionalPool, CumulativeLogsumexp, RandomGamma, RandomPoisson and the stateless samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""
+    "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, Cross, EditDistance, FractionalPool, CumulativeLogsumexp, RandomGamma, RandomPoisson and the stateless samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""
         io.matching_files io.read_file io.serialize_tensor io.write_file math.approx_max_k math.approx_min_k
-        math.cumulative_logsumexp math.nextafter math.sobol_sample nn.approx_max_k nn.approx_min_k nn.dilation2d
-        nn.erosion2d nn.fractional_avg_pool nn.fractional_max_pool random.gamma random.poisson
+        math.cumulative_logsumexp math.nextafter math.sobol_sample nn.approx_max_k nn.approx_min_k
+        nn.fractional_avg_pool nn.fractional_max_pool random.gamma random.poisson
         random.stateless_binomial random.stateless_categorical random.stateless_gamma random.stateless_multinomial
         random.stateless_parameterized_truncated_normal random.stateless_poisson tf.approx_top_k tf.bitcast tf.cross
         tf.dynamic_partition tf.dynamic_stitch tf.edit_distance tf.guarantee_const tf.matching_files tf.random_gamma
