@@ -154,3 +154,14 @@ def test_py_function_gradient_on_the_eager_tape():
         tape.watch(w)
         y = script_ops.py_function(lambda u: u * u * u, [w], of.float64)
     np.testing.assert_allclose(tape.gradient(y, w).numpy(), 3 * w.numpy() ** 2)
+
+
+def test_a_graph_def_round_trip_runs_in_the_same_process():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [2], name="x")
+        tf.py_func(lambda a: a * 3, [x], tf.float32, name="triple")
+    with tf.Graph().as_default():
+        tf.import_graph_def(g.as_graph_def(), name="")
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run("triple:0", {"x:0": np.ones(2, np.float32)}), [3, 3])
