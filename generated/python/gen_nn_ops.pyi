@@ -109,6 +109,63 @@ def bias_add_grad(out_backprop: TensorLike, data_format: str = 'NHWC', name: str
       A `Tensor`. Has the same type as `out_backprop`.
     """
 
+def ctc_greedy_decoder(inputs: TensorLike, sequence_length: TensorLike, merge_repeated: bool = False, blank_index: int = -1, name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    r"""Performs greedy decoding on the logits given in inputs.
+
+    The most likely class at each time step up to the entry's sequence_length, with blanks removed
+    and, with merge_repeated, runs of one class merged (A B B * B B: A B B, merged; A B B B B
+    unmerged). The log probability is minus the sum of the chosen logits.
+
+    Args:
+      inputs: A `Tensor`. Must be one of the following types: `float32`, `float64`. 3-D, shape
+        `(max_time x batch_size x num_classes)`, the logits.
+      sequence_length: A `Tensor` of type `int32`. A vector containing sequence lengths, size
+        `(batch_size)`.
+      merge_repeated: An optional `bool`. Defaults to `False`.
+      blank_index: An optional `int`. Defaults to `-1`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`decoded_indices`, `decoded_values`, `decoded_shape`, `log_probability`).
+      decoded_indices: A `Tensor` of type `int64`. Indices matrix, size `(total_decoded_outputs x
+        2)`, of a `SparseTensor<int64, 2>`.
+      decoded_values: A `Tensor` of type `int64`. Values vector, size `(total_decoded_outputs)`: the
+        decoded classes.
+      decoded_shape: A `Tensor` of type `int64`. Shape vector, size `(2)`: `(batch_size,
+        max_decoded_length)`.
+      log_probability: A `Tensor`. Has the same type as `inputs`. Matrix, size `(batch_size x 1)`,
+        containing sequence log-probabilities.
+    """
+
+def ctc_loss(inputs: TensorLike, labels_indices: TensorLike, labels_values: TensorLike, sequence_length: TensorLike, preprocess_collapse_repeated: bool = False, ctc_merge_repeated: bool = True, ignore_longer_outputs_than_inputs: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Calculates the CTC Loss (log probability) for each batch entry, and its gradient.
+
+    Connectionist temporal classification (Graves et al., 2006) over softmax(inputs) along the
+    classes; the last class (num_classes - 1) is the blank. The loss is -log p(labels | inputs) per
+    batch entry; `gradient` is its derivative with respect to `inputs` (zero past each entry's
+    sequence_length), which the op's gradient scales by the loss gradient.
+
+    Args:
+      inputs: A `Tensor`. Must be one of the following types: `float32`, `float64`. 3-D, shape
+        `(max_time x batch_size x num_classes)`, the logits.
+      labels_indices: A `Tensor` of type `int64`. The indices of a `SparseTensor<int32, 2>`: `(batch
+        b, time t)` pairs, in row-major order.
+      labels_values: A `Tensor` of type `int32`. The labels: values in [0, num_classes - 1).
+      sequence_length: A `Tensor` of type `int32`. A vector containing sequence lengths (batch),
+        each <= max_time.
+      preprocess_collapse_repeated: An optional `bool`. Defaults to `False`.
+      ctc_merge_repeated: An optional `bool`. Defaults to `True`.
+      ignore_longer_outputs_than_inputs: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`loss`, `gradient`).
+      loss: A `Tensor`. Has the same type as `inputs`. A vector (batch) containing
+        log-probabilities.
+      gradient: A `Tensor`. Has the same type as `inputs`. The gradient of `loss`, 3-D `(max_time x
+        batch_size x num_classes)`.
+    """
+
 def conv2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], padding: str, use_cudnn_on_gpu: bool = True, explicit_paddings: Sequence[int] = [], data_format: str = 'NHWC', dilations: Sequence[int] = [1, 1, 1, 1], name: str | None = None) -> Tensor:
     r"""Computes a 2-D convolution given 4-D `input` and `filter` tensors.
 
@@ -309,6 +366,71 @@ def depthwise_conv2d_native_backprop_input(input_sizes: TensorLike, filter: Tens
 
     Returns:
       A `Tensor`. Has the same type as `filter`.
+    """
+
+def dilation2d(input: TensorLike, filter: TensorLike, strides: Sequence[int], rates: Sequence[int], padding: str, name: str | None = None) -> Tensor:
+    r"""Computes the grayscale dilation of 4-D input and 3-D filter tensors.
+
+    NHWC. output[b, y, x, c] = max over (dy, dx) of input[b, strides[1] * y + rates[1] * dy -
+    pad_top, strides[2] * x + rates[2] * dx - pad_left, c] + filter[dy, dx, c], padding never
+    winning (SAME/VALID as a convolution with the dilated filter's extent). The gradients go to the
+    first maximum of each window (rows, then columns).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`,
+        `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+      filter: A `Tensor`. Must have the same type as `input`.
+      strides: A list of `ints` with at least 4 elements.
+      rates: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def dilation2d_backprop_filter(input: TensorLike, filter: TensorLike, out_backprop: TensorLike, strides: Sequence[int], rates: Sequence[int], padding: str, name: str | None = None) -> Tensor:
+    r"""Computes the gradient of morphological 2-D dilation with respect to the filter.
+
+    NHWC. output[b, y, x, c] = max over (dy, dx) of input[b, strides[1] * y + rates[1] * dy -
+    pad_top, strides[2] * x + rates[2] * dx - pad_left, c] + filter[dy, dx, c], padding never
+    winning (SAME/VALID as a convolution with the dilated filter's extent). The gradients go to the
+    first maximum of each window (rows, then columns).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`,
+        `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+      filter: A `Tensor`. Must have the same type as `input`.
+      out_backprop: A `Tensor`. Must have the same type as `input`.
+      strides: A list of `ints` with at least 4 elements.
+      rates: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def dilation2d_backprop_input(input: TensorLike, filter: TensorLike, out_backprop: TensorLike, strides: Sequence[int], rates: Sequence[int], padding: str, name: str | None = None) -> Tensor:
+    r"""Computes the gradient of morphological 2-D dilation with respect to the input.
+
+    NHWC. output[b, y, x, c] = max over (dy, dx) of input[b, strides[1] * y + rates[1] * dy -
+    pad_top, strides[2] * x + rates[2] * dx - pad_left, c] + filter[dy, dx, c], padding never
+    winning (SAME/VALID as a convolution with the dilated filter's extent). The gradients go to the
+    first maximum of each window (rows, then columns).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `uint8`,
+        `int16`, `int8`, `int64`, `bfloat16`, `uint16`, `float16`, `uint32`, `uint64`.
+      filter: A `Tensor`. Must have the same type as `input`.
+      out_backprop: A `Tensor`. Must have the same type as `input`.
+      strides: A list of `ints` with at least 4 elements.
+      rates: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
     """
 
 def elu(features: TensorLike, name: str | None = None) -> Tensor:
@@ -636,6 +758,54 @@ def max_pool_grad_grad(orig_input: TensorLike, orig_output: TensorLike, grad: Te
 
     Returns:
       A `Tensor`. Has the same type as `orig_input`.
+    """
+
+def max_pool_grad_with_argmax(input: TensorLike, grad: TensorLike, argmax: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, include_batch_in_index: bool = False, name: str | None = None) -> Tensor:
+    r"""Computes gradients of the maxpooling function (from the argmax MaxPoolWithArgmax chose).
+
+    Each gradient value is added at the input position its argmax names (within its image when
+    include_batch_in_index is false); an index outside the input is an InvalidArgumentError.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`, `int32`, `int64`, `uint8`, `int16`, `int8`. The original input.
+      grad: A `Tensor`. Must have the same type as `input`. 4-D with shape `[batch, height, width,
+        channels]`: the gradient w.r.t. the output of `max_pool`.
+      argmax: A `Tensor`. Must be one of the following types: `int32`, `int64`. The indices of the
+        maximum values chosen for each output of `max_pool`.
+      ksize: A list of `ints` with at least 4 elements.
+      strides: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      include_batch_in_index: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`. Gradients w.r.t. the input of `max_pool`.
+    """
+
+def max_pool_with_argmax(input: TensorLike, ksize: Sequence[int], strides: Sequence[int], padding: str, Targmax: DTypeLike = "int64", include_batch_in_index: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Performs max pooling on the input and outputs both max values and indices.
+
+    NHWC only. The index of each maximum is flattened: ((b * height + y) * width + x) * channels + c
+    with include_batch_in_index, else (y * width + x) * channels + c. Ties go to the first maximum
+    of the window, scanning rows then columns; padding never wins (SAME pads with nothing).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
+        `float64`, `int32`, `int64`, `uint8`, `int16`, `int8`. 4-D with shape `[batch, height,
+        width, channels]`.
+      ksize: A list of `ints` with at least 4 elements.
+      strides: A list of `ints` with at least 4 elements.
+      padding: A `string` from: `"SAME"`, `"VALID"`.
+      Targmax: An optional `type` from: `int32`, `int64`. Defaults to `"int64"`.
+      include_batch_in_index: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output`, `argmax`).
+      output: A `Tensor`. Has the same type as `input`. The max pooled output tensor.
+      argmax: A `Tensor` of type `Targmax`. 4-D. The flattened indices of the max values chosen for
+        each output.
     """
 
 def relu(features: TensorLike, name: str | None = None) -> Tensor:

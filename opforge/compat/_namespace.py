@@ -9,6 +9,7 @@ import types
 
 from opforge.compat.v1.absent import ABSENT
 from opforge.framework import graph as _graph
+from opforge.framework import eager_scope as _eager_scope
 from opforge.framework.arguments import legacy_argument  # noqa: F401  (compat's spelling of it)
 
 
@@ -31,7 +32,7 @@ def in_default_graph(fn):
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
-        if _graph._stack:
+        if _graph._stack or _eager_scope.in_eager_scope():
             return fn(*args, **kwargs)
         with _graph.get_default_graph().as_default():
             return fn(*args, **kwargs)

@@ -168,6 +168,7 @@ class Graph:
         # A dataset function's graph (data/functions.py): takes a tensor or variable of another
         # graph that an op of this graph reads and gives this graph's stand-in for it.
         self._capture = None
+        self._gradient_override: dict[str, str] = {}  # op type -> gradient to use (gradient_override_map)
 
     # ---- context
     @contextlib.contextmanager
@@ -179,6 +180,20 @@ class Graph:
         finally:
             _stack.pop()
             _C.set_graph_mode(bool(_stack))
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map):
+        """Ops of the mapped types created inside use the gradient registered under the mapped
+        name (tf.RegisterGradient) instead of their own, as in TensorFlow."""
+        if not isinstance(op_type_map, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in op_type_map.items()):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = dict(self._gradient_override)
+        self._gradient_override.update(op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_override = saved
 
     @contextlib.contextmanager
     def name_scope(self, name):
@@ -341,6 +356,7 @@ class Graph:
             nid = self._c.add_node(node_name, handle, refs, attrs, ctrl_ids, device)
             op = Operation(self, nid)
             op._cf_context = ctx
+            op._gradient_op_type = self._gradient_override.get(op_type)  # gradient_override_map
             self._ops.append(op)
             return op
 

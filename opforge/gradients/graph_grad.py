@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..framework.errors import NotFoundError
 from ..framework.graph import GraphTensor, get_default_graph
 from . import registry
+from .options import check_aggregation, check_unconnected
 
 
 def _as_tensor(x):
@@ -22,13 +23,18 @@ def _as_tensor(x):
     raise TypeError(f"gradients: expected graph tensors or variables, got {type(x).__name__}")
 
 
-def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None,
-              unconnected_gradients="none"):
+def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False, gate_gradients=False,
+              aggregation_method=None, stop_gradients=None, unconnected_gradients="none"):
     """Symbolic partial derivatives of sum(ys) with respect to each x in xs.
 
     Returns a list with one graph tensor per x (None where x does not influence ys, or zeros
-    with ``unconnected_gradients="zero"``).
+    with ``unconnected_gradients="zero"`` / UnconnectedGradients.ZERO). Gradients reaching one
+    tensor are summed with AddN whatever ``aggregation_method`` names (all give the same sum);
+    colocation and gating are accepted and change nothing (one process, one executor).
     """
+    del colocate_gradients_with_ops, gate_gradients
+    check_aggregation(aggregation_method)
+    unconnected_gradients = check_unconnected(unconnected_gradients)
     first = ys[0] if isinstance(ys, (list, tuple)) and ys else ys
     graph = getattr(first, "graph", None) or get_default_graph()
     with graph.as_default():  # every node, even one from constants alone, goes into ys' graph
@@ -122,10 +128,11 @@ def _gradients(ys, xs, grad_ys, name, stop_gradients, unconnected_gradients):
             out_grads = [total(t) for t in outs]
             if all(g is None for g in out_grads):
                 continue
-            if registry.is_not_differentiable(op.type):
+            grad_type = getattr(op, "_gradient_op_type", None) or op.type
+            if registry.is_not_differentiable(grad_type):
                 continue
             try:
-                fn = registry.get_gradient(op.type)
+                fn = registry.get_gradient(grad_type)
             except NotFoundError:
                 raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})") from None
             out_grads = [g if g is not None else ops.zeros_like(t) for g, t in zip(out_grads, outs)]

@@ -207,3 +207,24 @@ def top_k_grad(op, grads):
     total = ops.reshape(ops.prod(in_shape, np.int32(0)), np.array([1], i64))
     scattered = ops.scatter_nd(ops.expand_dims(flat, np.int32(-1)), ops.reshape(g, np.array([-1], i64)), total)
     return [ops.reshape(scattered, in_shape), None]
+
+
+def max_pool_with_argmax_grad(op, grads):
+    """MaxPoolWithArgmax: the output's gradient scattered to the argmax positions (the argmax
+    output has no gradient)."""
+    from .. import ops  # noqa: PLC0415
+
+    (x,), (_, argmax) = op.inputs, op.outputs
+    return [ops.max_pool_grad_with_argmax(x, grads[0], argmax, ksize=op.attrs["ksize"], strides=op.attrs["strides"],
+                                          padding=op.attrs["padding"],
+                                          include_batch_in_index=op.attrs["include_batch_in_index"])]
+
+
+def dilation2d_grad(op, grads):
+    """Dilation2D: the output's gradient routed to each window's maximum, in the input and in the
+    filter."""
+    from .. import ops  # noqa: PLC0415
+
+    x, f = op.inputs
+    kw = dict(strides=op.attrs["strides"], rates=op.attrs["rates"], padding=op.attrs["padding"])
+    return [ops.dilation2d_backprop_input(x, f, grads[0], **kw), ops.dilation2d_backprop_filter(x, f, grads[0], **kw)]

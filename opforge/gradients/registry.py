@@ -43,3 +43,8 @@ def get_gradient(op_name: str) -> Callable:
         raise NotFoundError(f"{op_name}: no gradient is defined for this op (its opdef has no "
                             f"gradient entry)", op_name)
     return fn
+
+
+def is_registered(op_name: str) -> bool:
+    """Whether op_name has a gradient, or is declared not differentiable."""
+    return op_name in _GRADIENTS or op_name in _NOT_DIFFERENTIABLE

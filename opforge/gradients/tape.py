@@ -21,6 +21,7 @@ class OpRecord:
     inputs: tuple  # per input argument: a Tensor, or a list of Tensors
     outputs: tuple  # per output argument
     attrs: dict
+    gradient_op_type: str | None = None  # a custom gradient's registered name (custom_gradient)
 
     @property
     def name(self) -> str:
@@ -167,9 +168,10 @@ class GradientTape:
                 outs = _flatten(rec.outputs)
                 if not any(id(o) in grads for o in outs):
                     continue
-                if registry.is_not_differentiable(rec.type):
+                grad_type = rec.gradient_op_type or rec.type
+                if registry.is_not_differentiable(grad_type):
                     continue
-                fn = registry.get_gradient(rec.type)
+                fn = registry.get_gradient(grad_type)
                 out_grads = [grads.get(id(o)) for o in outs]
                 out_grads = [g if g is not None else ops.zeros_like(o) for g, o in zip(out_grads, outs)]
                 in_grads = fn(rec, out_grads)

@@ -200,6 +200,34 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None, loss_c
                                  loss_collection, reduction)
 
 
+def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None, loss_collection=LOSSES):
+    """The mean over pairs of elements within each example of the squared difference between
+    the pair's prediction difference and label difference, weighted per example and summed
+    (TensorFlow's formula: 2 * (sum(d^2) / (n - 1) - sum(d)^2 / (n (n - 1))) with d the
+    prediction - label differences and n the example's elements with a non-zero weight)."""
+    if labels is None or predictions is None:
+        raise ValueError("mean_pairwise_squared_error: labels and predictions must not be None")
+    g = get_default_graph()
+    with g.name_scope(scope or "mean_pairwise_squared_error"):
+        labels, predictions = _tensor(labels, "float32"), _tensor(predictions, "float32")
+        _check_shapes(labels, predictions, "mean_pairwise_squared_error")
+        weights = _tensor(weights, "float32")
+        diffs = _ops.sub(predictions, labels)
+        axis = _ops.range(np.int32(1), _ops.rank(diffs), np.int32(1))
+        present = _ops.mul(_ops.ones_like(diffs), _ops.cast(_ops.not_equal(weights, np.float32(0)), "float32"))
+        n = _m.reduce_sum(present, axis=axis, keepdims=True)
+        n1 = _ops.maximum(_ops.sub(n, np.float32(1)), np.float32(0))
+        term1 = _ops.mul(np.float32(2), _safe_div(_m.reduce_sum(_ops.square(diffs), axis=axis, keepdims=True), n1))
+        sum_diff = _m.reduce_sum(diffs, axis=axis, keepdims=True)
+        term2 = _ops.mul(np.float32(2), _safe_div(_ops.square(sum_diff), _ops.maximum(_ops.mul(n, n1), np.float32(0))))
+        loss = _m.reduce_sum(_ops.mul(_ops.sub(term1, term2), weights))
+        loss = _ops.select_v2(_ops.greater(_m.reduce_sum(n), np.float32(0)), loss, _ops.zeros_like(loss),
+                              name="value")
+    if loss_collection:
+        g.add_to_collection(loss_collection, loss)
+    return loss
+
+
 def _squeeze_weights(weights):
     """Per-example weights given as [batch, 1] apply to the [batch] losses."""
     shape = getattr(weights, "shape", None)

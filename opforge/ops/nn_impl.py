@@ -498,3 +498,40 @@ def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  #
     """Average pooling over the width of a [batch, width, channels] input (tf.nn.avg_pool1d)."""
     from .nn_ops import avg_pool2d  # noqa: PLC0415
     return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format, name)
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """sum(per_example_loss * sample_weight) / global_batch_size (tf.nn.compute_average_loss);
+    the global batch is this batch's size by default (one replica: opforge runs no replicas)."""
+    from . import math_ops  # noqa: PLC0415
+    from ..framework.tensor import convert_to_tensor  # noqa: PLC0415
+
+    loss = per_example_loss if hasattr(per_example_loss, "dtype") else convert_to_tensor(per_example_loss)
+    if not loss.dtype.is_floating:
+        raise InvalidArgumentError(f"compute_average_loss: per_example_loss must be floating, got {loss.dtype.name}",
+                                   "compute_average_loss")
+    if sample_weight is not None:
+        loss = _ops.mul(loss, _ops.cast(sample_weight, loss.dtype) if hasattr(sample_weight, "dtype")
+                        else np.asarray(sample_weight, loss.dtype.as_numpy_dtype))
+    if global_batch_size is None:
+        batch = _ops.cast(_ops.gather_v2(_ops.shape(loss), np.int32(0), np.int32(0)), loss.dtype)
+    elif isinstance(global_batch_size, (int, np.integer)):
+        if global_batch_size <= 0:
+            raise ValueError(f"compute_average_loss: global_batch_size must be positive, got {global_batch_size}")
+        batch = np.asarray(global_batch_size, loss.dtype.as_numpy_dtype)
+    else:
+        batch = _ops.cast(global_batch_size, loss.dtype)
+    total = math_ops.reduce_sum(loss)
+    zero = np.asarray(0, loss.dtype.as_numpy_dtype)
+    return _ops.select_v2(_ops.equal(batch, zero), zero, _ops.real_div(total, _ops.select_v2(
+        _ops.equal(batch, zero), np.asarray(1, loss.dtype.as_numpy_dtype), batch)))
+
+
+def scale_regularization_loss(regularization_loss):
+    """The summed regularization loss over the number of replicas (tf.nn.scale_regularization_loss):
+    one replica in opforge, so the sum itself."""
+    from . import math_ops  # noqa: PLC0415
+
+    if isinstance(regularization_loss, (list, tuple)):
+        regularization_loss = _ops.add_n(list(regularization_loss))
+    return math_ops.reduce_sum(regularization_loss)

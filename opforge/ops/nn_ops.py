@@ -305,6 +305,22 @@ def max_pool(input, ksize, strides, padding, data_format=None, name=None):
     return max_pool2d(input, ksize, strides, padding, _data_format(data_format), name)
 
 
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", Targmax=None, name=None,  # noqa: N803
+                         output_dtype=None, include_batch_in_index=False):
+    """Max pooling (NHWC) with the flattened index of each maximum (tf.nn.max_pool_with_argmax):
+    ``(output, argmax)``; argmax is ((b * height + y) * width + x) * channels + c with
+    include_batch_in_index, else without the batch term."""
+    from ..framework.arguments import legacy_argument  # noqa: PLC0415
+
+    if data_format != "NHWC":
+        raise ValueError("`data_format` values other  than 'NHWC' are not supported currently")
+    targmax = legacy_argument("output_dtype", output_dtype, "Targmax", Targmax) or "int64"
+    return tuple(_ops.max_pool_with_argmax(input, ksize=_spatial_list(ksize, "ksize", "NHWC"),
+                                           strides=_spatial_list(strides, "strides", "NHWC"),
+                                           Targmax=as_dtype(targmax), padding=padding,
+                                           include_batch_in_index=include_batch_in_index, name=name))
+
+
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     fmt = _data_format(data_format)
     return _ops.avg_pool(input, ksize=_spatial_list(ksize, "ksize", fmt),

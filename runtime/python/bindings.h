@@ -13,6 +13,7 @@
 //   testing.cc       bind_testing: opforge._C._testing, the switches tests and benchmarks use
 //   optimizer_bindings.cc bind_optimizer: the graph optimizer, a Session's optimizer settings
 //   distribute.cc    bind_distribute: opforge._C.distribute, MPI for opforge.distribute
+//   script.cc        bind_script: the host callback of the PyFunc ops
 //   step_stats.cc    step_stats_bytes: a traced run's StepStats in protobuf's wire format (no bindings)
 #pragma once
 
@@ -101,6 +102,7 @@ void bind_io(pybind11::module_& m);
 void bind_testing(pybind11::module_& m);
 void bind_optimizer(pybind11::module_& m);  // after bind_graph and bind_testing
 void bind_distribute(pybind11::module_& m);
+void bind_script(pybind11::module_& m);
 
 }  // namespace bindings
 }  // namespace opforge

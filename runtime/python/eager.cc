@@ -104,16 +104,27 @@ py::object execute_impl(PyObject* const* argv, Py_ssize_t argc) {
   }
 
   // Reused across calls (no allocation once warm); released before returning so no tensor
-  // outlives its call here. Python hooks run only after the call is finished with.
-  thread_local EagerCall call;
-  thread_local std::vector<Tensor> outputs;
+  // outlives its call here. A call made while another is running on this thread (an op inside
+  // a tf.py_function body, which the outer EagerPyFunc kernel calls back into) gets its own.
+  thread_local EagerCall reused_call;
+  thread_local std::vector<Tensor> reused_outputs;
+  thread_local int depth = 0;
+  EagerCall nested_call;
+  std::vector<Tensor> nested_outputs;
+  EagerCall& call = depth == 0 ? reused_call : nested_call;
+  std::vector<Tensor>& outputs = depth == 0 ? reused_outputs : nested_outputs;
   struct Release {
+    EagerCall& call;
+    std::vector<Tensor>& outputs;
+    int& depth;
     ~Release() {
       call.inputs.clear();
       call.ranges.clear();
       outputs.clear();
+      --depth;
     }
-  } release;
+  } release{call, outputs, depth};
+  ++depth;
   call.op = &op;
   call.inputs.clear();
   call.ranges.clear();

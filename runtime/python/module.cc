@@ -26,4 +26,5 @@ PYBIND11_MODULE(_C, m) {
   bindings::bind_testing(m);
   bindings::bind_optimizer(m);  // after Session and _testing
   bindings::bind_distribute(m);
+  bindings::bind_script(m);
 }

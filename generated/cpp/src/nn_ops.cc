@@ -273,6 +273,96 @@ OpSpec MakeBiasAddGrad() {
   return op;
 }
 
+OpSpec MakeCTCGreedyDecoder() {
+  OpSpec op;
+  op.name = "CTCGreedyDecoder";
+  op.inputs.push_back(ArgSpec{"inputs", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sequence_length", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"decoded_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"decoded_values", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"decoded_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"log_probability", DType::kInvalid, 2, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "merge_repeated";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "blank_index";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{-1});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 2;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("CTCGreedyDecoder", c); };
+  return op;
+}
+
+OpSpec MakeCTCLoss() {
+  OpSpec op;
+  op.name = "CTCLoss";
+  op.inputs.push_back(ArgSpec{"inputs", DType::kInvalid, 3, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"labels_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"labels_values", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sequence_length", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"loss", DType::kInvalid, 3, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"gradient", DType::kInvalid, 3, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "preprocess_collapse_repeated";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ctc_merge_repeated";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ignore_longer_outputs_than_inputs";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 3;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("CTCLoss", c); };
+  return op;
+}
+
 OpSpec MakeConv2D() {
   OpSpec op;
   op.name = "Conv2D";
@@ -814,6 +904,137 @@ OpSpec MakeDepthwiseConv2dNativeBackpropInput() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DepthwiseConv2dNativeBackpropInput", c); };
+  return op;
+}
+
+OpSpec MakeDilation2D() {
+  OpSpec op;
+  op.name = "Dilation2D";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(static_cast<DType>(17)), AttrValue::Type(DType::kHalf), AttrValue::Type(static_cast<DType>(22)), AttrValue::Type(static_cast<DType>(23))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "rates";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Dilation2D", c); };
+  return op;
+}
+
+OpSpec MakeDilation2DBackpropFilter() {
+  OpSpec op;
+  op.name = "Dilation2DBackpropFilter";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"out_backprop", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"filter_backprop", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(static_cast<DType>(17)), AttrValue::Type(DType::kHalf), AttrValue::Type(static_cast<DType>(22)), AttrValue::Type(static_cast<DType>(23))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "rates";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Dilation2DBackpropFilter", c); };
+  return op;
+}
+
+OpSpec MakeDilation2DBackpropInput() {
+  OpSpec op;
+  op.name = "Dilation2DBackpropInput";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filter", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"out_backprop", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"in_backprop", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(static_cast<DType>(17)), AttrValue::Type(DType::kHalf), AttrValue::Type(static_cast<DType>(22)), AttrValue::Type(static_cast<DType>(23))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "rates";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Dilation2DBackpropInput", c); };
   return op;
 }
 
@@ -1539,6 +1760,126 @@ OpSpec MakeMaxPoolGradGrad() {
   return op;
 }
 
+OpSpec MakeMaxPoolGradWithArgmax() {
+  OpSpec op;
+  op.name = "MaxPoolGradWithArgmax";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"grad", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"argmax", DType::kInvalid, 5, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ksize";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "include_batch_in_index";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Targmax";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MaxPoolGradWithArgmax", c); };
+  return op;
+}
+
+OpSpec MakeMaxPoolWithArgmax() {
+  OpSpec op;
+  op.name = "MaxPoolWithArgmax";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"argmax", DType::kInvalid, 3, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "ksize";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "strides";
+    a.type = AttrType::kListInt;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Targmax";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "padding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("SAME"), AttrValue::String("VALID")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "include_batch_in_index";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MaxPoolWithArgmax", c); };
+  return op;
+}
+
 OpSpec MakeRelu() {
   OpSpec op;
   op.name = "Relu";
@@ -2240,6 +2581,8 @@ OpSpec Make_FusedMatMul() {
   OpRegistry::Global().add_pending(MakeAvgPoolGrad());
   OpRegistry::Global().add_pending(MakeBiasAdd());
   OpRegistry::Global().add_pending(MakeBiasAddGrad());
+  OpRegistry::Global().add_pending(MakeCTCGreedyDecoder());
+  OpRegistry::Global().add_pending(MakeCTCLoss());
   OpRegistry::Global().add_pending(MakeConv2D());
   OpRegistry::Global().add_pending(MakeConv2DBackpropFilter());
   OpRegistry::Global().add_pending(MakeConv2DBackpropInput());
@@ -2249,6 +2592,9 @@ OpSpec Make_FusedMatMul() {
   OpRegistry::Global().add_pending(MakeDepthwiseConv2dNative());
   OpRegistry::Global().add_pending(MakeDepthwiseConv2dNativeBackpropFilter());
   OpRegistry::Global().add_pending(MakeDepthwiseConv2dNativeBackpropInput());
+  OpRegistry::Global().add_pending(MakeDilation2D());
+  OpRegistry::Global().add_pending(MakeDilation2DBackpropFilter());
+  OpRegistry::Global().add_pending(MakeDilation2DBackpropInput());
   OpRegistry::Global().add_pending(MakeElu());
   OpRegistry::Global().add_pending(MakeEluGrad());
   OpRegistry::Global().add_pending(MakeFusedBatchNormGradV3());
@@ -2266,6 +2612,8 @@ OpSpec Make_FusedMatMul() {
   OpRegistry::Global().add_pending(MakeMaxPool3DGrad());
   OpRegistry::Global().add_pending(MakeMaxPoolGrad());
   OpRegistry::Global().add_pending(MakeMaxPoolGradGrad());
+  OpRegistry::Global().add_pending(MakeMaxPoolGradWithArgmax());
+  OpRegistry::Global().add_pending(MakeMaxPoolWithArgmax());
   OpRegistry::Global().add_pending(MakeRelu());
   OpRegistry::Global().add_pending(MakeRelu6());
   OpRegistry::Global().add_pending(MakeRelu6Grad());

@@ -18,6 +18,7 @@ from opforge.ops import clip_ops as _clip
 from opforge.ops import linalg_ops as _linalg
 from opforge.ops import math_ops as _m
 from opforge.layers import metrics as _metrics
+from opforge.layers import metrics_more as _metrics_more
 from opforge import data as _data
 from opforge.data import input_pipeline as _input
 from opforge.training import saver as _saver
@@ -304,7 +305,7 @@ losses = Namespace(
         "hinge_loss", "cosine_distance", "sigmoid_cross_entropy", "softmax_cross_entropy",
         "sparse_softmax_cross_entropy", "add_loss", "get_losses", "get_regularization_loss",
         "get_regularization_losses", "get_total_loss")})
-metrics = Namespace("metrics", {n: getattr(_metrics, n) for n in _metrics.__all__})
+metrics = Namespace("metrics", {n: getattr(m, n) for m in (_metrics, _metrics_more) for n in m.__all__})
 summary = Namespace("summary", {n: getattr(_summary, n) for n in _summary.__all__},
                     TaggedRunMetadata=_more.TaggedRunMetadata)
 data = Namespace("data", {n: getattr(_data, n) for n in _data.__all__})

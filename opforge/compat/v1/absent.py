@@ -41,9 +41,9 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         io.decode_json_example io.decode_proto io.encode_proto io.parse_tensor tf.SparseFeature tf.decode_compressed
         tf.decode_json_example tf.parse_tensor
     """),
-    "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, mean_pairwise_squared_error, ...": _names("""
-        losses.mean_pairwise_squared_error nn.raw_rnn nn.static_state_saving_rnn
-        nn.with_space_to_batch tf.conv tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2
+    "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, ...": _names("""
+        nn.raw_rnn nn.static_state_saving_rnn
+        tf.conv tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2
     """),
     "image formats other than PNG and JPEG: opforge decodes those two (libpng, libjpeg); BMP, GIF, WebP and JPEG XL have no decoder yet": _names("""
         image.decode_bmp image.decode_gif image.decode_jxl image.decode_webp io.decode_bmp io.decode_gif io.decode_jxl
@@ -67,13 +67,13 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         strings.unicode_encode strings.unicode_script strings.unicode_split strings.unicode_split_with_offsets
         strings.unicode_transcode
     """),
-    "the TF2 type specs of sparse values are not offered in compat.v1; sparse metrics belong to tf.metrics": _names("""
-        metrics.sparse_average_precision_at_k metrics.sparse_precision_at_k tf.IndexedSlicesSpec tf.SparseTensorSpec
+    "the TF2 type specs of sparse values are not offered in compat.v1": _names("""
+        tf.IndexedSlicesSpec tf.SparseTensorSpec
     """),
-    "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, Cross, EditDistance, Dilation2D, FractionalPool, MaxPoolWithArgmax, CumulativeLogsumexp, RandomGamma, RandomPoisson and the stateless samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""
+    "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, Cross, EditDistance, FractionalPool, CumulativeLogsumexp, RandomGamma, RandomPoisson and the stateless samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""
         io.matching_files io.read_file io.serialize_tensor io.write_file math.approx_max_k math.approx_min_k
-        math.cumulative_logsumexp math.nextafter math.sobol_sample nn.approx_max_k nn.approx_min_k nn.dilation2d
-        nn.erosion2d nn.fractional_avg_pool nn.fractional_max_pool nn.max_pool_with_argmax random.gamma random.poisson
+        math.cumulative_logsumexp math.nextafter math.sobol_sample nn.approx_max_k nn.approx_min_k
+        nn.fractional_avg_pool nn.fractional_max_pool random.gamma random.poisson
         random.stateless_binomial random.stateless_categorical random.stateless_gamma random.stateless_multinomial
         random.stateless_parameterized_truncated_normal random.stateless_poisson tf.approx_top_k tf.bitcast tf.cross
         tf.dynamic_partition tf.dynamic_stitch tf.edit_distance tf.guarantee_const tf.matching_files tf.random_gamma
@@ -115,26 +115,14 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         math.special tf.audio tf.bitwise tf.config tf.feature_column tf.lookup tf.manip
         tf.profiler tf.sets
     """),
-    "streaming metrics opforge has not written yet (at-k, thresholds, IoU, ...)": _names("""
-        metrics.average_precision_at_k metrics.false_negatives_at_thresholds metrics.false_positives_at_thresholds
-        metrics.mean_cosine_distance metrics.mean_iou metrics.mean_per_class_accuracy metrics.mean_relative_error
-        metrics.mean_tensor metrics.percentage_below metrics.precision_at_k metrics.precision_at_thresholds
-        metrics.precision_at_top_k metrics.recall_at_k metrics.recall_at_thresholds metrics.recall_at_top_k
-        metrics.sensitivity_at_specificity metrics.specificity_at_sensitivity metrics.true_negatives_at_thresholds
-        metrics.true_positives_at_thresholds
-    """),
     "candidate samplers other than log-uniform: ops not yet in opforge": _names("""
         nn.all_candidate_sampler nn.compute_accidental_hits nn.fixed_unigram_candidate_sampler
         nn.learned_unigram_candidate_sampler nn.uniform_candidate_sampler random.all_candidate_sampler
         random.fixed_unigram_candidate_sampler random.learned_unigram_candidate_sampler
         random.log_uniform_candidate_sampler random.uniform_candidate_sampler
     """),
-    "CTC loss and decoders: ops not yet in opforge": _names("""
-        nn.collapse_repeated nn.ctc_beam_search_decoder nn.ctc_beam_search_decoder_v2 nn.ctc_greedy_decoder
-        nn.ctc_loss nn.ctc_loss_v2 nn.ctc_unique_labels
-    """),
-    "TF2 distribution helpers with no TF1 meaning": _names("""
-        nn.compute_average_loss nn.scale_regularization_loss
+    "CTC beam search (CTCBeamSearchDecoder) is not written yet (ctc_loss, ctc_loss_v2, ctc_greedy_decoder and collapse_repeated are there); ctc_unique_labels needs the Unique op": _names("""
+        nn.ctc_beam_search_decoder nn.ctc_beam_search_decoder_v2 nn.ctc_unique_labels
     """),
     "quantized dtypes and ops: opforge has no quantized types": _names("""
         nn.quantized_avg_pool nn.quantized_conv2d nn.quantized_max_pool nn.quantized_relu_x tf.QUANTIZED_DTYPES
@@ -153,10 +141,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         test.get_temp_dir test.gpu_device_name test.is_built_with_cuda test.is_built_with_gpu_support
         test.is_built_with_rocm test.is_built_with_xla test.is_cpu_target_available test.is_gpu_available test.main
         test.test_src_dir_path test.with_eager_op_as_function tf.test
-    """),
-    "gradient registration from Python and custom gradients: opforge's gradients come from opdefs and its registry; TF's Python-level API over it is not offered yet": _names("""
-        tf.AggregationMethod tf.NoGradient tf.NotDifferentiable tf.RegisterGradient tf.UnconnectedGradients
-        tf.custom_gradient tf.grad_pass_through tf.hessians tf.no_gradient
     """),
     "TensorFlow's compiler version and its file-system plugins, with no opforge counterpart": _names("""
         tf.COMPILER_VERSION tf.__compiler_version__ tf.load_file_system_library
@@ -177,9 +161,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "TensorFlow's TensorShape v1/v2 switch: opforge's TensorShape gives known sizes as Dimensions (with .value) and unknown ones as None always; a global switch would change what opforge's own shape code reads": _names("""
         tf.disable_v2_tensorshape tf.enable_v2_tensorshape
-    """),
-    "host Python callbacks (PyFunc, EagerPyFunc) need a callback op opforge does not have": _names("""
-        tf.numpy_function tf.py_func tf.py_function
     """),
     "TF2's tf.print (PrintV2 and its formatting): not written yet; TF1's tf.Print is there": _names("""
         tf.print
@@ -241,9 +222,6 @@ _KEYWORDS_BY_REASON: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "variable partitioning, resource variables and constraints are not in opforge's variable scopes yet": {
         "tf.VariableScope": ("caching_device", "constraint", "partitioner", "use_resource"),
-    },
-    "gradient hints: opforge's gradients() has one aggregation (AddN) and no colocation or gating options yet": {
-        "tf.gradients": ("aggregation_method", "colocate_gradients_with_ops", "gate_gradients"),
     },
     "options opforge's savers and optimizers do not have (debug info, stripping default attrs, TF2 name scoping)": {
         "train.AdamOptimizer": ("use_own_namescope_for_non_slot_vars",),
