@@ -593,6 +593,62 @@ def unpack(value: TensorLike, num: int, axis: int = 0, name: str | None = None) 
       A list of `Tensor` objects.
     """
 
+def unsorted_segment_max(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, name: str | None = None) -> Tensor:
+    r"""Per segment id, the largest the rows of `data` with that id.
+
+    `output[i, ...]` combines `data[j..., ...]` over `segment_ids[j...] == i`; output has shape
+    `[num_segments] + data.shape[rank(segment_ids):]`. An empty segment is the lowest value of the
+    dtype (TensorFlow's rule). Negative ids are dropped (as in TensorFlow); ids `>= num_segments`
+    are an InvalidArgumentError.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`,
+        `uint8`, `float16`, `float32`, `float64`.
+      segment_ids: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+    """
+
+def unsorted_segment_min(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, name: str | None = None) -> Tensor:
+    r"""Per segment id, the smallest the rows of `data` with that id.
+
+    `output[i, ...]` combines `data[j..., ...]` over `segment_ids[j...] == i`; output has shape
+    `[num_segments] + data.shape[rank(segment_ids):]`. An empty segment is the largest value of the
+    dtype (TensorFlow's rule). Negative ids are dropped (as in TensorFlow); ids `>= num_segments`
+    are an InvalidArgumentError.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`,
+        `uint8`, `float16`, `float32`, `float64`.
+      segment_ids: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+    """
+
+def unsorted_segment_prod(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, name: str | None = None) -> Tensor:
+    r"""Per segment id, the product of the rows of `data` with that id.
+
+    `output[i, ...]` combines `data[j..., ...]` over `segment_ids[j...] == i`; output has shape
+    `[num_segments] + data.shape[rank(segment_ids):]`. An empty segment is the 1. Negative ids are
+    dropped (as in TensorFlow); ids `>= num_segments` are an InvalidArgumentError.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`,
+        `uint8`, `float16`, `float32`, `float64`.
+      segment_ids: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+      num_segments: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+    """
+
 def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, name: str | None = None) -> Tensor:
     r"""Sums the rows of `data` that share a segment id.
 

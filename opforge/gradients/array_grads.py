@@ -284,3 +284,48 @@ def unsorted_segment_sum_grad(op, grads):
     mask = ops.reshape(ops.cast(valid, grad.dtype),
                        np.array(list(idd) + [1] * (len(dd) - len(idd)), np.int64))
     return [ops.mul(gathered, mask), None, None]
+
+
+def _segment_extreme_grad(op, grads):
+    """UnsortedSegmentMax/Min: the gradient goes to the rows equal to their segment's result,
+    shared equally among ties (TensorFlow's rule); rows with a negative id get zero."""
+    ops = _ops()
+    data, ids, num = op.inputs
+    out, grad = op.outputs[0], grads[0]
+    ids64 = ops.cast(ids, "int64")
+    clipped = ops.maximum(ids64, np.int64(0))
+    dd = _need(_static_dims(data), op.type, "the shape of data")
+    idd = _need(_static_dims(ids), op.type, "the shape of segment_ids")
+    valid = ops.reshape(ops.greater(ids64, np.int64(-1)), np.array(list(idd) + [1] * (len(dd) - len(idd)), np.int64))
+    selected = ops.logical_and(ops.equal(data, ops.gather_v2(out, clipped, np.int32(0))), valid)
+    count = ops.unsorted_segment_sum(ops.cast(selected, grad.dtype), ids, num)
+    share = ops.real_div(grad, ops.maximum(count, ops.ones_like(count)))
+    picked = ops.gather_v2(share, clipped, np.int32(0))
+    return [ops.select_v2(selected, picked, ops.zeros_like(picked)), None, None]
+
+
+unsorted_segment_max_grad = unsorted_segment_min_grad = _segment_extreme_grad
+
+
+def unsorted_segment_prod_grad(op, grads):
+    """UnsortedSegmentProd: d out[s] / d data[j] is the product of the segment's other rows,
+    computed without dividing where data[j] is 0 (TensorFlow's rule)."""
+    ops = _ops()
+    data, ids, num = op.inputs
+    out, grad = op.outputs[0], grads[0]
+    ids64 = ops.cast(ids, "int64")
+    clipped = ops.maximum(ids64, np.int64(0))
+    dd = _need(_static_dims(data), op.type, "the shape of data")
+    idd = _need(_static_dims(ids), op.type, "the shape of segment_ids")
+    valid = ops.reshape(ops.greater(ids64, np.int64(-1)), np.array(list(idd) + [1] * (len(dd) - len(idd)), np.int64))
+    zero = ops.equal(data, ops.zeros_like(data))
+    zeros_in_segment = ops.unsorted_segment_sum(ops.cast(zero, "int32"), ids, num)
+    non_zero = ops.select_v2(zero, ops.ones_like(data), data)
+    non_zero_prod = ops.unsorted_segment_prod(non_zero, ids, num)
+    # a segment with two zeros has a zero gradient everywhere
+    non_zero_prod = ops.select_v2(ops.greater(zeros_in_segment, np.int32(1)), ops.zeros_like(non_zero_prod),
+                                  non_zero_prod)
+    others = ops.select_v2(zero, ops.gather_v2(non_zero_prod, clipped, np.int32(0)),
+                           ops.real_div(ops.gather_v2(out, clipped, np.int32(0)), non_zero))
+    g = ops.mul(ops.gather_v2(grad, clipped, np.int32(0)), others)
+    return [ops.select_v2(valid, g, ops.zeros_like(g)), None, None]

@@ -18,8 +18,11 @@ from .histogram_ops import (  # noqa: F401 (tf.math's names for them)
 )
 from .manip_ops import invert_permutation  # noqa: F401
 from .math_ops import (  # noqa: F401 (composite functions: tf.math's names for them)
-    count_nonzero, cumprod, log_sigmoid, reduce_logsumexp, segment_sum, truncatediv, truncatemod,
+    count_nonzero, cumprod, log_sigmoid, reduce_logsumexp, segment_max, segment_min, segment_prod, segment_sum,
+    truncatediv, truncatemod,
 )
+unsorted_segment_max, unsorted_segment_min = _ops.unsorted_segment_max, _ops.unsorted_segment_min
+unsorted_segment_prod = _ops.unsorted_segment_prod
 
 # Unary, element-wise.
 abs = _ops.abs  # noqa: A001

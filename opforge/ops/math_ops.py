@@ -313,6 +313,36 @@ def segment_sum(data, segment_ids, name=None):
     return _ops.unsorted_segment_sum(data, ids, count, name=name)
 
 
+def _sorted_segments(reduce, data, segment_ids, name):
+    """A reduction over sorted segment ids 0..max: the unsorted op with max + 1 segments, an empty
+    segment 0 (TensorFlow's Segment* rule, where the unsorted ops hold the identity)."""
+    ids = _as_tensor(segment_ids)
+    data = _as_tensor(data)
+    count = _ops.add_v2(reduce_max(ids), _scalar(1, ids.dtype))
+    out = reduce(data, ids, count)
+    present = _ops.unsorted_segment_sum(_ops.ones_like(ids), ids, count)  # rows per segment
+    present = _ops.reshape(_ops.greater(present, _scalar(0, ids.dtype)),
+                           _ops.concat_v2([_ops.reshape(_ops.cast(count, "int32"), np.array([1], np.int32)),
+                                           _ops.ones_like(_ops.shape(out)[1:])], np.int32(0)))
+    return _ops.select_v2(present, out, _ops.zeros_like(out), name=name)
+
+
+def segment_max(data, segment_ids, name=None):
+    """Per sorted segment id, the max of its rows (tf.math.segment_max); an empty segment is 0."""
+    return _sorted_segments(_ops.unsorted_segment_max, data, segment_ids, name)
+
+
+def segment_min(data, segment_ids, name=None):
+    """Per sorted segment id, the min of its rows (tf.math.segment_min); an empty segment is 0."""
+    return _sorted_segments(_ops.unsorted_segment_min, data, segment_ids, name)
+
+
+def segment_prod(data, segment_ids, name=None):
+    """Per sorted segment id, the product of its rows (tf.math.segment_prod); an empty segment is 1."""
+    ids = _as_tensor(segment_ids)
+    return _ops.unsorted_segment_prod(data, ids, _ops.add_v2(reduce_max(ids), _scalar(1, ids.dtype)), name=name)
+
+
 def truncatediv(x, y, name=None):
     """x / y rounded toward zero, as C divides integers (tf.math.truncatediv)."""
     x, y = _operands(x, y)

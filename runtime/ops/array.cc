@@ -198,6 +198,12 @@ const array::CustomShape scatter_nd_shape("ScatterNd", ScatterNdShape);
 
 const array::CustomShape segment_sum_shape("UnsortedSegmentSum", SegmentSumShape);
 
+const array::CustomShape segment_max_shape("UnsortedSegmentMax", SegmentSumShape);
+
+const array::CustomShape segment_min_shape("UnsortedSegmentMin", SegmentSumShape);
+
+const array::CustomShape segment_prod_shape("UnsortedSegmentProd", SegmentSumShape);
+
 const array::CustomShape one_hot_shape("OneHot", OneHotShape);
 
 const array::CustomShape where_shape("Where", WhereShape);

@@ -1145,6 +1145,123 @@ OpSpec MakeUnpack() {
   return op;
 }
 
+OpSpec MakeUnsortedSegmentMax() {
+  OpSpec op;
+  op.name = "UnsortedSegmentMax";
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"segment_ids", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_segments", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tnumsegments";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("UnsortedSegmentMax", c); };
+  return op;
+}
+
+OpSpec MakeUnsortedSegmentMin() {
+  OpSpec op;
+  op.name = "UnsortedSegmentMin";
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"segment_ids", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_segments", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tnumsegments";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("UnsortedSegmentMin", c); };
+  return op;
+}
+
+OpSpec MakeUnsortedSegmentProd() {
+  OpSpec op;
+  op.name = "UnsortedSegmentProd";
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"segment_ids", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_segments", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tnumsegments";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("UnsortedSegmentProd", c); };
+  return op;
+}
+
 OpSpec MakeUnsortedSegmentSum() {
   OpSpec op;
   op.name = "UnsortedSegmentSum";
@@ -1260,6 +1377,9 @@ OpSpec MakeZerosLike() {
   OpRegistry::Global().add_pending(MakeTile());
   OpRegistry::Global().add_pending(MakeTranspose());
   OpRegistry::Global().add_pending(MakeUnpack());
+  OpRegistry::Global().add_pending(MakeUnsortedSegmentMax());
+  OpRegistry::Global().add_pending(MakeUnsortedSegmentMin());
+  OpRegistry::Global().add_pending(MakeUnsortedSegmentProd());
   OpRegistry::Global().add_pending(MakeUnsortedSegmentSum());
   OpRegistry::Global().add_pending(MakeWhere());
   OpRegistry::Global().add_pending(MakeZerosLike());

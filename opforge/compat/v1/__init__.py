@@ -242,6 +242,9 @@ def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
 reverse = reverse_v2 = _array_api.reverse
 where, stop_gradient = _array_api.where, _array_api.stop_gradient
 unsorted_segment_sum = _ops.unsorted_segment_sum
+unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod = (
+    _ops.unsorted_segment_max, _ops.unsorted_segment_min, _ops.unsorted_segment_prod)
+segment_max, segment_min, segment_prod = math.segment_max, math.segment_min, math.segment_prod
 newaxis = None
 
 

@@ -106,11 +106,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         math.erfinv math.igamma math.igammac math.lbeta math.lgamma math.ndtri math.polygamma math.zeta tf.betainc
         tf.digamma tf.igamma tf.igammac tf.lbeta tf.lgamma tf.polygamma tf.zeta
     """),
-    "segment reductions other than SegmentSum/UnsortedSegmentSum: ops not yet in opforge": _names("""
-        math.segment_max math.segment_min math.segment_prod math.unsorted_segment_max math.unsorted_segment_min
-        math.unsorted_segment_prod tf.segment_max tf.segment_min tf.segment_prod tf.unsorted_segment_max
-        tf.unsorted_segment_min tf.unsorted_segment_prod
-    """),
     "namespaces opforge does not offer yet (tf.audio, tf.bitwise, tf.config, tf.feature_column, tf.lookup, tf.manip, tf.profiler, tf.sets, ...)": _names("""
         math.special tf.audio tf.bitwise tf.config tf.feature_column tf.lookup tf.manip
         tf.profiler tf.sets
