@@ -178,5 +178,34 @@ Status SelectV2Shape(ShapeContext& c) {
   return true;
 }();
 
+// ---- Betainc (kernels/cpu/math/special_math.cc): a, b and x each have the output's shape or
+// are scalars, as TensorFlow; no other broadcasting.
+Status BetaincShape(ShapeContext& c) {
+  Shape ab, out;
+  OPF_RETURN_IF_ERROR(broadcast_shapes(c.input_shape(0), c.input_shape(1), &ab, c.op().name));
+  OPF_RETURN_IF_ERROR(broadcast_shapes(ab, c.input_shape(2), &out, c.op().name));
+  if (!out.unknown_rank()) {
+    for (int i = 0; i < 3; ++i) {
+      const Shape& s = c.input_shape(i);
+      if (s.unknown_rank() || s.rank() == 0) continue;
+      bool same = s.rank() == out.rank();
+      for (int d = 0; same && d < s.rank(); ++d) {
+        same = s.dim(d) < 0 || out.dim(d) < 0 || s.dim(d) == out.dim(d);
+      }
+      if (!same) {
+        return c.error("a, b and x must have the same shape or be scalars; got ", c.input_shape(0).to_string(), ", ",
+                       c.input_shape(1).to_string(), " and ", c.input_shape(2).to_string());
+      }
+    }
+  }
+  c.set_output(0, std::move(out));
+  return Status::OK();
+}
+
+[[maybe_unused]] const bool betainc_shape_registered = [] {
+  shape_fns::register_custom("Betainc", BetaincShape);
+  return true;
+}();
+
 }  // namespace
 }  // namespace opforge
