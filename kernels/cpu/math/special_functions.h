@@ -33,8 +33,9 @@ inline double digamma(double x) {
   double result = 0.0;
   if (x <= 0.0) {
     if (x == std::floor(x)) return kNaN;  // poles
-    // reflection: psi(x) = psi(1 - x) - pi / tan(pi x); reduce pi x modulo pi first
-    const double r = x - std::floor(x);
+    // reflection: psi(x) = psi(1 - x) - pi / tan(pi x); tan has period pi, and x - round(x)
+    // is exact, so tiny and large |x| both keep their digits
+    const double r = x - std::nearbyint(x);
     result = -kPi / std::tan(kPi * r);
     x = 1.0 - x;
   }
@@ -49,7 +50,7 @@ inline double digamma(double x) {
 }
 
 // Hurwitz zeta(x, q) = sum_k (k + q)^-x (Cephes zeta.c): x < 1 is a domain error (NaN), x == 1
-// a pole; q <= 0 an integer is a pole, q < 0 with x not an integer is NaN.
+// a pole; q = 0, -1, ... a pole for even x (else NaN), q < 0 with x not an integer is NaN.
 inline double zeta(double x, double q) {
   static const double A[] = {12.0,
                              -720.0,
@@ -63,15 +64,19 @@ inline double zeta(double x, double q) {
                              -4.5979787224074726105e15,
                              1.8152105401943546773e17,
                              -7.1661652561756670113e18};
-  if (std::isnan(x) || std::isnan(q)) return kNaN;
   if (x == 1.0) return kInf;
+  if (std::isnan(x) || std::isnan(q)) return kNaN;
   if (x < 1.0) return kNaN;
   if (q <= 0.0) {
-    if (q == std::floor(q)) return kInf;
+    // a pole at q = 0, -1, ...: +inf for even (or infinite) x, NaN otherwise (as TensorFlow)
+    if (q == std::floor(q)) return std::isinf(x) || std::fmod(x, 2.0) == 0.0 ? kInf : kNaN;
     if (x != std::floor(x)) return kNaN;
   }
+  if (q == kInf) return 0.0;
   if (x == kInf) return q == 1.0 ? 1.0 : (q > 1.0 ? 0.0 : kInf);
   double s = std::pow(q, -x), a = q, b = 0.0;
+  if (s == 0.0 && q > 1.0) return 0.0;  // every term underflows
+  if (std::isinf(s)) return s;
   int i = 0;
   while (i < 9 || a <= 9.0) {
     ++i;
@@ -102,23 +107,39 @@ inline double zeta(double x, double q) {
 // psi^(n)(x): n a non-negative integer (else NaN); n == 0 is digamma.
 inline double polygamma(double n, double x) {
   if (std::isnan(n) || std::isnan(x)) return kNaN;
-  if (n < 0.0 || n != std::floor(n) || std::isinf(n)) return kNaN;
+  if (n < 0.0 || n != std::floor(n)) return kNaN;
   if (n == 0.0) return digamma(x);
-  const double sign = std::fmod(n, 2.0) == 0.0 ? -1.0 : 1.0;  // (-1)^(n+1)
-  return sign * std::exp(lgamma(n + 1.0)) * zeta(n + 1.0, x);
+  // (-1)^(n+1) n! zeta(n + 1, x), as TensorFlow computes it (poles and infinities included)
+  return std::pow(-1.0, n + 1.0) * std::exp(lgamma(n + 1.0)) * zeta(n + 1.0, x);
 }
 
 // x^a e^-x / Gamma(a), in logs.
-inline double igamma_prefactor_log(double a, double x) { return a * std::log(x) - x - lgamma(a); }
+// For a >= 10 through Stirling's series, so that the large terms a log x, x and lgamma(a) do not
+// cancel: a (log1p(t) - t) + log(a) / 2 - log(2 pi) / 2 - stirling(a), t = (x - a) / a.
+inline double igamma_prefactor_log(double a, double x) {
+  if (a < 10.0) return a * std::log(x) - x - lgamma(a);
+  const double t = (x - a) / a, r = 1.0 / (a * a);
+  const double stirling = (1.0 / 12 - r * (1.0 / 360 - r * (1.0 / 1260 - r / 1680))) / a;
+  return a * (std::log1p(t) - t) + 0.5 * std::log(a) - 0.91893853320467274178 - stirling;
+}
 
 inline double igammac(double a, double x);
 
+// P(a, x) for a > 1e12 (the series would need ~sqrt(a) terms): the Wilson-Hilferty normal
+// approximation, whose error is O(1/a).
+inline double igamma_large_a(double a, double x) {
+  const double s = 1.0 / (9.0 * a);
+  const double z = (std::cbrt(x / a) - (1.0 - s)) / std::sqrt(s);
+  return 0.5 * std::erfc(-z * 0.70710678118654752440);
+}
+
 // Regularized lower incomplete gamma P(a, x) (Cephes igam.c, power series).
 inline double igamma(double a, double x) {
+  if (x == 0.0) return 0.0;  // whatever a is, as TensorFlow
   if (std::isnan(a) || std::isnan(x) || a <= 0.0 || x < 0.0) return kNaN;
-  if (x == 0.0) return 0.0;
-  if (std::isinf(x)) return 1.0;
   if (std::isinf(a)) return 0.0;
+  if (std::isinf(x)) return 1.0;
+  if (a > 1e12) return igamma_large_a(a, x);
   if (x > 1.0 && x > a) return 1.0 - igammac(a, x);
   const double lax = igamma_prefactor_log(a, x);
   if (lax < -709.78) return 0.0;
@@ -138,6 +159,7 @@ inline double igammac(double a, double x) {
   if (x == 0.0) return 1.0;
   if (std::isinf(x)) return 0.0;
   if (std::isinf(a)) return 1.0;
+  if (a > 1e12) return 1.0 - igamma_large_a(a, x);
   if (x < 1.0 || x < a) return 1.0 - igamma(a, x);
   const double lax = igamma_prefactor_log(a, x);
   if (lax < -709.78) return 0.0;
@@ -204,10 +226,10 @@ inline double betacf(double a, double b, double x) {
 
 // Regularized incomplete beta I_x(a, b): a, b > 0 and 0 <= x <= 1, else NaN.
 inline double betainc(double a, double b, double x) {
-  if (std::isnan(a) || std::isnan(b) || std::isnan(x)) return kNaN;
-  if (a <= 0.0 || b <= 0.0 || x < 0.0 || x > 1.0) return kNaN;
-  if (x == 0.0) return 0.0;
+  if (a <= 0.0 || b <= 0.0) return kNaN;
+  if (x == 0.0) return 0.0;  // even for NaN a or b, as TensorFlow
   if (x == 1.0) return 1.0;
+  if (std::isnan(a) || std::isnan(b) || std::isnan(x) || x < 0.0 || x > 1.0) return kNaN;
   const double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * std::log(x) + b * std::log1p(-x);
   if (x < (a + 1.0) / (a + b + 2.0)) return std::exp(lbt) * betacf(a, b, x) / a;
   return 1.0 - std::exp(lbt) * betacf(b, a, 1.0 - x) / b;

@@ -77,6 +77,11 @@ globals().update({_n: getattr(_more, _n) for _n in _more.CHECKS_AND_FUNCTIONAL})
 as_dtype = _more.as_dtype
 __all__ += list(_more.CHECKS_AND_FUNCTIONAL) + ["as_dtype"]
 
+# tf.lgamma, tf.betainc, ... (opforge/ops/special_math_ops.py)
+from opforge.ops import special_math_ops as _special  # noqa: E402
+globals().update({_n: getattr(_special, _n) for _n in _special.TF1_TOP_LEVEL})
+__all__ += list(_special.TF1_TOP_LEVEL)
+
 # ---- collections ---------------------------------------------------------------------------
 
 

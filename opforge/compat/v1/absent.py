@@ -72,7 +72,7 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, Cross, EditDistance, Dilation2D, FractionalPool, MaxPoolWithArgmax, CumulativeLogsumexp, RandomGamma, RandomPoisson and the stateless samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""
         io.matching_files io.read_file io.serialize_tensor io.write_file math.approx_max_k math.approx_min_k
-        math.cumulative_logsumexp math.nextafter math.sobol_sample nn.approx_max_k nn.approx_min_k nn.dilation2d
+        math.cumulative_logsumexp math.sobol_sample nn.approx_max_k nn.approx_min_k nn.dilation2d
         nn.erosion2d nn.fractional_avg_pool nn.fractional_max_pool nn.max_pool_with_argmax random.gamma random.poisson
         random.stateless_binomial random.stateless_categorical random.stateless_gamma random.stateless_multinomial
         random.stateless_parameterized_truncated_normal random.stateless_poisson tf.approx_top_k tf.bitcast tf.cross
@@ -100,11 +100,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         math.angle math.conj math.imag math.real tf.angle tf.complex tf.complex128 tf.complex64 tf.conj tf.fft
         tf.fft2d tf.fft3d tf.fftnd tf.ifft tf.ifft2d tf.ifft3d tf.ifftnd tf.imag tf.irfftnd tf.real tf.rfftnd
         tf.signal tf.spectral tf.to_complex128 tf.to_complex64
-    """),
-    "special functions: ops not yet in opforge (Lgamma, Digamma, Igamma, Betainc, Zeta, Bessel, Erfinv, Ndtri)": _names("""
-        math.bessel_i0 math.bessel_i0e math.bessel_i1 math.bessel_i1e math.betainc math.digamma math.erfcinv
-        math.erfinv math.igamma math.igammac math.lbeta math.lgamma math.ndtri math.polygamma math.zeta tf.betainc
-        tf.digamma tf.igamma tf.igammac tf.lbeta tf.lgamma tf.polygamma tf.zeta
     """),
     "segment reductions other than SegmentSum/UnsortedSegmentSum: ops not yet in opforge": _names("""
         math.segment_max math.segment_min math.segment_prod math.unsorted_segment_max math.unsorted_segment_min
