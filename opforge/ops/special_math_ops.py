@@ -49,9 +49,9 @@ def igammac(a, x, name=None):
 def betainc(a, b, x, name=None):
     """The regularized incomplete beta function I_x(a, b) (tf.math.betainc): a, b and x have one
     shape, or are scalars."""
-    x = _as_tensor(x)
-    a, _ = _operands(a, x)
-    b, _ = _operands(b, x)
+    a, b = _operands(a, b)
+    x, a = _operands(x, a)  # a tensor (or array) among the three sets the dtype of the others
+    b = _as_tensor(b, x.dtype)
     return _ops.betainc(a, b, x, name=name)
 
 
