@@ -13,7 +13,7 @@ from opforge.gradients.helpers import reduce_grad
 from opforge.gradients.helpers import reduce_max_grad
 from opforge.gradients.helpers import unbroadcast
 from opforge.generated.gen_array_ops import ones_like, zeros_like
-from opforge.generated.gen_math_ops import add_v2, bessel_i0e, bessel_i1e, cast, cos, cosh, cumsum, digamma, equal, exp, floor_div, greater, less, lgamma, log, log1p, logical_or, mat_mul, mul, neg, polygamma, pow, real_div, reciprocal, select, select_v2, sign, sin, sinh, sqrt, square, sub, zeta
+from opforge.generated.gen_math_ops import add_v2, bessel_i0e, bessel_i1e, cast, cos, cosh, cumsum, cumulative_logsumexp, digamma, equal, exp, floor_div, greater, is_finite, less, lgamma, log, log1p, logical_or, mat_mul, maximum, mul, neg, polygamma, pow, real_div, reciprocal, select, select_v2, sign, sin, sinh, sqrt, square, sub, zeta
 
 
 @_register("Abs")
@@ -192,6 +192,20 @@ def _cumsum_grad(op, grads):
     grad = grads[0]
     return [
         cumsum(grad, axis, exclusive=exclusive, reverse=not reverse),
+        None,
+    ]
+
+
+@_register("CumulativeLogsumexp")
+def _cumulative_logsumexp_grad(op, grads):
+    x = op.inputs[0]
+    axis = op.inputs[1]
+    out = op.outputs[0]
+    exclusive = op.attrs['exclusive']
+    reverse = op.attrs['reverse']
+    grad = grads[0]
+    return [
+        sub(exp(add_v2(cumulative_logsumexp(select_v2(is_finite(out), sub(log(maximum(grad, zeros_like(grad))), out), log(zeros_like(out))), axis, exclusive=exclusive, reverse=not reverse), x)), exp(add_v2(cumulative_logsumexp(select_v2(is_finite(out), sub(log(maximum(neg(grad), zeros_like(grad))), out), log(zeros_like(out))), axis, exclusive=exclusive, reverse=not reverse), x))),
         None,
     ]
 

@@ -380,6 +380,29 @@ def cumsum(x: TensorLike, axis: TensorLike, exclusive: bool = False, reverse: bo
       A `Tensor`. Has the same type as `x`.
     """
 
+def cumulative_logsumexp(x: TensorLike, axis: TensorLike, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> Tensor:
+    r"""Compute the cumulative log-sum-exp of the tensor `x` along `axis`.
+
+    out[i] = log(exp(x[0]) + ... + exp(x[i])), computed as a running log-add-exp so that large
+    values do not overflow. The gradient is TensorFlow's (the positive and negative parts of the
+    incoming gradient accumulated in log space), with the -inf outputs of an exclusive accumulation
+    left out. With `exclusive`, out[i] leaves out x[i] (out[0] = -inf, the log of an empty sum);
+    with `reverse` the sum runs from the end. `axis` is a scalar in `[-rank(x), rank(x))`.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`.
+      axis: A `Tensor`. Must be one of the following types: `int32`, `int64`. The dimension to
+        accumulate along (a scalar).
+      exclusive: An optional `bool`. Defaults to `False`. If true, each output excludes its own
+        element.
+      reverse: An optional `bool`. Defaults to `False`. If true, accumulate from the end of the
+        dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
 def digamma(x: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes Psi, the derivative of Lgamma (the log of the absolute value of Gamma(x)), element-wise.
 

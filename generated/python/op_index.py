@@ -170,6 +170,7 @@ OPS = {
     "Cos": ("math", "cos"),
     "Cosh": ("math", "cosh"),
     "Cumsum": ("math", "cumsum"),
+    "CumulativeLogsumexp": ("math", "cumulative_logsumexp"),
     "Digamma": ("math", "digamma"),
     "Equal": ("math", "equal"),
     "Erf": ("math", "erf"),

@@ -18,7 +18,7 @@ from .histogram_ops import (  # noqa: F401 (tf.math's names for them)
 )
 from .manip_ops import invert_permutation  # noqa: F401
 from .special_math_ops import (  # noqa: F401 (tf.math's special functions)
-    bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc, digamma, erfcinv, erfinv, igamma, igammac, lbeta, lgamma,
+    bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc, cumulative_logsumexp, digamma, erfcinv, erfinv, igamma, igammac, lbeta, lgamma,
     ndtri, nextafter, polygamma, zeta,
 )
 from .math_ops import (  # noqa: F401 (composite functions: tf.math's names for them)

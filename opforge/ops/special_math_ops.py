@@ -9,7 +9,7 @@ from .. import ops as _ops
 from .math_ops import _as_tensor, _operands, reduce_sum
 
 __all__ = ["lgamma", "digamma", "polygamma", "zeta", "igamma", "igammac", "betainc", "lbeta", "erfinv", "erfcinv",
-           "ndtri", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "nextafter"]
+           "ndtri", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "nextafter", "cumulative_logsumexp"]
 
 
 def lgamma(x, name=None):
@@ -105,6 +105,12 @@ def nextafter(x1, x2, name=None):
     """The next representable value of x1 toward x2 element-wise (tf.math.nextafter)."""
     x1, x2 = _operands(x1, x2)
     return _ops.next_after(x1, x2, name=name)
+
+
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+    """log(cumsum(exp(x))) along axis without overflow (tf.math.cumulative_logsumexp); exclusive
+    leaves each element out of its own sum (the first is -inf), reverse runs from the end."""
+    return _ops.cumulative_logsumexp(x, axis, exclusive=exclusive, reverse=reverse, name=name)
 
 
 # TensorFlow 1's top-level spellings (tf.lgamma, tf.betainc, ...)

@@ -140,7 +140,8 @@ def why_not_driven(op) -> str | None:
 # cases, large cases and special-value cases.
 
 MATH_FAMILIES = {"Select": "select", "SelectV2": "select_v2", "ClipByValue": "clip", "Betainc": "clip",
-                 "ArgMax": "arg", "ArgMin": "arg", "Cumsum": "cumsum", "BatchMatMulV2": "batch_matmul"}
+                 "ArgMax": "arg", "ArgMin": "arg", "Cumsum": "cumsum", "CumulativeLogsumexp": "cumsum",
+                 "BatchMatMulV2": "batch_matmul"}
 
 SELECT_CASES = [  # (shape of t and e, shape of condition)
     ((), ()), ((5,), (5,)), ((3, 4), (3, 4)), ((3, 4), (3,)), ((3, 4), ()), ((2, 3, 4), (2,)),

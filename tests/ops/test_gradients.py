@@ -172,7 +172,10 @@ def _loss_and_grads(op, inputs, attrs, w, slots):
 def _objective(op, inputs, attrs, w):
     tensors = _tensors(op, inputs)
     outs = as_outputs(wrapper(op)(*[tensors[a.name] for a in op.inputs], **attrs))
-    return float(sum(np.sum(o.numpy().astype(np.float64) * wi) for o, wi in zip(outs, w) if wi is not None))
+    # outputs at -inf (an exclusive CumulativeLogsumexp's empty sums) stay there under small
+    # steps: constant terms, left out so that they do not make the sum -inf
+    return float(sum(np.sum(np.where(np.isneginf(v), 0.0, v * wi))
+                     for v, wi in ((o.numpy().astype(np.float64), wi) for o, wi in zip(outs, w)) if wi is not None))
 
 
 def _weights(rng, op, outs):

@@ -78,6 +78,23 @@ def test_bessel_and_nextafter():
     assert of.math.nextafter(a, b).dtype == of.float32
 
 
+def test_cumulative_logsumexp():
+    x = RNG.uniform(-3, 3, (3, 5)) * np.array([[1.0], [100.0], [400.0]])  # large values: no overflow
+    for axis, exclusive, reverse in [(1, False, False), (1, True, False), (0, False, True), (-1, True, True)]:
+        v = np.flip(x, axis) if reverse else x
+        want = np.logaddexp.accumulate(v, axis=axis)
+        if exclusive:
+            want = np.concatenate([np.full_like(np.take(want, [0], axis), -np.inf),
+                                   np.delete(want, -1, axis % 2)], axis % 2)
+        want = np.flip(want, axis) if reverse else want
+        got = of.math.cumulative_logsumexp(x, axis, exclusive=exclusive, reverse=reverse).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-14)
+    big = np.float32([1e30, 1e30])
+    np.testing.assert_array_equal(of.math.cumulative_logsumexp(big).numpy(), big)
+    with pytest.raises(InvalidArgumentError, match="CumulativeLogsumexp"):
+        of.math.cumulative_logsumexp(x, 2)
+
+
 def test_lbeta():
     x = RNG.uniform(0.2, 5.0, (3, 4))
     want = [sum(math.lgamma(v) for v in row) - math.lgamma(row.sum()) for row in x]
@@ -155,6 +172,8 @@ def test_against_tensorflow():
         (of.math.betainc, tf.math.betainc, (a, x, u)), (of.math.erfinv, tf.math.erfinv, (2 * u - 1,)),
         (of.math.ndtri, tf.math.ndtri, (u,)), (of.math.bessel_i0e, tf.math.bessel_i0e, (x - 4,)),
         (of.math.bessel_i1e, tf.math.bessel_i1e, (x - 4,)), (of.math.lbeta, tf.math.lbeta, (x.reshape(5, 6),)),
+        (lambda v: of.math.cumulative_logsumexp(v, 1, exclusive=True, reverse=True),
+         lambda v: tf.math.cumulative_logsumexp(v, 1, exclusive=True, reverse=True), (x.reshape(5, 6),)),
     ]:
         np.testing.assert_allclose(ours(*args).numpy(), theirs(*args).numpy(), rtol=1e-10, atol=1e-13,
-                                   err_msg=ours.__name__)
+                                   err_msg=str(theirs))

@@ -618,6 +618,52 @@ OpSpec MakeCumsum() {
   return op;
 }
 
+OpSpec MakeCumulativeLogsumexp() {
+  OpSpec op;
+  op.name = "CumulativeLogsumexp";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"axis", DType::kInvalid, 3, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"out", DType::kInvalid, 2, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "exclusive";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "reverse";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 2;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeDigamma() {
   OpSpec op;
   op.name = "Digamma";
@@ -1878,6 +1924,7 @@ OpSpec MakeZeta() {
   OpRegistry::Global().add_pending(MakeCos());
   OpRegistry::Global().add_pending(MakeCosh());
   OpRegistry::Global().add_pending(MakeCumsum());
+  OpRegistry::Global().add_pending(MakeCumulativeLogsumexp());
   OpRegistry::Global().add_pending(MakeDigamma());
   OpRegistry::Global().add_pending(MakeEqual());
   OpRegistry::Global().add_pending(MakeErf());

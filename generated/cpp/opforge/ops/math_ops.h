@@ -28,6 +28,7 @@
 #include "opforge/ops/math/cos.h"
 #include "opforge/ops/math/cosh.h"
 #include "opforge/ops/math/cumsum.h"
+#include "opforge/ops/math/cumulative_logsumexp.h"
 #include "opforge/ops/math/digamma.h"
 #include "opforge/ops/math/equal.h"
 #include "opforge/ops/math/erf.h"
