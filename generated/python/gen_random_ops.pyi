@@ -34,6 +34,51 @@ def log_uniform_candidate_sampler(true_classes: TensorLike, num_true: int, num_s
       sampled_expected_count: A `Tensor` of type `float32`.
     """
 
+def random_gamma(shape: TensorLike, alpha: TensorLike, seed: int = 0, seed2: int = 0, name: str | None = None) -> Tensor:
+    r"""Outputs random values from the Gamma distribution(s) described by alpha.
+
+    Gamma(alpha, 1) samples by Marsaglia and Tsang's method (alpha < 1: a Gamma(alpha + 1) sample
+    times U^(1/alpha)), from Philox4x32-10 words; the output has shape `shape` + alpha's shape,
+    sample-major. A non-positive alpha gives NaN. Counter-based like the other random ops: `seed`
+    and `seed2` select the stream. Not differentiable here (TensorFlow's gradient with respect to
+    alpha needs RandomGammaGrad).
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`. The shape of the
+        samples drawn per alpha (a vector).
+      alpha: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`. The
+        concentration (shape) parameters of the distributions.
+      seed: An optional `int`. Defaults to `0`.
+      seed2: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `alpha`.
+    """
+
+def random_poisson_v2(shape: TensorLike, rate: TensorLike, dtype: DTypeLike = "int64", seed: int = 0, seed2: int = 0, name: str | None = None) -> Tensor:
+    r"""Outputs random values from the Poisson distribution(s) described by rate.
+
+    Rates below 10 count exponential inter-arrival times (Knuth); larger rates use Hormann's
+    transformed rejection (PTRS), from Philox4x32-10 words. The output has shape `shape` + rate's
+    shape, sample-major; a negative or NaN rate gives NaN (0 for integer outputs). Counter-based
+    like the other random ops: `seed` and `seed2` select the stream.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`. The shape of the
+        samples drawn per rate (a vector).
+      rate: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`,
+        `int32`, `int64`. The rates (means) of the distributions.
+      dtype: An optional `type` from: `float16`, `float32`, `float64`, `int32`, `int64`. Defaults to
+        `"int64"`.
+      seed: An optional `int`. Defaults to `0`.
+      seed2: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+    """
+
 def random_shuffle(value: TensorLike, seed: int = 0, seed2: int = 0, name: str | None = None) -> Tensor:
     r"""Randomly shuffles a tensor along its first dimension.
 
@@ -110,6 +155,22 @@ def random_uniform_int(shape: TensorLike, minval: TensorLike, maxval: TensorLike
       A `Tensor`. Has the same type as `minval`.
     """
 
+def stateless_random_gamma_v2(shape: TensorLike, seed: TensorLike, alpha: TensorLike, name: str | None = None) -> Tensor:
+    r"""Outputs deterministic pseudorandom values from the Gamma distribution(s) described by alpha.
+
+    As RandomGamma, from the Philox stream that `seed` (shape [2]) alone determines: the same seed
+    gives the same values. The output has shape `shape`; alpha broadcasts against it.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      alpha: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `alpha`.
+    """
+
 def stateless_random_normal(shape: TensorLike, seed: TensorLike, dtype: DTypeLike = "float32", name: str | None = None) -> Tensor:
     r"""Outputs deterministic pseudorandom values from a normal distribution.
 
@@ -121,6 +182,24 @@ def stateless_random_normal(shape: TensorLike, seed: TensorLike, dtype: DTypeLik
       seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       dtype: An optional `type` from: `float16`, `bfloat16`, `float32`, `float64`. Defaults to
         `"float32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+    """
+
+def stateless_random_poisson(shape: TensorLike, seed: TensorLike, lam: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
+    r"""Outputs deterministic pseudorandom values from the Poisson distribution(s) described by lam.
+
+    As RandomPoissonV2, from the Philox stream that `seed` (shape [2]) alone determines. The output
+    has shape `shape`; lam broadcasts against it.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      lam: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`, `int32`,
+        `int64`.
+      dtype: A `type` from: `float16`, `float32`, `float64`, `int32`, `int64`.
       name: A name for the operation (optional).
 
     Returns:

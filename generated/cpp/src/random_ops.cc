@@ -69,6 +69,105 @@ OpSpec MakeLogUniformCandidateSampler() {
   return op;
 }
 
+OpSpec MakeRandomGamma() {
+  OpSpec op;
+  op.name = "RandomGamma";
+  op.inputs.push_back(ArgSpec{"shape", DType::kInvalid, 3, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"alpha", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "S";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("RandomGamma", c); };
+  return op;
+}
+
+OpSpec MakeRandomPoissonV2() {
+  OpSpec op;
+  op.name = "RandomPoissonV2";
+  op.inputs.push_back(ArgSpec{"shape", DType::kInvalid, 3, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"rate", DType::kInvalid, 4, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "S";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "R";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kDouble);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("RandomPoissonV2", c); };
+  return op;
+}
+
 OpSpec MakeRandomShuffle() {
   OpSpec op;
   op.name = "RandomShuffle";
@@ -233,6 +332,45 @@ OpSpec MakeRandomUniformInt() {
   return op;
 }
 
+OpSpec MakeStatelessRandomGammaV2() {
+  OpSpec op;
+  op.name = "StatelessRandomGammaV2";
+  op.inputs.push_back(ArgSpec{"shape", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"seed", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"alpha", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tseed";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("StatelessRandomGammaV2", c); };
+  return op;
+}
+
 OpSpec MakeStatelessRandomNormal() {
   OpSpec op;
   op.name = "StatelessRandomNormal";
@@ -271,6 +409,52 @@ OpSpec MakeStatelessRandomNormal() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::fill(c, 0); };
+  return op;
+}
+
+OpSpec MakeStatelessRandomPoisson() {
+  OpSpec op;
+  op.name = "StatelessRandomPoisson";
+  op.inputs.push_back(ArgSpec{"shape", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"seed", DType::kInvalid, 3, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"lam", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Rtype";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tseed";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("StatelessRandomPoisson", c); };
   return op;
 }
 
@@ -438,11 +622,15 @@ OpSpec MakeTruncatedNormal() {
 
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeLogUniformCandidateSampler());
+  OpRegistry::Global().add_pending(MakeRandomGamma());
+  OpRegistry::Global().add_pending(MakeRandomPoissonV2());
   OpRegistry::Global().add_pending(MakeRandomShuffle());
   OpRegistry::Global().add_pending(MakeRandomStandardNormal());
   OpRegistry::Global().add_pending(MakeRandomUniform());
   OpRegistry::Global().add_pending(MakeRandomUniformInt());
+  OpRegistry::Global().add_pending(MakeStatelessRandomGammaV2());
   OpRegistry::Global().add_pending(MakeStatelessRandomNormal());
+  OpRegistry::Global().add_pending(MakeStatelessRandomPoisson());
   OpRegistry::Global().add_pending(MakeStatelessRandomUniform());
   OpRegistry::Global().add_pending(MakeStatelessRandomUniformInt());
   OpRegistry::Global().add_pending(MakeStatelessTruncatedNormal());

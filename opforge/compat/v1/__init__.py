@@ -265,6 +265,9 @@ random_uniform = _in_default_graph(_random_api.uniform)
 truncated_normal = _in_default_graph(_random_api.truncated_normal)
 random_shuffle = _in_default_graph(_random_api.shuffle)
 multinomial = _in_default_graph(_random_api.multinomial)
+from opforge.ops import random_distributions as _random_dist  # noqa: E402  (Gamma, Poisson)
+random_gamma = _in_default_graph(_random_dist.gamma)
+random_poisson = _in_default_graph(_random_dist.poisson)
 
 
 from opforge.compat.v1._tf1 import *  # noqa: E402,F401,F403  (the rest of TF1's API and its namespaces)
@@ -284,6 +287,8 @@ random = Namespace(
     stateless_uniform=_random_api.stateless_uniform, stateless_normal=_random_api.stateless_normal,
     stateless_truncated_normal=_random_api.stateless_truncated_normal, get_seed=get_seed,  # noqa: F405
     multinomial=multinomial, categorical=_in_default_graph(_random_api.categorical),
+    gamma=random_gamma, poisson=random_poisson, stateless_gamma=_random_dist.stateless_gamma,
+    stateless_poisson=_random_dist.stateless_poisson,
 )
 
 # Every function builds into the default graph, as TensorFlow 1's do.

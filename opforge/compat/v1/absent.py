@@ -70,14 +70,14 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "the TF2 type specs of sparse values are not offered in compat.v1; sparse metrics belong to tf.metrics": _names("""
         metrics.sparse_average_precision_at_k metrics.sparse_precision_at_k tf.IndexedSlicesSpec tf.SparseTensorSpec
     """),
-    "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, Cross, EditDistance, Dilation2D, FractionalPool, MaxPoolWithArgmax, RandomGamma, RandomPoisson and the stateless samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""
+    "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, EditDistance, Dilation2D, FractionalPool, MaxPoolWithArgmax, the stateless binomial/categorical/truncated-normal samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""
         io.matching_files io.read_file io.serialize_tensor io.write_file math.approx_max_k math.approx_min_k
         math.sobol_sample nn.approx_max_k nn.approx_min_k nn.dilation2d
-        nn.erosion2d nn.fractional_avg_pool nn.fractional_max_pool nn.max_pool_with_argmax random.gamma random.poisson
-        random.stateless_binomial random.stateless_categorical random.stateless_gamma random.stateless_multinomial
-        random.stateless_parameterized_truncated_normal random.stateless_poisson tf.approx_top_k tf.bitcast
-        tf.dynamic_partition tf.dynamic_stitch tf.edit_distance tf.guarantee_const tf.matching_files tf.random_gamma
-        tf.random_index_shuffle tf.random_poisson tf.read_file tf.repeat tf.required_space_to_batch_paddings
+        nn.erosion2d nn.fractional_avg_pool nn.fractional_max_pool nn.max_pool_with_argmax
+        random.stateless_binomial random.stateless_categorical random.stateless_multinomial
+        random.stateless_parameterized_truncated_normal tf.approx_top_k tf.bitcast
+        tf.dynamic_partition tf.dynamic_stitch tf.edit_distance tf.guarantee_const tf.matching_files
+        tf.random_index_shuffle tf.read_file tf.repeat tf.required_space_to_batch_paddings
         tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.timestamp tf.unique tf.unique_with_counts tf.unravel_index
         tf.write_file
     """),
