@@ -27,6 +27,19 @@ Status CandidateSamplerShape(ShapeContext& c) {
 
 [[maybe_unused]] const bool candidate_sampler_shape_registered = [] {
   shape_fns::register_custom("LogUniformCandidateSampler", CandidateSamplerShape);
+  shape_fns::register_custom("UniformCandidateSampler", CandidateSamplerShape);
+  shape_fns::register_custom("FixedUnigramCandidateSampler", CandidateSamplerShape);
+  shape_fns::register_custom("AllCandidateSampler", CandidateSamplerShape);
+  shape_fns::register_custom("ComputeAccidentalHits", [](ShapeContext& c) {
+    const Shape& t = c.input_shape(0);
+    if (!t.unknown_rank() && t.rank() != 2) return c.error("true_classes must be a matrix, got shape ", t.to_string());
+    const Shape& s = c.input_shape(1);
+    if (!s.unknown_rank() && s.rank() != 1) {
+      return c.error("sampled_candidates must be a vector, got shape ", s.to_string());
+    }
+    for (int i = 0; i < 3; ++i) c.set_output(i, Shape({-1}));
+    return Status::OK();
+  });
   return true;
 }();
 

@@ -281,7 +281,10 @@ def test_every_random_op_is_tested_here():
                                "RandomShuffle", "StatelessRandomUniform", "StatelessRandomNormal",
                                "StatelessTruncatedNormal", "StatelessRandomUniformInt", "LogUniformCandidateSampler",
                                # moments, seeds and determinism: test_random_distributions.py
-                               "RandomGamma", "RandomPoissonV2", "StatelessRandomGammaV2", "StatelessRandomPoisson"}
+                               "RandomGamma", "RandomPoissonV2", "StatelessRandomGammaV2", "StatelessRandomPoisson",
+                               # frequencies and expected counts: test_candidate_sampling_ops.py
+                               "UniformCandidateSampler", "FixedUnigramCandidateSampler", "AllCandidateSampler",
+                               "ComputeAccidentalHits"}
 
 
 def test_log_uniform_candidate_sampler_distribution():

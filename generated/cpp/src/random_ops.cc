@@ -10,6 +10,204 @@ namespace opforge {
 namespace ops {
 namespace {
 
+OpSpec MakeAllCandidateSampler() {
+  OpSpec op;
+  op.name = "AllCandidateSampler";
+  op.inputs.push_back(ArgSpec{"true_classes", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_candidates", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"true_expected_count", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_expected_count", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "num_true";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_sampled";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "unique";
+    a.type = AttrType::kBool;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("AllCandidateSampler", c); };
+  return op;
+}
+
+OpSpec MakeComputeAccidentalHits() {
+  OpSpec op;
+  op.name = "ComputeAccidentalHits";
+  op.inputs.push_back(ArgSpec{"true_classes", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sampled_candidates", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"indices", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"ids", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"weights", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "num_true";
+    a.type = AttrType::kInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ComputeAccidentalHits", c); };
+  return op;
+}
+
+OpSpec MakeFixedUnigramCandidateSampler() {
+  OpSpec op;
+  op.name = "FixedUnigramCandidateSampler";
+  op.inputs.push_back(ArgSpec{"true_classes", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_candidates", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"true_expected_count", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_expected_count", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "num_true";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_sampled";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "unique";
+    a.type = AttrType::kBool;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "range_max";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "vocab_file";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "distortion";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(1.0f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_reserved_ids";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_shards";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{1});
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "shard";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "unigrams";
+    a.type = AttrType::kListFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::ListFloat(std::vector<float>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("FixedUnigramCandidateSampler", c); };
+  return op;
+}
+
 OpSpec MakeLogUniformCandidateSampler() {
   OpSpec op;
   op.name = "LogUniformCandidateSampler";
@@ -620,7 +818,69 @@ OpSpec MakeTruncatedNormal() {
   return op;
 }
 
+OpSpec MakeUniformCandidateSampler() {
+  OpSpec op;
+  op.name = "UniformCandidateSampler";
+  op.inputs.push_back(ArgSpec{"true_classes", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_candidates", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"true_expected_count", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_expected_count", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "num_true";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_sampled";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "unique";
+    a.type = AttrType::kBool;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "range_max";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("UniformCandidateSampler", c); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::Global().add_pending(MakeAllCandidateSampler());
+  OpRegistry::Global().add_pending(MakeComputeAccidentalHits());
+  OpRegistry::Global().add_pending(MakeFixedUnigramCandidateSampler());
   OpRegistry::Global().add_pending(MakeLogUniformCandidateSampler());
   OpRegistry::Global().add_pending(MakeRandomGamma());
   OpRegistry::Global().add_pending(MakeRandomPoissonV2());
@@ -635,6 +895,7 @@ OpSpec MakeTruncatedNormal() {
   OpRegistry::Global().add_pending(MakeStatelessRandomUniformInt());
   OpRegistry::Global().add_pending(MakeStatelessTruncatedNormal());
   OpRegistry::Global().add_pending(MakeTruncatedNormal());
+  OpRegistry::Global().add_pending(MakeUniformCandidateSampler());
   return true;
 }();
 

@@ -266,6 +266,7 @@ truncated_normal = _in_default_graph(_random_api.truncated_normal)
 random_shuffle = _in_default_graph(_random_api.shuffle)
 multinomial = _in_default_graph(_random_api.multinomial)
 from opforge.ops import random_distributions as _random_dist  # noqa: E402  (Gamma, Poisson)
+from opforge.ops import candidate_sampling_ops as _cs  # noqa: E402  (candidate samplers)
 random_gamma = _in_default_graph(_random_dist.gamma)
 random_poisson = _in_default_graph(_random_dist.poisson)
 
@@ -289,7 +290,10 @@ random = Namespace(
     multinomial=multinomial, categorical=_in_default_graph(_random_api.categorical),
     gamma=random_gamma, poisson=random_poisson, stateless_gamma=_random_dist.stateless_gamma,
     stateless_poisson=_random_dist.stateless_poisson,
+    **{_n: _in_default_graph(getattr(_cs, _n)) for _n in _cs.__all__ if _n != "compute_accidental_hits"},
 )
+for _n in _cs.__all__:  # tf.nn's spellings of the candidate samplers
+    setattr(nn, _n, _in_default_graph(getattr(_cs, _n)))  # noqa: F405
 
 # Every function builds into the default graph, as TensorFlow 1's do.
 _wrap(globals(), skip={"reset_default_graph", "get_default_graph", "disable_eager_execution",

@@ -4,6 +4,9 @@
 
 // One header per op (opforge/ops/random/<op>.h): kernels include those of the ops they
 // implement; this header gathers them all.
+#include "opforge/ops/random/all_candidate_sampler.h"
+#include "opforge/ops/random/compute_accidental_hits.h"
+#include "opforge/ops/random/fixed_unigram_candidate_sampler.h"
 #include "opforge/ops/random/log_uniform_candidate_sampler.h"
 #include "opforge/ops/random/random_gamma.h"
 #include "opforge/ops/random/random_poisson_v2.h"
@@ -18,3 +21,4 @@
 #include "opforge/ops/random/stateless_random_uniform_int.h"
 #include "opforge/ops/random/stateless_truncated_normal.h"
 #include "opforge/ops/random/truncated_normal.h"
+#include "opforge/ops/random/uniform_candidate_sampler.h"
