@@ -17,7 +17,8 @@ from .linalg_decompositions import cholesky, cholesky_solve, qr, solve, svd, tri
 from .linalg_ops import eye, norm
 from .math_ops import _as_tensor, cast, matmul, reduce_max, reduce_sum
 
-__all__ = ["matvec", "normalize", "pinv", "matrix_rank", "expm", "lstsq", "cross", "tridiagonal_matmul"]
+__all__ = ["matvec", "normalize", "pinv", "matrix_rank", "expm", "lstsq", "cross", "tridiagonal_matmul",
+           "tridiagonal_solve"]
 
 
 def _eps(dtype) -> float:
@@ -185,30 +186,36 @@ def cross(a, b, name=None):
                   _ops.sub(_ops.mul(ax, by), _ops.mul(ay, bx))], axis=-1, name=name)
 
 
-def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
-    """A tridiagonal matrix times rhs (tf.linalg.tridiagonal_matmul). diagonals: "compact"
-    [..., 3, M] (superdiagonal, diagonal, subdiagonal; the superdiagonal's last and the
-    subdiagonal's first element are ignored), "sequence" (the three [..., M] tensors) or
-    "matrix" ([..., M, M], its three diagonals used)."""
+def _three_diagonals(diagonals, diagonals_format, op):
+    """(superdiagonal, diagonal, subdiagonal), each [..., M], from TensorFlow's three formats."""
     if diagonals_format == "sequence":
         sup, main, sub = (_as_tensor(d) for d in diagonals)
     elif diagonals_format == "compact":
         d = _as_tensor(diagonals)
         if d.shape.rank is not None and (d.shape.rank < 2 or d.shape[-2] not in (None, 3)):
-            raise InvalidArgumentError(f"TridiagonalMatMul: compact diagonals must be [..., 3, M], got {d.shape}",
-                                       "TridiagonalMatMul")
+            raise InvalidArgumentError(f"{op}: compact diagonals must be [..., 3, M], got {d.shape}",
+                                       op)
         sup, main, sub = d[..., 0, :], d[..., 1, :], d[..., 2, :]
     elif diagonals_format == "matrix":
         mat = _as_tensor(diagonals)
-        m, n = _matrix_dims(mat, "TridiagonalMatMul", square=True)
+        m, n = _matrix_dims(mat, op, square=True)
         if m is None:
-            raise InvalidArgumentError("TridiagonalMatMul: the matrix size must be known", "TridiagonalMatMul")
+            raise InvalidArgumentError(f"{op}: the matrix size must be known", op)
         dt = mat.dtype.as_numpy_dtype
         # row i of each mask picks mat[i, i + k]: the superdiagonal ends, the subdiagonal starts, with 0
         sup, main, sub = (reduce_sum(_ops.mul(mat, np.eye(m, k=k, dtype=dt)), -1) for k in (1, 0, -1))
     else:
-        raise InvalidArgumentError(f"TridiagonalMatMul: unknown diagonals_format {diagonals_format!r}",
-                                   "TridiagonalMatMul")
+        raise InvalidArgumentError(f"{op}: unknown diagonals_format {diagonals_format!r}",
+                                   op)
+    return sup, main, sub
+
+
+def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
+    """A tridiagonal matrix times rhs (tf.linalg.tridiagonal_matmul). diagonals: "compact"
+    [..., 3, M] (superdiagonal, diagonal, subdiagonal; the superdiagonal's last and the
+    subdiagonal's first element are ignored), "sequence" (the three [..., M] tensors) or
+    "matrix" ([..., M, M], its three diagonals used)."""
+    sup, main, sub = _three_diagonals(diagonals, diagonals_format, "TridiagonalMatMul")
     b = _as_tensor(rhs, main.dtype)
     zero_row = _ops.zeros_like(b[..., :1, :])
     up = concat([b[..., 1:, :], zero_row], -2)  # row i: rhs[i + 1]
@@ -216,3 +223,40 @@ def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
     col = lambda v: expand_dims(v, -1)  # noqa: E731
     out = _ops.add_v2(_ops.add_v2(_ops.mul(col(main), b), _ops.mul(col(sup), up)), _ops.mul(col(sub), down))
     return _ops.identity(out, name=name)
+
+
+def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=False, conjugate_rhs=False, name=None,
+                      partial_pivoting=True, perturb_singular=False):
+    """x with tridiagonal(diagonals) @ x = rhs (tf.linalg.tridiagonal_solve); rhs is [..., M, K]
+    (or [..., K, M] with transpose_rhs, the result then transposed alike) or a vector [..., M].
+    The system is solved densely by MatrixSolve (LU with partial pivoting, whatever
+    partial_pivoting says); a singular system is an error (perturb_singular is not offered;
+    conjugate_rhs does nothing for real dtypes)."""
+    del partial_pivoting, conjugate_rhs
+    if perturb_singular:
+        raise InvalidArgumentError("TridiagonalSolve: perturb_singular=True is not supported", "TridiagonalSolve")
+    sup, main, sub = _three_diagonals(diagonals, diagonals_format, "TridiagonalSolve")
+    m = main.shape[-1] if main.shape.rank is not None else None
+    if m is None:
+        raise InvalidArgumentError("TridiagonalSolve: the matrix size must be known", "TridiagonalSolve")
+    dt = main.dtype.as_numpy_dtype
+    col = lambda v: expand_dims(v, -1)  # noqa: E731
+    mat = _ops.add_v2(_ops.add_v2(_ops.mul(col(main), np.eye(m, dtype=dt)), _ops.mul(col(sup), np.eye(m, k=1, dtype=dt))),
+                      _ops.mul(col(sub), np.eye(m, k=-1, dtype=dt)))
+    b = _as_tensor(rhs, main.dtype)
+    vector = b.shape.rank is not None and b.shape.rank == main.shape.rank
+    if vector:
+        b = expand_dims(b, -1)
+    elif transpose_rhs:
+        b = _ops.transpose(b, _last_two_swapped(b))
+    x = solve(mat, b)
+    if vector:
+        return squeeze(x, [-1], name=name)
+    if transpose_rhs:
+        x = _ops.transpose(x, _last_two_swapped(x))
+    return _ops.identity(x, name=name)
+
+
+def _last_two_swapped(x):
+    r = x.shape.rank
+    return np.array(list(range(r - 2)) + [r - 1, r - 2], np.int32)

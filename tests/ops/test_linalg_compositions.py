@@ -76,6 +76,24 @@ def test_small_compositions():
                                    rtol=1e-13, err_msg=fmt)
 
 
+def test_tridiagonal_solve():
+    t = np.diag(RNG.uniform(2, 3, 6)) + np.diag(RNG.standard_normal(5), 1) + np.diag(RNG.standard_normal(5), -1)
+    sup, main, sub = np.append(np.diag(t, 1), 0.0), np.diag(t), np.insert(np.diag(t, -1), 0, 0.0)
+    r = RNG.standard_normal((6, 2))
+    want = np.linalg.solve(t, r)
+    for diags, fmt in [(np.stack([sup, main, sub]), "compact"), ((sup, main, sub), "sequence"), (t, "matrix")]:
+        np.testing.assert_allclose(of.linalg.tridiagonal_solve(diags, r, diagonals_format=fmt).numpy(), want,
+                                   rtol=1e-12, err_msg=fmt)
+    compact = np.stack([sup, main, sub])
+    np.testing.assert_allclose(of.linalg.tridiagonal_solve(compact, r.T, transpose_rhs=True).numpy(), want.T,
+                               rtol=1e-12)
+    np.testing.assert_allclose(of.linalg.tridiagonal_solve(compact, r[:, 0]).numpy(), want[:, 0], rtol=1e-12)
+    back = of.linalg.tridiagonal_matmul(compact, of.linalg.tridiagonal_solve(compact, r)).numpy()
+    np.testing.assert_allclose(back, r, rtol=1e-12, atol=1e-12)
+    with pytest.raises(InvalidArgumentError, match="TridiagonalSolve"):
+        of.linalg.tridiagonal_solve(compact, r, perturb_singular=True)
+
+
 def _numeric_grad(f, x, eps=1e-6):
     g = np.zeros_like(x)
     for i in np.ndindex(x.shape):
