@@ -116,6 +116,7 @@ OPS = {
     "ResizeNearestNeighborGrad": ("image", "resize_nearest_neighbor_grad"),
     "Cholesky": ("linalg", "cholesky"),
     "LogMatrixDeterminant": ("linalg", "log_matrix_determinant"),
+    "Lu": ("linalg", "lu"),
     "MatrixDeterminant": ("linalg", "matrix_determinant"),
     "MatrixInverse": ("linalg", "matrix_inverse"),
     "MatrixSolve": ("linalg", "matrix_solve"),

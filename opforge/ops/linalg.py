@@ -11,12 +11,13 @@ from .linalg_decompositions import (
     triangular_solve,
 )
 from .linalg_compositions import (
-    cross, expm, lstsq, matrix_rank, matvec, normalize, pinv, tridiagonal_matmul, tridiagonal_solve,
+    cross, expm, lstsq, lu, lu_matrix_inverse, lu_reconstruct, lu_solve, matrix_rank, matvec, normalize, pinv,
+    tridiagonal_matmul, tridiagonal_solve,
 )
 from .linalg_ops import diag, diag_part, eye, norm, set_diag, tensor_diag, tensor_diag_part, trace
 from .math_ops import matmul, tensordot
 
 __all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag", "diag_part", "eigh", "eigvalsh",
-           "expm", "lstsq", "matrix_rank", "matvec", "normalize", "pinv", "tridiagonal_matmul", "tridiagonal_solve",
+           "expm", "lstsq", "lu", "lu_matrix_inverse", "lu_reconstruct", "lu_solve", "matrix_rank", "matvec", "normalize", "pinv", "tridiagonal_matmul", "tridiagonal_solve",
            "einsum", "eye", "global_norm", "inv", "logdet", "matmul", "matrix_transpose", "norm", "qr", "slogdet",
            "set_diag", "solve", "svd", "tensor_diag", "tensor_diag_part", "tensordot", "trace", "triangular_solve"]

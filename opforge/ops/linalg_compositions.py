@@ -18,7 +18,7 @@ from .linalg_ops import eye, norm
 from .math_ops import _as_tensor, cast, matmul, reduce_max, reduce_sum
 
 __all__ = ["matvec", "normalize", "pinv", "matrix_rank", "expm", "lstsq", "cross", "tridiagonal_matmul",
-           "tridiagonal_solve"]
+           "tridiagonal_solve", "lu", "lu_reconstruct", "lu_solve", "lu_matrix_inverse"]
 
 
 def _eps(dtype) -> float:
@@ -260,3 +260,53 @@ def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=
 def _last_two_swapped(x):
     r = x.shape.rank
     return np.array(list(range(r - 2)) + [r - 1, r - 2], np.int32)
+
+
+def lu(input, output_idx_type="int32", name=None):  # noqa: A002 (TensorFlow's names)
+    """(lu, p): the LU factorization with partial pivoting of each matrix (tf.linalg.lu, the op
+    Lu): input[..., p, :] = L @ U, L unit lower triangular, both packed in lu."""
+    return tuple(_ops.lu(_as_tensor(input), output_idx_type=output_idx_type, name=name))
+
+
+def _lu_parts(lower_upper, perm, op):
+    """L, U and the permutation matrix P (P a = L U) of lu's output."""
+    lu_ = _as_tensor(lower_upper)
+    _, n = _matrix_dims(lu_, op, square=True)
+    if n is None:
+        raise InvalidArgumentError(f"{op}: the matrix size must be known", op)
+    dt = lu_.dtype.as_numpy_dtype
+    lower = _ops.add_v2(_ops.mul(lu_, np.tril(np.ones((n, n)), -1).astype(dt)), np.eye(n, dtype=dt))
+    upper = _ops.mul(lu_, np.triu(np.ones((n, n))).astype(dt))
+    p = _as_tensor(perm)
+    if p.dtype.is_floating:
+        raise InvalidArgumentError(f"{op}: perm must be an integer tensor, got {p.dtype.name}", op)
+    pmat = _ops.one_hot(p, np.int32(n), np.asarray(1, dt), np.asarray(0, dt))  # pmat[i, j] = [j == perm[i]]
+    return lower, upper, pmat
+
+
+def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
+    """The matrix whose LU factorization is (lower_upper, perm) (tf.linalg.lu_reconstruct):
+    P^T L U."""
+    del validate_args
+    lower, upper, pmat = _lu_parts(lower_upper, perm, "lu_reconstruct")
+    return matmul(pmat, matmul(lower, upper), adjoint_a=True, name=name)
+
+
+def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
+    """x with a @ x = rhs, a given by its LU factorization (tf.linalg.lu_solve): two triangular
+    solves of L U x = P rhs."""
+    del validate_args
+    lower, upper, pmat = _lu_parts(lower_upper, perm, "lu_solve")
+    b = matmul(pmat, _as_tensor(rhs, lower.dtype))
+    y = triangular_solve(lower, b, lower=True)
+    return triangular_solve(upper, y, lower=False, name=name)
+
+
+def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
+    """The inverse of the matrix with LU factorization (lower_upper, perm)
+    (tf.linalg.lu_matrix_inverse)."""
+    del validate_args
+    lu_ = _as_tensor(lower_upper)
+    _, n = _matrix_dims(lu_, "lu_matrix_inverse", square=True)
+    ident = _ops.add_v2(_ops.zeros_like(lu_), np.eye(n or 0, dtype=lu_.dtype.as_numpy_dtype))
+    return lu_solve(lu_, perm, ident, name=name)

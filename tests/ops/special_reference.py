@@ -128,3 +128,22 @@ def betainc(a, b, x):
         out = _scipy().betainc(a, b, x)
         out = np.where(x == 0, 0.0, np.where(x == 1, 1.0, out))
         return np.where((a <= 0) | (b <= 0), np.nan, out)
+
+
+def lu(a, output_idx_type):
+    """LU with partial pivoting (the first largest |pivot|, as LAPACK), in float64: (lu, p) with
+    a[..., p, :] = L @ U."""
+    a = np.asarray(a)
+    x = a.astype(np.float64).copy()
+    n = x.shape[-1]
+    perm = np.broadcast_to(np.arange(n), x.shape[:-1]).copy()
+    for idx in np.ndindex(*x.shape[:-2]):
+        m, pm = x[idx], perm[idx]
+        for k in range(n):
+            r = k + int(np.argmax(np.abs(m[k:, k])))
+            m[[k, r]] = m[[r, k]]
+            pm[[k, r]] = pm[[r, k]]
+            if m[k, k] != 0:
+                m[k + 1:, k] /= m[k, k]
+                m[k + 1:, k + 1:] -= np.outer(m[k + 1:, k], m[k, k + 1:])
+    return x.astype(a.dtype), perm.astype(output_idx_type)

@@ -180,10 +180,10 @@ def _objective(op, inputs, attrs, w):
 
 def _weights(rng, op, outs):
     """Random weights per output; None for outputs that carry no gradient (FusedBatchNormV3's
-    running statistics and reserve spaces: TensorFlow's gradient ignores them too)."""
+    running statistics and reserve spaces: TensorFlow's gradient ignores them too; integer outputs)."""
     keep = nn_cases.GRADIENT_OUTPUTS.get(op.name)
-    return [rng.uniform(-1.5, 1.5, o.shape) if keep is None or i in keep else None
-            for i, o in enumerate(outs)]
+    return [rng.uniform(-1.5, 1.5, o.shape) if (keep is None or i in keep) and o.dtype.is_floating else None
+            for i, o in enumerate(outs)]  # integer outputs (Lu's permutation) carry no gradient
 
 
 def numeric_gradient(op, inputs, attrs, w, slot, eps=EPS):

@@ -94,6 +94,25 @@ def test_tridiagonal_solve():
         of.linalg.tridiagonal_solve(compact, r, perturb_singular=True)
 
 
+def test_lu_family():
+    a = RNG.standard_normal((2, 4, 4))
+    lu, p = of.linalg.lu(a)
+    assert p.dtype == of.int32 and of.linalg.lu(a, output_idx_type="int64")[1].dtype == of.int64
+    n = 4
+    lower = np.tril(lu.numpy(), -1) + np.eye(n)
+    upper = np.triu(lu.numpy())
+    np.testing.assert_allclose(np.take_along_axis(a, p.numpy()[..., None], -2), lower @ upper, rtol=1e-12, atol=1e-13)
+    assert (np.abs(lower) <= 1 + 1e-12).all()  # partial pivoting: |L| <= 1
+    np.testing.assert_allclose(of.linalg.lu_reconstruct(lu, p).numpy(), a, rtol=1e-12, atol=1e-13)
+    b = RNG.standard_normal((2, 4, 3))
+    np.testing.assert_allclose(of.linalg.lu_solve(lu, p, b).numpy(), np.linalg.solve(a, b), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(of.linalg.lu_matrix_inverse(lu, p).numpy(), np.linalg.inv(a), rtol=1e-10, atol=1e-12)
+    with pytest.raises(InvalidArgumentError, match="Lu"):
+        of.linalg.lu(np.ones((2, 3)))
+    with pytest.raises(InvalidArgumentError, match="lu_solve"):
+        of.linalg.lu_solve(lu, np.ones((2, 4)), b)
+
+
 def _numeric_grad(f, x, eps=1e-6):
     g = np.zeros_like(x)
     for i in np.ndindex(x.shape):
@@ -103,13 +122,14 @@ def _numeric_grad(f, x, eps=1e-6):
     return g
 
 
-@pytest.mark.parametrize("fn", ["expm", "lstsq", "pinv", "cross"])
+@pytest.mark.parametrize("fn", ["expm", "lstsq", "pinv", "cross", "lu_reconstruct"])
 def test_gradients(fn):
     x = RNG.standard_normal((3, 3)) * (0.5 if fn == "expm" else 1.0)
     other = RNG.standard_normal((3, 2) if fn == "lstsq" else (3, 3))
     w = RNG.standard_normal((3, 2) if fn == "lstsq" else (3, 3))
     f = {"expm": lambda a: of.linalg.expm(a), "lstsq": lambda a: of.linalg.lstsq(a, other),
-         "pinv": lambda a: of.linalg.pinv(a), "cross": lambda a: of.linalg.cross(a, other)}[fn]
+         "pinv": lambda a: of.linalg.pinv(a), "cross": lambda a: of.linalg.cross(a, other),
+         "lu_reconstruct": lambda a: of.linalg.lu_reconstruct(*of.linalg.lu(a))}[fn]
     t = of.constant(x)
     with of.GradientTape() as tape:
         tape.watch(t)
