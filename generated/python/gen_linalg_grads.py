@@ -41,6 +41,7 @@ def _matrix_inverse_grad(op, grads):
     ]
 
 _register_fn("Cholesky", "opforge.gradients.linalg_grads:cholesky_grad")
+_register_fn("Lu", "opforge.gradients.linalg_grads:lu_grad")
 _register_fn("MatrixSolve", "opforge.gradients.linalg_grads:matrix_solve_grad")
 _register_fn("MatrixTriangularSolve", "opforge.gradients.linalg_grads:matrix_triangular_solve_grad")
 _register_fn("Qr", "opforge.gradients.linalg_grads:qr_grad")

@@ -50,6 +50,27 @@ def log_matrix_determinant(input: TensorLike, name: str | None = None) -> tuple[
         of the determinants of the N input matrices. Shape `[N]`.
     """
 
+def lu(input: TensorLike, output_idx_type: DTypeLike = "int32", name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Computes the LU decomposition of one or more square matrices.
+
+    LU with partial pivoting (LAPACK getrf): `lu` holds L's strictly lower part (L has a unit
+    diagonal) and U's upper part, and `p` the permutation with input[..., p, :] = L @ U (so input =
+    (L @ U)[..., invert_permutation(p), :]). A singular matrix is factored all the same (a zero
+    pivot in U). The gradient is the standard LU backpropagation through `lu`, permuted back
+    (TensorFlow's _LuGrad for square matrices); `p` has none. half computes in float32.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`. Shape
+        is `[..., M, M]`.
+      output_idx_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`lu`, `p`).
+      lu: A `Tensor`. Has the same type as `input`.
+      p: A `Tensor` of type `output_idx_type`.
+    """
+
 def matrix_determinant(input: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes the determinant of one or more square matrices.
 

@@ -13,7 +13,7 @@ from opforge.gradients.helpers import reduce_grad
 from opforge.gradients.helpers import reduce_max_grad
 from opforge.gradients.helpers import unbroadcast
 from opforge.generated.gen_array_ops import ones_like, zeros_like
-from opforge.generated.gen_math_ops import add_v2, cast, cos, cosh, cumsum, exp, floor_div, greater, less, log, logical_or, mat_mul, mul, neg, pow, real_div, select, select_v2, sin, sinh, sqrt, square, sub
+from opforge.generated.gen_math_ops import add_v2, bessel_i0e, bessel_i1e, cast, cos, cosh, cumsum, cumulative_logsumexp, digamma, equal, exp, floor_div, greater, is_finite, less, lgamma, log, log1p, logical_or, mat_mul, maximum, mul, neg, polygamma, pow, real_div, reciprocal, select, select_v2, sign, sin, sinh, sqrt, square, sub, zeta
 
 
 @_register("Abs")
@@ -111,6 +111,39 @@ def _atanh_grad(op, grads):
     ]
 
 
+@_register("BesselI0e")
+def _bessel_i0e_grad(op, grads):
+    x = op.inputs[0]
+    y = op.outputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, sub(bessel_i1e(x), mul(sign(x), y))),
+    ]
+
+
+@_register("BesselI1e")
+def _bessel_i1e_grad(op, grads):
+    x = op.inputs[0]
+    y = op.outputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, select_v2(equal(x, zeros_like(x)), mul(ones_like(x), 0.5), sub(bessel_i0e(x), mul(y, add_v2(sign(x), reciprocal(x)))))),
+    ]
+
+
+@_register("Betainc")
+def _betainc_grad(op, grads):
+    a = op.inputs[0]
+    b = op.inputs[1]
+    x = op.inputs[2]
+    grad = grads[0]
+    return [
+        None,
+        None,
+        unbroadcast(mul(grad, exp(sub(add_v2(mul(sub(b, 1.0), log1p(neg(x))), mul(sub(a, 1.0), log(x))), sub(add_v2(lgamma(a), lgamma(b)), lgamma(add_v2(a, b)))))), x, a),
+    ]
+
+
 @_register("Cast")
 def _cast_grad(op, grads):
     SrcT = op.attrs['SrcT']
@@ -163,6 +196,29 @@ def _cumsum_grad(op, grads):
     ]
 
 
+@_register("CumulativeLogsumexp")
+def _cumulative_logsumexp_grad(op, grads):
+    x = op.inputs[0]
+    axis = op.inputs[1]
+    out = op.outputs[0]
+    exclusive = op.attrs['exclusive']
+    reverse = op.attrs['reverse']
+    grad = grads[0]
+    return [
+        sub(exp(add_v2(cumulative_logsumexp(select_v2(is_finite(out), sub(log(maximum(grad, zeros_like(grad))), out), log(zeros_like(out))), axis, exclusive=exclusive, reverse=not reverse), x)), exp(add_v2(cumulative_logsumexp(select_v2(is_finite(out), sub(log(maximum(neg(grad), zeros_like(grad))), out), log(zeros_like(out))), axis, exclusive=exclusive, reverse=not reverse), x))),
+        None,
+    ]
+
+
+@_register("Digamma")
+def _digamma_grad(op, grads):
+    x = op.inputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, polygamma(ones_like(x), x)),
+    ]
+
+
 @_register("Erf")
 def _erf_grad(op, grads):
     x = op.inputs[0]
@@ -178,6 +234,15 @@ def _erfc_grad(op, grads):
     grad = grads[0]
     return [
         mul(grad, mul(exp(neg(square(x))), -1.1283791670955126)),
+    ]
+
+
+@_register("Erfinv")
+def _erfinv_grad(op, grads):
+    y = op.outputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, mul(exp(square(y)), 0.88622692545275801365)),
     ]
 
 
@@ -207,6 +272,37 @@ def _floor_mod_grad(op, grads):
     return [
         unbroadcast(grad, x, y),
         unbroadcast(mul(neg(grad), floor_div(x, y)), y, x),
+    ]
+
+
+@_register("Igamma")
+def _igamma_grad(op, grads):
+    a = op.inputs[0]
+    x = op.inputs[1]
+    grad = grads[0]
+    return [
+        None,
+        unbroadcast(mul(grad, exp(sub(sub(mul(sub(a, 1.0), log(x)), x), lgamma(a)))), x, a),
+    ]
+
+
+@_register("Igammac")
+def _igammac_grad(op, grads):
+    a = op.inputs[0]
+    x = op.inputs[1]
+    grad = grads[0]
+    return [
+        None,
+        unbroadcast(neg(mul(grad, exp(sub(sub(mul(sub(a, 1.0), log(x)), x), lgamma(a))))), x, a),
+    ]
+
+
+@_register("Lgamma")
+def _lgamma_grad(op, grads):
+    x = op.inputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, digamma(x)),
     ]
 
 
@@ -314,11 +410,31 @@ def _mul_grad(op, grads):
     ]
 
 
+@_register("Ndtri")
+def _ndtri_grad(op, grads):
+    y = op.outputs[0]
+    grad = grads[0]
+    return [
+        mul(grad, mul(exp(mul(square(y), 0.5)), 2.5066282746310002416)),
+    ]
+
+
 @_register("Neg")
 def _neg_grad(op, grads):
     grad = grads[0]
     return [
         neg(grad),
+    ]
+
+
+@_register("Polygamma")
+def _polygamma_grad(op, grads):
+    a = op.inputs[0]
+    x = op.inputs[1]
+    grad = grads[0]
+    return [
+        None,
+        unbroadcast(mul(grad, polygamma(add_v2(a, 1.0), x)), x, a),
     ]
 
 
@@ -493,6 +609,17 @@ def _tanh_grad(op, grads):
         mul(grad, sub(ones_like(y), square(y))),
     ]
 
+
+@_register("Zeta")
+def _zeta_grad(op, grads):
+    x = op.inputs[0]
+    q = op.inputs[1]
+    grad = grads[0]
+    return [
+        None,
+        unbroadcast(mul(grad, mul(neg(x), zeta(add_v2(x, 1.0), q))), q, x),
+    ]
+
 _register_fn("BatchMatMulV2", "opforge.gradients.math_grads:batch_mat_mul_v2_grad")
 _register_fn("Prod", "opforge.gradients.math_grads:prod_grad")
 _not_differentiable("All")
@@ -512,6 +639,7 @@ _not_differentiable("LessEqual")
 _not_differentiable("LogicalAnd")
 _not_differentiable("LogicalNot")
 _not_differentiable("LogicalOr")
+_not_differentiable("NextAfter")
 _not_differentiable("NotEqual")
 _not_differentiable("Range")
 _not_differentiable("Round")

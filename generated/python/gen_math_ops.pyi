@@ -241,6 +241,46 @@ def batch_mat_mul_v2(x: TensorLike, y: TensorLike, adj_x: bool = False, adj_y: b
       A `Tensor`. Has the same type as `x`.
     """
 
+def bessel_i0e(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the exponentially scaled modified Bessel function of order 0, I0(x) * exp(-|x|), element-wise.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def bessel_i1e(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the exponentially scaled modified Bessel function of order 1, I1(x) * exp(-|x|), element-wise.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def betainc(a: TensorLike, b: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the regularized incomplete beta integral I_x(a, b) element-wise.
+
+    `a`, `b` and `x` each have the output's shape or are scalars (as TensorFlow). a, b <= 0 or x
+    outside [0, 1] give NaN. As TensorFlow, only the gradient with respect to `x` exists.
+
+    Args:
+      a: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+      b: A `Tensor`. Must have the same type as `a`.
+      x: A `Tensor`. Must have the same type as `a`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a`.
+    """
+
 def cast(x: TensorLike, DstT: DTypeLike, Truncate: bool = False, name: str | None = None) -> Tensor:
     r"""Cast x of type SrcT to y of DstT.
 
@@ -340,6 +380,43 @@ def cumsum(x: TensorLike, axis: TensorLike, exclusive: bool = False, reverse: bo
       A `Tensor`. Has the same type as `x`.
     """
 
+def cumulative_logsumexp(x: TensorLike, axis: TensorLike, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> Tensor:
+    r"""Compute the cumulative log-sum-exp of the tensor `x` along `axis`.
+
+    out[i] = log(exp(x[0]) + ... + exp(x[i])), computed as a running log-add-exp so that large
+    values do not overflow. The gradient is TensorFlow's (the positive and negative parts of the
+    incoming gradient accumulated in log space), with the -inf outputs of an exclusive accumulation
+    left out. With `exclusive`, out[i] leaves out x[i] (out[0] = -inf, the log of an empty sum);
+    with `reverse` the sum runs from the end. `axis` is a scalar in `[-rank(x), rank(x))`.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`.
+      axis: A `Tensor`. Must be one of the following types: `int32`, `int64`. The dimension to
+        accumulate along (a scalar).
+      exclusive: An optional `bool`. Defaults to `False`. If true, each output excludes its own
+        element.
+      reverse: An optional `bool`. Defaults to `False`. If true, accumulate from the end of the
+        dimension.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def digamma(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes Psi, the derivative of Lgamma (the log of the absolute value of Gamma(x)), element-wise.
+
+    Non-positive integers give NaN, as TensorFlow.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
 def equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = True, name: str | None = None) -> Tensor:
     r"""Returns the truth value of (x == y) element-wise.
 
@@ -375,6 +452,20 @@ def erfc(x: TensorLike, name: str | None = None) -> Tensor:
 
     erfc(x) = 1 - erf(x), computed directly so that it keeps its precision where erf(x) is close to
     1 (Keras' exact GELU uses it).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def erfinv(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the inverse of the error function element-wise.
+
+    Defined on [-1, 1] (+-1 give +-inf); outside it, NaN.
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
@@ -486,6 +577,39 @@ def greater_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tens
       A `Tensor` of type `bool`.
     """
 
+def igamma(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the regularized lower incomplete Gamma function P(a, x) element-wise.
+
+    P(a, x) = 1/Gamma(a) * integral_0^x t^(a-1) e^-t dt. `a` <= 0 or `x` < 0 give NaN. Supports
+    NumPy-style broadcasting of `a` and `x`. The gradient with respect to `a` is not offered
+    (TensorFlow's needs IgammaGradA).
+
+    Args:
+      a: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      x: A `Tensor`. Must have the same type as `a`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a`.
+    """
+
+def igammac(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the regularized upper incomplete Gamma function Q(a, x) = 1 - P(a, x) element-wise.
+
+    `a` <= 0 or `x` < 0 give NaN. Supports NumPy-style broadcasting of `a` and `x`. The gradient
+    with respect to `a` is not offered (TensorFlow's needs IgammaGradA).
+
+    Args:
+      a: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      x: A `Tensor`. Must have the same type as `a`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a`.
+    """
+
 def is_finite(x: TensorLike, name: str | None = None) -> Tensor:
     r"""Returns which elements of x are finite (not NaN and not infinite).
 
@@ -538,6 +662,20 @@ def less_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
     Returns:
       A `Tensor` of type `bool`.
+    """
+
+def lgamma(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the log of the absolute value of Gamma(x) element-wise.
+
+    Poles (0, -1, -2, ...) give +inf.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
     """
 
 def log(x: TensorLike, name: str | None = None) -> Tensor:
@@ -740,6 +878,20 @@ def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
+def ndtri(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the inverse of the standard normal CDF element-wise.
+
+    Defined on [0, 1] (0 and 1 give -inf and +inf); outside it, NaN.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
 def neg(x: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes numerical negative value element-wise: y = -x.
 
@@ -750,6 +902,21 @@ def neg(x: TensorLike, name: str | None = None) -> Tensor:
 
     Returns:
       A `Tensor`. Has the same type as `x`.
+    """
+
+def next_after(x1: TensorLike, x2: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the next representable value of `x1` in the direction of `x2`, element-wise.
+
+    As C's nextafter. Supports NumPy-style broadcasting. Not differentiable (TensorFlow's gradient
+    is None).
+
+    Args:
+      x1: A `Tensor`. Must be one of the following types: `float64`, `float32`.
+      x2: A `Tensor`. Must have the same type as `x1`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x1`.
     """
 
 def not_equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = True, name: str | None = None) -> Tensor:
@@ -768,6 +935,21 @@ def not_equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = Tru
 
     Returns:
       A `Tensor` of type `bool`.
+    """
+
+def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the polygamma function psi^(a)(x), the a-th derivative of digamma, element-wise.
+
+    `a` must hold non-negative integers (else NaN). Supports NumPy-style broadcasting. As
+    TensorFlow, only the gradient with respect to `x` exists.
+
+    Args:
+      a: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+      x: A `Tensor`. Must have the same type as `a`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `a`.
     """
 
 def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
@@ -1063,6 +1245,21 @@ def tanh(x: TensorLike, name: str | None = None) -> Tensor:
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def zeta(x: TensorLike, q: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the Hurwitz zeta function zeta(x, q) = sum_{n>=0} (q + n)^-x element-wise.
+
+    `x` < 1 gives NaN, `x` = 1 +inf. Supports NumPy-style broadcasting. As TensorFlow, only the
+    gradient with respect to `q` exists.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+      q: A `Tensor`. Must have the same type as `x`.
       name: A name for the operation (optional).
 
     Returns:

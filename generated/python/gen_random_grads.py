@@ -9,13 +9,21 @@ gradient per input argument.
 from opforge.gradients.registry import register_gradient as _register
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 
+_not_differentiable("AllCandidateSampler")
+_not_differentiable("ComputeAccidentalHits")
+_not_differentiable("FixedUnigramCandidateSampler")
 _not_differentiable("LogUniformCandidateSampler")
+_not_differentiable("RandomGamma")
+_not_differentiable("RandomPoissonV2")
 _not_differentiable("RandomShuffle")
 _not_differentiable("RandomStandardNormal")
 _not_differentiable("RandomUniform")
 _not_differentiable("RandomUniformInt")
+_not_differentiable("StatelessRandomGammaV2")
 _not_differentiable("StatelessRandomNormal")
+_not_differentiable("StatelessRandomPoisson")
 _not_differentiable("StatelessRandomUniform")
 _not_differentiable("StatelessRandomUniformInt")
 _not_differentiable("StatelessTruncatedNormal")
 _not_differentiable("TruncatedNormal")
+_not_differentiable("UniformCandidateSampler")

@@ -6,6 +6,84 @@ from opforge.framework.dtypes import DTypeLike, ShapeLike, TensorLike
 
 __all__: list[str]
 
+def all_candidate_sampler(true_classes: TensorLike, num_true: int, num_sampled: int, unique: bool, seed: int = 0, seed2: int = 0, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Generates all the classes [0, num_sampled) as the sampled candidates.
+
+    A sampler for testing sampled losses against the full ones: sampled_candidates is 0, 1, ...,
+    num_sampled - 1 and every expected count is 1. `unique`, `seed` and `seed2` are accepted as
+    TensorFlow's op has them.
+
+    Args:
+      true_classes: A `Tensor` of type `int64`.
+      num_true: A `int` that is `>= 1`.
+      num_sampled: A `int` that is `>= 1`.
+      unique: A `bool`.
+      seed: An optional `int`. Defaults to `0`.
+      seed2: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sampled_candidates`, `true_expected_count`, `sampled_expected_count`).
+      sampled_candidates: A `Tensor` of type `int64`.
+      true_expected_count: A `Tensor` of type `float32`.
+      sampled_expected_count: A `Tensor` of type `float32`.
+    """
+
+def compute_accidental_hits(true_classes: TensorLike, sampled_candidates: TensorLike, num_true: int, seed: int = 0, seed2: int = 0, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Computes the ids of the positions in sampled_candidates that match true_labels.
+
+    For each row i of `true_classes` and each of its classes, every position j with
+    sampled_candidates[j] equal to it gives one hit: indices = i, ids = j, weights = -FLT_MAX (added
+    to the sampled logits, it removes the accidental hit). Hits come in row order, then in the order
+    of the row's classes, then of j.
+
+    Args:
+      true_classes: A `Tensor` of type `int64`.
+      sampled_candidates: A `Tensor` of type `int64`.
+      num_true: A `int`.
+      seed: An optional `int`. Defaults to `0`.
+      seed2: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`indices`, `ids`, `weights`).
+      indices: A `Tensor` of type `int32`.
+      ids: A `Tensor` of type `int64`.
+      weights: A `Tensor` of type `float32`.
+    """
+
+def fixed_unigram_candidate_sampler(true_classes: TensorLike, num_true: int, num_sampled: int, unique: bool, range_max: int, vocab_file: str = '', distortion: float = 1.0, num_reserved_ids: int = 0, num_shards: int = 1, shard: int = 0, unigrams: Sequence[float] = [], seed: int = 0, seed2: int = 0, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Generates labels for candidate sampling with a fixed unigram distribution.
+
+    P(k) is proportional to weight(k)^distortion, the weights given by `unigrams` or by `vocab_file`
+    (one CSV line per class, its last field the count); the first `num_reserved_ids` classes get
+    weight 0. With `num_shards` > 1 this shard keeps the classes k with k % num_shards == shard and
+    samples their shard-local indices (as TensorFlow). The kept classes must number `range_max`.
+    Sampling, `unique` and the expected counts are as UniformCandidateSampler's.
+
+    Args:
+      true_classes: A `Tensor` of type `int64`.
+      num_true: A `int` that is `>= 1`.
+      num_sampled: A `int` that is `>= 1`.
+      unique: A `bool`.
+      range_max: A `int` that is `>= 1`.
+      vocab_file: An optional `string`. Defaults to `''`.
+      distortion: An optional `float`. Defaults to `1.0`.
+      num_reserved_ids: An optional `int`. Defaults to `0`.
+      num_shards: An optional `int` that is `>= 1`. Defaults to `1`.
+      shard: An optional `int` that is `>= 0`. Defaults to `0`.
+      unigrams: An optional list of `floats`. Defaults to `[]`.
+      seed: An optional `int`. Defaults to `0`.
+      seed2: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sampled_candidates`, `true_expected_count`, `sampled_expected_count`).
+      sampled_candidates: A `Tensor` of type `int64`.
+      true_expected_count: A `Tensor` of type `float32`.
+      sampled_expected_count: A `Tensor` of type `float32`.
+    """
+
 def log_uniform_candidate_sampler(true_classes: TensorLike, num_true: int, num_sampled: int, unique: bool, range_max: int, seed: int = 0, seed2: int = 0, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
     r"""Generates labels for candidate sampling with a log-uniform distribution.
 
@@ -32,6 +110,51 @@ def log_uniform_candidate_sampler(true_classes: TensorLike, num_true: int, num_s
       sampled_candidates: A `Tensor` of type `int64`.
       true_expected_count: A `Tensor` of type `float32`.
       sampled_expected_count: A `Tensor` of type `float32`.
+    """
+
+def random_gamma(shape: TensorLike, alpha: TensorLike, seed: int = 0, seed2: int = 0, name: str | None = None) -> Tensor:
+    r"""Outputs random values from the Gamma distribution(s) described by alpha.
+
+    Gamma(alpha, 1) samples by Marsaglia and Tsang's method (alpha < 1: a Gamma(alpha + 1) sample
+    times U^(1/alpha)), from Philox4x32-10 words; the output has shape `shape` + alpha's shape,
+    sample-major. A non-positive alpha gives NaN. Counter-based like the other random ops: `seed`
+    and `seed2` select the stream. Not differentiable here (TensorFlow's gradient with respect to
+    alpha needs RandomGammaGrad).
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`. The shape of the
+        samples drawn per alpha (a vector).
+      alpha: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`. The
+        concentration (shape) parameters of the distributions.
+      seed: An optional `int`. Defaults to `0`.
+      seed2: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `alpha`.
+    """
+
+def random_poisson_v2(shape: TensorLike, rate: TensorLike, dtype: DTypeLike = "int64", seed: int = 0, seed2: int = 0, name: str | None = None) -> Tensor:
+    r"""Outputs random values from the Poisson distribution(s) described by rate.
+
+    Rates below 10 count exponential inter-arrival times (Knuth); larger rates use Hormann's
+    transformed rejection (PTRS), from Philox4x32-10 words. The output has shape `shape` + rate's
+    shape, sample-major; a negative or NaN rate gives NaN (0 for integer outputs). Counter-based
+    like the other random ops: `seed` and `seed2` select the stream.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`. The shape of the
+        samples drawn per rate (a vector).
+      rate: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`,
+        `int32`, `int64`. The rates (means) of the distributions.
+      dtype: An optional `type` from: `float16`, `float32`, `float64`, `int32`, `int64`. Defaults to
+        `"int64"`.
+      seed: An optional `int`. Defaults to `0`.
+      seed2: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
     """
 
 def random_shuffle(value: TensorLike, seed: int = 0, seed2: int = 0, name: str | None = None) -> Tensor:
@@ -110,6 +233,22 @@ def random_uniform_int(shape: TensorLike, minval: TensorLike, maxval: TensorLike
       A `Tensor`. Has the same type as `minval`.
     """
 
+def stateless_random_gamma_v2(shape: TensorLike, seed: TensorLike, alpha: TensorLike, name: str | None = None) -> Tensor:
+    r"""Outputs deterministic pseudorandom values from the Gamma distribution(s) described by alpha.
+
+    As RandomGamma, from the Philox stream that `seed` (shape [2]) alone determines: the same seed
+    gives the same values. The output has shape `shape`; alpha broadcasts against it.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      alpha: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `alpha`.
+    """
+
 def stateless_random_normal(shape: TensorLike, seed: TensorLike, dtype: DTypeLike = "float32", name: str | None = None) -> Tensor:
     r"""Outputs deterministic pseudorandom values from a normal distribution.
 
@@ -121,6 +260,24 @@ def stateless_random_normal(shape: TensorLike, seed: TensorLike, dtype: DTypeLik
       seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       dtype: An optional `type` from: `float16`, `bfloat16`, `float32`, `float64`. Defaults to
         `"float32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`.
+    """
+
+def stateless_random_poisson(shape: TensorLike, seed: TensorLike, lam: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
+    r"""Outputs deterministic pseudorandom values from the Poisson distribution(s) described by lam.
+
+    As RandomPoissonV2, from the Philox stream that `seed` (shape [2]) alone determines. The output
+    has shape `shape`; lam broadcasts against it.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      lam: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`, `int32`,
+        `int64`.
+      dtype: A `type` from: `float16`, `float32`, `float64`, `int32`, `int64`.
       name: A name for the operation (optional).
 
     Returns:
@@ -197,4 +354,30 @@ def truncated_normal(shape: TensorLike, dtype: DTypeLike, seed: int = 0, seed2: 
 
     Returns:
       A `Tensor` of type `dtype`.
+    """
+
+def uniform_candidate_sampler(true_classes: TensorLike, num_true: int, num_sampled: int, unique: bool, range_max: int, seed: int = 0, seed2: int = 0, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Generates labels for candidate sampling with a uniform distribution.
+
+    Draws `num_sampled` classes uniformly from [0, range_max), without repeats when `unique`; also
+    returns, for each true class and each sample, the expected number of times it appears among the
+    samples (`num_sampled / range_max`, or `1 - (1 - 1/range_max)^tries` with `unique`, tries
+    counting the rejected repeats). Counter-based (Philox4x32-10) like the other random ops: `seed`
+    and `seed2` select the stream.
+
+    Args:
+      true_classes: A `Tensor` of type `int64`.
+      num_true: A `int` that is `>= 1`.
+      num_sampled: A `int` that is `>= 1`.
+      unique: A `bool`.
+      range_max: A `int` that is `>= 1`.
+      seed: An optional `int`. Defaults to `0`.
+      seed2: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sampled_candidates`, `true_expected_count`, `sampled_expected_count`).
+      sampled_candidates: A `Tensor` of type `int64`.
+      true_expected_count: A `Tensor` of type `float32`.
+      sampled_expected_count: A `Tensor` of type `float32`.
     """

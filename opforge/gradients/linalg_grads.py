@@ -303,3 +303,25 @@ def svd_grad(op, grads):
 
 __all__ = ["cholesky_grad", "matrix_solve_grad", "matrix_triangular_solve_grad", "qr_grad",
            "self_adjoint_eig_v2_grad", "svd_grad"]
+
+
+def lu_grad(op, grads):
+    """The LU backpropagation for square matrices (TensorFlow's _LuGrad): with P a = L U,
+    a_bar = P^T L^-H (tril_strict(L^H L_bar) + triu(U_bar U^H)) U^-H, L_bar and U_bar the strictly
+    lower and the upper parts of lu's gradient. p has no gradient."""
+    ops = _ops()
+    a = op.inputs[0]
+    lu, p = op.outputs
+    dlu = _or_zeros(grads[0], lu)
+    n = _static_matrix_dims(a, "Lu")[1]
+    dt = _np_dtype(a)
+    strict = np.tril(np.ones((n, n)), -1).astype(dt)
+    upper = np.triu(np.ones((n, n))).astype(dt)
+    lower = ops.add_v2(ops.mul(lu, strict), np.eye(n, dtype=dt))
+    upp = ops.mul(lu, upper)
+    middle = ops.add_v2(ops.mul(matmul(lower, ops.mul(dlu, strict), adjoint_a=True), strict),
+                        ops.mul(matmul(ops.mul(dlu, upper), upp, adjoint_b=True), upper))
+    x = ops.matrix_triangular_solve(lower, middle, lower=True, adjoint=True)  # L^-H middle
+    perm_grad = adjoint(ops.matrix_triangular_solve(upp, adjoint(x), lower=False, adjoint=False))  # x U^-H
+    perm = ops.one_hot(p, np.int32(n), np.asarray(1, dt), np.asarray(0, dt))  # perm[i, j] = [j == p[i]]
+    return [matmul(perm, perm_grad, adjoint_a=True)]

@@ -10,9 +10,14 @@ from .linalg_decompositions import (
     adjoint, band_part, cholesky, cholesky_solve, det, eigh, eigvalsh, inv, logdet, qr, slogdet, solve, svd,
     triangular_solve,
 )
+from .linalg_compositions import (
+    cross, expm, lstsq, lu, lu_matrix_inverse, lu_reconstruct, lu_solve, matrix_rank, matvec, normalize, pinv,
+    tridiagonal_matmul, tridiagonal_solve,
+)
 from .linalg_ops import diag, diag_part, eye, norm, set_diag, tensor_diag, tensor_diag_part, trace
 from .math_ops import matmul, tensordot
 
-__all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "det", "diag", "diag_part", "eigh", "eigvalsh",
+__all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag", "diag_part", "eigh", "eigvalsh",
+           "expm", "lstsq", "lu", "lu_matrix_inverse", "lu_reconstruct", "lu_solve", "matrix_rank", "matvec", "normalize", "pinv", "tridiagonal_matmul", "tridiagonal_solve",
            "einsum", "eye", "global_norm", "inv", "logdet", "matmul", "matrix_transpose", "norm", "qr", "slogdet",
            "set_diag", "solve", "svd", "tensor_diag", "tensor_diag_part", "tensordot", "trace", "triangular_solve"]

@@ -17,6 +17,10 @@ from .histogram_ops import (  # noqa: F401 (tf.math's names for them)
     bincount, confusion_matrix, is_inf, rint, segment_mean, unsorted_segment_mean, unsorted_segment_sqrt_n,
 )
 from .manip_ops import invert_permutation  # noqa: F401
+from .special_math_ops import (  # noqa: F401 (tf.math's special functions)
+    bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc, cumulative_logsumexp, digamma, erfcinv, erfinv, igamma, igammac, lbeta, lgamma,
+    ndtri, nextafter, polygamma, zeta,
+)
 from .math_ops import (  # noqa: F401 (composite functions: tf.math's names for them)
     count_nonzero, cumprod, log_sigmoid, reduce_logsumexp, segment_max, segment_min, segment_prod, segment_sum,
     truncatediv, truncatemod,

@@ -191,5 +191,20 @@ Status SvdShape(ShapeContext& c) {
   return true;
 }();
 
+// ---- Lu: [..., M, M] -> lu [..., M, M], p [..., M]
+Status LuShape(ShapeContext& c) {
+  Matrices m;
+  int64_t n = kUnknown;
+  OPF_RETURN_IF_ERROR(square_of(c, 0, &m, &n));
+  c.set_output(0, m.known ? with(m.batch, {n, n}) : Shape::UnknownRank());
+  c.set_output(1, m.known ? with(m.batch, {n}) : Shape::UnknownRank());
+  return Status::OK();
+}
+
+[[maybe_unused]] const bool lu_shape_registered = [] {
+  shape_fns::register_custom("Lu", LuShape);
+  return true;
+}();
+
 }  // namespace
 }  // namespace opforge

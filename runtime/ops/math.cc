@@ -178,5 +178,43 @@ Status SelectV2Shape(ShapeContext& c) {
   return true;
 }();
 
+// ---- Betainc (kernels/cpu/math/special_math.cc): a, b and x each have the output's shape or
+// are scalars, as TensorFlow; no other broadcasting.
+Status BetaincShape(ShapeContext& c) {
+  // The merge of the non-scalar inputs of known rank (TensorFlow's rule): an unknown-rank input
+  // adds nothing; all scalars give a scalar.
+  Shape out = Shape::UnknownRank();
+  bool any_unknown = false;
+  for (int i = 0; i < 3; ++i) {
+    const Shape& s = c.input_shape(i);
+    if (s.unknown_rank()) {
+      any_unknown = true;
+      continue;
+    }
+    if (s.rank() == 0) continue;
+    if (out.unknown_rank()) {
+      out = s;
+      continue;
+    }
+    bool same = s.rank() == out.rank();
+    for (int d = 0; same && d < s.rank(); ++d) {
+      same = s.dim(d) < 0 || out.dim(d) < 0 || s.dim(d) == out.dim(d);
+      if (same && out.dim(d) < 0) out.mutable_dims()[static_cast<size_t>(d)] = s.dim(d);
+    }
+    if (!same) {
+      return c.error("a, b and x must have the same shape or be scalars; got ", c.input_shape(0).to_string(), ", ",
+                     c.input_shape(1).to_string(), " and ", c.input_shape(2).to_string());
+    }
+  }
+  if (out.unknown_rank() && !any_unknown) out = Shape(std::vector<int64_t>{});
+  c.set_output(0, std::move(out));
+  return Status::OK();
+}
+
+[[maybe_unused]] const bool betainc_shape_registered = [] {
+  shape_fns::register_custom("Betainc", BetaincShape);
+  return true;
+}();
+
 }  // namespace
 }  // namespace opforge

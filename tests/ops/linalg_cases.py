@@ -81,7 +81,7 @@ def _svd_rows(large=False):
 def _rows(op_name, large=False):
     if op_name in ("MatrixInverse",):
         return _square_rows("input", "adjoint", large)
-    if op_name in ("MatrixDeterminant", "LogMatrixDeterminant", "Cholesky"):
+    if op_name in ("MatrixDeterminant", "LogMatrixDeterminant", "Cholesky", "Lu"):
         return _square_rows("input", None, large)
     if op_name == "SelfAdjointEigV2":
         return _square_rows("input", "compute_v", large)
@@ -98,7 +98,7 @@ def _rows(op_name, large=False):
 
 CASES = {name: _rows(name) for name in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant",
                                         "Cholesky", "MatrixSolve", "MatrixTriangularSolve", "Qr",
-                                        "SelfAdjointEigV2", "Svd")}
+                                        "SelfAdjointEigV2", "Svd", "Lu")}
 LARGE_CASES = {name: _rows(name, large=True) for name in CASES}
 
 

@@ -139,8 +139,9 @@ def why_not_driven(op) -> str | None:
 # Shape families of math ops whose shape function alone does not say how to call them; their
 # cases, large cases and special-value cases.
 
-MATH_FAMILIES = {"Select": "select", "SelectV2": "select_v2", "ClipByValue": "clip",
-                 "ArgMax": "arg", "ArgMin": "arg", "Cumsum": "cumsum", "BatchMatMulV2": "batch_matmul"}
+MATH_FAMILIES = {"Select": "select", "SelectV2": "select_v2", "ClipByValue": "clip", "Betainc": "clip",
+                 "ArgMax": "arg", "ArgMin": "arg", "Cumsum": "cumsum", "CumulativeLogsumexp": "cumsum",
+                 "BatchMatMulV2": "batch_matmul"}
 
 SELECT_CASES = [  # (shape of t and e, shape of condition)
     ((), ()), ((5,), (5,)), ((3, 4), (3, 4)), ((3, 4), (3,)), ((3, 4), ()), ((2, 3, 4), (2,)),

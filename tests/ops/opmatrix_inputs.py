@@ -147,6 +147,7 @@ INPUT_BUILDERS = {
     "ArgMax": build_math_axis,
     "ArgMin": build_math_axis,
     "Cumsum": build_math_axis,
+    "CumulativeLogsumexp": build_math_axis,
     "Select": build_condition,
     "SelectV2": build_condition,
     # ---- end math ops

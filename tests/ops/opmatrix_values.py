@@ -105,6 +105,16 @@ DOMAINS: dict[str, dict[str, Domain]] = {
     "ClipByValue": {"clip_value_min": Domain(float=(-2.0, -0.2), int=(-5, -1), uint=(0, 5)),
                     "clip_value_max": Domain(float=(0.2, 2.0), int=(1, 5), uint=(6, 12))},
     # ---- end math ops
+    # ---- special functions (opdefs/math/lgamma.pbtxt ...): inside each function's domain
+    "Lgamma": {"*": Domain(float=(0.1, 6.0))},
+    "Digamma": {"*": Domain(float=(0.1, 6.0))},
+    "Erfinv": {"*": Domain(float=(-0.95, 0.95))},
+    "Ndtri": {"*": Domain(float=(0.02, 0.98))},
+    "Igamma": {"a": Domain(float=(0.2, 4.0)), "x": Domain(float=(0.05, 5.0))},
+    "Igammac": {"a": Domain(float=(0.2, 4.0)), "x": Domain(float=(0.05, 5.0))},
+    "Zeta": {"x": Domain(float=(1.5, 5.0)), "q": Domain(float=(0.3, 3.0))},
+    "Polygamma": {"a": Domain(choices=(0, 1, 2, 3)), "x": Domain(float=(0.3, 3.0))},
+    "Betainc": {"a": Domain(float=(0.3, 4.0)), "b": Domain(float=(0.3, 4.0)), "x": Domain(float=(0.05, 0.95))},
 }
 
 

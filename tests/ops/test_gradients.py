@@ -172,15 +172,18 @@ def _loss_and_grads(op, inputs, attrs, w, slots):
 def _objective(op, inputs, attrs, w):
     tensors = _tensors(op, inputs)
     outs = as_outputs(wrapper(op)(*[tensors[a.name] for a in op.inputs], **attrs))
-    return float(sum(np.sum(o.numpy().astype(np.float64) * wi) for o, wi in zip(outs, w) if wi is not None))
+    # outputs at -inf (an exclusive CumulativeLogsumexp's empty sums) stay there under small
+    # steps: constant terms, left out so that they do not make the sum -inf
+    return float(sum(np.sum(np.where(np.isneginf(v), 0.0, v * wi))
+                     for v, wi in ((o.numpy().astype(np.float64), wi) for o, wi in zip(outs, w)) if wi is not None))
 
 
 def _weights(rng, op, outs):
     """Random weights per output; None for outputs that carry no gradient (FusedBatchNormV3's
-    running statistics and reserve spaces: TensorFlow's gradient ignores them too)."""
+    running statistics and reserve spaces: TensorFlow's gradient ignores them too; integer outputs)."""
     keep = nn_cases.GRADIENT_OUTPUTS.get(op.name)
-    return [rng.uniform(-1.5, 1.5, o.shape) if keep is None or i in keep else None
-            for i, o in enumerate(outs)]
+    return [rng.uniform(-1.5, 1.5, o.shape) if (keep is None or i in keep) and o.dtype.is_floating else None
+            for i, o in enumerate(outs)]  # integer outputs (Lu's permutation) carry no gradient
 
 
 def numeric_gradient(op, inputs, attrs, w, slot, eps=EPS):

@@ -279,7 +279,12 @@ def test_kernels_produce_philox_words_with_tensorflow_seeding():
 def test_every_random_op_is_tested_here():
     assert set(RANDOM_OPS) == {"RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
                                "RandomShuffle", "StatelessRandomUniform", "StatelessRandomNormal",
-                               "StatelessTruncatedNormal", "StatelessRandomUniformInt", "LogUniformCandidateSampler"}
+                               "StatelessTruncatedNormal", "StatelessRandomUniformInt", "LogUniformCandidateSampler",
+                               # moments, seeds and determinism: test_random_distributions.py
+                               "RandomGamma", "RandomPoissonV2", "StatelessRandomGammaV2", "StatelessRandomPoisson",
+                               # frequencies and expected counts: test_candidate_sampling_ops.py
+                               "UniformCandidateSampler", "FixedUnigramCandidateSampler", "AllCandidateSampler",
+                               "ComputeAccidentalHits"}
 
 
 def test_log_uniform_candidate_sampler_distribution():

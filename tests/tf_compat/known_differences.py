@@ -12,6 +12,8 @@ are left out of that check: they may agree by chance).
 from __future__ import annotations
 
 import re
+
+import numpy as np
 from dataclasses import dataclass
 
 # raw_ops signatures (keyword names and defaults) that differ: op -> reason.
@@ -159,6 +161,16 @@ VALUES: list[Difference] = [
     Difference("FusedBatchNormV3", None, r"^0x", "empty batch: TensorFlow's batch mean and variance are "
                "NaN (0/0) in training and its inference outputs NaN; opforge returns 0 and the given "
                "statistics (not yet aligned)"),
+    # ---- special functions and CumulativeLogsumexp (opdefs/math/*.pbtxt)
+    Difference("CumulativeLogsumexp", None, r"^special",
+               "NaN inputs: TensorFlow's log-sum reducer (Eigen's max/min) drops a NaN and goes on; "
+               "opforge propagates it, as np.logaddexp.accumulate does",
+               when=lambda inputs, attrs: bool(np.isnan(np.asarray(inputs["x"], np.float64)).any())),
+    *[Difference(op, None, r"^(special|edge)$",
+                 "arguments at infinity or near the float maximum: TensorFlow's series returns 0 or 1 "
+                 "(or NaN) where the regularized incomplete gamma is about 1/2 or undefined; opforge uses "
+                 "the Wilson-Hilferty approximation for a > 1e12 and IEEE rules for infinities")
+      for op in ("Igamma", "Igammac")],
 ]
 
 

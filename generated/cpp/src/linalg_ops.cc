@@ -49,6 +49,35 @@ OpSpec MakeLogMatrixDeterminant() {
   return op;
 }
 
+OpSpec MakeLu() {
+  OpSpec op;
+  op.name = "Lu";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"lu", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"p", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_idx_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Lu", c); };
+  return op;
+}
+
 OpSpec MakeMatrixDeterminant() {
   OpSpec op;
   op.name = "MatrixDeterminant";
@@ -255,6 +284,7 @@ OpSpec MakeSvd() {
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeCholesky());
   OpRegistry::Global().add_pending(MakeLogMatrixDeterminant());
+  OpRegistry::Global().add_pending(MakeLu());
   OpRegistry::Global().add_pending(MakeMatrixDeterminant());
   OpRegistry::Global().add_pending(MakeMatrixInverse());
   OpRegistry::Global().add_pending(MakeMatrixSolve());

@@ -401,6 +401,65 @@ OpSpec MakeBatchMatMulV2() {
   return op;
 }
 
+OpSpec MakeBesselI0e() {
+  OpSpec op;
+  op.name = "BesselI0e";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeBesselI1e() {
+  OpSpec op;
+  op.name = "BesselI1e";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeBetainc() {
+  OpSpec op;
+  op.name = "Betainc";
+  op.inputs.push_back(ArgSpec{"a", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"b", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Betainc", c); };
+  return op;
+}
+
 OpSpec MakeCast() {
   OpSpec op;
   op.name = "Cast";
@@ -559,6 +618,71 @@ OpSpec MakeCumsum() {
   return op;
 }
 
+OpSpec MakeCumulativeLogsumexp() {
+  OpSpec op;
+  op.name = "CumulativeLogsumexp";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"axis", DType::kInvalid, 3, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"out", DType::kInvalid, 2, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "exclusive";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "reverse";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 2;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeDigamma() {
+  OpSpec op;
+  op.name = "Digamma";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeEqual() {
   OpSpec op;
   op.name = "Equal";
@@ -609,6 +733,25 @@ OpSpec MakeErf() {
 OpSpec MakeErfc() {
   OpSpec op;
   op.name = "Erfc";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeErfinv() {
+  OpSpec op;
+  op.name = "Erfinv";
   op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
   op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
   {
@@ -762,6 +905,46 @@ OpSpec MakeGreaterEqual() {
   return op;
 }
 
+OpSpec MakeIgamma() {
+  OpSpec op;
+  op.name = "Igamma";
+  op.inputs.push_back(ArgSpec{"a", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  return op;
+}
+
+OpSpec MakeIgammac() {
+  OpSpec op;
+  op.name = "Igammac";
+  op.inputs.push_back(ArgSpec{"a", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  return op;
+}
+
 OpSpec MakeIsFinite() {
   OpSpec op;
   op.name = "IsFinite";
@@ -837,6 +1020,25 @@ OpSpec MakeLessEqual() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  return op;
+}
+
+OpSpec MakeLgamma() {
+  OpSpec op;
+  op.name = "Lgamma";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
   return op;
 }
 
@@ -1139,6 +1341,25 @@ OpSpec MakeMul() {
   return op;
 }
 
+OpSpec MakeNdtri() {
+  OpSpec op;
+  op.name = "Ndtri";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeNeg() {
   OpSpec op;
   op.name = "Neg";
@@ -1155,6 +1376,28 @@ OpSpec MakeNeg() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeNextAfter() {
+  OpSpec op;
+  op.name = "NextAfter";
+  op.inputs.push_back(ArgSpec{"x1", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"x2", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
   return op;
 }
 
@@ -1183,6 +1426,26 @@ OpSpec MakeNotEqual() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("NotEqual", c); };
+  return op;
+}
+
+OpSpec MakePolygamma() {
+  OpSpec op;
+  op.name = "Polygamma";
+  op.inputs.push_back(ArgSpec{"a", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
   return op;
 }
 
@@ -1616,6 +1879,26 @@ OpSpec MakeTanh() {
   return op;
 }
 
+OpSpec MakeZeta() {
+  OpSpec op;
+  op.name = "Zeta";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"q", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeAbs());
   OpRegistry::Global().add_pending(MakeAcos());
@@ -1632,15 +1915,21 @@ OpSpec MakeTanh() {
   OpRegistry::Global().add_pending(MakeAtan2());
   OpRegistry::Global().add_pending(MakeAtanh());
   OpRegistry::Global().add_pending(MakeBatchMatMulV2());
+  OpRegistry::Global().add_pending(MakeBesselI0e());
+  OpRegistry::Global().add_pending(MakeBesselI1e());
+  OpRegistry::Global().add_pending(MakeBetainc());
   OpRegistry::Global().add_pending(MakeCast());
   OpRegistry::Global().add_pending(MakeCeil());
   OpRegistry::Global().add_pending(MakeClipByValue());
   OpRegistry::Global().add_pending(MakeCos());
   OpRegistry::Global().add_pending(MakeCosh());
   OpRegistry::Global().add_pending(MakeCumsum());
+  OpRegistry::Global().add_pending(MakeCumulativeLogsumexp());
+  OpRegistry::Global().add_pending(MakeDigamma());
   OpRegistry::Global().add_pending(MakeEqual());
   OpRegistry::Global().add_pending(MakeErf());
   OpRegistry::Global().add_pending(MakeErfc());
+  OpRegistry::Global().add_pending(MakeErfinv());
   OpRegistry::Global().add_pending(MakeExp());
   OpRegistry::Global().add_pending(MakeExpm1());
   OpRegistry::Global().add_pending(MakeFloor());
@@ -1648,10 +1937,13 @@ OpSpec MakeTanh() {
   OpRegistry::Global().add_pending(MakeFloorMod());
   OpRegistry::Global().add_pending(MakeGreater());
   OpRegistry::Global().add_pending(MakeGreaterEqual());
+  OpRegistry::Global().add_pending(MakeIgamma());
+  OpRegistry::Global().add_pending(MakeIgammac());
   OpRegistry::Global().add_pending(MakeIsFinite());
   OpRegistry::Global().add_pending(MakeIsNan());
   OpRegistry::Global().add_pending(MakeLess());
   OpRegistry::Global().add_pending(MakeLessEqual());
+  OpRegistry::Global().add_pending(MakeLgamma());
   OpRegistry::Global().add_pending(MakeLog());
   OpRegistry::Global().add_pending(MakeLog1p());
   OpRegistry::Global().add_pending(MakeLogicalAnd());
@@ -1664,8 +1956,11 @@ OpSpec MakeTanh() {
   OpRegistry::Global().add_pending(MakeMin());
   OpRegistry::Global().add_pending(MakeMinimum());
   OpRegistry::Global().add_pending(MakeMul());
+  OpRegistry::Global().add_pending(MakeNdtri());
   OpRegistry::Global().add_pending(MakeNeg());
+  OpRegistry::Global().add_pending(MakeNextAfter());
   OpRegistry::Global().add_pending(MakeNotEqual());
+  OpRegistry::Global().add_pending(MakePolygamma());
   OpRegistry::Global().add_pending(MakePow());
   OpRegistry::Global().add_pending(MakeProd());
   OpRegistry::Global().add_pending(MakeRange());
@@ -1686,6 +1981,7 @@ OpSpec MakeTanh() {
   OpRegistry::Global().add_pending(MakeSum());
   OpRegistry::Global().add_pending(MakeTan());
   OpRegistry::Global().add_pending(MakeTanh());
+  OpRegistry::Global().add_pending(MakeZeta());
   return true;
 }();
 

@@ -10,6 +10,204 @@ namespace opforge {
 namespace ops {
 namespace {
 
+OpSpec MakeAllCandidateSampler() {
+  OpSpec op;
+  op.name = "AllCandidateSampler";
+  op.inputs.push_back(ArgSpec{"true_classes", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_candidates", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"true_expected_count", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_expected_count", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "num_true";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_sampled";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "unique";
+    a.type = AttrType::kBool;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("AllCandidateSampler", c); };
+  return op;
+}
+
+OpSpec MakeComputeAccidentalHits() {
+  OpSpec op;
+  op.name = "ComputeAccidentalHits";
+  op.inputs.push_back(ArgSpec{"true_classes", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sampled_candidates", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"indices", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"ids", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"weights", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "num_true";
+    a.type = AttrType::kInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ComputeAccidentalHits", c); };
+  return op;
+}
+
+OpSpec MakeFixedUnigramCandidateSampler() {
+  OpSpec op;
+  op.name = "FixedUnigramCandidateSampler";
+  op.inputs.push_back(ArgSpec{"true_classes", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_candidates", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"true_expected_count", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_expected_count", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "num_true";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_sampled";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "unique";
+    a.type = AttrType::kBool;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "range_max";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "vocab_file";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "distortion";
+    a.type = AttrType::kFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::Float(1.0f);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_reserved_ids";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_shards";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{1});
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "shard";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "unigrams";
+    a.type = AttrType::kListFloat;
+    a.has_default = true;
+    a.default_value = AttrValue::ListFloat(std::vector<float>{});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("FixedUnigramCandidateSampler", c); };
+  return op;
+}
+
 OpSpec MakeLogUniformCandidateSampler() {
   OpSpec op;
   op.name = "LogUniformCandidateSampler";
@@ -66,6 +264,105 @@ OpSpec MakeLogUniformCandidateSampler() {
   op.dispatch_attr = -1;
   op.is_stateful = true;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("LogUniformCandidateSampler", c); };
+  return op;
+}
+
+OpSpec MakeRandomGamma() {
+  OpSpec op;
+  op.name = "RandomGamma";
+  op.inputs.push_back(ArgSpec{"shape", DType::kInvalid, 3, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"alpha", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "S";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("RandomGamma", c); };
+  return op;
+}
+
+OpSpec MakeRandomPoissonV2() {
+  OpSpec op;
+  op.name = "RandomPoissonV2";
+  op.inputs.push_back(ArgSpec{"shape", DType::kInvalid, 3, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"rate", DType::kInvalid, 4, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "S";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "R";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kDouble);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("RandomPoissonV2", c); };
   return op;
 }
 
@@ -233,6 +530,45 @@ OpSpec MakeRandomUniformInt() {
   return op;
 }
 
+OpSpec MakeStatelessRandomGammaV2() {
+  OpSpec op;
+  op.name = "StatelessRandomGammaV2";
+  op.inputs.push_back(ArgSpec{"shape", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"seed", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"alpha", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tseed";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("StatelessRandomGammaV2", c); };
+  return op;
+}
+
 OpSpec MakeStatelessRandomNormal() {
   OpSpec op;
   op.name = "StatelessRandomNormal";
@@ -271,6 +607,52 @@ OpSpec MakeStatelessRandomNormal() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::fill(c, 0); };
+  return op;
+}
+
+OpSpec MakeStatelessRandomPoisson() {
+  OpSpec op;
+  op.name = "StatelessRandomPoisson";
+  op.inputs.push_back(ArgSpec{"shape", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"seed", DType::kInvalid, 3, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"lam", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Rtype";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tseed";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("StatelessRandomPoisson", c); };
   return op;
 }
 
@@ -436,17 +818,84 @@ OpSpec MakeTruncatedNormal() {
   return op;
 }
 
+OpSpec MakeUniformCandidateSampler() {
+  OpSpec op;
+  op.name = "UniformCandidateSampler";
+  op.inputs.push_back(ArgSpec{"true_classes", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_candidates", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"true_expected_count", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_expected_count", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "num_true";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_sampled";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "unique";
+    a.type = AttrType::kBool;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "range_max";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("UniformCandidateSampler", c); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::Global().add_pending(MakeAllCandidateSampler());
+  OpRegistry::Global().add_pending(MakeComputeAccidentalHits());
+  OpRegistry::Global().add_pending(MakeFixedUnigramCandidateSampler());
   OpRegistry::Global().add_pending(MakeLogUniformCandidateSampler());
+  OpRegistry::Global().add_pending(MakeRandomGamma());
+  OpRegistry::Global().add_pending(MakeRandomPoissonV2());
   OpRegistry::Global().add_pending(MakeRandomShuffle());
   OpRegistry::Global().add_pending(MakeRandomStandardNormal());
   OpRegistry::Global().add_pending(MakeRandomUniform());
   OpRegistry::Global().add_pending(MakeRandomUniformInt());
+  OpRegistry::Global().add_pending(MakeStatelessRandomGammaV2());
   OpRegistry::Global().add_pending(MakeStatelessRandomNormal());
+  OpRegistry::Global().add_pending(MakeStatelessRandomPoisson());
   OpRegistry::Global().add_pending(MakeStatelessRandomUniform());
   OpRegistry::Global().add_pending(MakeStatelessRandomUniformInt());
   OpRegistry::Global().add_pending(MakeStatelessTruncatedNormal());
   OpRegistry::Global().add_pending(MakeTruncatedNormal());
+  OpRegistry::Global().add_pending(MakeUniformCandidateSampler());
   return true;
 }();
 

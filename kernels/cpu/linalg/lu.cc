@@ -1,4 +1,4 @@
-// The ops built on an LU factorization with partial pivoting (LAPACK getrf): MatrixInverse
+// The ops built on an LU factorization with partial pivoting (LAPACK getrf): Lu itself, MatrixInverse
 // (getri), MatrixDeterminant and LogMatrixDeterminant (the pivots), MatrixSolve (getrs).
 // An exactly singular matrix (a zero pivot) is an error for the inverse and the solve, with
 // TensorFlow's messages; the determinant of a singular matrix is 0 (log: -inf, sign 0).
@@ -7,6 +7,7 @@
 
 #include "cpu/linalg/lapack.h"
 #include "opforge/ops/linalg/log_matrix_determinant.h"
+#include "opforge/ops/linalg/lu.h"
 #include "opforge/ops/linalg/matrix_determinant.h"
 #include "opforge/ops/linalg/matrix_inverse.h"
 #include "opforge/ops/linalg/matrix_solve.h"
@@ -147,8 +148,47 @@ Status MatrixSolveCpu(ops::MatrixSolveArgs& a) {
   return Status::OK();
 }
 
+
+// ---- Lu: the packed factors and the row permutation (input[p] = L U)
+
+template <typename T>
+Status LuCpu(ops::LuArgs& a) {
+  using C = lapack_t<T>;
+  const Shape& s = a.input.shape();
+  OPF_RETURN_IF_ERROR(linalg::check_lapack_dims(a.ctx, s));
+  const int64_t n = s.dim(s.rank() - 1), batches = batch_count(s);
+  if (n == 0 || batches == 0) return Status::OK();
+  const T* in = a.input.template data<T>();
+  T* out = a.lu.template data<T>();
+  const bool p64 = a.output_idx_type == DType::kInt64;
+  const auto ln = static_cast<lapack::lint>(n);
+  for_each_matrix(batches, n * n * n, [&](int64_t b0, int64_t b1, auto) {
+    std::vector<C> m(static_cast<size_t>(n * n));
+    std::vector<lapack::lint> ipiv(static_cast<size_t>(n));
+    std::vector<int64_t> perm(static_cast<size_t>(n));
+    for (int64_t b = b0; b < b1; ++b) {
+      linalg::load_col_major(in + b * n * n, n, n, false, m.data());
+      lapack::getrf(ln, m.data(), ipiv.data());  // a zero pivot (info > 0) still factors
+      linalg::store_row_major(m.data(), n, n, n, out + b * n * n);
+      for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;
+      for (int64_t i = 0; i < n; ++i) {  // the row swaps in order give the permutation
+        std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(ipiv[static_cast<size_t>(i)] - 1)]);
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        if (p64) {
+          a.p.template data<int64_t>()[b * n + i] = perm[static_cast<size_t>(i)];
+        } else {
+          a.p.template data<int32_t>()[b * n + i] = static_cast<int32_t>(perm[static_cast<size_t>(i)]);
+        }
+      }
+    }
+  });
+  return Status::OK();
+}
+
 }  // namespace
 
+OPFORGE_REGISTER_KERNEL(Lu, CPU, LuCpu, half, float, double)
 OPFORGE_REGISTER_KERNEL(MatrixInverse, CPU, MatrixInverseCpu, half, float, double)
 OPFORGE_REGISTER_KERNEL(MatrixDeterminant, CPU, MatrixDeterminantCpu, half, float, double)
 OPFORGE_REGISTER_KERNEL(LogMatrixDeterminant, CPU, LogMatrixDeterminantCpu, half, float, double)

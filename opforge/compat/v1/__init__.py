@@ -280,6 +280,10 @@ random_uniform = _in_default_graph(_random_api.uniform)
 truncated_normal = _in_default_graph(_random_api.truncated_normal)
 random_shuffle = _in_default_graph(_random_api.shuffle)
 multinomial = _in_default_graph(_random_api.multinomial)
+from opforge.ops import random_distributions as _random_dist  # noqa: E402  (Gamma, Poisson)
+from opforge.ops import candidate_sampling_ops as _cs  # noqa: E402  (candidate samplers)
+random_gamma = _in_default_graph(_random_dist.gamma)
+random_poisson = _in_default_graph(_random_dist.poisson)
 
 
 from opforge.compat.v1._tf1 import *  # noqa: E402,F401,F403  (the rest of TF1's API and its namespaces)
@@ -308,7 +312,12 @@ random = Namespace(
     stateless_uniform=_random_api.stateless_uniform, stateless_normal=_random_api.stateless_normal,
     stateless_truncated_normal=_random_api.stateless_truncated_normal, get_seed=get_seed,  # noqa: F405
     multinomial=multinomial, categorical=_in_default_graph(_random_api.categorical),
+    gamma=random_gamma, poisson=random_poisson, stateless_gamma=_random_dist.stateless_gamma,
+    stateless_poisson=_random_dist.stateless_poisson,
+    **{_n: _in_default_graph(getattr(_cs, _n)) for _n in _cs.__all__ if _n != "compute_accidental_hits"},
 )
+for _n in _cs.__all__:  # tf.nn's spellings of the candidate samplers
+    setattr(nn, _n, _in_default_graph(getattr(_cs, _n)))  # noqa: F405
 
 # tf.debugging: the checks under their tf.* and tf.math.* names.
 _DEBUGGING = ("Assert", "assert_equal", "assert_greater", "assert_greater_equal", "assert_integer", "assert_less",

@@ -78,6 +78,16 @@ globals().update({_n: getattr(_more, _n) for _n in _more.CHECKS_AND_FUNCTIONAL})
 as_dtype = _more.as_dtype
 __all__ += list(_more.CHECKS_AND_FUNCTIONAL) + ["as_dtype"]
 
+# tf.lgamma, tf.betainc, ... (opforge/ops/special_math_ops.py); tf.linalg's Python compositions
+# (opforge/ops/linalg_compositions.py) and their top-level spellings tf.cross, tf.matrix_solve_ls
+from opforge.ops import special_math_ops as _special  # noqa: E402
+from opforge.ops import linalg_compositions as _lc  # noqa: E402
+globals().update({_n: getattr(_special, _n) for _n in _special.TF1_TOP_LEVEL})
+__all__ += list(_special.TF1_TOP_LEVEL)
+_lc_names = {_n: getattr(_lc, _n) for _n in _lc.__all__}
+cross, matrix_solve_ls = _lc.cross, _lc.lstsq
+__all__ += ["cross", "matrix_solve_ls"]
+
 # ---- collections ---------------------------------------------------------------------------
 
 
@@ -309,7 +319,7 @@ metrics = Namespace("metrics", {n: getattr(m, n) for m in (_metrics, _metrics_mo
 summary = Namespace("summary", {n: getattr(_summary, n) for n in _summary.__all__},
                     TaggedRunMetadata=_more.TaggedRunMetadata)
 data = Namespace("data", {n: getattr(_data, n) for n in _data.__all__})
-linalg = Namespace("linalg", _more.linalg_names() | _tf1_io.linalg_names(), norm=norm, matmul=_m.matmul,
+linalg = Namespace("linalg", _more.linalg_names() | _tf1_io.linalg_names() | _lc_names, norm=norm, matmul=_m.matmul,
                    diag=_linalg.diag, diag_part=_linalg.diag_part)
 io = Namespace("io", _tf1_io.io_names() | _image_v1.io_names(), decode_csv=_input.decode_csv, write_graph=_train.write_graph,
                gfile=_of.io.gfile)

@@ -6,6 +6,7 @@
 // implement; this header gathers them all.
 #include "opforge/ops/linalg/cholesky.h"
 #include "opforge/ops/linalg/log_matrix_determinant.h"
+#include "opforge/ops/linalg/lu.h"
 #include "opforge/ops/linalg/matrix_determinant.h"
 #include "opforge/ops/linalg/matrix_inverse.h"
 #include "opforge/ops/linalg/matrix_solve.h"

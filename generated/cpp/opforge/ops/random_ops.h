@@ -4,13 +4,21 @@
 
 // One header per op (opforge/ops/random/<op>.h): kernels include those of the ops they
 // implement; this header gathers them all.
+#include "opforge/ops/random/all_candidate_sampler.h"
+#include "opforge/ops/random/compute_accidental_hits.h"
+#include "opforge/ops/random/fixed_unigram_candidate_sampler.h"
 #include "opforge/ops/random/log_uniform_candidate_sampler.h"
+#include "opforge/ops/random/random_gamma.h"
+#include "opforge/ops/random/random_poisson_v2.h"
 #include "opforge/ops/random/random_shuffle.h"
 #include "opforge/ops/random/random_standard_normal.h"
 #include "opforge/ops/random/random_uniform.h"
 #include "opforge/ops/random/random_uniform_int.h"
+#include "opforge/ops/random/stateless_random_gamma_v2.h"
 #include "opforge/ops/random/stateless_random_normal.h"
+#include "opforge/ops/random/stateless_random_poisson.h"
 #include "opforge/ops/random/stateless_random_uniform.h"
 #include "opforge/ops/random/stateless_random_uniform_int.h"
 #include "opforge/ops/random/stateless_truncated_normal.h"
 #include "opforge/ops/random/truncated_normal.h"
+#include "opforge/ops/random/uniform_candidate_sampler.h"
