@@ -306,6 +306,11 @@ for _n in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod
     setattr(math, _n, in_default_graph(globals()[_n]))  # noqa: F405
 linalg.matmul = in_default_graph(matmul)  # noqa: F405
 
+# Whole files as string tensors and glob patterns (ReadFile, WriteFile, MatchingFiles).
+read_file, write_file, matching_files = _ops.read_file, _ops.write_file, _ops.matching_files
+io.read_file, io.write_file, io.matching_files = (  # noqa: F405
+    in_default_graph(read_file), in_default_graph(write_file), in_default_graph(matching_files))
+
 random = Namespace(
     "random", normal=random_normal, uniform=random_uniform, truncated_normal=truncated_normal,
     shuffle=random_shuffle, set_random_seed=set_random_seed,

@@ -70,15 +70,15 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "the TF2 type specs of sparse values are not offered in compat.v1": _names("""
         tf.IndexedSlicesSpec tf.SparseTensorSpec
     """),
-    "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, EditDistance, FractionalPool, the stateless binomial/categorical/truncated-normal samplers, ReadFile/WriteFile/MatchingFiles, Timestamp, ...)": _names("""
-        io.matching_files io.read_file io.serialize_tensor io.write_file math.approx_max_k math.approx_min_k
+    "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, EditDistance, FractionalPool, the stateless binomial/categorical/truncated-normal samplers, Timestamp, ...)": _names("""
+          io.serialize_tensor  math.approx_max_k math.approx_min_k
         math.sobol_sample nn.approx_max_k nn.approx_min_k nn.fractional_avg_pool nn.fractional_max_pool
         random.stateless_binomial random.stateless_categorical random.stateless_multinomial
         random.stateless_parameterized_truncated_normal tf.approx_top_k tf.bitcast tf.dynamic_partition
-        tf.dynamic_stitch tf.edit_distance tf.guarantee_const tf.matching_files tf.random_index_shuffle
-        tf.read_file tf.repeat tf.required_space_to_batch_paddings
+        tf.dynamic_stitch tf.edit_distance tf.guarantee_const  tf.random_index_shuffle
+         tf.repeat tf.required_space_to_batch_paddings
         tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.timestamp tf.unique tf.unique_with_counts tf.unravel_index
-        tf.write_file
+        
     """),
     "tf.linalg.LinearOperator classes: a class library over linear algebra ops opforge does not have yet": _names("""
         linalg.LinearOperator linalg.LinearOperatorAdjoint linalg.LinearOperatorBlockDiag
