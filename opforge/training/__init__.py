@@ -21,6 +21,18 @@ from .optimizers import (
     Optimizer, RMSPropOptimizer,
 )
 from .queue_runner import Coordinator, start_queue_runners
+from .basic_session_run_hooks import (
+    CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook, GlobalStepWaiterHook, LoggingTensorHook,
+    NanLossDuringTrainingError, NanTensorHook, ProfilerHook, SecondOrStepTimer, StepCounterHook, StopAtStepHook,
+    SummarySaverHook,
+)
+from .looper import LooperThread, basic_train_loop
+from .monitored_session import (
+    ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold, SessionCreator,
+    SingularMonitoredSession, WorkerSessionCreator,
+)
+from .session_manager import SessionManager
+from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from .saver import (
     CheckpointReader, NewCheckpointReader, Saver, checkpoint_exists, generate_checkpoint_state_proto,
     get_checkpoint_state, import_meta_graph,
@@ -42,4 +54,10 @@ __all__ = [
     "update_checkpoint_state", "write_graph", "cosine_decay_restarts", "linear_cosine_decay", "ExponentialMovingAverage",
     "checkpoints_iterator", "get_checkpoint_mtimes", "remove_checkpoint", "generate_checkpoint_state_proto",
     "assert_global_step",
+    "CheckpointSaverHook", "CheckpointSaverListener", "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook",
+    "LoggingTensorHook", "NanLossDuringTrainingError", "NanTensorHook", "ProfilerHook", "SecondOrStepTimer",
+    "StepCounterHook", "StopAtStepHook", "SummarySaverHook", "LooperThread", "basic_train_loop",
+    "ChiefSessionCreator", "MonitoredSession", "MonitoredTrainingSession", "Scaffold", "SessionCreator",
+    "SingularMonitoredSession", "WorkerSessionCreator", "SessionManager", "SessionRunArgs", "SessionRunContext",
+    "SessionRunHook", "SessionRunValues",
 ]

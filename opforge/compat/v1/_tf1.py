@@ -31,7 +31,7 @@ from opforge.layers import rnn as _rnn
 from opforge.layers import rnn_cell as _rnn_cell
 from opforge.compat._namespace import Namespace, graph_class, legacy_argument
 from opforge.compat.v1 import _tf1_aliases as _more
-from opforge.compat.v1 import _tf1_io
+from opforge.compat.v1 import _tf1_io, _tf1_train
 from opforge.compat.v1._tf1_aliases import (  # noqa: F401  (TensorFlow 1's names, see _tf1_aliases)
     GIT_VERSION, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER, VERSION,
     AttrValue, HistogramProto, LogMessage, MetaGraphDef, NameAttrList, NodeDef, SummaryMetadata, TensorInfo,
@@ -256,7 +256,7 @@ nn.rnn_cell = Namespace("nn.rnn_cell", {k: graph_class(v) if isinstance(v, type)
                                         for k, v in vars(_rnn.rnn_cell).items() if not k.startswith("_")})
 image = Namespace("image", _image_v1.names())
 train = Namespace(
-    "train",
+    "train", _tf1_train.train_names(),
     Optimizer=_train.Optimizer, GradientDescentOptimizer=_train.GradientDescentOptimizer,
     MomentumOptimizer=_train.MomentumOptimizer, AdamOptimizer=_train.AdamOptimizer,
     RMSPropOptimizer=_train.RMSPropOptimizer, AdagradOptimizer=_train.AdagradOptimizer,
@@ -306,7 +306,7 @@ losses = Namespace(
         "get_regularization_losses", "get_total_loss")})
 metrics = Namespace("metrics", {n: getattr(_metrics, n) for n in _metrics.__all__})
 summary = Namespace("summary", {n: getattr(_summary, n) for n in _summary.__all__},
-                    TaggedRunMetadata=_more.TaggedRunMetadata)
+                    TaggedRunMetadata=_more.TaggedRunMetadata, FileWriterCache=_tf1_train.FileWriterCache)
 data = Namespace("data", {n: getattr(_data, n) for n in _data.__all__})
 linalg = Namespace("linalg", _more.linalg_names() | _tf1_io.linalg_names(), norm=norm, matmul=_m.matmul,
                    diag=_linalg.diag, diag_part=_linalg.diag_part)

@@ -144,8 +144,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.qint32 tf.qint8 tf.quantization tf.quantize tf.quantize_v2 tf.quantized_concat tf.quint16 tf.quint8
         train.do_quantize_training_on_graphdef
     """),
-    "summary utilities not written yet (FileWriterCache, summary descriptions)": _names("""
-        summary.FileWriterCache summary.SummaryDescription summary.get_summary_description
+    "summary utilities not written yet (summary descriptions)": _names("""
+        summary.SummaryDescription summary.get_summary_description
     """),
     "tf.test's unittest harness, benchmarks and build queries: opforge's own tests use pytest, and programs call these only from their test files": _names("""
         test.Benchmark test.StubOutForTesting test.TestCase test.assert_equal_graph_def test.benchmark_config
@@ -196,15 +196,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         train.AdagradDAOptimizer train.ProximalAdagradOptimizer train.ProximalGradientDescentOptimizer train.VocabInfo
         train.init_from_checkpoint train.noisy_linear_cosine_decay train.sdca_fprint train.sdca_optimizer
         train.sdca_shrink_l1 train.summary_iterator train.warm_start
-    """),
-    "MonitoredSession, Scaffold and SessionRunHooks: the managed training loop is not in opforge yet": _names("""
-        train.CheckpointSaverHook train.CheckpointSaverListener train.ChiefSessionCreator train.FeedFnHook
-        train.FinalOpsHook train.GlobalStepWaiterHook train.LoggingTensorHook train.LooperThread
-        train.MonitoredSession train.MonitoredTrainingSession train.NanLossDuringTrainingError train.NanTensorHook
-        train.ProfilerHook train.Scaffold train.SecondOrStepTimer train.SessionCreator train.SessionManager
-        train.SessionRunArgs train.SessionRunContext train.SessionRunHook train.SessionRunValues
-        train.SingularMonitoredSession train.StepCounterHook train.StopAtStepHook train.SummarySaverHook
-        train.WorkerSessionCreator train.basic_train_loop
     """),
     "distributed runtime: servers, clusters, replicas (issue 35)": _names("""
         train.ClusterDef train.ClusterSpec train.JobDef train.Server train.ServerDef train.Supervisor
