@@ -12,7 +12,7 @@ from ..io.graph_io import read_graph, write_graph
 from ..io.meta_graph import export_meta_graph
 from .learning_rate_decay import (
     cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay, linear_cosine_decay, natural_exp_decay,
-    piecewise_constant, polynomial_decay,
+    noisy_linear_cosine_decay, piecewise_constant, polynomial_decay,
 )
 from .moving_averages import ExponentialMovingAverage
 from .checkpoint_management import checkpoints_iterator, get_checkpoint_mtimes, remove_checkpoint
@@ -32,6 +32,9 @@ from .monitored_session import (
     SingularMonitoredSession, WorkerSessionCreator,
 )
 from .session_manager import SessionManager
+from .server_lib import ClusterDef, ClusterSpec, JobDef, ServerDef, replica_device_setter
+from .warm_start import VocabInfo, init_from_checkpoint, warm_start
+from ..summary.summary_iterator import summary_iterator
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from .saver import (
     CheckpointReader, NewCheckpointReader, Saver, checkpoint_exists, generate_checkpoint_state_proto,
@@ -59,5 +62,6 @@ __all__ = [
     "StepCounterHook", "StopAtStepHook", "SummarySaverHook", "LooperThread", "basic_train_loop",
     "ChiefSessionCreator", "MonitoredSession", "MonitoredTrainingSession", "Scaffold", "SessionCreator",
     "SingularMonitoredSession", "WorkerSessionCreator", "SessionManager", "SessionRunArgs", "SessionRunContext",
-    "SessionRunHook", "SessionRunValues",
+    "SessionRunHook", "SessionRunValues", "ClusterDef", "ClusterSpec", "JobDef", "ServerDef", "replica_device_setter",
+    "VocabInfo", "init_from_checkpoint", "warm_start", "summary_iterator", "noisy_linear_cosine_decay",
 ]

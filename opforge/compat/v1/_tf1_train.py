@@ -12,7 +12,8 @@ _NAMES = (
     "StepCounterHook", "StopAtStepHook", "SummarySaverHook", "LooperThread", "basic_train_loop",
     "ChiefSessionCreator", "MonitoredSession", "MonitoredTrainingSession", "Scaffold", "SessionCreator",
     "SingularMonitoredSession", "WorkerSessionCreator", "SessionManager", "SessionRunArgs", "SessionRunContext",
-    "SessionRunHook", "SessionRunValues",
+    "SessionRunHook", "SessionRunValues", "ClusterDef", "ClusterSpec", "JobDef", "ServerDef", "replica_device_setter",
+    "VocabInfo", "init_from_checkpoint", "warm_start", "summary_iterator", "noisy_linear_cosine_decay",
 )
 
 

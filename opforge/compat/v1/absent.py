@@ -192,14 +192,12 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.tensor_scatter_add tf.tensor_scatter_nd_add tf.tensor_scatter_nd_max tf.tensor_scatter_nd_min
         tf.tensor_scatter_nd_sub tf.tensor_scatter_nd_update tf.tensor_scatter_sub tf.tensor_scatter_update
     """),
-    "optimizers needing ops opforge lacks (Proximal*, AdagradDA, SDCA) and training utilities not written yet (warm_start, init_from_checkpoint, noisy_linear_cosine_decay, summary_iterator, VocabInfo)": _names("""
-        train.AdagradDAOptimizer train.ProximalAdagradOptimizer train.ProximalGradientDescentOptimizer train.VocabInfo
-        train.init_from_checkpoint train.noisy_linear_cosine_decay train.sdca_fprint train.sdca_optimizer
-        train.sdca_shrink_l1 train.summary_iterator train.warm_start
+    "optimizers needing ops opforge lacks (Proximal*, AdagradDA, SDCA)": _names("""
+        train.AdagradDAOptimizer train.ProximalAdagradOptimizer train.ProximalGradientDescentOptimizer
+        train.sdca_fprint train.sdca_optimizer train.sdca_shrink_l1
     """),
-    "distributed runtime: servers, clusters, replicas (issue 35)": _names("""
-        train.ClusterDef train.ClusterSpec train.JobDef train.Server train.ServerDef train.Supervisor
-        train.SyncReplicasOptimizer train.replica_device_setter
+    "distributed runtime: tf.train.Server runs a cluster's tasks in processes that talk gRPC; opforge has no distributed runtime (ClusterSpec, ServerDef and replica_device_setter describe one; issue 35)": _names("""
+        train.Server train.SyncReplicasOptimizer train.Supervisor
     """),
 }
 
