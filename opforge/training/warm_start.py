@@ -14,6 +14,7 @@ import re
 import numpy as np
 
 from .. import ops as _ops
+from ..framework.api import constant
 from ..framework.graph import get_default_graph
 from ..framework.variables import global_variables
 from .saver import load_checkpoint
@@ -28,7 +29,7 @@ def _set_initializer(var, value, name="checkpoint_initializer"):
     g = var.graph
     if not hasattr(value, "op"):
         with g.as_default(), g.name_scope(_var_name(var) + "/"):
-            value = _ops.const(np.asarray(value, var.dtype.as_numpy_dtype), name=name)
+            value = constant(np.asarray(value, var.dtype.as_numpy_dtype), name=name)
     g._update_input(var.initializer, 1, value)
     var._initial_value = value
 
@@ -129,7 +130,7 @@ def _warm_start_with_vocab(var, reader, prev_name, info):
         mask_shape = [1] * len(shape)
         mask_shape[axis] = shape[axis]
         mask = np.broadcast_to(found.reshape(mask_shape), shape)
-        _set_initializer(var, _ops.select_v2(_ops.const(np.ascontiguousarray(mask)), _ops.const(values), backup))
+        _set_initializer(var, _ops.select_v2(constant(np.ascontiguousarray(mask)), constant(values), backup))
 
 
 def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_vocab_info=None,

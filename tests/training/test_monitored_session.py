@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import opforge.compat.v1 as tf
-from opforge.errors import OutOfRangeError
 
 
 def _model(lr=0.1):
