@@ -32,6 +32,7 @@ from .monitored_session import (
     SingularMonitoredSession, WorkerSessionCreator,
 )
 from .session_manager import SessionManager
+from .supervisor import Supervisor
 from .server_lib import ClusterDef, ClusterSpec, JobDef, ServerDef, replica_device_setter
 from .warm_start import VocabInfo, init_from_checkpoint, warm_start
 from ..summary.summary_iterator import summary_iterator
@@ -64,4 +65,5 @@ __all__ = [
     "SingularMonitoredSession", "WorkerSessionCreator", "SessionManager", "SessionRunArgs", "SessionRunContext",
     "SessionRunHook", "SessionRunValues", "ClusterDef", "ClusterSpec", "JobDef", "ServerDef", "replica_device_setter",
     "VocabInfo", "init_from_checkpoint", "warm_start", "summary_iterator", "noisy_linear_cosine_decay",
+    "Supervisor",
 ]

@@ -197,7 +197,7 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         train.sdca_fprint train.sdca_optimizer train.sdca_shrink_l1
     """),
     "distributed runtime: tf.train.Server runs a cluster's tasks in processes that talk gRPC; opforge has no distributed runtime (ClusterSpec, ServerDef and replica_device_setter describe one; issue 35)": _names("""
-        train.Server train.SyncReplicasOptimizer train.Supervisor
+        train.Server train.SyncReplicasOptimizer
     """),
 }
 
