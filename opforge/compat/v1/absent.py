@@ -147,12 +147,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "summary utilities not written yet (summary descriptions)": _names("""
         summary.SummaryDescription summary.get_summary_description
     """),
-    "tf.test's unittest harness, benchmarks and build queries: opforge's own tests use pytest, and programs call these only from their test files": _names("""
-        test.Benchmark test.StubOutForTesting test.TestCase test.assert_equal_graph_def test.benchmark_config
-        test.compute_gradient test.compute_gradient_error test.create_local_cluster test.disable_with_predicate
-        test.get_temp_dir test.gpu_device_name test.is_built_with_cuda test.is_built_with_gpu_support
-        test.is_built_with_rocm test.is_built_with_xla test.is_cpu_target_available test.is_gpu_available test.main
-        test.test_src_dir_path test.with_eager_op_as_function tf.test
+    "tf.test.create_local_cluster starts tf.train.Servers (in-process gRPC workers and parameter servers): opforge has no distributed runtime": _names("""
+        test.create_local_cluster
     """),
     "gradient registration from Python and custom gradients: opforge's gradients come from opdefs and its registry; TF's Python-level API over it is not offered yet": _names("""
         tf.AggregationMethod tf.NoGradient tf.NotDifferentiable tf.RegisterGradient tf.UnconnectedGradients
