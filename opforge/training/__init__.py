@@ -20,7 +20,7 @@ from .optimizers import (
     AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer, GradientDescentOptimizer, MomentumOptimizer,
     Optimizer, RMSPropOptimizer,
 )
-from .queue_runner import Coordinator, start_queue_runners
+from .queue_runner import Coordinator, QueueRunner, add_queue_runner, start_queue_runners
 from .basic_session_run_hooks import (
     CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook, GlobalStepWaiterHook, LoggingTensorHook,
     NanLossDuringTrainingError, NanTensorHook, ProfilerHook, SecondOrStepTimer, StepCounterHook, StopAtStepHook,
@@ -65,5 +65,5 @@ __all__ = [
     "SingularMonitoredSession", "WorkerSessionCreator", "SessionManager", "SessionRunArgs", "SessionRunContext",
     "SessionRunHook", "SessionRunValues", "ClusterDef", "ClusterSpec", "JobDef", "ServerDef", "replica_device_setter",
     "VocabInfo", "init_from_checkpoint", "warm_start", "summary_iterator", "noisy_linear_cosine_decay",
-    "Supervisor",
+    "Supervisor", "QueueRunner", "add_queue_runner",
 ]

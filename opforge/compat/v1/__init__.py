@@ -283,6 +283,9 @@ from opforge.compat.v1._tf1 import *  # noqa: E402,F401,F403  (the rest of TF1's
 from opforge.compat.v1._tf1_io import *  # noqa: E402,F401,F403  (records, parsing, SparseTensor, linalg)
 from opforge.compat.v1._tf1_strings import *  # noqa: E402,F401,F403  (tf.strings, tf.sparse and their TF1 names)
 from opforge.compat.v1._tf1_test import test  # noqa: E402,F401
+from opforge.compat.v1._tf1_train import (  # noqa: E402,F401
+    FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, queue,
+)
 from opforge.compat.v1._tf1_namespaces import (  # noqa: E402,F401
     CXX11_ABI_FLAG, CXX_VERSION, MONOLITHIC_BUILD, graph_util, resource_loader, sysconfig,
 )

@@ -256,7 +256,7 @@ nn.rnn_cell = Namespace("nn.rnn_cell", {k: graph_class(v) if isinstance(v, type)
                                         for k, v in vars(_rnn.rnn_cell).items() if not k.startswith("_")})
 image = Namespace("image", _image_v1.names())
 train = Namespace(
-    "train", _tf1_train.train_names(),
+    "train", _tf1_train.train_names() | _tf1_train.queue_runner_names(),
     Optimizer=_train.Optimizer, GradientDescentOptimizer=_train.GradientDescentOptimizer,
     MomentumOptimizer=_train.MomentumOptimizer, AdamOptimizer=_train.AdamOptimizer,
     RMSPropOptimizer=_train.RMSPropOptimizer, AdagradOptimizer=_train.AdagradOptimizer,
@@ -272,7 +272,7 @@ train = Namespace(
     assert_global_step=_train.assert_global_step,
     polynomial_decay=_train.polynomial_decay, piecewise_constant=_train.piecewise_constant,
     piecewise_constant_decay=_train.piecewise_constant, cosine_decay=_train.cosine_decay,
-    Coordinator=_train.Coordinator, start_queue_runners=_train.start_queue_runners,
+    Coordinator=_train.Coordinator,
     string_input_producer=_input.string_input_producer, batch=_input.batch, shuffle_batch=_input.shuffle_batch,
     Saver=_train.Saver, latest_checkpoint=_train.latest_checkpoint, get_checkpoint_state=_train.get_checkpoint_state,
     checkpoint_exists=_train.checkpoint_exists, update_checkpoint_state=_train.update_checkpoint_state,
@@ -310,7 +310,7 @@ summary = Namespace("summary", {n: getattr(_summary, n) for n in _summary.__all_
 data = Namespace("data", {n: getattr(_data, n) for n in _data.__all__})
 linalg = Namespace("linalg", _more.linalg_names() | _tf1_io.linalg_names(), norm=norm, matmul=_m.matmul,
                    diag=_linalg.diag, diag_part=_linalg.diag_part)
-io = Namespace("io", _tf1_io.io_names() | _image_v1.io_names(), decode_csv=_input.decode_csv, write_graph=_train.write_graph,
+io = Namespace("io", _tf1_io.io_names() | _image_v1.io_names() | _tf1_train.queue_names(), decode_csv=_input.decode_csv, write_graph=_train.write_graph,
                gfile=_of.io.gfile)
 version = Namespace("version", VERSION=VERSION, GIT_VERSION=GIT_VERSION, GRAPH_DEF_VERSION=GRAPH_DEF_VERSION,
                     GRAPH_DEF_VERSION_MIN_CONSUMER=GRAPH_DEF_VERSION_MIN_CONSUMER,

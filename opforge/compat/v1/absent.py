@@ -53,13 +53,13 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         image.generate_bounding_box_proposals
     """),
     "queues, readers and queue-fed input producers (input pipelines, issue 31)": _names("""
-        io.PaddingFIFOQueue io.PriorityQueue io.QueueBase io.RandomShuffleQueue io.match_filenames_once
-        sparse.SparseConditionalAccumulator tf.ConditionalAccumulator tf.ConditionalAccumulatorBase tf.FIFOQueue
-        tf.LMDBReader tf.PaddingFIFOQueue tf.PriorityQueue tf.QueueBase
-        tf.RandomShuffleQueue tf.ReaderBase tf.SparseConditionalAccumulator
-        tf.queue train.QueueRunner train.add_queue_runner train.batch_join train.input_producer train.limit_epochs
+            io.match_filenames_once
+        sparse.SparseConditionalAccumulator tf.ConditionalAccumulator tf.ConditionalAccumulatorBase 
+        tf.LMDBReader   
+         tf.ReaderBase tf.SparseConditionalAccumulator
+           train.batch_join train.input_producer train.limit_epochs
         train.match_filenames_once train.maybe_batch train.maybe_batch_join train.maybe_shuffle_batch
-        train.maybe_shuffle_batch_join train.queue_runner train.range_input_producer train.shuffle_batch_join
+        train.maybe_shuffle_batch_join  train.range_input_producer train.shuffle_batch_join
         train.slice_input_producer
     """),
     "unicode and formatting string ops (UnicodeDecode/Encode/Script/Transcode, StringFormat): not yet in opforge; bytes_split and the unicode splits return RaggedTensors, which opforge lacks": _names("""
