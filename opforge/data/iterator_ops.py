@@ -289,6 +289,7 @@ class _Runtime:
         self.graph = graph
         self.initializers: dict[int, tuple] = {}  # node id -> (iterator, dataset)
         self.get_next: dict[int, tuple] = {}  # node id -> (source, its group of outputs)
+        self.actions: dict[int, tuple] = {}  # node id -> (tensors to fetch, fn(session, their values))
         self.handles: dict[bytes, Iterator] = {}
         self.iterators = weakref.WeakSet()
         self._needs_cache: dict = {}
@@ -300,13 +301,21 @@ class _Runtime:
             self.get_next[t.op._id] = (source, outputs)
         self._needs_cache.clear()
 
+    def add_action(self, op, tensors, fn):
+        """A node whose run fetches ``tensors`` too and then calls fn(session, their values)
+        (data/queues.py: enqueue and close)."""
+        self.actions[op._id] = (list(tensors), fn)
+        self._needs_cache.clear()
+
     def session_closed(self, session):
         for iterator in list(self.iterators):
             iterator._close(session)
+        for hook in list(getattr(self, "close_hooks", ())):
+            hook(session)
 
     def _reachable(self, elements, fed: frozenset) -> set:
         key = (tuple(e._ref() if isinstance(e, GraphTensor) else ("op", e._id) for e in elements), fed,
-               len(self.get_next), len(self.initializers))
+               len(self.get_next), len(self.initializers), len(self.actions))
         hit = self._needs_cache.get(key)
         if hit is not None:
             return hit
@@ -327,7 +336,11 @@ class _Runtime:
     def before_run(self, session, elements, feeds):
         """(feeds to add, tensors to fetch too, what to do with their values after the run).
         feeds: the run's (tensor ref, value) pairs."""
-        reached = self._reachable(elements, frozenset(r for r, _ in feeds))
+        fed = frozenset(r for r, _ in feeds)
+        reached = self._reachable(elements, fed)
+        action_ops = sorted(reached & self.actions.keys())
+        if action_ops:  # what an action fetches runs too, with the get_next values it needs
+            reached = reached | self._reachable([t for i in action_ops for t in self.actions[i][0]], fed)
         fetches, inits = [], []
         for op_id in reached & self.initializers.keys():
             iterator, dataset = self.initializers[op_id]
@@ -337,6 +350,11 @@ class _Runtime:
         for op_id in reached & self.get_next.keys():
             source, outputs = self.get_next[op_id]
             groups[id(outputs)] = (source, outputs)
+        actions = []
+        for op_id in action_ops:
+            tensors, fn = self.actions[op_id]
+            actions.append((fn, len(tensors)))
+            fetches.extend(tensors)
         extra_feeds = []
         for source, outputs in groups.values():
             element = source._next(session, feeds) if isinstance(source, Iterator) else source._next(session)
@@ -347,6 +365,9 @@ class _Runtime:
             for iterator, dataset in inits:
                 n = len(dataset._sources)
                 iterator._initialize(session, dataset, dict(zip(dataset._sources, values[pos:pos + n])))
+                pos += n
+            for fn, n in actions:
+                fn(session, values[pos:pos + n])
                 pos += n
         return extra_feeds, fetches, after
 

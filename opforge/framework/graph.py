@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+import types
 
 from .default_session import default_session
 from .. import _C
@@ -227,6 +228,20 @@ class Graph:
         finally:
             self._control_stack.pop()
 
+    def _device_for(self, op_type: str, node_name: str, attrs: dict) -> str:
+        """The device of a new node: the innermost device string, or what the device
+        functions (``with g.device(fn)``: fn(op) -> device, as tf.train.replica_device_setter's)
+        make of it, outermost first, each seeing the device given so far as ``op.device``."""
+        device = ""
+        for entry in self._device_stack:
+            if callable(entry):
+                node_def = types.SimpleNamespace(op=op_type, name=node_name, device=device, attr=dict(attrs or {}))
+                device = entry(types.SimpleNamespace(type=op_type, name=node_name, device=device,
+                                                     node_def=node_def)) or ""
+            else:
+                device = entry
+        return device
+
     @contextlib.contextmanager
     def device(self, name):
         self._device_stack.append(name or "")
@@ -352,7 +367,7 @@ class Graph:
                     control.append(ctx.pivot.op)  # a constant runs in the branch or iteration
             control = [c for c in control if c is not None]
             ctrl_ids = sorted({c._id for c in control})
-            device = self._device_stack[-1] if self._device_stack else ""
+            device = self._device_for(op_type, node_name, attrs)
             nid = self._c.add_node(node_name, handle, refs, attrs, ctrl_ids, device)
             op = Operation(self, nid)
             op._cf_context = ctx

@@ -12,7 +12,7 @@ from ..io.graph_io import read_graph, write_graph
 from ..io.meta_graph import export_meta_graph
 from .learning_rate_decay import (
     cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay, linear_cosine_decay, natural_exp_decay,
-    piecewise_constant, polynomial_decay,
+    noisy_linear_cosine_decay, piecewise_constant, polynomial_decay,
 )
 from .moving_averages import ExponentialMovingAverage
 from .checkpoint_management import checkpoints_iterator, get_checkpoint_mtimes, remove_checkpoint
@@ -20,7 +20,23 @@ from .optimizers import (
     AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer, GradientDescentOptimizer, MomentumOptimizer,
     Optimizer, RMSPropOptimizer,
 )
-from .queue_runner import Coordinator, start_queue_runners
+from .queue_runner import Coordinator, QueueRunner, add_queue_runner, start_queue_runners
+from .basic_session_run_hooks import (
+    CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook, GlobalStepWaiterHook, LoggingTensorHook,
+    NanLossDuringTrainingError, NanTensorHook, ProfilerHook, SecondOrStepTimer, StepCounterHook, StopAtStepHook,
+    SummarySaverHook,
+)
+from .looper import LooperThread, basic_train_loop
+from .monitored_session import (
+    ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold, SessionCreator,
+    SingularMonitoredSession, WorkerSessionCreator,
+)
+from .session_manager import SessionManager
+from .supervisor import Supervisor
+from .server_lib import ClusterDef, ClusterSpec, JobDef, ServerDef, replica_device_setter
+from .warm_start import VocabInfo, init_from_checkpoint, warm_start
+from ..summary.summary_iterator import summary_iterator
+from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from .saver import (
     CheckpointReader, NewCheckpointReader, Saver, checkpoint_exists, generate_checkpoint_state_proto,
     get_checkpoint_state, import_meta_graph,
@@ -42,4 +58,12 @@ __all__ = [
     "update_checkpoint_state", "write_graph", "cosine_decay_restarts", "linear_cosine_decay", "ExponentialMovingAverage",
     "checkpoints_iterator", "get_checkpoint_mtimes", "remove_checkpoint", "generate_checkpoint_state_proto",
     "assert_global_step",
+    "CheckpointSaverHook", "CheckpointSaverListener", "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook",
+    "LoggingTensorHook", "NanLossDuringTrainingError", "NanTensorHook", "ProfilerHook", "SecondOrStepTimer",
+    "StepCounterHook", "StopAtStepHook", "SummarySaverHook", "LooperThread", "basic_train_loop",
+    "ChiefSessionCreator", "MonitoredSession", "MonitoredTrainingSession", "Scaffold", "SessionCreator",
+    "SingularMonitoredSession", "WorkerSessionCreator", "SessionManager", "SessionRunArgs", "SessionRunContext",
+    "SessionRunHook", "SessionRunValues", "ClusterDef", "ClusterSpec", "JobDef", "ServerDef", "replica_device_setter",
+    "VocabInfo", "init_from_checkpoint", "warm_start", "summary_iterator", "noisy_linear_cosine_decay",
+    "Supervisor", "QueueRunner", "add_queue_runner",
 ]

@@ -101,6 +101,24 @@ def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5
     return _ops.mul(lr, decayed, name=name or "LinearCosineDecay")
 
 
+def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_variance=1.0, variance_decay=0.55,
+                              num_periods=0.5, alpha=0.0, beta=0.001, name=None):
+    """linear_cosine_decay with Gaussian noise of variance initial_variance / (1 + step) **
+    variance_decay added to the linear part (tf.train.noisy_linear_cosine_decay): a new draw
+    each time the tensor is evaluated."""
+    s, lr = _step_and_rate(learning_rate, global_step)
+    steps = np.float32(decay_steps)
+    s = _ops.minimum(s, steps)
+    linear = _ops.real_div(_ops.sub(steps, s), steps)
+    variance = _ops.real_div(np.float32(initial_variance),
+                             _ops.pow(_ops.add_v2(np.float32(1), s), np.float32(variance_decay)))
+    noise = _ops.mul(_ops.random_standard_normal(np.zeros(0, np.int32), dtype="float32"), _ops.sqrt(variance))
+    cosine = _ops.mul(np.float32(0.5), _ops.add_v2(np.float32(1), _ops.cos(
+        _ops.mul(np.float32(2 * np.pi * num_periods), _ops.real_div(s, steps)))))
+    decayed = _ops.add_v2(_ops.mul(_ops.add_v2(np.float32(alpha), _ops.add_v2(linear, noise)), cosine), np.float32(beta))
+    return _ops.mul(lr, decayed, name=name or "NoisyLinearCosineDecay")
+
+
 def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0, alpha=0.0,
                           name=None):
     """Cosine decay with warm restarts (SGDR): period i lasts first_decay_steps * t_mul**i steps

@@ -291,6 +291,10 @@ from opforge.compat.v1._tf1_io import *  # noqa: E402,F401,F403  (records, parsi
 from opforge.compat.v1._tf1_strings import *  # noqa: E402,F401,F403  (tf.strings, tf.sparse and their TF1 names)
 from opforge.compat.v1._tf1_script import *  # noqa: E402,F401,F403  (py_func, custom gradients)
 from opforge.compat.v1 import _tf1_losses_nn  # noqa: E402,F401  (more tf.losses and tf.nn names)
+from opforge.compat.v1._tf1_test import test  # noqa: E402,F401
+from opforge.compat.v1._tf1_train import (  # noqa: E402,F401
+    FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, queue,
+)
 from opforge.compat.v1._tf1_namespaces import (  # noqa: E402,F401
     CXX11_ABI_FLAG, CXX_VERSION, MONOLITHIC_BUILD, graph_util, resource_loader, sysconfig,
 )

@@ -32,7 +32,7 @@ from opforge.layers import rnn as _rnn
 from opforge.layers import rnn_cell as _rnn_cell
 from opforge.compat._namespace import Namespace, graph_class, legacy_argument
 from opforge.compat.v1 import _tf1_aliases as _more
-from opforge.compat.v1 import _tf1_io
+from opforge.compat.v1 import _tf1_io, _tf1_train
 from opforge.compat.v1._tf1_aliases import (  # noqa: F401  (TensorFlow 1's names, see _tf1_aliases)
     GIT_VERSION, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER, VERSION,
     AttrValue, HistogramProto, LogMessage, MetaGraphDef, NameAttrList, NodeDef, SummaryMetadata, TensorInfo,
@@ -267,7 +267,7 @@ nn.rnn_cell = Namespace("nn.rnn_cell", {k: graph_class(v) if isinstance(v, type)
                                         for k, v in vars(_rnn.rnn_cell).items() if not k.startswith("_")})
 image = Namespace("image", _image_v1.names())
 train = Namespace(
-    "train",
+    "train", _tf1_train.train_names() | _tf1_train.queue_runner_names(),
     Optimizer=_train.Optimizer, GradientDescentOptimizer=_train.GradientDescentOptimizer,
     MomentumOptimizer=_train.MomentumOptimizer, AdamOptimizer=_train.AdamOptimizer,
     RMSPropOptimizer=_train.RMSPropOptimizer, AdagradOptimizer=_train.AdagradOptimizer,
@@ -283,7 +283,7 @@ train = Namespace(
     assert_global_step=_train.assert_global_step,
     polynomial_decay=_train.polynomial_decay, piecewise_constant=_train.piecewise_constant,
     piecewise_constant_decay=_train.piecewise_constant, cosine_decay=_train.cosine_decay,
-    Coordinator=_train.Coordinator, start_queue_runners=_train.start_queue_runners,
+    Coordinator=_train.Coordinator,
     string_input_producer=_input.string_input_producer, batch=_input.batch, shuffle_batch=_input.shuffle_batch,
     Saver=_train.Saver, latest_checkpoint=_train.latest_checkpoint, get_checkpoint_state=_train.get_checkpoint_state,
     checkpoint_exists=_train.checkpoint_exists, update_checkpoint_state=_train.update_checkpoint_state,
@@ -317,11 +317,11 @@ losses = Namespace(
         "get_regularization_losses", "get_total_loss")})
 metrics = Namespace("metrics", {n: getattr(m, n) for m in (_metrics, _metrics_more) for n in m.__all__})
 summary = Namespace("summary", {n: getattr(_summary, n) for n in _summary.__all__},
-                    TaggedRunMetadata=_more.TaggedRunMetadata)
+                    TaggedRunMetadata=_more.TaggedRunMetadata, FileWriterCache=_tf1_train.FileWriterCache)
 data = Namespace("data", {n: getattr(_data, n) for n in _data.__all__})
 linalg = Namespace("linalg", _more.linalg_names() | _tf1_io.linalg_names() | _lc_names, norm=norm, matmul=_m.matmul,
                    diag=_linalg.diag, diag_part=_linalg.diag_part)
-io = Namespace("io", _tf1_io.io_names() | _image_v1.io_names(), decode_csv=_input.decode_csv, write_graph=_train.write_graph,
+io = Namespace("io", _tf1_io.io_names() | _image_v1.io_names() | _tf1_train.queue_names(), decode_csv=_input.decode_csv, write_graph=_train.write_graph,
                gfile=_of.io.gfile)
 version = Namespace("version", VERSION=VERSION, GIT_VERSION=GIT_VERSION, GRAPH_DEF_VERSION=GRAPH_DEF_VERSION,
                     GRAPH_DEF_VERSION_MIN_CONSUMER=GRAPH_DEF_VERSION_MIN_CONSUMER,

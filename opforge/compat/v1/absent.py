@@ -52,15 +52,12 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "image ops not yet in opforge (GenerateBoundingBoxProposals: region proposals for Faster R-CNN)": _names("""
         image.generate_bounding_box_proposals
     """),
-    "queues, readers and queue-fed input producers (input pipelines, issue 31)": _names("""
-        io.PaddingFIFOQueue io.PriorityQueue io.QueueBase io.RandomShuffleQueue io.match_filenames_once
-        sparse.SparseConditionalAccumulator tf.ConditionalAccumulator tf.ConditionalAccumulatorBase tf.FIFOQueue
-        tf.LMDBReader tf.PaddingFIFOQueue tf.PriorityQueue tf.QueueBase
-        tf.RandomShuffleQueue tf.ReaderBase tf.SparseConditionalAccumulator
-        tf.queue train.QueueRunner train.add_queue_runner train.batch_join train.input_producer train.limit_epochs
-        train.match_filenames_once train.maybe_batch train.maybe_batch_join train.maybe_shuffle_batch
-        train.maybe_shuffle_batch_join train.queue_runner train.range_input_producer train.shuffle_batch_join
-        train.slice_input_producer
+    "queue-fed input producers (input_producer, slice/range_input_producer, limit_epochs, *_join and maybe_* batching, match_filenames_once), the accumulators and the LMDB / generic readers: not written yet over opforge's queues (data/queues.py)": _names("""
+        io.match_filenames_once sparse.SparseConditionalAccumulator tf.ConditionalAccumulator
+        tf.ConditionalAccumulatorBase tf.LMDBReader tf.ReaderBase tf.SparseConditionalAccumulator
+        train.batch_join train.input_producer train.limit_epochs train.match_filenames_once train.maybe_batch
+        train.maybe_batch_join train.maybe_shuffle_batch train.maybe_shuffle_batch_join
+        train.range_input_producer train.shuffle_batch_join train.slice_input_producer
     """),
     "unicode and formatting string ops (UnicodeDecode/Encode/Script/Transcode, StringFormat): not yet in opforge; bytes_split and the unicode splits return RaggedTensors, which opforge lacks": _names("""
         strings.bytes_split strings.format strings.unicode_decode strings.unicode_decode_with_offsets
@@ -78,7 +75,7 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.dynamic_stitch tf.edit_distance tf.guarantee_const  tf.random_index_shuffle
          tf.repeat tf.required_space_to_batch_paddings
         tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.timestamp tf.unique tf.unique_with_counts tf.unravel_index
-        
+
     """),
     "tf.linalg.LinearOperator classes: a class library over linear algebra ops opforge does not have yet": _names("""
         linalg.LinearOperator linalg.LinearOperatorAdjoint linalg.LinearOperatorBlockDiag
@@ -118,15 +115,11 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.qint32 tf.qint8 tf.quantization tf.quantize tf.quantize_v2 tf.quantized_concat tf.quint16 tf.quint8
         train.do_quantize_training_on_graphdef
     """),
-    "summary utilities not written yet (FileWriterCache, summary descriptions)": _names("""
-        summary.FileWriterCache summary.SummaryDescription summary.get_summary_description
+    "summary utilities not written yet (summary descriptions)": _names("""
+        summary.SummaryDescription summary.get_summary_description
     """),
-    "tf.test's unittest harness, benchmarks and build queries: opforge's own tests use pytest, and programs call these only from their test files": _names("""
-        test.Benchmark test.StubOutForTesting test.TestCase test.assert_equal_graph_def test.benchmark_config
-        test.compute_gradient test.compute_gradient_error test.create_local_cluster test.disable_with_predicate
-        test.get_temp_dir test.gpu_device_name test.is_built_with_cuda test.is_built_with_gpu_support
-        test.is_built_with_rocm test.is_built_with_xla test.is_cpu_target_available test.is_gpu_available test.main
-        test.test_src_dir_path test.with_eager_op_as_function tf.test
+    "tf.test.create_local_cluster starts tf.train.Servers (in-process gRPC workers and parameter servers): opforge has no distributed runtime": _names("""
+        test.create_local_cluster
     """),
     "TensorFlow's compiler version and its file-system plugins, with no opforge counterpart": _names("""
         tf.COMPILER_VERSION tf.__compiler_version__ tf.load_file_system_library
@@ -158,23 +151,12 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.tensor_scatter_add tf.tensor_scatter_nd_add tf.tensor_scatter_nd_max tf.tensor_scatter_nd_min
         tf.tensor_scatter_nd_sub tf.tensor_scatter_nd_update tf.tensor_scatter_sub tf.tensor_scatter_update
     """),
-    "optimizers needing ops opforge lacks (Proximal*, AdagradDA, SDCA) and training utilities not written yet (warm_start, init_from_checkpoint, noisy_linear_cosine_decay, summary_iterator, VocabInfo)": _names("""
-        train.AdagradDAOptimizer train.ProximalAdagradOptimizer train.ProximalGradientDescentOptimizer train.VocabInfo
-        train.init_from_checkpoint train.noisy_linear_cosine_decay train.sdca_fprint train.sdca_optimizer
-        train.sdca_shrink_l1 train.summary_iterator train.warm_start
+    "optimizers needing ops opforge lacks (Proximal*, AdagradDA, SDCA)": _names("""
+        train.AdagradDAOptimizer train.ProximalAdagradOptimizer train.ProximalGradientDescentOptimizer
+        train.sdca_fprint train.sdca_optimizer train.sdca_shrink_l1
     """),
-    "MonitoredSession, Scaffold and SessionRunHooks: the managed training loop is not in opforge yet": _names("""
-        train.CheckpointSaverHook train.CheckpointSaverListener train.ChiefSessionCreator train.FeedFnHook
-        train.FinalOpsHook train.GlobalStepWaiterHook train.LoggingTensorHook train.LooperThread
-        train.MonitoredSession train.MonitoredTrainingSession train.NanLossDuringTrainingError train.NanTensorHook
-        train.ProfilerHook train.Scaffold train.SecondOrStepTimer train.SessionCreator train.SessionManager
-        train.SessionRunArgs train.SessionRunContext train.SessionRunHook train.SessionRunValues
-        train.SingularMonitoredSession train.StepCounterHook train.StopAtStepHook train.SummarySaverHook
-        train.WorkerSessionCreator train.basic_train_loop
-    """),
-    "distributed runtime: servers, clusters, replicas (issue 35)": _names("""
-        train.ClusterDef train.ClusterSpec train.JobDef train.Server train.ServerDef train.Supervisor
-        train.SyncReplicasOptimizer train.replica_device_setter
+    "distributed runtime: tf.train.Server runs a cluster's tasks in processes that talk gRPC; opforge has no distributed runtime (ClusterSpec, ServerDef and replica_device_setter describe one; issue 35)": _names("""
+        train.Server train.SyncReplicasOptimizer
     """),
 }
 
