@@ -81,6 +81,7 @@ del print  # noqa: F821
 from .framework.tensor import Tensor, TensorShape, convert_to_tensor  # noqa: E402
 from .framework.dlpack import from_dlpack, to_dlpack  # noqa: E402
 from .framework import graph as _graph  # noqa: E402
+from .framework import math_operators as _math_operators  # noqa: E402
 from .framework.graph import Graph, GraphTensor, Operation, get_default_graph, reset_default_graph  # noqa: E402
 from .framework.session import InteractiveSession, Session, get_default_session  # noqa: E402
 from .framework.variables import (  # noqa: E402
@@ -113,7 +114,7 @@ for _name in _math.TOP_LEVEL:
 del _name
 
 _tensor.install_tensor_api(ops)
-_graph.install_graph_tensor_api(ops)
+_math_operators.install_graph_tensor_api(_graph.GraphTensor, ops)
 _array_ops.install_tensor_indexing()
 _C.set_dispatch(_graph.dispatch)
 bool = bool_  # noqa: A001  (TensorFlow spells it tf.bool)

@@ -592,20 +592,3 @@ def _input_node(graph: Graph, value, want, is_ref: bool, op_type: str, arg_name:
         if isinstance(e, InvalidArgumentError):
             raise
         raise InvalidArgumentError(f"{op_type}: input '{arg_name}': {e}", op_type) from None
-
-
-def install_graph_tensor_api(ops) -> None:
-    """Operators on graph tensors build nodes through the same generated wrappers."""
-    T = GraphTensor
-    for name, fn in (("add", ops.add_v2), ("sub", ops.sub), ("mul", ops.mul),
-                     ("truediv", ops.real_div), ("pow", ops.pow)):
-        setattr(T, f"__{name}__", fn)
-        setattr(T, f"__r{name}__", lambda a, b, fn=fn: fn(b, a))
-    T.__matmul__ = ops.mat_mul
-    T.__rmatmul__ = lambda a, b: ops.mat_mul(b, a)
-    T.__neg__ = lambda a: ops.neg(a)
-    T.__abs__ = lambda a: ops.abs(a)
-    T.__lt__ = lambda a, b: ops.less(a, b)
-    T.__gt__ = lambda a, b: ops.greater(a, b)
-    from . import math_operators  # noqa: PLC0415  (//, %, <=, >=, ~, &, |, ^)
-    math_operators.install(T, ops)

@@ -30,3 +30,18 @@ def _logical_xor(ops):
         """(x | y) & ~(x & y), as tf.math.logical_xor."""
         return ops.logical_and(ops.logical_or(x, y), ops.logical_not(ops.logical_and(x, y)))
     return xor
+
+
+def install_graph_tensor_api(T, ops) -> None:  # noqa: N803
+    """Operators on graph tensors (T: GraphTensor) build nodes through the same generated wrappers."""
+    for name, fn in (("add", ops.add_v2), ("sub", ops.sub), ("mul", ops.mul),
+                     ("truediv", ops.real_div), ("pow", ops.pow)):
+        setattr(T, f"__{name}__", fn)
+        setattr(T, f"__r{name}__", lambda a, b, fn=fn: fn(b, a))
+    T.__matmul__ = ops.mat_mul
+    T.__rmatmul__ = lambda a, b: ops.mat_mul(b, a)
+    T.__neg__ = lambda a: ops.neg(a)
+    T.__abs__ = lambda a: ops.abs(a)
+    T.__lt__ = lambda a, b: ops.less(a, b)
+    T.__gt__ = lambda a, b: ops.greater(a, b)
+    install(T, ops)  # //, %, <=, >=, ~, &, |, ^
