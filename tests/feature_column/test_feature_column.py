@@ -45,7 +45,7 @@ def test_vocabulary_file_parse_spec_and_checkpoint(tmp_path):
     vocab.write_text("red\ngreen\nblue\n")
     table = np.arange(8, dtype=np.float32).reshape(4, 2)
     with tf.Graph().as_default():
-        v = tf.get_variable("saved_table", initializer=table)
+        tf.get_variable("saved_table", initializer=table)
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())
             prefix = tf.train.Saver().save(s, str(tmp_path / "ckpt"))
