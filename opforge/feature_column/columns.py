@@ -183,6 +183,14 @@ class _IdentityColumn(_Categorical, collections.namedtuple("IdentityColumn", ["k
         if self.default_value is not None:
             bad = _of.logical_or(_of.less(values, np.int64(0)), _of.greater_equal(values, np.int64(self.num_buckets)))
             values = _of.select_v2(bad, _of.fill(_of.shape(values), np.int64(self.default_value)), values)
+        else:  # as TF: ids outside [0, num_buckets) fail when run
+            from ..ops import check_ops  # noqa: PLC0415
+            checks = [check_ops.assert_less(values, np.int64(self.num_buckets),
+                                            message=f"Bucket index for categorical column {self.key} >= num_buckets"),
+                      check_ops.assert_greater_equal(values, np.int64(0),
+                                                     message=f"Negative bucket index for categorical column {self.key}")]
+            with _of.control_dependencies(checks):
+                values = _of.identity(values)
         return SparseTensor(sp.indices, values, sp.dense_shape)
 
 

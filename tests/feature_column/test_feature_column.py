@@ -102,3 +102,15 @@ def test_numeric_column_rejects_sparse_input():
     with tf.Graph().as_default(), pytest.raises(ValueError, match="dense Tensor"):
         sp = tf.SparseTensor([[0, 0]], tf.constant([1.0]), [1, 1])
         fc.input_layer({"x": sp}, [fc.numeric_column("x")])
+
+
+def test_identity_ids_out_of_range_fail_when_run():
+    with tf.Graph().as_default():
+        ids = tf.placeholder(tf.int64, [None, 1])
+        out = fc.input_layer({"i": ids}, [fc.indicator_column(fc.categorical_column_with_identity("i", 3))])
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run(out, {ids: [[2], [0]]}), [[0, 0, 1], [1, 0, 0]])
+            with pytest.raises(tf.errors.InvalidArgumentError, match="num_buckets"):
+                s.run(out, {ids: [[3]]})
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Negative"):
+                s.run(out, {ids: [[-2]]})
