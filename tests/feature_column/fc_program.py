@@ -16,6 +16,9 @@ def _features(tf):
         "i": tf.constant([[3], [0], [4], [1]], dtype=tf.int64),
         "n": tf.constant([[10, -1], [22, 3], [31, 2], [-1, -1]], dtype=tf.int64),
         "w": tf.constant([[0.5], [2.0], [1.0], [3.0]]),
+        "k": tf.constant([1.0, 2.0, 3.0, 4.0]),
+        "s": tf.SparseTensor(indices=[[0, 0], [0, 2], [1, 1], [3, 0]], values=tf.constant([5, 1, 0, 5], tf.int64),
+                             dense_shape=[4, 3]),
     }
 
 
@@ -37,7 +40,10 @@ def run(tf):
         cols = [x, bx, fc.indicator_column(a), fc.indicator_column(c), fc.indicator_column(b), fc.indicator_column(cr),
                 fc.embedding_column(i, 3), fc.embedding_column(b, 4, combiner="sqrtn"),
                 fc.embedding_column(cr2, 3, combiner="sum"), fc.indicator_column(n),
-                fc.embedding_column(wi, 2), fc.indicator_column(wi)]
+                fc.embedding_column(wi, 2), fc.indicator_column(wi), fc.numeric_column("k"),
+                fc.bucketized_column(fc.numeric_column("k"), [2.5]),
+                fc.embedding_column(fc.categorical_column_with_identity("s", 6), 2, combiner="sqrtn"),
+                fc.indicator_column(fc.categorical_column_with_vocabulary_list("s", [5, 0, 9], num_oov_buckets=2))]
         shared = fc.shared_embedding_columns([i, fc.categorical_column_with_identity("n", 5, default_value=0)], 3)
         out = fc.input_layer(feats, cols + shared)
         lm = fc.linear_model(feats, [x, bx, a, cr2, wi, n], units=2)
