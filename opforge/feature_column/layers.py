@@ -72,11 +72,12 @@ class _EmbeddingColumn(_Column, collections.namedtuple("EmbeddingColumn", [
             store = _shared_weights(_of.get_default_graph())
             if self.shared_name not in store:
                 with _vs.variable_scope(cache.scope), _vs.variable_scope(self.shared_name, reuse=_vs.AUTO_REUSE):
-                    store[self.shared_name] = self._make(shape)
+                    store[self.shared_name] = self._make(shape, cache)
+            cache.made.append(store[self.shared_name])
             return store[self.shared_name]
-        return self._make(shape)
+        return self._make(shape, cache)
 
-    def _make(self, shape):
+    def _make(self, shape, cache):
         initializer = self.initializer
         if self.ckpt_to_load_from is not None:  # TF: init_from_checkpoint, i.e. initialized to the saved value
             from ..training.saver import load_variable  # noqa: PLC0415
@@ -85,13 +86,22 @@ class _EmbeddingColumn(_Column, collections.namedtuple("EmbeddingColumn", [
                 raise ValueError(f"Shape of variable {self.tensor_name_in_ckpt} {list(saved.shape)} doesn't match "
                                  f"the embedding's shape {shape}")
             initializer = _init.constant_initializer(saved)
-        return _vs.get_variable("embedding_weights", shape=shape, dtype="float32", initializer=initializer,
-                                trainable=self.trainable)
+        var = _vs.get_variable("embedding_weights", shape=shape, dtype="float32", initializer=initializer,
+                               trainable=self.trainable and cache.trainable)
+        _collect(var, cache.collections)
+        cache.made.append(var)
+        return var
 
     def dense(self, cache):
         ids, weights = self.categorical_column.ids(cache)
         return _emb.safe_embedding_lookup_sparse(self._weights(cache), ids, weights, combiner=self.combiner,
                                                  max_norm=self.max_norm)
+
+
+def _collect(var, collections):
+    for name in collections or ():
+        if var not in _of.get_default_graph().get_collection(name):
+            _of.get_default_graph().add_to_collection(name, var)
 
 
 def _shared_weights(graph):
@@ -157,13 +167,17 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
     if len(set(names)) != len(names):
         raise ValueError(f"Duplicate feature column name found for columns: {names}")
     cache = _Cache(features)
+    cache.trainable, cache.collections = trainable, weight_collections
     outputs = []
     with _vs.variable_scope(None, default_name="input_layer"):
         cache.scope = _vs.get_variable_scope()
         for c in columns:
+            cache.made = []
             with _vs.variable_scope(None, default_name=c.name):
                 out = _of.reshape(c.dense(cache), [-1, c.variable_shape])
             outputs.append(out)
+            if cols_to_vars is not None:
+                cols_to_vars[c] = list(cache.made)
             if cols_to_output_tensors is not None:
                 cols_to_output_tensors[c] = out
         return _of.concat(outputs, axis=1)
@@ -187,10 +201,12 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum", weig
                     w = _vs.get_variable("weights", shape=[c.variable_shape, units], dtype="float32",
                                          initializer=_init.zeros_initializer(), trainable=trainable)
                     parts.append(_of.matmul(_of.reshape(c.dense(cache), [-1, c.variable_shape]), w))
+                _collect(w, weight_collections)
                 if cols_to_vars is not None:
                     cols_to_vars[c] = [w]
         bias = _vs.get_variable("bias_weights", shape=[units], dtype="float32",
                                 initializer=_init.zeros_initializer(), trainable=trainable)
+        _collect(bias, weight_collections)
         if cols_to_vars is not None:
             cols_to_vars["bias"] = [bias]
         return _of.nn.bias_add(_of.add_n(parts), bias)

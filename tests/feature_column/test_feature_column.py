@@ -114,3 +114,20 @@ def test_identity_ids_out_of_range_fail_when_run():
                 s.run(out, {ids: [[3]]})
             with pytest.raises(tf.errors.InvalidArgumentError, match="Negative"):
                 s.run(out, {ids: [[-2]]})
+
+
+def test_layer_variables_collections_and_trainable():
+    with tf.Graph().as_default():
+        ids = fc.categorical_column_with_identity("i", 4)
+        feats = {"i": tf.constant([[1], [3]], tf.int64), "x": tf.constant([[1.0], [2.0]])}
+        cols_to_vars = {}
+        emb = fc.embedding_column(ids, 2)
+        fc.input_layer(feats, [emb, fc.numeric_column("x")], weight_collections=["mine"], trainable=False,
+                       cols_to_vars=cols_to_vars)
+        [table] = cols_to_vars[emb]
+        assert table.name == "input_layer/i_embedding/embedding_weights:0"
+        assert tf.get_collection("mine") == [table] and tf.trainable_variables() == []
+        lm_vars = {}
+        fc.linear_model(feats, [ids], weight_collections=["lm"], cols_to_vars=lm_vars)
+        assert tf.get_collection("lm") == lm_vars[ids] + lm_vars["bias"]
+        assert [v.name for v in tf.trainable_variables()] == ["linear_model/i/weights:0", "linear_model/bias_weights:0"]
