@@ -72,9 +72,9 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         math.sobol_sample nn.approx_max_k nn.approx_min_k nn.fractional_avg_pool nn.fractional_max_pool
         random.stateless_binomial random.stateless_categorical random.stateless_multinomial
         random.stateless_parameterized_truncated_normal tf.approx_top_k tf.bitcast tf.dynamic_partition
-        tf.dynamic_stitch tf.edit_distance tf.guarantee_const  tf.random_index_shuffle
+        tf.dynamic_stitch tf.edit_distance  tf.random_index_shuffle
          tf.repeat tf.required_space_to_batch_paddings
-        tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.timestamp tf.unique tf.unique_with_counts tf.unravel_index
+        tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.unique tf.unique_with_counts tf.unravel_index
 
     """),
     "tf.linalg.LinearOperator classes: a class library over linear algebra ops opforge does not have yet": _names("""

@@ -1,0 +1,18 @@
+"""TensorFlow 1's names for array and state ops added for issue 32 (tf.guarantee_const,
+tf.timestamp): spellings over the generated op wrappers; the ops live in opdefs/."""
+
+from __future__ import annotations
+
+from opforge import ops as _ops
+
+__all__ = ["guarantee_const", "timestamp"]
+
+
+def guarantee_const(input, name=None):  # noqa: A002  (TensorFlow's argument name)
+    """tf.guarantee_const: the input, unchanged, promised constant across runs (GuaranteeConst)."""
+    return _ops.guarantee_const(input, name=name)
+
+
+def timestamp(name=None):
+    """tf.timestamp: seconds since the Unix epoch as a float64 scalar, read when the op runs."""
+    return _ops.timestamp(name=name)
