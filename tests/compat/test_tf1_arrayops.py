@@ -49,3 +49,34 @@ def test_timestamp_reads_the_clock_on_every_run():
             after = time.time()
     assert before - 1e-3 <= first <= second <= after + 1e-3
     assert isinstance(first, (float, np.floating))
+
+
+@pytest.mark.parametrize("repeats, axis", [([1, 0, 2], 0), (2, -1), (3, None), ([2, 1, 0, 3], 1)])
+def test_repeat_matches_numpy_in_a_graph(repeats, axis):
+    value = np.random.default_rng(7).standard_normal((3, 4)).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 4])
+        y = tf.repeat(x, repeats, axis=axis)
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(y, {x: value}), np.repeat(value, repeats, axis=axis))
+
+
+def test_repeat_gradient_sums_the_copies():
+    value = np.random.default_rng(8).standard_normal((3, 2))
+    weights = np.random.default_rng(9).standard_normal((6, 2))
+    x = of.constant(value)
+    with of.GradientTape() as tape:
+        tape.watch(x)
+        loss = of.reduce_sum(of.repeat(x, [1, 3, 2], axis=0) * weights)
+    expected = np.add.reduceat(weights, [0, 1, 4], axis=0)  # d loss / d x[i] = sum of its copies' weights
+    np.testing.assert_allclose(tape.gradient(loss, x).numpy(), expected, rtol=1e-12)
+
+
+def test_repeat_rejects_bad_counts_with_typed_errors():
+    x = np.zeros((3, 2), np.float32)
+    with pytest.raises(of.errors.InvalidArgumentError, match="BroadcastTo"):
+        of.repeat(x, [1, 2], axis=0)
+    with pytest.raises(of.errors.InvalidArgumentError, match="repeat: repeats must be integers"):
+        of.repeat(x, 1.5, axis=0)
+    with pytest.raises(of.errors.InvalidArgumentError, match="repeat: repeats must be a scalar or a vector"):
+        of.repeat(x, [[1]], axis=0)

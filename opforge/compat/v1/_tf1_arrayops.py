@@ -1,11 +1,12 @@
 """TensorFlow 1's names for array and state ops added for issue 32 (tf.guarantee_const,
-tf.timestamp): spellings over the generated op wrappers; the ops live in opdefs/."""
+tf.timestamp, tf.repeat): spellings over opforge's functions; the ops live in opdefs/."""
 
 from __future__ import annotations
 
 from opforge import ops as _ops
+from opforge.ops.array_ops import repeat
 
-__all__ = ["guarantee_const", "timestamp"]
+__all__ = ["guarantee_const", "repeat", "timestamp"]
 
 
 def guarantee_const(input, name=None):  # noqa: A002  (TensorFlow's argument name)

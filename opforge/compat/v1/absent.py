@@ -73,7 +73,7 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         random.stateless_binomial random.stateless_categorical random.stateless_multinomial
         random.stateless_parameterized_truncated_normal tf.approx_top_k tf.bitcast tf.dynamic_partition
         tf.dynamic_stitch tf.edit_distance  tf.random_index_shuffle
-         tf.repeat tf.required_space_to_batch_paddings
+         tf.required_space_to_batch_paddings
         tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.unique tf.unique_with_counts tf.unravel_index
 
     """),
