@@ -80,3 +80,38 @@ def test_repeat_rejects_bad_counts_with_typed_errors():
         of.repeat(x, 1.5, axis=0)
     with pytest.raises(of.errors.InvalidArgumentError, match="repeat: repeats must be a scalar or a vector"):
         of.repeat(x, [[1]], axis=0)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint8])
+def test_bitwise_namespace_matches_numpy_in_a_graph(dtype):
+    rng = np.random.default_rng(11)
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, (3, 4), dtype=dtype, endpoint=True)
+    y = rng.integers(info.min, info.max, (4,), dtype=dtype, endpoint=True)
+    bits = 8 * np.dtype(dtype).itemsize
+    shift = rng.integers(0, bits, (4,)).astype(dtype)
+    unsigned = np.dtype(f"u{np.dtype(dtype).itemsize}")
+    with tf.Graph().as_default():
+        px = tf.placeholder(tf.as_dtype(dtype), [None, 4])
+        fetches = [tf.bitwise.bitwise_and(px, y), tf.bitwise.bitwise_or(px, y), tf.bitwise.bitwise_xor(px, y),
+                   tf.bitwise.invert(px), tf.bitwise.left_shift(px, shift), tf.bitwise.right_shift(px, shift)]
+        with tf.Session() as sess:
+            got = sess.run(fetches, {px: x})
+    expected = [x & y, x | y, x ^ y, ~x, (x.astype(unsigned) << shift.astype(unsigned)).astype(dtype), x >> shift]
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_shifts_clamp_out_of_range_amounts_as_tensorflow():
+    x = np.array([-5, 3, 127, -128], np.int8)
+    y = np.array([1, 9, -1, 7], np.int8)  # TensorFlow's answers, from tf.bitwise on these values
+    np.testing.assert_array_equal(of.ops.left_shift(x, y).numpy(), [-10, -128, 127, 0])
+    np.testing.assert_array_equal(of.ops.right_shift(x, y).numpy(), [-3, 0, 127, -1])
+    np.testing.assert_array_equal(of.ops.population_count(x).numpy(), [7, 2, 7, 1])
+
+
+def test_bitwise_ops_reject_floats_with_typed_errors():
+    with pytest.raises(of.errors.InvalidArgumentError, match="BitwiseAnd"):
+        of.ops.bitwise_and(np.float32([1.0]), np.float32([2.0]))
+    with pytest.raises(of.errors.InvalidArgumentError, match="PopulationCount"):
+        of.ops.population_count(np.float64([1.0]))

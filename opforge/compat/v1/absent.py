@@ -96,10 +96,10 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "segment reductions other than SegmentSum/UnsortedSegmentSum: ops not yet in opforge": _names("""
     """),
-    "namespaces opforge does not offer yet (tf.audio, tf.bitwise, tf.config, tf.debugging, tf.feature_column, tf.graph_util, tf.lookup, tf.manip, tf.profiler, tf.resource_loader, tf.sets, ...)": _names("""
+    "namespaces opforge does not offer yet (tf.audio, tf.config, tf.debugging, tf.feature_column, tf.graph_util, tf.lookup, tf.manip, tf.profiler, tf.resource_loader, tf.sets, ...)": _names("""
     """),
     "streaming metrics opforge has not written yet (at-k, thresholds, IoU, ...)": _names("""
-        math.special tf.audio tf.bitwise tf.config tf.feature_column tf.lookup tf.manip tf.profiler tf.sets
+        math.special tf.audio tf.config tf.feature_column tf.lookup tf.manip tf.profiler tf.sets
     """),
     "the learned-unigram candidate sampler: its op keeps counts learned across calls (not in opforge yet)": _names("""
         nn.learned_unigram_candidate_sampler random.learned_unigram_candidate_sampler
