@@ -122,6 +122,7 @@ _register_fn("UnsortedSegmentProd", "opforge.gradients.array_grads:unsorted_segm
 _register_fn("UnsortedSegmentSum", "opforge.gradients.array_grads:unsorted_segment_sum_grad")
 _not_differentiable("BroadcastGradientArgs")
 _not_differentiable("Const")
+_not_differentiable("GuaranteeConst")
 _not_differentiable("OneHot")
 _not_differentiable("OnesLike")
 _not_differentiable("Placeholder")

@@ -162,6 +162,22 @@ def gather_v2(params: TensorLike, indices: TensorLike, axis: TensorLike, batch_d
       A `Tensor`. Has the same type as `params`.
     """
 
+def guarantee_const(input: TensorLike, name: str | None = None) -> Tensor:
+    r"""Gives a guarantee to the runtime that the input tensor is a constant.
+
+    Passes its input through unchanged (the output shares the input's buffer). The guarantee is for
+    the runtime's optimizer: the value does not change across runs. As in TensorFlow, the op has no
+    gradient.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
 def identity(input: TensorLike, name: str | None = None) -> Tensor:
     r"""Returns a tensor with the same shape and contents as the input.
 

@@ -160,3 +160,17 @@ def tensor_summary_v2(tag: TensorLike, tensor: TensorLike, serialized_summary_me
     Returns:
       A `Tensor` of type `string`.
     """
+
+def timestamp(name: str | None = None) -> Tensor:
+    r"""Provides the time since epoch in seconds.
+
+    Returns the wall-clock time when the op runs, in seconds since the Unix epoch, as a float64
+    scalar with microsecond resolution. Stateful: every run (and every eager call) reads the clock
+    again.
+
+    Args:
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float64`.
+    """

@@ -281,6 +281,48 @@ def betainc(a: TensorLike, b: TensorLike, x: TensorLike, name: str | None = None
       A `Tensor`. Has the same type as `a`.
     """
 
+def bitwise_and(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    r"""Elementwise bitwise AND of x and y.
+
+    Supports NumPy-style broadcasting. As in TensorFlow, the op has no gradient.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`.
+      y: A `Tensor`. Must have the same type as `x`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def bitwise_or(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    r"""Elementwise bitwise OR of x and y.
+
+    Supports NumPy-style broadcasting. As in TensorFlow, the op has no gradient.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`.
+      y: A `Tensor`. Must have the same type as `x`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    r"""Elementwise bitwise XOR of x and y.
+
+    Supports NumPy-style broadcasting. As in TensorFlow, the op has no gradient.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`.
+      y: A `Tensor`. Must have the same type as `x`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
 def cast(x: TensorLike, DstT: DTypeLike, Truncate: bool = False, name: str | None = None) -> Tensor:
     r"""Cast x of type SrcT to y of DstT.
 
@@ -610,6 +652,19 @@ def igammac(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `a`.
     """
 
+def invert(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Elementwise bitwise NOT: flips every bit of x.
+
+    As in TensorFlow, the op has no gradient.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
 def is_finite(x: TensorLike, name: str | None = None) -> Tensor:
     r"""Returns which elements of x are finite (not NaN and not infinite).
 
@@ -632,6 +687,22 @@ def is_nan(x: TensorLike, name: str | None = None) -> Tensor:
 
     Returns:
       A `Tensor` of type `bool`.
+    """
+
+def left_shift(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    r"""Elementwise x << y.
+
+    Supports NumPy-style broadcasting. As in TensorFlow, the op has no gradient. Shift amounts are
+    clamped to [0, bits - 1] and the shift is done on the unsigned bits, as TensorFlow's CPU kernel
+    does.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`.
+      y: A `Tensor`. Must have the same type as `x`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
     """
 
 def less(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
@@ -952,6 +1023,19 @@ def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `a`.
     """
 
+def population_count(x: TensorLike, name: str | None = None) -> Tensor:
+    r"""Counts the set bits of each element of x (its Hamming weight), as uint8.
+
+    As in TensorFlow, the op has no gradient.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `uint8`.
+    """
+
 def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes the power of one value to another: x ** y element-wise.
 
@@ -1035,6 +1119,21 @@ def reciprocal(x: TensorLike, name: str | None = None) -> Tensor:
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
         `float64`, `int8`, `int16`, `int32`, `int64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `x`.
+    """
+
+def right_shift(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+    r"""Elementwise x >> y (arithmetic for signed types).
+
+    Supports NumPy-style broadcasting. As in TensorFlow, the op has no gradient. Shift amounts are
+    clamped to [0, bits - 1], as TensorFlow's CPU kernel does.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`, `uint8`.
+      y: A `Tensor`. Must have the same type as `x`.
       name: A name for the operation (optional).
 
     Returns:

@@ -403,3 +403,27 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
 
 
 __all__ += ["boolean_mask", "sequence_mask", "meshgrid"]
+
+
+def repeat(input, repeats, axis=None, name=None):  # noqa: A002  (TensorFlow's argument name)
+    """Repeats each element of `input` along `axis` (tf.repeat, np.repeat): `repeats` is a scalar
+    or one count per element along `axis`; with axis=None the input is flattened first. Built as
+    TensorFlow builds it, from ops: a sequence mask of the counts picks the gather indices."""
+    x = _as_tensor(input)
+    if axis is None:
+        x = _ops.reshape(x, np.asarray([-1], np.int32))
+        axis = 0
+    repeats = _as_tensor(repeats) if _is_tensor(repeats) else _as_tensor(np.asarray(repeats))
+    if not repeats.dtype.is_integer:
+        raise InvalidArgumentError(f"repeat: repeats must be integers, got {repeats.dtype.name}", "Repeat")
+    if repeats.shape.rank is not None and repeats.shape.rank > 1:
+        raise InvalidArgumentError(f"repeat: repeats must be a scalar or a vector, got rank {repeats.shape.rank}",
+                                   "Repeat")
+    axis_index = np.int32(axis) if axis >= 0 else _ops.floor_mod(np.int32(axis), _ops.rank(x))
+    axis_size = _ops.gather_v2(_ops.shape(x, out_type=repeats.dtype), axis_index, np.int32(0))
+    repeats = _ops.broadcast_to(repeats, _ops.expand_dims(axis_size, np.int32(0)))
+    picked = _ops.where(sequence_mask(repeats))  # [total, 2]: (element, copy) of each output row
+    return _ops.gather_v2(x, _ops.gather_v2(picked, np.int64(0), np.int32(1)), np.int32(axis), name=name)
+
+
+__all__ += ["repeat"]

@@ -307,6 +307,25 @@ OpSpec MakeGatherV2() {
   return op;
 }
 
+OpSpec MakeGuaranteeConst() {
+  OpSpec op;
+  op.name = "GuaranteeConst";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeIdentity() {
   OpSpec op;
   op.name = "Identity";
@@ -1351,6 +1370,7 @@ OpSpec MakeZerosLike() {
   OpRegistry::Global().add_pending(MakeFill());
   OpRegistry::Global().add_pending(MakeGatherNd());
   OpRegistry::Global().add_pending(MakeGatherV2());
+  OpRegistry::Global().add_pending(MakeGuaranteeConst());
   OpRegistry::Global().add_pending(MakeIdentity());
   OpRegistry::Global().add_pending(MakeIdentityN());
   OpRegistry::Global().add_pending(MakeOneHot());

@@ -227,6 +227,16 @@ OpSpec MakeTensorSummaryV2() {
   return op;
 }
 
+OpSpec MakeTimestamp() {
+  OpSpec op;
+  op.name = "Timestamp";
+  op.outputs.push_back(ArgSpec{"ts", DType::kDouble, -1, -1, -1, false});
+  op.dispatch_attr = -1;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeAssert());
   OpRegistry::Global().add_pending(MakeAudioSummaryV2());
@@ -236,6 +246,7 @@ OpSpec MakeTensorSummaryV2() {
   OpRegistry::Global().add_pending(MakePrint());
   OpRegistry::Global().add_pending(MakeScalarSummary());
   OpRegistry::Global().add_pending(MakeTensorSummaryV2());
+  OpRegistry::Global().add_pending(MakeTimestamp());
   return true;
 }();
 

@@ -460,6 +460,66 @@ OpSpec MakeBetainc() {
   return op;
 }
 
+OpSpec MakeBitwiseAnd() {
+  OpSpec op;
+  op.name = "BitwiseAnd";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  return op;
+}
+
+OpSpec MakeBitwiseOr() {
+  OpSpec op;
+  op.name = "BitwiseOr";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  return op;
+}
+
+OpSpec MakeBitwiseXor() {
+  OpSpec op;
+  op.name = "BitwiseXor";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
+  return op;
+}
+
 OpSpec MakeCast() {
   OpSpec op;
   op.name = "Cast";
@@ -945,6 +1005,25 @@ OpSpec MakeIgammac() {
   return op;
 }
 
+OpSpec MakeInvert() {
+  OpSpec op;
+  op.name = "Invert";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeIsFinite() {
   OpSpec op;
   op.name = "IsFinite";
@@ -980,6 +1059,26 @@ OpSpec MakeIsNan() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeLeftShift() {
+  OpSpec op;
+  op.name = "LeftShift";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
   return op;
 }
 
@@ -1449,6 +1548,25 @@ OpSpec MakePolygamma() {
   return op;
 }
 
+OpSpec MakePopulationCount() {
+  OpSpec op;
+  op.name = "PopulationCount";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kUInt8, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakePow() {
   OpSpec op;
   op.name = "Pow";
@@ -1566,6 +1684,26 @@ OpSpec MakeReciprocal() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeRightShift() {
+  OpSpec op;
+  op.name = "RightShift";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"z", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::broadcast(c, 0, 1); };
   return op;
 }
 
@@ -1918,6 +2056,9 @@ OpSpec MakeZeta() {
   OpRegistry::Global().add_pending(MakeBesselI0e());
   OpRegistry::Global().add_pending(MakeBesselI1e());
   OpRegistry::Global().add_pending(MakeBetainc());
+  OpRegistry::Global().add_pending(MakeBitwiseAnd());
+  OpRegistry::Global().add_pending(MakeBitwiseOr());
+  OpRegistry::Global().add_pending(MakeBitwiseXor());
   OpRegistry::Global().add_pending(MakeCast());
   OpRegistry::Global().add_pending(MakeCeil());
   OpRegistry::Global().add_pending(MakeClipByValue());
@@ -1939,8 +2080,10 @@ OpSpec MakeZeta() {
   OpRegistry::Global().add_pending(MakeGreaterEqual());
   OpRegistry::Global().add_pending(MakeIgamma());
   OpRegistry::Global().add_pending(MakeIgammac());
+  OpRegistry::Global().add_pending(MakeInvert());
   OpRegistry::Global().add_pending(MakeIsFinite());
   OpRegistry::Global().add_pending(MakeIsNan());
+  OpRegistry::Global().add_pending(MakeLeftShift());
   OpRegistry::Global().add_pending(MakeLess());
   OpRegistry::Global().add_pending(MakeLessEqual());
   OpRegistry::Global().add_pending(MakeLgamma());
@@ -1961,11 +2104,13 @@ OpSpec MakeZeta() {
   OpRegistry::Global().add_pending(MakeNextAfter());
   OpRegistry::Global().add_pending(MakeNotEqual());
   OpRegistry::Global().add_pending(MakePolygamma());
+  OpRegistry::Global().add_pending(MakePopulationCount());
   OpRegistry::Global().add_pending(MakePow());
   OpRegistry::Global().add_pending(MakeProd());
   OpRegistry::Global().add_pending(MakeRange());
   OpRegistry::Global().add_pending(MakeRealDiv());
   OpRegistry::Global().add_pending(MakeReciprocal());
+  OpRegistry::Global().add_pending(MakeRightShift());
   OpRegistry::Global().add_pending(MakeRound());
   OpRegistry::Global().add_pending(MakeRsqrt());
   OpRegistry::Global().add_pending(MakeSelect());

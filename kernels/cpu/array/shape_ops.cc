@@ -6,6 +6,7 @@
 #include "cpu/array/array_util.h"
 #include "cpu/cpu_util.h"
 #include "opforge/ops/array/fill.h"
+#include "opforge/ops/array/guarantee_const.h"
 #include "opforge/ops/array/identity.h"
 #include "opforge/ops/array/identity_n.h"
 #include "opforge/ops/array/ones_like.h"
@@ -24,6 +25,12 @@ Status ReshapeCpu(ops::ReshapeArgs& a) {
 
 template <typename T>
 Status IdentityCpu(ops::IdentityArgs& a) {
+  a.output = a.input;
+  return Status::OK();
+}
+
+template <typename T>
+Status GuaranteeConstCpu(ops::GuaranteeConstArgs& a) {
   a.output = a.input;
   return Status::OK();
 }
@@ -77,6 +84,7 @@ Status OnesLikeCpu(ops::OnesLikeArgs& a) {
 OPFORGE_REGISTER_FORWARDING_KERNEL(Reshape, CPU, ReshapeCpu, OPF_ALL, StringTag)
 OPFORGE_REGISTER_FORWARDING_KERNEL(Identity, CPU, IdentityCpu, OPF_ALL, StringTag, VariantTag)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(IdentityN, CPU, IdentityNCpu)
+OPFORGE_REGISTER_FORWARDING_KERNEL(GuaranteeConst, CPU, GuaranteeConstCpu, OPF_ALL, StringTag)
 OPFORGE_REGISTER_FORWARDING_KERNEL(PlaceholderWithDefault, CPU, PlaceholderWithDefaultCpu, OPF_ALL, StringTag)
 OPFORGE_REGISTER_KERNEL(Fill, CPU, FillCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(ZerosLike, CPU, ZerosLikeCpu, OPF_ALL)

@@ -1,6 +1,8 @@
 // Print (pass the input through, write tensors to stderr) and Assert (fail the run when a
-// condition is false), with TensorFlow's summarized value format: "[1 2 3...]".
+// condition is false), with TensorFlow's summarized value format: "[1 2 3...]"; and Timestamp
+// (read the wall clock).
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -10,6 +12,7 @@
 #include "cpu/cpu_util.h"
 #include "opforge/ops/logging/assert_.h"
 #include "opforge/ops/logging/print.h"
+#include "opforge/ops/logging/timestamp.h"
 #include "opforge/resource.h"
 #include "opforge/shape_fns.h"
 
@@ -139,10 +142,18 @@ Status AssertCpu(ops::AssertArgs& a) {
   return a.ctx.error(msg);
 }
 
+// Timestamp: wall-clock seconds since the epoch, microsecond resolution as TensorFlow's.
+Status TimestampCpu(ops::TimestampArgs& a) {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  a.ts.data<double>()[0] = std::chrono::duration_cast<std::chrono::microseconds>(now).count() / 1e6;
+  return Status::OK();
+}
+
 }  // namespace
 
 OPFORGE_REGISTER_FORWARDING_KERNEL(Print, CPU, PrintCpu, bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16,
                                    half, float, double, StringTag, VariantTag)
 OPFORGE_REGISTER_UNTYPED_KERNEL(Assert, CPU, AssertCpu)
+OPFORGE_REGISTER_UNTYPED_KERNEL(Timestamp, CPU, TimestampCpu)
 
 }  // namespace opforge

@@ -290,6 +290,7 @@ from opforge.compat.v1._tf1 import *  # noqa: E402,F401,F403  (the rest of TF1's
 from opforge.compat.v1._tf1_io import *  # noqa: E402,F401,F403  (records, parsing, SparseTensor, linalg)
 from opforge.compat.v1._tf1_strings import *  # noqa: E402,F401,F403  (tf.strings, tf.sparse and their TF1 names)
 from opforge.compat.v1._tf1_feature_column import *  # noqa: E402,F401,F403  (tf.feature_column)
+from opforge.compat.v1._tf1_arrayops import *  # noqa: E402,F401,F403  (guarantee_const, timestamp, repeat, bitwise)
 from opforge.compat.v1._tf1_script import *  # noqa: E402,F401,F403  (py_func, custom gradients)
 from opforge.compat.v1 import _tf1_losses_nn  # noqa: E402,F401  (more tf.losses and tf.nn names)
 from opforge.compat.v1._tf1_test import test  # noqa: E402,F401

@@ -72,9 +72,9 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         math.sobol_sample nn.approx_max_k nn.approx_min_k nn.fractional_avg_pool nn.fractional_max_pool
         random.stateless_binomial random.stateless_categorical random.stateless_multinomial
         random.stateless_parameterized_truncated_normal tf.approx_top_k tf.bitcast tf.dynamic_partition
-        tf.dynamic_stitch tf.edit_distance tf.guarantee_const  tf.random_index_shuffle
-         tf.repeat tf.required_space_to_batch_paddings
-        tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.timestamp tf.unique tf.unique_with_counts tf.unravel_index
+        tf.dynamic_stitch tf.edit_distance  tf.random_index_shuffle
+         tf.required_space_to_batch_paddings
+        tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.unique tf.unique_with_counts tf.unravel_index
 
     """),
     "tf.linalg.LinearOperator classes: a class library over linear algebra ops opforge does not have yet": _names("""
@@ -96,10 +96,10 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "segment reductions other than SegmentSum/UnsortedSegmentSum: ops not yet in opforge": _names("""
     """),
-    "namespaces opforge does not offer yet (tf.audio, tf.bitwise, tf.config, tf.debugging, tf.feature_column, tf.graph_util, tf.lookup, tf.manip, tf.profiler, tf.resource_loader, tf.sets, ...)": _names("""
+    "namespaces opforge does not offer yet (tf.audio, tf.config, tf.debugging, tf.feature_column, tf.graph_util, tf.lookup, tf.manip, tf.profiler, tf.resource_loader, tf.sets, ...)": _names("""
     """),
     "streaming metrics opforge has not written yet (at-k, thresholds, IoU, ...)": _names("""
-        math.special tf.audio tf.bitwise tf.config tf.lookup tf.manip tf.profiler tf.sets
+        math.special tf.audio tf.config tf.lookup tf.manip tf.profiler tf.sets
     """),
     "the learned-unigram candidate sampler: its op keeps counts learned across calls (not in opforge yet)": _names("""
         nn.learned_unigram_candidate_sampler random.learned_unigram_candidate_sampler

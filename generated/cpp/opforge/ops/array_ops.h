@@ -13,6 +13,7 @@
 #include "opforge/ops/array/fill.h"
 #include "opforge/ops/array/gather_nd.h"
 #include "opforge/ops/array/gather_v2.h"
+#include "opforge/ops/array/guarantee_const.h"
 #include "opforge/ops/array/identity.h"
 #include "opforge/ops/array/identity_n.h"
 #include "opforge/ops/array/one_hot.h"

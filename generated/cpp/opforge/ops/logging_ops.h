@@ -12,3 +12,4 @@
 #include "opforge/ops/logging/print.h"
 #include "opforge/ops/logging/scalar_summary.h"
 #include "opforge/ops/logging/tensor_summary_v2.h"
+#include "opforge/ops/logging/timestamp.h"
