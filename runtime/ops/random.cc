@@ -75,8 +75,10 @@ Status SamplesTimesParamShape(ShapeContext& c, int shape_arg, int param_arg, boo
 [[maybe_unused]] const bool gamma_poisson_shapes_registered = [] {
   shape_fns::register_custom("RandomGamma", [](ShapeContext& c) { return SamplesTimesParamShape(c, 0, 1); });
   shape_fns::register_custom("RandomPoissonV2", [](ShapeContext& c) { return SamplesTimesParamShape(c, 0, 1); });
-  shape_fns::register_custom("StatelessRandomGammaV2", [](ShapeContext& c) { return SamplesTimesParamShape(c, 0, 2, false); });
-  shape_fns::register_custom("StatelessRandomPoisson", [](ShapeContext& c) { return SamplesTimesParamShape(c, 0, 2, false); });
+  shape_fns::register_custom("StatelessRandomGammaV2",
+                             [](ShapeContext& c) { return SamplesTimesParamShape(c, 0, 2, false); });
+  shape_fns::register_custom("StatelessRandomPoisson",
+                             [](ShapeContext& c) { return SamplesTimesParamShape(c, 0, 2, false); });
   return true;
 }();
 

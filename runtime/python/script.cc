@@ -58,9 +58,8 @@ void bind_script(py::module_& m) {
         delete p;
       }  // else: leaked at interpreter exit, as Python itself does
     });
-    set_py_func_callback([holder](const PyFuncCall& call, std::vector<Tensor>* outputs) {
-      return dispatch(*holder, call, outputs);
-    });
+    set_py_func_callback(
+        [holder](const PyFuncCall& call, std::vector<Tensor>* outputs) { return dispatch(*holder, call, outputs); });
   });
 }
 

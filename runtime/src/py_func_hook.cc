@@ -33,9 +33,9 @@ Status call_py_func(const PyFuncCall& call, std::vector<Tensor>* outputs) {
     fn = hook();
   }
   if (!fn) {
-    return Status(Code::kFailedPrecondition,
-                  call.op_type + ": no Python interpreter is attached to this runtime to call function '" + call.token +
-                      "'");
+    return Status(
+        Code::kFailedPrecondition,
+        call.op_type + ": no Python interpreter is attached to this runtime to call function '" + call.token + "'");
   }
   return (*fn)(call, outputs);
 }

@@ -148,7 +148,6 @@ Status MatrixSolveCpu(ops::MatrixSolveArgs& a) {
   return Status::OK();
 }
 
-
 // ---- Lu: the packed factors and the row permutation (input[p] = L U)
 
 template <typename T>

@@ -28,15 +28,21 @@ T clamp_shift(T y) {
 
 struct AndF {
   template <typename T>
-  T operator()(T a, T b) const { return static_cast<T>(a & b); }
+  T operator()(T a, T b) const {
+    return static_cast<T>(a & b);
+  }
 };
 struct OrF {
   template <typename T>
-  T operator()(T a, T b) const { return static_cast<T>(a | b); }
+  T operator()(T a, T b) const {
+    return static_cast<T>(a | b);
+  }
 };
 struct XorF {
   template <typename T>
-  T operator()(T a, T b) const { return static_cast<T>(a ^ b); }
+  T operator()(T a, T b) const {
+    return static_cast<T>(a ^ b);
+  }
 };
 struct LeftShiftF {
   template <typename T>
@@ -47,19 +53,31 @@ struct LeftShiftF {
 };
 struct RightShiftF {
   template <typename T>
-  T operator()(T a, T b) const { return static_cast<T>(a >> clamp_shift(b)); }
+  T operator()(T a, T b) const {
+    return static_cast<T>(a >> clamp_shift(b));
+  }
 };
 
 template <typename T>
-Status BitwiseAndCpu(ops::BitwiseAndArgs& a) { return cpu::binary_kernel<T, AndF>(a); }
+Status BitwiseAndCpu(ops::BitwiseAndArgs& a) {
+  return cpu::binary_kernel<T, AndF>(a);
+}
 template <typename T>
-Status BitwiseOrCpu(ops::BitwiseOrArgs& a) { return cpu::binary_kernel<T, OrF>(a); }
+Status BitwiseOrCpu(ops::BitwiseOrArgs& a) {
+  return cpu::binary_kernel<T, OrF>(a);
+}
 template <typename T>
-Status BitwiseXorCpu(ops::BitwiseXorArgs& a) { return cpu::binary_kernel<T, XorF>(a); }
+Status BitwiseXorCpu(ops::BitwiseXorArgs& a) {
+  return cpu::binary_kernel<T, XorF>(a);
+}
 template <typename T>
-Status LeftShiftCpu(ops::LeftShiftArgs& a) { return cpu::binary_kernel<T, LeftShiftF>(a); }
+Status LeftShiftCpu(ops::LeftShiftArgs& a) {
+  return cpu::binary_kernel<T, LeftShiftF>(a);
+}
 template <typename T>
-Status RightShiftCpu(ops::RightShiftArgs& a) { return cpu::binary_kernel<T, RightShiftF>(a); }
+Status RightShiftCpu(ops::RightShiftArgs& a) {
+  return cpu::binary_kernel<T, RightShiftF>(a);
+}
 
 template <typename T>
 Status InvertCpu(ops::InvertArgs& a) {

@@ -45,7 +45,8 @@ inline double digamma(double x) {
   }
   const double z = 1.0 / (x * x);
   const double series =
-      z * (1.0 / 12 - z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
+      z *
+      (1.0 / 12 - z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
   return result + std::log(x) - 0.5 / x - series;
 }
 

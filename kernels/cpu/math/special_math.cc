@@ -31,7 +31,8 @@ Status unary_special(Args& a) {
 
 template <typename T, typename F>
 void binary_special(const Tensor& x, const Tensor& y, Tensor& z, F f) {
-  cpu::map_binary<T, T>(x, y, z, [&](T u, T v) { return static_cast<T>(f(static_cast<double>(u), static_cast<double>(v))); });
+  cpu::map_binary<T, T>(x, y, z,
+                        [&](T u, T v) { return static_cast<T>(f(static_cast<double>(u), static_cast<double>(v))); });
 }
 
 template <typename T>

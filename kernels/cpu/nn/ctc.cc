@@ -65,7 +65,8 @@ Status CTCLossCpu(ops::CTCLossArgs& a) {
   for (int64_t b = 0; b < batch; ++b) {
     auto& l = labels[static_cast<size_t>(b)];
     for (int v : l) {
-      if (v < 0 || v >= blank) return a.ctx.error("label values must be in [0, num_classes - 1 = ", blank, "), got ", v);
+      if (v < 0 || v >= blank)
+        return a.ctx.error("label values must be in [0, num_classes - 1 = ", blank, "), got ", v);
     }
     if (a.preprocess_collapse_repeated) l.erase(std::unique(l.begin(), l.end()), l.end());
     int64_t required = static_cast<int64_t>(l.size());
@@ -89,7 +90,8 @@ Status CTCLossCpu(ops::CTCLossArgs& a) {
       const auto& l = labels[static_cast<size_t>(b)];
       const int64_t len = seq_len[b];
       int64_t required = static_cast<int64_t>(l.size());
-      if (merge) for (size_t i = 1; i < l.size(); ++i) required += l[i] == l[i - 1] ? 1 : 0;
+      if (merge)
+        for (size_t i = 1; i < l.size(); ++i) required += l[i] == l[i - 1] ? 1 : 0;
       if (required > len) {  // ignore_longer_outputs_than_inputs: no loss, no gradient
         loss[b] = T(0);
         continue;

@@ -18,12 +18,13 @@ struct Geom {
 
 Status geom(KernelContext& ctx, const Tensor& in, const Tensor& f, const std::vector<int64_t>& strides,
             const std::vector<int64_t>& rates, const std::string& padding, Geom* g) {
-  if (f.dim(2) != in.dim(3)) return ctx.error("input depth ", in.dim(3), " and filter depth ", f.dim(2), " must be equal");
+  if (f.dim(2) != in.dim(3))
+    return ctx.error("input depth ", in.dim(3), " and filter depth ", f.dim(2), " must be equal");
   nn::Window2D w;
-  OPF_RETURN_IF_ERROR(nn::window2d(ctx.op().name, in.shape(), nn::layout_of("NHWC"), f.dim(0), f.dim(1), strides,
-                                   rates, padding, {}, &w));
-  *g = Geom{in.dim(0), in.dim(1), in.dim(2), in.dim(3), f.dim(0), f.dim(1), w.h.out, w.w.out, strides[1], strides[2],
-            rates[1], rates[2], w.h.pad_before, w.w.pad_before};
+  OPF_RETURN_IF_ERROR(nn::window2d(ctx.op().name, in.shape(), nn::layout_of("NHWC"), f.dim(0), f.dim(1), strides, rates,
+                                   padding, {}, &w));
+  *g = Geom{in.dim(0), in.dim(1),  in.dim(2),  in.dim(3), f.dim(0), f.dim(1),       w.h.out,
+            w.w.out,   strides[1], strides[2], rates[1],  rates[2], w.h.pad_before, w.w.pad_before};
   return Status::OK();
 }
 
@@ -66,8 +67,7 @@ Status Dilation2DCpu(ops::Dilation2DArgs& a) {
           double best;
           int64_t ia, fa;
           window_max(g, in, f, n, y, x, c, &best, &ia, &fa);
-          out[((n * g.oh + y) * g.ow + x) * g.c + c] =
-              ia < 0 ? std::numeric_limits<T>::lowest() : static_cast<T>(best);
+          out[((n * g.oh + y) * g.ow + x) * g.c + c] = ia < 0 ? std::numeric_limits<T>::lowest() : static_cast<T>(best);
         }
       }
     }

@@ -53,11 +53,11 @@ Status MaxPoolWithArgmaxCpu(ops::MaxPoolWithArgmaxArgs& a) {
                                               a.strides, a.padding, {}, &g));
   if (a.output.num_elements() == 0) return Status::OK();
   if (a.Targmax == DType::kInt32) {
-    pool_with_argmax<T, int32_t>(g, a.input.template data<T>(), a.output.template data<T>(), a.argmax.template data<int32_t>(),
-                                 a.include_batch_in_index);
+    pool_with_argmax<T, int32_t>(g, a.input.template data<T>(), a.output.template data<T>(),
+                                 a.argmax.template data<int32_t>(), a.include_batch_in_index);
   } else {
-    pool_with_argmax<T, int64_t>(g, a.input.template data<T>(), a.output.template data<T>(), a.argmax.template data<int64_t>(),
-                                 a.include_batch_in_index);
+    pool_with_argmax<T, int64_t>(g, a.input.template data<T>(), a.output.template data<T>(),
+                                 a.argmax.template data<int64_t>(), a.include_batch_in_index);
   }
   return Status::OK();
 }

@@ -39,8 +39,8 @@ Status check_true_classes(KernelContext& ctx, const Tensor& t, int64_t num_true,
   const int64_t* v = t.data<int64_t>();
   for (int64_t i = 0; i < t.num_elements(); ++i) {
     if (v[i] < 0 || v[i] >= range_max) {
-      return ctx.error("true_classes[", i / num_true, ", ", i % num_true, "] = ", v[i], " is not in [0, range_max = ",
-                       range_max, ")");
+      return ctx.error("true_classes[", i / num_true, ", ", i % num_true, "] = ", v[i],
+                       " is not in [0, range_max = ", range_max, ")");
     }
   }
   return Status::OK();
@@ -133,8 +133,8 @@ Status FixedUnigramCandidateSamplerCpu(ops::FixedUnigramCandidateSamplerArgs& a)
     ++id;
   }
   if (static_cast<int64_t>(weights.size()) != a.range_max) {
-    return a.ctx.error("range_max (", a.range_max, ") must equal the number of classes of this shard (",
-                       weights.size(), ": num_reserved_ids + the unigram counts)");
+    return a.ctx.error("range_max (", a.range_max, ") must equal the number of classes of this shard (", weights.size(),
+                       ": num_reserved_ids + the unigram counts)");
   }
   std::vector<double> cdf(weights.size());
   double total = 0.0;

@@ -31,7 +31,7 @@ class Words {
     return words_();
   }
   double uniform() { return uint64_to_double(word(), word()); }  // [0, 1)
-  double normal() {  // Box-Muller on (0, 1] x [0, 1)
+  double normal() {                                              // Box-Muller on (0, 1] x [0, 1)
     const double u1 = 1.0 - uniform(), u2 = uniform();
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.28318530717958647692 * u2);
   }
@@ -171,9 +171,11 @@ Status RandomPoissonV2Cpu(ops::RandomPoissonV2Args& a) {
 }
 
 Status seed_philox(KernelContext& ctx, const Tensor& seed, Philox* g) {
-  if (seed.rank() != 1 || seed.dim(0) != 2) return ctx.error("seed must have shape [2], got ", seed.shape().to_string());
+  if (seed.rank() != 1 || seed.dim(0) != 2)
+    return ctx.error("seed must have shape [2], got ", seed.shape().to_string());
   if (seed.dtype() == DType::kInt64) {
-    *g = stateless_philox(static_cast<uint64_t>(seed.data<int64_t>()[0]), static_cast<uint64_t>(seed.data<int64_t>()[1]));
+    *g = stateless_philox(static_cast<uint64_t>(seed.data<int64_t>()[0]),
+                          static_cast<uint64_t>(seed.data<int64_t>()[1]));
   } else {
     *g = stateless_philox(static_cast<uint64_t>(static_cast<int64_t>(seed.data<int32_t>()[0])),
                           static_cast<uint64_t>(static_cast<int64_t>(seed.data<int32_t>()[1])));
