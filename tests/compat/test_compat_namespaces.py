@@ -57,3 +57,18 @@ def test_load_library_reports_a_bad_path(tmp_path):
         tf.load_library(str(bad))
     with pytest.raises(tf.errors.InvalidArgumentError, match="libnot_ops.so"):
         tf.load_library(str(tmp_path))  # a folder: every .so in it
+
+
+def test_zeros_like_of_strings_is_empty_strings():
+    """tf.zeros_like of a string tensor: '' everywhere, with the tensor's shape (as TF)."""
+    with tf.Graph().as_default():
+        s = tf.placeholder(tf.string, [None, 2])
+        z = tf.zeros_like(s)
+        assert z.dtype == tf.string and z.shape.as_list() == [None, 2]
+        with tf.Session() as sess:
+            got = sess.run(z, {s: np.array([[b"ab", b"c"], [b"", b"xyz"]], dtype=object)})
+    np.testing.assert_array_equal(got, np.array([[b"", b""], [b"", b""]], dtype=object))
+    with tf.Graph().as_default():
+        z = tf.zeros_like(["apple", "peach", "banana"])  # a Python list of str (TF: ['' '' ''])
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(z), np.array([b"", b"", b""], dtype=object))

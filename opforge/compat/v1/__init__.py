@@ -10,6 +10,8 @@ from __future__ import annotations
 import builtins
 import functools
 
+import numpy as np
+
 import opforge as _of
 from opforge import ops as _ops
 from opforge.framework.dtypes import (  # noqa: F401
@@ -80,7 +82,15 @@ def load_library(library_location):
 
 
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
-    """Zeros of tensor's shape, of dtype if given (tf.zeros_like; optimize is a TF hint)."""
+    """Zeros of tensor's shape, of dtype if given (tf.zeros_like; optimize is a TF hint); for a
+    string tensor, empty strings (its elements cut to length 0)."""
+    if not hasattr(tensor, "dtype") or isinstance(tensor, np.ndarray):  # Python/NumPy strings too
+        probe = np.asarray(tensor)
+        if probe.dtype.kind in "SU" or (probe.dtype == object and probe.size and
+                                        all(isinstance(v, (bytes, str)) for v in probe.flat)):
+            tensor = constant(tensor)
+    if getattr(tensor, "dtype", None) == string and dtype in (None, string):
+        return _ops.substr(tensor, np.int32(0), np.int32(0), name=name)
     out = _ops.zeros_like(tensor, name=None if dtype is not None else name)
     return out if dtype is None else _ops.cast(out, dtype, name=name)
 
