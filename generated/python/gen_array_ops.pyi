@@ -595,6 +595,42 @@ def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> Tenso
       A `Tensor`. Has the same type as `x`.
     """
 
+def unique(x: TensorLike, out_idx: DTypeLike = "int32", name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Finds the unique elements of a 1-D tensor.
+
+    `y` holds the distinct elements of `x` in the order they first occur; `idx` has the size of `x`,
+    `x[i] == y[idx[i]]`. NaNs are distinct from each other (as in TensorFlow).
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      out_idx: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`y`, `idx`).
+      y: A `Tensor`. Has the same type as `x`.
+      idx: A `Tensor` of type `out_idx`.
+    """
+
+def unique_with_counts(x: TensorLike, out_idx: DTypeLike = "int32", name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Finds the unique elements of a 1-D tensor, and how often each occurs.
+
+    As Unique, and `count[j]` is the number of elements of `x` equal to `y[j]`.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      out_idx: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`y`, `idx`, `count`).
+      y: A `Tensor`. Has the same type as `x`.
+      idx: A `Tensor` of type `out_idx`.
+      count: A `Tensor` of type `out_idx`.
+    """
+
 def unpack(value: TensorLike, num: int, axis: int = 0, name: str | None = None) -> list[Tensor]:
     r"""Unpacks a tensor into num tensors of rank one lower along one dimension.
 

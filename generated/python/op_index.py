@@ -61,6 +61,8 @@ OPS = {
     "StridedSliceGrad": ("array", "strided_slice_grad"),
     "Tile": ("array", "tile"),
     "Transpose": ("array", "transpose"),
+    "Unique": ("array", "unique"),
+    "UniqueWithCounts": ("array", "unique_with_counts"),
     "Unpack": ("array", "unpack"),
     "UnsortedSegmentMax": ("array", "unsorted_segment_max"),
     "UnsortedSegmentMin": ("array", "unsorted_segment_min"),

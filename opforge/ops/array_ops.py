@@ -8,6 +8,7 @@ calls, so eager execution, graph building and gradients are those of the ops the
 from __future__ import annotations
 
 import builtins
+import collections
 import numbers
 
 import numpy as np
@@ -427,3 +428,18 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002  (TensorFlow's a
 
 
 __all__ += ["repeat"]
+
+
+UniqueResult = collections.namedtuple("Unique", ["y", "idx"])
+UniqueWithCountsResult = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
+
+
+def unique(x, out_idx=_dtypes.int32, name=None):
+    """The distinct elements of the vector x in first-occurrence order, and for each element of
+    x the index of its value: (y, idx) with x[i] == y[idx[i]] (tf.unique)."""
+    return UniqueResult(*_ops.unique(x, out_idx=out_idx, name=name))
+
+
+def unique_with_counts(x, out_idx=_dtypes.int32, name=None):
+    """As unique, with count[j] the number of elements equal to y[j] (tf.unique_with_counts)."""
+    return UniqueWithCountsResult(*_ops.unique_with_counts(x, out_idx=out_idx, name=name))

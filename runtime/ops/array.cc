@@ -198,6 +198,18 @@ const array::CustomShape scatter_nd_shape("ScatterNd", ScatterNdShape);
 
 const array::CustomShape segment_sum_shape("UnsortedSegmentSum", SegmentSumShape);
 
+// Unique / UniqueWithCounts: y (and count) a vector of unknown length, idx the shape of x.
+Status UniqueShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 1, "a vector"));
+  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, Shape({-1}));
+  c.set_output(1, c.input_shape(0).unknown_rank() ? Shape({-1}) : c.input_shape(0));
+  return Status::OK();
+}
+
+const array::CustomShape unique_shape("Unique", UniqueShape);
+
+const array::CustomShape unique_with_counts_shape("UniqueWithCounts", UniqueShape);
+
 const array::CustomShape segment_max_shape("UnsortedSegmentMax", SegmentSumShape);
 
 const array::CustomShape segment_min_shape("UnsortedSegmentMin", SegmentSumShape);

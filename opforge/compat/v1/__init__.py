@@ -310,6 +310,7 @@ from opforge.compat.v1._tf1_train import (  # noqa: E402,F401
 from opforge.compat.v1._tf1_namespaces import (  # noqa: E402,F401
     CXX11_ABI_FLAG, CXX_VERSION, MONOLITHIC_BUILD, graph_util, resource_loader, sysconfig,
 )
+from opforge.ops.array_ops import unique, unique_with_counts  # noqa: E402,F401
 from opforge.ops.state_ops import (  # noqa: E402,F401  (sparse updates of variables)
     batch_scatter_update, scatter_add, scatter_div, scatter_max, scatter_min, scatter_mul, scatter_nd_add,
     scatter_nd_sub, scatter_nd_update, scatter_sub, scatter_update,

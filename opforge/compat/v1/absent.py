@@ -67,14 +67,14 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "the TF2 type specs of sparse values are not offered in compat.v1": _names("""
         tf.IndexedSlicesSpec tf.SparseTensorSpec
     """),
-    "needs ops not yet in opforge (Unique, Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, EditDistance, FractionalPool, the stateless binomial/categorical/truncated-normal samplers, Timestamp, ...)": _names("""
+    "needs ops not yet in opforge (Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, EditDistance, FractionalPool, the stateless binomial/categorical/truncated-normal samplers, Timestamp, ...)": _names("""
           io.serialize_tensor  math.approx_max_k math.approx_min_k
         math.sobol_sample nn.approx_max_k nn.approx_min_k nn.fractional_avg_pool nn.fractional_max_pool
         random.stateless_binomial random.stateless_categorical random.stateless_multinomial
         random.stateless_parameterized_truncated_normal tf.approx_top_k tf.bitcast tf.dynamic_partition
         tf.dynamic_stitch tf.edit_distance  tf.random_index_shuffle
          tf.required_space_to_batch_paddings
-        tf.searchsorted tf.serialize_tensor tf.setdiff1d tf.unique tf.unique_with_counts tf.unravel_index
+        tf.searchsorted tf.serialize_tensor tf.setdiff1d   tf.unravel_index
 
     """),
     "tf.linalg.LinearOperator classes: a class library over linear algebra ops opforge does not have yet": _names("""

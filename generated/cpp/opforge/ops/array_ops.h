@@ -39,6 +39,8 @@
 #include "opforge/ops/array/strided_slice_grad.h"
 #include "opforge/ops/array/tile.h"
 #include "opforge/ops/array/transpose.h"
+#include "opforge/ops/array/unique.h"
+#include "opforge/ops/array/unique_with_counts.h"
 #include "opforge/ops/array/unpack.h"
 #include "opforge/ops/array/unsorted_segment_max.h"
 #include "opforge/ops/array/unsorted_segment_min.h"
