@@ -117,3 +117,11 @@ def test_same_as_tensorflow():
             want = sess.run(op)
     _, got = _run(lambda v: tf.scatter_max(v, idx, upd), init)
     np.testing.assert_array_equal(got, want)
+
+
+def test_nd_scatter_with_empty_index_vectors_replaces_the_whole_variable():
+    """indices of shape [2, 0]: two updates, each of ref's full shape (the last one wins)."""
+    init = np.zeros((2, 3), np.float32)
+    updates = np.stack([np.ones((2, 3)), 2 * np.ones((2, 3))]).astype(np.float32)
+    _, value = _run(lambda v: tf.scatter_nd_add(v, np.zeros((2, 0), np.int32), updates), init)
+    np.testing.assert_array_equal(value, np.full((2, 3), 3.0))

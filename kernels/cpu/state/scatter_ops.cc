@@ -158,7 +158,9 @@ Status scatter_nd(KernelContext& ctx, const Tensor& indices, const Tensor& updat
   int64_t slice = 1;
   for (int d = static_cast<int>(k); d < ref.rank(); ++d) slice *= ref.dim(d);
   const std::vector<int64_t> idx = read_indices(indices);
-  const size_t n = k > 0 ? idx.size() / static_cast<size_t>(k) : static_cast<size_t>(updates.num_elements() > 0);
+  // One update per position of indices.shape[:-1] (also when k == 0: each replaces all of ref).
+  size_t n = 1;
+  for (int d = 0; d + 1 < indices.rank(); ++d) n *= static_cast<size_t>(indices.shape().dim(d));
   std::vector<int64_t> offsets(n, 0);
   for (size_t i = 0; i < n; ++i) {
     int64_t off = 0;
