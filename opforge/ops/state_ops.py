@@ -16,19 +16,8 @@ scatter_mul, scatter_div, scatter_min, scatter_max = (_ops.scatter_mul, _ops.sca
                                                       _ops.scatter_max)
 
 
-def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):
-    """ref[indices[i]] = updates[i], indices' last dimension indexing ref's first dims."""
-    return _ops.scatter_nd_update(ref, indices, updates, use_locking=use_locking, name=name)
-
-
-def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):
-    """ref[indices[i]] += updates[i]."""
-    return _ops.scatter_nd_add(ref, indices, updates, use_locking=use_locking, name=name)
-
-
-def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
-    """ref[indices[i]] -= updates[i]."""
-    return _ops.scatter_nd_sub(ref, indices, updates, use_locking=use_locking, name=name)
+# ScatterNd*: the generated wrappers have TF's signature (and its bad_indices_policy attr).
+scatter_nd_update, scatter_nd_add, scatter_nd_sub = _ops.scatter_nd_update, _ops.scatter_nd_add, _ops.scatter_nd_sub
 
 
 def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
