@@ -133,3 +133,14 @@ def _generate(lib):
     module.OPDEFS = tuple(lib.opdefs)  # (file name, text) as embedded in the library
     module.LIBRARY = name
     return module, grads
+
+
+def load_library(library_location):
+    """Loads the op library at library_location, or every one (*.so) in that folder
+    (TensorFlow's tf.load_library)."""
+    if os.path.isdir(library_location):
+        paths = sorted(os.path.join(library_location, f) for f in os.listdir(library_location) if f.endswith(".so"))
+    else:
+        paths = [library_location]
+    for path in paths:
+        load_op_library(path)

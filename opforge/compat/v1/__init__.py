@@ -37,7 +37,7 @@ from opforge.ops.math_ops import (  # noqa: F401
     subtract, zeros,
 )
 from opforge.ops import raw_ops  # noqa: F401  (tf.compat.v1.raw_ops: every op, library ops too)
-from opforge.ops.op_library import load_op_library as _load_op_library
+from opforge.ops.op_library import load_library as _load_library, load_op_library as _load_op_library
 from opforge.framework.control_flow import case, while_loop  # noqa: F401
 from opforge.ops.einsum_ops import einsum  # noqa: F401
 from opforge.ops.tensor_array_ops import TensorArray as _TensorArray
@@ -72,13 +72,7 @@ def load_op_library(library_filename):
 def load_library(library_location):
     """tf.load_library: loads the op library at library_location, or every one (*.so) in that
     folder; their ops appear in tf.raw_ops."""
-    import os  # noqa: PLC0415
-    if os.path.isdir(library_location):
-        paths = sorted(os.path.join(library_location, f) for f in os.listdir(library_location) if f.endswith(".so"))
-    else:
-        paths = [library_location]
-    for path in paths:
-        _load_op_library(path)
+    _load_library(library_location)
 
 
 def zeros_like(tensor, dtype=None, name=None, optimize=True):

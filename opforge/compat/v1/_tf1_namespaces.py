@@ -3,12 +3,10 @@ functions the library has (opforge.io.graph_util, the assert ops, opforge.syscon
 
 from __future__ import annotations
 
-import os
-import sys
-
 from opforge import sysconfig as _sysconfig
 from opforge.compat._namespace import Namespace
 from opforge.io import graph_util as _graph_util
+from opforge.io import resource_loader as _resource_loader
 from opforge.io.importer import import_graph_def as _import_graph_def
 
 graph_util = Namespace(
@@ -25,42 +23,8 @@ sysconfig = Namespace(
 CXX11_ABI_FLAG, MONOLITHIC_BUILD, CXX_VERSION = _sysconfig.CXX11_ABI_FLAG, _sysconfig.MONOLITHIC_BUILD, _sysconfig.CXX_VERSION
 
 
-# ---- tf.resource_loader: files shipped beside a program's modules
-
-
-def _caller_dir() -> str:
-    """The folder of the module that called the function calling this one."""
-    return os.path.dirname(os.path.abspath(sys._getframe(2).f_globals.get("__file__", os.curdir)))
-
-
-def _get_data_files_path():
-    """The folder of the calling module (tf.resource_loader.get_data_files_path)."""
-    return _caller_dir()
-
-
-def _get_path_to_datafile(path):
-    """path relative to the calling module's folder."""
-    return os.path.join(_caller_dir(), path)
-
-
-def _load_resource(path):
-    """The bytes of the file at path (relative to the calling module's folder, or absolute)."""
-    with open(os.path.join(_caller_dir(), path), "rb") as f:
-        return f.read()
-
-
-def _get_root_dir_with_all_resources():
-    """The folder resources are found under: the calling module's."""
-    return _caller_dir()
-
-
-def _readahead_file_path(path, readahead="128M"):
-    """path itself (TensorFlow's readahead is a hint for its remote file systems)."""
-    del readahead
-    return path
-
-
 resource_loader = Namespace(
-    "resource_loader", builds_graph=False, get_data_files_path=_get_data_files_path,
-    get_path_to_datafile=_get_path_to_datafile, load_resource=_load_resource,
-    get_root_dir_with_all_resources=_get_root_dir_with_all_resources, readahead_file_path=_readahead_file_path)
+    "resource_loader", builds_graph=False, get_data_files_path=_resource_loader.get_data_files_path,
+    get_path_to_datafile=_resource_loader.get_path_to_datafile, load_resource=_resource_loader.load_resource,
+    get_root_dir_with_all_resources=_resource_loader.get_root_dir_with_all_resources,
+    readahead_file_path=_resource_loader.readahead_file_path)
