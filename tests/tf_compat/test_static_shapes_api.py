@@ -268,14 +268,17 @@ def _tensorflow_shapes() -> None:
 
 
 @pytest.fixture(scope="module")
-def tf_shapes():
+def tf_shapes(tmp_path_factory):
     """TensorFlow's shapes, computed in a subprocess: tf.compat.v1's layers and RNN cells need
     the legacy Keras (TF_USE_LEGACY_KERAS=1 before TensorFlow is imported), which this process
     may have imported otherwise."""
     env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="3")
     code = ("import importlib.util, sys; spec = importlib.util.spec_from_file_location('m', sys.argv[1]); "
             "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); m._tensorflow_shapes()")
-    out = subprocess.run([sys.executable, "-c", code, __file__], env=env, capture_output=True, text=True, timeout=300)
+    # -P and a scratch cwd: the child imports the installed opforge, never the checkout's source
+    # folder (which has no compiled runtime where CI installs with `pip install .`).
+    out = subprocess.run([sys.executable, "-P", "-c", code, __file__], env=env, cwd=tmp_path_factory.mktemp("tf"),
+                         capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
