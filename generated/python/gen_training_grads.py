@@ -11,10 +11,13 @@ from opforge.gradients.registry import register_not_differentiable as _not_diffe
 
 _not_differentiable("ApplyAdadelta")
 _not_differentiable("ApplyAdagrad")
+_not_differentiable("ApplyAdagradDA")
 _not_differentiable("ApplyAdam")
 _not_differentiable("ApplyCenteredRMSProp")
 _not_differentiable("ApplyFtrl")
 _not_differentiable("ApplyFtrlV2")
 _not_differentiable("ApplyGradientDescent")
 _not_differentiable("ApplyMomentum")
+_not_differentiable("ApplyProximalAdagrad")
+_not_differentiable("ApplyProximalGradientDescent")
 _not_differentiable("ApplyRMSProp")

@@ -47,6 +47,29 @@ def apply_adagrad(var: TensorLike, accum: TensorLike, lr: TensorLike, grad: Tens
       A `Tensor`. Has the same type as `var`.
     """
 
+def apply_adagrad_da(var: TensorLike, gradient_accumulator: TensorLike, gradient_squared_accumulator: TensorLike, grad: TensorLike, lr: TensorLike, l1: TensorLike, l2: TensorLike, global_step: TensorLike, use_locking: bool = False, name: str | None = None) -> Tensor:
+    r"""Update '*var' according to the proximal adagrad scheme (Adagrad dual averaging).
+
+    gradient_accumulator += grad; gradient_squared_accumulator += grad^2; var = -lr * sign(acc) *
+    max(|acc| - global_step * l1, 0) / (global_step * l2 * lr + sqrt(gradient_squared_accumulator))
+
+    Args:
+      var: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      gradient_accumulator: A `Tensor`. Must have the same type as `var`.
+      gradient_squared_accumulator: A `Tensor`. Must have the same type as `var`.
+      grad: A `Tensor`. Must have the same type as `var`.
+      lr: A `Tensor`. Must have the same type as `var`.
+      l1: A `Tensor`. Must have the same type as `var`.
+      l2: A `Tensor`. Must have the same type as `var`.
+      global_step: A `Tensor` of type `int64`.
+      use_locking: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `var`.
+    """
+
 def apply_adam(var: TensorLike, m: TensorLike, v: TensorLike, beta1_power: TensorLike, beta2_power: TensorLike, lr: TensorLike, beta1: TensorLike, beta2: TensorLike, epsilon: TensorLike, grad: TensorLike, use_locking: bool = False, use_nesterov: bool = False, name: str | None = None) -> Tensor:
     r"""Update '*var' according to the Adam algorithm.
 
@@ -180,6 +203,47 @@ def apply_momentum(var: TensorLike, accum: TensorLike, lr: TensorLike, grad: Ten
       momentum: A `Tensor`. Must have the same type as `var`.
       use_locking: An optional `bool`. Defaults to `False`.
       use_nesterov: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `var`.
+    """
+
+def apply_proximal_adagrad(var: TensorLike, accum: TensorLike, lr: TensorLike, l1: TensorLike, l2: TensorLike, grad: TensorLike, use_locking: bool = False, name: str | None = None) -> Tensor:
+    r"""Update '*var' and '*accum' according to FOBOS with Adagrad learning rate.
+
+    accum += grad * grad; lr_t = lr / sqrt(accum); prox_v = var - lr_t * grad; var = sign(prox_v) /
+    (1 + lr_t * l2) * max(|prox_v| - lr_t * l1, 0)
+
+    Args:
+      var: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      accum: A `Tensor`. Must have the same type as `var`.
+      lr: A `Tensor`. Must have the same type as `var`.
+      l1: A `Tensor`. Must have the same type as `var`.
+      l2: A `Tensor`. Must have the same type as `var`.
+      grad: A `Tensor`. Must have the same type as `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `var`.
+    """
+
+def apply_proximal_gradient_descent(var: TensorLike, alpha: TensorLike, l1: TensorLike, l2: TensorLike, delta: TensorLike, use_locking: bool = False, name: str | None = None) -> Tensor:
+    r"""Update '*var' as FOBOS algorithm with fixed learning rate.
+
+    prox_v = var - alpha * delta; var = sign(prox_v) / (1 + alpha * l2) * max(|prox_v| - alpha * l1,
+    0)
+
+    Args:
+      var: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`.
+      alpha: A `Tensor`. Must have the same type as `var`.
+      l1: A `Tensor`. Must have the same type as `var`.
+      l2: A `Tensor`. Must have the same type as `var`.
+      delta: A `Tensor`. Must have the same type as `var`.
+      use_locking: An optional `bool`. Defaults to `False`.
       name: A name for the operation (optional).
 
     Returns:

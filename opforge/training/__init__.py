@@ -20,6 +20,7 @@ from .optimizers import (
     AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer, GradientDescentOptimizer, MomentumOptimizer,
     Optimizer, RMSPropOptimizer,
 )
+from .proximal_optimizers import AdagradDAOptimizer, ProximalAdagradOptimizer, ProximalGradientDescentOptimizer
 from .queue_runner import Coordinator, QueueRunner, add_queue_runner, start_queue_runners
 from .basic_session_run_hooks import (
     CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook, GlobalStepWaiterHook, LoggingTensorHook,
@@ -66,4 +67,5 @@ __all__ = [
     "SessionRunHook", "SessionRunValues", "ClusterDef", "ClusterSpec", "JobDef", "ServerDef", "replica_device_setter",
     "VocabInfo", "init_from_checkpoint", "warm_start", "summary_iterator", "noisy_linear_cosine_decay",
     "Supervisor", "QueueRunner", "add_queue_runner",
+    "AdagradDAOptimizer", "ProximalAdagradOptimizer", "ProximalGradientDescentOptimizer",
 ]

@@ -81,6 +81,40 @@ OpSpec MakeApplyAdagrad() {
   return op;
 }
 
+OpSpec MakeApplyAdagradDA() {
+  OpSpec op;
+  op.name = "ApplyAdagradDA";
+  op.inputs.push_back(ArgSpec{"var", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"gradient_accumulator", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"gradient_squared_accumulator", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"grad", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"lr", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"l1", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"l2", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"global_step", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"out", DType::kInvalid, 0, -1, -1, true});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_locking";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeApplyAdam() {
   OpSpec op;
   op.name = "ApplyAdam";
@@ -313,6 +347,69 @@ OpSpec MakeApplyMomentum() {
   return op;
 }
 
+OpSpec MakeApplyProximalAdagrad() {
+  OpSpec op;
+  op.name = "ApplyProximalAdagrad";
+  op.inputs.push_back(ArgSpec{"var", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"accum", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"lr", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"l1", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"l2", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"grad", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"out", DType::kInvalid, 0, -1, -1, true});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_locking";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
+OpSpec MakeApplyProximalGradientDescent() {
+  OpSpec op;
+  op.name = "ApplyProximalGradientDescent";
+  op.inputs.push_back(ArgSpec{"var", DType::kInvalid, 0, -1, -1, true});
+  op.inputs.push_back(ArgSpec{"alpha", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"l1", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"l2", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"delta", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"out", DType::kInvalid, 0, -1, -1, true});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_locking";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeApplyRMSProp() {
   OpSpec op;
   op.name = "ApplyRMSProp";
@@ -350,12 +447,15 @@ OpSpec MakeApplyRMSProp() {
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeApplyAdadelta());
   OpRegistry::Global().add_pending(MakeApplyAdagrad());
+  OpRegistry::Global().add_pending(MakeApplyAdagradDA());
   OpRegistry::Global().add_pending(MakeApplyAdam());
   OpRegistry::Global().add_pending(MakeApplyCenteredRMSProp());
   OpRegistry::Global().add_pending(MakeApplyFtrl());
   OpRegistry::Global().add_pending(MakeApplyFtrlV2());
   OpRegistry::Global().add_pending(MakeApplyGradientDescent());
   OpRegistry::Global().add_pending(MakeApplyMomentum());
+  OpRegistry::Global().add_pending(MakeApplyProximalAdagrad());
+  OpRegistry::Global().add_pending(MakeApplyProximalGradientDescent());
   OpRegistry::Global().add_pending(MakeApplyRMSProp());
   return true;
 }();

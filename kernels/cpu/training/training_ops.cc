@@ -1,5 +1,6 @@
 // The optimizer update ops of TensorFlow 1 (training_ops): ApplyGradientDescent, ApplyMomentum,
-// ApplyAdam, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad, ApplyAdadelta, ApplyFtrl(V2).
+// ApplyAdam, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad, ApplyAdadelta, ApplyFtrl(V2),
+// ApplyProximalGradientDescent, ApplyProximalAdagrad, ApplyAdagradDA.
 //
 // Each updates a variable and its slot variables element by element, under the variables' locks
 // (taken in address order, so two updates of overlapping variables cannot deadlock): in place
@@ -13,12 +14,15 @@
 #include "cpu/cpu_util.h"
 #include "opforge/ops/training/apply_adadelta.h"
 #include "opforge/ops/training/apply_adagrad.h"
+#include "opforge/ops/training/apply_adagrad_da.h"
 #include "opforge/ops/training/apply_adam.h"
 #include "opforge/ops/training/apply_centered_rms_prop.h"
 #include "opforge/ops/training/apply_ftrl.h"
 #include "opforge/ops/training/apply_ftrl_v2.h"
 #include "opforge/ops/training/apply_gradient_descent.h"
 #include "opforge/ops/training/apply_momentum.h"
+#include "opforge/ops/training/apply_proximal_adagrad.h"
+#include "opforge/ops/training/apply_proximal_gradient_descent.h"
 #include "opforge/ops/training/apply_rms_prop.h"
 
 namespace opforge {
@@ -234,6 +238,66 @@ Status ApplyFtrlV2Cpu(ops::ApplyFtrlV2Args& a) {
   return ftrl<T>(a, l2_shrinkage);
 }
 
+// FOBOS (Duchi & Singer 2009): a gradient step to prox, then the proximal step of the l1 and l2
+// penalties at step size `rate`, as TensorFlow's ApplyProximal* kernels compute it.
+template <typename C>
+C proximal_step(C prox, C rate, C l1, C l2) {
+  const C denom = C(1) + rate * l2;
+  if (l1 > C(0)) {
+    const C sign = prox > C(0) ? C(1) : (prox < C(0) ? C(-1) : C(0));
+    return sign * std::max(std::abs(prox) - rate * l1, C(0)) / denom;
+  }
+  return prox / denom;
+}
+
+template <typename T>
+Status ApplyProximalGradientDescentCpu(ops::ApplyProximalGradientDescentArgs& a) {
+  OPF_SCALAR(a, alpha);
+  OPF_SCALAR(a, l1);
+  OPF_SCALAR(a, l2);
+  return apply_update<T, 1>(a.ctx, a.delta, [=](auto& x, auto d) {
+    x[0] = proximal_step(x[0] - alpha * d, alpha, l1, l2);
+  });
+}
+
+template <typename T>
+Status ApplyProximalAdagradCpu(ops::ApplyProximalAdagradArgs& a) {
+  OPF_SCALAR(a, lr);
+  OPF_SCALAR(a, l1);
+  OPF_SCALAR(a, l2);
+  using C = cpu::compute_t<T>;
+  return apply_update<T, 2>(a.ctx, a.grad, [=](auto& x, auto g) {
+    x[1] += g * g;
+    const C rate = lr / std::sqrt(x[1]);
+    x[0] = proximal_step(x[0] - rate * g, rate, l1, l2);
+  });
+}
+
+// Adagrad dual averaging (Duchi et al. 2011): var is recomputed from the accumulated gradients
+// at step global_step.
+template <typename T>
+Status ApplyAdagradDACpu(ops::ApplyAdagradDAArgs& a) {
+  OPF_SCALAR(a, lr);
+  OPF_SCALAR(a, l1);
+  OPF_SCALAR(a, l2);
+  using C = cpu::compute_t<T>;
+  if (a.global_step.shape().rank() != 0) {
+    return a.ctx.error("global_step is not a scalar: ", a.global_step.shape().to_string());
+  }
+  const C step = static_cast<C>(a.global_step.template data<int64_t>()[0]);
+  return apply_update<T, 3>(a.ctx, a.grad, [=](auto& x, auto g) {
+    x[1] += g;
+    x[2] += g * g;
+    const C denom = step * l2 * lr + std::sqrt(x[2]);
+    if (l1 > C(0)) {
+      const C sign = x[1] > C(0) ? C(1) : (x[1] < C(0) ? C(-1) : C(0));
+      x[0] = -lr * sign * std::max(std::abs(x[1]) - step * l1, C(0)) / denom;
+    } else {
+      x[0] = -lr * x[1] / denom;
+    }
+  });
+}
+
 #undef OPF_SCALAR
 #define OPF_FLOATS bfloat16, half, float, double
 
@@ -248,5 +312,8 @@ OPFORGE_REGISTER_FORWARDING_KERNEL(ApplyAdagrad, CPU, ApplyAdagradCpu, OPF_FLOAT
 OPFORGE_REGISTER_FORWARDING_KERNEL(ApplyAdadelta, CPU, ApplyAdadeltaCpu, OPF_FLOATS)
 OPFORGE_REGISTER_FORWARDING_KERNEL(ApplyFtrl, CPU, ApplyFtrlCpu, OPF_FLOATS)
 OPFORGE_REGISTER_FORWARDING_KERNEL(ApplyFtrlV2, CPU, ApplyFtrlV2Cpu, OPF_FLOATS)
+OPFORGE_REGISTER_FORWARDING_KERNEL(ApplyProximalGradientDescent, CPU, ApplyProximalGradientDescentCpu, OPF_FLOATS)
+OPFORGE_REGISTER_FORWARDING_KERNEL(ApplyProximalAdagrad, CPU, ApplyProximalAdagradCpu, OPF_FLOATS)
+OPFORGE_REGISTER_FORWARDING_KERNEL(ApplyAdagradDA, CPU, ApplyAdagradDACpu, OPF_FLOATS)
 
 }  // namespace opforge

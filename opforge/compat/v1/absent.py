@@ -152,7 +152,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.tensor_scatter_nd_sub tf.tensor_scatter_nd_update tf.tensor_scatter_sub tf.tensor_scatter_update
     """),
     "optimizers needing ops opforge lacks (Proximal*, AdagradDA, SDCA)": _names("""
-        train.AdagradDAOptimizer train.ProximalAdagradOptimizer train.ProximalGradientDescentOptimizer
         train.sdca_fprint train.sdca_optimizer train.sdca_shrink_l1
     """),
     "distributed runtime: tf.train.Server runs a cluster's tasks in processes that talk gRPC; opforge has no distributed runtime (ClusterSpec, ServerDef and replica_device_setter describe one; issue 35)": _names("""

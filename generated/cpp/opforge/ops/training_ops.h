@@ -6,10 +6,13 @@
 // implement; this header gathers them all.
 #include "opforge/ops/training/apply_adadelta.h"
 #include "opforge/ops/training/apply_adagrad.h"
+#include "opforge/ops/training/apply_adagrad_da.h"
 #include "opforge/ops/training/apply_adam.h"
 #include "opforge/ops/training/apply_centered_rms_prop.h"
 #include "opforge/ops/training/apply_ftrl.h"
 #include "opforge/ops/training/apply_ftrl_v2.h"
 #include "opforge/ops/training/apply_gradient_descent.h"
 #include "opforge/ops/training/apply_momentum.h"
+#include "opforge/ops/training/apply_proximal_adagrad.h"
+#include "opforge/ops/training/apply_proximal_gradient_descent.h"
 #include "opforge/ops/training/apply_rms_prop.h"
