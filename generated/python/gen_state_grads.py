@@ -12,6 +12,7 @@ from opforge.gradients.registry import register_not_differentiable as _not_diffe
 _not_differentiable("Assign")
 _not_differentiable("AssignAdd")
 _not_differentiable("AssignSub")
+_not_differentiable("CountUpTo")
 _not_differentiable("NoOp")
 _not_differentiable("ScatterAdd")
 _not_differentiable("ScatterDiv")

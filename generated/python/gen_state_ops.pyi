@@ -13,7 +13,7 @@ def assign(ref: TensorLike, value: TensorLike, validate_shape: bool = True, use_
 
     Args:
       ref: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       value: A `Tensor`. Must have the same type as `ref`.
       validate_shape: An optional `bool`. Defaults to `True`. If true, the value's shape must match
         the variable's declared shape.
@@ -46,6 +46,22 @@ def assign_sub(ref: TensorLike, value: TensorLike, use_locking: bool = False, na
         `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
       value: A `Tensor`. Must have the same type as `ref`.
       use_locking: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `ref`.
+    """
+
+def count_up_to(ref: TensorLike, limit: int, name: str | None = None) -> Tensor:
+    r"""Increments 'ref' until it reaches 'limit'.
+
+    Returns the value of 'ref' before the increment; once it has reached 'limit', the op fails with
+    OutOfRange ("Reached limit of ...") and leaves 'ref' unchanged. TF1's limit_epochs counts epochs
+    with it.
+
+    Args:
+      ref: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      limit: A `int`.
       name: A name for the operation (optional).
 
     Returns:
@@ -255,7 +271,7 @@ def variable_v2(shape: ShapeLike, dtype: DTypeLike, container: str = '', shared_
     Args:
       shape: A `shape`. The shape of the variable tensor.
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`.
+        `float16`, `float32`, `float64`, `string`.
       container: An optional `string`. Defaults to `''`.
       shared_name: An optional `string`. Defaults to `''`. The name the variable is stored under in
         the Session; the node name if empty.

@@ -374,6 +374,7 @@ OPS = {
     "Assign": ("state", "assign"),
     "AssignAdd": ("state", "assign_add"),
     "AssignSub": ("state", "assign_sub"),
+    "CountUpTo": ("state", "count_up_to"),
     "NoOp": ("state", "no_op"),
     "ScatterAdd": ("state", "scatter_add"),
     "ScatterDiv": ("state", "scatter_div"),

@@ -26,7 +26,7 @@ from ..framework.errors import InvalidArgumentError, OutOfRangeError
 from ..framework.graph import GraphTensor, get_default_graph, to_graph_tensor
 
 __all__ = ["string_input_producer", "TextLineReader", "FixedLengthRecordReader", "TFRecordReader", "WholeFileReader",
-           "IdentityReader", "batch", "shuffle_batch", "decode_csv"]
+           "IdentityReader", "ReaderBase", "batch", "shuffle_batch", "decode_csv"]
 
 
 def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None, na_value="",
@@ -98,6 +98,9 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
                           shared_name=None, name=None, cancel_op=None):
     """A queue of file names for a reader (tf.compat.v1.train.string_input_producer)."""
     del capacity, shared_name, name, cancel_op
+    from ..framework.variables import RefVariable  # noqa: PLC0415
+    if isinstance(string_tensor, RefVariable):  # match_filenames_once's variable: its value in each epoch
+        string_tensor = string_tensor.value()
     graph = string_tensor.graph if isinstance(string_tensor, GraphTensor) else get_default_graph()
     if not isinstance(string_tensor, GraphTensor):
         names = list(np.ravel(np.asarray(string_tensor, dtype=object)))
@@ -129,11 +132,21 @@ class _Records:
             return [np.asarray(key, dtype=object), np.asarray(value, dtype=object)]
 
 
-class _Reader:
-    """A TF1 reader (the interface of tf.compat.v1.ReaderBase that TF1 programs use):
-    ``read(queue)`` gives (key, value) tensors that take the next record in each run."""
+class ReaderBase:
+    """A TF1 reader (tf.compat.v1.ReaderBase): ``read(queue)`` gives (key, value) tensors that
+    take the next record in each run, the work (file names) coming from ``queue``: what
+    string_input_producer returns, or a queue of strings (train.input_producer's). A subclass
+    defines ``_file_records(path)``, the (key, value) records of one work unit. opforge's readers
+    are not reader resources: ``reader_ref`` must be None."""
 
-    supports_serialize = False
+    def __init__(self, reader_ref=None, supports_serialize=False):
+        if reader_ref is not None:
+            raise ValueError("ReaderBase(reader_ref=...): opforge's readers have no reader resource; subclass "
+                             "ReaderBase and define _file_records(path) instead")
+        self._supports_serialize = bool(supports_serialize)
+
+    supports_serialize = property(lambda self: getattr(self, "_supports_serialize", False))
+    reader_ref = property(lambda self: None)
 
     def _file_records(self, path):
         raise NotImplementedError
@@ -141,8 +154,12 @@ class _Reader:
     def read(self, queue, name=None):
         """(key, value): the next record's key (file and position) and value, in each run that
         needs them."""
-        if not isinstance(queue, _FilenameQueue):
-            raise TypeError(f"{type(self).__name__}.read takes the queue string_input_producer returns")
+        from .queues import QueueBase  # noqa: PLC0415
+        if isinstance(queue, QueueBase):
+            queue = _WorkQueue(queue)
+        if not isinstance(queue, (_FilenameQueue, _WorkQueue)):
+            raise TypeError(f"{type(self).__name__}.read takes a queue of file names (string_input_producer's, or a "
+                            "string queue)")
         graph = queue.graph
         source = _Records(queue, self._file_records)
         with graph.as_default(), graph.name_scope(name or "ReaderReadV2"):
@@ -152,7 +169,26 @@ class _Reader:
         return outputs[0], outputs[1]
 
 
-class TextLineReader(_Reader):
+_Reader = ReaderBase
+
+
+class _WorkQueue:
+    """A queue of strings (data/queues.py) as a reader's source of work: each dequeue blocks
+    until there is an element, OutOfRangeError once it is closed and empty."""
+
+    def __init__(self, queue):
+        if list(queue.dtypes) != [_dtypes.string]:
+            raise TypeError(f"a reader's queue holds strings, this one {queue.dtypes}")
+        self._queue = queue
+        self.graph = queue._graph
+
+    def dequeue(self, session) -> str:
+        work = self._queue._get(session, 1, False, "ReaderReadV2")[0][0]
+        work = work.item() if isinstance(work, np.ndarray) else work
+        return work.decode() if isinstance(work, bytes) else str(work)
+
+
+class TextLineReader(ReaderBase):
     """Reads files line by line (tf.compat.v1.TextLineReader): key "file:line number"."""
 
     def __init__(self, skip_header_lines=None, name=None):
@@ -165,7 +201,7 @@ class TextLineReader(_Reader):
             yield f"{path}:{i + 1 + self._skip}".encode(), line
 
 
-class FixedLengthRecordReader(_Reader):
+class FixedLengthRecordReader(ReaderBase):
     """Fixed-size records of binary files (tf.compat.v1.FixedLengthRecordReader): record_bytes
     each, after header_bytes and before footer_bytes, hop_bytes apart (record_bytes when 0
     or None); ``encoding`` "ZLIB" or "GZIP" for compressed files. Key "file:record number"."""
@@ -189,7 +225,7 @@ class FixedLengthRecordReader(_Reader):
             yield f"{path}:{k}".encode(), data[start:start + self._record]
 
 
-class TFRecordReader(_Reader):
+class TFRecordReader(ReaderBase):
     """The records of TFRecord files (tf.compat.v1.TFRecordReader): key "file:byte offset"."""
 
     def __init__(self, name=None, options=None):
@@ -206,7 +242,7 @@ class TFRecordReader(_Reader):
                 yield f"{path}:{offset}".encode(), record
 
 
-class WholeFileReader(_Reader):
+class WholeFileReader(ReaderBase):
     """A whole file per record (tf.compat.v1.WholeFileReader): key the file name."""
 
     def __init__(self, name=None):
@@ -216,7 +252,7 @@ class WholeFileReader(_Reader):
         yield path.encode(), read_file_bytes(path, "", "ReaderReadV2")
 
 
-class IdentityReader(_Reader):
+class IdentityReader(ReaderBase):
     """The queued work strings themselves as key and value (tf.compat.v1.IdentityReader)."""
 
     def __init__(self, name=None):

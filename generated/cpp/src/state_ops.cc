@@ -21,7 +21,7 @@ OpSpec MakeAssign() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -99,6 +99,31 @@ OpSpec MakeAssignSub() {
   op.dispatch_attr = 0;
   op.is_stateful = true;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("AssignSub", c); };
+  return op;
+}
+
+OpSpec MakeCountUpTo() {
+  OpSpec op;
+  op.name = "CountUpTo";
+  op.inputs.push_back(ArgSpec{"ref", DType::kInvalid, 1, -1, -1, true});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "limit";
+    a.type = AttrType::kInt;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
   return op;
 }
 
@@ -519,7 +544,7 @@ OpSpec MakeVariableV2() {
     AttrSpec a;
     a.name = "dtype";
     a.type = AttrType::kType;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -548,6 +573,7 @@ OpSpec MakeVariableV2() {
   OpRegistry::Global().add_pending(MakeAssign());
   OpRegistry::Global().add_pending(MakeAssignAdd());
   OpRegistry::Global().add_pending(MakeAssignSub());
+  OpRegistry::Global().add_pending(MakeCountUpTo());
   OpRegistry::Global().add_pending(MakeNoOp());
   OpRegistry::Global().add_pending(MakeScatterAdd());
   OpRegistry::Global().add_pending(MakeScatterDiv());

@@ -1,9 +1,10 @@
-// Variables (VariableV2 and the Assign family) and NoOp. These need the graph executor's
+// Variables (VariableV2, the Assign family and CountUpTo) and NoOp. These need the graph executor's
 // environment: the Session's variable store and the node name.
 #include "cpu/cpu_util.h"
 #include "opforge/ops/state/assign.h"
 #include "opforge/ops/state/assign_add.h"
 #include "opforge/ops/state/assign_sub.h"
+#include "opforge/ops/state/count_up_to.h"
 #include "opforge/ops/state/no_op.h"
 #include "opforge/ops/state/variable_v2.h"
 #include "opforge/shape_fns.h"
@@ -86,6 +87,32 @@ Status AssignSubCpu(ops::AssignSubArgs& a) {
   return update<T, false>(a.ctx.ref_input(0), a.value, a.ctx);
 }
 
+// The variable's value before the increment; OutOfRange once it has reached the limit.
+template <typename T>
+Status CountUpToCpu(ops::CountUpToArgs& a) {
+  Variable* v = a.ctx.ref_input(0);
+  if (v == nullptr) return a.ctx.error("input 'ref' must be a variable");
+  std::lock_guard<std::mutex> lock(v->mu);
+  if (!v->initialized) {
+    return Status(Code::kFailedPrecondition, a.ctx.op().name + ": Attempting to use uninitialized value " + v->name);
+  }
+  if (v->value.shape().rank() != 0) {
+    return a.ctx.error("variable '", v->name, "' is not a scalar: ", v->value.shape().to_string());
+  }
+  const T before = v->value.data<T>()[0];
+  if (before >= a.limit) {
+    return errors::OutOfRange(a.ctx.op().name, ": Reached limit of ", a.limit);
+  }
+  Tensor out, next;
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(v->value.dtype(), Shape(), &out));
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(v->value.dtype(), Shape(), &next));
+  out.data<T>()[0] = before;
+  next.data<T>()[0] = static_cast<T>(before + 1);
+  v->value = std::move(next);
+  a.output = std::move(out);
+  return Status::OK();
+}
+
 Status NoOpCpu(ops::NoOpArgs&) { return Status::OK(); }
 
 #define OPF_ALL bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double
@@ -93,10 +120,11 @@ Status NoOpCpu(ops::NoOpArgs&) { return Status::OK(); }
 
 }  // namespace
 
-OPFORGE_REGISTER_FORWARDING_KERNEL(VariableV2, CPU, VariableV2Cpu, OPF_ALL)
-OPFORGE_REGISTER_FORWARDING_KERNEL(Assign, CPU, AssignCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(VariableV2, CPU, VariableV2Cpu, OPF_ALL, StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Assign, CPU, AssignCpu, OPF_ALL, StringTag)
 OPFORGE_REGISTER_FORWARDING_KERNEL(AssignAdd, CPU, AssignAddCpu, OPF_NUMERIC)
 OPFORGE_REGISTER_FORWARDING_KERNEL(AssignSub, CPU, AssignSubCpu, OPF_NUMERIC)
+OPFORGE_REGISTER_FORWARDING_KERNEL(CountUpTo, CPU, CountUpToCpu, int32_t, int64_t)
 OPFORGE_REGISTER_UNTYPED_KERNEL(NoOp, CPU, NoOpCpu)
 
 }  // namespace opforge

@@ -52,12 +52,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "image ops not yet in opforge (GenerateBoundingBoxProposals: region proposals for Faster R-CNN)": _names("""
         image.generate_bounding_box_proposals
     """),
-    "queue-fed input producers (input_producer, slice/range_input_producer, limit_epochs, *_join and maybe_* batching, match_filenames_once), the accumulators and the LMDB / generic readers: not written yet over opforge's queues (data/queues.py)": _names("""
-        io.match_filenames_once sparse.SparseConditionalAccumulator tf.ConditionalAccumulator
-        tf.ConditionalAccumulatorBase tf.LMDBReader tf.ReaderBase tf.SparseConditionalAccumulator
-        train.batch_join train.input_producer train.limit_epochs train.match_filenames_once train.maybe_batch
-        train.maybe_batch_join train.maybe_shuffle_batch train.maybe_shuffle_batch_join
-        train.range_input_producer train.shuffle_batch_join train.slice_input_producer
+    "tf.LMDBReader reads LMDB databases: opforge does not link liblmdb": _names("""
+        tf.LMDBReader
     """),
     "unicode and formatting string ops (UnicodeDecode/Encode/Script/Transcode, StringFormat): not yet in opforge; bytes_split and the unicode splits return RaggedTensors, which opforge lacks": _names("""
         strings.bytes_split strings.format strings.unicode_decode strings.unicode_decode_with_offsets
@@ -129,9 +125,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "variable-initialization queries: IsVariableInitialized is not an opforge op yet": _names("""
         tf.assert_variables_initialized tf.is_variable_initialized tf.report_uninitialized_variables
-    """),
-    "CountUpTo is not an opforge op yet": _names("""
-        tf.count_up_to
     """),
     "TF runtime features opforge does not have: session handles, containers, colocation, variable partitioning, tensor-conversion registry, batching functions": _names("""
         tf.check_pinned tf.colocate_with tf.container tf.create_partitioned_variables tf.delete_session_tensor

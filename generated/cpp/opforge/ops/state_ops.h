@@ -7,6 +7,7 @@
 #include "opforge/ops/state/assign.h"
 #include "opforge/ops/state/assign_add.h"
 #include "opforge/ops/state/assign_sub.h"
+#include "opforge/ops/state/count_up_to.h"
 #include "opforge/ops/state/no_op.h"
 #include "opforge/ops/state/scatter_add.h"
 #include "opforge/ops/state/scatter_div.h"
