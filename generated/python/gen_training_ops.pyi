@@ -272,3 +272,20 @@ def apply_rms_prop(var: TensorLike, ms: TensorLike, mom: TensorLike, lr: TensorL
     Returns:
       A `Tensor`. Has the same type as `var`.
     """
+
+def sdca_fprint(input: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes fingerprints of the input strings (FarmHash's Fingerprint128).
+
+    Row i of the output is the 128-bit fingerprint of input[i] as two int64s, low then high 64 bits;
+    a low half of 0 or 1 is shifted to 2**64 - 2 or 2**64 - 1 (as int64, -2 or -1), so that 0 and 1
+    stay free as sentinel keys, as TensorFlow's SDCA optimizer keys its weights. Needs the farmhash
+    library (else UnimplementedError).
+
+    Args:
+      input: A `Tensor` of type `string`. vector of strings to compute fingerprints on.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int64`. a (N, 2) shaped matrix where N is the number of elements in the
+        input vector.
+    """

@@ -422,4 +422,5 @@ OPS = {
     "ApplyProximalAdagrad": ("training", "apply_proximal_adagrad"),
     "ApplyProximalGradientDescent": ("training", "apply_proximal_gradient_descent"),
     "ApplyRMSProp": ("training", "apply_rms_prop"),
+    "SdcaFprint": ("training", "sdca_fprint"),
 }

@@ -444,6 +444,17 @@ OpSpec MakeApplyRMSProp() {
   return op;
 }
 
+OpSpec MakeSdcaFprint() {
+  OpSpec op;
+  op.name = "SdcaFprint";
+  op.inputs.push_back(ArgSpec{"input", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInt64, -1, -1, -1, false});
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SdcaFprint", c); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeApplyAdadelta());
   OpRegistry::Global().add_pending(MakeApplyAdagrad());
@@ -457,6 +468,7 @@ OpSpec MakeApplyRMSProp() {
   OpRegistry::Global().add_pending(MakeApplyProximalAdagrad());
   OpRegistry::Global().add_pending(MakeApplyProximalGradientDescent());
   OpRegistry::Global().add_pending(MakeApplyRMSProp());
+  OpRegistry::Global().add_pending(MakeSdcaFprint());
   return true;
 }();
 

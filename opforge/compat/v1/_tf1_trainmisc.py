@@ -33,3 +33,11 @@ def count_up_to(ref, limit, name=None):
     """tf.count_up_to: ref's value before it is incremented; OutOfRangeError once it reaches
     limit (CountUpTo)."""
     return _ops.count_up_to(ref, limit=limit, name=name)
+
+
+def _sdca_fprint(input, name=None):  # noqa: A002  (TensorFlow's argument name)
+    """tf.train.sdca_fprint: the (N, 2) int64 FarmHash Fingerprint128 of each string (SdcaFprint)."""
+    return _ops.sdca_fprint(input, name=name)
+
+
+_tf1.train.sdca_fprint = _namespace.in_default_graph(_sdca_fprint)

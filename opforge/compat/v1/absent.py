@@ -144,8 +144,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.tensor_scatter_add tf.tensor_scatter_nd_add tf.tensor_scatter_nd_max tf.tensor_scatter_nd_min
         tf.tensor_scatter_nd_sub tf.tensor_scatter_nd_update tf.tensor_scatter_sub tf.tensor_scatter_update
     """),
-    "optimizers needing ops opforge lacks (Proximal*, AdagradDA, SDCA)": _names("""
-        train.sdca_fprint train.sdca_optimizer train.sdca_shrink_l1
+    "SDCA (stochastic dual coordinate ascent for linear models): SdcaOptimizer and SdcaShrinkL1 update lists of ref variables (N * Ref(float)), which opforge's op signatures cannot take yet; sdca_fprint is there": _names("""
+        train.sdca_optimizer train.sdca_shrink_l1
     """),
     "distributed runtime: tf.train.Server runs a cluster's tasks in processes that talk gRPC; opforge has no distributed runtime (ClusterSpec, ServerDef and replica_device_setter describe one; issue 35)": _names("""
         train.Server train.SyncReplicasOptimizer

@@ -16,3 +16,4 @@
 #include "opforge/ops/training/apply_proximal_adagrad.h"
 #include "opforge/ops/training/apply_proximal_gradient_descent.h"
 #include "opforge/ops/training/apply_rms_prop.h"
+#include "opforge/ops/training/sdca_fprint.h"
