@@ -402,6 +402,7 @@ _register_fn("SoftmaxCrossEntropyWithLogits", "opforge.gradients.nn_grads:softma
 _register_fn("SparseSoftmaxCrossEntropyWithLogits", "opforge.gradients.nn_grads:sparse_softmax_cross_entropy_with_logits_grad")
 _register_fn("TopKV2", "opforge.gradients.nn_grads:top_k_grad")
 _not_differentiable("AvgPool3DGrad")
+_not_differentiable("CTCBeamSearchDecoder")
 _not_differentiable("CTCGreedyDecoder")
 _not_differentiable("Conv3DBackpropFilterV2")
 _not_differentiable("Conv3DBackpropInputV2")

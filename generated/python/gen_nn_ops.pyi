@@ -109,6 +109,41 @@ def bias_add_grad(out_backprop: TensorLike, data_format: str = 'NHWC', name: str
       A `Tensor`. Has the same type as `out_backprop`.
     """
 
+def ctc_beam_search_decoder(inputs: TensorLike, sequence_length: TensorLike, beam_width: int, top_paths: int, merge_repeated: bool = True, name: str | None = None) -> tuple[list[Tensor], list[Tensor], list[Tensor], Tensor]:
+    r"""Performs beam search decoding on the logits given in inputs.
+
+    TensorFlow's CTC prefix beam search (ctc_beam_search.h): a beam of beam_width label prefixes,
+    each with the log probability of ending in a blank and in its last label, extended by every
+    label at each time step up to the entry's sequence_length; the last class (num_classes - 1) is
+    the blank. Outputs the top_paths best prefixes, most likely first: path p as a SparseTensor
+    (decoded_indices[p], decoded_values[p], decoded_shape[p]) and log_probability[:, p]. With
+    merge_repeated, repeated labels of a path are merged once more when it is read out, as
+    TensorFlow does. A batch entry with fewer than top_paths prefixes in its beam is an
+    InvalidArgumentError.
+
+    Args:
+      inputs: A `Tensor`. Must be one of the following types: `float32`, `float64`. 3-D, shape
+        `(max_time x batch_size x num_classes)`, the logits.
+      sequence_length: A `Tensor` of type `int32`. A vector containing sequence lengths, size
+        `(batch_size)`.
+      beam_width: A `int` that is `>= 1`.
+      top_paths: A `int` that is `>= 1`.
+      merge_repeated: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`decoded_indices`, `decoded_values`, `decoded_shape`, `log_probability`).
+      decoded_indices: A list of `Tensor` objects of type `int64`. A list (length: top_paths) of
+        indices matrices: matrix j, size `(total_decoded_outputs[j] x 2)`, has indices of a
+        `SparseTensor<int64, 2>`.
+      decoded_values: A list of `Tensor` objects of type `int64`. A list (length: top_paths) of
+        values vectors: the decoded classes of path j.
+      decoded_shape: A list of `Tensor` objects of type `int64`. A list (length: top_paths) of shape
+        vectors: `(batch_size, max_decoded_length[j])`.
+      log_probability: A `Tensor`. Has the same type as `inputs`. A matrix, shaped `(batch_size x
+        top_paths)`, the sequence log-probabilities.
+    """
+
 def ctc_greedy_decoder(inputs: TensorLike, sequence_length: TensorLike, merge_repeated: bool = False, blank_index: int = -1, name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     r"""Performs greedy decoding on the logits given in inputs.
 

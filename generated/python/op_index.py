@@ -254,6 +254,7 @@ OPS = {
     "AvgPoolGrad": ("nn", "avg_pool_grad"),
     "BiasAdd": ("nn", "bias_add"),
     "BiasAddGrad": ("nn", "bias_add_grad"),
+    "CTCBeamSearchDecoder": ("nn", "ctc_beam_search_decoder"),
     "CTCGreedyDecoder": ("nn", "ctc_greedy_decoder"),
     "CTCLoss": ("nn", "ctc_loss"),
     "Conv2D": ("nn", "conv2d"),

@@ -9,6 +9,7 @@ import numpy as np
 from .. import ops as _ops
 from ..framework.arguments import legacy_argument
 from ..framework.sparse_tensor import SparseTensor
+from ..framework.tensor_shape import TensorShape
 
 
 def _time_major(x, time_major):
@@ -103,6 +104,50 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
     return [SparseTensor(indices, values, shape)], log_probs
 
 
+def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1, merge_repeated=True):
+    """TensorFlow's CTC prefix beam search (CTCBeamSearchDecoder): ``([SparseTensor of int64
+    classes, [batch, max_decoded_length]] * top_paths, log_probabilities [batch, top_paths])``,
+    the most likely path first. The blank is the last class."""
+    indices, values, shapes, log_probs = _ops.ctc_beam_search_decoder(
+        inputs, _ops.cast(sequence_length, "int32"), beam_width=int(beam_width), top_paths=int(top_paths),
+        merge_repeated=bool(merge_repeated))
+    return [SparseTensor(i, v, s) for i, v, s in zip(indices, values, shapes)], log_probs
+
+
+def ctc_beam_search_decoder_v2(inputs, sequence_length, beam_width=100, top_paths=1):
+    """ctc_beam_search_decoder without merging repeated labels when the paths are read out
+    (TensorFlow 2's tf.nn.ctc_beam_search_decoder)."""
+    return ctc_beam_search_decoder(inputs, sequence_length, beam_width=beam_width, top_paths=top_paths,
+                                   merge_repeated=False)
+
+
+def ctc_unique_labels(labels, name=None):
+    """Per row of ``labels`` [batch, max_label_length], its distinct labels in order of first
+    appearance, padded with 0 to max_label_length (int64), and for each label the index of its
+    value among them (int32), as tf.unique gives per row (tf.nn.ctc_unique_labels)."""
+    del name
+    labels = labels if hasattr(labels, "dtype") else _ops.identity(np.asarray(labels))
+    rank = TensorShape(labels.shape).rank
+    if rank is not None and rank != 2:  # noqa: PLR2004
+        raise ValueError(f"ctc_unique_labels: labels must be [batch, max_label_length], got shape {labels.shape}")
+    dims = TensorShape(labels.shape).as_list() if rank is not None else None
+    length = np.int32(dims[1]) if dims and dims[1] is not None else \
+        _ops.gather_v2(_ops.shape(labels), np.int32(1), np.int32(0))
+    positions = _ops.range(np.int32(0), length, np.int32(1))
+    same = _ops.equal(_ops.expand_dims(labels, np.int32(2)), _ops.expand_dims(labels, np.int32(1)))  # [b, j, k]
+    earlier = _ops.less(_ops.expand_dims(positions, np.int32(0)), _ops.expand_dims(positions, np.int32(1)))  # k < j
+    first = _ops.logical_not(_ops.any(_ops.logical_and(same, earlier), np.int32(2)))  # j is a first appearance
+    first_i = _ops.cast(first, "int32")
+    rank = _ops.cumsum(first_i, np.int32(1), exclusive=True)  # of a first appearance: its place among the unique
+    first_pos = _ops.arg_max(_ops.cast(same, "int32"), np.int32(2), output_type="int32")
+    idx = _ops.sum(_ops.mul(_ops.one_hot(first_pos, length, np.int32(1), np.int32(0)),
+                            _ops.expand_dims(rank, np.int32(1))), np.int32(2))
+    slots = _ops.one_hot(rank, length, np.int64(1), np.int64(0))  # [b, k, r]
+    kept = _ops.mul(_ops.cast(first_i, "int64"), _ops.cast(labels, "int64"))
+    unique = _ops.sum(_ops.mul(slots, _ops.expand_dims(kept, np.int32(2))), np.int32(1))
+    return unique, idx
+
+
 def collapse_repeated(labels, seq_length, name=None):
     """Merges runs of one label within each row's first seq_length entries (tf.nn.collapse_repeated):
     ``(collapsed labels [batch, new max length] padded with 0, new lengths)``."""
@@ -139,4 +184,5 @@ def collapse_repeated(labels, seq_length, name=None):
     return (_ops.reshape(flat, _ops.pack([batch, new_max], axis=0)), _ops.cast(new_len, seq_length.dtype))
 
 
-__all__ = ["ctc_loss", "ctc_loss_v2", "ctc_greedy_decoder", "ctc_loss_grad", "collapse_repeated"]
+__all__ = ["ctc_loss", "ctc_loss_v2", "ctc_greedy_decoder", "ctc_loss_grad", "collapse_repeated",
+           "ctc_beam_search_decoder", "ctc_beam_search_decoder_v2", "ctc_unique_labels"]

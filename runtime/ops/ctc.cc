@@ -48,9 +48,30 @@ Status CTCGreedyDecoderShape(ShapeContext& c) {
   return Status::OK();
 }
 
+// CTCBeamSearchDecoder: top_paths sparse paths ([?, 2], [?], [2] each) and [batch, top_paths].
+Status CTCBeamSearchDecoderShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(need_rank(c, 0, "inputs", 3));
+  OPF_RETURN_IF_ERROR(need_rank(c, 1, "sequence_length", 1));
+  int64_t batch = dim_or_unknown(c.input_shape(0), 1);
+  const int64_t seq_batch = dim_or_unknown(c.input_shape(1), 0);
+  if (batch >= 0 && seq_batch >= 0 && batch != seq_batch) {
+    return c.error("inputs has batch size ", batch, " but sequence_length has ", seq_batch);
+  }
+  if (batch < 0) batch = seq_batch;
+  const int paths = (c.num_outputs() - 1) / 3;
+  for (int p = 0; p < paths; ++p) {
+    c.set_output(p, Shape({-1, 2}));
+    c.set_output(paths + p, Shape({-1}));
+    c.set_output(2 * paths + p, Shape({2}));
+  }
+  c.set_output(3 * paths, Shape({batch, paths}));
+  return Status::OK();
+}
+
 [[maybe_unused]] const bool ctc_shapes_registered = [] {
   shape_fns::register_custom("CTCLoss", CTCLossShape);
   shape_fns::register_custom("CTCGreedyDecoder", CTCGreedyDecoderShape);
+  shape_fns::register_custom("CTCBeamSearchDecoder", CTCBeamSearchDecoderShape);
   return true;
 }();
 

@@ -273,6 +273,55 @@ OpSpec MakeBiasAddGrad() {
   return op;
 }
 
+OpSpec MakeCTCBeamSearchDecoder() {
+  OpSpec op;
+  op.name = "CTCBeamSearchDecoder";
+  op.inputs.push_back(ArgSpec{"inputs", DType::kInvalid, 3, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sequence_length", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"decoded_indices", DType::kInt64, -1, 1, -1, false});
+  op.outputs.push_back(ArgSpec{"decoded_values", DType::kInt64, -1, 1, -1, false});
+  op.outputs.push_back(ArgSpec{"decoded_shape", DType::kInt64, -1, 1, -1, false});
+  op.outputs.push_back(ArgSpec{"log_probability", DType::kInvalid, 3, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "beam_width";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "top_paths";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "merge_repeated";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 3;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("CTCBeamSearchDecoder", c); };
+  return op;
+}
+
 OpSpec MakeCTCGreedyDecoder() {
   OpSpec op;
   op.name = "CTCGreedyDecoder";
@@ -2581,6 +2630,7 @@ OpSpec Make_FusedMatMul() {
   OpRegistry::Global().add_pending(MakeAvgPoolGrad());
   OpRegistry::Global().add_pending(MakeBiasAdd());
   OpRegistry::Global().add_pending(MakeBiasAddGrad());
+  OpRegistry::Global().add_pending(MakeCTCBeamSearchDecoder());
   OpRegistry::Global().add_pending(MakeCTCGreedyDecoder());
   OpRegistry::Global().add_pending(MakeCTCLoss());
   OpRegistry::Global().add_pending(MakeConv2D());

@@ -41,3 +41,9 @@ def _sdca_fprint(input, name=None):  # noqa: A002  (TensorFlow's argument name)
 
 
 _tf1.train.sdca_fprint = _namespace.in_default_graph(_sdca_fprint)
+
+# ---- CTC beam search (CTCBeamSearchDecoder) and ctc_unique_labels
+from opforge.ops import ctc_ops as _ctc  # noqa: E402
+
+for _n in ("ctc_beam_search_decoder", "ctc_beam_search_decoder_v2", "ctc_unique_labels"):
+    setattr(_tf1.nn, _n, _namespace.in_default_graph(getattr(_ctc, _n)))

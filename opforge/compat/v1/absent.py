@@ -100,9 +100,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "the learned-unigram candidate sampler: its op keeps counts learned across calls (not in opforge yet)": _names("""
         nn.learned_unigram_candidate_sampler random.learned_unigram_candidate_sampler
     """),
-    "CTC beam search (CTCBeamSearchDecoder) is not written yet (ctc_loss, ctc_loss_v2, ctc_greedy_decoder and collapse_repeated are there); ctc_unique_labels needs the Unique op": _names("""
-        nn.ctc_beam_search_decoder nn.ctc_beam_search_decoder_v2 nn.ctc_unique_labels
-    """),
     "quantized dtypes and ops: opforge has no quantized types": _names("""
         nn.quantized_avg_pool nn.quantized_conv2d nn.quantized_max_pool nn.quantized_relu_x tf.QUANTIZED_DTYPES
         tf.dequantize tf.fake_quant_with_min_max_args tf.fake_quant_with_min_max_args_gradient

@@ -10,6 +10,7 @@
 #include "opforge/ops/nn/avg_pool_grad.h"
 #include "opforge/ops/nn/bias_add.h"
 #include "opforge/ops/nn/bias_add_grad.h"
+#include "opforge/ops/nn/ctc_beam_search_decoder.h"
 #include "opforge/ops/nn/ctc_greedy_decoder.h"
 #include "opforge/ops/nn/ctc_loss.h"
 #include "opforge/ops/nn/conv2d.h"
