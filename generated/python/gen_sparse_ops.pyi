@@ -6,6 +6,53 @@ from opforge.framework.dtypes import DTypeLike, ShapeLike, TensorLike
 
 __all__: list[str]
 
+def dense_to_dense_set_operation(set1: TensorLike, set2: TensorLike, set_operation: str, validate_indices: bool = True, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Applies set operation along last dimension of 2 `Tensor` inputs.
+
+    Each set is the distinct values along the last dimension of set1 and set2, whose other
+    dimensions must be equal. set_operation is one of 'a-b', 'b-a', 'intersection', 'union'. The
+    result is a SparseTensor of the same rank: per leading index its result set, sorted; its last
+    dimension is the largest result set's size.
+
+    Args:
+      set1: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`,
+        `uint8`, `string`.
+      set2: A `Tensor`. Must have the same type as `set1`.
+      set_operation: A `string`.
+      validate_indices: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`result_indices`, `result_values`, `result_shape`).
+      result_indices: A `Tensor` of type `int64`.
+      result_values: A `Tensor`. Has the same type as `set1`.
+      result_shape: A `Tensor` of type `int64`.
+    """
+
+def dense_to_sparse_set_operation(set1: TensorLike, set2_indices: TensorLike, set2_values: TensorLike, set2_shape: TensorLike, set_operation: str, validate_indices: bool = True, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Applies set operation along last dimension of `Tensor` and `SparseTensor`.
+
+    As DenseToDenseSetOperation, set2 being a SparseTensor (set2_indices, set2_values, set2_shape)
+    of the rank of set1 and the same leading dimensions; with validate_indices its indices must be
+    in range and in row-major order.
+
+    Args:
+      set1: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`,
+        `uint8`, `string`.
+      set2_indices: A `Tensor` of type `int64`.
+      set2_values: A `Tensor`. Must have the same type as `set1`.
+      set2_shape: A `Tensor` of type `int64`.
+      set_operation: A `string`.
+      validate_indices: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`result_indices`, `result_values`, `result_shape`).
+      result_indices: A `Tensor` of type `int64`.
+      result_values: A `Tensor`. Has the same type as `set1`.
+      result_shape: A `Tensor` of type `int64`.
+    """
+
 def deserialize_many_sparse(serialized_sparse: TensorLike, dtype: DTypeLike, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
     r"""Deserializes and concatenates SparseTensors from a serialized minibatch.
 
@@ -67,6 +114,26 @@ def serialize_sparse(sparse_indices: TensorLike, sparse_values: TensorLike, spar
 
     Returns:
       A `Tensor` of type `out_type`.
+    """
+
+def set_size(set_indices: TensorLike, set_values: TensorLike, set_shape: TensorLike, validate_indices: bool = True, name: str | None = None) -> Tensor:
+    r"""Number of unique elements along last dimension of input `set`.
+
+    `set` is a SparseTensor (set_indices, set_values, set_shape) whose last dimension holds the
+    sets: the output, of shape set_shape[0:-1], is the number of distinct values of each. With
+    validate_indices the indices must be in range and in row-major order (else
+    InvalidArgumentError).
+
+    Args:
+      set_indices: A `Tensor` of type `int64`.
+      set_values: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`, `int64`,
+        `uint8`, `string`.
+      set_shape: A `Tensor` of type `int64`.
+      validate_indices: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `int32`.
     """
 
 def sparse_add(a_indices: TensorLike, a_values: TensorLike, a_shape: TensorLike, b_indices: TensorLike, b_values: TensorLike, b_shape: TensorLike, thresh: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
@@ -779,4 +846,29 @@ def sparse_to_dense(sparse_indices: TensorLike, output_shape: TensorLike, sparse
 
     Returns:
       A `Tensor`. Has the same type as `sparse_values`.
+    """
+
+def sparse_to_sparse_set_operation(set1_indices: TensorLike, set1_values: TensorLike, set1_shape: TensorLike, set2_indices: TensorLike, set2_values: TensorLike, set2_shape: TensorLike, set_operation: str, validate_indices: bool = True, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Applies set operation along last dimension of 2 `SparseTensor` inputs.
+
+    As DenseToDenseSetOperation, both sets being SparseTensors of one rank with the same leading
+    dimensions; with validate_indices their indices must be in range and in row-major order.
+
+    Args:
+      set1_indices: A `Tensor` of type `int64`.
+      set1_values: A `Tensor`. Must be one of the following types: `int8`, `int16`, `int32`,
+        `int64`, `uint8`, `string`.
+      set1_shape: A `Tensor` of type `int64`.
+      set2_indices: A `Tensor` of type `int64`.
+      set2_values: A `Tensor`. Must have the same type as `set1_values`.
+      set2_shape: A `Tensor` of type `int64`.
+      set_operation: A `string`.
+      validate_indices: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`result_indices`, `result_values`, `result_shape`).
+      result_indices: A `Tensor` of type `int64`.
+      result_values: A `Tensor`. Has the same type as `set1_values`.
+      result_shape: A `Tensor` of type `int64`.
     """

@@ -10,6 +10,80 @@ namespace opforge {
 namespace ops {
 namespace {
 
+OpSpec MakeDenseToDenseSetOperation() {
+  OpSpec op;
+  op.name = "DenseToDenseSetOperation";
+  op.inputs.push_back(ArgSpec{"set1", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"set2", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"result_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"result_values", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"result_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "set_operation";
+    a.type = AttrType::kString;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "validate_indices";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 2;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DenseToDenseSetOperation", c); };
+  return op;
+}
+
+OpSpec MakeDenseToSparseSetOperation() {
+  OpSpec op;
+  op.name = "DenseToSparseSetOperation";
+  op.inputs.push_back(ArgSpec{"set1", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"set2_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"set2_values", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"set2_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"result_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"result_values", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"result_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "set_operation";
+    a.type = AttrType::kString;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "validate_indices";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 2;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DenseToSparseSetOperation", c); };
+  return op;
+}
+
 OpSpec MakeDeserializeManySparse() {
   OpSpec op;
   op.name = "DeserializeManySparse";
@@ -87,6 +161,35 @@ OpSpec MakeSerializeSparse() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SerializeSparse", c); };
+  return op;
+}
+
+OpSpec MakeSetSize() {
+  OpSpec op;
+  op.name = "SetSize";
+  op.inputs.push_back(ArgSpec{"set_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"set_values", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"set_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"size", DType::kInt32, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "validate_indices";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SetSize", c); };
   return op;
 }
 
@@ -1302,10 +1405,53 @@ OpSpec MakeSparseToDense() {
   return op;
 }
 
+OpSpec MakeSparseToSparseSetOperation() {
+  OpSpec op;
+  op.name = "SparseToSparseSetOperation";
+  op.inputs.push_back(ArgSpec{"set1_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"set1_values", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"set1_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"set2_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"set2_values", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"set2_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"result_indices", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"result_values", DType::kInvalid, 2, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"result_shape", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "set_operation";
+    a.type = AttrType::kString;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "validate_indices";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 2;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SparseToSparseSetOperation", c); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::Global().add_pending(MakeDenseToDenseSetOperation());
+  OpRegistry::Global().add_pending(MakeDenseToSparseSetOperation());
   OpRegistry::Global().add_pending(MakeDeserializeManySparse());
   OpRegistry::Global().add_pending(MakeSerializeManySparse());
   OpRegistry::Global().add_pending(MakeSerializeSparse());
+  OpRegistry::Global().add_pending(MakeSetSize());
   OpRegistry::Global().add_pending(MakeSparseAdd());
   OpRegistry::Global().add_pending(MakeSparseAddGrad());
   OpRegistry::Global().add_pending(MakeSparseConcat());
@@ -1340,6 +1486,7 @@ OpSpec MakeSparseToDense() {
   OpRegistry::Global().add_pending(MakeSparseTensorDenseAdd());
   OpRegistry::Global().add_pending(MakeSparseTensorDenseMatMul());
   OpRegistry::Global().add_pending(MakeSparseToDense());
+  OpRegistry::Global().add_pending(MakeSparseToSparseSetOperation());
   return true;
 }();
 

@@ -47,3 +47,12 @@ from opforge.ops import ctc_ops as _ctc  # noqa: E402
 
 for _n in ("ctc_beam_search_decoder", "ctc_beam_search_decoder_v2", "ctc_unique_labels"):
     setattr(_tf1.nn, _n, _namespace.in_default_graph(getattr(_ctc, _n)))
+
+# ---- tf.sets (SetSize and the set operations)
+from opforge.ops import set_ops as _sets  # noqa: E402
+
+sets = _namespace.Namespace(
+    "sets", set_size=_sets.set_size, size=_sets.set_size, set_intersection=_sets.set_intersection,
+    intersection=_sets.set_intersection, set_union=_sets.set_union, union=_sets.set_union,
+    set_difference=_sets.set_difference, difference=_sets.set_difference)
+__all__ += ["sets"]

@@ -95,7 +95,7 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "namespaces opforge does not offer yet (tf.audio, tf.config, tf.debugging, tf.feature_column, tf.graph_util, tf.lookup, tf.manip, tf.profiler, tf.resource_loader, tf.sets, ...)": _names("""
     """),
     "streaming metrics opforge has not written yet (at-k, thresholds, IoU, ...)": _names("""
-        math.special tf.audio tf.config tf.lookup tf.manip tf.profiler tf.sets
+        math.special tf.audio tf.config tf.lookup tf.manip tf.profiler
     """),
     "the learned-unigram candidate sampler: its op keeps counts learned across calls (not in opforge yet)": _names("""
         nn.learned_unigram_candidate_sampler random.learned_unigram_candidate_sampler

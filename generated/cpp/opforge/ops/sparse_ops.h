@@ -4,9 +4,12 @@
 
 // One header per op (opforge/ops/sparse/<op>.h): kernels include those of the ops they
 // implement; this header gathers them all.
+#include "opforge/ops/sparse/dense_to_dense_set_operation.h"
+#include "opforge/ops/sparse/dense_to_sparse_set_operation.h"
 #include "opforge/ops/sparse/deserialize_many_sparse.h"
 #include "opforge/ops/sparse/serialize_many_sparse.h"
 #include "opforge/ops/sparse/serialize_sparse.h"
+#include "opforge/ops/sparse/set_size.h"
 #include "opforge/ops/sparse/sparse_add.h"
 #include "opforge/ops/sparse/sparse_add_grad.h"
 #include "opforge/ops/sparse/sparse_concat.h"
@@ -41,3 +44,4 @@
 #include "opforge/ops/sparse/sparse_tensor_dense_add.h"
 #include "opforge/ops/sparse/sparse_tensor_dense_mat_mul.h"
 #include "opforge/ops/sparse/sparse_to_dense.h"
+#include "opforge/ops/sparse/sparse_to_sparse_set_operation.h"
