@@ -9,6 +9,8 @@ gradient per input argument.
 from opforge.gradients.registry import register_gradient as _register
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 
+_not_differentiable("DecodeWav")
+_not_differentiable("EncodeWav")
 _not_differentiable("MatchingFiles")
 _not_differentiable("ReadFile")
 _not_differentiable("WriteFile")

@@ -6,6 +6,42 @@ from opforge.framework.dtypes import DTypeLike, ShapeLike, TensorLike
 
 __all__: list[str]
 
+def decode_wav(contents: TensorLike, desired_channels: int = -1, desired_samples: int = -1, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Decode a 16-bit PCM WAV file to a float tensor.
+
+    The -32768 to 32767 samples become -1.0 to 1.0 (divided by 32768), as audio [samples, channels].
+    desired_channels (when not -1) takes the file's first channels, repeating its last channel where
+    it has fewer; desired_samples (when not -1) truncates or pads with zeros. Only uncompressed
+    16-bit PCM is read: anything else, or a damaged file, is an InvalidArgumentError.
+
+    Args:
+      contents: A `Tensor` of type `string`. The WAV-encoded audio, usually from a file.
+      desired_channels: An optional `int`. Defaults to `-1`.
+      desired_samples: An optional `int`. Defaults to `-1`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`audio`, `sample_rate`).
+      audio: A `Tensor` of type `float32`. 2-D with shape `[length, channels]`.
+      sample_rate: A `Tensor` of type `int32`. Scalar holding the sample rate found in the WAV
+        header.
+    """
+
+def encode_wav(audio: TensorLike, sample_rate: TensorLike, name: str | None = None) -> Tensor:
+    r"""Encode audio data using the WAV file format.
+
+    audio [length, channels] of floats in [-1.0, 1.0] (values beyond are clipped) becomes 16-bit PCM
+    samples (times 32768, rounded) in a WAV file of sample_rate samples per second.
+
+    Args:
+      audio: A `Tensor` of type `float32`. 2-D with shape `[length, channels]`.
+      sample_rate: A `Tensor` of type `int32`. Scalar containing the sample frequency.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+    """
+
 def matching_files(pattern: TensorLike, name: str | None = None) -> Tensor:
     r"""Returns the set of files matching one or more glob patterns.
 

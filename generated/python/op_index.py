@@ -122,6 +122,8 @@ OPS = {
     "ResizeBilinearGrad": ("image", "resize_bilinear_grad"),
     "ResizeNearestNeighbor": ("image", "resize_nearest_neighbor"),
     "ResizeNearestNeighborGrad": ("image", "resize_nearest_neighbor_grad"),
+    "DecodeWav": ("io", "decode_wav"),
+    "EncodeWav": ("io", "encode_wav"),
     "MatchingFiles": ("io", "matching_files"),
     "ReadFile": ("io", "read_file"),
     "WriteFile": ("io", "write_file"),

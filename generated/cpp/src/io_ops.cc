@@ -10,6 +10,46 @@ namespace opforge {
 namespace ops {
 namespace {
 
+OpSpec MakeDecodeWav() {
+  OpSpec op;
+  op.name = "DecodeWav";
+  op.inputs.push_back(ArgSpec{"contents", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"audio", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sample_rate", DType::kInt32, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "desired_channels";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{-1});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "desired_samples";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{-1});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DecodeWav", c); };
+  return op;
+}
+
+OpSpec MakeEncodeWav() {
+  OpSpec op;
+  op.name = "EncodeWav";
+  op.inputs.push_back(ArgSpec{"audio", DType::kFloat, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"sample_rate", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"contents", static_cast<DType>(7), -1, -1, -1, false});
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("EncodeWav", c); };
+  return op;
+}
+
 OpSpec MakeMatchingFiles() {
   OpSpec op;
   op.name = "MatchingFiles";
@@ -44,6 +84,8 @@ OpSpec MakeWriteFile() {
 }
 
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::Global().add_pending(MakeDecodeWav());
+  OpRegistry::Global().add_pending(MakeEncodeWav());
   OpRegistry::Global().add_pending(MakeMatchingFiles());
   OpRegistry::Global().add_pending(MakeReadFile());
   OpRegistry::Global().add_pending(MakeWriteFile());

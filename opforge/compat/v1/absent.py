@@ -94,8 +94,11 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "namespaces opforge does not offer yet (tf.audio, tf.config, tf.debugging, tf.feature_column, tf.graph_util, tf.lookup, tf.manip, tf.profiler, tf.resource_loader, tf.sets, ...)": _names("""
     """),
-    "streaming metrics opforge has not written yet (at-k, thresholds, IoU, ...)": _names("""
-        math.special tf.audio tf.config tf.lookup tf.manip tf.profiler
+    "tf.lookup needs TensorFlow's lookup-table ops (HashTableV2, LookupTableFindV2, InitializeTableFromTextFileV2, ...), which opforge does not have yet": _names("""
+        tf.lookup
+    """),
+    "tf.profiler is TensorFlow's tfprof (op costs and memory from RunMetadata, ProfileOptionBuilder), not in opforge (its step timings: of.timeline)": _names("""
+        tf.profiler
     """),
     "the learned-unigram candidate sampler: its op keeps counts learned across calls (not in opforge yet)": _names("""
         nn.learned_unigram_candidate_sampler random.learned_unigram_candidate_sampler

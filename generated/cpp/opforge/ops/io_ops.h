@@ -4,6 +4,8 @@
 
 // One header per op (opforge/ops/io/<op>.h): kernels include those of the ops they
 // implement; this header gathers them all.
+#include "opforge/ops/io/decode_wav.h"
+#include "opforge/ops/io/encode_wav.h"
 #include "opforge/ops/io/matching_files.h"
 #include "opforge/ops/io/read_file.h"
 #include "opforge/ops/io/write_file.h"
