@@ -12,6 +12,7 @@ from opforge.gradients.registry import register_not_differentiable as _not_diffe
 _not_differentiable("AllCandidateSampler")
 _not_differentiable("ComputeAccidentalHits")
 _not_differentiable("FixedUnigramCandidateSampler")
+_not_differentiable("LearnedUnigramCandidateSampler")
 _not_differentiable("LogUniformCandidateSampler")
 _not_differentiable("RandomGamma")
 _not_differentiable("RandomPoissonV2")

@@ -84,6 +84,32 @@ def fixed_unigram_candidate_sampler(true_classes: TensorLike, num_true: int, num
       sampled_expected_count: A `Tensor` of type `float32`.
     """
 
+def learned_unigram_candidate_sampler(true_classes: TensorLike, num_true: int, num_sampled: int, unique: bool, range_max: int, seed: int = 0, seed2: int = 0, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Generates labels for candidate sampling with a learned unigram distribution.
+
+    P(k) is proportional to 1 + the number of times class k has been a true class in the op's
+    earlier runs: each run samples with the counts learned so far, then adds its true_classes to
+    them (TensorFlow's LearnedUnigramSampler). The counts live per graph node in the Session (per
+    seed, seed2 and range_max when run eagerly). Sampling, `unique` and the expected counts are as
+    UniformCandidateSampler's.
+
+    Args:
+      true_classes: A `Tensor` of type `int64`.
+      num_true: A `int` that is `>= 1`.
+      num_sampled: A `int` that is `>= 1`.
+      unique: A `bool`.
+      range_max: A `int` that is `>= 1`.
+      seed: An optional `int`. Defaults to `0`.
+      seed2: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`sampled_candidates`, `true_expected_count`, `sampled_expected_count`).
+      sampled_candidates: A `Tensor` of type `int64`.
+      true_expected_count: A `Tensor` of type `float32`.
+      sampled_expected_count: A `Tensor` of type `float32`.
+    """
+
 def log_uniform_candidate_sampler(true_classes: TensorLike, num_true: int, num_sampled: int, unique: bool, range_max: int, seed: int = 0, seed2: int = 0, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
     r"""Generates labels for candidate sampling with a log-uniform distribution.
 

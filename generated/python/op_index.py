@@ -319,6 +319,7 @@ OPS = {
     "AllCandidateSampler": ("random", "all_candidate_sampler"),
     "ComputeAccidentalHits": ("random", "compute_accidental_hits"),
     "FixedUnigramCandidateSampler": ("random", "fixed_unigram_candidate_sampler"),
+    "LearnedUnigramCandidateSampler": ("random", "learned_unigram_candidate_sampler"),
     "LogUniformCandidateSampler": ("random", "log_uniform_candidate_sampler"),
     "RandomGamma": ("random", "random_gamma"),
     "RandomPoissonV2": ("random", "random_poisson_v2"),

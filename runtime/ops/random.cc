@@ -29,6 +29,7 @@ Status CandidateSamplerShape(ShapeContext& c) {
   shape_fns::register_custom("LogUniformCandidateSampler", CandidateSamplerShape);
   shape_fns::register_custom("UniformCandidateSampler", CandidateSamplerShape);
   shape_fns::register_custom("FixedUnigramCandidateSampler", CandidateSamplerShape);
+  shape_fns::register_custom("LearnedUnigramCandidateSampler", CandidateSamplerShape);
   shape_fns::register_custom("AllCandidateSampler", CandidateSamplerShape);
   shape_fns::register_custom("ComputeAccidentalHits", [](ShapeContext& c) {
     const Shape& t = c.input_shape(0);

@@ -208,6 +208,65 @@ OpSpec MakeFixedUnigramCandidateSampler() {
   return op;
 }
 
+OpSpec MakeLearnedUnigramCandidateSampler() {
+  OpSpec op;
+  op.name = "LearnedUnigramCandidateSampler";
+  op.inputs.push_back(ArgSpec{"true_classes", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_candidates", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"true_expected_count", DType::kFloat, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"sampled_expected_count", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "num_true";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "num_sampled";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "unique";
+    a.type = AttrType::kBool;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "range_max";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("LearnedUnigramCandidateSampler", c); };
+  return op;
+}
+
 OpSpec MakeLogUniformCandidateSampler() {
   OpSpec op;
   op.name = "LogUniformCandidateSampler";
@@ -881,6 +940,7 @@ OpSpec MakeUniformCandidateSampler() {
   OpRegistry::Global().add_pending(MakeAllCandidateSampler());
   OpRegistry::Global().add_pending(MakeComputeAccidentalHits());
   OpRegistry::Global().add_pending(MakeFixedUnigramCandidateSampler());
+  OpRegistry::Global().add_pending(MakeLearnedUnigramCandidateSampler());
   OpRegistry::Global().add_pending(MakeLogUniformCandidateSampler());
   OpRegistry::Global().add_pending(MakeRandomGamma());
   OpRegistry::Global().add_pending(MakeRandomPoissonV2());

@@ -1,5 +1,6 @@
 // Candidate samplers other than the log-uniform one (random_ops.cc): UniformCandidateSampler,
-// FixedUnigramCandidateSampler, AllCandidateSampler; and ComputeAccidentalHits. Samples come one
+// FixedUnigramCandidateSampler, LearnedUnigramCandidateSampler, AllCandidateSampler; and
+// ComputeAccidentalHits. Samples come one
 // after another from the op's Philox stream (random_stream.h), rejection of repeats included,
 // so `unique` sampling is deterministic for a seed.
 #include <algorithm>
@@ -7,9 +8,11 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cpu/cpu_util.h"
@@ -18,6 +21,7 @@
 #include "opforge/ops/random/all_candidate_sampler.h"
 #include "opforge/ops/random/compute_accidental_hits.h"
 #include "opforge/ops/random/fixed_unigram_candidate_sampler.h"
+#include "opforge/ops/random/learned_unigram_candidate_sampler.h"
 #include "opforge/ops/random/uniform_candidate_sampler.h"
 
 namespace opforge {
@@ -151,6 +155,58 @@ Status FixedUnigramCandidateSamplerCpu(ops::FixedUnigramCandidateSamplerArgs& a)
       [&](int64_t k) { return weights[static_cast<size_t>(k)] / total; });
 }
 
+// The weights LearnedUnigramCandidateSampler has learned (1 + times a true class): in a graph
+// a resource of the Session per node, as TensorFlow keeps them in the node's kernel; eagerly
+// per (seed, seed2, range_max). fn(weights) samples with them and updates them.
+template <typename Fn>
+Status with_learned_weights(KernelContext& ctx, int64_t range, int64_t seed, int64_t seed2, Fn fn) {
+  if (ExecEnv* env = ctx.env(); env && env->resources && env->node_name) {
+    Variable* v = nullptr;
+    OPF_RETURN_IF_ERROR(env->resources->lookup_or_create("_opforge_learned_unigram/" + *env->node_name,
+                                                         DType::kInt64, Shape({range}), &v));
+    std::lock_guard<std::mutex> lock(v->mu);
+    std::vector<int64_t> weights(static_cast<size_t>(range), 1);
+    if (v->initialized && v->value.num_elements() == range) {
+      std::copy_n(v->value.data<int64_t>(), range, weights.begin());
+    }
+    OPF_RETURN_IF_ERROR(fn(weights));
+    Tensor next;
+    OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt64, Shape({range}), &next));
+    std::copy(weights.begin(), weights.end(), next.data<int64_t>());
+    v->value = std::move(next);
+    v->initialized = true;
+    return Status::OK();
+  }
+  static std::mutex mu;
+  static auto* learned = new std::map<std::tuple<int64_t, int64_t, int64_t>, std::vector<int64_t>>();
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = learned->try_emplace(std::make_tuple(seed, seed2, range), static_cast<size_t>(range), 1).first;
+  std::vector<int64_t> weights = it->second;
+  OPF_RETURN_IF_ERROR(fn(weights));
+  it->second = std::move(weights);
+  return Status::OK();
+}
+
+Status LearnedUnigramCandidateSamplerCpu(ops::LearnedUnigramCandidateSamplerArgs& a) {
+  const int64_t range = a.range_max;
+  return with_learned_weights(a.ctx, range, a.seed, a.seed2, [&](std::vector<int64_t>& weights) {
+    std::vector<double> cdf(weights.size());
+    double total = 0.0;
+    for (size_t i = 0; i < weights.size(); ++i) cdf[i] = total += static_cast<double>(weights[i]);
+    OPF_RETURN_IF_ERROR(sample_candidates(
+        a, range,
+        [&](auto& uniform) {
+          const double target = uniform() * total;
+          const auto it = std::upper_bound(cdf.begin(), cdf.end(), target);
+          return std::min<int64_t>(range - 1, static_cast<int64_t>(it - cdf.begin()));
+        },
+        [&](int64_t k) { return static_cast<double>(weights[static_cast<size_t>(k)]) / total; }));
+    const int64_t* t = a.true_classes.data<int64_t>();  // in range: sample_candidates checked them
+    for (int64_t i = 0; i < a.true_classes.num_elements(); ++i) ++weights[static_cast<size_t>(t[i])];
+    return Status::OK();
+  });
+}
+
 Status AllCandidateSamplerCpu(ops::AllCandidateSamplerArgs& a) {
   const Tensor& t = a.true_classes;
   if (t.rank() != 2 || t.dim(1) != a.num_true) {
@@ -206,6 +262,7 @@ using namespace rng;  // NOLINT: the registration macros name kernels unqualifie
 
 OPFORGE_REGISTER_UNTYPED_KERNEL(UniformCandidateSampler, CPU, UniformCandidateSamplerCpu)
 OPFORGE_REGISTER_UNTYPED_KERNEL(FixedUnigramCandidateSampler, CPU, FixedUnigramCandidateSamplerCpu)
+OPFORGE_REGISTER_UNTYPED_KERNEL(LearnedUnigramCandidateSampler, CPU, LearnedUnigramCandidateSamplerCpu)
 OPFORGE_REGISTER_UNTYPED_KERNEL(AllCandidateSampler, CPU, AllCandidateSamplerCpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ComputeAccidentalHits, CPU, ComputeAccidentalHitsCpu)
 

@@ -100,9 +100,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "tf.profiler is TensorFlow's tfprof (op costs and memory from RunMetadata, ProfileOptionBuilder), not in opforge (its step timings: of.timeline)": _names("""
         tf.profiler
     """),
-    "the learned-unigram candidate sampler: its op keeps counts learned across calls (not in opforge yet)": _names("""
-        nn.learned_unigram_candidate_sampler random.learned_unigram_candidate_sampler
-    """),
     "quantized dtypes and ops: opforge has no quantized types": _names("""
         nn.quantized_avg_pool nn.quantized_conv2d nn.quantized_max_pool nn.quantized_relu_x tf.QUANTIZED_DTYPES
         tf.dequantize tf.fake_quant_with_min_max_args tf.fake_quant_with_min_max_args_gradient

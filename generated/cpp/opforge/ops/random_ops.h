@@ -7,6 +7,7 @@
 #include "opforge/ops/random/all_candidate_sampler.h"
 #include "opforge/ops/random/compute_accidental_hits.h"
 #include "opforge/ops/random/fixed_unigram_candidate_sampler.h"
+#include "opforge/ops/random/learned_unigram_candidate_sampler.h"
 #include "opforge/ops/random/log_uniform_candidate_sampler.h"
 #include "opforge/ops/random/random_gamma.h"
 #include "opforge/ops/random/random_poisson_v2.h"
