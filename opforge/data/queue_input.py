@@ -64,7 +64,7 @@ def limit_epochs(tensor, num_epochs=None, name=None):
     with graph.as_default(), graph.name_scope(name or "limit_epochs"):
         tensor = to_graph_tensor(graph, tensor, op_name="limit_epochs")
         epochs = RefVariable(np.int64(0), name="epochs", trainable=False, collections=[LOCAL_VARIABLES])
-        counter = _ops.count_up_to(epochs, limit=int(num_epochs))
+        counter = epochs.count_up_to(num_epochs)
         with graph.control_dependencies([counter.op]):
             return _ops.identity(tensor)
 

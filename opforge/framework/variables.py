@@ -208,6 +208,10 @@ class RefVariable(_VariableBase):
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         return _ops().assign_sub(self, delta, use_locking=use_locking, name=name)
 
+    def count_up_to(self, limit):
+        """The value before an increment; OutOfRangeError once it has reached limit (CountUpTo)."""
+        return _ops().count_up_to(self, limit=int(limit))
+
     def batch_scatter_update(self, sparse_delta, use_locking=True, name=None):
         from ..ops.state_ops import batch_scatter_update  # noqa: PLC0415
         return batch_scatter_update(self, sparse_delta.indices, sparse_delta.values, use_locking, name=name)

@@ -18,7 +18,7 @@ def test_count_up_to(graph, dtype):
         with pytest.raises(of.FailedPreconditionError, match="CountUpTo.*uninitialized"):
             sess.run(c)
         sess.run(of.global_variables_initializer())
-        assert [sess.run(c), sess.run(c)] == [1, 2]
+        assert [sess.run(c), sess.run(v.count_up_to(3))] == [1, 2]
         with pytest.raises(of.OutOfRangeError, match="CountUpTo: Reached limit of 3"):
             sess.run(c)
         assert sess.run(v) == 3
