@@ -65,16 +65,18 @@ class PackBuffer {
 // Packs rows [0, mc) x depth [0, kc) of op(A) = A^T (a is k x m) into panels of kMr rows:
 // panel i holds, for each p, the kMr values op(A)[i*kMr + r][p] = a[p * lda + i*kMr + r] (rows
 // past mc are zero). A non-transposed A is not packed: the micro-kernel reads its rows in place.
+// Row p of a is read once, front to back, its 12-value pieces going to their panels (as pack_b).
 void pack_at(const float* a, int64_t lda, int64_t mc, int64_t kc, float* dst) {
-  for (int64_t i0 = 0; i0 < mc; i0 += kMr) {
-    const int rows = static_cast<int>(std::min<int64_t>(kMr, mc - i0));
-    for (int64_t p = 0; p < kc; ++p) {
-      float* d = dst + p * kMr;
-      const float* s = a + p * lda + i0;
-      for (int r = 0; r < rows; ++r) d[r] = s[r];
-      for (int r = rows; r < kMr; ++r) d[r] = 0.0f;
+  const int64_t full = mc / kMr * kMr;
+  const int tail = static_cast<int>(mc - full);
+  for (int64_t p = 0; p < kc; ++p) {
+    const float* s = a + p * lda;
+    for (int64_t i0 = 0; i0 < full; i0 += kMr) std::memcpy(dst + i0 * kc + p * kMr, s + i0, sizeof(float) * kMr);
+    if (tail != 0) {
+      float* d = dst + full * kc + p * kMr;
+      std::memcpy(d, s + full, sizeof(float) * static_cast<size_t>(tail));
+      std::fill(d + tail, d + kMr, 0.0f);
     }
-    dst += kc * kMr;
   }
 }
 
