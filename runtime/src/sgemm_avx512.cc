@@ -21,64 +21,15 @@
 #include "src/host_allocator.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
 #define OPF_HAVE_AVX512_GEMM 1
+#include "src/sgemm_avx512_parts.h"
 #endif
 
 namespace opforge {
 namespace blas {
 
 #ifdef OPF_HAVE_AVX512_GEMM
-namespace {
-
-constexpr int kMr = 12;            // rows of C per micro-kernel call
-constexpr int kNr = 32;            // columns of C per micro-kernel call (two vectors)...
-constexpr int64_t kKc = 256;       // depth of a packed block: a B panel (kKc x kNr) is 32 KiB
-constexpr int64_t kMc = 12 * kMr;  // rows of a packed A block (144 x 256: 144 KiB, in L2)
-constexpr int64_t kNc = 1024;      // columns of a packed B block (256 x 1024: 1 MiB)
-
-// ...except the last panel of a block when at most 16 columns are left: it is one vector wide,
-// so an odd width (16, 24, 44 channels) does not multiply a half-empty second vector.
-constexpr int panel_width(int64_t columns_left) { return columns_left > 16 ? kNr : 16; }
-// Columns of a block of nc once packed; panel j0 starts at j0 * kc of its depth block.
-constexpr int64_t padded_columns(int64_t nc) { return nc / kNr * kNr + (nc % kNr == 0 ? 0 : panel_width(nc % kNr)); }
-
-// A packing buffer for one call, from the caching host allocator (warm memory, no page faults
-// in steady state; 64-byte aligned for the vector loads). Not thread_local: thread-local
-// objects with destructors race with glibc's TLS teardown as ThreadSanitizer sees it.
-class PackBuffer {
- public:
-  explicit PackBuffer(size_t floats) : bytes_(std::max<size_t>(floats, 1) * sizeof(float)) {
-    p_ = static_cast<float*>(host_alloc(bytes_));
-    if (p_ == nullptr) throw std::bad_alloc();
-  }
-  ~PackBuffer() { host_free(p_, bytes_); }
-  PackBuffer(const PackBuffer&) = delete;
-  PackBuffer& operator=(const PackBuffer&) = delete;
-  float* get() const { return p_; }
-
- private:
-  size_t bytes_;
-  float* p_;
-};
-
-// Packs rows [0, mc) x depth [0, kc) of op(A) = A^T (a is k x m) into panels of kMr rows:
-// panel i holds, for each p, the kMr values op(A)[i*kMr + r][p] = a[p * lda + i*kMr + r] (rows
-// past mc are zero). A non-transposed A is not packed: the micro-kernel reads its rows in place.
-// Row p of a is read once, front to back, its 12-value pieces going to their panels (as pack_b).
-void pack_at(const float* a, int64_t lda, int64_t mc, int64_t kc, float* dst) {
-  const int64_t full = mc / kMr * kMr;
-  const int tail = static_cast<int>(mc - full);
-  for (int64_t p = 0; p < kc; ++p) {
-    const float* s = a + p * lda;
-    for (int64_t i0 = 0; i0 < full; i0 += kMr) std::memcpy(dst + i0 * kc + p * kMr, s + i0, sizeof(float) * kMr);
-    if (tail != 0) {
-      float* d = dst + full * kc + p * kMr;
-      std::memcpy(d, s + full, sizeof(float) * static_cast<size_t>(tail));
-      std::fill(d + tail, d + kMr, 0.0f);
-    }
-  }
-}
+namespace avx512 {
 
 // dst[r * lds + c] = src[c * ldsrc + r] for a 16 x 16 block: sixteen rows loaded, transposed in
 // registers (unpack pairs, then quads, then 128-bit lanes), stored as sixteen rows.
@@ -114,9 +65,6 @@ __attribute__((target("avx512f"))) void transpose16(const float* src, int64_t ld
   }
 }
 
-// Packs depth [0, kc) x columns [0, nc) of op(B) into panels of panel_width columns: the panel
-// of columns [j0, j0 + w) starts at dst + j0 * kc and holds, for each p, op(B)[p][j0 + c] for
-// c < w (columns past nc are zero).
 void pack_b(bool tb, const float* b, int64_t ldb, int64_t kc, int64_t nc, float* dst) {
   if (!tb) {
     // Row by row: each row of B is read once, front to back (a stream the hardware prefetcher
@@ -161,14 +109,47 @@ void pack_b(bool tb, const float* b, int64_t ldb, int64_t kc, int64_t nc, float*
   }
 }
 
-__attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float* c, __mmask16 mask, float alpha,
-                                                        float beta) {
-  __m512 r = _mm512_mul_ps(acc, _mm512_set1_ps(alpha));
-  if (beta != 0.0f) {
-    const __m512 old = _mm512_maskz_loadu_ps(mask, c);
-    r = beta == 1.0f ? _mm512_add_ps(r, old) : _mm512_fmadd_ps(old, _mm512_set1_ps(beta), r);
+}  // namespace avx512
+
+namespace {
+
+using namespace avx512;  // NOLINT(build/namespaces): the shared blocking and stores
+
+// A packing buffer for one call, from the caching host allocator (warm memory, no page faults
+// in steady state; 64-byte aligned for the vector loads). Not thread_local: thread-local
+// objects with destructors race with glibc's TLS teardown as ThreadSanitizer sees it.
+class PackBuffer {
+ public:
+  explicit PackBuffer(size_t floats) : bytes_(std::max<size_t>(floats, 1) * sizeof(float)) {
+    p_ = static_cast<float*>(host_alloc(bytes_));
+    if (p_ == nullptr) throw std::bad_alloc();
   }
-  return r;
+  ~PackBuffer() { host_free(p_, bytes_); }
+  PackBuffer(const PackBuffer&) = delete;
+  PackBuffer& operator=(const PackBuffer&) = delete;
+  float* get() const { return p_; }
+
+ private:
+  size_t bytes_;
+  float* p_;
+};
+
+// Packs rows [0, mc) x depth [0, kc) of op(A) = A^T (a is k x m) into panels of kMr rows:
+// panel i holds, for each p, the kMr values op(A)[i*kMr + r][p] = a[p * lda + i*kMr + r] (rows
+// past mc are zero). A non-transposed A is not packed: the micro-kernel reads its rows in place.
+// Row p of a is read once, front to back, its 12-value pieces going to their panels (as pack_b).
+void pack_at(const float* a, int64_t lda, int64_t mc, int64_t kc, float* dst) {
+  const int64_t full = mc / kMr * kMr;
+  const int tail = static_cast<int>(mc - full);
+  for (int64_t p = 0; p < kc; ++p) {
+    const float* s = a + p * lda;
+    for (int64_t i0 = 0; i0 < full; i0 += kMr) std::memcpy(dst + i0 * kc + p * kMr, s + i0, sizeof(float) * kMr);
+    if (tail != 0) {
+      float* d = dst + full * kc + p * kMr;
+      std::memcpy(d, s + full, sizeof(float) * static_cast<size_t>(tail));
+      std::fill(d + tail, d + kMr, 0.0f);
+    }
+  }
 }
 
 // C[R x cols] = alpha * (A panel * B panel) + beta * C for a B panel NV vectors wide (cols <=
@@ -181,28 +162,6 @@ __attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float*
 // step are only R scalar broadcasts either way.
 // ep (the last depth block of a product with an epilogue, else null): act(v * scale + shift)
 // for the NV vectors of columns from j0 on, applied before the store.
-template <int NV>
-__attribute__((target("avx512f"))) inline void load_epilogue(const ColumnEpilogue* ep, int64_t j0, int cols,
-                                                             __m512* scale, __m512* shift) {
-  for (int v = 0; v < NV; ++v) {
-    const int left = cols - 16 * v;
-    const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
-    // (A masked load costs more than a plain one: only a ragged last vector takes one.)
-    shift[v] =
-        m == 0xFFFF ? _mm512_loadu_ps(ep->shift + j0 + 16 * v) : _mm512_maskz_loadu_ps(m, ep->shift + j0 + 16 * v);
-    scale[v] = ep->scale == nullptr ? _mm512_set1_ps(1.0f)
-               : m == 0xFFFF        ? _mm512_loadu_ps(ep->scale + j0 + 16 * v)
-                                    : _mm512_maskz_loadu_ps(m, ep->scale + j0 + 16 * v);
-  }
-}
-
-// max(0, v) / min(6, v) return v when it is NaN (the second operand), as the scalar epilogue.
-__attribute__((target("avx512f"))) inline __m512 activate(__m512 v, int act) {
-  if (act >= 1) v = _mm512_max_ps(_mm512_setzero_ps(), v);
-  if (act == 2) v = _mm512_min_ps(_mm512_set1_ps(6.0f), v);
-  return v;
-}
-
 template <int R, int NV>
 __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __restrict ap, int64_t as,
                                                      const float* __restrict bp, float* c, int64_t ldc, int cols,
