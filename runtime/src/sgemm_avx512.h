@@ -52,6 +52,10 @@ void sgemm_avx512_gather(int64_t m, int64_t n, const float* const* rows, const i
 // (lda), B's row p gathered as above (depth P). Single-threaded; only when cpu_has_avx512().
 void sgemm_avx512_gather_tn(int64_t P, int64_t n, const float* a, int64_t lda, const float* const* rows,
                             const int64_t* off, int pieces, int64_t len, float* d, int64_t ldd);
+// The same with single gathered values, for filters with few taps: D[k x n] (row-major) +=
+// sum over p of (column p of A) * (row p of b), A's value k at step p rows[p][off[k]], b [P x n].
+void sgemm_avx512_gather_taps_tn(int64_t P, int64_t k, const float* const* rows, const int64_t* off, const float* b,
+                                 int64_t n, float* d);
 
 }  // namespace blas
 }  // namespace opforge

@@ -161,6 +161,60 @@ constexpr GatherTnKernel kGatherTnKernels[kMr + 1] = {nullptr,
                                                       gather_tn_kernel<11, NV>,
                                                       gather_tn_kernel<12, NV>};
 
+// D[R x 16 NV] += A^T * B over the depth p in [0, P) with the roles turned: rows k0 .. k0 + R of
+// D are single gathered values (row k of A at step p: rows[p][o[k]], one per filter tap) and
+// its columns a row of b ([P x ldb], vector loads; `last_mask` cuts a short last vector). For
+// filter gradients with few taps (a first layer's 5x5 over one channel: 25 taps).
+template <int R, int NV>
+__attribute__((target("avx512f"))) void gather_taps_kernel(int64_t P, const float* const* rows, const int64_t* o,
+                                                           const float* __restrict b, int64_t ldb, __mmask16 last_mask,
+                                                           float* d, int64_t ldd) {
+  __m512 acc[R][NV];
+  __mmask16 mask[NV];
+  int64_t off[R];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) off[r] = o[r];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) mask[v] = v == NV - 1 ? last_mask : __mmask16(0xFFFF);
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_maskz_loadu_ps(mask[v], d + r * ldd + 16 * v);
+  for (int64_t p = 0; p < P; ++p) {
+    const float* x = rows[p];
+    __m512 bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = _mm512_maskz_loadu_ps(mask[v], b + p * ldb + 16 * v);
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) {
+      const __m512 av = _mm512_set1_ps(x[off[r]]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) _mm512_mask_storeu_ps(d + r * ldd + 16 * v, mask[v], acc[r][v]);
+}
+
+using GatherTapsKernel = void (*)(int64_t, const float* const*, const int64_t*, const float*, int64_t, __mmask16,
+                                  float*, int64_t);
+template <int NV>
+constexpr GatherTapsKernel kGatherTapsKernels[kMr + 1] = {nullptr,
+                                                          gather_taps_kernel<1, NV>,
+                                                          gather_taps_kernel<2, NV>,
+                                                          gather_taps_kernel<3, NV>,
+                                                          gather_taps_kernel<4, NV>,
+                                                          gather_taps_kernel<5, NV>,
+                                                          gather_taps_kernel<6, NV>,
+                                                          gather_taps_kernel<7, NV>,
+                                                          gather_taps_kernel<8, NV>,
+                                                          gather_taps_kernel<9, NV>,
+                                                          gather_taps_kernel<10, NV>,
+                                                          gather_taps_kernel<11, NV>,
+                                                          gather_taps_kernel<12, NV>};
+
 }  // namespace
 
 int64_t gather_packed_b_size(int64_t k, int64_t n) { return k * padded_columns(n); }
@@ -212,6 +266,24 @@ void sgemm_avx512_gather_tn(int64_t P, int64_t n, const float* a, int64_t lda, c
   }
 }
 
+void sgemm_avx512_gather_taps_tn(int64_t P, int64_t k, const float* const* rows, const int64_t* off, const float* b,
+                                 int64_t n, float* d) {
+  // Rows of D in panels of at most kMr, as even as they go (25 taps: 9, 8, 8 rather than 12, 12, 1).
+  const int64_t panels = (k + kMr - 1) / kMr;
+  for (int64_t i = 0, k0 = 0; i < panels; ++i) {
+    const int64_t k1 = k * (i + 1) / panels;
+    const int r = static_cast<int>(k1 - k0);
+    for (int64_t j0 = 0; j0 < n; j0 += kNr) {
+      const int64_t cols = std::min<int64_t>(kNr, n - j0);
+      const int left = static_cast<int>(cols > 16 ? cols - 16 : cols);
+      const __mmask16 last = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+      const GatherTapsKernel* kernels = cols > 16 ? kGatherTapsKernels<2> : kGatherTapsKernels<1>;
+      kernels[r](P, rows, off + k0, b + j0, n, last, d + k0 * n + j0, n);
+    }
+    k0 = k1;
+  }
+}
+
 #else  // no AVX-512 code on this target
 
 int64_t gather_packed_b_size(int64_t, int64_t) { return 0; }
@@ -220,6 +292,8 @@ void sgemm_avx512_gather(int64_t, int64_t, const float* const*, const int64_t*, 
                          int64_t, const ColumnEpilogue*) {}
 void sgemm_avx512_gather_tn(int64_t, int64_t, const float*, int64_t, const float* const*, const int64_t*, int, int64_t,
                             float*, int64_t) {}
+void sgemm_avx512_gather_taps_tn(int64_t, int64_t, const float* const*, const int64_t*, const float*, int64_t, float*) {
+}
 
 #endif
 

@@ -16,7 +16,7 @@ from tests.ops.kernel_switch import kernel_switch
 kernel = kernel_switch(_C._testing.conv_gather, _C._testing.set_conv_gather, "gather", "im2col")
 
 # (batch, h, w, cin, cout, kh, kw, stride, dilation, padding); every one at least 256 deep
-# (kh * kw * cin), as the gathered product requires.
+# (kh * kw * cin), as the gathered product requires of these.
 CASES = [(3, 14, 14, 32, 64, 5, 5, 1, 1, "SAME"), (2, 9, 7, 40, 17, 3, 3, 2, 1, "SAME"),
          (1, 10, 11, 24, 100, 5, 3, 1, 2, "VALID"), (2, 12, 12, 17, 33, 7, 7, 3, 1, "SAME"),
          (2, 8, 8, 40, 50, 7, 1, 1, 1, "SAME"), (1, 13, 13, 19, 31, 4, 4, 3, 1, "EXPLICIT"),
@@ -45,13 +45,27 @@ def test_conv_matches_numpy(case):
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_filter_gradient_matches_numpy(case):
-    rng, x, f, explicit, kw = _setup(case, 2)
+    _check_filter_gradient(case, 2)
+
+
+def _check_filter_gradient(case, seed):
+    rng, x, f, explicit, kw = _setup(case, seed)
     dy = rng.standard_normal(of.raw_ops.Conv2D(input=x, filter=f, **kw).shape).astype(np.float32)
     sizes = np.array(f.shape, np.int32)
     got = of.raw_ops.Conv2DBackpropFilter(input=x, filter_sizes=sizes, out_backprop=dy, **kw).numpy()
     want = ref.conv2d_backprop_filter(x.astype(np.float64), f.shape, dy.astype(np.float64), kw["strides"], case[9],
                                       explicit, "NHWC", kw["dilations"])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
+# Filters with few taps (at most 64): their gradient takes one gathered value per tap.
+FEW_TAPS = [(3, 28, 28, 1, 32, 5, 5, 1, 1, "SAME"), (2, 15, 13, 3, 16, 3, 3, 2, 1, "SAME"),
+            (2, 9, 9, 2, 40, 3, 3, 1, 2, "VALID"), (1, 8, 8, 4, 17, 4, 4, 1, 1, "EXPLICIT")]
+
+
+@pytest.mark.parametrize("case", FEW_TAPS, ids=[f"{c[5]}x{c[6]}s{c[7]}d{c[8]}-{c[3]}to{c[4]}" for c in FEW_TAPS])
+def test_few_taps_filter_gradient_matches_numpy(case):
+    _check_filter_gradient(case, 4)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c[7] == 1 and c[8] == 1], ids=lambda c: f"{c[5]}x{c[6]}")

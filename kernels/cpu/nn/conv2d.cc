@@ -264,7 +264,7 @@ Status Conv2DBackpropFilterCpu(ops::Conv2DBackpropFilterArgs& a) {
   nn::Nhwc<T, C> dy(a.out_backprop, l);
   T* out = a.output.data<T>();
   if constexpr (std::is_same_v<T, float>) {
-    if (conv2d::use_gather(g)) {
+    if (conv2d::use_gather_filter(g)) {
       conv2d::gather_backprop_filter(in.data(), dy.data(), out, g);
       return Status::OK();
     }

@@ -152,12 +152,32 @@ void gather_forward(const float* in, const float* filt, float* out, const ConvGe
   });
 }
 
-// dfilter = im2col(x)^T * dy without the patch matrix: each thread accumulates dfilter^T
-// ([cout x k]) over its blocks of output pixels, a block's rows of x gathered in place; the
-// partials are summed in pixel order (results independent of scheduling) and turned.
+// Filters with at most this many taps (kh * kw * cin) take their gradient with the taps as the
+// rows of the product and output channels as its vectors (the first layer of an image model).
+constexpr int64_t kMaxFilterTaps = 64;
+
+bool few_taps(const ConvGeom& g) {
+  return g_gather.load(std::memory_order_relaxed) && blas::sgemm_avx512_active() && g.groups == 1 && g.cs == g.cin &&
+         !g.is_pointwise() && g.k() <= kMaxFilterTaps && g.cout >= 16;
+}
+
+bool use_gather_filter(const ConvGeom& g) { return use_gather(g) || few_taps(g); }
+
+// dfilter = im2col(x)^T * dy without the patch matrix: each thread accumulates a partial over its
+// blocks of output pixels, a block's rows of x gathered in place; the partials are summed in
+// pixel order (results independent of scheduling). Deep filters accumulate dfilter^T
+// ([cout x k], vectors along the runs of x) and turn it at the end; filters with few taps
+// accumulate dfilter itself (vectors along dy's channels, one gathered value per tap).
 void gather_backprop_filter(const float* in, const float* dy, float* df, const ConvGeom& g) {
   const GatheredInput x(in, g);
   const int64_t k = g.k(), n = g.cout, pixels = g.pixels();
+  const bool taps = !use_gather(g);
+  std::vector<int64_t> tap_off;
+  if (taps) {
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j)
+        for (int64_t ci = 0; ci < g.cin; ++ci) tap_off.push_back((i * g.dh * x.W + j * g.dw) * g.cin + ci);
+  }
   const int64_t blocks = (pixels + kFilterBlockPixels - 1) / kFilterBlockPixels;
   nn::OrderedPartials<std::vector<float>> partials;
   parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {
@@ -166,12 +186,20 @@ void gather_backprop_filter(const float* in, const float* dy, float* df, const C
     for (int64_t b = b0; b < b1; ++b) {
       const int64_t p0 = b * kFilterBlockPixels, p1 = std::min(pixels, p0 + kFilterBlockPixels);
       x.rows(g, p0, p1, rows);
-      blas::sgemm_avx512_gather_tn(p1 - p0, n, dy + p0 * n, n, rows, x.off.data(), x.pieces(), x.len, part.data(), k);
+      if (taps) {
+        blas::sgemm_avx512_gather_taps_tn(p1 - p0, k, rows, tap_off.data(), dy + p0 * n, n, part.data());
+      } else {
+        blas::sgemm_avx512_gather_tn(p1 - p0, n, dy + p0 * n, n, rows, x.off.data(), x.pieces(), x.len, part.data(), k);
+      }
     }
     partials.add(b0, std::move(part));
   });
   std::fill(df, df + k * n, 0.0f);
   partials.merge_in_order([&](const std::vector<float>& part) {
+    if (taps) {
+      for (size_t i = 0; i < part.size(); ++i) df[i] += part[i];
+      return;
+    }
     for (int64_t co = 0; co < n; ++co)
       for (int64_t i = 0; i < k; ++i) df[i * n + co] += part[static_cast<size_t>(co * k + i)];
   });
