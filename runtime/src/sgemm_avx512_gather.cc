@@ -32,40 +32,41 @@ using namespace avx512;  // NOLINT(build/namespaces): the shared blocking and st
 constexpr int64_t kWide = 64;
 constexpr int gather_panel_width(int64_t left) { return left >= kWide ? static_cast<int>(kWide) : panel_width(left); }
 
-// C[R x cols] = (rows r0 .. r0 + R of A) * (one B panel NV vectors wide, all depth), then the
-// epilogue. Row r's piece t is rows[r] + off[t], len floats; the B panel's depth runs through
-// the pieces in order. NV = 4 with R = 6 broadcasts each A value to four FMAs (six broadcasts
-// and four loads per 24 FMAs, against twelve and two at NV = 2, R = 12).
+// C[R x cols] (+)= (rows r0 .. r0 + R of A, kc steps of depth from o on) * (a block of one B
+// panel NV vectors wide, kc deep), then the epilogue (ep: given on the last depth block only).
+// Row r of the block is rows[r] + o, kc floats. `first`: C starts at 0 (else it is loaded).
+// NV = 4 with R = 6 broadcasts each A value to four FMAs (six broadcasts and four loads per 24
+// FMAs, against twelve and two at NV = 2, R = 12).
 template <int R, int NV>
-__attribute__((target("avx512f"))) void gather_kernel(const float* const* rows, const int64_t* off, int pieces,
-                                                      int64_t len, const float* __restrict bp, float* c, int64_t ldc,
-                                                      int cols, const ColumnEpilogue* ep, int64_t j0) {
+__attribute__((target("avx512f"))) void gather_kernel(const float* const* rows, int64_t o, int64_t kc,
+                                                      const float* __restrict bp, float* c, int64_t ldc, int cols,
+                                                      bool first, const ColumnEpilogue* ep, int64_t j0) {
+  __mmask16 mask[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const int left = cols - 16 * v;
+    mask[v] = left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
+  }
   __m512 acc[R][NV];
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
-  for (int t = 0; t < pieces; ++t) {
-    const float* a[R];
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(mask[v], c + r * ldc + 16 * v);
+  const float* a[R];
 #pragma GCC unroll 12
-    for (int r = 0; r < R; ++r) a[r] = rows[r] + off[t];
-    for (int64_t q = 0; q < len; ++q) {
-      __m512 b[NV];
+  for (int r = 0; r < R; ++r) a[r] = rows[r] + o;
+  for (int64_t q = 0; q < kc; ++q) {
+    __m512 b[NV];
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) b[v] = _mm512_load_ps(bp + 16 * v);
+    for (int v = 0; v < NV; ++v) b[v] = _mm512_load_ps(bp + 16 * v);
 #pragma GCC unroll 12
-      for (int r = 0; r < R; ++r) {
-        const __m512 av = _mm512_set1_ps(a[r][q]);
+    for (int r = 0; r < R; ++r) {
+      const __m512 av = _mm512_set1_ps(a[r][q]);
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(av, b[v], acc[r][v]);
-      }
-      bp += 16 * NV;
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(av, b[v], acc[r][v]);
     }
-  }
-  __mmask16 mask[NV];
-  for (int v = 0; v < NV; ++v) {
-    const int left = cols - 16 * v;
-    mask[v] = left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
+    bp += 16 * NV;
   }
   __m512 scale[NV], shift[NV];
   int act = 0;
@@ -85,7 +86,7 @@ __attribute__((target("avx512f"))) void gather_kernel(const float* const* rows, 
   }
 }
 
-using GatherKernel = void (*)(const float* const*, const int64_t*, int, int64_t, const float*, float*, int64_t, int,
+using GatherKernel = void (*)(const float* const*, int64_t, int64_t, const float*, float*, int64_t, int, bool,
                               const ColumnEpilogue*, int64_t);
 template <int NV>
 constexpr GatherKernel kGatherKernels[kMr + 1] = {nullptr,
@@ -230,23 +231,27 @@ void pack_b_gather(const float* b, int64_t ldb, int64_t k, int64_t n, float* dst
 void sgemm_avx512_gather(int64_t m, int64_t n, const float* const* rows, const int64_t* off, int pieces, int64_t len,
                          const float* packed_b, float* c, int64_t ldc, const ColumnEpilogue* ep) {
   const int64_t k = pieces * len;
-  for (int64_t ir = 0; ir < m; ir += kMr) {
-    const int r = static_cast<int>(std::min<int64_t>(kMr, m - ir));
-    for (int64_t jr = 0; jr < n;) {
-      const int w = gather_panel_width(n - jr);
-      const int cols = static_cast<int>(std::min<int64_t>(w, n - jr));
-      const float* bp = packed_b + jr * k;
-      if (w == kWide) {
-        for (int r0 = 0; r0 < r; r0 += 6) {
-          const int rr = std::min(6, r - r0);
-          kWideKernels[rr](rows + ir + r0, off, pieces, len, bp, c + (ir + r0) * ldc + jr, ldc, cols, ep, jr);
+  for (int64_t jr = 0; jr < n;) {
+    const int w = gather_panel_width(n - jr);
+    const int cols = static_cast<int>(std::min<int64_t>(w, n - jr));
+    const bool wide = w == kWide;
+    const int step = wide ? 6 : kMr;  // rows per kernel call
+    const GatherKernel* kernels = wide ? kWideKernels : w == kNr ? kGatherKernels<2> : kGatherKernels<1>;
+    // Depth in blocks of at most 16 KiB of the B panel (kept in L1 while every row block of
+    // C runs down it), each run cut into even blocks.
+    const int64_t max_kc = 4096 / w, blocks = (len + max_kc - 1) / max_kc, kc_even = (len + blocks - 1) / blocks;
+    for (int t = 0; t < pieces; ++t) {
+      for (int64_t q0 = 0; q0 < len; q0 += kc_even) {
+        const int64_t kc = std::min(kc_even, len - q0);
+        const bool first = t == 0 && q0 == 0, last = t == pieces - 1 && q0 + kc >= len;
+        const float* bp = packed_b + jr * k + (t * len + q0) * w;
+        for (int64_t ir = 0; ir < m; ir += step) {
+          const int r = static_cast<int>(std::min<int64_t>(step, m - ir));
+          kernels[r](rows + ir, off[t] + q0, kc, bp, c + ir * ldc + jr, ldc, cols, first, last ? ep : nullptr, jr);
         }
-      } else {
-        const GatherKernel* kernels = w == kNr ? kGatherKernels<2> : kGatherKernels<1>;
-        kernels[r](rows + ir, off, pieces, len, bp, c + ir * ldc + jr, ldc, cols, ep, jr);
       }
-      jr += w;
     }
+    jr += w;
   }
 }
 
