@@ -134,8 +134,10 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
     with contextlib.ExitStack() as stack:
         if auxiliary_name_scope:
             if name_scope_name is None:
-                leaf = full.rsplit("/", 1)[-1]
-                ns = stack.enter_context(g.name_scope(leaf))
+                # The scope's name below its parent, as written ("stage0/block0" stays two
+                # levels, as in TensorFlow), made unique among the graph's name scopes.
+                relative = full[len(parent.name) + 1:] if parent.name else full
+                ns = stack.enter_context(g.name_scope(relative))
             else:
                 ns = stack.enter_context(g.name_scope(name_scope_name))
             scope._name_scope = ns
