@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import threading
 
 import numpy as np
@@ -61,13 +62,13 @@ def _spec_key(value):
 def _convert_to_signature(fn_name, args, signature):
     """args converted to the signature's tensors: TypeError or ValueError when they do not fit."""
     flat_sig = nest.flatten(list(signature))
-    try:
-        nest.assert_same_structure(list(signature), list(args), check_types=False)
+    try:  # a leaf of the signature takes a whole value (a Python list becomes one tensor)
+        flat_args = nest.flatten_up_to(list(signature), list(args), check_types=False)
     except (ValueError, TypeError) as e:
         raise TypeError(f"{fn_name}: the arguments {args!r} do not match the input_signature {signature!r}: {e}") \
             from None
     out = []
-    for spec, value in zip(flat_sig, nest.flatten(list(args))):
+    for spec, value in zip(flat_sig, flat_args):
         if isinstance(value, (GraphTensor,)) or hasattr(value, "_variable_op"):
             got = TensorSpec(value.shape, value.dtype)
         else:
@@ -171,8 +172,13 @@ class Function:
         g = _in_graph()
         if g is None:  # eager: the body runs eagerly
             return self._python_function(*args, **kwargs)
-        with g.name_scope(self.__name__), tf2_behavior.tracing(g):
+        with g.name_scope(self._scope_name()), tf2_behavior.tracing(g):
             return self._python_function(*args, **kwargs)
+
+    def _scope_name(self) -> str:
+        """The function's name as a node-name scope (TF's node names start with a letter, digit
+        or dot: ``__call__`` becomes ``call``)."""
+        return re.sub(r"[^A-Za-z0-9_.\-]", "_", self.__name__).lstrip("_-") or "function"
 
     def get_concrete_function(self, *args, **kwargs):
         """The trace for these arguments (TensorSpecs or values), made once per signature; with an

@@ -13,6 +13,7 @@ for containers of different types (``check_types``), as tf.nest raises them.
 
 from __future__ import annotations
 
+import collections
 import collections.abc as _abc
 
 from ..framework.sparse_tensor import SparseTensor
@@ -69,11 +70,14 @@ def _children(value, expand_composites: bool) -> list:
 
 
 def _child_keys(value) -> list:
-    """The path element of each child: dict keys, sequence positions, SparseTensor field names."""
+    """The path element of each child: dict keys, namedtuple fields, sequence positions, SparseTensor
+    field names (TensorFlow's paths)."""
     if _is_mapping(value):
         return _sorted_keys(value)
     if _is_composite(value):
         return ["indices", "values", "dense_shape"]
+    if _is_namedtuple(value):
+        return list(value._fields)
     return list(range(len(value)))
 
 
@@ -83,10 +87,10 @@ def _rebuild(instance, children: list):
         by_key = dict(zip(_sorted_keys(instance), children))
         keys = list(instance)  # the instance's own key order
         if isinstance(instance, _abc.MutableMapping) and type(instance) is not dict:
-            try:
+            if isinstance(instance, collections.defaultdict):
+                out = type(instance)(instance.default_factory)
+            else:
                 out = type(instance)()
-            except TypeError:  # e.g. defaultdict needs its factory
-                out = type(instance)(instance.default_factory) if hasattr(instance, "default_factory") else {}
             for k in keys:
                 out[k] = by_key[k]
             return out
