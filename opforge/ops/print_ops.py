@@ -2,10 +2,10 @@
 
 Each input is formatted and the pieces joined by ``sep`` and followed by ``end``:
 a tensor as TensorFlow's PrintV2 prints it (``[0 1 2 ... 7 8 9]``: at most ``summarize``
-values at each end of every dimension, all with summarize=-1; rows on new lines; floats with
-9 significant digits, doubles with 17; bools as 1/0; strings quoted); a nested structure of
-Python values and tensors as its ``str()`` with every tensor formatted in place (dicts in sorted
-key order, as tf.nest orders them); anything else as ``str()``.
+values at each end of every dimension, all with summarize=-1; rows on new lines; floats in the
+shorter of 6 or 9 significant digits that reads back exactly, doubles of 15 or 17; bools as
+1/0; strings quoted); a nested structure of Python values and tensors as its ``str()`` with
+every tensor formatted in place (dicts in sorted key order); anything else as ``str()``.
 
 Eagerly it prints at once and returns None. In a graph it returns an operation that prints
 each time it runs: fetch it, or make other ops depend on it (tf.control_dependencies), as
@@ -42,7 +42,12 @@ def _format_element(value, dtype_kind: str, itemsize: int) -> str:
         return "nan" if not np.signbit(f) else "-nan"
     if np.isinf(f):
         return "inf" if f > 0 else "-inf"
-    return ("%.17g" if itemsize == 8 else "%.9g") % f
+    # TensorFlow's DoubleToBuffer / FloatToBuffer: the short form when it reads back exactly
+    if itemsize == 8:
+        text = "%.15g" % f
+        return text if float(text) == f else "%.17g" % f
+    text = "%.6g" % f
+    return text if np.float32(float(text)) == np.float32(f) else "%.9g" % f
 
 
 def _c_escape(raw: bytes) -> str:
@@ -129,6 +134,17 @@ def _is_tensor(value) -> bool:
     return hasattr(value, "numpy") and hasattr(value, "dtype")
 
 
+def _sorted_dicts(value):
+    """value with every dict's items in sorted key order (tf.print shows them so)."""
+    if isinstance(value, dict):
+        return {k: _sorted_dicts(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_dicts(v) for v in value]
+    if isinstance(value, tuple) and not hasattr(type(value), "_fields"):
+        return tuple(_sorted_dicts(v) for v in value)
+    return value
+
+
 def _template(inputs):
     """(pieces, tensors): each input as a text with tokens where its tensors go."""
     tensors, pieces = [], []
@@ -145,7 +161,7 @@ def _template(inputs):
                     tensors.append(leaf)
                 else:
                     slots.append(leaf)
-            pieces.append(str(nest.pack_sequence_as(x, slots)))
+            pieces.append(str(_sorted_dicts(nest.pack_sequence_as(x, slots))))
         else:
             pieces.append(str(x))
     return pieces, tensors
