@@ -3,7 +3,7 @@
 A device name is ``/job:<job>/replica:<n>/task:<n>/device:<TYPE>:<index>``, each part optional;
 DeviceSpec parses and prints it, merges two (the other's known parts win) and, as TF1's
 DeviceSpec, may be changed in place (the properties are settable, ``merge_from``,
-``parse_from_string``). ``tf.device`` accepts a DeviceSpec or its string.
+``parse_from_string``); ``to_string()`` gives the name ``tf.device`` takes.
 """
 
 from __future__ import annotations

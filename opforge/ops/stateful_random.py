@@ -84,11 +84,6 @@ def create_rng_state(seed, alg):
     return np.asarray(words, np.uint64).astype(np.int64)
 
 
-def _seed_of(value):
-    """A [2] int64 seed tensor from a state-derived value (graph or eager)."""
-    return value
-
-
 class Generator:
     """A random number generator with its state in a variable (tf.random.Generator)."""
 
@@ -248,15 +243,18 @@ def fold_in(seed, data, alg="auto_select"):
     return ops.pack([drawn, data_t])
 
 
-_global_generator: list = []
+_global_generator: list = []  # [generator, set by set_global_generator]
 
 
 def get_global_generator():
-    """The process's generator, made from non-deterministic state on first use (in the graph
-    that is current then, when there is one)."""
+    """The process's generator: the one set_global_generator gave, else one made from
+    non-deterministic state on first use (made again when it lives in a graph other than the
+    default one, whose Sessions could not run it)."""
+    if _global_generator and _global_generator[1]:
+        return _global_generator[0]
     if not _global_generator or (_global_generator[0]._graph_mode() and
                                  _global_generator[0].state.graph is not _graph.get_default_graph()):
-        _global_generator[:] = [Generator.from_non_deterministic_state()]
+        _global_generator[:] = [Generator.from_non_deterministic_state(), False]
     return _global_generator[0]
 
 
@@ -264,4 +262,4 @@ def set_global_generator(generator):
     """Replaces the process's generator (tf.random.set_global_generator)."""
     if not isinstance(generator, Generator):
         raise TypeError(f"set_global_generator: expected a Generator, got {type(generator).__name__}")
-    _global_generator[:] = [generator]
+    _global_generator[:] = [generator, True]

@@ -77,6 +77,10 @@ def test_names_and_switches():
     assert tf.random.Algorithm.PHILOX.value == 1
     np.testing.assert_array_equal(tf.random.create_rng_state(5, "philox"), [5, 0, 0])
     assert tf.types.experimental.TensorLike is not None
+    global_gen = tf.random.get_global_generator()
+    assert global_gen.state.graph is tf.get_default_graph() and tf.random.get_global_generator() is global_gen
+    tf.reset_default_graph()
+    assert tf.random.get_global_generator() is not global_gen  # made again for the new default graph
     assert isinstance(tf.summary.SummaryDescription(type_hint="x"), tf.summary.SummaryDescription)
     assert tf.summary.all_v2_summary_ops() == []
     assert tf.data.DatasetSpec(tf.TensorSpec([], tf.int64)).element_spec == tf.TensorSpec([], tf.int64)
