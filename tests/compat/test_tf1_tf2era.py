@@ -77,6 +77,8 @@ def test_names_and_switches():
     assert tf.random.Algorithm.PHILOX.value == 1
     np.testing.assert_array_equal(tf.random.create_rng_state(5, "philox"), [5, 0, 0])
     assert tf.types.experimental.TensorLike is not None
+    from opforge.ops import stateful_random  # noqa: PLC0415
+    stateful_random._global_generator.clear()  # none set by another test
     global_gen = tf.random.get_global_generator()
     assert global_gen.state.graph is tf.get_default_graph() and tf.random.get_global_generator() is global_gen
     tf.reset_default_graph()

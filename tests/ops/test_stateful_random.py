@@ -86,6 +86,9 @@ def test_seed_helpers_and_global_generator():
     assert sr.get_global_generator() is g1
     mine = sr.Generator.from_seed(5)
     sr.set_global_generator(mine)
-    assert sr.get_global_generator() is mine
+    try:
+        assert sr.get_global_generator() is mine
+    finally:
+        sr._global_generator.clear()  # the process's generator again (other tests use it)
     with pytest.raises(TypeError, match="expected a Generator"):
         sr.set_global_generator(3)
