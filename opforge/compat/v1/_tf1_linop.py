@@ -1,0 +1,58 @@
+"""TF1 names added by the linear-operator work: tf.linalg's LinearOperator classes
+(opforge/ops/linear_operator*.py), tf.matrix_diag / tf.matrix_diag_part, tf.nn.raw_rnn and
+tf.nn.static_state_saving_rnn (opforge/layers/rnn_raw.py), tf.conv and the v2 Conv2D gradients
+(opforge/ops/conv_generic.py): wired into the namespaces _tf1 builds.
+
+The operator classes are spelled as subclasses whose constructors and methods build into the
+default graph (as the rest of compat.v1 does); an operator a method returns (adjoint, inverse,
+a composition ...) is given its compat class too, so it behaves the same."""
+
+import types
+
+from opforge.compat import _namespace
+from opforge.compat.v1 import _tf1
+from opforge.layers import rnn_raw as _rnn_raw
+from opforge.ops import conv_generic as _conv
+from opforge.ops import linalg as _la
+from opforge.ops import linalg_ops as _linalg_ops
+from opforge.ops.linear_operator import LinearOperator as _LinearOperator
+
+_COMPAT: dict = {}
+
+
+def _returning_compat(fn):
+    def wrapped(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if isinstance(out, _LinearOperator) and type(out) in _COMPAT:
+            out.__class__ = _COMPAT[type(out)]  # the same object, its methods building into the default graph
+        return out
+
+    wrapped.__name__, wrapped.__doc__, wrapped.__wrapped__ = fn.__name__, fn.__doc__, fn
+    return _namespace.in_default_graph(wrapped)
+
+
+def _compat_class(cls):
+    methods = {}
+    for klass in reversed(cls.__mro__[:-1]):
+        for k, v in vars(klass).items():
+            if isinstance(v, types.FunctionType) and (k in ("__init__", "__matmul__") or not k.startswith("_")):
+                methods[k] = _returning_compat(v)
+    methods["H"] = property(methods["adjoint"])
+    out = type(cls.__name__, (cls,), {**methods, "__module__": cls.__module__, "__doc__": cls.__doc__})
+    _COMPAT[cls] = out
+    return out
+
+
+for _name in ["LinearOperator"] + [n for n in _la.__all__ if n.startswith("LinearOperator") and n != "LinearOperator"]:
+    setattr(_tf1.linalg, _name, _compat_class(getattr(_la, _name)))
+
+_tf1.nn.raw_rnn = _namespace.in_default_graph(_rnn_raw.raw_rnn)
+_tf1.nn.static_state_saving_rnn = _namespace.in_default_graph(_rnn_raw.static_state_saving_rnn)
+
+# top-level names (compat.v1 star-imports them)
+matrix_diag = _namespace.in_default_graph(_linalg_ops.diag)  # TF1's names of tf.linalg.diag / diag_part
+matrix_diag_part = _namespace.in_default_graph(_linalg_ops.diag_part)
+conv = _namespace.in_default_graph(_conv.conv)
+conv2d_backprop_filter_v2 = _namespace.in_default_graph(_conv.conv2d_backprop_filter_v2)
+conv2d_backprop_input_v2 = _namespace.in_default_graph(_conv.conv2d_backprop_input_v2)
+__all__ = ["matrix_diag", "matrix_diag_part", "conv", "conv2d_backprop_filter_v2", "conv2d_backprop_input_v2"]
