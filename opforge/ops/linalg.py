@@ -30,3 +30,6 @@ from .linear_operator_structured import *  # noqa: E402,F401,F403
 from . import linear_operator_basic as _lob, linear_operator_composite as _loc, linear_operator_structured as _los  # noqa: E402
 
 __all__ += ["LinearOperator"] + _lob.__all__ + _loc.__all__ + _los.__all__
+from .linalg_functions import eigh_tridiagonal, sqrtm  # noqa: E402
+
+__all__ += ["eigh_tridiagonal", "sqrtm"]

@@ -78,8 +78,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "circulant linear operators: a circulant matrix is defined by its (complex) spectrum and applied by FFTs; opforge has neither complex dtypes nor FFTs (DESIGN.md 5)": _names("""
         linalg.LinearOperatorCirculant linalg.LinearOperatorCirculant2D linalg.LinearOperatorCirculant3D
     """),
-    "linear algebra ops not yet in opforge (MatrixInverse, Cholesky, Qr, Svd, ... arrive with issue 32's linalg work; names are wired in when the ops land)": _names("""
-        linalg.eigh_tridiagonal linalg.logm linalg.sqrtm tf.matrix_square_root
+    "tf.linalg.logm: TensorFlow's MatrixLogarithm is defined for complex64/complex128 matrices only (a real matrix's logarithm is complex in general); opforge's dtypes are real (DESIGN.md 5)": _names("""
+        linalg.logm
     """),
     "complex dtypes and FFTs: opforge's dtypes are real (DESIGN.md 5)": _names("""
         math.angle math.conj math.imag math.real tf.angle tf.complex tf.complex128 tf.complex64 tf.conj tf.fft
