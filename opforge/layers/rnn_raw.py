@@ -10,6 +10,7 @@ import numpy as np
 from .. import ops as _ops
 from ..framework.control_flow import _flatten, _pack, while_loop
 from ..framework.graph import _explicit_graph
+from ..ops.math import reduce_all
 from ..ops.tensor_array_ops import TensorArray
 from . import rnn_cell as _cells
 from .rnn import _null, static_rnn
@@ -61,7 +62,7 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
         n_in, n_state, n_ta = len(flat_input), len(flat_state), len(tas)
 
         def cond(t, done, *rest):
-            return _ops.logical_not(_ops.all(done, np.int32(0)))
+            return _ops.logical_not(reduce_all(done))
 
         def body(t, done, *rest):
             inputs = _pack(next_input, list(rest[:n_in]))

@@ -32,6 +32,20 @@ def _returning_compat(fn):
     return _namespace.in_default_graph(wrapped)
 
 
+class _SpellingOf(type):
+    """The metaclass of the compat classes: isinstance / issubclass against one accept the library
+    class it spells (an operator built inside the library, say a composition's factor, is still a
+    tf.linalg.LinearOperatorDiag); a user's subclass checks as usual."""
+
+    def __instancecheck__(cls, obj):
+        library = cls.__dict__.get("_library_class")
+        return isinstance(obj, library) if library is not None else super().__instancecheck__(obj)
+
+    def __subclasscheck__(cls, sub):
+        library = cls.__dict__.get("_library_class")
+        return issubclass(sub, library) if library is not None else super().__subclasscheck__(sub)
+
+
 def _compat_class(cls):
     methods = {}
     for klass in reversed(cls.__mro__[:-1]):
@@ -39,7 +53,8 @@ def _compat_class(cls):
             if isinstance(v, types.FunctionType) and (k in ("__init__", "__matmul__") or not k.startswith("_")):
                 methods[k] = _returning_compat(v)
     methods["H"] = property(methods["adjoint"])
-    out = type(cls.__name__, (cls,), {**methods, "__module__": cls.__module__, "__doc__": cls.__doc__})
+    out = _SpellingOf(cls.__name__, (cls,), {**methods, "__module__": cls.__module__, "__doc__": cls.__doc__,
+                                             "_library_class": cls})
     _COMPAT[cls] = out
     return out
 
