@@ -63,6 +63,19 @@ def broadcast_batch(*tensors, rank_from_end: int = 2):
     return out
 
 
+# The operator classes derived operators are made of (adjoint, inverse, Cholesky factor, products
+# and solves of operators), registered by the modules that define them (opforge.ops.linalg imports
+# them all), so this base imports none of its subclasses.
+DERIVED: dict = {}
+
+
+def _derived(kind: str):
+    if kind not in DERIVED:
+        raise NotImplementedError(f"the {kind} operator class is not loaded: import opforge.ops.linalg "
+                                  "(of.linalg) for the LinearOperator classes")
+    return DERIVED[kind]
+
+
 def scalar(value, dtype):
     return np.asarray(value, _dtypes.as_dtype(dtype).as_numpy_dtype)
 
@@ -253,8 +266,7 @@ class LinearOperator:
             return self._matmul(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
 
     def _linop_matmul(self, left, right):
-        from .linear_operator_composite import LinearOperatorComposition  # noqa: PLC0415 (cycle)
-        return LinearOperatorComposition([left, right])
+        return _derived("composition")([left, right])
 
     def __matmul__(self, other):
         return self.matmul(other)
@@ -337,8 +349,7 @@ class LinearOperator:
             return self._solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
 
     def _linop_solve(self, left, right):
-        from .linear_operator_composite import LinearOperatorComposition  # noqa: PLC0415 (cycle)
-        return LinearOperatorComposition([left.inverse(), right])
+        return _derived("composition")([left.inverse(), right])
 
     def _solvevec(self, rhs, adjoint=False):
         return squeeze(self.solve(expand_dims(rhs, -1), adjoint=adjoint), [-1])
@@ -361,9 +372,8 @@ class LinearOperator:
         return self._linop_adjoint()
 
     def _linop_adjoint(self):
-        from .linear_operator_composite import LinearOperatorAdjoint  # noqa: PLC0415 (cycle)
-        return LinearOperatorAdjoint(self, is_non_singular=self.is_non_singular, is_self_adjoint=self.is_self_adjoint,
-                                     is_positive_definite=self.is_positive_definite, is_square=self.is_square)
+        return _derived("adjoint")(self, is_non_singular=self.is_non_singular, is_self_adjoint=self.is_self_adjoint,
+                                   is_positive_definite=self.is_positive_definite, is_square=self.is_square)
 
     H = property(adjoint, None)
 
@@ -376,10 +386,8 @@ class LinearOperator:
         return self._linop_inverse()
 
     def _linop_inverse(self):
-        from .linear_operator_composite import LinearOperatorInversion  # noqa: PLC0415 (cycle)
-        return LinearOperatorInversion(self, is_non_singular=self.is_non_singular,
-                                       is_self_adjoint=self.is_self_adjoint,
-                                       is_positive_definite=self.is_positive_definite, is_square=self.is_square)
+        return _derived("inversion")(self, is_non_singular=self.is_non_singular, is_self_adjoint=self.is_self_adjoint,
+                                     is_positive_definite=self.is_positive_definite, is_square=self.is_square)
 
     def cholesky(self, name="cholesky"):
         """The lower-triangular Cholesky factor L (self = L L^H) as an operator."""
@@ -388,9 +396,8 @@ class LinearOperator:
         return self._linop_cholesky()
 
     def _linop_cholesky(self):
-        from .linear_operator_basic import LinearOperatorLowerTriangular  # noqa: PLC0415 (cycle)
-        return LinearOperatorLowerTriangular(cholesky(self.to_dense()), is_non_singular=True,
-                                             is_self_adjoint=False, is_square=True)
+        return _derived("lower_triangular")(cholesky(self.to_dense()), is_non_singular=True, is_self_adjoint=False,
+                                            is_square=True)
 
     # ---- dense views ----
     def _to_dense(self):

@@ -14,7 +14,7 @@ import numpy as np
 from .. import ops as _ops
 from ..framework.tensor_shape import TensorShape, broadcast_static_shape
 from .array_ops import concat, split
-from .linear_operator import LinearOperator, broadcast_batch, scalar, static_dims, transpose_last_two
+from .linear_operator import DERIVED, LinearOperator, broadcast_batch, scalar, static_dims, transpose_last_two
 
 __all__ = ["LinearOperatorAdjoint", "LinearOperatorInversion", "LinearOperatorComposition",
            "LinearOperatorKronecker", "LinearOperatorBlockDiag", "LinearOperatorBlockLowerTriangular"]
@@ -590,3 +590,6 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         grid = [[self._rows[i][j].to_dense() if j <= i else
                  _zeros(batch, self._sizes[i], self._sizes[j], self.dtype) for j in range(n)] for i in range(n)]
         return _assemble(grid, batch)
+
+
+DERIVED.update(adjoint=LinearOperatorAdjoint, inversion=LinearOperatorInversion, composition=LinearOperatorComposition)

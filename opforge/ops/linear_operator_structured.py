@@ -1,4 +1,6 @@
-"""Structured linear operators (tf.linalg.LinearOperatorLowRankUpdate, Toeplitz, Tridiag).
+"""Structured linear operators (tf.linalg.LinearOperatorLowRankUpdate, Toeplitz, Tridiag,
+Permutation, Householder). A permutation multiplies by a gather (its adjoint by the inverse
+permutation's), a Householder reflection by one dot product per column.
 
 LowRankUpdate L + U D V^T never forms the N x N matrix: it multiplies through the factors, solves
 by the Woodbury identity and takes determinants by the matrix determinant lemma, both over the
@@ -20,12 +22,15 @@ from ..framework.tensor_shape import broadcast_static_shape
 from .array_ops import concat, expand_dims, gather, stack
 from .linalg_compositions import tridiagonal_matmul, tridiagonal_solve
 from .linear_operator import (
-    LinearOperator, broadcast_batch, matmul_dense, static_dims, transpose_last_two,
+    LinearOperator, as_tensor, broadcast_batch, matmul_dense, scalar, static_dims, transpose_last_two,
 )
-from .linear_operator_basic import LinearOperatorDiag, LinearOperatorFullMatrix, _float_tensor, _min_rank
+from .linear_operator_basic import (
+    LinearOperatorDiag, LinearOperatorFullMatrix, _float_tensor, _full, _min_rank, _no_op, _ops_errors,
+)
 from .math_ops import reduce_sum
 
-__all__ = ["LinearOperatorLowRankUpdate", "LinearOperatorToeplitz", "LinearOperatorTridiag"]
+__all__ = ["LinearOperatorLowRankUpdate", "LinearOperatorToeplitz", "LinearOperatorTridiag", "LinearOperatorPermutation",
+           "LinearOperatorHouseholder"]
 
 
 class LinearOperatorLowRankUpdate(LinearOperator):
@@ -333,4 +338,152 @@ class LinearOperatorTridiag(LinearOperator):
         return _ops.add_v2(_ops.add_v2(_ops.mul(col(main), np.eye(n, dtype=dt)),
                                        _ops.mul(col(sup), np.eye(n, k=1, dtype=dt))),
                            _ops.mul(col(sub), np.eye(n, k=-1, dtype=dt)))
+
+
+class LinearOperatorPermutation(LinearOperator):
+    """The permutation matrix P with P[..., i, perm[i]] = 1: (P x)[i] = x[perm[i]], a gather; its
+    adjoint gathers by the inverse permutation (tf.linalg.LinearOperatorPermutation)."""
+
+    def __init__(self, perm, dtype="float32", is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name="LinearOperatorPermutation"):
+        parameters = dict(perm=perm, dtype=dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
+                          is_positive_definite=is_positive_definite, is_square=is_square, name=name)
+        self._perm = as_tensor(perm)
+        _min_rank(self._perm, 1, "perm")
+        if not self._perm.dtype.is_integer:
+            raise TypeError(f"Argument `perm` must be integer dtype. Received: {self._perm.dtype.name}.")
+        if hasattr(self._perm, "numpy"):
+            p = np.asarray(self._perm.numpy())
+            if np.any(np.sort(p, axis=-1) != np.arange(p.shape[-1])):
+                raise ValueError(f"Argument `perm` must be a vector of unique integers from 0 to {p.shape[-1] - 1}.")
+        if is_non_singular is False:
+            raise ValueError("A Permutation operator is always non-singular.")
+        if is_square is False:
+            raise ValueError("A Permutation operator is always square.")
+        super().__init__(dtype, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
+                         is_positive_definite=is_positive_definite, is_square=True, name=name, parameters=parameters)
+
+    @property
+    def perm(self):
+        return self._perm
+
+    def _shape(self):
+        return self._perm.shape.concatenate(self._perm.shape[-1:])
+
+    def _assert_non_singular(self):
+        return _no_op("assert_non_singular")
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        perm = self._perm
+        if adjoint and not self.is_self_adjoint:
+            n = static_dims(perm.shape[-1:], "perm")[0]
+            perm = _ops.top_kv2(_ops.neg(perm), np.int32(n))[1]  # the inverse permutation (argsort)
+        x = transpose_last_two(x) if adjoint_arg else x
+        x, perm3 = broadcast_batch(x, expand_dims(perm, -1))
+        perm = _ops.squeeze(perm3, axis=[-1])
+        return gather(x, perm, axis=x.shape.rank - 2, batch_dims=x.shape.rank - 2)
+
+    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
+        return self._matmul(rhs, adjoint=not adjoint, adjoint_arg=adjoint_arg)
+
+    def _log_abs_determinant(self):
+        return _ops.identity(_full(self.batch_shape, self.dtype, 0))
+
+    def _to_dense(self):
+        n = static_dims(self._perm.shape[-1:], "perm")[0]
+        return _ops.cast(_ops.equal(np.arange(n, dtype=self._perm.dtype.as_numpy_dtype), expand_dims(self._perm, -1)),
+                         DstT=self.dtype)
+
+    def _diag_part(self):
+        n = static_dims(self._perm.shape[-1:], "perm")[0]
+        return _ops.cast(_ops.equal(np.arange(n, dtype=self._perm.dtype.as_numpy_dtype), self._perm), DstT=self.dtype)
+
+    def _cond(self):
+        return _ops.identity(_full(self.batch_shape, self.dtype, 1))
+
+
+class LinearOperatorHouseholder(LinearOperator):
+    """The reflection I - 2 v v^T / (v^T v) about the hyperplane orthogonal to reflection_axis v:
+    its own inverse and adjoint, determinant -1 (tf.linalg.LinearOperatorHouseholder)."""
+
+    def __init__(self, reflection_axis, is_non_singular=None, is_self_adjoint=None, is_positive_definite=None,
+                 is_square=None, name="LinearOperatorHouseholder"):
+        parameters = dict(reflection_axis=reflection_axis, is_non_singular=is_non_singular,
+                          is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite,
+                          is_square=is_square, name=name)
+        self._reflection_axis = _float_tensor(reflection_axis, "reflection_axis")
+        _min_rank(self._reflection_axis, 1, "reflection_axis")
+        if is_self_adjoint is False:
+            raise ValueError("A Householder operator is always self adjoint.")
+        if is_positive_definite is True:
+            raise ValueError("A Householder operator is always non-positive definite.")
+        if is_square is False:
+            raise ValueError("A Householder operator is always square.")
+        super().__init__(self._reflection_axis.dtype, is_non_singular=is_non_singular, is_self_adjoint=True,
+                         is_positive_definite=False, is_square=True, name=name, parameters=parameters)
+
+    @property
+    def reflection_axis(self):
+        return self._reflection_axis
+
+    def _shape(self):
+        s = self._reflection_axis.shape
+        return s.concatenate(s[-1:])
+
+    def _unit_axis(self):
+        v = self._reflection_axis
+        return _ops.mul(v, _ops.rsqrt(reduce_sum(_ops.square(v), -1, keepdims=True)))
+
+    def _assert_non_singular(self):
+        return _no_op("assert_non_singular")
+
+    def _assert_positive_definite(self):
+        raise _ops_errors().InvalidArgumentError("Householder operators are always non-positive definite.",
+                                                 "LinearOperatorHouseholder")
+
+    def _assert_self_adjoint(self):
+        return _no_op("assert_self_adjoint")
+
+    def _linop_adjoint(self):
+        return self
+
+    def _linop_inverse(self):
+        return self
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        x = transpose_last_two(x) if adjoint_arg else x
+        u = expand_dims(self._unit_axis(), -1)
+        u_dot_x = reduce_sum(_ops.mul(u, x), -2, keepdims=True)
+        return _ops.sub(x, _ops.mul(_ops.mul(scalar(2, self.dtype), u), u_dot_x))
+
+    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
+        return self._matmul(rhs, adjoint, adjoint_arg)
+
+    def _trace(self):
+        n = static_dims(self.shape[-1:], "reflection_axis")[0]
+        return _ops.identity(_full(self.batch_shape, self.dtype, n - 2))
+
+    def _determinant(self):
+        return _ops.identity(_full(self.batch_shape, self.dtype, -1))
+
+    def _log_abs_determinant(self):
+        return _ops.identity(_full(self.batch_shape, self.dtype, 0))
+
+    def _to_dense(self):
+        u = self._unit_axis()
+        n = static_dims(self.shape[-1:], "reflection_axis")[0]
+        outer = _ops.mul(expand_dims(u, -1), expand_dims(u, -2))
+        return _ops.sub(np.eye(n, dtype=self.dtype.as_numpy_dtype), _ops.mul(scalar(2, self.dtype), outer))
+
+    def _diag_part(self):
+        u = self._unit_axis()
+        return _ops.sub(scalar(1, self.dtype), _ops.mul(scalar(2, self.dtype), _ops.square(u)))
+
+    def _eigvals(self):
+        dims = static_dims(self._reflection_axis.shape, "reflection_axis")
+        return _ops.identity(np.concatenate([np.full(dims[:-1] + [1], -1.0), np.ones(dims[:-1] + [dims[-1] - 1])],
+                                            -1).astype(self.dtype.as_numpy_dtype))
+
+    def _cond(self):
+        return _ops.identity(_full(self.batch_shape, self.dtype, 1))
 
