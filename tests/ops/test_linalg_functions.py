@@ -116,3 +116,17 @@ def test_against_tensorflow():
     np.testing.assert_allclose(of.linalg.eigh_tridiagonal(alpha, beta, select="i", select_range=[1, 2]).numpy(),
                                tf.linalg.eigh_tridiagonal(alpha, beta, select="i", select_range=[1, 2]).numpy(),
                                atol=1e-12)
+
+
+def _static(ns, placeholder, shape):
+    with ns.Graph().as_default():
+        out = ns.linalg.sqrtm(placeholder(ns.float64, shape))
+        return None if out.shape.rank is None else out.shape.as_list()
+
+
+@pytest.mark.parametrize("shape,want", [([None, 3, None], [None, 3, 3]), ([2, None, None], [2, None, None]),
+                                        (None, None)])
+def test_sqrtm_static_shapes(shape, want):
+    assert _static(of, of.placeholder, shape) == want
+    tf = pytest.importorskip("tensorflow")
+    assert _static(tf, tf.compat.v1.placeholder, shape) == want
