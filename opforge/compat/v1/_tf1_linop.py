@@ -1,6 +1,7 @@
 """TF1 names added by the linear-operator work: tf.linalg's LinearOperator classes
 (opforge/ops/linear_operator*.py), sqrtm / tf.matrix_square_root and eigh_tridiagonal
-(opforge/ops/linalg_functions.py), tf.matrix_diag / tf.matrix_diag_part, tf.nn.raw_rnn and
+(opforge/ops/linalg_functions.py), tf.linalg.diag / diag_part with MatrixDiagV3's band
+(opforge/ops/matrix_diag_band.py) and their TF1 names tf.matrix_diag / tf.matrix_diag_part, tf.nn.raw_rnn and
 tf.nn.static_state_saving_rnn (opforge/layers/rnn_raw.py), tf.conv and the v2 Conv2D gradients
 (opforge/ops/conv_generic.py): wired into the namespaces _tf1 builds.
 
@@ -15,7 +16,7 @@ from opforge.compat.v1 import _tf1
 from opforge.layers import rnn_raw as _rnn_raw
 from opforge.ops import conv_generic as _conv
 from opforge.ops import linalg as _la
-from opforge.ops import linalg_ops as _linalg_ops
+from opforge.ops import matrix_diag_band as _band
 from opforge.ops.linear_operator import LinearOperator as _LinearOperator
 
 _COMPAT: dict = {}
@@ -62,14 +63,15 @@ def _compat_class(cls):
 for _name in ["LinearOperator"] + [n for n in _la.__all__ if n.startswith("LinearOperator") and n != "LinearOperator"]:
     setattr(_tf1.linalg, _name, _compat_class(getattr(_la, _name)))
 
+_tf1.linalg.diag = _namespace.in_default_graph(_band.matrix_diag)  # MatrixDiagV3's band, sizes, padding
+_tf1.linalg.diag_part = _namespace.in_default_graph(_band.matrix_diag_part)
 _tf1.linalg.sqrtm = _namespace.in_default_graph(_la.sqrtm)
 _tf1.linalg.eigh_tridiagonal = _namespace.in_default_graph(_la.eigh_tridiagonal)
 _tf1.nn.raw_rnn = _namespace.in_default_graph(_rnn_raw.raw_rnn)
 _tf1.nn.static_state_saving_rnn = _namespace.in_default_graph(_rnn_raw.static_state_saving_rnn)
 
 # top-level names (compat.v1 star-imports them)
-matrix_diag = _namespace.in_default_graph(_linalg_ops.diag)  # TF1's names of tf.linalg.diag / diag_part
-matrix_diag_part = _namespace.in_default_graph(_linalg_ops.diag_part)
+matrix_diag, matrix_diag_part = _tf1.linalg.diag, _tf1.linalg.diag_part  # TF1's names of them
 matrix_square_root = _tf1.linalg.sqrtm
 conv = _namespace.in_default_graph(_conv.conv)
 conv2d_backprop_filter_v2 = _namespace.in_default_graph(_conv.conv2d_backprop_filter_v2)

@@ -170,12 +170,6 @@ _KEYWORDS_BY_REASON: dict[str, dict[str, tuple[str, ...]]] = {
         "tf.gather_nd": ("bad_indices_policy",),
         "tf.scatter_nd": ("bad_indices_policy",),
     },
-    "MatrixDiagV3's band (k, num_rows, num_cols, padding_value, align): opforge's MatrixDiag takes the main diagonal only": {
-        "linalg.diag": ("align", "k", "num_cols", "num_rows", "padding_value"),
-        "linalg.diag_part": ("align", "k", "padding_value"),
-        "tf.matrix_diag": ("align", "k", "num_cols", "num_rows", "padding_value"),
-        "tf.matrix_diag_part": ("align", "k", "padding_value"),
-    },
     "opforge's own classes under TF's names, built by opforge rather than by callers (TF's constructor arguments are its internals)": {
         "data.Iterator": ("initializer", "iterator_resource", "output_classes", "output_shapes", "output_types"),
         "nn.rnn_cell.RNNCell": ("trainable",),
