@@ -371,8 +371,8 @@ class LinearOperatorZeros(LinearOperator):
         self._batch_shape_arg = _batch_shape_arg(batch_shape)
         self._assert_proper_shapes = assert_proper_shapes
         if self._num_rows != self._num_columns and is_square:
-            raise ValueError("A Zeros operator with different num_rows and num_columns is not square: pass "
-                             "is_square=False.")
+            raise ValueError(f"LinearOperatorZeros initialized as is_square=True, but got num_rows({self._num_rows}) "
+                             f"!= num_columns({self._num_columns})")
         super().__init__(dtype or "float32", is_non_singular=False, is_self_adjoint=is_self_adjoint,
                          is_positive_definite=False, is_square=is_square, name=name, parameters=parameters)
 
