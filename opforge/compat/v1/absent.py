@@ -41,8 +41,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.decode_json_example tf.parse_tensor
     """),
     "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, ...": _names("""
-        nn.raw_rnn nn.static_state_saving_rnn
-        tf.conv tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2
     """),
     "image formats other than PNG and JPEG: opforge decodes those two (libpng, libjpeg); BMP, GIF, WebP and JPEG XL have no decoder yet": _names("""
         image.decode_bmp image.decode_gif image.decode_jxl image.decode_webp io.decode_bmp io.decode_gif io.decode_jxl
@@ -73,17 +71,11 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.searchsorted tf.serialize_tensor tf.setdiff1d   tf.unravel_index
 
     """),
-    "tf.linalg.LinearOperator classes: a class library over linear algebra ops opforge does not have yet": _names("""
-        linalg.LinearOperator linalg.LinearOperatorAdjoint linalg.LinearOperatorBlockDiag
-        linalg.LinearOperatorBlockLowerTriangular linalg.LinearOperatorCirculant linalg.LinearOperatorCirculant2D
-        linalg.LinearOperatorCirculant3D linalg.LinearOperatorComposition linalg.LinearOperatorDiag
-        linalg.LinearOperatorFullMatrix linalg.LinearOperatorHouseholder linalg.LinearOperatorIdentity
-        linalg.LinearOperatorInversion linalg.LinearOperatorKronecker linalg.LinearOperatorLowRankUpdate
-        linalg.LinearOperatorLowerTriangular linalg.LinearOperatorPermutation linalg.LinearOperatorScaledIdentity
-        linalg.LinearOperatorToeplitz linalg.LinearOperatorTridiag linalg.LinearOperatorZeros
+    "circulant linear operators: a circulant matrix is defined by its (complex) spectrum and applied by FFTs; opforge has neither complex dtypes nor FFTs (DESIGN.md 5)": _names("""
+        linalg.LinearOperatorCirculant linalg.LinearOperatorCirculant2D linalg.LinearOperatorCirculant3D
     """),
-    "linear algebra ops not yet in opforge (MatrixInverse, Cholesky, Qr, Svd, ... arrive with issue 32's linalg work; names are wired in when the ops land)": _names("""
-        linalg.eigh_tridiagonal linalg.logm linalg.sqrtm tf.matrix_diag tf.matrix_diag_part tf.matrix_square_root
+    "tf.linalg.logm: TensorFlow's MatrixLogarithm is defined for complex64/complex128 matrices only (a real matrix's logarithm is complex in general); opforge's dtypes are real (DESIGN.md 5)": _names("""
+        linalg.logm
     """),
     "complex dtypes and FFTs: opforge's dtypes are real (DESIGN.md 5)": _names("""
         math.angle math.conj math.imag math.real tf.angle tf.complex tf.complex128 tf.complex64 tf.conj tf.fft
@@ -164,10 +156,6 @@ _KEYWORDS_BY_REASON: dict[str, dict[str, tuple[str, ...]]] = {
         "random.stateless_uniform": ("alg",),
         "tf.gather_nd": ("bad_indices_policy",),
         "tf.scatter_nd": ("bad_indices_policy",),
-    },
-    "MatrixDiagV3's band (k, num_rows, num_cols, padding_value, align): opforge's MatrixDiag takes the main diagonal only": {
-        "linalg.diag": ("align", "k", "num_cols", "num_rows", "padding_value"),
-        "linalg.diag_part": ("align", "k", "padding_value"),
     },
     "opforge's own classes under TF's names, built by opforge rather than by callers (TF's constructor arguments are its internals)": {
         "data.Iterator": ("initializer", "iterator_resource", "output_classes", "output_shapes", "output_types"),
