@@ -43,6 +43,7 @@ def _matrix_inverse_grad(op, grads):
 _register_fn("Cholesky", "opforge.gradients.linalg_grads:cholesky_grad")
 _register_fn("Lu", "opforge.gradients.linalg_grads:lu_grad")
 _register_fn("MatrixSolve", "opforge.gradients.linalg_grads:matrix_solve_grad")
+_register_fn("MatrixSquareRoot", "opforge.gradients.linalg_grads:matrix_square_root_grad")
 _register_fn("MatrixTriangularSolve", "opforge.gradients.linalg_grads:matrix_triangular_solve_grad")
 _register_fn("Qr", "opforge.gradients.linalg_grads:qr_grad")
 _register_fn("SelfAdjointEigV2", "opforge.gradients.linalg_grads:self_adjoint_eig_v2_grad")

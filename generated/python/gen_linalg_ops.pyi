@@ -133,6 +133,28 @@ def matrix_solve(matrix: TensorLike, rhs: TensorLike, adjoint: bool = False, nam
       A `Tensor`. Has the same type as `matrix`. Shape is `[..., M, K]`.
     """
 
+def matrix_square_root(input: TensorLike, name: str | None = None) -> Tensor:
+    r"""Computes the matrix square root of one or more square matrices: matmul(sqrtm(A), sqrtm(A)) = A.
+
+    The input matrix should be invertible. If the input matrix is real, it should have no
+    eigenvalues which are real and negative (pairs of complex conjugate eigenvalues are allowed).
+    The principal square root is computed as TensorFlow (Eigen) does: the real Schur decomposition A
+    = Z T Z^T (LAPACK gees from OpenBLAS), the square root of the quasi-triangular T block by block
+    (a 1x1 block's square root; a 2x2 block's from its complex-conjugate eigenvalues; the blocks
+    above the diagonal from small Sylvester equations), then Z sqrt(T) Z^T. A real negative
+    eigenvalue gives NaNs, as in TensorFlow. The input is a tensor of shape `[..., M, M]` whose
+    inner-most 2 dimensions form square matrices; the output has the same shape.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `float64`, `float32`. Shape is `[...,
+        M, M]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`. Shape is `[..., M, M]`: the principal square root of
+        each matrix.
+    """
+
 def matrix_triangular_solve(matrix: TensorLike, rhs: TensorLike, lower: bool = True, adjoint: bool = False, name: str | None = None) -> Tensor:
     r"""Solves systems of linear equations with upper or lower triangular matrices by backsubstitution.
 

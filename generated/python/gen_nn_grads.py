@@ -291,19 +291,19 @@ def _max_pool_grad_grad_grad(op, grads):
 
 @_register("Relu")
 def _relu_grad(op, grads):
-    features = op.inputs[0]
+    activations = op.outputs[0]
     grad = grads[0]
     return [
-        relu_grad(grad, features),
+        relu_grad(grad, activations),
     ]
 
 
 @_register("Relu6")
 def _relu6_grad(op, grads):
-    features = op.inputs[0]
+    activations = op.outputs[0]
     grad = grads[0]
     return [
-        relu6_grad(grad, features),
+        relu6_grad(grad, activations),
     ]
 
 

@@ -133,6 +133,7 @@ OPS = {
     "MatrixDeterminant": ("linalg", "matrix_determinant"),
     "MatrixInverse": ("linalg", "matrix_inverse"),
     "MatrixSolve": ("linalg", "matrix_solve"),
+    "MatrixSquareRoot": ("linalg", "matrix_square_root"),
     "MatrixTriangularSolve": ("linalg", "matrix_triangular_solve"),
     "Qr": ("linalg", "qr"),
     "SelfAdjointEigV2": ("linalg", "self_adjoint_eig_v2"),

@@ -18,6 +18,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from ..layers import initializers as _init
 from .graph import GraphTensor, get_default_graph
+from .tf2_behavior import create_variable
 
 AUTO_REUSE = "auto_reuse"
 from .collections import REGULARIZATION_LOSSES  # noqa: E402,F401
@@ -134,8 +135,10 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
     with contextlib.ExitStack() as stack:
         if auxiliary_name_scope:
             if name_scope_name is None:
-                leaf = full.rsplit("/", 1)[-1]
-                ns = stack.enter_context(g.name_scope(leaf))
+                # The scope's name below its parent, as written ("stage0/block0" stays two
+                # levels, as in TensorFlow), made unique among the graph's name scopes.
+                relative = full[len(parent.name) + 1:] if parent.name else full
+                ns = stack.enter_context(g.name_scope(relative))
             else:
                 ns = stack.enter_context(g.name_scope(name_scope_name))
             scope._name_scope = ns
@@ -220,8 +223,8 @@ def _get_variable(name, shape=None, dtype=None, initializer=None, regularizer=No
         if isinstance(value, GraphTensor) and value.dtype != dt:
             raise ValueError(f"initializer for {full} gives {value.dtype.name}, not {dt.name}")
     trainable = True if trainable is None else trainable
-    v = RefVariable(value, dtype=dt, name=full + "/", trainable=trainable, graph=g,
-                    collections=collections, validate_shape=validate_shape)
+    v = create_variable(RefVariable, initial_value=value, dtype=dt, name=full + "/", trainable=trainable, graph=g,
+                        collections=collections, validate_shape=validate_shape)  # through variable_creator_scopes
     store.variables[full] = v
     regularizer = regularizer if regularizer is not None else scope.regularizer
     if regularizer is not None:

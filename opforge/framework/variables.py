@@ -13,6 +13,7 @@ from .tensor import Tensor as EagerTensor
 from .tensor import TensorShape, convert_to_tensor
 
 from .collections import GLOBAL_VARIABLES, TRAINABLE_VARIABLES
+from .tf2_behavior import create_variable
 
 
 def _ops():
@@ -241,9 +242,10 @@ def Variable(initial_value=None, dtype=None, name=None, trainable=True, **kwargs
         trainable, dtype = dtype, None
     graph_mode = kwargs.pop("_graph", False) or _explicit_graph() is not None or \
         isinstance(initial_value, GraphTensor)
-    if graph_mode:
-        return RefVariable(initial_value, dtype=dtype, name=name, trainable=trainable, **kwargs)
-    return EagerVariable(initial_value, dtype=dtype, name=name, trainable=trainable)
+    if graph_mode:  # through the variable_creator_scopes (framework/tf2_behavior.py)
+        return create_variable(RefVariable, initial_value=initial_value, dtype=dtype, name=name, trainable=trainable,
+                               **kwargs)
+    return create_variable(EagerVariable, initial_value=initial_value, dtype=dtype, name=name, trainable=trainable)
 
 
 def global_variables(graph=None):

@@ -325,3 +325,29 @@ def lu_grad(op, grads):
     perm_grad = adjoint(ops.matrix_triangular_solve(upp, adjoint(x), lower=False, adjoint=False))  # x U^-H
     perm = ops.one_hot(p, np.int32(n), np.asarray(1, dt), np.asarray(0, dt))  # perm[i, j] = [j == p[i]]
     return [matmul(perm, perm_grad, adjoint_a=True)]
+
+
+def matrix_square_root_grad(op, grads):
+    """TensorFlow's _MatrixSquareRootGrad: with R = sqrtm(A), dA = R dR + dR R, so the gradient
+    G of A solves the Sylvester equation R^T G + G R^T = grad, solved as the Kronecker system
+    (R^T (x) I + I (x) R) vec(G) = vec(grad) (vec row by row)."""
+    ops = _ops()
+    r = op.outputs[0]
+    g = _or_zeros(grads[0], r)
+    n = _static_matrix_dims(r, "MatrixSquareRoot")[1]
+    dt = _np_dtype(r)
+    batch = r.shape.as_list()[:-2] if r.shape.rank is not None else None
+    if batch is None or any(d is None for d in batch):
+        raise UnimplementedError("MatrixSquareRoot's gradient needs the batch shape when the graph is built",
+                                 "MatrixSquareRoot")
+    eye = np.eye(n, dtype=dt)
+
+    def kron(a, b):
+        prod = ops.mul(ops.reshape(a, np.asarray(batch + [n, 1, n, 1], np.int64)),
+                       ops.reshape(b, np.asarray(batch + [1, n, 1, n], np.int64)))
+        return ops.reshape(prod, np.asarray(batch + [n * n, n * n], np.int64))
+
+    k = ops.add_v2(kron(adjoint(r), ops.broadcast_to(eye, np.asarray(batch + [n, n], np.int64))),
+                   kron(ops.broadcast_to(eye, np.asarray(batch + [n, n], np.int64)), r))
+    vec = ops.matrix_solve(k, ops.reshape(g, np.asarray(batch + [n * n, 1], np.int64)))
+    return [ops.reshape(vec, np.asarray(batch + [n, n], np.int64))]

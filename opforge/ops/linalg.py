@@ -21,3 +21,15 @@ __all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det",
            "expm", "lstsq", "lu", "lu_matrix_inverse", "lu_reconstruct", "lu_solve", "matrix_rank", "matvec", "normalize", "pinv", "tridiagonal_matmul", "tridiagonal_solve",
            "einsum", "eye", "global_norm", "inv", "logdet", "matmul", "matrix_transpose", "norm", "qr", "slogdet",
            "set_diag", "solve", "svd", "tensor_diag", "tensor_diag_part", "tensordot", "trace", "triangular_solve"]
+
+# tf.linalg.LinearOperator and its subclasses (opforge/ops/linear_operator*.py)
+from .linear_operator import LinearOperator  # noqa: E402
+from .linear_operator_basic import *  # noqa: E402,F401,F403
+from .linear_operator_composite import *  # noqa: E402,F401,F403
+from .linear_operator_structured import *  # noqa: E402,F401,F403
+from . import linear_operator_basic as _lob, linear_operator_composite as _loc, linear_operator_structured as _los  # noqa: E402
+
+__all__ += ["LinearOperator"] + _lob.__all__ + _loc.__all__ + _los.__all__
+from .linalg_functions import eigh_tridiagonal, sqrtm  # noqa: E402
+
+__all__ += ["eigh_tridiagonal", "sqrtm"]

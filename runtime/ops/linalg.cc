@@ -181,6 +181,7 @@ Status SvdShape(ShapeContext& c) {
 [[maybe_unused]] const bool linalg_shapes_registered = [] {
   shape_fns::register_custom("MatrixInverse", SquareShape);
   shape_fns::register_custom("Cholesky", SquareShape);
+  shape_fns::register_custom("MatrixSquareRoot", SquareShape);
   shape_fns::register_custom("MatrixDeterminant", DeterminantShape);
   shape_fns::register_custom("LogMatrixDeterminant", DeterminantShape);
   shape_fns::register_custom("SelfAdjointEigV2", EigShape);

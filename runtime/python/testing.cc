@@ -42,6 +42,10 @@ void bind_testing(py::module_& parent) {
         "Whether float32 convolutions with few input channels run the direct AVX-512 kernel.");
   m.def("set_direct_conv_avx512", &nn::set_direct_conv_avx512,
         "Switches the direct AVX-512 convolution on (where the CPU has AVX-512F) or off; returns whether it is on.");
+  m.def("conv_gather", &nn::conv_gather_enabled,
+        "Whether float32 convolutions run as row-gathered AVX-512 products (no patch matrix).");
+  m.def("set_conv_gather", &nn::set_conv_gather,
+        "Switches the row-gathered convolution on or off (im2col + GEMM); returns whether it is on.");
   m.def(
       "concurrent_executor",
       [] {

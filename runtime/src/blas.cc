@@ -162,6 +162,8 @@ void gemm(bool ta, int64_t m, float alpha, const float* a, int64_t lda, const Pa
 
 const char* sgemm_kernel() { return use_avx512.load() ? "avx512" : "openblas"; }
 
+bool sgemm_avx512_active() { return use_avx512.load(std::memory_order_relaxed); }
+
 bool set_sgemm_kernel(const char* name) {
   if (std::strcmp(name, "openblas") == 0) {
     use_avx512.store(false);

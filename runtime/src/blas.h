@@ -65,6 +65,9 @@ void gemm(bool trans_a, int64_t m, float alpha, const float* a, int64_t lda, con
 // set_sgemm_kernel returns false (and changes nothing) for a name this CPU cannot run.
 const char* sgemm_kernel();
 bool set_sgemm_kernel(const char* name);
+// Whether float32 products run on the runtime's own AVX-512 kernel now (sgemm_kernel() ==
+// "avx512"): the convolutions' row-gathered products (sgemm_avx512.h) need it.
+bool sgemm_avx512_active();
 // Pins OpenBLAS to one thread (idempotent; the thread pool calls it when it starts).
 void use_single_thread();
 

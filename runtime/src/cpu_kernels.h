@@ -18,6 +18,11 @@ bool set_dw_avx512(bool on);
 bool direct_conv_avx512_enabled();
 bool set_direct_conv_avx512(bool on);
 
+// Float32 convolutions as a row-gathered GEMM (kernels/cpu/nn/conv2d_gather.cc, no patch
+// matrix), on while float32 products run the runtime's AVX-512 kernel; off: im2col + GEMM.
+bool conv_gather_enabled();
+bool set_conv_gather(bool on);
+
 // Float32 3x3 stride-1 convolutions through Winograd (kernels/cpu/nn/conv2d.cc): 0 (the
 // default) picks F(4x4, 3x3) or F(2x2, 3x3) per shape; 2 or 4 forces that tile wherever
 // Winograd is taken (other values are ignored). Returns the setting now.

@@ -21,27 +21,99 @@
 #include "src/host_allocator.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
 #define OPF_HAVE_AVX512_GEMM 1
+#include "src/sgemm_avx512_parts.h"
 #endif
 
 namespace opforge {
 namespace blas {
 
 #ifdef OPF_HAVE_AVX512_GEMM
+namespace avx512 {
+
+// dst[r * lds + c] = src[c * ldsrc + r] for a 16 x 16 block: sixteen rows loaded, transposed in
+// registers (unpack pairs, then quads, then 128-bit lanes), stored as sixteen rows.
+__attribute__((target("avx512f"))) void transpose16(const float* src, int64_t ldsrc, float* dst, int64_t lds) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * ldsrc);
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {
+    for (int j = 0; j < 2; ++j) {
+      const __m512d a = _mm512_castps_pd(t[i + j]), b = _mm512_castps_pd(t[i + j + 2]);
+      r[i + 2 * j] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
+      r[i + 2 * j + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
+    }
+  }
+  // r[4q + k] now holds, in 128-bit lane l, column 4l + k of rows 4q .. 4q + 3.
+  for (int q = 0; q < 4; q += 2) {
+    for (int k = 0; k < 4; ++k) {
+      t[4 * q + k] = _mm512_shuffle_f32x4(r[4 * q + k], r[4 * q + 4 + k], 0x88);      // lanes 0, 2 | 0, 2
+      t[4 * q + 4 + k] = _mm512_shuffle_f32x4(r[4 * q + k], r[4 * q + 4 + k], 0xDD);  // lanes 1, 3 | 1, 3
+    }
+  }
+  for (int k = 0; k < 4; ++k) {
+    for (int h = 0; h < 2; ++h) {
+      // lo holds rows 0-3 and 4-7 of columns k + 4h and k + 4h + 8, hi the same of rows 8-15.
+      const __m512 lo = t[4 * h + k], hi = t[8 + 4 * h + k];
+      const __m512 a = _mm512_shuffle_f32x4(lo, hi, 0x88), c = _mm512_shuffle_f32x4(lo, hi, 0xDD);
+      _mm512_storeu_ps(dst + (k + 4 * h) * lds, a);
+      _mm512_storeu_ps(dst + (k + 4 * h + 8) * lds, c);
+    }
+  }
+}
+
+void pack_b(bool tb, const float* b, int64_t ldb, int64_t kc, int64_t nc, float* dst) {
+  if (!tb) {
+    // Row by row: each row of B is read once, front to back (a stream the hardware prefetcher
+    // follows), and its 32-column pieces go to their panels. Panel by panel instead would read
+    // 128 bytes from each of kc rows ldb apart: a new page per row, and for ldb a multiple of
+    // 4 KiB, rows that all map to one L1 set; packing B then cost as much as a product with
+    // few rows (a fully connected layer's 64 x 3136 x 1024 ran at 2/3 of the kernel's speed).
+    const int64_t full = nc / kNr * kNr;
+    const int tail_w = nc == full ? 0 : panel_width(nc - full);
+    const int tail = static_cast<int>(nc - full);
+    for (int64_t p = 0; p < kc; ++p) {
+      const float* src = b + p * ldb;
+      for (int64_t j0 = 0; j0 < full; j0 += kNr) std::memcpy(dst + j0 * kc + p * kNr, src + j0, sizeof(float) * kNr);
+      if (tail_w != 0) {
+        float* d = dst + full * kc + p * tail_w;
+        std::memcpy(d, src + full, sizeof(float) * static_cast<size_t>(tail));
+        std::fill(d + tail, d + tail_w, 0.0f);
+      }
+    }
+    return;
+  }
+  for (int64_t j0 = 0; j0 < nc; j0 += kNr) {
+    const int w = panel_width(nc - j0);
+    const int cols = static_cast<int>(std::min<int64_t>(w, nc - j0));
+    float* panel = dst + j0 * kc;  // op(B)[p][j] = b[j * ldb + p]
+    if (cols == w) {               // whole 16 x 16 tiles by register transposes, the last depth steps scalar
+      const int64_t kc16 = kc / 16 * 16;
+      for (int c0 = 0; c0 < w; c0 += 16) {
+        for (int64_t p0 = 0; p0 < kc16; p0 += 16) transpose16(b + (j0 + c0) * ldb + p0, ldb, panel + p0 * w + c0, w);
+      }
+      for (int c = 0; c < w; ++c) {
+        const float* s = b + (j0 + c) * ldb;
+        for (int64_t p = kc16; p < kc; ++p) panel[p * w + c] = s[p];
+      }
+      continue;
+    }
+    for (int c = 0; c < cols; ++c) {
+      const float* s = b + (j0 + c) * ldb;
+      for (int64_t p = 0; p < kc; ++p) panel[p * w + c] = s[p];
+    }
+    for (int64_t p = 0; p < kc; ++p) std::fill(panel + p * w + cols, panel + (p + 1) * w, 0.0f);
+  }
+}
+
+}  // namespace avx512
+
 namespace {
 
-constexpr int kMr = 12;            // rows of C per micro-kernel call
-constexpr int kNr = 32;            // columns of C per micro-kernel call (two vectors)...
-constexpr int64_t kKc = 256;       // depth of a packed block: a B panel (kKc x kNr) is 32 KiB
-constexpr int64_t kMc = 12 * kMr;  // rows of a packed A block (144 x 256: 144 KiB, in L2)
-constexpr int64_t kNc = 1024;      // columns of a packed B block (256 x 1024: 1 MiB)
-
-// ...except the last panel of a block when at most 16 columns are left: it is one vector wide,
-// so an odd width (16, 24, 44 channels) does not multiply a half-empty second vector.
-constexpr int panel_width(int64_t columns_left) { return columns_left > 16 ? kNr : 16; }
-// Columns of a block of nc once packed; panel j0 starts at j0 * kc of its depth block.
-constexpr int64_t padded_columns(int64_t nc) { return nc / kNr * kNr + (nc % kNr == 0 ? 0 : panel_width(nc % kNr)); }
+using namespace avx512;  // NOLINT(build/namespaces): the shared blocking and stores
 
 // A packing buffer for one call, from the caching host allocator (warm memory, no page faults
 // in steady state; 64-byte aligned for the vector loads). Not thread_local: thread-local
@@ -65,51 +137,19 @@ class PackBuffer {
 // Packs rows [0, mc) x depth [0, kc) of op(A) = A^T (a is k x m) into panels of kMr rows:
 // panel i holds, for each p, the kMr values op(A)[i*kMr + r][p] = a[p * lda + i*kMr + r] (rows
 // past mc are zero). A non-transposed A is not packed: the micro-kernel reads its rows in place.
+// Row p of a is read once, front to back, its 12-value pieces going to their panels (as pack_b).
 void pack_at(const float* a, int64_t lda, int64_t mc, int64_t kc, float* dst) {
-  for (int64_t i0 = 0; i0 < mc; i0 += kMr) {
-    const int rows = static_cast<int>(std::min<int64_t>(kMr, mc - i0));
-    for (int64_t p = 0; p < kc; ++p) {
-      float* d = dst + p * kMr;
-      const float* s = a + p * lda + i0;
-      for (int r = 0; r < rows; ++r) d[r] = s[r];
-      for (int r = rows; r < kMr; ++r) d[r] = 0.0f;
-    }
-    dst += kc * kMr;
-  }
-}
-
-// Packs depth [0, kc) x columns [0, nc) of op(B) into panels of panel_width columns: the panel
-// of columns [j0, j0 + w) starts at dst + j0 * kc and holds, for each p, op(B)[p][j0 + c] for
-// c < w (columns past nc are zero).
-void pack_b(bool tb, const float* b, int64_t ldb, int64_t kc, int64_t nc, float* dst) {
-  for (int64_t j0 = 0; j0 < nc; j0 += kNr) {
-    const int w = panel_width(nc - j0);
-    const int cols = static_cast<int>(std::min<int64_t>(w, nc - j0));
-    float* panel = dst + j0 * kc;
-    if (!tb) {
-      for (int64_t p = 0; p < kc; ++p) {
-        float* d = panel + p * w;
-        std::memcpy(d, b + p * ldb + j0, sizeof(float) * static_cast<size_t>(cols));
-        std::fill(d + cols, d + w, 0.0f);
-      }
-    } else {  // op(B)[p][j] = b[j * ldb + p]
-      for (int c = 0; c < cols; ++c) {
-        const float* s = b + (j0 + c) * ldb;
-        for (int64_t p = 0; p < kc; ++p) panel[p * w + c] = s[p];
-      }
-      for (int64_t p = 0; p < kc; ++p) std::fill(panel + p * w + cols, panel + (p + 1) * w, 0.0f);
+  const int64_t full = mc / kMr * kMr;
+  const int tail = static_cast<int>(mc - full);
+  for (int64_t p = 0; p < kc; ++p) {
+    const float* s = a + p * lda;
+    for (int64_t i0 = 0; i0 < full; i0 += kMr) std::memcpy(dst + i0 * kc + p * kMr, s + i0, sizeof(float) * kMr);
+    if (tail != 0) {
+      float* d = dst + full * kc + p * kMr;
+      std::memcpy(d, s + full, sizeof(float) * static_cast<size_t>(tail));
+      std::fill(d + tail, d + kMr, 0.0f);
     }
   }
-}
-
-__attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float* c, __mmask16 mask, float alpha,
-                                                        float beta) {
-  __m512 r = _mm512_mul_ps(acc, _mm512_set1_ps(alpha));
-  if (beta != 0.0f) {
-    const __m512 old = _mm512_maskz_loadu_ps(mask, c);
-    r = beta == 1.0f ? _mm512_add_ps(r, old) : _mm512_fmadd_ps(old, _mm512_set1_ps(beta), r);
-  }
-  return r;
 }
 
 // C[R x cols] = alpha * (A panel * B panel) + beta * C for a B panel NV vectors wide (cols <=
@@ -122,28 +162,6 @@ __attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float*
 // step are only R scalar broadcasts either way.
 // ep (the last depth block of a product with an epilogue, else null): act(v * scale + shift)
 // for the NV vectors of columns from j0 on, applied before the store.
-template <int NV>
-__attribute__((target("avx512f"))) inline void load_epilogue(const ColumnEpilogue* ep, int64_t j0, int cols,
-                                                             __m512* scale, __m512* shift) {
-  for (int v = 0; v < NV; ++v) {
-    const int left = cols - 16 * v;
-    const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
-    // (A masked load costs more than a plain one: only a ragged last vector takes one.)
-    shift[v] =
-        m == 0xFFFF ? _mm512_loadu_ps(ep->shift + j0 + 16 * v) : _mm512_maskz_loadu_ps(m, ep->shift + j0 + 16 * v);
-    scale[v] = ep->scale == nullptr ? _mm512_set1_ps(1.0f)
-               : m == 0xFFFF        ? _mm512_loadu_ps(ep->scale + j0 + 16 * v)
-                                    : _mm512_maskz_loadu_ps(m, ep->scale + j0 + 16 * v);
-  }
-}
-
-// max(0, v) / min(6, v) return v when it is NaN (the second operand), as the scalar epilogue.
-__attribute__((target("avx512f"))) inline __m512 activate(__m512 v, int act) {
-  if (act >= 1) v = _mm512_max_ps(_mm512_setzero_ps(), v);
-  if (act == 2) v = _mm512_min_ps(_mm512_set1_ps(6.0f), v);
-  return v;
-}
-
 template <int R, int NV>
 __attribute__((target("avx512f"))) void micro_kernel(int64_t kc, const float* __restrict ap, int64_t as,
                                                      const float* __restrict bp, float* c, int64_t ldc, int cols,

@@ -39,5 +39,23 @@ void sgemm_avx512_packed(bool trans_a, int64_t m, int64_t n, int64_t k, float al
                          const float* packed, int64_t col0, int64_t col1, float beta, float* c, int64_t ldc,
                          const ColumnEpilogue* ep = nullptr);
 
+// Row-gathered products (sgemm_avx512_gather.cc), for convolutions without a patch matrix:
+// C[m x n] (ldc) = A * B (then ep, when given), where row r of A is the concatenation of
+// `pieces` runs of len floats, run t at rows[r] + off[t] (depth k = pieces * len), and B
+// ([k x n], row-major, ldb) is packed by pack_b_gather into gather_packed_b_size(k, n) floats
+// (64-byte aligned). Single-threaded; call only when cpu_has_avx512().
+int64_t gather_packed_b_size(int64_t k, int64_t n);
+void pack_b_gather(const float* b, int64_t ldb, int64_t k, int64_t n, float* dst);
+void sgemm_avx512_gather(int64_t m, int64_t n, const float* const* rows, const int64_t* off, int pieces, int64_t len,
+                         const float* packed_b, float* c, int64_t ldc, const ColumnEpilogue* ep);
+// The transposed form, for filter gradients: D[n x k] (ldd) += A^T * B, A [P x n] row-major
+// (lda), B's row p gathered as above (depth P). Single-threaded; only when cpu_has_avx512().
+void sgemm_avx512_gather_tn(int64_t P, int64_t n, const float* a, int64_t lda, const float* const* rows,
+                            const int64_t* off, int pieces, int64_t len, float* d, int64_t ldd);
+// The same with single gathered values, for filters with few taps: D[k x n] (row-major) +=
+// sum over p of (column p of A) * (row p of b), A's value k at step p rows[p][off[k]], b [P x n].
+void sgemm_avx512_gather_taps_tn(int64_t P, int64_t k, const float* const* rows, const int64_t* off, const float* b,
+                                 int64_t n, float* d);
+
 }  // namespace blas
 }  // namespace opforge

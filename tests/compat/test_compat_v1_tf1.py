@@ -115,6 +115,27 @@ def test_batch_normalization_training_and_update_ops():
     np.testing.assert_allclose(z.std(0), 1, rtol=1e-2)
 
 
+def test_variable_scope_opens_the_name_scope_as_written():
+    """A scope named with a slash opens both levels of name scope (op names under
+    "stage0/block0/", as TensorFlow's), entered again it is made unique ("stage0/block0_1"), and
+    default names count per parent: the op names TF gives (TensorBoard, checkpoints of op names,
+    a user's tf.get_default_graph().get_tensor_by_name)."""
+    with tf.Graph().as_default():
+        with tf.variable_scope("stage0/block0"):
+            v = tf.get_variable("w", [2])
+            c = tf.identity(v, name="c")
+        with tf.variable_scope("stage0/block0", reuse=True):
+            c2 = tf.identity(tf.get_variable("w", [2]), name="c")
+        with tf.variable_scope("outer"):
+            with tf.variable_scope(None, default_name="dense"):
+                e = tf.identity(v, name="e")
+            with tf.variable_scope(None, default_name="dense"):
+                e2 = tf.identity(v, name="e")
+        names = [t.name for t in (v, c, c2, e, e2)]
+    assert names == ["stage0/block0/w:0", "stage0/block0/c:0", "stage0/block0_1/c:0", "outer/dense/e:0",
+                     "outer/dense_1/e:0"]
+
+
 def test_variable_scopes_and_reuse():
     def build(m):
         def net(x):

@@ -315,6 +315,68 @@ def test_variables_still_train(graph, rng):
     assert losses["opt"][2] < losses["opt"][0]
 
 
+@pytest.mark.parametrize("base", ["Conv2D", "MatMul"])
+def test_training_step_fuses_variable_bias_and_relu(graph, rng, base):
+    """`relu(conv(x, w) + b)` with b a variable (a TF1 training program's layer): the Add is a
+    BiasAdd by its static shape, so the training step's forward pass runs _FusedConv2D /
+    _FusedMatMul (ReluGrad reads the Relu's output, which the fused op gives), and the steps'
+    losses and weights equal the unoptimized graph's."""
+    if base == "Conv2D":
+        x = of.placeholder(of.float32, [None, 5, 5, 2], name="x")
+        w = of.Variable(rng.standard_normal((3, 3, 2, 4)).astype(np.float32) * 0.3, name="w")
+        c = of.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
+        feed = rng.standard_normal((3, 5, 5, 2)).astype(np.float32)
+    else:
+        x = of.placeholder(of.float32, [None, 6], name="x")
+        w = of.Variable(rng.standard_normal((6, 4)).astype(np.float32) * 0.3, name="w")
+        c = of.matmul(x, w)
+        feed = rng.standard_normal((3, 6)).astype(np.float32)
+    b = of.Variable(rng.standard_normal(4).astype(np.float32) * 0.1, name="b")
+    h = of.nn.relu(c + b, name="h")
+    loss = of.reduce_mean(of.square(h - 0.5), name="loss")
+    step = of.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+    init = of.global_variables_initializer()
+    results = {}
+    for name, cfg in (("opt", None), ("plain", OFF)):
+        sess = of.Session(graph=graph, config=cfg)
+        sess.run(init)
+        results[name] = [sess.run([loss, step], {x: feed})[0] for _ in range(4)] + list(sess.run([w, b]))
+        if name == "opt":
+            ops = [op for g in optimized_graphs(sess) for op in g.get_operations() if op.type.startswith("_Fused")]
+    for got, want in zip(results["opt"], results["plain"]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert results["opt"][3] < results["opt"][0]
+    assert [(op.name, op.get_attr("fused_ops")) for op in ops] == [("h", ["BiasAdd", "Relu"])]
+
+
+@pytest.mark.parametrize("case", ["broadcast_over_channels", "unknown_channels", "nchw"])
+def test_variable_add_that_is_not_a_bias_stays(graph, rng, case):
+    """A computed addend fuses only when its static shape says one value per output channel."""
+    if case == "unknown_channels":  # the filter's output channels are not known statically
+        x = of.placeholder(of.float32, [None, 4, 4, 2], name="x")
+        wf = of.placeholder(of.float32, [3, 3, 2, None], name="wf")
+        c = of.nn.conv2d(x, wf, [1, 1, 1, 1], "SAME")
+        b = of.placeholder(of.float32, [3], name="b")
+        feeds = {x: rng.standard_normal((1, 4, 4, 2)).astype(np.float32),
+                 wf: rng.standard_normal((3, 3, 2, 3)).astype(np.float32), b: rng.standard_normal(3).astype(np.float32)}
+    elif case == "nchw":  # a [C] vector adds along W in NCHW, not per channel
+        x = of.placeholder(of.float32, [None, 2, 4, 4], name="x")
+        c = of.raw_ops.Conv2D(input=x, filter=rng.standard_normal((3, 3, 2, 4)).astype(np.float32),
+                              strides=[1, 1, 1, 1], padding="SAME", data_format="NCHW")
+        b = of.placeholder(of.float32, [4], name="b")
+        feeds = {x: rng.standard_normal((1, 2, 4, 4)).astype(np.float32), b: rng.standard_normal(4).astype(np.float32)}
+    else:  # one value for every channel of a pixel: [H, W, 1]
+        x = of.placeholder(of.float32, [None, 4, 4, 2], name="x")
+        c = of.nn.conv2d(x, rng.standard_normal((3, 3, 2, 4)).astype(np.float32), [1, 1, 1, 1], "SAME")
+        b = of.placeholder(of.float32, [4, 4, 1], name="b")
+        feeds = {x: rng.standard_normal((1, 4, 4, 2)).astype(np.float32),
+                 b: rng.standard_normal((4, 4, 1)).astype(np.float32)}
+    y = of.nn.relu(c + b, name="y")
+    got, want, sess = run_both(graph, [y], feeds)
+    assert_close(got, want)
+    assert not [op for g in optimized_graphs(sess) for op in g.get_operations() if op.type.startswith("_Fused")]
+
+
 def test_runtime_error_names_the_users_node(graph):
     x = of.placeholder(of.float32, [None, None], name="x")
     y = of.nn.relu(of.nn.bias_add(of.matmul(x, np.ones((3, 2), np.float32)), np.ones(2, np.float32)), name="y")

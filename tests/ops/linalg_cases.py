@@ -81,7 +81,7 @@ def _svd_rows(large=False):
 def _rows(op_name, large=False):
     if op_name in ("MatrixInverse",):
         return _square_rows("input", "adjoint", large)
-    if op_name in ("MatrixDeterminant", "LogMatrixDeterminant", "Cholesky", "Lu"):
+    if op_name in ("MatrixDeterminant", "LogMatrixDeterminant", "Cholesky", "Lu", "MatrixSquareRoot"):
         return _square_rows("input", None, large)
     if op_name == "SelfAdjointEigV2":
         return _square_rows("input", "compute_v", large)
@@ -98,7 +98,7 @@ def _rows(op_name, large=False):
 
 CASES = {name: _rows(name) for name in ("MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant",
                                         "Cholesky", "MatrixSolve", "MatrixTriangularSolve", "Qr",
-                                        "SelfAdjointEigV2", "Svd", "Lu")}
+                                        "SelfAdjointEigV2", "Svd", "Lu", "MatrixSquareRoot")}
 LARGE_CASES = {name: _rows(name, large=True) for name in CASES}
 
 
@@ -165,6 +165,8 @@ def build(rng, op, case, data):
             continue
         if name in ("Cholesky",):
             x = symmetric(rng, shape, positive=True)
+        elif name == "MatrixSquareRoot":  # eigenvalues near 2: none on the negative real axis
+            x = 2 * np.eye(shape[-1]) + rng.uniform(-0.5, 0.5, shape) / np.sqrt(shape[-1])
         elif name == "SelfAdjointEigV2":
             x = symmetric(rng, shape)
         elif name == "MatrixTriangularSolve" and arg == "matrix":

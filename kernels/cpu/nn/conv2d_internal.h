@@ -204,6 +204,16 @@ bool use_direct(const ConvGeom& g);
 template <typename Post>
 void direct_forward(const float* in, const float* filt, float* out, const ConvGeom& g, const Post& post);
 
+// Whether the row-gathered AVX-512 product (conv2d_gather.cc) takes this float32 convolution,
+// and that path: no patch matrix.
+bool use_gather(const ConvGeom& g);
+template <typename Post>
+void gather_forward(const float* in, const float* filt, float* out, const ConvGeom& g, const Post& post,
+                    const Tensor* filter, const blas::ColumnEpilogue* ep);
+// Conv2DBackpropFilter the same way (use_gather_filter(g) says where: also filters with few taps).
+bool use_gather_filter(const ConvGeom& g);
+void gather_backprop_filter(const float* in, const float* dy, float* df, const ConvGeom& g);
+
 // The Winograd tile for this float32 convolution: 4 or 2, or 0 where Winograd should not run.
 int winograd_tile(const ConvGeom& g);
 // Winograd F(m x m, 3x3), m = winograd_tile(g).

@@ -1,5 +1,7 @@
 // Variables (VariableV2, the Assign family and CountUpTo) and NoOp. These need the graph executor's
 // environment: the Session's variable store and the node name.
+#include <cstring>
+
 #include "cpu/cpu_util.h"
 #include "opforge/ops/state/assign.h"
 #include "opforge/ops/state/assign_add.h"
@@ -41,9 +43,21 @@ Status AssignCpu(ops::AssignArgs& a) {
     return a.ctx.error("cannot assign a value of shape ", a.value.shape().to_string(), " to variable '", v->name,
                        "' of shape ", v->shape.to_string());
   }
+  // The variable owns its storage, as in TensorFlow: a value in memory the runtime did not
+  // allocate (a fed NumPy array, which its owner may change after the run) or a constant's
+  // buffer is copied; any other value (an op's result) is shared, tensors being immutable. Owned,
+  // the variable is also updated in place by the first training step (Apply*) rather than
+  // copied then.
+  Tensor value = a.value;
+  const std::shared_ptr<Buffer>& buf = value.buffer();
+  if (buf && value.on_host() && value.strings() == nullptr && value.variant() == nullptr &&
+      (!buf->owns_memory() || buf->is_constant())) {
+    OPF_RETURN_IF_ERROR(Tensor::Allocate(value.dtype(), value.shape(), &value));
+    if (a.value.nbytes() > 0) std::memcpy(value.raw_data(), a.value.raw_data(), a.value.nbytes());
+  }
   {
     std::lock_guard<std::mutex> lock(v->mu);
-    v->value = a.value;  // tensors are immutable: share the buffer
+    v->value = std::move(value);
     v->initialized = true;
   }
   a.ctx.set_ref_output(0, v);

@@ -24,6 +24,7 @@ from opforge.framework.session import InteractiveSession, Session, get_default_s
 from opforge.framework.variables import (  # noqa: F401
     RefVariable, global_variables_initializer, variables_initializer,
 )
+from opforge.framework.tf2_behavior import create_variable as _create_variable
 from opforge.framework import api as _api
 from opforge.framework.api import control_dependencies, group, name_scope, no_op, placeholder  # noqa: F401
 from opforge.gradients.graph_grad import gradients  # noqa: F401
@@ -203,7 +204,8 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
 def Variable(initial_value=None, dtype=None, name=None, trainable=True, **kwargs):  # noqa: N802
     if isinstance(dtype, builtins.bool):  # TF1's second positional parameter was `trainable`
         trainable, dtype = dtype, None
-    return RefVariable(initial_value, dtype=dtype, name=name, trainable=trainable, **kwargs)
+    return _create_variable(RefVariable, initial_value=initial_value, dtype=dtype, name=name, trainable=trainable,
+                            **kwargs)  # through tf.variable_creator_scope's creators
 
 
 # ---- initializers, variable scopes and get_variable
@@ -298,6 +300,7 @@ from opforge.compat.v1._tf1_arrayops import *  # noqa: E402,F401,F403  (guarante
 from opforge.compat.v1._tf1_script import *  # noqa: E402,F401,F403  (py_func, custom gradients)
 from opforge.compat.v1 import _tf1_losses_nn  # noqa: E402,F401  (more tf.losses and tf.nn names)
 from opforge.compat.v1._tf1_trainmisc import *  # noqa: E402,F401,F403  (producers, accumulators, tf.sets, ...)
+from opforge.compat.v1._tf1_linop import *  # noqa: E402,F401,F403  (LinearOperators, sqrtm, tf.conv, raw_rnn)
 from opforge.compat.v1._tf1_test import test  # noqa: E402,F401
 from opforge.compat.v1._tf1_train import (  # noqa: E402,F401
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, queue,
@@ -345,6 +348,9 @@ _DEBUGGING = ("Assert", "assert_equal", "assert_greater", "assert_greater_equal"
 debugging = Namespace("debugging", {n: globals()[n] for n in _DEBUGGING}, builds_graph=False,
                       is_finite=math.is_finite, is_inf=math.is_inf, is_nan=math.is_nan,  # noqa: F405
                       assert_all_finite=verify_tensor_all_finite)  # noqa: F405
+
+from opforge.compat.v1 import _tf1_tf2era  # noqa: E402  (tf.nest, tf.function, Checkpoint, random.Generator, ...)
+_tf1_tf2era.install(globals())
 
 # Every function builds into the default graph, as TensorFlow 1's do.
 _wrap(globals(), skip={"reset_default_graph", "get_default_graph", "disable_eager_execution",

@@ -23,18 +23,17 @@ def _names(text: str) -> list[str]:
 # reason -> the names it covers
 _ABSENT_BY_REASON: dict[str, list[str]] = {
 
-    "TF2-era object and eager APIs (tf.Module, Checkpoint, TypeSpecs, tf.function, GradientTape in graph mode, random.Generator, DeviceSpec, control-flow and resource-variable switches): not offered in compat.v1": _names("""
-        data.DatasetSpec random.Algorithm random.Generator random.create_rng_state random.fold_in
-        random.get_global_generator random.set_global_generator random.split saved_model.Asset saved_model.SaveOptions
-        saved_model.load_v2 saved_model.save summary.all_v2_summary_ops summary.initialize tf.CriticalSection
-        tf.DeviceSpec tf.GradientTape tf.Module tf.NoneTensorSpec tf.OptionalSpec tf.TensorArraySpec tf.TensorSpec
-        tf.TypeSpec tf.VariableAggregation tf.VariableSynchronization tf.autograph tf.control_flow_v2_enabled
-        tf.disable_control_flow_v2 tf.disable_resource_variables tf.disable_tensor_equality tf.enable_control_flow_v2
-        tf.enable_resource_variables tf.enable_tensor_equality tf.enable_v2_behavior
-        tf.executing_eagerly_outside_functions tf.function tf.init_scope tf.is_symbolic_tensor tf.mixed_precision
-        tf.nest tf.recompute_grad tf.resource_variables_enabled tf.type_spec_from_value tf.types
-        tf.variable_creator_scope tf.vectorized_map tf.wrap_function train.Checkpoint train.CheckpointManager
-        train.CheckpointOptions
+    "TF2's object-based SavedModel (tf.saved_model.save / load_v2 and their Asset and SaveOptions): it serializes a tf.Module's object graph with its traced tf.functions as FunctionDefs; opforge's SavedModel is TF1's (builder, loader, simple_save), and opforge keeps no FunctionDef library for the graphs it builds": _names("""
+        saved_model.Asset saved_model.SaveOptions saved_model.load_v2 saved_model.save
+    """),
+    "tf.CriticalSection runs a function under a mutex resource (MutexV2 / MutexLock ops), which opforge's runtime does not have": _names("""
+        tf.CriticalSection
+    """),
+    "tf.autograph converts Python control flow on tensors into graph ops (a source-to-source compiler), not written for opforge; opforge's tf.function traces Python as written (use tf.cond / tf.while_loop)": _names("""
+        tf.autograph
+    """),
+    "tf.mixed_precision (TF1's enable_mixed_precision_graph_rewrite and the loss-scale optimizers) rewrites graphs to float16 in Grappler's auto-mixed-precision pass, which opforge's optimizer does not have": _names("""
+        tf.mixed_precision
     """),
     "tf.Example parsing, TFRecord files and record datasets (input pipelines, issue 31)": _names("""
         io.RaggedFeature io.SparseFeature io.decode_compressed
@@ -42,8 +41,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.decode_json_example tf.parse_tensor
     """),
     "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, ...": _names("""
-        nn.raw_rnn nn.static_state_saving_rnn
-        tf.conv tf.conv2d_backprop_filter_v2 tf.conv2d_backprop_input_v2
     """),
     "image formats other than PNG and JPEG: opforge decodes those two (libpng, libjpeg); BMP, GIF, WebP and JPEG XL have no decoder yet": _names("""
         image.decode_bmp image.decode_gif image.decode_jxl image.decode_webp io.decode_bmp io.decode_gif io.decode_jxl
@@ -60,9 +57,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         strings.unicode_encode strings.unicode_script strings.unicode_split strings.unicode_split_with_offsets
         strings.unicode_transcode
     """),
-    "the TF2 type specs of sparse values are not offered in compat.v1": _names("""
-        tf.IndexedSlicesSpec tf.SparseTensorSpec
-    """),
     "needs ops not yet in opforge (Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, EditDistance, FractionalPool, the stateless binomial/categorical/truncated-normal samplers, Timestamp, ...)": _names("""
           io.serialize_tensor  math.approx_max_k math.approx_min_k
         math.sobol_sample nn.approx_max_k nn.approx_min_k nn.fractional_avg_pool nn.fractional_max_pool
@@ -73,17 +67,11 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.searchsorted tf.serialize_tensor tf.setdiff1d   tf.unravel_index
 
     """),
-    "tf.linalg.LinearOperator classes: a class library over linear algebra ops opforge does not have yet": _names("""
-        linalg.LinearOperator linalg.LinearOperatorAdjoint linalg.LinearOperatorBlockDiag
-        linalg.LinearOperatorBlockLowerTriangular linalg.LinearOperatorCirculant linalg.LinearOperatorCirculant2D
-        linalg.LinearOperatorCirculant3D linalg.LinearOperatorComposition linalg.LinearOperatorDiag
-        linalg.LinearOperatorFullMatrix linalg.LinearOperatorHouseholder linalg.LinearOperatorIdentity
-        linalg.LinearOperatorInversion linalg.LinearOperatorKronecker linalg.LinearOperatorLowRankUpdate
-        linalg.LinearOperatorLowerTriangular linalg.LinearOperatorPermutation linalg.LinearOperatorScaledIdentity
-        linalg.LinearOperatorToeplitz linalg.LinearOperatorTridiag linalg.LinearOperatorZeros
+    "circulant linear operators: a circulant matrix is defined by its (complex) spectrum and applied by FFTs; opforge has neither complex dtypes nor FFTs (DESIGN.md 5)": _names("""
+        linalg.LinearOperatorCirculant linalg.LinearOperatorCirculant2D linalg.LinearOperatorCirculant3D
     """),
-    "linear algebra ops not yet in opforge (MatrixInverse, Cholesky, Qr, Svd, ... arrive with issue 32's linalg work; names are wired in when the ops land)": _names("""
-        linalg.eigh_tridiagonal linalg.logm linalg.sqrtm tf.matrix_diag tf.matrix_diag_part tf.matrix_square_root
+    "tf.linalg.logm: TensorFlow's MatrixLogarithm is defined for complex64/complex128 matrices only (a real matrix's logarithm is complex in general); opforge's dtypes are real (DESIGN.md 5)": _names("""
+        linalg.logm
     """),
     "complex dtypes and FFTs: opforge's dtypes are real (DESIGN.md 5)": _names("""
         math.angle math.conj math.imag math.real tf.angle tf.complex tf.complex128 tf.complex64 tf.conj tf.fft
@@ -108,9 +96,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.qint32 tf.qint8 tf.quantization tf.quantize tf.quantize_v2 tf.quantized_concat tf.quint16 tf.quint8
         train.do_quantize_training_on_graphdef
     """),
-    "summary utilities not written yet (summary descriptions)": _names("""
-        summary.SummaryDescription summary.get_summary_description
-    """),
     "tf.test.create_local_cluster starts tf.train.Servers (in-process gRPC workers and parameter servers): opforge has no distributed runtime": _names("""
         test.create_local_cluster
     """),
@@ -127,12 +112,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.check_pinned tf.colocate_with tf.container tf.create_partitioned_variables tf.delete_session_tensor
         tf.fixed_size_partitioner tf.get_session_handle tf.get_session_tensor tf.min_max_variable_partitioner
         tf.nondifferentiable_batch_function tf.register_tensor_conversion_function tf.variable_axis_size_partitioner
-    """),
-    "TensorFlow's TensorShape v1/v2 switch: opforge's TensorShape gives known sizes as Dimensions (with .value) and unknown ones as None always; a global switch would change what opforge's own shape code reads": _names("""
-        tf.disable_v2_tensorshape tf.enable_v2_tensorshape
-    """),
-    "TF2's tf.print (PrintV2 and its formatting): not written yet; TF1's tf.Print is there": _names("""
-        tf.print
     """),
     "dtypes opforge does not have (DESIGN.md 5 lists its dtypes)": _names("""
         tf.resource tf.uint16 tf.uint32 tf.uint64
@@ -166,10 +145,6 @@ _KEYWORDS_BY_REASON: dict[str, dict[str, tuple[str, ...]]] = {
         "random.stateless_uniform": ("alg",),
         "tf.gather_nd": ("bad_indices_policy",),
         "tf.scatter_nd": ("bad_indices_policy",),
-    },
-    "MatrixDiagV3's band (k, num_rows, num_cols, padding_value, align): opforge's MatrixDiag takes the main diagonal only": {
-        "linalg.diag": ("align", "k", "num_cols", "num_rows", "padding_value"),
-        "linalg.diag_part": ("align", "k", "padding_value"),
     },
     "opforge's own classes under TF's names, built by opforge rather than by callers (TF's constructor arguments are its internals)": {
         "data.Iterator": ("initializer", "iterator_resource", "output_classes", "output_shapes", "output_types"),

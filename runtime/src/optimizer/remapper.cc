@@ -37,6 +37,8 @@ namespace opforge {
 namespace optimizer {
 namespace {
 
+int output_rank(const std::string& op);
+
 const std::map<std::string, std::string> kFusedOp = {
     {"Conv2D", "_FusedConv2D"}, {"DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative"}, {"MatMul", "_FusedMatMul"}};
 const std::set<std::string> kActivations = {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh"};
@@ -48,11 +50,29 @@ int contraction(GraphView& v, Input t) {
   return t.node;
 }
 
-// For Add/AddV2: whether the bias is a constant vector matching c's output channels.
+// The static shape of tensor t where shape inference gave one; null otherwise.
+const Shape* static_shape(const GraphView& v, Input t) {
+  if (t.node < 0 || t.index < 0) return nullptr;
+  const std::vector<Shape>& shapes = v.at(t.node).shapes;
+  return static_cast<size_t>(t.index) < shapes.size() ? &shapes[static_cast<size_t>(t.index)] : nullptr;
+}
+
+// For Add/AddV2: whether the bias is a vector with one value per output channel of c (so the Add
+// is a BiasAdd). A constant is checked by value. A computed vector (a training graph's bias
+// variable, read every step) qualifies by its static shape: rank 1, its length the known channel
+// count of c's output, as TensorFlow's remapper fuses `conv + b` in training graphs.
 bool channels_of_bias(GraphView& v, int c, Input bias) {
-  const Tensor* value = v.constant_value(bias);
-  if (value == nullptr || value->rank() != 1) return false;
   if (v.at(c).op != "MatMul" && v.at(c).data_format() != "NHWC") return false;
+  const Tensor* value = v.constant_value(bias);
+  if (value == nullptr) {
+    const Shape* b = static_shape(v, bias);
+    const Shape* out = static_shape(v, Input{c, 0});
+    if (b == nullptr || out == nullptr || b->unknown_rank() || out->unknown_rank() || b->rank() != 1) return false;
+    if (out->rank() != output_rank(v.at(c).op) || b->dim(0) <= 0 || out->dim(out->rank() - 1) != b->dim(0))
+      return false;
+    return true;  // (the Add's operands have one dtype: c's T)
+  }
+  if (value->rank() != 1) return false;
   if (v.constant_value(v.at(c).data_inputs()[1]) != nullptr) {
     std::vector<double> unused;
     if (!per_channel(*value, v.at(c), contraction_channels(v, c), &unused)) return false;

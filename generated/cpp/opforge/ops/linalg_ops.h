@@ -10,6 +10,7 @@
 #include "opforge/ops/linalg/matrix_determinant.h"
 #include "opforge/ops/linalg/matrix_inverse.h"
 #include "opforge/ops/linalg/matrix_solve.h"
+#include "opforge/ops/linalg/matrix_square_root.h"
 #include "opforge/ops/linalg/matrix_triangular_solve.h"
 #include "opforge/ops/linalg/qr.h"
 #include "opforge/ops/linalg/self_adjoint_eig_v2.h"

@@ -29,25 +29,27 @@ from . import tensor_pb2 as tensorflow_dot_core_dot_framework_dot_tensor__pb2
 
 from ....xla.tsl.protobuf.histogram_pb2 import *
 
-DESCRIPTOR = _POOL.AddSerializedFile(b'\n\'tensorflow/core/framework/summary.proto\x12\ntensorflow\x1a xla/tsl/protobuf/histogram.proto\x1a&tensorflow/core/framework/tensor.proto\"\xe0\x01\n\x0fSummaryMetadata\x12;\n\x0bplugin_data\x18\x01 \x01(\x0b\x32&.tensorflow.SummaryMetadata.PluginData\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x1b\n\x13summary_description\x18\x03 \x01(\t\x12)\n\ndata_class\x18\x04 \x01(\x0e\x32\x15.tensorflow.DataClass\x1a\x32\n\nPluginData\x12\x13\n\x0bplugin_name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\"\xde\x04\n\x07Summary\x12(\n\x05value\x18\x01 \x03(\x0b\x32\x19.tensorflow.Summary.Value\x1aX\n\x05Image\x12\x0e\n\x06height\x18\x01 \x01(\x05\x12\r\n\x05width\x18\x02 \x01(\x05\x12\x12\n\ncolorspace\x18\x03 \x01(\x05\x12\x1c\n\x14\x65ncoded_image_string\x18\x04 \x01(\x0c\x1a}\n\x05\x41udio\x12\x13\n\x0bsample_rate\x18\x01 \x01(\x02\x12\x14\n\x0cnum_channels\x18\x02 \x01(\x03\x12\x15\n\rlength_frames\x18\x03 \x01(\x03\x12\x1c\n\x14\x65ncoded_audio_string\x18\x04 \x01(\x0c\x12\x14\n\x0c\x63ontent_type\x18\x05 \x01(\t\x1a\xcf\x02\n\x05Value\x12\x11\n\tnode_name\x18\x07 \x01(\t\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12-\n\x08metadata\x18\t \x01(\x0b\x32\x1b.tensorflow.SummaryMetadata\x12\x16\n\x0csimple_value\x18\x02 \x01(\x02H\x00\x12&\n\x1cobsolete_old_style_histogram\x18\x03 \x01(\x0cH\x00\x12*\n\x05image\x18\x04 \x01(\x0b\x32\x19.tensorflow.Summary.ImageH\x00\x12+\n\x05histo\x18\x05 \x01(\x0b\x32\x1a.tensorflow.HistogramProtoH\x00\x12*\n\x05\x61udio\x18\x06 \x01(\x0b\x32\x19.tensorflow.Summary.AudioH\x00\x12)\n\x06tensor\x18\x08 \x01(\x0b\x32\x17.tensorflow.TensorProtoH\x00\x42\x07\n\x05value*o\n\tDataClass\x12\x16\n\x12\x44\x41TA_CLASS_UNKNOWN\x10\x00\x12\x15\n\x11\x44\x41TA_CLASS_SCALAR\x10\x01\x12\x15\n\x11\x44\x41TA_CLASS_TENSOR\x10\x02\x12\x1c\n\x18\x44\x41TA_CLASS_BLOB_SEQUENCE\x10\x03P\x00\x62\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n\'tensorflow/core/framework/summary.proto\x12\ntensorflow\x1a xla/tsl/protobuf/histogram.proto\x1a&tensorflow/core/framework/tensor.proto\"\'\n\x12SummaryDescription\x12\x11\n\ttype_hint\x18\x01 \x01(\t\"\xe0\x01\n\x0fSummaryMetadata\x12;\n\x0bplugin_data\x18\x01 \x01(\x0b\x32&.tensorflow.SummaryMetadata.PluginData\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x1b\n\x13summary_description\x18\x03 \x01(\t\x12)\n\ndata_class\x18\x04 \x01(\x0e\x32\x15.tensorflow.DataClass\x1a\x32\n\nPluginData\x12\x13\n\x0bplugin_name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\"\xde\x04\n\x07Summary\x12(\n\x05value\x18\x01 \x03(\x0b\x32\x19.tensorflow.Summary.Value\x1aX\n\x05Image\x12\x0e\n\x06height\x18\x01 \x01(\x05\x12\r\n\x05width\x18\x02 \x01(\x05\x12\x12\n\ncolorspace\x18\x03 \x01(\x05\x12\x1c\n\x14\x65ncoded_image_string\x18\x04 \x01(\x0c\x1a}\n\x05\x41udio\x12\x13\n\x0bsample_rate\x18\x01 \x01(\x02\x12\x14\n\x0cnum_channels\x18\x02 \x01(\x03\x12\x15\n\rlength_frames\x18\x03 \x01(\x03\x12\x1c\n\x14\x65ncoded_audio_string\x18\x04 \x01(\x0c\x12\x14\n\x0c\x63ontent_type\x18\x05 \x01(\t\x1a\xcf\x02\n\x05Value\x12\x11\n\tnode_name\x18\x07 \x01(\t\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12-\n\x08metadata\x18\t \x01(\x0b\x32\x1b.tensorflow.SummaryMetadata\x12\x16\n\x0csimple_value\x18\x02 \x01(\x02H\x00\x12&\n\x1cobsolete_old_style_histogram\x18\x03 \x01(\x0cH\x00\x12*\n\x05image\x18\x04 \x01(\x0b\x32\x19.tensorflow.Summary.ImageH\x00\x12+\n\x05histo\x18\x05 \x01(\x0b\x32\x1a.tensorflow.HistogramProtoH\x00\x12*\n\x05\x61udio\x18\x06 \x01(\x0b\x32\x19.tensorflow.Summary.AudioH\x00\x12)\n\x06tensor\x18\x08 \x01(\x0b\x32\x17.tensorflow.TensorProtoH\x00\x42\x07\n\x05value*o\n\tDataClass\x12\x16\n\x12\x44\x41TA_CLASS_UNKNOWN\x10\x00\x12\x15\n\x11\x44\x41TA_CLASS_SCALAR\x10\x01\x12\x15\n\x11\x44\x41TA_CLASS_TENSOR\x10\x02\x12\x1c\n\x18\x44\x41TA_CLASS_BLOB_SEQUENCE\x10\x03P\x00\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, __name__, _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DATACLASS']._serialized_start=965
-  _globals['_DATACLASS']._serialized_end=1076
-  _globals['_SUMMARYMETADATA']._serialized_start=130
-  _globals['_SUMMARYMETADATA']._serialized_end=354
-  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_start=304
-  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_end=354
-  _globals['_SUMMARY']._serialized_start=357
-  _globals['_SUMMARY']._serialized_end=963
-  _globals['_SUMMARY_IMAGE']._serialized_start=410
-  _globals['_SUMMARY_IMAGE']._serialized_end=498
-  _globals['_SUMMARY_AUDIO']._serialized_start=500
-  _globals['_SUMMARY_AUDIO']._serialized_end=625
-  _globals['_SUMMARY_VALUE']._serialized_start=628
-  _globals['_SUMMARY_VALUE']._serialized_end=963
+  _globals['_DATACLASS']._serialized_start=1006
+  _globals['_DATACLASS']._serialized_end=1117
+  _globals['_SUMMARYDESCRIPTION']._serialized_start=129
+  _globals['_SUMMARYDESCRIPTION']._serialized_end=168
+  _globals['_SUMMARYMETADATA']._serialized_start=171
+  _globals['_SUMMARYMETADATA']._serialized_end=395
+  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_start=345
+  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_end=395
+  _globals['_SUMMARY']._serialized_start=398
+  _globals['_SUMMARY']._serialized_end=1004
+  _globals['_SUMMARY_IMAGE']._serialized_start=451
+  _globals['_SUMMARY_IMAGE']._serialized_end=539
+  _globals['_SUMMARY_AUDIO']._serialized_start=541
+  _globals['_SUMMARY_AUDIO']._serialized_end=666
+  _globals['_SUMMARY_VALUE']._serialized_start=669
+  _globals['_SUMMARY_VALUE']._serialized_end=1004
 # @@protoc_insertion_point(module_scope)

@@ -21,6 +21,12 @@ DATA_CLASS_SCALAR: DataClass
 DATA_CLASS_TENSOR: DataClass
 DATA_CLASS_BLOB_SEQUENCE: DataClass
 
+class SummaryDescription(_message.Message):
+    __slots__ = ("type_hint",)
+    TYPE_HINT_FIELD_NUMBER: _ClassVar[int]
+    type_hint: str
+    def __init__(self, type_hint: _Optional[str] = ...) -> None: ...
+
 class SummaryMetadata(_message.Message):
     __slots__ = ("plugin_data", "display_name", "summary_description", "data_class")
     class PluginData(_message.Message):

@@ -1,0 +1,224 @@
+// Conv2D as a row-gathered GEMM (sgemm_avx512_gather.cc): no patch matrix. Each output pixel's
+// row of the product is kh runs of kw * cin input values (one per filter row; kh * kw runs of
+// cin with a dilated width) read where they lie in the input, or in a zero-padded copy of it
+// when the convolution pads. The copy is the input's size; im2col writes and reads kh * kw times
+// that, which on a 5x5 convolution over 32 channels was a fifth of the convolution's time.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu/nn/conv2d_internal.h"
+#include "src/constant_cache.h"
+#include "src/cpu_kernels.h"
+#include "src/host_allocator.h"
+#include "src/sgemm_avx512.h"
+
+namespace opforge {
+namespace conv2d {
+
+namespace {
+
+// A float buffer from the caching host allocator, 64-byte aligned (the packed filter's loads).
+class HostFloats {
+ public:
+  explicit HostFloats(int64_t n) : bytes_(static_cast<size_t>(std::max<int64_t>(n, 1)) * sizeof(float)) {
+    p_ = static_cast<float*>(host_alloc(bytes_));
+    if (p_ == nullptr) throw std::bad_alloc();
+  }
+  ~HostFloats() { host_free(p_, bytes_); }
+  HostFloats(const HostFloats&) = delete;
+  HostFloats& operator=(const HostFloats&) = delete;
+  float* get() const { return p_; }
+
+ private:
+  size_t bytes_;
+  float* p_;
+};
+
+// The filter packed for the gathered product, once per constant filter (inference), else per
+// call (a training step's filter changes every step; packing it is k * cout copies).
+std::shared_ptr<const HostFloats> packed_filter(const Tensor* filter, const float* filt, const ConvGeom& g) {
+  const auto make = [&] {
+    auto p = std::make_shared<HostFloats>(blas::gather_packed_b_size(g.k(), g.cout));
+    blas::pack_b_gather(filt, g.cout, g.k(), g.cout, p->get());
+    return p;
+  };
+  if (filter == nullptr) return make();
+  return derived_from_constant<HostFloats>(
+      *filter, "conv-gather " + std::to_string(g.k()) + "x" + std::to_string(g.cout),
+      static_cast<size_t>(blas::gather_packed_b_size(g.k(), g.cout)) * sizeof(float), make);
+}
+
+// Output pixels per call of the gathered product within a thread's share: its rows of C (and
+// the epilogue after them) stay in cache.
+constexpr int64_t kBlockPixels = 96;
+// Output pixels per block of the filter gradient: a block's dy (256 x cout) and input rows stay
+// in L2 while every block of dfilter runs down them.
+constexpr int64_t kFilterBlockPixels = 256;
+
+std::atomic<bool> g_gather{true};
+
+// The input as the gathered products read it: base (the input itself, or a zero-padded copy
+// cropped to what the output reads, held here), H x W pixels of cin per image, and each output
+// pixel's runs: run t at (its top-left tap) + off[t], len values each.
+struct GatheredInput {
+  std::unique_ptr<HostFloats> padded;
+  const float* base = nullptr;
+  int64_t H = 0, W = 0, len = 0;
+  std::vector<int64_t> off;
+
+  GatheredInput(const float* in, const ConvGeom& g) {
+    // The input extent the output reads, in padded coordinates (pixel (0, 0)'s top-left tap at 0).
+    const int64_t hp = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1, wp = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+    const bool pads = g.pt > 0 || g.pl > 0 || hp > g.h || wp > g.w;
+    const int64_t c = g.cin;
+    H = pads ? hp : g.h;
+    W = pads ? wp : g.w;
+    base = in;
+    if (pads) {
+      padded = std::make_unique<HostFloats>(g.n * H * W * c);
+      float* pb = padded->get();
+      const int64_t x0 = std::max<int64_t>(0, g.pl), x1 = std::min(W, g.pl + g.w);  // columns from the input
+      parallel_for(g.n * H, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, W * c)),
+                   [&](int64_t r0, int64_t r1) {
+                     for (int64_t r = r0; r < r1; ++r) {
+                       float* dst = pb + r * W * c;
+                       const int64_t iy = r % H - g.pt;
+                       if (iy < 0 || iy >= g.h || x1 <= x0) {
+                         std::fill(dst, dst + W * c, 0.0f);
+                         continue;
+                       }
+                       std::fill(dst, dst + x0 * c, 0.0f);
+                       std::memcpy(dst + x0 * c, in + ((r / H * g.h + iy) * g.w + (x0 - g.pl)) * c,
+                                   static_cast<size_t>((x1 - x0) * c) * sizeof(float));
+                       std::fill(dst + x1 * c, dst + W * c, 0.0f);
+                     }
+                   });
+      base = pb;
+    }
+    if (g.dw == 1) {  // one run per filter row: kw * cin consecutive values
+      len = g.kw * c;
+      for (int64_t i = 0; i < g.kh; ++i) off.push_back(i * g.dh * W * c);
+    } else {
+      len = c;
+      for (int64_t i = 0; i < g.kh; ++i)
+        for (int64_t j = 0; j < g.kw; ++j) off.push_back((i * g.dh * W + j * g.dw) * c);
+    }
+  }
+  int pieces() const { return static_cast<int>(off.size()); }
+  // out[p - p0] = the top-left tap of output pixel p, for p in [p0, p1).
+  void rows(const ConvGeom& g, int64_t p0, int64_t p1, const float** out) const {
+    const int64_t per_image = g.oh * g.ow;
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t n = p / per_image, oy = p % per_image / g.ow, ox = p % g.ow;
+      out[p - p0] = base + ((n * H + oy * g.sh) * W + ox * g.sw) * g.cin;
+    }
+  }
+};
+
+}  // namespace
+
+bool use_gather(const ConvGeom& g) {
+  if (!g_gather.load(std::memory_order_relaxed)) return false;
+  // Runs of at least 16 values (one vector of the filter gradient's product) keep the per-run
+  // setup small against the products; below 256 deep, im2col's patch matrix is small and the
+  // product it feeds no slower.
+  const int64_t run = g.dw == 1 ? g.kw * g.cin : g.cin;
+  return blas::sgemm_avx512_active() && g.groups == 1 && g.cs == g.cin && !g.is_pointwise() && run >= 16 &&
+         g.k() >= 256;
+}
+
+template <typename Post>
+void gather_forward(const float* in, const float* filt, float* out, const ConvGeom& g, const Post& post,
+                    const Tensor* filter, const blas::ColumnEpilogue* ep) {
+  const GatheredInput x(in, g);
+  const std::shared_ptr<const HostFloats> pf = packed_filter(filter, filt, g);
+  const float* packed = pf->get();
+  const int64_t pixels = g.pixels();
+  const int64_t blocks = (pixels + kBlockPixels - 1) / kBlockPixels;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, kBlockPixels * g.k() * g.cout));
+  parallel_for(blocks, grain, [&](int64_t b0, int64_t b1) {
+    const float* rows[kBlockPixels];
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t p0 = b * kBlockPixels, p1 = std::min(pixels, p0 + kBlockPixels);
+      x.rows(g, p0, p1, rows);
+      blas::sgemm_avx512_gather(p1 - p0, g.cout, rows, x.off.data(), x.pieces(), x.len, packed, out + p0 * g.cout,
+                                g.cout, ep);
+      if (ep == nullptr) post(out + p0 * g.cout, p1 - p0);
+    }
+  });
+}
+
+// Filters with at most this many taps (kh * kw * cin) take their gradient with the taps as the
+// rows of the product and output channels as its vectors (the first layer of an image model).
+constexpr int64_t kMaxFilterTaps = 64;
+
+bool few_taps(const ConvGeom& g) {
+  return g_gather.load(std::memory_order_relaxed) && blas::sgemm_avx512_active() && g.groups == 1 && g.cs == g.cin &&
+         !g.is_pointwise() && g.k() <= kMaxFilterTaps && g.cout >= 16;
+}
+
+bool use_gather_filter(const ConvGeom& g) { return use_gather(g) || few_taps(g); }
+
+// dfilter = im2col(x)^T * dy without the patch matrix: each thread accumulates a partial over its
+// blocks of output pixels, a block's rows of x gathered in place; the partials are summed in
+// pixel order (results independent of scheduling). Deep filters accumulate dfilter^T
+// ([cout x k], vectors along the runs of x) and turn it at the end; filters with few taps
+// accumulate dfilter itself (vectors along dy's channels, one gathered value per tap).
+void gather_backprop_filter(const float* in, const float* dy, float* df, const ConvGeom& g) {
+  const GatheredInput x(in, g);
+  const int64_t k = g.k(), n = g.cout, pixels = g.pixels();
+  const bool taps = !use_gather(g);
+  std::vector<int64_t> tap_off;
+  if (taps) {
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j)
+        for (int64_t ci = 0; ci < g.cin; ++ci) tap_off.push_back((i * g.dh * x.W + j * g.dw) * g.cin + ci);
+  }
+  const int64_t blocks = (pixels + kFilterBlockPixels - 1) / kFilterBlockPixels;
+  nn::OrderedPartials<std::vector<float>> partials;
+  parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {
+    std::vector<float> part(static_cast<size_t>(n * k), 0.0f);
+    const float* rows[kFilterBlockPixels];
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t p0 = b * kFilterBlockPixels, p1 = std::min(pixels, p0 + kFilterBlockPixels);
+      x.rows(g, p0, p1, rows);
+      if (taps) {
+        blas::sgemm_avx512_gather_taps_tn(p1 - p0, k, rows, tap_off.data(), dy + p0 * n, n, part.data());
+      } else {
+        blas::sgemm_avx512_gather_tn(p1 - p0, n, dy + p0 * n, n, rows, x.off.data(), x.pieces(), x.len, part.data(), k);
+      }
+    }
+    partials.add(b0, std::move(part));
+  });
+  std::fill(df, df + k * n, 0.0f);
+  partials.merge_in_order([&](const std::vector<float>& part) {
+    if (taps) {
+      for (size_t i = 0; i < part.size(); ++i) df[i] += part[i];
+      return;
+    }
+    for (int64_t co = 0; co < n; ++co)
+      for (int64_t i = 0; i < k; ++i) df[i * n + co] += part[static_cast<size_t>(co * k + i)];
+  });
+}
+
+template void gather_forward<NoPost>(const float*, const float*, float*, const ConvGeom&, const NoPost&, const Tensor*,
+                                     const blas::ColumnEpilogue*);
+template void gather_forward<nn::Epilogue<float>>(const float*, const float*, float*, const ConvGeom&,
+                                                  const nn::Epilogue<float>&, const Tensor*,
+                                                  const blas::ColumnEpilogue*);
+
+}  // namespace conv2d
+
+namespace nn {
+bool conv_gather_enabled() { return conv2d::g_gather.load() && blas::sgemm_avx512_active(); }
+bool set_conv_gather(bool on) {
+  conv2d::g_gather.store(on);
+  return conv_gather_enabled();
+}
+}  // namespace nn
+
+}  // namespace opforge

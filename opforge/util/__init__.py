@@ -1,0 +1,1 @@
+"""Utilities shared across opforge (nested structures: nest)."""

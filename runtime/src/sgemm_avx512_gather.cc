@@ -1,0 +1,306 @@
+// Row-gathered products: C = A * B where each row of A is gathered from pieces of memory rather
+// than stored, for convolutions without a patch matrix (see sgemm_avx512.h).
+//
+// In NHWC, the taps of one row of a stride-1 (undilated) filter over one output pixel are
+// kw * cin consecutive floats of the input, and the taps of the next output pixel start cin
+// further on: a convolution is a GEMM whose A rows are kh such pieces, kh * kw * cin deep, read
+// where they lie. im2col copies every piece into a patch matrix first (kh * kw times the
+// input's size in writes and reads); this reads the input in place, and the micro-kernel keeps a
+// 12 x 32 block of C in registers down the whole depth, every piece of every row, so C is
+// stored once. B (the filter, [kh * kw * cin, cout]) is packed once per call in panels as deep
+// as the whole product.
+#include <algorithm>
+#include <cstring>
+
+#include "sgemm_avx512.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define OPF_HAVE_AVX512_GEMM 1
+#include "src/sgemm_avx512_parts.h"
+#endif
+
+namespace opforge {
+namespace blas {
+
+#ifdef OPF_HAVE_AVX512_GEMM
+namespace {
+
+using namespace avx512;  // NOLINT(build/namespaces): the shared blocking and stores
+
+// Columns of the panel starting at column j0 of n: 64 (four vectors, with rows taken six at a
+// time) while that many are left, then panel_width's 32 or 16 (rows twelve at a time).
+constexpr int64_t kWide = 64;
+constexpr int gather_panel_width(int64_t left) { return left >= kWide ? static_cast<int>(kWide) : panel_width(left); }
+
+// C[R x cols] (+)= (rows r0 .. r0 + R of A, kc steps of depth from o on) * (a block of one B
+// panel NV vectors wide, kc deep), then the epilogue (ep: given on the last depth block only).
+// Row r of the block is rows[r] + o, kc floats. `first`: C starts at 0 (else it is loaded).
+// NV = 4 with R = 6 broadcasts each A value to four FMAs (six broadcasts and four loads per 24
+// FMAs, against twelve and two at NV = 2, R = 12).
+template <int R, int NV>
+__attribute__((target("avx512f"))) void gather_kernel(const float* const* rows, int64_t o, int64_t kc,
+                                                      const float* __restrict bp, float* c, int64_t ldc, int cols,
+                                                      bool first, const ColumnEpilogue* ep, int64_t j0) {
+  __mmask16 mask[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const int left = cols - 16 * v;
+    mask[v] = left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
+  }
+  __m512 acc[R][NV];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(mask[v], c + r * ldc + 16 * v);
+  const float* a[R];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) a[r] = rows[r] + o;
+  for (int64_t q = 0; q < kc; ++q) {
+    __m512 b[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) b[v] = _mm512_load_ps(bp + 16 * v);
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) {
+      const __m512 av = _mm512_set1_ps(a[r][q]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(av, b[v], acc[r][v]);
+    }
+    bp += 16 * NV;
+  }
+  __m512 scale[NV], shift[NV];
+  int act = 0;
+  if (ep != nullptr) {
+    load_epilogue<NV>(ep, j0, cols, scale, shift);
+    act = ep->act;
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      if (mask[v] == 0) continue;
+      __m512 x = acc[r][v];
+      if (ep != nullptr) x = activate(_mm512_fmadd_ps(x, scale[v], shift[v]), act);
+      _mm512_mask_storeu_ps(c + r * ldc + 16 * v, mask[v], x);
+    }
+  }
+}
+
+using GatherKernel = void (*)(const float* const*, int64_t, int64_t, const float*, float*, int64_t, int, bool,
+                              const ColumnEpilogue*, int64_t);
+template <int NV>
+constexpr GatherKernel kGatherKernels[kMr + 1] = {nullptr,
+                                                  gather_kernel<1, NV>,
+                                                  gather_kernel<2, NV>,
+                                                  gather_kernel<3, NV>,
+                                                  gather_kernel<4, NV>,
+                                                  gather_kernel<5, NV>,
+                                                  gather_kernel<6, NV>,
+                                                  gather_kernel<7, NV>,
+                                                  gather_kernel<8, NV>,
+                                                  gather_kernel<9, NV>,
+                                                  gather_kernel<10, NV>,
+                                                  gather_kernel<11, NV>,
+                                                  gather_kernel<12, NV>};
+constexpr GatherKernel kWideKernels[7] = {nullptr,
+                                          gather_kernel<1, 4>,
+                                          gather_kernel<2, 4>,
+                                          gather_kernel<3, 4>,
+                                          gather_kernel<4, 4>,
+                                          gather_kernel<5, 4>,
+                                          gather_kernel<6, 4>};
+
+// D[R x 16 NV] += A^T * B over the depth p in [0, P): rows co0 .. co0 + R of D are columns of a
+// ([P x lda], broadcast one value per row and step) and its columns the values j0 .. of each
+// B row (row p of B: the run at rows[p] + o, read in place with vector loads; `mask` cuts a last
+// short vector). D's block stays in registers over all P steps.
+template <int R, int NV>
+__attribute__((target("avx512f"))) void gather_tn_kernel(int64_t P, const float* __restrict a, int64_t lda,
+                                                         const float* const* rows, int64_t o, __mmask16 last_mask,
+                                                         float* d, int64_t ldd) {
+  __m512 acc[R][NV];
+  __mmask16 mask[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) mask[v] = v == NV - 1 ? last_mask : __mmask16(0xFFFF);
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_maskz_loadu_ps(mask[v], d + r * ldd + 16 * v);
+  for (int64_t p = 0; p < P; ++p) {
+    const float* b = rows[p] + o;
+    __m512 bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = _mm512_maskz_loadu_ps(mask[v], b + 16 * v);
+    const float* ap = a + p * lda;
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) {
+      const __m512 av = _mm512_set1_ps(ap[r]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) _mm512_mask_storeu_ps(d + r * ldd + 16 * v, mask[v], acc[r][v]);
+}
+
+using GatherTnKernel = void (*)(int64_t, const float*, int64_t, const float* const*, int64_t, __mmask16, float*,
+                                int64_t);
+template <int NV>
+constexpr GatherTnKernel kGatherTnKernels[kMr + 1] = {nullptr,
+                                                      gather_tn_kernel<1, NV>,
+                                                      gather_tn_kernel<2, NV>,
+                                                      gather_tn_kernel<3, NV>,
+                                                      gather_tn_kernel<4, NV>,
+                                                      gather_tn_kernel<5, NV>,
+                                                      gather_tn_kernel<6, NV>,
+                                                      gather_tn_kernel<7, NV>,
+                                                      gather_tn_kernel<8, NV>,
+                                                      gather_tn_kernel<9, NV>,
+                                                      gather_tn_kernel<10, NV>,
+                                                      gather_tn_kernel<11, NV>,
+                                                      gather_tn_kernel<12, NV>};
+
+// D[R x 16 NV] += A^T * B over the depth p in [0, P) with the roles turned: rows k0 .. k0 + R of
+// D are single gathered values (row k of A at step p: rows[p][o[k]], one per filter tap) and
+// its columns a row of b ([P x ldb], vector loads; `last_mask` cuts a short last vector). For
+// filter gradients with few taps (a first layer's 5x5 over one channel: 25 taps).
+template <int R, int NV>
+__attribute__((target("avx512f"))) void gather_taps_kernel(int64_t P, const float* const* rows, const int64_t* o,
+                                                           const float* __restrict b, int64_t ldb, __mmask16 last_mask,
+                                                           float* d, int64_t ldd) {
+  __m512 acc[R][NV];
+  __mmask16 mask[NV];
+  int64_t off[R];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) off[r] = o[r];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) mask[v] = v == NV - 1 ? last_mask : __mmask16(0xFFFF);
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_maskz_loadu_ps(mask[v], d + r * ldd + 16 * v);
+  for (int64_t p = 0; p < P; ++p) {
+    const float* x = rows[p];
+    __m512 bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = _mm512_maskz_loadu_ps(mask[v], b + p * ldb + 16 * v);
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) {
+      const __m512 av = _mm512_set1_ps(x[off[r]]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) _mm512_mask_storeu_ps(d + r * ldd + 16 * v, mask[v], acc[r][v]);
+}
+
+using GatherTapsKernel = void (*)(int64_t, const float* const*, const int64_t*, const float*, int64_t, __mmask16,
+                                  float*, int64_t);
+template <int NV>
+constexpr GatherTapsKernel kGatherTapsKernels[kMr + 1] = {nullptr,
+                                                          gather_taps_kernel<1, NV>,
+                                                          gather_taps_kernel<2, NV>,
+                                                          gather_taps_kernel<3, NV>,
+                                                          gather_taps_kernel<4, NV>,
+                                                          gather_taps_kernel<5, NV>,
+                                                          gather_taps_kernel<6, NV>,
+                                                          gather_taps_kernel<7, NV>,
+                                                          gather_taps_kernel<8, NV>,
+                                                          gather_taps_kernel<9, NV>,
+                                                          gather_taps_kernel<10, NV>,
+                                                          gather_taps_kernel<11, NV>,
+                                                          gather_taps_kernel<12, NV>};
+
+}  // namespace
+
+int64_t gather_packed_b_size(int64_t k, int64_t n) { return k * padded_columns(n); }
+
+void pack_b_gather(const float* b, int64_t ldb, int64_t k, int64_t n, float* dst) {
+  const int64_t wide = n / kWide * kWide;  // panels of 64, row by row; the rest as pack_b packs it
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j0 = 0; j0 < wide; j0 += kWide)
+      std::memcpy(dst + j0 * k + p * kWide, b + p * ldb + j0, sizeof(float) * kWide);
+  if (wide < n) pack_b(false, b + wide, ldb, k, n - wide, dst + wide * k);
+}
+
+void sgemm_avx512_gather(int64_t m, int64_t n, const float* const* rows, const int64_t* off, int pieces, int64_t len,
+                         const float* packed_b, float* c, int64_t ldc, const ColumnEpilogue* ep) {
+  const int64_t k = pieces * len;
+  for (int64_t jr = 0; jr < n;) {
+    const int w = gather_panel_width(n - jr);
+    const int cols = static_cast<int>(std::min<int64_t>(w, n - jr));
+    const bool wide = w == kWide;
+    const int step = wide ? 6 : kMr;  // rows per kernel call
+    const GatherKernel* kernels = wide ? kWideKernels : w == kNr ? kGatherKernels<2> : kGatherKernels<1>;
+    // Depth in blocks of at most 16 KiB of the B panel (kept in L1 while every row block of
+    // C runs down it), each run cut into even blocks.
+    const int64_t max_kc = 4096 / w, blocks = (len + max_kc - 1) / max_kc, kc_even = (len + blocks - 1) / blocks;
+    for (int t = 0; t < pieces; ++t) {
+      for (int64_t q0 = 0; q0 < len; q0 += kc_even) {
+        const int64_t kc = std::min(kc_even, len - q0);
+        const bool first = t == 0 && q0 == 0, last = t == pieces - 1 && q0 + kc >= len;
+        const float* bp = packed_b + jr * k + (t * len + q0) * w;
+        for (int64_t ir = 0; ir < m; ir += step) {
+          const int r = static_cast<int>(std::min<int64_t>(step, m - ir));
+          kernels[r](rows + ir, off[t] + q0, kc, bp, c + ir * ldc + jr, ldc, cols, first, last ? ep : nullptr, jr);
+        }
+      }
+    }
+    jr += w;
+  }
+}
+
+void sgemm_avx512_gather_tn(int64_t P, int64_t n, const float* a, int64_t lda, const float* const* rows,
+                            const int64_t* off, int pieces, int64_t len, float* d, int64_t ldd) {
+  for (int64_t i0 = 0; i0 < n; i0 += kMr) {
+    const int r = static_cast<int>(std::min<int64_t>(kMr, n - i0));
+    for (int t = 0; t < pieces; ++t) {
+      for (int64_t j0 = 0; j0 < len; j0 += kNr) {
+        const int64_t cols = std::min<int64_t>(kNr, len - j0);
+        const int left = static_cast<int>(cols > 16 ? cols - 16 : cols);
+        const __mmask16 last = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+        const GatherTnKernel* kernels = cols > 16 ? kGatherTnKernels<2> : kGatherTnKernels<1>;
+        kernels[r](P, a + i0, lda, rows, off[t] + j0, last, d + i0 * ldd + t * len + j0, ldd);
+      }
+    }
+  }
+}
+
+void sgemm_avx512_gather_taps_tn(int64_t P, int64_t k, const float* const* rows, const int64_t* off, const float* b,
+                                 int64_t n, float* d) {
+  // Rows of D in panels of at most kMr, as even as they go (25 taps: 9, 8, 8 rather than 12, 12, 1).
+  const int64_t panels = (k + kMr - 1) / kMr;
+  for (int64_t i = 0, k0 = 0; i < panels; ++i) {
+    const int64_t k1 = k * (i + 1) / panels;
+    const int r = static_cast<int>(k1 - k0);
+    for (int64_t j0 = 0; j0 < n; j0 += kNr) {
+      const int64_t cols = std::min<int64_t>(kNr, n - j0);
+      const int left = static_cast<int>(cols > 16 ? cols - 16 : cols);
+      const __mmask16 last = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+      const GatherTapsKernel* kernels = cols > 16 ? kGatherTapsKernels<2> : kGatherTapsKernels<1>;
+      kernels[r](P, rows, off + k0, b + j0, n, last, d + k0 * n + j0, n);
+    }
+    k0 = k1;
+  }
+}
+
+#else  // no AVX-512 code on this target
+
+int64_t gather_packed_b_size(int64_t, int64_t) { return 0; }
+void pack_b_gather(const float*, int64_t, int64_t, int64_t, float*) {}
+void sgemm_avx512_gather(int64_t, int64_t, const float* const*, const int64_t*, int, int64_t, const float*, float*,
+                         int64_t, const ColumnEpilogue*) {}
+void sgemm_avx512_gather_tn(int64_t, int64_t, const float*, int64_t, const float* const*, const int64_t*, int, int64_t,
+                            float*, int64_t) {}
+void sgemm_avx512_gather_taps_tn(int64_t, int64_t, const float* const*, const int64_t*, const float*, int64_t, float*) {
+}
+
+#endif
+
+}  // namespace blas
+}  // namespace opforge
