@@ -80,8 +80,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "segment reductions other than SegmentSum/UnsortedSegmentSum: ops not yet in opforge": _names("""
     """),
-    "namespaces opforge does not offer yet (tf.audio, tf.config, tf.debugging, tf.feature_column, tf.graph_util, tf.lookup, tf.manip, tf.profiler, tf.resource_loader, tf.sets, ...)": _names("""
-    """),
     "tf.lookup needs TensorFlow's lookup-table ops (HashTableV2, LookupTableFindV2, InitializeTableFromTextFileV2, ...), which opforge does not have yet": _names("""
         tf.lookup
     """),
