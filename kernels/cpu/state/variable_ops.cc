@@ -49,8 +49,8 @@ Status AssignCpu(ops::AssignArgs& a) {
   // the variable is also updated in place by the first training step (Apply*) rather than
   // copied then.
   Tensor value = a.value;
-  const std::shared_ptr<Buffer>& buf = value.buffer();
-  if (buf && value.on_host() && value.strings() == nullptr && value.variant() == nullptr &&
+  const std::shared_ptr<Buffer>& buf = a.value.buffer();
+  if (buf && a.value.on_host() && a.value.strings() == nullptr && a.value.variant() == nullptr &&
       (!buf->owns_memory() || buf->is_constant())) {
     OPF_RETURN_IF_ERROR(Tensor::Allocate(value.dtype(), value.shape(), &value));
     if (a.value.nbytes() > 0) std::memcpy(value.raw_data(), a.value.raw_data(), a.value.nbytes());
