@@ -110,10 +110,13 @@ def test_shuffle_batch_join_and_maybe_shuffle(graph):
     q = tf.train.range_input_producer(10, num_epochs=1, shuffle=False)
     v = q.dequeue()
     b = tf.train.shuffle_batch_join([[v]], batch_size=5, capacity=20, min_after_dequeue=2, seed=7)
-    m = tf.train.maybe_shuffle_batch_join([[v * 0 + 1]], 2, 10, 0, keep_input=True)
+    # (its own producer: runners of two batches over one dequeue would split the ten values)
+    ones = tf.train.range_input_producer(4, num_epochs=1, shuffle=False).dequeue() * 0 + 1
+    m = tf.train.maybe_shuffle_batch_join([[ones]], 2, 10, 0, keep_input=True)
     assert b.shape.as_list() == [5] and m.shape.as_list() == [2]
     sess, coord, threads = _session_with_runners()
     got = _drain(sess, b)
+    assert sess.run(m).tolist() == [1, 1]
     _stop(sess, coord, threads)
     assert len(got) == 2 and sorted(np.concatenate(got).tolist()) == list(range(10))
 
