@@ -1,0 +1,407 @@
+"""tf.ragged's operations, composed (as TensorFlow composes most of them) from opforge's dense ops:
+constant, range, stack, boolean_mask, gather, map_flat_values, to_tensor / to_sparse, placeholder,
+and the RaggedFillEmptyRows pair."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import opforge as _of
+from opforge.framework import dtypes as _dtypes
+from opforge.framework.graph import GraphTensor
+from opforge.framework.sparse_tensor import SparseTensor
+from opforge.framework.tensor import Tensor as EagerTensor
+from opforge.framework.tensor import TensorShape
+from opforge.ragged.ragged_tensor import (
+    RaggedTensor,
+    RaggedTensorValue,
+    _tensor,
+    row_splits_to_segment_ids,
+    segment_ids_to_row_splits,
+)
+
+__all__ = [
+    "constant", "constant_value", "range", "stack", "boolean_mask", "gather", "map_flat_values", "placeholder",
+    "row_splits_to_segment_ids", "segment_ids_to_row_splits", "fill_empty_rows", "fill_empty_rows_grad",
+    "ragged_to_dense", "ragged_to_sparse", "ragged_getitem", "convert_to_tensor_or_ragged_tensor",
+]
+
+_py_range = range
+
+
+def _error(op, message):
+    return _of.errors.InvalidArgumentError(message, op)
+
+
+# ---- building from Python lists
+def _depth(x):
+    if isinstance(x, (list, tuple)):
+        depths = [_depth(e) for e in x]
+        return 1 + (max(depths) if depths else 0)
+    return np.ndim(x)
+
+
+def _nested_splits(pylist, ragged_rank):
+    """(flat list of inner values, [row_splits per ragged level])."""
+    splits, level = [], [pylist]
+    for _ in _py_range(ragged_rank + 1):
+        s, nxt = [0], []
+        for row in level:
+            if not isinstance(row, (list, tuple)):
+                raise ValueError(f"ragged.constant: all scalar values must have the same nesting depth, got {row!r}")
+            nxt.extend(row)
+            s.append(len(nxt))
+        splits.append(s)
+        level = nxt
+    return level, splits[1:]
+
+
+def constant_value(pylist, dtype=None, ragged_rank=None, inner_shape=None, row_splits_dtype="int64"):
+    """A RaggedTensorValue (NumPy) of a nested Python list."""
+    if isinstance(pylist, np.ndarray) or not isinstance(pylist, (list, tuple)):
+        raise TypeError("ragged.constant: expected a nested list, got " + type(pylist).__name__)
+    depth = _depth(pylist)
+    inner_rank = 0 if inner_shape is None else len(inner_shape)
+    if ragged_rank is None:
+        ragged_rank = max(1, depth - 1 - inner_rank)
+    if not 0 < ragged_rank < max(depth, 1) + (depth == 1):
+        raise ValueError(f"ragged.constant: ragged_rank {ragged_rank} is invalid for a list of depth {depth}")
+    np_dtype = None if dtype is None else _dtypes.as_dtype(dtype).as_numpy_dtype
+    outer = [0]
+    for row in pylist:
+        if not isinstance(row, (list, tuple)):
+            raise ValueError(f"ragged.constant: all scalar values must have the same nesting depth, got {row!r}")
+        outer.append(outer[-1] + len(row))
+    nested = [outer]
+    level = [e for row in pylist for e in row]
+    for _ in _py_range(ragged_rank - 1):
+        s = [0]
+        nxt = []
+        for row in level:
+            if not isinstance(row, (list, tuple)):
+                raise ValueError(f"ragged.constant: all scalar values must have the same nesting depth, got {row!r}")
+            nxt.extend(row)
+            s.append(len(nxt))
+        nested.append(s)
+        level = nxt
+    flat = level
+    if flat:
+        arr = np.asarray(flat, dtype=np_dtype)
+    else:
+        arr = np.zeros([0] + list(inner_shape or []), dtype=np_dtype or np.float32)
+    if arr.dtype.kind in "US":
+        arr = np.asarray([x.encode() if isinstance(x, str) else x for x in np.asarray(flat, object).reshape(-1)],
+                         object).reshape(arr.shape)
+    elif arr.dtype == np.float64 and dtype is None:
+        arr = arr.astype(np.float32)
+    elif arr.dtype == np.int64 and dtype is None:
+        arr = arr.astype(np.int32)
+    if inner_shape is not None and tuple(arr.shape[1:]) != tuple(inner_shape):
+        raise ValueError(f"ragged.constant: inner values have shape {arr.shape[1:]}, expected inner_shape {inner_shape}")
+    value = arr
+    for s in reversed(nested):
+        value = RaggedTensorValue(value, np.asarray(s, np.dtype(str(_dtypes.as_dtype(row_splits_dtype).name))))
+    return value
+
+
+def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=_dtypes.int64):
+    """A RaggedTensor of constants from a nested Python list (tf.ragged.constant)."""
+    value = constant_value(pylist, dtype, ragged_rank, inner_shape, row_splits_dtype)
+    flat = _of.constant(value.flat_values, dtype=dtype)
+    return RaggedTensor.from_nested_row_splits(flat, [_of.constant(s, _dtypes.int64) for s in value.nested_row_splits],
+                                               validate=False)
+
+
+def convert_to_tensor_or_ragged_tensor(value, dtype=None, name=None):
+    if isinstance(value, RaggedTensor):
+        return value
+    if isinstance(value, RaggedTensorValue):
+        return RaggedTensor.from_nested_row_splits(_of.constant(value.flat_values, dtype=dtype),
+                                                   [_of.constant(s, _dtypes.int64) for s in value.nested_row_splits],
+                                                   validate=False)
+    return _tensor(value, dtype)
+
+
+def placeholder(dtype, ragged_rank, value_shape=None, name=None):
+    """A RaggedTensor fed at Session.run time with a RaggedTensorValue."""
+    prefix = name or "RaggedPlaceholder"
+    flat = _of.placeholder(dtype, [None] + list(value_shape or []), name=f"{prefix}/flat_values")
+    splits = [_of.placeholder(_dtypes.int64, [None], name=f"{prefix}/row_splits_{i}") for i in _py_range(ragged_rank)]
+    return RaggedTensor.from_nested_row_splits(flat, splits, validate=False)
+
+
+# ---- elementwise
+def map_flat_values(op, *args, **kwargs):
+    """``op`` applied to the flat values of the RaggedTensor arguments (which must share their row
+    partition); the result has the first ragged argument's row partition."""
+    ragged = []
+
+    def flat(x):
+        if isinstance(x, RaggedTensorValue):
+            x = convert_to_tensor_or_ragged_tensor(x)
+        if isinstance(x, RaggedTensor):
+            ragged.append(x)
+            return x.flat_values
+        if isinstance(x, (list, tuple)):
+            return type(x)(flat(e) for e in x)
+        return x
+
+    args = [flat(a) for a in args]
+    kwargs = {k: flat(v) for k, v in kwargs.items()}
+    if not ragged:
+        return op(*args, **kwargs)
+    splits = [len(r.nested_row_splits) for r in ragged]
+    if len(set(splits)) != 1:
+        raise ValueError("map_flat_values: the RaggedTensor arguments have different ragged ranks")
+    return ragged[0].with_flat_values(op(*args, **kwargs))
+
+
+# ---- dense and sparse conversions
+def _row_lengths_and_starts(rt):
+    s = rt.row_splits
+    return s[1:] - s[:-1], s[:-1]
+
+
+def ragged_to_dense(rt, default_value=None, shape=None):
+    """rt.to_tensor: gathers each cell's value, or the default past a row's end (the index
+    len(values) of values with the default appended)."""
+    values = rt.values
+    inner = ragged_to_dense(values, default_value) if isinstance(values, RaggedTensor) else values
+    if default_value is None:
+        default_value = _of.zeros([], inner.dtype) if inner.dtype != _dtypes.string else _of.constant(b"")
+    default = _tensor(default_value, inner.dtype)
+    inner_shape = _of.shape(inner, out_type=_dtypes.int64)[1:]
+    one_row = _of.concat([[1], inner_shape], 0)
+    # gather, unlike Fill and BroadcastTo, takes every dtype (strings too)
+    fill_row = (_of.reshape(_of.gather(_of.reshape(default, [1]), _of.zeros(_of.reduce_prod(one_row, keepdims=True),
+                                                                            _dtypes.int64)), one_row)
+                if TensorShape(default.shape).rank == 0 else _of.broadcast_to(default, one_row))
+    padded = _of.concat([inner, fill_row], 0)
+    lengths, starts = _row_lengths_and_starts(rt)
+    width = _of.reduce_max(_of.concat([lengths, [0]], 0))
+    cols = _of.range(width)[None, :]
+    nvals = _of.shape(inner, out_type=_dtypes.int64)[0]
+    index = _of.where(cols < lengths[:, None], starts[:, None] + cols, _of.zeros_like(cols) + nvals)
+    dense = _of.gather(padded, index)
+    if shape is not None:
+        dense = _fit_shape(dense, shape, default)
+    static = [rt.shape[0]] + [None] * rt.ragged_rank + rt.shape.as_list()[rt.ragged_rank + 1:] \
+        if rt.shape.rank is not None else None
+    if static is not None and hasattr(dense, "set_shape"):
+        try:
+            dense.set_shape(static)
+        except (ValueError, TypeError):
+            pass
+    return dense
+
+
+def _fit_shape(dense, shape, default):
+    """Truncates or pads (with default) each dimension of dense whose size `shape` fixes."""
+    shape = TensorShape(shape)
+    if shape.rank is None:
+        return dense
+    cur = _of.shape(dense, out_type=_dtypes.int64)
+    for d, size in enumerate(shape.as_list()):
+        if size is None:
+            continue
+        begin = [0] * shape.rank
+        sizes = [-1] * shape.rank
+        sizes[d] = -1
+        dense = _of.slice(dense, begin, _of.concat([cur[:d], [_of.minimum(cur[d], size)], cur[d + 1:]], 0)
+                          if d > 0 or shape.rank > 1 else _of.reshape(_of.minimum(cur[d], size), [1]))
+        cur = _of.shape(dense, out_type=_dtypes.int64)
+        pad = _of.scatter_nd([[d, 1]], _of.reshape(_of.maximum(size - cur[d], 0), [1]),
+                             _of.constant([shape.rank, 2], _dtypes.int64))
+        dense = _of.pad(dense, pad, constant_values=default)
+        cur = _of.shape(dense, out_type=_dtypes.int64)
+    dense.set_shape(shape) if hasattr(dense, "set_shape") else None
+    return dense
+
+
+def ragged_to_sparse(rt):
+    """rt.to_sparse: a SparseTensor with the value at [row, col, ...] for each flat value."""
+    cols, level = [], rt
+    rowids = None
+    index_cols = []
+    while isinstance(level, RaggedTensor):
+        ids = row_splits_to_segment_ids(level.row_splits)
+        pos = _of.range(_of.shape(ids, out_type=_dtypes.int64)[0]) - _of.gather(level.row_splits, ids)
+        if rowids is None:
+            index_cols = [ids, pos]
+        else:
+            index_cols = [_of.gather(c, ids) for c in index_cols] + [pos]
+        rowids = ids
+        level = level.values
+    del cols
+    flat = level
+    rank = TensorShape(flat.shape).rank
+    if rank is not None and rank > 1:
+        raise ValueError("to_sparse: flat_values of rank > 1 are not supported; ragged_rank must be rank - 1")
+    indices = _of.stack(index_cols, axis=1)
+    return SparseTensor(indices, flat, rt.bounding_shape())
+
+
+# ---- row selection
+def gather(params, indices, validate_indices=None, axis=0, batch_dims=0, name=None):
+    """The rows ``indices`` of ragged ``params`` (axis 0)."""
+    if not isinstance(params, RaggedTensor):
+        return _of.gather(params, indices, axis=axis)
+    if axis != 0 or batch_dims != 0:
+        raise ValueError("ragged.gather: only axis=0, batch_dims=0 is supported on RaggedTensor params")
+    indices = _of.cast(_tensor(indices), _dtypes.int64)
+    if TensorShape(indices.shape).rank != 1:
+        raise ValueError(f"ragged.gather: indices must be a vector, got shape {indices.shape}")
+    lengths, starts = _row_lengths_and_starts(params)
+    new_lengths = _of.gather(lengths, indices)
+    new_splits = _of.concat([_of.zeros([1], _dtypes.int64), _of.cumsum(new_lengths)], 0)
+    ids = row_splits_to_segment_ids(new_splits)
+    value_index = _of.gather(_of.gather(starts, indices), ids) + _of.range(_of.shape(ids, out_type=_dtypes.int64)[0]) \
+        - _of.gather(new_splits, ids)
+    return RaggedTensor.from_row_splits(gather(params.values, value_index), new_splits, validate=False)
+
+
+def ragged_getitem(rt, key):
+    """rt[i] (row i: a tensor or RaggedTensor), rt[i:j] (rows i..j-1) and rt[i, j]."""
+    if isinstance(key, tuple):
+        if not key:
+            return rt
+        head = ragged_getitem(rt, key[0])
+        if len(key) == 1:
+            return head
+        if isinstance(key[0], slice):
+            raise ValueError("RaggedTensor indexing: a slice followed by more indices is not supported")
+        return head[key[1:]] if isinstance(head, RaggedTensor) else head.__getitem__(key[1:])
+    if isinstance(key, slice):
+        n = rt.nrows()
+        idx = _of.range(n)[key]
+        return gather(rt, idx)
+    i = _tensor(key, _dtypes.int64)
+    n = rt.nrows()
+    i = _of.where(i < 0, i + n, i)
+    start, limit = rt.row_splits[i], rt.row_splits[i + 1]
+    if isinstance(rt.values, RaggedTensor):
+        return gather(rt.values, _of.range(start, limit))
+    return _of.gather(rt.values, _of.range(start, limit))
+
+
+def boolean_mask(data, mask, name=None):
+    """tf.ragged.boolean_mask: a 1-D mask keeps rows; a mask of rank >= 2 (dense or ragged, the
+    shape of data's outer dims) keeps values within each row, giving a RaggedTensor."""
+    from opforge.ragged.ragged_tensor import is_ragged  # noqa: PLC0415
+    if isinstance(mask, RaggedTensorValue) or isinstance(data, RaggedTensorValue):
+        return boolean_mask(convert_to_tensor_or_ragged_tensor(data), convert_to_tensor_or_ragged_tensor(mask))
+    mask_rank = mask.ragged_rank + 1 if isinstance(mask, RaggedTensor) else TensorShape(_tensor(mask).shape).rank
+    if not is_ragged(mask):
+        mask = _tensor(mask, _dtypes.bool_)
+    if mask.dtype != _dtypes.bool_:
+        raise TypeError(f"boolean_mask: mask must be bool, got {mask.dtype.name}")
+    if mask_rank == 1:
+        keep = _of.reshape(_of.where(mask), [-1])
+        return gather(data, keep) if isinstance(data, RaggedTensor) else _of.gather(data, keep)
+    if not isinstance(data, RaggedTensor):
+        data = RaggedTensor.from_tensor(data, ragged_rank=mask_rank - 1)
+    if not isinstance(mask, RaggedTensor):
+        mask = RaggedTensor.from_tensor(mask, ragged_rank=mask_rank - 1)
+    inner = boolean_mask(data.values, mask.values)
+    counts = _of.unsorted_segment_sum(_of.cast(mask.values if not isinstance(mask.values, RaggedTensor)
+                                               else _of.ones_like(mask.values.row_splits[1:]), _dtypes.int64),
+                                      mask.value_rowids(), mask.nrows()) if not isinstance(mask.values, RaggedTensor) \
+        else mask.row_lengths()
+    return RaggedTensor.from_row_lengths(inner, counts, validate=False)
+
+
+# ---- ranges and stacking
+def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype=_dtypes.int64):  # noqa: A001
+    """Row i is ``range(starts[i], limits[i], deltas[i])`` (scalars broadcast); one argument is
+    the limits, with starts 0 (tf.ragged.range, TF's RaggedRange op)."""
+    if limits is None:
+        starts, limits = 0, starts
+    ts = [_tensor(x) if isinstance(x, (GraphTensor, EagerTensor)) else None for x in (starts, limits, deltas)]
+    if dtype is None:
+        known = [t.dtype for t in ts if t is not None]
+        dtype = known[0] if known else (_dtypes.float32 if any(isinstance(x, float) or np.asarray(x).dtype.kind == "f"
+                                                               for x in (starts, limits, deltas)) else _dtypes.int32)
+    dtype = _dtypes.as_dtype(dtype)
+    starts, limits, deltas = (_tensor(x, dtype) for x in (starts, limits, deltas))
+    for what, t in (("starts", starts), ("limits", limits), ("deltas", deltas)):
+        r = TensorShape(t.shape).rank
+        if r is not None and r > 1:
+            raise ValueError(f"ragged.range: {what} must be a scalar or vector, got shape {t.shape}")
+    if isinstance(deltas, EagerTensor) and np.any(deltas.numpy() == 0):
+        raise _error("RaggedRange", "Requires delta != 0")
+    zero = starts + limits + deltas - limits - deltas  # broadcasts the three to one vector shape
+    vec = _of.reshape(zero, [-1])
+    starts, limits, deltas = vec + _of.reshape(starts, [-1]), vec + _of.reshape(limits, [-1]), \
+        vec + _of.reshape(deltas, [-1])
+    span = limits - starts
+    if dtype.is_integer:
+        count = -_of.floordiv(-span, deltas)
+    else:
+        count = _of.math.ceil(span / deltas)
+    lengths = _of.maximum(_of.cast(count, _dtypes.int64), 0)
+    splits = _of.concat([_of.zeros([1], _dtypes.int64), _of.cumsum(lengths)], 0)
+    ids = row_splits_to_segment_ids(splits)
+    step = _of.cast(_of.range(_of.shape(ids, out_type=_dtypes.int64)[0]) - _of.gather(splits, ids), dtype)
+    values = _of.gather(starts, ids) + _of.gather(deltas, ids) * step
+    return RaggedTensor.from_row_splits(values, splits, validate=False)
+
+
+def _concat_rows(rts):
+    """The rows of several RaggedTensors of one ragged_rank, one after the other."""
+    if not isinstance(rts[0], RaggedTensor):
+        return _of.concat(list(rts), 0)
+    values = _concat_rows([r.values for r in rts])
+    lengths = _of.concat([r.row_lengths() for r in rts], 0)
+    return RaggedTensor.from_row_lengths(values, lengths, validate=False)
+
+
+def stack(values, axis=0, name=None):
+    """Stacks RaggedTensors (or dense tensors) of one rank along axis 0 into a RaggedTensor with
+    one more ragged dimension (tf.ragged.stack)."""
+    from opforge.ragged.ragged_tensor import is_ragged  # noqa: PLC0415
+    values = [convert_to_tensor_or_ragged_tensor(v) for v in values]
+    if not values:
+        raise ValueError("ragged.stack: values must not be empty")
+    if axis != 0:
+        raise ValueError("ragged.stack: only axis=0 is supported")
+    ranks = {v.ragged_rank if isinstance(v, RaggedTensor) else 0 for v in values}
+    ragged_rank = max(ranks)
+    if ragged_rank == 0:
+        ragged_rank = 1
+    conv = [v if is_ragged(v) and v.ragged_rank == ragged_rank else RaggedTensor.from_tensor(v, ragged_rank=ragged_rank)
+            for v in values]
+    rows = _concat_rows(conv)
+    counts = _of.stack([v.nrows() for v in conv])
+    return RaggedTensor.from_row_lengths(rows, counts, validate=False)
+
+
+# ---- RaggedFillEmptyRows
+def fill_empty_rows(value_rowids, values, nrows, default_value, name=None):
+    """Gives every empty row one value, ``default_value`` (TF's RaggedFillEmptyRows): returns
+    (output_value_rowids, output_values, empty_row_indicator, reverse_index_map)."""
+    rowids = _tensor(value_rowids, _dtypes.int64)
+    values = _tensor(values)
+    nrows = _tensor(nrows, _dtypes.int64)
+    default = _tensor(default_value, values.dtype)
+    lengths = _of.unsorted_segment_sum(_of.ones_like(rowids), rowids, nrows)
+    empty = _of.equal(lengths, 0)
+    filled = _of.maximum(lengths, 1)
+    out_splits = _of.concat([_of.zeros([1], _dtypes.int64), _of.cumsum(filled)], 0)
+    out_rowids = row_splits_to_segment_ids(out_splits)
+    empty_before = _of.cumsum(_of.cast(empty, _dtypes.int64))  # inclusive: empty rows up to row r
+    reverse = _of.range(_of.shape(rowids, out_type=_dtypes.int64)[0]) + _of.gather(empty_before, rowids) \
+        - _of.gather(_of.cast(empty, _dtypes.int64), rowids)
+    out_pos = _of.range(_of.shape(out_rowids, out_type=_dtypes.int64)[0])
+    src = out_pos - _of.gather(empty_before, out_rowids)
+    padded = _of.concat([values, _of.reshape(default, [1])], 0)
+    src = _of.where(_of.gather(empty, out_rowids), _of.zeros_like(src) + _of.shape(values, out_type=_dtypes.int64)[0],
+                    src)
+    out_values = _of.gather(padded, src)
+    return out_rowids, out_values, empty, reverse
+
+
+def fill_empty_rows_grad(reverse_index_map, grad_values, name=None):
+    """The gradient of fill_empty_rows (TF's RaggedFillEmptyRowsGrad): (d_values, d_default_value)."""
+    grad_values = _tensor(grad_values)
+    d_values = _of.gather(grad_values, _tensor(reverse_index_map, _dtypes.int64))
+    return d_values, _of.reduce_sum(grad_values) - _of.reduce_sum(d_values)
