@@ -382,6 +382,103 @@ def substr(input: TensorLike, pos: TensorLike, len: TensorLike, unit: str = 'BYT
       A `Tensor` of type `string`.
     """
 
+def unicode_decode(input: TensorLike, input_encoding: str, errors: str = 'replace', replacement_char: int = 65533, replace_control_characters: bool = False, Tsplits: DTypeLike = "int64", name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Decodes each string into its Unicode code points.
+
+    UnicodeDecodeWithOffsets without the offsets: row i of the result is
+    `char_values[row_splits[i]:row_splits[i + 1]]`, the code points of element i of `input`
+    (row-major) decoded from `input_encoding`; `errors`, `replacement_char` and
+    `replace_control_characters` as there (tf.strings.unicode_decode).
+
+    Args:
+      input: A `Tensor` of type `string`. The encoded strings.
+      input_encoding: A `string`.
+      errors: An optional `string` from: `"strict"`, `"replace"`, `"ignore"`. Defaults to
+        `'replace'`.
+      replacement_char: An optional `int`. Defaults to `65533`.
+      replace_control_characters: An optional `bool`. Defaults to `False`.
+      Tsplits: An optional `type` from: `int32`, `int64`. Defaults to `"int64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`row_splits`, `char_values`).
+      row_splits: A `Tensor` of type `Tsplits`.
+      char_values: A `Tensor` of type `int32`.
+    """
+
+def unicode_decode_with_offsets(input: TensorLike, input_encoding: str, errors: str = 'replace', replacement_char: int = 65533, replace_control_characters: bool = False, Tsplits: DTypeLike = "int64", name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Decodes each string into its Unicode code points, with the byte offset where each starts.
+
+    Each element of `input` (any shape, taken in row-major order) is decoded from `input_encoding`
+    (UTF-8, UTF-16-BE, UTF-16-LE, UTF-32-BE, UTF-32-LE, ISO-8859-1, US-ASCII). Row i of the result
+    is `char_values[row_splits[i]:row_splits[i + 1]]`, and `char_to_byte_starts` the byte offset in
+    the string where each character starts. An ill-formed sequence (the maximal subpart of a UTF-8
+    sequence, as Unicode recommends and Python decodes; an unpaired surrogate; a truncated code
+    unit) becomes `replacement_char` with errors='replace', is skipped with 'ignore', and is an
+    InvalidArgumentError with 'strict'. With `replace_control_characters`, the C0 controls (U+0000
+    to U+001F) become `replacement_char` too (tf.strings.unicode_decode_with_offsets).
+
+    Args:
+      input: A `Tensor` of type `string`. The encoded strings.
+      input_encoding: A `string`.
+      errors: An optional `string` from: `"strict"`, `"replace"`, `"ignore"`. Defaults to
+        `'replace'`.
+      replacement_char: An optional `int`. Defaults to `65533`.
+      replace_control_characters: An optional `bool`. Defaults to `False`.
+      Tsplits: An optional `type` from: `int32`, `int64`. Defaults to `"int64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`row_splits`, `char_values`, `char_to_byte_starts`).
+      row_splits: A `Tensor` of type `Tsplits`.
+      char_values: A `Tensor` of type `int32`.
+      char_to_byte_starts: A `Tensor` of type `int64`.
+    """
+
+def unicode_encode(input_values: TensorLike, input_splits: TensorLike, output_encoding: str, errors: str = 'replace', replacement_char: int = 65533, name: str | None = None) -> Tensor:
+    r"""Encodes rows of Unicode code points into strings.
+
+    String i is the code points `input_values[input_splits[i]:input_splits[i + 1]]` encoded in
+    `output_encoding`. A value that is no Unicode scalar value (negative, a surrogate, above
+    U+10FFFF) becomes `replacement_char` with errors='replace', is skipped with 'ignore', and is an
+    InvalidArgumentError with 'strict'. Splits that do not start at 0, decrease, or pass the end of
+    the values are InvalidArgumentErrors (tf.strings.unicode_encode).
+
+    Args:
+      input_values: A `Tensor` of type `int32`. 1-D: the code points of every string, back to back.
+      input_splits: A `Tensor`. Must be one of the following types: `int32`, `int64`. 1-D: string i
+        is made of input_values[input_splits[i]:input_splits[i + 1]].
+      output_encoding: A `string` from: `"UTF-8"`, `"UTF-16-BE"`, `"UTF-32-BE"`.
+      errors: An optional `string` from: `"ignore"`, `"replace"`, `"strict"`. Defaults to
+        `'replace'`.
+      replacement_char: An optional `int`. Defaults to `65533`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+    """
+
+def unicode_transcode(input: TensorLike, input_encoding: str, output_encoding: str, errors: str = 'replace', replacement_char: int = 65533, replace_control_characters: bool = False, name: str | None = None) -> Tensor:
+    r"""Re-encodes each string from one Unicode encoding to another.
+
+    Each element is decoded from `input_encoding` (as UnicodeDecode) and encoded in
+    `output_encoding`; `errors`, `replacement_char` and `replace_control_characters` as in
+    UnicodeDecode (tf.strings.unicode_transcode).
+
+    Args:
+      input: A `Tensor` of type `string`. The encoded strings.
+      input_encoding: A `string`.
+      output_encoding: A `string` from: `"UTF-8"`, `"UTF-16-BE"`, `"UTF-32-BE"`.
+      errors: An optional `string` from: `"strict"`, `"replace"`, `"ignore"`. Defaults to
+        `'replace'`.
+      replacement_char: An optional `int`. Defaults to `65533`.
+      replace_control_characters: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+    """
+
 def unsorted_segment_join(inputs: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, separator: str = '', name: str | None = None) -> Tensor:
     r"""Joins the strings of a tensor that share a segment id.
 

@@ -304,7 +304,7 @@ class RaggedTensor:
     def with_flat_values(self, new_values):
         if isinstance(self._values, RaggedTensor):
             return self.with_values(self._values.with_flat_values(new_values))
-        return self.with_values(_tensor(new_values))
+        return self.with_values(new_values if isinstance(new_values, RaggedTensor) else _tensor(new_values))
 
     def with_row_splits_dtype(self, dtype):
         return self

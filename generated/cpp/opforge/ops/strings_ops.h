@@ -26,4 +26,8 @@
 #include "opforge/ops/strings/string_to_number.h"
 #include "opforge/ops/strings/string_upper.h"
 #include "opforge/ops/strings/substr.h"
+#include "opforge/ops/strings/unicode_decode.h"
+#include "opforge/ops/strings/unicode_decode_with_offsets.h"
+#include "opforge/ops/strings/unicode_encode.h"
+#include "opforge/ops/strings/unicode_transcode.h"
 #include "opforge/ops/strings/unsorted_segment_join.h"

@@ -1,0 +1,38 @@
+// The shape functions of the Unicode string ops (the kernels: kernels/cpu/strings/unicode_ops.cc).
+#include <cstdint>
+
+#include "ops/shape_util.h"
+#include "opforge/op.h"
+#include "opforge/shape_fns.h"
+
+namespace opforge {
+namespace {
+
+// UnicodeDecode(WithOffsets): splits [num_elements(input) + 1], then vectors of characters.
+Status UnicodeDecodeShape(ShapeContext& c) {
+  const Shape& in = c.input_shape(0);
+  const int64_t rows = in.fully_defined() ? in.num_elements() + 1 : Shape::kUnknownDim;
+  c.set_output(0, Shape{rows});
+  for (int i = 1; i < c.num_outputs(); ++i) c.set_output(i, Shape{Shape::kUnknownDim});
+  return Status::OK();
+}
+
+// UnicodeEncode: one string per row, [len(input_splits) - 1].
+Status UnicodeEncodeShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 1, "a vector"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 1, "a vector"));
+  const Shape& splits = c.input_shape(1);
+  const int64_t n = splits.unknown_rank() || splits.dim(0) < 0 ? Shape::kUnknownDim : splits.dim(0) - 1;
+  c.set_output(0, Shape{n});
+  return Status::OK();
+}
+
+[[maybe_unused]] const bool unicode_shapes_registered = [] {
+  shape_fns::register_custom("UnicodeDecode", UnicodeDecodeShape);
+  shape_fns::register_custom("UnicodeDecodeWithOffsets", UnicodeDecodeShape);
+  shape_fns::register_custom("UnicodeEncode", UnicodeEncodeShape);
+  return true;
+}();
+
+}  // namespace
+}  // namespace opforge
