@@ -29,6 +29,21 @@ __all__ = [
 _py_range = range
 
 
+def _take(params, index):
+    """gather(params, index) on axis 0."""
+    if params.dtype == _dtypes.string:
+        raise TypeError("ragged: selecting rows of string values needs a string Gather, which opforge lacks "
+                        "(to_tensor, to_list and row indexing work)")
+    return _of.gather(params, index)
+
+
+def _string_range(values, start, limit):
+    """values[start:limit] of a string vector, through SparseSlice (which takes strings)."""
+    n = _of.shape(values, out_type=_dtypes.int64)[0]
+    sp = SparseTensor(_of.expand_dims(_of.range(n), 1), values, _of.reshape(n, [1]))
+    return _of.sparse.slice(sp, _of.reshape(start, [1]), _of.reshape(limit - start, [1])).values
+
+
 def _error(op, message):
     return _of.errors.InvalidArgumentError(message, op)
 
@@ -167,8 +182,10 @@ def ragged_to_dense(rt, default_value=None, shape=None):
     len(values) of values with the default appended)."""
     values = rt.values
     inner = ragged_to_dense(values, default_value) if isinstance(values, RaggedTensor) else values
+    if inner.dtype == _dtypes.string:
+        return _strings_to_dense(rt, inner, default_value, shape)
     if default_value is None:
-        default_value = _of.zeros([], inner.dtype) if inner.dtype != _dtypes.string else _of.constant(b"")
+        default_value = _of.zeros([], inner.dtype)
     default = _tensor(default_value, inner.dtype)
     inner_shape = _of.shape(inner, out_type=_dtypes.int64)[1:]
     one_row = _of.concat([[1], inner_shape], 0)
@@ -193,6 +210,21 @@ def ragged_to_dense(rt, default_value=None, shape=None):
         except (ValueError, TypeError):
             pass
     return dense
+
+
+def _strings_to_dense(rt, inner, default_value, shape):
+    """to_tensor of strings: SparseToDense (which takes strings; Gather does not)."""
+    if TensorShape(inner.shape).rank != 1:
+        raise ValueError("to_tensor: string values of rank > 1 are not supported in opforge")
+    if shape is not None:
+        raise ValueError("to_tensor: shape is not supported for string RaggedTensors in opforge")
+    lengths, _ = _row_lengths_and_starts(rt)
+    ids = row_splits_to_segment_ids(rt.row_splits)
+    pos = _of.range(_of.shape(ids, out_type=_dtypes.int64)[0]) - _of.gather(rt.row_splits, ids)
+    width = _of.reduce_max(_of.concat([lengths, [0]], 0))
+    dense_shape = _of.concat([_of.stack([rt.nrows(), width]), _of.shape(inner, out_type=_dtypes.int64)[1:]], 0)
+    default = _tensor(b"" if default_value is None else default_value, _dtypes.string)
+    return _of.sparse.to_dense(SparseTensor(_of.stack([ids, pos], axis=1), inner, dense_shape), default)
 
 
 def _fit_shape(dense, shape, default):
@@ -257,7 +289,9 @@ def gather(params, indices, validate_indices=None, axis=0, batch_dims=0, name=No
     ids = row_splits_to_segment_ids(new_splits)
     value_index = _of.gather(_of.gather(starts, indices), ids) + _of.range(_of.shape(ids, out_type=_dtypes.int64)[0]) \
         - _of.gather(new_splits, ids)
-    return RaggedTensor.from_row_splits(gather(params.values, value_index), new_splits, validate=False)
+    values = gather(params.values, value_index) if isinstance(params.values, RaggedTensor) else \
+        _take(params.values, value_index)
+    return RaggedTensor.from_row_splits(values, new_splits, validate=False)
 
 
 def ragged_getitem(rt, key):
@@ -281,7 +315,9 @@ def ragged_getitem(rt, key):
     start, limit = rt.row_splits[i], rt.row_splits[i + 1]
     if isinstance(rt.values, RaggedTensor):
         return gather(rt.values, _of.range(start, limit))
-    return _of.gather(rt.values, _of.range(start, limit))
+    if rt.values.dtype == _dtypes.string and TensorShape(rt.values.shape).rank == 1:
+        return _string_range(rt.values, start, limit)
+    return _take(rt.values, _of.range(start, limit))
 
 
 def boolean_mask(data, mask, name=None):
@@ -297,7 +333,7 @@ def boolean_mask(data, mask, name=None):
         raise TypeError(f"boolean_mask: mask must be bool, got {mask.dtype.name}")
     if mask_rank == 1:
         keep = _of.reshape(_of.where(mask), [-1])
-        return gather(data, keep) if isinstance(data, RaggedTensor) else _of.gather(data, keep)
+        return gather(data, keep) if isinstance(data, RaggedTensor) else _take(data, keep)
     if not isinstance(data, RaggedTensor):
         data = RaggedTensor.from_tensor(data, ragged_rank=mask_rank - 1)
     if not isinstance(mask, RaggedTensor):
