@@ -365,7 +365,7 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype
             raise ValueError(f"ragged.range: {what} must be a scalar or vector, got shape {t.shape}")
     if isinstance(deltas, EagerTensor) and np.any(deltas.numpy() == 0):
         raise _error("RaggedRange", "Requires delta != 0")
-    zero = starts + limits + deltas - limits - deltas  # broadcasts the three to one vector shape
+    zero = starts * 0 + limits * 0 + deltas * 0  # broadcasts the three to one vector shape
     vec = _of.reshape(zero, [-1])
     starts, limits, deltas = vec + _of.reshape(starts, [-1]), vec + _of.reshape(limits, [-1]), \
         vec + _of.reshape(deltas, [-1])
