@@ -97,6 +97,11 @@ Decoded decode(const std::string& s, Encoding enc) {
       size_t i = 0;
       for (; i + 1 < n;) {
         const uint32_t u = unit(i);
+        if (u >= 0xD800 && u <= 0xDBFF && i + 2 < n && i + 4 > n) {  // a high surrogate, then truncated data:
+          d.add(-1, i);                                              // one ill-formed sequence (as Python)
+          i = n;
+          break;
+        }
         if (u >= 0xD800 && u <= 0xDBFF && i + 3 < n && unit(i + 2) >= 0xDC00 && unit(i + 2) <= 0xDFFF) {
           d.add(static_cast<int32_t>(0x10000 + ((u - 0xD800) << 10) + (unit(i + 2) - 0xDC00)), i);
           i += 4;
@@ -136,6 +141,20 @@ struct ErrorPolicy {
   bool replace_controls;
 };
 
+// s with bytes outside printable ASCII as \xNN (messages must be valid UTF-8 text).
+std::string escaped(const std::string& s) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "b'";
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    }
+  }
+  return out + "'";
+}
+
 bool valid_scalar(int64_t c) { return c >= 0 && c <= 0x10FFFF && !(c >= 0xD800 && c <= 0xDFFF); }
 
 // Applies errors / replace_control_characters to decoded characters in place.
@@ -145,7 +164,7 @@ Status resolve(KernelContext& ctx, const ErrorPolicy& p, const std::string& s, D
     int32_t c = d->chars[i];
     if (c < 0) {
       if (p.errors == "strict") {
-        return ctx.error("Invalid formatting on input string ", strings::quoted(s), " at byte ", d->starts[i]);
+        return ctx.error("Invalid formatting on input string ", escaped(s), " at byte ", d->starts[i]);
       }
       if (p.errors == "ignore") continue;
       c = static_cast<int32_t>(p.replacement);
