@@ -441,3 +441,39 @@ def fill_empty_rows_grad(reverse_index_map, grad_values, name=None):
     grad_values = _tensor(grad_values)
     d_values = _of.gather(grad_values, _tensor(reverse_index_map, _dtypes.int64))
     return d_values, _of.reduce_sum(grad_values) - _of.reduce_sum(d_values)
+
+
+# ---- RaggedTensor's methods that are tf.ragged operations (attached here, as TensorFlow does,
+# so that ragged_tensor need not import this module)
+def _to_tensor(self, default_value=None, name=None, shape=None):
+    """The dense tensor: each row padded with ``default_value`` (zero) to the longest row;
+    ``shape`` (optional) pads or truncates each dimension to a given size."""
+    return ragged_to_dense(self, default_value, shape)
+
+
+def _to_sparse(self, name=None):
+    """A SparseTensor with the value at [row, col, ...] for each flat value."""
+    return ragged_to_sparse(self)
+
+
+RaggedTensor.to_tensor = _to_tensor
+RaggedTensor.to_sparse = _to_sparse
+RaggedTensor.__getitem__ = ragged_getitem
+
+
+def _elementwise(fn, reverse=False):
+    def method(self, other):
+        return map_flat_values(lambda a, b: fn(b, a) if reverse else fn(a, b), self, other)
+    return method
+
+
+for _name, _fn in (("add", _of.add), ("sub", _of.subtract), ("mul", _of.multiply), ("truediv", _of.truediv),
+                   ("floordiv", _of.floordiv), ("mod", _of.math.floormod), ("pow", _of.pow)):
+    setattr(RaggedTensor, f"__{_name}__", _elementwise(_fn))
+    setattr(RaggedTensor, f"__r{_name}__", _elementwise(_fn, reverse=True))
+for _name, _fn in (("lt", _of.less), ("le", _of.less_equal), ("gt", _of.greater), ("ge", _of.greater_equal),
+                   ("and", _of.logical_and), ("or", _of.logical_or)):
+    setattr(RaggedTensor, f"__{_name}__", _elementwise(_fn))
+RaggedTensor.__neg__ = lambda self: self.with_flat_values(_of.math.negative(self.flat_values))
+RaggedTensor.__abs__ = lambda self: self.with_flat_values(_of.abs(self.flat_values))
+RaggedTensor.__invert__ = lambda self: self.with_flat_values(_of.logical_not(self.flat_values))

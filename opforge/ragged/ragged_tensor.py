@@ -4,7 +4,9 @@ As in TensorFlow, a RaggedTensor is flat ``values`` (a tensor, or for ragged_ran
 RaggedTensor) partitioned into rows by ``row_splits`` (int64 [nrows + 1], ascending from 0 to
 len(values)): row i is ``values[row_splits[i]:row_splits[i + 1]]``. Every conversion
 (from_row_lengths, from_value_rowids, from_tensor, to_tensor ...) is a composition of opforge's
-dense ops, so it works eagerly and in a graph alike; a Session fetches a RaggedTensor as a
+dense ops, so it works eagerly and in a graph alike (the methods that need tf.ragged's operations,
+to_tensor, to_sparse, indexing and the arithmetic operators, are attached by ragged_ops, as
+TensorFlow attaches them); a Session fetches a RaggedTensor as a
 ``RaggedTensorValue`` of NumPy arrays, and a RaggedTensorValue may be fed to one (e.g. to
 ``ragged.placeholder``).
 """
@@ -310,12 +312,6 @@ class RaggedTensor:
         return self
 
     # ---- conversion
-    def to_tensor(self, default_value=None, name=None, shape=None):
-        """The dense tensor: each row padded with ``default_value`` (zero) to the longest row;
-        ``shape`` (optional) pads or truncates each dimension to a given size."""
-        from opforge.ragged.ragged_ops import ragged_to_dense  # noqa: PLC0415
-        return ragged_to_dense(self, default_value, shape)
-
     def to_list(self):
         """Eagerly: the value as nested Python lists."""
         return self.numpy_value().to_list()
@@ -335,10 +331,6 @@ class RaggedTensor:
             out[i] = np.asarray(r)
         return out
 
-    def to_sparse(self, name=None):
-        from opforge.ragged.ragged_ops import ragged_to_sparse  # noqa: PLC0415
-        return ragged_to_sparse(self)
-
     def eval(self, feed_dict=None, session=None):
         from opforge.framework.default_session import default_session  # noqa: PLC0415
         return (session or default_session()).run(self, feed_dict)
@@ -352,10 +344,6 @@ class RaggedTensor:
             return value
         return (self.flat_values, *self.nested_row_splits), rebuild
 
-    def __getitem__(self, key):
-        from opforge.ragged.ragged_ops import ragged_getitem  # noqa: PLC0415
-        return ragged_getitem(self, key)
-
     def __repr__(self):
         if isinstance(self._row_splits, EagerTensor):
             return f"<tf.RaggedTensor {self.to_list()}>"
@@ -366,25 +354,6 @@ class RaggedTensor:
         if n is None:
             raise TypeError("len() of a RaggedTensor with an unknown number of rows")
         return n
-
-
-def _elementwise(fn, reverse=False):
-    def method(self, other):
-        from opforge.ragged.ragged_ops import map_flat_values  # noqa: PLC0415
-        return map_flat_values(lambda a, b: fn(b, a) if reverse else fn(a, b), self, other)
-    return method
-
-
-for _name, _fn in (("add", _of.add), ("sub", _of.subtract), ("mul", _of.multiply), ("truediv", _of.truediv),
-                   ("floordiv", _of.floordiv), ("mod", _of.math.floormod), ("pow", _of.pow)):
-    setattr(RaggedTensor, f"__{_name}__", _elementwise(_fn))
-    setattr(RaggedTensor, f"__r{_name}__", _elementwise(_fn, reverse=True))
-for _name, _fn in (("lt", _of.less), ("le", _of.less_equal), ("gt", _of.greater), ("ge", _of.greater_equal),
-                   ("and", _of.logical_and), ("or", _of.logical_or)):
-    setattr(RaggedTensor, f"__{_name}__", _elementwise(_fn))
-RaggedTensor.__neg__ = lambda self: self.with_flat_values(_of.math.negative(self.flat_values))
-RaggedTensor.__abs__ = lambda self: self.with_flat_values(_of.abs(self.flat_values))
-RaggedTensor.__invert__ = lambda self: self.with_flat_values(_of.logical_not(self.flat_values))
 
 
 class RaggedTensorSpec:
