@@ -156,6 +156,29 @@ def static_regex_replace(input: TensorLike, pattern: str, rewrite: str, replace_
       A `Tensor` of type `string`.
     """
 
+def string_format(inputs: Sequence[TensorLike], template: str = '%s', placeholder: str = '%s', summarize: int = 3, name: str | None = None) -> Tensor:
+    r"""Formats a string template with the summarized values of tensors.
+
+    Each `placeholder` in `template` is replaced, in order, by the value of the next input as
+    TensorFlow's print_v2 writes it: nested brackets, elements separated by spaces, rows by
+    newlines; in each dimension of more than 2 * `summarize` elements only the first and last
+    `summarize` are written, with `...` between (`summarize` < 0: every element); strings in double
+    quotes with C escapes, floats with the fewest of 6 / 9 (double: 15 / 17) significant digits that
+    read back exactly, bools as 1 / 0. The number of placeholders must equal the number of inputs
+    (tf.strings.format).
+
+    Args:
+      inputs: A list of `Tensor` objects with types from: attr `T`. The tensors whose values fill
+        the placeholders.
+      template: An optional `string`. Defaults to `'%s'`.
+      placeholder: An optional `string`. Defaults to `'%s'`.
+      summarize: An optional `int`. Defaults to `3`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+    """
+
 def string_join(inputs: Sequence[TensorLike], separator: str = '', name: str | None = None) -> Tensor:
     r"""Joins the strings in the given list of string tensors into one tensor.
 

@@ -405,6 +405,7 @@ OPS = {
     "RegexReplace": ("strings", "regex_replace"),
     "StaticRegexFullMatch": ("strings", "static_regex_full_match"),
     "StaticRegexReplace": ("strings", "static_regex_replace"),
+    "StringFormat": ("strings", "string_format"),
     "StringJoin": ("strings", "string_join"),
     "StringLength": ("strings", "string_length"),
     "StringLower": ("strings", "string_lower"),

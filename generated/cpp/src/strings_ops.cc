@@ -228,6 +228,50 @@ OpSpec MakeStaticRegexReplace() {
   return op;
 }
 
+OpSpec MakeStringFormat() {
+  OpSpec op;
+  op.name = "StringFormat";
+  op.inputs.push_back(ArgSpec{"inputs", DType::kInvalid, -1, -1, 0, false});
+  op.outputs.push_back(ArgSpec{"output", static_cast<DType>(7), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "template";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("%s");
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "placeholder";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("%s");
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "summarize";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{3});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 OpSpec MakeStringJoin() {
   OpSpec op;
   op.name = "StringJoin";
@@ -792,6 +836,7 @@ OpSpec MakeUnsortedSegmentJoin() {
   OpRegistry::Global().add_pending(MakeRegexReplace());
   OpRegistry::Global().add_pending(MakeStaticRegexFullMatch());
   OpRegistry::Global().add_pending(MakeStaticRegexReplace());
+  OpRegistry::Global().add_pending(MakeStringFormat());
   OpRegistry::Global().add_pending(MakeStringJoin());
   OpRegistry::Global().add_pending(MakeStringLength());
   OpRegistry::Global().add_pending(MakeStringLower());

@@ -52,8 +52,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "tf.LMDBReader reads LMDB databases: opforge does not link liblmdb": _names("""
         tf.LMDBReader
     """),
-    "tf.strings.format is StringFormat, which opforge does not have yet; unicode_script needs ICU's script property tables, which opforge does not link": _names("""
-        strings.format strings.unicode_script
+    "tf.strings.unicode_script (UnicodeScript) needs ICU's Unicode script property tables (UScriptCode), which opforge does not link": _names("""
+        strings.unicode_script
     """),
     "needs ops not yet in opforge (Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, EditDistance, FractionalPool, the stateless binomial/categorical/truncated-normal samplers, Timestamp, ...)": _names("""
           io.serialize_tensor  math.approx_max_k math.approx_min_k

@@ -13,6 +13,7 @@
 #include "opforge/ops/strings/regex_replace.h"
 #include "opforge/ops/strings/static_regex_full_match.h"
 #include "opforge/ops/strings/static_regex_replace.h"
+#include "opforge/ops/strings/string_format.h"
 #include "opforge/ops/strings/string_join.h"
 #include "opforge/ops/strings/string_length.h"
 #include "opforge/ops/strings/string_lower.h"
