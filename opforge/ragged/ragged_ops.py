@@ -12,6 +12,7 @@ from opforge.framework.graph import GraphTensor
 from opforge.framework.sparse_tensor import SparseTensor
 from opforge.framework.tensor import Tensor as EagerTensor
 from opforge.framework.tensor import TensorShape
+from opforge.generated import gen_ragged_ops as _gen_ragged
 from opforge.ragged.ragged_tensor import (
     RaggedTensor,
     RaggedTensorValue,
@@ -349,36 +350,18 @@ def boolean_mask(data, mask, name=None):
 # ---- ranges and stacking
 def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype=_dtypes.int64):  # noqa: A001
     """Row i is ``range(starts[i], limits[i], deltas[i])`` (scalars broadcast); one argument is
-    the limits, with starts 0 (tf.ragged.range, TF's RaggedRange op)."""
+    the limits, with starts 0 (tf.ragged.range: the op RaggedRange)."""
     if limits is None:
         starts, limits = 0, starts
-    ts = [_tensor(x) if isinstance(x, (GraphTensor, EagerTensor)) else None for x in (starts, limits, deltas)]
+    known = [x.dtype for x in (starts, limits, deltas) if isinstance(x, (GraphTensor, EagerTensor))]
     if dtype is None:
-        known = [t.dtype for t in ts if t is not None]
-        dtype = known[0] if known else (_dtypes.float32 if any(isinstance(x, float) or np.asarray(x).dtype.kind == "f"
-                                                               for x in (starts, limits, deltas)) else _dtypes.int32)
+        floats = any(np.asarray(x).dtype.kind == "f" for x in (starts, limits, deltas)
+                     if not isinstance(x, (GraphTensor, EagerTensor)))
+        dtype = known[0] if known else (_dtypes.float32 if floats else _dtypes.int32)
     dtype = _dtypes.as_dtype(dtype)
     starts, limits, deltas = (_tensor(x, dtype) for x in (starts, limits, deltas))
-    for what, t in (("starts", starts), ("limits", limits), ("deltas", deltas)):
-        r = TensorShape(t.shape).rank
-        if r is not None and r > 1:
-            raise ValueError(f"ragged.range: {what} must be a scalar or vector, got shape {t.shape}")
-    if isinstance(deltas, EagerTensor) and np.any(deltas.numpy() == 0):
-        raise _error("RaggedRange", "Requires delta != 0")
-    zero = starts * 0 + limits * 0 + deltas * 0  # broadcasts the three to one vector shape
-    vec = _of.reshape(zero, [-1])
-    starts, limits, deltas = vec + _of.reshape(starts, [-1]), vec + _of.reshape(limits, [-1]), \
-        vec + _of.reshape(deltas, [-1])
-    span = limits - starts
-    if dtype.is_integer:
-        count = -_of.floordiv(-span, deltas)
-    else:
-        count = _of.math.ceil(span / deltas)
-    lengths = _of.maximum(_of.cast(count, _dtypes.int64), 0)
-    splits = _of.concat([_of.zeros([1], _dtypes.int64), _of.cumsum(lengths)], 0)
-    ids = row_splits_to_segment_ids(splits)
-    step = _of.cast(_of.range(_of.shape(ids, out_type=_dtypes.int64)[0]) - _of.gather(splits, ids), dtype)
-    values = _of.gather(starts, ids) + _of.gather(deltas, ids) * step
+    splits, values = _gen_ragged.ragged_range(starts, limits, deltas, Tsplits=_dtypes.as_dtype(row_splits_dtype).name,
+                                              name=name)
     return RaggedTensor.from_row_splits(values, splits, validate=False)
 
 

@@ -151,3 +151,18 @@ def test_matches_tensorflow():
     dense = [[1, 0, 2, 0], [0, 0, 0, 0], [3, 3, 0, 0]]
     assert (RaggedTensor.from_tensor(dense, padding=0).to_list()
             == tf.RaggedTensor.from_tensor(dense, padding=0).to_list())
+
+
+def test_ragged_range_op_errors_and_shapes():
+    from opforge.generated import gen_ragged_ops as gen
+    splits, values = gen.ragged_range(of.constant([1.0, 2.0]), of.constant(3.0), of.constant(0.5), Tsplits="int32")
+    assert splits.dtype == of.int32 and splits.numpy().tolist() == [0, 4, 6]
+    np.testing.assert_allclose(values.numpy(), [1, 1.5, 2, 2.5, 2, 2.5])
+    with pytest.raises(InvalidArgumentError, match="RaggedRange.*same shape"):
+        gen.ragged_range(of.constant([1, 2]), of.constant([3, 4, 5]), of.constant(1))
+    with pytest.raises(InvalidArgumentError, match="RaggedRange.*scalar or vector"):
+        gen.ragged_range(of.constant([[1]]), of.constant(3), of.constant(1))
+    g = of.Graph()
+    with g.as_default():
+        s, v = gen.ragged_range(of.placeholder(of.int64, [4]), of.constant(9, of.int64), of.constant(1, of.int64))
+        assert s.shape.as_list() == [5] and v.shape.as_list() == [None]

@@ -1,4 +1,5 @@
-// The shape functions of the Unicode string ops (the kernels: kernels/cpu/strings/unicode_ops.cc).
+// The shape functions of the Unicode string ops (the kernels: kernels/cpu/strings/unicode_ops.cc)
+// and of RaggedRange (kernels/cpu/ragged/ragged_range.cc).
 #include <cstdint>
 
 #include "ops/shape_util.h"
@@ -27,7 +28,25 @@ Status UnicodeEncodeShape(ShapeContext& c) {
   return Status::OK();
 }
 
+// RaggedRange: splits [nrows + 1] (nrows from whichever input is a vector), values [?].
+Status RaggedRangeShape(ShapeContext& c) {
+  int64_t rows = 1;
+  for (int i = 0; i < 3; ++i) {
+    const Shape& s = c.input_shape(i);
+    if (s.unknown_rank()) {
+      rows = Shape::kUnknownDim;
+      continue;
+    }
+    if (s.rank() > 1) return c.error("inputs must be scalars or vectors, got shape ", s.to_string());
+    if (s.rank() == 1 && rows != Shape::kUnknownDim) rows = s.dim(0);
+  }
+  c.set_output(0, Shape{rows == Shape::kUnknownDim ? rows : rows + 1});
+  c.set_output(1, Shape{Shape::kUnknownDim});
+  return Status::OK();
+}
+
 [[maybe_unused]] const bool unicode_shapes_registered = [] {
+  shape_fns::register_custom("RaggedRange", RaggedRangeShape);
   shape_fns::register_custom("UnicodeDecode", UnicodeDecodeShape);
   shape_fns::register_custom("UnicodeDecodeWithOffsets", UnicodeDecodeShape);
   shape_fns::register_custom("UnicodeEncode", UnicodeEncodeShape);
