@@ -7,6 +7,9 @@ gradient per input argument.
 """
 
 from opforge.gradients.registry import register_gradient as _register
+from opforge.gradients.registry import register_gradient_fn as _register_fn
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 
+_register_fn("RaggedFillEmptyRows", "opforge.gradients.ragged_grads:ragged_fill_empty_rows_grad")
+_not_differentiable("RaggedFillEmptyRowsGrad")
 _not_differentiable("RaggedRange")

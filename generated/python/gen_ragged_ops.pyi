@@ -6,6 +6,49 @@ from opforge.framework.dtypes import DTypeLike, ShapeLike, TensorLike
 
 __all__: list[str]
 
+def ragged_fill_empty_rows(value_rowids: TensorLike, values: TensorLike, nrows: TensorLike, default_value: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    r"""Gives every empty row of a ragged tensor (in value_rowids form) one value, default_value.
+
+    `value_rowids` (sorted) names the row of each of `values`, in [0, nrows). The output has the
+    input's values, in order, plus `default_value` in each row that had none; `empty_row_indicator`
+    marks those rows and `reverse_index_map[i]` is the output position of input value i
+    (tf.ragged_fill_empty_rows).
+
+    Args:
+      value_rowids: A `Tensor` of type `int64`. 1-D, sorted: the row of each value.
+      values: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`. 1-D: the values.
+      nrows: A `Tensor` of type `int64`. 0-D: the number of rows.
+      default_value: A `Tensor`. Must have the same type as `values`. 0-D: the value given to each
+        empty row.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output_value_rowids`, `output_values`, `empty_row_indicator`, `reverse_index_map`).
+      output_value_rowids: A `Tensor` of type `int64`.
+      output_values: A `Tensor`. Has the same type as `values`.
+      empty_row_indicator: A `Tensor` of type `bool`.
+      reverse_index_map: A `Tensor` of type `int64`.
+    """
+
+def ragged_fill_empty_rows_grad(reverse_index_map: TensorLike, grad_values: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""The gradient of RaggedFillEmptyRows.
+
+    `d_values[i] = grad_values[reverse_index_map[i]]`; `d_default_value` sums the gradients of the
+    filled positions (tf.ragged_fill_empty_rows_grad).
+
+    Args:
+      reverse_index_map: A `Tensor` of type `int64`.
+      grad_values: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int8`, `int16`, `int32`, `int64`, `uint8`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`d_values`, `d_default_value`).
+      d_values: A `Tensor`. Has the same type as `grad_values`.
+      d_default_value: A `Tensor`. Has the same type as `grad_values`.
+    """
+
 def ragged_range(starts: TensorLike, limits: TensorLike, deltas: TensorLike, Tsplits: DTypeLike = "int64", name: str | None = None) -> tuple[Tensor, Tensor]:
     r"""Rows of ranges: row i is range(starts[i], limits[i], deltas[i]).
 

@@ -318,6 +318,8 @@ OPS = {
     "ParseSequenceExampleV2": ("parsing", "parse_sequence_example_v2"),
     "ParseSingleExample": ("parsing", "parse_single_example"),
     "ParseSingleSequenceExample": ("parsing", "parse_single_sequence_example"),
+    "RaggedFillEmptyRows": ("ragged", "ragged_fill_empty_rows"),
+    "RaggedFillEmptyRowsGrad": ("ragged", "ragged_fill_empty_rows_grad"),
     "RaggedRange": ("ragged", "ragged_range"),
     "AllCandidateSampler": ("random", "all_candidate_sampler"),
     "ComputeAccidentalHits": ("random", "compute_accidental_hits"),

@@ -396,34 +396,18 @@ def stack(values, axis=0, name=None):
 
 # ---- RaggedFillEmptyRows
 def fill_empty_rows(value_rowids, values, nrows, default_value, name=None):
-    """Gives every empty row one value, ``default_value`` (TF's RaggedFillEmptyRows): returns
+    """Gives every empty row one value, ``default_value`` (the op RaggedFillEmptyRows): returns
     (output_value_rowids, output_values, empty_row_indicator, reverse_index_map)."""
-    rowids = _tensor(value_rowids, _dtypes.int64)
     values = _tensor(values)
-    nrows = _tensor(nrows, _dtypes.int64)
-    default = _tensor(default_value, values.dtype)
-    lengths = _of.unsorted_segment_sum(_of.ones_like(rowids), rowids, nrows)
-    empty = _of.equal(lengths, 0)
-    filled = _of.maximum(lengths, 1)
-    out_splits = _of.concat([_of.zeros([1], _dtypes.int64), _of.cumsum(filled)], 0)
-    out_rowids = row_splits_to_segment_ids(out_splits)
-    empty_before = _of.cumsum(_of.cast(empty, _dtypes.int64))  # inclusive: empty rows up to row r
-    reverse = _of.range(_of.shape(rowids, out_type=_dtypes.int64)[0]) + _of.gather(empty_before, rowids) \
-        - _of.gather(_of.cast(empty, _dtypes.int64), rowids)
-    out_pos = _of.range(_of.shape(out_rowids, out_type=_dtypes.int64)[0])
-    src = out_pos - _of.gather(empty_before, out_rowids)
-    padded = _of.concat([values, _of.reshape(default, [1])], 0)
-    src = _of.where(_of.gather(empty, out_rowids), _of.zeros_like(src) + _of.shape(values, out_type=_dtypes.int64)[0],
-                    src)
-    out_values = _of.gather(padded, src)
-    return out_rowids, out_values, empty, reverse
+    return _gen_ragged.ragged_fill_empty_rows(_tensor(value_rowids, _dtypes.int64), values,
+                                              _tensor(nrows, _dtypes.int64), _tensor(default_value, values.dtype),
+                                              name=name)
 
 
 def fill_empty_rows_grad(reverse_index_map, grad_values, name=None):
-    """The gradient of fill_empty_rows (TF's RaggedFillEmptyRowsGrad): (d_values, d_default_value)."""
-    grad_values = _tensor(grad_values)
-    d_values = _of.gather(grad_values, _tensor(reverse_index_map, _dtypes.int64))
-    return d_values, _of.reduce_sum(grad_values) - _of.reduce_sum(d_values)
+    """The gradient of fill_empty_rows (the op RaggedFillEmptyRowsGrad): (d_values, d_default_value)."""
+    return _gen_ragged.ragged_fill_empty_rows_grad(_tensor(reverse_index_map, _dtypes.int64), _tensor(grad_values),
+                                                   name=name)
 
 
 # ---- RaggedTensor's methods that are tf.ragged operations (attached here, as TensorFlow does,

@@ -1,6 +1,7 @@
 // The shape functions of the Unicode string ops (the kernels: kernels/cpu/strings/unicode_ops.cc)
-// and of RaggedRange (kernels/cpu/ragged/ragged_range.cc).
+// and of the ragged ops (kernels/cpu/ragged/).
 #include <cstdint>
+#include <vector>
 
 #include "ops/shape_util.h"
 #include "opforge/op.h"
@@ -45,7 +46,35 @@ Status RaggedRangeShape(ShapeContext& c) {
   return Status::OK();
 }
 
+// RaggedFillEmptyRows: [?] rowids and values, [nrows] indicator, [len(values)] reverse map.
+Status RaggedFillEmptyRowsShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 1, "a vector"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 1, "a vector"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 2, 0, "a scalar"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 3, 0, "a scalar"));
+  std::vector<int64_t> nrows;
+  bool known = false;
+  OPF_RETURN_IF_ERROR(array::known_ints(c, 2, &nrows, &known));
+  const Shape& values = c.input_shape(1);
+  c.set_output(0, Shape{Shape::kUnknownDim});
+  c.set_output(1, Shape{Shape::kUnknownDim});
+  c.set_output(2, Shape{known && nrows.size() == 1 ? nrows[0] : Shape::kUnknownDim});
+  c.set_output(3, Shape{values.unknown_rank() ? Shape::kUnknownDim : values.dim(0)});
+  return Status::OK();
+}
+
+// RaggedFillEmptyRowsGrad: d_values like reverse_index_map, d_default_value a scalar.
+Status RaggedFillEmptyRowsGradShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 1, "a vector"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 1, "a vector"));
+  c.set_output(0, c.input_shape(0));
+  c.set_output(1, Shape{});
+  return Status::OK();
+}
+
 [[maybe_unused]] const bool unicode_shapes_registered = [] {
+  shape_fns::register_custom("RaggedFillEmptyRows", RaggedFillEmptyRowsShape);
+  shape_fns::register_custom("RaggedFillEmptyRowsGrad", RaggedFillEmptyRowsGradShape);
   shape_fns::register_custom("RaggedRange", RaggedRangeShape);
   shape_fns::register_custom("UnicodeDecode", UnicodeDecodeShape);
   shape_fns::register_custom("UnicodeDecodeWithOffsets", UnicodeDecodeShape);

@@ -166,3 +166,30 @@ def test_ragged_range_op_errors_and_shapes():
     with g.as_default():
         s, v = gen.ragged_range(of.placeholder(of.int64, [4]), of.constant(9, of.int64), of.constant(1, of.int64))
         assert s.shape.as_list() == [5] and v.shape.as_list() == [None]
+
+
+def test_fill_empty_rows_gradient_and_errors():
+    from numeric_check import numeric_grad
+    rng = np.random.default_rng(5)
+    rowids = np.sort(rng.integers(0, 6, size=5)).astype(np.int64)
+    values = rng.standard_normal(5)
+    weights = rng.standard_normal(5 + 6 - len(set(rowids.tolist())))
+    g = of.Graph()
+    with g.as_default():
+        v = of.placeholder(of.float64, [5])
+        d = of.placeholder(of.float64, [])
+        out = ragged.fill_empty_rows(rowids, v, 6, d)[1]
+        loss = of.reduce_sum(out * weights)
+        grads = of.gradients(loss, [v, d])
+        with of.Session() as sess:
+            def f(vv, dd):
+                return sess.run(loss, {v: vv, d: dd})
+            got_v, got_d = sess.run(grads, {v: values, d: 0.5})
+            np.testing.assert_allclose(got_v, numeric_grad(lambda x: f(x, 0.5), values), rtol=1e-6)
+            np.testing.assert_allclose(got_d, numeric_grad(lambda x: f(values, float(x)), np.array(0.5)), rtol=1e-6)
+    with pytest.raises(InvalidArgumentError, match="RaggedFillEmptyRows.*sorted"):
+        ragged.fill_empty_rows([1, 0], [1.0, 2.0], 2, 0.0)
+    with pytest.raises(InvalidArgumentError, match=r"RaggedFillEmptyRows.*not in \[0, 2\)"):
+        ragged.fill_empty_rows([0, 2], [1.0, 2.0], 2, 0.0)
+    with pytest.raises(InvalidArgumentError, match="RaggedFillEmptyRowsGrad.*reverse_index_map"):
+        ragged.fill_empty_rows_grad([0, 7], [1.0, 2.0])

@@ -10,6 +10,52 @@ namespace opforge {
 namespace ops {
 namespace {
 
+OpSpec MakeRaggedFillEmptyRows() {
+  OpSpec op;
+  op.name = "RaggedFillEmptyRows";
+  op.inputs.push_back(ArgSpec{"value_rowids", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"values", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"nrows", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"default_value", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_value_rowids", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output_values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"empty_row_indicator", DType::kBool, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"reverse_index_map", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("RaggedFillEmptyRows", c); };
+  return op;
+}
+
+OpSpec MakeRaggedFillEmptyRowsGrad() {
+  OpSpec op;
+  op.name = "RaggedFillEmptyRowsGrad";
+  op.inputs.push_back(ArgSpec{"reverse_index_map", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"grad_values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"d_values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"d_default_value", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kUInt8)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("RaggedFillEmptyRowsGrad", c); };
+  return op;
+}
+
 OpSpec MakeRaggedRange() {
   OpSpec op;
   op.name = "RaggedRange";
@@ -44,6 +90,8 @@ OpSpec MakeRaggedRange() {
 }
 
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::Global().add_pending(MakeRaggedFillEmptyRows());
+  OpRegistry::Global().add_pending(MakeRaggedFillEmptyRowsGrad());
   OpRegistry::Global().add_pending(MakeRaggedRange());
   return true;
 }();

@@ -4,4 +4,6 @@
 
 // One header per op (opforge/ops/ragged/<op>.h): kernels include those of the ops they
 // implement; this header gathers them all.
+#include "opforge/ops/ragged/ragged_fill_empty_rows.h"
+#include "opforge/ops/ragged/ragged_fill_empty_rows_grad.h"
 #include "opforge/ops/ragged/ragged_range.h"
