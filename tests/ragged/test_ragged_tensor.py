@@ -193,3 +193,11 @@ def test_fill_empty_rows_gradient_and_errors():
         ragged.fill_empty_rows([0, 2], [1.0, 2.0], 2, 0.0)
     with pytest.raises(InvalidArgumentError, match="RaggedFillEmptyRowsGrad.*reverse_index_map"):
         ragged.fill_empty_rows_grad([0, 7], [1.0, 2.0])
+
+
+def test_ragged_range_too_large_is_an_error():
+    big = np.iinfo(np.int64)
+    with pytest.raises(InvalidArgumentError, match="RaggedRange.*2\\^40"):
+        ragged.range(of.constant(big.min, of.int64), of.constant(big.max, of.int64), of.constant(1, of.int64))
+    with pytest.raises(InvalidArgumentError, match="RaggedRange.*2\\^40"):
+        ragged.range(of.constant(0.0), of.constant(np.inf), of.constant(1.0))

@@ -1,6 +1,7 @@
 // RaggedRange: the ranges of several rows as one ragged tensor (values and row splits).
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -13,12 +14,17 @@ namespace {
 template <typename T>
 int64_t range_size(T start, T limit, T delta) {
   if ((delta > 0 && limit < start) || (delta < 0 && limit > start)) return 0;
-  if constexpr (std::is_integral_v<T>) {
-    const int64_t span = std::llabs(static_cast<int64_t>(limit) - static_cast<int64_t>(start));
-    const int64_t step = std::llabs(static_cast<int64_t>(delta));
-    return (span + step - 1) / step;
+  if constexpr (std::is_integral_v<T>) {  // in unsigned arithmetic: no overflow at the int64 extremes
+    const uint64_t lo = static_cast<uint64_t>(static_cast<int64_t>(std::min(start, limit)));
+    const uint64_t hi = static_cast<uint64_t>(static_cast<int64_t>(std::max(start, limit)));
+    const uint64_t span = hi - lo;
+    const uint64_t step = delta < 0 ? uint64_t{0} - static_cast<uint64_t>(static_cast<int64_t>(delta))
+                                    : static_cast<uint64_t>(static_cast<int64_t>(delta));
+    const uint64_t n = span / step + (span % step != 0);
+    return n > (uint64_t{1} << 62) ? (int64_t{1} << 62) : static_cast<int64_t>(n);
   } else {
-    return static_cast<int64_t>(std::ceil(std::abs((static_cast<double>(limit) - start) / delta)));
+    const double n = std::ceil(std::abs((static_cast<double>(limit) - start) / delta));
+    return std::isfinite(n) && n < 4.6e18 ? static_cast<int64_t>(n) : (int64_t{1} << 62);
   }
 }
 
