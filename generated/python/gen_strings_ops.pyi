@@ -156,6 +156,29 @@ def static_regex_replace(input: TensorLike, pattern: str, rewrite: str, replace_
       A `Tensor` of type `string`.
     """
 
+def string_format(inputs: Sequence[TensorLike], template: str = '%s', placeholder: str = '%s', summarize: int = 3, name: str | None = None) -> Tensor:
+    r"""Formats a string template with the summarized values of tensors.
+
+    Each `placeholder` in `template` is replaced, in order, by the value of the next input as
+    TensorFlow's print_v2 writes it: nested brackets, elements separated by spaces, rows by
+    newlines; in each dimension of more than 2 * `summarize` elements only the first and last
+    `summarize` are written, with `...` between (`summarize` < 0: every element); strings in double
+    quotes with C escapes, floats with the fewest of 6 / 9 (double: 15 / 17) significant digits that
+    read back exactly, bools as 1 / 0. The number of placeholders must equal the number of inputs
+    (tf.strings.format).
+
+    Args:
+      inputs: A list of `Tensor` objects with types from: attr `T`. The tensors whose values fill
+        the placeholders.
+      template: An optional `string`. Defaults to `'%s'`.
+      placeholder: An optional `string`. Defaults to `'%s'`.
+      summarize: An optional `int`. Defaults to `3`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+    """
+
 def string_join(inputs: Sequence[TensorLike], separator: str = '', name: str | None = None) -> Tensor:
     r"""Joins the strings in the given list of string tensors into one tensor.
 
@@ -376,6 +399,103 @@ def substr(input: TensorLike, pos: TensorLike, len: TensorLike, unit: str = 'BYT
         each substring.
       len: A `Tensor`. Must have the same type as `pos`. The length of each substring.
       unit: An optional `string` from: `"BYTE"`, `"UTF8_CHAR"`. Defaults to `'BYTE'`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+    """
+
+def unicode_decode(input: TensorLike, input_encoding: str, errors: str = 'replace', replacement_char: int = 65533, replace_control_characters: bool = False, Tsplits: DTypeLike = "int64", name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Decodes each string into its Unicode code points.
+
+    UnicodeDecodeWithOffsets without the offsets: row i of the result is
+    `char_values[row_splits[i]:row_splits[i + 1]]`, the code points of element i of `input`
+    (row-major) decoded from `input_encoding`; `errors`, `replacement_char` and
+    `replace_control_characters` as there (tf.strings.unicode_decode).
+
+    Args:
+      input: A `Tensor` of type `string`. The encoded strings.
+      input_encoding: A `string`.
+      errors: An optional `string` from: `"strict"`, `"replace"`, `"ignore"`. Defaults to
+        `'replace'`.
+      replacement_char: An optional `int`. Defaults to `65533`.
+      replace_control_characters: An optional `bool`. Defaults to `False`.
+      Tsplits: An optional `type` from: `int32`, `int64`. Defaults to `"int64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`row_splits`, `char_values`).
+      row_splits: A `Tensor` of type `Tsplits`.
+      char_values: A `Tensor` of type `int32`.
+    """
+
+def unicode_decode_with_offsets(input: TensorLike, input_encoding: str, errors: str = 'replace', replacement_char: int = 65533, replace_control_characters: bool = False, Tsplits: DTypeLike = "int64", name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Decodes each string into its Unicode code points, with the byte offset where each starts.
+
+    Each element of `input` (any shape, taken in row-major order) is decoded from `input_encoding`
+    (UTF-8, UTF-16-BE, UTF-16-LE, UTF-32-BE, UTF-32-LE, ISO-8859-1, US-ASCII). Row i of the result
+    is `char_values[row_splits[i]:row_splits[i + 1]]`, and `char_to_byte_starts` the byte offset in
+    the string where each character starts. An ill-formed sequence (the maximal subpart of a UTF-8
+    sequence, as Unicode recommends and Python decodes; an unpaired surrogate; a truncated code
+    unit) becomes `replacement_char` with errors='replace', is skipped with 'ignore', and is an
+    InvalidArgumentError with 'strict'. With `replace_control_characters`, the C0 controls (U+0000
+    to U+001F) become `replacement_char` too (tf.strings.unicode_decode_with_offsets).
+
+    Args:
+      input: A `Tensor` of type `string`. The encoded strings.
+      input_encoding: A `string`.
+      errors: An optional `string` from: `"strict"`, `"replace"`, `"ignore"`. Defaults to
+        `'replace'`.
+      replacement_char: An optional `int`. Defaults to `65533`.
+      replace_control_characters: An optional `bool`. Defaults to `False`.
+      Tsplits: An optional `type` from: `int32`, `int64`. Defaults to `"int64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`row_splits`, `char_values`, `char_to_byte_starts`).
+      row_splits: A `Tensor` of type `Tsplits`.
+      char_values: A `Tensor` of type `int32`.
+      char_to_byte_starts: A `Tensor` of type `int64`.
+    """
+
+def unicode_encode(input_values: TensorLike, input_splits: TensorLike, output_encoding: str, errors: str = 'replace', replacement_char: int = 65533, name: str | None = None) -> Tensor:
+    r"""Encodes rows of Unicode code points into strings.
+
+    String i is the code points `input_values[input_splits[i]:input_splits[i + 1]]` encoded in
+    `output_encoding`. A value that is no Unicode scalar value (negative, a surrogate, above
+    U+10FFFF) becomes `replacement_char` with errors='replace', is skipped with 'ignore', and is an
+    InvalidArgumentError with 'strict'. Splits that do not start at 0, decrease, or pass the end of
+    the values are InvalidArgumentErrors (tf.strings.unicode_encode).
+
+    Args:
+      input_values: A `Tensor` of type `int32`. 1-D: the code points of every string, back to back.
+      input_splits: A `Tensor`. Must be one of the following types: `int32`, `int64`. 1-D: string i
+        is made of input_values[input_splits[i]:input_splits[i + 1]].
+      output_encoding: A `string` from: `"UTF-8"`, `"UTF-16-BE"`, `"UTF-32-BE"`.
+      errors: An optional `string` from: `"ignore"`, `"replace"`, `"strict"`. Defaults to
+        `'replace'`.
+      replacement_char: An optional `int`. Defaults to `65533`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`.
+    """
+
+def unicode_transcode(input: TensorLike, input_encoding: str, output_encoding: str, errors: str = 'replace', replacement_char: int = 65533, replace_control_characters: bool = False, name: str | None = None) -> Tensor:
+    r"""Re-encodes each string from one Unicode encoding to another.
+
+    Each element is decoded from `input_encoding` (as UnicodeDecode) and encoded in
+    `output_encoding`; `errors`, `replacement_char` and `replace_control_characters` as in
+    UnicodeDecode (tf.strings.unicode_transcode).
+
+    Args:
+      input: A `Tensor` of type `string`. The encoded strings.
+      input_encoding: A `string`.
+      output_encoding: A `string` from: `"UTF-8"`, `"UTF-16-BE"`, `"UTF-32-BE"`.
+      errors: An optional `string` from: `"strict"`, `"replace"`, `"ignore"`. Defaults to
+        `'replace'`.
+      replacement_char: An optional `int`. Defaults to `65533`.
+      replace_control_characters: An optional `bool`. Defaults to `False`.
       name: A name for the operation (optional).
 
     Returns:

@@ -141,6 +141,7 @@ class Session:
             components = getattr(key, "_fetch_components", None)
             if components is not None:  # a SparseTensor fed a SparseTensorValue
                 key = tuple(components()[0])
+                value = value._feed_parts() if hasattr(value, "_feed_parts") else value  # a RaggedTensorValue
             if isinstance(key, tuple):
                 if not isinstance(value, (list, tuple)) or len(value) != len(key):
                     raise ValueError(f"The value fed to a tuple of {len(key)} tensors must be a sequence of "

@@ -228,6 +228,50 @@ OpSpec MakeStaticRegexReplace() {
   return op;
 }
 
+OpSpec MakeStringFormat() {
+  OpSpec op;
+  op.name = "StringFormat";
+  op.inputs.push_back(ArgSpec{"inputs", DType::kInvalid, -1, -1, 0, false});
+  op.outputs.push_back(ArgSpec{"output", static_cast<DType>(7), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "template";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("%s");
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "placeholder";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("%s");
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "summarize";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{3});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 OpSpec MakeStringJoin() {
   OpSpec op;
   op.name = "StringJoin";
@@ -543,6 +587,206 @@ OpSpec MakeSubstr() {
   return op;
 }
 
+OpSpec MakeUnicodeDecode() {
+  OpSpec op;
+  op.name = "UnicodeDecode";
+  op.inputs.push_back(ArgSpec{"input", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"row_splits", DType::kInvalid, 4, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"char_values", DType::kInt32, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "input_encoding";
+    a.type = AttrType::kString;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "errors";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("replace");
+    a.allowed = {AttrValue::String("strict"), AttrValue::String("replace"), AttrValue::String("ignore")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "replacement_char";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{65533});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "replace_control_characters";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tsplits";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 4;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("UnicodeDecode", c); };
+  return op;
+}
+
+OpSpec MakeUnicodeDecodeWithOffsets() {
+  OpSpec op;
+  op.name = "UnicodeDecodeWithOffsets";
+  op.inputs.push_back(ArgSpec{"input", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"row_splits", DType::kInvalid, 4, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"char_values", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"char_to_byte_starts", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "input_encoding";
+    a.type = AttrType::kString;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "errors";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("replace");
+    a.allowed = {AttrValue::String("strict"), AttrValue::String("replace"), AttrValue::String("ignore")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "replacement_char";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{65533});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "replace_control_characters";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tsplits";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 4;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("UnicodeDecodeWithOffsets", c); };
+  return op;
+}
+
+OpSpec MakeUnicodeEncode() {
+  OpSpec op;
+  op.name = "UnicodeEncode";
+  op.inputs.push_back(ArgSpec{"input_values", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"input_splits", DType::kInvalid, 3, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", static_cast<DType>(7), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "errors";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("replace");
+    a.allowed = {AttrValue::String("ignore"), AttrValue::String("replace"), AttrValue::String("strict")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_encoding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("UTF-8"), AttrValue::String("UTF-16-BE"), AttrValue::String("UTF-32-BE")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "replacement_char";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{65533});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tsplits";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 3;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("UnicodeEncode", c); };
+  return op;
+}
+
+OpSpec MakeUnicodeTranscode() {
+  OpSpec op;
+  op.name = "UnicodeTranscode";
+  op.inputs.push_back(ArgSpec{"input", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", static_cast<DType>(7), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "input_encoding";
+    a.type = AttrType::kString;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_encoding";
+    a.type = AttrType::kString;
+    a.allowed = {AttrValue::String("UTF-8"), AttrValue::String("UTF-16-BE"), AttrValue::String("UTF-32-BE")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "errors";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("replace");
+    a.allowed = {AttrValue::String("strict"), AttrValue::String("replace"), AttrValue::String("ignore")};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "replacement_char";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{65533});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "replace_control_characters";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeUnsortedSegmentJoin() {
   OpSpec op;
   op.name = "UnsortedSegmentJoin";
@@ -592,6 +836,7 @@ OpSpec MakeUnsortedSegmentJoin() {
   OpRegistry::Global().add_pending(MakeRegexReplace());
   OpRegistry::Global().add_pending(MakeStaticRegexFullMatch());
   OpRegistry::Global().add_pending(MakeStaticRegexReplace());
+  OpRegistry::Global().add_pending(MakeStringFormat());
   OpRegistry::Global().add_pending(MakeStringJoin());
   OpRegistry::Global().add_pending(MakeStringLength());
   OpRegistry::Global().add_pending(MakeStringLower());
@@ -605,6 +850,10 @@ OpSpec MakeUnsortedSegmentJoin() {
   OpRegistry::Global().add_pending(MakeStringToNumber());
   OpRegistry::Global().add_pending(MakeStringUpper());
   OpRegistry::Global().add_pending(MakeSubstr());
+  OpRegistry::Global().add_pending(MakeUnicodeDecode());
+  OpRegistry::Global().add_pending(MakeUnicodeDecodeWithOffsets());
+  OpRegistry::Global().add_pending(MakeUnicodeEncode());
+  OpRegistry::Global().add_pending(MakeUnicodeTranscode());
   OpRegistry::Global().add_pending(MakeUnsortedSegmentJoin());
   return true;
 }();

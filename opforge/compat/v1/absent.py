@@ -52,10 +52,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "tf.LMDBReader reads LMDB databases: opforge does not link liblmdb": _names("""
         tf.LMDBReader
     """),
-    "unicode and formatting string ops (UnicodeDecode/Encode/Script/Transcode, StringFormat): not yet in opforge; bytes_split and the unicode splits return RaggedTensors, which opforge lacks": _names("""
-        strings.bytes_split strings.format strings.unicode_decode strings.unicode_decode_with_offsets
-        strings.unicode_encode strings.unicode_script strings.unicode_split strings.unicode_split_with_offsets
-        strings.unicode_transcode
+    "tf.strings.unicode_script (UnicodeScript) needs ICU's Unicode script property tables (UScriptCode), which opforge does not link": _names("""
+        strings.unicode_script
     """),
     "needs ops not yet in opforge (Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, EditDistance, FractionalPool, the stateless binomial/categorical/truncated-normal samplers, Timestamp, ...)": _names("""
           io.serialize_tensor  math.approx_max_k math.approx_min_k
@@ -99,9 +97,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "TensorFlow's compiler version and its file-system plugins, with no opforge counterpart": _names("""
         tf.COMPILER_VERSION tf.__compiler_version__ tf.load_file_system_library
-    """),
-    "RaggedTensor: opforge has no ragged tensors": _names("""
-        tf.RaggedTensor tf.RaggedTensorSpec tf.ragged tf.ragged_fill_empty_rows tf.ragged_fill_empty_rows_grad
     """),
     "variable-initialization queries: IsVariableInitialized is not an opforge op yet": _names("""
         tf.assert_variables_initialized tf.is_variable_initialized tf.report_uninitialized_variables
