@@ -284,7 +284,9 @@ def test_every_random_op_is_tested_here():
                                "RandomGamma", "RandomPoissonV2", "StatelessRandomGammaV2", "StatelessRandomPoisson",
                                # frequencies and expected counts: test_candidate_sampling_ops.py
                                "UniformCandidateSampler", "FixedUnigramCandidateSampler", "AllCandidateSampler",
-                               "ComputeAccidentalHits"}
+                               "ComputeAccidentalHits",
+                               # learned counts and expected counts: test_learned_unigram_sampler.py
+                               "LearnedUnigramCandidateSampler"}
 
 
 def test_log_uniform_candidate_sampler_distribution():
