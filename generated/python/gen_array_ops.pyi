@@ -89,6 +89,43 @@ def const(value: Any, dtype: DTypeLike, name: str | None = None) -> Tensor:
       A `Tensor` of type `dtype`.
     """
 
+def dynamic_partition(data: TensorLike, partitions: TensorLike, num_partitions: int, name: str | None = None) -> list[Tensor]:
+    r"""Partitions `data` into `num_partitions` tensors using indices from `partitions`.
+
+    `partitions.shape` must be a prefix of `data.shape`; output i holds, in order, the slices
+    `data[js]` with `partitions[js] == i`, so its shape is `[count_i] +
+    data.shape[partitions.ndim:]`. A partition outside `[0, num_partitions)` is an
+    InvalidArgumentError naming it; nothing is output then.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      partitions: A `Tensor` of type `int32`.
+      num_partitions: A `int` that is `>= 1`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects.
+    """
+
+def dynamic_stitch(indices: Sequence[TensorLike], data: Sequence[TensorLike], name: str | None = None) -> Tensor:
+    r"""Interleaves the values from the `data` tensors into a single tensor: merged[indices[m][i, ...], ...] = data[m][i, ...].
+
+    Each `indices[m].shape` must be a prefix of `data[m].shape`, and the rest of the data shapes
+    must agree; `merged` has shape `[max(indices) + 1] + data[0].shape[indices[0].ndim:]`. Where an
+    index appears more than once the later value (by m, then i) wins; positions no index names are
+    zero (empty strings). A negative index is an InvalidArgumentError naming it.
+
+    Args:
+      indices: A list of at least 1 `Tensor` objects of type `int32`.
+      data: A list of at least 1 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
+    """
+
 def expand_dims(input: TensorLike, axis: TensorLike, name: str | None = None) -> Tensor:
     r"""Inserts a dimension of size 1 at index `dim`.
 
@@ -281,6 +318,26 @@ def pad_v2(input: TensorLike, paddings: TensorLike, constant_values: TensorLike,
 
     Returns:
       A `Tensor`. Has the same type as `input`.
+    """
+
+def parallel_dynamic_stitch(indices: Sequence[TensorLike], data: Sequence[TensorLike], name: str | None = None) -> Tensor:
+    r"""Interleaves the values from the `data` tensors into a single tensor: merged[indices[m][i, ...], ...] = data[m][i, ...].
+
+    Each `indices[m].shape` must be a prefix of `data[m].shape`, and the rest of the data shapes
+    must agree; `merged` has shape `[max(indices) + 1] + data[0].shape[indices[0].ndim:]`. Where an
+    index appears more than once the later value (by m, then i) wins; positions no index names are
+    zero (empty strings). A negative index is an InvalidArgumentError naming it. TensorFlow runs the
+    pieces in parallel and leaves the order of duplicates unspecified; here they are applied in
+    order, as DynamicStitch does.
+
+    Args:
+      indices: A list of at least 1 `Tensor` objects of type `int32`.
+      data: A list of at least 1 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
     """
 
 def placeholder(dtype: DTypeLike, shape: ShapeLike = None, name: str | None = None) -> Tensor:
@@ -564,6 +621,117 @@ def strided_slice_grad(shape: TensorLike, begin: TensorLike, end: TensorLike, st
 
     Returns:
       A `Tensor`. Has the same type as `dy`.
+    """
+
+def tensor_scatter_add(tensor: TensorLike, indices: TensorLike, updates: TensorLike, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
+    r"""Adds `updates` to a copy of `tensor` at the slices that the last dimension of `indices` names: output[indices[i]] += updates[i].
+
+    `indices` has shape `[..., K]`; `updates` has shape `indices.shape[:-1] + tensor.shape[K:]`.
+    Duplicate indices add up. Every index is checked before anything is written: one out of range is
+    an InvalidArgumentError naming it, unless `bad_indices_policy` is "IGNORE" (that index row's
+    update is dropped).
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row drops
+        that row's update.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+    """
+
+def tensor_scatter_max(tensor: TensorLike, indices: TensorLike, updates: TensorLike, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
+    r"""Copies `tensor` and takes the elementwise maximum with `updates` at the slices that the last dimension of `indices` names: output[indices[i]] = max(output[indices[i]], updates[i]).
+
+    `indices` has shape `[..., K]`; `updates` has shape `indices.shape[:-1] + tensor.shape[K:]`. The
+    gradient goes to the inputs equal to the result, shared equally among ties (TensorFlow's rule).
+    Every index is checked before anything is written: one out of range is an InvalidArgumentError
+    naming it, unless `bad_indices_policy` is "IGNORE" (that index row's update is dropped).
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row drops
+        that row's update.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+    """
+
+def tensor_scatter_min(tensor: TensorLike, indices: TensorLike, updates: TensorLike, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
+    r"""Copies `tensor` and takes the elementwise minimum with `updates` at the slices that the last dimension of `indices` names: output[indices[i]] = min(output[indices[i]], updates[i]).
+
+    `indices` has shape `[..., K]`; `updates` has shape `indices.shape[:-1] + tensor.shape[K:]`. The
+    gradient goes to the inputs equal to the result, shared equally among ties (TensorFlow's rule).
+    Every index is checked before anything is written: one out of range is an InvalidArgumentError
+    naming it, unless `bad_indices_policy` is "IGNORE" (that index row's update is dropped).
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row drops
+        that row's update.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+    """
+
+def tensor_scatter_sub(tensor: TensorLike, indices: TensorLike, updates: TensorLike, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
+    r"""Subtracts `updates` from a copy of `tensor` at the slices that the last dimension of `indices` names: output[indices[i]] -= updates[i].
+
+    `indices` has shape `[..., K]`; `updates` has shape `indices.shape[:-1] + tensor.shape[K:]`.
+    Duplicate indices subtract each of their updates. Every index is checked before anything is
+    written: one out of range is an InvalidArgumentError naming it, unless `bad_indices_policy` is
+    "IGNORE" (that index row's update is dropped).
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row drops
+        that row's update.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+    """
+
+def tensor_scatter_update(tensor: TensorLike, indices: TensorLike, updates: TensorLike, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
+    r"""Copies `tensor` and replaces the slices that the last dimension of `indices` names with `updates`: output[indices[i]] = updates[i].
+
+    `indices` has shape `[..., K]`; `updates` has shape `indices.shape[:-1] + tensor.shape[K:]`.
+    Duplicate indices: the last update wins (TensorFlow leaves the order unspecified; its CPU kernel
+    also applies them in order). Every index is checked before anything is written: one out of range
+    is an InvalidArgumentError naming it, unless `bad_indices_policy` is "IGNORE" (that index row's
+    update is dropped).
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row drops
+        that row's update.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
     """
 
 def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> Tensor:

@@ -166,6 +166,63 @@ OpSpec MakeConst() {
   return op;
 }
 
+OpSpec MakeDynamicPartition() {
+  OpSpec op;
+  op.name = "DynamicPartition";
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"partitions", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"outputs", DType::kInvalid, 1, 0, -1, false});
+  {
+    AttrSpec a;
+    a.name = "num_partitions";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DynamicPartition", c); };
+  return op;
+}
+
+OpSpec MakeDynamicStitch() {
+  OpSpec op;
+  op.name = "DynamicStitch";
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt32, -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"merged", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "N";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DynamicStitch", c); };
+  return op;
+}
+
 OpSpec MakeExpandDims() {
   OpSpec op;
   op.name = "ExpandDims";
@@ -518,6 +575,35 @@ OpSpec MakePadV2() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("PadV2", c); };
+  return op;
+}
+
+OpSpec MakeParallelDynamicStitch() {
+  OpSpec op;
+  op.name = "ParallelDynamicStitch";
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt32, -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"merged", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "N";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ParallelDynamicStitch", c); };
   return op;
 }
 
@@ -1069,6 +1155,191 @@ OpSpec MakeStridedSliceGrad() {
   return op;
 }
 
+OpSpec MakeTensorScatterAdd() {
+  OpSpec op;
+  op.name = "TensorScatterAdd";
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorScatterAdd", c); };
+  return op;
+}
+
+OpSpec MakeTensorScatterMax() {
+  OpSpec op;
+  op.name = "TensorScatterMax";
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorScatterMax", c); };
+  return op;
+}
+
+OpSpec MakeTensorScatterMin() {
+  OpSpec op;
+  op.name = "TensorScatterMin";
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorScatterMin", c); };
+  return op;
+}
+
+OpSpec MakeTensorScatterSub() {
+  OpSpec op;
+  op.name = "TensorScatterSub";
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorScatterSub", c); };
+  return op;
+}
+
+OpSpec MakeTensorScatterUpdate() {
+  OpSpec op;
+  op.name = "TensorScatterUpdate";
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorScatterUpdate", c); };
+  return op;
+}
+
 OpSpec MakeTile() {
   OpSpec op;
   op.name = "Tile";
@@ -1425,6 +1696,8 @@ OpSpec MakeZerosLike() {
   OpRegistry::Global().add_pending(MakeBroadcastTo());
   OpRegistry::Global().add_pending(MakeConcatV2());
   OpRegistry::Global().add_pending(MakeConst());
+  OpRegistry::Global().add_pending(MakeDynamicPartition());
+  OpRegistry::Global().add_pending(MakeDynamicStitch());
   OpRegistry::Global().add_pending(MakeExpandDims());
   OpRegistry::Global().add_pending(MakeFill());
   OpRegistry::Global().add_pending(MakeGatherNd());
@@ -1437,6 +1710,7 @@ OpSpec MakeZerosLike() {
   OpRegistry::Global().add_pending(MakePack());
   OpRegistry::Global().add_pending(MakePad());
   OpRegistry::Global().add_pending(MakePadV2());
+  OpRegistry::Global().add_pending(MakeParallelDynamicStitch());
   OpRegistry::Global().add_pending(MakePlaceholder());
   OpRegistry::Global().add_pending(MakePlaceholderWithDefault());
   OpRegistry::Global().add_pending(MakeRank());
@@ -1453,6 +1727,11 @@ OpSpec MakeZerosLike() {
   OpRegistry::Global().add_pending(MakeStopGradient());
   OpRegistry::Global().add_pending(MakeStridedSlice());
   OpRegistry::Global().add_pending(MakeStridedSliceGrad());
+  OpRegistry::Global().add_pending(MakeTensorScatterAdd());
+  OpRegistry::Global().add_pending(MakeTensorScatterMax());
+  OpRegistry::Global().add_pending(MakeTensorScatterMin());
+  OpRegistry::Global().add_pending(MakeTensorScatterSub());
+  OpRegistry::Global().add_pending(MakeTensorScatterUpdate());
   OpRegistry::Global().add_pending(MakeTile());
   OpRegistry::Global().add_pending(MakeTranspose());
   OpRegistry::Global().add_pending(MakeUnique());

@@ -61,8 +61,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
           io.serialize_tensor  math.approx_max_k math.approx_min_k
         math.sobol_sample nn.approx_max_k nn.approx_min_k nn.fractional_avg_pool nn.fractional_max_pool
         random.stateless_binomial random.stateless_categorical random.stateless_multinomial
-        random.stateless_parameterized_truncated_normal tf.approx_top_k tf.bitcast tf.dynamic_partition
-        tf.dynamic_stitch tf.edit_distance  tf.random_index_shuffle
+        random.stateless_parameterized_truncated_normal tf.approx_top_k tf.bitcast
+        tf.edit_distance  tf.random_index_shuffle
          tf.required_space_to_batch_paddings
         tf.searchsorted tf.serialize_tensor tf.setdiff1d   tf.unravel_index
 
@@ -103,9 +103,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "RaggedTensor: opforge has no ragged tensors": _names("""
         tf.RaggedTensor tf.RaggedTensorSpec tf.ragged tf.ragged_fill_empty_rows tf.ragged_fill_empty_rows_grad
     """),
-    "variable-initialization queries: IsVariableInitialized is not an opforge op yet": _names("""
-        tf.assert_variables_initialized tf.is_variable_initialized tf.report_uninitialized_variables
-    """),
     "TF runtime features opforge does not have: session handles, containers, colocation, variable partitioning, tensor-conversion registry, batching functions": _names("""
         tf.check_pinned tf.colocate_with tf.container tf.create_partitioned_variables tf.delete_session_tensor
         tf.fixed_size_partitioner tf.get_session_handle tf.get_session_tensor tf.min_max_variable_partitioner
@@ -113,10 +110,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "dtypes opforge does not have (DESIGN.md 5 lists its dtypes)": _names("""
         tf.resource tf.uint16 tf.uint32 tf.uint64
-    """),
-    "TensorScatter* ops not yet in opforge": _names("""
-        tf.tensor_scatter_add tf.tensor_scatter_nd_add tf.tensor_scatter_nd_max tf.tensor_scatter_nd_min
-        tf.tensor_scatter_nd_sub tf.tensor_scatter_nd_update tf.tensor_scatter_sub tf.tensor_scatter_update
     """),
     "SDCA (stochastic dual coordinate ascent for linear models): SdcaOptimizer and SdcaShrinkL1 update lists of ref variables (N * Ref(float)), which opforge's op signatures cannot take yet; sdca_fprint is there": _names("""
         train.sdca_optimizer train.sdca_shrink_l1

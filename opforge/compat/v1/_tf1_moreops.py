@@ -1,0 +1,24 @@
+"""TF1 names added by the ops2 work (issue 32): the TensorScatter* ops, dynamic_partition /
+dynamic_stitch and the variable-initialization queries. Implementations live in the library
+proper (opdefs/, opforge/framework/variable_queries.py); this file only spells them."""
+
+from __future__ import annotations
+
+from opforge import ops as _ops
+from opforge.framework import variable_queries as _vq
+
+__all__ = ["assert_variables_initialized", "dynamic_partition", "dynamic_stitch", "is_variable_initialized",
+           "report_uninitialized_variables", "tensor_scatter_add", "tensor_scatter_nd_add", "tensor_scatter_nd_max",
+           "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update", "tensor_scatter_sub",
+           "tensor_scatter_update"]
+
+# The generated wrappers have TF's signatures (tensor, indices, updates, bad_indices_policy, name).
+tensor_scatter_nd_update = tensor_scatter_update = _ops.tensor_scatter_update
+tensor_scatter_nd_add = tensor_scatter_add = _ops.tensor_scatter_add
+tensor_scatter_nd_sub = tensor_scatter_sub = _ops.tensor_scatter_sub
+tensor_scatter_nd_min, tensor_scatter_nd_max = _ops.tensor_scatter_min, _ops.tensor_scatter_max
+dynamic_partition, dynamic_stitch = _ops.dynamic_partition, _ops.dynamic_stitch
+
+is_variable_initialized = _vq.is_variable_initialized
+report_uninitialized_variables = _vq.report_uninitialized_variables
+assert_variables_initialized = _vq.assert_variables_initialized
