@@ -343,8 +343,8 @@ def tensor_scatter_min_max_grad(op, grads):
     u_ind = ops.cast(ops.equal(updates, ops.gather_nd(output, indices, bad_indices_policy=policy)), grad.dtype)
     shape = ops.cast(ops.shape(tensor, out_type=indices.dtype), indices.dtype)
     count = ops.add_v2(t_ind, ops.scatter_nd(indices, u_ind, shape, bad_indices_policy=policy))
-    return [ops.div(ops.mul(grad, t_ind), count), None,
-            ops.mul(ops.gather_nd(ops.div(grad, count), indices, bad_indices_policy=policy), u_ind)]
+    return [ops.real_div(ops.mul(grad, t_ind), count), None,
+            ops.mul(ops.gather_nd(ops.real_div(grad, count), indices, bad_indices_policy=policy), u_ind)]
 
 
 def dynamic_partition_grad(op, grads):
