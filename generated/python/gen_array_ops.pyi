@@ -243,6 +243,44 @@ def identity_n(input: Sequence[TensorLike], name: str | None = None) -> list[Ten
       A list of `Tensor` objects.
     """
 
+def list_diff(x: TensorLike, y: TensorLike, out_idx: DTypeLike = "int32", name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Computes the difference between two lists of numbers or strings.
+
+    `out` holds, in order and with repeats, the values of `x` that are not in `y`; `idx` their
+    positions in `x` (`x[idx] == out`). Both inputs must be vectors.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`, `int64`,
+        `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      y: A `Tensor`. Must have the same type as `x`.
+      out_idx: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`out`, `idx`).
+      out: A `Tensor`. Has the same type as `x`.
+      idx: A `Tensor` of type `out_idx`.
+    """
+
+def lower_bound(sorted_inputs: TensorLike, values: TensorLike, out_type: DTypeLike = "int32", name: str | None = None) -> Tensor:
+    r"""Applies LowerBound(sorted_search_values, values) along each row.
+
+    `sorted_inputs` is a matrix whose rows are sorted ascending; `values` a matrix with as many
+    rows. For each value, the output is the first position whose value is not less than it in the
+    same row of `sorted_inputs` (NumPy's searchsorted with side='left'). tf.searchsorted reshapes
+    N-D inputs to these matrices.
+
+    Args:
+      sorted_inputs: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      values: A `Tensor`. Must have the same type as `sorted_inputs`.
+      out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+    """
+
 def one_hot(indices: TensorLike, depth: TensorLike, on_value: TensorLike, off_value: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
     r"""Returns a one-hot tensor.
 
@@ -813,6 +851,23 @@ def unpack(value: TensorLike, num: int, axis: int = 0, name: str | None = None) 
       A list of `Tensor` objects.
     """
 
+def unravel_index(indices: TensorLike, dims: TensorLike, name: str | None = None) -> Tensor:
+    r"""Converts an array of flat indices into a tuple of coordinate arrays.
+
+    For a scalar `indices` the output is the vector of its coordinates in an array of shape `dims`;
+    for a vector of N indices, a `[len(dims), N]` matrix (np.unravel_index stacked). Every dim must
+    be positive and every index in `[0, prod(dims))`; otherwise an InvalidArgumentError names the
+    offender.
+
+    Args:
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      dims: A `Tensor`. Must have the same type as `indices`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `indices`.
+    """
+
 def unsorted_segment_max(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, name: str | None = None) -> Tensor:
     r"""Per segment id, the largest the rows of `data` with that id.
 
@@ -885,6 +940,25 @@ def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments
 
     Returns:
       A `Tensor`. Has the same type as `data`.
+    """
+
+def upper_bound(sorted_inputs: TensorLike, values: TensorLike, out_type: DTypeLike = "int32", name: str | None = None) -> Tensor:
+    r"""Applies UpperBound(sorted_search_values, values) along each row.
+
+    `sorted_inputs` is a matrix whose rows are sorted ascending; `values` a matrix with as many
+    rows. For each value, the output is the first position whose value is greater than it in the
+    same row of `sorted_inputs` (NumPy's searchsorted with side='right'). tf.searchsorted reshapes
+    N-D inputs to these matrices.
+
+    Args:
+      sorted_inputs: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      values: A `Tensor`. Must have the same type as `sorted_inputs`.
+      out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
     """
 
 def where(condition: TensorLike, name: str | None = None) -> Tensor:

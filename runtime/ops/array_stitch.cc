@@ -1,6 +1,7 @@
-// Shape functions of DynamicPartition, DynamicStitch and ParallelDynamicStitch (TensorFlow's:
-// partial shapes propagate; the first dim of a partition is never known, that of a stitch only
-// when every indices tensor is a known value).
+// Shape functions of the data-dependent array ops: DynamicPartition, DynamicStitch and
+// ParallelDynamicStitch (TensorFlow's: partial shapes propagate; the first dim of a partition is
+// never known, that of a stitch only when every indices tensor is a known value), ListDiff,
+// LowerBound/UpperBound and UnravelIndex.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -75,6 +76,47 @@ Status DynamicStitchShape(ShapeContext& c) {
   return Status::OK();
 }
 
+Status ListDiffShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 1, "a vector"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 1, "a vector"));
+  c.set_output(0, Shape({-1}));
+  c.set_output(1, Shape({-1}));
+  return Status::OK();
+}
+
+// LowerBound/UpperBound: both inputs at least 1-D; the output has the shape of values.
+Status BoundShape(ShapeContext& c) {
+  for (int i = 0; i < 2; ++i) {
+    const Shape& s = c.input_shape(i);
+    if (!s.unknown_rank() && s.rank() < 1) {
+      return c.error(c.op().inputs[static_cast<size_t>(i)].name, " must be at least 1-D, got shape ", s.to_string());
+    }
+  }
+  c.set_output(0, c.input_shape(1));
+  return Status::OK();
+}
+
+// UnravelIndex: a scalar index gives [len(dims)], a vector of N gives [len(dims), N].
+Status UnravelIndexShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 1, "a vector"));
+  const Shape& ix = c.input_shape(0);
+  const Shape& dims = c.input_shape(1);
+  const int64_t k = dims.unknown_rank() ? -1 : dims.dim(0);
+  if (!ix.unknown_rank() && ix.rank() > 1) return c.error("indices must be a scalar or a vector, got shape ", ix.to_string());
+  if (ix.unknown_rank()) {
+    c.set_output(0, Shape::UnknownRank());
+  } else if (ix.rank() == 0) {
+    c.set_output(0, Shape({k}));
+  } else {
+    c.set_output(0, Shape({k, ix.dim(0)}));
+  }
+  return Status::OK();
+}
+
+const array::CustomShape list_diff_shape("ListDiff", ListDiffShape);
+const array::CustomShape lower_bound_shape("LowerBound", BoundShape);
+const array::CustomShape upper_bound_shape("UpperBound", BoundShape);
+const array::CustomShape unravel_index_shape("UnravelIndex", UnravelIndexShape);
 const array::CustomShape dynamic_partition_shape("DynamicPartition", DynamicPartitionShape);
 const array::CustomShape dynamic_stitch_shape("DynamicStitch", DynamicStitchShape);
 const array::CustomShape parallel_dynamic_stitch_shape("ParallelDynamicStitch", DynamicStitchShape);

@@ -422,6 +422,65 @@ OpSpec MakeIdentityN() {
   return op;
 }
 
+OpSpec MakeListDiff() {
+  OpSpec op;
+  op.name = "ListDiff";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"out", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"idx", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_idx";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ListDiff", c); };
+  return op;
+}
+
+OpSpec MakeLowerBound() {
+  OpSpec op;
+  op.name = "LowerBound";
+  op.inputs.push_back(ArgSpec{"sorted_inputs", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("LowerBound", c); };
+  return op;
+}
+
 OpSpec MakeOneHot() {
   OpSpec op;
   op.name = "OneHot";
@@ -1494,6 +1553,28 @@ OpSpec MakeUnpack() {
   return op;
 }
 
+OpSpec MakeUnravelIndex() {
+  OpSpec op;
+  op.name = "UnravelIndex";
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dims", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("UnravelIndex", c); };
+  return op;
+}
+
 OpSpec MakeUnsortedSegmentMax() {
   OpSpec op;
   op.name = "UnsortedSegmentMax";
@@ -1650,6 +1731,35 @@ OpSpec MakeUnsortedSegmentSum() {
   return op;
 }
 
+OpSpec MakeUpperBound() {
+  OpSpec op;
+  op.name = "UpperBound";
+  op.inputs.push_back(ArgSpec{"sorted_inputs", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("UpperBound", c); };
+  return op;
+}
+
 OpSpec MakeWhere() {
   OpSpec op;
   op.name = "Where";
@@ -1705,6 +1815,8 @@ OpSpec MakeZerosLike() {
   OpRegistry::Global().add_pending(MakeGuaranteeConst());
   OpRegistry::Global().add_pending(MakeIdentity());
   OpRegistry::Global().add_pending(MakeIdentityN());
+  OpRegistry::Global().add_pending(MakeListDiff());
+  OpRegistry::Global().add_pending(MakeLowerBound());
   OpRegistry::Global().add_pending(MakeOneHot());
   OpRegistry::Global().add_pending(MakeOnesLike());
   OpRegistry::Global().add_pending(MakePack());
@@ -1737,10 +1849,12 @@ OpSpec MakeZerosLike() {
   OpRegistry::Global().add_pending(MakeUnique());
   OpRegistry::Global().add_pending(MakeUniqueWithCounts());
   OpRegistry::Global().add_pending(MakeUnpack());
+  OpRegistry::Global().add_pending(MakeUnravelIndex());
   OpRegistry::Global().add_pending(MakeUnsortedSegmentMax());
   OpRegistry::Global().add_pending(MakeUnsortedSegmentMin());
   OpRegistry::Global().add_pending(MakeUnsortedSegmentProd());
   OpRegistry::Global().add_pending(MakeUnsortedSegmentSum());
+  OpRegistry::Global().add_pending(MakeUpperBound());
   OpRegistry::Global().add_pending(MakeWhere());
   OpRegistry::Global().add_pending(MakeZerosLike());
   return true;

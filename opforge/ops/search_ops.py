@@ -1,0 +1,44 @@
+"""tf.searchsorted, tf.setdiff1d and tf.unravel_index over the LowerBound/UpperBound, ListDiff and
+UnravelIndex ops.
+
+    tf.searchsorted([1, 3, 5], [0, 3, 6])              # [0, 1, 3]
+    tf.setdiff1d([1, 2, 3, 4], [2, 4])                 # out [1, 3], idx [0, 2]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops as _ops
+from ..framework import dtypes as _dtypes
+
+
+def searchsorted(sorted_sequence, values, side="left", out_type="int32", name=None):
+    """For each value, the index in the innermost dimension of sorted_sequence where it would be
+    inserted to keep it sorted (side "left": before equal values, "right": after them). The
+    leading dims of both inputs must agree; the result has values' shape."""
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    seq = _ops.identity(sorted_sequence)
+    vals = _ops.identity(values)
+    seq_shape = _ops.shape(seq, out_type="int64")
+    vals_shape = _ops.shape(vals, out_type="int64")
+    last = np.array([-1], np.int64)
+    seq2 = _ops.reshape(seq, _ops.concat_v2([last, _ops.strided_slice(seq_shape, last, np.array([0], np.int64),
+                                                                       np.array([1], np.int64), end_mask=1)], 0))
+    vals2 = _ops.reshape(vals, _ops.concat_v2([last, _ops.strided_slice(vals_shape, last, np.array([0], np.int64),
+                                                                         np.array([1], np.int64), end_mask=1)], 0))
+    op = _ops.lower_bound if side == "left" else _ops.upper_bound
+    out = op(seq2, vals2, out_type=_dtypes.as_dtype(out_type).name)
+    return _ops.reshape(out, vals_shape, name=name)
+
+
+def setdiff1d(x, y, index_dtype="int32", name=None):
+    """The values of vector x that are not in vector y, in order, and their positions in x."""
+    return _ops.list_diff(x, y, out_idx=_dtypes.as_dtype(index_dtype).name, name=name)
+
+
+def unravel_index(indices, dims, name=None):
+    """The coordinates of flat indices in an array of shape dims: [len(dims)] for a scalar,
+    [len(dims), N] for a vector of N."""
+    return _ops.unravel_index(indices, dims, name=name)
