@@ -162,6 +162,7 @@ _register_fn("UnsortedSegmentMax", "opforge.gradients.array_grads:unsorted_segme
 _register_fn("UnsortedSegmentMin", "opforge.gradients.array_grads:unsorted_segment_min_grad")
 _register_fn("UnsortedSegmentProd", "opforge.gradients.array_grads:unsorted_segment_prod_grad")
 _register_fn("UnsortedSegmentSum", "opforge.gradients.array_grads:unsorted_segment_sum_grad")
+_not_differentiable("Bitcast")
 _not_differentiable("BroadcastGradientArgs")
 _not_differentiable("Const")
 _not_differentiable("GuaranteeConst")

@@ -27,6 +27,25 @@ def batch_to_space_nd(input: TensorLike, block_shape: TensorLike, crops: TensorL
       A `Tensor`. Has the same type as `input`.
     """
 
+def bitcast(input: TensorLike, type: DTypeLike, name: str | None = None) -> Tensor:
+    r"""Bitcasts a tensor from one type to another without copying data.
+
+    Same element size: the shape is unchanged. To a smaller type: a last dimension of size sizeof(T)
+    / sizeof(type) is added. To a larger type: the last dimension must be sizeof(type) / sizeof(T)
+    and is removed. The output shares the input's buffer. Bytes are read in the machine's order
+    (little-endian on every platform opforge builds for), as TensorFlow does.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int64`, `int32`, `uint8`, `int8`, `int16`.
+      type: A `type` from: `bfloat16`, `float16`, `float32`, `float64`, `int64`, `int32`, `uint8`,
+        `int8`, `int16`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `type`.
+    """
+
 def broadcast_gradient_args(s0: TensorLike, s1: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
     r"""Return the reduction indices for computing gradients of s0 op s1 with broadcast.
 

@@ -27,6 +27,7 @@ GROUPS = (
 # op name -> (group, wrapper name)
 OPS = {
     "BatchToSpaceND": ("array", "batch_to_space_nd"),
+    "Bitcast": ("array", "bitcast"),
     "BroadcastGradientArgs": ("array", "broadcast_gradient_args"),
     "BroadcastTo": ("array", "broadcast_to"),
     "ConcatV2": ("array", "concat_v2"),

@@ -1,9 +1,10 @@
 // Shape functions of the data-dependent array ops: DynamicPartition, DynamicStitch and
 // ParallelDynamicStitch (TensorFlow's: partial shapes propagate; the first dim of a partition is
 // never known, that of a stitch only when every indices tensor is a known value), ListDiff,
-// LowerBound/UpperBound and UnravelIndex.
+// LowerBound/UpperBound, UnravelIndex and Bitcast.
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ops/shape_util.h"
@@ -113,6 +114,38 @@ Status UnravelIndexShape(ShapeContext& c) {
   return Status::OK();
 }
 
+// The output shape of a bitcast of `in` from elements of `from` bytes to elements of `to` bytes
+// (unknown dims stay unknown; the dim a narrowing bitcast removes must be known there).
+Status bitcast_shape(const std::string& op, const Shape& in, size_t from, size_t to, Shape* out) {
+  if (in.unknown_rank() || from == to) {
+    *out = in;
+    return Status::OK();
+  }
+  std::vector<int64_t> dims = in.dims();
+  if (from > to) {
+    dims.push_back(static_cast<int64_t>(from / to));
+  } else {
+    const int64_t want = static_cast<int64_t>(to / from);
+    if (dims.empty() || (dims.back() >= 0 && dims.back() != want)) {
+      return errors::InvalidArgument(op, ": cannot bitcast a tensor of shape ", in.to_string(), " from ", from,
+                                     "-byte to ", to, "-byte elements: the last dimension must be ", want);
+    }
+    dims.pop_back();
+  }
+  *out = Shape(dims);
+  return Status::OK();
+}
+
+Status BitcastShape(ShapeContext& c) {
+  Shape out;
+  const size_t from = dtype_size(c.attr(c.op().attr_index("T")).type);
+  const size_t to = dtype_size(c.attr(c.op().attr_index("type")).type);
+  OPF_RETURN_IF_ERROR(bitcast_shape(c.op().name, c.input_shape(0), from, to, &out));
+  c.set_output(0, out);
+  return Status::OK();
+}
+
+const array::CustomShape bitcast_shape_fn("Bitcast", BitcastShape);
 const array::CustomShape list_diff_shape("ListDiff", ListDiffShape);
 const array::CustomShape lower_bound_shape("LowerBound", BoundShape);
 const array::CustomShape upper_bound_shape("UpperBound", BoundShape);

@@ -51,6 +51,32 @@ OpSpec MakeBatchToSpaceND() {
   return op;
 }
 
+OpSpec MakeBitcast() {
+  OpSpec op;
+  op.name = "Bitcast";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "type";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Bitcast", c); };
+  return op;
+}
+
 OpSpec MakeBroadcastGradientArgs() {
   OpSpec op;
   op.name = "BroadcastGradientArgs";
@@ -1802,6 +1828,7 @@ OpSpec MakeZerosLike() {
 
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeBatchToSpaceND());
+  OpRegistry::Global().add_pending(MakeBitcast());
   OpRegistry::Global().add_pending(MakeBroadcastGradientArgs());
   OpRegistry::Global().add_pending(MakeBroadcastTo());
   OpRegistry::Global().add_pending(MakeConcatV2());

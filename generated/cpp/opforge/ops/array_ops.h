@@ -5,6 +5,7 @@
 // One header per op (opforge/ops/array/<op>.h): kernels include those of the ops they
 // implement; this header gathers them all.
 #include "opforge/ops/array/batch_to_space_nd.h"
+#include "opforge/ops/array/bitcast.h"
 #include "opforge/ops/array/broadcast_gradient_args.h"
 #include "opforge/ops/array/broadcast_to.h"
 #include "opforge/ops/array/concat_v2.h"
