@@ -7,9 +7,10 @@ from __future__ import annotations
 from opforge import ops as _ops
 from opforge.framework import variable_queries as _vq
 from opforge.ops import search_ops as _search
+from opforge.ops.manip_ops import required_space_to_batch_paddings
 
 __all__ = ["assert_variables_initialized", "bitcast", "dynamic_partition", "dynamic_stitch", "is_variable_initialized",
-           "report_uninitialized_variables", "searchsorted", "setdiff1d", "unravel_index", "tensor_scatter_add", "tensor_scatter_nd_add", "tensor_scatter_nd_max",
+           "report_uninitialized_variables", "required_space_to_batch_paddings", "searchsorted", "setdiff1d", "unravel_index", "tensor_scatter_add", "tensor_scatter_nd_add", "tensor_scatter_nd_max",
            "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update", "tensor_scatter_sub",
            "tensor_scatter_update"]
 

@@ -63,7 +63,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         random.stateless_binomial random.stateless_categorical random.stateless_multinomial
         random.stateless_parameterized_truncated_normal tf.approx_top_k
         tf.edit_distance  tf.random_index_shuffle
-         tf.required_space_to_batch_paddings
         tf.serialize_tensor
 
     """),
