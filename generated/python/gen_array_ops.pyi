@@ -874,9 +874,9 @@ def unravel_index(indices: TensorLike, dims: TensorLike, name: str | None = None
     r"""Converts an array of flat indices into a tuple of coordinate arrays.
 
     For a scalar `indices` the output is the vector of its coordinates in an array of shape `dims`;
-    for a vector of N indices, a `[len(dims), N]` matrix (np.unravel_index stacked). Every dim must
-    be positive and every index in `[0, prod(dims))`; otherwise an InvalidArgumentError names the
-    offender.
+    for N indices of any other shape (flattened), a `[len(dims), N]` matrix (np.unravel_index
+    stacked). Every dim must be positive and every index in `[0, prod(dims))`; otherwise an
+    InvalidArgumentError names the offender.
 
     Args:
       indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.

@@ -97,19 +97,19 @@ Status BoundShape(ShapeContext& c) {
   return Status::OK();
 }
 
-// UnravelIndex: a scalar index gives [len(dims)], a vector of N gives [len(dims), N].
+// UnravelIndex: a scalar index gives [len(dims)]; N indices of any other shape give
+// [len(dims), N] (TensorFlow flattens them).
 Status UnravelIndexShape(ShapeContext& c) {
   OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 1, "a vector"));
   const Shape& ix = c.input_shape(0);
   const Shape& dims = c.input_shape(1);
   const int64_t k = dims.unknown_rank() ? -1 : dims.dim(0);
-  if (!ix.unknown_rank() && ix.rank() > 1) return c.error("indices must be a scalar or a vector, got shape ", ix.to_string());
   if (ix.unknown_rank()) {
     c.set_output(0, Shape::UnknownRank());
   } else if (ix.rank() == 0) {
     c.set_output(0, Shape({k}));
   } else {
-    c.set_output(0, Shape({k, ix.dim(0)}));
+    c.set_output(0, Shape({k, ix.fully_defined() ? ix.num_elements() : -1}));
   }
   return Status::OK();
 }

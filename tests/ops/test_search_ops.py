@@ -41,6 +41,8 @@ def test_unravel_index_matches_numpy():
     flat = rng.integers(0, 60, 7)
     np.testing.assert_array_equal(unravel_index(flat, dims).numpy(), np.array(np.unravel_index(flat, (3, 4, 5))))
     np.testing.assert_array_equal(unravel_index(np.int32(59), dims.astype(np.int32)).numpy(), [2, 3, 4])
+    grid = flat[:6].reshape(2, 3)  # indices of any shape are flattened, as TensorFlow does
+    np.testing.assert_array_equal(unravel_index(grid, dims).numpy(), np.array(np.unravel_index(flat[:6], (3, 4, 5))))
 
 
 def test_matches_tensorflow():
@@ -69,8 +71,9 @@ def test_static_shapes(graph):
         tf.setdiff1d(tf.placeholder(tf.int32, [2, 2]), np.int32([1]))
     with pytest.raises(of.InvalidArgumentError, match="UpperBound: values must be at least 1-D"):
         ops.upper_bound(tf.placeholder(tf.float32, [1, 3]), tf.placeholder(tf.float32, []))
-    with pytest.raises(of.InvalidArgumentError, match="UnravelIndex: indices must be a scalar or a vector"):
-        tf.unravel_index(tf.placeholder(tf.int32, [2, 2]), np.int32([4, 4]))
+    assert tf.unravel_index(tf.placeholder(tf.int32, [2, 3]), np.int32([4, 4])).shape.as_list() == [2, 6]
+    with pytest.raises(of.InvalidArgumentError, match="UnravelIndex: dims must be a vector"):
+        tf.unravel_index(tf.placeholder(tf.int32, [2]), np.int32(4))
 
 
 def test_diagnostics():
