@@ -355,6 +355,7 @@ OPS = {
     "DenseToDenseSetOperation": ("sparse", "dense_to_dense_set_operation"),
     "DenseToSparseSetOperation": ("sparse", "dense_to_sparse_set_operation"),
     "DeserializeManySparse": ("sparse", "deserialize_many_sparse"),
+    "EditDistance": ("sparse", "edit_distance"),
     "SerializeManySparse": ("sparse", "serialize_many_sparse"),
     "SerializeSparse": ("sparse", "serialize_sparse"),
     "SetSize": ("sparse", "set_size"),

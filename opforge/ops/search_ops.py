@@ -1,5 +1,5 @@
-"""tf.searchsorted, tf.setdiff1d and tf.unravel_index over the LowerBound/UpperBound, ListDiff and
-UnravelIndex ops.
+"""tf.searchsorted, tf.setdiff1d, tf.unravel_index and tf.edit_distance over the
+LowerBound/UpperBound, ListDiff, UnravelIndex and EditDistance ops.
 
     tf.searchsorted([1, 3, 5], [0, 3, 6])              # [0, 1, 3]
     tf.setdiff1d([1, 2, 3, 4], [2, 4])                 # out [1, 3], idx [0, 2]
@@ -42,3 +42,13 @@ def unravel_index(indices, dims, name=None):
     """The coordinates of flat indices in an array of shape dims: [len(dims)] for a scalar,
     [len(dims), N] for a vector of N."""
     return _ops.unravel_index(indices, dims, name=name)
+
+
+def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
+    """The Levenshtein distance between the sequences (last dimension) of two SparseTensors, per
+    position of their other dimensions; with normalize, divided by the truth's length
+    (tf.edit_distance over the EditDistance op). Indices must be in row-major order."""
+    from .sparse_ops import _sparse  # noqa: PLC0415 (sparse_ops is the heavier module)
+    hypothesis, truth = _sparse(hypothesis), _sparse(truth)
+    return _ops.edit_distance(hypothesis.indices, hypothesis.values, hypothesis.dense_shape, truth.indices,
+                              truth.values, truth.dense_shape, normalize=normalize, name=name)

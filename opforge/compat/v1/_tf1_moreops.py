@@ -9,7 +9,7 @@ from opforge.framework import variable_queries as _vq
 from opforge.ops import search_ops as _search
 from opforge.ops.manip_ops import required_space_to_batch_paddings
 
-__all__ = ["assert_variables_initialized", "bitcast", "dynamic_partition", "dynamic_stitch", "is_variable_initialized",
+__all__ = ["assert_variables_initialized", "bitcast", "dynamic_partition", "dynamic_stitch", "edit_distance", "is_variable_initialized",
            "report_uninitialized_variables", "required_space_to_batch_paddings", "searchsorted", "setdiff1d", "unravel_index", "tensor_scatter_add", "tensor_scatter_nd_add", "tensor_scatter_nd_max",
            "tensor_scatter_nd_min", "tensor_scatter_nd_sub", "tensor_scatter_nd_update", "tensor_scatter_sub",
            "tensor_scatter_update"]
@@ -22,6 +22,7 @@ tensor_scatter_nd_min, tensor_scatter_nd_max = _ops.tensor_scatter_min, _ops.ten
 dynamic_partition, dynamic_stitch = _ops.dynamic_partition, _ops.dynamic_stitch
 bitcast = _ops.bitcast  # (input, type, name), as TF's
 searchsorted, setdiff1d, unravel_index = _search.searchsorted, _search.setdiff1d, _search.unravel_index
+edit_distance = _search.edit_distance
 
 is_variable_initialized = _vq.is_variable_initialized
 report_uninitialized_variables = _vq.report_uninitialized_variables
