@@ -52,3 +52,50 @@ def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
     hypothesis, truth = _sparse(hypothesis), _sparse(truth)
     return _ops.edit_distance(hypothesis.indices, hypothesis.values, hypothesis.dense_shape, truth.indices,
                               truth.values, truth.dense_shape, normalize=normalize, name=name)
+
+
+def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95, is_max_k=True,  # noqa: A002
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """(values, int32 indices) of the k largest (is_max_k) or smallest entries along
+    reduction_dimension (tf.approx_top_k). TensorFlow's CPU kernel computes them exactly, and so
+    does this one (TopKV2, sorted): recall_target, reduction_input_size_override and
+    aggregate_to_topk, which tune the TPU's approximation, do not change the result. Unlike
+    TensorFlow's CPU kernel (last dimension, largest only), any dimension and the smallest work."""
+    from .nn_ops import top_k  # noqa: PLC0415
+    x = _ops.identity(input)
+    if not is_max_k and not x.dtype.is_floating:  # the smallest are the largest of -x
+        raise TypeError(f"approx_min_k: operand must be a floating-point tensor, got {x.dtype.name}")
+    rank = x.shape.rank
+    if rank is None or rank == 0:
+        raise ValueError("approx_top_k: the rank of the input must be known and at least 1")
+    dim = int(reduction_dimension)
+    if not -rank <= dim < rank:
+        raise ValueError(f"approx_top_k: reduction_dimension {dim} is out of range for rank {rank}")
+    dim %= rank
+    perm = list(range(rank))
+    perm[dim], perm[-1] = perm[-1], perm[dim]
+    perm = np.array(perm, np.int32)
+    if dim != rank - 1:
+        x = _ops.transpose(x, perm)
+    values, indices = top_k(x if is_max_k else _ops.neg(x), k=k, sorted=True)
+    if not is_max_k:
+        values = _ops.neg(values)
+    if dim != rank - 1:
+        values, indices = _ops.transpose(values, perm), _ops.transpose(indices, perm)
+    return _ops.identity(values, name=name), indices
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True, name=None):
+    """The k largest entries along reduction_dimension and their indices (tf.math.approx_max_k;
+    exact here, as on TensorFlow's CPU)."""
+    return approx_top_k(operand, k, reduction_dimension, recall_target, True, reduction_input_size_override,
+                        aggregate_to_topk, name)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True, name=None):
+    """The k smallest entries along reduction_dimension and their indices (tf.math.approx_min_k;
+    exact here, as on TensorFlow's CPU)."""
+    return approx_top_k(operand, k, reduction_dimension, recall_target, False, reduction_input_size_override,
+                        aggregate_to_topk, name)

@@ -57,11 +57,11 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         strings.unicode_encode strings.unicode_script strings.unicode_split strings.unicode_split_with_offsets
         strings.unicode_transcode
     """),
-    "needs ops not yet in opforge (SerializeTensor, ApproxTopK, SobolSample, RandomIndexShuffle, FractionalMaxPool/AvgPool, the stateless binomial/categorical/truncated-normal samplers, ...)": _names("""
-          io.serialize_tensor  math.approx_max_k math.approx_min_k
-        math.sobol_sample nn.approx_max_k nn.approx_min_k nn.fractional_avg_pool nn.fractional_max_pool
+    "needs ops not yet in opforge (SerializeTensor, SobolSample, RandomIndexShuffle, FractionalMaxPool/AvgPool, the stateless binomial/categorical/truncated-normal samplers, ...)": _names("""
+          io.serialize_tensor
+        math.sobol_sample nn.fractional_avg_pool nn.fractional_max_pool
         random.stateless_binomial random.stateless_categorical random.stateless_multinomial
-        random.stateless_parameterized_truncated_normal tf.approx_top_k
+        random.stateless_parameterized_truncated_normal
         tf.random_index_shuffle
         tf.serialize_tensor
 
