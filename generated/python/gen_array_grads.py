@@ -12,8 +12,8 @@ from opforge.gradients.registry import register_not_differentiable as _not_diffe
 from opforge.gradients.helpers import invert_permutation
 from opforge.gradients.helpers import shape_of
 from opforge.gradients.helpers import unbroadcast
-from opforge.generated.gen_array_ops import reshape, reverse_v2, transpose
-from opforge.generated.gen_math_ops import sum
+from opforge.generated.gen_array_ops import gather_nd, reshape, reverse_v2, tensor_scatter_update, transpose, zeros_like
+from opforge.generated.gen_math_ops import neg, sum
 
 
 @_register("BroadcastTo")
@@ -90,6 +90,43 @@ def _squeeze_grad(op, grads):
     ]
 
 
+@_register("TensorScatterAdd")
+def _tensor_scatter_add_grad(op, grads):
+    indices = op.inputs[1]
+    bad_indices_policy = op.attrs['bad_indices_policy']
+    grad = grads[0]
+    return [
+        grad,
+        None,
+        gather_nd(grad, indices, bad_indices_policy=bad_indices_policy),
+    ]
+
+
+@_register("TensorScatterSub")
+def _tensor_scatter_sub_grad(op, grads):
+    indices = op.inputs[1]
+    bad_indices_policy = op.attrs['bad_indices_policy']
+    grad = grads[0]
+    return [
+        grad,
+        None,
+        neg(gather_nd(grad, indices, bad_indices_policy=bad_indices_policy)),
+    ]
+
+
+@_register("TensorScatterUpdate")
+def _tensor_scatter_update_grad(op, grads):
+    indices = op.inputs[1]
+    updates = op.inputs[2]
+    bad_indices_policy = op.attrs['bad_indices_policy']
+    grad = grads[0]
+    return [
+        tensor_scatter_update(grad, indices, zeros_like(updates), bad_indices_policy=bad_indices_policy),
+        None,
+        gather_nd(grad, indices, bad_indices_policy=bad_indices_policy),
+    ]
+
+
 @_register("Transpose")
 def _transpose_grad(op, grads):
     perm = op.inputs[1]
@@ -101,12 +138,15 @@ def _transpose_grad(op, grads):
 
 _register_fn("BatchToSpaceND", "opforge.gradients.array_grads:batch_to_space_nd_grad")
 _register_fn("ConcatV2", "opforge.gradients.array_grads:concat_v2_grad")
+_register_fn("DynamicPartition", "opforge.gradients.array_grads:dynamic_partition_grad")
+_register_fn("DynamicStitch", "opforge.gradients.array_grads:dynamic_stitch_grad")
 _register_fn("GatherNd", "opforge.gradients.array_grads:gather_nd_grad")
 _register_fn("GatherV2", "opforge.gradients.array_grads:gather_v2_grad")
 _register_fn("IdentityN", "opforge.gradients.array_grads:identity_n_grad")
 _register_fn("Pack", "opforge.gradients.array_grads:pack_grad")
 _register_fn("Pad", "opforge.gradients.array_grads:pad_grad")
 _register_fn("PadV2", "opforge.gradients.array_grads:pad_v2_grad")
+_register_fn("ParallelDynamicStitch", "opforge.gradients.array_grads:dynamic_stitch_grad")
 _register_fn("ScatterNd", "opforge.gradients.array_grads:scatter_nd_grad")
 _register_fn("Slice", "opforge.gradients.array_grads:slice_grad")
 _register_fn("SpaceToBatchND", "opforge.gradients.array_grads:space_to_batch_nd_grad")
@@ -114,15 +154,20 @@ _register_fn("Split", "opforge.gradients.array_grads:split_grad")
 _register_fn("SplitV", "opforge.gradients.array_grads:split_v_grad")
 _register_fn("StridedSlice", "opforge.gradients.array_grads:strided_slice_grad")
 _register_fn("StridedSliceGrad", "opforge.gradients.array_grads:strided_slice_grad_grad")
+_register_fn("TensorScatterMax", "opforge.gradients.array_grads:tensor_scatter_min_max_grad")
+_register_fn("TensorScatterMin", "opforge.gradients.array_grads:tensor_scatter_min_max_grad")
 _register_fn("Tile", "opforge.gradients.array_grads:tile_grad")
 _register_fn("Unpack", "opforge.gradients.array_grads:unpack_grad")
 _register_fn("UnsortedSegmentMax", "opforge.gradients.array_grads:unsorted_segment_max_grad")
 _register_fn("UnsortedSegmentMin", "opforge.gradients.array_grads:unsorted_segment_min_grad")
 _register_fn("UnsortedSegmentProd", "opforge.gradients.array_grads:unsorted_segment_prod_grad")
 _register_fn("UnsortedSegmentSum", "opforge.gradients.array_grads:unsorted_segment_sum_grad")
+_not_differentiable("Bitcast")
 _not_differentiable("BroadcastGradientArgs")
 _not_differentiable("Const")
 _not_differentiable("GuaranteeConst")
+_not_differentiable("ListDiff")
+_not_differentiable("LowerBound")
 _not_differentiable("OneHot")
 _not_differentiable("OnesLike")
 _not_differentiable("Placeholder")
@@ -132,5 +177,7 @@ _not_differentiable("Size")
 _not_differentiable("StopGradient")
 _not_differentiable("Unique")
 _not_differentiable("UniqueWithCounts")
+_not_differentiable("UnravelIndex")
+_not_differentiable("UpperBound")
 _not_differentiable("Where")
 _not_differentiable("ZerosLike")

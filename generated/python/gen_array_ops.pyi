@@ -27,6 +27,25 @@ def batch_to_space_nd(input: TensorLike, block_shape: TensorLike, crops: TensorL
       A `Tensor`. Has the same type as `input`.
     """
 
+def bitcast(input: TensorLike, type: DTypeLike, name: str | None = None) -> Tensor:
+    r"""Bitcasts a tensor from one type to another without copying data.
+
+    Same element size: the shape is unchanged. To a smaller type: a last dimension of size sizeof(T)
+    / sizeof(type) is added. To a larger type: the last dimension must be sizeof(type) / sizeof(T)
+    and is removed. The output shares the input's buffer. Bytes are read in the machine's order
+    (little-endian on every platform opforge builds for), as TensorFlow does.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
+        `float64`, `int64`, `int32`, `uint8`, `int8`, `int16`.
+      type: A `type` from: `bfloat16`, `float16`, `float32`, `float64`, `int64`, `int32`, `uint8`,
+        `int8`, `int16`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `type`.
+    """
+
 def broadcast_gradient_args(s0: TensorLike, s1: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
     r"""Return the reduction indices for computing gradients of s0 op s1 with broadcast.
 
@@ -87,6 +106,43 @@ def const(value: Any, dtype: DTypeLike, name: str | None = None) -> Tensor:
 
     Returns:
       A `Tensor` of type `dtype`.
+    """
+
+def dynamic_partition(data: TensorLike, partitions: TensorLike, num_partitions: int, name: str | None = None) -> list[Tensor]:
+    r"""Partitions `data` into `num_partitions` tensors using indices from `partitions`.
+
+    `partitions.shape` must be a prefix of `data.shape`; output i holds, in order, the slices
+    `data[js]` with `partitions[js] == i`, so its shape is `[count_i] +
+    data.shape[partitions.ndim:]`. A partition outside `[0, num_partitions)` is an
+    InvalidArgumentError naming it; nothing is output then.
+
+    Args:
+      data: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      partitions: A `Tensor` of type `int32`.
+      num_partitions: A `int` that is `>= 1`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A list of `Tensor` objects.
+    """
+
+def dynamic_stitch(indices: Sequence[TensorLike], data: Sequence[TensorLike], name: str | None = None) -> Tensor:
+    r"""Interleaves the values from the `data` tensors into a single tensor: merged[indices[m][i, ...], ...] = data[m][i, ...].
+
+    Each `indices[m].shape` must be a prefix of `data[m].shape`, and the rest of the data shapes
+    must agree; `merged` has shape `[max(indices) + 1] + data[0].shape[indices[0].ndim:]`. Where an
+    index appears more than once the later value (by m, then i) wins; positions no index names are
+    zero (empty strings). A negative index is an InvalidArgumentError naming it.
+
+    Args:
+      indices: A list of at least 1 `Tensor` objects of type `int32`.
+      data: A list of at least 1 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
     """
 
 def expand_dims(input: TensorLike, axis: TensorLike, name: str | None = None) -> Tensor:
@@ -206,6 +262,44 @@ def identity_n(input: Sequence[TensorLike], name: str | None = None) -> list[Ten
       A list of `Tensor` objects.
     """
 
+def list_diff(x: TensorLike, y: TensorLike, out_idx: DTypeLike = "int32", name: str | None = None) -> tuple[Tensor, Tensor]:
+    r"""Computes the difference between two lists of numbers or strings.
+
+    `out` holds, in order and with repeats, the values of `x` that are not in `y`; `idx` their
+    positions in `x` (`x[idx] == out`). Both inputs must be vectors.
+
+    Args:
+      x: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`, `int64`,
+        `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      y: A `Tensor`. Must have the same type as `x`.
+      out_idx: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`out`, `idx`).
+      out: A `Tensor`. Has the same type as `x`.
+      idx: A `Tensor` of type `out_idx`.
+    """
+
+def lower_bound(sorted_inputs: TensorLike, values: TensorLike, out_type: DTypeLike = "int32", name: str | None = None) -> Tensor:
+    r"""Applies LowerBound(sorted_search_values, values) along each row.
+
+    `sorted_inputs` is a matrix whose rows are sorted ascending; `values` a matrix with as many
+    rows. For each value, the output is the first position whose value is not less than it in the
+    same row of `sorted_inputs` (NumPy's searchsorted with side='left'). tf.searchsorted reshapes
+    N-D inputs to these matrices.
+
+    Args:
+      sorted_inputs: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      values: A `Tensor`. Must have the same type as `sorted_inputs`.
+      out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
+    """
+
 def one_hot(indices: TensorLike, depth: TensorLike, on_value: TensorLike, off_value: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
     r"""Returns a one-hot tensor.
 
@@ -281,6 +375,26 @@ def pad_v2(input: TensorLike, paddings: TensorLike, constant_values: TensorLike,
 
     Returns:
       A `Tensor`. Has the same type as `input`.
+    """
+
+def parallel_dynamic_stitch(indices: Sequence[TensorLike], data: Sequence[TensorLike], name: str | None = None) -> Tensor:
+    r"""Interleaves the values from the `data` tensors into a single tensor: merged[indices[m][i, ...], ...] = data[m][i, ...].
+
+    Each `indices[m].shape` must be a prefix of `data[m].shape`, and the rest of the data shapes
+    must agree; `merged` has shape `[max(indices) + 1] + data[0].shape[indices[0].ndim:]`. Where an
+    index appears more than once the later value (by m, then i) wins; positions no index names are
+    zero (empty strings). A negative index is an InvalidArgumentError naming it. TensorFlow runs the
+    pieces in parallel and leaves the order of duplicates unspecified; here they are applied in
+    order, as DynamicStitch does.
+
+    Args:
+      indices: A list of at least 1 `Tensor` objects of type `int32`.
+      data: A list of at least 1 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `data`.
     """
 
 def placeholder(dtype: DTypeLike, shape: ShapeLike = None, name: str | None = None) -> Tensor:
@@ -566,6 +680,117 @@ def strided_slice_grad(shape: TensorLike, begin: TensorLike, end: TensorLike, st
       A `Tensor`. Has the same type as `dy`.
     """
 
+def tensor_scatter_add(tensor: TensorLike, indices: TensorLike, updates: TensorLike, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
+    r"""Adds `updates` to a copy of `tensor` at the slices that the last dimension of `indices` names: output[indices[i]] += updates[i].
+
+    `indices` has shape `[..., K]`; `updates` has shape `indices.shape[:-1] + tensor.shape[K:]`.
+    Duplicate indices add up. Every index is checked before anything is written: one out of range is
+    an InvalidArgumentError naming it, unless `bad_indices_policy` is "IGNORE" (that index row's
+    update is dropped).
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row drops
+        that row's update.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+    """
+
+def tensor_scatter_max(tensor: TensorLike, indices: TensorLike, updates: TensorLike, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
+    r"""Copies `tensor` and takes the elementwise maximum with `updates` at the slices that the last dimension of `indices` names: output[indices[i]] = max(output[indices[i]], updates[i]).
+
+    `indices` has shape `[..., K]`; `updates` has shape `indices.shape[:-1] + tensor.shape[K:]`. The
+    gradient goes to the inputs equal to the result, shared equally among ties (TensorFlow's rule).
+    Every index is checked before anything is written: one out of range is an InvalidArgumentError
+    naming it, unless `bad_indices_policy` is "IGNORE" (that index row's update is dropped).
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row drops
+        that row's update.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+    """
+
+def tensor_scatter_min(tensor: TensorLike, indices: TensorLike, updates: TensorLike, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
+    r"""Copies `tensor` and takes the elementwise minimum with `updates` at the slices that the last dimension of `indices` names: output[indices[i]] = min(output[indices[i]], updates[i]).
+
+    `indices` has shape `[..., K]`; `updates` has shape `indices.shape[:-1] + tensor.shape[K:]`. The
+    gradient goes to the inputs equal to the result, shared equally among ties (TensorFlow's rule).
+    Every index is checked before anything is written: one out of range is an InvalidArgumentError
+    naming it, unless `bad_indices_policy` is "IGNORE" (that index row's update is dropped).
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row drops
+        that row's update.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+    """
+
+def tensor_scatter_sub(tensor: TensorLike, indices: TensorLike, updates: TensorLike, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
+    r"""Subtracts `updates` from a copy of `tensor` at the slices that the last dimension of `indices` names: output[indices[i]] -= updates[i].
+
+    `indices` has shape `[..., K]`; `updates` has shape `indices.shape[:-1] + tensor.shape[K:]`.
+    Duplicate indices subtract each of their updates. Every index is checked before anything is
+    written: one out of range is an InvalidArgumentError naming it, unless `bad_indices_policy` is
+    "IGNORE" (that index row's update is dropped).
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`, `int32`,
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row drops
+        that row's update.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+    """
+
+def tensor_scatter_update(tensor: TensorLike, indices: TensorLike, updates: TensorLike, bad_indices_policy: str = '', name: str | None = None) -> Tensor:
+    r"""Copies `tensor` and replaces the slices that the last dimension of `indices` names with `updates`: output[indices[i]] = updates[i].
+
+    `indices` has shape `[..., K]`; `updates` has shape `indices.shape[:-1] + tensor.shape[K:]`.
+    Duplicate indices: the last update wins (TensorFlow leaves the order unspecified; its CPU kernel
+    also applies them in order). Every index is checked before anything is written: one out of range
+    is an InvalidArgumentError naming it, unless `bad_indices_policy` is "IGNORE" (that index row's
+    update is dropped).
+
+    Args:
+      tensor: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
+      updates: A `Tensor`. Must have the same type as `tensor`.
+      bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
+        out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row drops
+        that row's update.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `tensor`.
+    """
+
 def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> Tensor:
     r"""Repeats a tensor `multiples[i]` times along dimension i.
 
@@ -645,6 +870,23 @@ def unpack(value: TensorLike, num: int, axis: int = 0, name: str | None = None) 
       A list of `Tensor` objects.
     """
 
+def unravel_index(indices: TensorLike, dims: TensorLike, name: str | None = None) -> Tensor:
+    r"""Converts an array of flat indices into a tuple of coordinate arrays.
+
+    For a scalar `indices` the output is the vector of its coordinates in an array of shape `dims`;
+    for N indices of any other shape (flattened), a `[len(dims), N]` matrix (np.unravel_index
+    stacked). Every dim must be positive and every index in `[0, prod(dims))`; otherwise an
+    InvalidArgumentError names the offender.
+
+    Args:
+      indices: A `Tensor`. Must be one of the following types: `int32`, `int64`.
+      dims: A `Tensor`. Must have the same type as `indices`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `indices`.
+    """
+
 def unsorted_segment_max(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, name: str | None = None) -> Tensor:
     r"""Per segment id, the largest the rows of `data` with that id.
 
@@ -717,6 +959,25 @@ def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments
 
     Returns:
       A `Tensor`. Has the same type as `data`.
+    """
+
+def upper_bound(sorted_inputs: TensorLike, values: TensorLike, out_type: DTypeLike = "int32", name: str | None = None) -> Tensor:
+    r"""Applies UpperBound(sorted_search_values, values) along each row.
+
+    `sorted_inputs` is a matrix whose rows are sorted ascending; `values` a matrix with as many
+    rows. For each value, the output is the first position whose value is greater than it in the
+    same row of `sorted_inputs` (NumPy's searchsorted with side='right'). tf.searchsorted reshapes
+    N-D inputs to these matrices.
+
+    Args:
+      sorted_inputs: A `Tensor`. Must be one of the following types: `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+      values: A `Tensor`. Must have the same type as `sorted_inputs`.
+      out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`.
     """
 
 def where(condition: TensorLike, name: str | None = None) -> Tensor:

@@ -28,6 +28,7 @@ _register_fn("SparseTensorDenseMatMul", "opforge.gradients.sparse_grads:sparse_t
 _not_differentiable("DenseToDenseSetOperation")
 _not_differentiable("DenseToSparseSetOperation")
 _not_differentiable("DeserializeManySparse")
+_not_differentiable("EditDistance")
 _not_differentiable("SerializeManySparse")
 _not_differentiable("SerializeSparse")
 _not_differentiable("SetSize")

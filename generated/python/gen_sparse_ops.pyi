@@ -76,6 +76,31 @@ def deserialize_many_sparse(serialized_sparse: TensorLike, dtype: DTypeLike, nam
       sparse_shape: A `Tensor` of type `int64`.
     """
 
+def edit_distance(hypothesis_indices: TensorLike, hypothesis_values: TensorLike, hypothesis_shape: TensorLike, truth_indices: TensorLike, truth_values: TensorLike, truth_shape: TensorLike, normalize: bool = True, name: str | None = None) -> Tensor:
+    r"""Computes the (possibly normalized) Levenshtein Edit Distance.
+
+    The inputs are two SparseTensors (indices, values, shape) of the same rank R whose last
+    dimension holds sequences: the output, of shape max(hypothesis_shape, truth_shape)[:-1], holds
+    the edit distance between the sequences at each position. With normalize, it is divided by the
+    length of the truth sequence: a position with only a hypothesis sequence gets inf, one with only
+    a truth sequence 1 (unnormalized: the lengths). Indices must be in range and in row-major order,
+    as TensorFlow requires; otherwise an InvalidArgumentError names the entry.
+
+    Args:
+      hypothesis_indices: A `Tensor` of type `int64`.
+      hypothesis_values: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`,
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      hypothesis_shape: A `Tensor` of type `int64`.
+      truth_indices: A `Tensor` of type `int64`.
+      truth_values: A `Tensor`. Must have the same type as `hypothesis_values`.
+      truth_shape: A `Tensor` of type `int64`.
+      normalize: An optional `bool`. Defaults to `True`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `float32`.
+    """
+
 def serialize_many_sparse(sparse_indices: TensorLike, sparse_values: TensorLike, sparse_shape: TensorLike, out_type: DTypeLike = "string", name: str | None = None) -> Tensor:
     r"""Serializes an N-minibatch SparseTensor into an [N, 3] string tensor.
 

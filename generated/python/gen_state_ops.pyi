@@ -68,6 +68,23 @@ def count_up_to(ref: TensorLike, limit: int, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `ref`.
     """
 
+def is_variable_initialized(ref: TensorLike, name: str | None = None) -> Tensor:
+    r"""Checks whether a tensor has been initialized.
+
+    Outputs a boolean scalar: whether the variable 'ref' has been assigned a value. Reading an
+    uninitialized variable is not an error here (the op allows an uninitialized input). Marked
+    stateful so that no graph pass folds or shares it: its answer changes when the variable is
+    assigned.
+
+    Args:
+      ref: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `bool`.
+    """
+
 def no_op(name: str | None = None) -> None:
     r"""Does nothing. Only useful as a placeholder for control edges.
 

@@ -329,3 +329,39 @@ def unsorted_segment_prod_grad(op, grads):
                            ops.real_div(ops.gather_v2(out, clipped, np.int32(0)), non_zero))
     g = ops.mul(ops.gather_v2(grad, clipped, np.int32(0)), others)
     return [ops.select_v2(valid, g, ops.zeros_like(g)), None, None]
+
+
+def tensor_scatter_min_max_grad(op, grads):
+    """TensorScatterMin/Max: the gradient goes to the elements of tensor and updates equal to
+    the result, shared equally among ties (TensorFlow's _TensorScatterMinOrMaxGrad)."""
+    ops = _ops()
+    tensor, indices, updates = op.inputs
+    output = op.outputs[0]
+    grad = grads[0]
+    policy = op.attrs.get("bad_indices_policy", "")
+    t_ind = ops.cast(ops.equal(tensor, output), grad.dtype)
+    u_ind = ops.cast(ops.equal(updates, ops.gather_nd(output, indices, bad_indices_policy=policy)), grad.dtype)
+    shape = ops.cast(ops.shape(tensor, out_type=indices.dtype), indices.dtype)
+    count = ops.add_v2(t_ind, ops.scatter_nd(indices, u_ind, shape, bad_indices_policy=policy))
+    return [ops.real_div(ops.mul(grad, t_ind), count), None,
+            ops.mul(ops.gather_nd(ops.real_div(grad, count), indices, bad_indices_policy=policy), u_ind)]
+
+
+def dynamic_partition_grad(op, grads):
+    """DynamicPartition: the partitions' gradients stitched back to the positions they came from
+    (TensorFlow's _DynamicPartitionGrads)."""
+    ops = _ops()
+    data, partitions = op.inputs
+    prefix = ops.shape(partitions, out_type="int32")
+    positions = ops.reshape(ops.range(np.int32(0), ops.prod(prefix, np.int32(0)), np.int32(1)), prefix)
+    pieces = ops.dynamic_partition(positions, partitions, num_partitions=len(grads))
+    stitched = ops.dynamic_stitch(list(pieces), list(grads))
+    return [ops.reshape(stitched, ops.shape(data, out_type="int32")), None]
+
+
+def dynamic_stitch_grad(op, grads):
+    """DynamicStitch: data[m] gets grad[indices[m]] (TensorFlow's _DynamicStitchGrads; with
+    duplicate indices every duplicate gets the gradient, as there)."""
+    ops = _ops()
+    indices, _ = op.inputs
+    return [None, [ops.gather_v2(grads[0], i, np.int32(0)) for i in indices]]

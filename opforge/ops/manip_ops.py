@@ -234,6 +234,29 @@ def batch_to_space(input, crops, block_size=None, name=None, block_shape=None): 
     return _ops.batch_to_space_nd(input, _square_block(block_size, block_shape), crops, name=name)
 
 
+def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=None, name=None):
+    """(paddings, crops) for SpaceToBatchND / BatchToSpaceND so that input_shape (the spatial
+    dims) plus base_paddings becomes divisible by block_shape: the extra padding goes at the end
+    of each dim and is cropped again (tf.required_space_to_batch_paddings, TensorFlow's
+    composition)."""
+    input_shape = _ops.cast(input_shape, "int32")
+    block_shape = _ops.cast(block_shape, "int32")
+    n = block_shape.shape.as_list()[0] if block_shape.shape.rank == 1 else None
+    if n is None:
+        raise ValueError("required_space_to_batch_paddings: block_shape must be a vector of known length")
+    if input_shape.shape.rank is not None and not input_shape.shape.is_compatible_with([n]):
+        raise ValueError(f"required_space_to_batch_paddings: input_shape must have shape [{n}], got "
+                         f"{input_shape.shape}")
+    base = (np.zeros((n, 2), np.int32) if base_paddings is None else base_paddings)
+    base = _ops.cast(base, "int32")
+    pad_start, orig_pad_end = _ops.unpack(base, num=2, axis=1)
+    full = _ops.add_v2(_ops.add_v2(input_shape, pad_start), orig_pad_end)
+    extra = _ops.floor_mod(_ops.sub(block_shape, _ops.floor_mod(full, block_shape)), block_shape)
+    paddings = _ops.pack([pad_start, _ops.add_v2(orig_pad_end, extra)], axis=1, name=name)
+    crops = _ops.pack([_ops.zeros_like(extra), extra], axis=1)
+    return paddings, crops
+
+
 def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None, seq_dim=None,  # noqa: A002
                      batch_dim=None):
     """input with, for each batch entry b, its first seq_lengths[b] elements along seq_axis

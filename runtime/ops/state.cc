@@ -87,7 +87,8 @@ Status ScatterShape(ShapeContext& c, bool nd) {
        {"ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv", "ScatterMin", "ScatterMax"}) {
     shape_fns::register_custom(op, [](ShapeContext& c) { return ScatterShape(c, false); });
   }
-  for (const char* op : {"ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub"}) {
+  for (const char* op : {"ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub", "TensorScatterUpdate", "TensorScatterAdd",
+                         "TensorScatterSub", "TensorScatterMin", "TensorScatterMax"}) {
     shape_fns::register_custom(op, [](ShapeContext& c) { return ScatterShape(c, true); });
   }
   return true;

@@ -258,7 +258,7 @@ def cases(op, spec: str, *, small: bool = False, large: bool = True) -> list[Cas
 
 
 def _special_cases(op, spec) -> list[Case]:
-    if not is_float(spec) or op.name == "Cast":
+    if not is_float(spec) or op.name in ("Cast", "Bitcast"):
         return []
     data = [a.name for a in data_inputs(op)]
     n = len(SPECIAL_VALUES)
@@ -286,6 +286,8 @@ def _large_cases(op, spec) -> list[Case]:
     if sf == "unchanged" and op.name == "Cast":
         return [Case(f"to_{d}-{shape_id(s)}", {data[0]: s}, {"DstT": d}, extra={"DstT": d})
                 for d in LARGE_CAST_TARGETS for s in LARGE_UNARY]
+    if sf == "unchanged" and op.name == "Bitcast":
+        return [Case(shape_id(s), {data[0]: s}, {"type": _SAME_SIZE[spec]}) for s in LARGE_UNARY]
     if sf == "unchanged":
         return [Case(shape_id(s), {data[0]: s}) for s in LARGE_UNARY]
     if sf == "broadcast":
@@ -315,6 +317,11 @@ def _large_cases(op, spec) -> list[Case]:
     return []
 
 
+# Bitcast's matrix cases: a dtype of the same size (the bytes reinterpreted, the shape unchanged).
+_SAME_SIZE = {"uint8": "int8", "int8": "uint8", "int16": "half", "half": "bfloat16", "bfloat16": "int16",
+              "int32": "float", "float": "int32", "int64": "double", "double": "int64"}
+
+
 def _cases(op, spec: str) -> list[Case]:
     data = [a.name for a in data_inputs(op)]
     sf = family(op)
@@ -326,6 +333,9 @@ def _cases(op, spec: str) -> list[Case]:
             for s in CAST_SHAPES:
                 out.append(Case(f"to_{dst}-{shape_id(s)}", {data[0]: s}, {"DstT": dst},
                                 extra={"DstT": dst}))
+    elif sf == "unchanged" and op.name == "Bitcast":  # to the other dtype of its size: the shape stays
+        same = _SAME_SIZE[spec]
+        out = [Case(f"to_{same}-{shape_id(s)}", {data[0]: s}, {"type": same}) for s in UNARY_SHAPES]
     elif sf == "unchanged":
         out = [Case(shape_id(s), {data[0]: s}) for s in UNARY_SHAPES]
     elif sf == "broadcast":

@@ -35,7 +35,7 @@ def _edge_cases(op, spec) -> list[Case]:
     flushes those to zero) for the elementwise and reduction ops."""
     data = [a.name for a in data_inputs(op)]
     sf = family(op)
-    if kind(spec) == "b" or sf not in ("unchanged", "broadcast", "reduce") or op.name == "Cast":
+    if kind(spec) == "b" or sf not in ("unchanged", "broadcast", "reduce") or op.name in ("Cast", "Bitcast"):
         return []
     out = []
     for name in ("edge", "subnormal") if is_float(spec) else ("edge",):

@@ -51,6 +51,32 @@ OpSpec MakeBatchToSpaceND() {
   return op;
 }
 
+OpSpec MakeBitcast() {
+  OpSpec op;
+  op.name = "Bitcast";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "type";
+    a.type = AttrType::kType;
+    a.allowed = {AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Bitcast", c); };
+  return op;
+}
+
 OpSpec MakeBroadcastGradientArgs() {
   OpSpec op;
   op.name = "BroadcastGradientArgs";
@@ -163,6 +189,63 @@ OpSpec MakeConst() {
   op.dispatch_attr = 1;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::tensor_attr(c, 0); };
+  return op;
+}
+
+OpSpec MakeDynamicPartition() {
+  OpSpec op;
+  op.name = "DynamicPartition";
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"partitions", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"outputs", DType::kInvalid, 1, 0, -1, false});
+  {
+    AttrSpec a;
+    a.name = "num_partitions";
+    a.type = AttrType::kInt;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DynamicPartition", c); };
+  return op;
+}
+
+OpSpec MakeDynamicStitch() {
+  OpSpec op;
+  op.name = "DynamicStitch";
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt32, -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"merged", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "N";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("DynamicStitch", c); };
   return op;
 }
 
@@ -365,6 +448,65 @@ OpSpec MakeIdentityN() {
   return op;
 }
 
+OpSpec MakeListDiff() {
+  OpSpec op;
+  op.name = "ListDiff";
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"y", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"out", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"idx", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_idx";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ListDiff", c); };
+  return op;
+}
+
+OpSpec MakeLowerBound() {
+  OpSpec op;
+  op.name = "LowerBound";
+  op.inputs.push_back(ArgSpec{"sorted_inputs", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("LowerBound", c); };
+  return op;
+}
+
 OpSpec MakeOneHot() {
   OpSpec op;
   op.name = "OneHot";
@@ -518,6 +660,35 @@ OpSpec MakePadV2() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("PadV2", c); };
+  return op;
+}
+
+OpSpec MakeParallelDynamicStitch() {
+  OpSpec op;
+  op.name = "ParallelDynamicStitch";
+  op.inputs.push_back(ArgSpec{"indices", DType::kInt32, -1, 0, -1, false});
+  op.inputs.push_back(ArgSpec{"data", DType::kInvalid, 1, 0, -1, false});
+  op.outputs.push_back(ArgSpec{"merged", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "N";
+    a.type = AttrType::kInt;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ParallelDynamicStitch", c); };
   return op;
 }
 
@@ -1069,6 +1240,191 @@ OpSpec MakeStridedSliceGrad() {
   return op;
 }
 
+OpSpec MakeTensorScatterAdd() {
+  OpSpec op;
+  op.name = "TensorScatterAdd";
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorScatterAdd", c); };
+  return op;
+}
+
+OpSpec MakeTensorScatterMax() {
+  OpSpec op;
+  op.name = "TensorScatterMax";
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorScatterMax", c); };
+  return op;
+}
+
+OpSpec MakeTensorScatterMin() {
+  OpSpec op;
+  op.name = "TensorScatterMin";
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorScatterMin", c); };
+  return op;
+}
+
+OpSpec MakeTensorScatterSub() {
+  OpSpec op;
+  op.name = "TensorScatterSub";
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorScatterSub", c); };
+  return op;
+}
+
+OpSpec MakeTensorScatterUpdate() {
+  OpSpec op;
+  op.name = "TensorScatterUpdate";
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"updates", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindices";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "bad_indices_policy";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("TensorScatterUpdate", c); };
+  return op;
+}
+
 OpSpec MakeTile() {
   OpSpec op;
   op.name = "Tile";
@@ -1220,6 +1576,28 @@ OpSpec MakeUnpack() {
   op.dispatch_attr = 1;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("Unpack", c); };
+  return op;
+}
+
+OpSpec MakeUnravelIndex() {
+  OpSpec op;
+  op.name = "UnravelIndex";
+  op.inputs.push_back(ArgSpec{"indices", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"dims", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "Tidx";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("UnravelIndex", c); };
   return op;
 }
 
@@ -1379,6 +1757,35 @@ OpSpec MakeUnsortedSegmentSum() {
   return op;
 }
 
+OpSpec MakeUpperBound() {
+  OpSpec op;
+  op.name = "UpperBound";
+  op.inputs.push_back(ArgSpec{"sorted_inputs", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"values", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt32);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("UpperBound", c); };
+  return op;
+}
+
 OpSpec MakeWhere() {
   OpSpec op;
   op.name = "Where";
@@ -1421,10 +1828,13 @@ OpSpec MakeZerosLike() {
 
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeBatchToSpaceND());
+  OpRegistry::Global().add_pending(MakeBitcast());
   OpRegistry::Global().add_pending(MakeBroadcastGradientArgs());
   OpRegistry::Global().add_pending(MakeBroadcastTo());
   OpRegistry::Global().add_pending(MakeConcatV2());
   OpRegistry::Global().add_pending(MakeConst());
+  OpRegistry::Global().add_pending(MakeDynamicPartition());
+  OpRegistry::Global().add_pending(MakeDynamicStitch());
   OpRegistry::Global().add_pending(MakeExpandDims());
   OpRegistry::Global().add_pending(MakeFill());
   OpRegistry::Global().add_pending(MakeGatherNd());
@@ -1432,11 +1842,14 @@ OpSpec MakeZerosLike() {
   OpRegistry::Global().add_pending(MakeGuaranteeConst());
   OpRegistry::Global().add_pending(MakeIdentity());
   OpRegistry::Global().add_pending(MakeIdentityN());
+  OpRegistry::Global().add_pending(MakeListDiff());
+  OpRegistry::Global().add_pending(MakeLowerBound());
   OpRegistry::Global().add_pending(MakeOneHot());
   OpRegistry::Global().add_pending(MakeOnesLike());
   OpRegistry::Global().add_pending(MakePack());
   OpRegistry::Global().add_pending(MakePad());
   OpRegistry::Global().add_pending(MakePadV2());
+  OpRegistry::Global().add_pending(MakeParallelDynamicStitch());
   OpRegistry::Global().add_pending(MakePlaceholder());
   OpRegistry::Global().add_pending(MakePlaceholderWithDefault());
   OpRegistry::Global().add_pending(MakeRank());
@@ -1453,15 +1866,22 @@ OpSpec MakeZerosLike() {
   OpRegistry::Global().add_pending(MakeStopGradient());
   OpRegistry::Global().add_pending(MakeStridedSlice());
   OpRegistry::Global().add_pending(MakeStridedSliceGrad());
+  OpRegistry::Global().add_pending(MakeTensorScatterAdd());
+  OpRegistry::Global().add_pending(MakeTensorScatterMax());
+  OpRegistry::Global().add_pending(MakeTensorScatterMin());
+  OpRegistry::Global().add_pending(MakeTensorScatterSub());
+  OpRegistry::Global().add_pending(MakeTensorScatterUpdate());
   OpRegistry::Global().add_pending(MakeTile());
   OpRegistry::Global().add_pending(MakeTranspose());
   OpRegistry::Global().add_pending(MakeUnique());
   OpRegistry::Global().add_pending(MakeUniqueWithCounts());
   OpRegistry::Global().add_pending(MakeUnpack());
+  OpRegistry::Global().add_pending(MakeUnravelIndex());
   OpRegistry::Global().add_pending(MakeUnsortedSegmentMax());
   OpRegistry::Global().add_pending(MakeUnsortedSegmentMin());
   OpRegistry::Global().add_pending(MakeUnsortedSegmentProd());
   OpRegistry::Global().add_pending(MakeUnsortedSegmentSum());
+  OpRegistry::Global().add_pending(MakeUpperBound());
   OpRegistry::Global().add_pending(MakeWhere());
   OpRegistry::Global().add_pending(MakeZerosLike());
   return true;

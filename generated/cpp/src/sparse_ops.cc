@@ -104,6 +104,38 @@ OpSpec MakeDeserializeManySparse() {
   return op;
 }
 
+OpSpec MakeEditDistance() {
+  OpSpec op;
+  op.name = "EditDistance";
+  op.inputs.push_back(ArgSpec{"hypothesis_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"hypothesis_values", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"hypothesis_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"truth_indices", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"truth_values", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"truth_shape", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kFloat, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "normalize";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("EditDistance", c); };
+  return op;
+}
+
 OpSpec MakeSerializeManySparse() {
   OpSpec op;
   op.name = "SerializeManySparse";
@@ -1449,6 +1481,7 @@ OpSpec MakeSparseToSparseSetOperation() {
   OpRegistry::Global().add_pending(MakeDenseToDenseSetOperation());
   OpRegistry::Global().add_pending(MakeDenseToSparseSetOperation());
   OpRegistry::Global().add_pending(MakeDeserializeManySparse());
+  OpRegistry::Global().add_pending(MakeEditDistance());
   OpRegistry::Global().add_pending(MakeSerializeManySparse());
   OpRegistry::Global().add_pending(MakeSerializeSparse());
   OpRegistry::Global().add_pending(MakeSetSize());

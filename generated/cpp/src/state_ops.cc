@@ -127,6 +127,25 @@ OpSpec MakeCountUpTo() {
   return op;
 }
 
+OpSpec MakeIsVariableInitialized() {
+  OpSpec op;
+  op.name = "IsVariableInitialized";
+  op.inputs.push_back(ArgSpec{"ref", DType::kInvalid, 0, -1, -1, true});
+  op.outputs.push_back(ArgSpec{"is_initialized", DType::kBool, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 OpSpec MakeNoOp() {
   OpSpec op;
   op.name = "NoOp";
@@ -574,6 +593,7 @@ OpSpec MakeVariableV2() {
   OpRegistry::Global().add_pending(MakeAssignAdd());
   OpRegistry::Global().add_pending(MakeAssignSub());
   OpRegistry::Global().add_pending(MakeCountUpTo());
+  OpRegistry::Global().add_pending(MakeIsVariableInitialized());
   OpRegistry::Global().add_pending(MakeNoOp());
   OpRegistry::Global().add_pending(MakeScatterAdd());
   OpRegistry::Global().add_pending(MakeScatterDiv());

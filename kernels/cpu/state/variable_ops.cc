@@ -7,6 +7,7 @@
 #include "opforge/ops/state/assign_add.h"
 #include "opforge/ops/state/assign_sub.h"
 #include "opforge/ops/state/count_up_to.h"
+#include "opforge/ops/state/is_variable_initialized.h"
 #include "opforge/ops/state/no_op.h"
 #include "opforge/ops/state/variable_v2.h"
 #include "opforge/shape_fns.h"
@@ -127,6 +128,21 @@ Status CountUpToCpu(ops::CountUpToArgs& a) {
   return Status::OK();
 }
 
+// Whether the variable has a value; reading an uninitialized one is the point, not an error.
+template <typename T>
+Status IsVariableInitializedCpu(ops::IsVariableInitializedArgs& a) {
+  Variable* v = a.ctx.ref_input(0);
+  if (v == nullptr) return a.ctx.error("input 'ref' must be a variable");
+  Tensor out;
+  OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kBool, Shape(), &out));
+  {
+    std::lock_guard<std::mutex> lock(v->mu);
+    out.data<bool>()[0] = v->initialized;
+  }
+  a.is_initialized = std::move(out);
+  return Status::OK();
+}
+
 Status NoOpCpu(ops::NoOpArgs&) { return Status::OK(); }
 
 #define OPF_ALL bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float, double
@@ -138,6 +154,7 @@ OPFORGE_REGISTER_FORWARDING_KERNEL(VariableV2, CPU, VariableV2Cpu, OPF_ALL, Stri
 OPFORGE_REGISTER_FORWARDING_KERNEL(Assign, CPU, AssignCpu, OPF_ALL, StringTag)
 OPFORGE_REGISTER_FORWARDING_KERNEL(AssignAdd, CPU, AssignAddCpu, OPF_NUMERIC)
 OPFORGE_REGISTER_FORWARDING_KERNEL(AssignSub, CPU, AssignSubCpu, OPF_NUMERIC)
+OPFORGE_REGISTER_FORWARDING_KERNEL(IsVariableInitialized, CPU, IsVariableInitializedCpu, OPF_ALL, StringTag)
 OPFORGE_REGISTER_FORWARDING_KERNEL(CountUpTo, CPU, CountUpToCpu, int32_t, int64_t)
 OPFORGE_REGISTER_UNTYPED_KERNEL(NoOp, CPU, NoOpCpu)
 

@@ -55,14 +55,13 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "tf.strings.unicode_script (UnicodeScript) needs ICU's Unicode script property tables (UScriptCode), which opforge does not link": _names("""
         strings.unicode_script
     """),
-    "needs ops not yet in opforge (Repeat, SetDiff1d, SearchSorted, UnravelIndex, DynamicPartition, DynamicStitch, Bitcast, EditDistance, FractionalPool, the stateless binomial/categorical/truncated-normal samplers, Timestamp, ...)": _names("""
-          io.serialize_tensor  math.approx_max_k math.approx_min_k
-        math.sobol_sample nn.approx_max_k nn.approx_min_k nn.fractional_avg_pool nn.fractional_max_pool
+    "needs ops not yet in opforge (SerializeTensor, SobolSample, RandomIndexShuffle, FractionalMaxPool/AvgPool, the stateless binomial/categorical/truncated-normal samplers, ...)": _names("""
+          io.serialize_tensor
+        math.sobol_sample nn.fractional_avg_pool nn.fractional_max_pool
         random.stateless_binomial random.stateless_categorical random.stateless_multinomial
-        random.stateless_parameterized_truncated_normal tf.approx_top_k tf.bitcast tf.dynamic_partition
-        tf.dynamic_stitch tf.edit_distance  tf.random_index_shuffle
-         tf.required_space_to_batch_paddings
-        tf.searchsorted tf.serialize_tensor tf.setdiff1d   tf.unravel_index
+        random.stateless_parameterized_truncated_normal
+        tf.random_index_shuffle
+        tf.serialize_tensor
 
     """),
     "circulant linear operators: a circulant matrix is defined by its (complex) spectrum and applied by FFTs; opforge has neither complex dtypes nor FFTs (DESIGN.md 5)": _names("""
@@ -98,9 +97,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "TensorFlow's compiler version and its file-system plugins, with no opforge counterpart": _names("""
         tf.COMPILER_VERSION tf.__compiler_version__ tf.load_file_system_library
     """),
-    "variable-initialization queries: IsVariableInitialized is not an opforge op yet": _names("""
-        tf.assert_variables_initialized tf.is_variable_initialized tf.report_uninitialized_variables
-    """),
     "TF runtime features opforge does not have: session handles, containers, colocation, variable partitioning, tensor-conversion registry, batching functions": _names("""
         tf.check_pinned tf.colocate_with tf.container tf.create_partitioned_variables tf.delete_session_tensor
         tf.fixed_size_partitioner tf.get_session_handle tf.get_session_tensor tf.min_max_variable_partitioner
@@ -108,10 +104,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "dtypes opforge does not have (DESIGN.md 5 lists its dtypes)": _names("""
         tf.resource tf.uint16 tf.uint32 tf.uint64
-    """),
-    "TensorScatter* ops not yet in opforge": _names("""
-        tf.tensor_scatter_add tf.tensor_scatter_nd_add tf.tensor_scatter_nd_max tf.tensor_scatter_nd_min
-        tf.tensor_scatter_nd_sub tf.tensor_scatter_nd_update tf.tensor_scatter_sub tf.tensor_scatter_update
     """),
     "SDCA (stochastic dual coordinate ascent for linear models): SdcaOptimizer and SdcaShrinkL1 update lists of ref variables (N * Ref(float)), which opforge's op signatures cannot take yet; sdca_fprint is there": _names("""
         train.sdca_optimizer train.sdca_shrink_l1

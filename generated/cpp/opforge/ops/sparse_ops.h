@@ -7,6 +7,7 @@
 #include "opforge/ops/sparse/dense_to_dense_set_operation.h"
 #include "opforge/ops/sparse/dense_to_sparse_set_operation.h"
 #include "opforge/ops/sparse/deserialize_many_sparse.h"
+#include "opforge/ops/sparse/edit_distance.h"
 #include "opforge/ops/sparse/serialize_many_sparse.h"
 #include "opforge/ops/sparse/serialize_sparse.h"
 #include "opforge/ops/sparse/set_size.h"

@@ -8,6 +8,7 @@
 #include "opforge/ops/state/assign_add.h"
 #include "opforge/ops/state/assign_sub.h"
 #include "opforge/ops/state/count_up_to.h"
+#include "opforge/ops/state/is_variable_initialized.h"
 #include "opforge/ops/state/no_op.h"
 #include "opforge/ops/state/scatter_add.h"
 #include "opforge/ops/state/scatter_div.h"
