@@ -38,7 +38,8 @@ Status RaggedRangeShape(ShapeContext& c) {
       rows = Shape::kUnknownDim;
       continue;
     }
-    if (s.rank() > 1) return c.error("starts, limits and deltas must each be a scalar or vector, got shape ", s.to_string());
+    if (s.rank() > 1)
+      return c.error("starts, limits and deltas must each be a scalar or vector, got shape ", s.to_string());
     if (s.rank() == 1 && rows != Shape::kUnknownDim) rows = s.dim(0);
   }
   c.set_output(0, Shape{rows == Shape::kUnknownDim ? rows : rows + 1});

@@ -98,7 +98,8 @@ Status stitch(KernelContext& ctx, const TensorList& indices, const TensorList& d
       const int32_t* ix = indices[m].data<int32_t>();
       const std::vector<std::string>& s = *data[m].strings();
       for (int64_t i = 0; i < indices[m].num_elements(); ++i)
-        for (int64_t k = 0; k < row; ++k) out[static_cast<size_t>(ix[i] * row + k)] = s[static_cast<size_t>(i * row + k)];
+        for (int64_t k = 0; k < row; ++k)
+          out[static_cast<size_t>(ix[i] * row + k)] = s[static_cast<size_t>(i * row + k)];
     }
     return Tensor::FromStrings(Shape(dims), std::move(out), merged);
   }

@@ -73,7 +73,8 @@ Status bound(KernelContext& ctx, const Tensor& sorted, const Tensor& values, Ten
     for (int64_t j = 0; j < n; ++j) row[static_cast<size_t>(j)] = static_cast<C>(s[j]);
     for (int64_t j = 0; j < m; ++j) {
       const C v = static_cast<C>(values.data<T>()[b * m + j]);
-      const auto it = kUpper ? std::upper_bound(row.begin(), row.end(), v) : std::lower_bound(row.begin(), row.end(), v);
+      const auto it =
+          kUpper ? std::upper_bound(row.begin(), row.end(), v) : std::lower_bound(row.begin(), row.end(), v);
       const int64_t pos = it - row.begin();
       if (output.dtype() == DType::kInt32)
         output.data<int32_t>()[b * m + j] = static_cast<int32_t>(pos);

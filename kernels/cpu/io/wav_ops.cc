@@ -16,7 +16,8 @@ namespace opforge {
 namespace {
 
 uint32_t read_u32(const std::string& s, size_t at) {
-  return static_cast<uint32_t>(static_cast<uint8_t>(s[at])) | static_cast<uint32_t>(static_cast<uint8_t>(s[at + 1])) << 8 |
+  return static_cast<uint32_t>(static_cast<uint8_t>(s[at])) |
+         static_cast<uint32_t>(static_cast<uint8_t>(s[at + 1])) << 8 |
          static_cast<uint32_t>(static_cast<uint8_t>(s[at + 2])) << 16 |
          static_cast<uint32_t>(static_cast<uint8_t>(s[at + 3])) << 24;
 }

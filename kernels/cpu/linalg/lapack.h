@@ -140,25 +140,23 @@ inline lint gesdd(char jobz, lint m, lint n, double* a, double* s, double* u, li
 inline lint gees(lint n, float* a, float* wr, float* wi, float* vs, float* work, lint lwork) {
   lint info = 0, sdim = 0;
   const char jobvs = 'V', sort = 'N';
-  LAPACK_sgees_base(&jobvs, &sort, nullptr, &n, a, &n, &sdim, wr, wi, vs, &n, work, &lwork, nullptr, &info, kOne,
-                    kOne);
+  LAPACK_sgees_base(&jobvs, &sort, nullptr, &n, a, &n, &sdim, wr, wi, vs, &n, work, &lwork, nullptr, &info, kOne, kOne);
   return info;
 }
 inline lint gees(lint n, double* a, double* wr, double* wi, double* vs, double* work, lint lwork) {
   lint info = 0, sdim = 0;
   const char jobvs = 'V', sort = 'N';
-  LAPACK_dgees_base(&jobvs, &sort, nullptr, &n, a, &n, &sdim, wr, wi, vs, &n, work, &lwork, nullptr, &info, kOne,
-                    kOne);
+  LAPACK_dgees_base(&jobvs, &sort, nullptr, &n, a, &n, &sdim, wr, wi, vs, &n, work, &lwork, nullptr, &info, kOne, kOne);
   return info;
 }
 // C := op(A) op(B) for column-major n x n matrices.
 inline void gemm_square(bool ta, bool tb, lint n, const float* a, const float* b, float* c) {
-  scipy_cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, n, n, n, 1.0f, a,
-                    n, b, n, 0.0f, c, n);
+  scipy_cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, n, n, n, 1.0f, a, n,
+                    b, n, 0.0f, c, n);
 }
 inline void gemm_square(bool ta, bool tb, lint n, const double* a, const double* b, double* c) {
-  scipy_cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, n, n, n, 1.0, a,
-                    n, b, n, 0.0, c, n);
+  scipy_cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, n, n, n, 1.0, a, n,
+                    b, n, 0.0, c, n);
 }
 // B := op(A)^-1 B for a triangular m x m A and an m x n B, row-major.
 inline void trsm(bool lower, bool trans, lint m, lint n, const float* a, float* b) {

@@ -130,8 +130,7 @@ class BeamSearch {
 
  private:
   bool candidate(const Probability<T>& p) const {
-    return p.total > kLogZero<T> &&
-           (static_cast<int>(leaves_.size()) < width_ || p.total > leaves_.top()->newp.total);
+    return p.total > kLogZero<T> && (static_cast<int>(leaves_.size()) < width_ || p.total > leaves_.top()->newp.total);
   }
 
   struct Worse {  // a min-heap on total: its top is the beam's bottom
@@ -157,7 +156,8 @@ Status CTCBeamSearchDecoderCpu(ops::CTCBeamSearchDecoderArgs& a) {
   }
   if (classes < 1) return a.ctx.error("num_classes must be positive, got ", classes);
   if (a.top_paths > a.beam_width) {
-    return a.ctx.error("requested more paths than the beam width (top_paths ", a.top_paths, ", beam_width ", a.beam_width, ")");
+    return a.ctx.error("requested more paths than the beam width (top_paths ", a.top_paths, ", beam_width ",
+                       a.beam_width, ")");
   }
   const int32_t* seq_len = a.sequence_length.data<int32_t>();
   for (int64_t b = 0; b < batch; ++b) {
@@ -190,8 +190,7 @@ Status CTCBeamSearchDecoderCpu(ops::CTCBeamSearchDecoderArgs& a) {
   });
   for (int64_t b = 0; b < batch; ++b) {
     if (too_few[static_cast<size_t>(b)]) {
-      return a.ctx.error("Less leaves in the beam search than requested (batch entry ", b, ", top_paths ", paths,
-                         ")");
+      return a.ctx.error("Less leaves in the beam search than requested (batch entry ", b, ", top_paths ", paths, ")");
     }
   }
   for (int p = 0; p < paths; ++p) {

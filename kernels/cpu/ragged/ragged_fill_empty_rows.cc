@@ -29,8 +29,10 @@ Status RaggedFillEmptyRowsBody(ops::RaggedFillEmptyRowsArgs& a) {
   const int64_t* ids = a.value_rowids.data<int64_t>();
   std::vector<int64_t> counts(static_cast<size_t>(nrows), 0);
   for (int64_t i = 0; i < n; ++i) {
-    if (ids[i] < 0 || ids[i] >= nrows) return a.ctx.error("value_rowids[", i, "] = ", ids[i], " is not in [0, ", nrows, ")");
-    if (i > 0 && ids[i] < ids[i - 1]) return a.ctx.error("value_rowids must be sorted, got ", ids[i - 1], " before ", ids[i]);
+    if (ids[i] < 0 || ids[i] >= nrows)
+      return a.ctx.error("value_rowids[", i, "] = ", ids[i], " is not in [0, ", nrows, ")");
+    if (i > 0 && ids[i] < ids[i - 1])
+      return a.ctx.error("value_rowids must be sorted, got ", ids[i - 1], " before ", ids[i]);
     ++counts[static_cast<size_t>(ids[i])];
   }
   int64_t empty = 0;

@@ -34,9 +34,11 @@ Status RaggedRangeBody(ops::RaggedRangeArgs& a) {
   const char* names[3] = {"starts", "limits", "deltas"};
   int64_t nrows = -1;
   for (int k = 0; k < 3; ++k) {
-    if (in[k]->rank() > 1) return a.ctx.error(names[k], " must be a scalar or vector, got shape ", in[k]->shape().to_string());
+    if (in[k]->rank() > 1)
+      return a.ctx.error(names[k], " must be a scalar or vector, got shape ", in[k]->shape().to_string());
     if (in[k]->rank() == 1) {
-      if (nrows >= 0 && in[k]->dim(0) != nrows) return a.ctx.error("starts, limits, and deltas must have the same shape");
+      if (nrows >= 0 && in[k]->dim(0) != nrows)
+        return a.ctx.error("starts, limits, and deltas must have the same shape");
       nrows = in[k]->dim(0);
     }
   }

@@ -162,8 +162,8 @@ template <typename Fn>
 Status with_learned_weights(KernelContext& ctx, int64_t range, int64_t seed, int64_t seed2, Fn fn) {
   if (ExecEnv* env = ctx.env(); env && env->resources && env->node_name) {
     Variable* v = nullptr;
-    OPF_RETURN_IF_ERROR(env->resources->lookup_or_create("_opforge_learned_unigram/" + *env->node_name,
-                                                         DType::kInt64, Shape({range}), &v));
+    OPF_RETURN_IF_ERROR(env->resources->lookup_or_create("_opforge_learned_unigram/" + *env->node_name, DType::kInt64,
+                                                         Shape({range}), &v));
     std::lock_guard<std::mutex> lock(v->mu);
     std::vector<int64_t> weights(static_cast<size_t>(range), 1);
     if (v->initialized && v->value.num_elements() == range) {

@@ -63,10 +63,11 @@ Status EditDistanceCpu(ops::EditDistanceArgs& a) {
   }
   std::vector<int64_t> out_dims(static_cast<size_t>(r - 1));
   for (int64_t d = 0; d + 1 < r; ++d)
-    out_dims[static_cast<size_t>(d)] = std::max(a.hypothesis_shape.data<int64_t>()[d], a.truth_shape.data<int64_t>()[d]);
+    out_dims[static_cast<size_t>(d)] =
+        std::max(a.hypothesis_shape.data<int64_t>()[d], a.truth_shape.data<int64_t>()[d]);
   std::map<int64_t, std::vector<int64_t>> hyp, truth;
-  OPF_RETURN_IF_ERROR(group(a.ctx, "hypothesis", a.hypothesis_indices, a.hypothesis_values, a.hypothesis_shape,
-                            out_dims, &hyp));
+  OPF_RETURN_IF_ERROR(
+      group(a.ctx, "hypothesis", a.hypothesis_indices, a.hypothesis_values, a.hypothesis_shape, out_dims, &hyp));
   OPF_RETURN_IF_ERROR(group(a.ctx, "truth", a.truth_indices, a.truth_values, a.truth_shape, out_dims, &truth));
   float* out = a.output.data<float>();
   if (a.output.nbytes()) std::memset(out, 0, a.output.nbytes());

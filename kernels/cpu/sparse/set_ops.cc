@@ -174,8 +174,8 @@ Status DenseToSparseSetOperationCpu(ops::DenseToSparseSetOperationArgs& a) {
   std::vector<int64_t> lead1, lead2;
   Groups<T> set1, set2;
   OPF_RETURN_IF_ERROR(dense_groups<T>(a.ctx, a.set1, "set1", &lead1, &set1));
-  OPF_RETURN_IF_ERROR(sparse_groups<T>(a.ctx, a.set2_indices, a.set2_values, a.set2_shape, a.validate_indices,
-                                       "set2", &lead2, &set2));
+  OPF_RETURN_IF_ERROR(
+      sparse_groups<T>(a.ctx, a.set2_indices, a.set2_values, a.set2_shape, a.validate_indices, "set2", &lead2, &set2));
   return set_operation<T>(a.ctx, a.T, a.set_operation, lead1, set1, lead2, set2);
 }
 
@@ -183,10 +183,10 @@ template <typename T>
 Status SparseToSparseSetOperationCpu(ops::SparseToSparseSetOperationArgs& a) {
   std::vector<int64_t> lead1, lead2;
   Groups<T> set1, set2;
-  OPF_RETURN_IF_ERROR(sparse_groups<T>(a.ctx, a.set1_indices, a.set1_values, a.set1_shape, a.validate_indices,
-                                       "set1", &lead1, &set1));
-  OPF_RETURN_IF_ERROR(sparse_groups<T>(a.ctx, a.set2_indices, a.set2_values, a.set2_shape, a.validate_indices,
-                                       "set2", &lead2, &set2));
+  OPF_RETURN_IF_ERROR(
+      sparse_groups<T>(a.ctx, a.set1_indices, a.set1_values, a.set1_shape, a.validate_indices, "set1", &lead1, &set1));
+  OPF_RETURN_IF_ERROR(
+      sparse_groups<T>(a.ctx, a.set2_indices, a.set2_values, a.set2_shape, a.validate_indices, "set2", &lead2, &set2));
   return set_operation<T>(a.ctx, a.T, a.set_operation, lead1, set1, lead2, set2);
 }
 
@@ -194,8 +194,8 @@ template <typename T>
 Status SetSizeCpu(ops::SetSizeArgs& a) {
   std::vector<int64_t> lead;
   Groups<T> groups;
-  OPF_RETURN_IF_ERROR(sparse_groups<T>(a.ctx, a.set_indices, a.set_values, a.set_shape, a.validate_indices, "set",
-                                       &lead, &groups));
+  OPF_RETURN_IF_ERROR(
+      sparse_groups<T>(a.ctx, a.set_indices, a.set_values, a.set_shape, a.validate_indices, "set", &lead, &groups));
   Tensor size;
   OPF_RETURN_IF_ERROR(Tensor::Allocate(DType::kInt32, Shape(lead), &size));
   int32_t* out = size.data<int32_t>();

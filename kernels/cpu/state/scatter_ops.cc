@@ -246,9 +246,9 @@ OPF_SCATTER_KERNEL(ScatterNdUpdate, scatter_nd, kAssign)
 OPF_SCATTER_KERNEL(ScatterNdAdd, scatter_nd, kAdd)
 OPF_SCATTER_KERNEL(ScatterNdSub, scatter_nd, kSub)
 
-#define OPF_TENSOR_SCATTER_KERNEL(Op, how)    \
-  template <typename T>                       \
-  Status Op##Cpu(ops::Op##Args& a) {          \
+#define OPF_TENSOR_SCATTER_KERNEL(Op, how)     \
+  template <typename T>                        \
+  Status Op##Cpu(ops::Op##Args& a) {           \
     return tensor_scatter<T>(a, Combine::how); \
   }
 

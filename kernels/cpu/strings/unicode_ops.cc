@@ -24,14 +24,22 @@ bool parse_encoding(const std::string& name, Encoding* out) {
     if (c == '-' || c == '_') continue;
     n += static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
   }
-  if (n == "UTF8") *out = Encoding::kUtf8;
-  else if (n == "UTF16BE") *out = Encoding::kUtf16Be;
-  else if (n == "UTF16LE") *out = Encoding::kUtf16Le;
-  else if (n == "UTF32BE") *out = Encoding::kUtf32Be;
-  else if (n == "UTF32LE") *out = Encoding::kUtf32Le;
-  else if (n == "ISO88591" || n == "LATIN1") *out = Encoding::kLatin1;
-  else if (n == "USASCII" || n == "ASCII") *out = Encoding::kAscii;
-  else return false;
+  if (n == "UTF8")
+    *out = Encoding::kUtf8;
+  else if (n == "UTF16BE")
+    *out = Encoding::kUtf16Be;
+  else if (n == "UTF16LE")
+    *out = Encoding::kUtf16Le;
+  else if (n == "UTF32BE")
+    *out = Encoding::kUtf32Be;
+  else if (n == "UTF32LE")
+    *out = Encoding::kUtf32Le;
+  else if (n == "ISO88591" || n == "LATIN1")
+    *out = Encoding::kLatin1;
+  else if (n == "USASCII" || n == "ASCII")
+    *out = Encoding::kAscii;
+  else
+    return false;
   return true;
 }
 
@@ -59,10 +67,14 @@ size_t utf8_prefix(const std::string& s, size_t i, bool* complete, int32_t* cp) 
   }
   int need;
   unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) need = 1;
-  else if (c >= 0xE0 && c <= 0xEF) need = 2, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-  else if (c >= 0xF0 && c <= 0xF4) need = 3, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-  else return 1;  // 80..C1, F5..FF never start a character
+  if (c >= 0xC2 && c <= 0xDF)
+    need = 1;
+  else if (c >= 0xE0 && c <= 0xEF)
+    need = 2, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+  else if (c >= 0xF0 && c <= 0xF4)
+    need = 3, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+  else
+    return 1;  // 80..C1, F5..FF never start a character
   int32_t v = c & (0x3F >> need);
   size_t k = 1;
   for (; k <= static_cast<size_t>(need); ++k) {
@@ -208,8 +220,7 @@ void encode_one(uint32_t c, Encoding enc, std::string* out) {
 }
 
 // Encodes code points; an invalid one is replaced, skipped or an error as `errors` says.
-Status encode(KernelContext& ctx, const ErrorPolicy& p, const int32_t* cps, int64_t n, Encoding enc,
-              std::string* out) {
+Status encode(KernelContext& ctx, const ErrorPolicy& p, const int32_t* cps, int64_t n, Encoding enc, std::string* out) {
   for (int64_t i = 0; i < n; ++i) {
     int64_t c = cps[i];
     if (!valid_scalar(c)) {

@@ -255,9 +255,8 @@ Status ApplyProximalGradientDescentCpu(ops::ApplyProximalGradientDescentArgs& a)
   OPF_SCALAR(a, alpha);
   OPF_SCALAR(a, l1);
   OPF_SCALAR(a, l2);
-  return apply_update<T, 1>(a.ctx, a.delta, [=](auto& x, auto d) {
-    x[0] = proximal_step(x[0] - alpha * d, alpha, l1, l2);
-  });
+  return apply_update<T, 1>(a.ctx, a.delta,
+                            [=](auto& x, auto d) { x[0] = proximal_step(x[0] - alpha * d, alpha, l1, l2); });
 }
 
 template <typename T>
