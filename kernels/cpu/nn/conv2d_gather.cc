@@ -7,13 +7,13 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "cpu/nn/conv2d_internal.h"
 #include "src/constant_cache.h"
 #include "src/cpu_kernels.h"
-#include "src/host_allocator.h"
 #include "src/sgemm_avx512.h"
 
 namespace opforge {
@@ -21,35 +21,26 @@ namespace conv2d {
 
 namespace {
 
-// A float buffer from the caching host allocator, 64-byte aligned (the packed filter's loads).
-class HostFloats {
- public:
-  explicit HostFloats(int64_t n) : bytes_(static_cast<size_t>(std::max<int64_t>(n, 1)) * sizeof(float)) {
-    p_ = static_cast<float*>(host_alloc(bytes_));
-    if (p_ == nullptr) throw std::bad_alloc();
-  }
-  ~HostFloats() { host_free(p_, bytes_); }
-  HostFloats(const HostFloats&) = delete;
-  HostFloats& operator=(const HostFloats&) = delete;
-  float* get() const { return p_; }
-
- private:
-  size_t bytes_;
-  float* p_;
-};
+// n floats of scratch as a tensor from the runtime's allocator (64-byte aligned: the packed
+// filter's vector loads); std::bad_alloc when the memory cannot be had, as the GEMM's buffers.
+Tensor scratch_floats(int64_t n) {
+  Tensor t;
+  if (!Tensor::Allocate(DType::kFloat, Shape({std::max<int64_t>(n, 1)}), &t).ok()) throw std::bad_alloc();
+  return t;
+}
 
 // The filter packed for the gathered product, once per constant filter (inference), else per
 // call (a training step's filter changes every step; packing it is k * cout copies).
-std::shared_ptr<const HostFloats> packed_filter(const Tensor* filter, const float* filt, const ConvGeom& g) {
+std::shared_ptr<const Tensor> packed_filter(const Tensor* filter, const float* filt, const ConvGeom& g) {
   const auto make = [&] {
-    auto p = std::make_shared<HostFloats>(blas::gather_packed_b_size(g.k(), g.cout));
-    blas::pack_b_gather(filt, g.cout, g.k(), g.cout, p->get());
+    auto p = std::make_shared<Tensor>(scratch_floats(blas::gather_packed_b_size(g.k(), g.cout)));
+    blas::pack_b_gather(filt, g.cout, g.k(), g.cout, p->data<float>());
     return p;
   };
   if (filter == nullptr) return make();
-  return derived_from_constant<HostFloats>(
-      *filter, "conv-gather " + std::to_string(g.k()) + "x" + std::to_string(g.cout),
-      static_cast<size_t>(blas::gather_packed_b_size(g.k(), g.cout)) * sizeof(float), make);
+  return derived_from_constant<Tensor>(*filter, "conv-gather " + std::to_string(g.k()) + "x" + std::to_string(g.cout),
+                                       static_cast<size_t>(blas::gather_packed_b_size(g.k(), g.cout)) * sizeof(float),
+                                       make);
 }
 
 // Output pixels per call of the gathered product within a thread's share: its rows of C (and
@@ -65,7 +56,7 @@ std::atomic<bool> g_gather{true};
 // cropped to what the output reads, held here), H x W pixels of cin per image, and each output
 // pixel's runs: run t at (its top-left tap) + off[t], len values each.
 struct GatheredInput {
-  std::unique_ptr<HostFloats> padded;
+  Tensor padded;  // (empty unless the convolution pads)
   const float* base = nullptr;
   int64_t H = 0, W = 0, len = 0;
   std::vector<int64_t> off;
@@ -79,8 +70,8 @@ struct GatheredInput {
     W = pads ? wp : g.w;
     base = in;
     if (pads) {
-      padded = std::make_unique<HostFloats>(g.n * H * W * c);
-      float* pb = padded->get();
+      padded = scratch_floats(g.n * H * W * c);
+      float* pb = padded.data<float>();
       const int64_t x0 = std::max<int64_t>(0, g.pl), x1 = std::min(W, g.pl + g.w);  // columns from the input
       parallel_for(g.n * H, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, W * c)),
                    [&](int64_t r0, int64_t r1) {
@@ -135,8 +126,8 @@ template <typename Post>
 void gather_forward(const float* in, const float* filt, float* out, const ConvGeom& g, const Post& post,
                     const Tensor* filter, const blas::ColumnEpilogue* ep) {
   const GatheredInput x(in, g);
-  const std::shared_ptr<const HostFloats> pf = packed_filter(filter, filt, g);
-  const float* packed = pf->get();
+  const std::shared_ptr<const Tensor> pf = packed_filter(filter, filt, g);
+  const float* packed = pf->data<float>();
   const int64_t pixels = g.pixels();
   const int64_t blocks = (pixels + kBlockPixels - 1) / kBlockPixels;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, kBlockPixels * g.k() * g.cout));
@@ -152,6 +143,8 @@ void gather_forward(const float* in, const float* filt, float* out, const ConvGe
   });
 }
 
+namespace {
+
 // Filters with at most this many taps (kh * kw * cin) take their gradient with the taps as the
 // rows of the product and output channels as its vectors (the first layer of an image model).
 constexpr int64_t kMaxFilterTaps = 64;
@@ -160,6 +153,8 @@ bool few_taps(const ConvGeom& g) {
   return g_gather.load(std::memory_order_relaxed) && blas::sgemm_avx512_active() && g.groups == 1 && g.cs == g.cin &&
          !g.is_pointwise() && g.k() <= kMaxFilterTaps && g.cout >= 16;
 }
+
+}  // namespace
 
 bool use_gather_filter(const ConvGeom& g) { return use_gather(g) || few_taps(g); }
 
