@@ -57,7 +57,7 @@ errors = _publish("errors")
 dtypes = _publish("dtypes")
 from .framework.dtypes import (  # noqa: E402
     DType, as_dtype, bfloat16, bool_, double, float16, float32, float64, half, int8, int16,
-    int32, int64, string, uint8, variant,
+    int32, int64, resource, string, uint8, variant,
 )
 from .framework.errors import (  # noqa: E402
     InvalidArgumentError, NotFoundError, OpError, OutOfRangeError, ResourceExhaustedError,

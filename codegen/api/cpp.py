@@ -22,6 +22,7 @@ _MEMBER = {
     "int": ("int64_t", "i"), "float": ("float", "f"), "bool": ("bool", "b"),
     "string": ("const std::string&", "s"), "type": ("DType", "type"),
     "shape": ("const Shape&", "shape"),
+    "func": ("const std::string&", "s"),  # the function's name in the library (opforge/function.h)
     "tensor": ("const Tensor&", "tensor"),
     "list(int)": ("const std::vector<int64_t>&", "list_i"),
     "list(float)": ("const std::vector<float>&", "list_f"),

@@ -82,12 +82,15 @@ double = float64
 # A variant tensor holds a C++ object (a TensorList handle): it flows between graph nodes but
 # has no NumPy value.
 variant = DType(21, "variant", np.object_)
+# A resource tensor holds a handle to a stateful object of a Session (an iterator): it flows
+# between graph nodes but has no NumPy value.
+resource = DType(20, "resource", np.object_)
 # Byte strings (TensorFlow's tf.string): values come back as NumPy object arrays of bytes.
 string = DType(7, "string", np.object_)
 
 ALL = (bool_, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64)
-_BY_ENUM = {d.as_datatype_enum: d for d in ALL + (string, variant)}
-_BY_NAME = {d.name: d for d in ALL + (string, variant)}
+_BY_ENUM = {d.as_datatype_enum: d for d in ALL + (string, variant, resource)}
+_BY_NAME = {d.name: d for d in ALL + (string, variant, resource)}
 _BY_NAME.update({"float": float32, "double": float64, "half": float16})
 _BY_NP = {d._np: d for d in ALL}
 

@@ -111,6 +111,10 @@ Status to_attr(const OpSpec& op, const AttrSpec& a, py::handle o, AttrValue* v) 
       }
       v->b = PyObject_IsTrue(o.ptr()) == 1;
       return Status::OK();
+    case AttrType::kFunc:  // a function's name in the library (opforge/function.h)
+      if (!py::isinstance<py::str>(o) && !py::isinstance<py::bytes>(o)) return bad_attr(op, a, "a function name", o);
+      v->s = o.cast<std::string>();
+      return Status::OK();
     case AttrType::kString:
       if (py::isinstance<py::str>(o))
         v->s = o.cast<std::string>();
@@ -195,6 +199,7 @@ py::object attr_to_py(AttrType t, const AttrValue& v) {
     case AttrType::kBool:
       return py::bool_(v.b);
     case AttrType::kString:
+    case AttrType::kFunc:
       return py::str(v.s);
     case AttrType::kType:
       return py::int_(static_cast<int>(v.type));

@@ -72,6 +72,8 @@ std::string dtype_name(DType dt) {
       return "float16";
     case DType::kVariant:
       return "variant";
+    case DType::kResource:
+      return "resource";
     case DType::kString:
       return "string";
     default: {
@@ -156,9 +158,9 @@ Status Tensor::Allocate(DType dtype, Shape shape, Tensor* out) {
   return Allocate(dtype, std::move(shape), Device::kCPU, 0, out);
 }
 
-Tensor Tensor::FromVariant(std::shared_ptr<const Variant> value) {
+Tensor Tensor::FromVariant(std::shared_ptr<const Variant> value, DType dtype) {
   Tensor t;
-  t.dtype_ = DType::kVariant;
+  t.dtype_ = dtype;
   t.num_elements_ = 1;
   t.variant_ = std::move(value);
   return t;
@@ -284,8 +286,39 @@ std::vector<std::string> ResourceMgr::names() const {
 }
 
 void ResourceMgr::clear() {
+  std::map<std::string, std::unique_ptr<Variable>> vars;
+  std::map<std::string, std::shared_ptr<ResourceBase>> resources;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    vars.swap(vars_);
+    resources.swap(resources_);
+  }
+  // destroyed unlocked: an iterator's destructor joins its threads, which may use this store
+}
+
+std::shared_ptr<ResourceBase> ResourceMgr::find_resource(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mu_);
-  vars_.clear();
+  auto it = resources_.find(name);
+  return it == resources_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<ResourceBase> ResourceMgr::insert_resource(const std::string& name, std::shared_ptr<ResourceBase> r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slot = resources_[name];
+  if (!slot) slot = std::move(r);
+  return slot;
+}
+
+Status ResourceMgr::delete_resource(const std::string& name) {
+  std::shared_ptr<ResourceBase> r;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = resources_.find(name);
+    if (it == resources_.end()) return errors::NotFound("resource '", name, "' does not exist");
+    r = std::move(it->second);
+    resources_.erase(it);
+  }
+  return Status::OK();
 }
 
 const char* attr_type_name(AttrType t) {

@@ -43,7 +43,7 @@ from opforge.framework.control_flow import case, while_loop  # noqa: F401
 from opforge.ops.einsum_ops import einsum  # noqa: F401
 from opforge.ops.tensor_array_ops import TensorArray as _TensorArray
 from opforge.compat._namespace import graph_class, in_default_graph
-from opforge.framework.dtypes import string, variant  # noqa: F401
+from opforge.framework.dtypes import resource, string, variant  # noqa: F401
 from opforge import timeline  # noqa: F401  (TensorFlow's tensorflow.python.client.timeline)
 
 bool = _of.bool_  # noqa: A001

@@ -103,7 +103,7 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.nondifferentiable_batch_function tf.register_tensor_conversion_function tf.variable_axis_size_partitioner
     """),
     "dtypes opforge does not have (DESIGN.md 5 lists its dtypes)": _names("""
-        tf.resource tf.uint16 tf.uint32 tf.uint64
+        tf.uint16 tf.uint32 tf.uint64
     """),
     "SDCA (stochastic dual coordinate ascent for linear models): SdcaOptimizer and SdcaShrinkL1 update lists of ref variables (N * Ref(float)), which opforge's op signatures cannot take yet; sdca_fprint is there": _names("""
         train.sdca_optimizer train.sdca_shrink_l1

@@ -22,6 +22,7 @@ enum class DType : int32_t {
   kBool = 10,
   kBFloat16 = 14,
   kHalf = 19,
+  kResource = 20,  // a scalar handle to a resource a Session owns (an iterator): see ResourceHandle
   kVariant = 21,  // a scalar holding a C++ object (a TensorList): see Tensor::FromVariant
 };
 
@@ -54,6 +55,9 @@ OPF_DTYPE_OF(half, kHalf)
 // Kernels registered for this tag handle variant tensors (they only pass them along).
 struct VariantTag {};
 OPF_DTYPE_OF(VariantTag, kVariant)
+// Kernels registered for this tag handle resource handles (they only pass them along).
+struct ResourceTag {};
+OPF_DTYPE_OF(ResourceTag, kResource)
 // Kernels registered for this tag handle string tensors (Const, Identity, Placeholder, control
 // flow: they pass the tensor along; a kernel that reads strings uses Tensor::strings()).
 struct StringTag {};

@@ -92,6 +92,14 @@ template <typename... Args>
 Status Unavailable(const Args&... args) {
   return Status(Code::kUnavailable, StrCat(args...));
 }
+template <typename... Args>
+Status DataLoss(const Args&... args) {
+  return Status(Code::kDataLoss, StrCat(args...));
+}
+template <typename... Args>
+Status Cancelled(const Args&... args) {
+  return Status(Code::kCancelled, StrCat(args...));
+}
 
 }  // namespace errors
 

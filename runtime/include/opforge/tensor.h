@@ -114,8 +114,8 @@ class Tensor {
   const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
   // A tensor over an existing buffer (which must hold the shape's bytes).
   static Tensor FromBuffer(DType dtype, Shape shape, std::shared_ptr<Buffer> buffer);
-  // A scalar variant tensor holding value.
-  static Tensor FromVariant(std::shared_ptr<const Variant> value);
+  // A scalar variant tensor holding value (dtype kResource: a ResourceHandle, resource.h).
+  static Tensor FromVariant(std::shared_ptr<const Variant> value, DType dtype = DType::kVariant);
   // A string tensor of the given (fully known) shape; values.size() must match it.
   static Status FromStrings(Shape shape, std::vector<std::string> values, Tensor* out);
   // The elements of a string tensor (nullptr for other tensors).
