@@ -172,9 +172,13 @@ Status next_record(const FileSpec& spec, InputStream& in, std::string* rec, bool
     }
     if (in.lookahead.size() < want) {
       if (in.lookahead.size() == static_cast<size_t>(spec.footer)) return Status::OK();  // the end
-      return errors::DataLoss("FixedLengthRecordDatasetV2: ", in.path(), ": excluding the header (", spec.header,
-                              " bytes) and footer (", spec.footer, " bytes), the file is not a multiple of the record "
-                              "size (", spec.record, " bytes)");
+      // TensorFlow's error: InvalidArgument, DataLoss in a compressed file
+      const int64_t body = in.offset() - spec.header - spec.footer;
+      Status s = errors::InvalidArgument(
+          "FixedLengthRecordDatasetV2: Excluding the header (", spec.header, " bytes) and footer (", spec.footer,
+          " bytes), input file \"", in.path(), "\" has body length ", std::max<int64_t>(body, 0),
+          " bytes, which is not an exact multiple of the record length (", spec.record, " bytes).");
+      return spec.compression.empty() ? s : errors::DataLoss(s.message());
     }
     rec->assign(in.lookahead, 0, static_cast<size_t>(spec.record));
     in.lookahead.erase(0, static_cast<size_t>(spec.record));
