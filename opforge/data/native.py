@@ -26,7 +26,6 @@ import threading
 
 import numpy as np
 
-from .. import _C
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError, OutOfRangeError
 from ..framework.graph import Graph, GraphTensor, constant_node, to_graph_tensor
@@ -34,9 +33,6 @@ from ..framework.tensor import Tensor as EagerTensor
 from .dataset import Dataset, ScalarArg, implements
 
 __all__ = ["enabled", "variant_tensor", "register_function"]
-
-_names = itertools.count(1)
-
 
 class NotNative(Exception):
     """The dataset (or a part of it) has no op form in the graph asked for."""
@@ -49,9 +45,8 @@ def enabled() -> bool:
 def register_function(graph: Graph, args, rets, hint: str) -> str:
     """Adds graph (arguments: the Placeholder tensors ``args``; results ``rets``) to the
     function library under a new name, which it returns."""
-    name = f"__opforge_{hint}_{next(_names)}"
-    _C.register_function(name, graph._c, [a._ref() for a in args], [r._ref() for r in rets])
-    return name
+    from ..framework import function_library  # noqa: PLC0415
+    return function_library.register(graph, args, rets, hint)
 
 
 # ---- graph values a dataset op reads
