@@ -454,3 +454,63 @@ def _python_pipeline(ds):
                  "output_shapes": flat_shapes}
         return _op(graph, "GeneratorDataset", [srcs, [], []], attrs)
     return build
+
+
+# ---- datasets made by ops the program calls (an op library's dataset op)
+def _eager_elements(variant, dtypes, shapes):
+    """The elements of an eager dataset variant, read by a C++ iterator (a flat list of arrays each)."""
+    from ..ops import raw_ops  # noqa: PLC0415
+    spec = {"output_types": [d.as_datatype_enum for d in dtypes],
+            "output_shapes": [None if s.dims is None else [-1 if x is None else int(x) for x in s.dims]
+                              for s in shapes]}
+    it = raw_ops.AnonymousIteratorV3(**spec)
+    raw_ops.MakeIterator(dataset=variant, iterator=it)
+    while True:
+        try:
+            element = raw_ops.IteratorGetNext(iterator=it, **spec)
+        except OutOfRangeError:
+            return
+        yield [t._numpy() for t in (element if isinstance(element, (list, tuple)) else [element])]
+
+
+def from_variant(variant, structure):
+    """The Dataset a variant tensor holds (TensorFlow's tf.data.experimental.from_variant):
+    ``variant`` is the output of a dataset op (e.g. an op library's own reader), ``structure``
+    its element_spec (a TensorSpec, or a tuple/dict of them). In a graph the dataset is that op;
+    eagerly it iterates in C++."""
+    from ..framework.type_spec import TensorSpec  # noqa: PLC0415
+    from .dataset import _rebuild  # noqa: PLC0415
+    from ..framework.control_flow import _flatten  # noqa: PLC0415
+    leaves = _flatten(structure)
+    if not leaves or not all(isinstance(s, TensorSpec) for s in leaves):
+        raise TypeError("from_variant: structure must be a TensorSpec or a tuple/dict of TensorSpecs")
+    dtypes = [s.dtype for s in leaves]
+    shapes = [s.shape for s in leaves]
+    if variant.dtype != _dtypes.variant:
+        raise InvalidArgumentError(f"from_variant: expected a variant tensor, got {variant.dtype.name}", "from_variant")
+    if isinstance(variant, GraphTensor):
+        def elements(values):
+            raise InvalidArgumentError("this dataset is made by a graph op: iterate it with a graph iterator "
+                                       "(make_one_shot_iterator / make_initializable_iterator)", variant.op.type)
+        sources = [variant]
+    else:
+        def elements(values):
+            yield from _eager_elements(variant, dtypes, shapes)
+        sources = []
+    ds = Dataset(elements, _rebuild(structure, list(range(len(leaves)))) if not isinstance(structure, TensorSpec)
+                 else 0, dtypes, shapes, sources)
+    ds._structure = structure if not isinstance(structure, TensorSpec) else 0
+
+    def build(graph):
+        if not isinstance(variant, GraphTensor) or variant.graph is not graph:
+            raise NotNative("a dataset variant of another graph")
+        return variant
+    ds._native = build
+    return ds
+
+
+def to_variant(dataset):
+    """The variant tensor of ``dataset`` in the default graph (TensorFlow's
+    tf.data.experimental.to_variant)."""
+    from ..framework.graph import get_default_graph  # noqa: PLC0415
+    return variant_tensor(dataset, get_default_graph())
