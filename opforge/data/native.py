@@ -27,7 +27,7 @@ import threading
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.errors import OutOfRangeError
+from ..framework.errors import InvalidArgumentError, OutOfRangeError
 from ..framework.graph import Graph, GraphTensor, constant_node
 from ..framework.tensor import Tensor as EagerTensor
 from .dataset import Dataset, ScalarArg, implements
