@@ -37,6 +37,24 @@ def batch_dataset_v2(input_dataset: TensorLike, batch_size: TensorLike, drop_rem
       A `Tensor` of type `variant`.
     """
 
+def cache_dataset(input_dataset: TensorLike, filename: TensorLike, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], metadata: str = '', name: str | None = None) -> Tensor:
+    r"""The input's elements, kept in memory by the first complete pass and replayed by later ones.
+
+    filename must be empty (opforge caches in memory; a file cache is tf.data's Python
+    cache(filename)).
+
+    Args:
+      input_dataset: A `Tensor` of type `variant`.
+      filename: A `Tensor` of type `string`.
+      output_types: A list of `types` with at least 1 elements.
+      output_shapes: A list of `shapes` with at least 1 elements.
+      metadata: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+    """
+
 def concatenate_dataset(input_dataset: TensorLike, another_dataset: TensorLike, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], metadata: str = '', name: str | None = None) -> Tensor:
     r"""The elements of input_dataset, then those of another_dataset.
 
@@ -137,6 +155,20 @@ def generator_dataset(init_func_other_args: Sequence[TensorLike], next_func_othe
       A `Tensor` of type `variant`.
     """
 
+def ignore_errors_dataset(input_dataset: TensorLike, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], log_warning: bool = False, name: str | None = None) -> Tensor:
+    r"""The input's elements, leaving out those whose making failed.
+
+    Args:
+      input_dataset: A `Tensor` of type `variant`.
+      output_types: A list of `types` with at least 1 elements.
+      output_shapes: A list of `shapes` with at least 1 elements.
+      log_warning: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+    """
+
 def interleave_dataset(input_dataset: TensorLike, other_arguments: Sequence[TensorLike], cycle_length: TensorLike, block_length: TensorLike, f: Any, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], metadata: str = '', name: str | None = None) -> Tensor:
     r"""Interleaves the datasets f returns for the input's elements: cycle_length of them at once, block_length elements from each in turn.
 
@@ -215,6 +247,31 @@ def iterator_v2(shared_name: str, container: str, output_types: Sequence[DTypeLi
       A `Tensor` of type `resource`.
     """
 
+def legacy_parallel_interleave_dataset_v2(input_dataset: TensorLike, other_arguments: Sequence[TensorLike], cycle_length: TensorLike, block_length: TensorLike, buffer_output_elements: TensorLike, prefetch_input_elements: TensorLike, f: Any, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], deterministic: str = 'default', metadata: str = '', name: str | None = None) -> Tensor:
+    r"""tf.data.experimental.parallel_interleave: InterleaveDataset with the open datasets read ahead on threads.
+
+    The function is a graph in the process's function library (a FunctionDef of an imported
+    GraphDef, or a function traced by opforge.data); other_arguments are the tensors it captures,
+    passed after the element's components.
+
+    Args:
+      input_dataset: A `Tensor` of type `variant`.
+      other_arguments: A list of `Tensor` objects with types from: attr `Targuments`.
+      cycle_length: A `Tensor` of type `int64`.
+      block_length: A `Tensor` of type `int64`.
+      buffer_output_elements: A `Tensor` of type `int64`.
+      prefetch_input_elements: A `Tensor` of type `int64`.
+      f: A `func`.
+      output_types: A list of `types` with at least 1 elements.
+      output_shapes: A list of `shapes` with at least 1 elements.
+      deterministic: An optional `string`. Defaults to `'default'`.
+      metadata: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+    """
+
 def make_iterator(dataset: TensorLike, iterator: TensorLike, name: str | None = None) -> None:
     r"""Starts iterator over dataset (again from its first element when the iterator was in use).
 
@@ -225,6 +282,30 @@ def make_iterator(dataset: TensorLike, iterator: TensorLike, name: str | None = 
 
     Returns:
       None (the op has no outputs).
+    """
+
+def map_and_batch_dataset(input_dataset: TensorLike, other_arguments: Sequence[TensorLike], batch_size: TensorLike, num_parallel_calls: TensorLike, drop_remainder: TensorLike, f: Any, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], preserve_cardinality: bool = False, metadata: str = '', name: str | None = None) -> Tensor:
+    r"""Applies f to each element on num_parallel_calls threads and stacks batch_size results into one element.
+
+    The function is a graph in the process's function library (a FunctionDef of an imported
+    GraphDef, or a function traced by opforge.data); other_arguments are the tensors it captures,
+    passed after the element's components.
+
+    Args:
+      input_dataset: A `Tensor` of type `variant`.
+      other_arguments: A list of `Tensor` objects with types from: attr `Targuments`.
+      batch_size: A `Tensor` of type `int64`.
+      num_parallel_calls: A `Tensor` of type `int64`.
+      drop_remainder: A `Tensor` of type `bool`.
+      f: A `func`.
+      output_types: A list of `types` with at least 1 elements.
+      output_shapes: A list of `shapes` with at least 1 elements.
+      preserve_cardinality: An optional `bool`. Defaults to `False`.
+      metadata: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
     """
 
 def map_dataset(input_dataset: TensorLike, other_arguments: Sequence[TensorLike], f: Any, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], use_inter_op_parallelism: bool = True, preserve_cardinality: bool = False, force_synchronous: bool = False, metadata: str = '', name: str | None = None) -> Tensor:
@@ -281,6 +362,21 @@ def one_shot_iterator(dataset_factory: Any, output_types: Sequence[DTypeLike], o
 
     Returns:
       A `Tensor` of type `resource`.
+    """
+
+def options_dataset(input_dataset: TensorLike, serialized_options: str, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], metadata: str = '', name: str | None = None) -> Tensor:
+    r"""The input dataset unchanged (TensorFlow's tf.data.Options carrier).
+
+    Args:
+      input_dataset: A `Tensor` of type `variant`.
+      serialized_options: A `string`.
+      output_types: A list of `types` with at least 1 elements.
+      output_shapes: A list of `shapes` with at least 1 elements.
+      metadata: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
     """
 
 def padded_batch_dataset_v2(input_dataset: TensorLike, batch_size: TensorLike, padded_shapes: Sequence[TensorLike], padding_values: Sequence[TensorLike], drop_remainder: TensorLike, output_shapes: Sequence[ShapeLike], parallel_copy: bool = False, metadata: str = '', name: str | None = None) -> Tensor:
@@ -405,6 +501,43 @@ def repeat_dataset(input_dataset: TensorLike, count: TensorLike, output_types: S
       A `Tensor` of type `variant`.
     """
 
+def rewrite_dataset(input_dataset: TensorLike, rewrite_name: TensorLike, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], name: str | None = None) -> Tensor:
+    r"""The input dataset unchanged (a TensorFlow graph rewrite opforge does not need).
+
+    Args:
+      input_dataset: A `Tensor` of type `variant`.
+      rewrite_name: A `Tensor` of type `string`.
+      output_types: A list of `types` with at least 1 elements.
+      output_shapes: A list of `shapes` with at least 1 elements.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+    """
+
+def scan_dataset(input_dataset: TensorLike, initial_state: Sequence[TensorLike], other_arguments: Sequence[TensorLike], f: Any, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], preserve_cardinality: bool = False, use_default_device: bool = True, metadata: str = '', name: str | None = None) -> Tensor:
+    r"""A running state through the input: f(state..., element..., captured...) gives the new state and the output element.
+
+    The function is a graph in the process's function library (a FunctionDef of an imported
+    GraphDef, or a function traced by opforge.data); other_arguments are the tensors it captures,
+    passed after the element's components.
+
+    Args:
+      input_dataset: A `Tensor` of type `variant`.
+      initial_state: A list of `Tensor` objects with types from: attr `Tstate`.
+      other_arguments: A list of `Tensor` objects with types from: attr `Targuments`.
+      f: A `func`.
+      output_types: A list of `types` with at least 1 elements.
+      output_shapes: A list of `shapes` with at least 1 elements.
+      preserve_cardinality: An optional `bool`. Defaults to `False`.
+      use_default_device: An optional `bool`. Defaults to `True`.
+      metadata: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+    """
+
 def shard_dataset(input_dataset: TensorLike, num_shards: TensorLike, index: TensorLike, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], require_non_empty: bool = False, metadata: str = '', name: str | None = None) -> Tensor:
     r"""Every num_shards-th element of the input, starting at index.
 
@@ -415,6 +548,25 @@ def shard_dataset(input_dataset: TensorLike, num_shards: TensorLike, index: Tens
       output_types: A list of `types` with at least 1 elements.
       output_shapes: A list of `shapes` with at least 1 elements.
       require_non_empty: An optional `bool`. Defaults to `False`.
+      metadata: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+    """
+
+def shuffle_and_repeat_dataset(input_dataset: TensorLike, buffer_size: TensorLike, seed: TensorLike, seed2: TensorLike, count: TensorLike, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], reshuffle_each_iteration: bool = True, metadata: str = '', name: str | None = None) -> Tensor:
+    r"""Shuffles the input (buffer_size elements) and repeats it count times (-1: forever), reshuffling each pass.
+
+    Args:
+      input_dataset: A `Tensor` of type `variant`.
+      buffer_size: A `Tensor` of type `int64`.
+      seed: A `Tensor` of type `int64`.
+      seed2: A `Tensor` of type `int64`.
+      count: A `Tensor` of type `int64`.
+      output_types: A list of `types` with at least 1 elements.
+      output_shapes: A list of `shapes` with at least 1 elements.
+      reshuffle_each_iteration: An optional `bool`. Defaults to `True`.
       metadata: An optional `string`. Defaults to `''`.
       name: A name for the operation (optional).
 
@@ -490,6 +642,26 @@ def take_dataset(input_dataset: TensorLike, count: TensorLike, output_types: Seq
       A `Tensor` of type `variant`.
     """
 
+def take_while_dataset(input_dataset: TensorLike, other_arguments: Sequence[TensorLike], predicate: Any, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], metadata: str = '', name: str | None = None) -> Tensor:
+    r"""The input's elements up to the first for which predicate returns false.
+
+    The function is a graph in the process's function library (a FunctionDef of an imported
+    GraphDef, or a function traced by opforge.data); other_arguments are the tensors it captures,
+    passed after the element's components.
+
+    Args:
+      input_dataset: A `Tensor` of type `variant`.
+      other_arguments: A list of `Tensor` objects with types from: attr `Targuments`.
+      predicate: A `func`.
+      output_types: A list of `types` with at least 1 elements.
+      output_shapes: A list of `shapes` with at least 1 elements.
+      metadata: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+    """
+
 def tensor_dataset(components: Sequence[TensorLike], output_shapes: Sequence[ShapeLike], metadata: str = '', name: str | None = None) -> Tensor:
     r"""A dataset of one element: the given tensors.
 
@@ -529,6 +701,20 @@ def text_line_dataset(filenames: TensorLike, compression_type: TensorLike, buffe
       filenames: A `Tensor` of type `string`.
       compression_type: A `Tensor` of type `string`.
       buffer_size: A `Tensor` of type `int64`.
+      metadata: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+    """
+
+def unbatch_dataset(input_dataset: TensorLike, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], metadata: str = '', name: str | None = None) -> Tensor:
+    r"""The rows of the input's elements along their first dimension, one element each.
+
+    Args:
+      input_dataset: A `Tensor` of type `variant`.
+      output_types: A list of `types` with at least 1 elements.
+      output_shapes: A list of `shapes` with at least 1 elements.
       metadata: An optional `string`. Defaults to `''`.
       name: A name for the operation (optional).
 

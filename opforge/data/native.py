@@ -222,6 +222,23 @@ def _shuffle(out, ds, buffer_size, seed=None, reshuffle_each_iteration=None):
                   {"reshuffle_each_iteration": reshuffle})(ds, out)
 
 
+@_builder("unbatch")
+def _unbatch(out, ds):
+    return _unary("UnbatchDataset")(ds, out)
+
+
+@_builder("ignore_errors")
+def _ignore_errors(out, ds):
+    return _unary("IgnoreErrorsDataset")(ds, out)
+
+
+@_builder("cache")
+def _cache(out, ds, filename=""):
+    if filename:  # a file cache: the Python pipeline's (its files outlive the process)
+        raise NotNative("cache to a file")
+    return _unary("CacheDataset", (lambda g: _tensor(g, np.asarray("", dtype=object), _dtypes.string),))(ds, out)
+
+
 @_builder("padded_batch")
 def _padded_batch(out, ds, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False):
     pads = out.__dict__.pop("_padding", None)  # set by transformations.padded_batch: (shapes, values)

@@ -173,6 +173,9 @@ def test_map_captures_graph_tensors_and_reads_them_at_initialization():
     lambda tf: tf.data.Dataset.range(3).concatenate(tf.data.Dataset.range(7, 9)).shard(2, 1).repeat(2),
     lambda tf: tf.data.Dataset.range(1, 6).map(lambda n: tf.fill([n], n)).padded_batch(2, padded_shapes=[None]),
     lambda tf: tf.data.Dataset.range(10).filter(lambda x: x % 3 > 0).batch(3, drop_remainder=True),
+    lambda tf: tf.data.Dataset.range(7).batch(3).unbatch().cache().repeat(2),
+    lambda tf: tf.data.Dataset.range(5).map(lambda x: tf.py_func(lambda v: 10 // (v - 2), [x], tf.int64))
+    .ignore_errors(),
 ])
 def test_same_elements_as_the_python_pipeline(build, monkeypatch):
     with tf.Graph().as_default():
@@ -257,6 +260,46 @@ def test_tensorflow_dataset_graph_defs_import_and_run(tmp_path):
     for (a, b), (c, d) in zip(got, want):
         np.testing.assert_array_equal(a, c)
         np.testing.assert_array_equal(b, d)
+
+
+def test_tensorflow_experimental_dataset_ops_import_and_run():
+    """The ops TF1's tf.data.experimental transformations put in graphs."""
+    tfr = pytest.importorskip("tensorflow")
+    t1 = tfr.compat.v1
+    g = tfr.Graph()
+    with g.as_default():
+        ds = t1.data.Dataset.range(10)
+        pipelines = {
+            "map_and_batch": ds.apply(t1.data.experimental.map_and_batch(lambda x: x * 2, 3)),
+            "unbatch": ds.batch(4).apply(t1.data.experimental.unbatch()).cache(),
+            "take_while": ds.take_while(lambda x: x < 5),
+            "scan": ds.scan(tfr.constant(0, tfr.int64), lambda s, x: (s + x, s)),
+            "parallel_interleave": ds.apply(t1.data.experimental.parallel_interleave(
+                lambda x: t1.data.Dataset.from_tensors(x).repeat(2), cycle_length=2)),
+            "shuffle_and_repeat": ds.apply(t1.data.experimental.shuffle_and_repeat(4, 2, seed=1)),
+            "ignore_errors": ds.apply(t1.data.experimental.ignore_errors()),
+        }
+        outs = {k: t1.data.make_one_shot_iterator(p).get_next(name=k) for k, p in pipelines.items()}
+        want = {}
+        with t1.Session(graph=g) as sess:
+            for k, t in outs.items():
+                vals = []
+                while True:
+                    try:
+                        vals.append(sess.run(t).tolist())
+                    except tfr.errors.OutOfRangeError:
+                        break
+                want[k] = vals
+        gd = g.as_graph_def()
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd.SerializeToString(), name="")
+        with tf.Session() as sess:
+            got = {k: [v.tolist() for v in _drain(sess, f"{k}:0")] for k in outs}
+    for k in outs:
+        if k == "shuffle_and_repeat":  # (opforge's shuffle order is its own)
+            assert sorted(got[k]) == sorted(want[k]), k
+        else:
+            assert got[k] == want[k], k
 
 
 def test_errors_in_a_prefetched_pipeline_come_at_their_element():

@@ -81,6 +81,42 @@ OpSpec MakeBatchDatasetV2() {
   return op;
 }
 
+OpSpec MakeCacheDataset() {
+  OpSpec op;
+  op.name = "CacheDataset";
+  op.inputs.push_back(ArgSpec{"input_dataset", static_cast<DType>(21), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"filename", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "output_types";
+    a.type = AttrType::kListType;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "metadata";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 OpSpec MakeConcatenateDataset() {
   OpSpec op;
   op.name = "ConcatenateDataset";
@@ -325,6 +361,41 @@ OpSpec MakeGeneratorDataset() {
   return op;
 }
 
+OpSpec MakeIgnoreErrorsDataset() {
+  OpSpec op;
+  op.name = "IgnoreErrorsDataset";
+  op.inputs.push_back(ArgSpec{"input_dataset", static_cast<DType>(21), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "output_types";
+    a.type = AttrType::kListType;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "log_warning";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 OpSpec MakeInterleaveDataset() {
   OpSpec op;
   op.name = "InterleaveDataset";
@@ -485,6 +556,69 @@ OpSpec MakeIteratorV2() {
   return op;
 }
 
+OpSpec MakeLegacyParallelInterleaveDatasetV2() {
+  OpSpec op;
+  op.name = "LegacyParallelInterleaveDatasetV2";
+  op.inputs.push_back(ArgSpec{"input_dataset", static_cast<DType>(21), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"other_arguments", DType::kInvalid, -1, -1, 2, false});
+  op.inputs.push_back(ArgSpec{"cycle_length", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"block_length", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"buffer_output_elements", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"prefetch_input_elements", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "f";
+    a.type = AttrType::kFunc;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "deterministic";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("default");
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Targuments";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_types";
+    a.type = AttrType::kListType;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "metadata";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 OpSpec MakeMakeIterator() {
   OpSpec op;
   op.name = "MakeIterator";
@@ -493,6 +627,68 @@ OpSpec MakeMakeIterator() {
   op.dispatch_attr = -1;
   op.is_stateful = true;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::none(c); };
+  return op;
+}
+
+OpSpec MakeMapAndBatchDataset() {
+  OpSpec op;
+  op.name = "MapAndBatchDataset";
+  op.inputs.push_back(ArgSpec{"input_dataset", static_cast<DType>(21), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"other_arguments", DType::kInvalid, -1, -1, 1, false});
+  op.inputs.push_back(ArgSpec{"batch_size", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_parallel_calls", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"drop_remainder", DType::kBool, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "f";
+    a.type = AttrType::kFunc;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Targuments";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_types";
+    a.type = AttrType::kListType;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "preserve_cardinality";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "metadata";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
   return op;
 }
 
@@ -666,6 +862,47 @@ OpSpec MakeOneShotIterator() {
   }
   op.dispatch_attr = -1;
   op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
+OpSpec MakeOptionsDataset() {
+  OpSpec op;
+  op.name = "OptionsDataset";
+  op.inputs.push_back(ArgSpec{"input_dataset", static_cast<DType>(21), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "serialized_options";
+    a.type = AttrType::kString;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_types";
+    a.type = AttrType::kListType;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "metadata";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
   return op;
 }
@@ -1016,6 +1253,111 @@ OpSpec MakeRepeatDataset() {
   return op;
 }
 
+OpSpec MakeRewriteDataset() {
+  OpSpec op;
+  op.name = "RewriteDataset";
+  op.inputs.push_back(ArgSpec{"input_dataset", static_cast<DType>(21), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"rewrite_name", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "output_types";
+    a.type = AttrType::kListType;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
+OpSpec MakeScanDataset() {
+  OpSpec op;
+  op.name = "ScanDataset";
+  op.inputs.push_back(ArgSpec{"input_dataset", static_cast<DType>(21), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"initial_state", DType::kInvalid, -1, -1, 1, false});
+  op.inputs.push_back(ArgSpec{"other_arguments", DType::kInvalid, -1, -1, 2, false});
+  op.outputs.push_back(ArgSpec{"handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "f";
+    a.type = AttrType::kFunc;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tstate";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Targuments";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_types";
+    a.type = AttrType::kListType;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "preserve_cardinality";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "use_default_device";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "metadata";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 OpSpec MakeShardDataset() {
   OpSpec op;
   op.name = "ShardDataset";
@@ -1045,6 +1387,53 @@ OpSpec MakeShardDataset() {
     a.type = AttrType::kListShape;
     a.has_minimum = true;
     a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "metadata";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
+OpSpec MakeShuffleAndRepeatDataset() {
+  OpSpec op;
+  op.name = "ShuffleAndRepeatDataset";
+  op.inputs.push_back(ArgSpec{"input_dataset", static_cast<DType>(21), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"buffer_size", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"seed", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"seed2", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"count", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "output_types";
+    a.type = AttrType::kListType;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "reshuffle_each_iteration";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(true);
     op.attrs.push_back(std::move(a));
   }
   {
@@ -1200,6 +1589,57 @@ OpSpec MakeTakeDataset() {
   return op;
 }
 
+OpSpec MakeTakeWhileDataset() {
+  OpSpec op;
+  op.name = "TakeWhileDataset";
+  op.inputs.push_back(ArgSpec{"input_dataset", static_cast<DType>(21), -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"other_arguments", DType::kInvalid, -1, -1, 1, false});
+  op.outputs.push_back(ArgSpec{"handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "predicate";
+    a.type = AttrType::kFunc;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Targuments";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_types";
+    a.type = AttrType::kListType;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "metadata";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 OpSpec MakeTensorDataset() {
   OpSpec op;
   op.name = "TensorDataset";
@@ -1309,6 +1749,41 @@ OpSpec MakeTextLineDataset() {
   return op;
 }
 
+OpSpec MakeUnbatchDataset() {
+  OpSpec op;
+  op.name = "UnbatchDataset";
+  op.inputs.push_back(ArgSpec{"input_dataset", static_cast<DType>(21), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "output_types";
+    a.type = AttrType::kListType;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "metadata";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 OpSpec MakeZipDataset() {
   OpSpec op;
   op.name = "ZipDataset";
@@ -1356,34 +1831,44 @@ OpSpec MakeZipDataset() {
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeAnonymousIteratorV3());
   OpRegistry::Global().add_pending(MakeBatchDatasetV2());
+  OpRegistry::Global().add_pending(MakeCacheDataset());
   OpRegistry::Global().add_pending(MakeConcatenateDataset());
   OpRegistry::Global().add_pending(MakeFilterDataset());
   OpRegistry::Global().add_pending(MakeFixedLengthRecordDatasetV2());
   OpRegistry::Global().add_pending(MakeFlatMapDataset());
   OpRegistry::Global().add_pending(MakeGeneratorDataset());
+  OpRegistry::Global().add_pending(MakeIgnoreErrorsDataset());
   OpRegistry::Global().add_pending(MakeInterleaveDataset());
   OpRegistry::Global().add_pending(MakeIteratorFromStringHandleV2());
   OpRegistry::Global().add_pending(MakeIteratorGetNext());
   OpRegistry::Global().add_pending(MakeIteratorToStringHandle());
   OpRegistry::Global().add_pending(MakeIteratorV2());
+  OpRegistry::Global().add_pending(MakeLegacyParallelInterleaveDatasetV2());
   OpRegistry::Global().add_pending(MakeMakeIterator());
+  OpRegistry::Global().add_pending(MakeMapAndBatchDataset());
   OpRegistry::Global().add_pending(MakeMapDataset());
   OpRegistry::Global().add_pending(MakeModelDataset());
   OpRegistry::Global().add_pending(MakeOneShotIterator());
+  OpRegistry::Global().add_pending(MakeOptionsDataset());
   OpRegistry::Global().add_pending(MakePaddedBatchDatasetV2());
   OpRegistry::Global().add_pending(MakeParallelInterleaveDatasetV4());
   OpRegistry::Global().add_pending(MakeParallelMapDatasetV2());
   OpRegistry::Global().add_pending(MakePrefetchDataset());
   OpRegistry::Global().add_pending(MakeRangeDataset());
   OpRegistry::Global().add_pending(MakeRepeatDataset());
+  OpRegistry::Global().add_pending(MakeRewriteDataset());
+  OpRegistry::Global().add_pending(MakeScanDataset());
   OpRegistry::Global().add_pending(MakeShardDataset());
+  OpRegistry::Global().add_pending(MakeShuffleAndRepeatDataset());
   OpRegistry::Global().add_pending(MakeShuffleDataset());
   OpRegistry::Global().add_pending(MakeSkipDataset());
   OpRegistry::Global().add_pending(MakeTFRecordDataset());
   OpRegistry::Global().add_pending(MakeTakeDataset());
+  OpRegistry::Global().add_pending(MakeTakeWhileDataset());
   OpRegistry::Global().add_pending(MakeTensorDataset());
   OpRegistry::Global().add_pending(MakeTensorSliceDataset());
   OpRegistry::Global().add_pending(MakeTextLineDataset());
+  OpRegistry::Global().add_pending(MakeUnbatchDataset());
   OpRegistry::Global().add_pending(MakeZipDataset());
   return true;
 }();

@@ -351,6 +351,149 @@ class InterleaveDataset final : public DatasetBase {
   bool parallel_;
 };
 
+// MapAndBatchDataset: a parallel map whose results are stacked batch_size at a time.
+class MapAndBatchDataset final : public DatasetBase {
+ public:
+  MapAndBatchDataset(std::shared_ptr<const MapDataset> map, int64_t batch, bool drop, std::vector<DType> d,
+                     std::vector<Shape> s)
+      : DatasetBase("MapAndBatchDataset", std::move(d), std::move(s)), map_(std::move(map)), batch_(batch), drop_(drop) {}
+  std::vector<DatasetPtr> inputs() const override { return {map_}; }
+  Status MakeIterator(std::unique_ptr<IteratorBase>* out) const override {
+    class It final : public IteratorBase {
+     public:
+      It(const MapAndBatchDataset* ds, std::unique_ptr<IteratorBase> in) : ds_(ds), in_(std::move(in)) {}
+      Status GetNext(std::vector<Tensor>* out, bool* end) override {
+        std::vector<std::vector<Tensor>> rows;
+        while (static_cast<int64_t>(rows.size()) < ds_->batch_ && !done_) {
+          std::vector<Tensor> e;
+          OPF_RETURN_IF_ERROR(in_->GetNext(&e, &done_));
+          if (!done_) rows.push_back(std::move(e));
+        }
+        *end = rows.empty() || (ds_->drop_ && static_cast<int64_t>(rows.size()) < ds_->batch_);
+        if (*end) return Status::OK();
+        out->resize(rows.front().size());
+        std::vector<const Tensor*> parts(rows.size());
+        for (size_t c = 0; c < out->size(); ++c) {
+          for (size_t r = 0; r < rows.size(); ++r) parts[r] = &rows[r][c];
+          OPF_RETURN_IF_ERROR(data::stack(ds_->op(), parts, &(*out)[c]));
+        }
+        return Status::OK();
+      }
+
+     private:
+      const MapAndBatchDataset* ds_;
+      std::unique_ptr<IteratorBase> in_;
+      bool done_ = false;
+    };
+    std::unique_ptr<IteratorBase> in;
+    OPF_RETURN_IF_ERROR(map_->MakeIterator(&in));
+    *out = std::make_unique<It>(this, std::move(in));
+    return Status::OK();
+  }
+
+ private:
+  std::shared_ptr<const MapDataset> map_;
+  int64_t batch_;
+  bool drop_;
+};
+
+// ScanDataset: f(state..., element..., captured...) -> (new state..., output...).
+class ScanDataset final : public DatasetBase {
+ public:
+  ScanDataset(DatasetPtr input, std::vector<Tensor> initial, std::shared_ptr<const CapturedFunction> f,
+              std::vector<DType> d, std::vector<Shape> s)
+      : DatasetBase("ScanDataset", std::move(d), std::move(s)),
+        input_(std::move(input)),
+        initial_(std::move(initial)),
+        f_(std::move(f)) {}
+  std::vector<DatasetPtr> inputs() const override { return {input_}; }
+  Status MakeIterator(std::unique_ptr<IteratorBase>* out) const override {
+    class It final : public IteratorBase {
+     public:
+      explicit It(const ScanDataset* ds) : ds_(ds), state_(ds->initial_) {}
+      Status GetNext(std::vector<Tensor>* out, bool* end) override {
+        if (!in_) OPF_RETURN_IF_ERROR(ds_->input_->MakeIterator(&in_));
+        std::vector<Tensor> e;
+        OPF_RETURN_IF_ERROR(in_->GetNext(&e, end));
+        if (*end) return Status::OK();
+        std::vector<Tensor> args = state_;
+        args.insert(args.end(), e.begin(), e.end());
+        std::vector<Tensor> rets;
+        OPF_RETURN_IF_ERROR(ds_->f_->Call(std::move(args), &rets));
+        const size_t ns = state_.size();
+        if (rets.size() != ns + ds_->output_dtypes().size()) {
+          return errors::InvalidArgument("ScanDataset: the function returned ", rets.size(), " values, expected ", ns,
+                                         " (state) + ", ds_->output_dtypes().size(), " (element)");
+        }
+        for (size_t i = 0; i < ns; ++i) {
+          if (rets[i].dtype() != state_[i].dtype()) {
+            return errors::InvalidArgument("ScanDataset: the new state ", i, " is ", dtype_name(rets[i].dtype()),
+                                           ", the state is ", dtype_name(state_[i].dtype()));
+          }
+          state_[i] = std::move(rets[i]);
+        }
+        out->assign(std::make_move_iterator(rets.begin() + static_cast<std::ptrdiff_t>(ns)),
+                    std::make_move_iterator(rets.end()));
+        return check_results(*ds_, *out);
+      }
+
+     private:
+      const ScanDataset* ds_;
+      std::unique_ptr<IteratorBase> in_;
+      std::vector<Tensor> state_;
+    };
+    *out = std::make_unique<It>(this);
+    return Status::OK();
+  }
+
+ private:
+  DatasetPtr input_;
+  std::vector<Tensor> initial_;
+  std::shared_ptr<const CapturedFunction> f_;
+};
+
+class TakeWhileDataset final : public DatasetBase {
+ public:
+  TakeWhileDataset(DatasetPtr input, std::shared_ptr<const CapturedFunction> f, std::vector<DType> d,
+                   std::vector<Shape> s)
+      : DatasetBase("TakeWhileDataset", std::move(d), std::move(s)), input_(std::move(input)), f_(std::move(f)) {}
+  std::vector<DatasetPtr> inputs() const override { return {input_}; }
+  Status MakeIterator(std::unique_ptr<IteratorBase>* out) const override {
+    class It final : public IteratorBase {
+     public:
+      explicit It(const TakeWhileDataset* ds) : ds_(ds) {}
+      Status GetNext(std::vector<Tensor>* out, bool* end) override {
+        *end = done_;
+        if (done_) return Status::OK();
+        if (!in_) OPF_RETURN_IF_ERROR(ds_->input_->MakeIterator(&in_));
+        OPF_RETURN_IF_ERROR(in_->GetNext(out, end));
+        if (*end) return Status::OK();
+        std::vector<Tensor> r;
+        OPF_RETURN_IF_ERROR(ds_->f_->Call(*out, &r));
+        if (r.size() != 1 || r[0].dtype() != DType::kBool || r[0].num_elements() != 1) {
+          return errors::InvalidArgument("TakeWhileDataset: the predicate must return a scalar bool");
+        }
+        if (!r[0].scalar<bool>()) {
+          done_ = *end = true;
+          out->clear();
+        }
+        return Status::OK();
+      }
+
+     private:
+      const TakeWhileDataset* ds_;
+      std::unique_ptr<IteratorBase> in_;
+      bool done_ = false;
+    };
+    *out = std::make_unique<It>(this);
+    return Status::OK();
+  }
+
+ private:
+  DatasetPtr input_;
+  std::shared_ptr<const CapturedFunction> f_;
+};
+
 template <typename Args>
 Status function_input(Args& a, const std::string& func, DatasetPtr* in, std::shared_ptr<const CapturedFunction>* f) {
   OPF_RETURN_IF_ERROR(dataset_from_tensor(a.kOpName, a.input_dataset, in));
@@ -509,6 +652,70 @@ Status GeneratorDatasetCpu(ops::GeneratorDatasetArgs& a) {
   return Status::OK();
 }
 
+Status MapAndBatchDatasetCpu(ops::MapAndBatchDatasetArgs& a) {
+  DatasetPtr in;
+  std::shared_ptr<const CapturedFunction> f;
+  int64_t batch = 0, n = 0;
+  OPF_RETURN_IF_ERROR(function_input(a, a.f, &in, &f));
+  OPF_RETURN_IF_ERROR(data::scalar_int64(a.kOpName, "batch_size", a.batch_size, &batch));
+  OPF_RETURN_IF_ERROR(data::scalar_int64(a.kOpName, "num_parallel_calls", a.num_parallel_calls, &n));
+  if (batch <= 0) return a.ctx.error("batch_size must be positive (greater than zero), got ", batch);
+  if (n == 0 || n < -1) return a.ctx.error("num_parallel_calls must be positive or -1 (AUTOTUNE), got ", n);
+  if (a.drop_remainder.dtype() != DType::kBool || a.drop_remainder.num_elements() != 1) {
+    return a.ctx.error("drop_remainder must be a scalar bool");
+  }
+  // the map's elements: the batch's rows (output_shapes without their batch dimension)
+  std::vector<Shape> rows;
+  for (const Shape& s : a.output_shapes) {
+    rows.push_back(s.unknown_rank() || s.rank() == 0 ? Shape::UnknownRank()
+                                                      : Shape(std::vector<int64_t>(s.dims().begin() + 1, s.dims().end())));
+  }
+  auto map = std::make_shared<MapDataset>("MapAndBatchDataset", in, f, autotuned_threads(n), a.output_types, rows);
+  set_dataset_output(a.ctx, 0,
+                     std::make_shared<MapAndBatchDataset>(std::move(map), batch, a.drop_remainder.scalar<bool>(),
+                                                          a.output_types, a.output_shapes));
+  return Status::OK();
+}
+
+Status ScanDatasetCpu(ops::ScanDatasetArgs& a) {
+  DatasetPtr in;
+  OPF_RETURN_IF_ERROR(dataset_from_tensor(a.kOpName, a.input_dataset, &in));
+  OPF_RETURN_IF_ERROR(check_element_spec(a.kOpName, a.output_types, a.output_shapes));
+  std::shared_ptr<const CapturedFunction> f;
+  OPF_RETURN_IF_ERROR(data::make_captured_function(a.ctx, a.f, a.other_arguments, &f));
+  std::vector<Tensor> initial;
+  for (int i = 0; i < a.initial_state.size; ++i) initial.push_back(a.initial_state[i]);
+  const size_t want = initial.size() + in->output_dtypes().size() + static_cast<size_t>(a.other_arguments.size);
+  if (f->runner->body().args.size() != want) {
+    return a.ctx.error("function ", a.f, " takes ", f->runner->body().args.size(), " arguments, expected ", want,
+                       " (state, element, captured)");
+  }
+  set_dataset_output(a.ctx, 0,
+                     std::make_shared<ScanDataset>(in, std::move(initial), std::move(f), a.output_types,
+                                                   a.output_shapes));
+  return Status::OK();
+}
+
+Status TakeWhileDatasetCpu(ops::TakeWhileDatasetArgs& a) {
+  DatasetPtr in;
+  std::shared_ptr<const CapturedFunction> f;
+  OPF_RETURN_IF_ERROR(function_input(a, a.predicate, &in, &f));
+  set_dataset_output(a.ctx, 0, std::make_shared<TakeWhileDataset>(in, f, a.output_types, a.output_shapes));
+  return Status::OK();
+}
+
+Status LegacyParallelInterleaveDatasetV2Cpu(ops::LegacyParallelInterleaveDatasetV2Args& a) {
+  DatasetPtr in;
+  std::shared_ptr<const CapturedFunction> f;
+  int64_t cycle = 0, block = 0;
+  OPF_RETURN_IF_ERROR(function_input(a, a.f, &in, &f));
+  OPF_RETURN_IF_ERROR(cycle_of(a, &cycle, &block));
+  set_dataset_output(a.ctx, 0,
+                     std::make_shared<InterleaveDataset>(a.kOpName, in, f, cycle, block, true, a.output_types,
+                                                         a.output_shapes));
+  return Status::OK();
+}
+
 Status PrefetchDatasetCpu(ops::PrefetchDatasetArgs& a) {
   DatasetPtr in;
   int64_t buffer = 0;
@@ -534,5 +741,9 @@ OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(InterleaveDataset, CPU, InterleaveDat
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParallelInterleaveDatasetV4, CPU, ParallelInterleaveDatasetV4Cpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(PrefetchDataset, CPU, PrefetchDatasetCpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(GeneratorDataset, CPU, GeneratorDatasetCpu)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(MapAndBatchDataset, CPU, MapAndBatchDatasetCpu)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ScanDataset, CPU, ScanDatasetCpu)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(TakeWhileDataset, CPU, TakeWhileDatasetCpu)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(LegacyParallelInterleaveDatasetV2, CPU, LegacyParallelInterleaveDatasetV2Cpu)
 
 }  // namespace opforge
