@@ -69,6 +69,16 @@ class Session:
             pipeline.session_closed(self)  # stops this Session's dataset threads
         self._c.close_resources()  # and its iterators (dataset ops: data/native.py)
 
+    def __del__(self):
+        # A Session dropped without close(): its iterators go first, with the GIL released,
+        # since their threads may be waiting for it (a pipeline stage that runs Python).
+        c = getattr(self, "_c", None)
+        if c is not None:
+            try:
+                c.close_resources()
+            except Exception:  # noqa: BLE001  (interpreter shutdown: nothing left to stop)
+                pass
+
     def __enter__(self) -> Session:
         # As TensorFlow's: inside `with Session(graph=g)`, g is the default graph too.
         graph_cm = self._graph.as_default()
