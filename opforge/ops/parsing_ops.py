@@ -5,7 +5,8 @@ read; ``parse_example`` (a batch: the ParseExampleV2 op) and ``parse_single_exam
 proto: the ParseSingleExample op) return a dict from feature name to a dense tensor or, for a
 VarLenFeature, a SparseTensor; ``parse_sequence_example`` and ``parse_single_sequence_example``
 (the ParseSequenceExampleV2 op) parse SequenceExamples: context features as an Example's, and
-feature lists (FixedLenSequenceFeature: dense steps, VarLenFeature: sparse). ``decode_raw`` is the DecodeRaw op. The protos are decoded in
+feature lists (FixedLenSequenceFeature: dense steps, VarLenFeature: sparse). ``decode_raw`` is the DecodeRaw op; ``serialize_tensor`` / ``parse_tensor`` write and read a
+tensor as TensorFlow's TensorProto bytes; ``decode_compressed`` inflates ZLIB / GZIP strings. The protos are decoded in
 C++ (kernels/cpu/parsing/), eagerly or in a graph.
 """
 
@@ -24,7 +25,8 @@ from ..framework.tensor import Tensor as EagerTensor
 from ..framework.tensor import TensorShape
 
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example", "parse_single_example",
-           "parse_sequence_example", "parse_single_sequence_example", "decode_raw"]
+           "parse_sequence_example", "parse_single_sequence_example", "decode_raw", "serialize_tensor", "parse_tensor",
+           "decode_compressed"]
 
 _PARSE_TYPES = (_dtypes.float32, _dtypes.int64, _dtypes.string)
 
@@ -255,3 +257,23 @@ def decode_raw(input_bytes=None, out_type=None, little_endian=True, fixed_length
                                       little_endian=bool(little_endian), name=name)
     return _ops.decode_raw(_strings(input_bytes), out_type=_dtypes.as_dtype(out_type), little_endian=bool(little_endian),
                            name=name)
+
+
+def serialize_tensor(tensor, name=None):
+    """The TensorProto bytes of ``tensor`` (a scalar string; TensorFlow's tf.io.serialize_tensor,
+    the SerializeTensor op): byte for byte what TensorFlow writes, for every dtype."""
+    if not isinstance(tensor, (GraphTensor, EagerTensor)):
+        tensor = constant(tensor)
+    return _ops.serialize_tensor(tensor, name=name)
+
+
+def parse_tensor(serialized, out_type, name=None):
+    """The tensor a serialized TensorProto holds (TensorFlow's tf.io.parse_tensor, the
+    ParseTensor op); ``out_type`` must be its dtype. Its shape is known only when it runs."""
+    return _ops.parse_tensor(_strings(serialized), out_type=_dtypes.as_dtype(out_type), name=name)
+
+
+def decode_compressed(bytes, compression_type="", name=None):  # noqa: A002  (TensorFlow's name)
+    """Each string of ``bytes`` decompressed (TensorFlow's tf.io.decode_compressed, the
+    DecodeCompressed op): ``compression_type`` "ZLIB", "GZIP" or "" (unchanged)."""
+    return _ops.decode_compressed(_strings(bytes), compression_type=compression_type or "", name=name)

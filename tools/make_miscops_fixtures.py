@@ -1,0 +1,56 @@
+"""Writes tests/data/miscops_expected.npz: TensorFlow's answers for the ops of issue 32's
+absent names, on inputs the tests rebuild from this file, so that CI (without TensorFlow)
+checks opforge's values against TF's:
+
+* ``ser_<dtype>``: the bytes of tf.io.serialize_tensor of ``in_<dtype>`` (uint8 arrays; bfloat16
+  and float16 inputs stored as their uint16 bits, strings as a fixed-width bytes array).
+
+    python tools/make_miscops_fixtures.py       # needs tensorflow
+"""
+
+from __future__ import annotations
+
+import os
+
+import ml_dtypes
+import numpy as np
+import tensorflow as tf
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "tests", "data", "miscops_expected.npz")
+
+
+def serialization_inputs() -> dict:
+    """Small tensors of every dtype (shapes scalar to rank 3, one empty)."""
+    rng = np.random.default_rng(32)
+    return {
+        "float32": rng.normal(size=(2, 3)).astype(np.float32),
+        "float64": rng.normal(size=(4,)),
+        "float16": rng.normal(size=(3, 1, 2)).astype(np.float16),
+        "bfloat16": rng.normal(size=(5,)).astype(ml_dtypes.bfloat16),
+        "int8": rng.integers(-128, 128, (2, 2)).astype(np.int8),
+        "uint8": rng.integers(0, 256, (3,)).astype(np.uint8),
+        "int16": rng.integers(-3000, 3000, (2, 0, 3)).astype(np.int16),
+        "int32": np.array(-7, np.int32),
+        "int64": rng.integers(-2**40, 2**40, (2, 2)).astype(np.int64),
+        "bool": rng.integers(0, 2, (3, 2)).astype(bool),
+        "string": np.array([[b"ab", b""], [b"x" * 200, b"\x00\xffz"]]),
+    }
+
+
+def storable(arr: np.ndarray) -> np.ndarray:
+    return arr.view(np.uint16) if arr.dtype in (np.float16, ml_dtypes.bfloat16) else arr
+
+
+def main() -> None:
+    parts = {}
+    for name, arr in serialization_inputs().items():
+        parts[f"in_{name}"] = storable(arr)
+        ser = tf.io.serialize_tensor(tf.constant(arr)).numpy()
+        parts[f"ser_{name}"] = np.frombuffer(ser, np.uint8)
+    np.savez_compressed(OUT, **parts)
+    print(f"wrote {OUT} ({os.path.getsize(OUT)} bytes)")
+
+
+if __name__ == "__main__":
+    main()
