@@ -3,7 +3,10 @@ absent names, on inputs the tests rebuild from this file, so that CI (without Te
 checks opforge's values against TF's:
 
 * ``ser_<dtype>``: the bytes of tf.io.serialize_tensor of ``in_<dtype>`` (uint8 arrays; bfloat16
-  and float16 inputs stored as their uint16 bits, strings as a fixed-width bytes array).
+  and float16 inputs stored as their uint16 bits, strings as a fixed-width bytes array);
+* ``binomial_<i>``: StatelessRandomBinomial of BINOMIAL_CASES[i] (inversion and BTRS, p on both
+  sides of 1/2, broadcasting) with SEED; ``multinomial``: StatelessMultinomial of
+  MULTINOMIAL_LOGITS, 50 samples a row, with SEED (the inputs are stored beside them).
 
     python tools/make_miscops_fixtures.py       # needs tensorflow
 """
@@ -38,6 +41,14 @@ def serialization_inputs() -> dict:
     }
 
 
+SEED = np.array([20261127, -42], np.int64)
+BINOMIAL_CASES = [  # (shape, counts, probs)
+    ([6, 4], np.array([3.0, 20.0, 100.0, 7.0]), np.array([0.2, 0.45, 0.8, 0.97])),
+    ([5, 2, 3], np.array([[12.0], [1000.0]]), np.array([0.01, 0.5, 0.999])),
+]
+MULTINOMIAL_LOGITS = np.log(np.array([[0.1, 0.2, 0.3, 0.4], [0.7, 0.1, 0.1, 0.1], [0.25, 0.25, 0.25, 0.25]]))
+
+
 def storable(arr: np.ndarray) -> np.ndarray:
     return arr.view(np.uint16) if arr.dtype in (np.float16, ml_dtypes.bfloat16) else arr
 
@@ -48,6 +59,14 @@ def main() -> None:
         parts[f"in_{name}"] = storable(arr)
         ser = tf.io.serialize_tensor(tf.constant(arr)).numpy()
         parts[f"ser_{name}"] = np.frombuffer(ser, np.uint8)
+    for i, (shape, counts, probs) in enumerate(BINOMIAL_CASES):
+        parts[f"binomial_{i}_shape"], parts[f"binomial_{i}_counts"], parts[f"binomial_{i}_probs"] = (
+            np.array(shape, np.int32), counts, probs)
+        parts[f"binomial_{i}"] = tf.raw_ops.StatelessRandomBinomial(
+            shape=np.array(shape, np.int32), seed=SEED, counts=counts, probs=probs, dtype=tf.float64).numpy()
+    parts["seed"], parts["multinomial_logits"] = SEED, MULTINOMIAL_LOGITS
+    parts["multinomial"] = tf.raw_ops.StatelessMultinomial(logits=MULTINOMIAL_LOGITS, num_samples=50,
+                                                           seed=SEED).numpy()
     np.savez_compressed(OUT, **parts)
     print(f"wrote {OUT} ({os.path.getsize(OUT)} bytes)")
 

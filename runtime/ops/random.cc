@@ -25,6 +25,23 @@ Status CandidateSamplerShape(ShapeContext& c) {
   return Status::OK();
 }
 
+// StatelessMultinomial (kernels/cpu/random/stateless_samplers.cc): [batch_size, num_samples].
+Status StatelessMultinomialShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 2, "a matrix [batch_size, num_classes]"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 0, "a scalar"));
+  const Shape& logits = c.input_shape(0);
+  int64_t n = Shape::kUnknownDim;
+  std::vector<int64_t> v;
+  bool known = false;
+  OPF_RETURN_IF_ERROR(array::known_ints(c, 1, &v, &known));
+  if (known && v.size() == 1) {
+    if (v[0] < 0) return c.error("num_samples should be nonnegative, got ", v[0]);
+    n = v[0];
+  }
+  c.set_output(0, Shape({logits.unknown_rank() ? Shape::kUnknownDim : logits.dim(0), n}));
+  return Status::OK();
+}
+
 [[maybe_unused]] const bool candidate_sampler_shape_registered = [] {
   shape_fns::register_custom("LogUniformCandidateSampler", CandidateSamplerShape);
   shape_fns::register_custom("UniformCandidateSampler", CandidateSamplerShape);
@@ -80,6 +97,7 @@ Status SamplesTimesParamShape(ShapeContext& c, int shape_arg, int param_arg, boo
                              [](ShapeContext& c) { return SamplesTimesParamShape(c, 0, 2, false); });
   shape_fns::register_custom("StatelessRandomPoisson",
                              [](ShapeContext& c) { return SamplesTimesParamShape(c, 0, 2, false); });
+  shape_fns::register_custom("StatelessMultinomial", StatelessMultinomialShape);
   return true;
 }();
 

@@ -57,8 +57,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "needs ops not yet in opforge (SerializeTensor, SobolSample, RandomIndexShuffle, FractionalMaxPool/AvgPool, the stateless binomial/categorical/truncated-normal samplers, ...)": _names("""
         math.sobol_sample
-        random.stateless_binomial random.stateless_categorical random.stateless_multinomial
-        random.stateless_parameterized_truncated_normal
         tf.random_index_shuffle
 
     """),
