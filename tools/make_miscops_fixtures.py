@@ -6,7 +6,9 @@ checks opforge's values against TF's:
   and float16 inputs stored as their uint16 bits, strings as a fixed-width bytes array);
 * ``binomial_<i>``: StatelessRandomBinomial of BINOMIAL_CASES[i] (inversion and BTRS, p on both
   sides of 1/2, broadcasting) with SEED; ``multinomial``: StatelessMultinomial of
-  MULTINOMIAL_LOGITS, 50 samples a row, with SEED (the inputs are stored beside them).
+  MULTINOMIAL_LOGITS, 50 samples a row, with SEED (the inputs are stored beside them);
+* ``shuffle_<i>``: RandomIndexShuffle of ``shuffle_<i>_index`` with ``shuffle_<i>_seed``,
+  ``shuffle_<i>_max`` and ``shuffle_<i>_rounds`` (block widths 16 to 64 bits, powers of two).
 
     python tools/make_miscops_fixtures.py       # needs tensorflow
 """
@@ -64,6 +66,15 @@ def main() -> None:
             np.array(shape, np.int32), counts, probs)
         parts[f"binomial_{i}"] = tf.raw_ops.StatelessRandomBinomial(
             shape=np.array(shape, np.int32), seed=SEED, counts=counts, probs=probs, dtype=tf.float64).numpy()
+    rng = np.random.default_rng(5)
+    for i, (top, rounds) in enumerate([(9, 4), (1000, 6), (65536, 4), (2**20 + 3, 8), (2**31 - 1, 4),
+                                       (2**40 + 5, 4), (2**62, 10)]):
+        index = np.unique(np.minimum(rng.integers(0, top + 1, 24, dtype=np.int64), top))
+        seed = rng.integers(-2**40, 2**40, 3)
+        parts[f"shuffle_{i}_index"], parts[f"shuffle_{i}_seed"] = index, seed
+        parts[f"shuffle_{i}_max"], parts[f"shuffle_{i}_rounds"] = np.int64(top), np.int64(rounds)
+        parts[f"shuffle_{i}"] = tf.raw_ops.RandomIndexShuffle(index=index, seed=seed, max_index=np.int64(top),
+                                                              rounds=rounds).numpy()
     parts["seed"], parts["multinomial_logits"] = SEED, MULTINOMIAL_LOGITS
     parts["multinomial"] = tf.raw_ops.StatelessMultinomial(logits=MULTINOMIAL_LOGITS, num_samples=50,
                                                            seed=SEED).numpy()

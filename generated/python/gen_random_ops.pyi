@@ -160,6 +160,35 @@ def random_gamma(shape: TensorLike, alpha: TensorLike, seed: int = 0, seed2: int
       A `Tensor`. Has the same type as `alpha`.
     """
 
+def random_index_shuffle(index: TensorLike, seed: TensorLike, max_index: TensorLike, rounds: int = 4, name: str | None = None) -> Tensor:
+    r"""Outputs the position of `value` in a permutation of [0, ..., max_index].
+
+    TensorFlow's algorithm, with its values: a cycle-walking Simon block cipher (Beaulieu et al.,
+    2013) keyed by the three seed words, on blocks of the smallest even width of at least 16 bits
+    that holds ceil(log2(max_index)) bits, with `rounds` Feistel rounds, re-encrypted until the
+    result is at most max_index. For a fixed seed and max_index the map is a bijection of [0,
+    max_index] (when max_index is not a power of two). index and max_index are scalars or vectors,
+    seed is [3] or one row of 3 per output; the output is a scalar when all are, else a vector.
+    `rounds` must be even and at least 4 (TensorFlow's own requirement, which it only asserts), and
+    each index within [0, max_index] (outside, TensorFlow's cycle walking may never end): both are
+    InvalidArgument errors here.
+
+    Args:
+      index: A `Tensor`. Must be one of the following types: `int32`, `int64`. A scalar tensor or a
+        vector of dtype `dtype`. The index (or indices) to be shuffled. Must be within [0,
+        max_index].
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`. A tensor of dtype
+        `Tseed` and shape [3] or [n, 3]. The random seed.
+      max_index: A `Tensor`. Must have the same type as `index`. A scalar tensor or vector of dtype
+        `dtype`. The upper bound(s) of the interval (inclusive).
+      rounds: An optional `int`. Defaults to `4`. The number of rounds to use the in block cipher.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `index`. A scalar tensor of dtype `dtype`, within [0,
+        max_index]. The randomly shuffled index.
+    """
+
 def random_poisson_v2(shape: TensorLike, rate: TensorLike, dtype: DTypeLike = "int64", seed: int = 0, seed2: int = 0, name: str | None = None) -> Tensor:
     r"""Outputs random values from the Poisson distribution(s) described by rate.
 

@@ -347,6 +347,7 @@ OPS = {
     "LearnedUnigramCandidateSampler": ("random", "learned_unigram_candidate_sampler"),
     "LogUniformCandidateSampler": ("random", "log_uniform_candidate_sampler"),
     "RandomGamma": ("random", "random_gamma"),
+    "RandomIndexShuffle": ("random", "random_index_shuffle"),
     "RandomPoissonV2": ("random", "random_poisson_v2"),
     "RandomShuffle": ("random", "random_shuffle"),
     "RandomStandardNormal": ("random", "random_standard_normal"),

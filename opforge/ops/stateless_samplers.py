@@ -2,7 +2,8 @@
 stateless_multinomial and stateless_parameterized_truncated_normal): pure functions of their
 arguments and a seed of shape [2], over the StatelessRandomBinomial, StatelessMultinomial and
 StatelessParameterizedTruncatedNormal ops (kernels/cpu/random/stateless_samplers.cc; the first
-two give TensorFlow's very values)."""
+two give TensorFlow's very values), and tf.random_index_shuffle (RandomIndexShuffle, TensorFlow's
+values)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from .random_distributions import _is_value
 from .random_ops import _seed_tensor, _shape
 
 __all__ = ["stateless_binomial", "stateless_categorical", "stateless_multinomial",
-           "stateless_parameterized_truncated_normal"]
+           "stateless_parameterized_truncated_normal", "random_index_shuffle"]
 
 
 def _float_param(v, dtype=None):
@@ -62,3 +63,21 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
     params = [_float_param(v, dtype) for v in (stddevs, minvals, maxvals)]
     return _ops.stateless_parameterized_truncated_normal(_shape(shape), _seed_tensor(seed), means, *params,
                                                          name=name)
+
+
+def _int_tensor(v, dtype=None):
+    """Python ints as int32 (TensorFlow's convert_to_tensor), NumPy values as they are."""
+    if not _is_value(v):
+        return v if dtype is None or as_dtype(v.dtype) == dtype else _ops.cast(v, dtype)
+    if dtype is not None:
+        return convert_to_tensor(np.asarray(v, dtype.as_numpy_dtype))
+    return convert_to_tensor(np.asarray(v) if isinstance(v, (np.ndarray, np.generic)) else np.asarray(v, np.int32))
+
+
+def random_index_shuffle(index, seed, max_index, rounds=4, name=None):
+    """The position of ``index`` in a pseudorandom permutation of [0, max_index] that ``seed``
+    (three words, or one row of three per index) determines (TensorFlow's tf.random_index_shuffle,
+    the RandomIndexShuffle op: the same values)."""
+    index = _int_tensor(index)
+    return _ops.random_index_shuffle(index, _int_tensor(seed), _int_tensor(max_index, as_dtype(index.dtype)),
+                                     rounds=int(rounds), name=name)

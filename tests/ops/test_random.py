@@ -289,7 +289,7 @@ def test_every_random_op_is_tested_here():
                                "LearnedUnigramCandidateSampler",
                                # TF's values, moments and frequencies: test_stateless_samplers.py
                                "StatelessRandomBinomial", "StatelessMultinomial",
-                               "StatelessParameterizedTruncatedNormal"}
+                               "StatelessParameterizedTruncatedNormal", "RandomIndexShuffle"}
 
 
 def test_log_uniform_candidate_sampler_distribution():

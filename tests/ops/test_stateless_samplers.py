@@ -1,6 +1,7 @@
 """StatelessRandomBinomial, StatelessMultinomial and StatelessParameterizedTruncatedNormal
 (tf.random.stateless_binomial / stateless_categorical / stateless_multinomial /
-stateless_parameterized_truncated_normal): TensorFlow's very values for the first two (the
+stateless_parameterized_truncated_normal) and RandomIndexShuffle (tf.random_index_shuffle):
+TensorFlow's very values for all but the truncated normal (the
 committed answers of tools/make_miscops_fixtures.py, and TF itself where installed), moments and
 frequencies on fixed seeds, determinism per seed, and the errors."""
 
@@ -13,8 +14,8 @@ import numpy as np
 import pytest
 
 import opforge as of
-from opforge.ops.stateless_samplers import (stateless_binomial, stateless_categorical, stateless_multinomial,
-                                            stateless_parameterized_truncated_normal)
+from opforge.ops.stateless_samplers import (random_index_shuffle, stateless_binomial, stateless_categorical,
+                                            stateless_multinomial, stateless_parameterized_truncated_normal)
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "miscops_expected.npz")
 
@@ -148,3 +149,40 @@ def test_wrong_dtype_is_a_typed_error():
     with pytest.raises(of.errors.OpError, match="StatelessRandomBinomial"):
         of.raw_ops.StatelessRandomBinomial(shape=np.array([2], np.int32), seed=np.array([1, 2], np.int64),
                                            counts=np.array([3], np.int32), probs=np.array([1], np.int32))
+
+
+# ---- RandomIndexShuffle
+
+
+def test_random_index_shuffle_gives_tensorflows_values(expected):
+    for i in range(7):
+        got = random_index_shuffle(expected[f"shuffle_{i}_index"], expected[f"shuffle_{i}_seed"],
+                                   expected[f"shuffle_{i}_max"], rounds=int(expected[f"shuffle_{i}_rounds"]))
+        np.testing.assert_array_equal(got.numpy(), expected[f"shuffle_{i}"])
+
+
+@pytest.mark.parametrize("top", [1, 9, 1000, 70001])
+def test_random_index_shuffle_is_a_permutation(top):
+    index = np.arange(top + 1, dtype=np.int64)
+    out = random_index_shuffle(index, np.array([7, 8, 9], np.int64), np.int64(top)).numpy()
+    np.testing.assert_array_equal(np.sort(out), index)
+    if top > 9:
+        assert np.mean(out == index) < 0.01
+    # one seed row per index: row i of the seed matrix keys output i
+    seeds = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
+    both = random_index_shuffle(np.array([top, top], np.int32), seeds, np.int32(top)).numpy()
+    assert both.tolist() == [random_index_shuffle(np.int32(top), s, np.int32(top)).numpy() for s in seeds]
+
+
+def test_random_index_shuffle_shapes_and_errors():
+    with of.Graph().as_default():
+        ph = of.placeholder(of.int64, [None])
+        assert random_index_shuffle(ph, np.array([1, 2, 3], np.int64), np.int64(5)).shape.as_list() == [None]
+        assert random_index_shuffle(np.int64(1), np.zeros((4, 3), np.int64), np.int64(5)).shape.as_list() == [4]
+        assert random_index_shuffle(np.int64(1), np.zeros(3, np.int64), np.int64(5)).shape.as_list() == []
+    with pytest.raises(of.errors.InvalidArgumentError, match="RandomIndexShuffle: rounds must be even"):
+        random_index_shuffle(1, [1, 2, 3], 9, rounds=5)
+    with pytest.raises(of.errors.InvalidArgumentError, match="RandomIndexShuffle.*seed must be a vector of size"):
+        random_index_shuffle(1, [1, 2], 9)
+    with pytest.raises(of.errors.InvalidArgumentError, match=r"RandomIndexShuffle: index 12 must be within \[0"):
+        random_index_shuffle([1, 12], [1, 2, 3], 9)

@@ -370,6 +370,43 @@ OpSpec MakeRandomGamma() {
   return op;
 }
 
+OpSpec MakeRandomIndexShuffle() {
+  OpSpec op;
+  op.name = "RandomIndexShuffle";
+  op.inputs.push_back(ArgSpec{"index", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"seed", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"max_index", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tseed";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "rounds";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{4});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("RandomIndexShuffle", c); };
+  return op;
+}
+
 OpSpec MakeRandomPoissonV2() {
   OpSpec op;
   op.name = "RandomPoissonV2";
@@ -1076,6 +1113,7 @@ OpSpec MakeUniformCandidateSampler() {
   OpRegistry::Global().add_pending(MakeLearnedUnigramCandidateSampler());
   OpRegistry::Global().add_pending(MakeLogUniformCandidateSampler());
   OpRegistry::Global().add_pending(MakeRandomGamma());
+  OpRegistry::Global().add_pending(MakeRandomIndexShuffle());
   OpRegistry::Global().add_pending(MakeRandomPoissonV2());
   OpRegistry::Global().add_pending(MakeRandomShuffle());
   OpRegistry::Global().add_pending(MakeRandomStandardNormal());

@@ -1,7 +1,7 @@
 """TF1 names of the ops added for issue 32's absent names: tf.serialize_tensor / tf.parse_tensor
 and tf.decode_compressed (opforge/ops/parsing_ops.py), tf.nn.fractional_max_pool / fractional_avg_pool
 (opforge/ops/fractional_pool_ops.py, TF1's seed and seed2), the stateless binomial, categorical and
-parameterized truncated-normal samplers (opforge/ops/stateless_samplers.py), wired into the namespaces _tf1 builds.
+parameterized truncated-normal samplers and tf.random_index_shuffle (opforge/ops/stateless_samplers.py), wired into the namespaces _tf1 builds.
 compat.v1 star-imports the top-level names of __all__."""
 
 from opforge.compat import _namespace
@@ -21,7 +21,10 @@ _tf1.nn.fractional_avg_pool = _namespace.in_default_graph(_fractional.fractional
 
 def random_names() -> dict:
     """The stateless samplers, for tf.random (compat.v1's __init__ builds that namespace)."""
-    return {n: _namespace.in_default_graph(getattr(_stateless, n)) for n in _stateless.__all__}
+    return {n: _namespace.in_default_graph(getattr(_stateless, n)) for n in _stateless.__all__
+            if n != "random_index_shuffle"}
 
 
-__all__ = ["serialize_tensor", "parse_tensor", "decode_compressed"]
+random_index_shuffle = _namespace.in_default_graph(_stateless.random_index_shuffle)  # tf.random_index_shuffle
+
+__all__ = ["serialize_tensor", "parse_tensor", "decode_compressed", "random_index_shuffle"]

@@ -57,7 +57,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "needs ops not yet in opforge (SerializeTensor, SobolSample, RandomIndexShuffle, FractionalMaxPool/AvgPool, the stateless binomial/categorical/truncated-normal samplers, ...)": _names("""
         math.sobol_sample
-        tf.random_index_shuffle
 
     """),
     "circulant linear operators: a circulant matrix is defined by its (complex) spectrum and applied by FFTs; opforge has neither complex dtypes nor FFTs (DESIGN.md 5)": _names("""

@@ -10,6 +10,7 @@
 #include "opforge/ops/random/learned_unigram_candidate_sampler.h"
 #include "opforge/ops/random/log_uniform_candidate_sampler.h"
 #include "opforge/ops/random/random_gamma.h"
+#include "opforge/ops/random/random_index_shuffle.h"
 #include "opforge/ops/random/random_poisson_v2.h"
 #include "opforge/ops/random/random_shuffle.h"
 #include "opforge/ops/random/random_standard_normal.h"
