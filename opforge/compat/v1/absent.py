@@ -36,8 +36,7 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.mixed_precision
     """),
     "tf.Example parsing, TFRecord files and record datasets (input pipelines, issue 31)": _names("""
-        io.RaggedFeature io.SparseFeature
-        io.decode_json_example io.decode_proto io.encode_proto tf.SparseFeature
+        io.decode_json_example io.decode_proto io.encode_proto
         tf.decode_json_example
     """),
     "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, ...": _names("""
