@@ -51,6 +51,9 @@ BINOMIAL_CASES = [  # (shape, counts, probs)
 MULTINOMIAL_LOGITS = np.log(np.array([[0.1, 0.2, 0.3, 0.4], [0.7, 0.1, 0.1, 0.1], [0.25, 0.25, 0.25, 0.25]]))
 
 
+SOBOL_CASES = [(3, 20, 0), (40, 9, 7), (1111, 2, 1000), (21200, 2, 123456)]  # (dim, num_results, skip)
+
+
 def storable(arr: np.ndarray) -> np.ndarray:
     return arr.view(np.uint16) if arr.dtype in (np.float16, ml_dtypes.bfloat16) else arr
 
@@ -75,6 +78,9 @@ def main() -> None:
         parts[f"shuffle_{i}_max"], parts[f"shuffle_{i}_rounds"] = np.int64(top), np.int64(rounds)
         parts[f"shuffle_{i}"] = tf.raw_ops.RandomIndexShuffle(index=index, seed=seed, max_index=np.int64(top),
                                                               rounds=rounds).numpy()
+    for i, (dim, n, skip) in enumerate(SOBOL_CASES):
+        parts[f"sobol_{i}"] = tf.math.sobol_sample(dim, n, skip, dtype=tf.float64).numpy()[:, ::dim // 128 + 1]
+        parts[f"sobol_{i}_args"] = np.array([dim, n, skip], np.int32)
     parts["seed"], parts["multinomial_logits"] = SEED, MULTINOMIAL_LOGITS
     parts["multinomial"] = tf.raw_ops.StatelessMultinomial(logits=MULTINOMIAL_LOGITS, num_samples=50,
                                                            seed=SEED).numpy()

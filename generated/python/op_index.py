@@ -257,6 +257,7 @@ OPS = {
     "Sign": ("math", "sign"),
     "Sin": ("math", "sin"),
     "Sinh": ("math", "sinh"),
+    "SobolSample": ("math", "sobol_sample"),
     "Sqrt": ("math", "sqrt"),
     "Square": ("math", "square"),
     "SquaredDifference": ("math", "squared_difference"),

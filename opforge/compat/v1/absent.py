@@ -54,10 +54,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "tf.strings.unicode_script (UnicodeScript) needs ICU's Unicode script property tables (UScriptCode), which opforge does not link": _names("""
         strings.unicode_script
     """),
-    "needs ops not yet in opforge (SerializeTensor, SobolSample, RandomIndexShuffle, FractionalMaxPool/AvgPool, the stateless binomial/categorical/truncated-normal samplers, ...)": _names("""
-        math.sobol_sample
-
-    """),
     "circulant linear operators: a circulant matrix is defined by its (complex) spectrum and applied by FFTs; opforge has neither complex dtypes nor FFTs (DESIGN.md 5)": _names("""
         linalg.LinearOperatorCirculant linalg.LinearOperatorCirculant2D linalg.LinearOperatorCirculant3D
     """),
