@@ -51,6 +51,7 @@ BINOMIAL_CASES = [  # (shape, counts, probs)
 MULTINOMIAL_LOGITS = np.log(np.array([[0.1, 0.2, 0.3, 0.4], [0.7, 0.1, 0.1, 0.1], [0.25, 0.25, 0.25, 0.25]]))
 
 
+TRUNC_CASES = [(0.0, 1.0, -3.0, 3.0), (1.0, 2.0, 1.0, 1.5), (0.0, 1.0, 3.0, np.inf), (2.0, 0.5, -np.inf, 0.5)]
 SOBOL_CASES = [(3, 20, 0), (40, 9, 7), (1111, 2, 1000), (21200, 2, 123456)]  # (dim, num_results, skip)
 
 
@@ -78,6 +79,12 @@ def main() -> None:
         parts[f"shuffle_{i}_max"], parts[f"shuffle_{i}_rounds"] = np.int64(top), np.int64(rounds)
         parts[f"shuffle_{i}"] = tf.raw_ops.RandomIndexShuffle(index=index, seed=seed, max_index=np.int64(top),
                                                               rounds=rounds).numpy()
+    for i, (mean, stddev, lo, hi) in enumerate(TRUNC_CASES):
+        for dt in (np.float32, np.float64):
+            parts[f"truncnorm_{i}_{np.dtype(dt).name}"] = tf.raw_ops.StatelessParameterizedTruncatedNormal(
+                shape=np.array([3, 4], np.int32), seed=SEED, means=dt(mean), stddevs=dt(stddev), minvals=dt(lo),
+                maxvals=dt(hi)).numpy()
+        parts[f"truncnorm_{i}_params"] = np.array([mean, stddev, lo, hi])
     for i, (dim, n, skip) in enumerate(SOBOL_CASES):
         parts[f"sobol_{i}"] = tf.math.sobol_sample(dim, n, skip, dtype=tf.float64).numpy()[:, ::dim // 128 + 1]
         parts[f"sobol_{i}_args"] = np.array([dim, n, skip], np.int32)

@@ -317,11 +317,12 @@ def stateless_parameterized_truncated_normal(shape: TensorLike, seed: TensorLike
 
     Draws of Normal(means, stddevs) restricted to [minvals, maxvals], of shape `shape`, a pure
     function of `shape`, `seed` (shape [2]) and the parameters. The parameters broadcast together to
-    the trailing dimensions of `shape` (the leading ones are the samples). As TensorFlow's sampler:
-    normal draws rejected outside the bounds when the bounds leave 1.3 standard deviations on a side
-    of the mean, uniform proposals between close bounds, exponential proposals (Robert, 1995) for a
-    bound far in a tail; each output from its own Philox counter offset. stddev <= 0, minval >=
-    maxval or two infinite bounds are InvalidArgument errors.
+    the trailing dimensions of `shape` (the leading ones are the samples). TensorFlow's sampler,
+    with its values for outputs TensorFlow computes in one shard (small ones; half is computed in
+    float here): normal draws rejected outside the bounds when the bounds leave 1.3 standard
+    deviations on a side of the mean, uniform proposals between close bounds, exponential proposals
+    (Robert, 1995) for a bound far in a tail, all from one Philox stream read in output order.
+    stddev <= 0, minval >= maxval or two infinite bounds are InvalidArgument errors.
 
     Args:
       shape: A `Tensor`. Must be one of the following types: `int32`, `int64`. The shape of the

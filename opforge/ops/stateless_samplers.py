@@ -1,8 +1,8 @@
 """Stateless samplers (TensorFlow's tf.random.stateless_binomial, stateless_categorical /
 stateless_multinomial and stateless_parameterized_truncated_normal): pure functions of their
 arguments and a seed of shape [2], over the StatelessRandomBinomial, StatelessMultinomial and
-StatelessParameterizedTruncatedNormal ops (kernels/cpu/random/stateless_samplers.cc; the first
-two give TensorFlow's very values), and tf.random_index_shuffle (RandomIndexShuffle, TensorFlow's
+StatelessParameterizedTruncatedNormal ops (kernels/cpu/random/stateless_samplers.cc: TensorFlow's
+very values; for the truncated normal, wherever TensorFlow computes the output in one shard), and tf.random_index_shuffle (RandomIndexShuffle, TensorFlow's
 values)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """StatelessRandomBinomial, StatelessMultinomial and StatelessParameterizedTruncatedNormal
 (tf.random.stateless_binomial / stateless_categorical / stateless_multinomial /
 stateless_parameterized_truncated_normal) and RandomIndexShuffle (tf.random_index_shuffle):
-TensorFlow's very values for all but the truncated normal (the
+TensorFlow's very values (the
 committed answers of tools/make_miscops_fixtures.py, and TF itself where installed), moments and
 frequencies on fixed seeds, determinism per seed, and the errors."""
 
@@ -34,6 +34,16 @@ def test_binomial_and_multinomial_give_tensorflows_values(expected):
         np.testing.assert_array_equal(got, expected[f"binomial_{i}"])
     got = of.raw_ops.StatelessMultinomial(logits=expected["multinomial_logits"], num_samples=50, seed=seed).numpy()
     np.testing.assert_array_equal(got, expected["multinomial"])
+
+
+def test_truncated_normal_gives_tensorflows_values(expected):
+    for i in range(4):
+        mean, stddev, lo, hi = expected[f"truncnorm_{i}_params"]
+        for dt in (np.float32, np.float64):
+            got = of.raw_ops.StatelessParameterizedTruncatedNormal(
+                shape=np.array([3, 4], np.int32), seed=expected["seed"], means=dt(mean), stddevs=dt(stddev),
+                minvals=dt(lo), maxvals=dt(hi)).numpy()
+            np.testing.assert_array_equal(got, expected[f"truncnorm_{i}_{np.dtype(dt).name}"])
 
 
 def test_tensorflow_parity_on_other_seeds():

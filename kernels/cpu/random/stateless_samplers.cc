@@ -5,8 +5,9 @@
 // - binomial: output k (in the order batch-major, sample-minor) starts at counter offset 256 k
 //   (BTRS) or 42 k (inversion), uniform doubles taken two per Philox output, the second first;
 // - multinomial: one stream read in order, row after row, a uniform double (two words) per draw;
-// - truncated normal: each output from its own offset (kPerOutputBlocks apart), so the values do
-//   not depend on how the work is split.
+// - truncated normal: one stream read in output order, four floats or two doubles per Philox
+//   output (TensorFlow's values where TensorFlow runs the op in one shard: small outputs; half
+//   is computed in float).
 //
 // Parameters broadcast together (NumPy rules) to the trailing dimensions of the output shape;
 // the leading dimensions count the samples of each parameter set.
@@ -276,81 +277,149 @@ Status StatelessMultinomialCpu(ops::StatelessMultinomialArgs& a) {
 
 // ------------------------------------------------------------------------------ truncated normal
 
-constexpr uint64_t kPerOutputBlocks = 512;  // 2048 words: far beyond any run of rejections
 constexpr int kMaxIterations = 1000;
 
-// One draw of Normal(0, 1) truncated to [lo, hi] (lo < hi, lo finite), or NaN when the sampler
-// gives up (probability far below 1e-100 for every admissible interval).
-double truncated_standard(double lo, double hi, Philox g) {
-  UniformDoubles u(g);
-  const double sqrt_factor = std::sqrt(lo * lo + 4);
-  const double cutoff = 2 * std::exp(0.5 + (lo * (lo - sqrt_factor)) / 4) / (lo + sqrt_factor);
-  if ((lo < -1.3 && hi >= 0) || (hi > 1.3 && lo <= 0)) {  // normal proposals: acceptance >= ~1/2
-    for (int i = 0; i < kMaxIterations; ++i) {
-      const double u1 = std::max(u(), 1e-7), u2 = u();
-      const double r = std::sqrt(-2 * std::log(u1));
-      for (double z : {r * std::sin(2 * M_PI * u2), r * std::cos(2 * M_PI * u2)}) {
-        if (z >= lo && z <= hi) return z;
-      }
-    }
-  } else if (hi - lo < cutoff) {  // uniform proposals on [lo, hi]
-    const double plus = lo < 0 ? 0 : lo * lo;
-    for (int i = 0; i < kMaxIterations; ++i) {
-      const double z = u() * (hi - lo) + lo;
-      if (u() <= std::exp((plus - z * z) / 2)) return z;
-    }
-  } else {  // exponential proposals shifted to lo
-    const double alpha = (lo + sqrt_factor) / 2;
-    for (int i = 0; i < kMaxIterations; ++i) {
-      const double z = -std::log(1.0 - u()) / alpha + lo;
-      const double x = z - alpha;
-      if (u() <= std::exp(-x * x / 2) && z < hi) return z;
+// Blocks of uniform [0, 1) or standard normal draws from one Philox output, in F's precision as
+// TensorFlow's UniformDistribution / NormalDistribution give them: four floats, or two doubles.
+template <typename F>
+struct Blocks {
+  static constexpr int kN = sizeof(F) == 4 ? 4 : 2;
+  explicit Blocks(Philox g) : g(g) {}
+  void uniform(F* r) {
+    const Philox::Result w = g();
+    if constexpr (kN == 4) {
+      for (int k = 0; k < 4; ++k) r[k] = rng::uint32_to_float(w[static_cast<size_t>(k)]);
+    } else {
+      r[0] = rng::uint64_to_double(w[0], w[1]);
+      r[1] = rng::uint64_to_double(w[2], w[3]);
     }
   }
-  return std::numeric_limits<double>::quiet_NaN();
+  void normal(F* r) {
+    const Philox::Result w = g();
+    if constexpr (kN == 4) {
+      rng::box_muller_float(w[0], w[1], &r[0], &r[1]);
+      rng::box_muller_float(w[2], w[3], &r[2], &r[3]);
+    } else {
+      rng::box_muller_double(w[0], w[1], w[2], w[3], &r[0], &r[1]);
+    }
+  }
+  Philox g;
+};
+
+template <typename F>
+struct TruncParams {
+  F mean, stddev, lo, hi;
+};
+
+// TensorFlow's sampler (its TruncatedNormalFunctorV2), read as one stream in output order
+// (batch-major, sample-minor; TensorFlow's values wherever it runs the op in one shard): per
+// parameter set, normal proposals when the bounds leave 1.3 standard deviations on a side,
+// uniform proposals between close bounds, else exponential proposals from the lower bound.
+template <typename F, typename Out>
+Status truncated_normal(Philox g, const std::vector<TruncParams<F>>& params, int64_t samples, Out* out) {
+  constexpr int kN = Blocks<F>::kN;
+  Blocks<F> draw(g);
+  const int64_t batches = static_cast<int64_t>(params.size()), total = batches * samples;
+  F r[kN], u[kN];
+  int64_t idx = 0;
+  while (idx < total) {
+    const int64_t batch = idx / samples;
+    TruncParams<F> p = params[static_cast<size_t>(batch)];
+    if ((std::isinf(p.lo) && p.lo < F(0)) || p.hi < p.mean) {  // mirror: the finite bound below
+      std::swap(p.lo, p.hi);
+      p.stddev = -p.stddev;
+    }
+    const F lo = (p.lo - p.mean) / p.stddev, hi = (p.hi - p.mean) / p.stddev;
+    const F sqrt_factor = std::sqrt(lo * lo + F(4));
+    const F cutoff = F(2) * std::exp(F(0.5) + (lo * (lo - sqrt_factor)) / F(4)) / (lo + sqrt_factor);
+    const F diff = hi - lo;
+    int64_t sample = idx % samples;
+    int iterations = 0;
+    auto put = [&](F z) {
+      out[sample * batches + batch] = from_double<Out>(static_cast<double>(z * p.stddev + p.mean));
+      ++sample;
+      ++idx;
+      iterations = 0;
+      return sample >= samples;
+    };
+    const char* failed = nullptr;
+    if ((lo < F(-1.3) && hi >= F(0)) || (hi > F(1.3) && lo <= F(0))) {
+      while (sample < samples && !failed) {
+        draw.normal(r);
+        for (int i = 0; i < kN; ++i) {
+          if (r[i] >= lo && r[i] <= hi) {
+            if (put(r[i])) break;
+          } else if (++iterations > kMaxIterations) {
+            failed = "randn";
+            break;
+          }
+        }
+      }
+    } else if (diff < cutoff) {
+      const F plus = lo < F(0) ? F(0) : lo * lo;
+      while (sample < samples && !failed) {
+        F z[kN], e[kN];
+        draw.uniform(r);
+        for (int i = 0; i < kN; ++i) {
+          z[i] = r[i] * diff + lo;
+          e[i] = (plus - z[i] * z[i]) / F(2);
+        }
+        draw.uniform(u);
+        for (int i = 0; i < kN; ++i) {
+          if (u[i] <= std::exp(e[i])) {
+            if (put(z[i])) break;
+          } else if (++iterations >= kMaxIterations) {
+            failed = "uniform";
+            break;
+          }
+        }
+      }
+    } else {
+      const F alpha = (lo + sqrt_factor) / F(2);
+      while (sample < samples && !failed) {
+        draw.uniform(r);
+        for (int i = 0; i < kN; i += 2) {  // a proposal and its acceptance draw
+          const F z = -std::log(r[i]) / alpha + lo;
+          const F x = lo < alpha ? alpha - z : lo - alpha;
+          if (r[i + 1] <= std::exp(-x * x / F(2)) && z < hi) {
+            if (put(z)) break;
+          } else if (++iterations >= kMaxIterations) {
+            failed = "exponential";
+            break;
+          }
+        }
+      }
+    }
+    if (failed) {
+      return errors::Internal("StatelessParameterizedTruncatedNormal: the ", failed,
+                              " rejection sampler failed to accept a sample");
+    }
+  }
+  return Status::OK();
 }
 
 template <typename T>
 Status StatelessParameterizedTruncatedNormalCpu(ops::StatelessParameterizedTruncatedNormalArgs& a) {
+  using F = std::conditional_t<std::is_same_v<T, double>, double, float>;  // half: float arithmetic
   Philox g;
   OPF_RETURN_IF_ERROR(seeded(a.ctx, a.seed, &g));
   Batches b;
   OPF_RETURN_IF_ERROR(broadcast_params(a.ctx, {&a.means, &a.stddevs, &a.minvals, &a.maxvals},
                                        "means, stddevs, minvals and maxvals", a.output.shape(), &b));
-  struct Params {
-    double mean, stddev, lo, hi;
-  };
-  std::vector<Params> params(static_cast<size_t>(b.num_batches));
+  std::vector<TruncParams<F>> params(static_cast<size_t>(b.num_batches));
   for (int64_t k = 0; k < b.num_batches; ++k) {
     const size_t kk = static_cast<size_t>(k);
-    Params p{as_double<T>(a.means, b.index[0][kk]), as_double<T>(a.stddevs, b.index[1][kk]),
-             as_double<T>(a.minvals, b.index[2][kk]), as_double<T>(a.maxvals, b.index[3][kk])};
+    TruncParams<F> p{static_cast<F>(as_double<T>(a.means, b.index[0][kk])),
+                     static_cast<F>(as_double<T>(a.stddevs, b.index[1][kk])),
+                     static_cast<F>(as_double<T>(a.minvals, b.index[2][kk])),
+                     static_cast<F>(as_double<T>(a.maxvals, b.index[3][kk]))};
     if (!(p.stddev > 0) || !(p.lo < p.hi) || (!std::isfinite(p.lo) && !std::isfinite(p.hi))) {
       return a.ctx.error("Invalid parameters: stddev ", p.stddev, " must be positive and minval ", p.lo,
                          " below maxval ", p.hi, ", one of them finite");
     }
-    // Make the lower bound the finite one (or both above the mean): mirror the interval.
-    if ((std::isinf(p.lo) && p.lo < 0) || p.hi < p.mean) {
-      std::swap(p.lo, p.hi);
-      p.stddev = -p.stddev;
-    }
     params[kk] = p;
   }
-  T* out = a.output.data<T>();
-  std::atomic<bool> failed{false};
-  parallel_for(b.num_batches * b.samples, 256, [&](int64_t begin, int64_t end) {
-    for (int64_t k = begin; k < end; ++k) {
-      const int64_t batch = k / b.samples, sample = k % b.samples;
-      const Params& p = params[static_cast<size_t>(batch)];
-      Philox gk = g;
-      gk.skip(static_cast<uint64_t>(k) * kPerOutputBlocks);
-      const double z = truncated_standard((p.lo - p.mean) / p.stddev, (p.hi - p.mean) / p.stddev, gk);
-      if (std::isnan(z)) failed = true;
-      out[sample * b.num_batches + batch] = from_double<T>(z * p.stddev + p.mean);
-    }
-  });
-  if (failed) return errors::Internal("StatelessParameterizedTruncatedNormal: the rejection sampler failed to accept");
-  return Status::OK();
+  return truncated_normal<F>(g, params, b.samples, a.output.data<T>());
 }
 
 }  // namespace
