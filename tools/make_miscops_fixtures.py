@@ -52,6 +52,11 @@ MULTINOMIAL_LOGITS = np.log(np.array([[0.1, 0.2, 0.3, 0.4], [0.7, 0.1, 0.1, 0.1]
 
 
 TRUNC_CASES = [(0.0, 1.0, -3.0, 3.0), (1.0, 2.0, 1.0, 1.5), (0.0, 1.0, 3.0, np.inf), (2.0, 0.5, -np.inf, 0.5)]
+FRACTIONAL_INPUT = np.random.default_rng(11).normal(size=(1, 17, 23, 2)).astype(np.float32)
+FRACTIONAL_CASES = [  # (pooling_ratio, pseudo_random, overlapping, seed, seed2)
+    ([1.0, 1.44, 1.73, 1.0], True, False, 1, 2), ([1.0, 2.5, 1.2, 1.0], False, True, 7, 0),
+    ([1.0, 1.1, 3.3, 1.0], False, False, 123456789, 987654321), ([1.0, 1.5, 1.5, 1.0], True, True, 3, 3),
+]
 SOBOL_CASES = [(3, 20, 0), (40, 9, 7), (1111, 2, 1000), (21200, 2, 123456)]  # (dim, num_results, skip)
 
 
@@ -85,6 +90,13 @@ def main() -> None:
                 shape=np.array([3, 4], np.int32), seed=SEED, means=dt(mean), stddevs=dt(stddev), minvals=dt(lo),
                 maxvals=dt(hi)).numpy()
         parts[f"truncnorm_{i}_params"] = np.array([mean, stddev, lo, hi])
+    parts["fractional_input"] = FRACTIONAL_INPUT
+    for i, (ratio, pseudo, overlapping, seed, seed2) in enumerate(FRACTIONAL_CASES):
+        for tag, op in (("fmp", tf.raw_ops.FractionalMaxPool), ("fap", tf.raw_ops.FractionalAvgPool)):
+            out, rows, cols = op(value=FRACTIONAL_INPUT, pooling_ratio=ratio, pseudo_random=pseudo,
+                                 overlapping=overlapping, deterministic=True, seed=seed, seed2=seed2)
+            parts[f"{tag}_{i}_out"], parts[f"{tag}_{i}_rows"], parts[f"{tag}_{i}_cols"] = (
+                out.numpy(), rows.numpy(), cols.numpy())
     for i, (dim, n, skip) in enumerate(SOBOL_CASES):
         parts[f"sobol_{i}"] = tf.math.sobol_sample(dim, n, skip, dtype=tf.float64).numpy()[:, ::dim // 128 + 1]
         parts[f"sobol_{i}_args"] = np.array([dim, n, skip], np.int32)

@@ -551,8 +551,9 @@ def fractional_max_pool(value: TensorLike, pooling_ratio: Sequence[float], pseud
     / output size, u uniform), output size floor(input size / ratio). The region boundaries are
     returned as `row_pooling_sequence` and `col_pooling_sequence`; region i spans [seq[i], seq[i +
     1]), or [seq[i], seq[i + 1]] when `overlapping`. The sequences come from a Philox stream of
-    `seed` / `seed2` (both 0 unless `deterministic`); with `deterministic` every run pools the same
-    regions. The ratios of the batch and channel dimensions must be 1.
+    `seed` / `seed2` (both 0 unless `deterministic`), drawn as TensorFlow draws them (the same
+    sequences for the same seeds); with `deterministic` every run pools the same regions. The ratios
+    of the batch and channel dimensions must be 1.
 
     Args:
       value: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `int64`.

@@ -1,9 +1,12 @@
 """FractionalMaxPool / FractionalAvgPool and their gradients: the pooling sequences have
-TensorFlow's form (steps of k or k + 1, from 0 to the input size), the outputs equal a NumPy
-reference given the returned sequences, deterministic ops pool the same regions each run, the
+TensorFlow's form (steps of k or k + 1, from 0 to the input size) and, deterministic with given
+seeds, TensorFlow's values (tools/make_miscops_fixtures.py); the outputs equal a NumPy reference
+given the returned sequences, deterministic ops pool the same regions each run, the
 gradients check numerically in float64, and every bad input is a typed error naming the op."""
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
@@ -12,6 +15,7 @@ import opforge as of
 from opforge.ops.fractional_pool_ops import fractional_avg_pool_v1, fractional_max_pool_v1
 
 RNG = np.random.default_rng(32)
+DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "miscops_expected.npz")
 RATIO = [1.0, 1.44, 1.73, 1.0]
 
 
@@ -52,6 +56,24 @@ def test_outputs_equal_the_reference_given_the_sequences(pool, fn, dtype):
             check_sequence(rows, 8, RATIO[1])
             check_sequence(cols, 11, RATIO[2])
             np.testing.assert_allclose(y, reference(x, rows, cols, overlapping, pool), rtol=1e-12)
+
+
+FRACTIONAL_CASES = [  # tools/make_miscops_fixtures.py's: (pooling_ratio, pseudo_random, overlapping, seed, seed2)
+    ([1.0, 1.44, 1.73, 1.0], True, False, 1, 2), ([1.0, 2.5, 1.2, 1.0], False, True, 7, 0),
+    ([1.0, 1.1, 3.3, 1.0], False, False, 123456789, 987654321), ([1.0, 1.5, 1.5, 1.0], True, True, 3, 3),
+]
+
+
+def test_deterministic_sequences_are_tensorflows():
+    expected = np.load(DATA)
+    x = expected["fractional_input"]
+    for i, (ratio, pseudo, overlapping, seed, seed2) in enumerate(FRACTIONAL_CASES):
+        for tag, op in (("fmp", of.raw_ops.FractionalMaxPool), ("fap", of.raw_ops.FractionalAvgPool)):
+            out, rows, cols = op(value=x, pooling_ratio=ratio, pseudo_random=pseudo, overlapping=overlapping,
+                                 deterministic=True, seed=seed, seed2=seed2)
+            np.testing.assert_array_equal(rows.numpy(), expected[f"{tag}_{i}_rows"])
+            np.testing.assert_array_equal(cols.numpy(), expected[f"{tag}_{i}_cols"])
+            np.testing.assert_allclose(out.numpy(), expected[f"{tag}_{i}_out"], rtol=1e-6)
 
 
 def test_integer_ratio_and_tensorflow_int_average():

@@ -3,7 +3,9 @@
 // its fractional_pool_common.cc (Graham's pseudo-random sequence ceil(alpha * (i + u)), or k and
 // k + 1 steps shuffled) from a Philox stream of (seed, seed2) (cpu/random/random_stream.h: per
 // graph node in a Session, per op and seeds eagerly). A `deterministic` op reads its stream
-// without advancing it, so every run pools the same regions; otherwise each run draws anew.
+// without advancing it, so every run pools the same regions; otherwise each run draws anew. With
+// given seeds the sequences are TensorFlow's (each sequence reserves whole Philox outputs, as its
+// GuardedPhiloxRandom::ReserveSamples32).
 //
 // Region i of a sequence s spans rows s[i] .. s[i + 1] - 1, or s[i] .. s[i + 1] when
 // `overlapping` (clipped to the input).
@@ -62,8 +64,9 @@ std::vector<int64_t> region_sizes(int64_t in, int64_t out, bool pseudo_random, W
     return diff;
   }
   for (int64_t i = 0; i < out; ++i) diff[static_cast<size_t>(i)] = k + (i < in % out ? 1 : 0);
-  for (int64_t i = out - 1; i > 0; --i) {  // TensorFlow's RandomShuffle
-    std::swap(diff[static_cast<size_t>(i)], diff[words() % static_cast<uint32_t>(i + 1)]);
+  for (int64_t i = 0; i + 1 < out; ++i) {  // TensorFlow's RandomShuffle: swap i with one of i .. out - 1
+    const int64_t j = i + static_cast<int64_t>(words() % static_cast<uint32_t>(out - i));
+    std::swap(diff[static_cast<size_t>(i)], diff[static_cast<size_t>(j)]);
   }
   return diff;
 }
@@ -78,10 +81,18 @@ void write_sequence(const std::vector<int64_t>& diff, Tensor& seq) {
 Status pooling_sequences(KernelContext& ctx, DType dtype, const Tensor& value, const Tensor& out, bool pseudo_random,
                          bool deterministic, int64_t seed, int64_t seed2) {
   return rng::draw_from_stream(ctx, dtype, seed, seed2, [&](rng::Philox& g) -> uint64_t {
-    Words words(g);
-    write_sequence(region_sizes(value.dim(1), out.dim(1), pseudo_random, words), ctx.output(1));
-    write_sequence(region_sizes(value.dim(2), out.dim(2), pseudo_random, words), ctx.output(2));
-    return deterministic ? 0 : words.blocks();
+    // Each sequence reserves its own whole Philox outputs, as TensorFlow's ReserveSamples32:
+    // two words (pseudo-random) or one per region (shuffled), rounded up to blocks of four.
+    uint64_t used = 0;
+    for (int d = 1; d <= 2; ++d) {
+      const int64_t regions = out.dim(d);
+      rng::Philox at = g;
+      at.skip(used);
+      Words words(at);
+      write_sequence(region_sizes(value.dim(d), regions, pseudo_random, words), ctx.output(d));
+      used += static_cast<uint64_t>(((pseudo_random ? 2 : regions) + 3) / 4);
+    }
+    return deterministic ? 0 : used;
   });
 }
 
