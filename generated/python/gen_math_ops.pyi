@@ -1251,6 +1251,30 @@ def sinh(x: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `x`.
     """
 
+def sobol_sample(dim: TensorLike, num_results: TensorLike, skip: TensorLike, dtype: DTypeLike = "float32", name: str | None = None) -> Tensor:
+    r"""Generates points from the Sobol sequence.
+
+    `num_results` points of the `dim`-dimensional Sobol sequence after the first `skip` (and after
+    the all-zero point, which is never returned), from Joe and Kuo's direction numbers
+    (new-joe-kuo-6.21201, as TensorFlow's): TensorFlow's values. dim must be in [1, 21200],
+    num_results >= 1, skip >= 0.
+
+    Args:
+      dim: A `Tensor` of type `int32`. Positive scalar `Tensor` representing each sample's
+        dimension.
+      num_results: A `Tensor` of type `int32`. Positive scalar `Tensor` of dtype int32. The number
+        of Sobol points to return in the output.
+      skip: A `Tensor` of type `int32`. Positive scalar `Tensor` of dtype int32. The number of
+        initial points of the Sobol sequence to skip.
+      dtype: An optional `type` from: `float32`, `float64`. Defaults to `"float32"`. The type of the
+        sample. One of: `float32` or `float64`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`. `Tensor` of samples from Sobol sequence with `shape` [num_results,
+        dim].
+    """
+
 def sqrt(x: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes square root of x element-wise: y = sqrt(x).
 

@@ -12,7 +12,7 @@ from opforge.gradients.registry import register_not_differentiable as _not_diffe
 from opforge.gradients.helpers import shape_of
 from opforge.generated.gen_array_ops import ones_like, zeros_like
 from opforge.generated.gen_math_ops import abs, add_v2, cast, greater, less, mul, neg, real_div, sigmoid, sub
-from opforge.generated.gen_nn_ops import avg_pool, avg_pool_grad, bias_add, bias_add_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input, depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input, elu_grad, gelu_grad, leaky_relu_grad, lrn_grad, max_pool_grad, max_pool_grad_grad, relu6_grad, relu_grad, selu_grad, softplus_grad, softsign_grad
+from opforge.generated.gen_nn_ops import avg_pool, avg_pool_grad, bias_add, bias_add_grad, conv2d, conv2d_backprop_filter, conv2d_backprop_input, depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter, depthwise_conv2d_native_backprop_input, elu_grad, fractional_max_pool_grad, gelu_grad, leaky_relu_grad, lrn_grad, max_pool_grad, max_pool_grad_grad, relu6_grad, relu_grad, selu_grad, softplus_grad, softsign_grad
 
 
 @_register("AvgPool")
@@ -183,6 +183,18 @@ def _elu_grad_grad(op, grads):
     return [
         elu_grad(grad, outputs),
         mul(mul(grad, gradients), cast(less(outputs, zeros_like(outputs)), T)),
+    ]
+
+
+@_register("FractionalMaxPool")
+def _fractional_max_pool_grad(op, grads):
+    value = op.inputs[0]
+    output = op.outputs[0]
+    row_pooling_sequence = op.outputs[1]
+    col_pooling_sequence = op.outputs[2]
+    overlapping = op.attrs['overlapping']
+    return [
+        fractional_max_pool_grad(value, output, grads[0], row_pooling_sequence, col_pooling_sequence, overlapping=overlapping),
     ]
 
 
@@ -392,6 +404,7 @@ _register_fn("AvgPool3D", "opforge.gradients.nn_grads:avg_pool3d_grad")
 _register_fn("CTCLoss", "opforge.ops.ctc_ops:ctc_loss_grad")
 _register_fn("Conv3D", "opforge.gradients.nn_grads:conv3d_grad")
 _register_fn("Dilation2D", "opforge.gradients.nn_grads:dilation2d_grad")
+_register_fn("FractionalAvgPool", "opforge.gradients.fractional_pool_grads:fractional_avg_pool_grad")
 _register_fn("FusedBatchNormV3", "opforge.gradients.nn_grads:fused_batch_norm_v3_grad")
 _register_fn("GeluGrad", "opforge.gradients.nn_grads:gelu_grad_grad")
 _register_fn("LogSoftmax", "opforge.gradients.nn_grads:log_softmax_grad")
@@ -408,6 +421,8 @@ _not_differentiable("Conv3DBackpropFilterV2")
 _not_differentiable("Conv3DBackpropInputV2")
 _not_differentiable("Dilation2DBackpropFilter")
 _not_differentiable("Dilation2DBackpropInput")
+_not_differentiable("FractionalAvgPoolGrad")
+_not_differentiable("FractionalMaxPoolGrad")
 _not_differentiable("LRNGrad")
 _not_differentiable("MaxPool3DGrad")
 _not_differentiable("MaxPoolGradWithArgmax")

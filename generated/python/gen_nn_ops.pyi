@@ -493,6 +493,112 @@ def elu_grad(gradients: TensorLike, outputs: TensorLike, name: str | None = None
       A `Tensor`. Has the same type as `gradients`.
     """
 
+def fractional_avg_pool(value: TensorLike, pooling_ratio: Sequence[float], pseudo_random: bool = False, overlapping: bool = False, deterministic: bool = False, seed: int = 0, seed2: int = 0, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Performs fractional average pooling on the input.
+
+    As FractionalMaxPool, each output element the mean of its pooling region (for integer types the
+    truncated quotient, as TensorFlow's).
+
+    Args:
+      value: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `int64`.
+        4-D with shape `[batch, height, width, channels]`.
+      pooling_ratio: A list of `floats` with at least 4 elements. Pooling ratio for each dimension
+        of `value`, each >= 1.0; the first and last must be 1.0.
+      pseudo_random: An optional `bool`. Defaults to `False`.
+      overlapping: An optional `bool`. Defaults to `False`.
+      deterministic: An optional `bool`. Defaults to `False`.
+      seed: An optional `int`. Defaults to `0`.
+      seed2: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output`, `row_pooling_sequence`, `col_pooling_sequence`).
+      output: A `Tensor`. Has the same type as `value`. output tensor after fractional avg pooling.
+      row_pooling_sequence: A `Tensor` of type `int64`. row pooling sequence, needed to calculate
+        gradient.
+      col_pooling_sequence: A `Tensor` of type `int64`. column pooling sequence, needed to calculate
+        gradient.
+    """
+
+def fractional_avg_pool_grad(orig_input_tensor_shape: TensorLike, out_backprop: TensorLike, row_pooling_sequence: TensorLike, col_pooling_sequence: TensorLike, overlapping: bool = False, name: str | None = None) -> Tensor:
+    r"""Computes gradient of the FractionalAvgPool function.
+
+    Each element of `out_backprop` is spread evenly over its pooling region (summed in double
+    precision), the regions given by the pooling sequences FractionalAvgPool returned.
+
+    Args:
+      orig_input_tensor_shape: A `Tensor` of type `int64`. Original input tensor shape for
+        `fractional_avg_pool`
+      out_backprop: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,
+        `int64`. 4-D with shape `[batch, height, width, channels]`. Gradients w.r.t. the output of
+        `fractional_avg_pool`.
+      row_pooling_sequence: A `Tensor` of type `int64`.
+      col_pooling_sequence: A `Tensor` of type `int64`.
+      overlapping: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `out_backprop`. 4-D. Gradients w.r.t. the input of
+        `fractional_avg_pool`.
+    """
+
+def fractional_max_pool(value: TensorLike, pooling_ratio: Sequence[float], pseudo_random: bool = False, overlapping: bool = False, deterministic: bool = False, seed: int = 0, seed2: int = 0, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    r"""Performs fractional max pooling on the input.
+
+    Max pooling with a non-integer ratio (Graham, "Fractional Max-Pooling", 2015): along rows and
+    columns the pooling regions have k or k + 1 elements (k = floor(ratio)) in a random order
+    (`pseudo_random` false) or from the pseudo-random sequence ceil(alpha * (i + u)) (alpha = input
+    / output size, u uniform), output size floor(input size / ratio). The region boundaries are
+    returned as `row_pooling_sequence` and `col_pooling_sequence`; region i spans [seq[i], seq[i +
+    1]), or [seq[i], seq[i + 1]] when `overlapping`. The sequences come from a Philox stream of
+    `seed` / `seed2` (both 0 unless `deterministic`), drawn as TensorFlow draws them (the same
+    sequences for the same seeds); with `deterministic` every run pools the same regions. The ratios
+    of the batch and channel dimensions must be 1.
+
+    Args:
+      value: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`, `int64`.
+        4-D with shape `[batch, height, width, channels]`.
+      pooling_ratio: A list of `floats` with at least 4 elements. Pooling ratio for each dimension
+        of `value`, each >= 1.0; the first and last must be 1.0.
+      pseudo_random: An optional `bool`. Defaults to `False`.
+      overlapping: An optional `bool`. Defaults to `False`.
+      deterministic: An optional `bool`. Defaults to `False`.
+      seed: An optional `int`. Defaults to `0`.
+      seed2: An optional `int`. Defaults to `0`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A tuple of `Tensor` objects (`output`, `row_pooling_sequence`, `col_pooling_sequence`).
+      output: A `Tensor`. Has the same type as `value`. output tensor after fractional max pooling.
+      row_pooling_sequence: A `Tensor` of type `int64`. row pooling sequence, needed to calculate
+        gradient.
+      col_pooling_sequence: A `Tensor` of type `int64`. column pooling sequence, needed to calculate
+        gradient.
+    """
+
+def fractional_max_pool_grad(orig_input: TensorLike, orig_output: TensorLike, out_backprop: TensorLike, row_pooling_sequence: TensorLike, col_pooling_sequence: TensorLike, overlapping: bool = False, name: str | None = None) -> Tensor:
+    r"""Computes gradient of the FractionalMaxPool function.
+
+    Each element of `out_backprop` goes to the first maximum of its pooling region in `orig_input`
+    (rows, then columns), the regions given by the pooling sequences FractionalMaxPool returned.
+
+    Args:
+      orig_input: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,
+        `int64`. Original input for `fractional_max_pool`
+      orig_output: A `Tensor`. Must have the same type as `orig_input`. Original output for
+        `fractional_max_pool`
+      out_backprop: A `Tensor`. Must have the same type as `orig_input`. 4-D with shape `[batch,
+        height, width, channels]`. Gradients w.r.t. the output of `fractional_max_pool`.
+      row_pooling_sequence: A `Tensor` of type `int64`.
+      col_pooling_sequence: A `Tensor` of type `int64`.
+      overlapping: An optional `bool`. Defaults to `False`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `orig_input`. 4-D. Gradients w.r.t. the input of
+        `fractional_max_pool`.
+    """
+
 def fused_batch_norm_grad_v3(y_backprop: TensorLike, x: TensorLike, scale: TensorLike, reserve_space_1: TensorLike, reserve_space_2: TensorLike, reserve_space_3: TensorLike, epsilon: float = 0.0001, data_format: str = 'NHWC', is_training: bool = True, name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
     r"""Gradient for batch normalization.
 

@@ -10,6 +10,7 @@ from opforge.gradients.registry import register_gradient as _register
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
 
 _not_differentiable("DecodeCSV")
+_not_differentiable("DecodeCompressed")
 _not_differentiable("DecodePaddedRaw")
 _not_differentiable("DecodeRaw")
 _not_differentiable("ParseExample")
@@ -17,3 +18,5 @@ _not_differentiable("ParseExampleV2")
 _not_differentiable("ParseSequenceExampleV2")
 _not_differentiable("ParseSingleExample")
 _not_differentiable("ParseSingleSequenceExample")
+_not_differentiable("ParseTensor")
+_not_differentiable("SerializeTensor")

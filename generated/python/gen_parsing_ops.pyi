@@ -31,6 +31,25 @@ def decode_csv(records: TensorLike, record_defaults: Sequence[TensorLike], field
       A list of `Tensor` objects.
     """
 
+def decode_compressed(bytes: TensorLike, compression_type: str = '', name: str | None = None) -> Tensor:
+    r"""Decompress strings.
+
+    Each string of `bytes` is decompressed with zlib (the library the TFRecord readers use):
+    `compression_type` "ZLIB" reads a zlib stream, "GZIP" a gzip stream, "" copies the strings
+    unchanged. A stream zlib rejects is a DataLoss error; as in TensorFlow, a stream cut short gives
+    the bytes it holds.
+
+    Args:
+      bytes: A `Tensor` of type `string`. A Tensor of string which is compressed.
+      compression_type: An optional `string`. Defaults to `''`. A scalar containing either (i) the
+        empty string (no compression), (ii) "ZLIB", or (iii) "GZIP".
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`. A Tensor with the same shape as input `bytes`, uncompressed from
+        bytes.
+    """
+
 def decode_padded_raw(input_bytes: TensorLike, fixed_length: TensorLike, out_type: DTypeLike, little_endian: bool = True, name: str | None = None) -> Tensor:
     r"""Reinterpret the bytes of a string as a vector of numbers, padded or cut to a fixed length.
 
@@ -276,4 +295,38 @@ def parse_single_sequence_example(serialized: TensorLike, feature_list_dense_mis
       feature_list_sparse_values: A list of `Tensor` objects.
       feature_list_sparse_shapes: A list of `Tensor` objects of type `int64`.
       feature_list_dense_values: A list of `Tensor` objects.
+    """
+
+def parse_tensor(serialized: TensorLike, out_type: DTypeLike, name: str | None = None) -> Tensor:
+    r"""Transforms a serialized tensorflow.TensorProto proto into a Tensor.
+
+    Reads the TensorProto as TensorFlow's `Tensor::FromProto` does: the elements from
+    `tensor_content`, or from the typed repeated fields (`float_val`, `int64_val`, `half_val` ...;
+    fewer values than elements repeat the last one). Bytes that are no TensorProto, a dtype other
+    than `out_type` or values that do not fit the shape are InvalidArgument errors.
+
+    Args:
+      serialized: A `Tensor` of type `string`. A scalar string containing a serialized TensorProto
+        proto.
+      out_type: A `type`. The type of the serialized tensor. The provided type must match the type
+        of the serialized tensor and no implicit conversion will take place.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `out_type`. A Tensor of type `out_type`.
+    """
+
+def serialize_tensor(tensor: TensorLike, name: str | None = None) -> Tensor:
+    r"""Transforms a Tensor into a serialized TensorProto proto.
+
+    The bytes are TensorFlow's: dtype, shape, and the elements in `tensor_content` (raw
+    little-endian values) or, for strings, one `string_val` each, so TensorFlow's ParseTensor reads
+    them and opforge's ParseTensor reads TensorFlow's.
+
+    Args:
+      tensor: A `Tensor`. A Tensor of type `T`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `string`. A serialized TensorProto proto of the input tensor.
     """

@@ -160,6 +160,35 @@ def random_gamma(shape: TensorLike, alpha: TensorLike, seed: int = 0, seed2: int
       A `Tensor`. Has the same type as `alpha`.
     """
 
+def random_index_shuffle(index: TensorLike, seed: TensorLike, max_index: TensorLike, rounds: int = 4, name: str | None = None) -> Tensor:
+    r"""Outputs the position of `value` in a permutation of [0, ..., max_index].
+
+    TensorFlow's algorithm, with its values: a cycle-walking Simon block cipher (Beaulieu et al.,
+    2013) keyed by the three seed words, on blocks of the smallest even width of at least 16 bits
+    that holds ceil(log2(max_index)) bits, with `rounds` Feistel rounds, re-encrypted until the
+    result is at most max_index. For a fixed seed and max_index the map is a bijection of [0,
+    max_index] (when max_index is not a power of two). index and max_index are scalars or vectors,
+    seed is [3] or one row of 3 per output; the output is a scalar when all are, else a vector.
+    `rounds` must be even and at least 4 (TensorFlow's own requirement, which it only asserts), and
+    each index within [0, max_index] (outside, TensorFlow's cycle walking may never end): both are
+    InvalidArgument errors here.
+
+    Args:
+      index: A `Tensor`. Must be one of the following types: `int32`, `int64`. A scalar tensor or a
+        vector of dtype `dtype`. The index (or indices) to be shuffled. Must be within [0,
+        max_index].
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`. A tensor of dtype
+        `Tseed` and shape [3] or [n, 3]. The random seed.
+      max_index: A `Tensor`. Must have the same type as `index`. A scalar tensor or vector of dtype
+        `dtype`. The upper bound(s) of the interval (inclusive).
+      rounds: An optional `int`. Defaults to `4`. The number of rounds to use the in block cipher.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `index`. A scalar tensor of dtype `dtype`, within [0,
+        max_index]. The randomly shuffled index.
+    """
+
 def random_poisson_v2(shape: TensorLike, rate: TensorLike, dtype: DTypeLike = "int64", seed: int = 0, seed2: int = 0, name: str | None = None) -> Tensor:
     r"""Outputs random values from the Poisson distribution(s) described by rate.
 
@@ -257,6 +286,87 @@ def random_uniform_int(shape: TensorLike, minval: TensorLike, maxval: TensorLike
 
     Returns:
       A `Tensor`. Has the same type as `minval`.
+    """
+
+def stateless_multinomial(logits: TensorLike, num_samples: TensorLike, seed: TensorLike, output_dtype: DTypeLike = "int64", name: str | None = None) -> Tensor:
+    r"""Draws samples from a multinomial distribution.
+
+    `num_samples` class indices per row of `logits` ([batch_size, num_classes], unnormalized
+    log-probabilities; non-finite logits are never drawn), a pure function of `seed` (shape [2]):
+    each draw a uniform double from the Philox stream, as TensorFlow's, located in the row's
+    cumulative distribution.
+
+    Args:
+      logits: A `Tensor`. Must be one of the following types: `float32`, `float64`, `int32`,
+        `uint8`, `int16`, `int8`, `int64`, `bfloat16`, `float16`. 2-D Tensor with shape
+        `[batch_size, num_classes]`. Each slice `[i, :]` represents the unnormalized log
+        probabilities for all classes.
+      num_samples: A `Tensor` of type `int32`. 0-D. Number of independent samples to draw for each
+        row slice.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`. 2 seeds (shape [2]).
+      output_dtype: An optional `type` from: `int32`, `int64`. Defaults to `"int64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `output_dtype`. 2-D Tensor with shape `[batch_size, num_samples]`. Each
+        slice `[i, :]` contains the drawn class labels with range `[0, num_classes)`.
+    """
+
+def stateless_parameterized_truncated_normal(shape: TensorLike, seed: TensorLike, means: TensorLike, stddevs: TensorLike, minvals: TensorLike, maxvals: TensorLike, name: str | None = None) -> Tensor:
+    r"""Outputs deterministic pseudorandom values from a truncated normal distribution.
+
+    Draws of Normal(means, stddevs) restricted to [minvals, maxvals], of shape `shape`, a pure
+    function of `shape`, `seed` (shape [2]) and the parameters. The parameters broadcast together to
+    the trailing dimensions of `shape` (the leading ones are the samples). TensorFlow's sampler,
+    with its values for outputs TensorFlow computes in one shard (small ones; half is computed in
+    float here): normal draws rejected outside the bounds when the bounds leave 1.3 standard
+    deviations on a side of the mean, uniform proposals between close bounds, exponential proposals
+    (Robert, 1995) for a bound far in a tail, all from one Philox stream read in output order.
+    stddev <= 0, minval >= maxval or two infinite bounds are InvalidArgument errors.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`. The shape of the
+        output tensor.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`. 2 seeds (shape [2]).
+      means: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`. The
+        mean parameter of each batch.
+      stddevs: A `Tensor`. Must have the same type as `means`. The standard deviation parameter of
+        each batch. Must be greater than 0.
+      minvals: A `Tensor`. Must have the same type as `means`. The minimum cutoff. May be -infinity.
+      maxvals: A `Tensor`. Must have the same type as `means`. The maximum cutoff. May be +infinity,
+        and must be more than the minval for each batch.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `means`. The outputs are truncated normal samples and are a
+        deterministic function of `shape`, `seed`, `minvals`, `maxvals`, `means` and `stddevs`.
+    """
+
+def stateless_random_binomial(shape: TensorLike, seed: TensorLike, counts: TensorLike, probs: TensorLike, dtype: DTypeLike = "int64", name: str | None = None) -> Tensor:
+    r"""Outputs deterministic pseudorandom numbers from a binomial distribution.
+
+    Draws of Binomial(counts, probs) of shape `shape`, a pure function of `shape`, `seed` (shape
+    [2]), counts and probs, with TensorFlow's samplers and Philox counters: inversion (summing
+    geometric draws) where count * p < 10, Hormann's BTRS otherwise (p above 0.5 as count minus a
+    draw with 1 - p), each output from its own counter offset. counts and probs broadcast together
+    to the trailing dimensions of `shape`; the leading ones are the samples.
+
+    Args:
+      shape: A `Tensor`. Must be one of the following types: `int32`, `int64`. The shape of the
+        output tensor.
+      seed: A `Tensor`. Must be one of the following types: `int32`, `int64`. 2 seeds (shape [2]).
+      counts: A `Tensor`. Must be one of the following types: `float16`, `float32`, `float64`,
+        `int32`, `int64`. The counts of the binomial distribution. Must be broadcastable with
+        `probs`, and broadcastable with the rightmost dimensions of `shape`.
+      probs: A `Tensor`. Must have the same type as `counts`. The probability of success for the
+        binomial distribution. Must be broadcastable with `counts` and broadcastable with the
+        rightmost dimensions of `shape`.
+      dtype: An optional `type` from: `float16`, `float32`, `float64`, `int32`, `int64`. Defaults to
+        `"int64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `dtype`. Random values with specified shape.
     """
 
 def stateless_random_gamma_v2(shape: TensorLike, seed: TensorLike, alpha: TensorLike, name: str | None = None) -> Tensor:

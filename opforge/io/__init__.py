@@ -6,7 +6,7 @@ files, the Example parsing functions and feature specs, decode_raw)."""
 
 from . import gfile  # noqa: F401
 from ..ops.parsing_ops import (  # noqa: F401
-    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, decode_raw, parse_example, parse_sequence_example,
-    parse_single_example, parse_single_sequence_example,
+    FixedLenFeature, FixedLenSequenceFeature, RaggedFeature, SparseFeature, VarLenFeature, decode_compressed, decode_raw, parse_example,
+    parse_sequence_example, parse_single_example, parse_single_sequence_example, parse_tensor, serialize_tensor,
 )
 from .tfrecord import TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator  # noqa: F401

@@ -5,7 +5,8 @@ read; ``parse_example`` (a batch: the ParseExampleV2 op) and ``parse_single_exam
 proto: the ParseSingleExample op) return a dict from feature name to a dense tensor or, for a
 VarLenFeature, a SparseTensor; ``parse_sequence_example`` and ``parse_single_sequence_example``
 (the ParseSequenceExampleV2 op) parse SequenceExamples: context features as an Example's, and
-feature lists (FixedLenSequenceFeature: dense steps, VarLenFeature: sparse). ``decode_raw`` is the DecodeRaw op. The protos are decoded in
+feature lists (FixedLenSequenceFeature: dense steps, VarLenFeature: sparse). ``decode_raw`` is the DecodeRaw op; ``serialize_tensor`` / ``parse_tensor`` write and read a
+tensor as TensorFlow's TensorProto bytes; ``decode_compressed`` inflates ZLIB / GZIP strings. The protos are decoded in
 C++ (kernels/cpu/parsing/), eagerly or in a graph.
 """
 
@@ -22,9 +23,13 @@ from ..framework.graph import GraphTensor
 from ..framework.sparse_tensor import SparseTensor
 from ..framework.tensor import Tensor as EagerTensor
 from ..framework.tensor import TensorShape
+from . import parsing_features as _features
+from .parsing_features import RaggedFeature, SparseFeature
 
-__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example", "parse_single_example",
-           "parse_sequence_example", "parse_single_sequence_example", "decode_raw"]
+__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "SparseFeature", "RaggedFeature",
+           "parse_example", "parse_single_example",
+           "parse_sequence_example", "parse_single_sequence_example", "decode_raw", "serialize_tensor", "parse_tensor",
+           "decode_compressed"]
 
 _PARSE_TYPES = (_dtypes.float32, _dtypes.int64, _dtypes.string)
 
@@ -94,9 +99,13 @@ def _default_array(value, dt, shape, key):
 class _Config:
     """The ops' arguments for a dict of feature specs (keys sorted, as TensorFlow orders them)."""
 
-    def __init__(self, features, context=False):
-        if not features and not context:
+    def __init__(self, features, context=False, ragged=None):
+        if not features and not context and not ragged:
             raise ValueError("Missing: features was empty (give at least one feature to parse)")
+        ragged = ragged or {}
+        self.ragged_keys = sorted(ragged)
+        self.ragged_value_types = [_parse_dtype(ragged[k][0], k) for k in self.ragged_keys]
+        self.ragged_split_types = [ragged[k][1] for k in self.ragged_keys]
         self.sparse_keys, self.sparse_types = [], []
         self.dense_keys, self.dense_types, self.dense_shapes, self.dense_defaults = [], [], [], []
         for key in sorted(features):
@@ -141,20 +150,48 @@ class _Config:
 def parse_example(serialized, features, name=None, example_names=None):
     """Parses a vector of serialized Example protos into a dict of tensors (TensorFlow's
     tf.io.parse_example): a FixedLenFeature gives a [batch] + shape tensor, a VarLenFeature a
-    SparseTensor with indices [N, 2], a FixedLenSequenceFeature a [batch, rows] + shape tensor."""
-    config = _Config(features)
+    SparseTensor with indices [N, 2], a FixedLenSequenceFeature a [batch, rows] + shape tensor,
+    a SparseFeature a SparseTensor of dense shape [batch] + size, a RaggedFeature a RaggedTensor
+    of one row per Example."""
+    plain, ragged, composite = _features.expand(features, VarLenFeature)
+    config = _Config(plain, ragged=ragged)
     names = [] if example_names is None else example_names
     result = _ops.parse_example_v2(
-        _strings(serialized), _strings(names), _strings(config.sparse_keys), _strings(config.dense_keys), _strings([]),
-        config.dense_defaults, num_sparse=len(config.sparse_keys), sparse_types=config.sparse_types,
-        ragged_value_types=[], ragged_split_types=[], dense_shapes=config.dense_shapes, name=name)
-    return config.results(*_split(result))
+        _strings(serialized), _strings(names), _strings(config.sparse_keys), _strings(config.dense_keys),
+        _strings(config.ragged_keys), config.dense_defaults, num_sparse=len(config.sparse_keys),
+        sparse_types=config.sparse_types, ragged_value_types=config.ragged_value_types,
+        ragged_split_types=config.ragged_split_types, dense_shapes=config.dense_shapes, name=name)
+    parsed = config.results(*_split(result))
+    if not composite:
+        return parsed
+    from ..ragged.ragged_tensor import RaggedTensor  # noqa: PLC0415  (imports opforge's top level)
+
+    parts = tuple(result)
+    ragged_out = {k: RaggedTensor.from_row_splits(v, sp, validate=False)
+                  for k, v, sp in zip(config.ragged_keys, parts[4], parts[5])}
+    return _features.combine(features, parsed, ragged_out, composite)
+
+
+def _first_example(value):
+    """A parse_example result for a batch of one, without the batch dimension."""
+    one, zero = np.array([1], np.int32), np.array([0], np.int32)
+    if isinstance(value, SparseTensor):
+        ends = np.array([0, 0], np.int32)
+        return SparseTensor(_ops.strided_slice(value.indices, np.array([0, 1], np.int32), ends, np.array([1, 1], np.int32),
+                                               begin_mask=1, end_mask=3),
+                            value.values, _ops.strided_slice(value.dense_shape, one, zero, one, end_mask=1))
+    if hasattr(value, "row_splits"):  # a RaggedTensor: its one row
+        return value.values
+    return _ops.strided_slice(value, zero, one, one, shrink_axis_mask=1)
 
 
 def parse_single_example(serialized, features, name=None, example_names=None):
     """Parses one serialized Example (a scalar string) into a dict of tensors (TensorFlow's
     tf.io.parse_single_example): dense features have their own shape, sparse ones indices [N, 1]."""
     del example_names  # one proto: errors name the feature
+    if any(isinstance(spec, (_features.SparseFeature, _features.RaggedFeature)) for spec in features.values()):
+        batch = parse_example(_ops.expand_dims(_strings(serialized), np.int32(0)), features, name=name)
+        return {k: _first_example(v) for k, v in batch.items()}
     config = _Config(features)
     result = _ops.parse_single_example(
         _strings(serialized), config.dense_defaults, num_sparse=len(config.sparse_keys), sparse_keys=config.sparse_keys,
@@ -255,3 +292,23 @@ def decode_raw(input_bytes=None, out_type=None, little_endian=True, fixed_length
                                       little_endian=bool(little_endian), name=name)
     return _ops.decode_raw(_strings(input_bytes), out_type=_dtypes.as_dtype(out_type), little_endian=bool(little_endian),
                            name=name)
+
+
+def serialize_tensor(tensor, name=None):
+    """The TensorProto bytes of ``tensor`` (a scalar string; TensorFlow's tf.io.serialize_tensor,
+    the SerializeTensor op): byte for byte what TensorFlow writes, for every dtype."""
+    if not isinstance(tensor, (GraphTensor, EagerTensor)):
+        tensor = constant(tensor)
+    return _ops.serialize_tensor(tensor, name=name)
+
+
+def parse_tensor(serialized, out_type, name=None):
+    """The tensor a serialized TensorProto holds (TensorFlow's tf.io.parse_tensor, the
+    ParseTensor op); ``out_type`` must be its dtype. Its shape is known only when it runs."""
+    return _ops.parse_tensor(_strings(serialized), out_type=_dtypes.as_dtype(out_type), name=name)
+
+
+def decode_compressed(bytes, compression_type="", name=None):  # noqa: A002  (TensorFlow's name)
+    """Each string of ``bytes`` decompressed (TensorFlow's tf.io.decode_compressed, the
+    DecodeCompressed op): ``compression_type`` "ZLIB", "GZIP" or "" (unchanged)."""
+    return _ops.decode_compressed(_strings(bytes), compression_type=compression_type or "", name=name)

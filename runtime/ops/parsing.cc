@@ -199,6 +199,13 @@ Status DecodePaddedRawShape(ShapeContext& c) {
   return Status::OK();
 }
 
+// ---- ParseTensor (kernels/cpu/parsing/tensor_serialization.cc): the shape is in the bytes.
+
+Status ParseTensorShape(ShapeContext& c) {
+  c.set_output(0, Shape::UnknownRank());
+  return Status::OK();
+}
+
 [[maybe_unused]] const bool example_shapes_registered = [] {
   shape_fns::register_custom("ParseExampleV2", ParseExampleV2Shape);
   shape_fns::register_custom("ParseExample", ParseExampleShape);
@@ -207,6 +214,7 @@ Status DecodePaddedRawShape(ShapeContext& c) {
   shape_fns::register_custom("ParseSingleSequenceExample", ParseSingleSequenceExampleShape);
   shape_fns::register_custom("DecodeRaw", DecodeRawShape);
   shape_fns::register_custom("DecodePaddedRaw", DecodePaddedRawShape);
+  shape_fns::register_custom("ParseTensor", ParseTensorShape);
   return true;
 }();
 

@@ -25,6 +25,54 @@ Status CandidateSamplerShape(ShapeContext& c) {
   return Status::OK();
 }
 
+// StatelessMultinomial (kernels/cpu/random/stateless_samplers.cc): [batch_size, num_samples].
+Status StatelessMultinomialShape(ShapeContext& c) {
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 0, 2, "a matrix [batch_size, num_classes]"));
+  OPF_RETURN_IF_ERROR(array::expect_rank(c, 1, 0, "a scalar"));
+  const Shape& logits = c.input_shape(0);
+  int64_t n = Shape::kUnknownDim;
+  std::vector<int64_t> v;
+  bool known = false;
+  OPF_RETURN_IF_ERROR(array::known_ints(c, 1, &v, &known));
+  if (known && v.size() == 1) {
+    if (v[0] < 0) return c.error("num_samples should be nonnegative, got ", v[0]);
+    n = v[0];
+  }
+  c.set_output(0, Shape({logits.unknown_rank() ? Shape::kUnknownDim : logits.dim(0), n}));
+  return Status::OK();
+}
+
+// RandomIndexShuffle (kernels/cpu/random/random_index_shuffle.cc): a scalar when index and
+// max_index are scalars and seed is [3]; else a vector of one output per index, max_index or seed row.
+Status RandomIndexShuffleShape(ShapeContext& c) {
+  const Shape& index = c.input_shape(0);
+  const Shape& seed = c.input_shape(1);
+  const Shape& max_index = c.input_shape(2);
+  if (!index.unknown_rank() && index.rank() > 1)
+    return c.error("index must be a scalar or vector, got ", index.to_string());
+  if (!max_index.unknown_rank() && max_index.rank() > 1) {
+    return c.error("max_index must be a scalar or vector, got ", max_index.to_string());
+  }
+  if (!seed.unknown_rank() && (seed.rank() < 1 || seed.rank() > 2 || seed.dim(seed.rank() - 1) == 0 ||
+                               (seed.dim(seed.rank() - 1) > 0 && seed.dim(seed.rank() - 1) != 3))) {
+    return c.error("seed must be a vector of size [3] or a matrix of size [n, 3], got ", seed.to_string());
+  }
+  if (index.unknown_rank() || seed.unknown_rank() || max_index.unknown_rank()) {
+    c.set_output(0, Shape::UnknownRank());
+    return Status::OK();
+  }
+  if (index.rank() == 0 && seed.rank() == 1 && max_index.rank() == 0) {
+    c.set_output(0, Shape({}));
+    return Status::OK();
+  }
+  int64_t n = Shape::kUnknownDim;
+  if (index.rank() == 1 && index.dim(0) >= 0) n = index.dim(0);
+  if (max_index.rank() == 1 && max_index.dim(0) >= 0) n = max_index.dim(0);
+  if (seed.rank() == 2 && seed.dim(0) >= 0) n = seed.dim(0);
+  c.set_output(0, Shape({n}));
+  return Status::OK();
+}
+
 [[maybe_unused]] const bool candidate_sampler_shape_registered = [] {
   shape_fns::register_custom("LogUniformCandidateSampler", CandidateSamplerShape);
   shape_fns::register_custom("UniformCandidateSampler", CandidateSamplerShape);
@@ -80,6 +128,8 @@ Status SamplesTimesParamShape(ShapeContext& c, int shape_arg, int param_arg, boo
                              [](ShapeContext& c) { return SamplesTimesParamShape(c, 0, 2, false); });
   shape_fns::register_custom("StatelessRandomPoisson",
                              [](ShapeContext& c) { return SamplesTimesParamShape(c, 0, 2, false); });
+  shape_fns::register_custom("StatelessMultinomial", StatelessMultinomialShape);
+  shape_fns::register_custom("RandomIndexShuffle", RandomIndexShuffleShape);
   return true;
 }();
 

@@ -286,7 +286,10 @@ def test_every_random_op_is_tested_here():
                                "UniformCandidateSampler", "FixedUnigramCandidateSampler", "AllCandidateSampler",
                                "ComputeAccidentalHits",
                                # learned counts and expected counts: test_learned_unigram_sampler.py
-                               "LearnedUnigramCandidateSampler"}
+                               "LearnedUnigramCandidateSampler",
+                               # TF's values, moments and frequencies: test_stateless_samplers.py
+                               "StatelessRandomBinomial", "StatelessMultinomial",
+                               "StatelessParameterizedTruncatedNormal", "RandomIndexShuffle"}
 
 
 def test_log_uniform_candidate_sampler_distribution():

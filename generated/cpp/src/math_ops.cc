@@ -1863,6 +1863,28 @@ OpSpec MakeSinh() {
   return op;
 }
 
+OpSpec MakeSobolSample() {
+  OpSpec op;
+  op.name = "SobolSample";
+  op.inputs.push_back(ArgSpec{"dim", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_results", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"skip", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"samples", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kFloat);
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("SobolSample", c); };
+  return op;
+}
+
 OpSpec MakeSqrt() {
   OpSpec op;
   op.name = "Sqrt";
@@ -2119,6 +2141,7 @@ OpSpec MakeZeta() {
   OpRegistry::Global().add_pending(MakeSign());
   OpRegistry::Global().add_pending(MakeSin());
   OpRegistry::Global().add_pending(MakeSinh());
+  OpRegistry::Global().add_pending(MakeSobolSample());
   OpRegistry::Global().add_pending(MakeSqrt());
   OpRegistry::Global().add_pending(MakeSquare());
   OpRegistry::Global().add_pending(MakeSquaredDifference());

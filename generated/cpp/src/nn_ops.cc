@@ -1126,6 +1126,205 @@ OpSpec MakeEluGrad() {
   return op;
 }
 
+OpSpec MakeFractionalAvgPool() {
+  OpSpec op;
+  op.name = "FractionalAvgPool";
+  op.inputs.push_back(ArgSpec{"value", DType::kInvalid, 6, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 6, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"row_pooling_sequence", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"col_pooling_sequence", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "pooling_ratio";
+    a.type = AttrType::kListFloat;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "pseudo_random";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "overlapping";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "deterministic";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 6;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("FractionalAvgPool", c); };
+  return op;
+}
+
+OpSpec MakeFractionalAvgPoolGrad() {
+  OpSpec op;
+  op.name = "FractionalAvgPoolGrad";
+  op.inputs.push_back(ArgSpec{"orig_input_tensor_shape", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"out_backprop", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"row_pooling_sequence", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"col_pooling_sequence", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "overlapping";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("FractionalAvgPoolGrad", c); };
+  return op;
+}
+
+OpSpec MakeFractionalMaxPool() {
+  OpSpec op;
+  op.name = "FractionalMaxPool";
+  op.inputs.push_back(ArgSpec{"value", DType::kInvalid, 6, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 6, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"row_pooling_sequence", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"col_pooling_sequence", DType::kInt64, -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "pooling_ratio";
+    a.type = AttrType::kListFloat;
+    a.has_minimum = true;
+    a.minimum = 4;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "pseudo_random";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "overlapping";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "deterministic";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "seed2";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{0});
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 6;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("FractionalMaxPool", c); };
+  return op;
+}
+
+OpSpec MakeFractionalMaxPoolGrad() {
+  OpSpec op;
+  op.name = "FractionalMaxPoolGrad";
+  op.inputs.push_back(ArgSpec{"orig_input", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"orig_output", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"out_backprop", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"row_pooling_sequence", DType::kInt64, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"col_pooling_sequence", DType::kInt64, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "overlapping";
+    a.type = AttrType::kBool;
+    a.has_default = true;
+    a.default_value = AttrValue::Bool(false);
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("FractionalMaxPoolGrad", c); };
+  return op;
+}
+
 OpSpec MakeFusedBatchNormGradV3() {
   OpSpec op;
   op.name = "FusedBatchNormGradV3";
@@ -2647,6 +2846,10 @@ OpSpec Make_FusedMatMul() {
   OpRegistry::Global().add_pending(MakeDilation2DBackpropInput());
   OpRegistry::Global().add_pending(MakeElu());
   OpRegistry::Global().add_pending(MakeEluGrad());
+  OpRegistry::Global().add_pending(MakeFractionalAvgPool());
+  OpRegistry::Global().add_pending(MakeFractionalAvgPoolGrad());
+  OpRegistry::Global().add_pending(MakeFractionalMaxPool());
+  OpRegistry::Global().add_pending(MakeFractionalMaxPoolGrad());
   OpRegistry::Global().add_pending(MakeFusedBatchNormGradV3());
   OpRegistry::Global().add_pending(MakeFusedBatchNormV3());
   OpRegistry::Global().add_pending(MakeGelu());

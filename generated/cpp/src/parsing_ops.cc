@@ -62,6 +62,25 @@ OpSpec MakeDecodeCSV() {
   return op;
 }
 
+OpSpec MakeDecodeCompressed() {
+  OpSpec op;
+  op.name = "DecodeCompressed";
+  op.inputs.push_back(ArgSpec{"bytes", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", static_cast<DType>(7), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "compression_type";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::unchanged(c, 0); };
+  return op;
+}
+
 OpSpec MakeDecodePaddedRaw() {
   OpSpec op;
   op.name = "DecodePaddedRaw";
@@ -624,8 +643,44 @@ OpSpec MakeParseSingleSequenceExample() {
   return op;
 }
 
+OpSpec MakeParseTensor() {
+  OpSpec op;
+  op.name = "ParseTensor";
+  op.inputs.push_back(ArgSpec{"serialized", static_cast<DType>(7), -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "out_type";
+    a.type = AttrType::kType;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("ParseTensor", c); };
+  return op;
+}
+
+OpSpec MakeSerializeTensor() {
+  OpSpec op;
+  op.name = "SerializeTensor";
+  op.inputs.push_back(ArgSpec{"tensor", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"serialized", static_cast<DType>(7), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::Global().add_pending(MakeDecodeCSV());
+  OpRegistry::Global().add_pending(MakeDecodeCompressed());
   OpRegistry::Global().add_pending(MakeDecodePaddedRaw());
   OpRegistry::Global().add_pending(MakeDecodeRaw());
   OpRegistry::Global().add_pending(MakeParseExample());
@@ -633,6 +688,8 @@ OpSpec MakeParseSingleSequenceExample() {
   OpRegistry::Global().add_pending(MakeParseSequenceExampleV2());
   OpRegistry::Global().add_pending(MakeParseSingleExample());
   OpRegistry::Global().add_pending(MakeParseSingleSequenceExample());
+  OpRegistry::Global().add_pending(MakeParseTensor());
+  OpRegistry::Global().add_pending(MakeSerializeTensor());
   return true;
 }();
 

@@ -370,6 +370,43 @@ OpSpec MakeRandomGamma() {
   return op;
 }
 
+OpSpec MakeRandomIndexShuffle() {
+  OpSpec op;
+  op.name = "RandomIndexShuffle";
+  op.inputs.push_back(ArgSpec{"index", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"seed", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"max_index", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tseed";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "rounds";
+    a.type = AttrType::kInt;
+    a.has_default = true;
+    a.default_value = AttrValue::Int(int64_t{4});
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("RandomIndexShuffle", c); };
+  return op;
+}
+
 OpSpec MakeRandomPoissonV2() {
   OpSpec op;
   op.name = "RandomPoissonV2";
@@ -585,6 +622,139 @@ OpSpec MakeRandomUniformInt() {
   }
   op.dispatch_attr = 0;
   op.is_stateful = true;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::fill(c, 0); };
+  return op;
+}
+
+OpSpec MakeStatelessMultinomial() {
+  OpSpec op;
+  op.name = "StatelessMultinomial";
+  op.inputs.push_back(ArgSpec{"logits", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_samples", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"seed", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 2, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tseed";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_dtype";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("StatelessMultinomial", c); };
+  return op;
+}
+
+OpSpec MakeStatelessParameterizedTruncatedNormal() {
+  OpSpec op;
+  op.name = "StatelessParameterizedTruncatedNormal";
+  op.inputs.push_back(ArgSpec{"shape", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"seed", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"means", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"stddevs", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"minvals", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"maxvals", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "S";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tseed";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::fill(c, 0); };
+  return op;
+}
+
+OpSpec MakeStatelessRandomBinomial() {
+  OpSpec op;
+  op.name = "StatelessRandomBinomial";
+  op.inputs.push_back(ArgSpec{"shape", DType::kInvalid, 2, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"seed", DType::kInvalid, 3, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"counts", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"probs", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kDouble);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "dtype";
+    a.type = AttrType::kType;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "S";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tseed";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::fill(c, 0); };
   return op;
 }
@@ -943,11 +1113,15 @@ OpSpec MakeUniformCandidateSampler() {
   OpRegistry::Global().add_pending(MakeLearnedUnigramCandidateSampler());
   OpRegistry::Global().add_pending(MakeLogUniformCandidateSampler());
   OpRegistry::Global().add_pending(MakeRandomGamma());
+  OpRegistry::Global().add_pending(MakeRandomIndexShuffle());
   OpRegistry::Global().add_pending(MakeRandomPoissonV2());
   OpRegistry::Global().add_pending(MakeRandomShuffle());
   OpRegistry::Global().add_pending(MakeRandomStandardNormal());
   OpRegistry::Global().add_pending(MakeRandomUniform());
   OpRegistry::Global().add_pending(MakeRandomUniformInt());
+  OpRegistry::Global().add_pending(MakeStatelessMultinomial());
+  OpRegistry::Global().add_pending(MakeStatelessParameterizedTruncatedNormal());
+  OpRegistry::Global().add_pending(MakeStatelessRandomBinomial());
   OpRegistry::Global().add_pending(MakeStatelessRandomGammaV2());
   OpRegistry::Global().add_pending(MakeStatelessRandomNormal());
   OpRegistry::Global().add_pending(MakeStatelessRandomPoisson());

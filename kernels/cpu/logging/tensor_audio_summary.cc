@@ -8,6 +8,7 @@
 #include "cpu/cpu_util.h"
 #include "cpu/logging/proto_wire.h"
 #include "cpu/logging/summary_util.h"
+#include "cpu/parsing/tensor_proto.h"
 #include "opforge/ops/logging/audio_summary_v2.h"
 #include "opforge/ops/logging/tensor_summary_v2.h"
 #include "proto_fields.h"
@@ -16,29 +17,6 @@ namespace opforge {
 namespace {
 
 using namespace proto_fields;  // the k...Field numbers, from the .proto files
-
-// TensorFlow's TensorProto wire format: dtype, tensor_shape { dim { size } ... }, then
-// string_val per element for strings, else the raw bytes in tensor_content. (DType's values
-// are TensorFlow's DataType numbers.)
-std::string tensor_proto(const Tensor& t) {
-  std::string p;
-  wire::put_key(p, kTensorProtoDtypeField, wire::kVarint);
-  wire::put_varint(p, static_cast<uint64_t>(t.dtype()));
-  std::string shape;
-  for (int i = 0; i < t.rank(); ++i) {
-    std::string dim;
-    wire::put_key(dim, kTensorShapeProtoDimSizeField, wire::kVarint);
-    wire::put_varint(dim, static_cast<uint64_t>(t.dim(i)));
-    wire::put_bytes(shape, kTensorShapeProtoDimField, dim);
-  }
-  wire::put_bytes(p, kTensorProtoTensorShapeField, shape);
-  if (t.dtype() == DType::kString) {
-    for (const std::string& s : *t.strings()) wire::put_bytes(p, kTensorProtoStringValField, s);
-  } else if (t.nbytes() > 0) {
-    wire::put_bytes(p, kTensorProtoTensorContentField, std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
-  }
-  return p;
-}
 
 template <typename T>  // any dtype: the tensor is serialized as it is
 Status TensorSummaryV2Cpu(ops::TensorSummaryV2Args& a) {
@@ -49,7 +27,10 @@ Status TensorSummaryV2Cpu(ops::TensorSummaryV2Args& a) {
       scalar_string_input(a.ctx, a.serialized_summary_metadata, "serialized_summary_metadata", &metadata));
   std::string value;
   wire::put_bytes(value, kSummaryValueTagField, *tag);
-  wire::put_bytes(value, kSummaryValueTensorField, tensor_proto(a.tensor));
+  wire::put_bytes(
+      value, kSummaryValueTensorField,
+      tensor_proto::encode(a.tensor, a.tensor.dtype() == DType::kString ? tensor_proto::Strings::kStringVal
+                                                                        : tensor_proto::Strings::kTensorContent));
   wire::put_bytes(value, kSummaryValueMetadataField, *metadata);  // already a serialized SummaryMetadata
   std::string summary;
   wire::put_bytes(summary, kSummaryValueField, value);

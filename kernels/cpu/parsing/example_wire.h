@@ -64,6 +64,16 @@ class WireReader {
     return true;
   }
 
+  bool read_fixed64(uint64_t* out) {
+    if (end_ - p_ < 8) return false;
+    std::memcpy(out, p_, 8);
+    p_ += 8;
+    return true;
+  }
+
+  // Bytes not yet read.
+  size_t remaining() const { return static_cast<size_t>(end_ - p_); }
+
   bool read_length_delimited(std::string_view* out) {
     uint64_t n = 0;
     if (!read_varint(&n) || n > static_cast<uint64_t>(end_ - p_)) return false;

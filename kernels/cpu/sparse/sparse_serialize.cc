@@ -1,15 +1,13 @@
-// SerializeSparse, SerializeManySparse and DeserializeManySparse: SparseTensors as TensorFlow's
-// serialized TensorProtos (dtype = 1, tensor_shape = 2 with dim = 2 { size = 1 }, tensor_content
-// = 4: raw little-endian values, or for strings the varint lengths followed by the bytes), byte
-// for byte as TensorFlow writes them; the reader also takes string_val (8) and int64_val (10).
+// SerializeSparse, SerializeManySparse and DeserializeManySparse: SparseTensors as three of
+// TensorFlow's serialized TensorProtos (indices, values, shape), byte for byte as TensorFlow
+// writes them (cpu/parsing/tensor_proto.h).
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "cpu/logging/proto_wire.h"
-#include "cpu/parsing/example_wire.h"
+#include "cpu/parsing/tensor_proto.h"
 #include "cpu/sparse/sparse_util.h"
 #include "opforge/ops/sparse/deserialize_many_sparse.h"
 #include "opforge/ops/sparse/serialize_many_sparse.h"
@@ -18,41 +16,13 @@
 namespace opforge {
 namespace {
 
-// A TensorProto of dtype `dt`, shape `dims`, elements [first, first + count) of `src` (row-major).
-std::string tensor_proto(const Tensor& src, const std::vector<int64_t>& dims, int64_t first, int64_t count) {
-  std::string shape;
-  for (int64_t d : dims) {
-    std::string dim;
-    if (d != 0) {
-      wire::put_key(dim, 1, wire::kVarint);
-      wire::put_varint(dim, static_cast<uint64_t>(d));
-    }
-    wire::put_bytes(shape, 2, dim);
-  }
-  std::string content;
-  if (src.dtype() == DType::kString) {
-    const std::vector<std::string>& s = *src.strings();
-    for (int64_t k = first; k < first + count; ++k) wire::put_varint(content, s[static_cast<size_t>(k)].size());
-    for (int64_t k = first; k < first + count; ++k) content += s[static_cast<size_t>(k)];
-  } else {
-    const size_t size = dtype_size(src.dtype());
-    content.assign(static_cast<const char*>(src.raw_data()) + static_cast<size_t>(first) * size,
-                   static_cast<size_t>(count) * size);
-  }
-  std::string out;
-  wire::put_key(out, 1, wire::kVarint);
-  wire::put_varint(out, static_cast<uint64_t>(src.dtype()));  // opforge's DType numbers are TensorFlow's
-  wire::put_bytes(out, 2, shape);
-  if (!content.empty()) wire::put_bytes(out, 4, content);
-  return out;
-}
-
 // The serialized SparseTensor (3 strings), or with `many` one per row of the first dimension
 // ([rows, 3]: each the values whose first index is that row, without the first column).
 Status serialize_rows(KernelContext& ctx, const sparse::View& v, const Tensor& values, bool many) {
   if (!many) {
-    std::vector<std::string> out{tensor_proto(ctx.input(0), {v.n, v.rank}, 0, v.n * v.rank),
-                                 tensor_proto(values, {v.n}, 0, v.n), tensor_proto(ctx.input(2), {v.rank}, 0, v.rank)};
+    std::vector<std::string> out{tensor_proto::encode(ctx.input(0), {v.n, v.rank}, 0, v.n * v.rank),
+                                 tensor_proto::encode(values, {v.n}, 0, v.n),
+                                 tensor_proto::encode(ctx.input(2), {v.rank}, 0, v.rank)};
     return Tensor::FromStrings(Shape{3}, std::move(out), &ctx.output(0));
   }
   if (v.rank < 2) return ctx.error("Rank of input SparseTensor should be > 1, but saw rank: ", v.rank);
@@ -78,9 +48,9 @@ Status serialize_rows(KernelContext& ctx, const sparse::View& v, const Tensor& v
     Tensor ix, vals;
     OPF_RETURN_IF_ERROR(sparse::int64_matrix(rows_ix, n, v.rank - 1, &ix));
     OPF_RETURN_IF_ERROR(sparse::pick(values, m, nullptr, &vals));
-    out.push_back(tensor_proto(ix, {n, v.rank - 1}, 0, n * (v.rank - 1)));
-    out.push_back(tensor_proto(vals, {n}, 0, n));
-    out.push_back(tensor_proto(sub_shape, {v.rank - 1}, 0, v.rank - 1));
+    out.push_back(tensor_proto::encode(ix, {n, v.rank - 1}, 0, n * (v.rank - 1)));
+    out.push_back(tensor_proto::encode(vals, {n}, 0, n));
+    out.push_back(tensor_proto::encode(sub_shape, {v.rank - 1}, 0, v.rank - 1));
   }
   return Tensor::FromStrings(Shape{rows, 3}, std::move(out), &ctx.output(0));
 }
@@ -99,128 +69,9 @@ Status SerializeManySparseCpu(ops::SerializeManySparseArgs& a) {
   return sparse::guarded("SerializeManySparse", [&] { return serialize_rows(a.ctx, v, a.sparse_values, true); });
 }
 
-// A decoded TensorProto: dtype, dims and its elements (int64s or strings or raw bytes).
-struct Decoded {
-  int dtype = 0;
-  std::vector<int64_t> dims;
-  std::string_view content;
-  bool has_content = false;
-  std::vector<std::string_view> string_val;
-  std::vector<int64_t> int64_val;
-  int64_t elements() const {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    return n;
-  }
-};
-
-bool decode(std::string_view bytes, Decoded* out) {
-  example::WireReader r(bytes);
-  while (!r.done()) {
-    uint32_t field;
-    int wt;
-    if (!r.read_tag(&field, &wt)) return false;
-    uint64_t x = 0;
-    std::string_view s;
-    if (field == 1 && wt == example::kVarint) {
-      if (!r.read_varint(&x)) return false;
-      out->dtype = static_cast<int>(x);
-    } else if (field == 2 && wt == example::kLengthDelimited) {
-      if (!r.read_length_delimited(&s)) return false;
-      example::WireReader shape(s);
-      while (!shape.done()) {
-        if (!shape.read_tag(&field, &wt)) return false;
-        if (field != 2 || wt != example::kLengthDelimited) {
-          if (!shape.skip(wt)) return false;
-          continue;
-        }
-        std::string_view dim;
-        if (!shape.read_length_delimited(&dim)) return false;
-        example::WireReader d(dim);
-        int64_t size = 0;
-        while (!d.done()) {
-          if (!d.read_tag(&field, &wt)) return false;
-          if (field == 1 && wt == example::kVarint) {
-            if (!d.read_varint(&x)) return false;
-            size = static_cast<int64_t>(x);
-          } else if (!d.skip(wt)) {
-            return false;
-          }
-        }
-        if (size < 0) return false;
-        out->dims.push_back(size);
-      }
-    } else if (field == 4 && wt == example::kLengthDelimited) {
-      if (!r.read_length_delimited(&out->content)) return false;
-      out->has_content = true;
-    } else if (field == 8 && wt == example::kLengthDelimited) {
-      if (!r.read_length_delimited(&s)) return false;
-      out->string_val.push_back(s);
-    } else if (field == 10 && wt == example::kLengthDelimited) {  // packed int64_val
-      if (!r.read_length_delimited(&s)) return false;
-      example::WireReader p(s);
-      while (!p.done()) {
-        if (!p.read_varint(&x)) return false;
-        out->int64_val.push_back(static_cast<int64_t>(x));
-      }
-    } else if (field == 10 && wt == example::kVarint) {
-      if (!r.read_varint(&x)) return false;
-      out->int64_val.push_back(static_cast<int64_t>(x));
-    } else if (!r.skip(wt)) {
-      return false;
-    }
-  }
-  int64_t n = 1;
-  for (int64_t d : out->dims) {
-    if (__builtin_mul_overflow(n, d, &n)) return false;
-  }
-  return true;
-}
-
-// Appends the elements of a decoded tensor of dtype `dt` to `raw` (numeric) or `strings`.
-bool elements(const Decoded& t, DType dt, std::string* raw, std::vector<std::string>* strings) {
-  const int64_t n = t.elements();
-  if (t.dtype != static_cast<int>(dt)) return false;
-  if (dt == DType::kString) {
-    if (!t.has_content) {
-      if (static_cast<int64_t>(t.string_val.size()) != n) return false;
-      for (auto s : t.string_val) strings->emplace_back(s);
-      return true;
-    }
-    // n varint lengths, then the strings' bytes back to back.
-    size_t at = 0;
-    std::vector<uint64_t> lengths;
-    for (int64_t k = 0; k < n; ++k) {
-      uint64_t v = 0;
-      int shift = 0;
-      while (true) {
-        if (at >= t.content.size() || shift > 63) return false;
-        const uint8_t b = static_cast<uint8_t>(t.content[at++]);
-        v |= static_cast<uint64_t>(b & 0x7f) << shift;
-        shift += 7;
-        if (!(b & 0x80)) break;
-      }
-      lengths.push_back(v);
-    }
-    for (uint64_t len : lengths) {
-      if (len > t.content.size() - at) return false;
-      strings->emplace_back(t.content.substr(at, static_cast<size_t>(len)));
-      at += static_cast<size_t>(len);
-    }
-    return at == t.content.size();
-  }
-  const size_t size = dtype_size(dt);
-  if (t.has_content) {
-    if (t.content.size() != static_cast<size_t>(n) * size) return false;
-    raw->append(t.content.data(), t.content.size());
-    return true;
-  }
-  if (dt == DType::kInt64 && static_cast<int64_t>(t.int64_val.size()) == n) {
-    raw->append(reinterpret_cast<const char*>(t.int64_val.data()), t.int64_val.size() * 8);
-    return true;
-  }
-  return n == 0;
-}
+using tensor_proto::decode;
+using tensor_proto::Decoded;
+using tensor_proto::elements;
 
 template <typename T>
 Status DeserializeManySparseBody(ops::DeserializeManySparseArgs& a) {

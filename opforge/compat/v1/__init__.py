@@ -303,6 +303,8 @@ from opforge.compat.v1 import _tf1_losses_nn  # noqa: E402,F401  (more tf.losses
 from opforge.compat.v1._tf1_trainmisc import *  # noqa: E402,F401,F403  (producers, accumulators, tf.sets, ...)
 from opforge.compat.v1._tf1_linop import *  # noqa: E402,F401,F403  (LinearOperators, sqrtm, tf.conv, raw_rnn)
 from opforge.compat.v1._tf1_moreops import *  # noqa: E402,F401,F403  (TensorScatter*, dynamic_partition/stitch, init queries)
+from opforge.compat.v1._tf1_miscops import *  # noqa: E402,F401,F403  (serialize/parse_tensor, fractional pools, samplers)
+from opforge.compat.v1._tf1_miscops import random_names as _tf1_miscops_random  # noqa: E402
 from opforge.compat.v1._tf1_test import test  # noqa: E402,F401
 from opforge.compat.v1._tf1_train import (  # noqa: E402,F401
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, queue,
@@ -335,7 +337,7 @@ random = Namespace(
     stateless_truncated_normal=_random_api.stateless_truncated_normal, get_seed=get_seed,  # noqa: F405
     multinomial=multinomial, categorical=_in_default_graph(_random_api.categorical),
     gamma=random_gamma, poisson=random_poisson, stateless_gamma=_random_dist.stateless_gamma,
-    stateless_poisson=_random_dist.stateless_poisson,
+    stateless_poisson=_random_dist.stateless_poisson, **_tf1_miscops_random(),
     **{_n: _in_default_graph(getattr(_cs, _n)) for _n in _cs.__all__ if _n != "compute_accidental_hits"},
 )
 for _n in _cs.__all__:  # tf.nn's spellings of the candidate samplers

@@ -36,9 +36,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.mixed_precision
     """),
     "tf.Example parsing, TFRecord files and record datasets (input pipelines, issue 31)": _names("""
-        io.RaggedFeature io.SparseFeature io.decode_compressed
-        io.decode_json_example io.decode_proto io.encode_proto io.parse_tensor tf.SparseFeature tf.decode_compressed
-        tf.decode_json_example tf.parse_tensor
+        io.decode_json_example io.decode_proto io.encode_proto
+        tf.decode_json_example
     """),
     "compositions of existing ops not written yet (no new op needed): the other transposed-convolution spellings, raw_rnn and the state-saving RNN, DeviceWrapper, saturate_cast, broadcast_dynamic_shape, tensor_summary, ...": _names("""
     """),
@@ -54,15 +53,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "tf.strings.unicode_script (UnicodeScript) needs ICU's Unicode script property tables (UScriptCode), which opforge does not link": _names("""
         strings.unicode_script
-    """),
-    "needs ops not yet in opforge (SerializeTensor, SobolSample, RandomIndexShuffle, FractionalMaxPool/AvgPool, the stateless binomial/categorical/truncated-normal samplers, ...)": _names("""
-          io.serialize_tensor
-        math.sobol_sample nn.fractional_avg_pool nn.fractional_max_pool
-        random.stateless_binomial random.stateless_categorical random.stateless_multinomial
-        random.stateless_parameterized_truncated_normal
-        tf.random_index_shuffle
-        tf.serialize_tensor
-
     """),
     "circulant linear operators: a circulant matrix is defined by its (complex) spectrum and applied by FFTs; opforge has neither complex dtypes nor FFTs (DESIGN.md 5)": _names("""
         linalg.LinearOperatorCirculant linalg.LinearOperatorCirculant2D linalg.LinearOperatorCirculant3D

@@ -85,6 +85,7 @@
 #include "opforge/ops/math/sign.h"
 #include "opforge/ops/math/sin.h"
 #include "opforge/ops/math/sinh.h"
+#include "opforge/ops/math/sobol_sample.h"
 #include "opforge/ops/math/sqrt.h"
 #include "opforge/ops/math/square.h"
 #include "opforge/ops/math/squared_difference.h"

@@ -5,6 +5,7 @@
 // One header per op (opforge/ops/parsing/<op>.h): kernels include those of the ops they
 // implement; this header gathers them all.
 #include "opforge/ops/parsing/decode_csv.h"
+#include "opforge/ops/parsing/decode_compressed.h"
 #include "opforge/ops/parsing/decode_padded_raw.h"
 #include "opforge/ops/parsing/decode_raw.h"
 #include "opforge/ops/parsing/parse_example.h"
@@ -12,3 +13,5 @@
 #include "opforge/ops/parsing/parse_sequence_example_v2.h"
 #include "opforge/ops/parsing/parse_single_example.h"
 #include "opforge/ops/parsing/parse_single_sequence_example.h"
+#include "opforge/ops/parsing/parse_tensor.h"
+#include "opforge/ops/parsing/serialize_tensor.h"
