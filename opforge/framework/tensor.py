@@ -84,6 +84,8 @@ def convert_to_tensor(value, dtype=None, name=None, op: str | None = None) -> Te
         raise InvalidArgumentError(f"{where}cannot convert {value!r} to a Tensor", op)
     if arr.dtype.kind == "U" or arr.dtype.kind == "S":
         raise InvalidArgumentError(f"{where}cannot convert a string to a Tensor of {want.name}", op)
+    if arr.dtype.kind == "c" and not want.is_complex:
+        raise InvalidArgumentError(f"{where}cannot convert complex value {value!r} to {want.name}", op)
     with np.errstate(all="ignore"):
         converted = arr.astype(want._np)
         back = converted.astype(arr.dtype) if arr.dtype.kind in "biuf" else converted

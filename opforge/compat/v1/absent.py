@@ -70,11 +70,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "tf.linalg.logm: TensorFlow's MatrixLogarithm is defined for complex64/complex128 matrices only (a real matrix's logarithm is complex in general); opforge's dtypes are real (DESIGN.md 5)": _names("""
         linalg.logm
     """),
-    "complex dtypes and FFTs: opforge's dtypes are real (DESIGN.md 5)": _names("""
-        math.angle math.conj math.imag math.real tf.angle tf.complex tf.complex128 tf.complex64 tf.conj tf.fft
-        tf.fft2d tf.fft3d tf.fftnd tf.ifft tf.ifft2d tf.ifft3d tf.ifftnd tf.imag tf.irfftnd tf.real tf.rfftnd
-        tf.signal tf.spectral tf.to_complex128 tf.to_complex64
-    """),
     "segment reductions other than SegmentSum/UnsortedSegmentSum: ops not yet in opforge": _names("""
     """),
     "tf.lookup needs TensorFlow's lookup-table ops (HashTableV2, LookupTableFindV2, InitializeTableFromTextFileV2, ...), which opforge does not have yet": _names("""
