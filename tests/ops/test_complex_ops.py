@@ -164,3 +164,20 @@ def test_matmul_gradient():
     ga, gb = tape.gradient(loss, [at, bt])
     np.testing.assert_allclose(ga.numpy(), _numeric(lambda v: float(_loss(ops.mat_mul(v, b)).numpy()), a), atol=1e-7)
     np.testing.assert_allclose(gb.numpy(), _numeric(lambda v: float(_loss(ops.mat_mul(a, v)).numpy()), b), atol=1e-7)
+
+
+def test_variable_checkpoint_round_trip(tmp_path):
+    import opforge.compat.v1 as tf
+    x = crandn(4, dtype=np.complex64)
+    with tf.Graph().as_default():
+        v = tf.Variable(x)
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "model"))
+    with tf.Graph().as_default():
+        v = tf.Variable(np.zeros(4, np.complex64))
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            saver.restore(sess, path)
+            np.testing.assert_array_equal(sess.run(v), x)
