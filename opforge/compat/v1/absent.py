@@ -64,10 +64,7 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.serialize_tensor
 
     """),
-    "circulant linear operators: a circulant matrix is defined by its (complex) spectrum and applied by FFTs; opforge has neither complex dtypes nor FFTs (DESIGN.md 5)": _names("""
-        linalg.LinearOperatorCirculant linalg.LinearOperatorCirculant2D linalg.LinearOperatorCirculant3D
-    """),
-    "tf.linalg.logm: TensorFlow's MatrixLogarithm is defined for complex64/complex128 matrices only (a real matrix's logarithm is complex in general); opforge's dtypes are real (DESIGN.md 5)": _names("""
+    "tf.linalg.logm: TensorFlow's MatrixLogarithm (complex64/complex128 only) is Eigen's inverse scaling and squaring over a complex Schur form; opforge has the complex dtypes and matrix ops now, but not yet that kernel": _names("""
         linalg.logm
     """),
     "segment reductions other than SegmentSum/UnsortedSegmentSum: ops not yet in opforge": _names("""
