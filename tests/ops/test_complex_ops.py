@@ -181,3 +181,9 @@ def test_variable_checkpoint_round_trip(tmp_path):
         with tf.Session() as sess:
             saver.restore(sess, path)
             np.testing.assert_array_equal(sess.run(v), x)
+
+
+def test_python_numbers_mix_with_complex_tensors(recwarn):
+    got = ops.add_v2(of.constant(np.array([1 + 1j], np.complex64)), 1)
+    np.testing.assert_array_equal(got.numpy(), [2 + 1j])
+    assert not [w for w in recwarn if "ComplexWarning" in type(w.message).__name__]
