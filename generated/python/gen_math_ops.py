@@ -859,7 +859,7 @@ def equal(x, y, incompatible_shape_error=True, name=None):
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       y: A `Tensor`. Must have the same type as `x`.
       incompatible_shape_error: An optional `bool`. Defaults to `True`.
       name: A name for the operation (optional).
@@ -1549,7 +1549,7 @@ def not_equal(x, y, incompatible_shape_error=True, name=None):
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       y: A `Tensor`. Must have the same type as `x`.
       incompatible_shape_error: An optional `bool`. Defaults to `True`.
       name: A name for the operation (optional).
@@ -1629,7 +1629,8 @@ def prod(input, axis, keep_dims=False, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
+        `float64`, `complex64`, `complex128`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor
+        to reduce.
       axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
         range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
@@ -1809,7 +1810,7 @@ def select_v2(condition, t, e, name=None):
     Args:
       condition: A `Tensor` of type `bool`.
       t: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       e: A `Tensor`. Must have the same type as `t`.
       name: A name for the operation (optional).
 

@@ -530,7 +530,7 @@ def equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = True, n
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       y: A `Tensor`. Must have the same type as `x`.
       incompatible_shape_error: An optional `bool`. Defaults to `True`.
       name: A name for the operation (optional).
@@ -1076,7 +1076,7 @@ def not_equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = Tru
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       y: A `Tensor`. Must have the same type as `x`.
       incompatible_shape_error: An optional `bool`. Defaults to `True`.
       name: A name for the operation (optional).
@@ -1140,7 +1140,8 @@ def prod(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
+        `float64`, `complex64`, `complex128`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor
+        to reduce.
       axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
         range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
@@ -1284,7 +1285,7 @@ def select_v2(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | N
     Args:
       condition: A `Tensor` of type `bool`.
       t: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       e: A `Tensor`. Must have the same type as `t`.
       name: A name for the operation (optional).
 

@@ -59,6 +59,10 @@ def test_arithmetic_reductions_and_products(dtype):
         np.testing.assert_allclose(fn(x).numpy(), want, rtol=t * 10)
     np.testing.assert_allclose(ops.sum(x, [0]).numpy(), x.sum(0), rtol=t)
     np.testing.assert_allclose(ops.mean(x, [0, 1]).numpy(), x.mean(), rtol=t)
+    np.testing.assert_allclose(ops.prod(x, [1]).numpy(), x.prod(1), rtol=t * 10)
+    np.testing.assert_array_equal(ops.equal(x, x[:1]).numpy(), x == x[:1])
+    np.testing.assert_array_equal(ops.not_equal(x, x[:1]).numpy(), x != x[:1])
+    np.testing.assert_array_equal(ops.select_v2(np.real(x) > 0, x, y).numpy(), np.where(np.real(x) > 0, x, y))
     b = crandn(4, 5, dtype=dtype)
     np.testing.assert_allclose(ops.mat_mul(x, b).numpy(), x @ b, rtol=t * 10)
     np.testing.assert_allclose(ops.mat_mul(b, x, transpose_a=True, transpose_b=True).numpy(), b.T @ x.T, rtol=t * 10)
@@ -143,6 +147,7 @@ def _loss(y):
     ("abs", lambda x: ops.complex_abs(x, Tout=of.float64), False),
     ("complex", lambda x: ops.complex(x, ops.square(x), Tout=of.complex128), True),
     ("cast", lambda x: ops.cast(x, DstT=of.complex128), True),
+    ("prod", lambda x: ops.mul(ops.prod(x, [1], keep_dims=True), ops.ones_like(x)), False),
 ])
 def test_gradients(name, fn, real_input):
     x = RNG.standard_normal((2, 3)) if real_input else crandn(2, 3)

@@ -1,7 +1,7 @@
 // complex64 / complex128 on CPU: the complex element ops (Complex, Real, Imag, Conj, Angle,
 // ComplexAbs) and the complex kernels of the arithmetic, reductions and products TensorFlow
 // registers for complex on CPU (AddV2, Sub, Mul, RealDiv, Neg, Square, Exp, Log, Sqrt,
-// Reciprocal, Sum, Mean, MatMul, BatchMatMulV2). One file, so the complex instantiations
+// Reciprocal, Sum, Mean, Prod, MatMul, BatchMatMulV2). One file, so the complex instantiations
 // compile once; the real dtypes' kernels of the same ops live in their own files.
 #include <algorithm>
 #include <cblas.h>
@@ -24,6 +24,7 @@
 #include "opforge/ops/math/mean.h"
 #include "opforge/ops/math/mul.h"
 #include "opforge/ops/math/neg.h"
+#include "opforge/ops/math/prod.h"
 #include "opforge/ops/math/real.h"
 #include "opforge/ops/math/real_div.h"
 #include "opforge/ops/math/reciprocal.h"
@@ -155,12 +156,25 @@ struct MeanC : SumC<C> {
 };
 
 template <typename C>
+struct ProdC {
+  using Acc = complex128;
+  static Acc init() { return Acc(1); }
+  static Acc step(Acc a, C v) { return a * Acc(v); }
+  static Acc merge(Acc a, Acc b) { return a * b; }
+  static C finish(Acc a, int64_t) { return C(a); }
+};
+
+template <typename C>
 Status SumCpu(ops::SumArgs& a) {
   return cpu::reduction::reduce_kernel<C, SumC<C>>(a);
 }
 template <typename C>
 Status MeanCpu(ops::MeanArgs& a) {
   return cpu::reduction::reduce_kernel<C, MeanC<C>>(a);
+}
+template <typename C>
+Status ProdCpu(ops::ProdArgs& a) {
+  return cpu::reduction::reduce_kernel<C, ProdC<C>>(a);
 }
 
 // ---- products: OpenBLAS cgemm / zgemm
@@ -263,6 +277,7 @@ OPFORGE_REGISTER_INPLACE_KERNEL(Sqrt, CPU, SqrtCpu, inplace_args(0), OPF_COMPLEX
 OPFORGE_REGISTER_INPLACE_KERNEL(Reciprocal, CPU, ReciprocalCpu, inplace_args(0), OPF_COMPLEX)
 OPFORGE_REGISTER_KERNEL(Sum, CPU, SumCpu, OPF_COMPLEX)
 OPFORGE_REGISTER_KERNEL(Mean, CPU, MeanCpu, OPF_COMPLEX)
+OPFORGE_REGISTER_KERNEL(Prod, CPU, ProdCpu, OPF_COMPLEX)
 OPFORGE_REGISTER_KERNEL(MatMul, CPU, MatMulCpu, OPF_COMPLEX)
 OPFORGE_REGISTER_KERNEL(BatchMatMulV2, CPU, BatchMatMulV2Cpu, OPF_COMPLEX)
 
