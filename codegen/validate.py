@@ -108,7 +108,7 @@ def _check_shape_fn(op: Op, sf: ShapeFn) -> None:
 
 # Names a gradient expression may use besides the op's own names and the op wrappers.
 GRADIENT_HELPERS = ("unbroadcast", "reduce_grad", "reduce_max_grad", "invert_permutation",
-                    "shape_of", "dtype_of")
+                    "shape_of", "dtype_of", "conj_of")
 
 
 def _check_gradients(op: Op, known_ops: set[str]) -> None:

@@ -58,6 +58,7 @@ dtypes = _publish("dtypes")
 from .framework.dtypes import (  # noqa: E402
     DType, as_dtype, bfloat16, bool_, double, float16, float32, float64, half, int8, int16,
     int32, int64, resource, string, uint8, variant,
+    complex64, complex128,
 )
 from .framework.type_spec import TensorSpec  # noqa: E402
 from .framework.errors import (  # noqa: E402

@@ -222,8 +222,8 @@ def concat_v2(values, axis, name=None):
 
     Args:
       values: A list of at least 2 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
-        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`. N tensors of the
-        same rank to join.
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`,
+        `complex128`. N tensors of the same rank to join.
       axis: A `Tensor`. Must be one of the following types: `int32`, `int64`. Scalar; the dimension
         to join along, in `[-rank, rank)`.
       name: A name for the operation (optional).
@@ -242,7 +242,7 @@ def const(value, dtype, name=None):
     Args:
       value: A `tensor`. The tensor to return.
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `string`.
+        `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -306,7 +306,8 @@ def expand_dims(input, axis, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       axis: A `Tensor`. Must have the same type as `axis`.
       name: A name for the operation (optional).
 
@@ -327,7 +328,7 @@ def fill(dims, value, name=None):
     Args:
       dims: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       value: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       name: A name for the operation (optional).
 
     Returns:
@@ -414,7 +415,8 @@ def identity(input, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`, `variant`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`, `variant`.
       name: A name for the operation (optional).
 
     Returns:
@@ -518,7 +520,7 @@ def ones_like(x, name=None):
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       name: A name for the operation (optional).
 
     Returns:
@@ -534,7 +536,8 @@ def pack(values, axis=0, name=None):
 
     Args:
       values: A list of at least 1 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
-        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`,
+        `complex128`.
       axis: An optional `int`. Defaults to `0`. The new dimension, in `[-(rank + 1), rank + 1)`.
       name: A name for the operation (optional).
 
@@ -553,7 +556,7 @@ def pad(input, paddings, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       paddings: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 
@@ -618,7 +621,8 @@ def placeholder(dtype, shape=None, name=None):
 
     Args:
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `string`, `variant`. The type of elements in the tensor.
+        `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`, `variant`. The type of
+        elements in the tensor.
       shape: An optional `shape`. Defaults to `None`. The shape of the tensor; unknown dimensions
         are -1, and the default is an unknown rank.
       name: A name for the operation (optional).
@@ -680,7 +684,8 @@ def reshape(tensor, shape, name=None):
 
     Args:
       tensor: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 
@@ -740,7 +745,8 @@ def shape(input, out_type="int32", name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
       name: A name for the operation (optional).
 
@@ -777,7 +783,7 @@ def slice(input, begin, size, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       begin: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       size: A `Tensor`. Must have the same type as `begin`.
       name: A name for the operation (optional).
@@ -867,7 +873,8 @@ def squeeze(input, axis=[], name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       axis: An optional list of `ints` with at least 0 elements. Defaults to `[]`.
       name: A name for the operation (optional).
 
@@ -887,7 +894,8 @@ def stop_gradient(input, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -910,7 +918,7 @@ def strided_slice(input, begin, end, strides, begin_mask=0, end_mask=0, ellipsis
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       begin: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
       end: A `Tensor`. Must have the same type as `begin`.
       strides: A `Tensor`. Must have the same type as `begin`.
@@ -1093,7 +1101,7 @@ def tile(input, multiples, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       multiples: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 
@@ -1113,7 +1121,7 @@ def transpose(x, perm, name=None):
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       perm: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 
@@ -1174,7 +1182,7 @@ def unpack(value, num, axis=0, name=None):
 
     Args:
       value: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       num: A `int` that is `>= 0`. Must equal `value.shape[axis]`.
       axis: An optional `int`. Defaults to `0`.
       name: A name for the operation (optional).
@@ -1345,7 +1353,7 @@ def zeros_like(x, name=None):
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `variant`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`, `variant`.
       name: A name for the operation (optional).
 
     Returns:

@@ -85,8 +85,8 @@ def concat_v2(values: Sequence[TensorLike], axis: TensorLike, name: str | None =
 
     Args:
       values: A list of at least 2 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
-        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`. N tensors of the
-        same rank to join.
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`,
+        `complex128`. N tensors of the same rank to join.
       axis: A `Tensor`. Must be one of the following types: `int32`, `int64`. Scalar; the dimension
         to join along, in `[-rank, rank)`.
       name: A name for the operation (optional).
@@ -101,7 +101,7 @@ def const(value: Any, dtype: DTypeLike, name: str | None = None) -> Tensor:
     Args:
       value: A `tensor`. The tensor to return.
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `string`.
+        `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -153,7 +153,8 @@ def expand_dims(input: TensorLike, axis: TensorLike, name: str | None = None) ->
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       axis: A `Tensor`. Must have the same type as `axis`.
       name: A name for the operation (optional).
 
@@ -170,7 +171,7 @@ def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> Tensor
     Args:
       dims: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       value: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       name: A name for the operation (optional).
 
     Returns:
@@ -241,7 +242,8 @@ def identity(input: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`, `variant`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`, `variant`.
       name: A name for the operation (optional).
 
     Returns:
@@ -325,7 +327,7 @@ def ones_like(x: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       name: A name for the operation (optional).
 
     Returns:
@@ -337,7 +339,8 @@ def pack(values: Sequence[TensorLike], axis: int = 0, name: str | None = None) -
 
     Args:
       values: A list of at least 1 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
-        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`,
+        `complex128`.
       axis: An optional `int`. Defaults to `0`. The new dimension, in `[-(rank + 1), rank + 1)`.
       name: A name for the operation (optional).
 
@@ -352,7 +355,7 @@ def pad(input: TensorLike, paddings: TensorLike, name: str | None = None) -> Ten
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       paddings: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 
@@ -405,7 +408,8 @@ def placeholder(dtype: DTypeLike, shape: ShapeLike = None, name: str | None = No
 
     Args:
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `string`, `variant`. The type of elements in the tensor.
+        `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`, `variant`. The type of
+        elements in the tensor.
       shape: An optional `shape`. Defaults to `None`. The shape of the tensor; unknown dimensions
         are -1, and the default is an unknown rank.
       name: A name for the operation (optional).
@@ -455,7 +459,8 @@ def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> T
 
     Args:
       tensor: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 
@@ -503,7 +508,8 @@ def shape(input: TensorLike, out_type: DTypeLike = "int32", name: str | None = N
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
       name: A name for the operation (optional).
 
@@ -532,7 +538,7 @@ def slice(input: TensorLike, begin: TensorLike, size: TensorLike, name: str | No
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       begin: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       size: A `Tensor`. Must have the same type as `begin`.
       name: A name for the operation (optional).
@@ -606,7 +612,8 @@ def squeeze(input: TensorLike, axis: Sequence[int] = [], name: str | None = None
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       axis: An optional list of `ints` with at least 0 elements. Defaults to `[]`.
       name: A name for the operation (optional).
 
@@ -622,7 +629,8 @@ def stop_gradient(input: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -641,7 +649,7 @@ def strided_slice(input: TensorLike, begin: TensorLike, end: TensorLike, strides
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       begin: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
       end: A `Tensor`. Must have the same type as `begin`.
       strides: A `Tensor`. Must have the same type as `begin`.
@@ -796,7 +804,7 @@ def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> T
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       multiples: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 
@@ -812,7 +820,7 @@ def transpose(x: TensorLike, perm: TensorLike, name: str | None = None) -> Tenso
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       perm: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 
@@ -861,7 +869,7 @@ def unpack(value: TensorLike, num: int, axis: int = 0, name: str | None = None) 
 
     Args:
       value: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       num: A `int` that is `>= 0`. Must equal `value.shape[axis]`.
       axis: An optional `int`. Defaults to `0`.
       name: A name for the operation (optional).
@@ -1000,7 +1008,7 @@ def zeros_like(x: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `variant`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`, `variant`.
       name: A name for the operation (optional).
 
     Returns:

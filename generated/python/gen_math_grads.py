@@ -9,11 +9,12 @@ gradient per input argument.
 from opforge.gradients.registry import register_gradient as _register
 from opforge.gradients.registry import register_gradient_fn as _register_fn
 from opforge.gradients.registry import register_not_differentiable as _not_differentiable
+from opforge.gradients.helpers import conj_of
 from opforge.gradients.helpers import reduce_grad
 from opforge.gradients.helpers import reduce_max_grad
 from opforge.gradients.helpers import unbroadcast
 from opforge.generated.gen_array_ops import ones_like, zeros_like
-from opforge.generated.gen_math_ops import add_v2, bessel_i0e, bessel_i1e, cast, cos, cosh, cumsum, cumulative_logsumexp, digamma, equal, exp, floor_div, greater, is_finite, less, lgamma, log, log1p, logical_or, mat_mul, maximum, mul, neg, polygamma, pow, real_div, reciprocal, select, select_v2, sign, sin, sinh, sqrt, square, sub, zeta
+from opforge.generated.gen_math_ops import add_v2, bessel_i0e, bessel_i1e, cast, complex, conj, cos, cosh, cumsum, cumulative_logsumexp, digamma, equal, exp, floor_div, greater, is_finite, less, lgamma, log, log1p, logical_or, mat_mul, maximum, mul, neg, polygamma, pow, real_div, reciprocal, select, select_v2, sign, sin, sinh, sqrt, square, sub, zeta
 
 
 @_register("Abs")
@@ -166,6 +167,14 @@ def _clip_by_value_grad(op, grads):
     ]
 
 
+@_register("Conj")
+def _conj_grad(op, grads):
+    grad = grads[0]
+    return [
+        conj(grad),
+    ]
+
+
 @_register("Cos")
 def _cos_grad(op, grads):
     x = op.inputs[0]
@@ -251,7 +260,7 @@ def _exp_grad(op, grads):
     y = op.outputs[0]
     grad = grads[0]
     return [
-        mul(grad, y),
+        mul(grad, conj_of(y)),
     ]
 
 
@@ -297,6 +306,15 @@ def _igammac_grad(op, grads):
     ]
 
 
+@_register("Imag")
+def _imag_grad(op, grads):
+    T = op.attrs['T']
+    grad = grads[0]
+    return [
+        complex(zeros_like(grad), grad, Tout=T),
+    ]
+
+
 @_register("Lgamma")
 def _lgamma_grad(op, grads):
     x = op.inputs[0]
@@ -311,7 +329,7 @@ def _log_grad(op, grads):
     x = op.inputs[0]
     grad = grads[0]
     return [
-        real_div(grad, x),
+        real_div(grad, conj_of(x)),
     ]
 
 
@@ -332,8 +350,8 @@ def _mat_mul_grad(op, grads):
     transpose_b = op.attrs['transpose_b']
     grad = grads[0]
     return [
-        mat_mul(grad, b, transpose_b=not transpose_b) if not transpose_a else mat_mul(b, grad, transpose_a=transpose_b, transpose_b=True),
-        mat_mul(a, grad, transpose_a=not transpose_a) if not transpose_b else mat_mul(grad, a, transpose_a=True, transpose_b=transpose_a),
+        mat_mul(grad, conj_of(b), transpose_b=not transpose_b) if not transpose_a else mat_mul(conj_of(b), grad, transpose_a=transpose_b, transpose_b=True),
+        mat_mul(conj_of(a), grad, transpose_a=not transpose_a) if not transpose_b else mat_mul(grad, conj_of(a), transpose_a=True, transpose_b=transpose_a),
     ]
 
 
@@ -405,8 +423,8 @@ def _mul_grad(op, grads):
     y = op.inputs[1]
     grad = grads[0]
     return [
-        unbroadcast(mul(grad, y), x, y),
-        unbroadcast(mul(x, grad), y, x),
+        unbroadcast(mul(grad, conj_of(y)), x, y),
+        unbroadcast(mul(conj_of(x), grad), y, x),
     ]
 
 
@@ -451,6 +469,15 @@ def _pow_grad(op, grads):
     ]
 
 
+@_register("Real")
+def _real_grad(op, grads):
+    T = op.attrs['T']
+    grad = grads[0]
+    return [
+        complex(grad, zeros_like(grad), Tout=T),
+    ]
+
+
 @_register("RealDiv")
 def _real_div_grad(op, grads):
     x = op.inputs[0]
@@ -458,8 +485,8 @@ def _real_div_grad(op, grads):
     z = op.outputs[0]
     grad = grads[0]
     return [
-        unbroadcast(real_div(grad, y), x, y),
-        unbroadcast(neg(mul(grad, real_div(z, y))), y, x),
+        unbroadcast(real_div(grad, conj_of(y)), x, y),
+        unbroadcast(neg(mul(grad, conj_of(real_div(z, y)))), y, x),
     ]
 
 
@@ -468,7 +495,7 @@ def _reciprocal_grad(op, grads):
     y = op.outputs[0]
     grad = grads[0]
     return [
-        neg(mul(grad, square(y))),
+        neg(mul(grad, conj_of(square(y)))),
     ]
 
 
@@ -545,7 +572,7 @@ def _sqrt_grad(op, grads):
     y = op.outputs[0]
     grad = grads[0]
     return [
-        real_div(mul(grad, 0.5), y),
+        real_div(mul(grad, 0.5), conj_of(y)),
     ]
 
 
@@ -554,7 +581,7 @@ def _square_grad(op, grads):
     x = op.inputs[0]
     grad = grads[0]
     return [
-        mul(grad, add_v2(x, x)),
+        mul(grad, conj_of(add_v2(x, x))),
     ]
 
 
@@ -620,7 +647,10 @@ def _zeta_grad(op, grads):
         unbroadcast(mul(grad, mul(neg(x), zeta(add_v2(x, 1.0), q))), q, x),
     ]
 
+_register_fn("Angle", "opforge.gradients.complex_grads:angle_grad")
 _register_fn("BatchMatMulV2", "opforge.gradients.math_grads:batch_mat_mul_v2_grad")
+_register_fn("Complex", "opforge.gradients.complex_grads:complex_grad")
+_register_fn("ComplexAbs", "opforge.gradients.complex_grads:complex_abs_grad")
 _register_fn("Prod", "opforge.gradients.math_grads:prod_grad")
 _not_differentiable("All")
 _not_differentiable("Any")

@@ -51,7 +51,8 @@ def add_n(inputs: Sequence[TensorLike], name: str | None = None) -> Tensor:
 
     Args:
       inputs: A list of at least 1 `Tensor` objects with one of the types: `bfloat16`, `float16`,
-        `float32`, `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`, `variant`.
+        `float32`, `float64`, `complex64`, `complex128`, `uint8`, `int8`, `int16`, `int32`, `int64`,
+        `variant`.
       name: A name for the operation (optional).
 
     Returns:
@@ -65,7 +66,7 @@ def add_v2(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+        `float64`, `complex64`, `complex128`, `uint8`, `int8`, `int16`, `int32`, `int64`.
       y: A `Tensor`. Must have the same type as `x`.
       name: A name for the operation (optional).
 
@@ -91,6 +92,21 @@ def all(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str 
 
     Returns:
       A `Tensor` of type `bool`.
+    """
+
+def angle(input: TensorLike, Tout: DTypeLike = "float32", name: str | None = None) -> Tensor:
+    r"""Returns the argument of a complex number.
+
+    The angle of each element of `input` in radians, `atan2(imag(input), real(input))`, in [-pi,
+    pi].
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+      Tout: An optional `type` from: `float32`, `float64`. Defaults to `"float32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Tout`.
     """
 
 def any(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str | None = None) -> Tensor:
@@ -227,7 +243,7 @@ def batch_mat_mul_v2(x: TensorLike, y: TensorLike, adj_x: bool = False, adj_y: b
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `int16`, `int32`, `int64`, `uint8`.
+        `float64`, `complex64`, `complex128`, `int16`, `int32`, `int64`, `uint8`.
       y: A `Tensor`. Must have the same type as `x`.
       adj_x: An optional `bool`. Defaults to `False`. If true, transpose the matrices of x.
       adj_y: An optional `bool`. Defaults to `False`. If true, transpose the matrices of y.
@@ -330,15 +346,16 @@ def cast(x: TensorLike, DstT: DTypeLike, Truncate: bool = False, name: str | Non
     undefined in C++ and are saturated here. Conversion to bool is `x != 0`. Truncate=true
     (TensorFlow's rule): for float -> half/bfloat16 and double -> float/half the input's extra low
     mantissa bits are zeroed (NaN kept), then the value is rounded to nearest, so normal results
-    round toward zero; other pairs ignore Truncate (double -> bfloat16 included). Unlike
-    TensorFlow's CPU kernel, float32/bfloat16 results in the subnormal range are kept (IEEE), not
-    flushed to zero.
+    round toward zero; other pairs ignore Truncate (double -> bfloat16 included). Complex to real
+    keeps the real part; real to complex sets a zero imaginary part; complex to bool is `x != 0`.
+    Unlike TensorFlow's CPU kernel, float32/bfloat16 results in the subnormal range are kept (IEEE),
+    not flushed to zero.
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       DstT: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`.
+        `float16`, `float32`, `float64`, `complex64`, `complex128`.
       Truncate: An optional `bool`. Defaults to `False`.
       name: A name for the operation (optional).
 
@@ -375,6 +392,51 @@ def clip_by_value(t: TensorLike, clip_value_min: TensorLike, clip_value_max: Ten
 
     Returns:
       A `Tensor`. Has the same type as `t`.
+    """
+
+def complex(real: TensorLike, imag: TensorLike, Tout: DTypeLike = "complex64", name: str | None = None) -> Tensor:
+    r"""Converts two real numbers to a complex number.
+
+    Given a tensor `real` of real parts and a tensor `imag` of imaginary parts (NumPy-style
+    broadcasting between them), returns `real + imag * 1j` element-wise: float32 parts give
+    complex64, float64 parts complex128.
+
+    Args:
+      real: A `Tensor`. Must be one of the following types: `float32`, `float64`.
+      imag: A `Tensor`. Must have the same type as `real`.
+      Tout: An optional `type` from: `complex64`, `complex128`. Defaults to `"complex64"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Tout`.
+    """
+
+def complex_abs(input: TensorLike, Tout: DTypeLike = "float32", name: str | None = None) -> Tensor:
+    r"""Computes the complex absolute value of a tensor.
+
+    The modulus `sqrt(re^2 + im^2)` of each element, computed without overflow or underflow of the
+    squares (std::abs).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+      Tout: An optional `type` from: `float32`, `float64`. Defaults to `"float32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Tout`.
+    """
+
+def conj(input: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the complex conjugate of a complex number.
+
+    Each element `a + bj` of `input` becomes `a - bj`.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
     """
 
 def cos(x: TensorLike, name: str | None = None) -> Tensor:
@@ -468,7 +530,7 @@ def equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = True, n
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       y: A `Tensor`. Must have the same type as `x`.
       incompatible_shape_error: An optional `bool`. Defaults to `True`.
       name: A name for the operation (optional).
@@ -523,7 +585,7 @@ def exp(x: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`.
+        `float64`, `complex64`, `complex128`.
       name: A name for the operation (optional).
 
     Returns:
@@ -652,6 +714,20 @@ def igammac(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
       A `Tensor`. Has the same type as `a`.
     """
 
+def imag(input: TensorLike, Tout: DTypeLike = "float32", name: str | None = None) -> Tensor:
+    r"""Returns the imaginary part of a complex number.
+
+    The imaginary part of each element of `input`: complex64 gives float32, complex128 float64.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+      Tout: An optional `type` from: `float32`, `float64`. Defaults to `"float32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Tout`.
+    """
+
 def invert(x: TensorLike, name: str | None = None) -> Tensor:
     r"""Elementwise bitwise NOT: flips every bit of x.
 
@@ -754,7 +830,7 @@ def log(x: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`.
+        `float64`, `complex64`, `complex128`.
       name: A name for the operation (optional).
 
     Returns:
@@ -822,7 +898,7 @@ def mat_mul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b
 
     Args:
       a: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `int32`, `int64`.
+        `float64`, `complex64`, `complex128`, `int32`, `int64`.
       b: A `Tensor`. Must have the same type as `a`.
       transpose_a: An optional `bool`. Defaults to `False`. If true, "a" is transposed before
         multiplication.
@@ -886,7 +962,8 @@ def mean(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
+        `float64`, `complex64`, `complex128`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor
+        to reduce.
       axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
         range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
@@ -941,7 +1018,7 @@ def mul(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+        `float64`, `complex64`, `complex128`, `uint8`, `int8`, `int16`, `int32`, `int64`.
       y: A `Tensor`. Must have the same type as `x`.
       name: A name for the operation (optional).
 
@@ -968,7 +1045,7 @@ def neg(x: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `int8`, `int16`, `int32`, `int64`.
+        `float64`, `complex64`, `complex128`, `int8`, `int16`, `int32`, `int64`.
       name: A name for the operation (optional).
 
     Returns:
@@ -999,7 +1076,7 @@ def not_equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = Tru
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       y: A `Tensor`. Must have the same type as `x`.
       incompatible_shape_error: An optional `bool`. Defaults to `True`.
       name: A name for the operation (optional).
@@ -1063,7 +1140,8 @@ def prod(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
+        `float64`, `complex64`, `complex128`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor
+        to reduce.
       axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
         range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with
@@ -1094,6 +1172,20 @@ def range(start: TensorLike, limit: TensorLike, delta: TensorLike, name: str | N
       A `Tensor`. Has the same type as `start`.
     """
 
+def real(input: TensorLike, Tout: DTypeLike = "float32", name: str | None = None) -> Tensor:
+    r"""Returns the real part of a complex number.
+
+    The real part of each element of `input`: complex64 gives float32, complex128 float64.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+      Tout: An optional `type` from: `float32`, `float64`. Defaults to `"float32"`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `Tout`.
+    """
+
 def real_div(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     r"""Returns x / y element-wise for real types.
 
@@ -1102,7 +1194,7 @@ def real_div(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+        `float64`, `complex64`, `complex128`, `uint8`, `int8`, `int16`, `int32`, `int64`.
       y: A `Tensor`. Must have the same type as `x`.
       name: A name for the operation (optional).
 
@@ -1118,7 +1210,7 @@ def reciprocal(x: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `int8`, `int16`, `int32`, `int64`.
+        `float64`, `complex64`, `complex128`, `int8`, `int16`, `int32`, `int64`.
       name: A name for the operation (optional).
 
     Returns:
@@ -1193,7 +1285,7 @@ def select_v2(condition: TensorLike, t: TensorLike, e: TensorLike, name: str | N
     Args:
       condition: A `Tensor` of type `bool`.
       t: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
       e: A `Tensor`. Must have the same type as `t`.
       name: A name for the operation (optional).
 
@@ -1280,7 +1372,7 @@ def sqrt(x: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`.
+        `float64`, `complex64`, `complex128`.
       name: A name for the operation (optional).
 
     Returns:
@@ -1292,7 +1384,7 @@ def square(x: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+        `float64`, `complex64`, `complex128`, `uint8`, `int8`, `int16`, `int32`, `int64`.
       name: A name for the operation (optional).
 
     Returns:
@@ -1321,7 +1413,7 @@ def sub(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`.
+        `float64`, `complex64`, `complex128`, `uint8`, `int8`, `int16`, `int32`, `int64`.
       y: A `Tensor`. Must have the same type as `x`.
       name: A name for the operation (optional).
 
@@ -1339,7 +1431,8 @@ def sum(input: TensorLike, axis: TensorLike, keep_dims: bool = False, name: str 
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,
-        `float64`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor to reduce.
+        `float64`, `complex64`, `complex128`, `uint8`, `int8`, `int16`, `int32`, `int64`. The tensor
+        to reduce.
       axis: A `Tensor`. Must have the same type as `axis`. The dimensions to reduce. Must be in the
         range `[-rank(input), rank(input))`.
       keep_dims: An optional `bool`. Defaults to `False`. If true, retain reduced dimensions with

@@ -54,7 +54,8 @@ def assign(ref, value, validate_shape=True, use_locking=True, name=None):
 
     Args:
       ref: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       value: A `Tensor`. Must have the same type as `ref`.
       validate_shape: An optional `bool`. Defaults to `True`. If true, the value's shape must match
         the variable's declared shape.
@@ -135,7 +136,8 @@ def is_variable_initialized(ref, name=None):
 
     Args:
       ref: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -393,7 +395,7 @@ def variable_v2(shape, dtype, container='', shared_name='', name=None):
     Args:
       shape: A `shape`. The shape of the variable tensor.
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `string`.
+        `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`.
       container: An optional `string`. Defaults to `''`.
       shared_name: An optional `string`. Defaults to `''`. The name the variable is stored under in
         the Session; the node name if empty.

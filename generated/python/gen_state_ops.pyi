@@ -13,7 +13,8 @@ def assign(ref: TensorLike, value: TensorLike, validate_shape: bool = True, use_
 
     Args:
       ref: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       value: A `Tensor`. Must have the same type as `ref`.
       validate_shape: An optional `bool`. Defaults to `True`. If true, the value's shape must match
         the variable's declared shape.
@@ -78,7 +79,8 @@ def is_variable_initialized(ref: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       ref: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -288,7 +290,7 @@ def variable_v2(shape: ShapeLike, dtype: DTypeLike, container: str = '', shared_
     Args:
       shape: A `shape`. The shape of the variable tensor.
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `string`.
+        `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`.
       container: An optional `string`. Defaults to `''`.
       shared_name: An optional `string`. Defaults to `''`. The name the variable is stored under in
         the Session; the node name if empty.

@@ -47,6 +47,8 @@ def default_dtype(value) -> _dtypes.DType:
         return _dtypes.int32
     if arr.dtype.kind == "f":
         return _dtypes.float32
+    if arr.dtype.kind == "c":  # TensorFlow: a Python complex is complex128
+        return _dtypes.complex128
     if holds_strings(arr):
         return _dtypes.string
     if arr.dtype.kind == "O" and any(isinstance(v, _C.Tensor) for v in np.ravel(arr)):

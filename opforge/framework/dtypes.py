@@ -42,6 +42,15 @@ class DType:
         return self._name in ("float16", "bfloat16", "float32", "float64")
 
     @property
+    def is_complex(self) -> bool:
+        return self._name in ("complex64", "complex128")
+
+    @property
+    def real_dtype(self) -> DType:
+        """The dtype of the real and imaginary parts (float32 for complex64); self otherwise."""
+        return {"complex64": float32, "complex128": float64}.get(self._name, self)
+
+    @property
     def is_integer(self) -> bool:
         return self._name.startswith(("int", "uint"))
 
@@ -76,6 +85,8 @@ float16 = DType(19, "float16", np.float16)
 bfloat16 = DType(14, "bfloat16", ml_dtypes.bfloat16)
 float32 = DType(1, "float32", np.float32)
 float64 = DType(2, "float64", np.float64)
+complex64 = DType(8, "complex64", np.complex64)
+complex128 = DType(18, "complex128", np.complex128)
 half = float16
 double = float64
 
@@ -88,7 +99,8 @@ resource = DType(20, "resource", np.object_)
 # Byte strings (TensorFlow's tf.string): values come back as NumPy object arrays of bytes.
 string = DType(7, "string", np.object_)
 
-ALL = (bool_, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64)
+ALL = (bool_, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64,
+       complex64, complex128)
 _BY_ENUM = {d.as_datatype_enum: d for d in ALL + (string, variant, resource)}
 _BY_NAME = {d.name: d for d in ALL + (string, variant, resource)}
 _BY_NAME.update({"float": float32, "double": float64, "half": float16})
@@ -117,6 +129,8 @@ def as_dtype(value) -> DType:
         return int32
     if value is bool:
         return bool_
+    if value is complex:
+        return complex128
     if value in (str, bytes):
         return string
     try:

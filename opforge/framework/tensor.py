@@ -84,9 +84,12 @@ def convert_to_tensor(value, dtype=None, name=None, op: str | None = None) -> Te
         raise InvalidArgumentError(f"{where}cannot convert {value!r} to a Tensor", op)
     if arr.dtype.kind == "U" or arr.dtype.kind == "S":
         raise InvalidArgumentError(f"{where}cannot convert a string to a Tensor of {want.name}", op)
+    if arr.dtype.kind == "c" and not want.is_complex:
+        raise InvalidArgumentError(f"{where}cannot convert complex value {value!r} to {want.name}", op)
     with np.errstate(all="ignore"):
         converted = arr.astype(want._np)
-        back = converted.astype(arr.dtype) if arr.dtype.kind in "biuf" else converted
+        real = converted.real if want.is_complex else converted  # a real value read back from complex
+        back = real.astype(arr.dtype) if arr.dtype.kind in "biuf" else converted
     if arr.dtype.kind in "biuf" and not np.array_equal(back, arr, equal_nan=arr.dtype.kind == "f"):
         if not (want.is_floating and arr.dtype.kind == "f"):  # float rounding is expected
             raise InvalidArgumentError(

@@ -175,6 +175,14 @@ def reduce_max_grad(grad, input, output, axis, keep_dims):
     return ops.real_div(ops.mul(grad, mask), count)
 
 
+def conj_of(x):
+    """The complex conjugate of a complex tensor, the tensor itself otherwise (TensorFlow's
+    math_ops.conj): gradients of complex ops multiply by the conjugate derivative."""
+    if _dtypes.as_dtype(x.dtype).is_complex:
+        return _ops().conj(x)
+    return x
+
+
 def invert_permutation(perm):
     value = constant_value(perm)
     if value is None:
@@ -186,6 +194,6 @@ def invert_permutation(perm):
     return inv.astype(np.int32)
 
 
-__all__ = ["unbroadcast", "reduce_grad", "reduce_max_grad", "invert_permutation", "shape_of",
+__all__ = ["conj_of", "unbroadcast", "reduce_grad", "reduce_max_grad", "invert_permutation", "shape_of",
            "dtype_of"]
 _ = _dtypes

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .helpers import _dynamic_keep_dims_shape, _keep_dims_shape, unbroadcast
+from .helpers import _dynamic_keep_dims_shape, _keep_dims_shape, conj_of, unbroadcast
 
 
 def _ops():
@@ -35,7 +35,7 @@ def prod_grad(op, grads):
     others = ops.select_v2(
         no_zero, ops.real_div(ops.mul(prod_nonzero, ones), nonzero),
         ops.select_v2(ops.logical_and(one_zero, zero), ops.mul(prod_nonzero, ones), ops.zeros_like(x)))
-    return [ops.mul(grad, others), None]
+    return [ops.mul(grad, conj_of(others)), None]  # complex: the conjugate (TensorFlow's rule)
 
 
 def batch_mat_mul_v2_grad(op, grads):

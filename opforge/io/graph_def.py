@@ -180,6 +180,12 @@ def tensor_from_proto(tp: TensorProto, node: str = "", op: str = "") -> EagerTen
     else:
         if dt in (_dtypes.float16, _dtypes.bfloat16):
             vals = np.asarray(tp.half_val, np.uint16).view(npd)
+        elif dt.is_complex:  # (real, imag) pairs, TensorProto's scomplex_val / dcomplex_val
+            pairs = tp.scomplex_val if dt == _dtypes.complex64 else tp.dcomplex_val
+            if len(pairs) % 2:
+                raise _bad(node, op, f"{dt.name} tensor has an odd number ({len(pairs)}) of "
+                                     "real/imaginary values")
+            vals = np.asarray(list(pairs), dt.real_dtype.as_numpy_dtype).view(npd)
         else:
             field = {_dtypes.float32: tp.float_val, _dtypes.float64: tp.double_val,
                      _dtypes.int64: tp.int64_val, _dtypes.bool_: tp.bool_val}.get(dt, tp.int_val)

@@ -17,6 +17,7 @@ from .histogram_ops import (  # noqa: F401 (tf.math's names for them)
     bincount, confusion_matrix, is_inf, rint, segment_mean, unsorted_segment_mean, unsorted_segment_sqrt_n,
 )
 from .manip_ops import invert_permutation  # noqa: F401
+from .complex_ops import angle, conj, imag, real  # noqa: F401 (tf.math's complex functions)
 from .special_math_ops import (  # noqa: F401 (tf.math's special functions)
     bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc, cumulative_logsumexp, digamma, erfcinv, erfinv, igamma, igammac, lbeta, lgamma,
     ndtri, nextafter, polygamma, zeta,

@@ -10,6 +10,7 @@
 #include "opforge/device.h"
 #include "opforge/kernel.h"
 #include "opforge/resource.h"
+#include "opforge/complex.h"
 #include "opforge/dtype.h"
 #include "src/host_allocator.h"
 #include "opforge/shape.h"
@@ -24,7 +25,10 @@ size_t dtype_size(DType dt) {
       return 4;
     case DType::kDouble:
     case DType::kInt64:
+    case kComplex64:
       return 8;
+    case kComplex128:
+      return 16;
     case DType::kUInt8:
     case DType::kInt8:
     case DType::kBool:
@@ -70,6 +74,10 @@ std::string dtype_name(DType dt) {
       return "bfloat16";
     case DType::kHalf:
       return "float16";
+    case kComplex64:
+      return "complex64";
+    case kComplex128:
+      return "complex128";
     case DType::kVariant:
       return "variant";
     case DType::kResource:

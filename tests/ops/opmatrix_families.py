@@ -118,6 +118,13 @@ def family(op) -> str | None:
     return None
 
 
+# The complex dtypes have tests of their own (values against NumPy, numeric gradients, errors):
+# tests/ops/test_complex_ops.py and tests/ops/test_fft_ops.py. The matrix drives the real dtypes.
+COMPLEX = {"complex64", "complex128"}
+# Ops whose real input's dtype pairs with a complex output's (Tout, Tcomplex).
+COMPLEX_PAIRED = {"Complex", "RFFT", "RFFT2D", "RFFT3D", "RFFTND"}
+
+
 def why_not_driven(op) -> str | None:
     """Why the matrix cannot call `op` with generated inputs, or None if it can."""
     if not op.inputs:
@@ -130,6 +137,11 @@ def why_not_driven(op) -> str | None:
         return "no type attr on its inputs"
     if any(a.type_list_attr for a in op.inputs):
         return "list(type) inputs"
+    if any(set(a.allowed) & COMPLEX for a in op.attrs if a.type == "type" and a.allowed) and (
+            not dispatch_dtypes(op)):
+        return "complex only (tests/ops/test_complex_ops.py, test_fft_ops.py)"
+    if op.name in COMPLEX_PAIRED:
+        return "a real input paired with a complex output (tests/ops/test_complex_ops.py, test_fft_ops.py)"
     if family(op) is None:
         return f"no shape cases for shape function {op.shape_fn.name!r} (add to opmatrix)"
     return None

@@ -22,10 +22,17 @@
 namespace opforge {
 namespace array {
 
+// A 16-byte element (complex128) moved as a unit.
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
 template <typename T>
-using Elem = std::conditional_t<
-    sizeof(T) == 1, uint8_t,
-    std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+using Elem =
+    std::conditional_t<sizeof(T) == 1, uint8_t,
+                       std::conditional_t<sizeof(T) == 2, uint16_t,
+                                          std::conditional_t<sizeof(T) == 4, uint32_t,
+                                                             std::conditional_t<sizeof(T) == 8, uint64_t, Bytes16>>>>;
 
 // Element offsets of a row-major shape.
 inline std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) {

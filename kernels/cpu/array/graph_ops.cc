@@ -2,6 +2,7 @@
 // and BroadcastGradientArgs (used by gradients when shapes are only known at run time).
 #include <algorithm>
 
+#include "opforge/complex.h"
 #include "cpu/cpu_util.h"
 #include "opforge/ops/array/broadcast_gradient_args.h"
 #include "opforge/ops/array/const.h"
@@ -105,5 +106,10 @@ OPFORGE_REGISTER_KERNEL(Size, CPU, SizeCpu, OPF_ALL, StringTag)
 OPFORGE_REGISTER_KERNEL(Rank, CPU, RankCpu, OPF_ALL, StringTag)
 // Output lengths depend on the values: the kernel allocates them itself.
 OPFORGE_REGISTER_FORWARDING_KERNEL(BroadcastGradientArgs, CPU, BroadcastGradientArgsCpu, int32_t, int64_t)
+
+// complex64 / complex128 (opforge/complex.h)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Placeholder, CPU, PlaceholderCpu, complex64, complex128)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Const, CPU, ConstCpu, complex64, complex128)
+OPFORGE_REGISTER_KERNEL(Shape, CPU, ShapeCpu, complex64, complex128)
 
 }  // namespace opforge

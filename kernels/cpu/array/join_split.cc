@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "opforge/complex.h"
 #include "cpu/array/array_util.h"
 #include "opforge/ops/array/concat_v2.h"
 #include "opforge/ops/array/pack.h"
@@ -155,5 +156,10 @@ OPFORGE_REGISTER_KERNEL(Pack, CPU, PackCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(Split, CPU, SplitCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(SplitV, CPU, SplitVCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(Unpack, CPU, UnpackCpu, OPF_ALL)
+
+// complex64 / complex128 (opforge/complex.h)
+OPFORGE_REGISTER_KERNEL(ConcatV2, CPU, ConcatV2Cpu, complex64, complex128)
+OPFORGE_REGISTER_KERNEL(Pack, CPU, PackCpu, complex64, complex128)
+OPFORGE_REGISTER_KERNEL(Unpack, CPU, UnpackCpu, complex64, complex128)
 
 }  // namespace opforge

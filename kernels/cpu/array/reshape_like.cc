@@ -1,5 +1,6 @@
 // Ops whose output shares the input's buffer under a new shape: ExpandDims, Squeeze,
 // StopGradient (the identity; autodiff treats it as a wall).
+#include "opforge/complex.h"
 #include "common/relabel.h"
 #include "cpu/array/array_util.h"
 #include "opforge/ops/array/expand_dims.h"
@@ -22,5 +23,10 @@ Status StopGradientCpu(ops::StopGradientArgs& a) {
 OPFORGE_REGISTER_FORWARDING_KERNEL(ExpandDims, CPU, kernels::RelabelInput, OPF_ALL, StringTag)
 OPFORGE_REGISTER_FORWARDING_KERNEL(Squeeze, CPU, kernels::RelabelInput, OPF_ALL, StringTag)
 OPFORGE_REGISTER_FORWARDING_KERNEL(StopGradient, CPU, StopGradientCpu, OPF_ALL, StringTag)
+
+// complex64 / complex128 (opforge/complex.h)
+OPFORGE_REGISTER_FORWARDING_KERNEL(ExpandDims, CPU, kernels::RelabelInput, complex64, complex128)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Squeeze, CPU, kernels::RelabelInput, complex64, complex128)
+OPFORGE_REGISTER_FORWARDING_KERNEL(StopGradient, CPU, StopGradientCpu, complex64, complex128)
 
 }  // namespace opforge

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "opforge/complex.h"
 #include "cpu/array/array_util.h"
 #include "cpu/cpu_util.h"
 #include "opforge/ops/array/fill.h"
@@ -89,5 +90,12 @@ OPFORGE_REGISTER_FORWARDING_KERNEL(PlaceholderWithDefault, CPU, PlaceholderWithD
 OPFORGE_REGISTER_KERNEL(Fill, CPU, FillCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(ZerosLike, CPU, ZerosLikeCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(OnesLike, CPU, OnesLikeCpu, OPF_ALL)
+
+// complex64 / complex128 (opforge/complex.h)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Reshape, CPU, ReshapeCpu, complex64, complex128)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Identity, CPU, IdentityCpu, complex64, complex128)
+OPFORGE_REGISTER_KERNEL(Fill, CPU, FillCpu, complex64, complex128)
+OPFORGE_REGISTER_KERNEL(ZerosLike, CPU, ZerosLikeCpu, complex64, complex128)
+OPFORGE_REGISTER_KERNEL(OnesLike, CPU, OnesLikeCpu, complex64, complex128)
 
 }  // namespace opforge

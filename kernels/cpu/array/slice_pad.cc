@@ -3,6 +3,7 @@
 // zero or negative) and a count, and hands them to array::strided_copy.
 #include <limits>
 
+#include "opforge/complex.h"
 #include "cpu/array/array_util.h"
 #include "opforge/ops/array/broadcast_to.h"
 #include "opforge/ops/array/pad.h"
@@ -225,5 +226,11 @@ OPFORGE_REGISTER_KERNEL(Pad, CPU, PadCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(PadV2, CPU, PadV2Cpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(Tile, CPU, TileCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(BroadcastTo, CPU, BroadcastToCpu, OPF_ALL)
+
+// complex64 / complex128 (opforge/complex.h)
+OPFORGE_REGISTER_KERNEL(Slice, CPU, SliceCpu, complex64, complex128)
+OPFORGE_REGISTER_KERNEL(StridedSlice, CPU, StridedSliceCpu, complex64, complex128)
+OPFORGE_REGISTER_KERNEL(Pad, CPU, PadCpu, complex64, complex128)
+OPFORGE_REGISTER_KERNEL(Tile, CPU, TileCpu, complex64, complex128)
 
 }  // namespace opforge

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "opforge/complex.h"
 #include "cpu/cpu_util.h"
 #include "opforge/ops/array/transpose.h"
 
@@ -72,9 +73,10 @@ Status TransposeCpu(ops::TransposeArgs& a) {
     std::memcpy(a.y.raw_data(), a.x.raw_data(), a.x.nbytes());
     return Status::OK();
   }
-  using E = std::conditional_t<
-      sizeof(T) == 1, uint8_t,
-      std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  using E = std::conditional_t<sizeof(T) == 1, uint8_t,
+                               std::conditional_t<sizeof(T) == 2, uint16_t,
+                                                  std::conditional_t<sizeof(T) == 4, uint32_t,
+                                                                     std::conditional_t<sizeof(T) == 8, uint64_t, T>>>>;
   permute<E>(static_cast<const E*>(a.x.raw_data()), static_cast<E*>(a.y.raw_data()), dims, strides, n);
   return Status::OK();
 }
@@ -83,5 +85,8 @@ Status TransposeCpu(ops::TransposeArgs& a) {
 
 OPFORGE_REGISTER_KERNEL(Transpose, CPU, TransposeCpu, bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half,
                         float, double)
+
+// complex64 / complex128 (opforge/complex.h)
+OPFORGE_REGISTER_KERNEL(Transpose, CPU, TransposeCpu, complex64, complex128)
 
 }  // namespace opforge

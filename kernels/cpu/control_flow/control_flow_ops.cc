@@ -7,6 +7,7 @@
 // frames: Enter, Exit, NextIteration and LoopCond forward their input, Merge forwards its
 // first input; Switch, which must leave one output dead, has no eager meaning (of.cond is
 // the eager spelling).
+#include "opforge/complex.h"
 #include "cpu/array/array_util.h"
 #include "cpu/cpu_util.h"
 #include "opforge/ops/control_flow/control_trigger.h"
@@ -67,5 +68,12 @@ OPFORGE_REGISTER_FORWARDING_KERNEL(Exit, CPU, ExitCpu, OPF_ALL)
 OPFORGE_REGISTER_FORWARDING_KERNEL(NextIteration, CPU, NextIterationCpu, OPF_ALL)
 OPFORGE_REGISTER_UNTYPED_KERNEL(LoopCond, CPU, LoopCondCpu)
 OPFORGE_REGISTER_UNTYPED_KERNEL(ControlTrigger, CPU, ControlTriggerCpu)
+
+// complex64 / complex128 (opforge/complex.h)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Switch, CPU, SwitchCpu, complex64, complex128)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Merge, CPU, MergeCpu, complex64, complex128)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Enter, CPU, EnterCpu, complex64, complex128)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Exit, CPU, ExitCpu, complex64, complex128)
+OPFORGE_REGISTER_FORWARDING_KERNEL(NextIteration, CPU, NextIterationCpu, complex64, complex128)
 
 }  // namespace opforge

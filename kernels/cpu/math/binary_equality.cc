@@ -1,6 +1,7 @@
 // Elementwise Equal and NotEqual with NumPy broadcasting, (shape function: runtime/ops/math.cc):
 // with incompatible_shape_error=false, shapes that do not broadcast give a scalar (false for
 // Equal, true for NotEqual) instead of an error, as in TensorFlow.
+#include "opforge/complex.h"
 #include "cpu/cpu_util.h"
 #include "cpu/math/binary_functors.h"
 #include "opforge/ops/math/equal.h"
@@ -52,5 +53,9 @@ Status NotEqualCpu(ops::NotEqualArgs& a) {
 
 OPFORGE_REGISTER_KERNEL(Equal, CPU, EqualCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(NotEqual, CPU, NotEqualCpu, OPF_ALL)
+
+// complex64 / complex128 (opforge/complex.h)
+OPFORGE_REGISTER_KERNEL(Equal, CPU, EqualCpu, complex64, complex128)
+OPFORGE_REGISTER_KERNEL(NotEqual, CPU, NotEqualCpu, complex64, complex128)
 
 }  // namespace opforge

@@ -1,7 +1,8 @@
 // Cast between any two runtime dtypes. Float to integer saturates at the target's limits
 // and maps NaN to 0 (C++ leaves both undefined); anything to bool is `x != 0`. With
 // Truncate, narrowing float conversions drop the input's extra mantissa bits first
-// (TensorFlow's Truncate attr; see convert_truncating).
+// (TensorFlow's Truncate attr; see convert_truncating). Complex to real keeps the real part,
+// real to complex sets a zero imaginary part (TensorFlow's rules).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -9,14 +10,31 @@
 #include <type_traits>
 
 #include "cpu/cpu_util.h"
+#include "opforge/complex.h"
 #include "opforge/ops/math/cast.h"
 
 namespace opforge {
 namespace {
 
+template <typename T>
+struct IsComplex : std::false_type {};
+template <typename R>
+struct IsComplex<std::complex<R>> : std::true_type {};
+
 template <typename From, typename To>
 To convert(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (IsComplex<From>::value && IsComplex<To>::value) {
+    using R = typename To::value_type;
+    return To(static_cast<R>(v.real()), static_cast<R>(v.imag()));
+  } else if constexpr (IsComplex<From>::value) {
+    if constexpr (std::is_same_v<To, bool>) {
+      return v != From(0);
+    } else {
+      return convert<typename From::value_type, To>(v.real());
+    }
+  } else if constexpr (IsComplex<To>::value) {
+    return To(convert<From, typename To::value_type>(v), 0);
+  } else if constexpr (std::is_same_v<To, bool>) {
     return static_cast<cpu::compute_t<From>>(v) != 0;
   } else if constexpr (std::is_integral_v<To> && cpu::is_float_v<From>) {
     double d = static_cast<double>(static_cast<cpu::compute_t<From>>(v));
@@ -66,14 +84,15 @@ To convert_truncating(From v) {
 template <typename From>
 Status CastCpu(ops::CastArgs& a) {
   const bool truncate = a.Truncate;
-  bool ok = visit_dtype(a.DstT, [&](auto to) {
+  auto cast_to = [&](auto to) {
     using To = decltype(to);
     if (truncate) {
       cpu::map_unary<From, To>(a.x, a.y, [](From v) { return convert_truncating<From, To>(v); });
     } else {
       cpu::map_unary<From, To>(a.x, a.y, [](From v) { return convert<From, To>(v); });
     }
-  });
+  };
+  bool ok = visit_dtype(a.DstT, cast_to) || visit_complex_dtype(a.DstT, cast_to);
   if (!ok) return a.ctx.error("unsupported destination dtype ", dtype_name(a.DstT));
   return Status::OK();
 }
@@ -82,5 +101,6 @@ Status CastCpu(ops::CastArgs& a) {
 
 OPFORGE_REGISTER_KERNEL(Cast, CPU, CastCpu, bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float,
                         double)
+OPFORGE_REGISTER_KERNEL(Cast, CPU, CastCpu, complex64, complex128)
 
 }  // namespace opforge

@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "opforge/complex.h"
 #include "cpu/cpu_util.h"
 #include "opforge/ops/math/add_n.h"
 #include "opforge/ops/math/range.h"
@@ -70,5 +71,8 @@ Status AddNCpu(ops::AddNArgs& a) {
 
 OPFORGE_REGISTER_KERNEL(Range, CPU, RangeCpu, bfloat16, half, float, double, int8_t, int16_t, int32_t, int64_t)
 OPFORGE_REGISTER_KERNEL(AddN, CPU, AddNCpu, bfloat16, half, float, double, uint8_t, int8_t, int16_t, int32_t, int64_t)
+
+// complex64 / complex128 (opforge/complex.h)
+OPFORGE_REGISTER_KERNEL(AddN, CPU, AddNCpu, complex64, complex128)
 
 }  // namespace opforge

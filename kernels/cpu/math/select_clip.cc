@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "opforge/complex.h"
 #include "cpu/cpu_util.h"
 #include "opforge/ops/math/clip_by_value.h"
 #include "opforge/ops/math/select.h"
@@ -174,5 +175,9 @@ Status ClipByValueCpu(ops::ClipByValueArgs& a) {
 OPFORGE_REGISTER_KERNEL(Select, CPU, SelectCpu, bool, OPF_NUMERIC)
 OPFORGE_REGISTER_KERNEL(SelectV2, CPU, SelectV2Cpu, bool, OPF_NUMERIC)
 OPFORGE_REGISTER_KERNEL(ClipByValue, CPU, ClipByValueCpu, OPF_NUMERIC)
+
+// complex64 / complex128 (opforge/complex.h)
+OPFORGE_REGISTER_KERNEL(Select, CPU, SelectCpu, complex64, complex128)
+OPFORGE_REGISTER_KERNEL(SelectV2, CPU, SelectV2Cpu, complex64, complex128)
 
 }  // namespace opforge

@@ -2,6 +2,7 @@
 // environment: the Session's variable store and the node name.
 #include <cstring>
 
+#include "opforge/complex.h"
 #include "cpu/cpu_util.h"
 #include "opforge/ops/state/assign.h"
 #include "opforge/ops/state/assign_add.h"
@@ -157,5 +158,10 @@ OPFORGE_REGISTER_FORWARDING_KERNEL(AssignSub, CPU, AssignSubCpu, OPF_NUMERIC)
 OPFORGE_REGISTER_FORWARDING_KERNEL(IsVariableInitialized, CPU, IsVariableInitializedCpu, OPF_ALL, StringTag)
 OPFORGE_REGISTER_FORWARDING_KERNEL(CountUpTo, CPU, CountUpToCpu, int32_t, int64_t)
 OPFORGE_REGISTER_UNTYPED_KERNEL(NoOp, CPU, NoOpCpu)
+
+// complex64 / complex128 (opforge/complex.h)
+OPFORGE_REGISTER_FORWARDING_KERNEL(VariableV2, CPU, VariableV2Cpu, complex64, complex128)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Assign, CPU, AssignCpu, complex64, complex128)
+OPFORGE_REGISTER_FORWARDING_KERNEL(IsVariableInitialized, CPU, IsVariableInitializedCpu, complex64, complex128)
 
 }  // namespace opforge

@@ -305,6 +305,7 @@ from opforge.compat.v1._tf1_linop import *  # noqa: E402,F401,F403  (LinearOpera
 from opforge.compat.v1._tf1_moreops import *  # noqa: E402,F401,F403  (TensorScatter*, dynamic_partition/stitch, init queries)
 from opforge.compat.v1._tf1_miscops import *  # noqa: E402,F401,F403  (serialize/parse_tensor, fractional pools, samplers)
 from opforge.compat.v1._tf1_miscops import random_names as _tf1_miscops_random  # noqa: E402
+from opforge.compat.v1._tf1_spectral import *  # noqa: E402,F401,F403  (complex dtypes, FFTs, tf.signal)
 from opforge.compat.v1._tf1_test import test  # noqa: E402,F401
 from opforge.compat.v1._tf1_train import (  # noqa: E402,F401
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, queue,

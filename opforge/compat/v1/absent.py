@@ -54,16 +54,8 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "tf.strings.unicode_script (UnicodeScript) needs ICU's Unicode script property tables (UScriptCode), which opforge does not link": _names("""
         strings.unicode_script
     """),
-    "circulant linear operators: a circulant matrix is defined by its (complex) spectrum and applied by FFTs; opforge has neither complex dtypes nor FFTs (DESIGN.md 5)": _names("""
-        linalg.LinearOperatorCirculant linalg.LinearOperatorCirculant2D linalg.LinearOperatorCirculant3D
-    """),
-    "tf.linalg.logm: TensorFlow's MatrixLogarithm is defined for complex64/complex128 matrices only (a real matrix's logarithm is complex in general); opforge's dtypes are real (DESIGN.md 5)": _names("""
+    "tf.linalg.logm: TensorFlow's MatrixLogarithm (complex64/complex128 only) is Eigen's inverse scaling and squaring over a complex Schur form; opforge has the complex dtypes and matrix ops now, but not yet that kernel": _names("""
         linalg.logm
-    """),
-    "complex dtypes and FFTs: opforge's dtypes are real (DESIGN.md 5)": _names("""
-        math.angle math.conj math.imag math.real tf.angle tf.complex tf.complex128 tf.complex64 tf.conj tf.fft
-        tf.fft2d tf.fft3d tf.fftnd tf.ifft tf.ifft2d tf.ifft3d tf.ifftnd tf.imag tf.irfftnd tf.real tf.rfftnd
-        tf.signal tf.spectral tf.to_complex128 tf.to_complex64
     """),
     "segment reductions other than SegmentSum/UnsortedSegmentSum: ops not yet in opforge": _names("""
     """),
