@@ -1,5 +1,5 @@
 # Source: https://github.com/tensorflow/tensorflow/blob/3989ee55b1a99cbdc20fd08da2a4c8a6bc80f98a/tensorflow/examples/tutorials/mnist/mnist_deep.py
-# Changes: MNIST loading replaced by synthetic data of the same shapes; 20000 steps -> 20; test set cut to 200 images; final accuracy kept in test_acc
+# Changes: MNIST loading replaced by synthetic data of the same shapes; 20000 steps -> 20; test set cut to 100 images; final accuracy kept in test_acc
 # Metrics: test_acc
 # Tolerance: atol=0.05
 # Copyright 2015 The TensorFlow Authors. All Rights Reserved.
@@ -170,7 +170,7 @@ def main(_):
       train_step.run(feed_dict={x: batch[0], y_: batch[1], keep_prob: 0.5})
 
     test_acc = accuracy.eval(feed_dict={
-        x: mnist.test.images[:200], y_: mnist.test.labels[:200], keep_prob: 1.0})  # corpus: 200 images
+        x: mnist.test.images[:100], y_: mnist.test.labels[:100], keep_prob: 1.0})  # corpus: 100 images
     print('test accuracy %g' % test_acc)
 
 if __name__ == '__main__':

@@ -1,5 +1,5 @@
 # Source: https://github.com/tensorflow/tensorflow/blob/05712d4690f39128f69d311e28b8e7181699394b/tensorflow/examples/tutorials/word2vec/word2vec_basic.py
-# Changes: text8 download replaced by a synthetic 20000-word text of 800 distinct words; num_steps 100001 -> 201; log_dir under the working directory; the contrib projector (not in TF 2) left out; the last average loss is kept for the metric
+# Changes: text8 download replaced by a synthetic 20000-word text of 800 distinct words; num_steps 100001 -> 61; log_dir under the working directory; the contrib projector (not in TF 2) left out; the last average loss is kept for the metric
 # Metrics: final_average_loss, final_embeddings.shape
 # Tolerance: rtol=0.15
 # Copyright 2015 The TensorFlow Authors. All Rights Reserved.
@@ -220,7 +220,7 @@ def word2vec_basic(log_dir):
     saver = tf.train.Saver()
 
   # Step 5: Begin training.
-  num_steps = 201  # corpus: shortened
+  num_steps = 61  # corpus: shortened
 
   with tf.compat.v1.Session(graph=graph) as session:
     # Open a writer to write summaries.
@@ -255,9 +255,9 @@ def word2vec_basic(log_dir):
       if step == (num_steps - 1):
         writer.add_run_metadata(run_metadata, 'step%d' % step)
 
-      if step % 100 == 0:  # corpus: every 100 steps (was 2000)
+      if step % 20 == 0:  # corpus: every 20 steps (was 2000)
         if step > 0:
-          average_loss /= 100
+          average_loss /= 20
         # The average loss is an estimate of the loss over the last 2000
         # batches.
         print('Average loss at step ', step, ': ', average_loss)
