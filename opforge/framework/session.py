@@ -31,6 +31,11 @@ class _Composite:
         self.rebuild = rebuild
 
 
+class DeviceAttributes(collections.namedtuple("DeviceAttributes",
+                                               ["name", "device_type", "memory_limit_bytes", "incarnation"])):
+    """One device of Session.list_devices (TensorFlow's session._DeviceAttributes)."""
+
+
 class Session:
     """Runs graph fragments: ``sess.run(fetches, feed_dict)``.
 
@@ -93,6 +98,18 @@ class Session:
         cm.__exit__(*exc)
         graph_cm.__exit__(*exc)
         self.close()
+
+    def list_devices(self):
+        """The devices this session can run on (tf.Session.list_devices): each with name
+        ("/job:localhost/replica:0/task:0/device:CPU:0"), device_type, memory_limit_bytes (0:
+        opforge does not reserve a memory pool) and incarnation."""
+        from . import devices as _devices  # noqa: PLC0415
+
+        out = []
+        for i, physical in enumerate(_devices.list_physical_devices()):
+            kind, index = physical.rsplit(":", 2)[-2:]
+            out.append(DeviceAttributes(f"/job:localhost/replica:0/task:0/device:{kind}:{index}", kind, 0, i))
+        return out
 
     @contextlib.contextmanager
     def as_default(self):

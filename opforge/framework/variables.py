@@ -105,7 +105,18 @@ class RefVariable(_VariableBase):
     __array_priority__ = 100  # NumPy defers binary operators (ndarray * variable) to the variable
 
     def __init__(self, initial_value, dtype=None, name=None, trainable=True, graph: Graph | None = None,
-                 collections=None, validate_shape=True):
+                 collections=None, validate_shape=True, caching_device=None, variable_def=None,
+                 expected_shape=None, import_scope=None, constraint=None, use_resource=None,
+                 synchronization=None, aggregation=None, shape=None):
+        # TF1's tf.Variable keywords: placement (caching_device), the deprecated expected_shape
+        # (TF1 ignores it too), resource-ness and distribution settings change nothing on one
+        # device; the constraint is kept (TF1's optimizers do not apply it either).
+        del caching_device, expected_shape, import_scope, use_resource, synchronization, aggregation
+        if variable_def is not None:
+            raise NotImplementedError("Variable(variable_def=...) is not supported: restore variables with "
+                                      "tf.train.import_meta_graph")
+        self.constraint = constraint
+        shape_arg = shape
         g = graph or get_default_graph()
         self._graph = g
         if name and name.endswith("/"):  # an absolute name (get_variable has applied scopes)
@@ -128,6 +139,8 @@ class RefVariable(_VariableBase):
                 if init.op.type == "Const":
                     pass
             shape = init.shape.dims if validate_shape else None
+            if shape_arg is not None:  # tf.Variable(shape=...): the variable's static shape
+                shape = TensorShape(shape_arg).dims
             self._variable_op = g.create_op(
                 "VariableV2", [], {"shape": None if shape is None else [(-1 if d is None else d) for d in shape],
                                    "dtype": init.dtype.as_datatype_enum},

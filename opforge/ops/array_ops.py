@@ -120,13 +120,60 @@ def scatter_nd(indices, updates, shape, name=None):
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
-    """Pads with a constant (tf.pad; the ops Pad and PadV2). Only mode="CONSTANT" exists here."""
-    if str(mode).upper() != "CONSTANT":
-        raise UnimplementedError(f"pad: mode={mode!r} is not supported (only CONSTANT)", "Pad")
+    """Pads with a constant (tf.pad; the ops Pad and PadV2), or with the input's mirror image
+    (mode "REFLECT": the edge not repeated, "SYMMETRIC": repeated; TensorFlow's MirrorPad)."""
+    mode = str(mode).upper()
+    if mode in ("REFLECT", "SYMMETRIC"):
+        return _mirror_pad(tensor, paddings, mode, name)
+    if mode != "CONSTANT":
+        raise InvalidArgumentError(f"pad: mode must be CONSTANT, REFLECT or SYMMETRIC, got {mode!r}", "Pad")
     paddings = _int_vector(paddings)
     if isinstance(constant_values, numbers.Number) and constant_values == 0:
         return _ops.pad(tensor, paddings, name=name)
     return _ops.pad_v2(tensor, paddings, constant_values, name=name)
+
+
+def _slice_axis(x, rank, axis, start, stop):
+    """x[..., start:stop, ...] on one axis (stop None: to the end), any size of the others."""
+    begin, end = np.zeros(rank, np.int32), np.zeros(rank, np.int32)
+    begin[axis] = start
+    end_mask = (1 << rank) - 1 if stop is None else ((1 << rank) - 1) & ~(1 << axis)
+    if stop is not None:
+        end[axis] = stop
+    return _ops.strided_slice(x, begin, end, np.ones(rank, np.int32), begin_mask=((1 << rank) - 1) & ~(1 << axis),
+                              end_mask=end_mask)
+
+
+def _mirror_pad(tensor, paddings, mode, name):
+    """MirrorPad as slices, reversals and concatenations of the input (so its gradient is theirs).
+    REFLECT pads axis i by up to size-1 elements, SYMMETRIC by up to size; paddings must be
+    constant, as TF1 programs write them."""
+    if isinstance(paddings, (Tensor, GraphTensor)):
+        raise UnimplementedError(f"pad: mode={mode!r} needs constant paddings, got a tensor", "MirrorPad")
+    p = np.asarray(paddings)
+    if p.ndim != 2 or p.shape[1] != 2 or not np.issubdtype(p.dtype, np.integer) or (p < 0).any():
+        raise InvalidArgumentError(f"pad: paddings must be non-negative integers of shape [rank, 2], got {p.tolist()}",
+                                   "MirrorPad")
+    x = tensor if _is_graph(tensor) else convert_to_tensor(tensor)
+    rank = _rank_of(x)
+    if rank is not None and rank != p.shape[0]:
+        raise InvalidArgumentError(f"pad: paddings has {p.shape[0]} rows for an input of rank {rank}", "MirrorPad")
+    rank, offset = p.shape[0], 1 if mode == "REFLECT" else 0
+    dims = x.shape.as_list() if _is_graph(x) else list(x.shape)
+    for axis, (before, after) in enumerate(p.tolist()):
+        size = dims[axis] if dims is not None else None
+        if size is not None and max(before, after) > size - offset:
+            raise InvalidArgumentError(
+                f"pad: {mode} paddings must be at most {size - offset} on dimension {axis} of size {size}, "
+                f"got [{before}, {after}]", "MirrorPad")
+        pieces = [x]
+        if before:
+            pieces.insert(0, reverse(_slice_axis(x, rank, axis, offset, before + offset), [axis]))
+        if after:
+            pieces.append(reverse(_slice_axis(x, rank, axis, -after - offset, -offset or None), [axis]))
+        if len(pieces) > 1:
+            x = _ops.concat_v2(pieces, np.int32(axis))
+    return _ops.identity(x, name=name)
 
 
 def tile(input, multiples, name=None):  # noqa: A002

@@ -115,6 +115,11 @@ def transpose(a, perm=None, name=None):
 
 
 def cast(x, dtype, name=None):
+    """x as dtype. As TensorFlow's tf.cast, a graph tensor that has the dtype already is returned
+    as it is, with no Cast op: tf.cast(strings, tf.string) is valid (Cast itself has no string
+    kernel) and adds nothing to the graph."""
+    if isinstance(x, GraphTensor) and x.dtype == _dtypes.as_dtype(dtype):
+        return x
     return _ops.cast(x, dtype, name=name)
 
 

@@ -179,7 +179,13 @@ class Saver:
                  keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False,
                  saver_def=None, builder=None, defer_build=False, allow_empty=False, write_version=2,
                  pad_step_number=False, save_relative_paths=False, filename=None):
-        del sharded, restore_sequentially, builder, defer_build, filename  # one shard, built now
+        # TensorFlow's Saver keeps its arguments as these attributes and TF1 programs read them
+        # (saver._var_list: the var_list given, None for all variables).
+        self._var_list, self._sharded, self._name = var_list, sharded, name
+        self._restore_sequentially, self._filename = restore_sequentially, filename
+        self._keep_checkpoint_every_n_hours, self._allow_empty = keep_checkpoint_every_n_hours, allow_empty
+        self._write_version = write_version
+        del builder, defer_build  # one shard, built now
         if saver_def is not None:
             raise NotImplementedError("Saver(saver_def=...) is not supported: build the Saver from variables")
         if write_version != 2:

@@ -103,8 +103,10 @@ def test_friendly_functions_match_numpy():
     np.testing.assert_array_equal(of.where(X > 50).numpy(), np.argwhere(X > 50))
     assert of.shape(X).numpy().tolist() == [3, 4, 5] and int(of.size(X)) == 60 and int(of.rank(X)) == 3
     assert of.shape(X, out_type=of.int64).dtype == of.int64
-    with pytest.raises(of.UnimplementedError):
-        of.pad(a, [[1, 1], [1, 1]], mode="REFLECT")
+    np.testing.assert_array_equal(of.pad(a, [[1, 1], [1, 1]], mode="REFLECT").numpy(),
+                                  np.pad(a, [[1, 1], [1, 1]], mode="reflect"))
+    with pytest.raises(of.InvalidArgumentError):
+        of.pad(a, [[1, 1], [1, 1]], mode="WRAP")
 
 
 def test_where_with_three_arguments():

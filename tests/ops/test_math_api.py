@@ -137,3 +137,19 @@ def test_compat_v1_program():
     np.testing.assert_allclose(t, np.prod(np.clip(X, 0.5, 2.0), 1), rtol=1e-6)
     np.testing.assert_array_equal(p, np.where(X >= 0, X, 0))
     np.testing.assert_allclose(s, np.sin(X), rtol=1e-6)
+
+
+def test_cast_to_own_dtype_adds_no_op():
+    """tf.cast of a graph tensor to its own dtype returns it (TF's math_ops.cast): casting a
+    string tensor to tf.string is valid though Cast has no string kernel (a TFRecord reader's
+    label, tf.cast(features['label'], tf.string)); another dtype still adds a Cast."""
+    with tf1.Graph().as_default() as g:
+        s = tf1.constant(["a", "b"])
+        assert tf1.cast(s, tf1.string) is s
+        f = tf1.placeholder(tf1.float32, [None, 2])
+        n_ops = len(g.get_operations())
+        assert tf1.cast(f, "float32") is f and len(g.get_operations()) == n_ops
+        i = tf1.cast(f, tf1.int32, name="to_int")
+        assert i.op.type == "Cast" and i.op.name == "to_int"
+        with tf1.Session() as sess:
+            assert sess.run(tf1.cast(s, tf1.string)).tolist() == [b"a", b"b"]

@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 
 import numpy as np
 
@@ -191,6 +192,7 @@ def _run(path, backend, np_seed=0, tf_seed_offset=None):
             ofm.set_random_seed = lambda seed: original(None if seed is None else seed + offset)
 
     saved_path, saved_argv, saved_cwd = list(sys.path), list(sys.argv), os.getcwd()
+    saved_main = None
     saved_mpl = os.environ.get("MPLBACKEND")
     workdir = tempfile.mkdtemp(prefix="tf1_corpus_")
     try:
@@ -203,7 +205,13 @@ def _run(path, backend, np_seed=0, tf_seed_offset=None):
         os.chdir(workdir)
         np.random.seed(np_seed)
         random.seed(np_seed)
-        glb = {"__name__": "__main__", "__file__": path, "__builtins__": builtins}
+        # The program runs as the __main__ module: tf.app.run() with no main calls
+        # sys.modules["__main__"].main, which must be the program's, not this harness's.
+        module = types.ModuleType("__main__")
+        module.__dict__.update(__file__=path, __builtins__=builtins)
+        glb = module.__dict__
+        saved_main = sys.modules.get("__main__")
+        sys.modules["__main__"] = module
         start = time.perf_counter()
         try:
             exec(code, glb)
@@ -216,6 +224,8 @@ def _run(path, backend, np_seed=0, tf_seed_offset=None):
             metrics[expr] = _to_metric(eval(expr, glb))
         return metrics, seconds
     finally:
+        if saved_main is not None:
+            sys.modules["__main__"] = saved_main
         os.chdir(saved_cwd)
         sys.path[:] = saved_path
         sys.argv[:] = saved_argv

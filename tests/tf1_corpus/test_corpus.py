@@ -24,7 +24,7 @@ HAVE_TF = importlib.util.find_spec("tensorflow") is not None
 TIMEOUT = 300
 
 # Programs opforge cannot run yet: the error each stops on (a substring), and why. Empty: all
-# 94 run. (A missing name raises "... opforge does not have tf.nn.foo yet": test_compat_v1_tf1.)
+# 109 run. (A missing name raises "... opforge does not have tf.nn.foo yet": test_compat_v1_tf1.)
 MISSING: dict[str, str] = {}
 
 

@@ -7,6 +7,7 @@ them TensorFlow 1's spelling."""
 from __future__ import annotations
 
 import builtins
+import sys
 
 import opforge as _of
 from opforge.layers import initializers as _init
@@ -48,6 +49,8 @@ from opforge.framework.tensor import convert_to_tensor as _convert
 from opforge.framework.tensor_shape import (  # noqa: F401 (tf.TensorShape, tf.Dimension, ...)
     Dimension, TensorShape, broadcast_static_shape, dimension_at_index, dimension_value,
 )
+from opforge.framework import tensor_shape as _ts
+from opforge.util import compat as _ucompat
 from opforge.framework.variables import RefVariable, global_variables_initializer, variables_initializer
 
 __all__ = [
@@ -346,9 +349,12 @@ math = Namespace("math", {n: getattr(_of.math, n) for n in dir(_of.math) if not 
                  unsorted_segment_sum=_ops.unsorted_segment_sum, is_non_decreasing=_more.is_non_decreasing,
                  is_strictly_increasing=_more.is_strictly_increasing)
 dtypes = Namespace("dtypes", {n: getattr(_of.dtypes, n) for n in dir(_of.dtypes) if not n.startswith("_")})
-compat = Namespace("compat", as_bytes=lambda s, encoding="utf-8": s.encode(encoding) if isinstance(s, str) else bytes(s),
-                   as_text=lambda s, encoding="utf-8": s.decode(encoding) if isinstance(s, bytes) else str(s),
-                   as_str=lambda s, encoding="utf-8": s.decode(encoding) if isinstance(s, bytes) else str(s))
+# tf.compat: the helpers, and tf.compat.v1 (this module itself: programs written for the TF1 -> TF2
+# transition spell tf.compat.v1.Session even under TF1).
+compat = Namespace("compat", {n: getattr(_ucompat, n) for n in _ucompat.__dict__ if not n.startswith("_")
+                              and n not in ("annotations", "contextlib", "datetime", "numbers", "os", "np")},
+                   dimension_value=_ts.dimension_value, dimension_at_index=_ts.dimension_at_index,
+                   v1=sys.modules["opforge.compat.v1"], builds_graph=False)
 saved_model = Namespace(
     "saved_model", {n: getattr(_sm, n) for n in (
         "builder", "constants", "signature_constants", "signature_def_utils", "tag_constants", "utils",
