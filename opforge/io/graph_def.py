@@ -12,8 +12,10 @@ from google.protobuf import text_format
 
 from .. import _C
 from ..codegen._proto import attr_value_pb2, config_pb2, graph_pb2, node_def_pb2, rewriter_config_pb2, tensor_pb2, tensor_shape_pb2
+from ..codegen._proto import function_pb2
 from ..framework import dtypes as _dtypes
-from ..framework.errors import DataLossError, InvalidArgumentError
+from ..framework import function_library
+from ..framework.errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..framework.tensor import Tensor as EagerTensor
 
 GraphDef = graph_pb2.GraphDef
@@ -138,9 +140,8 @@ def graph_to_graph_def(graph, add_shapes: bool = False) -> GraphDef:
                 _shape_proto(t.shape.dims, lv.shape.add())
         gd.node.append(nd)
     if funcs:  # the functions the dataset ops name (framework/function_library.py)
-        from ..framework import function_library  # noqa: PLC0415
         have = {f.signature.name for f in gd.library.function}
-        for fdef in function_library.function_defs(sorted(funcs - have)):
+        for fdef in function_defs(sorted(funcs - have)):
             if fdef.signature.name not in have:
                 gd.library.function.add().CopyFrom(fdef)
     return gd
@@ -304,3 +305,70 @@ def graph_def_from_runtime(c_graph) -> GraphDef:
         for attr_name, attr_type, _ in spec["attrs"]:
             _set_attr(nd.attr[attr_name], attr_type, info["attrs"][attr_name])
     return gd
+
+
+# ------------------------------------------------------------------------- functions
+
+
+def _arg_name(op) -> str:
+    return op.name.replace("/", "_").lower()
+
+
+def function_def(name: str):
+    """A FunctionDef of registered function ``name`` (its nodes as the graph has them)."""
+    entry = function_library.registered(name)
+    if entry is None:
+        raise NotFoundError(f"function '{name}' was not registered from Python")
+    graph, args, rets = entry
+    fdef = function_pb2.FunctionDef()
+    fdef.signature.name = name
+    arg_ops = {a.op: _arg_name(a.op) for a in args}
+    for a in args:
+        fdef.signature.input_arg.add(name=arg_ops[a.op], type=a.dtype.as_datatype_enum)
+
+    def ref(t):
+        if t.op in arg_ops:
+            return arg_ops[t.op]
+        outputs = graph._spec(t.op.type)["outputs"]
+        at = 0
+        for out_name, count in _output_counts(t.op, outputs):
+            if t.value_index < at + count:
+                return f"{t.op.name}:{out_name}:{t.value_index - at}"
+            at += count
+        raise InvalidArgumentError(f"function '{name}': no output {t.value_index} of {t.op.name}")
+
+    for op in graph.get_operations():
+        if op in arg_ops:
+            continue
+        nd = fdef.node_def.add(name=op.name, op=op.type)
+        nd.input.extend(ref(t) for t in op.inputs)
+        nd.input.extend("^" + c.name for c in op.control_inputs)
+        spec = graph._spec(op.type)
+        for attr_name, attr_type, _ in spec["attrs"]:
+            _set_attr(nd.attr[attr_name], attr_type, op.get_attr(attr_name))
+    for k, r in enumerate(rets):
+        fdef.signature.output_arg.add(name=f"output_{k}", type=r.dtype.as_datatype_enum)
+        fdef.ret[f"output_{k}"] = ref(r)
+    return fdef
+
+
+def _output_counts(op, outputs):
+    """(output argument name, number of tensors) per output argument of op."""
+    if len(outputs) == 1:
+        return [(outputs[0], len(op.outputs))]
+    return [(o, 1) for o in outputs]
+
+
+def function_defs(names) -> list:
+    """FunctionDefs of the named functions and of those they name, each once."""
+    out, seen, pending = [], set(), list(names)
+    while pending:
+        n = pending.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        fdef = function_def(n)
+        out.append(fdef)
+        for nd in fdef.node_def:
+            pending.extend(v.func.name for v in nd.attr.values() if v.WhichOneof("value") == "func")
+    return out

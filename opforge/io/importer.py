@@ -8,11 +8,13 @@ the target graph is left unchanged.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 
 from .. import _C
-from ..framework.errors import InvalidArgumentError, NotFoundError
+from ..framework import function_library
+from ..framework.errors import InvalidArgumentError, NotFoundError, UnimplementedError
 from ..framework.graph import _VALID_NAME as _VALID_NODE_NAME
-from ..framework.graph import GraphTensor, get_default_graph
+from ..framework.graph import Graph, GraphTensor, get_default_graph
 from .graph_def import GraphDef, NodeDef, _attr_value, _bad, graph_def_from_bytes
 
 
@@ -114,9 +116,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             if attr_name in nd.attr:
                 attrs[attr_name] = _attr_value(nd.attr[attr_name], attr_type, nd.name, nd.op)
                 if attr_type == "func":  # a function of the GraphDef's library, into the runtime's
-                    from ..framework import function_library  # noqa: PLC0415
-                    attrs[attr_name] = function_library.import_function(attrs[attr_name], graph_def.library,
-                                                                        nd.name, nd.op)
+                    attrs[attr_name] = import_function(attrs[attr_name], graph_def.library, nd.name, nd.op)
         known = {a[0] for a in spec["attrs"]}
         for k in nd.attr:
             if k not in known and not k.startswith("_"):
@@ -242,3 +242,40 @@ def _build(graph, prepared, mapped, created, full):
 
 
 # ------------------------------------------------------------------------- files
+
+
+def import_function(name: str, library, node: str = "", op: str = "") -> str:
+    """The registered name (framework/function_library.py) of FunctionDef ``name`` of
+    ``library``, imported on first use: its body becomes a graph (Placeholders for the
+    arguments, nested calls lowered, nested ``func`` attrs imported the same way), registered
+    under a name unique to that FunctionDef and library, so two GraphDefs whose functions share
+    a name (TensorFlow names them ``__inference_Dataset_map_lambda_14``) do not clash."""
+    fdef = next((f for f in library.function if f.signature.name == name), None)
+    if fdef is None:
+        raise NotFoundError(f"function '{name}' is not in the GraphDef's function library [[node {node}]]", op)
+    key = hashlib.sha1(library.SerializeToString(deterministic=True) + b"\0" + name.encode()).hexdigest()
+    hit = function_library.imported(key)
+    if hit is not None:
+        return hit
+    from ..framework.functions import _Lowering  # noqa: PLC0415
+    gd = GraphDef()
+    gd.library.CopyFrom(library)
+    arg_names = []
+    for i, arg in enumerate(fdef.signature.input_arg):
+        if arg.type_attr or arg.number_attr or arg.type_list_attr or not arg.type:
+            raise UnimplementedError(f"function '{name}': argument '{arg.name}' is polymorphic [[node {node}]]", op)
+        ph = gd.node.add(name=f"arg_{i}", op="Placeholder")
+        ph.attr["dtype"].type = arg.type
+        arg_names.append(ph.name)
+    low = _Lowering(library)
+    outs, _ = low.inline(fdef, "body", arg_names, None, "", 0)
+    for nd in low.out:
+        gd.node.append(low._renamed(nd))
+    for k, t in enumerate(outs):
+        gd.node.add(name=f"ret_{k}", op="Identity", input=[t])
+    graph = Graph()
+    with graph.as_default():
+        import_graph_def(gd, name="")
+    args = [graph.get_tensor_by_name(f"{n}:0") for n in arg_names]
+    rets = [graph.get_tensor_by_name(f"ret_{k}:0") for k in range(len(outs))]
+    return function_library.remember_import(key, function_library.register(graph, args, rets, "imported"))

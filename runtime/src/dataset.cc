@@ -23,9 +23,9 @@ Status DatasetBase::CheckElement(const std::vector<Tensor>& element) const {
 Status dataset_from_tensor(const std::string& op, const Tensor& t, std::shared_ptr<const DatasetBase>* out) {
   auto ds = t.dtype() == DType::kVariant ? std::dynamic_pointer_cast<const DatasetBase>(t.variant()) : nullptr;
   if (!ds) {
-    return errors::InvalidArgument(op, ": expected a dataset (a variant tensor made by a dataset op), got ",
-                                   t.dtype() == DType::kVariant && t.variant() ? t.variant()->type_name()
-                                                                                : dtype_name(t.dtype()));
+    return errors::InvalidArgument(
+        op, ": expected a dataset (a variant tensor made by a dataset op), got ",
+        t.dtype() == DType::kVariant && t.variant() ? t.variant()->type_name() : dtype_name(t.dtype()));
   }
   *out = std::move(ds);
   return Status::OK();
@@ -74,9 +74,10 @@ Status IteratorResource::SetDataset(const std::string& op, std::shared_ptr<const
 Status IteratorResource::GetNext(const std::string& op, std::vector<Tensor>* out) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!iterator_) {
-    return errors::FailedPrecondition(op, ": GetNext() failed because the iterator has not been initialized. Ensure "
-                                          "that you have run the initializer operation for this iterator before "
-                                          "getting the next element.");
+    return errors::FailedPrecondition(op,
+                                      ": GetNext() failed because the iterator has not been initialized. Ensure "
+                                      "that you have run the initializer operation for this iterator before "
+                                      "getting the next element.");
   }
   bool end = false;
   out->clear();

@@ -71,7 +71,8 @@ Status FunctionRunner::Create(const std::string& op, const std::string& name, st
     r->resources_ = resources;
     // The Session reads the store through a pointer that owns nothing (no cycle through the
     // store's iterators, which hold this runner); run() keeps the store alive while it runs.
-    r->session_ = std::make_unique<Session>(body->graph, std::shared_ptr<ResourceMgr>(std::shared_ptr<void>(), store.get()));
+    r->session_ =
+        std::make_unique<Session>(body->graph, std::shared_ptr<ResourceMgr>(std::shared_ptr<void>(), store.get()));
   }
   *out = std::move(r);
   return Status::OK();

@@ -1,6 +1,8 @@
 // Slicing and stacking elements, scalar inputs, captured functions (dataset_util.h).
 #include "cpu/data/dataset_util.h"
 
+#include <thread>
+
 namespace opforge {
 namespace data {
 
@@ -38,8 +40,7 @@ Status stack(const std::string& op, const std::vector<const Tensor*>& parts, Ten
   for (const Tensor* p : parts) {
     if (p->dtype() != first.dtype() || p->shape().dims() != first.shape().dims()) {
       return errors::InvalidArgument(op, ": cannot batch tensors with different shapes in a component: ",
-                                     first.shape().to_string(), " and ", p->shape().to_string(),
-                                     " (use padded_batch)");
+                                     first.shape().to_string(), " and ", p->shape().to_string(), " (use padded_batch)");
     }
   }
   const Shape shape = stacked_shape(static_cast<int64_t>(parts.size()), first.shape());
@@ -70,8 +71,9 @@ Status pad_and_stack(const std::string& op, const std::vector<const Tensor*>& pa
     }
     for (int d = 0; d < rank; ++d) {
       if (p->dim(d) > shape.dim(d)) {
-        return errors::InvalidArgument(op, ": attempted to pad to a smaller size than the input element: component of "
-                                           "shape ",
+        return errors::InvalidArgument(op,
+                                       ": attempted to pad to a smaller size than the input element: component of "
+                                       "shape ",
                                        p->shape().to_string(), " padded to ", shape.to_string());
       }
     }
@@ -81,7 +83,8 @@ Status pad_and_stack(const std::string& op, const std::vector<const Tensor*>& pa
   const int64_t per = shape.num_elements();
   // row-major strides of the padded element
   std::vector<int64_t> stride(static_cast<size_t>(rank), 1);
-  for (int d = rank - 2; d >= 0; --d) stride[static_cast<size_t>(d)] = stride[static_cast<size_t>(d) + 1] * shape.dim(d + 1);
+  for (int d = rank - 2; d >= 0; --d)
+    stride[static_cast<size_t>(d)] = stride[static_cast<size_t>(d) + 1] * shape.dim(d + 1);
   // For each source element, visits its positions (multi-index) and the matching padded offset.
   auto for_each = [&](const Tensor& p, auto&& fn) {
     const int64_t count = p.num_elements();
@@ -138,8 +141,36 @@ Status make_captured_function(KernelContext& ctx, const std::string& func, const
 }
 
 Status dataset_result(const std::string& op, const std::vector<Tensor>& rets, std::shared_ptr<const DatasetBase>* out) {
-  if (rets.size() != 1) return errors::InvalidArgument(op, ": the function must return one dataset, got ", rets.size(), " values");
+  if (rets.size() != 1)
+    return errors::InvalidArgument(op, ": the function must return one dataset, got ", rets.size(), " values");
   return dataset_from_tensor(op, rets[0], out);
+}
+
+Status input_of(const std::string& op, const Tensor& t, const std::vector<DType>& types,
+                const std::vector<Shape>& shapes, DatasetPtr* out) {
+  OPF_RETURN_IF_ERROR(dataset_from_tensor(op, t, out));
+  OPF_RETURN_IF_ERROR(check_element_spec(op, types, shapes));
+  return Status::OK();
+}
+
+int64_t autotuned_threads(int64_t n) {
+  if (n > 0) return n;
+  return std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
+}
+
+// Checks a function's results against the dataset's element spec.
+Status check_results(const DatasetBase& ds, const std::vector<Tensor>& rets) {
+  if (rets.size() != ds.output_dtypes().size()) {
+    return errors::InvalidArgument(ds.op(), ": the function returned ", rets.size(), " values, expected ",
+                                   ds.output_dtypes().size());
+  }
+  for (size_t i = 0; i < rets.size(); ++i) {
+    if (rets[i].dtype() != ds.output_dtypes()[i]) {
+      return errors::InvalidArgument(ds.op(), ": the function's result ", i, " is ", dtype_name(rets[i].dtype()),
+                                     ", expected ", dtype_name(ds.output_dtypes()[i]));
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace data

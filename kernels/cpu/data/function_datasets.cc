@@ -67,28 +67,11 @@ Status PrefetchIterator::GetNext(std::vector<Tensor>* out, bool* end) {
 
 namespace {
 
-using DatasetPtr = std::shared_ptr<const DatasetBase>;
+using data::autotuned_threads;
 using data::CapturedFunction;
-
-int64_t autotuned_threads(int64_t n) {
-  if (n > 0) return n;
-  return std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
-}
-
-// Checks a function's results against the dataset's element spec.
-Status check_results(const DatasetBase& ds, const std::vector<Tensor>& rets) {
-  if (rets.size() != ds.output_dtypes().size()) {
-    return errors::InvalidArgument(ds.op(), ": the function returned ", rets.size(), " values, expected ",
-                                   ds.output_dtypes().size());
-  }
-  for (size_t i = 0; i < rets.size(); ++i) {
-    if (rets[i].dtype() != ds.output_dtypes()[i]) {
-      return errors::InvalidArgument(ds.op(), ": the function's result ", i, " is ", dtype_name(rets[i].dtype()),
-                                     ", expected ", dtype_name(ds.output_dtypes()[i]));
-    }
-  }
-  return Status::OK();
-}
+using data::check_results;
+using data::DatasetPtr;
+using data::function_input;
 
 class PrefetchDataset final : public DatasetBase {
  public:
@@ -226,8 +209,7 @@ class MapDataset final : public DatasetBase {
 
 class FilterDataset final : public DatasetBase {
  public:
-  FilterDataset(DatasetPtr input, std::shared_ptr<const CapturedFunction> f, std::vector<DType> d,
-                std::vector<Shape> s)
+  FilterDataset(DatasetPtr input, std::shared_ptr<const CapturedFunction> f, std::vector<DType> d, std::vector<Shape> s)
       : DatasetBase("FilterDataset", std::move(d), std::move(s)), input_(std::move(input)), f_(std::move(f)) {}
   std::vector<DatasetPtr> inputs() const override { return {input_}; }
   Status MakeIterator(std::unique_ptr<IteratorBase>* out) const override {
@@ -356,7 +338,10 @@ class MapAndBatchDataset final : public DatasetBase {
  public:
   MapAndBatchDataset(std::shared_ptr<const MapDataset> map, int64_t batch, bool drop, std::vector<DType> d,
                      std::vector<Shape> s)
-      : DatasetBase("MapAndBatchDataset", std::move(d), std::move(s)), map_(std::move(map)), batch_(batch), drop_(drop) {}
+      : DatasetBase("MapAndBatchDataset", std::move(d), std::move(s)),
+        map_(std::move(map)),
+        batch_(batch),
+        drop_(drop) {}
   std::vector<DatasetPtr> inputs() const override { return {map_}; }
   Status MakeIterator(std::unique_ptr<IteratorBase>* out) const override {
     class It final : public IteratorBase {
@@ -397,117 +382,6 @@ class MapAndBatchDataset final : public DatasetBase {
   bool drop_;
 };
 
-// ScanDataset: f(state..., element..., captured...) -> (new state..., output...).
-class ScanDataset final : public DatasetBase {
- public:
-  ScanDataset(DatasetPtr input, std::vector<Tensor> initial, std::shared_ptr<const CapturedFunction> f,
-              std::vector<DType> d, std::vector<Shape> s)
-      : DatasetBase("ScanDataset", std::move(d), std::move(s)),
-        input_(std::move(input)),
-        initial_(std::move(initial)),
-        f_(std::move(f)) {}
-  std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  Status MakeIterator(std::unique_ptr<IteratorBase>* out) const override {
-    class It final : public IteratorBase {
-     public:
-      explicit It(const ScanDataset* ds) : ds_(ds), state_(ds->initial_) {}
-      Status GetNext(std::vector<Tensor>* out, bool* end) override {
-        if (!in_) OPF_RETURN_IF_ERROR(ds_->input_->MakeIterator(&in_));
-        std::vector<Tensor> e;
-        OPF_RETURN_IF_ERROR(in_->GetNext(&e, end));
-        if (*end) return Status::OK();
-        std::vector<Tensor> args = state_;
-        args.insert(args.end(), e.begin(), e.end());
-        std::vector<Tensor> rets;
-        OPF_RETURN_IF_ERROR(ds_->f_->Call(std::move(args), &rets));
-        const size_t ns = state_.size();
-        if (rets.size() != ns + ds_->output_dtypes().size()) {
-          return errors::InvalidArgument("ScanDataset: the function returned ", rets.size(), " values, expected ", ns,
-                                         " (state) + ", ds_->output_dtypes().size(), " (element)");
-        }
-        for (size_t i = 0; i < ns; ++i) {
-          if (rets[i].dtype() != state_[i].dtype()) {
-            return errors::InvalidArgument("ScanDataset: the new state ", i, " is ", dtype_name(rets[i].dtype()),
-                                           ", the state is ", dtype_name(state_[i].dtype()));
-          }
-          state_[i] = std::move(rets[i]);
-        }
-        out->assign(std::make_move_iterator(rets.begin() + static_cast<std::ptrdiff_t>(ns)),
-                    std::make_move_iterator(rets.end()));
-        return check_results(*ds_, *out);
-      }
-
-     private:
-      const ScanDataset* ds_;
-      std::unique_ptr<IteratorBase> in_;
-      std::vector<Tensor> state_;
-    };
-    *out = std::make_unique<It>(this);
-    return Status::OK();
-  }
-
- private:
-  DatasetPtr input_;
-  std::vector<Tensor> initial_;
-  std::shared_ptr<const CapturedFunction> f_;
-};
-
-class TakeWhileDataset final : public DatasetBase {
- public:
-  TakeWhileDataset(DatasetPtr input, std::shared_ptr<const CapturedFunction> f, std::vector<DType> d,
-                   std::vector<Shape> s)
-      : DatasetBase("TakeWhileDataset", std::move(d), std::move(s)), input_(std::move(input)), f_(std::move(f)) {}
-  std::vector<DatasetPtr> inputs() const override { return {input_}; }
-  Status MakeIterator(std::unique_ptr<IteratorBase>* out) const override {
-    class It final : public IteratorBase {
-     public:
-      explicit It(const TakeWhileDataset* ds) : ds_(ds) {}
-      Status GetNext(std::vector<Tensor>* out, bool* end) override {
-        *end = done_;
-        if (done_) return Status::OK();
-        if (!in_) OPF_RETURN_IF_ERROR(ds_->input_->MakeIterator(&in_));
-        OPF_RETURN_IF_ERROR(in_->GetNext(out, end));
-        if (*end) return Status::OK();
-        std::vector<Tensor> r;
-        OPF_RETURN_IF_ERROR(ds_->f_->Call(*out, &r));
-        if (r.size() != 1 || r[0].dtype() != DType::kBool || r[0].num_elements() != 1) {
-          return errors::InvalidArgument("TakeWhileDataset: the predicate must return a scalar bool");
-        }
-        if (!r[0].scalar<bool>()) {
-          done_ = *end = true;
-          out->clear();
-        }
-        return Status::OK();
-      }
-
-     private:
-      const TakeWhileDataset* ds_;
-      std::unique_ptr<IteratorBase> in_;
-      bool done_ = false;
-    };
-    *out = std::make_unique<It>(this);
-    return Status::OK();
-  }
-
- private:
-  DatasetPtr input_;
-  std::shared_ptr<const CapturedFunction> f_;
-};
-
-template <typename Args>
-Status function_input(Args& a, const std::string& func, DatasetPtr* in, std::shared_ptr<const CapturedFunction>* f) {
-  OPF_RETURN_IF_ERROR(dataset_from_tensor(a.kOpName, a.input_dataset, in));
-  OPF_RETURN_IF_ERROR(check_element_spec(a.kOpName, a.output_types, a.output_shapes));
-  OPF_RETURN_IF_ERROR(data::make_captured_function(a.ctx, func, a.other_arguments, f));
-  const FunctionBody& body = (*f)->runner->body();
-  const size_t want = (*in)->output_dtypes().size() + static_cast<size_t>(a.other_arguments.size);
-  if (body.args.size() != want) {
-    return a.ctx.error("function ", func, " takes ", body.args.size(), " arguments, but the elements have ",
-                       (*in)->output_dtypes().size(), " components and ", a.other_arguments.size, " are captured");
-  }
-  return Status::OK();
-}
-
 Status MapDatasetCpu(ops::MapDatasetArgs& a) {
   DatasetPtr in;
   std::shared_ptr<const CapturedFunction> f;
@@ -523,9 +397,8 @@ Status ParallelMapDatasetV2Cpu(ops::ParallelMapDatasetV2Args& a) {
   OPF_RETURN_IF_ERROR(function_input(a, a.f, &in, &f));
   OPF_RETURN_IF_ERROR(data::scalar_int64(a.kOpName, "num_parallel_calls", a.num_parallel_calls, &n));
   if (n == 0 || n < -1) return a.ctx.error("num_parallel_calls must be positive or -1 (AUTOTUNE), got ", n);
-  set_dataset_output(a.ctx, 0,
-                     std::make_shared<MapDataset>(a.kOpName, in, f, autotuned_threads(n), a.output_types,
-                                                  a.output_shapes));
+  set_dataset_output(
+      a.ctx, 0, std::make_shared<MapDataset>(a.kOpName, in, f, autotuned_threads(n), a.output_types, a.output_shapes));
   return Status::OK();
 }
 
@@ -541,9 +414,9 @@ Status FlatMapDatasetCpu(ops::FlatMapDatasetArgs& a) {
   DatasetPtr in;
   std::shared_ptr<const CapturedFunction> f;
   OPF_RETURN_IF_ERROR(function_input(a, a.f, &in, &f));
-  set_dataset_output(a.ctx, 0,
-                     std::make_shared<InterleaveDataset>(a.kOpName, in, f, 1, INT64_MAX, false, a.output_types,
-                                                         a.output_shapes));
+  set_dataset_output(
+      a.ctx, 0,
+      std::make_shared<InterleaveDataset>(a.kOpName, in, f, 1, INT64_MAX, false, a.output_types, a.output_shapes));
   return Status::OK();
 }
 
@@ -563,9 +436,9 @@ Status InterleaveDatasetCpu(ops::InterleaveDatasetArgs& a) {
   int64_t cycle = 0, block = 0;
   OPF_RETURN_IF_ERROR(function_input(a, a.f, &in, &f));
   OPF_RETURN_IF_ERROR(cycle_of(a, &cycle, &block));
-  set_dataset_output(a.ctx, 0,
-                     std::make_shared<InterleaveDataset>(a.kOpName, in, f, cycle, block, false, a.output_types,
-                                                         a.output_shapes));
+  set_dataset_output(
+      a.ctx, 0,
+      std::make_shared<InterleaveDataset>(a.kOpName, in, f, cycle, block, false, a.output_types, a.output_shapes));
   return Status::OK();
 }
 
@@ -577,78 +450,9 @@ Status ParallelInterleaveDatasetV4Cpu(ops::ParallelInterleaveDatasetV4Args& a) {
   OPF_RETURN_IF_ERROR(cycle_of(a, &cycle, &block));
   OPF_RETURN_IF_ERROR(data::scalar_int64(a.kOpName, "num_parallel_calls", a.num_parallel_calls, &n));
   if (n == 0 || n < -1) return a.ctx.error("num_parallel_calls must be positive or -1 (AUTOTUNE), got ", n);
-  set_dataset_output(a.ctx, 0,
-                     std::make_shared<InterleaveDataset>(a.kOpName, in, f, cycle, block, true, a.output_types,
-                                                         a.output_shapes));
-  return Status::OK();
-}
-
-// GeneratorDataset: state = init_func(...); elements next_func(state..., ...) until it fails
-// with OutOfRange; finalize_func(state..., ...) once the iteration ends or its iterator goes.
-class GeneratorDataset final : public DatasetBase {
- public:
-  GeneratorDataset(std::shared_ptr<const CapturedFunction> init, std::shared_ptr<const CapturedFunction> next,
-                   std::shared_ptr<const CapturedFunction> finalize, std::vector<DType> d, std::vector<Shape> s)
-      : DatasetBase("GeneratorDataset", std::move(d), std::move(s)),
-        init_(std::move(init)),
-        next_(std::move(next)),
-        finalize_(std::move(finalize)) {}
-  Status MakeIterator(std::unique_ptr<IteratorBase>* out) const override {
-    class It final : public IteratorBase {
-     public:
-      explicit It(const GeneratorDataset* ds) : ds_(ds) {}
-      ~It() override { static_cast<void>(Finalize()); }  // an error at destruction has no one to go to
-      Status GetNext(std::vector<Tensor>* out, bool* end) override {
-        *end = false;
-        if (done_) {
-          *end = true;
-          return Status::OK();
-        }
-        if (!started_) {
-          OPF_RETURN_IF_ERROR(ds_->init_->Call({}, &state_));
-          started_ = true;
-        }
-        Status s = ds_->next_->Call(state_, out);
-        if (s.code() == Code::kOutOfRange) {
-          out->clear();
-          *end = true;
-          return Finalize();
-        }
-        OPF_RETURN_IF_ERROR(s);
-        return check_results(*ds_, *out);
-      }
-
-     private:
-      Status Finalize() {
-        if (!started_ || done_) {
-          done_ = true;
-          return Status::OK();
-        }
-        done_ = true;
-        std::vector<Tensor> ignored;
-        return ds_->finalize_->Call(state_, &ignored);
-      }
-      const GeneratorDataset* ds_;
-      std::vector<Tensor> state_;
-      bool started_ = false, done_ = false;
-    };
-    *out = std::make_unique<It>(this);
-    return Status::OK();
-  }
-
- private:
-  std::shared_ptr<const CapturedFunction> init_, next_, finalize_;
-};
-
-Status GeneratorDatasetCpu(ops::GeneratorDatasetArgs& a) {
-  OPF_RETURN_IF_ERROR(check_element_spec(a.kOpName, a.output_types, a.output_shapes));
-  std::shared_ptr<const CapturedFunction> init, next, finalize;
-  OPF_RETURN_IF_ERROR(data::make_captured_function(a.ctx, a.init_func, a.init_func_other_args, &init));
-  OPF_RETURN_IF_ERROR(data::make_captured_function(a.ctx, a.next_func, a.next_func_other_args, &next));
-  OPF_RETURN_IF_ERROR(data::make_captured_function(a.ctx, a.finalize_func, a.finalize_func_other_args, &finalize));
-  set_dataset_output(a.ctx, 0,
-                     std::make_shared<GeneratorDataset>(std::move(init), std::move(next), std::move(finalize),
-                                                        a.output_types, a.output_shapes));
+  set_dataset_output(
+      a.ctx, 0,
+      std::make_shared<InterleaveDataset>(a.kOpName, in, f, cycle, block, true, a.output_types, a.output_shapes));
   return Status::OK();
 }
 
@@ -667,40 +471,14 @@ Status MapAndBatchDatasetCpu(ops::MapAndBatchDatasetArgs& a) {
   // the map's elements: the batch's rows (output_shapes without their batch dimension)
   std::vector<Shape> rows;
   for (const Shape& s : a.output_shapes) {
-    rows.push_back(s.unknown_rank() || s.rank() == 0 ? Shape::UnknownRank()
-                                                      : Shape(std::vector<int64_t>(s.dims().begin() + 1, s.dims().end())));
+    rows.push_back(s.unknown_rank() || s.rank() == 0
+                       ? Shape::UnknownRank()
+                       : Shape(std::vector<int64_t>(s.dims().begin() + 1, s.dims().end())));
   }
   auto map = std::make_shared<MapDataset>("MapAndBatchDataset", in, f, autotuned_threads(n), a.output_types, rows);
   set_dataset_output(a.ctx, 0,
                      std::make_shared<MapAndBatchDataset>(std::move(map), batch, a.drop_remainder.scalar<bool>(),
                                                           a.output_types, a.output_shapes));
-  return Status::OK();
-}
-
-Status ScanDatasetCpu(ops::ScanDatasetArgs& a) {
-  DatasetPtr in;
-  OPF_RETURN_IF_ERROR(dataset_from_tensor(a.kOpName, a.input_dataset, &in));
-  OPF_RETURN_IF_ERROR(check_element_spec(a.kOpName, a.output_types, a.output_shapes));
-  std::shared_ptr<const CapturedFunction> f;
-  OPF_RETURN_IF_ERROR(data::make_captured_function(a.ctx, a.f, a.other_arguments, &f));
-  std::vector<Tensor> initial;
-  for (int i = 0; i < a.initial_state.size; ++i) initial.push_back(a.initial_state[i]);
-  const size_t want = initial.size() + in->output_dtypes().size() + static_cast<size_t>(a.other_arguments.size);
-  if (f->runner->body().args.size() != want) {
-    return a.ctx.error("function ", a.f, " takes ", f->runner->body().args.size(), " arguments, expected ", want,
-                       " (state, element, captured)");
-  }
-  set_dataset_output(a.ctx, 0,
-                     std::make_shared<ScanDataset>(in, std::move(initial), std::move(f), a.output_types,
-                                                   a.output_shapes));
-  return Status::OK();
-}
-
-Status TakeWhileDatasetCpu(ops::TakeWhileDatasetArgs& a) {
-  DatasetPtr in;
-  std::shared_ptr<const CapturedFunction> f;
-  OPF_RETURN_IF_ERROR(function_input(a, a.predicate, &in, &f));
-  set_dataset_output(a.ctx, 0, std::make_shared<TakeWhileDataset>(in, f, a.output_types, a.output_shapes));
   return Status::OK();
 }
 
@@ -710,9 +488,9 @@ Status LegacyParallelInterleaveDatasetV2Cpu(ops::LegacyParallelInterleaveDataset
   int64_t cycle = 0, block = 0;
   OPF_RETURN_IF_ERROR(function_input(a, a.f, &in, &f));
   OPF_RETURN_IF_ERROR(cycle_of(a, &cycle, &block));
-  set_dataset_output(a.ctx, 0,
-                     std::make_shared<InterleaveDataset>(a.kOpName, in, f, cycle, block, true, a.output_types,
-                                                         a.output_shapes));
+  set_dataset_output(
+      a.ctx, 0,
+      std::make_shared<InterleaveDataset>(a.kOpName, in, f, cycle, block, true, a.output_types, a.output_shapes));
   return Status::OK();
 }
 
@@ -740,10 +518,7 @@ OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(FlatMapDataset, CPU, FlatMapDatasetCp
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(InterleaveDataset, CPU, InterleaveDatasetCpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParallelInterleaveDatasetV4, CPU, ParallelInterleaveDatasetV4Cpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(PrefetchDataset, CPU, PrefetchDatasetCpu)
-OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(GeneratorDataset, CPU, GeneratorDatasetCpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(MapAndBatchDataset, CPU, MapAndBatchDatasetCpu)
-OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ScanDataset, CPU, ScanDatasetCpu)
-OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(TakeWhileDataset, CPU, TakeWhileDatasetCpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(LegacyParallelInterleaveDatasetV2, CPU, LegacyParallelInterleaveDatasetV2Cpu)
 
 }  // namespace opforge

@@ -27,7 +27,7 @@ class PrefetchIterator final : public IteratorBase {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::vector<Tensor>> queue_;
-  Status status_;     // the input's error, returned after the elements before it
+  Status status_;      // the input's error, returned after the elements before it
   bool done_ = false;  // the input ended or failed
   bool cancelled_ = false;
   std::thread thread_;

@@ -23,7 +23,7 @@ enum class DType : int32_t {
   kBFloat16 = 14,
   kHalf = 19,
   kResource = 20,  // a scalar handle to a resource a Session owns (an iterator): see ResourceHandle
-  kVariant = 21,  // a scalar holding a C++ object (a TensorList): see Tensor::FromVariant
+  kVariant = 21,   // a scalar holding a C++ object (a TensorList): see Tensor::FromVariant
 };
 
 // Byte size of one element; 0 for a dtype the runtime cannot hold.

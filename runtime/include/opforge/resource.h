@@ -53,8 +53,7 @@ class ResourceHandle final : public Variant {
 
 // A scalar resource tensor holding a handle to `resource`.
 inline Tensor resource_tensor(std::string name, std::shared_ptr<ResourceBase> resource) {
-  return Tensor::FromVariant(std::make_shared<ResourceHandle>(std::move(name), std::move(resource)),
-                             DType::kResource);
+  return Tensor::FromVariant(std::make_shared<ResourceHandle>(std::move(name), std::move(resource)), DType::kResource);
 }
 
 // The resource of type T that a resource tensor holds. InvalidArgument (naming `op`) for a
