@@ -59,6 +59,9 @@ from .framework.dtypes import (  # noqa: E402
     DType, as_dtype, bfloat16, bool_, double, float16, float32, float64, half, int8, int16,
     int32, int64, string, uint8, variant,
 )
+from .framework.dtypes import (  # noqa: E402
+    QUANTIZED_DTYPES, qint8, qint16, qint32, quint8, quint16, uint16, uint32, uint64,
+)
 from .framework.errors import (  # noqa: E402
     InvalidArgumentError, NotFoundError, OpError, OutOfRangeError, ResourceExhaustedError,
     UnimplementedError, InternalError, AlreadyExistsError, FailedPreconditionError,

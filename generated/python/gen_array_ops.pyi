@@ -85,8 +85,9 @@ def concat_v2(values: Sequence[TensorLike], axis: TensorLike, name: str | None =
 
     Args:
       values: A list of at least 2 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
-        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`. N tensors of the
-        same rank to join.
+        `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`,
+        `qint32`, `qint16`, `quint16`, `uint16`, `uint32`, `uint64`. N tensors of the same rank to
+        join.
       axis: A `Tensor`. Must be one of the following types: `int32`, `int64`. Scalar; the dimension
         to join along, in `[-rank, rank)`.
       name: A name for the operation (optional).
@@ -101,7 +102,8 @@ def const(value: Any, dtype: DTypeLike, name: str | None = None) -> Tensor:
     Args:
       value: A `tensor`. The tensor to return.
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `string`.
+        `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`,
+        `uint32`, `uint64`, `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -153,7 +155,8 @@ def expand_dims(input: TensorLike, axis: TensorLike, name: str | None = None) ->
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       axis: A `Tensor`. Must have the same type as `axis`.
       name: A name for the operation (optional).
 
@@ -241,7 +244,8 @@ def identity(input: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`, `variant`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`, `variant`.
       name: A name for the operation (optional).
 
     Returns:
@@ -405,7 +409,8 @@ def placeholder(dtype: DTypeLike, shape: ShapeLike = None, name: str | None = No
 
     Args:
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `string`, `variant`. The type of elements in the tensor.
+        `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`,
+        `uint32`, `uint64`, `string`, `variant`. The type of elements in the tensor.
       shape: An optional `shape`. Defaults to `None`. The shape of the tensor; unknown dimensions
         are -1, and the default is an unknown rank.
       name: A name for the operation (optional).
@@ -424,8 +429,9 @@ def placeholder_with_default(input: TensorLike, shape: ShapeLike, name: str | No
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`. The default value,
-        produced when the output is not fed.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`. The default value, produced
+        when the output is not fed.
       shape: A `shape`. The (possibly partial) shape of the tensor.
       name: A name for the operation (optional).
 
@@ -438,7 +444,8 @@ def rank(input: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -455,7 +462,8 @@ def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> T
 
     Args:
       tensor: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 
@@ -503,7 +511,8 @@ def shape(input: TensorLike, out_type: DTypeLike = "int32", name: str | None = N
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
       name: A name for the operation (optional).
 
@@ -516,7 +525,8 @@ def size(input: TensorLike, out_type: DTypeLike = "int32", name: str | None = No
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
       name: A name for the operation (optional).
 
@@ -606,7 +616,8 @@ def squeeze(input: TensorLike, axis: Sequence[int] = [], name: str | None = None
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       axis: An optional list of `ints` with at least 0 elements. Defaults to `[]`.
       name: A name for the operation (optional).
 
@@ -622,7 +633,8 @@ def stop_gradient(input: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       name: A name for the operation (optional).
 
     Returns:

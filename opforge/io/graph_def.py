@@ -172,7 +172,8 @@ def tensor_from_proto(tp: TensorProto, node: str = "", op: str = "") -> EagerTen
             vals = np.asarray(tp.half_val, np.uint16).view(npd)
         else:
             field = {_dtypes.float32: tp.float_val, _dtypes.float64: tp.double_val,
-                     _dtypes.int64: tp.int64_val, _dtypes.bool_: tp.bool_val}.get(dt, tp.int_val)
+                     _dtypes.int64: tp.int64_val, _dtypes.bool_: tp.bool_val,
+                     _dtypes.uint32: tp.uint32_val, _dtypes.uint64: tp.uint64_val}.get(dt, tp.int_val)
             vals = np.asarray(list(field)).astype(npd)
         if vals.size < n and n > _MAX_EXPANDED:
             raise _bad(node, op, f"tensor of shape {list(shape)} would be expanded from "

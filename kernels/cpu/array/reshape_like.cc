@@ -19,8 +19,11 @@ Status StopGradientCpu(ops::StopGradientArgs& a) {
 
 }  // namespace
 
-OPFORGE_REGISTER_FORWARDING_KERNEL(ExpandDims, CPU, kernels::RelabelInput, OPF_ALL, StringTag)
-OPFORGE_REGISTER_FORWARDING_KERNEL(Squeeze, CPU, kernels::RelabelInput, OPF_ALL, StringTag)
-OPFORGE_REGISTER_FORWARDING_KERNEL(StopGradient, CPU, StopGradientCpu, OPF_ALL, StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(ExpandDims, CPU, kernels::RelabelInput, OPF_ALL, OPF_QUANTIZED_TYPES,
+                                   OPF_WIDE_UNSIGNED_TYPES, StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Squeeze, CPU, kernels::RelabelInput, OPF_ALL, OPF_QUANTIZED_TYPES,
+                                   OPF_WIDE_UNSIGNED_TYPES, StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(StopGradient, CPU, StopGradientCpu, OPF_ALL, OPF_QUANTIZED_TYPES,
+                                   OPF_WIDE_UNSIGNED_TYPES, StringTag)
 
 }  // namespace opforge

@@ -81,6 +81,6 @@ Status CastCpu(ops::CastArgs& a) {
 }  // namespace
 
 OPFORGE_REGISTER_KERNEL(Cast, CPU, CastCpu, bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float,
-                        double)
+                        double, OPF_WIDE_UNSIGNED_TYPES)
 
 }  // namespace opforge

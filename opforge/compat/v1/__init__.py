@@ -303,6 +303,7 @@ from opforge.compat.v1 import _tf1_losses_nn  # noqa: E402,F401  (more tf.losses
 from opforge.compat.v1._tf1_trainmisc import *  # noqa: E402,F401,F403  (producers, accumulators, tf.sets, ...)
 from opforge.compat.v1._tf1_linop import *  # noqa: E402,F401,F403  (LinearOperators, sqrtm, tf.conv, raw_rnn)
 from opforge.compat.v1._tf1_moreops import *  # noqa: E402,F401,F403  (TensorScatter*, dynamic_partition/stitch, init queries)
+from opforge.compat.v1._tf1_quantization import *  # noqa: E402,F401,F403  (tf.quantize, fake_quant_*, quantized dtypes)
 from opforge.compat.v1._tf1_test import test  # noqa: E402,F401
 from opforge.compat.v1._tf1_train import (  # noqa: E402,F401
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, queue,
