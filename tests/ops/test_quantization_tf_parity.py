@@ -36,7 +36,7 @@ def test_fake_quant_matches_live_tensorflow():
                                                              max=np.float32(hi), **kw)
         np.testing.assert_array_equal(ours[0].numpy(), theirs[0].numpy())
         np.testing.assert_allclose([ours[1].numpy(), ours[2].numpy()], [theirs[1].numpy(), theirs[2].numpy()],
-                                   rtol=1e-6)
+                                   rtol=1e-6, atol=1e-5)  # sums: the order differs
 
 
 def test_quantize_scaled_and_min_combined_match_live_tensorflow():
