@@ -106,6 +106,7 @@ from .ops import array_ops as _array_ops  # noqa: E402
 from .ops.op_library import load_op_library  # noqa: E402
 from .ops.clip_ops import clip_by_global_norm, clip_by_norm  # noqa: E402
 from .ops.linalg_ops import eye, norm  # noqa: E402
+from .ops.quantization_ops import dequantize, quantize  # noqa: E402
 
 for _name in _PUBLIC_MODULES:
     _publish(_name)
