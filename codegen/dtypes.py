@@ -48,7 +48,8 @@ BY_ENUM: dict[int, str] = {num: spec for spec, (num, _) in DTYPES.items()}
 
 # The dtypes the opforge runtime can hold in a tensor.
 RUNTIME = ("bool", "int8", "int16", "int32", "int64", "uint8", "half", "bfloat16", "float", "double",
-           "complex64", "complex128")
+           "complex64", "complex128",
+           "qint8", "quint8", "qint32", "qint16", "quint16", "uint16", "uint32", "uint64")
 
 # TensorFlow's type classes, usable inside `{...}` in attr specs.
 _QUANTIZED = ("qint8", "quint8", "qint32", "qint16", "quint16")

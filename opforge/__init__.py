@@ -61,6 +61,9 @@ from .framework.dtypes import (  # noqa: E402
     complex64, complex128,
 )
 from .framework.type_spec import TensorSpec  # noqa: E402
+from .framework.dtypes import (  # noqa: E402
+    QUANTIZED_DTYPES, qint8, qint16, qint32, quint8, quint16, uint16, uint32, uint64,
+)
 from .framework.errors import (  # noqa: E402
     InvalidArgumentError, NotFoundError, OpError, OutOfRangeError, ResourceExhaustedError,
     UnimplementedError, InternalError, AlreadyExistsError, FailedPreconditionError,
@@ -105,6 +108,7 @@ from .ops import array_ops as _array_ops  # noqa: E402
 from .ops.op_library import load_op_library  # noqa: E402
 from .ops.clip_ops import clip_by_global_norm, clip_by_norm  # noqa: E402
 from .ops.linalg_ops import eye, norm  # noqa: E402
+from .ops.quantization_ops import dequantize, quantize  # noqa: E402
 
 for _name in _PUBLIC_MODULES:
     _publish(_name)

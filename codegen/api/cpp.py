@@ -11,6 +11,8 @@ CPP_DTYPES = {
     "float": "kFloat", "double": "kDouble", "int32": "kInt32", "uint8": "kUInt8",
     "int16": "kInt16", "int8": "kInt8", "int64": "kInt64", "bool": "kBool",
     "bfloat16": "kBFloat16", "half": "kHalf",
+    "qint8": "kQInt8", "quint8": "kQUInt8", "qint32": "kQInt32", "qint16": "kQInt16", "quint16": "kQUInt16",
+    "uint16": "kUInt16", "uint32": "kUInt32", "uint64": "kUInt64",
 }
 
 _ATTR_ENUM = {

@@ -223,7 +223,8 @@ def concat_v2(values, axis, name=None):
     Args:
       values: A list of at least 2 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
         `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`,
-        `complex128`. N tensors of the same rank to join.
+        `complex128`, `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`,
+        `uint64`. N tensors of the same rank to join.
       axis: A `Tensor`. Must be one of the following types: `int32`, `int64`. Scalar; the dimension
         to join along, in `[-rank, rank)`.
       name: A name for the operation (optional).
@@ -242,7 +243,8 @@ def const(value, dtype, name=None):
     Args:
       value: A `tensor`. The tensor to return.
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`.
+        `float16`, `float32`, `float64`, `complex64`, `complex128`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -307,7 +309,7 @@ def expand_dims(input, axis, name=None):
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
-        `string`.
+        `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       axis: A `Tensor`. Must have the same type as `axis`.
       name: A name for the operation (optional).
 
@@ -416,7 +418,8 @@ def identity(input, name=None):
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
-        `string`, `variant`.
+        `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`,
+        `variant`.
       name: A name for the operation (optional).
 
     Returns:
@@ -621,8 +624,9 @@ def placeholder(dtype, shape=None, name=None):
 
     Args:
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`, `variant`. The type of
-        elements in the tensor.
+        `float16`, `float32`, `float64`, `complex64`, `complex128`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`, `variant`. The type of elements
+        in the tensor.
       shape: An optional `shape`. Defaults to `None`. The shape of the tensor; unknown dimensions
         are -1, and the default is an unknown rank.
       name: A name for the operation (optional).
@@ -645,8 +649,9 @@ def placeholder_with_default(input, shape, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`. The default value,
-        produced when the output is not fed.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`. The default value, produced
+        when the output is not fed.
       shape: A `shape`. The (possibly partial) shape of the tensor.
       name: A name for the operation (optional).
 
@@ -663,7 +668,8 @@ def rank(input, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -685,7 +691,7 @@ def reshape(tensor, shape, name=None):
     Args:
       tensor: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
-        `string`.
+        `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 
@@ -746,7 +752,7 @@ def shape(input, out_type="int32", name=None):
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
-        `string`.
+        `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
       name: A name for the operation (optional).
 
@@ -763,7 +769,8 @@ def size(input, out_type="int32", name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
       name: A name for the operation (optional).
 
@@ -874,7 +881,7 @@ def squeeze(input, axis=[], name=None):
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
-        `string`.
+        `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       axis: An optional list of `ints` with at least 0 elements. Defaults to `[]`.
       name: A name for the operation (optional).
 
@@ -895,7 +902,7 @@ def stop_gradient(input, name=None):
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
-        `string`.
+        `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       name: A name for the operation (optional).
 
     Returns:

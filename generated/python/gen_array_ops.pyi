@@ -86,7 +86,8 @@ def concat_v2(values: Sequence[TensorLike], axis: TensorLike, name: str | None =
     Args:
       values: A list of at least 2 `Tensor` objects with one of the types: `bool`, `uint8`, `int8`,
         `int16`, `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`,
-        `complex128`. N tensors of the same rank to join.
+        `complex128`, `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`,
+        `uint64`. N tensors of the same rank to join.
       axis: A `Tensor`. Must be one of the following types: `int32`, `int64`. Scalar; the dimension
         to join along, in `[-rank, rank)`.
       name: A name for the operation (optional).
@@ -101,7 +102,8 @@ def const(value: Any, dtype: DTypeLike, name: str | None = None) -> Tensor:
     Args:
       value: A `tensor`. The tensor to return.
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`.
+        `float16`, `float32`, `float64`, `complex64`, `complex128`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -154,7 +156,7 @@ def expand_dims(input: TensorLike, axis: TensorLike, name: str | None = None) ->
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
-        `string`.
+        `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       axis: A `Tensor`. Must have the same type as `axis`.
       name: A name for the operation (optional).
 
@@ -243,7 +245,8 @@ def identity(input: TensorLike, name: str | None = None) -> Tensor:
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
-        `string`, `variant`.
+        `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`,
+        `variant`.
       name: A name for the operation (optional).
 
     Returns:
@@ -408,8 +411,9 @@ def placeholder(dtype: DTypeLike, shape: ShapeLike = None, name: str | None = No
 
     Args:
       dtype: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`, `variant`. The type of
-        elements in the tensor.
+        `float16`, `float32`, `float64`, `complex64`, `complex128`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`, `variant`. The type of elements
+        in the tensor.
       shape: An optional `shape`. Defaults to `None`. The shape of the tensor; unknown dimensions
         are -1, and the default is an unknown rank.
       name: A name for the operation (optional).
@@ -428,8 +432,9 @@ def placeholder_with_default(input: TensorLike, shape: ShapeLike, name: str | No
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`. The default value,
-        produced when the output is not fed.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`. The default value, produced
+        when the output is not fed.
       shape: A `shape`. The (possibly partial) shape of the tensor.
       name: A name for the operation (optional).
 
@@ -442,7 +447,8 @@ def rank(input: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       name: A name for the operation (optional).
 
     Returns:
@@ -460,7 +466,7 @@ def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> T
     Args:
       tensor: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
-        `string`.
+        `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       shape: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 
@@ -509,7 +515,7 @@ def shape(input: TensorLike, out_type: DTypeLike = "int32", name: str | None = N
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
-        `string`.
+        `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
       name: A name for the operation (optional).
 
@@ -522,7 +528,8 @@ def size(input: TensorLike, out_type: DTypeLike = "int32", name: str | None = No
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `qint8`, `quint8`, `qint32`,
+        `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       out_type: An optional `type` from: `int32`, `int64`. Defaults to `"int32"`.
       name: A name for the operation (optional).
 
@@ -613,7 +620,7 @@ def squeeze(input: TensorLike, axis: Sequence[int] = [], name: str | None = None
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
-        `string`.
+        `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       axis: An optional list of `ints` with at least 0 elements. Defaults to `[]`.
       name: A name for the operation (optional).
 
@@ -630,7 +637,7 @@ def stop_gradient(input: TensorLike, name: str | None = None) -> Tensor:
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
         `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
-        `string`.
+        `qint8`, `quint8`, `qint32`, `qint16`, `quint16`, `uint16`, `uint32`, `uint64`, `string`.
       name: A name for the operation (optional).
 
     Returns:

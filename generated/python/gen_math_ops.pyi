@@ -353,9 +353,10 @@ def cast(x: TensorLike, DstT: DTypeLike, Truncate: bool = False, name: str | Non
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`, `uint16`,
+        `uint32`, `uint64`.
       DstT: A `type` from: `bool`, `uint8`, `int8`, `int16`, `int32`, `int64`, `bfloat16`,
-        `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        `float16`, `float32`, `float64`, `complex64`, `complex128`, `uint16`, `uint32`, `uint64`.
       Truncate: An optional `bool`. Defaults to `False`.
       name: A name for the operation (optional).
 

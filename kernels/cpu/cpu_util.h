@@ -33,6 +33,12 @@ using compute_t = typename Compute<T>::type;
 template <typename T>
 constexpr bool is_float_v = std::is_floating_point_v<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
 
+// TensorFlow's quantized types and the wider unsigned integers, for the kernels that only move
+// data (Identity, Const, Reshape, ConcatV2 ...), registered for them where TensorFlow does.
+#define OPF_QUANTIZED_TYPES \
+  ::opforge::qint8, ::opforge::quint8, ::opforge::qint16, ::opforge::quint16, ::opforge::qint32
+#define OPF_WIDE_UNSIGNED_TYPES uint16_t, uint32_t, uint64_t
+
 // Elements per thread below which a loop is not worth splitting.
 constexpr int64_t kGrain = 32768;
 

@@ -1,4 +1,10 @@
-"""DTypes: TensorFlow's names and enum numbers, NumPy interop (16-bit floats via ml_dtypes)."""
+"""DTypes: TensorFlow's names and enum numbers, NumPy interop (16-bit floats via ml_dtypes).
+
+The quantized types (qint8, quint8, qint16, quint16, qint32) are TensorFlow's: an integer's bits
+but a dtype of their own. Their NumPy dtype is TensorFlow's too, a structured dtype with one
+field named after the type (``np.dtype([("qint8", np.int8)])``): ``np.array([1, 2], of.qint8.
+as_numpy_dtype)`` makes one, and ``.view(np.int8)`` reads its integers.
+"""
 
 from __future__ import annotations
 
@@ -31,7 +37,8 @@ class DType:
 
     @property
     def as_numpy_dtype(self):
-        return self._np.type
+        # a quantized type's structured dtype is its own NumPy type (np.void would lose it)
+        return self._np if self.is_quantized else self._np.type
 
     @property
     def size(self) -> int:
@@ -52,7 +59,40 @@ class DType:
 
     @property
     def is_integer(self) -> bool:
+        """True for the plain integer types (not the quantized ones, as in TensorFlow)."""
         return self._name.startswith(("int", "uint"))
+
+    @property
+    def is_quantized(self) -> bool:
+        return self._name in _QUANTIZED_NAMES
+
+    @property
+    def is_unsigned(self) -> bool:
+        """True for uint8 ... uint64 (TensorFlow's rule: a type whose minimum is 0; quantized
+        types have no minimum, so they are not unsigned)."""
+        return self._name.startswith("uint")
+
+    @property
+    def min(self):
+        """The smallest value of the type; TypeError for bool, string, variant and quantized."""
+        return self._limit("min")
+
+    @property
+    def max(self):
+        """The largest value of the type; TypeError for bool, string, variant and quantized."""
+        return self._limit("max")
+
+    @property
+    def limits(self):
+        """(min, max) of the type."""
+        return self.min, self.max
+
+    def _limit(self, which: str):
+        if self.is_quantized or not (self.is_floating or self.is_integer):
+            kind = "quantized type" if self.is_quantized else "type"
+            raise TypeError(f"Cannot find {which}imum value of {self!r} with {kind} {self._name}.")
+        info = ml_dtypes.finfo(self._np) if self.is_floating else ml_dtypes.iinfo(self._np)
+        return getattr(info, which)
 
     @property
     def is_bool(self) -> bool:
@@ -81,6 +121,9 @@ int16 = DType(5, "int16", np.int16)
 int32 = DType(3, "int32", np.int32)
 int64 = DType(9, "int64", np.int64)
 uint8 = DType(4, "uint8", np.uint8)
+uint16 = DType(17, "uint16", np.uint16)
+uint32 = DType(22, "uint32", np.uint32)
+uint64 = DType(23, "uint64", np.uint64)
 float16 = DType(19, "float16", np.float16)
 bfloat16 = DType(14, "bfloat16", ml_dtypes.bfloat16)
 float32 = DType(1, "float32", np.float32)
@@ -99,8 +142,16 @@ resource = DType(20, "resource", np.object_)
 # Byte strings (TensorFlow's tf.string): values come back as NumPy object arrays of bytes.
 string = DType(7, "string", np.object_)
 
-ALL = (bool_, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64,
-       complex64, complex128)
+_QUANTIZED_NAMES = ("qint8", "quint8", "qint16", "quint16", "qint32")
+qint8 = DType(11, "qint8", [("qint8", np.int8)])
+quint8 = DType(12, "quint8", [("quint8", np.uint8)])
+qint32 = DType(13, "qint32", [("qint32", np.int32)])
+qint16 = DType(15, "qint16", [("qint16", np.int16)])
+quint16 = DType(16, "quint16", [("quint16", np.uint16)])
+QUANTIZED_DTYPES = frozenset({qint8, quint8, qint16, quint16, qint32})
+
+ALL = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64,
+       complex64, complex128, qint8, quint8, qint16, quint16, qint32)
 _BY_ENUM = {d.as_datatype_enum: d for d in ALL + (string, variant, resource)}
 _BY_NAME = {d.name: d for d in ALL + (string, variant, resource)}
 _BY_NAME.update({"float": float32, "double": float64, "half": float16})
@@ -149,7 +200,9 @@ def from_enum(enum: int) -> DType:
 
 
 def numpy_dtypes() -> dict[int, np.dtype]:
-    return {d.as_datatype_enum: d._np for d in ALL}
+    """The NumPy dtype of each runtime dtype's values (Tensor.numpy()): a quantized tensor's
+    values come back as its storage integers (int8 for qint8 ...), as TensorFlow 2 gives them."""
+    return {d.as_datatype_enum: d._np.fields[d.name][0] if d.is_quantized else d._np for d in ALL}
 
 
 # ---- type aliases for annotations (the generated .pyi stubs use them)

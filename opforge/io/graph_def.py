@@ -189,8 +189,10 @@ def tensor_from_proto(tp: TensorProto, node: str = "", op: str = "") -> EagerTen
             vals = np.asarray(list(pairs), dt.real_dtype.as_numpy_dtype).view(npd)
         else:
             field = {_dtypes.float32: tp.float_val, _dtypes.float64: tp.double_val,
-                     _dtypes.int64: tp.int64_val, _dtypes.bool_: tp.bool_val}.get(dt, tp.int_val)
-            vals = np.asarray(list(field)).astype(npd)
+                     _dtypes.int64: tp.int64_val, _dtypes.bool_: tp.bool_val,
+                     _dtypes.uint32: tp.uint32_val, _dtypes.uint64: tp.uint64_val}.get(dt, tp.int_val)
+            # uint64 values past int64 must not pass through a float: read them as uint64
+            vals = np.asarray(list(field), np.uint64 if dt == _dtypes.uint64 else None).astype(npd)
         if vals.size < n and n > _MAX_EXPANDED:
             raise _bad(node, op, f"tensor of shape {list(shape)} would be expanded from "
                                  f"{vals.size} values to {n} elements; store it in tensor_content")

@@ -188,6 +188,11 @@ DLDataType dl_dtype(DType dt) {
     case DType::kBool:
       return {kDLBool, 8, 1};
     case DType::kUInt8:
+    case DType::kUInt16:
+    case DType::kUInt32:
+    case DType::kUInt64:
+    case DType::kQUInt8:  // DLPack has no quantized types: their storage integer
+    case DType::kQUInt16:
       return {kDLUInt, bits, 1};
     default:
       return {kDLInt, bits, 1};
@@ -207,7 +212,11 @@ DType from_dl_dtype(const DLDataType& d) {
     case kDLBool:
       return d.bits == 8 ? DType::kBool : DType::kInvalid;
     case kDLUInt:
-      return d.bits == 8 ? DType::kUInt8 : DType::kInvalid;
+      return d.bits == 8    ? DType::kUInt8
+             : d.bits == 16 ? DType::kUInt16
+             : d.bits == 32 ? DType::kUInt32
+             : d.bits == 64 ? DType::kUInt64
+                            : DType::kInvalid;
     case kDLInt:
       return d.bits == 8    ? DType::kInt8
              : d.bits == 16 ? DType::kInt16

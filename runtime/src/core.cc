@@ -22,20 +22,28 @@ size_t dtype_size(DType dt) {
   switch (dt) {
     case DType::kFloat:
     case DType::kInt32:
+    case DType::kQInt32:
+    case DType::kUInt32:
       return 4;
     case DType::kDouble:
     case DType::kInt64:
     case kComplex64:
+    case DType::kUInt64:
       return 8;
     case kComplex128:
       return 16;
     case DType::kUInt8:
     case DType::kInt8:
     case DType::kBool:
+    case DType::kQInt8:
+    case DType::kQUInt8:
       return 1;
     case DType::kInt16:
     case DType::kBFloat16:
     case DType::kHalf:
+    case DType::kQInt16:
+    case DType::kQUInt16:
+    case DType::kUInt16:
       return 2;
     default:
       return 0;
@@ -49,7 +57,13 @@ bool dtype_is_floating(DType dt) {
 }
 
 bool dtype_is_integer(DType dt) {
-  return dt == DType::kInt32 || dt == DType::kInt64 || dt == DType::kInt16 || dt == DType::kInt8 || dt == DType::kUInt8;
+  return dt == DType::kInt32 || dt == DType::kInt64 || dt == DType::kInt16 || dt == DType::kInt8 ||
+         dt == DType::kUInt8 || dt == DType::kUInt16 || dt == DType::kUInt32 || dt == DType::kUInt64;
+}
+
+bool dtype_is_quantized(DType dt) {
+  return dt == DType::kQInt8 || dt == DType::kQUInt8 || dt == DType::kQInt16 || dt == DType::kQUInt16 ||
+         dt == DType::kQInt32;
 }
 
 std::string dtype_name(DType dt) {
@@ -70,6 +84,22 @@ std::string dtype_name(DType dt) {
       return "int64";
     case DType::kBool:
       return "bool";
+    case DType::kQInt8:
+      return "qint8";
+    case DType::kQUInt8:
+      return "quint8";
+    case DType::kQInt32:
+      return "qint32";
+    case DType::kQInt16:
+      return "qint16";
+    case DType::kQUInt16:
+      return "quint16";
+    case DType::kUInt16:
+      return "uint16";
+    case DType::kUInt32:
+      return "uint32";
+    case DType::kUInt64:
+      return "uint64";
     case DType::kBFloat16:
       return "bfloat16";
     case DType::kHalf:

@@ -293,7 +293,11 @@ def build_index_inputs(rng, op_name, extra, attrs, data, allowed):
 # ------------------------------------------------------------------------------ gradient checks
 
 # Ops with a gradient function whose gradients are defined for these inputs only.
-GRADIENT_WRTS = {"FusedBatchNormV3": ("x", "scale", "offset")}
+GRADIENT_WRTS = {"FusedBatchNormV3": ("x", "scale", "offset"),
+                 # fake quantization's gradient is TF's straight-through estimator, by definition not
+                 # the (zero almost everywhere) numeric derivative: test_quantization_ops.py checks it
+                 "FakeQuantWithMinMaxArgs": (), "FakeQuantWithMinMaxVars": (),
+                 "FakeQuantWithMinMaxVarsPerChannel": ()}
 
 # Inputs that must hold distinct values for a gradient check (a max's argmax must not flip
 # under a finite-difference step).

@@ -34,8 +34,9 @@ def fixed_data_type(op) -> str | None:
 
 
 # Dtypes that hold no numbers (a variant is a TensorList handle; strings are tested in
-# tests/graph/test_strings.py): no random data, no reference.
-NON_NUMERIC = ("string", "variant")
+# tests/graph/test_strings.py): no random data, no reference. The quantized types hold numbers
+# only with a range beside them: tests/ops/test_quantization_ops.py tests them.
+NON_NUMERIC = ("string", "variant", "qint8", "quint8", "qint32", "qint16", "quint16")
 
 
 def dispatch_dtypes(op) -> tuple[str, ...]:

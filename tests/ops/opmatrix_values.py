@@ -16,6 +16,9 @@ SEED_OFFSET = int(os.environ.get("OPFORGE_OPS_SEED", "0"))
 
 ALL_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "bfloat16", "half", "float",
               "double")
+# Dtypes only the data-movement ops take (Identity, Reshape, ConcatV2, Cast ...): driven where an
+# op declares them, not used as "wrong dtype" probes for every op.
+WIDE_UNSIGNED = ("uint16", "uint32", "uint64")
 LOW_PRECISION = ("half", "bfloat16")
 
 
@@ -44,7 +47,7 @@ def is_float(spec: str) -> bool:
 
 def spec_of_np(dt) -> str:
     dt = np.dtype(dt)
-    for s in ALL_DTYPES:
+    for s in ALL_DTYPES + WIDE_UNSIGNED:
         if np_dtype(s) == dt:
             return s
     raise KeyError(dt)

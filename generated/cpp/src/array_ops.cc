@@ -150,7 +150,7 @@ OpSpec MakeConcatV2() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(DType::kQInt8), AttrValue::Type(DType::kQUInt8), AttrValue::Type(DType::kQInt32), AttrValue::Type(DType::kQInt16), AttrValue::Type(DType::kQUInt16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64)};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -183,7 +183,7 @@ OpSpec MakeConst() {
     AttrSpec a;
     a.name = "dtype";
     a.type = AttrType::kType;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(static_cast<DType>(7))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(DType::kQInt8), AttrValue::Type(DType::kQUInt8), AttrValue::Type(DType::kQInt32), AttrValue::Type(DType::kQInt16), AttrValue::Type(DType::kQUInt16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   op.dispatch_attr = 1;
@@ -260,7 +260,7 @@ OpSpec MakeExpandDims() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(static_cast<DType>(7))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(DType::kQInt8), AttrValue::Type(DType::kQUInt8), AttrValue::Type(DType::kQInt32), AttrValue::Type(DType::kQInt16), AttrValue::Type(DType::kQUInt16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -419,7 +419,7 @@ OpSpec MakeIdentity() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(static_cast<DType>(7)), AttrValue::Type(static_cast<DType>(21))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(DType::kQInt8), AttrValue::Type(DType::kQUInt8), AttrValue::Type(DType::kQInt32), AttrValue::Type(DType::kQInt16), AttrValue::Type(DType::kQUInt16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64), AttrValue::Type(static_cast<DType>(7)), AttrValue::Type(static_cast<DType>(21))};
     op.attrs.push_back(std::move(a));
   }
   op.dispatch_attr = 0;
@@ -700,7 +700,7 @@ OpSpec MakePlaceholder() {
     AttrSpec a;
     a.name = "dtype";
     a.type = AttrType::kType;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(static_cast<DType>(7)), AttrValue::Type(static_cast<DType>(21))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(DType::kQInt8), AttrValue::Type(DType::kQUInt8), AttrValue::Type(DType::kQInt32), AttrValue::Type(DType::kQInt16), AttrValue::Type(DType::kQUInt16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64), AttrValue::Type(static_cast<DType>(7)), AttrValue::Type(static_cast<DType>(21))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -727,7 +727,7 @@ OpSpec MakePlaceholderWithDefault() {
     a.name = "dtype";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kQInt8), AttrValue::Type(DType::kQUInt8), AttrValue::Type(DType::kQInt32), AttrValue::Type(DType::kQInt16), AttrValue::Type(DType::kQUInt16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -752,7 +752,7 @@ OpSpec MakeRank() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kQInt8), AttrValue::Type(DType::kQUInt8), AttrValue::Type(DType::kQInt32), AttrValue::Type(DType::kQInt16), AttrValue::Type(DType::kQUInt16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   op.dispatch_attr = 0;
@@ -772,7 +772,7 @@ OpSpec MakeReshape() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(static_cast<DType>(7))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(DType::kQInt8), AttrValue::Type(DType::kQUInt8), AttrValue::Type(DType::kQInt32), AttrValue::Type(DType::kQInt16), AttrValue::Type(DType::kQUInt16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -868,7 +868,7 @@ OpSpec MakeShape() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(static_cast<DType>(7))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(DType::kQInt8), AttrValue::Type(DType::kQUInt8), AttrValue::Type(DType::kQInt32), AttrValue::Type(DType::kQInt16), AttrValue::Type(DType::kQUInt16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -896,7 +896,7 @@ OpSpec MakeSize() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(7))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kQInt8), AttrValue::Type(DType::kQUInt8), AttrValue::Type(DType::kQInt32), AttrValue::Type(DType::kQInt16), AttrValue::Type(DType::kQUInt16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -1061,7 +1061,7 @@ OpSpec MakeSqueeze() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(static_cast<DType>(7))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(DType::kQInt8), AttrValue::Type(DType::kQUInt8), AttrValue::Type(DType::kQInt32), AttrValue::Type(DType::kQInt16), AttrValue::Type(DType::kQUInt16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -1090,7 +1090,7 @@ OpSpec MakeStopGradient() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(static_cast<DType>(7))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(DType::kQInt8), AttrValue::Type(DType::kQUInt8), AttrValue::Type(DType::kQInt32), AttrValue::Type(DType::kQInt16), AttrValue::Type(DType::kQUInt16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64), AttrValue::Type(static_cast<DType>(7))};
     op.attrs.push_back(std::move(a));
   }
   op.dispatch_attr = 0;

@@ -74,7 +74,7 @@ OpSpec MakeHistogramSummary() {
     a.inferred = true;
     a.has_default = true;
     a.default_value = AttrValue::Type(DType::kFloat);
-    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(static_cast<DType>(17)), AttrValue::Type(DType::kHalf), AttrValue::Type(static_cast<DType>(22)), AttrValue::Type(static_cast<DType>(23))};
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64)};
     op.attrs.push_back(std::move(a));
   }
   op.dispatch_attr = 0;
@@ -198,7 +198,7 @@ OpSpec MakeScalarSummary() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(static_cast<DType>(17)), AttrValue::Type(DType::kHalf), AttrValue::Type(static_cast<DType>(22)), AttrValue::Type(static_cast<DType>(23))};
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64)};
     op.attrs.push_back(std::move(a));
   }
   op.dispatch_attr = 0;

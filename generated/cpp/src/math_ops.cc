@@ -560,14 +560,14 @@ OpSpec MakeCast() {
     a.name = "SrcT";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64)};
     op.attrs.push_back(std::move(a));
   }
   {
     AttrSpec a;
     a.name = "DstT";
     a.type = AttrType::kType;
-    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18))};
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18)), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64)};
     op.attrs.push_back(std::move(a));
   }
   {

@@ -967,7 +967,7 @@ OpSpec MakeDilation2D() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(static_cast<DType>(17)), AttrValue::Type(DType::kHalf), AttrValue::Type(static_cast<DType>(22)), AttrValue::Type(static_cast<DType>(23))};
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64)};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -1011,7 +1011,7 @@ OpSpec MakeDilation2DBackpropFilter() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(static_cast<DType>(17)), AttrValue::Type(DType::kHalf), AttrValue::Type(static_cast<DType>(22)), AttrValue::Type(static_cast<DType>(23))};
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64)};
     op.attrs.push_back(std::move(a));
   }
   {
@@ -1055,7 +1055,7 @@ OpSpec MakeDilation2DBackpropInput() {
     a.name = "T";
     a.type = AttrType::kType;
     a.inferred = true;
-    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(static_cast<DType>(17)), AttrValue::Type(DType::kHalf), AttrValue::Type(static_cast<DType>(22)), AttrValue::Type(static_cast<DType>(23))};
+    a.allowed = {AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kUInt16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kUInt32), AttrValue::Type(DType::kUInt64)};
     op.attrs.push_back(std::move(a));
   }
   {

@@ -99,11 +99,13 @@ Status BroadcastGradientArgsCpu(ops::BroadcastGradientArgsArgs& a) {
 }  // namespace
 
 // Forwarding: an unfed placeholder has no fully known shape to allocate; the kernel reports.
-OPFORGE_REGISTER_FORWARDING_KERNEL(Placeholder, CPU, PlaceholderCpu, OPF_ALL, StringTag, VariantTag)
-OPFORGE_REGISTER_FORWARDING_KERNEL(Const, CPU, ConstCpu, OPF_ALL, StringTag)
-OPFORGE_REGISTER_KERNEL(Shape, CPU, ShapeCpu, OPF_ALL, StringTag)
-OPFORGE_REGISTER_KERNEL(Size, CPU, SizeCpu, OPF_ALL, StringTag)
-OPFORGE_REGISTER_KERNEL(Rank, CPU, RankCpu, OPF_ALL, StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Placeholder, CPU, PlaceholderCpu, OPF_ALL, OPF_QUANTIZED_TYPES,
+                                   OPF_WIDE_UNSIGNED_TYPES, StringTag, VariantTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Const, CPU, ConstCpu, OPF_ALL, OPF_QUANTIZED_TYPES, OPF_WIDE_UNSIGNED_TYPES,
+                                   StringTag)
+OPFORGE_REGISTER_KERNEL(Shape, CPU, ShapeCpu, OPF_ALL, OPF_QUANTIZED_TYPES, OPF_WIDE_UNSIGNED_TYPES, StringTag)
+OPFORGE_REGISTER_KERNEL(Size, CPU, SizeCpu, OPF_ALL, OPF_QUANTIZED_TYPES, OPF_WIDE_UNSIGNED_TYPES, StringTag)
+OPFORGE_REGISTER_KERNEL(Rank, CPU, RankCpu, OPF_ALL, OPF_QUANTIZED_TYPES, OPF_WIDE_UNSIGNED_TYPES, StringTag)
 // Output lengths depend on the values: the kernel allocates them itself.
 OPFORGE_REGISTER_FORWARDING_KERNEL(BroadcastGradientArgs, CPU, BroadcastGradientArgsCpu, int32_t, int64_t)
 

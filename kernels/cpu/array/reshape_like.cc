@@ -20,9 +20,12 @@ Status StopGradientCpu(ops::StopGradientArgs& a) {
 
 }  // namespace
 
-OPFORGE_REGISTER_FORWARDING_KERNEL(ExpandDims, CPU, kernels::RelabelInput, OPF_ALL, StringTag)
-OPFORGE_REGISTER_FORWARDING_KERNEL(Squeeze, CPU, kernels::RelabelInput, OPF_ALL, StringTag)
-OPFORGE_REGISTER_FORWARDING_KERNEL(StopGradient, CPU, StopGradientCpu, OPF_ALL, StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(ExpandDims, CPU, kernels::RelabelInput, OPF_ALL, OPF_QUANTIZED_TYPES,
+                                   OPF_WIDE_UNSIGNED_TYPES, StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Squeeze, CPU, kernels::RelabelInput, OPF_ALL, OPF_QUANTIZED_TYPES,
+                                   OPF_WIDE_UNSIGNED_TYPES, StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(StopGradient, CPU, StopGradientCpu, OPF_ALL, OPF_QUANTIZED_TYPES,
+                                   OPF_WIDE_UNSIGNED_TYPES, StringTag)
 
 // complex64 / complex128 (opforge/complex.h)
 OPFORGE_REGISTER_FORWARDING_KERNEL(ExpandDims, CPU, kernels::RelabelInput, complex64, complex128)

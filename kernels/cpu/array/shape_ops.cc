@@ -82,11 +82,14 @@ Status OnesLikeCpu(ops::OnesLikeArgs& a) {
 
 }  // namespace
 
-OPFORGE_REGISTER_FORWARDING_KERNEL(Reshape, CPU, ReshapeCpu, OPF_ALL, StringTag)
-OPFORGE_REGISTER_FORWARDING_KERNEL(Identity, CPU, IdentityCpu, OPF_ALL, StringTag, VariantTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Reshape, CPU, ReshapeCpu, OPF_ALL, OPF_QUANTIZED_TYPES, OPF_WIDE_UNSIGNED_TYPES,
+                                   StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Identity, CPU, IdentityCpu, OPF_ALL, OPF_QUANTIZED_TYPES, OPF_WIDE_UNSIGNED_TYPES,
+                                   StringTag, VariantTag)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(IdentityN, CPU, IdentityNCpu)
 OPFORGE_REGISTER_FORWARDING_KERNEL(GuaranteeConst, CPU, GuaranteeConstCpu, OPF_ALL, StringTag)
-OPFORGE_REGISTER_FORWARDING_KERNEL(PlaceholderWithDefault, CPU, PlaceholderWithDefaultCpu, OPF_ALL, StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(PlaceholderWithDefault, CPU, PlaceholderWithDefaultCpu, OPF_ALL, OPF_QUANTIZED_TYPES,
+                                   OPF_WIDE_UNSIGNED_TYPES, StringTag)
 OPFORGE_REGISTER_KERNEL(Fill, CPU, FillCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(ZerosLike, CPU, ZerosLikeCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(OnesLike, CPU, OnesLikeCpu, OPF_ALL)

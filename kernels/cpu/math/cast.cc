@@ -100,7 +100,7 @@ Status CastCpu(ops::CastArgs& a) {
 }  // namespace
 
 OPFORGE_REGISTER_KERNEL(Cast, CPU, CastCpu, bool, uint8_t, int8_t, int16_t, int32_t, int64_t, bfloat16, half, float,
-                        double)
+                        double, OPF_WIDE_UNSIGNED_TYPES)
 OPFORGE_REGISTER_KERNEL(Cast, CPU, CastCpu, complex64, complex128)
 
 }  // namespace opforge

@@ -306,6 +306,7 @@ from opforge.compat.v1._tf1_moreops import *  # noqa: E402,F401,F403  (TensorSca
 from opforge.compat.v1._tf1_miscops import *  # noqa: E402,F401,F403  (serialize/parse_tensor, fractional pools, samplers)
 from opforge.compat.v1._tf1_miscops import random_names as _tf1_miscops_random  # noqa: E402
 from opforge.compat.v1._tf1_spectral import *  # noqa: E402,F401,F403  (complex dtypes, FFTs, tf.signal)
+from opforge.compat.v1._tf1_quantization import *  # noqa: E402,F401,F403  (tf.quantize, fake_quant_*, quantized dtypes)
 from opforge.compat.v1._tf1_test import test  # noqa: E402,F401
 from opforge.compat.v1._tf1_train import (  # noqa: E402,F401
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, queue,

@@ -65,12 +65,10 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "tf.profiler is TensorFlow's tfprof (op costs and memory from RunMetadata, ProfileOptionBuilder), not in opforge (its step timings: of.timeline)": _names("""
         tf.profiler
     """),
-    "quantized dtypes and ops: opforge has no quantized types": _names("""
-        nn.quantized_avg_pool nn.quantized_conv2d nn.quantized_max_pool nn.quantized_relu_x tf.QUANTIZED_DTYPES
-        tf.dequantize tf.fake_quant_with_min_max_args tf.fake_quant_with_min_max_args_gradient
-        tf.fake_quant_with_min_max_vars tf.fake_quant_with_min_max_vars_gradient
-        tf.fake_quant_with_min_max_vars_per_channel tf.fake_quant_with_min_max_vars_per_channel_gradient tf.qint16
-        tf.qint32 tf.qint8 tf.quantization tf.quantize tf.quantize_v2 tf.quantized_concat tf.quint16 tf.quint8
+    "quantized kernels over (tensor, min, max) triples that opforge has no ops for yet: it has the quantized dtypes, QuantizeV2, Dequantize and fake quantization, not TF's QuantizedConcat / QuantizedAvgPool / QuantizedMaxPool / QuantizedReluX / QuantizedConv2D": _names("""
+        nn.quantized_avg_pool nn.quantized_conv2d nn.quantized_max_pool nn.quantized_relu_x tf.quantized_concat
+    """),
+    "train.do_quantize_training_on_graphdef rewrites a GraphDef in TF's C++ (quantize_training.cc: inserting QuantizeAndDequantizeV2 and moving-average range variables before each MatMul/Conv2D input); opforge has neither that rewrite nor QuantizeAndDequantizeV2 yet": _names("""
         train.do_quantize_training_on_graphdef
     """),
     "tf.test.create_local_cluster starts tf.train.Servers (in-process gRPC workers and parameter servers): opforge has no distributed runtime": _names("""
@@ -85,7 +83,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
         tf.nondifferentiable_batch_function tf.register_tensor_conversion_function tf.variable_axis_size_partitioner
     """),
     "dtypes opforge does not have (DESIGN.md 5 lists its dtypes)": _names("""
-        tf.uint16 tf.uint32 tf.uint64
     """),
     "SDCA (stochastic dual coordinate ascent for linear models): SdcaOptimizer and SdcaShrinkL1 update lists of ref variables (N * Ref(float)), which opforge's op signatures cannot take yet; sdca_fprint is there": _names("""
         train.sdca_optimizer train.sdca_shrink_l1
