@@ -77,9 +77,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "segment reductions other than SegmentSum/UnsortedSegmentSum: ops not yet in opforge": _names("""
     """),
-    "tf.lookup needs TensorFlow's lookup-table ops (HashTableV2, LookupTableFindV2, InitializeTableFromTextFileV2, ...), which opforge does not have yet": _names("""
-        tf.lookup
-    """),
     "tf.profiler is TensorFlow's tfprof (op costs and memory from RunMetadata, ProfileOptionBuilder), not in opforge (its step timings: of.timeline)": _names("""
         tf.profiler
     """),
