@@ -167,6 +167,8 @@ Status parse_field(const std::string& token, DType dtype, int64_t line, std::vec
   double fv = 0;
   if (integer) {
     iv = std::strtoll(begin, &end, 10);
+  } else if (dtype == DType::kFloat) {
+    fv = std::strtof(begin, &end);  // rounded once, as TensorFlow's safe_strtof
   } else {
     fv = std::strtod(begin, &end);
   }
