@@ -305,6 +305,7 @@ from opforge.compat.v1._tf1_linop import *  # noqa: E402,F401,F403  (LinearOpera
 from opforge.compat.v1._tf1_moreops import *  # noqa: E402,F401,F403  (TensorScatter*, dynamic_partition/stitch, init queries)
 from opforge.compat.v1._tf1_test import test  # noqa: E402,F401
 from opforge.compat.v1._tf1_lookup import lookup  # noqa: E402,F401  (tf.lookup tables)
+from opforge.compat.v1._tf1_runtime import *  # noqa: E402,F401,F403  (partitioners, tensor conversions)
 from opforge.compat.v1._tf1_train import (  # noqa: E402,F401
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, queue,
 )
