@@ -181,6 +181,9 @@ def cmd_new(args) -> int:
     snake = model.snake_case(op)
     func = model.python_param(snake)
     kw = dict(op=op, group=group, snake=snake, func=func)
+    # --dataset: a dataset op (a reader of the user's own record format) instead of an identity op
+    t_opdef, t_kernel, t_test = (("new/dataset_opdef.pbtxt.j2", "new/dataset_kernel.cc.j2", "new/dataset_test.py.j2")
+                                 if args.dataset else ("new/opdef.pbtxt.j2", "new/kernel.cc.j2", "new/test.py.j2"))
     if args.out_of_tree:
         root = args.out_of_tree
         known = library.builtin_ops()
@@ -189,9 +192,9 @@ def cmd_new(args) -> int:
                              f"name (it names the library: {group}.so)")
         files = {
             "CMakeLists.txt": render("new/CMakeLists.txt.j2", **kw),
-            f"opdefs/{snake}.pbtxt": render("new/opdef.pbtxt.j2", kernel_path=f"{snake}.cc", **kw),
-            f"{snake}.cc": render("new/kernel.cc.j2", opdef_path=f"opdefs/{snake}.pbtxt", library=True, **kw),
-            f"test_{snake}.py": render("new/test.py.j2", library=True, **kw),
+            f"opdefs/{snake}.pbtxt": render(t_opdef, kernel_path=f"{snake}.cc", **kw),
+            f"{snake}.cc": render(t_kernel, opdef_path=f"opdefs/{snake}.pbtxt", library=True, **kw),
+            f"test_{snake}.py": render(t_test, library=True, **kw),
         }
     else:
         root = os.getcwd()
@@ -202,9 +205,9 @@ def cmd_new(args) -> int:
         opdef = f"opdefs/{group}/{snake}.pbtxt"
         kernel = f"kernels/cpu/{group}/{snake}.cc"
         files = {
-            opdef: render("new/opdef.pbtxt.j2", kernel_path=kernel, **kw),
-            kernel: render("new/kernel.cc.j2", opdef_path=opdef, library=False, **kw),
-            f"tests/ops/test_{snake}.py": render("new/test.py.j2", library=False, **kw),
+            opdef: render(t_opdef, kernel_path=kernel, **kw),
+            kernel: render(t_kernel, opdef_path=opdef, library=False, **kw),
+            f"tests/ops/test_{snake}.py": render(t_test, library=False, **kw),
         }
     for o in known:
         if o.name == op or o.snake_name == snake:
@@ -315,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     n.add_argument("op", help="op name, CamelCase: ZeroOut")
     n.add_argument("--group", required=True, help="op group (opdefs/GROUP/); out of tree: the library name")
     n.add_argument("--out-of-tree", metavar="DIR", help="scaffold an op library project in DIR")
+    n.add_argument("--dataset", action="store_true",
+                   help="scaffold a dataset op (a reader of your own record format: opforge/dataset.h)")
     n.set_defaults(fn=cmd_new)
     o = sub.add_parser("optimize", help="run the graph optimizer over a GraphDef file")
     o.add_argument("input", help="GraphDef file (.pb binary, .pbtxt text)")

@@ -59,6 +59,7 @@ from .framework.dtypes import (  # noqa: E402
     DType, as_dtype, bfloat16, bool_, double, float16, float32, float64, half, int8, int16,
     int32, int64, resource, string, uint8, variant,
 )
+from .framework.type_spec import TensorSpec  # noqa: E402
 from .framework.errors import (  # noqa: E402
     InvalidArgumentError, NotFoundError, OpError, OutOfRangeError, ResourceExhaustedError,
     UnimplementedError, InternalError, AlreadyExistsError, FailedPreconditionError,

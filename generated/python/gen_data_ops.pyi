@@ -112,6 +112,31 @@ def flat_map_dataset(input_dataset: TensorLike, other_arguments: Sequence[Tensor
       A `Tensor` of type `variant`.
     """
 
+def generator_dataset(init_func_other_args: Sequence[TensorLike], next_func_other_args: Sequence[TensorLike], finalize_func_other_args: Sequence[TensorLike], init_func: Any, next_func: Any, finalize_func: Any, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], metadata: str = '', name: str | None = None) -> Tensor:
+    r"""A dataset whose elements next_func makes from the state init_func returns.
+
+    init_func(init_func_other_args) gives the state (a list of tensors); each element is
+    next_func(state..., next_func_other_args), until next_func fails with OutOfRangeError (the end);
+    finalize_func(state..., finalize_func_other_args) runs at the end or when the iterator goes.
+    tf.data.Dataset.from_generator is this op over functions that call Python (PyFunc).
+
+    Args:
+      init_func_other_args: A list of `Tensor` objects with types from: attr `Tinit_func_args`.
+      next_func_other_args: A list of `Tensor` objects with types from: attr `Tnext_func_args`.
+      finalize_func_other_args: A list of `Tensor` objects with types from: attr
+        `Tfinalize_func_args`.
+      init_func: A `func`.
+      next_func: A `func`.
+      finalize_func: A `func`.
+      output_types: A list of `types` with at least 1 elements.
+      output_shapes: A list of `shapes` with at least 1 elements.
+      metadata: An optional `string`. Defaults to `''`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of type `variant`.
+    """
+
 def interleave_dataset(input_dataset: TensorLike, other_arguments: Sequence[TensorLike], cycle_length: TensorLike, block_length: TensorLike, f: Any, output_types: Sequence[DTypeLike], output_shapes: Sequence[ShapeLike], metadata: str = '', name: str | None = None) -> Tensor:
     r"""Interleaves the datasets f returns for the input's elements: cycle_length of them at once, block_length elements from each in turn.
 
@@ -307,8 +332,8 @@ def parallel_map_dataset_v2(input_dataset: TensorLike, other_arguments: Sequence
 
     The function is a graph in the process's function library (a FunctionDef of an imported
     GraphDef, or a function traced by opforge.data); other_arguments are the tensors it captures,
-    passed after the element's components. Unless deterministic is 'false', elements come out in the
-    input's order.
+    passed after the element's components. Elements come out in the input's order whatever
+    deterministic says.
 
     Args:
       input_dataset: A `Tensor` of type `variant`.

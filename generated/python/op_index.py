@@ -108,6 +108,7 @@ OPS = {
     "FilterDataset": ("data", "filter_dataset"),
     "FixedLengthRecordDatasetV2": ("data", "fixed_length_record_dataset_v2"),
     "FlatMapDataset": ("data", "flat_map_dataset"),
+    "GeneratorDataset": ("data", "generator_dataset"),
     "InterleaveDataset": ("data", "interleave_dataset"),
     "IteratorFromStringHandleV2": ("data", "iterator_from_string_handle_v2"),
     "IteratorGetNext": ("data", "iterator_get_next"),

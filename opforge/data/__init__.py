@@ -11,7 +11,7 @@ batch, shuffle_batch, decode_csv) over the same machinery.
 The package itself is the tf.data namespace: it re-exports those names.
 """
 
-from . import experimental, grouping, sources, transformations  # (the modules register Dataset's methods)
+from . import experimental, grouping, native, sources, transformations  # (the modules register Dataset's methods)
 from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .experimental import NumpyIterator, Options, ThreadingOptions
 from .iterator_ops import (

@@ -48,7 +48,16 @@ def implements(function):
 
 
 def _impl(name):
-    return _IMPLEMENTATIONS[name]
+    fn = _IMPLEMENTATIONS[name]
+    if isinstance(fn, type):  # a class (Iterator, Options, ...)
+        return fn
+    return lambda *args: _native_hook(name, fn(*args), args)
+
+
+def _native_hook(name, result, args):
+    """Gives result its op form (data/native.py), when that module has a builder for name."""
+    hook = _IMPLEMENTATIONS.get("_native_hook")
+    return result if hook is None else hook(name, result, args)
 
 
 def _rebuild(structure, flat):
@@ -134,7 +143,7 @@ class Dataset:
     def _from(tensors, sliced):
         tensors = _lists_as_arrays(tensors)
         leaves = _flatten(tensors)
-        sources, dtypes, shapes, getters, rows = [], [], [], [], set()
+        sources, dtypes, shapes, getters, rows, values = [], [], [], [], set(), []
         for leaf in leaves:
             graph_value = getattr(leaf, "_graph_element", None)
             if graph_value is not None and not isinstance(leaf, GraphTensor):
@@ -151,6 +160,7 @@ class Dataset:
                 dtypes.append(_dtypes.as_dtype(arr.dtype) if arr.dtype != object else _dtypes.string)
                 dims = list(arr.shape)
                 getters.append(lambda values, a=arr: a)
+            values.append(leaf if isinstance(leaf, GraphTensor) else arr)
             if sliced:
                 if dims is not None and len(dims) == 0:
                     raise InvalidArgumentError("from_tensor_slices: every component needs at least one dimension",
@@ -173,7 +183,8 @@ class Dataset:
 
         structure = tensors if not isinstance(tensors, np.ndarray) else 0
         count = 1 if not sliced else (rows.pop() if len(rows) == 1 and None not in rows else UNKNOWN_CARDINALITY)
-        return Dataset(elements, structure, dtypes, shapes, sources, count)
+        return _native_hook("from_tensors", Dataset(elements, structure, dtypes, shapes, sources, count),
+                            (values, sliced))
 
     @staticmethod
     def range(*args, output_type=_dtypes.int64, name=None):
@@ -191,8 +202,8 @@ class Dataset:
                 yield [np.asarray(i, npdt)]
         static = [b.static for b in bounds]
         count = len(range(*static)) if None not in static else UNKNOWN_CARDINALITY
-        return Dataset(elements, 0, [_dtypes.as_dtype(output_type)], [[]], [t for b in bounds for t in b.sources],
-                       cardinality=count)
+        return _native_hook("range", Dataset(elements, 0, [_dtypes.as_dtype(output_type)], [[]],
+                                             [t for b in bounds for t in b.sources], cardinality=count), (bounds,))
 
     @staticmethod
     def zip(datasets, name=None):
@@ -213,9 +224,11 @@ class Dataset:
             c == INFINITE_CARDINALITY for c in counts) else UNKNOWN_CARDINALITY)
         if UNKNOWN_CARDINALITY in counts and finite:
             count = UNKNOWN_CARDINALITY
-        return Dataset(elements, structure, [t for d in parts for t in d._dtypes],
-                       [s for d in parts for s in d._shapes], [s for d in parts for s in d._sources], count,
-                       window=any(d._window for d in parts), sparse=[sp for d in parts for sp in d._sparse])
+        return _native_hook("zip", Dataset(elements, structure, [t for d in parts for t in d._dtypes],
+                                           [s for d in parts for s in d._shapes],
+                                           [s for d in parts for s in d._sources], count,
+                                           window=any(d._window for d in parts),
+                                           sparse=[sp for d in parts for sp in d._sparse]), (parts,))
 
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
@@ -350,7 +363,7 @@ class Dataset:
         return _impl("Iterator")._for_dataset(self, initializable=False)
 
     def make_initializable_iterator(self, shared_name=None):
-        return _impl("Iterator")._for_dataset(self, initializable=True)
+        return _impl("Iterator")._for_dataset(self, initializable=True, shared_name=shared_name)
 
     def _graph(self):
         return self._sources[0].graph if self._sources else get_default_graph()

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from ..framework.errors import InvalidArgumentError
 from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, _rebuild, implements
+from .native import from_variant, to_variant
 from .parallel import AUTOTUNE
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Options", "ThreadingOptions",
            "OptimizationOptions", "NumpyIterator", "cardinality", "shuffle_and_repeat", "map_and_batch",
            "parallel_interleave", "group_by_window", "bucket_by_sequence_length", "ignore_errors", "unbatch",
-           "get_single_element"]
+           "get_single_element", "from_variant", "to_variant"]
 
 
 class _OptionGroup:

@@ -87,8 +87,15 @@ class Iterator:
         _runtime(graph).iterators.add(self)
 
     @classmethod
-    def _for_dataset(cls, dataset: Dataset, initializable: bool):
+    def _for_dataset(cls, dataset: Dataset, initializable: bool, shared_name=None):
         dataset._no_windows("an iterator")
+        from . import native  # noqa: PLC0415
+        if native.enabled():
+            from .native_iterator import NativeIterator  # noqa: PLC0415
+            try:
+                return NativeIterator.for_dataset(dataset, initializable, shared_name)
+            except native.NotNative:  # a one-shot iterator over the program's tensors: the Python pipeline
+                pass
         it = cls(dataset._graph(), dataset._structure, dataset._dtypes, dataset._shapes,
                  dataset=None if initializable else dataset, sparse=dataset._sparse)
         if initializable:
@@ -99,8 +106,12 @@ class Iterator:
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
         """A reinitializable iterator: no dataset yet; ``make_initializer(dataset)`` gives an op
         that (re)starts it on any dataset of this structure."""
-        del shared_name
         structure, types, shapes = _structure_of(output_types, output_shapes)
+        from . import native  # noqa: PLC0415
+        if native.enabled():
+            from .native_iterator import NativeIterator  # noqa: PLC0415
+            return NativeIterator.from_structure(structure, types, shapes, _sparse_flags(output_classes, types),
+                                                 shared_name)
         return Iterator(get_default_graph(), structure, types, shapes, sparse=_sparse_flags(output_classes, types))
 
     @staticmethod
@@ -110,6 +121,11 @@ class Iterator:
         if not isinstance(string_handle, GraphTensor) or string_handle.dtype != _dtypes.string:
             raise InvalidArgumentError("from_string_handle takes a scalar string tensor", "IteratorFromStringHandle")
         structure, types, shapes = _structure_of(output_types, output_shapes)
+        from . import native  # noqa: PLC0415
+        if native.enabled():
+            from .native_iterator import NativeIterator  # noqa: PLC0415
+            return NativeIterator.from_string_handle(string_handle, structure, types, shapes,
+                                                     _sparse_flags(output_classes, types))
         return Iterator(string_handle.graph, structure, types, shapes, handle=string_handle,
                         sparse=_sparse_flags(output_classes, types))
 

@@ -114,6 +114,7 @@ def map_dataset(ds, map_func, num_parallel_calls=None, deterministic=None, skip_
                   ds._sources + fn.captured, ds._cardinality, sparse=fn.sparse)
     out._options = ds._options
     out._lenient = lambda: map_dataset(_lenient(ds), map_func, num_parallel_calls, deterministic, True)
+    out._traced = fn  # for its op form (data/native.py)
     return out
 
 
@@ -135,6 +136,7 @@ def filter_dataset(ds, predicate, skip_errors=False):
                 yield element
     out = ds._derive(elements, sources=fn.captured)
     out._lenient = lambda: filter_dataset(_lenient(ds), predicate, True)
+    out._traced = fn
     return out
 
 
@@ -274,6 +276,7 @@ def interleave(ds, map_func, cycle_length=None, block_length=None, num_parallel_
     out = Dataset(elements, inner._structure, inner._dtypes, inner._shapes, ds._sources + fn.captured,
                   sparse=inner._sparse)
     out._options = ds._options
+    out._traced = fn
     return out
 
 

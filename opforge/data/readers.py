@@ -19,7 +19,7 @@ from ..framework.errors import DataLossError, InvalidArgumentError, NotFoundErro
 from ..framework.graph import GraphTensor
 from ..framework.tensor import Tensor as EagerTensor
 from ..io.tfrecord import RecordReader, TFRecordOptions, _ZlibReader
-from .dataset import Dataset
+from .dataset import Dataset, _native_hook
 from .parallel import AUTOTUNE, _Ahead
 
 __all__ = ["TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "AUTOTUNE"]
@@ -77,6 +77,10 @@ class _FileDataset(Dataset):
             yield from _interleave(pending, self._records, cycle)
 
         super().__init__(elements, 0, [_dtypes.string], [[]], sources)
+        if not isinstance(filenames, Dataset):
+            fixed_sizes = (self._header, self._record_bytes, self._footer) if op == "FixedLengthRecordDataset" else None
+            _native_hook("records", self, (op if fixed_sizes is None else "FixedLengthRecordDatasetV2",
+                                           filenames, self._compression, buffer_size, fixed_sizes, cycle))
 
     def _read_all(self, path) -> bytes:
         return read_file_bytes(path, self._compression, self._op)

@@ -171,10 +171,13 @@ def padded_batch(ds, batch_size, padded_shapes=None, padding_values=None, drop_r
         if chunk and not drop_remainder:
             yield [pad([np.asarray(p) for p in parts], t, v) for parts, t, v in zip(zip(*chunk), targets, fill)]
     lead = arg.static if drop_remainder else None
-    return ds._derive(elements, shapes=[TensorShape([lead, *t.as_list()]) if t.dims is not None else TensorShape(None)
-                                        for t in targets],
-                      sources=arg.sources + pad_sources,
-                      cardinality=_batched_count(ds._cardinality, arg.static, drop_remainder))
+    out = ds._derive(elements, shapes=[TensorShape([lead, *t.as_list()]) if t.dims is not None else TensorShape(None)
+                                       for t in targets],
+                     sources=arg.sources + pad_sources,
+                     cardinality=_batched_count(ds._cardinality, arg.static, drop_remainder))
+    if all(t.dims is not None for t in targets):
+        out._padding = ([t.as_list() for t in targets], pads)  # for its op form (data/native.py)
+    return out
 
 
 def _as_shape(s) -> TensorShape:

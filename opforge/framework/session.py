@@ -67,6 +67,7 @@ class Session:
         pipeline = getattr(self._graph, "_data_pipeline", None)
         if pipeline is not None:
             pipeline.session_closed(self)  # stops this Session's dataset threads
+        self._c.close_resources()  # and its iterators (dataset ops: data/native.py)
 
     def __enter__(self) -> Session:
         # As TensorFlow's: inside `with Session(graph=g)`, g is the default graph too.

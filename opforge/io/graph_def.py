@@ -85,6 +85,8 @@ def _set_attr(av: AttrValue, attr_type: str, value) -> None:
         _shape_proto(value, av.shape)
     elif attr_type == "tensor":
         tensor_to_proto(value, av.tensor)
+    elif attr_type == "func":
+        av.func.name = str(value)
     elif attr_type.startswith("list("):
         lv = av.list
         lv.SetInParent()
@@ -125,14 +127,22 @@ def graph_to_graph_def(graph, add_shapes: bool = False) -> GraphDef:
     gd.versions.producer = PRODUCER_VERSION
     if graph._library.function:
         gd.library.CopyFrom(graph._library)
+    funcs = set()
     for op in graph.get_operations():
         nd = node_def(op)
+        funcs.update(v.func.name for v in nd.attr.values() if v.WhichOneof("value") == "func")
         if add_shapes:
             lv = nd.attr["_output_shapes"].list
             lv.SetInParent()
             for t in op.outputs:
                 _shape_proto(t.shape.dims, lv.shape.add())
         gd.node.append(nd)
+    if funcs:  # the functions the dataset ops name (framework/function_library.py)
+        from ..framework import function_library  # noqa: PLC0415
+        have = {f.signature.name for f in gd.library.function}
+        for fdef in function_library.function_defs(sorted(funcs - have)):
+            if fdef.signature.name not in have:
+                gd.library.function.add().CopyFrom(fdef)
     return gd
 
 
@@ -237,8 +247,8 @@ def _attr_value(av: AttrValue, attr_type: str, node: str, op: str):
         return dims
     if attr_type == "tensor":
         return tensor_from_proto(av.tensor, node, op)
-    if attr_type == "func":
-        raise _bad(node, op, "function attrs are not supported")
+    if attr_type == "func":  # the function's name (the importer maps it into the library)
+        return av.func.name
     return getattr(av, want[attr_type])
 
 

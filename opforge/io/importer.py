@@ -113,6 +113,10 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         for attr_name, attr_type, _ in spec["attrs"]:
             if attr_name in nd.attr:
                 attrs[attr_name] = _attr_value(nd.attr[attr_name], attr_type, nd.name, nd.op)
+                if attr_type == "func":  # a function of the GraphDef's library, into the runtime's
+                    from ..framework import function_library  # noqa: PLC0415
+                    attrs[attr_name] = function_library.import_function(attrs[attr_name], graph_def.library,
+                                                                        nd.name, nd.op)
         known = {a[0] for a in spec["attrs"]}
         for k in nd.attr:
             if k not in known and not k.startswith("_"):

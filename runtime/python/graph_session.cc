@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "opforge/function.h"
 #include "opforge/graph.h"
 #include "opforge/op.h"
 
@@ -150,6 +151,21 @@ void bind_graph(py::module_& m) {
         std::shared_lock<std::shared_mutex> lock(g.mutex());
         return g.num_nodes();
       });
+  m.def(
+      "register_function",
+      [](const std::string& name, std::shared_ptr<Graph> g, const std::vector<std::pair<int, int>>& args,
+         const std::vector<std::pair<int, int>>& rets) {
+        std::vector<TensorRef> a, r;
+        for (const auto& x : args) a.push_back(TensorRef{x.first, x.second});
+        for (const auto& x : rets) r.push_back(TensorRef{x.first, x.second});
+        check(FunctionLibrary::Global().add(name, std::move(g), std::move(a), std::move(r)), "");
+      },
+      py::arg("name"), py::arg("graph"), py::arg("args"), py::arg("rets"),
+      "Adds a function to the process's library (opforge/function.h): `graph`'s Placeholder outputs "
+      "`args` are its arguments, the tensors `rets` its results; dataset ops name it in func attrs.");
+  m.def(
+      "has_function", [](const std::string& name) { return FunctionLibrary::Global().find(name) != nullptr; },
+      py::arg("name"));
   py::class_<Session>(m, "Session")
       .def(py::init([](std::shared_ptr<Graph> g, const Session* resources_from) {
              return std::make_unique<Session>(g, resources_from ? resources_from->shared_resources() : nullptr);
@@ -159,7 +175,15 @@ void bind_graph(py::module_& m) {
       .def("run", &session_run, py::arg("feeds"), py::arg("fetches"), py::arg("targets"), py::arg("trace") = false,
            "The fetched tensors; with trace=True, (tensors, serialized tensorflow.StepStats).")
       .def_property_readonly("cached_plans", &Session::cached_plans)
-      .def("variable_names", [](Session& s) { return s.resources().names(); });
+      .def("variable_names", [](Session& s) { return s.resources().names(); })
+      .def(
+          "close_resources",
+          [](Session& s) {
+            py::gil_scoped_release release;  // iterators' final calls may call Python
+            if (s.shared_resources().use_count() == 1) s.resources().clear_resources();
+          },
+          "Drops the Session's iterators and other resources (not its variables) unless another "
+          "Session shares its store.");
 }
 
 }  // namespace bindings

@@ -309,6 +309,14 @@ std::shared_ptr<ResourceBase> ResourceMgr::insert_resource(const std::string& na
   return slot;
 }
 
+void ResourceMgr::clear_resources() {
+  std::map<std::string, std::shared_ptr<ResourceBase>> resources;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    resources.swap(resources_);
+  }
+}
+
 Status ResourceMgr::delete_resource(const std::string& name) {
   std::shared_ptr<ResourceBase> r;
   {

@@ -140,6 +140,9 @@ def test_parallel_map_keeps_the_order_unless_told(deterministic):
 
 
 def test_parallel_map_runs_calls_at_once(monkeypatch):
+    """The Python pipeline's parallel map (OPFORGE_PYTHON_DATA=1); tests/data/test_dataset_ops.py
+    checks the ParallelMapDatasetV2 op's threads."""
+    monkeypatch.setenv("OPFORGE_PYTHON_DATA", "1")
     from opforge.data.functions import TracedFunction
     state = {"running": 0, "most": 0, "threads": set()}
     lock = threading.Lock()
@@ -235,8 +238,10 @@ def test_placeholder_arguments_are_read_at_initialization():
         with tf1.Session() as sess:
             sess.run(it.initializer, {batch: 4, epochs: 2})
             assert [b.tolist() for b in [sess.run(nxt) for _ in range(3)]] == [[0, 1, 2, 3], [4, 0, 1, 2], [3, 4]]
-            sess.run(it.initializer, {batch: 0, epochs: 1})
+            # as in TensorFlow, the dataset op fails when the initializer runs it (the Python
+            # pipeline, OPFORGE_PYTHON_DATA=1, at the first element)
             with pytest.raises(InvalidArgumentError, match="batch_size must be positive"):
+                sess.run(it.initializer, {batch: 0, epochs: 1})
                 sess.run(nxt)
         with pytest.raises(InvalidArgumentError, match="integer scalar"):
             tf1.data.Dataset.range(3).batch(tf1.placeholder(tf1.float32, []))
@@ -246,6 +251,6 @@ def test_placeholder_arguments_are_read_at_initialization():
         with tf1.Session() as sess:
             sess.run(it.initializer, {shards: 3, index: 2})
             assert [sess.run(nxt) for _ in range(3)] == [2, 5, 8]
-            sess.run(it.initializer, {shards: 3, index: 3})
             with pytest.raises(InvalidArgumentError, match="Index must be between 0 and 2"):
+                sess.run(it.initializer, {shards: 3, index: 3})
                 sess.run(nxt)

@@ -243,6 +243,88 @@ OpSpec MakeFlatMapDataset() {
   return op;
 }
 
+OpSpec MakeGeneratorDataset() {
+  OpSpec op;
+  op.name = "GeneratorDataset";
+  op.inputs.push_back(ArgSpec{"init_func_other_args", DType::kInvalid, -1, -1, 3, false});
+  op.inputs.push_back(ArgSpec{"next_func_other_args", DType::kInvalid, -1, -1, 4, false});
+  op.inputs.push_back(ArgSpec{"finalize_func_other_args", DType::kInvalid, -1, -1, 5, false});
+  op.outputs.push_back(ArgSpec{"handle", static_cast<DType>(21), -1, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "init_func";
+    a.type = AttrType::kFunc;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "next_func";
+    a.type = AttrType::kFunc;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "finalize_func";
+    a.type = AttrType::kFunc;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tinit_func_args";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tnext_func_args";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tfinalize_func_args";
+    a.type = AttrType::kListType;
+    a.inferred = true;
+    a.has_minimum = true;
+    a.minimum = 0;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_types";
+    a.type = AttrType::kListType;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "output_shapes";
+    a.type = AttrType::kListShape;
+    a.has_minimum = true;
+    a.minimum = 1;
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "metadata";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("");
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = -1;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::scalar(c); };
+  return op;
+}
+
 OpSpec MakeInterleaveDataset() {
   OpSpec op;
   op.name = "InterleaveDataset";
@@ -1278,6 +1360,7 @@ OpSpec MakeZipDataset() {
   OpRegistry::Global().add_pending(MakeFilterDataset());
   OpRegistry::Global().add_pending(MakeFixedLengthRecordDatasetV2());
   OpRegistry::Global().add_pending(MakeFlatMapDataset());
+  OpRegistry::Global().add_pending(MakeGeneratorDataset());
   OpRegistry::Global().add_pending(MakeInterleaveDataset());
   OpRegistry::Global().add_pending(MakeIteratorFromStringHandleV2());
   OpRegistry::Global().add_pending(MakeIteratorGetNext());

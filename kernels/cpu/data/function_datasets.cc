@@ -277,7 +277,8 @@ class InterleaveDataset final : public DatasetBase {
   Status MakeIterator(std::unique_ptr<IteratorBase>* out) const override {
     class It final : public IteratorBase {
      public:
-      explicit It(const InterleaveDataset* ds) : ds_(ds), slots_(static_cast<size_t>(ds->cycle_)) {}
+      explicit It(const InterleaveDataset* ds)
+          : ds_(ds), slot_datasets_(static_cast<size_t>(ds->cycle_)), slots_(slot_datasets_.size()) {}
       // TensorFlow's order: the cursor walks the cycle's slots; an empty slot takes the next
       // input element's dataset when the cursor reaches it; a slot gives block_length elements
       // before the cursor moves on; a dataset that ends frees its slot and the cursor moves on.
@@ -323,6 +324,9 @@ class InterleaveDataset final : public DatasetBase {
         std::unique_ptr<IteratorBase> it;
         OPF_RETURN_IF_ERROR(inner->MakeIterator(&it));
         if (ds_->parallel_) it = std::make_unique<data::PrefetchIterator>(std::move(it), ds_->block_);
+        // (the slot's dataset must outlive its iterator: drop the old iterator first)
+        slot->reset();
+        slot_datasets_[static_cast<size_t>(slot - slots_.data())] = std::move(inner);
         *slot = std::move(it);
         ++open_;
         return Status::OK();
@@ -331,6 +335,7 @@ class InterleaveDataset final : public DatasetBase {
       const InterleaveDataset* ds_;
       std::unique_ptr<IteratorBase> in_;
       bool in_end_ = false;
+      std::vector<DatasetPtr> slot_datasets_;  // what each slot's iterator walks (declared first: outlives them)
       std::vector<std::unique_ptr<IteratorBase>> slots_;
       size_t pos_ = 0;
       int64_t taken_ = 0, open_ = 0;
@@ -435,6 +440,75 @@ Status ParallelInterleaveDatasetV4Cpu(ops::ParallelInterleaveDatasetV4Args& a) {
   return Status::OK();
 }
 
+// GeneratorDataset: state = init_func(...); elements next_func(state..., ...) until it fails
+// with OutOfRange; finalize_func(state..., ...) once the iteration ends or its iterator goes.
+class GeneratorDataset final : public DatasetBase {
+ public:
+  GeneratorDataset(std::shared_ptr<const CapturedFunction> init, std::shared_ptr<const CapturedFunction> next,
+                   std::shared_ptr<const CapturedFunction> finalize, std::vector<DType> d, std::vector<Shape> s)
+      : DatasetBase("GeneratorDataset", std::move(d), std::move(s)),
+        init_(std::move(init)),
+        next_(std::move(next)),
+        finalize_(std::move(finalize)) {}
+  Status MakeIterator(std::unique_ptr<IteratorBase>* out) const override {
+    class It final : public IteratorBase {
+     public:
+      explicit It(const GeneratorDataset* ds) : ds_(ds) {}
+      ~It() override { static_cast<void>(Finalize()); }  // an error at destruction has no one to go to
+      Status GetNext(std::vector<Tensor>* out, bool* end) override {
+        *end = false;
+        if (done_) {
+          *end = true;
+          return Status::OK();
+        }
+        if (!started_) {
+          OPF_RETURN_IF_ERROR(ds_->init_->Call({}, &state_));
+          started_ = true;
+        }
+        Status s = ds_->next_->Call(state_, out);
+        if (s.code() == Code::kOutOfRange) {
+          out->clear();
+          *end = true;
+          return Finalize();
+        }
+        OPF_RETURN_IF_ERROR(s);
+        return check_results(*ds_, *out);
+      }
+
+     private:
+      Status Finalize() {
+        if (!started_ || done_) {
+          done_ = true;
+          return Status::OK();
+        }
+        done_ = true;
+        std::vector<Tensor> ignored;
+        return ds_->finalize_->Call(state_, &ignored);
+      }
+      const GeneratorDataset* ds_;
+      std::vector<Tensor> state_;
+      bool started_ = false, done_ = false;
+    };
+    *out = std::make_unique<It>(this);
+    return Status::OK();
+  }
+
+ private:
+  std::shared_ptr<const CapturedFunction> init_, next_, finalize_;
+};
+
+Status GeneratorDatasetCpu(ops::GeneratorDatasetArgs& a) {
+  OPF_RETURN_IF_ERROR(check_element_spec(a.kOpName, a.output_types, a.output_shapes));
+  std::shared_ptr<const CapturedFunction> init, next, finalize;
+  OPF_RETURN_IF_ERROR(data::make_captured_function(a.ctx, a.init_func, a.init_func_other_args, &init));
+  OPF_RETURN_IF_ERROR(data::make_captured_function(a.ctx, a.next_func, a.next_func_other_args, &next));
+  OPF_RETURN_IF_ERROR(data::make_captured_function(a.ctx, a.finalize_func, a.finalize_func_other_args, &finalize));
+  set_dataset_output(a.ctx, 0,
+                     std::make_shared<GeneratorDataset>(std::move(init), std::move(next), std::move(finalize),
+                                                        a.output_types, a.output_shapes));
+  return Status::OK();
+}
+
 Status PrefetchDatasetCpu(ops::PrefetchDatasetArgs& a) {
   DatasetPtr in;
   int64_t buffer = 0;
@@ -459,5 +533,6 @@ OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(FlatMapDataset, CPU, FlatMapDatasetCp
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(InterleaveDataset, CPU, InterleaveDatasetCpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(ParallelInterleaveDatasetV4, CPU, ParallelInterleaveDatasetV4Cpu)
 OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(PrefetchDataset, CPU, PrefetchDatasetCpu)
+OPFORGE_REGISTER_UNTYPED_FORWARDING_KERNEL(GeneratorDataset, CPU, GeneratorDatasetCpu)
 
 }  // namespace opforge

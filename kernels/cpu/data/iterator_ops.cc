@@ -111,9 +111,9 @@ Status IteratorFromStringHandleV2Cpu(ops::IteratorFromStringHandleV2Args& a) {
   ExecEnv* env = a.ctx.env();
   std::shared_ptr<ResourceBase> r = env && env->resources ? env->resources->find_resource(name) : nullptr;
   auto it = std::dynamic_pointer_cast<IteratorResource>(r);
-  if (!it) return errors::NotFound(a.kOpName, ": no iterator has the string handle '", name, "' in this Session");
+  if (!it) return a.ctx.error("'", name, "' is not the string handle of an iterator of this Session");
   if (!a.output_types.empty() && a.output_types != it->output_dtypes()) {
-    return a.ctx.error("the iterator's output_types differ from the expected ones");
+    return a.ctx.error("the iterator of handle '", name, "' gives other dtypes than this one expects");
   }
   for (size_t i = 0; i < a.output_shapes.size() && i < it->output_shapes().size(); ++i) {
     if (!a.output_shapes[i].is_compatible_with(it->output_shapes()[i])) {

@@ -172,9 +172,13 @@ Status next_record(const FileSpec& spec, InputStream& in, std::string* rec, bool
     }
     if (in.lookahead.size() < want) {
       if (in.lookahead.size() == static_cast<size_t>(spec.footer)) return Status::OK();  // the end
-      return errors::DataLoss("FixedLengthRecordDatasetV2: ", in.path(), ": excluding the header (", spec.header,
-                              " bytes) and footer (", spec.footer, " bytes), the file is not a multiple of the record "
-                              "size (", spec.record, " bytes)");
+      // TensorFlow's error: InvalidArgument, DataLoss in a compressed file
+      const int64_t body = in.offset() - spec.header - spec.footer;
+      Status s = errors::InvalidArgument(
+          "FixedLengthRecordDatasetV2: Excluding the header (", spec.header, " bytes) and footer (", spec.footer,
+          " bytes), input file \"", in.path(), "\" has body length ", std::max<int64_t>(body, 0),
+          " bytes, which is not an exact multiple of the record length (", spec.record, " bytes).");
+      return spec.compression.empty() ? s : errors::DataLoss(s.message());
     }
     rec->assign(in.lookahead, 0, static_cast<size_t>(spec.record));
     in.lookahead.erase(0, static_cast<size_t>(spec.record));
@@ -298,7 +302,7 @@ Status text_or_records(Args& a, Format format) {
   OPF_RETURN_IF_ERROR(file_names(a.kOpName, a.filenames, &files));
   OPF_RETURN_IF_ERROR(compression_of(a.kOpName, a.compression_type, &spec.compression));
   OPF_RETURN_IF_ERROR(data::scalar_int64(a.kOpName, "buffer_size", a.buffer_size, &spec.buffer));
-  if (spec.buffer < 0) return a.ctx.error("buffer_size must be >= 0, got ", spec.buffer);
+  if (spec.buffer < -1) return a.ctx.error("buffer_size must be >= 0 (or -1: the default), got ", spec.buffer);
   set_dataset_output(a.ctx, 0, std::make_shared<RecordDataset>(a.kOpName, std::move(files), spec));
   return Status::OK();
 }
@@ -316,7 +320,7 @@ Status FixedLengthRecordDatasetV2Cpu(ops::FixedLengthRecordDatasetV2Args& a) {
   OPF_RETURN_IF_ERROR(data::scalar_int64(a.kOpName, "footer_bytes", a.footer_bytes, &spec.footer));
   OPF_RETURN_IF_ERROR(data::scalar_int64(a.kOpName, "buffer_size", a.buffer_size, &spec.buffer));
   if (spec.record <= 0) return a.ctx.error("record_bytes must be greater than zero, got ", spec.record);
-  if (spec.header < 0 || spec.footer < 0 || spec.buffer < 0) {
+  if (spec.header < 0 || spec.footer < 0 || spec.buffer < -1) {
     return a.ctx.error("header_bytes, footer_bytes and buffer_size must be >= 0");
   }
   set_dataset_output(a.ctx, 0, std::make_shared<RecordDataset>(a.kOpName, std::move(files), spec));

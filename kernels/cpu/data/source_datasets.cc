@@ -130,8 +130,9 @@ Status check_components(const std::string& op, const TensorList& c, const std::v
     if (sliced) {
       if (c[i].rank() < 1) return errors::InvalidArgument(op, ": component ", i, " is a scalar: it has no rows to slice");
       if (c[i].dim(0) != c[0].dim(0)) {
-        return errors::InvalidArgument(op, ": all components must have the same size in their first dimension: ",
-                                       c[0].shape().to_string(), " and ", c[i].shape().to_string());
+        return errors::InvalidArgument(op, ": components have different first dimensions: ", c[0].shape().to_string(),
+                                       " and ", c[i].shape().to_string(),
+                                       " (all must have the same size in their first dimension)");
       }
     }
   }

@@ -415,7 +415,7 @@ Status SkipDatasetCpu(ops::SkipDatasetArgs& a) { return TakeSkipCpu<true>(a); }
 
 Status batch_size_of(const std::string& op, const Tensor& t, const Tensor& drop, int64_t* batch, bool* drop_out) {
   OPF_RETURN_IF_ERROR(data::scalar_int64(op, "batch_size", t, batch));
-  if (*batch <= 0) return errors::InvalidArgument(op, ": batch_size must be greater than zero, got ", *batch);
+  if (*batch <= 0) return errors::InvalidArgument(op, ": batch_size must be positive (greater than zero), got ", *batch);
   if (drop.dtype() != DType::kBool || drop.num_elements() != 1) {
     return errors::InvalidArgument(op, ": drop_remainder must be a scalar bool");
   }

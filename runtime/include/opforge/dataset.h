@@ -44,7 +44,8 @@ class DatasetBase : public Variant {
   const std::string& op() const { return op_; }
   const std::vector<DType>& output_dtypes() const { return dtypes_; }
   const std::vector<Shape>& output_shapes() const { return shapes_; }
-  // A new iterator at the dataset's start. The dataset outlives its iterators (they hold it).
+  // A new iterator at the dataset's start. The caller keeps the dataset alive while the
+  // iterator exists (an iterator may point into it).
   virtual Status MakeIterator(std::unique_ptr<IteratorBase>* out) const = 0;
   // The number of elements; kInfiniteCardinality, or kUnknownCardinality when not known
   // without iterating.

@@ -97,6 +97,9 @@ class ResourceMgr : public std::enable_shared_from_this<ResourceMgr> {
   std::shared_ptr<ResourceBase> insert_resource(const std::string& name, std::shared_ptr<ResourceBase> r);
   // Removes the resource called name (NotFound if there is none).
   Status delete_resource(const std::string& name);
+  // Drops every resource other than the variables (a closing Session's iterators: their
+  // threads stop and their functions' final calls run).
+  void clear_resources();
 
  private:
   template <class T>

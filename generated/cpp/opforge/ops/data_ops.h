@@ -10,6 +10,7 @@
 #include "opforge/ops/data/filter_dataset.h"
 #include "opforge/ops/data/fixed_length_record_dataset_v2.h"
 #include "opforge/ops/data/flat_map_dataset.h"
+#include "opforge/ops/data/generator_dataset.h"
 #include "opforge/ops/data/interleave_dataset.h"
 #include "opforge/ops/data/iterator_from_string_handle_v2.h"
 #include "opforge/ops/data/iterator_get_next.h"
