@@ -14,11 +14,11 @@ import numpy as np
 import opforge as _of
 from ..framework import dtypes as _dtypes
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
+from ..ops import lookup_ops as _lookup
 from ..ops import parsing_ops as _parsing
 from ..ops import sparse_ops as _sp
 from ..ops import string_ops as _st
 
-_BIG = 2**63 - 1  # Fingerprint64 modulo this identifies a string (collisions ~2**-63)
 
 
 def _is_sparse(x):
@@ -218,22 +218,20 @@ class _VocabularyColumn(_Categorical, collections.namedtuple(
         return {self.key: _parsing.VarLenFeature(self.dtype)}
 
     def _transform(self, cache):
+        """Ids from a lookup table of the vocabulary (TensorFlow's index_table_from_tensor): a
+        graph's table is initialized by tf.tables_initializer(), as in TensorFlow."""
         sp = _to_sparse_dropping(cache.get(self.key), self.dtype)
         values = sp.values if self.dtype == _dtypes.string else _of.cast(sp.values, "int64")
-        vocab = _of.constant(np.asarray(self.vocabulary, object if self.dtype == _dtypes.string else np.int64),
-                             dtype=_dtypes.string if self.dtype == _dtypes.string else _dtypes.int64)
-        if self.dtype == _dtypes.string:  # compared by 63-bit fingerprints: opforge's Equal takes no strings
-            values, vocab = _st.to_hash_bucket_fast(values, _BIG), _st.to_hash_bucket_fast(vocab, _BIG)
-        hit = _of.equal(_of.expand_dims(values, -1), vocab)  # [n, V]
-        found = _of.reduce_any(hit, axis=-1)
-        index = _of.argmax(_of.cast(hit, "int32"), axis=-1, output_type="int64")
+        key_dtype = _dtypes.string if self.dtype == _dtypes.string else _dtypes.int64
+        vocab = _of.constant(np.asarray(self.vocabulary, object if key_dtype == _dtypes.string else np.int64),
+                             dtype=key_dtype)
+        init = _lookup.KeyValueTensorInitializer(vocab, np.arange(len(self.vocabulary), dtype=np.int64),
+                                                 name=f"{self.key}_lookup/table_init")
         if self.num_oov_buckets:
-            values = sp.values if self.dtype == _dtypes.string else values
-            text = values if self.dtype == _dtypes.string else _of.as_string(values)
-            miss = _of.add(_st.to_hash_bucket_fast(text, self.num_oov_buckets), np.int64(len(self.vocabulary)))
+            table = _lookup.StaticVocabularyTable(init, self.num_oov_buckets, name=f"{self.key}_lookup")
         else:
-            miss = _of.fill(_of.shape(index), np.int64(self.default_value))
-        return SparseTensor(sp.indices, _of.select_v2(found, index, miss), sp.dense_shape)
+            table = _lookup.StaticHashTable(init, np.int64(self.default_value), name=f"{self.key}_lookup")
+        return SparseTensor(sp.indices, table.lookup(values), sp.dense_shape)
 
 
 def _vocab_dtype(vocabulary, dtype):

@@ -21,6 +21,7 @@ from .errors import InvalidArgumentError, NotFoundError
 from .tensor import Tensor as EagerTensor
 from .dtype_resolution import resolve_input_dtypes
 from .tensor import TensorShape
+from . import tensor_conversion_registry as _conversions
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 
@@ -502,6 +503,9 @@ def to_graph_tensor(graph: Graph, value, dtype=None, as_ref=False, op_name=""):
     conv = getattr(value, "_as_graph_tensor", None)
     if conv is not None:
         return conv(graph, as_ref)
+    converted = _conversions.convert(value, dtype, as_ref=as_ref)
+    if converted is not None:  # a function registered for the value's type made it
+        return to_graph_tensor(graph, converted, dtype, as_ref, op_name)
     if as_ref:
         raise InvalidArgumentError(f"{op_name}: input must be a variable", op_name)
     if isinstance(value, (list, tuple)) and _holds_graph_values(value):
@@ -556,6 +560,8 @@ def dispatch(handle: int, name, args: tuple):
     # A list holding graph tensors given for a single tensor is packed into one (tf.stack).
     args = tuple(_pack(graph, a, None, op_type) if i < n_in and not inputs_info[i][3] and
                  isinstance(a, (list, tuple)) and _holds_graph_values(a) else a for i, a in enumerate(args))
+    args = tuple(to_graph_tensor(graph, a, op_name=op_type) if i < n_in and _conversions.registered(a) else a
+                 for i, a in enumerate(args))  # values of types with a registered conversion function
     wants = resolve_input_dtypes(spec, args, _static_dtype)  # the rule eager conversion uses
     inputs = []
     for i, ((arg_name, _, _, is_list, is_ref, *_), want) in enumerate(zip(inputs_info, wants)):

@@ -15,6 +15,7 @@ from .. import _C
 from . import dtypes as _dtypes
 from .dtype_resolution import default_dtype, holds_strings, resolve_input_dtypes
 from .errors import InvalidArgumentError
+from . import tensor_conversion_registry as _conversions
 from .tensor_shape import TensorShape  # noqa: F401  (of.TensorShape; it lives in tensor_shape.py)
 
 Tensor = _C.Tensor
@@ -53,6 +54,9 @@ def convert_to_tensor(value, dtype=None, name=None, op: str | None = None) -> Te
             raise InvalidArgumentError(
                 f"{where}Tensor of dtype {value.dtype.name} cannot be used where {want.name} is required", op)
         return value
+    converted = _conversions.convert(value, want)
+    if converted is not None:  # a function registered for the value's type made it
+        return converted
     if hasattr(value, "__array__") and not isinstance(value, (np.ndarray, np.generic)):
         value = np.asarray(value)
     if want is None and isinstance(value, (bytes, str, np.bytes_, np.str_)):

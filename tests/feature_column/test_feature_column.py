@@ -35,8 +35,8 @@ def test_program_matches_tensorflow_live():
 
 
 def _run(t):
-    with tf.Session() as s:
-        s.run(tf.global_variables_initializer())
+    with tf.Session() as s:  # vocabulary columns look ids up in tables: initialized as in TensorFlow
+        s.run([tf.global_variables_initializer(), tf.tables_initializer()])
         return s.run(t)
 
 

@@ -308,6 +308,8 @@ from opforge.compat.v1._tf1_miscops import random_names as _tf1_miscops_random  
 from opforge.compat.v1._tf1_spectral import *  # noqa: E402,F401,F403  (complex dtypes, FFTs, tf.signal)
 from opforge.compat.v1._tf1_quantization import *  # noqa: E402,F401,F403  (tf.quantize, fake_quant_*, quantized dtypes)
 from opforge.compat.v1._tf1_test import test  # noqa: E402,F401
+from opforge.compat.v1._tf1_lookup import lookup  # noqa: E402,F401  (tf.lookup tables)
+from opforge.compat.v1._tf1_runtime import *  # noqa: E402,F401,F403  (partitioners, tensor conversions)
 from opforge.compat.v1._tf1_train import (  # noqa: E402,F401
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue, queue,
 )

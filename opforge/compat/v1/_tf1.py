@@ -139,8 +139,8 @@ initialize_local_variables = local_variables_initializer
 
 
 def tables_initializer(name="init_all_tables"):
-    """An op running the table initializers (opforge has no lookup tables yet: a no-op unless
-    something was added to TABLE_INITIALIZERS)."""
+    """An op running the table initializers of the default graph (its TABLE_INITIALIZERS: tf.lookup
+    tables' initializers go there); a NoOp if it has none."""
     inits = get_collection(GraphKeys.TABLE_INITIALIZERS)
     g = get_default_graph()
     with g.control_dependencies(inits):

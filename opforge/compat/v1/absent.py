@@ -59,9 +59,6 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     """),
     "segment reductions other than SegmentSum/UnsortedSegmentSum: ops not yet in opforge": _names("""
     """),
-    "tf.lookup needs TensorFlow's lookup-table ops (HashTableV2, LookupTableFindV2, InitializeTableFromTextFileV2, ...), which opforge does not have yet": _names("""
-        tf.lookup
-    """),
     "tf.profiler is TensorFlow's tfprof (op costs and memory from RunMetadata, ProfileOptionBuilder), not in opforge (its step timings: of.timeline)": _names("""
         tf.profiler
     """),
@@ -77,10 +74,9 @@ _ABSENT_BY_REASON: dict[str, list[str]] = {
     "TensorFlow's compiler version and its file-system plugins, with no opforge counterpart": _names("""
         tf.COMPILER_VERSION tf.__compiler_version__ tf.load_file_system_library
     """),
-    "TF runtime features opforge does not have: session handles, containers, colocation, variable partitioning, tensor-conversion registry, batching functions": _names("""
+    "TF runtime features opforge does not have: session handles (GetSessionHandle / GetSessionTensor keep tensors in a Session between runs), resource containers and colocation groups (opforge's graph nodes carry no container or _class attrs), partitioned variables (its variable scopes do not cut variables; the partitioners are there), batching functions": _names("""
         tf.check_pinned tf.colocate_with tf.container tf.create_partitioned_variables tf.delete_session_tensor
-        tf.fixed_size_partitioner tf.get_session_handle tf.get_session_tensor tf.min_max_variable_partitioner
-        tf.nondifferentiable_batch_function tf.register_tensor_conversion_function tf.variable_axis_size_partitioner
+        tf.get_session_handle tf.get_session_tensor tf.nondifferentiable_batch_function
     """),
     "dtypes opforge does not have (DESIGN.md 5 lists its dtypes)": _names("""
     """),
