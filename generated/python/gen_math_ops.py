@@ -715,21 +715,21 @@ def complex(real, imag, Tout="complex64", name=None):
 _H_ComplexAbs = _op_handle("ComplexAbs")
 
 
-def complex_abs(input, Tout="float32", name=None):
+def complex_abs(x, Tout="float32", name=None):
     r"""Computes the complex absolute value of a tensor.
 
     The modulus `sqrt(re^2 + im^2)` of each element, computed without overflow or underflow of the
     squares (std::abs).
 
     Args:
-      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+      x: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
       Tout: An optional `type` from: `float32`, `float64`. Defaults to `"float32"`.
       name: A name for the operation (optional).
 
     Returns:
       A `Tensor` of type `Tout`.
     """
-    return _execute(_H_ComplexAbs, name, input, Tout)
+    return _execute(_H_ComplexAbs, name, x, Tout)
 
 _H_Conj = _op_handle("Conj")
 

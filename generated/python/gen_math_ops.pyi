@@ -412,14 +412,14 @@ def complex(real: TensorLike, imag: TensorLike, Tout: DTypeLike = "complex64", n
       A `Tensor` of type `Tout`.
     """
 
-def complex_abs(input: TensorLike, Tout: DTypeLike = "float32", name: str | None = None) -> Tensor:
+def complex_abs(x: TensorLike, Tout: DTypeLike = "float32", name: str | None = None) -> Tensor:
     r"""Computes the complex absolute value of a tensor.
 
     The modulus `sqrt(re^2 + im^2)` of each element, computed without overflow or underflow of the
     squares (std::abs).
 
     Args:
-      input: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
+      x: A `Tensor`. Must be one of the following types: `complex64`, `complex128`.
       Tout: An optional `type` from: `float32`, `float64`. Defaults to `"float32"`.
       name: A name for the operation (optional).
 

@@ -658,8 +658,8 @@ OpSpec MakeComplex() {
 OpSpec MakeComplexAbs() {
   OpSpec op;
   op.name = "ComplexAbs";
-  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
-  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"x", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"y", DType::kInvalid, 1, -1, -1, false});
   {
     AttrSpec a;
     a.name = "T";

@@ -78,8 +78,11 @@ Status AngleCpu(ops::AngleArgs& a) {
   return to_real<C>(a, [](C v) { return std::arg(v); });
 }
 template <typename C>
-Status ComplexAbsCpu(ops::ComplexAbsArgs& a) {
-  return to_real<C>(a, [](C v) { return std::abs(v); });
+Status ComplexAbsCpu(ops::ComplexAbsArgs& a) {  // (TF names its arguments x and y)
+  using R = typename C::value_type;
+  OPF_RETURN_IF_ERROR(check_pair<R>(a, a.Tout, a.T, "Tout", "T"));
+  cpu::map_unary<C, R>(a.x, a.y, [](C v) { return std::abs(v); });
+  return Status::OK();
 }
 template <typename C>
 Status ConjCpu(ops::ConjArgs& a) {

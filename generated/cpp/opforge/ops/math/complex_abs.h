@@ -17,15 +17,15 @@ namespace ops {
 struct ComplexAbsArgs {
   static constexpr const char* kOpName = "ComplexAbs";
   explicit ComplexAbsArgs(KernelContext& ctx)
-      : input(ctx.input(0)),
+      : x(ctx.input(0)),
         T(ctx.attr(0).type),
         Tout(ctx.attr(1).type),
-        output(ctx.output(0)),
+        y(ctx.output(0)),
         ctx(ctx) {}
-  const Tensor& input;
+  const Tensor& x;
   DType T;
   DType Tout;
-  Tensor& output;
+  Tensor& y;
   KernelContext& ctx;
 };
 
