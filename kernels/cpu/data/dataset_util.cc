@@ -81,6 +81,10 @@ Status pad_and_stack(const std::string& op, const std::vector<const Tensor*>& pa
   const int64_t n = static_cast<int64_t>(parts.size());
   const Shape out_shape = stacked_shape(n, shape);
   const int64_t per = shape.num_elements();
+  int64_t total = 0;
+  if (per < 0 || __builtin_mul_overflow(n, per, &total) || total > (int64_t{1} << 40)) {
+    return errors::ResourceExhausted(op, ": padding to ", shape.to_string(), " for ", n, " elements is too large");
+  }
   // row-major strides of the padded element
   std::vector<int64_t> stride(static_cast<size_t>(rank), 1);
   for (int d = rank - 2; d >= 0; --d)
@@ -154,7 +158,10 @@ Status input_of(const std::string& op, const Tensor& t, const std::vector<DType>
 }
 
 int64_t autotuned_threads(int64_t n) {
-  if (n > 0) return n;
+  // More workers than this only adds threads (the order is the input's either way): a huge
+  // num_parallel_calls must not start a thread per call.
+  const int64_t most = std::max<int64_t>(64, 4 * static_cast<int64_t>(std::thread::hardware_concurrency()));
+  if (n > 0) return std::min(n, most);
   return std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
 }
 

@@ -426,6 +426,7 @@ Status cycle_of(Args& a, int64_t* cycle, int64_t* block) {
   OPF_RETURN_IF_ERROR(data::scalar_int64(a.kOpName, "block_length", a.block_length, block));
   if (*cycle == -1) *cycle = autotuned_threads(-1);
   if (*cycle <= 0) return a.ctx.error("cycle_length must be greater than zero, got ", *cycle);
+  if (*cycle > (int64_t{1} << 20)) return a.ctx.error("cycle_length must be at most 2^20, got ", *cycle);
   if (*block <= 0) return a.ctx.error("block_length must be greater than zero, got ", *block);
   return Status::OK();
 }

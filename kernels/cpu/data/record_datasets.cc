@@ -323,6 +323,10 @@ Status FixedLengthRecordDatasetV2Cpu(ops::FixedLengthRecordDatasetV2Args& a) {
   if (spec.header < 0 || spec.footer < 0 || spec.buffer < -1) {
     return a.ctx.error("header_bytes, footer_bytes and buffer_size must be >= 0");
   }
+  constexpr int64_t kMost = int64_t{1} << 40;  // record_bytes + footer_bytes is read ahead as one string
+  if (spec.record > kMost || spec.footer > kMost || spec.header > kMost) {
+    return a.ctx.error("header_bytes, record_bytes and footer_bytes must be at most 2^40");
+  }
   set_dataset_output(a.ctx, 0, std::make_shared<RecordDataset>(a.kOpName, std::move(files), spec));
   return Status::OK();
 }
