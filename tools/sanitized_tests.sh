@@ -57,4 +57,19 @@ else
   # single-threaded per call; its split GEMMs run in the conv and batched test instead)
   if [ $# -eq 0 ]; then set -- tests/graph/test_session_threads.py tests/graph/test_concurrent_executor.py tests/distribute/test_collective_ops.py tests/runtime tests/ops/test_script_ops.py tests/data/test_queues.py tests/data/test_dataset_ops.py -k "not gemm_matches_numpy and not tensorflow" -q -p no:cacheprovider; fi
 fi
-"$venv/bin/python" -m pytest "$@"
+# pytest captures file descriptors 1 and 2 while a test runs, so a report written there dies
+# with an aborted process: the sanitizers write to files of their own, printed below.
+logs=$(mktemp -d)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$logs/asan"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$logs/ubsan"
+export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}log_path=$logs/tsan"
+rc=0
+"$venv/bin/python" -m pytest "$@" || rc=$?
+for f in "$logs"/*; do
+  [ -e "$f" ] || continue
+  echo "=== sanitizer report $(basename "$f") ===" >&2
+  cat "$f" >&2
+  [ $rc -ne 0 ] || rc=1
+done
+rm -rf "$logs"
+exit $rc

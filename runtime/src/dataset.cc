@@ -3,6 +3,35 @@
 
 namespace opforge {
 
+namespace {
+
+thread_local bool t_iterator_thread = false;
+
+// Destroys an iterator, then the dataset it may point into. On an iterator's own thread that
+// happens on a new thread: the iterator's destructor joins its threads, maybe this one.
+void release_iterator(std::unique_ptr<IteratorBase> it, std::shared_ptr<const DatasetBase> ds) {
+  if (!it) return;
+  if (!t_iterator_thread) {
+    it.reset();
+    return;
+  }
+  std::thread([it = std::move(it), ds = std::move(ds)]() mutable {
+    it.reset();
+    ds.reset();
+  }).detach();
+}
+
+}  // namespace
+
+std::thread start_iterator_thread(std::function<void()> body) {
+  return std::thread([body = std::move(body)] {
+    t_iterator_thread = true;
+    body();
+  });
+}
+
+bool on_iterator_thread() { return t_iterator_thread; }
+
 Status DatasetBase::CheckElement(const std::vector<Tensor>& element) const {
   if (element.size() != dtypes_.size()) {
     return errors::InvalidArgument(op_, ": an element has ", element.size(), " components, expected ", dtypes_.size());
@@ -61,15 +90,22 @@ Status IteratorResource::SetDataset(const std::string& op, std::shared_ptr<const
   }
   std::unique_ptr<IteratorBase> it;
   OPF_RETURN_IF_ERROR(ds->MakeIterator(&it));
+  // The old iterator may point into the old dataset and its threads may still run: it goes
+  // first (its threads joined), then the dataset, both outside the lock.
+  std::shared_ptr<const DatasetBase> old_dataset;
   std::unique_ptr<IteratorBase> old;
   {
     std::lock_guard<std::mutex> lock(mu_);
     old = std::move(iterator_);
+    old_dataset = std::move(dataset_);
     iterator_ = std::move(it);
     dataset_ = std::move(ds);
   }
-  return Status::OK();  // `old` (its threads joined) goes here, outside the lock
+  release_iterator(std::move(old), std::move(old_dataset));
+  return Status::OK();
 }
+
+IteratorResource::~IteratorResource() { release_iterator(std::move(iterator_), std::move(dataset_)); }
 
 Status IteratorResource::GetNext(const std::string& op, std::vector<Tensor>* out) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -317,6 +317,42 @@ def test_errors_in_a_prefetched_pipeline_come_at_their_element():
                 sess.run(nxt)
 
 
+def test_reinitializing_an_iterator_while_its_threads_run():
+    """The old iterator's threads (parallel map, prefetch) may still run when its initializer
+    runs again: they end before the old dataset goes (an AddressSanitizer run checks)."""
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(10_000).map(lambda x: x * 2, num_parallel_calls=4).prefetch(8)
+        it = tf.data.make_initializable_iterator(ds)
+        nxt = it.get_next()
+        with tf.Session() as sess:
+            for start in range(30):
+                sess.run(it.initializer)
+                assert [sess.run(nxt) for _ in range(start % 3 + 1)] == [0, 2, 4][: start % 3 + 1]
+
+
+def test_a_session_collected_on_its_own_iterator_thread():
+    """A py_func on a parallel map's worker may run the garbage collector, which may collect
+    the Session whose iterator that worker belongs to: the iterator must not join its own
+    thread (that aborted the process) nor wait for it."""
+    import gc
+
+    def collect(x):
+        gc.collect()
+        return x
+
+    for _ in range(4):
+        g = tf.Graph()
+        with g.as_default():
+            ds = tf.data.Dataset.range(1000).map(lambda x: tf.py_func(collect, [x], tf.int64), num_parallel_calls=2)
+            nxt = tf.data.make_one_shot_iterator(ds.prefetch(8)).get_next()
+            sess = tf.Session(graph=g)
+            assert sess.run(nxt) == 0
+            cycle = [sess]
+            cycle.append(cycle)  # garbage that only a collection finds, while the workers read ahead
+            del sess, cycle
+    gc.collect()
+
+
 def test_custom_dataset_variant_from_python():
     v = R.RangeDataset(start=np.int64(0), stop=np.int64(4), step=np.int64(1), **INT64)
     ds = tf.data.experimental.from_variant(v, of.TensorSpec([], of.int64))

@@ -15,7 +15,7 @@ namespace data {
 
 PrefetchIterator::PrefetchIterator(std::unique_ptr<IteratorBase> input, int64_t buffer)
     : input_(std::move(input)), buffer_(static_cast<size_t>(std::max<int64_t>(buffer, 1))) {
-  thread_ = std::thread([this] { Run(); });
+  thread_ = start_iterator_thread([this] { Run(); });
 }
 
 PrefetchIterator::~PrefetchIterator() {
@@ -137,7 +137,7 @@ class MapDataset final : public DatasetBase {
     ParallelIt(const MapDataset* ds, std::unique_ptr<IteratorBase> in) : ds_(ds), in_(std::move(in)) {
       const int64_t n = ds->threads_;
       max_in_flight_ = 2 * n;
-      for (int64_t i = 0; i < n; ++i) workers_.emplace_back([this] { Work(); });
+      for (int64_t i = 0; i < n; ++i) workers_.push_back(start_iterator_thread([this] { Work(); }));
     }
     ~ParallelIt() override {
       {

@@ -11,8 +11,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "opforge/attr.h"
@@ -26,7 +28,8 @@ constexpr int64_t kInfiniteCardinality = -1;
 constexpr int64_t kUnknownCardinality = -2;
 
 // Walks a dataset. GetNext is called by one thread at a time (the caller serializes calls);
-// an iterator that runs threads of its own joins them in its destructor.
+// an iterator that runs threads of its own starts them with start_iterator_thread and joins
+// them in its destructor.
 class IteratorBase {
  public:
   virtual ~IteratorBase() = default;
@@ -34,6 +37,14 @@ class IteratorBase {
   // (out left empty); after the end, every call reports the end again.
   virtual Status GetNext(std::vector<Tensor>* out, bool* end) = 0;
 };
+
+// Starts a thread of an iterator (a prefetch or a parallel map's worker). Such a thread may
+// call Python (a py_func in a map) whose garbage collector may drop the last reference to an
+// iterator, even to the one the thread belongs to: an IteratorResource that goes on one of
+// these threads is destroyed on a thread of its own instead (a thread cannot join itself).
+std::thread start_iterator_thread(std::function<void()> body);
+// Whether the calling thread was started by start_iterator_thread.
+bool on_iterator_thread();
 
 class DatasetBase : public Variant {
  public:
@@ -89,6 +100,7 @@ class IteratorResource final : public ResourceBase {
   static constexpr const char* kTypeName = "Iterator";
   IteratorResource(std::vector<DType> dtypes, std::vector<Shape> shapes)
       : dtypes_(std::move(dtypes)), shapes_(std::move(shapes)) {}
+  ~IteratorResource() override;
   std::string type_name() const override { return kTypeName; }
   // Starts iterating `ds` (its element spec must match the declared one); `op` names the
   // calling op in errors.
