@@ -108,7 +108,13 @@ def test_same_as_tensorflow():
     x, f = rng.normal(size=(2, 6, 5, 7, 3)).astype(np.float32), rng.normal(size=(3, 2, 3, 3, 4)).astype(np.float32)
     for strides, dilations, padding in GEOMETRIES:
         kw = dict(strides=strides, padding=padding, dilations=dilations)
-        y = tf.raw_ops.Conv3D(input=x, filter=f, **kw).numpy()
+        try:
+            y = tf.raw_ops.Conv3D(input=x, filter=f, **kw).numpy()
+        except tf.errors.InvalidArgumentError as e:
+            # TF's Eigen Conv3D has no dilations; only its oneDNN kernel does, which TF may leave
+            # out (it did in the AddressSanitizer run). The NumPy tests above cover these.
+            assert max(dilations) > 1 and "dilat" in str(e), e
+            continue
         np.testing.assert_allclose(of.raw_ops.Conv3D(input=x, filter=f, **kw).numpy(), y, atol=1e-4)
         g = rng.normal(size=y.shape).astype(np.float32)
         args = dict(input_sizes=np.array(x.shape, np.int32), filter=f, out_backprop=g, **kw)
