@@ -103,6 +103,23 @@ void argmax_taps(const V* x, const PoolGeom& g, int64_t n, const Win& wn, int32_
   }
 }
 
+// dst[c] = gy[c] where tap t won channel c (tap[c] == t), else 0: one tap's pixel of a
+// window's input gradient when windows do not overlap.
+template <typename V>
+void route_tap(const int32_t* __restrict tap, int32_t t, const V* __restrict gy, V* __restrict dst, int64_t n) {
+  int64_t c = 0;
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<V, float>) {
+    const __m128i tv = _mm_set1_epi32(t);
+    for (; c + 4 <= n; c += 4) {
+      const __m128i won = _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tap + c)), tv);
+      _mm_storeu_ps(dst + c, _mm_and_ps(_mm_castsi128_ps(won), _mm_loadu_ps(gy + c)));
+    }
+  }
+#endif
+  for (; c < n; ++c) dst[c] = tap[c] == t ? gy[c] : V(0);
+}
+
 int64_t row_grain(const PoolGeom& g) {
   return std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, g.ow * g.kh * g.kw * g.c));
 }
@@ -285,8 +302,15 @@ Status MaxPoolGradCpu(ops::MaxPoolGradArgs& a) {
   nn::NhwcOut<T, V> dx(a.output, l);
   V* d = dx.data();
   const int64_t per_image = g.oh * g.ow * g.kh * g.kw * g.c, image = g.h * g.w * g.c;
+  // Windows that do not overlap (stride >= window, as in LeNet's 2x2/2) give each input pixel
+  // at most one window: its taps are written (the gradient at the winner, 0 elsewhere) rather
+  // than accumulated, and when the windows tile the whole image nothing is zeroed first.
+  const bool disjoint = g.sh >= g.kh && g.sw >= g.kw;
+  const bool tiling = disjoint && g.sh == g.kh && g.sw == g.kw && g.pt == 0 && g.pl == 0 && g.oh * g.sh >= g.h &&
+                      g.ow * g.sw >= g.w;
   parallel_for(g.n, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_image)), [&](int64_t n0, int64_t n1) {
-    std::fill(d + n0 * image, d + n1 * image, V(0));  // (each thread its own images, while in cache)
+    // (each thread zeroes its own images, while in cache)
+    if (!tiling) std::fill(d + n0 * image, d + n1 * image, V(0));
     std::vector<int32_t> tap(static_cast<size_t>(g.c));
     std::vector<V> best(static_cast<size_t>(g.c));
     std::vector<int64_t> offset(window_taps(g));
@@ -297,6 +321,12 @@ Status MaxPoolGradCpu(ops::MaxPoolGradArgs& a) {
           if (wn.count() <= 0) continue;
           argmax_taps(in.data(), g, n, wn, tap.data(), best.data(), offset.data());
           const V* gy = dy.data() + ((n * g.oh + oh) * g.ow + ow) * g.c;
+          if (disjoint) {
+            for (int32_t t = 0; t < static_cast<int32_t>(wn.count()); ++t) {
+              route_tap(tap.data(), t, gy, d + offset[static_cast<size_t>(t)], g.c);
+            }
+            continue;
+          }
           for (int64_t c = 0; c < g.c; ++c) {
             V& dst = d[offset[static_cast<size_t>(tap[c])] + c];
             dst = add(dst, gy[c]);
