@@ -306,8 +306,8 @@ Status MaxPoolGradCpu(ops::MaxPoolGradArgs& a) {
   // at most one window: its taps are written (the gradient at the winner, 0 elsewhere) rather
   // than accumulated, and when the windows tile the whole image nothing is zeroed first.
   const bool disjoint = g.sh >= g.kh && g.sw >= g.kw;
-  const bool tiling = disjoint && g.sh == g.kh && g.sw == g.kw && g.pt == 0 && g.pl == 0 && g.oh * g.sh >= g.h &&
-                      g.ow * g.sw >= g.w;
+  const bool tiling =
+      disjoint && g.sh == g.kh && g.sw == g.kw && g.pt == 0 && g.pl == 0 && g.oh * g.sh >= g.h && g.ow * g.sw >= g.w;
   parallel_for(g.n, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_image)), [&](int64_t n0, int64_t n1) {
     // (each thread zeroes its own images, while in cache)
     if (!tiling) std::fill(d + n0 * image, d + n1 * image, V(0));
