@@ -68,6 +68,17 @@ def test_few_taps_filter_gradient_matches_numpy(case):
     _check_filter_gradient(case, 4)
 
 
+# Shallower filters (65 to 255 taps, runs of at least 16 values): the forward convolution keeps
+# im2col, the filter gradient gathers (ResNet's 3x3 16->16, strided 16->32, a 5x1 over 12).
+SHALLOW = [(2, 32, 32, 16, 16, 3, 3, 1, 1, "SAME"), (2, 16, 16, 16, 32, 3, 3, 2, 1, "SAME"),
+           (3, 9, 11, 12, 20, 5, 2, 1, 1, "VALID"), (1, 12, 12, 8, 24, 3, 3, 1, 2, "EXPLICIT")]
+
+
+@pytest.mark.parametrize("case", SHALLOW, ids=[f"{c[5]}x{c[6]}s{c[7]}d{c[8]}-{c[3]}to{c[4]}" for c in SHALLOW])
+def test_shallow_filter_gradient_matches_numpy(case):
+    _check_filter_gradient(case, 5)
+
+
 @pytest.mark.parametrize("case", [c for c in CASES if c[7] == 1 and c[8] == 1], ids=lambda c: f"{c[5]}x{c[6]}")
 def test_input_gradient_matches_numpy(case):
     rng, x, f, explicit, kw = _setup(case, 3)

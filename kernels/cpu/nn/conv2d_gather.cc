@@ -112,15 +112,20 @@ struct GatheredInput {
 
 }  // namespace
 
-bool use_gather(const ConvGeom& g) {
+namespace {
+
+// Whether x can be read in place as runs of at least 16 values (one vector of the filter
+// gradient's product), which keeps the per-run setup small against the products.
+bool gatherable(const ConvGeom& g) {
   if (!g_gather.load(std::memory_order_relaxed)) return false;
-  // Runs of at least 16 values (one vector of the filter gradient's product) keep the per-run
-  // setup small against the products; below 256 deep, im2col's patch matrix is small and the
-  // product it feeds no slower.
   const int64_t run = g.dw == 1 ? g.kw * g.cin : g.cin;
-  return blas::sgemm_avx512_active() && g.groups == 1 && g.cs == g.cin && !g.is_pointwise() && run >= 16 &&
-         g.k() >= 256;
+  return blas::sgemm_avx512_active() && g.groups == 1 && g.cs == g.cin && !g.is_pointwise() && run >= 16;
 }
+
+}  // namespace
+
+// (Below 256 deep, im2col's patch matrix is small and the forward product it feeds no slower.)
+bool use_gather(const ConvGeom& g) { return gatherable(g) && g.k() >= 256; }
 
 template <typename Post>
 void gather_forward(const float* in, const float* filt, float* out, const ConvGeom& g, const Post& post,
@@ -156,7 +161,9 @@ bool few_taps(const ConvGeom& g) {
 
 }  // namespace
 
-bool use_gather_filter(const ConvGeom& g) { return use_gather(g) || few_taps(g); }
+// The filter gradient gathers at every depth: im2col's patch matrix, written and read once per
+// step, is 9x x for a 3x3 filter (ResNet-20's 3x3 16->16 gradient, two threads: 4.3 -> 1.7 ms).
+bool use_gather_filter(const ConvGeom& g) { return few_taps(g) || gatherable(g); }
 
 // dfilter = im2col(x)^T * dy without the patch matrix: each thread accumulates a partial over its
 // blocks of output pixels, a block's rows of x gathered in place; the partials are summed in
@@ -166,7 +173,7 @@ bool use_gather_filter(const ConvGeom& g) { return use_gather(g) || few_taps(g);
 void gather_backprop_filter(const float* in, const float* dy, float* df, const ConvGeom& g) {
   const GatheredInput x(in, g);
   const int64_t k = g.k(), n = g.cout, pixels = g.pixels();
-  const bool taps = !use_gather(g);
+  const bool taps = few_taps(g);
   std::vector<int64_t> tap_off;
   if (taps) {
     for (int64_t i = 0; i < g.kh; ++i)
