@@ -11,6 +11,16 @@
 #include "opforge/parallel.h"
 #include "opforge/tensor.h"
 
+// A function over contiguous rows marked with this is also built for AVX2 with FMA (x86-64-v3:
+// a plain "avx2" clone would multiply and add separately) and the build to run
+// is picked at load time (GCC/Clang target_clones on x86-64; SSE2 otherwise). Not under ASan
+// or TSan, whose instrumentation and ifunc resolvers do not mix well (TSan crashes at load).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define OPF_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define OPF_SIMD_CLONES
+#endif
+
 namespace opforge {
 namespace cpu {
 

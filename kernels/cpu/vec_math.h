@@ -29,6 +29,9 @@ void atan2_f32(const float* y, const float* x, float* out, int64_t n);
 float min_f32(const float* x, int64_t n);
 float max_f32(const float* x, int64_t n);
 
+// acc[j] += the sum of column j of x ([rows, inner], row-major) in double, j in [0, inner).
+void column_sums_f32(const float* x, int64_t rows, int64_t inner, double* acc);
+
 // Index of the first largest (smallest) element of x[0, n), n >= 1; the first NaN if any.
 int64_t argmax_f32(const float* x, int64_t n);
 int64_t argmin_f32(const float* x, int64_t n);

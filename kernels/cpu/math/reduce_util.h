@@ -164,6 +164,43 @@ inline Plan make_plan(const Shape& s, const std::vector<int>& axes) {
   return p;
 }
 
+// Float32 Sum / Mean of [outer, red, inner] over red with up to this many columns (a bias
+// gradient, batch moments over N, H and W, a global average pool): vector column sums.
+constexpr int64_t kMaxColumnSumInner = 1024;
+
+// The column sums in double (vec::column_sums_f32), parallel over the outer index, or, with one
+// outer index, over blocks of rows whose size depends on the shape alone, the blocks' sums then
+// added in block order: results do not depend on the number of threads.
+template <typename R>
+void column_sums(const float* x, int64_t outer, int64_t red, int64_t inner, float* y) {
+  if (outer > 1) {
+    parallel_for(outer, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, red * inner)),
+                 [&](int64_t b, int64_t e) {
+                   std::vector<double> acc(static_cast<size_t>(inner));
+                   for (int64_t o = b; o < e; ++o) {
+                     std::fill(acc.begin(), acc.end(), 0.0);
+                     vec::column_sums_f32(x + o * red * inner, red, inner, acc.data());
+                     for (int64_t j = 0; j < inner; ++j) y[o * inner + j] = R::finish(acc[static_cast<size_t>(j)], red);
+                   }
+                 });
+    return;
+  }
+  const int64_t block_rows = std::max<int64_t>({1, 16384 / inner, red / 256});
+  const int64_t blocks = (red + block_rows - 1) / block_rows;
+  std::vector<double> partial(static_cast<size_t>(blocks * inner), 0.0);
+  parallel_for(blocks, std::max<int64_t>(1, cpu::kGrain / (block_rows * inner)), [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      const int64_t r0 = k * block_rows;
+      vec::column_sums_f32(x + r0 * inner, std::min(block_rows, red - r0), inner, partial.data() + k * inner);
+    }
+  });
+  for (int64_t j = 0; j < inner; ++j) {
+    double a = 0.0;
+    for (int64_t k = 0; k < blocks; ++k) a += partial[static_cast<size_t>(k * inner + j)];
+    y[j] = R::finish(a, red);
+  }
+}
+
 template <typename T, typename R>
 void reduce(const Tensor& in, const std::vector<int>& axes, Tensor& out) {
   using Acc = typename R::Acc;
@@ -215,6 +252,12 @@ void reduce(const Tensor& in, const std::vector<int>& axes, Tensor& out) {
         });
       }
       return;
+    }
+    if constexpr (std::is_same_v<T, float> && (std::is_same_v<R, SumR<float>> || std::is_same_v<R, MeanR<float>>)) {
+      if (inner <= kMaxColumnSumInner) {
+        column_sums<R>(x, outer, red, inner, y);
+        return;
+      }
     }
     // Column reduction: accumulate whole rows of `inner` values at a time.
     parallel_for(outer * inner, std::max<int64_t>(64, cpu::kGrain / std::max<int64_t>(1, red)),
