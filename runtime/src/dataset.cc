@@ -30,8 +30,6 @@ std::thread start_iterator_thread(std::function<void()> body) {
   });
 }
 
-bool on_iterator_thread() { return t_iterator_thread; }
-
 Status DatasetBase::CheckElement(const std::vector<Tensor>& element) const {
   if (element.size() != dtypes_.size()) {
     return errors::InvalidArgument(op_, ": an element has ", element.size(), " components, expected ", dtypes_.size());

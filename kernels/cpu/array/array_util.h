@@ -77,6 +77,23 @@ void strided_copy(const E* src, E* dst, std::vector<int64_t> dims, std::vector<i
   const int r = static_cast<int>(D.size());
   const int64_t inner = D[r - 1], is = S[r - 1], id = T[r - 1];
   const int64_t rows = n / inner;
+  if (r == 2 && S[0] == 0 && T[0] == inner && is == 1 && id == 1) {
+    // One contiguous run repeated back to back (a bias or a mean's gradient broadcast over the
+    // leading dims, a row tiled): each thread writes one copy and doubles it with memcpy,
+    // rather than one copy call per (short) row.
+    const E* s = src + src_base;
+    E* d = dst + dst_base;
+    parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / inner), [&](int64_t b, int64_t e) {
+      E* base = d + b * inner;
+      std::memcpy(base, s, static_cast<size_t>(inner) * sizeof(E));
+      for (int64_t done = 1; done < e - b;) {
+        const int64_t m = std::min(done, e - b - done);
+        std::memcpy(base + done * inner, base, static_cast<size_t>(m * inner) * sizeof(E));
+        done += m;
+      }
+    });
+    return;
+  }
   // Work items are pieces of rows: whole rows normally, but when there are fewer rows than
   // threads (a copy that merged into one long row, e.g. a full reverse) each row is cut into
   // kGrain-sized pieces so every thread gets a share.

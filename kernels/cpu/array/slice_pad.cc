@@ -205,32 +205,9 @@ Status BroadcastToCpu(ops::BroadcastToArgs& a) {
   using E = Elem<T>;
   const auto& od = a.output.shape().dims();
   const auto& id = a.input.shape().dims();
-  // The input repeated whole (its leading dims are 1 and the rest are the output's trailing
-  // dims: a bias, a reduction's gradient): each thread writes one copy and doubles it with
-  // memcpy, rather than a copy call per (short) row.
-  const size_t lead = od.size() - id.size();
-  size_t k = 0;
-  while (k < id.size() && id[k] == 1) ++k;
-  bool whole = true;
-  for (size_t i = k; i < id.size(); ++i) whole = whole && id[i] == od[lead + i];
-  const int64_t m = a.input.num_elements();
-  if (whole && m > 0 && a.output.num_elements() > m) {
-    const E* in = static_cast<const E*>(a.input.raw_data());
-    E* out = static_cast<E*>(a.output.raw_data());
-    const int64_t reps = a.output.num_elements() / m;
-    parallel_for(reps, std::max<int64_t>(1, cpu::kGrain / m), [&](int64_t b, int64_t e) {
-      E* base = out + b * m;
-      std::memcpy(base, in, static_cast<size_t>(m) * sizeof(E));
-      for (int64_t done = 1; done < e - b;) {
-        const int64_t n = std::min(done, e - b - done);
-        std::memcpy(base + done * m, base, static_cast<size_t>(n * m) * sizeof(E));
-        done += n;
-      }
-    });
-    return Status::OK();
-  }
   const auto ist = strides_of(id);
   std::vector<int64_t> src(od.size(), 0);
+  const size_t lead = od.size() - id.size();
   for (size_t i = 0; i < id.size(); ++i) src[lead + i] = id[i] == 1 ? 0 : ist[i];
   strided_copy<E>(static_cast<const E*>(a.input.raw_data()), static_cast<E*>(a.output.raw_data()), od, src,
                   strides_of(od), 0, 0);

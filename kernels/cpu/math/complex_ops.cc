@@ -56,33 +56,30 @@ Status ComplexCpu(ops::ComplexArgs& a) {
   return Status::OK();
 }
 
-// A complex -> real element map with the Tout check.
+// A complex -> real element map from `in` to `out` with the Tout check.
 template <typename C, typename Args, typename F>
-Status to_real(Args& a, F f) {
+Status to_real(Args& a, const Tensor& in, Tensor& out, F f) {
   using R = typename C::value_type;
   OPF_RETURN_IF_ERROR(check_pair<R>(a, a.Tout, a.T, "Tout", "T"));
-  cpu::map_unary<C, R>(a.input, a.output, f);
+  cpu::map_unary<C, R>(in, out, f);
   return Status::OK();
 }
 
 template <typename C>
 Status RealCpu(ops::RealArgs& a) {
-  return to_real<C>(a, [](C v) { return v.real(); });
+  return to_real<C>(a, a.input, a.output, [](C v) { return v.real(); });
 }
 template <typename C>
 Status ImagCpu(ops::ImagArgs& a) {
-  return to_real<C>(a, [](C v) { return v.imag(); });
+  return to_real<C>(a, a.input, a.output, [](C v) { return v.imag(); });
 }
 template <typename C>
 Status AngleCpu(ops::AngleArgs& a) {
-  return to_real<C>(a, [](C v) { return std::arg(v); });
+  return to_real<C>(a, a.input, a.output, [](C v) { return std::arg(v); });
 }
 template <typename C>
 Status ComplexAbsCpu(ops::ComplexAbsArgs& a) {  // (TF names its arguments x and y)
-  using R = typename C::value_type;
-  OPF_RETURN_IF_ERROR(check_pair<R>(a, a.Tout, a.T, "Tout", "T"));
-  cpu::map_unary<C, R>(a.x, a.y, [](C v) { return std::abs(v); });
-  return Status::OK();
+  return to_real<C>(a, a.x, a.y, [](C v) { return std::abs(v); });
 }
 template <typename C>
 Status ConjCpu(ops::ConjArgs& a) {

@@ -2,12 +2,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 #include <vector>
 
 #include "opforge/complex.h"
 #include "cpu/cpu_util.h"
+#include "cpu/nn/nn_util.h"
 #include "opforge/ops/math/add_n.h"
 #include "opforge/ops/math/range.h"
 
@@ -39,38 +39,6 @@ Status RangeCpu(ops::RangeArgs& a) {
   return Status::OK();
 }
 
-// Float32 AddN over elements [b, e): 32 at a time in registers, input by input (per element
-// input 0, then 1, 2, ..., as the generic loop below), eight lanes (built for AVX2 too).
-OPF_SIMD_CLONES
-void add_n_f32(const float* const* src, size_t n, float* out, int64_t b, int64_t e) {
-  typedef float V8 __attribute__((vector_size(32)));
-  auto load = [](const float* p) {
-    V8 v;
-    std::memcpy(&v, p, sizeof(v));
-    return v;
-  };
-  int64_t i = b;
-  for (; i + 32 <= e; i += 32) {
-    V8 a0 = load(src[0] + i), a1 = load(src[0] + i + 8), a2 = load(src[0] + i + 16), a3 = load(src[0] + i + 24);
-    for (size_t k = 1; k < n; ++k) {
-      const float* p = src[k] + i;
-      a0 += load(p);
-      a1 += load(p + 8);
-      a2 += load(p + 16);
-      a3 += load(p + 24);
-    }
-    std::memcpy(out + i, &a0, sizeof(a0));
-    std::memcpy(out + i + 8, &a1, sizeof(a1));
-    std::memcpy(out + i + 16, &a2, sizeof(a2));
-    std::memcpy(out + i + 24, &a3, sizeof(a3));
-  }
-  for (; i < e; ++i) {
-    float a = src[0][i];
-    for (size_t k = 1; k < n; ++k) a += src[k][i];
-    out[i] = a;
-  }
-}
-
 template <typename T>
 Status AddNCpu(ops::AddNArgs& a) {
   // Integers add in their unsigned type (wrapping, never undefined); floats in compute_t.
@@ -81,9 +49,12 @@ Status AddNCpu(ops::AddNArgs& a) {
   const TensorList in = a.inputs;
   std::vector<const T*> src(static_cast<size_t>(in.size));
   for (int k = 0; k < in.size; ++k) src[static_cast<size_t>(k)] = in[k].data<T>();
-  if constexpr (std::is_same_v<T, float>) {
-    parallel_for(a.sum.num_elements(), cpu::kGrain,
-                 [&](int64_t b, int64_t e) { add_n_f32(src.data(), src.size(), out, b, e); });
+  if constexpr (std::is_same_v<T, float>) {  // input by input in vector registers (nn::tap_sum)
+    parallel_for(a.sum.num_elements(), cpu::kGrain, [&](int64_t b, int64_t e) {
+      std::vector<const float*> part(src.size());
+      for (size_t k = 0; k < src.size(); ++k) part[k] = src[k] + b;
+      nn::tap_sum(out + b, part.data(), nullptr, static_cast<int>(part.size()), e - b, 1.0f);
+    });
     return Status::OK();
   }
   // Blocks of values summed input by input in a small accumulator (the loops vectorize; the

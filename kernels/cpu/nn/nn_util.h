@@ -201,10 +201,11 @@ class RightOperand {
 // Most taps (window positions) tap_sum takes; larger windows go through the generic loops.
 constexpr int kMaxTaps = 64;
 
-// out[c] = scale * sum over t < taps of src[t][c] * (weights ? weights[t][c] : 1), for c < channels:
-// one output pixel of a depthwise convolution (weights) or an average pool (no weights, scale
-// 1 / count). Channels are summed 32 at a time in vector registers, one store per output
-// (tap_sum.cc; an AVX2 clone is chosen at load time).
+// out[c] = scale * sum over t < taps of src[t][c] * (weights ? weights[t][c] : 1), for c < channels,
+// added in tap order from tap 0 (taps >= 1): one output pixel of a depthwise convolution
+// (weights) or an average pool (no weights, scale 1 / count), a float32 AddN (scale 1).
+// Channels are summed 32 at a time in vector registers, one store per output (tap_sum.cc; an
+// AVX2 clone is chosen at load time).
 void tap_sum(float* out, const float* const* src, const float* const* weights, int taps, int64_t channels, float scale);
 
 // out[i] = max over t < taps of src[t][i], a NaN winning (max pooling); taps >= 1.

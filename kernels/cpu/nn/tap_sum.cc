@@ -27,10 +27,12 @@ inline V8 tap8(const float* const* src, const float* const* w, int t, int64_t c)
 template <bool kWeighted>
 inline void sum_taps(float* out, const float* const* src, const float* const* w, int taps, int64_t channels,
                      float scale) {
+  // Sums start from the first tap (not from 0, which would turn a sum of -0.0 into +0.0).
   int64_t c = 0;
   for (; c + 32 <= channels; c += 32) {  // four independent accumulators hide the add latency
-    V8 a0 = {}, a1 = {}, a2 = {}, a3 = {};
-    for (int t = 0; t < taps; ++t) {
+    V8 a0 = tap8<kWeighted>(src, w, 0, c), a1 = tap8<kWeighted>(src, w, 0, c + 8),
+       a2 = tap8<kWeighted>(src, w, 0, c + 16), a3 = tap8<kWeighted>(src, w, 0, c + 24);
+    for (int t = 1; t < taps; ++t) {
       a0 += tap8<kWeighted>(src, w, t, c);
       a1 += tap8<kWeighted>(src, w, t, c + 8);
       a2 += tap8<kWeighted>(src, w, t, c + 16);
@@ -42,13 +44,13 @@ inline void sum_taps(float* out, const float* const* src, const float* const* w,
     store8(out + c + 24, a3 * scale);
   }
   for (; c + 8 <= channels; c += 8) {
-    V8 acc = {};
-    for (int t = 0; t < taps; ++t) acc += tap8<kWeighted>(src, w, t, c);
+    V8 acc = tap8<kWeighted>(src, w, 0, c);
+    for (int t = 1; t < taps; ++t) acc += tap8<kWeighted>(src, w, t, c);
     store8(out + c, acc * scale);
   }
   for (; c < channels; ++c) {
-    float acc = 0;
-    for (int t = 0; t < taps; ++t) acc += kWeighted ? src[t][c] * w[t][c] : src[t][c];
+    float acc = kWeighted ? src[0][c] * w[0][c] : src[0][c];
+    for (int t = 1; t < taps; ++t) acc += kWeighted ? src[t][c] * w[t][c] : src[t][c];
     out[c] = acc * scale;
   }
 }

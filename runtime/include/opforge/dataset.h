@@ -43,8 +43,6 @@ class IteratorBase {
 // iterator, even to the one the thread belongs to: an IteratorResource that goes on one of
 // these threads is destroyed on a thread of its own instead (a thread cannot join itself).
 std::thread start_iterator_thread(std::function<void()> body);
-// Whether the calling thread was started by start_iterator_thread.
-bool on_iterator_thread();
 
 class DatasetBase : public Variant {
  public:
