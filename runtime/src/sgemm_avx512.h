@@ -44,10 +44,17 @@ void sgemm_avx512_packed(bool trans_a, int64_t m, int64_t n, int64_t k, float al
 // `pieces` runs of len floats, run t at rows[r] + off[t] (depth k = pieces * len), and B
 // ([k x n], row-major, ldb) is packed by pack_b_gather into gather_packed_b_size(k, n) floats
 // (64-byte aligned). Single-threaded; call only when cpu_has_avx512().
+// `live` (when given, one per row of A): the pieces [first, end) of that row that are not all
+// zero (a padded convolution's filter rows over padding); a block of rows runs only over the
+// pieces live in one of its rows, the rest read as zeros.
+struct PieceRange {
+  int first, end;
+};
 int64_t gather_packed_b_size(int64_t k, int64_t n);
 void pack_b_gather(const float* b, int64_t ldb, int64_t k, int64_t n, float* dst);
 void sgemm_avx512_gather(int64_t m, int64_t n, const float* const* rows, const int64_t* off, int pieces, int64_t len,
-                         const float* packed_b, float* c, int64_t ldc, const ColumnEpilogue* ep);
+                         const float* packed_b, float* c, int64_t ldc, const ColumnEpilogue* ep,
+                         const PieceRange* live = nullptr);
 // The transposed form, for filter gradients: D[n x k] (ldd) += A^T * B, A [P x n] row-major
 // (lda), B's row p gathered as above (depth P). Single-threaded; only when cpu_has_avx512().
 void sgemm_avx512_gather_tn(int64_t P, int64_t n, const float* a, int64_t lda, const float* const* rows,

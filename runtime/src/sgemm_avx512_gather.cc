@@ -229,23 +229,47 @@ void pack_b_gather(const float* b, int64_t ldb, int64_t k, int64_t n, float* dst
 }
 
 void sgemm_avx512_gather(int64_t m, int64_t n, const float* const* rows, const int64_t* off, int pieces, int64_t len,
-                         const float* packed_b, float* c, int64_t ldc, const ColumnEpilogue* ep) {
+                         const float* packed_b, float* c, int64_t ldc, const ColumnEpilogue* ep,
+                         const PieceRange* live) {
   const int64_t k = pieces * len;
+  // The pieces each block of rows runs over: those live in any of its rows (every piece without
+  // `live`), at least one, so a block whose pieces are all padding is still written (zeros).
+  constexpr int64_t kMaxBlocks = 64;
+  int first_piece[kMaxBlocks], end_piece[kMaxBlocks];
+  const auto piece_span = [&](int64_t ir, int64_t r, int* t0, int* t1) {
+    *t0 = 0;
+    *t1 = pieces;
+    if (live == nullptr) return;
+    *t0 = pieces;
+    *t1 = 0;
+    for (int64_t i = ir; i < ir + r; ++i) {
+      *t0 = std::min(*t0, live[i].first);
+      *t1 = std::max(*t1, live[i].end);
+    }
+    if (*t0 >= *t1) *t0 = 0, *t1 = 1;
+  };
   for (int64_t jr = 0; jr < n;) {
     const int w = gather_panel_width(n - jr);
     const int cols = static_cast<int>(std::min<int64_t>(w, n - jr));
     const bool wide = w == kWide;
     const int step = wide ? 6 : kMr;  // rows per kernel call
     const GatherKernel* kernels = wide ? kWideKernels : w == kNr ? kGatherKernels<2> : kGatherKernels<1>;
+    const int64_t row_blocks = (m + step - 1) / step;
+    const bool spans = live != nullptr && row_blocks <= kMaxBlocks;
+    if (spans)
+      for (int64_t b = 0; b < row_blocks; ++b)
+        piece_span(b * step, std::min<int64_t>(step, m - b * step), &first_piece[b], &end_piece[b]);
     // Depth in blocks of at most 16 KiB of the B panel (kept in L1 while every row block of
     // C runs down it), each run cut into even blocks.
     const int64_t max_kc = 4096 / w, blocks = (len + max_kc - 1) / max_kc, kc_even = (len + blocks - 1) / blocks;
     for (int t = 0; t < pieces; ++t) {
       for (int64_t q0 = 0; q0 < len; q0 += kc_even) {
         const int64_t kc = std::min(kc_even, len - q0);
-        const bool first = t == 0 && q0 == 0, last = t == pieces - 1 && q0 + kc >= len;
         const float* bp = packed_b + jr * k + (t * len + q0) * w;
-        for (int64_t ir = 0; ir < m; ir += step) {
+        for (int64_t ir = 0, b = 0; ir < m; ir += step, ++b) {
+          const int t0 = spans ? first_piece[b] : 0, t1 = spans ? end_piece[b] : pieces;
+          if (t < t0 || t >= t1) continue;  // padding in every row of the block: adds nothing
+          const bool first = t == t0 && q0 == 0, last = t == t1 - 1 && q0 + kc >= len;
           const int r = static_cast<int>(std::min<int64_t>(step, m - ir));
           kernels[r](rows + ir, off[t] + q0, kc, bp, c + ir * ldc + jr, ldc, cols, first, last ? ep : nullptr, jr);
         }
@@ -294,7 +318,7 @@ void sgemm_avx512_gather_taps_tn(int64_t P, int64_t k, const float* const* rows,
 int64_t gather_packed_b_size(int64_t, int64_t) { return 0; }
 void pack_b_gather(const float*, int64_t, int64_t, int64_t, float*) {}
 void sgemm_avx512_gather(int64_t, int64_t, const float* const*, const int64_t*, int, int64_t, const float*, float*,
-                         int64_t, const ColumnEpilogue*) {}
+                         int64_t, const ColumnEpilogue*, const PieceRange*) {}
 void sgemm_avx512_gather_tn(int64_t, int64_t, const float*, int64_t, const float* const*, const int64_t*, int, int64_t,
                             float*, int64_t) {}
 void sgemm_avx512_gather_taps_tn(int64_t, int64_t, const float* const*, const int64_t*, const float*, int64_t, float*) {

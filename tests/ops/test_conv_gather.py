@@ -20,17 +20,21 @@ kernel = kernel_switch(_C._testing.conv_gather, _C._testing.set_conv_gather, "ga
 CASES = [(3, 14, 14, 32, 64, 5, 5, 1, 1, "SAME"), (2, 9, 7, 40, 17, 3, 3, 2, 1, "SAME"),
          (1, 10, 11, 24, 100, 5, 3, 1, 2, "VALID"), (2, 12, 12, 17, 33, 7, 7, 3, 1, "SAME"),
          (2, 8, 8, 40, 50, 7, 1, 1, 1, "SAME"), (1, 13, 13, 19, 31, 4, 4, 3, 1, "EXPLICIT"),
-         (2, 6, 5, 64, 16, 1, 5, 1, 1, "SAME")]
-IDS = [f"{c[5]}x{c[6]}s{c[7]}d{c[8]}-{c[3]}to{c[4]}-{c[9]}" for c in CASES]
+         (2, 6, 5, 64, 16, 1, 5, 1, 1, "SAME"), (2, 9, 9, 32, 20, 3, 3, 1, 2, "SAME"),
+         (2, 6, 7, 30, 20, 3, 3, 1, 1, [0, 0, 5, 6, 1, 0, 0, 0]), (1, 7, 6, 40, 70, 3, 2, 2, 2, [0, 0, 4, 0, 0, 1, 0, 0])]
+IDS = [f"{c[5]}x{c[6]}s{c[7]}d{c[8]}-{c[3]}to{c[4]}-{c[9] if isinstance(c[9], str) else 'EXPLICIT'}" for c in CASES]
 
 
 def _setup(case, seed):
+    """Random x and filter for a case; its padding is "SAME", "VALID", "EXPLICIT" ([2, 1] rows and
+    [0, 3] columns) or a list of explicit paddings (filter rows wholly over padding: skipped)."""
     n, h, w, cin, cout, kh, kw, s, d, padding = case
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n, h, w, cin)).astype(np.float32)
     f = rng.standard_normal((kh, kw, cin, cout)).astype(np.float32)
-    explicit = [0, 0, 2, 1, 0, 3, 0, 0] if padding == "EXPLICIT" else []
-    kw_ = dict(strides=[1, s, s, 1], padding=padding, explicit_paddings=explicit, dilations=[1, d, d, 1])
+    explicit = padding if isinstance(padding, list) else [0, 0, 2, 1, 0, 3, 0, 0] if padding == "EXPLICIT" else []
+    kw_ = dict(strides=[1, s, s, 1], padding="EXPLICIT" if explicit else padding, explicit_paddings=explicit,
+               dilations=[1, d, d, 1])
     return rng, x, f, explicit, kw_
 
 
@@ -38,7 +42,7 @@ def _setup(case, seed):
 def test_conv_matches_numpy(case):
     rng, x, f, explicit, kw = _setup(case, 1)
     got = of.raw_ops.Conv2D(input=x, filter=f, **kw).numpy()
-    want = ref.conv2d(x.astype(np.float64), f.astype(np.float64), kw["strides"], case[9], explicit, "NHWC",
+    want = ref.conv2d(x.astype(np.float64), f.astype(np.float64), kw["strides"], kw["padding"], explicit, "NHWC",
                       kw["dilations"])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
 
@@ -53,7 +57,7 @@ def _check_filter_gradient(case, seed):
     dy = rng.standard_normal(of.raw_ops.Conv2D(input=x, filter=f, **kw).shape).astype(np.float32)
     sizes = np.array(f.shape, np.int32)
     got = of.raw_ops.Conv2DBackpropFilter(input=x, filter_sizes=sizes, out_backprop=dy, **kw).numpy()
-    want = ref.conv2d_backprop_filter(x.astype(np.float64), f.shape, dy.astype(np.float64), kw["strides"], case[9],
+    want = ref.conv2d_backprop_filter(x.astype(np.float64), f.shape, dy.astype(np.float64), kw["strides"], kw["padding"],
                                       explicit, "NHWC", kw["dilations"])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
 
@@ -85,20 +89,25 @@ def test_input_gradient_matches_numpy(case):
     dy = rng.standard_normal(of.raw_ops.Conv2D(input=x, filter=f, **kw).shape).astype(np.float32)
     got = of.raw_ops.Conv2DBackpropInput(input_sizes=np.array(x.shape, np.int32), filter=f, out_backprop=dy,
                                          **kw).numpy()
-    want = ref.conv2d_backprop_input(x.shape, f.astype(np.float64), dy.astype(np.float64), kw["strides"], case[9],
+    want = ref.conv2d_backprop_input(x.shape, f.astype(np.float64), dy.astype(np.float64), kw["strides"], kw["padding"],
                                      explicit, "NHWC", kw["dilations"])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
 
 
-@pytest.mark.parametrize("fused,cout", [(["BiasAdd", "Relu"], 100), (["BiasAdd", "Relu6"], 64), (["BiasAdd", "Elu"], 40)])
-def test_fused_epilogue(fused, cout):
+@pytest.mark.parametrize("fused,cout,explicit", [(["BiasAdd", "Relu"], 100, []), (["BiasAdd", "Relu6"], 64, []),
+                                                 (["BiasAdd", "Elu"], 40, []),
+                                                 (["BiasAdd", "Relu"], 70, [0, 0, 7, 1, 2, 2, 0, 0])])
+def test_fused_epilogue(fused, cout, explicit):
+    """The epilogue is applied to every output, also rows whose filter lies wholly over padding
+    (the last case: output rows 0 to 2 read no input row and are act(bias))."""
     rng = np.random.default_rng(cout)
     x = rng.standard_normal((2, 9, 9, 24)).astype(np.float32)
     f = rng.standard_normal((5, 5, 24, cout)).astype(np.float32)
     bias = rng.standard_normal(cout).astype(np.float32)
+    padding = "EXPLICIT" if explicit else "SAME"
     got = of.raw_ops._FusedConv2D(input=x, filter=f, args=[bias], host_args=[], num_args=1, strides=[1, 1, 1, 1],
-                                  padding="SAME", fused_ops=fused).numpy()
-    pre = ref.conv2d(x.astype(np.float64), f.astype(np.float64), [1, 1, 1, 1], "SAME") + bias
+                                  padding=padding, explicit_paddings=explicit, fused_ops=fused).numpy()
+    pre = ref.conv2d(x.astype(np.float64), f.astype(np.float64), [1, 1, 1, 1], padding, explicit) + bias
     act = {"Relu": lambda v: np.maximum(v, 0), "Relu6": lambda v: np.clip(v, 0, 6),
            "Elu": lambda v: np.where(v > 0, v, np.expm1(np.minimum(v, 0)))}[fused[1]]
     np.testing.assert_allclose(got, act(pre), rtol=1e-4, atol=1e-3)

@@ -100,6 +100,23 @@ struct GatheredInput {
     }
   }
   int pieces() const { return static_cast<int>(off.size()); }
+  // Whether some filter row of some output pixel lies wholly in the vertical padding.
+  bool pads_rows(const ConvGeom& g) const { return g.pt > 0 || H > g.h + g.pt; }
+  // The filter rows [first, end) over input rows (not padding) at output row oy.
+  void live_filter_rows(const ConvGeom& g, int64_t oy, int64_t* first, int64_t* end) const {
+    const int64_t top = oy * g.sh - g.pt;  // input row of filter row 0
+    *first = top >= 0 ? 0 : std::min<int64_t>(g.kh, (-top + g.dh - 1) / g.dh);
+    *end = g.h - top <= 0 ? 0 : std::min<int64_t>(g.kh, (g.h - top + g.dh - 1) / g.dh);
+  }
+  // out[p - p0] = the pieces of output pixel p's row of the product that read input rows.
+  void live(const ConvGeom& g, int64_t p0, int64_t p1, blas::PieceRange* out) const {
+    const int64_t per_row = static_cast<int64_t>(off.size()) / g.kh;  // pieces per filter row
+    for (int64_t p = p0; p < p1; ++p) {
+      int64_t first = 0, end = 0;
+      live_filter_rows(g, p % (g.oh * g.ow) / g.ow, &first, &end);
+      out[p - p0] = {static_cast<int>(first * per_row), static_cast<int>(std::max(first, end) * per_row)};
+    }
+  }
   // out[p - p0] = the top-left tap of output pixel p, for p in [p0, p1).
   void rows(const ConvGeom& g, int64_t p0, int64_t p1, const float** out) const {
     const int64_t per_image = g.oh * g.ow;
@@ -136,13 +153,16 @@ void gather_forward(const float* in, const float* filt, float* out, const ConvGe
   const int64_t pixels = g.pixels();
   const int64_t blocks = (pixels + kBlockPixels - 1) / kBlockPixels;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, kBlockPixels * g.k() * g.cout));
+  const bool pads_rows = x.pads_rows(g);  // (filter rows over padding are skipped, not multiplied by zeros)
   parallel_for(blocks, grain, [&](int64_t b0, int64_t b1) {
     const float* rows[kBlockPixels];
+    blas::PieceRange live[kBlockPixels];
     for (int64_t b = b0; b < b1; ++b) {
       const int64_t p0 = b * kBlockPixels, p1 = std::min(pixels, p0 + kBlockPixels);
       x.rows(g, p0, p1, rows);
+      if (pads_rows) x.live(g, p0, p1, live);
       blas::sgemm_avx512_gather(p1 - p0, g.cout, rows, x.off.data(), x.pieces(), x.len, packed, out + p0 * g.cout,
-                                g.cout, ep);
+                                g.cout, ep, pads_rows ? live : nullptr);
       if (ep == nullptr) post(out + p0 * g.cout, p1 - p0);
     }
   });
@@ -180,6 +200,17 @@ void gather_backprop_filter(const float* in, const float* dy, float* df, const C
       for (int64_t j = 0; j < g.kw; ++j)
         for (int64_t ci = 0; ci < g.cin; ++ci) tap_off.push_back((i * g.dh * x.W + j * g.dw) * g.cin + ci);
   }
+  // Filter row i reads input rows (not padding) at output rows [oy_first[i], oy_end[i]).
+  const bool pads_rows = !taps && x.pads_rows(g);
+  std::vector<int64_t> oy_first(g.kh, g.oh), oy_end(g.kh, 0);
+  for (int64_t oy = 0; pads_rows && oy < g.oh; ++oy) {
+    int64_t first = 0, end = 0;
+    x.live_filter_rows(g, oy, &first, &end);
+    for (int64_t i = first; i < end; ++i) {
+      oy_first[i] = std::min(oy_first[i], oy);
+      oy_end[i] = oy + 1;
+    }
+  }
   const int64_t blocks = (pixels + kFilterBlockPixels - 1) / kFilterBlockPixels;
   nn::OrderedPartials<std::vector<float>> partials;
   parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {
@@ -190,6 +221,20 @@ void gather_backprop_filter(const float* in, const float* dy, float* df, const C
       x.rows(g, p0, p1, rows);
       if (taps) {
         blas::sgemm_avx512_gather_taps_tn(p1 - p0, k, rows, tap_off.data(), dy + p0 * n, n, part.data());
+      } else if (pads_rows) {
+        // Piece by piece, over the pixels whose filter row of that piece reads input rows: within
+        // one image those are the output rows [oy_first, oy_end) of the filter row.
+        const int64_t per_row = x.pieces() / g.kh, per_image = g.oh * g.ow;
+        for (int t = 0; t < x.pieces(); ++t) {
+          const int64_t i = t / per_row;
+          for (int64_t img = p0 / per_image; img * per_image < p1; ++img) {
+            const int64_t s0 = std::max(p0, img * per_image + oy_first[i] * g.ow);
+            const int64_t s1 = std::min(p1, img * per_image + oy_end[i] * g.ow);
+            if (s0 >= s1) continue;
+            blas::sgemm_avx512_gather_tn(s1 - s0, n, dy + s0 * n, n, rows + (s0 - p0), &x.off[t], 1, x.len,
+                                         part.data() + t * x.len, k);
+          }
+        }
       } else {
         blas::sgemm_avx512_gather_tn(p1 - p0, n, dy + p0 * n, n, rows, x.off.data(), x.pieces(), x.len, part.data(), k);
       }
