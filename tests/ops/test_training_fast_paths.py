@@ -1,6 +1,6 @@
 """The float32 fast paths that training graphs lean on, against NumPy on random data: column
 sums (Sum / Mean over leading axes: bias gradients, batch moments, global average pools),
-AddN, ReluGrad / Relu6Grad and BroadcastTo of an input repeated whole. Lengths cross the
+AddN, ReluGrad / Relu6Grad, LeakyRelu / LeakyReluGrad and BroadcastTo of an input repeated whole. Lengths cross the
 vector widths (tails) and the blocks the column sums split rows into."""
 
 import numpy as np
@@ -49,6 +49,22 @@ def test_relu_grads_multiply_by_the_mask(n):
         np.testing.assert_array_equal(R.ReluGrad(gradients=g, features=x).numpy(), g * (x > 0).astype(np.float32))
         np.testing.assert_array_equal(R.Relu6Grad(gradients=g, features=x).numpy(),
                                       g * ((x > 0) & (x < 6)).astype(np.float32))
+
+
+@pytest.mark.parametrize("n", [3, 8, 29, 1024, 50001])
+@pytest.mark.parametrize("alpha", [0.2, 1.7])
+def test_leaky_relu_and_its_gradient_select_by_sign(n, alpha):
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal(n) * 4).astype(np.float32)
+    g = rng.standard_normal(n).astype(np.float32)
+    x[:4 if n > 4 else 1] = [0.0, -0.0, np.nan, -np.inf][:4 if n > 4 else 1]
+    a = np.float32(alpha)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(R.LeakyRelu(features=x, alpha=alpha).numpy(), np.where(x > 0, x, a * x))
+        np.testing.assert_array_equal(R.LeakyReluGrad(gradients=g, features=x, alpha=alpha).numpy(),
+                                      np.where(x > 0, g, a * g))
+    # -0.0 stays -0.0 (alpha * -0.0), as TensorFlow's select gives
+    assert np.signbit(R.LeakyRelu(features=np.array([-0.0] * 9, np.float32), alpha=alpha).numpy()).all()
 
 
 @pytest.mark.parametrize("src, dst, dtype", [
