@@ -41,9 +41,43 @@ __attribute__((target("avx512f"))) inline __m512 load16(const float* p, __mmask1
   return kPlain ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(mask, p);
 }
 
+// The first count of a block's pixels (acc) to o (one pixel every c floats), channels c0 on:
+// all 16 when kFull, else the lanes of mask; through the epilogue ep when given.
+template <bool kFull>
+__attribute__((target("avx512f"), always_inline)) inline void store_block(__m512* acc, float* o, int64_t c, int count,
+                                                                          __mmask16 mask,
+                                                                          const blas::ColumnEpilogue* ep, int64_t c0) {
+  if (ep != nullptr) {
+    // max(0, v) and min(6, v) return v when it is NaN (the second operand), as the scalar
+    // epilogue does.
+    const __m512 shift = load16<kFull>(ep->shift + c0, mask), zero = _mm512_setzero_ps();
+    const __m512 scale = ep->scale ? load16<kFull>(ep->scale + c0, mask) : _mm512_set1_ps(1.0f);
+    for (int p = 0; p < kUr; ++p) {
+      __m512 v = _mm512_fmadd_ps(acc[p], scale, shift);
+      if (ep->act >= 1) v = _mm512_max_ps(zero, v);
+      if (ep->act == 2) v = _mm512_min_ps(_mm512_set1_ps(6.0f), v);
+      acc[p] = v;
+    }
+  }
+  const auto store = [&](int p) __attribute__((target("avx512f"))) {
+    if (kFull) {
+      _mm512_storeu_ps(o + p * c, acc[p]);
+    } else {
+      _mm512_mask_storeu_ps(o + p * c, mask, acc[p]);
+    }
+  };
+  if (count == kUr) {  // (a loop of known length: unrolled, no branch per pixel)
+#pragma GCC unroll 8
+    for (int p = 0; p < kUr; ++p) store(p);
+  } else {
+    for (int p = 0; p < count; ++p) store(p);
+  }
+}
+
 // Output pixels [ow0, ow0 + count) of row oh, channels [c0, c0 + 16): all 16 when kFull, else
 // the lanes of mask (only those are stored); kPlain: plain loads (see load16). kEdge: some tap
-// of the block may fall outside the image (then count may be below kUr too). The geometry is
+// of the block may fall outside the image; else all kUr pixels' taps are inside its rows (also
+// those past count, which are computed and not stored). The geometry is
 // copied into locals and the accumulators are eight named registers: written as an array
 // behind a reference to the geometry, GCC kept them in memory.
 template <bool kEdge, bool kFull, bool kPlain = kFull>
@@ -87,26 +121,52 @@ __attribute__((target("avx512f"))) inline void dw_block(const float* xn, const f
       }
     }
   }
-  float* o = out + ow0 * c + c0;
   __m512 acc[kUr] = {a0, a1, a2, a3, a4, a5, a6, a7};
-  if (ep != nullptr) {
-    // max(0, v) and min(6, v) return v when it is NaN (the second operand), as the scalar
-    // epilogue does.
-    const __m512 shift = load16<kFull>(ep->shift + c0, mask), zero = _mm512_setzero_ps();
-    const __m512 scale = ep->scale ? load16<kFull>(ep->scale + c0, mask) : _mm512_set1_ps(1.0f);
-    for (int p = 0; p < kUr; ++p) {
-      __m512 v = _mm512_fmadd_ps(acc[p], scale, shift);
-      if (ep->act >= 1) v = _mm512_max_ps(zero, v);
-      if (ep->act == 2) v = _mm512_min_ps(_mm512_set1_ps(6.0f), v);
-      acc[p] = v;
+  store_block<kFull>(acc, out + ow0 * c + c0, c, count, mask, ep, c0);
+}
+
+// The same block for an undilated stride-1 window KW wide, all taps inside the rows: each input
+// pixel of a window row is loaded once and multiplied by every tap weight it meets (8 + KW - 1
+// loads per row of the window, not 8 * KW), so the FMAs, not the loads, set the pace.
+template <int KW, bool kFull, bool kPlain = kFull>
+__attribute__((target("avx512f"))) inline void dw_block_slide(const float* xn, const float* f, float* out,
+                                                              const DwGeom& g, int64_t oh, int64_t ow0, int count,
+                                                              int64_t c0, __mmask16 mask, int64_t i0, int64_t i1,
+                                                              const blas::ColumnEpilogue* ep) {
+  const int64_t c = g.c, w = g.w;
+  __m512 acc[kUr];
+#pragma GCC unroll 8
+  for (int p = 0; p < kUr; ++p) acc[p] = _mm512_setzero_ps();
+  for (int64_t i = i0; i < i1; ++i) {
+    const float* xp = xn + (oh - g.pt + i * g.dh) * w * c + (ow0 - g.pl) * c + c0;
+    const float* fr = f + i * KW * c + c0;
+    __m512 wv[KW];
+#pragma GCC unroll 8
+    for (int j = 0; j < KW; ++j) wv[j] = load16<kPlain>(fr + j * c, mask);
+#pragma GCC unroll 16
+    for (int q = 0; q < kUr + KW - 1; ++q) {
+      const __m512 v = load16<kPlain>(xp + q * c, mask);
+#pragma GCC unroll 8
+      for (int j = 0; j < KW; ++j) {
+        const int p = q - j;
+        if (p >= 0 && p < kUr) acc[p] = _mm512_fmadd_ps(v, wv[j], acc[p]);
+      }
     }
   }
-  for (int p = 0; p < (kEdge ? count : kUr); ++p) {
-    if (kFull) {
-      _mm512_storeu_ps(o + p * c, acc[p]);
-    } else {
-      _mm512_mask_storeu_ps(o + p * c, mask, acc[p]);
-    }
+  store_block<kFull>(acc, out + ow0 * c + c0, c, count, mask, ep, c0);
+}
+
+// A block with every tap inside the rows: the sliding kernel for an undilated stride-1 window KW
+// wide (3, 5, 7), the general one for the rest (KW = 0).
+template <int KW, bool kFull, bool kPlain = kFull>
+__attribute__((target("avx512f"))) inline void inside_block(const float* xn, const float* f, float* out,
+                                                            const DwGeom& g, int64_t oh, int64_t ow0, int count,
+                                                            int64_t c0, __mmask16 mask, int64_t i0, int64_t i1,
+                                                            const blas::ColumnEpilogue* ep) {
+  if constexpr (KW == 0) {
+    dw_block<false, kFull, kPlain>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
+  } else {
+    dw_block_slide<KW, kFull, kPlain>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
   }
 }
 
@@ -114,30 +174,48 @@ __attribute__((target("avx512f"))) inline void dw_block(const float* xn, const f
 
 bool dw_avx512_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 
+int64_t dw_padded_width(const DwGeom& g) {
+  const int64_t blocks = (g.ow + kUr - 1) / kUr;
+  const int64_t reads = (blocks * kUr - 1) * g.sw + (g.kw - 1) * g.dw + 1;  // columns the last block reads
+  // Blocks with every tap inside the rows: those from `lo` up to `hi` (as dw_row_avx512 says).
+  const int64_t lo = (g.pl + g.sw - 1) / g.sw, last_tap = (g.kw - 1) * g.dw - g.pl;
+  const int64_t hi = g.w - last_tap > 0 ? (g.w - last_tap - 1) / g.sw + 1 : 0;
+  const int64_t inside = std::max<int64_t>(0, hi / kUr - (lo + kUr - 1) / kUr);
+  // The copy is a pass over the input: it pays where border blocks (their taps checked pixel
+  // by pixel) make much of the work: narrow rows, wide windows ([8,14,14,88] under 5x5: 183 ->
+  // 111 us; [8,56,56,11] under 7x7: 576 -> 457), not a 3x3 over wide rows (112 wide: 40% slower).
+  const int64_t border = blocks - std::min(blocks, inside);
+  return border * g.kh * g.kw >= 6 * blocks ? std::max(reads, g.pl + g.w) : 0;
+}
+
 bool set_dw_avx512(bool on) {
   g_enabled.store(on && cpu_has_avx512f());
   return g_enabled.load();
 }
 
-__attribute__((target("avx512f"))) void dw_row_avx512(const float* x, const float* f, float* out, const DwGeom& g,
-                                                      int64_t n, int64_t oh, const blas::ColumnEpilogue* ep) {
+namespace {
+
+template <int KW>
+__attribute__((target("avx512f"))) void dw_row(const float* x, const float* f, float* out, const DwGeom& g, int64_t n,
+                                               int64_t oh, const blas::ColumnEpilogue* ep) {
   // The window rows inside the image: ih = oh * sh - pt + i * dh in [0, h).
   int64_t i0 = 0, i1 = g.kh;
   while (i0 < i1 && oh * g.sh - g.pt + i0 * g.dh < 0) ++i0;
   while (i1 > i0 && oh * g.sh - g.pt + (i1 - 1) * g.dh >= g.h) --i1;
   const float* xn = x + n * g.h * g.w * g.c;
   const float* x_end = x + g.n * g.h * g.w * g.c;
-  // Output pixels whose every tap column is inside the image: [lo, hi).
+  // Pixels whose every tap column is inside the rows: [lo, hi) (hi may pass the output's width
+  // where the rows are wider than the output reads, as padded_width makes them).
   const int64_t lo = std::min(g.ow, (g.pl + g.sw - 1) / g.sw);
   const int64_t last_tap = (g.kw - 1) * g.dw - g.pl;  // iw = ow * sw + last_tap must be < w
-  const int64_t hi = std::max(lo, std::min(g.ow, g.w - last_tap > 0 ? (g.w - last_tap - 1) / g.sw + 1 : 0));
+  const int64_t hi = g.w - last_tap > 0 ? (g.w - last_tap - 1) / g.sw + 1 : 0;
   for (int64_t ow0 = 0; ow0 < g.ow; ow0 += kUr) {
     const int count = static_cast<int>(std::min<int64_t>(kUr, g.ow - ow0));
     const bool inside = ow0 >= lo && ow0 + kUr <= hi;
     int64_t c0 = 0;
     for (; c0 + 16 <= g.c; c0 += 16) {
       if (inside) {
-        dw_block<false, true>(xn, f, out, g, oh, ow0, kUr, c0, 0xFFFF, i0, i1, ep);
+        inside_block<KW, true>(xn, f, out, g, oh, ow0, count, c0, 0xFFFF, i0, i1, ep);
       } else {
         dw_block<true, true>(xn, f, out, g, oh, ow0, count, c0, 0xFFFF, i0, i1, ep);
       }
@@ -150,8 +228,8 @@ __attribute__((target("avx512f"))) void dw_row_avx512(const float* x, const floa
       const int64_t iw = std::min(g.w - 1, (ow0 + count - 1) * g.sw - g.pl + (g.kw - 1) * g.dw);
       const bool plain = i1 > i0 && xn + (ih * g.w + iw) * g.c + c0 + 16 <= x_end;
       if (inside) {
-        plain ? dw_block<false, false, true>(xn, f, out, g, oh, ow0, kUr, c0, mask, i0, i1, ep)
-              : dw_block<false, false, false>(xn, f, out, g, oh, ow0, kUr, c0, mask, i0, i1, ep);
+        plain ? inside_block<KW, false, true>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep)
+              : inside_block<KW, false, false>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
       } else {
         plain ? dw_block<true, false, true>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep)
               : dw_block<true, false, false>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
@@ -160,10 +238,23 @@ __attribute__((target("avx512f"))) void dw_row_avx512(const float* x, const floa
   }
 }
 
+}  // namespace
+
+void dw_row_avx512(const float* x, const float* f, float* out, const DwGeom& g, int64_t n, int64_t oh,
+                   const blas::ColumnEpilogue* ep) {
+  if (g.sw == 1 && g.dw == 1) {
+    if (g.kw == 3) return dw_row<3>(x, f, out, g, n, oh, ep);
+    if (g.kw == 5) return dw_row<5>(x, f, out, g, n, oh, ep);
+    if (g.kw == 7) return dw_row<7>(x, f, out, g, n, oh, ep);
+  }
+  dw_row<0>(x, f, out, g, n, oh, ep);
+}
+
 #else  // no AVX-512 kernel on this platform
 
 bool dw_avx512_enabled() { return false; }
 bool set_dw_avx512(bool) { return false; }
+int64_t dw_padded_width(const DwGeom&) { return 0; }
 void dw_row_avx512(const float*, const float*, float*, const DwGeom&, int64_t, int64_t, const blas::ColumnEpilogue*) {}
 
 #endif

@@ -24,5 +24,11 @@ struct DwGeom {
 void dw_row_avx512(const float* x, const float* f, float* out, const DwGeom& g, int64_t n, int64_t oh,
                    const blas::ColumnEpilogue* ep = nullptr);
 
+// Where some block of output pixels would read columns outside x's rows (left or right
+// padding): the row width (> 0) of a copy of x padded with pl zero columns on the left and
+// zeros on the right, over which every block runs without border checks (a block of a 14-wide
+// row under a 5x5 window always has some). 0 where no block needs it.
+int64_t dw_padded_width(const DwGeom& g);
+
 }  // namespace nn
 }  // namespace opforge

@@ -223,11 +223,37 @@ void for_output_rows(V* y, const DwGeom& g, const Post& post, MakeRow make_row) 
                });
 }
 
+// x (NHWC, g's geometry) with its rows widened to wp columns: g.pl zero columns, the row, then
+// zeros; held in *buffer (16 floats of slack at the end for a channel tail's plain loads).
+const float* pad_columns(const float* x, const DwGeom& g, int64_t wp, Tensor* buffer) {
+  const int64_t c = g.c, rows = g.n * g.h;
+  if (!Tensor::Allocate(DType::kFloat, Shape({rows * wp * c + 16}), buffer).ok()) throw std::bad_alloc();
+  float* dst = buffer->data<float>();
+  std::fill(dst + rows * wp * c, dst + rows * wp * c + 16, 0.0f);
+  parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, wp * c)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      float* d = dst + r * wp * c;
+      std::fill(d, d + g.pl * c, 0.0f);
+      std::memcpy(d + g.pl * c, x + r * g.w * c, sizeof(float) * static_cast<size_t>(g.w * c));
+      std::fill(d + (g.pl + g.w) * c, d + wp * c, 0.0f);
+    }
+  });
+  return dst;
+}
+
 template <typename V, typename Post = NoPost>
 void dw_forward(const V* x, const V* f, V* y, const DwGeom& g, const Post& post = Post()) {
   const int64_t cm = g.cout();
   if constexpr (std::is_same_v<V, float>) {
     if (g.m == 1 && nn::dw_avx512_enabled()) {
+      // Rows padded left and right where some block would read past them (dw_padded_width).
+      DwGeom gp = g;
+      Tensor padded_x;
+      if (const int64_t wp = nn::dw_padded_width(g); wp > 0) {
+        x = pad_columns(x, g, wp, &padded_x);
+        gp.w = wp;
+        gp.pl = 0;
+      }
       // A channel tail reads its weights plainly, 16 at a time: the filter gets 16 floats of
       // slack after its end.
       std::vector<float> padded;
@@ -241,13 +267,13 @@ void dw_forward(const V* x, const V* f, V* y, const DwGeom& g, const Post& post 
         blas::ColumnEpilogue ep;
         if (post.as_column_epilogue(&ep)) {
           for_output_rows(y, g, NoPost(), [&] {
-            return [&](int64_t n, int64_t oh, float* out) { nn::dw_row_avx512(x, f, out, g, n, oh, &ep); };
+            return [&](int64_t n, int64_t oh, float* out) { nn::dw_row_avx512(x, f, out, gp, n, oh, &ep); };
           });
           return;
         }
       }
       for_output_rows(y, g, post, [&] {
-        return [&](int64_t n, int64_t oh, float* out) { nn::dw_row_avx512(x, f, out, g, n, oh); };
+        return [&](int64_t n, int64_t oh, float* out) { nn::dw_row_avx512(x, f, out, gp, n, oh); };
       });
       return;
     }
