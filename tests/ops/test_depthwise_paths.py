@@ -54,22 +54,39 @@ def test_fused_depthwise_epilogue_on_both_paths(c):
 # Row widths on both sides of the AVX-512 kernel's choice to pad rows (narrow rows, where most
 # 8-pixel blocks are border ones, run over a zero-padded copy; wide rows check their border
 # blocks tap by tap), with the sliding-window kernel of 3, 5 and 7 wide stride-1 windows over
-# the inside blocks and a last block of fewer than 8 pixels.
+# the inside blocks (stride 1: 3, 5, 7 wide; stride 2: 5, 7) and a last block of fewer than 8 pixels.
 @pytest.mark.parametrize("width", [7, 14, 29, 100])
+@pytest.mark.parametrize("stride", [1, 2])
 @pytest.mark.parametrize("c,k,padding", [(44, 5, "SAME"), (16, 3, "SAME"), (11, 7, "SAME"), (40, 3, "VALID"),
-                                         (24, 5, "EXPLICIT")])
-def test_depthwise_rows_narrow_and_wide(width, c, k, padding):
-    rng = np.random.default_rng(width * 1000 + c * 10 + k)
+                                         (24, 5, "EXPLICIT"), (20, 7, "VALID")])
+def test_depthwise_rows_narrow_and_wide(width, stride, c, k, padding):
+    rng = np.random.default_rng(width * 1000 + c * 10 + k + stride)
     x = rng.standard_normal((2, 6, width, c)).astype(np.float32)
     f = rng.standard_normal((k, k, c, 1)).astype(np.float32)
     explicit = [0, 0, 1, 3, 4, 1, 0, 0] if padding == "EXPLICIT" else []
-    got = of.raw_ops.DepthwiseConv2dNative(input=x, filter=f, strides=[1, 1, 1, 1], padding=padding,
+    strides = [1, stride, stride, 1]
+    if padding == "VALID" and min(6, width) < k:
+        pytest.skip("the window is larger than the image")
+    got = of.raw_ops.DepthwiseConv2dNative(input=x, filter=f, strides=strides, padding=padding,
                                            explicit_paddings=explicit).numpy()
-    want = ref.depthwise_conv2d_native(x.astype(np.float64), f.astype(np.float64), [1, 1, 1, 1], padding,
+    want = ref.depthwise_conv2d_native(x.astype(np.float64), f.astype(np.float64), strides, padding,
                                        explicit_paddings=explicit)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
     bias = rng.standard_normal(c).astype(np.float32)
-    fused = of.raw_ops._FusedDepthwiseConv2dNative(input=x, filter=f, args=[bias], strides=[1, 1, 1, 1],
+    fused = of.raw_ops._FusedDepthwiseConv2dNative(input=x, filter=f, args=[bias], strides=strides,
                                                    padding=padding, explicit_paddings=explicit,
                                                    fused_ops=["BiasAdd", "Relu"]).numpy()
     np.testing.assert_allclose(fused, np.maximum(want + bias, 0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("act", ["Relu", "Relu6"])
+def test_fused_depthwise_activation_keeps_nan(act):
+    """max(0, v) / min(6, v) in registers return a NaN v as it is (TensorFlow's Relu of NaN is NaN)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 5, 20, 32)).astype(np.float32)
+    x[0, 2, 10, 5] = np.nan
+    f = rng.standard_normal((3, 3, 32, 1)).astype(np.float32)
+    y = of.raw_ops._FusedDepthwiseConv2dNative(input=x, filter=f, args=[np.zeros(32, np.float32)],
+                                               strides=[1, 1, 1, 1], padding="SAME", fused_ops=["BiasAdd", act]).numpy()
+    nan = np.isnan(y)
+    assert nan[0, 1:4, 9:12, 5].all() and nan.sum() == 9  # the 3x3 outputs whose window holds it, channel 5 only
