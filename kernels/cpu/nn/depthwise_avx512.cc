@@ -126,26 +126,32 @@ __attribute__((target("avx512f"))) inline void dw_block(const float* xn, const f
   store_block<kFull>(acc, out + ow0 * c + c0, c, count, mask, ep, c0);
 }
 
-// The same block for an undilated window KW wide at column stride S, all taps inside the rows:
-// each input pixel of a window row is loaded once and multiplied by every tap weight it meets
-// (S * 7 + KW loads per row of the window, not 8 * KW), so the FMAs, not the loads, set the pace.
-template <int KW, int S, bool kFull, bool kPlain = kFull>
+// The same block for an undilated window KW wide at column stride S: each input pixel of a
+// window row is loaded once and multiplied by every tap weight it meets (S * 7 + KW loads per
+// row of the window, not 8 * KW), so the FMAs, not the loads, set the pace. kEdge: columns
+// outside the row (padding) are skipped, a test per column rather than per tap and pixel.
+template <int KW, int S, bool kEdge, bool kFull, bool kPlain = kFull>
 __attribute__((target("avx512f"))) inline void dw_block_slide(const float* xn, const float* f, float* out,
                                                               const DwGeom& g, int64_t oh, int64_t ow0, int count,
                                                               int64_t c0, __mmask16 mask, int64_t i0, int64_t i1,
                                                               const blas::ColumnEpilogue* ep) {
   const int64_t c = g.c, w = g.w;
+  constexpr int kCols = S * (kUr - 1) + KW;  // input columns the block reads
+  const int64_t first_col = ow0 * S - g.pl;  // the row's column under the block's column 0
+  const int64_t q_lo = kEdge ? std::max<int64_t>(0, -first_col) : 0;
+  const int64_t q_hi = kEdge ? std::min<int64_t>(kCols, w - first_col) : kCols;
   __m512 acc[kUr];
 #pragma GCC unroll 8
   for (int p = 0; p < kUr; ++p) acc[p] = _mm512_setzero_ps();
   for (int64_t i = i0; i < i1; ++i) {
-    const float* xp = xn + (oh * g.sh - g.pt + i * g.dh) * w * c + (ow0 * S - g.pl) * c + c0;
+    const float* xp = xn + (oh * g.sh - g.pt + i * g.dh) * w * c + first_col * c + c0;
     const float* fr = f + i * KW * c + c0;
     __m512 wv[KW];
 #pragma GCC unroll 8
     for (int j = 0; j < KW; ++j) wv[j] = load16<kPlain>(fr + j * c, mask);
 #pragma GCC unroll 32
-    for (int q = 0; q < S * (kUr - 1) + KW; ++q) {  // input column q of the block: pixel p's tap q - S p
+    for (int q = 0; q < kCols; ++q) {  // input column q of the block: pixel p's tap q - S p
+      if (kEdge && (q < q_lo || q >= q_hi)) continue;
       const __m512 v = load16<kPlain>(xp + q * c, mask);
 #pragma GCC unroll 8
       for (int j = 0; j < KW; ++j) {
@@ -157,19 +163,26 @@ __attribute__((target("avx512f"))) inline void dw_block_slide(const float* xn, c
   store_block<kFull>(acc, out + ow0 * c + c0, c, count, mask, ep, c0);
 }
 
-// A block with every tap inside the rows: the sliding kernel for an undilated window KW wide
-// (3, 5, 7 at column stride 1; 5, 7 at stride 2, where the loads a 3-wide window saves did not
-// pay: 2.56 -> 2.96 ms on [8,112,112,64]), the general one for the rest (KW = 0).
-template <int KW, int S, bool kFull, bool kPlain = kFull>
-__attribute__((target("avx512f"))) inline void inside_block(const float* xn, const float* f, float* out,
-                                                            const DwGeom& g, int64_t oh, int64_t ow0, int count,
-                                                            int64_t c0, __mmask16 mask, int64_t i0, int64_t i1,
-                                                            const blas::ColumnEpilogue* ep) {
+// A block (kEdge: some of its taps over padding): the sliding kernel where the window slides
+// (KW > 0, see slide_width), the general one for the rest.
+template <int KW, int S, bool kEdge, bool kFull, bool kPlain = kFull>
+__attribute__((target("avx512f"))) inline void any_block(const float* xn, const float* f, float* out, const DwGeom& g,
+                                                         int64_t oh, int64_t ow0, int count, int64_t c0, __mmask16 mask,
+                                                         int64_t i0, int64_t i1, const blas::ColumnEpilogue* ep) {
   if constexpr (KW == 0) {
-    dw_block<false, kFull, kPlain>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
+    dw_block<kEdge, kFull, kPlain>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
   } else {
-    dw_block_slide<KW, S, kFull, kPlain>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
+    dw_block_slide<KW, S, kEdge, kFull, kPlain>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
   }
+}
+
+// The window width the sliding kernel runs (0: the general kernel): undilated windows 3, 5 or 7
+// wide at column stride 1, and 5 or 7 wide at stride 2 (a 3-wide one at stride 2 did not pay:
+// 2.56 -> 2.96 ms on [8,112,112,64]).
+int slide_width(const DwGeom& g) {
+  if (g.dw != 1 || (g.kw != 3 && g.kw != 5 && g.kw != 7)) return 0;
+  if (g.sw == 1 || (g.sw == 2 && g.kw != 3)) return static_cast<int>(g.kw);
+  return 0;
 }
 
 }  // namespace
@@ -177,6 +190,7 @@ __attribute__((target("avx512f"))) inline void inside_block(const float* xn, con
 bool dw_avx512_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 
 int64_t dw_padded_width(const DwGeom& g) {
+  if (slide_width(g) != 0) return 0;  // the sliding kernel's border blocks skip padding columns
   const int64_t blocks = (g.ow + kUr - 1) / kUr;
   const int64_t reads = (blocks * kUr - 1) * g.sw + (g.kw - 1) * g.dw + 1;  // columns the last block reads
   // Blocks with every tap inside the rows: those from `lo` up to `hi` (as dw_row_avx512 says).
@@ -217,9 +231,9 @@ __attribute__((target("avx512f"))) void dw_row(const float* x, const float* f, f
     int64_t c0 = 0;
     for (; c0 + 16 <= g.c; c0 += 16) {
       if (inside) {
-        inside_block<KW, S, true>(xn, f, out, g, oh, ow0, count, c0, 0xFFFF, i0, i1, ep);
+        any_block<KW, S, false, true>(xn, f, out, g, oh, ow0, count, c0, 0xFFFF, i0, i1, ep);
       } else {
-        dw_block<true, true>(xn, f, out, g, oh, ow0, count, c0, 0xFFFF, i0, i1, ep);
+        any_block<KW, S, true, true>(xn, f, out, g, oh, ow0, count, c0, 0xFFFF, i0, i1, ep);
       }
     }
     if (c0 < g.c) {
@@ -230,11 +244,11 @@ __attribute__((target("avx512f"))) void dw_row(const float* x, const float* f, f
       const int64_t iw = std::min(g.w - 1, (ow0 + count - 1) * g.sw - g.pl + (g.kw - 1) * g.dw);
       const bool plain = i1 > i0 && xn + (ih * g.w + iw) * g.c + c0 + 16 <= x_end;
       if (inside) {
-        plain ? inside_block<KW, S, false, true>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep)
-              : inside_block<KW, S, false, false>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
+        plain ? any_block<KW, S, false, false, true>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep)
+              : any_block<KW, S, false, false, false>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
       } else {
-        plain ? dw_block<true, false, true>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep)
-              : dw_block<true, false, false>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
+        plain ? any_block<KW, S, true, false, true>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep)
+              : any_block<KW, S, true, false, false>(xn, f, out, g, oh, ow0, count, c0, mask, i0, i1, ep);
       }
     }
   }
@@ -244,14 +258,19 @@ __attribute__((target("avx512f"))) void dw_row(const float* x, const float* f, f
 
 void dw_row_avx512(const float* x, const float* f, float* out, const DwGeom& g, int64_t n, int64_t oh,
                    const blas::ColumnEpilogue* ep) {
-  if (g.sw == 1 && g.dw == 1) {
-    if (g.kw == 3) return dw_row<3, 1>(x, f, out, g, n, oh, ep);
-    if (g.kw == 5) return dw_row<5, 1>(x, f, out, g, n, oh, ep);
-    if (g.kw == 7) return dw_row<7, 1>(x, f, out, g, n, oh, ep);
-  }
-  if (g.sw == 2 && g.dw == 1) {
-    if (g.kw == 5) return dw_row<5, 2>(x, f, out, g, n, oh, ep);
-    if (g.kw == 7) return dw_row<7, 2>(x, f, out, g, n, oh, ep);
+  switch (g.sw * 8 + slide_width(g)) {
+    case 8 + 3:
+      return dw_row<3, 1>(x, f, out, g, n, oh, ep);
+    case 8 + 5:
+      return dw_row<5, 1>(x, f, out, g, n, oh, ep);
+    case 8 + 7:
+      return dw_row<7, 1>(x, f, out, g, n, oh, ep);
+    case 16 + 5:
+      return dw_row<5, 2>(x, f, out, g, n, oh, ep);
+    case 16 + 7:
+      return dw_row<7, 2>(x, f, out, g, n, oh, ep);
+    default:
+      break;
   }
   dw_row<0, 1>(x, f, out, g, n, oh, ep);
 }
