@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..framework.errors import NotFoundError
 from ..framework.graph import GraphTensor, get_default_graph
 from . import registry
+from .helpers import zeros_for_missing_grad
 from .options import check_aggregation, check_unconnected
 
 
@@ -135,7 +136,7 @@ def _gradients(ys, xs, grad_ys, name, stop_gradients, unconnected_gradients):
                 fn = registry.get_gradient(grad_type)
             except NotFoundError:
                 raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})") from None
-            out_grads = [g if g is not None else ops.zeros_like(t) for g, t in zip(out_grads, outs)]
+            out_grads = [g if g is not None else zeros_for_missing_grad(t) for g, t in zip(out_grads, outs)]
             view = _GradView(op)
             with graph.name_scope(op.name + "_grad"):
                 in_grads = fn(view, out_grads)

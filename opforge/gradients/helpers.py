@@ -16,6 +16,23 @@ def _ops():
     return ops
 
 
+def zeros_for_missing_grad(t):
+    """zeros_like(t) for an output no gradient reached, tagged as TensorFlow tags the zeros it
+    fills in (``_is_zeros_tensor``), so that a gradient function may leave out the terms it
+    would only add zeros to (the cross-entropy ops' softmax Jacobian over their backprop)."""
+    z = _ops().zeros_like(t)
+    try:
+        z._is_zeros_tensor = True
+    except AttributeError:  # a tensor without attributes stays untagged (still zeros)
+        pass
+    return z
+
+
+def known_zero(g) -> bool:
+    """Whether a gradient is None or zeros filled in for an output no gradient reached."""
+    return g is None or getattr(g, "_is_zeros_tensor", False)
+
+
 def _partial_dims(x):
     """x's dims with None where unknown, or None when its rank is unknown (a NumPy value or
     Python number: its shape)."""

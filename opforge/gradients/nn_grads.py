@@ -83,6 +83,15 @@ def _column(v):
     return _ops().reshape(v, np.array([-1, 1], np.int64))
 
 
+def _xent_grads(grads):
+    """(grad of loss, grad of backprop) of a cross-entropy op, None for either that is known to
+    be zero (filled in because no gradient reached it): as TensorFlow's gradients, no softmax
+    is recomputed for a backprop output nothing differentiates (the usual training graph)."""
+    from .helpers import known_zero  # noqa: PLC0415
+    grad_loss, grad_backprop = grads[0], grads[1] if len(grads) > 1 else None
+    return (None if known_zero(grad_loss) else grad_loss), (None if known_zero(grad_backprop) else grad_backprop)
+
+
 def _xent_features_grad(features, backprop, grad_loss, grad_backprop):
     """d/dfeatures of (loss, backprop): grad_loss * backprop, plus the softmax Jacobian
     applied to grad_backprop (backprop = softmax(features) - labels)."""
@@ -106,7 +115,7 @@ def softmax_cross_entropy_with_logits_grad(op, grads):
     # Broadcast both to backprop's [batch, classes] first: a size-1 class dim is repeated.
     zeros = ops.zeros_like(backprop)
     features_b, labels_b = ops.add_v2(features, zeros), ops.add_v2(labels, zeros)
-    grad_loss, grad_backprop = grads[0], grads[1] if len(grads) > 1 else None
+    grad_loss, grad_backprop = _xent_grads(grads)
     # The exact derivative of the loss: softmax * sum(labels) - labels (the backprop output
     # when each row of labels sums to 1, as TensorFlow's gradient assumes).
     d_features = None
@@ -132,7 +141,7 @@ def softmax_cross_entropy_with_logits_grad(op, grads):
 def sparse_softmax_cross_entropy_with_logits_grad(op, grads):
     features = op.inputs[0]
     backprop = op.outputs[1]
-    grad_loss, grad_backprop = grads[0], grads[1] if len(grads) > 1 else None
+    grad_loss, grad_backprop = _xent_grads(grads)
     return [_xent_features_grad(features, backprop, grad_loss, grad_backprop), None]
 
 

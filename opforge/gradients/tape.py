@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from .. import _C
 from ..framework.errors import InvalidArgumentError
 from . import registry
+from .helpers import zeros_for_missing_grad
 
 _active: list[GradientTape] = []
 
@@ -173,7 +174,7 @@ class GradientTape:
                     continue
                 fn = registry.get_gradient(grad_type)
                 out_grads = [grads.get(id(o)) for o in outs]
-                out_grads = [g if g is not None else ops.zeros_like(o) for g, o in zip(out_grads, outs)]
+                out_grads = [g if g is not None else zeros_for_missing_grad(o) for g, o in zip(out_grads, outs)]
                 in_grads = fn(rec, out_grads)
                 for arg, g in zip(rec.inputs, in_grads):
                     if g is None:

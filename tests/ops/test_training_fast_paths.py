@@ -76,3 +76,73 @@ def test_broadcast_to_matches_numpy(src, dst, dtype):
     x = (rng.standard_normal(src) * 5).astype(dtype)
     got = R.BroadcastTo(input=of.constant(x), shape=of.constant(np.array(dst, np.int32))).numpy()
     np.testing.assert_array_equal(got, np.broadcast_to(x, dst))
+
+
+def _log_softmax64(x):
+    x = x.astype(np.float64)
+    m = x.max(axis=-1, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+
+
+@pytest.mark.parametrize("cols", [1, 7, 8, 9, 33, 1000])
+def test_float32_softmax_rows_match_numpy(cols):
+    """Softmax, LogSoftmax and SparseSoftmaxCrossEntropyWithLogits over float32 rows (the
+    vectorized exp): large logits, a -inf logit (probability 0), row lengths across 8 lanes."""
+    rng = np.random.default_rng(cols)
+    x = (rng.standard_normal((13, cols)) * 20).astype(np.float32)
+    if cols > 1:
+        x[3, 0] = -np.inf
+    labels = rng.integers(0, cols, 13).astype(np.int32)
+    if cols > 1:
+        labels[3] = 1
+    log_p = _log_softmax64(x)
+    np.testing.assert_allclose(R.Softmax(logits=x).numpy(), np.exp(log_p), rtol=2e-5, atol=1e-30)
+    np.testing.assert_allclose(R.LogSoftmax(logits=x).numpy(), log_p, rtol=2e-5, atol=2e-5)
+    loss, backprop = R.SparseSoftmaxCrossEntropyWithLogits(features=x, labels=labels)
+    np.testing.assert_allclose(loss.numpy(), -log_p[np.arange(13), labels], rtol=2e-5, atol=2e-5)
+    want = np.exp(log_p)
+    want[np.arange(13), labels] -= 1
+    np.testing.assert_allclose(backprop.numpy(), want, rtol=2e-5, atol=1e-6)
+
+
+def test_float32_softmax_row_with_nan_is_nan():
+    x = np.array([[1.0, np.nan, 2.0, 0.5, 3.0, 1.0, 1.0, 2.0, 9.0], [1.0] * 9], np.float32)
+    assert np.isnan(R.Softmax(logits=x).numpy()[0]).all() and not np.isnan(R.Softmax(logits=x).numpy()[1]).any()
+    loss, backprop = R.SparseSoftmaxCrossEntropyWithLogits(features=x, labels=np.array([2, 2], np.int32))
+    assert np.isnan(loss.numpy()[0]) and np.isnan(backprop.numpy()[0]).all()
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 100003])
+def test_l2_loss_sums_squares_in_double(n):
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal(n) * 3).astype(np.float32)
+    want = (x.astype(np.float64) ** 2).sum() / 2
+    np.testing.assert_allclose(R.L2Loss(t=x).numpy(), np.float32(want), rtol=1e-6)
+
+
+def test_cross_entropy_gradient_skips_the_softmax_of_an_unused_backprop():
+    """The gradient of a loss through SparseSoftmaxCrossEntropyWithLogits is grad * backprop: the
+    zeros filled in for its backprop output (which nothing differentiates) are known zeros, so no
+    Softmax is recomputed (as in TensorFlow). When the backprop output is differentiated too, its
+    softmax Jacobian term is there."""
+    import opforge.compat.v1 as tf1
+
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((5, 6))
+    labels = rng.integers(0, 6, 5).astype(np.int32)
+    w = rng.standard_normal((5, 6))
+    g = tf1.Graph()
+    with g.as_default():
+        logits = tf1.constant(x)
+        loss, backprop = R.SparseSoftmaxCrossEntropyWithLogits(features=logits, labels=labels)
+        (d_loss,) = tf1.gradients(tf1.reduce_mean(loss), [logits])
+        assert not [op for op in g.get_operations() if op.type == "Softmax"]
+        (d_both,) = tf1.gradients(tf1.reduce_mean(loss) + tf1.reduce_sum(backprop * w), [logits])
+        assert [op for op in g.get_operations() if op.type == "Softmax"]
+        with tf1.Session() as sess:
+            got_loss, got_both = sess.run([d_loss, d_both])
+    s = np.exp(_log_softmax64(x))
+    onehot = np.eye(6)[labels]
+    np.testing.assert_allclose(got_loss, (s - onehot) / 5, rtol=1e-10)
+    jac_term = s * (w - (w * s).sum(axis=1, keepdims=True))  # d/dx sum(w * softmax(x))
+    np.testing.assert_allclose(got_both, (s - onehot) / 5 + jac_term, rtol=1e-9, atol=1e-12)

@@ -2,10 +2,13 @@
 // BiasAdd, BiasAddGrad and L2Loss. Rows are split over the threads; 16-bit floats compute in
 // float. Softmaxes subtract the row maximum first, so large logits do not overflow.
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "cpu/cpu_util.h"
 #include "cpu/nn/nn_util.h"
+#include "cpu/vec_math.h"
 #include "opforge/ops/nn/bias_add.h"
 #include "opforge/ops/nn/bias_add_grad.h"
 #include "opforge/ops/nn/l2_loss.h"
@@ -25,6 +28,30 @@ using C = cpu::compute_t<T>;
 // Rows of `cols` elements: grain so that a thread gets at least kGrain elements.
 inline int64_t row_grain(int64_t cols) { return std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, cols)); }
 
+// float32 rows: out = exp(in - max(in)) with the vectorized exp (vec_math.h: a few ulp; a
+// scalar std::exp per value made a [1120, 1000] sparse cross-entropy 9.9 ms on one thread).
+// Returns the max (NaN when the row holds one) and the sum of out.
+struct ShiftedExp {
+  float max, sum;
+};
+ShiftedExp exp_shifted_row(const float* in, float* out, int64_t cols) {
+  const float m = vec::max_f32(in, cols);
+  for (int64_t j = 0; j < cols; ++j) out[j] = in[j] - m;
+  vec::exp_f32(out, out, cols);
+  typedef float V8 __attribute__((vector_size(32)));
+  V8 acc = {};
+  int64_t j = 0;
+  for (; j + 8 <= cols; j += 8) {
+    V8 v;
+    std::memcpy(&v, out + j, sizeof(v));
+    acc += v;
+  }
+  float sum = 0.0f;
+  for (int k = 0; k < 8; ++k) sum += acc[k];
+  for (; j < cols; ++j) sum += out[j];
+  return {m, sum};
+}
+
 // Writes softmax (log_softmax when `log`) of each row of x into y.
 template <typename T>
 void softmax_rows(const T* x, T* y, int64_t rows, int64_t cols, bool log) {
@@ -32,6 +59,16 @@ void softmax_rows(const T* x, T* y, int64_t rows, int64_t cols, bool log) {
     for (int64_t r = r0; r < r1; ++r) {
       const T* in = x + r * cols;
       T* out = y + r * cols;
+      if constexpr (std::is_same_v<T, float>) {
+        const ShiftedExp e = exp_shifted_row(in, out, cols);
+        if (log) {
+          const float shift = e.max + std::log(e.sum);
+          for (int64_t j = 0; j < cols; ++j) out[j] = in[j] - shift;
+        } else {
+          for (int64_t j = 0; j < cols; ++j) out[j] /= e.sum;
+        }
+        continue;
+      }
       C<T> m = -std::numeric_limits<C<T>>::infinity();
       for (int64_t j = 0; j < cols; ++j) m = std::max(m, static_cast<C<T>>(in[j]));
       C<T> sum = 0;
@@ -117,12 +154,20 @@ Status SparseXent(ops::SparseSoftmaxCrossEntropyWithLogitsArgs& a) {
   parallel_for(rows, row_grain(cols), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const T* in = fp + r * cols;
+      const int64_t label = static_cast<int64_t>(labels[r]);
+      if constexpr (std::is_same_v<T, float>) {
+        float* out = bp + r * cols;
+        const ShiftedExp e = exp_shifted_row(in, out, cols);
+        for (int64_t j = 0; j < cols; ++j) out[j] /= e.sum;
+        out[label] -= 1.0f;
+        loss[r] = std::log(e.sum) - (in[label] - e.max);
+        continue;
+      }
       C<T> m = -std::numeric_limits<C<T>>::infinity();
       for (int64_t j = 0; j < cols; ++j) m = std::max(m, static_cast<C<T>>(in[j]));
       C<T> sum = 0;
       for (int64_t j = 0; j < cols; ++j) sum += std::exp(static_cast<C<T>>(in[j]) - m);
       const C<T> lse = std::log(sum);
-      const int64_t label = static_cast<int64_t>(labels[r]);
       for (int64_t j = 0; j < cols; ++j) {
         const C<T> p = std::exp(static_cast<C<T>>(in[j]) - m - lse);
         bp[r * cols + j] = static_cast<T>(j == label ? p - C<T>(1) : p);
@@ -230,18 +275,44 @@ Status BiasAddGradCpu(ops::BiasAddGradArgs& a) {
   return Status::OK();
 }
 
+// sum of x[b, e)^2 in double, eight lanes (one chain of dependent adds took 4 cycles a value:
+// clip_by_global_norm's L2Losses over an LSTM's 0.5M weights, 3.4 ms on one thread).
+OPF_SIMD_CLONES
+double sum_squares_f32(const float* x, int64_t b, int64_t e) {
+  typedef float F4 __attribute__((vector_size(16)));
+  typedef double D4 __attribute__((vector_size(32)));
+  D4 a0 = {}, a1 = {};
+  int64_t i = b;
+  for (; i + 8 <= e; i += 8) {
+    F4 u, v;
+    std::memcpy(&u, x + i, sizeof(u));
+    std::memcpy(&v, x + i + 4, sizeof(v));
+    const D4 du = __builtin_convertvector(u, D4), dv = __builtin_convertvector(v, D4);
+    a0 += du * du;
+    a1 += dv * dv;
+  }
+  const D4 a = a0 + a1;
+  double s = (a[0] + a[1]) + (a[2] + a[3]);
+  for (; i < e; ++i) s += static_cast<double>(x[i]) * x[i];
+  return s;
+}
+
 // sum(t^2) / 2, accumulated in double for float inputs.
 template <typename T>
 Status L2LossCpu(ops::L2LossArgs& a) {
-  using A = std::conditional_t<std::is_same_v<T, double>, double, double>;
+  using A = double;
   const T* x = a.t.data<T>();
   A total = 0;
   nn::OrderedPartials<A> partials;
   parallel_for(a.t.num_elements(), cpu::kGrain, [&](int64_t b, int64_t e) {
     A s = 0;
-    for (int64_t i = b; i < e; ++i) {
-      const A v = static_cast<A>(static_cast<C<T>>(x[i]));
-      s += v * v;
+    if constexpr (std::is_same_v<T, float>) {
+      s = sum_squares_f32(x, b, e);
+    } else {
+      for (int64_t i = b; i < e; ++i) {
+        const A v = static_cast<A>(static_cast<C<T>>(x[i]));
+        s += v * v;
+      }
     }
     partials.add(b, s);
   });
