@@ -281,17 +281,26 @@ void sgemm_avx512_gather(int64_t m, int64_t n, const float* const* rows, const i
 
 void sgemm_avx512_gather_tn(int64_t P, int64_t n, const float* a, int64_t lda, const float* const* rows,
                             const int64_t* off, int pieces, int64_t len, float* d, int64_t ldd) {
-  for (int64_t i0 = 0; i0 < n; i0 += kMr) {
-    const int r = static_cast<int>(std::min<int64_t>(kMr, n - i0));
+  // Rows of D in panels of at most kMr, as even as they go, each with up to 24 accumulators:
+  // three vectors of the run for panels of 8 rows or fewer (16 output channels: two panels of
+  // 8 x 48 rather than 12 x 32 and 4 x 32, whose 8 FMAs a step wait on 6 loads).
+  const int64_t panels = (n + kMr - 1) / kMr;
+  for (int64_t i = 0, i0 = 0; i < panels; ++i) {
+    const int64_t i1 = n * (i + 1) / panels;
+    const int r = static_cast<int>(i1 - i0);
+    const int64_t width = r <= 8 ? 48 : 32;
     for (int t = 0; t < pieces; ++t) {
-      for (int64_t j0 = 0; j0 < len; j0 += kNr) {
-        const int64_t cols = std::min<int64_t>(kNr, len - j0);
-        const int left = static_cast<int>(cols > 16 ? cols - 16 : cols);
+      for (int64_t j0 = 0; j0 < len; j0 += width) {
+        const int64_t cols = std::min<int64_t>(width, len - j0);
+        const int vectors = static_cast<int>((cols + 15) / 16), left = static_cast<int>(cols - 16 * (vectors - 1));
         const __mmask16 last = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
-        const GatherTnKernel* kernels = cols > 16 ? kGatherTnKernels<2> : kGatherTnKernels<1>;
+        const GatherTnKernel* kernels = vectors == 3   ? kGatherTnKernels<3>
+                                        : vectors == 2 ? kGatherTnKernels<2>
+                                                       : kGatherTnKernels<1>;
         kernels[r](P, a + i0, lda, rows, off[t] + j0, last, d + i0 * ldd + t * len + j0, ldd);
       }
     }
+    i0 = i1;
   }
 }
 

@@ -58,9 +58,11 @@ __attribute__((target("avx512f"))) inline void load_epilogue(const ColumnEpilogu
 }
 
 // max(0, v) / min(6, v) return v when it is NaN (the second operand), as the scalar epilogue.
+// (The maskz forms with every lane on are the same instructions; GCC's plain forms pass an
+// undefined vector it then warns may be used uninitialized.)
 __attribute__((target("avx512f"))) inline __m512 activate(__m512 v, int act) {
-  if (act >= 1) v = _mm512_max_ps(_mm512_setzero_ps(), v);
-  if (act == 2) v = _mm512_min_ps(_mm512_set1_ps(6.0f), v);
+  if (act >= 1) v = _mm512_maskz_max_ps(__mmask16(0xFFFF), _mm512_setzero_ps(), v);
+  if (act == 2) v = _mm512_maskz_min_ps(__mmask16(0xFFFF), _mm512_set1_ps(6.0f), v);
   return v;
 }
 
