@@ -76,6 +76,7 @@ def faults_per_run(fn, runs: int) -> float:
 
 def unsupported_ops(meta: dict) -> list[str]:
     import opforge as of  # noqa: PLC0415
+    import opforge.compat.v1  # noqa: F401, PLC0415 (imported here, as TensorFlow's is: not a first run's cost)
 
     return sorted(op for op in meta["ops"] if of._C.op_spec(op) is None)
 
