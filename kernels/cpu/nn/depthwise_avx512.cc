@@ -198,8 +198,9 @@ int64_t dw_padded_width(const DwGeom& g) {
   const int64_t hi = g.w - last_tap > 0 ? (g.w - last_tap - 1) / g.sw + 1 : 0;
   const int64_t inside = std::max<int64_t>(0, hi / kUr - (lo + kUr - 1) / kUr);
   // The copy is a pass over the input: it pays where border blocks (their taps checked pixel
-  // by pixel) make much of the work: narrow rows, wide windows ([8,14,14,88] under 5x5: 183 ->
-  // 111 us; [8,56,56,11] under 7x7: 576 -> 457), not a 3x3 over wide rows (112 wide: 40% slower).
+  // by pixel) make much of the work: narrow rows, wide windows (measured before those windows
+  // slid: [8,14,14,88] under 5x5 183 -> 111 us, [8,56,56,11] under 7x7 576 -> 457), not a 3x3
+  // over wide rows (112 wide: 40% slower).
   const int64_t border = blocks - std::min(blocks, inside);
   return border * g.kh * g.kw >= 6 * blocks ? std::max(reads, g.pl + g.w) : 0;
 }
@@ -221,7 +222,7 @@ __attribute__((target("avx512f"))) void dw_row(const float* x, const float* f, f
   const float* xn = x + n * g.h * g.w * g.c;
   const float* x_end = x + g.n * g.h * g.w * g.c;
   // Pixels whose every tap column is inside the rows: [lo, hi) (hi may pass the output's width
-  // where the rows are wider than the output reads, as padded_width makes them).
+  // where the rows are wider than the output reads, as dw_padded_width makes them).
   const int64_t lo = std::min(g.ow, (g.pl + g.sw - 1) / g.sw);
   const int64_t last_tap = (g.kw - 1) * g.dw - g.pl;  // iw = ow * sw + last_tap must be < w
   const int64_t hi = g.w - last_tap > 0 ? (g.w - last_tap - 1) / g.sw + 1 : 0;
@@ -258,21 +259,12 @@ __attribute__((target("avx512f"))) void dw_row(const float* x, const float* f, f
 
 void dw_row_avx512(const float* x, const float* f, float* out, const DwGeom& g, int64_t n, int64_t oh,
                    const blas::ColumnEpilogue* ep) {
-  switch (g.sw * 8 + slide_width(g)) {
-    case 8 + 3:
-      return dw_row<3, 1>(x, f, out, g, n, oh, ep);
-    case 8 + 5:
-      return dw_row<5, 1>(x, f, out, g, n, oh, ep);
-    case 8 + 7:
-      return dw_row<7, 1>(x, f, out, g, n, oh, ep);
-    case 16 + 5:
-      return dw_row<5, 2>(x, f, out, g, n, oh, ep);
-    case 16 + 7:
-      return dw_row<7, 2>(x, f, out, g, n, oh, ep);
-    default:
-      break;
-  }
-  dw_row<0, 1>(x, f, out, g, n, oh, ep);
+  const int kw = slide_width(g);
+  if (kw == 0) return dw_row<0, 1>(x, f, out, g, n, oh, ep);
+  if (g.sw == 2) return kw == 5 ? dw_row<5, 2>(x, f, out, g, n, oh, ep) : dw_row<7, 2>(x, f, out, g, n, oh, ep);
+  if (kw == 3) return dw_row<3, 1>(x, f, out, g, n, oh, ep);
+  if (kw == 5) return dw_row<5, 1>(x, f, out, g, n, oh, ep);
+  dw_row<7, 1>(x, f, out, g, n, oh, ep);
 }
 
 #else  // no AVX-512 kernel on this platform
