@@ -234,3 +234,33 @@ def test_numpy_array_times_variable_is_a_graph_op():
         with tf.Session() as sess:
             sess.run(v.initializer)
             np.testing.assert_array_equal(sess.run(out), [3.0, 8.0])
+
+
+def test_uniform_initial_values_are_fill_ops(graph):
+    """A large initial value whose elements are all one value (zeros, ones, an optimizer's
+    slots) is a Fill op, as TensorFlow's zeros are: the GraphDef holds one number, not a
+    constant the variable's size. Small ones and non-uniform ones stay constants; values, load
+    and the optimizer's slots behave as before."""
+    import opforge.compat.v1 as tf1
+
+    z = tf1.get_variable("z", [40, 50], initializer=tf1.zeros_initializer())
+    o = of.Variable(np.full((3000,), 2.5, np.float64), name="o")
+    small = of.Variable(np.zeros(999, np.float32), name="small")
+    nan = of.Variable(np.full(2000, np.nan, np.float32), name="nan")
+    w = of.Variable(np.random.default_rng(0).standard_normal((50, 40)).astype(np.float32), name="w")
+    assert z.initial_value.op.type == "Fill" and o.initial_value.op.type == "Fill"
+    assert small.initial_value.op.type == "Const" and nan.initial_value.op.type == "Const"
+    assert w.initial_value.op.type == "Const"
+    loss = tf1.reduce_sum(tf1.matmul(z, w)) + tf1.cast(tf1.reduce_sum(o), tf1.float32)
+    train = tf1.train.AdamOptimizer(0.1).minimize(loss)
+    slots = [v for v in tf1.global_variables() if "Adam" in v.op.name and v.shape.num_elements() >= 1000]
+    assert slots and all(s.initial_value.op.type == "Fill" for s in slots)
+    assert graph.as_graph_def().ByteSize() < 50_000  # w's 8 KB, and no array for z, o or the slots
+    with of.Session() as sess:
+        sess.run(tf1.global_variables_initializer())
+        assert sess.run(z).shape == (40, 50) and not sess.run(z).any()
+        np.testing.assert_array_equal(sess.run(o), np.full(3000, 2.5))
+        assert o.dtype == of.float64 and np.isnan(sess.run(nan)).all()
+        sess.run(train)
+        z.load(np.ones((40, 50), np.float32), sess)
+        np.testing.assert_array_equal(sess.run(z), np.ones((40, 50)))
