@@ -221,14 +221,38 @@ def gather_v2_grad(op, grads):
     idims = _static_dims(indices)
     N = int(np.prod(idims[bd:], dtype=np.int64)) if idims is not None else -1
     g = ops.reshape(grad, np.array([B, O, N, inner], np.int64))
-    g = ops.reshape(ops.transpose(g, np.array([0, 2, 1, 3], np.int32)), np.array([-1, O * inner], np.int64))
+    if O > 1:  # (with O == 1 the transposes only move an axis of size 1: reshapes do)
+        g = ops.transpose(g, np.array([0, 2, 1, 3], np.int32))
+    g = ops.reshape(g, np.array([-1, O * inner], np.int64))
     ids = ops.reshape(ops.cast(indices, "int64"), np.array([B, N], np.int64))
     if B > 1:
         ids = ops.add_v2(ids, (np.arange(B, dtype=np.int64) * A).reshape(B, 1))
-    summed = ops.unsorted_segment_sum(g, ops.reshape(ids, np.array([-1], np.int64)), np.int64(B * A))
-    out = ops.transpose(ops.reshape(summed, np.array([B, A, O, inner], np.int64)),
-                        np.array([0, 2, 1, 3], np.int32))
-    return [ops.reshape(out, np.asarray(pd, np.int64)), None, None]
+    flat_ids = ops.reshape(ids, np.array([-1], np.int64))
+    summed = ops.unsorted_segment_sum(g, flat_ids, np.int64(B * A))
+    out = ops.reshape(summed, np.array([B, A, O, inner], np.int64))
+    if O > 1:
+        out = ops.transpose(out, np.array([0, 2, 1, 3], np.int32))
+    dense = ops.reshape(out, np.asarray(pd, np.int64))
+    if B == 1 and O == 1:  # rows of params along axis 0: the gradient's rows, for a sparse update
+        rows = ops.reshape(g, np.asarray([-1] + list(pd[1:]), np.int64))
+        tag_row_slices(dense, rows, flat_ids)
+    return [dense, None, None]
+
+
+def tag_row_slices(dense, values, indices):
+    """Marks a dense gradient that is values[i] added into row indices[i] of zeros (TensorFlow's
+    IndexedSlices, kept beside the dense tensor): an optimizer given it as it is may update only
+    those rows (GradientDescentOptimizer: ScatterSub), and whatever else reads the gradient reads
+    the dense tensor."""
+    try:
+        dense._row_slices = (values, indices)
+    except AttributeError:  # (an eager tensor takes no attributes: it stays dense only)
+        pass
+
+
+def row_slices(grad):
+    """(values, indices) of a gradient tagged by tag_row_slices, else None."""
+    return getattr(grad, "_row_slices", None)
 
 
 def _gather_axis0_grad_dynamic(op, grad):
@@ -246,7 +270,9 @@ def _gather_axis0_grad_dynamic(op, grad):
                               end_mask=1)
     values = ops.reshape(grad, ops.concat_v2([np.array([-1], np.int64), inner], np.int32(0)))
     ids = ops.reshape(ops.cast(indices, "int64"), np.array([-1], np.int64))
-    return [ops.unsorted_segment_sum(values, ids, ops.reshape(rows, np.array([], np.int64))), None, None]
+    dense = ops.unsorted_segment_sum(values, ids, ops.reshape(rows, np.array([], np.int64)))
+    tag_row_slices(dense, values, ids)
+    return [dense, None, None]
 
 
 def _index32(indices):

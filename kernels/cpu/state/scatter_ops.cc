@@ -4,8 +4,8 @@
 // slices updated), which share the ScatterNd* index validation.
 //
 // Every index is checked before anything is written, so a bad index leaves the variable as it
-// was. The new value is a copy of the old one with the rows updated (tensors are immutable:
-// readers holding the old value keep it), made under the variable's lock.
+// was. The rows are updated under the variable's lock: in place when nothing else holds its
+// buffer, else in a copy of the old value (readers holding the old value keep it).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -92,6 +92,15 @@ void combine_slices(T* out, const std::vector<int64_t>& offsets, int64_t slice, 
 template <typename T>
 Status apply(Variable* v, KernelContext& ctx, const std::vector<int64_t>& offsets, int64_t slice, const Tensor& updates,
              Combine how) {
+  // A value whose buffer nothing else holds (as the Apply* kernels decide, training_ops.cc) is
+  // updated in place: a sparse update of an embedding then touches its rows only, not a copy of
+  // the whole table (word2vec's [50000, 128]: 2.5 ms a step).
+  const std::shared_ptr<Buffer>& buf = v->value.buffer();
+  if (buf && buf.use_count() == 1 && buf->owns_memory() && !buf->is_constant() && v->value.on_host()) {
+    combine_slices<T>(const_cast<T*>(v->value.data<T>()), offsets, slice, updates, how);
+    ctx.set_ref_output(0, v);
+    return Status::OK();
+  }
   Tensor next;
   OPF_RETURN_IF_ERROR(Tensor::Allocate(v->value.dtype(), v->value.shape(), &next));
   if (next.nbytes()) std::memcpy(next.raw_data(), v->value.raw_data(), next.nbytes());
