@@ -114,3 +114,30 @@ def test_tensor_summary_fields(rng):
     t = s.value[0].tensor
     assert t.dtype == types_pb2.DT_STRING and [d.size for d in t.tensor_shape.dim] == [2, 2]
     assert list(t.string_val) == [b"a", b"bc", b"", b"\xc3\xa9"]
+
+
+def _default_bucket_limits() -> np.ndarray:
+    positive = []
+    v = 1.0e-12
+    while v < 1.0e20:
+        positive.append(v)
+        v *= 1.1
+    return np.array([-x for x in reversed(positive)] + [0.0] + positive)
+
+
+def test_histogram_buckets_at_and_beside_every_limit():
+    """Each value lands in the bucket of the first limit greater than it (TensorFlow's
+    upper_bound), also for the limits themselves and their floating-point neighbours, on both
+    signs: the bucket is guessed from a logarithm and corrected against the limits."""
+    limits = _default_bucket_limits()
+    finite = limits[(np.abs(limits) < 1e19)]
+    values = np.concatenate([finite, np.nextafter(finite, np.inf), np.nextafter(finite, -np.inf),
+                             [0.0, -0.0, 5e-324, -5e-324, 3e-13, -3e-13]])
+    s = parse(of.raw_ops.HistogramSummary(tag="edges", values=values).numpy())
+    h = s.value[0].histo
+    out_limits, counts = np.array(h.bucket_limit), np.array(h.bucket)
+    # bucket i holds [limit i-1, limit i): runs of empty buckets are merged into their last limit
+    lower = np.concatenate([[-np.inf], out_limits[:-1]])
+    recount = [np.count_nonzero((values >= lo) & (values < hi)) for lo, hi in zip(lower, out_limits)]
+    np.testing.assert_array_equal(counts, recount)
+    assert counts.sum() == values.size

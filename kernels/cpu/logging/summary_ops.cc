@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -74,6 +75,29 @@ const std::vector<double>& bucket_limits() {
   return limits;
 }
 
+// The bucket of a finite v: the index of the first limit greater than v, as std::upper_bound
+// over `limits` gives it (clamped to the last bucket). The index is guessed from log(|v|) and
+// then corrected against the limits themselves (products of 1.1 rounded step by step), so it is
+// exactly upper_bound's: the binary search's unpredictable branches took 36 ns a value.
+size_t bucket_index(double v, const std::vector<double>& limits) {
+  const int64_t p = static_cast<int64_t>(limits.size() - 1) / 2;  // positive limits, after 0 at [p]
+  const double* pos = limits.data() + p + 1;                      // 1e-12, 1.1e-12, ..., DBL_MAX
+  const double a = std::fabs(v);
+  static const double kLogStep = std::log(1.1);
+  int64_t j = a <= 1.0e-12 ? 0 : static_cast<int64_t>(std::log(a / 1.0e-12) / kLogStep);
+  j = std::clamp<int64_t>(j, 0, p - 1);
+  if (v >= 0) {  // the first positive limit > a
+    while (j > 0 && pos[j - 1] > a) --j;
+    while (j < p && pos[j] <= a) ++j;
+    return static_cast<size_t>(std::min<int64_t>(p + 1 + j, 2 * p));
+  }
+  // v < 0: the first limit -pos[m] > v is that of the largest m with pos[m] < a; k = the first
+  // m with pos[m] >= a, and the bucket p - k (p itself, the limit 0, when a <= 1e-12).
+  while (j > 0 && pos[j - 1] >= a) --j;
+  while (j < p && pos[j] < a) ++j;
+  return static_cast<size_t>(p - j);
+}
+
 template <typename T>
 Status HistogramSummaryCpu(ops::HistogramSummaryArgs& a) {
   const std::string* tag_ptr;
@@ -84,16 +108,23 @@ Status HistogramSummaryCpu(ops::HistogramSummaryArgs& a) {
   double lo = DBL_MAX, hi = -DBL_MAX, sum = 0, sum_squares = 0;
   const T* values = a.values.data<T>();
   const int64_t n = a.values.num_elements();
+  // One pass in order for the checks and the sums (their rounding as TensorFlow's), then the
+  // bucket counts over the threads (whole numbers: any order adds them exactly).
   for (int64_t i = 0; i < n; ++i) {
     const double v = as_double(values[i]);
     if (!std::isfinite(v)) return a.ctx.error("Nan in summary histogram for: ", tag);
-    const size_t b = static_cast<size_t>(std::upper_bound(limits.begin(), limits.end(), v) - limits.begin());
-    counts[std::min(b, limits.size() - 1)] += 1;
     lo = std::min(lo, v);
     hi = std::max(hi, v);
     sum += v;
     sum_squares += v * v;
   }
+  std::mutex counts_mu;
+  parallel_for(n, cpu::kGrain, [&](int64_t b, int64_t e) {
+    std::vector<double> part(limits.size(), 0.0);
+    for (int64_t i = b; i < e; ++i) part[bucket_index(as_double(values[i]), limits)] += 1;
+    std::lock_guard<std::mutex> lock(counts_mu);
+    for (size_t k = 0; k < part.size(); ++k) counts[k] += part[k];
+  });
   // Each run of empty buckets becomes one entry, with the run's last limit.
   std::vector<double> out_limits, out_counts;
   for (size_t i = 0; i < limits.size(); ++i) {
