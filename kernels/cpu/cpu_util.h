@@ -182,5 +182,14 @@ T wrap_neg(T v) {
   }
 }
 
+// Whether a variable's value may be updated in place (Apply*, Scatter*): the runtime allocated
+// its host buffer and nothing else holds it (no fetched result, no reader still running: readers
+// take their reference under the variable's lock, held by the caller; no other variable sharing
+// it; not a constant's). Otherwise the new value goes to a fresh buffer.
+inline bool writable_in_place(const Tensor& value) {
+  const std::shared_ptr<Buffer>& buf = value.buffer();
+  return buf && buf.use_count() == 1 && buf->owns_memory() && !buf->is_constant() && value.on_host();
+}
+
 }  // namespace cpu
 }  // namespace opforge

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.errors import UnimplementedError
-from .helpers import _static_dims, constant_value
+from .helpers import _static_dims, constant_value, tag_row_slices
 
 
 def _ops():
@@ -237,22 +237,6 @@ def gather_v2_grad(op, grads):
         rows = ops.reshape(g, np.asarray([-1] + list(pd[1:]), np.int64))
         tag_row_slices(dense, rows, flat_ids)
     return [dense, None, None]
-
-
-def tag_row_slices(dense, values, indices):
-    """Marks a dense gradient that is values[i] added into row indices[i] of zeros (TensorFlow's
-    IndexedSlices, kept beside the dense tensor): an optimizer given it as it is may update only
-    those rows (GradientDescentOptimizer: ScatterSub), and whatever else reads the gradient reads
-    the dense tensor."""
-    try:
-        dense._row_slices = (values, indices)
-    except AttributeError:  # (an eager tensor takes no attributes: it stays dense only)
-        pass
-
-
-def row_slices(grad):
-    """(values, indices) of a gradient tagged by tag_row_slices, else None."""
-    return getattr(grad, "_row_slices", None)
 
 
 def _gather_axis0_grad_dynamic(op, grad):

@@ -16,16 +16,35 @@ def _ops():
     return ops
 
 
+def _tag(t, name: str, value) -> None:
+    """Sets what a gradient tensor is known to be (read back with getattr); a tensor that takes
+    no attributes (an eager one) stays untagged, which only loses the shortcut."""
+    try:
+        setattr(t, name, value)
+    except AttributeError:
+        pass
+
+
 def zeros_for_missing_grad(t):
     """zeros_like(t) for an output no gradient reached, tagged as TensorFlow tags the zeros it
     fills in (``_is_zeros_tensor``), so that a gradient function may leave out the terms it
     would only add zeros to (the cross-entropy ops' softmax Jacobian over their backprop)."""
     z = _ops().zeros_like(t)
-    try:
-        z._is_zeros_tensor = True
-    except AttributeError:  # a tensor without attributes stays untagged (still zeros)
-        pass
+    _tag(z, "_is_zeros_tensor", True)
     return z
+
+
+def tag_row_slices(dense, values, indices) -> None:
+    """Marks a dense gradient that is values[i] added into row indices[i] of zeros (TensorFlow's
+    IndexedSlices, kept beside the dense tensor): an optimizer given it as it is may update only
+    those rows (GradientDescentOptimizer: ScatterSub), and whatever else reads the gradient reads
+    the dense tensor."""
+    _tag(dense, "_row_slices", (values, indices))
+
+
+def row_slices(grad):
+    """(values, indices) of a gradient tagged by tag_row_slices, else None."""
+    return getattr(grad, "_row_slices", None)
 
 
 def known_zero(g) -> bool:

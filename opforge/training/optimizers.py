@@ -13,7 +13,7 @@ import numpy as np
 from .. import ops as _ops
 from ..framework.graph import GraphTensor
 from ..framework.variables import RefVariable, Variable, trainable_variables
-from ..gradients.array_grads import row_slices
+from ..gradients.helpers import row_slices
 from ..gradients.graph_grad import gradients
 
 

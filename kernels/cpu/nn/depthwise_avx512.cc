@@ -179,6 +179,16 @@ __attribute__((target("avx512f"))) inline void any_block(const float* xn, const 
 // The window width the sliding kernel runs (0: the general kernel): undilated windows 3, 5 or 7
 // wide at column stride 1, and 5 or 7 wide at stride 2 (a 3-wide one at stride 2 did not pay:
 // 2.56 -> 2.96 ms on [8,112,112,64]).
+// The output pixels whose every tap column is inside the rows: [lo, hi). hi may pass the
+// output's width, where the rows are wider than the output reads (as dw_padded_width makes them).
+struct InsidePixels {
+  int64_t lo, hi;
+};
+InsidePixels inside_pixels(const DwGeom& g) {
+  const int64_t last_tap = (g.kw - 1) * g.dw - g.pl;  // iw = ow * sw + last_tap must be < w
+  return {(g.pl + g.sw - 1) / g.sw, g.w - last_tap > 0 ? (g.w - last_tap - 1) / g.sw + 1 : 0};
+}
+
 int slide_width(const DwGeom& g) {
   if (g.dw != 1 || (g.kw != 3 && g.kw != 5 && g.kw != 7)) return 0;
   if (g.sw == 1 || (g.sw == 2 && g.kw != 3)) return static_cast<int>(g.kw);
@@ -193,10 +203,8 @@ int64_t dw_padded_width(const DwGeom& g) {
   if (slide_width(g) != 0) return 0;  // the sliding kernel's border blocks skip padding columns
   const int64_t blocks = (g.ow + kUr - 1) / kUr;
   const int64_t reads = (blocks * kUr - 1) * g.sw + (g.kw - 1) * g.dw + 1;  // columns the last block reads
-  // Blocks with every tap inside the rows: those from `lo` up to `hi` (as dw_row_avx512 says).
-  const int64_t lo = (g.pl + g.sw - 1) / g.sw, last_tap = (g.kw - 1) * g.dw - g.pl;
-  const int64_t hi = g.w - last_tap > 0 ? (g.w - last_tap - 1) / g.sw + 1 : 0;
-  const int64_t inside = std::max<int64_t>(0, hi / kUr - (lo + kUr - 1) / kUr);
+  const InsidePixels in = inside_pixels(g);  // blocks inside: those from in.lo up to in.hi
+  const int64_t inside = std::max<int64_t>(0, in.hi / kUr - (in.lo + kUr - 1) / kUr);
   // The copy is a pass over the input: it pays where border blocks (their taps checked pixel
   // by pixel) make much of the work: narrow rows, wide windows (measured before those windows
   // slid: [8,14,14,88] under 5x5 183 -> 111 us, [8,56,56,11] under 7x7 576 -> 457), not a 3x3
@@ -221,14 +229,10 @@ __attribute__((target("avx512f"))) void dw_row(const float* x, const float* f, f
   while (i1 > i0 && oh * g.sh - g.pt + (i1 - 1) * g.dh >= g.h) --i1;
   const float* xn = x + n * g.h * g.w * g.c;
   const float* x_end = x + g.n * g.h * g.w * g.c;
-  // Pixels whose every tap column is inside the rows: [lo, hi) (hi may pass the output's width
-  // where the rows are wider than the output reads, as dw_padded_width makes them).
-  const int64_t lo = std::min(g.ow, (g.pl + g.sw - 1) / g.sw);
-  const int64_t last_tap = (g.kw - 1) * g.dw - g.pl;  // iw = ow * sw + last_tap must be < w
-  const int64_t hi = g.w - last_tap > 0 ? (g.w - last_tap - 1) / g.sw + 1 : 0;
+  const InsidePixels in = inside_pixels(g);
   for (int64_t ow0 = 0; ow0 < g.ow; ow0 += kUr) {
     const int count = static_cast<int>(std::min<int64_t>(kUr, g.ow - ow0));
-    const bool inside = ow0 >= lo && ow0 + kUr <= hi;
+    const bool inside = ow0 >= in.lo && ow0 + kUr <= in.hi;
     int64_t c0 = 0;
     for (; c0 + 16 <= g.c; c0 += 16) {
       if (inside) {

@@ -92,11 +92,10 @@ void combine_slices(T* out, const std::vector<int64_t>& offsets, int64_t slice, 
 template <typename T>
 Status apply(Variable* v, KernelContext& ctx, const std::vector<int64_t>& offsets, int64_t slice, const Tensor& updates,
              Combine how) {
-  // A value whose buffer nothing else holds (as the Apply* kernels decide, training_ops.cc) is
-  // updated in place: a sparse update of an embedding then touches its rows only, not a copy of
-  // the whole table (word2vec's [50000, 128]: 2.5 ms a step).
-  const std::shared_ptr<Buffer>& buf = v->value.buffer();
-  if (buf && buf.use_count() == 1 && buf->owns_memory() && !buf->is_constant() && v->value.on_host()) {
+  // In place where it may be (cpu::writable_in_place, as the Apply* kernels): a sparse update of
+  // an embedding then touches its rows only, not a copy of the whole table (word2vec's
+  // [50000, 128]: 2.5 ms a step).
+  if (cpu::writable_in_place(v->value)) {
     combine_slices<T>(const_cast<T*>(v->value.data<T>()), offsets, slice, updates, how);
     ctx.set_ref_output(0, v);
     return Status::OK();

@@ -75,8 +75,7 @@ Status apply_update(KernelContext& ctx, const Tensor& grad, Update update) {
   std::array<T*, N> out;
   for (size_t k = 0; k < N; ++k) {
     in[k] = vars[k]->value.template data<T>();
-    const std::shared_ptr<Buffer>& buf = vars[k]->value.buffer();
-    if (buf && buf.use_count() == 1 && buf->owns_memory() && !buf->is_constant() && vars[k]->value.on_host()) {
+    if (cpu::writable_in_place(vars[k]->value)) {
       out[k] = const_cast<T*>(in[k]);
       continue;
     }
