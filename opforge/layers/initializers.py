@@ -27,8 +27,10 @@ def _rng(seed):
     if seed is not None:
         return np.random.default_rng(seed)
     from ..framework.graph import get_default_graph  # noqa: PLC0415
+    from ..ops.random_ops import _state as random_state  # noqa: PLC0415
     g = get_default_graph()
-    graph_seed = g.seed
+    # The graph's seed, else the global one (of.random.set_seed), as the random ops take it.
+    graph_seed = g.seed if g.seed is not None else random_state.seed
     if graph_seed is None:
         return np.random.default_rng()
     count = g._initializer_count

@@ -236,7 +236,7 @@ void parallel_for_impl(int64_t n, int64_t min_per_thread, const std::function<vo
 void parallel_for_parts(int64_t n, int64_t min_per_thread, int parts_per_thread,
                         const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
-  int threads = in_parallel_region ? 1 : num_threads();  // nested regions run inline
+  const int threads = num_threads();
   if (threads <= 1) {
     fn(0, n);
     return;
@@ -250,10 +250,15 @@ void parallel_for_parts(int64_t n, int64_t min_per_thread, int parts_per_thread,
     return;
   }
   int64_t chunk = (n + parts - 1) / parts;
-  if (pool().contended()) {  // the same parts, in order, on this thread (see ThreadPool::run)
+  // A nested region (a kernel run inside another region's part) or a contended pool (see
+  // ThreadPool::run) runs on this thread, but over the same parts in order: the ranges fn
+  // sees depend only on n and the thread budget, never on who else holds the pool, so a
+  // kernel that accumulates per range (partial sums) gives the same bits every run.
+  if (in_parallel_region || pool().contended()) {
+    const bool outer = in_parallel_region;
     in_parallel_region = true;
     for (int64_t begin = 0; begin < n; begin += chunk) fn(begin, std::min(n, begin + chunk));
-    in_parallel_region = false;
+    in_parallel_region = outer;
     return;
   }
   pool().run(static_cast<int>(parts), [&](int part) {

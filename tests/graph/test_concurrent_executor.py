@@ -107,6 +107,24 @@ def test_conv_branches(executor):
         np.testing.assert_array_equal(got[0], want)
 
 
+def test_conv_gradients_bit_for_bit(executor):
+    """A convolution's filter gradient sums per-range partials over the pixels. Run beside the
+    input gradient in a concurrent group, its ranges must be the ones it gets alone (a nested
+    region runs the same parts inline), or the sums round differently from run to run."""
+    rng = np.random.default_rng(5)
+    g = of.Graph()
+    with g.as_default():
+        x = of.placeholder(of.float32, [50, 14, 14, 16], name="x")
+        w = of.constant(rng.standard_normal((5, 5, 16, 32)).astype(np.float32) * 0.1)
+        y = of.nn.relu(of.nn.conv2d(x, w, 1, "SAME"))
+        dx, dw = of.gradients(of.reduce_sum(of.square(y)), [x, w])
+    feed = rng.standard_normal((50, 14, 14, 16)).astype(np.float32)
+    want = _run(g, x, [dx, dw], feed, "off", runs=1)[0]
+    for got in _run(g, x, [dx, dw], feed, "always"):
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+
+
 def test_error_in_a_concurrent_group(executor):
     g = of.Graph()
     with g.as_default():

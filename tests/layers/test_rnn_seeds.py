@@ -40,3 +40,30 @@ def test_seeded_weights_repeat(name):
 def test_unseeded_weights_differ():
     a, b = _weights(CELLS["BasicRNNCell"], None), _weights(CELLS["BasicRNNCell"], None)
     assert not np.array_equal(a[0], b[0])
+
+
+def test_global_seed_seeds_a_graph_without_its_own():
+    """A graph with no seed of its own takes the global seed (of.random.set_seed), for its
+    initializers as for its random ops; the corpus harness relies on it for programs that
+    build their own tf.Graph()."""
+    from opforge.ops import random_ops
+
+    def weights_and_noise():
+        with tf.Graph().as_default() as g:
+            w = tf.get_variable("w", [6, 4], initializer=tf.glorot_uniform_initializer())
+            u = tf.random_uniform([3])
+            with tf.Session(graph=g) as sess:
+                sess.run(tf.global_variables_initializer())
+                return sess.run([w, u])
+
+    saved = random_ops._state.seed
+    try:
+        random_ops._state.seed = 11
+        a, b = weights_and_noise(), weights_and_noise()
+        random_ops._state.seed = 12
+        c = weights_and_noise()
+    finally:
+        random_ops._state.seed = saved
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+    assert not np.array_equal(a[0], c[0]) and not np.array_equal(a[1], c[1])

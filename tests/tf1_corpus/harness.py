@@ -186,6 +186,11 @@ def _run(path, backend, np_seed=0, tf_seed_offset=None):
         # With an offset, every seed moves, as for TensorFlow above.
         offset = tf_seed_offset or 0
         ofm.set_random_seed(OPFORGE_DEFAULT_SEED + offset)
+        # A graph the program makes itself (`with tf.Graph().as_default():`) has no seed of
+        # its own; its random ops then take the global seed, so set that one too.
+        from opforge.ops import random_ops as of_random
+        restore.append((of_random._state, "seed", of_random._state.seed))
+        of_random._state.seed = OPFORGE_DEFAULT_SEED + offset
         if offset:
             original = ofm.set_random_seed
             restore.append((ofm, "set_random_seed", original))
