@@ -390,7 +390,9 @@ def _spawn(path, backend, np_seed, tf_seed_offset, timeout):
            "--backend", backend, "--np-seed", str(np_seed), "--_out", out]
     if tf_seed_offset is not None:
         cmd += ["--tf-seed-offset", str(tf_seed_offset)]
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    # A fixed hash seed: programs that order a vocabulary by list(set(words)) get the same ids
+    # every run (golbin 04_03_Word2Vec).
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONHASHSEED=os.environ.get("PYTHONHASHSEED", "0"))
     start = time.perf_counter()
     try:
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
