@@ -40,10 +40,12 @@ void sgemm_avx512_packed(bool trans_a, int64_t m, int64_t n, int64_t k, float al
                          const ColumnEpilogue* ep = nullptr);
 
 // Row-gathered products (sgemm_avx512_gather.cc), for convolutions without a patch matrix:
-// C[m x n] (ldc) = A * B (then ep, when given), where row r of A is the concatenation of
-// `pieces` runs of len floats, run t at rows[r] + off[t] (depth k = pieces * len), and B
-// ([k x n], row-major, ldb) is packed by pack_b_gather into gather_packed_b_size(k, n) floats
-// (64-byte aligned). Single-threaded; call only when cpu_has_avx512().
+// C[m x n] = A * B (then ep, when given), row r of C at crows[r], where row r of A is the
+// concatenation of `pieces` runs of len floats, run t at rows[r] + off[t] (depth k = pieces *
+// len), of which only the values [lo, hi) of each run are read: the rest are zeros in every
+// row (a padded convolution's taps over the horizontal padding). B ([k x n], row-major, ldb)
+// is packed by pack_b_gather into gather_packed_b_size(k, n) floats (64-byte aligned).
+// Single-threaded; call only when cpu_has_avx512().
 // `live` (when given, one per row of A): the pieces [first, end) of that row that are not all
 // zero (a padded convolution's filter rows over padding); a block of rows runs only over the
 // pieces live in one of its rows, the rest read as zeros.
@@ -53,12 +55,13 @@ struct PieceRange {
 int64_t gather_packed_b_size(int64_t k, int64_t n);
 void pack_b_gather(const float* b, int64_t ldb, int64_t k, int64_t n, float* dst);
 void sgemm_avx512_gather(int64_t m, int64_t n, const float* const* rows, const int64_t* off, int pieces, int64_t len,
-                         const float* packed_b, float* c, int64_t ldc, const ColumnEpilogue* ep,
+                         int64_t lo, int64_t hi, const float* packed_b, float* const* crows, const ColumnEpilogue* ep,
                          const PieceRange* live = nullptr);
-// The transposed form, for filter gradients: D[n x k] (ldd) += A^T * B, A [P x n] row-major
-// (lda), B's row p gathered as above (depth P). Single-threaded; only when cpu_has_avx512().
-void sgemm_avx512_gather_tn(int64_t P, int64_t n, const float* a, int64_t lda, const float* const* rows,
-                            const int64_t* off, int pieces, int64_t len, float* d, int64_t ldd);
+// The transposed form, for filter gradients: D[n x len] (ldd) += A^T * B over P steps of depth,
+// A's row p at arows[p] (n floats), B's row p the len floats at rows[p] + o (read in place).
+// Single-threaded; only when cpu_has_avx512().
+void sgemm_avx512_gather_tn(int64_t P, int64_t n, const float* const* arows, const float* const* rows, int64_t o,
+                            int64_t len, float* d, int64_t ldd);
 // The same with single gathered values, for filters with few taps: D[k x n] (row-major) +=
 // sum over p of (column p of A) * (row p of b), A's value k at step p rows[p][off[k]], b [P x n].
 void sgemm_avx512_gather_taps_tn(int64_t P, int64_t k, const float* const* rows, const int64_t* off, const float* b,

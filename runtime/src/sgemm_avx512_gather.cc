@@ -34,12 +34,13 @@ constexpr int gather_panel_width(int64_t left) { return left >= kWide ? static_c
 
 // C[R x cols] (+)= (rows r0 .. r0 + R of A, kc steps of depth from o on) * (a block of one B
 // panel NV vectors wide, kc deep), then the epilogue (ep: given on the last depth block only).
-// Row r of the block is rows[r] + o, kc floats. `first`: C starts at 0 (else it is loaded).
+// Row r of the block is rows[r] + o, kc floats; its row of C is crows[r] + j0 (the panel's
+// first column). `first`: C starts at 0 (else it is loaded).
 // NV = 4 with R = 6 broadcasts each A value to four FMAs (six broadcasts and four loads per 24
 // FMAs, against twelve and two at NV = 2, R = 12).
 template <int R, int NV>
 __attribute__((target("avx512f"))) void gather_kernel(const float* const* rows, int64_t o, int64_t kc,
-                                                      const float* __restrict bp, float* c, int64_t ldc, int cols,
+                                                      const float* __restrict bp, float* const* crows, int cols,
                                                       bool first, const ColumnEpilogue* ep, int64_t j0) {
   __mmask16 mask[NV];
 #pragma GCC unroll 4
@@ -47,12 +48,15 @@ __attribute__((target("avx512f"))) void gather_kernel(const float* const* rows, 
     const int left = cols - 16 * v;
     mask[v] = left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
   }
+  float* c[R];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) c[r] = crows[r] + j0;
   __m512 acc[R][NV];
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
-      acc[r][v] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(mask[v], c + r * ldc + 16 * v);
+      acc[r][v] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(mask[v], c[r] + 16 * v);
   const float* a[R];
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) a[r] = rows[r] + o;
@@ -81,12 +85,12 @@ __attribute__((target("avx512f"))) void gather_kernel(const float* const* rows, 
       if (mask[v] == 0) continue;
       __m512 x = acc[r][v];
       if (ep != nullptr) x = activate(_mm512_fmadd_ps(x, scale[v], shift[v]), act);
-      _mm512_mask_storeu_ps(c + r * ldc + 16 * v, mask[v], x);
+      _mm512_mask_storeu_ps(c[r] + 16 * v, mask[v], x);
     }
   }
 }
 
-using GatherKernel = void (*)(const float* const*, int64_t, int64_t, const float*, float*, int64_t, int, bool,
+using GatherKernel = void (*)(const float* const*, int64_t, int64_t, const float*, float* const*, int, bool,
                               const ColumnEpilogue*, int64_t);
 template <int NV>
 constexpr GatherKernel kGatherKernels[kMr + 1] = {nullptr,
@@ -110,12 +114,12 @@ constexpr GatherKernel kWideKernels[7] = {nullptr,
                                           gather_kernel<5, 4>,
                                           gather_kernel<6, 4>};
 
-// D[R x 16 NV] += A^T * B over the depth p in [0, P): rows co0 .. co0 + R of D are columns of a
-// ([P x lda], broadcast one value per row and step) and its columns the values j0 .. of each
-// B row (row p of B: the run at rows[p] + o, read in place with vector loads; `mask` cuts a last
-// short vector). D's block stays in registers over all P steps.
+// D[R x 16 NV] += A^T * B over the depth p in [0, P): rows co0 .. co0 + R of D are columns of A
+// (row p of A at arows[p] + co0, broadcast one value per row and step) and its columns the
+// values j0 .. of each B row (row p of B: the run at rows[p] + o, read in place with vector
+// loads; `mask` cuts a last short vector). D's block stays in registers over all P steps.
 template <int R, int NV>
-__attribute__((target("avx512f"))) void gather_tn_kernel(int64_t P, const float* __restrict a, int64_t lda,
+__attribute__((target("avx512f"))) void gather_tn_kernel(int64_t P, const float* const* arows, int64_t co0,
                                                          const float* const* rows, int64_t o, __mmask16 last_mask,
                                                          float* d, int64_t ldd) {
   __m512 acc[R][NV];
@@ -131,7 +135,7 @@ __attribute__((target("avx512f"))) void gather_tn_kernel(int64_t P, const float*
     __m512 bv[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) bv[v] = _mm512_maskz_loadu_ps(mask[v], b + 16 * v);
-    const float* ap = a + p * lda;
+    const float* ap = arows[p] + co0;
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
       const __m512 av = _mm512_set1_ps(ap[r]);
@@ -145,22 +149,17 @@ __attribute__((target("avx512f"))) void gather_tn_kernel(int64_t P, const float*
     for (int v = 0; v < NV; ++v) _mm512_mask_storeu_ps(d + r * ldd + 16 * v, mask[v], acc[r][v]);
 }
 
-using GatherTnKernel = void (*)(int64_t, const float*, int64_t, const float* const*, int64_t, __mmask16, float*,
+using GatherTnKernel = void (*)(int64_t, const float* const*, int64_t, const float* const*, int64_t, __mmask16, float*,
                                 int64_t);
+constexpr int kTnRows = 6;  // rows of D per panel (at most)
 template <int NV>
-constexpr GatherTnKernel kGatherTnKernels[kMr + 1] = {nullptr,
-                                                      gather_tn_kernel<1, NV>,
-                                                      gather_tn_kernel<2, NV>,
-                                                      gather_tn_kernel<3, NV>,
-                                                      gather_tn_kernel<4, NV>,
-                                                      gather_tn_kernel<5, NV>,
-                                                      gather_tn_kernel<6, NV>,
-                                                      gather_tn_kernel<7, NV>,
-                                                      gather_tn_kernel<8, NV>,
-                                                      gather_tn_kernel<9, NV>,
-                                                      gather_tn_kernel<10, NV>,
-                                                      gather_tn_kernel<11, NV>,
-                                                      gather_tn_kernel<12, NV>};
+constexpr GatherTnKernel kGatherTnKernels[kTnRows + 1] = {nullptr,
+                                                          gather_tn_kernel<1, NV>,
+                                                          gather_tn_kernel<2, NV>,
+                                                          gather_tn_kernel<3, NV>,
+                                                          gather_tn_kernel<4, NV>,
+                                                          gather_tn_kernel<5, NV>,
+                                                          gather_tn_kernel<6, NV>};
 
 // D[R x 16 NV] += A^T * B over the depth p in [0, P) with the roles turned: rows k0 .. k0 + R of
 // D are single gathered values (row k of A at step p: rows[p][o[k]], one per filter tap) and
@@ -229,7 +228,7 @@ void pack_b_gather(const float* b, int64_t ldb, int64_t k, int64_t n, float* dst
 }
 
 void sgemm_avx512_gather(int64_t m, int64_t n, const float* const* rows, const int64_t* off, int pieces, int64_t len,
-                         const float* packed_b, float* c, int64_t ldc, const ColumnEpilogue* ep,
+                         int64_t lo, int64_t hi, const float* packed_b, float* const* crows, const ColumnEpilogue* ep,
                          const PieceRange* live) {
   const int64_t k = pieces * len;
   // The pieces each block of rows runs over: those live in any of its rows (every piece without
@@ -259,19 +258,22 @@ void sgemm_avx512_gather(int64_t m, int64_t n, const float* const* rows, const i
     if (spans)
       for (int64_t b = 0; b < row_blocks; ++b)
         piece_span(b * step, std::min<int64_t>(step, m - b * step), &first_piece[b], &end_piece[b]);
-    // Depth in blocks of at most 16 KiB of the B panel (kept in L1 while every row block of
-    // C runs down it), each run cut into even blocks.
-    const int64_t max_kc = 4096 / w, blocks = (len + max_kc - 1) / max_kc, kc_even = (len + blocks - 1) / blocks;
+    // Depth in blocks of at most 256 KiB of the B panel (in L2), each run's [lo, hi) cut into
+    // even blocks: a whole run of a filter row at once as a rule. Every block stores C and
+    // loads it back; blocks of 16 KiB (in L1) were 3-10% slower (LeNet's 5x5 32 -> 64 over
+    // 14 x 14: 10.6 -> 10.2 ms, a 7x7 192 -> 192 over 17 x 17: 34 -> 30.5 ms).
+    const int64_t max_kc = 65536 / w, blocks = (hi - lo + max_kc - 1) / max_kc,
+                  kc_even = (hi - lo + blocks - 1) / blocks;
     for (int t = 0; t < pieces; ++t) {
-      for (int64_t q0 = 0; q0 < len; q0 += kc_even) {
-        const int64_t kc = std::min(kc_even, len - q0);
+      for (int64_t q0 = lo; q0 < hi; q0 += kc_even) {
+        const int64_t kc = std::min(kc_even, hi - q0);
         const float* bp = packed_b + jr * k + (t * len + q0) * w;
         for (int64_t ir = 0, b = 0; ir < m; ir += step, ++b) {
           const int t0 = spans ? first_piece[b] : 0, t1 = spans ? end_piece[b] : pieces;
           if (t < t0 || t >= t1) continue;  // padding in every row of the block: adds nothing
-          const bool first = t == t0 && q0 == 0, last = t == t1 - 1 && q0 + kc >= len;
+          const bool first = t == t0 && q0 == lo, last = t == t1 - 1 && q0 + kc >= hi;
           const int r = static_cast<int>(std::min<int64_t>(step, m - ir));
-          kernels[r](rows + ir, off[t] + q0, kc, bp, c + ir * ldc + jr, ldc, cols, first, last ? ep : nullptr, jr);
+          kernels[r](rows + ir, off[t] + q0, kc, bp, crows + ir, cols, first, last ? ep : nullptr, jr);
         }
       }
     }
@@ -279,26 +281,25 @@ void sgemm_avx512_gather(int64_t m, int64_t n, const float* const* rows, const i
   }
 }
 
-void sgemm_avx512_gather_tn(int64_t P, int64_t n, const float* a, int64_t lda, const float* const* rows,
-                            const int64_t* off, int pieces, int64_t len, float* d, int64_t ldd) {
-  // Rows of D in panels of at most kMr, as even as they go, each with up to 24 accumulators:
-  // three vectors of the run for panels of 8 rows or fewer (16 output channels: two panels of
-  // 8 x 48 rather than 12 x 32 and 4 x 32, whose 8 FMAs a step wait on 6 loads).
-  const int64_t panels = (n + kMr - 1) / kMr;
+void sgemm_avx512_gather_tn(int64_t P, int64_t n, const float* const* arows, const float* const* rows, int64_t o,
+                            int64_t len, float* d, int64_t ldd) {
+  // Rows of D in panels of at most six, as even as they go, each six rows by 64 values of the
+  // run (four vectors): six broadcasts and four loads feed 24 FMAs a step, where twelve rows
+  // by two vectors took twelve and two for 24 (LeNet's 5x5 32 -> 64 gradient 11.7 -> 11.1 ms).
+  const int64_t panels = (n + kTnRows - 1) / kTnRows;
+  constexpr int64_t kWidth = 64;
   for (int64_t i = 0, i0 = 0; i < panels; ++i) {
     const int64_t i1 = n * (i + 1) / panels;
     const int r = static_cast<int>(i1 - i0);
-    const int64_t width = r <= 8 ? 48 : 32;
-    for (int t = 0; t < pieces; ++t) {
-      for (int64_t j0 = 0; j0 < len; j0 += width) {
-        const int64_t cols = std::min<int64_t>(width, len - j0);
-        const int vectors = static_cast<int>((cols + 15) / 16), left = static_cast<int>(cols - 16 * (vectors - 1));
-        const __mmask16 last = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
-        const GatherTnKernel* kernels = vectors == 3   ? kGatherTnKernels<3>
-                                        : vectors == 2 ? kGatherTnKernels<2>
-                                                       : kGatherTnKernels<1>;
-        kernels[r](P, a + i0, lda, rows, off[t] + j0, last, d + i0 * ldd + t * len + j0, ldd);
-      }
+    for (int64_t j0 = 0; j0 < len; j0 += kWidth) {
+      const int64_t cols = std::min<int64_t>(kWidth, len - j0);
+      const int vectors = static_cast<int>((cols + 15) / 16), left = static_cast<int>(cols - 16 * (vectors - 1));
+      const __mmask16 last = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+      const GatherTnKernel* kernels = vectors == 4   ? kGatherTnKernels<4>
+                                      : vectors == 3 ? kGatherTnKernels<3>
+                                      : vectors == 2 ? kGatherTnKernels<2>
+                                                     : kGatherTnKernels<1>;
+      kernels[r](P, arows, i0, rows, o + j0, last, d + i0 * ldd + j0, ldd);
     }
     i0 = i1;
   }
@@ -326,10 +327,10 @@ void sgemm_avx512_gather_taps_tn(int64_t P, int64_t k, const float* const* rows,
 
 int64_t gather_packed_b_size(int64_t, int64_t) { return 0; }
 void pack_b_gather(const float*, int64_t, int64_t, int64_t, float*) {}
-void sgemm_avx512_gather(int64_t, int64_t, const float* const*, const int64_t*, int, int64_t, const float*, float*,
-                         int64_t, const ColumnEpilogue*, const PieceRange*) {}
-void sgemm_avx512_gather_tn(int64_t, int64_t, const float*, int64_t, const float* const*, const int64_t*, int, int64_t,
-                            float*, int64_t) {}
+void sgemm_avx512_gather(int64_t, int64_t, const float* const*, const int64_t*, int, int64_t, int64_t, int64_t,
+                         const float*, float* const*, const ColumnEpilogue*, const PieceRange*) {}
+void sgemm_avx512_gather_tn(int64_t, int64_t, const float* const*, const float* const*, int64_t, int64_t, float*,
+                            int64_t) {}
 void sgemm_avx512_gather_taps_tn(int64_t, int64_t, const float* const*, const int64_t*, const float*, int64_t, float*) {
 }
 

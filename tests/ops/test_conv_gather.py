@@ -21,13 +21,15 @@ CASES = [(3, 14, 14, 32, 64, 5, 5, 1, 1, "SAME"), (2, 9, 7, 40, 17, 3, 3, 2, 1, 
          (1, 10, 11, 24, 100, 5, 3, 1, 2, "VALID"), (2, 12, 12, 17, 33, 7, 7, 3, 1, "SAME"),
          (2, 8, 8, 40, 50, 7, 1, 1, 1, "SAME"), (1, 13, 13, 19, 31, 4, 4, 3, 1, "EXPLICIT"),
          (2, 6, 5, 64, 16, 1, 5, 1, 1, "SAME"), (2, 9, 9, 32, 20, 3, 3, 1, 2, "SAME"),
-         (2, 6, 7, 30, 20, 3, 3, 1, 1, [0, 0, 5, 6, 1, 0, 0, 0]), (1, 7, 6, 40, 70, 3, 2, 2, 2, [0, 0, 4, 0, 0, 1, 0, 0])]
+         (2, 6, 7, 30, 20, 3, 3, 1, 1, [0, 0, 5, 6, 1, 0, 0, 0]), (1, 7, 6, 40, 70, 3, 2, 2, 2, [0, 0, 4, 0, 0, 1, 0, 0]),
+         (2, 5, 6, 32, 24, 3, 3, 1, 1, [0, 0, 1, 1, 4, 5, 0, 0]), (3, 7, 9, 16, 48, 5, 5, 2, 1, [0, 0, 2, 2, 3, 1, 0, 0])]
 IDS = [f"{c[5]}x{c[6]}s{c[7]}d{c[8]}-{c[3]}to{c[4]}-{c[9] if isinstance(c[9], str) else 'EXPLICIT'}" for c in CASES]
 
 
 def _setup(case, seed):
     """Random x and filter for a case; its padding is "SAME", "VALID", "EXPLICIT" ([2, 1] rows and
-    [0, 3] columns) or a list of explicit paddings (filter rows wholly over padding: skipped)."""
+    [0, 3] columns) or a list of explicit paddings (filter rows wholly over padding: skipped; output columns whose taps lie wholly or partly over
+    the horizontal padding: grouped, each group reading only its part of each run)."""
     n, h, w, cin, cout, kh, kw, s, d, padding = case
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n, h, w, cin)).astype(np.float32)
@@ -96,10 +98,12 @@ def test_input_gradient_matches_numpy(case):
 
 @pytest.mark.parametrize("fused,cout,explicit", [(["BiasAdd", "Relu"], 100, []), (["BiasAdd", "Relu6"], 64, []),
                                                  (["BiasAdd", "Elu"], 40, []),
-                                                 (["BiasAdd", "Relu"], 70, [0, 0, 7, 1, 2, 2, 0, 0])])
+                                                 (["BiasAdd", "Relu"], 70, [0, 0, 7, 1, 2, 2, 0, 0]),
+                                                 (["BiasAdd", "Elu"], 33, [0, 0, 1, 0, 6, 3, 0, 0])])
 def test_fused_epilogue(fused, cout, explicit):
     """The epilogue is applied to every output, also rows whose filter lies wholly over padding
-    (the last case: output rows 0 to 2 read no input row and are act(bias))."""
+    (the fourth case: output rows 0 to 2 read no input row and are act(bias); the last: output
+    columns 0 and 1 read no input column)."""
     rng = np.random.default_rng(cout)
     x = rng.standard_normal((2, 9, 9, 24)).astype(np.float32)
     f = rng.standard_normal((5, 5, 24, cout)).astype(np.float32)

@@ -98,6 +98,7 @@ struct GatheredInput {
       for (int64_t i = 0; i < g.kh; ++i)
         for (int64_t j = 0; j < g.kw; ++j) off.push_back((i * g.dh * W + j * g.dw) * c);
     }
+    group_columns(g);
   }
   int pieces() const { return static_cast<int>(off.size()); }
   // Whether some filter row of some output pixel lies wholly in the vertical padding.
@@ -108,21 +109,70 @@ struct GatheredInput {
     *first = top >= 0 ? 0 : std::min<int64_t>(g.kh, (-top + g.dh - 1) / g.dh);
     *end = g.h - top <= 0 ? 0 : std::min<int64_t>(g.kh, (g.h - top + g.dh - 1) / g.dh);
   }
-  // out[p - p0] = the pieces of output pixel p's row of the product that read input rows.
-  void live(const ConvGeom& g, int64_t p0, int64_t p1, blas::PieceRange* out) const {
+  // The pieces of output pixel p's row of the product that read input rows.
+  blas::PieceRange live(const ConvGeom& g, int64_t p) const {
     const int64_t per_row = static_cast<int64_t>(off.size()) / g.kh;  // pieces per filter row
-    for (int64_t p = p0; p < p1; ++p) {
-      int64_t first = 0, end = 0;
-      live_filter_rows(g, p % (g.oh * g.ow) / g.ow, &first, &end);
-      out[p - p0] = {static_cast<int>(first * per_row), static_cast<int>(std::max(first, end) * per_row)};
-    }
+    int64_t first = 0, end = 0;
+    live_filter_rows(g, p % (g.oh * g.ow) / g.ow, &first, &end);
+    return {static_cast<int>(first * per_row), static_cast<int>(std::max(first, end) * per_row)};
   }
-  // out[p - p0] = the top-left tap of output pixel p, for p in [p0, p1).
-  void rows(const ConvGeom& g, int64_t p0, int64_t p1, const float** out) const {
+  // The top-left tap of output pixel p.
+  const float* row(const ConvGeom& g, int64_t p) const {
     const int64_t per_image = g.oh * g.ow;
-    for (int64_t p = p0; p < p1; ++p) {
-      const int64_t n = p / per_image, oy = p % per_image / g.ow, ox = p % g.ow;
-      out[p - p0] = base + ((n * H + oy * g.sh) * W + ox * g.sw) * g.cin;
+    const int64_t n = p / per_image, oy = p % per_image / g.ow, ox = p % g.ow;
+    return base + ((n * H + oy * g.sh) * W + ox * g.sw) * g.cin;
+  }
+
+  // Output columns that read the same values [lo, hi) of each run: those whose taps of a filter
+  // row all lie over input columns read whole runs, those at the left and right edges only the
+  // part of each run over the input (the rest is the horizontal padding's zeros). The products
+  // take each group's pixels together over just that part (an undilated 5x5 filter over a 14 x 14
+  // image: 8.6% of the work). One group of every column when nothing pads horizontally.
+  struct Columns {
+    int64_t lo = 0, hi = 0;
+    std::vector<int64_t> ox;
+  };
+  std::vector<Columns> columns;
+  // Pixel i of group c: its output columns in order, over every image, output row by output
+  // row. A block of pixels then mostly lies in one output row, whose filter rows over the
+  // vertical padding its products skip (the edge groups hold one column each: in image order,
+  // a block would span many output rows).
+  int64_t pixel(const Columns& c, int64_t i) const {
+    const int64_t per_row = static_cast<int64_t>(c.ox.size()), per_oy = n_ * per_row;
+    const int64_t oy = i / per_oy, n = i % per_oy / per_row;
+    return (n * oh_ + oy) * ow_ + c.ox[static_cast<size_t>(i % per_row)];
+  }
+  int64_t pixels(const ConvGeom& g, const Columns& c) const { return g.n * g.oh * static_cast<int64_t>(c.ox.size()); }
+  // Blocks of at most `size` pixels of one group each, group after group.
+  struct Block {
+    int group;
+    int64_t i0, i1;
+  };
+  std::vector<Block> blocks(const ConvGeom& g, int64_t size) const {
+    std::vector<Block> out;
+    for (size_t c = 0; c < columns.size(); ++c)
+      for (int64_t i0 = 0, m = pixels(g, columns[c]); i0 < m; i0 += size)
+        out.push_back({static_cast<int>(c), i0, std::min(m, i0 + size)});
+    return out;
+  }
+
+ private:
+  int64_t n_ = 0, oh_ = 0, ow_ = 0;
+  void group_columns(const ConvGeom& g) {
+    n_ = g.n;
+    oh_ = g.oh;
+    ow_ = g.ow;
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      int64_t lo = 0, hi = len;
+      if (g.dw == 1) {                          // (a dilated filter's runs are single taps: nothing to cut)
+        const int64_t left = ox * g.sw - g.pl;  // input column of tap 0
+        const int64_t j0 = std::clamp<int64_t>(-left, 0, g.kw), j1 = std::clamp<int64_t>(g.w - left, 0, g.kw);
+        if (j0 < j1) lo = j0 * g.cin, hi = j1 * g.cin;  // (none over the input: read the zeros)
+      }
+      auto it =
+          std::find_if(columns.begin(), columns.end(), [&](const Columns& c) { return c.lo == lo && c.hi == hi; });
+      if (it == columns.end()) it = columns.insert(columns.end(), Columns{lo, hi, {}});
+      it->ox.push_back(ox);
     }
   }
 };
@@ -150,20 +200,30 @@ void gather_forward(const float* in, const float* filt, float* out, const ConvGe
   const GatheredInput x(in, g);
   const std::shared_ptr<const Tensor> pf = packed_filter(filter, filt, g);
   const float* packed = pf->data<float>();
-  const int64_t pixels = g.pixels();
-  const int64_t blocks = (pixels + kBlockPixels - 1) / kBlockPixels;
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, kBlockPixels * g.k() * g.cout));
   const bool pads_rows = x.pads_rows(g);  // (filter rows over padding are skipped, not multiplied by zeros)
-  parallel_for(blocks, grain, [&](int64_t b0, int64_t b1) {
+  const std::vector<GatheredInput::Block> blocks = x.blocks(g, kBlockPixels);
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(1, kBlockPixels * g.k() * g.cout));
+  parallel_for(static_cast<int64_t>(blocks.size()), grain, [&](int64_t b0, int64_t b1) {
     const float* rows[kBlockPixels];
+    float* crows[kBlockPixels];
     blas::PieceRange live[kBlockPixels];
     for (int64_t b = b0; b < b1; ++b) {
-      const int64_t p0 = b * kBlockPixels, p1 = std::min(pixels, p0 + kBlockPixels);
-      x.rows(g, p0, p1, rows);
-      if (pads_rows) x.live(g, p0, p1, live);
-      blas::sgemm_avx512_gather(p1 - p0, g.cout, rows, x.off.data(), x.pieces(), x.len, packed, out + p0 * g.cout,
-                                g.cout, ep, pads_rows ? live : nullptr);
-      if (ep == nullptr) post(out + p0 * g.cout, p1 - p0);
+      const GatheredInput::Block& blk = blocks[static_cast<size_t>(b)];
+      const GatheredInput::Columns& cols = x.columns[static_cast<size_t>(blk.group)];
+      const int64_t m = blk.i1 - blk.i0;
+      for (int64_t i = 0; i < m; ++i) {
+        const int64_t p = x.pixel(cols, blk.i0 + i);
+        rows[i] = x.row(g, p);
+        crows[i] = out + p * g.cout;
+        if (pads_rows) live[i] = x.live(g, p);
+      }
+      blas::sgemm_avx512_gather(m, g.cout, rows, x.off.data(), x.pieces(), x.len, cols.lo, cols.hi, packed, crows, ep,
+                                pads_rows ? live : nullptr);
+      if (ep != nullptr) continue;
+      for (int64_t i = 0, j = 1; i < m; i = j++) {  // the post-op over runs of consecutive pixels
+        while (j < m && crows[j] == crows[j - 1] + g.cout) ++j;
+        post(crows[i], j - i);
+      }
     }
   });
 }
@@ -187,9 +247,12 @@ bool use_gather_filter(const ConvGeom& g) { return few_taps(g) || gatherable(g);
 
 // dfilter = im2col(x)^T * dy without the patch matrix: each thread accumulates a partial over its
 // blocks of output pixels, a block's rows of x gathered in place; the partials are summed in
-// pixel order (results independent of scheduling). Deep filters accumulate dfilter^T
-// ([cout x k], vectors along the runs of x) and turn it at the end; filters with few taps
-// accumulate dfilter itself (vectors along dy's channels, one gathered value per tap).
+// block order (results independent of scheduling). Filters with few taps accumulate dfilter
+// itself (vectors along dy's channels, one gathered value per tap), over blocks of consecutive
+// pixels. Deep filters accumulate dfilter^T ([cout x k], vectors along the runs of x) and turn it
+// at the end, over blocks of one column group (GatheredInput::columns), each filter row over
+// just the pixels whose taps of that row lie over input rows and just the part of the run over
+// input columns: the padding's zeros add nothing.
 void gather_backprop_filter(const float* in, const float* dy, float* df, const ConvGeom& g) {
   const GatheredInput x(in, g);
   const int64_t k = g.k(), n = g.cout, pixels = g.pixels();
@@ -202,7 +265,11 @@ void gather_backprop_filter(const float* in, const float* dy, float* df, const C
   }
   // Filter row i reads input rows (not padding) at output rows [oy_first[i], oy_end[i]).
   const bool pads_rows = !taps && x.pads_rows(g);
-  std::vector<int64_t> oy_first(g.kh, g.oh), oy_end(g.kh, 0);
+  std::vector<int64_t> oy_first(g.kh, 0), oy_end(g.kh, g.oh);
+  if (pads_rows) {
+    std::fill(oy_first.begin(), oy_first.end(), g.oh);
+    std::fill(oy_end.begin(), oy_end.end(), 0);
+  }
   for (int64_t oy = 0; pads_rows && oy < g.oh; ++oy) {
     int64_t first = 0, end = 0;
     x.live_filter_rows(g, oy, &first, &end);
@@ -211,32 +278,42 @@ void gather_backprop_filter(const float* in, const float* dy, float* df, const C
       oy_end[i] = oy + 1;
     }
   }
-  const int64_t blocks = (pixels + kFilterBlockPixels - 1) / kFilterBlockPixels;
+  const std::vector<GatheredInput::Block> blocks =
+      taps ? std::vector<GatheredInput::Block>{} : x.blocks(g, kFilterBlockPixels);
+  const int64_t nblocks =
+      taps ? (pixels + kFilterBlockPixels - 1) / kFilterBlockPixels : static_cast<int64_t>(blocks.size());
+  const int64_t per_row = x.pieces() / g.kh;  // pieces per filter row
   nn::OrderedPartials<std::vector<float>> partials;
-  parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {
+  parallel_for(nblocks, 1, [&](int64_t b0, int64_t b1) {
     std::vector<float> part(static_cast<size_t>(n * k), 0.0f);
     const float* rows[kFilterBlockPixels];
+    const float* dys[kFilterBlockPixels];
+    int64_t pix[kFilterBlockPixels], oys[kFilterBlockPixels];
     for (int64_t b = b0; b < b1; ++b) {
-      const int64_t p0 = b * kFilterBlockPixels, p1 = std::min(pixels, p0 + kFilterBlockPixels);
-      x.rows(g, p0, p1, rows);
       if (taps) {
+        const int64_t p0 = b * kFilterBlockPixels, p1 = std::min(pixels, p0 + kFilterBlockPixels);
+        for (int64_t p = p0; p < p1; ++p) rows[p - p0] = x.row(g, p);
         blas::sgemm_avx512_gather_taps_tn(p1 - p0, k, rows, tap_off.data(), dy + p0 * n, n, part.data());
-      } else if (pads_rows) {
-        // Piece by piece, over the pixels whose filter row of that piece reads input rows: within
-        // one image those are the output rows [oy_first, oy_end) of the filter row.
-        const int64_t per_row = x.pieces() / g.kh, per_image = g.oh * g.ow;
-        for (int t = 0; t < x.pieces(); ++t) {
-          const int64_t i = t / per_row;
-          for (int64_t img = p0 / per_image; img * per_image < p1; ++img) {
-            const int64_t s0 = std::max(p0, img * per_image + oy_first[i] * g.ow);
-            const int64_t s1 = std::min(p1, img * per_image + oy_end[i] * g.ow);
-            if (s0 >= s1) continue;
-            blas::sgemm_avx512_gather_tn(s1 - s0, n, dy + s0 * n, n, rows + (s0 - p0), &x.off[t], 1, x.len,
-                                         part.data() + t * x.len, k);
-          }
+        continue;
+      }
+      const GatheredInput::Block& blk = blocks[static_cast<size_t>(b)];
+      const GatheredInput::Columns& cols = x.columns[static_cast<size_t>(blk.group)];
+      const int64_t m = blk.i1 - blk.i0;
+      for (int64_t i = 0; i < m; ++i) {
+        pix[i] = x.pixel(cols, blk.i0 + i);
+        oys[i] = pix[i] % (g.oh * g.ow) / g.ow;
+      }
+      for (int t = 0; t < x.pieces(); ++t) {
+        const int64_t fr = t / per_row;  // the piece's filter row
+        int64_t live = 0;
+        for (int64_t i = 0; i < m; ++i) {
+          if (oys[i] < oy_first[fr] || oys[i] >= oy_end[fr]) continue;
+          rows[live] = x.row(g, pix[i]);
+          dys[live++] = dy + pix[i] * n;
         }
-      } else {
-        blas::sgemm_avx512_gather_tn(p1 - p0, n, dy + p0 * n, n, rows, x.off.data(), x.pieces(), x.len, part.data(), k);
+        if (live == 0) continue;
+        blas::sgemm_avx512_gather_tn(live, n, dys, rows, x.off[t] + cols.lo, cols.hi - cols.lo,
+                                     part.data() + t * x.len + cols.lo, k);
       }
     }
     partials.add(b0, std::move(part));
