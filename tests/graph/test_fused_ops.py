@@ -135,11 +135,12 @@ def test_fused_epilogue_over_many_values_with_extremes(activation):
 
 @pytest.mark.parametrize("kernel", ["openblas", "avx512"])
 @pytest.mark.parametrize("fused_ops", [["BiasAdd"], ["BiasAdd", "Relu"], ["FusedBatchNorm", "Relu6"]], ids="-".join)
-@pytest.mark.parametrize("k,cin,cout", [(1, 300, 40), (1, 24, 20), (2, 20, 48)])  # 2x2: im2col
+@pytest.mark.parametrize("k,cin,cout", [(1, 300, 40), (1, 24, 20), (2, 20, 48), (1, 300, 100)])  # 2x2: im2col
 def test_fused_conv_epilogue_applied_by_the_gemm(kernel, fused_ops, k, cin, cout):
     """Bias / batch norm + Relu/Relu6 are applied by the GEMM as it stores C (AVX-512 kernel) or
     as a pass after it (OpenBLAS): depth over one 256-deep block (only the last block's store
-    may apply it), ragged output channels, enough rows to split over the threads."""
+    may apply it), ragged output channels (100: a pair of 32-column panels at once, then one,
+    then a 16-wide one), enough rows to split over the threads."""
     from opforge import _C
     before = _C._testing.sgemm_kernel()
     if not _C._testing.set_sgemm_kernel(kernel):
