@@ -318,14 +318,23 @@ void gather_backprop_filter(const float* in, const float* dy, float* df, const C
     }
     partials.add(b0, std::move(part));
   });
-  std::fill(df, df + k * n, 0.0f);
-  partials.merge_in_order([&](const std::vector<float>& part) {
-    if (taps) {
-      for (size_t i = 0; i < part.size(); ++i) df[i] += part[i];
-      return;
+  // The partials summed into the first, element by element in block order (over the threads:
+  // one thread adding eight 200 KiB partials cost LeNet's gradient a tenth of its time).
+  const std::vector<std::vector<float>*> parts = partials.in_order();
+  float* sum = parts[0]->data();
+  parallel_for(k * n, cpu::kGrain, [&](int64_t e0, int64_t e1) {
+    for (size_t j = 1; j < parts.size(); ++j) {
+      const float* part = parts[j]->data();
+      for (int64_t e = e0; e < e1; ++e) sum[e] += part[e];
     }
-    for (int64_t co = 0; co < n; ++co)
-      for (int64_t i = 0; i < k; ++i) df[i * n + co] += part[static_cast<size_t>(co * k + i)];
+  });
+  if (taps) {
+    std::copy(sum, sum + k * n, df);
+    return;
+  }
+  parallel_for(k, std::max<int64_t>(1, cpu::kGrain / n), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i)
+      for (int64_t co = 0; co < n; ++co) df[i * n + co] = sum[co * k + i];
   });
 }
 

@@ -44,6 +44,13 @@ class OrderedPartials {
     std::sort(parts_.begin(), parts_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& p : parts_) merge(p.second);
   }
+  // The parts in order of their first index.
+  std::vector<V*> in_order() {
+    std::sort(parts_.begin(), parts_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<V*> out;
+    for (auto& p : parts_) out.push_back(&p.second);
+    return out;
+  }
 
  private:
   std::mutex mu_;
