@@ -126,6 +126,7 @@ __attribute__((target("avx512f"))) void gather_tn_kernel(int64_t P, const float*
   __mmask16 mask[NV];
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) mask[v] = v == NV - 1 ? last_mask : __mmask16(0xFFFF);
+  const bool full = last_mask == 0xFFFF;  // (plain loads where no lane is cut: masked ones cost more)
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
@@ -134,7 +135,8 @@ __attribute__((target("avx512f"))) void gather_tn_kernel(int64_t P, const float*
     const float* b = rows[p] + o;
     __m512 bv[NV];
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bv[v] = _mm512_maskz_loadu_ps(mask[v], b + 16 * v);
+    for (int v = 0; v < NV; ++v)
+      bv[v] = v < NV - 1 || full ? _mm512_loadu_ps(b + 16 * v) : _mm512_maskz_loadu_ps(mask[v], b + 16 * v);
     const float* ap = arows[p] + co0;
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
