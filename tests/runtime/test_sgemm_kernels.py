@@ -1,6 +1,6 @@
 """blas::gemm's float32 kernels (also with B prepared once as a blas::PackedMatrix) (the runtime's AVX-512 GEMM and OpenBLAS) against NumPy:
 shapes that cross every blocking edge of the AVX-512 kernel (12-row and 32-column micro-tiles,
-6-row and 64-column ones over pairs of panels,
+6-row and 64-column ones over pairs of panels, B read in place for up to 128 rows,
 144-row A blocks, 256-deep K blocks, 1024-column B blocks), all four transposes, alpha and beta,
 leading dimensions of strided views, and every thread budget's split."""
 
@@ -19,7 +19,9 @@ SHAPES = [(1, 1, 1), (30, 20, 16), (29, 33, 44), (17, 9, 1040), (200, 40, 1000),
           # 5 to 8 rows: B streamed in 32-column strips (column tails of 1, 15, 8, none, one vector)
           (5, 70, 33), (6, 300, 47), (8, 2048, 1000), (7, 17, 32), (8, 9, 16), (5, 3, 60),
           # pairs of 32-column panels, 6 rows at a time: a short second panel, row tails of 2 and 1
-          (14, 50, 60), (25, 300, 113), (9, 20, 64)]
+          (14, 50, 60), (25, 300, 113), (9, 20, 64),
+          # up to 128 rows: B read in place (depth past one 1024-deep pass, column tails)
+          (100, 1100, 81), (128, 64, 200), (129, 40, 70), (33, 2100, 17)]
 
 
 @pytest.fixture
