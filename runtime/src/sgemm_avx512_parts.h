@@ -31,6 +31,15 @@ constexpr int64_t padded_columns(int64_t nc) { return nc / kNr * kNr + (nc % kNr
 // c < w (columns past nc are zero).
 void pack_b(bool tb, const float* b, int64_t ldb, int64_t kc, int64_t nc, float* dst);
 
+// Products with few rows (sgemm_avx512_rows.cc), B streamed as it lies rather than packed:
+// small_m_product for m <= kSmallM rows (m <= kSmallNt with op(B) = B^T), in_place_product for
+// m <= kInPlaceRows with B not transposed. C = alpha * op(A) * op(B) + beta * C.
+constexpr int64_t kSmallM = 8, kSmallNt = 4, kInPlaceRows = 128;
+void small_m_product(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                     const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void in_place_product(bool ta, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                      const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+
 // alpha * acc + beta * C (C's masked lanes read only when beta is not 0).
 __attribute__((target("avx512f"))) inline __m512 finish(__m512 acc, const float* c, __mmask16 mask, float alpha,
                                                         float beta) {
