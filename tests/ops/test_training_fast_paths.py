@@ -146,3 +146,44 @@ def test_cross_entropy_gradient_skips_the_softmax_of_an_unused_backprop():
     np.testing.assert_allclose(got_loss, (s - onehot) / 5, rtol=1e-10)
     jac_term = s * (w - (w * s).sum(axis=1, keepdims=True))  # d/dx sum(w * softmax(x))
     np.testing.assert_allclose(got_both, (s - onehot) / 5 + jac_term, rtol=1e-9, atol=1e-12)
+
+
+def _max_pool_grad_reference(x, gy, ksize, strides, padding):
+    """Each output's gradient to the first maximum of its window (rows, then columns; a value
+    wins only when greater than the best so far, so a NaN wins only as the window's first)."""
+    n, h, w, c = x.shape
+    (kh, kw), (sh, sw) = ksize, strides
+    oh, ow = gy.shape[1:3]
+    pt = max((oh - 1) * sh + kh - h, 0) // 2 if padding == "SAME" else 0
+    pl = max((ow - 1) * sw + kw - w, 0) // 2 if padding == "SAME" else 0
+    dx = np.zeros_like(x)
+    for b in range(n):
+        for i in range(oh):
+            for j in range(ow):
+                rows = range(max(i * sh - pt, 0), min(i * sh - pt + kh, h))
+                cols = range(max(j * sw - pl, 0), min(j * sw - pl + kw, w))
+                taps = [(r, q) for r in rows for q in cols]
+                for ch in range(c):
+                    best, won = x[b, taps[0][0], taps[0][1], ch], taps[0]
+                    for r, q in taps[1:]:
+                        if x[b, r, q, ch] > best:
+                            best, won = x[b, r, q, ch], (r, q)
+                    dx[b, won[0], won[1], ch] += gy[b, i, j, ch]
+    return dx
+
+
+@pytest.mark.parametrize("shape, ksize, strides, padding", [
+    ((2, 6, 6, 32), (2, 2), (2, 2), "VALID"), ((2, 7, 5, 13), (2, 2), (2, 2), "SAME"),
+    ((1, 9, 8, 8), (2, 3), (3, 3), "VALID"), ((3, 5, 7, 1), (3, 3), (3, 3), "SAME"), ((1, 4, 4, 20), (1, 1), (2, 2), "SAME")])
+def test_max_pool_grad_disjoint_windows(shape, ksize, strides, padding):
+    """Float32 MaxPoolGrad with windows that do not overlap (one pass per output row, eight
+    channels at a time): ties (small integers), NaN as a window's first tap and as a later one,
+    channel tails, partial windows at a SAME edge, input pixels in no window (stride > window)."""
+    rng = np.random.default_rng(shape[3] + ksize[1])
+    x = rng.integers(-2, 3, shape).astype(np.float32)
+    x.flat[::17] = np.nan
+    kw = dict(ksize=[1, *ksize, 1], strides=[1, *strides, 1], padding=padding)
+    y = R.MaxPool(input=x, **kw).numpy()
+    gy = rng.standard_normal(y.shape).astype(np.float32)
+    got = R.MaxPoolGrad(orig_input=x, orig_output=y, grad=gy, **kw).numpy()
+    np.testing.assert_array_equal(got, _max_pool_grad_reference(x, gy, ksize, strides, padding))
