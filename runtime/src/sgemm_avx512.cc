@@ -335,7 +335,8 @@ void sgemm_avx512(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
   if (k <= 0 || alpha == 0.0f) return scale_c(m, n, beta, c, ldc);
   // (With op(B) = B^T, small_m_nt's dot products are measured only up to 4 rows.)
   if (m <= (tb ? kSmallNt : kSmallM)) return small_m_product(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  if (!tb && m <= kInPlaceRows) return in_place_product(ta, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (!tb && m <= kInPlaceRows && k * n <= kInPlaceMaxB)
+    return in_place_product(ta, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   const int64_t nc_max = std::min(kNc, padded_columns(n));
   const int64_t kc_max = std::min(kKc, k);
   const int64_t mc_max = std::min(kMc, (m + kMr - 1) / kMr * kMr);
