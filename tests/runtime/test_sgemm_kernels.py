@@ -21,7 +21,9 @@ SHAPES = [(1, 1, 1), (30, 20, 16), (29, 33, 44), (17, 9, 1040), (200, 40, 1000),
           # pairs of 32-column panels, 6 rows at a time: a short second panel, row tails of 2 and 1
           (14, 50, 60), (25, 300, 113), (9, 20, 64),
           # up to 128 rows: B read in place (depth past one 1024-deep pass, column tails)
-          (100, 1100, 81), (128, 64, 200), (129, 40, 70), (33, 2100, 17)]
+          (100, 1100, 81), (128, 64, 200), (129, 40, 70), (33, 2100, 17),
+          # ... and packed when B holds over 1M values
+          (20, 1100, 1000)]
 
 
 @pytest.fixture
