@@ -6,9 +6,10 @@
 // further on: a convolution is a GEMM whose A rows are kh such pieces, kh * kw * cin deep, read
 // where they lie. im2col copies every piece into a patch matrix first (kh * kw times the
 // input's size in writes and reads); this reads the input in place, and the micro-kernel keeps a
-// 12 x 32 block of C in registers down the whole depth, every piece of every row, so C is
-// stored once. B (the filter, [kh * kw * cin, cout]) is packed once per call in panels as deep
-// as the whole product.
+// block of C (6 x 64, or 12 x 32 for narrower panels) in registers down one piece at a time (or
+// the part of it over the input, when a group of output columns reads horizontal padding), so
+// C is loaded and stored once per piece. B (the filter, [kh * kw * cin, cout]) is packed once
+// per call in panels as deep as the whole product.
 #include <algorithm>
 #include <cstring>
 
