@@ -172,18 +172,36 @@ def _max_pool_grad_reference(x, gy, ksize, strides, padding):
     return dx
 
 
+def _max_pool_reference(x, ksize, strides, padding):
+    """The max of each window's real elements, NaN if any is NaN."""
+    n, h, w, c = x.shape
+    (kh, kw), (sh, sw) = ksize, strides
+    oh = -(-h // sh) if padding == "SAME" else (h - kh) // sh + 1
+    ow = -(-w // sw) if padding == "SAME" else (w - kw) // sw + 1
+    pt = max((oh - 1) * sh + kh - h, 0) // 2 if padding == "SAME" else 0
+    pl = max((ow - 1) * sw + kw - w, 0) // 2 if padding == "SAME" else 0
+    y = np.empty((n, oh, ow, c), np.float32)
+    for i in range(oh):
+        for j in range(ow):
+            win = x[:, max(i * sh - pt, 0):i * sh - pt + kh, max(j * sw - pl, 0):j * sw - pl + kw]
+            y[:, i, j] = win.max(axis=(1, 2))  # (NumPy's max propagates NaN)
+    return y
+
+
 @pytest.mark.parametrize("shape, ksize, strides, padding", [
     ((2, 6, 6, 32), (2, 2), (2, 2), "VALID"), ((2, 7, 5, 13), (2, 2), (2, 2), "SAME"),
     ((1, 9, 8, 8), (2, 3), (3, 3), "VALID"), ((3, 5, 7, 1), (3, 3), (3, 3), "SAME"), ((1, 4, 4, 20), (1, 1), (2, 2), "SAME")])
 def test_max_pool_grad_disjoint_windows(shape, ksize, strides, padding):
-    """Float32 MaxPoolGrad with windows that do not overlap (one pass per output row, eight
-    channels at a time): ties (small integers), NaN as a window's first tap and as a later one,
-    channel tails, partial windows at a SAME edge, input pixels in no window (stride > window)."""
+    """Float32 MaxPool and MaxPoolGrad with windows that do not overlap (one pass per output row,
+    eight channels at a time): ties (small integers), NaN as a window's first tap and as a later
+    one, channel tails, partial windows at a SAME edge, input pixels in no window (stride >
+    window)."""
     rng = np.random.default_rng(shape[3] + ksize[1])
     x = rng.integers(-2, 3, shape).astype(np.float32)
     x.flat[::17] = np.nan
     kw = dict(ksize=[1, *ksize, 1], strides=[1, *strides, 1], padding=padding)
     y = R.MaxPool(input=x, **kw).numpy()
+    np.testing.assert_array_equal(y, _max_pool_reference(x, ksize, strides, padding))
     gy = rng.standard_normal(y.shape).astype(np.float32)
     got = R.MaxPoolGrad(orig_input=x, orig_output=y, grad=gy, **kw).numpy()
     np.testing.assert_array_equal(got, _max_pool_grad_reference(x, gy, ksize, strides, padding))

@@ -5,6 +5,7 @@
 // padding: a max ignores it, an average divides by the number of real elements (TensorFlow).
 // The max gradients route each output's gradient to the first maximum of its window,
 // scanning rows then columns (TensorFlow's tie rule).
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -121,6 +122,55 @@ void route_tap(const int32_t* __restrict tap, int32_t t, const V* __restrict gy,
   for (; c < n; ++c) dst[c] = tap[c] == t ? gy[c] : V(0);
 }
 
+// off[t] = the flat NHWC index of channel 0 of tap t of window wn of image n (taps row-major).
+inline void window_offsets(const PoolGeom& g, int64_t n, const Win& wn, int64_t* off) {
+  int t = 0;
+  for (int64_t r = wn.r0; r < wn.r1; ++r)
+    for (int64_t q = wn.c0; q < wn.c1; ++q) off[t++] = ((n * g.h + r) * g.w + q) * g.c;
+}
+
+// Windows of at most this many taps take the one-pass float32 paths below when they do not
+// overlap (the separable rows of pool_rows_f32 copy each pixel once more into phase rows).
+constexpr int kMaxWindowTaps = 64;
+
+// Output row oh of image n of a float32 MaxPool whose windows do not overlap (stride >= window:
+// 2x2/2): each output pixel the max of its taps, eight channels at a time, a NaN winning (as
+// max_into); a window with no taps (all padding) is -inf.
+OPF_SIMD_CLONES
+void max_pool_row_f32(const float* x, float* y, const PoolGeom& g, int64_t n, int64_t oh) {
+  typedef float V8 __attribute__((vector_size(32)));
+  int64_t off[kMaxWindowTaps];
+  for (int64_t ow = 0; ow < g.ow; ++ow) {
+    const Win wn = window_at(g, oh, ow);
+    float* o = y + ((n * g.oh + oh) * g.ow + ow) * g.c;
+    const int taps = static_cast<int>(std::max<int64_t>(wn.count(), 0));
+    if (taps == 0) {
+      std::fill(o, o + g.c, -std::numeric_limits<float>::infinity());
+      continue;
+    }
+    window_offsets(g, n, wn, off);
+    int64_t c = 0;
+    for (; c + 8 <= g.c; c += 8) {
+      V8 best;
+      std::memcpy(&best, x + off[0] + c, sizeof(best));
+      for (int k = 1; k < taps; ++k) {
+        V8 v;
+        std::memcpy(&v, x + off[k] + c, sizeof(v));
+        best = (v > best) | (v != v) ? v : best;
+      }
+      std::memcpy(o + c, &best, sizeof(best));
+    }
+    for (; c < g.c; ++c) {
+      float best = x[off[0] + c];
+      for (int k = 1; k < taps; ++k) {
+        const float v = x[off[k] + c];
+        best = (v > best || v != v) ? v : best;
+      }
+      o[c] = best;
+    }
+  }
+}
+
 // Output row oh of image n of a float32 MaxPoolGrad whose windows do not overlap (stride >=
 // window, as LeNet's 2x2/2): for each window and eight channels at a time, the first maximum's
 // tap by vector compares (a NaN wins only as the first tap, as argmax_taps), then every tap's
@@ -130,15 +180,12 @@ OPF_SIMD_CLONES
 void max_pool_grad_row_f32(const float* x, const float* gy, float* dx, const PoolGeom& g, int64_t n, int64_t oh) {
   typedef float V8 __attribute__((vector_size(32)));
   typedef int I8 __attribute__((vector_size(32)));
-  constexpr int kMaxTaps = 64;
-  int64_t off[kMaxTaps];
+  int64_t off[kMaxWindowTaps];
   for (int64_t ow = 0; ow < g.ow; ++ow) {
     const Win wn = window_at(g, oh, ow);
     const int taps = static_cast<int>(wn.count());
     if (taps <= 0) continue;
-    int t = 0;
-    for (int64_t r = wn.r0; r < wn.r1; ++r)
-      for (int64_t q = wn.c0; q < wn.c1; ++q) off[t++] = ((n * g.h + r) * g.w + q) * g.c;
+    window_offsets(g, n, wn, off);
     const float* gr = gy + ((n * g.oh + oh) * g.ow + ow) * g.c;
     int64_t c = 0;
     for (; c + 8 <= g.c; c += 8) {
@@ -266,7 +313,13 @@ Status MaxPoolCpu(ops::MaxPoolArgs& a) {
   const V* x = in.data();
   V* y = out.data();
   if constexpr (std::is_same_v<V, float>) {
-    pool_rows_f32<true>(x, y, g);
+    if (g.sh >= g.kh && g.sw >= g.kw && window_taps(g) <= kMaxWindowTaps) {
+      parallel_for(g.n * g.oh, row_grain(g), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) max_pool_row_f32(x, y, g, r / g.oh, r % g.oh);
+      });
+    } else {
+      pool_rows_f32<true>(x, y, g);
+    }
     out.finish();
     return Status::OK();
   }
@@ -364,7 +417,7 @@ Status MaxPoolGradCpu(ops::MaxPoolGradArgs& a) {
     // (each thread zeroes its own images, while in cache)
     if (!tiling) std::fill(d + n0 * image, d + n1 * image, V(0));
     if constexpr (std::is_same_v<V, float>) {
-      if (disjoint && window_taps(g) <= 64) {
+      if (disjoint && window_taps(g) <= kMaxWindowTaps) {
         for (int64_t n = n0; n < n1; ++n)
           for (int64_t oh = 0; oh < g.oh; ++oh) max_pool_grad_row_f32(in.data(), dy.data(), d, g, n, oh);
         return;
