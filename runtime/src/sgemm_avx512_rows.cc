@@ -240,7 +240,7 @@ void in_place_product(bool ta, int64_t m, int64_t n, int64_t k, float alpha, con
     for (int64_t jr = 0; jr < n; jr += 64) {
       const int cols = static_cast<int>(std::min<int64_t>(64, n - jr));
       const int nv = (cols + 15) / 16, left = cols - 16 * (nv - 1);
-      const __mmask16 last = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+      const __mmask16 last = tail_mask(left);
       const InPlaceKernel* kernels = nv == 4   ? kInPlace<4>
                                      : nv == 3 ? kInPlace<3>
                                      : nv == 2 ? kInPlace<2>
