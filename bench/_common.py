@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import resource
+import subprocess
+import sys
 import time
 
 
@@ -48,6 +51,21 @@ def times_interleaved(fns: dict, number: int, repeat: int = 5) -> dict:
                 fn()
             rounds[name].append((time.perf_counter() - t0) / number)
     return rounds
+
+
+@contextlib.contextmanager
+def busy_processes(count: int = 1):
+    """Runs `count` CPU-bound processes (Python spin loops) for the duration of the block, as
+    other work on a shared machine would: the "busy" figures of the benchmarks."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        time.sleep(0.5)  # let them get going
+        yield
+    finally:
+        for p in spinners:
+            p.kill()
+        for p in spinners:
+            p.wait()
 
 
 def optional(module: str):

@@ -1,6 +1,6 @@
 """Real Keras models, frozen to GraphDefs, run by opforge and by TensorFlow out of the box.
 
-Run: python bench/bench_models.py [--quick] [--models a,b] [--batches 1,8] [--no-train] [--no-rss]
+Run: python bench/bench_models.py [--quick] [--models a,b] [--batches 1,8] [--busy] [--no-train] [--no-rss]
 (needs tensorflow-cpu beside opforge: pip install tensorflow-cpu; the first run exports the
 models into ~/.cache/opforge-bench, later runs reuse them)
 
@@ -20,6 +20,9 @@ What is measured, all in this run:
   batch size; ratio = opforge / TF (lower is better), with the geometric mean per batch size.
   "load" is the time from GraphDef bytes to the first result (import, session, first run, which
   includes TF's Grappler pass).
+* ``--busy``: each model's times again, same rounds, with one CPU-bound process (a Python spin
+  loop) running beside both frameworks, as on a shared machine; printed as a second table with
+  each busy ratio beside its quiet one.
 * Page faults per steady-state run: the minor faults (``getrusage(RUSAGE_SELF).ru_minflt``) of
   the process across N runs of one framework, divided by N. Only that framework runs between the
   two readings; both live in this process, so the other's idle threads are the only noise.
@@ -59,7 +62,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # logging only: TF's start-up banner
 import keras_models  # noqa: E402
-from _common import best_of_interleaved, geomean, optional, peak_rss_mib, times_interleaved  # noqa: E402
+from _common import best_of_interleaved, busy_processes, geomean, optional, peak_rss_mib, times_interleaved  # noqa: E402
 
 # Every exported model runs by default (EfficientNetB0, left out while opforge lacked the
 # IdentityN its frozen swish needs, runs since IdentityN became an op).
@@ -81,8 +84,9 @@ def unsupported_ops(meta: dict) -> list[str]:
     return sorted(op for op in meta["ops"] if of._C.op_spec(op) is None)
 
 
-def bench_model(name: str, batches: list[int], quick: bool) -> dict:
-    """Correctness, time, faults for one model at every batch size (this process)."""
+def bench_model(name: str, batches: list[int], quick: bool, busy: bool = False) -> dict:
+    """Correctness, time, faults for one model at every batch size (this process); with busy,
+    the times again beside one busy process."""
     model_spec = keras_models.MODELS[name]
     data, meta = keras_models.export(model_spec, verbose=True)
     result = {"name": name, "input": model_spec.describe(), "params": meta["parameters"],
@@ -113,15 +117,24 @@ def bench_model(name: str, batches: list[int], quick: bool) -> dict:
         x = keras_models.sample_input(meta, batch)
         outs = {fw: r.run(x) for fw, r in runners.items()}
         diff = max(keras_models.rel_diff(a, b) for a, b in zip(outs["opforge"], outs["tensorflow"]))
-        fns = {fw: (lambda r=r: r.run(x)) for fw, r in runners.items()}
+        fns = {fw: (lambda r=r, x=x: r.run(x)) for fw, r in runners.items()}
         one = max(time_once(fn) for fn in fns.values())
         number = max(1, int(target / one))
         times = best_of_interleaved(fns, number, repeat)
         faults = {fw: faults_per_run(fn, max(3, number)) for fw, fn in fns.items()}
-        result["batches"][batch] = {"diff": diff, "time": times, "faults": faults}
+        result["batches"][batch] = {"diff": diff, "time": times, "faults": faults, "fns": fns, "number": number}
         print(f"  {name:<20} batch {batch}: opforge {times['opforge'] * 1e3:9.2f} ms  "
               f"TF {times['tensorflow'] * 1e3:9.2f} ms  ratio {times['opforge'] / times['tensorflow']:5.2f}  "
               f"rel diff {diff:.1e}  faults/run {faults['opforge']:.1f} vs {faults['tensorflow']:.1f}", flush=True)
+    if busy:
+        with busy_processes(1):
+            for batch, b in result["batches"].items():
+                times = b["busy"] = best_of_interleaved(b["fns"], b["number"], repeat)
+                print(f"  {name:<20} batch {batch}, one busy process beside it: opforge {times['opforge'] * 1e3:9.2f} ms"
+                      f"  TF {times['tensorflow'] * 1e3:9.2f} ms  ratio {times['opforge'] / times['tensorflow']:5.2f}"
+                      f"  (quiet {b['time']['opforge'] / b['time']['tensorflow']:.2f})", flush=True)
+    for b in result["batches"].values():
+        del b["fns"], b["number"]
     for r in runners.values():
         r.close()
     return result
@@ -215,15 +228,8 @@ def train_bench(quick: bool) -> dict | None:
     steps = 20 if quick else 50
     programs = {"opforge": tf1_mlp(oftf, (x_all, y_all), init, batch, steps),
                 "tensorflow": tf1_mlp(tfv1, (x_all, y_all), init, batch, steps)}
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
-    try:
-        time.sleep(0.5)  # let the burners get going
+    with busy_processes(2):
         rounds = times_interleaved({fw: p[0] for fw, p in programs.items()}, 1, 3 if quick else 7)
-    finally:
-        for p in burners:
-            p.kill()
-        for p in burners:
-            p.wait()
     res = {fw: {"median": statistics.median(ts) / steps, "best": min(ts) / steps, "loss": programs[fw][1]()}
            for fw, ts in rounds.items()}
     print(f"TF1 MLP training ({features}-{hidden}-{hidden}-{classes}, batch {batch}, Adam), "
@@ -273,6 +279,27 @@ def markdown(results, rss, batches, train, versions) -> str:
     lines.append("")
     lines.append(f"Faults and peak RSS at batch {batches[-1]}; peak RSS from one process per framework "
                  "(framework import included).")
+    busy = [r for r in ok if all("busy" in r["batches"][b] for b in batches)]
+    if busy:
+        lines += ["", "With one busy process (a Python spin loop) beside both frameworks:", ""]
+        head, rule = "| model |", "| --- |"
+        for b in batches:
+            head += f" b{b} opforge | b{b} TF | b{b} ratio | b{b} quiet ratio |"
+            rule += " ---: | ---: | ---: | ---: |"
+        lines += [head, rule]
+        for r in busy:
+            row = f"| {r['name']} |"
+            for b in batches:
+                t, q = r["batches"][b]["busy"], r["batches"][b]["time"]
+                row += (f" {t['opforge'] * 1e3:.2f} | {t['tensorflow'] * 1e3:.2f} | {t['opforge'] / t['tensorflow']:.2f} |"
+                        f" {q['opforge'] / q['tensorflow']:.2f} |")
+            lines.append(row)
+        row = "| **geometric mean** |"
+        for b in batches:
+            g = geomean([r["batches"][b]["busy"]["opforge"] / r["batches"][b]["busy"]["tensorflow"] for r in busy])
+            gq = geomean([r["batches"][b]["time"]["opforge"] / r["batches"][b]["time"]["tensorflow"] for r in busy])
+            row += f" | | **{g:.2f}** | {gq:.2f} |"
+        lines.append(row)
     if train:
         lines += ["", "| TF1 MLP training, 2 busy processes beside it | opforge ms/step | TF ms/step | ratio |",
                   "| --- | ---: | ---: | ---: |",
@@ -287,6 +314,7 @@ def main() -> None:
                    f"opforge runs; all: {', '.join(keras_models.MODELS)})")
     p.add_argument("--batches", default="1,8", help="comma-separated batch sizes (default 1,8)")
     p.add_argument("--quick", action="store_true", help=f"a smoke run: {', '.join(QUICK_MODELS)}; few rounds")
+    p.add_argument("--busy", action="store_true", help="time every model again with one busy process beside it")
     p.add_argument("--no-train", action="store_true", help="skip the TF1 training loop")
     p.add_argument("--no-rss", action="store_true", help="skip the peak-RSS child processes")
     p.add_argument("--child", choices=list(keras_models.RUNNERS), help=argparse.SUPPRESS)
@@ -314,7 +342,7 @@ def main() -> None:
 
     print(f"opforge {of.__version__} ({of._C.num_threads()} threads) vs TensorFlow {tf.__version__}; "
           f"models: {', '.join(names)}; batches {batches}", flush=True)
-    results = [bench_model(name, batches, args.quick) for name in names]
+    results = [bench_model(name, batches, args.quick, args.busy) for name in names]
     for r in results:
         if "error" in r:
             print(f"  {r['name']}: not run: {r['error']}")
@@ -322,6 +350,9 @@ def main() -> None:
     for b in batches:
         g = geomean([r["batches"][b]["time"]["opforge"] / r["batches"][b]["time"]["tensorflow"] for r in ok])
         print(f"geometric mean of opforge/TF at batch {b}: {g:.2f} over {len(ok)} models")
+        if args.busy:
+            g = geomean([r["batches"][b]["busy"]["opforge"] / r["batches"][b]["busy"]["tensorflow"] for r in ok])
+            print(f"  with one busy process beside it: {g:.2f}")
     rss = {}
     if not args.no_rss:
         print(f"peak RSS, one child process per framework and model, batch {batches[-1]}:")

@@ -49,7 +49,7 @@ sys.path.insert(0, HERE)
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # logging only: TF's start-up banner
 os.environ["TF_USE_LEGACY_KERAS"] = "1"  # TF 2.21 keeps tf.layers / rnn_cell in tf_keras
 import train_programs  # noqa: E402
-from _common import geomean, peak_rss_mib  # noqa: E402
+from _common import busy_processes, geomean, peak_rss_mib  # noqa: E402
 
 FRAMEWORKS = ("tensorflow", "opforge")
 FIRST_STEP_TOLERANCE = 1e-4  # max relative difference of the first step's losses from TF's
@@ -330,13 +330,8 @@ def main() -> None:
     quiet = run_all(names, frameworks, args, "quiet machine")
     busy = None
     if args.busy:
-        spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-        try:
-            time.sleep(0.5)  # let it get going
+        with busy_processes(1):
             busy = run_all(names, frameworks, args, "one busy process beside it")
-        finally:
-            spinner.kill()
-            spinner.wait()
     print()
     print(markdown(quiet, busy, frameworks, args, versions(quiet, frameworks)))
     mismatched = [n for res in (quiet, busy or {}) for n, r in res.items() if "diff" in r and not loss_ok(r)]
