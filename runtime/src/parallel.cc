@@ -3,15 +3,14 @@
 // itself, takes whatever parts no worker has claimed, and waits for the rest. Workers and the
 // waiting caller spin briefly before they sleep: a Session run starts its next parallel region
 // within microseconds, and waking a sleeping thread costs tens of them (more in a VM), which
-// for a 10 us elementwise op is more than the second thread saves. The spins are bounded and
-// polite: each turn of a spin yields the core (sched_yield), so a spinning thread never takes
-// time from a thread that has work on its core, whether that is another process or this pool's
-// own caller (a busy machine can leave the caller and a worker on one core, where a worker
-// that spun with pause instructions took 100 us from the caller after every region: NASNet at
-// batch 1 ran 2x slower beside one busy process, slower than on one thread). When a region has
-// to wait out a worker the OS descheduled (other processes want the cores), regions run on the
-// calling thread alone for a while: fork-join over a contended core costs a time slice per
-// region.
+// for a 10 us elementwise op is more than the second thread saves. The spins are bounded, so
+// idle threads do not hold cores other processes need, and they yield the core while the
+// thread on the other side of the wait was last seen on it: a busy machine can leave the
+// caller and a worker on one core, where a worker spinning with pause instructions took 100 us
+// from the caller after every region (NASNetMobile at batch 1 beside one busy process ran 2x
+// slower than alone, slower than on one thread). When a region has to wait out a worker the
+// OS descheduled (other processes want the cores), regions run on the calling thread alone for
+// a while: fork-join over a contended core costs a time slice per region.
 #include "opforge/parallel.h"
 
 #include "src/blas.h"
@@ -27,6 +26,10 @@
 #include <thread>
 #include <vector>
 
+#ifdef __linux__
+#include <sched.h>  // sched_getcpu
+#endif
+
 namespace opforge {
 namespace {
 
@@ -38,14 +41,30 @@ void cpu_relax() {
 #endif
 }
 
-// Spins until done() or `budget` has passed; returns done(). Each turn yields the core to any
-// other thread waiting for it (and returns at once when none is: about 0.5 us here, less than
-// the 32 pause instructions a turn took before).
-template <typename Done>
-bool spin_until(Done done, std::chrono::microseconds budget) {
+// The CPU the calling thread runs on (-1 where the OS does not say).
+int current_cpu() {
+#ifdef __linux__
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
+// Spins until done() or `budget` has passed; returns done(). A turn yields the core when
+// polite() says a thread this one waits on (or that waits on it) may be queued on it: a spin
+// with pause instructions would hold the core that thread needs until the time slice ends.
+// Otherwise a turn is pause instructions, which keep the core from other processes' threads
+// (a yield to one of those costs its whole time slice). A yield with nothing else runnable
+// returns at once (about 0.5 us here).
+template <typename Done, typename Polite>
+bool spin_until(Done done, std::chrono::microseconds budget, Polite polite) {
   const auto until = std::chrono::steady_clock::now() + budget;
   while (!done()) {
-    std::this_thread::yield();
+    if (polite()) {
+      std::this_thread::yield();
+    } else {
+      for (int i = 0; i < 32; ++i) cpu_relax();
+    }
     if (std::chrono::steady_clock::now() >= until) return done();
   }
   return true;
@@ -62,11 +81,17 @@ thread_local bool uneven_parts = false;  // see UnevenParts
 
 class ThreadPool {
  public:
-  explicit ThreadPool(int workers) { grow(workers); }
+  explicit ThreadPool(int workers) {
+    for (auto& cpu : worker_cpu_) cpu.store(-2, std::memory_order_relaxed);  // never seen
+    grow(workers);
+  }
   // Starts workers until there are `workers` (never fewer than now).
   void grow(int workers) {
     std::lock_guard<std::mutex> call_lock(call_mu_);
-    while (static_cast<int>(threads_.size()) < workers) threads_.emplace_back([this] { loop(); });
+    while (static_cast<int>(threads_.size()) < workers) {
+      const int index = static_cast<int>(threads_.size());
+      threads_.emplace_back([this, index] { loop(index); });
+    }
     size_.store(static_cast<int>(threads_.size()));
   }
   ~ThreadPool() {
@@ -89,6 +114,7 @@ class ThreadPool {
       return;
     }
     job_ = &fn;
+    caller_cpu_.store(current_cpu(), std::memory_order_relaxed);
     pending_.store(parts - 1, std::memory_order_relaxed);
     const uint64_t gen = (gen_of(state_.load(std::memory_order_relaxed)) + 1) & 0xFFFFFFFFu;  // wraps in 32 bits
     // Part 0 is the caller's: the word starts with part 1 unclaimed.
@@ -110,7 +136,16 @@ class ThreadPool {
     const auto done = [this] { return pending_.load(std::memory_order_seq_cst) == 0; };
     if (done()) return;
     const auto t_own = std::chrono::steady_clock::now();
-    if (!spin_until(done, kCallerSpin)) {
+    // Yield while a worker was last seen on this core: it may hold an unfinished part there.
+    const auto worker_here = [this] {
+      const int cpu = current_cpu();
+      const int n = std::min(size(), kCpuSlots);
+      for (int i = 0; i < n; ++i) {
+        if (worker_cpu_[i].load(std::memory_order_relaxed) == cpu) return true;
+      }
+      return cpu < 0;
+    };
+    if (!spin_until(done, kCallerSpin, worker_here)) {
       std::unique_lock<std::mutex> lock(done_mu_);
       caller_waiting_.store(true, std::memory_order_seq_cst);
       done_cv_.wait(lock, done);
@@ -143,13 +178,21 @@ class ThreadPool {
     return -1;
   }
 
-  void loop() {
+  void loop(int index) {
+    std::atomic<int>& my_cpu = worker_cpu_[index % kCpuSlots];
+    // Yield while on the caller's core: the caller may be queued behind this spin with its
+    // next region's work (a busy machine can leave both on one core).
+    const auto caller_here = [&] {
+      const int cpu = current_cpu();
+      my_cpu.store(cpu, std::memory_order_relaxed);
+      return cpu < 0 || cpu == caller_cpu_.load(std::memory_order_relaxed);
+    };
     uint64_t seen = 0;
     for (;;) {
       // seq_cst: with sleepers_ below and the caller's store-then-load, one side always sees
       // the other (no sleeping through a posted job).
       const auto posted = [&] { return gen_of(state_.load(std::memory_order_seq_cst)) != seen; };
-      if (!spin_until(posted, kWorkerSpin)) {
+      if (!spin_until(posted, kWorkerSpin, caller_here)) {
         std::unique_lock<std::mutex> lock(mu_);
         sleepers_.fetch_add(1, std::memory_order_seq_cst);
         cv_.wait(lock, [&] { return stop_.load() || posted(); });
@@ -160,6 +203,7 @@ class ThreadPool {
       // A successful claim means the caller is still waiting for this part, so job_ is the
       // job of generation `seen` until the part is counted off.
       for (int part; (part = claim(seen)) >= 0;) {
+        my_cpu.store(current_cpu(), std::memory_order_relaxed);
         (*job_)(part);
         if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 && caller_waiting_.load(std::memory_order_seq_cst)) {
           {
@@ -195,6 +239,11 @@ class ThreadPool {
   std::mutex done_mu_;
   std::condition_variable done_cv_;
   std::atomic<bool> caller_waiting_{false};
+  // Where the threads were last seen (current_cpu), for the spins' choice between a yield and
+  // pause instructions: the caller's at its latest region, worker i's in slot i % kCpuSlots.
+  static constexpr int kCpuSlots = 64;
+  std::atomic<int> caller_cpu_{-1};
+  std::atomic<int> worker_cpu_[kCpuSlots];
 };
 
 int default_threads() {
