@@ -100,6 +100,21 @@ def test_dependency_optimization_prunes_identity_keeps_fetched_and_control(graph
     assert_close(got, want)
 
 
+def test_dependency_optimization_forwards_identity_n(graph, rng):
+    """Each output's consumers read that output's input; a fetched IdentityN stays."""
+    x = of.placeholder(of.float32, [4], name="x")
+    z = of.placeholder(of.float32, [4], name="z")
+    a, b = of.raw_ops.IdentityN(input=[x * 2.0, z + 1.0], name="pair")
+    y = of.add(b, a, name="y")
+    kept_a, _ = of.raw_ops.IdentityN(input=[x * 3.0, z], name="kept")
+    nodes, _ = optimize_graph(graph, ["y", "x", "z", "kept"])
+    assert "pair" not in nodes and "kept" in nodes and nodes["kept"].op == "IdentityN"
+    assert all(not name.startswith("pair") for name in nodes["y"].input)
+    feeds = {x: rng.random(4, dtype=np.float32), z: rng.random(4, dtype=np.float32)}
+    got, want, _ = run_both(graph, [y, kept_a], feeds)
+    assert_close(got, want)
+
+
 def test_control_edges_from_constants_are_dropped(graph, rng):
     """A frozen TF2 graph's output Identity waits on one Identity(Const) per variable read:
     those edges go, and the nodes only they read; an edge from a computed value stays."""

@@ -164,6 +164,27 @@ def test_remapping_fuses_bias_and_activation(graph, rng, base, activation):
         assert abs(fused[0].get_attr("leakyrelu_alpha") - 0.3) < 1e-7
 
 
+@pytest.mark.parametrize("base", ["Conv2D", "DepthwiseConv2dNative"])
+def test_keras_swish_behind_identity_n_fuses(graph, rng, base):
+    """Keras writes swish as tf.custom_gradient: IdentityN(x * sigmoid(x), x). The IdentityN's
+    second read of x goes (dependency optimization), so the swish fuses into the convolution."""
+    x = of.placeholder(of.float32, [2, 7, 7, 3], name="x")
+    if base == "Conv2D":
+        c = of.nn.conv2d(x, rng.standard_normal((3, 3, 3, 20)).astype(np.float32), [1, 1, 1, 1], "SAME")
+    else:
+        c = of.raw_ops.DepthwiseConv2dNative(input=x, filter=rng.standard_normal((3, 3, 3, 7)).astype(np.float32),
+                                             strides=[1, 1, 1, 1], padding="SAME")
+    head = of.nn.bias_add(c, rng.standard_normal(c.shape[-1]).astype(np.float32))
+    swish, _ = of.raw_ops.IdentityN(input=[head * of.sigmoid(head), head])
+    y = of.identity(swish * 0.5, name="y")
+    got, want, sess = run_both(graph, y, {x: 3 * rng.standard_normal((2, 7, 7, 3)).astype(np.float32)})
+    assert_close(got, want)
+    ops = optimized_graph(sess).get_operations()
+    assert not [op for op in ops if op.type in ("Sigmoid", "IdentityN")]
+    fused = [op for op in ops if op.type.startswith("_Fused")]
+    assert len(fused) == 1 and fused[0].get_attr("fused_ops") == ["BiasAdd", "_MklSwish"]
+
+
 def _pad_then(base, x, rng, pads, padding="VALID", fmt="NHWC", explicit=None, pad_op="Pad"):
     """base (Conv2D / DepthwiseConv2dNative) over Pad(x, pads)."""
     paddings = of.constant(np.array(pads, np.int32))

@@ -1,9 +1,11 @@
 // Dependency optimization (RewriterConfig `dependency_optimization`).
 //
-// Removes Identity and Snapshot nodes on the run path (their consumers read the input directly)
-// and NoOp nodes that only relay control edges (their consumers wait on the NoOp's own control
-// inputs instead). Kept: preserved (fetched/fed/target) nodes, an Identity reading a variable
-// (a producer with a Ref output: it is the read that fixes *when* the value is taken, e.g.
+// Removes Identity and Snapshot nodes on the run path (their consumers read the input directly),
+// IdentityN likewise (each output's consumers read that output's input: Keras writes one
+// around every swish, tf.custom_gradient's IdentityN(x * sigmoid(x), x), whose extra read of x
+// would keep the remapper from fusing the swish into the convolution before it), and NoOp nodes that only relay control
+// edges (their consumers wait on the NoOp's own control inputs instead). Kept: preserved (fetched/fed/target) nodes, an
+// Identity reading a variable (a producer with a Ref output: it is the read that fixes *when* the value is taken, e.g.
 // before an assignment), nodes that are the source of a control edge (waiting on them means
 // something), and NoOps whose fan-in times fan-out would add more control edges than removing
 // the node saves. A control edge from a constant (a Const, or an Identity chain over one with no
@@ -21,13 +23,16 @@ namespace {
 
 bool is_identity(const std::string& op) { return op == "Identity" || op == "Snapshot"; }
 
+// Whether a data input of id may read a variable (its producer has a Ref output, or is unknown).
 bool reads_ref(const GraphView& v, int id) {
-  const int p = v.producer(id, 0);
-  if (p < 0 || !v.at(p).alive || v.at(p).spec == nullptr) return true;
-  const VNode& producer = v.at(p);
-  if (producer.op == "VariableV2") return true;
-  for (const ArgSpec& out : producer.spec->outputs)
-    if (out.is_ref) return true;
+  for (size_t i = 0; i < v.at(id).num_data_inputs(); ++i) {
+    const int p = v.producer(id, i);
+    if (p < 0 || !v.at(p).alive || v.at(p).spec == nullptr) return true;
+    const VNode& producer = v.at(p);
+    if (producer.op == "VariableV2") return true;
+    for (const ArgSpec& out : producer.spec->outputs)
+      if (out.is_ref) return true;
+  }
   return false;
 }
 
@@ -86,11 +91,11 @@ void dependency_optimization(GraphView& v) {
   for (int id : v.live()) {
     const VNode& n = v.at(id);
     if (n.preserved || gone[static_cast<size_t>(id)]) continue;
-    if (is_identity(n.op)) {
-      if (n.num_data_inputs() != 1 || reads_ref(v, id) || v.has_control_consumer(id)) continue;
-      const Input src = n.data_inputs()[0];
+    if (is_identity(n.op) || n.op == "IdentityN") {
+      if ((n.op != "IdentityN" && n.num_data_inputs() != 1) || reads_ref(v, id) || v.has_control_consumer(id)) continue;
+      const std::vector<Input> srcs = n.data_inputs();
       v.forward_controls(id, id);
-      v.replace_uses(Input{id, 0}, src);
+      for (size_t i = 0; i < srcs.size(); ++i) v.replace_uses(Input{id, static_cast<int>(i)}, srcs[i]);
       removed.push_back(id);
       gone[static_cast<size_t>(id)] = 1;
     } else if (n.op == "NoOp") {
