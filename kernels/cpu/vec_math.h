@@ -1,8 +1,9 @@
 // Vectorized float32 math over contiguous blocks (kernels/cpu/math/vec_math.cc): Cephes-style
 // polynomial approximations accurate to a few ulp, run 8 lanes at a time with AVX2+FMA where
 // the CPU has them (checked at run time), scalar libm elsewhere and for lanes outside a
-// polynomial's range (NaN, infinities, huge arguments). out[i] = f(in[i]) for i in [0, n);
-// in and out may alias.
+// polynomial's range (NaN, infinities, huge arguments); exp, sigmoid, swish, tanh and Elu 16
+// lanes at a time, every lane, where the CPU has AVX-512F (math/vec_math_avx512.cc).
+// out[i] = f(in[i]) for i in [0, n); in and out may alias.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,8 @@ void log1p_f32(const float* in, float* out, int64_t n);
 void exp_f32(const float* in, float* out, int64_t n);
 void tanh_f32(const float* in, float* out, int64_t n);
 void sigmoid_f32(const float* in, float* out, int64_t n);  // 1 / (1 + exp(-x))
+void swish_f32(const float* in, float* out, int64_t n);    // x * sigmoid(x) (math/vec_activations.cc)
+void elu_f32(const float* in, float* out, int64_t n);      // x < 0 ? expm1(x) : x (the same)
 void floor_f32(const float* in, float* out, int64_t n);
 void ceil_f32(const float* in, float* out, int64_t n);
 void round_f32(const float* in, float* out, int64_t n);  // half to even

@@ -35,6 +35,11 @@ void bind_testing(py::module_& parent) {
         "Whether parallel regions run inline because a recent one waited out a descheduled worker.");
   m.def("parallel_probe", &parallel_probe, py::arg("parts"), py::arg("slow_part_us"),
         "A parallel region whose part 1 spins slow_part_us; returns the number of threads that ran parts.");
+  m.def("vec_avx512", &vec::avx512_enabled,
+        "Whether float32 exp, sigmoid, swish, tanh and Elu run their 16-lane AVX-512 forms.");
+  m.def(
+      "set_vec_avx512", &vec::set_avx512,
+      "Switches the 16-lane forms on (where the CPU has AVX-512F) or off (8-lane AVX2); returns whether they are on.");
   m.def("depthwise_avx512", &nn::dw_avx512_enabled, "Whether float32 depthwise convolutions run the AVX-512 kernel.");
   m.def("set_depthwise_avx512", &nn::set_dw_avx512,
         "Switches the AVX-512 depthwise kernel on (where the CPU has AVX-512F) or off; returns whether it is on.");

@@ -30,4 +30,14 @@ int winograd_tile_setting();
 int set_winograd_tile(int m);
 
 }  // namespace nn
+
+namespace vec {
+
+// Float32 exp, sigmoid, swish, tanh and Elu (kernels/cpu/math/vec_math.cc): 16 lanes at a time
+// (vec_math_avx512.cc) when the CPU has AVX-512F; off: the 8-lane AVX2 forms (or scalar libm
+// without AVX2). Returns whether the 16-lane forms are on now.
+bool avx512_enabled();
+bool set_avx512(bool on);
+
+}  // namespace vec
 }  // namespace opforge

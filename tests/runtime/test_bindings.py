@@ -20,6 +20,7 @@ CUSTOM_SHAPE_OPS = sorted(
 TESTING_SWITCHES = [
     "sgemm_kernel", "set_sgemm_kernel", "gemm", "winograd_tile", "set_winograd_tile",
     "direct_conv_avx512", "set_direct_conv_avx512", "conv_gather", "set_conv_gather", "depthwise_avx512", "set_depthwise_avx512",
+    "vec_avx512", "set_vec_avx512",
     "concurrent_executor", "set_concurrent_executor", "set_profiling", "profile_stats",
     "constant_cache_bytes", "gpu_copy", "custom_shape_ops",
 ]

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <limits>
 
+#include "cpu/math/vec_math_avx512.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define OPF_VEC_X86 1
@@ -270,11 +272,11 @@ struct NotNan {
   OPF_AVX2 __m256 operator()(__m256 x) const { return _mm256_cmp_ps(x, x, _CMP_ORD_Q); }
 };
 // tanh (Cephes tanhf): for |x| < 0.625 an odd polynomial, else sign(x) (1 - 2 / (exp(2|x|) + 1));
-// |x| >= 9 rounds to ±1 in float.
+// |x| >= 10 rounds to ±1 in float (from 9.01 on).
 struct Tanh8 {
   OPF_AVX2 __m256 operator()(__m256 x) const {
     const __m256 sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x80000000));
-    const __m256 ax = _mm256_min_ps(_mm256_andnot_ps(sign_mask, x), set1(9.0f));
+    const __m256 ax = _mm256_min_ps(_mm256_andnot_ps(sign_mask, x), set1(10.0f));
     const __m256 e = exp8(_mm256_add_ps(ax, ax));
     __m256 big = _mm256_sub_ps(set1(1.0f), _mm256_div_ps(set1(2.0f), _mm256_add_ps(e, set1(1.0f))));
     big = _mm256_or_ps(big, _mm256_and_ps(sign_mask, x));
@@ -522,16 +524,26 @@ void sin_f32(const float* in, float* out, int64_t n) {
 void cos_f32(const float* in, float* out, int64_t n) {
   OPF_DISPATCH(cos_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = cos_s(in[i]))
 }
+// On CPUs with AVX-512 (and while set_avx512 leaves it on): the 16-lane forms.
+#define OPF_AVX512_FIRST(fn) \
+  if (avx512::enabled()) {   \
+    avx512::fn(in, out, n);  \
+    return;                  \
+  }
+
 void expm1_f32(const float* in, float* out, int64_t n) {
   OPF_DISPATCH(expm1_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = expm1_s(in[i]))
 }
 void exp_f32(const float* in, float* out, int64_t n) {
+  OPF_AVX512_FIRST(exp)
   OPF_DISPATCH(exp_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = exp_s(in[i]))
 }
 void tanh_f32(const float* in, float* out, int64_t n) {
+  OPF_AVX512_FIRST(tanh)
   OPF_DISPATCH(tanh_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = tanh_s(in[i]))
 }
 void sigmoid_f32(const float* in, float* out, int64_t n) {
+  OPF_AVX512_FIRST(sigmoid)
   OPF_DISPATCH(sigmoid_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = sigmoid_s(in[i]))
 }
 void log1p_f32(const float* in, float* out, int64_t n) {

@@ -7,6 +7,7 @@
 
 #include "cpu/cpu_util.h"
 #include "cpu/nn/nn_util.h"
+#include "cpu/vec_math.h"
 #include "opforge/ops/nn/elu.h"
 #include "opforge/ops/nn/elu_grad.h"
 #include "opforge/ops/nn/gelu.h"
@@ -95,7 +96,14 @@ Status Relu6Cpu(ops::Relu6Args& a) {
 
 template <typename T>
 Status EluCpu(ops::EluArgs& a) {
-  map1<T>(a.features, a.activations, [](C<T> v) { return v < 0 ? std::expm1(v) : v; });
+  if constexpr (std::is_same_v<T, float>) {
+    const float* x = a.features.data<float>();
+    float* y = a.activations.data<float>();
+    parallel_for(a.features.num_elements(), cpu::kGrain,
+                 [&](int64_t b, int64_t e) { vec::elu_f32(x + b, y + b, e - b); });
+  } else {
+    map1<T>(a.features, a.activations, [](C<T> v) { return v < 0 ? std::expm1(v) : v; });
+  }
   return Status::OK();
 }
 

@@ -6,8 +6,6 @@
 // convolution four times its multiply).
 #include "cpu/nn/fused_epilogue.h"
 
-#include <algorithm>
-
 #include "cpu/nn/nn_util.h"  // OPF_SIMD_CLONES
 #include "cpu/vec_math.h"
 
@@ -50,23 +48,6 @@ bool affine_f32(float* rows, int64_t n, int64_t channels, const float* scale, co
                 float alpha) {
   return scale != nullptr ? apply<true>(rows, n, channels, scale, shift, act, alpha)
                           : apply<false>(rows, n, channels, scale, shift, act, alpha);
-}
-
-// x[i] = x[i] * sigmoid(x[i]) (swish) or, for x[i] < 0, expm1(x[i]) (Elu), a chunk at a time.
-template <bool kSwish>
-void with_temp(float* x, int64_t len) {
-  float tmp[512];
-  for (int64_t i0 = 0; i0 < len; i0 += 512) {
-    const int64_t m = std::min<int64_t>(512, len - i0);
-    float* v = x + i0;
-    if (kSwish) {
-      vec::sigmoid_f32(v, tmp, m);
-      for (int64_t i = 0; i < m; ++i) v[i] *= tmp[i];
-    } else {
-      vec::expm1_f32(v, tmp, m);
-      for (int64_t i = 0; i < m; ++i) v[i] = v[i] < 0.0f ? tmp[i] : v[i];
-    }
-  }
 }
 
 }  // namespace
@@ -115,10 +96,10 @@ bool epilogue_f32(float* rows, int64_t n, int64_t channels, const float* scale, 
       vec::tanh_f32(rows, rows, len);
       return true;
     case FusedAct::kSwish:
-      with_temp<true>(rows, len);
+      vec::swish_f32(rows, rows, len);
       return true;
     case FusedAct::kElu:
-      with_temp<false>(rows, len);
+      vec::elu_f32(rows, rows, len);
       return true;
     default:
       return false;

@@ -1,0 +1,37 @@
+// swish_f32 and elu_f32 (cpu/vec_math.h): the 16-lane forms where the CPU has AVX-512, else a
+// chunk at a time from the 8-lane sigmoid / expm1 (into a stack buffer), then the product or
+// the select.
+#include <algorithm>
+
+#include "cpu/math/vec_math_avx512.h"
+#include "cpu/vec_math.h"
+
+namespace opforge {
+namespace vec {
+
+namespace {
+constexpr int64_t kChunk = 512;
+}  // namespace
+
+void swish_f32(const float* in, float* out, int64_t n) {
+  if (avx512::enabled()) return avx512::swish(in, out, n);
+  float tmp[kChunk];
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    const int64_t m = std::min(kChunk, n - i0);
+    sigmoid_f32(in + i0, tmp, m);
+    for (int64_t i = 0; i < m; ++i) out[i0 + i] = in[i0 + i] * tmp[i];
+  }
+}
+
+void elu_f32(const float* in, float* out, int64_t n) {
+  if (avx512::enabled()) return avx512::elu(in, out, n);
+  float tmp[kChunk];
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    const int64_t m = std::min(kChunk, n - i0);
+    expm1_f32(in + i0, tmp, m);
+    for (int64_t i = 0; i < m; ++i) out[i0 + i] = in[i0 + i] < 0.0f ? tmp[i] : in[i0 + i];
+  }
+}
+
+}  // namespace vec
+}  // namespace opforge

@@ -1,0 +1,174 @@
+// See vec_math_avx512.h. The polynomials are vec_math.cc's (Cephes' expf and tanhf, expm1's
+// Taylor series), run 16 lanes at a time; tails are masked loads and stores. The file is built
+// for the baseline ISA: every function that executes AVX-512 carries a target attribute and is
+// reached only when available() says so.
+#include "cpu/math/vec_math_avx512.h"
+
+#include <atomic>
+
+#include "src/cpu_kernels.h"  // avx512_enabled, set_avx512
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define OPF_VEC_AVX512 1
+#endif
+
+namespace opforge {
+namespace vec {
+namespace avx512 {
+
+#ifdef OPF_VEC_AVX512
+
+namespace {
+
+#define OPF_AVX512 __attribute__((target("avx512f")))
+
+OPF_AVX512 inline __m512 set1(float v) { return _mm512_set1_ps(v); }
+// The zero-masked forms with every lane set: GCC 12's plain forms pass an undefined vector
+// through and warn (-Wmaybe-uninitialized).
+constexpr __mmask16 kAll = 0xFFFF;
+OPF_AVX512 inline __m512 max(__m512 a, __m512 b) { return _mm512_maskz_max_ps(kAll, a, b); }
+OPF_AVX512 inline __m512 min(__m512 a, __m512 b) { return _mm512_maskz_min_ps(kAll, a, b); }
+OPF_AVX512 inline __m512 scalef(__m512 a, __m512 b) { return _mm512_maskz_scalef_ps(kAll, a, b); }
+OPF_AVX512 inline __m512 round_nearest(__m512 a) {
+  return _mm512_maskz_roundscale_ps(kAll, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+// exp(x) for every float x. Below -104 the result is 0 and above 88.75 inf in float, so x is
+// clamped there (min/max with x as the second operand keep a NaN). x = k ln 2 + r by Cody-Waite
+// (two-part ln 2), e^r by Cephes' expf polynomial, then scalef(e^r, k) = e^r * 2^k.
+OPF_AVX512 inline __m512 exp16(__m512 x) {
+  x = max(set1(-104.0f), min(set1(88.75f), x));
+  const __m512 k = round_nearest(_mm512_mul_ps(x, set1(1.44269504088896341f)));
+  __m512 r = _mm512_fnmadd_ps(k, set1(0.693359375f), x);
+  r = _mm512_fnmadd_ps(k, set1(-2.12194440e-4f), r);
+  const __m512 z = _mm512_mul_ps(r, r);
+  __m512 p = _mm512_fmadd_ps(set1(1.9875691500e-4f), r, set1(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, set1(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, set1(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, set1(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, set1(5.0000001201e-1f));
+  p = _mm512_fmadd_ps(p, z, r);
+  p = _mm512_add_ps(p, set1(1.0f));
+  return scalef(p, k);
+}
+
+// sigmoid(x) from e = exp(-|x|) in (0, 1], never a large exponential: 1 / (1 + e) for x >= 0,
+// e / (1 + e) below (which keeps the tiny values of large negative x).
+OPF_AVX512 inline __m512 sigmoid16(__m512 x) {
+  const __m512 ax = _mm512_abs_ps(x);
+  const __m512 e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), ax));
+  const __m512 s = _mm512_div_ps(set1(1.0f), _mm512_add_ps(set1(1.0f), e));
+  const __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+  return _mm512_mask_mul_ps(s, neg, e, s);
+}
+
+// tanh (Cephes tanhf): for |x| < 0.625 an odd polynomial, else sign(x) (1 - 2 / (exp(2|x|) + 1));
+// |x| >= 10 rounds to ±1 in float (from 9.01 on). ±0 gives x itself.
+OPF_AVX512 inline __m512 tanh16(__m512 x) {
+  const __m512 ax = min(set1(10.0f), _mm512_abs_ps(x));  // NaN stays NaN
+  const __m512 e = exp16(_mm512_add_ps(ax, ax));
+  __m512 big = _mm512_sub_ps(set1(1.0f), _mm512_div_ps(set1(2.0f), _mm512_add_ps(e, set1(1.0f))));
+  const __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(static_cast<int>(0x80000000u)));
+  big = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(big), sign));
+  const __m512 z = _mm512_mul_ps(x, x);
+  __m512 p = _mm512_fmadd_ps(set1(-5.70498872745e-3f), z, set1(2.06390887954e-2f));
+  p = _mm512_fmadd_ps(p, z, set1(-5.37397155531e-2f));
+  p = _mm512_fmadd_ps(p, z, set1(1.33314422036e-1f));
+  p = _mm512_fmadd_ps(p, z, set1(-3.33332819422e-1f));
+  const __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(p, z), x, x);
+  const __m512 t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ax, set1(0.625f), _CMP_LT_OQ), big, small);
+  return _mm512_mask_mov_ps(t, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ), x);
+}
+
+// Elu: x for x >= 0 (and NaN), else expm1(x) = 2^k expm1(r) + (2^k - 1) with x = k ln 2 + r
+// (as vec_math.cc's Expm18; x clamped at -88, where expm1 is -1 in float). k = 0 gives expm1(r)
+// with r = x, so small |x| keep full relative precision.
+OPF_AVX512 inline __m512 elu16(__m512 x) {
+  const __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+  const __m512 xn = max(set1(-88.0f), x);
+  const __m512 k = round_nearest(_mm512_mul_ps(xn, set1(1.44269504088896341f)));
+  __m512 r = _mm512_fnmadd_ps(k, set1(0.693359375f), xn);
+  r = _mm512_fnmadd_ps(k, set1(-2.12194440e-4f), r);
+  __m512 p = set1(1.0f / 362880);
+  static const float kInvFact[] = {1.0f / 40320, 1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f};
+  for (float c : kInvFact) p = _mm512_fmadd_ps(p, r, set1(c));
+  p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r);  // expm1(r)
+  const __m512 two_k = scalef(set1(1.0f), k);
+  return _mm512_mask_mov_ps(x, neg, _mm512_fmadd_ps(two_k, p, _mm512_sub_ps(two_k, set1(1.0f))));
+}
+
+// out[i] = f16(in[i]) over [0, n), the last partial vector masked.
+template <typename F16>
+OPF_AVX512 inline void map16(const float* in, float* out, int64_t n, F16 f16) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, f16(_mm512_loadu_ps(in + i)));
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(out + i, m, f16(_mm512_maskz_loadu_ps(m, in + i)));
+  }
+}
+
+// Bodies for map16 (functors: a lambda's conversion thunk would lack the target attribute).
+struct Exp16 {
+  OPF_AVX512 __m512 operator()(__m512 x) const { return exp16(x); }
+};
+struct Sigmoid16 {
+  OPF_AVX512 __m512 operator()(__m512 x) const { return sigmoid16(x); }
+};
+struct Swish16 {
+  OPF_AVX512 __m512 operator()(__m512 x) const { return _mm512_mul_ps(x, sigmoid16(x)); }
+};
+struct Tanh16 {
+  OPF_AVX512 __m512 operator()(__m512 x) const { return tanh16(x); }
+};
+struct Elu16 {
+  OPF_AVX512 __m512 operator()(__m512 x) const { return elu16(x); }
+};
+
+bool cpu_has_avx512f() {
+  static const bool ok = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return ok;
+}
+
+std::atomic<bool> g_enabled{cpu_has_avx512f()};
+
+}  // namespace
+
+bool enabled() { return g_enabled.load(std::memory_order_relaxed); }
+
+OPF_AVX512 void exp(const float* in, float* out, int64_t n) { map16(in, out, n, Exp16()); }
+OPF_AVX512 void sigmoid(const float* in, float* out, int64_t n) { map16(in, out, n, Sigmoid16()); }
+OPF_AVX512 void swish(const float* in, float* out, int64_t n) { map16(in, out, n, Swish16()); }
+OPF_AVX512 void tanh(const float* in, float* out, int64_t n) { map16(in, out, n, Tanh16()); }
+OPF_AVX512 void elu(const float* in, float* out, int64_t n) { map16(in, out, n, Elu16()); }
+
+#else  // no AVX-512 code on this target
+
+namespace {
+bool cpu_has_avx512f() { return false; }
+}  // namespace
+bool enabled() { return false; }
+void exp(const float*, float*, int64_t) {}
+void sigmoid(const float*, float*, int64_t) {}
+void swish(const float*, float*, int64_t) {}
+void tanh(const float*, float*, int64_t) {}
+void elu(const float*, float*, int64_t) {}
+
+#endif
+
+}  // namespace avx512
+
+bool avx512_enabled() { return avx512::enabled(); }
+bool set_avx512(bool on) {
+#ifdef OPF_VEC_AVX512
+  avx512::g_enabled.store(on && avx512::cpu_has_avx512f());
+#endif
+  return avx512::enabled();
+}
+
+}  // namespace vec
+}  // namespace opforge
