@@ -10,27 +10,29 @@ namespace opforge {
 namespace vec {
 
 namespace {
-constexpr int64_t kChunk = 512;
+
+// out[i] = combine(in[i], f(in)[i]), f a block function run a chunk at a time into a buffer.
+template <typename Combine>
+void chunked(const float* in, float* out, int64_t n, void (*f)(const float*, float*, int64_t), Combine combine) {
+  constexpr int64_t kChunk = 512;
+  float tmp[kChunk];
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    const int64_t m = std::min(kChunk, n - i0);
+    f(in + i0, tmp, m);
+    for (int64_t i = 0; i < m; ++i) out[i0 + i] = combine(in[i0 + i], tmp[i]);
+  }
+}
+
 }  // namespace
 
 void swish_f32(const float* in, float* out, int64_t n) {
   if (avx512::enabled()) return avx512::swish(in, out, n);
-  float tmp[kChunk];
-  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
-    const int64_t m = std::min(kChunk, n - i0);
-    sigmoid_f32(in + i0, tmp, m);
-    for (int64_t i = 0; i < m; ++i) out[i0 + i] = in[i0 + i] * tmp[i];
-  }
+  chunked(in, out, n, sigmoid_f32, [](float x, float s) { return x * s; });
 }
 
 void elu_f32(const float* in, float* out, int64_t n) {
   if (avx512::enabled()) return avx512::elu(in, out, n);
-  float tmp[kChunk];
-  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
-    const int64_t m = std::min(kChunk, n - i0);
-    expm1_f32(in + i0, tmp, m);
-    for (int64_t i = 0; i < m; ++i) out[i0 + i] = in[i0 + i] < 0.0f ? tmp[i] : in[i0 + i];
-  }
+  chunked(in, out, n, expm1_f32, [](float x, float e) { return x < 0.0f ? e : x; });
 }
 
 }  // namespace vec

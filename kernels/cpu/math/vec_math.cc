@@ -8,10 +8,12 @@
 #include "cpu/vec_math.h"
 
 #include <cmath>
+#include <iterator>  // std::size
 #include <cstring>
 #include <limits>
 
 #include "cpu/math/vec_math_avx512.h"
+#include "cpu/math/vec_poly.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -115,17 +117,12 @@ OPF_AVX2 inline __m256 sincos8(__m256 x) {
 
 // exp(x) for x in [-87.3, 88.7] (Cephes expf); callers handle the rest.
 OPF_AVX2 inline __m256 exp8(__m256 x) {
-  __m256 fx = _mm256_floor_ps(_mm256_fmadd_ps(x, set1(1.44269504088896341f), set1(0.5f)));
-  __m256 r = _mm256_fnmadd_ps(fx, set1(0.693359375f), x);
-  r = _mm256_fnmadd_ps(fx, set1(-2.12194440e-4f), r);
-  const __m256 z = _mm256_mul_ps(r, r);
-  __m256 p = _mm256_fmadd_ps(set1(1.9875691500e-4f), r, set1(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, set1(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, set1(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, set1(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, set1(5.0000001201e-1f));
-  p = _mm256_fmadd_ps(p, z, r);
-  p = _mm256_add_ps(p, set1(1.0f));
+  __m256 fx = _mm256_floor_ps(_mm256_fmadd_ps(x, set1(poly::kLog2e), set1(0.5f)));
+  __m256 r = _mm256_fnmadd_ps(fx, set1(poly::kLn2Hi), x);
+  r = _mm256_fnmadd_ps(fx, set1(poly::kLn2Lo), r);
+  __m256 p = set1(poly::kExpP[0]);
+  for (size_t i = 1; i < std::size(poly::kExpP); ++i) p = _mm256_fmadd_ps(p, r, set1(poly::kExpP[i]));
+  p = _mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), set1(1.0f));
   // scale by 2^fx (fx in [-126, 128]: split in two factors so 2^128 does not overflow early)
   const __m256i e = _mm256_cvtps_epi32(fx);
   const __m256i e1 = _mm256_srai_epi32(e, 1), e2 = _mm256_sub_epi32(e, e1);
@@ -199,12 +196,11 @@ struct Expm1Range {  // k = round(x / ln 2) stays in [-126, 127]: 2^k is a norma
 struct Expm18 {
   OPF_AVX2 __m256 operator()(__m256 x) const {
     const __m256 k =
-        _mm256_round_ps(_mm256_mul_ps(x, set1(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(k, set1(0.693359375f), x);
-    r = _mm256_fnmadd_ps(k, set1(-2.12194440e-4f), r);
-    __m256 p = set1(1.0f / 362880);
-    static const float kInvFact[] = {1.0f / 40320, 1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f};
-    for (float c : kInvFact) p = _mm256_fmadd_ps(p, r, set1(c));
+        _mm256_round_ps(_mm256_mul_ps(x, set1(poly::kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(k, set1(poly::kLn2Hi), x);
+    r = _mm256_fnmadd_ps(k, set1(poly::kLn2Lo), r);
+    __m256 p = set1(poly::kExpm1T[0]);
+    for (size_t i = 1; i < std::size(poly::kExpm1T); ++i) p = _mm256_fmadd_ps(p, r, set1(poly::kExpm1T[i]));
     p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r);  // expm1(r)
     const __m256 two_k =
         _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23));
@@ -276,17 +272,15 @@ struct NotNan {
 struct Tanh8 {
   OPF_AVX2 __m256 operator()(__m256 x) const {
     const __m256 sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x80000000));
-    const __m256 ax = _mm256_min_ps(_mm256_andnot_ps(sign_mask, x), set1(10.0f));
+    const __m256 ax = _mm256_min_ps(_mm256_andnot_ps(sign_mask, x), set1(poly::kTanhOne));
     const __m256 e = exp8(_mm256_add_ps(ax, ax));
     __m256 big = _mm256_sub_ps(set1(1.0f), _mm256_div_ps(set1(2.0f), _mm256_add_ps(e, set1(1.0f))));
     big = _mm256_or_ps(big, _mm256_and_ps(sign_mask, x));
     const __m256 z = _mm256_mul_ps(x, x);
-    __m256 p = _mm256_fmadd_ps(set1(-5.70498872745e-3f), z, set1(2.06390887954e-2f));
-    p = _mm256_fmadd_ps(p, z, set1(-5.37397155531e-2f));
-    p = _mm256_fmadd_ps(p, z, set1(1.33314422036e-1f));
-    p = _mm256_fmadd_ps(p, z, set1(-3.33332819422e-1f));
+    __m256 p = set1(poly::kTanhQ[0]);
+    for (size_t i = 1; i < std::size(poly::kTanhQ); ++i) p = _mm256_fmadd_ps(p, z, set1(poly::kTanhQ[i]));
     const __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(p, z), x, x);
-    return _mm256_blendv_ps(big, small, _mm256_cmp_ps(ax, set1(0.625f), _CMP_LT_OQ));
+    return _mm256_blendv_ps(big, small, _mm256_cmp_ps(ax, set1(poly::kTanhSmall), _CMP_LT_OQ));
   }
 };
 

@@ -5,7 +5,9 @@
 #include "cpu/math/vec_math_avx512.h"
 
 #include <atomic>
+#include <iterator>  // std::size
 
+#include "cpu/math/vec_poly.h"
 #include "src/cpu_kernels.h"  // avx512_enabled, set_avx512
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -39,17 +41,12 @@ OPF_AVX512 inline __m512 round_nearest(__m512 a) {
 // (two-part ln 2), e^r by Cephes' expf polynomial, then scalef(e^r, k) = e^r * 2^k.
 OPF_AVX512 inline __m512 exp16(__m512 x) {
   x = max(set1(-104.0f), min(set1(88.75f), x));
-  const __m512 k = round_nearest(_mm512_mul_ps(x, set1(1.44269504088896341f)));
-  __m512 r = _mm512_fnmadd_ps(k, set1(0.693359375f), x);
-  r = _mm512_fnmadd_ps(k, set1(-2.12194440e-4f), r);
-  const __m512 z = _mm512_mul_ps(r, r);
-  __m512 p = _mm512_fmadd_ps(set1(1.9875691500e-4f), r, set1(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, set1(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, set1(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, set1(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, set1(5.0000001201e-1f));
-  p = _mm512_fmadd_ps(p, z, r);
-  p = _mm512_add_ps(p, set1(1.0f));
+  const __m512 k = round_nearest(_mm512_mul_ps(x, set1(poly::kLog2e)));
+  __m512 r = _mm512_fnmadd_ps(k, set1(poly::kLn2Hi), x);
+  r = _mm512_fnmadd_ps(k, set1(poly::kLn2Lo), r);
+  __m512 p = set1(poly::kExpP[0]);
+  for (size_t i = 1; i < std::size(poly::kExpP); ++i) p = _mm512_fmadd_ps(p, r, set1(poly::kExpP[i]));
+  p = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), set1(1.0f));
   return scalef(p, k);
 }
 
@@ -66,18 +63,16 @@ OPF_AVX512 inline __m512 sigmoid16(__m512 x) {
 // tanh (Cephes tanhf): for |x| < 0.625 an odd polynomial, else sign(x) (1 - 2 / (exp(2|x|) + 1));
 // |x| >= 10 rounds to ±1 in float (from 9.01 on). ±0 gives x itself.
 OPF_AVX512 inline __m512 tanh16(__m512 x) {
-  const __m512 ax = min(set1(10.0f), _mm512_abs_ps(x));  // NaN stays NaN
+  const __m512 ax = min(set1(poly::kTanhOne), _mm512_abs_ps(x));  // NaN stays NaN
   const __m512 e = exp16(_mm512_add_ps(ax, ax));
   __m512 big = _mm512_sub_ps(set1(1.0f), _mm512_div_ps(set1(2.0f), _mm512_add_ps(e, set1(1.0f))));
   const __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(static_cast<int>(0x80000000u)));
   big = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(big), sign));
   const __m512 z = _mm512_mul_ps(x, x);
-  __m512 p = _mm512_fmadd_ps(set1(-5.70498872745e-3f), z, set1(2.06390887954e-2f));
-  p = _mm512_fmadd_ps(p, z, set1(-5.37397155531e-2f));
-  p = _mm512_fmadd_ps(p, z, set1(1.33314422036e-1f));
-  p = _mm512_fmadd_ps(p, z, set1(-3.33332819422e-1f));
+  __m512 p = set1(poly::kTanhQ[0]);
+  for (size_t i = 1; i < std::size(poly::kTanhQ); ++i) p = _mm512_fmadd_ps(p, z, set1(poly::kTanhQ[i]));
   const __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(p, z), x, x);
-  const __m512 t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ax, set1(0.625f), _CMP_LT_OQ), big, small);
+  const __m512 t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ax, set1(poly::kTanhSmall), _CMP_LT_OQ), big, small);
   return _mm512_mask_mov_ps(t, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ), x);
 }
 
@@ -87,12 +82,11 @@ OPF_AVX512 inline __m512 tanh16(__m512 x) {
 OPF_AVX512 inline __m512 elu16(__m512 x) {
   const __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
   const __m512 xn = max(set1(-88.0f), x);
-  const __m512 k = round_nearest(_mm512_mul_ps(xn, set1(1.44269504088896341f)));
-  __m512 r = _mm512_fnmadd_ps(k, set1(0.693359375f), xn);
-  r = _mm512_fnmadd_ps(k, set1(-2.12194440e-4f), r);
-  __m512 p = set1(1.0f / 362880);
-  static const float kInvFact[] = {1.0f / 40320, 1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f};
-  for (float c : kInvFact) p = _mm512_fmadd_ps(p, r, set1(c));
+  const __m512 k = round_nearest(_mm512_mul_ps(xn, set1(poly::kLog2e)));
+  __m512 r = _mm512_fnmadd_ps(k, set1(poly::kLn2Hi), xn);
+  r = _mm512_fnmadd_ps(k, set1(poly::kLn2Lo), r);
+  __m512 p = set1(poly::kExpm1T[0]);
+  for (size_t i = 1; i < std::size(poly::kExpm1T); ++i) p = _mm512_fmadd_ps(p, r, set1(poly::kExpm1T[i]));
   p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r);  // expm1(r)
   const __m512 two_k = scalef(set1(1.0f), k);
   return _mm512_mask_mov_ps(x, neg, _mm512_fmadd_ps(two_k, p, _mm512_sub_ps(two_k, set1(1.0f))));
