@@ -36,7 +36,8 @@ def _args(rng, kind, n):
             rng.standard_normal(n).astype(np.float32), rng.random(n, dtype=np.float32) + 0.5]
 
 
-EPILOGUES = [[k] for k in ("BiasAdd", "FusedBatchNorm")] + [["BiasAdd", a] for a in ACTS] + [["FusedBatchNorm", "Relu"]]
+EPILOGUES = ([[k] for k in ("BiasAdd", "FusedBatchNorm")] + [["BiasAdd", a] for a in ACTS]
+             + [["FusedBatchNorm", a] for a in ("Relu", "_MklSwish", "Elu")])
 
 
 # (kernel, cin, cout, height, width) reaching each CPU path: im2col (more than 16 input
@@ -70,6 +71,21 @@ def test_fused_depthwise(fused_ops):
     got = raw._FusedDepthwiseConv2dNative(input=x, filter=w, args=args, strides=[1, 2, 2, 1], padding="SAME",
                                           fused_ops=fused_ops, epsilon=EPS, leakyrelu_alpha=0.1).numpy()
     plain = raw.DepthwiseConv2dNative(input=x, filter=w, strides=[1, 2, 2, 1], padding="SAME").numpy()
+    np.testing.assert_allclose(got, _epilogue(plain, fused_ops, args), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("fused_ops", EPILOGUES, ids="-".join)
+def test_fused_depthwise_one_filter_per_channel(fused_ops):
+    """Depth multiplier 1 over 20 channels (a 16-channel block and a tail): the AVX-512 kernel
+    where the CPU has it, which applies the bias (or batch norm) in registers and, for the
+    activations registers cannot do, the activation row by row after."""
+    rng = np.random.default_rng(len(fused_ops) + 3)
+    x = (2 * rng.standard_normal((2, 9, 11, 20))).astype(np.float32)
+    w = rng.standard_normal((3, 3, 20, 1)).astype(np.float32)
+    args = _args(rng, fused_ops[0], 20)
+    got = raw._FusedDepthwiseConv2dNative(input=x, filter=w, args=args, strides=[1, 1, 1, 1], padding="SAME",
+                                          fused_ops=fused_ops, epsilon=EPS, leakyrelu_alpha=0.1).numpy()
+    plain = raw.DepthwiseConv2dNative(input=x, filter=w, strides=[1, 1, 1, 1], padding="SAME").numpy()
     np.testing.assert_allclose(got, _epilogue(plain, fused_ops, args), rtol=1e-4, atol=1e-4)
 
 

@@ -40,13 +40,26 @@ void im2col_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const
     if (Post::kNone || ep != nullptr) {
       f.gemm_into(g.pixels(), in, k, out, g.cout, C(0), ep);
     } else {  // the same GEMM cut into row tiles, each finished by the epilogue while in cache
+      // A float32 transcendental activation: the GEMM adds the bias as it stores, the tile then
+      // takes the activation alone.
+      blas::ColumnEpilogue shift_ep;
+      bool split = false;
+      if constexpr (std::is_same_v<Post, nn::Epilogue<float>>) split = post.shift_as_column_epilogue(&shift_ep);
       const int64_t tp = std::max<int64_t>(48, kTileBytes / static_cast<int64_t>(sizeof(C) * (k + g.cout)));
       const int64_t tiles = (g.pixels() + tp - 1) / tp;
       const auto run_tiles = [&](int64_t t0, int64_t t1) {
         for (int64_t t = t0; t < t1; ++t) {
           const int64_t p0 = t * tp, p1 = std::min(g.pixels(), p0 + tp);
-          f.gemm_into(p1 - p0, in + p0 * k, k, out + p0 * g.cout, g.cout);
-          post(out + p0 * g.cout, p1 - p0);
+          C* tile = out + p0 * g.cout;
+          if constexpr (std::is_same_v<Post, nn::Epilogue<float>>) {
+            if (split) {
+              f.gemm_into(p1 - p0, in + p0 * k, k, tile, g.cout, C(0), &shift_ep);
+              post.activation_post()(tile, p1 - p0);
+              continue;
+            }
+          }
+          f.gemm_into(p1 - p0, in + p0 * k, k, tile, g.cout);
+          post(tile, p1 - p0);
         }
       };
       if (tiles < 2 * num_threads()) {

@@ -83,27 +83,36 @@ void scale_shift_rows_f32(const float* x, const float* side, float* y, int64_t n
   }
 }
 
+void activation_f32(float* x, int64_t len, FusedAct act, float alpha) {
+  switch (act) {
+    case FusedAct::kSigmoid:
+      return vec::sigmoid_f32(x, x, len);
+    case FusedAct::kTanh:
+      return vec::tanh_f32(x, x, len);
+    case FusedAct::kSwish:
+      return vec::swish_f32(x, x, len);
+    case FusedAct::kElu:
+      return vec::elu_f32(x, x, len);
+    case FusedAct::kLeakyRelu:
+      for (int64_t i = 0; i < len; ++i) x[i] = x[i] > 0.0f ? x[i] : alpha * x[i];
+      return;
+    case FusedAct::kRelu:
+      for (int64_t i = 0; i < len; ++i) x[i] = x[i] < 0.0f ? 0.0f : x[i];
+      return;
+    case FusedAct::kRelu6:
+      for (int64_t i = 0; i < len; ++i) x[i] = x[i] < 0.0f ? 0.0f : (x[i] > 6.0f ? 6.0f : x[i]);
+      return;
+    case FusedAct::kNone:
+      return;
+  }
+}
+
 bool epilogue_f32(float* rows, int64_t n, int64_t channels, const float* scale, const float* shift, FusedAct act,
                   float alpha) {
   if (affine_f32(rows, n, channels, scale, shift, act, alpha)) return true;
   affine_f32(rows, n, channels, scale, shift, FusedAct::kNone, alpha);  // the bias; then the activation
-  const int64_t len = n * channels;
-  switch (act) {
-    case FusedAct::kSigmoid:
-      vec::sigmoid_f32(rows, rows, len);
-      return true;
-    case FusedAct::kTanh:
-      vec::tanh_f32(rows, rows, len);
-      return true;
-    case FusedAct::kSwish:
-      vec::swish_f32(rows, rows, len);
-      return true;
-    case FusedAct::kElu:
-      vec::elu_f32(rows, rows, len);
-      return true;
-    default:
-      return false;
-  }
+  activation_f32(rows, n * channels, act, alpha);
+  return true;
 }
 
 }  // namespace nn

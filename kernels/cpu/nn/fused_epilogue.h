@@ -22,6 +22,8 @@ namespace nn {
 // vectorized (fused_epilogue.cc). Returns false for an activation it does not know.
 bool epilogue_f32(float* rows, int64_t n, int64_t channels, const float* scale, const float* shift, FusedAct act,
                   float alpha);
+// The activation alone over len values (float32, vectorized): x = act(x).
+void activation_f32(float* x, int64_t len, FusedAct act, float alpha);
 
 // y[r][c] = act(x[r][c] * scale[c] + shift[c] + side[r][c]) over n rows of `channels` values
 // (side null: none; act Relu or none), vectorized: _FusedBatchNormEx's channels-last loop.
@@ -108,6 +110,28 @@ class Epilogue {
     }
     return false;
   }
+
+  // For a float32 activation the registers do not apply (Sigmoid, Tanh, swish, Elu, LeakyRelu):
+  // the scale and shift alone as a register epilogue into *ep, the activation then left to
+  // activation_post() over the rows the kernel wrote (one pass over them instead of two).
+  // False otherwise (as_column_epilogue takes the whole epilogue, or not float32).
+  bool shift_as_column_epilogue(blas::ColumnEpilogue* ep) const {
+    if constexpr (std::is_same_v<C, float>) {
+      if (act_ == FusedAct::kNone || act_ == FusedAct::kRelu || act_ == FusedAct::kRelu6) return false;
+      ep->scale = scale_.empty() ? nullptr : scale_.data();
+      ep->shift = shift_.data();
+      ep->act = 0;
+      return true;
+    }
+    return false;
+  }
+  // The post-op after shift_as_column_epilogue: rows[r] = act(rows[r]) for n rows.
+  struct ActivationPost {
+    static constexpr bool kNone = false;
+    const Epilogue* e;
+    void operator()(float* rows, int64_t n) const { activation_f32(rows, n * e->channels_, e->act_, e->alpha_); }
+  };
+  ActivationPost activation_post() const { return ActivationPost{this}; }
 
  private:
   // One loop per activation (the switch is outside), so each inner loop is branch-free
