@@ -105,6 +105,33 @@ def test_float32_softmax_rows_match_numpy(cols):
     np.testing.assert_allclose(backprop.numpy(), want, rtol=2e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("cols", [1, 7, 9, 33, 1000])
+def test_float32_dense_cross_entropy_matches_numpy(cols):
+    """SoftmaxCrossEntropyWithLogits over float32 rows (the vectorized exp): soft labels against
+    float64, labels broadcast along the rows, and one-hot labels giving the sparse op's bits."""
+    rng = np.random.default_rng(cols + 100)
+    x = (rng.standard_normal((13, cols)) * 20).astype(np.float32)
+    if cols > 1:
+        x[3, 0] = -np.inf  # a zero probability; its label is 0 below
+    soft = rng.random((13, cols)).astype(np.float32) + 0.01
+    if cols > 1:
+        soft[3, 0] = 0.0
+    soft /= soft.sum(axis=1, keepdims=True)
+    log_p = _log_softmax64(x)
+    for labels in (soft, soft[5:6]):  # [13, cols], and one row broadcast over the 13
+        loss, backprop = R.SoftmaxCrossEntropyWithLogits(features=x, labels=labels)
+        lab = np.broadcast_to(labels.astype(np.float64), x.shape)
+        with np.errstate(invalid="ignore"):  # 0 * -inf, masked out
+            want_loss = -np.where(lab != 0, lab * log_p, 0.0).sum(axis=1)
+        np.testing.assert_allclose(loss.numpy(), want_loss, rtol=2e-5, atol=2e-5)
+        np.testing.assert_allclose(backprop.numpy(), np.exp(log_p) - lab, rtol=2e-5, atol=1e-6)
+    classes = rng.integers(0, cols, 13).astype(np.int32)
+    dense = R.SoftmaxCrossEntropyWithLogits(features=x, labels=np.eye(cols, dtype=np.float32)[classes])
+    sparse = R.SparseSoftmaxCrossEntropyWithLogits(features=x, labels=classes)
+    for a, b in zip(dense, sparse):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
 def test_float32_softmax_row_with_nan_is_nan():
     x = np.array([[1.0, np.nan, 2.0, 0.5, 3.0, 1.0, 1.0, 2.0, 9.0], [1.0] * 9], np.float32)
     assert np.isnan(R.Softmax(logits=x).numpy()[0]).all() and not np.isnan(R.Softmax(logits=x).numpy()[1]).any()

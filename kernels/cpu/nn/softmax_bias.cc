@@ -120,6 +120,21 @@ Status SoftmaxCrossEntropyWithLogitsCpu(ops::SoftmaxCrossEntropyWithLogitsArgs& 
     for (int64_t r = r0; r < r1; ++r) {
       const T* in = fp + r * frs;
       const T* lab = lp + r * lrs;
+      if constexpr (std::is_same_v<T, float>) {
+        if (fcs == 1) {  // a row of logits: the vectorized exp, as the sparse form
+          float* out = bp + r * cols;
+          const ShiftedExp e = exp_shifted_row(in, out, cols);
+          const float lse = std::log(e.sum);
+          float total = 0.0f;
+          for (int64_t j = 0; j < cols; ++j) {
+            const float y = lab[j * lcs];
+            if (y != 0.0f) total -= y * (in[j] - e.max - lse);
+            out[j] = out[j] / e.sum - y;  // as the sparse form: one-hot labels give its bits
+          }
+          loss[r] = total;
+          continue;
+        }
+      }
       C<T> m = -std::numeric_limits<C<T>>::infinity();
       for (int64_t j = 0; j < cols; ++j) m = std::max(m, static_cast<C<T>>(in[j * fcs]));
       C<T> sum = 0;
