@@ -1,6 +1,6 @@
 """The float32 fast paths that training graphs lean on, against NumPy on random data: column
 sums (Sum / Mean over leading axes: bias gradients, batch moments, global average pools),
-AddN, ReluGrad / Relu6Grad, LeakyRelu / LeakyReluGrad and BroadcastTo of an input repeated whole. Lengths cross the
+AddN, Relu6, ReluGrad / Relu6Grad, LeakyRelu / LeakyReluGrad and BroadcastTo of an input repeated whole. Lengths cross the
 vector widths (tails) and the blocks the column sums split rows into."""
 
 import numpy as np
@@ -24,6 +24,19 @@ def test_column_sums_match_numpy(shape, axes, op):
         if op == "Mean":
             ref = ref / np.prod([shape[a] for a in axes])
         np.testing.assert_allclose(got, ref.astype(np.float32), rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_relu6_clips_keeps_nan_and_gives_positive_zero(dtype):
+    """Relu6 as TensorFlow: min(max(x, 0), 6), NaN stays NaN, -0 gives +0; lengths past the
+    vector widths and a parallel split."""
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal(100_003) * 5).astype(dtype)
+    x[:9] = [np.nan, -0.0, 0.0, -1.0, 3.0, 6.0, 7.0, np.inf, -np.inf]
+    got = R.Relu6(features=x).numpy()
+    want = np.where(np.isnan(x), x, np.clip(x, 0, 6)) + dtype(0)  # + 0: -0 -> +0
+    np.testing.assert_array_equal(got, want)
+    assert not np.signbit(got[1])
 
 
 @pytest.mark.parametrize("n", [1, 31, 32, 33, 1000, 4099])

