@@ -62,30 +62,24 @@ def test_fused_conv2d(fused_ops, geometry):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("fused_ops", EPILOGUES, ids="-".join)
-def test_fused_depthwise(fused_ops):
-    rng = np.random.default_rng(len(fused_ops))
-    x = rng.standard_normal((2, 5, 5, 3)).astype(np.float32)
-    w = rng.standard_normal((3, 3, 3, 2)).astype(np.float32)
-    args = _args(rng, fused_ops[0], 6)
-    got = raw._FusedDepthwiseConv2dNative(input=x, filter=w, args=args, strides=[1, 2, 2, 1], padding="SAME",
-                                          fused_ops=fused_ops, epsilon=EPS, leakyrelu_alpha=0.1).numpy()
-    plain = raw.DepthwiseConv2dNative(input=x, filter=w, strides=[1, 2, 2, 1], padding="SAME").numpy()
-    np.testing.assert_allclose(got, _epilogue(plain, fused_ops, args), rtol=1e-4, atol=1e-4)
+# (input shape, filter shape, stride): a depth multiplier of 2 (the portable kernels), and one
+# filter per channel over 20 channels (a 16-channel block and a tail: the AVX-512 kernel where
+# the CPU has it, bias or batch norm in registers, an activation they cannot do row by row after).
+DW_GEOMETRIES = {"multiplier2": ((2, 5, 5, 3), (3, 3, 3, 2), 2), "one_per_channel": ((2, 9, 11, 20), (3, 3, 20, 1), 1)}
 
 
 @pytest.mark.parametrize("fused_ops", EPILOGUES, ids="-".join)
-def test_fused_depthwise_one_filter_per_channel(fused_ops):
-    """Depth multiplier 1 over 20 channels (a 16-channel block and a tail): the AVX-512 kernel
-    where the CPU has it, which applies the bias (or batch norm) in registers and, for the
-    activations registers cannot do, the activation row by row after."""
-    rng = np.random.default_rng(len(fused_ops) + 3)
-    x = (2 * rng.standard_normal((2, 9, 11, 20))).astype(np.float32)
-    w = rng.standard_normal((3, 3, 20, 1)).astype(np.float32)
-    args = _args(rng, fused_ops[0], 20)
-    got = raw._FusedDepthwiseConv2dNative(input=x, filter=w, args=args, strides=[1, 1, 1, 1], padding="SAME",
+@pytest.mark.parametrize("geometry", list(DW_GEOMETRIES))
+def test_fused_depthwise(fused_ops, geometry):
+    x_shape, w_shape, stride = DW_GEOMETRIES[geometry]
+    rng = np.random.default_rng(len(fused_ops) + stride)
+    x = (2 * rng.standard_normal(x_shape)).astype(np.float32)
+    w = rng.standard_normal(w_shape).astype(np.float32)
+    args = _args(rng, fused_ops[0], w_shape[2] * w_shape[3])
+    strides = [1, stride, stride, 1]
+    got = raw._FusedDepthwiseConv2dNative(input=x, filter=w, args=args, strides=strides, padding="SAME",
                                           fused_ops=fused_ops, epsilon=EPS, leakyrelu_alpha=0.1).numpy()
-    plain = raw.DepthwiseConv2dNative(input=x, filter=w, strides=[1, 1, 1, 1], padding="SAME").numpy()
+    plain = raw.DepthwiseConv2dNative(input=x, filter=w, strides=strides, padding="SAME").numpy()
     np.testing.assert_allclose(got, _epilogue(plain, fused_ops, args), rtol=1e-4, atol=1e-4)
 
 
