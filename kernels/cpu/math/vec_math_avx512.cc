@@ -1,7 +1,7 @@
 // See vec_math_avx512.h. The polynomials are vec_math.cc's (Cephes' expf and tanhf, expm1's
 // Taylor series), run 16 lanes at a time; tails are masked loads and stores. The file is built
 // for the baseline ISA: every function that executes AVX-512 carries a target attribute and is
-// reached only when available() says so.
+// reached only when enabled() says so.
 #include "cpu/math/vec_math_avx512.h"
 
 #include <atomic>

@@ -96,11 +96,11 @@ void activation_f32(float* x, int64_t len, FusedAct act, float alpha) {
     case FusedAct::kLeakyRelu:
       for (int64_t i = 0; i < len; ++i) x[i] = x[i] > 0.0f ? x[i] : alpha * x[i];
       return;
-    case FusedAct::kRelu:
-      for (int64_t i = 0; i < len; ++i) x[i] = x[i] < 0.0f ? 0.0f : x[i];
+    case FusedAct::kRelu:  // -0 gives +0, NaN stays NaN (as the register epilogue and the ops)
+      for (int64_t i = 0; i < len; ++i) x[i] = x[i] <= 0.0f ? 0.0f : x[i];
       return;
     case FusedAct::kRelu6:
-      for (int64_t i = 0; i < len; ++i) x[i] = x[i] < 0.0f ? 0.0f : (x[i] > 6.0f ? 6.0f : x[i]);
+      for (int64_t i = 0; i < len; ++i) x[i] = x[i] <= 0.0f ? 0.0f : (x[i] > 6.0f ? 6.0f : x[i]);
       return;
     case FusedAct::kNone:
       return;
