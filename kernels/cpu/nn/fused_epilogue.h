@@ -19,7 +19,7 @@ namespace opforge {
 namespace nn {
 
 // The float32 epilogue: rows[r][c] = act(rows[r][c] * scale[c] + shift[c]) (scale null: 1),
-// vectorized (fused_epilogue.cc). Returns false for an activation it does not know.
+// vectorized (fused_epilogue.cc), every activation; returns true.
 bool epilogue_f32(float* rows, int64_t n, int64_t channels, const float* scale, const float* shift, FusedAct act,
                   float alpha);
 // The activation alone over len values (float32, vectorized): x = act(x).

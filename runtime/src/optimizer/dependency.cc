@@ -1,11 +1,12 @@
 // Dependency optimization (RewriterConfig `dependency_optimization`).
 //
 // Removes Identity and Snapshot nodes on the run path (their consumers read the input directly),
-// IdentityN likewise (each output's consumers read that output's input: Keras writes one
-// around every swish, tf.custom_gradient's IdentityN(x * sigmoid(x), x), whose extra read of x
-// would keep the remapper from fusing the swish into the convolution before it), and NoOp nodes that only relay control
-// edges (their consumers wait on the NoOp's own control inputs instead). Kept: preserved (fetched/fed/target) nodes, an
-// Identity reading a variable (a producer with a Ref output: it is the read that fixes *when* the value is taken, e.g.
+// IdentityN likewise (each output's consumers read that output's input: Keras writes one around
+// every swish, tf.custom_gradient's IdentityN(x * sigmoid(x), x), whose extra read of x would
+// keep the remapper from fusing the swish into the convolution before it), and NoOp nodes that
+// only relay control edges (their consumers wait on the NoOp's own control inputs instead).
+// Kept: preserved (fetched/fed/target) nodes, an Identity reading a variable (a producer with a
+// Ref output: it is the read that fixes *when* the value is taken, e.g.
 // before an assignment), nodes that are the source of a control edge (waiting on them means
 // something), and NoOps whose fan-in times fan-out would add more control edges than removing
 // the node saves. A control edge from a constant (a Const, or an Identity chain over one with no
