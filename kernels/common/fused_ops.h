@@ -12,7 +12,8 @@
 namespace opforge {
 namespace nn {
 
-enum class FusedAct { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish };
+// kHardSwish: x * Relu6(x + 3) / 6 (MobileNetV3's hard-swish, TensorFlow's "_FusedHardSwish").
+enum class FusedAct { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish, kHardSwish };
 
 struct FusedOps {
   bool batch_norm = false;  // X: FusedBatchNorm (args scale, offset, mean, variance); else BiasAdd (args bias)
@@ -57,9 +58,11 @@ inline Status parse_fused_ops(const std::string& op, const std::vector<std::stri
       out->act = FusedAct::kTanh;
     else if (a == "_MklSwish" || a == "Swish")
       out->act = FusedAct::kSwish;
+    else if (a == "_FusedHardSwish")
+      out->act = FusedAct::kHardSwish;
     else {
       return errors::Unimplemented(op, ": unsupported activation '", a, "' in fused_ops ", join_fused_ops(fused_ops),
-                                   " (Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, _MklSwish)");
+                                   " (Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, _MklSwish, _FusedHardSwish)");
     }
   }
   return Status::OK();

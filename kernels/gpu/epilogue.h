@@ -58,6 +58,10 @@ __device__ inline C activate(nn::FusedAct act, C v, C alpha) {
       return C(tanh(v));
     case nn::FusedAct::kSwish:
       return v / (C(1) + C(exp(-v)));
+    case nn::FusedAct::kHardSwish: {
+      const C g = v + C(3);
+      return v * ((g < C(0) ? C(0) : (g > C(6) ? C(6) : g)) * C(1.0 / 6.0));
+    }
   }
   return v;
 }

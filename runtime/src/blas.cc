@@ -102,10 +102,7 @@ void apply_column_epilogue(const ColumnEpilogue& ep, int64_t m, int64_t col0, in
   for (int64_t i = 0; i < m; ++i) {
     float* row = c + i * ldc;
     for (int64_t j = col0; j < col1; ++j) {
-      float v = row[j] * (ep.scale ? ep.scale[j] : 1.0f) + ep.shift[j];
-      if (ep.act >= 1) v = v < 0.0f ? 0.0f : v;  // (a NaN stays NaN, as the register forms)
-      if (ep.act == 2) v = v > 6.0f ? 6.0f : v;
-      row[j] = v;
+      row[j] = column_activate(row[j] * (ep.scale ? ep.scale[j] : 1.0f) + ep.shift[j], ep.act);
     }
   }
 }

@@ -19,13 +19,31 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double al
           const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 
 // What a GEMM with a prepared B applies to each value of C as it writes it, per column j:
-// act(c * scale[j] + shift[j]) (scale null: 1; act 0 none, 1 Relu, 2 Relu6) — a fused
-// convolution's bias or batch norm and activation, with no second pass over C.
+// act(c * scale[j] + shift[j]) (scale null: 1; act a ColumnAct) — a fused convolution's bias
+// or batch norm and activation, with no second pass over C.
 struct ColumnEpilogue {
   const float* scale = nullptr;
   const float* shift = nullptr;
   int act = 0;
 };
+
+// A ColumnEpilogue's activation: none, Relu, Relu6, or hard-swish v * (Relu6(v + 3) * (1/6)).
+enum ColumnAct : int { kActNone = 0, kActRelu = 1, kActRelu6 = 2, kActHardSwish = 3 };
+
+// act(v), as the register forms compute it (max and min that keep a NaN operand: NaN stays
+// NaN). The scalar form of the epilogue, for the passes and kernels without registers of their
+// own; act is a compile-time constant where it is inlined into a kernel's loop.
+inline float column_activate(float v, int act) {
+  if (act == kActHardSwish) {
+    float g = v + 3.0f;
+    g = g < 0.0f ? 0.0f : g;
+    g = g > 6.0f ? 6.0f : g;
+    return v * (g * (1.0f / 6.0f));
+  }
+  if (act >= kActRelu) v = v < 0.0f ? 0.0f : v;
+  if (act == kActRelu6) v = v > 6.0f ? 6.0f : v;
+  return v;
+}
 
 // C[i][j] = act(C[i][j] * scale[j] + shift[j]) for rows [0, m) and columns [col0, col1): the
 // epilogue as a pass of its own, where a product does not apply it as it stores (OpenBLAS, no

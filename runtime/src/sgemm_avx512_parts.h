@@ -69,12 +69,21 @@ __attribute__((target("avx512f"))) inline void load_epilogue(const ColumnEpilogu
   }
 }
 
-// max(0, v) / min(6, v) return v when it is NaN (the second operand), as the scalar epilogue.
-// (The maskz forms with every lane on are the same instructions; GCC's plain forms pass an
-// undefined vector it then warns may be used uninitialized.)
+// A ColumnEpilogue's act over 16 values, as column_activate (blas.h): max(0, v) / min(6, v)
+// return v when it is NaN (the second operand). (The maskz forms with every lane on are the
+// same instructions; GCC's plain forms pass an undefined vector it then warns may be used
+// uninitialized.)
+__attribute__((target("avx512f"))) inline __m512 relu6(__m512 v) {
+  v = _mm512_maskz_max_ps(__mmask16(0xFFFF), _mm512_setzero_ps(), v);
+  return _mm512_maskz_min_ps(__mmask16(0xFFFF), _mm512_set1_ps(6.0f), v);
+}
 __attribute__((target("avx512f"))) inline __m512 activate(__m512 v, int act) {
-  if (act >= 1) v = _mm512_maskz_max_ps(__mmask16(0xFFFF), _mm512_setzero_ps(), v);
-  if (act == 2) v = _mm512_maskz_min_ps(__mmask16(0xFFFF), _mm512_set1_ps(6.0f), v);
+  if (act == kActHardSwish) {
+    const __m512 gate = relu6(_mm512_add_ps(v, _mm512_set1_ps(3.0f)));
+    return _mm512_mul_ps(v, _mm512_mul_ps(gate, _mm512_set1_ps(1.0f / 6.0f)));
+  }
+  if (act == kActRelu) return _mm512_maskz_max_ps(__mmask16(0xFFFF), _mm512_setzero_ps(), v);
+  if (act == kActRelu6) return relu6(v);
   return v;
 }
 

@@ -145,6 +145,7 @@ CASES += [
     fused_conv_case("_FusedConv2D-bn-relu6", (1, 9, 9, 4), (1, 1, 4, 8), ["FusedBatchNorm", "Relu6"]),
     fused_conv_case("_FusedConv2D-bias", (1, 9, 9, 4), (3, 3, 4, 5), ["BiasAdd"], strides=[1, 2, 2, 1]),
     fused_conv_case("_FusedConv2D-swish", (1, 6, 6, 4), (3, 3, 4, 5), ["BiasAdd", "_MklSwish"]),
+    fused_conv_case("_FusedConv2D-hard-swish", (1, 6, 6, 4), (3, 3, 4, 5), ["BiasAdd", "_FusedHardSwish"]),
     ("_FusedMatMul-bias-relu", "_FusedMatMul", lambda: {"a": rand((9, 20)), "b": rand((20, 13)),
                                                         "args": [rand((13,))], "fused_ops": ["BiasAdd", "Relu"]}, 1e-5),
     ("_FusedMatMul-tb-tanh", "_FusedMatMul", lambda: {"a": rand((5, 20)), "b": rand((7, 20)), "transpose_b": True,

@@ -16,6 +16,7 @@ ACTS = {
     "Sigmoid": lambda v: 1 / (1 + np.exp(-v)),
     "Tanh": np.tanh,
     "_MklSwish": lambda v: v / (1 + np.exp(-v)),
+    "_FusedHardSwish": lambda v: v * np.clip(v + 3, 0, 6) / 6,
 }
 EPS = 0.001
 
@@ -37,7 +38,7 @@ def _args(rng, kind, n):
 
 
 EPILOGUES = ([[k] for k in ("BiasAdd", "FusedBatchNorm")] + [["BiasAdd", a] for a in ACTS]
-             + [["FusedBatchNorm", a] for a in ("Relu", "_MklSwish", "Elu")])
+             + [["FusedBatchNorm", a] for a in ("Relu", "_MklSwish", "Elu", "_FusedHardSwish")])
 
 
 # (kernel, cin, cout, height, width) reaching each CPU path: im2col (more than 16 input

@@ -117,6 +117,7 @@ ACTIVATIONS = {
     "Sigmoid": lambda v: 1 / (1 + np.exp(-v)),
     "Tanh": np.tanh,
     "_MklSwish": lambda v: v / (1 + np.exp(-v)),
+    "_FusedHardSwish": lambda v: v * np.clip(v + 3, 0, 6) / 6,
 }
 
 
@@ -125,6 +126,8 @@ def _apply(name, t):
         return t
     if name == "_MklSwish":
         return t * of.sigmoid(t)
+    if name == "_FusedHardSwish":
+        return t * (of.nn.relu6(t + 3.0) / 6.0)  # Keras's hard_swish
     if name == "LeakyRelu":
         return of.nn.leaky_relu(t, alpha=0.3)
     return {"Relu": of.nn.relu, "Relu6": of.nn.relu6, "Elu": of.nn.elu, "Sigmoid": of.sigmoid,
@@ -183,6 +186,53 @@ def test_keras_swish_behind_identity_n_fuses(graph, rng, base):
     assert not [op for op in ops if op.type in ("Sigmoid", "IdentityN")]
     fused = [op for op in ops if op.type.startswith("_Fused")]
     assert len(fused) == 1 and fused[0].get_attr("fused_ops") == ["BiasAdd", "_MklSwish"]
+
+
+HARD_SWISH_SPELLINGS = {
+    "keras_truediv": lambda t: t * (of.nn.relu6(t + 3.0) / 6.0),
+    "keras_scale": lambda t: (of.nn.relu6(3.0 + t) * (1.0 / 6.0)) * t,
+    "tensorflow": lambda t: ((1.0 / 6.0) * t) * of.nn.relu6(t + 3.0),  # TF's remapper test
+}
+
+
+@pytest.mark.parametrize("spelling", list(HARD_SWISH_SPELLINGS))
+@pytest.mark.parametrize("base", ["Conv2D", "DepthwiseConv2dNative"])
+def test_hard_swish_spellings_fuse(graph, rng, base, spelling):
+    """MobileNetV3's hard-swish after a convolution and its bias (a frozen batch norm) becomes
+    the fused op's "_FusedHardSwish" in each way it is written; values span the kinks at -3, 3."""
+    x = of.placeholder(of.float32, [2, 9, 9, 5], name="x")
+    if base == "Conv2D":
+        c = of.nn.conv2d(x, rng.standard_normal((1, 1, 5, 20)).astype(np.float32), [1, 1, 1, 1], "SAME")
+    else:
+        c = of.raw_ops.DepthwiseConv2dNative(input=x, filter=rng.standard_normal((3, 3, 5, 4)).astype(np.float32),
+                                             strides=[1, 1, 1, 1], padding="SAME")
+    head = c + rng.standard_normal(c.shape[-1]).astype(np.float32)
+    y = of.identity(HARD_SWISH_SPELLINGS[spelling](head), name="y")
+    got, want, sess = run_both(graph, y, {x: 2 * rng.standard_normal((2, 9, 9, 5)).astype(np.float32)})
+    assert (got < -0.3).any() and (got > 4).any() and ((got > -0.1) & (got < 0)).any()  # all three pieces
+    assert_close(got, want)
+    ops = optimized_graph(sess).get_operations()
+    assert not [op for op in ops if op.type in ("Relu6", "Mul", "RealDiv", "AddV2")]
+    fused = [op for op in ops if op.type.startswith("_Fused")]
+    assert len(fused) == 1 and fused[0].get_attr("fused_ops") == ["BiasAdd", "_FusedHardSwish"]
+
+
+@pytest.mark.parametrize("case", ["not_three", "not_six", "gate_fetched", "relu_instead"])
+def test_hard_swish_lookalikes_stay(graph, rng, case):
+    """Near misses keep their ops: another offset or divisor, a fetched intermediate (it must
+    keep its value), Relu for Relu6. The contraction and its bias still fuse."""
+    x = of.placeholder(of.float32, [2, 6, 6, 3], name="x")
+    head = of.nn.conv2d(x, rng.standard_normal((1, 1, 3, 4)).astype(np.float32), [1, 1, 1, 1], "SAME")
+    head = of.nn.bias_add(head, rng.standard_normal(4).astype(np.float32))
+    relu = of.nn.relu if case == "relu_instead" else of.nn.relu6
+    gate = relu(head + (2.0 if case == "not_three" else 3.0)) / (5.0 if case == "not_six" else 6.0)
+    gate = of.identity(gate, name="gate") if case == "gate_fetched" else gate
+    y = of.identity(head * gate, name="y")
+    fetches = [y, gate] if case == "gate_fetched" else y
+    got, want, sess = run_both(graph, fetches, {x: 2 * rng.standard_normal((2, 6, 6, 3)).astype(np.float32)})
+    assert_close(got, want)
+    fused = [op for op in optimized_graph(sess).get_operations() if op.type.startswith("_Fused")]
+    assert len(fused) == 1 and fused[0].get_attr("fused_ops") == ["BiasAdd"]
 
 
 def _pad_then(base, x, rng, pads, padding="VALID", fmt="NHWC", explicit=None, pad_op="Pad"):

@@ -39,15 +39,12 @@ OPF_SIMD_CLONES void winograd2_input_tile(const float* const d[16], int64_t ci, 
 }
 
 // The epilogue of a transformed output value: kAct < 0 none; else act(v * scale + shift) per
-// channel (kAct 0 none, 1 Relu, 2 Relu6; kScale false: scale 1).
+// channel (kAct a blas::ColumnAct; kScale false: scale 1).
 template <int kAct, bool kScale>
 __attribute__((always_inline)) inline float finish(float v, const float* __restrict scale,
                                                    const float* __restrict shift, int64_t o) {
   if (kAct < 0) return v;
-  v = kScale ? v * scale[o] + shift[o] : v + shift[o];
-  if (kAct >= 1) v = v < 0.0f ? 0.0f : v;
-  if (kAct == 2) v = v > 6.0f ? 6.0f : v;
-  return v;
+  return blas::column_activate(kScale ? v * scale[o] + shift[o] : v + shift[o], kAct);
 }
 
 // Y = A^T M A for one tile: m[k] is position k of the 16 products (co channels); y[r*2+s] is
@@ -166,7 +163,8 @@ __attribute__((always_inline)) inline void output_tile4(const float* const m[36]
 }
 
 // ---- the output transforms with their epilogue: ep (the fused convolution's bias / batch norm
-// and Relu/Relu6) is applied while the values are in registers; none when ep is null.
+// and Relu / Relu6 / hard-swish) is applied while the values are in registers; none when ep is
+// null.
 
 OPF_SIMD_CLONES void winograd2_output_tile(const float* const m[16], int64_t co, float* const y[4],
                                            const blas::ColumnEpilogue* ep) {
@@ -183,8 +181,12 @@ OPF_SIMD_CLONES void winograd2_output_tile(const float* const m[16], int64_t co,
       return output_tile2<1, true>(m, co, y, sc, sh);
     case 4:
       return output_tile2<2, false>(m, co, y, sc, sh);
-    default:
+    case 5:
       return output_tile2<2, true>(m, co, y, sc, sh);
+    case 6:
+      return output_tile2<3, false>(m, co, y, sc, sh);
+    default:
+      return output_tile2<3, true>(m, co, y, sc, sh);
   }
 }
 
@@ -203,8 +205,12 @@ OPF_SIMD_CLONES void winograd4_output_tile(const float* const m[36], int64_t co,
       return output_tile4<1, true>(m, co, y, sc, sh);
     case 4:
       return output_tile4<2, false>(m, co, y, sc, sh);
-    default:
+    case 5:
       return output_tile4<2, true>(m, co, y, sc, sh);
+    case 6:
+      return output_tile4<3, false>(m, co, y, sc, sh);
+    default:
+      return output_tile4<3, true>(m, co, y, sc, sh);
   }
 }
 

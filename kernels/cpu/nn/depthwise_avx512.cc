@@ -17,6 +17,8 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+
+#include "src/sgemm_avx512_parts.h"  // activate: the GEMM's register epilogue
 #define OPF_HAVE_AVX512_DW 1
 #endif
 
@@ -48,17 +50,9 @@ __attribute__((target("avx512f"), always_inline)) inline void store_block(__m512
                                                                           __mmask16 mask,
                                                                           const blas::ColumnEpilogue* ep, int64_t c0) {
   if (ep != nullptr) {
-    // max(0, v) and min(6, v) return v when it is NaN (the second operand), as the scalar
-    // epilogue does. (The maskz forms, all lanes on, are the same instructions; GCC's plain
-    // forms pass an undefined vector that it then warns may be used uninitialized.)
-    const __m512 shift = load16<kFull>(ep->shift + c0, mask), zero = _mm512_setzero_ps();
+    const __m512 shift = load16<kFull>(ep->shift + c0, mask);
     const __m512 scale = ep->scale ? load16<kFull>(ep->scale + c0, mask) : _mm512_set1_ps(1.0f);
-    for (int p = 0; p < kUr; ++p) {
-      __m512 v = _mm512_fmadd_ps(acc[p], scale, shift);
-      if (ep->act >= 1) v = _mm512_maskz_max_ps(__mmask16(0xFFFF), zero, v);
-      if (ep->act == 2) v = _mm512_maskz_min_ps(__mmask16(0xFFFF), _mm512_set1_ps(6.0f), v);
-      acc[p] = v;
-    }
+    for (int p = 0; p < kUr; ++p) acc[p] = blas::avx512::activate(_mm512_fmadd_ps(acc[p], scale, shift), ep->act);
   }
   const auto store = [&](int p) __attribute__((target("avx512f"))) {
     if (kFull) {

@@ -38,6 +38,10 @@ inline bool apply(float* rows, int64_t n, int64_t ch, const float* scale, const 
     case FusedAct::kLeakyRelu:
       rows_apply<kScale>(rows, n, ch, scale, shift, [alpha](float v) { return v > 0.0f ? v : alpha * v; });
       return true;
+    case FusedAct::kHardSwish:
+      rows_apply<kScale>(rows, n, ch, scale, shift,
+                         [](float v) { return blas::column_activate(v, blas::kActHardSwish); });
+      return true;
     default:
       return false;
   }
@@ -101,6 +105,9 @@ void activation_f32(float* x, int64_t len, FusedAct act, float alpha) {
       return;
     case FusedAct::kRelu6:
       for (int64_t i = 0; i < len; ++i) x[i] = x[i] <= 0.0f ? 0.0f : (x[i] > 6.0f ? 6.0f : x[i]);
+      return;
+    case FusedAct::kHardSwish:
+      for (int64_t i = 0; i < len; ++i) x[i] = blas::column_activate(x[i], blas::kActHardSwish);
       return;
     case FusedAct::kNone:
       return;

@@ -93,19 +93,41 @@ class Epilogue {
         return run(rows, n, [](C v) { return std::tanh(v); });
       case FusedAct::kSwish:
         return run(rows, n, [](C v) { return v / (C(1) + std::exp(-v)); });
+      case FusedAct::kHardSwish:
+        return run(rows, n, [](C v) {
+          const C gate = v + C(3) < C(0) ? C(0) : (v + C(3) > C(6) ? C(6) : v + C(3));
+          return v * (gate * (C(1) / C(6)));
+        });
     }
   }
 
   int64_t channels() const { return channels_; }
+  // The blas::ColumnAct of a fused activation the register epilogues apply; -1 for the others.
+  static int column_act(FusedAct act) {
+    switch (act) {
+      case FusedAct::kNone:
+        return blas::kActNone;
+      case FusedAct::kRelu:
+        return blas::kActRelu;
+      case FusedAct::kRelu6:
+        return blas::kActRelu6;
+      case FusedAct::kHardSwish:
+        return blas::kActHardSwish;
+      default:
+        return -1;
+    }
+  }
   // The epilogue as kernels apply it in registers (the GEMM's micro-kernel, the AVX-512
-  // depthwise kernel): false when it cannot be (not float32, or an activation other than none,
-  // Relu and Relu6), then operator() runs over the output instead.
+  // depthwise kernel, the Winograd output transform): false when it cannot be (not float32, or
+  // an activation other than none, Relu, Relu6 and hard-swish), then operator() runs over the
+  // output instead.
   bool as_column_epilogue(blas::ColumnEpilogue* ep) const {
     if constexpr (std::is_same_v<C, float>) {
-      if (act_ != FusedAct::kNone && act_ != FusedAct::kRelu && act_ != FusedAct::kRelu6) return false;
+      const int act = column_act(act_);
+      if (act < 0) return false;
       ep->scale = scale_.empty() ? nullptr : scale_.data();
       ep->shift = shift_.data();
-      ep->act = act_ == FusedAct::kNone ? 0 : act_ == FusedAct::kRelu ? 1 : 2;
+      ep->act = act;
       return true;
     }
     return false;
@@ -117,7 +139,7 @@ class Epilogue {
   // False otherwise (as_column_epilogue takes the whole epilogue, or not float32).
   bool shift_as_column_epilogue(blas::ColumnEpilogue* ep) const {
     if constexpr (std::is_same_v<C, float>) {
-      if (act_ == FusedAct::kNone || act_ == FusedAct::kRelu || act_ == FusedAct::kRelu6) return false;
+      if (column_act(act_) >= 0) return false;
       ep->scale = scale_.empty() ? nullptr : scale_.data();
       ep->shift = shift_.data();
       ep->act = 0;

@@ -11,8 +11,9 @@
 //   statistics as args (reached when constant folding did not fold the batch norm into the
 //   weights);
 //
-// with the activation one of Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, or x * Sigmoid(x)
-// (swish, spelled "_MklSwish" as TensorFlow's oneDNN remapper does). An intermediate is fused
+// with the activation one of Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, x * Sigmoid(x) (swish,
+// spelled "_MklSwish" as TensorFlow's oneDNN remapper does) or x * Relu6(x + 3) / 6 (hard-swish,
+// "_FusedHardSwish", TensorFlow's oneDNN name too: MobileNetV3). An intermediate is fused
 // only when it has a single consumer and is not preserved (fetched, fed, a target); the fused
 // node takes the name of the last node of the pattern.
 //
@@ -27,6 +28,7 @@
 // After that, a batch norm that is not folded into a convolution followed by Relu becomes
 // _FusedBatchNormEx (remapper_batch_norm.cc).
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -118,8 +120,78 @@ bool match_head(GraphView& v, int nd, Head* h) {
   return false;
 }
 
-// The last node and activation name for the activation applied to head's output, if fusable.
-bool match_activation(GraphView& v, int head, int* last, std::string* activation) {
+// Whether t is a constant of one value equal to x (to float32 rounding) that broadcasts
+// without adding dimensions to a tensor of rank `rank`.
+bool is_scalar_const(GraphView& v, Input t, double x, int rank) {
+  const Tensor* c = v.constant_value(t);
+  std::vector<double> d;
+  return c != nullptr && c->num_elements() == 1 && c->rank() <= rank && to_doubles(*c, &d) &&
+         std::abs(d[0] - x) <= 1e-6 * std::abs(x);
+}
+
+// A node the activation's pattern takes in whole: its output used once, by the pattern's next
+// node (which has_single_data_consumer checks), and nothing else to carry over.
+bool absorbable(GraphView& v, int id) { return v.has_single_data_consumer(id) && v.at(id).control_inputs().empty(); }
+
+// The one data input of binary node n other than `t`, when n reads t exactly once; else none.
+bool other_operand(GraphView& v, int n, Input t, Input* other) {
+  const std::vector<Input> ins = v.at(n).data_inputs();
+  if (ins.size() != 2 || (ins[0] == t) == (ins[1] == t)) return false;
+  *other = ins[0] == t ? ins[1] : ins[0];
+  return true;
+}
+
+// Hard-swish of x = head's output, as TensorFlow's oneDNN remapper fuses it ("_FusedHardSwish"):
+// Keras's x * hard_sigmoid(x), hard_sigmoid(x) = Relu6(x + 3) / 6 (or * (1/6), either operand
+// order), or TensorFlow's own spelling (x * (1/6)) * Relu6(x + 3). head feeds exactly the Add and
+// one Mul; every other node of the pattern is absorbable. *last is the pattern's final Mul.
+bool match_hard_swish(GraphView& v, int head, int rank, int* last) {
+  const std::vector<int> cons = v.consumers(head);
+  if (cons.size() != 2 || v.has_control_consumer(head)) return false;
+  const Input x{head, 0};
+  const auto is = [&](int id, std::initializer_list<const char*> ops) {
+    for (const char* op : ops)
+      if (v.at(id).op == op) return true;
+    return false;
+  };
+  for (int k = 0; k < 2; ++k) {
+    const int add = cons[static_cast<size_t>(k)], mul = cons[static_cast<size_t>(1 - k)];
+    Input three, other;
+    if (!is(add, {"Add", "AddV2"}) || !is(mul, {"Mul"}) || !absorbable(v, add) || !other_operand(v, add, x, &three) ||
+        !is_scalar_const(v, three, 3.0, rank))
+      continue;
+    const int relu6 = v.consumers(add)[0];
+    if (!is(relu6, {"Relu6"}) || !absorbable(v, relu6)) continue;
+    const Input r{relu6, 0};
+    if (!other_operand(v, mul, x, &other)) continue;
+    // x * gate, gate = Relu6(x + 3) / 6 or Relu6(x + 3) * (1/6)
+    if (other.node == v.consumers(relu6)[0] && other.index == 0 && absorbable(v, other.node)) {
+      const int gate = other.node;
+      Input c;
+      if (other_operand(v, gate, r, &c) &&
+          ((is(gate, {"RealDiv"}) && v.at(gate).data_inputs()[0] == r && is_scalar_const(v, c, 6.0, rank)) ||
+           (is(gate, {"Mul"}) && is_scalar_const(v, c, 1.0 / 6.0, rank)))) {
+        *last = mul;
+        return true;
+      }
+    }
+    // (x * (1/6)) * Relu6(x + 3)
+    if (is_scalar_const(v, other, 1.0 / 6.0, rank) && absorbable(v, mul)) {
+      const int outer = v.consumers(mul)[0];
+      Input rest;
+      if (is(outer, {"Mul"}) && other_operand(v, outer, Input{mul, 0}, &rest) && rest == r &&
+          v.consumers(relu6)[0] == outer) {
+        *last = outer;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// The last node and activation name for the activation applied to head's output, if fusable
+// (rank: that of the output).
+bool match_activation(GraphView& v, int head, int rank, int* last, std::string* activation) {
   if (v.at(head).preserved) return false;
   const std::vector<int> cons = v.consumers(head);
   if (cons.size() == 1 && v.has_single_data_consumer(head) && kActivations.count(v.at(cons[0]).op)) {
@@ -134,7 +206,13 @@ bool match_activation(GraphView& v, int head, int* last, std::string* activation
       if (sig < 0 && v.at(c).op == "Sigmoid") sig = c;
       if (mul < 0 && v.at(c).op == "Mul") mul = c;
     }
-    if (sig < 0 || mul < 0 || v.at(sig).preserved || !v.has_single_data_consumer(sig)) return false;
+    if (sig < 0 || mul < 0 || !absorbable(v, sig)) {
+      if (match_hard_swish(v, head, rank, last)) {
+        *activation = "_FusedHardSwish";
+        return true;
+      }
+      return false;
+    }
     std::vector<Input> mins = v.at(mul).data_inputs();
     if (mins.size() != 2) return false;
     const Input a{head, 0}, b{sig, 0};
@@ -346,7 +424,7 @@ void remapping(GraphView& v) {
       if (!match_head(v, nd, &h)) continue;
       int last = -1;
       std::string activation;
-      if (!match_activation(v, nd, &last, &activation)) last = -1, activation.clear();
+      if (!match_activation(v, nd, output_rank(v.at(h.c).op), &last, &activation)) last = -1, activation.clear();
       fuse(v, h, nd, last, activation);
       v.prune_dead();
       again = true;
