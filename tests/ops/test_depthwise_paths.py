@@ -90,3 +90,19 @@ def test_fused_depthwise_activation_keeps_nan(act):
                                                strides=[1, 1, 1, 1], padding="SAME", fused_ops=["BiasAdd", act]).numpy()
     nan = np.isnan(y)
     assert nan[0, 1:4, 9:12, 5].all() and nan.sum() == 9  # the 3x3 outputs whose window holds it, channel 5 only
+
+
+# Inputs of 8 MiB and more: each output row of the AVX-512 kernel prefetches the input rows the
+# next one adds (one at stride 1, two at stride 2), up to the image's last rows; a channel tail;
+# the bias in the accumulators and hard-swish after it, in registers.
+@pytest.mark.parametrize("stride", [1, 2])
+def test_depthwise_large_input_prefetching_rows(stride):
+    rng = np.random.default_rng(stride)
+    x = rng.standard_normal((2, 97, 130, 88)).astype(np.float32)  # 8.5 MiB
+    f = rng.standard_normal((3, 3, 88, 1)).astype(np.float32)
+    bias = rng.standard_normal(88).astype(np.float32)
+    strides = [1, stride, stride, 1]
+    got = of.raw_ops._FusedDepthwiseConv2dNative(input=x, filter=f, args=[bias], strides=strides, padding="SAME",
+                                                 fused_ops=["BiasAdd", "_FusedHardSwish"]).numpy()
+    conv = ref.depthwise_conv2d_native(x.astype(np.float64), f.astype(np.float64), strides, "SAME") + bias
+    np.testing.assert_allclose(got, conv * np.clip(conv + 3, 0, 6) / 6, rtol=1e-4, atol=1e-4)
