@@ -102,87 +102,140 @@ namespace {
 using Plan = Session::Impl::Plan;
 using Step = Session::Impl::Step;
 
-Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, std::vector<Tensor>& values,
-                 std::vector<Variable*>& refs) {
-  const Graph& g = *plan.graph;
-  const size_t n = plan.steps.size();
-  std::vector<int> readers = plan.readers;
-  std::vector<int> waiting(n);
-  std::vector<int> ready, wave;
-  for (size_t i = 0; i < n; ++i) {
-    waiting[i] = plan.steps[i].waits_on;
-    if (waiting[i] == 0) ready.push_back(static_cast<int>(i));
-  }
-  std::mutex error_mu;
-  Status error;
-  // What running one step needs besides the slots: the steps run alone share one, each step
-  // of a concurrent group has its own.
-  struct StepScratch {
-    std::vector<const Tensor*> inputs;
-    std::vector<Tensor> derefs;  // variables' values read by this step
-    std::vector<bool> forwardable;
-    ExecEnv env;
-    exec::Scratch scratch;
-  };
-  static const Tensor kNoTensor;
-  StepScratch alone_scratch;
+// Per slot: the steps that still read it (-1: fetched, never released). Atomic: the team loop's
+// threads count it down as their steps finish.
+using Readers = std::unique_ptr<std::atomic<int>[]>;
+
+Readers initial_readers(const Plan& plan) {
+  Readers readers(new std::atomic<int>[plan.readers.size()]);
+  for (size_t s = 0; s < plan.readers.size(); ++s) readers[s].store(plan.readers[s], std::memory_order_relaxed);
+  return readers;
+}
+
+// What running one step needs besides the slots: the steps run alone share one, each thread
+// running steps beside others has its own.
+struct StepScratch {
+  std::vector<const Tensor*> inputs;
+  std::vector<Tensor> derefs;  // variables' values read by this step
+  std::vector<bool> forwardable;
+  ExecEnv env;
+  exec::Scratch scratch;
+};
+
+// Runs the steps of one run of a plan over its slots: the wave loop's and the team loop's.
+class StepRunner {
+ public:
+  StepRunner(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, std::vector<Tensor>& values,
+             std::vector<Variable*>& refs, const Readers& readers)
+      : plan_(plan), resources_(resources), tracer_(tracer), values_(values), refs_(refs), readers_(readers) {}
+
   // Runs step i and records its time (alone: over all threads; else on one beside others).
-  // launch_error non-null: a step run on the collective thread. Its error goes there (read once
-  // the launch is joined), not to `error`, which the wave loop reads unlocked; and it never
-  // forwards an input (the reader counts are the wave loop's).
-  const auto run_step = [&](int i, bool alone, StepScratch& sc, Status* launch_error) {
-    const bool may_forward = launch_error == nullptr;
-    const Step& st = plan.steps[static_cast<size_t>(i)];
+  // may_forward: an input this step is the last reader of may be reused in place.
+  Status run(int i, bool alone, StepScratch& sc, bool may_forward) const {
+    static const Tensor kNoTensor;
+    const Step& st = plan_.steps[static_cast<size_t>(i)];
     if (st.precomputed) {
-      const int64_t t0 = tracer ? StepTracer::now() : 0;
-      values[static_cast<size_t>(st.out_base)] = st.value;
-      if (tracer) tracer->record(st.node, st.device, t0, StepTracer::now(), 1, [&](size_t) { return &st.value; });
-      return;
+      const int64_t t0 = tracer_ ? StepTracer::now() : 0;
+      values_[static_cast<size_t>(st.out_base)] = st.value;
+      if (tracer_) tracer_->record(st.node, st.device, t0, StepTracer::now(), 1, [&](size_t) { return &st.value; });
+      return Status::OK();
     }
-    const Node& node = g.node(st.node);
+    const Node& node = plan_.graph->node(st.node);
     sc.inputs.clear();
     sc.forwardable.clear();
     sc.derefs.clear();
     sc.derefs.reserve(st.input_slots.size());  // pointers into it must stay valid
-    sc.env.resources = resources;
+    sc.env.resources = resources_;
     sc.env.ref_inputs.assign(st.input_slots.size(), nullptr);
-    Status s;
-    for (size_t k = 0; k < st.input_slots.size() && s.ok(); ++k) {
+    for (size_t k = 0; k < st.input_slots.size(); ++k) {
       const size_t slot = static_cast<size_t>(st.input_slots[k]);
       if (st.pass_ref[k]) {  // a Ref argument: the kernel gets the variable itself
-        sc.env.ref_inputs[k] = refs[slot];
+        sc.env.ref_inputs[k] = refs_[slot];
         sc.inputs.push_back(&kNoTensor);
       } else if (st.deref[k]) {  // a variable read as a value (never forwarded: it is the variable's)
         sc.derefs.emplace_back();
-        s = exec::read_variable(refs[slot], node.name, &sc.derefs.back());
+        OPF_RETURN_IF_ERROR(exec::read_variable(refs_[slot], node.name, &sc.derefs.back()));
         sc.inputs.push_back(&sc.derefs.back());
       } else {
-        sc.inputs.push_back(&values[slot]);
+        sc.inputs.push_back(&values_[slot]);
       }
-      sc.forwardable.push_back(may_forward && !st.pass_ref[k] && !st.deref[k] && readers[slot] == 1);
+      sc.forwardable.push_back(may_forward && !st.pass_ref[k] && !st.deref[k] &&
+                               readers_[slot].load(std::memory_order_acquire) == 1);
     }
     exec::Scratch& scratch = sc.scratch;
     const auto t0 = std::chrono::steady_clock::now();
-    const int64_t trace_t0 = tracer ? StepTracer::now() : 0;
-    if (s.ok()) s = exec::run_node(node, st.device, sc.inputs, sc.forwardable, sc.env, scratch);
-    (alone ? plan.alone_ns : plan.beside_ns)[static_cast<size_t>(i)].store(elapsed_ns(t0), std::memory_order_relaxed);
-    if (tracer && s.ok()) {
-      tracer->record(st.node, st.device, trace_t0, StepTracer::now(), scratch.outs.size(),
-                     [&](size_t k) { return &scratch.outs[k]; });
-    }
-    if (!s.ok()) {
-      if (launch_error != nullptr) {
-        if (launch_error->ok()) *launch_error = s;
-        return;
-      }
-      std::lock_guard<std::mutex> lock(error_mu);
-      if (error.ok()) error = s;
-      return;
+    const int64_t trace_t0 = tracer_ ? StepTracer::now() : 0;
+    OPF_RETURN_IF_ERROR(exec::run_node(node, st.device, sc.inputs, sc.forwardable, sc.env, scratch));
+    (alone ? plan_.alone_ns : plan_.beside_ns)[static_cast<size_t>(i)].store(elapsed_ns(t0), std::memory_order_relaxed);
+    if (tracer_) {
+      tracer_->record(st.node, st.device, trace_t0, StepTracer::now(), scratch.outs.size(),
+                      [&](size_t k) { return &scratch.outs[k]; });
     }
     for (size_t k = 0; k < scratch.outs.size(); ++k) {
-      values[static_cast<size_t>(st.out_base) + k] = std::move(scratch.outs[k]);
-      refs[static_cast<size_t>(st.out_base) + k] = sc.env.ref_outputs[k];
+      values_[static_cast<size_t>(st.out_base) + k] = std::move(scratch.outs[k]);
+      refs_[static_cast<size_t>(st.out_base) + k] = sc.env.ref_outputs[k];
     }
+    return Status::OK();
+  }
+
+  // After step i: counts down what it read and releases what nobody reads any more (its
+  // outputs too, when nothing reads them and they are not fetched); calls ready(c) for each
+  // successor c whose last wait this was (`waiting` counts them down).
+  template <typename Ready>
+  void finish(int i, std::atomic<int>* waiting, Ready ready) const {
+    const Step& st = plan_.steps[static_cast<size_t>(i)];
+    for (int s : st.read_slots) {
+      if (readers_[static_cast<size_t>(s)].fetch_sub(1, std::memory_order_acq_rel) == 1)
+        values_[static_cast<size_t>(s)] = Tensor();
+    }
+    for (size_t k = 0; k < plan_.graph->node(st.node).out_dtypes.size(); ++k) {
+      const size_t s = static_cast<size_t>(st.out_base) + k;
+      if (readers_[s].load(std::memory_order_acquire) == 0) values_[s] = Tensor();
+    }
+    for (int c : st.successors) {
+      if (waiting[static_cast<size_t>(c)].fetch_sub(1, std::memory_order_acq_rel) == 1) ready(c);
+    }
+  }
+
+ private:
+  const Plan& plan_;
+  ResourceMgr* resources_;
+  StepTracer* tracer_;
+  std::vector<Tensor>& values_;
+  std::vector<Variable*>& refs_;
+  const Readers& readers_;
+};
+
+std::unique_ptr<std::atomic<int>[]> initial_waits(const Plan& plan) {
+  std::unique_ptr<std::atomic<int>[]> waiting(new std::atomic<int>[plan.steps.size()]);
+  for (size_t i = 0; i < plan.steps.size(); ++i) waiting[i].store(plan.steps[i].waits_on, std::memory_order_relaxed);
+  return waiting;
+}
+
+Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, std::vector<Tensor>& values,
+                 std::vector<Variable*>& refs) {
+  const size_t n = plan.steps.size();
+  const Readers readers = initial_readers(plan);
+  const std::unique_ptr<std::atomic<int>[]> waiting = initial_waits(plan);
+  const StepRunner runner(plan, resources, tracer, values, refs, readers);
+  std::vector<int> ready, wave;
+  for (size_t i = 0; i < n; ++i)
+    if (plan.steps[i].waits_on == 0) ready.push_back(static_cast<int>(i));
+  std::mutex error_mu;
+  Status error;
+  StepScratch alone_scratch;
+  // Runs step i. launch_error non-null: a step run on the collective thread. Its error goes
+  // there (read once the launch is joined), not to `error`, which the wave loop reads unlocked;
+  // and it never forwards an input (the reader counts are the wave loop's).
+  const auto run_step = [&](int i, bool alone, StepScratch& sc, Status* launch_error) {
+    const Status s = runner.run(i, alone, sc, launch_error == nullptr);
+    if (s.ok()) return;
+    if (launch_error != nullptr) {
+      if (launch_error->ok()) *launch_error = s;
+      return;
+    }
+    std::lock_guard<std::mutex> lock(error_mu);
+    if (error.ok()) error = s;
   };
   const int threads = num_threads();
   const bool always = concurrent_executor() == ConcurrentExecutor::kAlways;
@@ -247,19 +300,7 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
   // Counts down what finished steps read, releases what nobody reads any more, and readies
   // their successors.
   const auto finish = [&](const std::vector<int>& steps) {
-    for (int i : steps) {
-      const Step& st = plan.steps[static_cast<size_t>(i)];
-      for (int s : st.read_slots) {
-        if (--readers[static_cast<size_t>(s)] == 0) values[static_cast<size_t>(s)] = Tensor();
-      }
-      for (size_t k = 0; k < g.node(st.node).out_dtypes.size(); ++k) {
-        const size_t s = static_cast<size_t>(st.out_base) + k;
-        if (readers[s] == 0) values[s] = Tensor();  // nothing reads it and it is not fetched
-      }
-      for (int c : st.successors) {
-        if (--waiting[static_cast<size_t>(c)] == 0) ready.push_back(c);
-      }
-    }
+    for (int i : steps) runner.finish(i, waiting.get(), [&](int c) { ready.push_back(c); });
   };
   // Collective steps run on the collective thread, a wave's in plan order, while the next wave
   // computes; they are joined at the end of that next wave, or at once when nothing else is

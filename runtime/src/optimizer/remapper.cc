@@ -189,6 +189,22 @@ bool match_hard_swish(GraphView& v, int head, int rank, int* last) {
   return false;
 }
 
+// Swish of x = head's output: Mul(x, Sigmoid(x)), head feeding exactly the Sigmoid and the Mul.
+bool match_swish(GraphView& v, int head, int* last) {
+  const std::vector<int> cons = v.consumers(head);
+  if (cons.size() != 2 || v.has_control_consumer(head)) return false;
+  for (int k = 0; k < 2; ++k) {
+    const int sig = cons[static_cast<size_t>(k)], mul = cons[static_cast<size_t>(1 - k)];
+    Input other;
+    if (v.at(sig).op == "Sigmoid" && v.at(mul).op == "Mul" && absorbable(v, sig) &&
+        other_operand(v, mul, Input{head, 0}, &other) && other == Input{sig, 0}) {
+      *last = mul;
+      return true;
+    }
+  }
+  return false;
+}
+
 // The last node and activation name for the activation applied to head's output, if fusable
 // (rank: that of the output).
 bool match_activation(GraphView& v, int head, int rank, int* last, std::string* activation) {
@@ -199,28 +215,13 @@ bool match_activation(GraphView& v, int head, int rank, int* last, std::string* 
     *activation = v.at(cons[0]).op;
     return true;
   }
-  // swish: Mul(x, Sigmoid(x)) with x = head; head feeds exactly the Sigmoid and the Mul.
-  if (cons.size() == 2 && !v.has_control_consumer(head)) {
-    int sig = -1, mul = -1;
-    for (int c : cons) {
-      if (sig < 0 && v.at(c).op == "Sigmoid") sig = c;
-      if (mul < 0 && v.at(c).op == "Mul") mul = c;
-    }
-    if (sig < 0 || mul < 0 || !absorbable(v, sig)) {
-      if (match_hard_swish(v, head, rank, last)) {
-        *activation = "_FusedHardSwish";
-        return true;
-      }
-      return false;
-    }
-    std::vector<Input> mins = v.at(mul).data_inputs();
-    if (mins.size() != 2) return false;
-    const Input a{head, 0}, b{sig, 0};
-    if ((mins[0] == a && mins[1] == b) || (mins[0] == b && mins[1] == a)) {
-      *last = mul;
-      *activation = "_MklSwish";
-      return true;
-    }
+  if (match_swish(v, head, last)) {
+    *activation = "_MklSwish";
+    return true;
+  }
+  if (match_hard_swish(v, head, rank, last)) {
+    *activation = "_FusedHardSwish";
+    return true;
   }
   return false;
 }
