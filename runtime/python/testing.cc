@@ -13,6 +13,7 @@
 #include "src/constant_cache.h"
 #include "src/cpu_kernels.h"
 #include "src/parallel_state.h"
+#include "src/session_impl.h"
 #include "opforge/device.h"
 #include "opforge/graph.h"
 #include "opforge/shape_fns.h"
@@ -33,6 +34,9 @@ void bind_testing(py::module_& parent) {
       "Chooses the float32 GEMM kernel ('avx512' or 'openblas'); False if this CPU cannot run it.");
   m.def("parallel_contended", &parallel_contended,
         "Whether parallel regions run inline because a recent one waited out a descheduled worker.");
+  m.def("machine_busy", &machine_busy,
+        "Whether Session runs of stateless graphs now take the team loop: other processes lately kept this "
+        "process's threads from their cores.");
   m.def("parallel_probe", &parallel_probe, py::arg("parts"), py::arg("slow_part_us"),
         "A parallel region whose part 1 spins slow_part_us; returns the number of threads that ran parts.");
   m.def("vec_avx512", &vec::avx512_enabled,
@@ -54,7 +58,7 @@ void bind_testing(py::module_& parent) {
   m.def(
       "concurrent_executor",
       [] {
-        static const char* const kNames[] = {"off", "auto", "always"};
+        static const char* const kNames[] = {"off", "auto", "always", "team"};
         return std::string(kNames[static_cast<int>(concurrent_executor())]);
       },
       "Inter-op parallelism of Session runs of stateless CPU graphs: 'auto' (default), 'off' or 'always'.");
@@ -67,11 +71,15 @@ void bind_testing(py::module_& parent) {
           set_concurrent_executor(ConcurrentExecutor::kAuto);
         else if (mode == "always")
           set_concurrent_executor(ConcurrentExecutor::kAlways);
+        else if (mode == "team")
+          set_concurrent_executor(ConcurrentExecutor::kTeam);
         else
-          throw py::value_error("set_concurrent_executor: mode must be 'off', 'auto' or 'always', got '" + mode + "'");
+          throw py::value_error("set_concurrent_executor: mode must be 'off', 'auto', 'always' or 'team', got '" +
+                                mode + "'");
       },
       "Sets inter-op parallelism of Session runs: 'auto' (time both executors, keep the quicker), 'off' "
-      "(one step at a time) or 'always' (every wave of independent steps at once; for tests).");
+      "(one step at a time), 'always' (every wave of independent steps at once; for tests) or 'team' (every "
+      "stateless plan on the team loop, as on a busy machine; for tests).");
   m.def("winograd_tile", &nn::winograd_tile_setting,
         "The Winograd tile of float32 3x3 convolutions: 0 (chosen per shape), 2 or 4 (forced).");
   m.def("set_winograd_tile", &nn::set_winograd_tile,

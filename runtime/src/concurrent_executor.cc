@@ -12,6 +12,13 @@
 #include <mutex>
 #include <thread>
 
+#ifdef __linux__
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#endif
+
 #include "executor.h"
 #include "opforge/device.h"
 #include "opforge/kernel.h"
@@ -33,6 +40,35 @@ constexpr size_t kMaxTunedShapes = 64;
 
 // What handing a group of steps to the threads costs (a parallel region), in nanoseconds.
 constexpr int64_t kGroupOverheadNs = 5'000;
+
+// How long a thread of the team loop with no ready step spins before it sleeps.
+constexpr std::chrono::microseconds kTeamSpin{20};
+
+// How recently a parallel region must have waited out a descheduled worker (or a team run
+// found its thread kept from its core) for a run to take the team loop (see choose_executor).
+constexpr std::chrono::milliseconds kBusyWindow{250};
+
+// The time the calling thread has spent runnable but waiting for a core (Linux's schedstat
+// run_delay), in nanoseconds; -1 where the OS does not say.
+int64_t run_delay_ns() {
+#ifdef __linux__
+  struct SchedStat {  // this thread's, open while the thread lives
+    int fd = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    ~SchedStat() {
+      if (fd >= 0) ::close(fd);
+    }
+  };
+  thread_local SchedStat stat;
+  char buf[96];
+  const ssize_t got = stat.fd >= 0 ? ::pread(stat.fd, buf, sizeof(buf) - 1, 0) : -1;
+  if (got <= 0) return -1;
+  buf[got] = '\0';
+  unsigned long long on_cpu = 0, waiting = 0;
+  return std::sscanf(buf, "%llu %llu", &on_cpu, &waiting) == 2 ? static_cast<int64_t>(waiting) : -1;
+#else
+  return -1;
+#endif
+}
 
 // The thread that runs graph runs' collective steps (ops that exchange data with the job's
 // other processes), one process-wide, in the order they are handed to it.
@@ -87,6 +123,8 @@ ConcurrentExecutor concurrent_executor() {
   return static_cast<ConcurrentExecutor>(g_concurrent.load(std::memory_order_relaxed));
 }
 void set_concurrent_executor(ConcurrentExecutor mode) { g_concurrent.store(static_cast<int>(mode)); }
+
+bool machine_busy() { return parallel_contended_within(kBusyWindow); }
 
 // The concurrent executor. Steps run in waves: a wave is every step whose inputs are ready.
 // From the measured times of its steps (alone: over all threads; beside: on one thread while
@@ -395,33 +433,120 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
   return Status::OK();
 }
 
+using StepLoop = Status (*)(const Plan&, ResourceMgr*, StepTracer*, std::vector<Tensor>&, std::vector<Variable*>&);
+
+// A run's slots: the feeds in, `loop` over the steps, the fetches out.
+Status run_with_slots(const RunArgs& args, std::vector<Tensor>* outputs, StepLoop loop) {
+  const Plan& plan = args.plan;
+  std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
+  std::vector<Variable*> refs(static_cast<size_t>(plan.num_slots), nullptr);
+  for (size_t i = 0; i < args.feeds.size(); ++i) values[static_cast<size_t>(plan.feed_slots[i])] = args.feeds[i].second;
+  OPF_RETURN_IF_ERROR(loop(plan, args.resources, args.tracer, values, refs));
+  outputs->clear();
+  for (size_t i = 0; i < args.fetches.size(); ++i) {
+    const size_t s = static_cast<size_t>(plan.fetch_slots[i]);
+    if (refs[s] != nullptr && !values[s].initialized()) {  // a fetched variable: its value now
+      outputs->emplace_back();
+      OPF_RETURN_IF_ERROR(exec::read_variable(refs[s], args.graph.node(args.fetches[i].node).name, &outputs->back()));
+    } else {
+      outputs->push_back(values[s]);
+    }
+  }
+  return Status::OK();
+}
+
 class ConcurrentWaveExecutor final : public Executor {
  public:
   Status run(const RunArgs& args, std::vector<Tensor>* outputs) const override {
-    const Plan& plan = args.plan;
-    std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
-    std::vector<Variable*> refs(static_cast<size_t>(plan.num_slots), nullptr);
-    for (size_t i = 0; i < args.feeds.size(); ++i)
-      values[static_cast<size_t>(plan.feed_slots[i])] = args.feeds[i].second;
-    OPF_RETURN_IF_ERROR(run_steps(plan, args.resources, args.tracer, values, refs));
-    outputs->clear();
-    for (size_t i = 0; i < args.fetches.size(); ++i) {
-      const size_t s = static_cast<size_t>(plan.fetch_slots[i]);
-      if (refs[s] != nullptr && !values[s].initialized()) {  // a fetched variable: its value now
-        outputs->emplace_back();
-        OPF_RETURN_IF_ERROR(exec::read_variable(refs[s], args.graph.node(args.fetches[i].node).name, &outputs->back()));
-      } else {
-        outputs->push_back(values[s]);
-      }
-    }
-    return Status::OK();
+    return run_with_slots(args, outputs, run_steps);
   }
+};
+
+// The team loop: every thread (parallel_team) takes the next ready step from one queue as it
+// comes free and runs it on its own, no waves. For a machine other processes keep busy, where
+// the OS deschedules one of the threads for a time slice at a time: that thread then holds up
+// only the steps that need what it is computing, where a wave (or a parallel region) waited for
+// it at every barrier. A thread out of ready steps spins briefly, then sleeps until a finished
+// step readies more. Only for stateless plans (inference graphs): the wave loop's ordering of
+// variable writers after their readers does not apply.
+Status run_team(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, std::vector<Tensor>& values,
+                std::vector<Variable*>& refs) {
+  const Readers readers = initial_readers(plan);
+  const std::unique_ptr<std::atomic<int>[]> waiting = initial_waits(plan);
+  const StepRunner runner(plan, resources, tracer, values, refs, readers);
+  std::mutex mu;  // guards the queue, the count and the error
+  std::condition_variable cv;
+  std::deque<int> ready;
+  size_t unfinished = plan.steps.size();
+  int sleepers = 0;
+  std::atomic<bool> more{false};  // (spinning threads' hint: the queue may have grown)
+  Status error;
+  for (size_t i = 0; i < plan.steps.size(); ++i)
+    if (plan.steps[i].waits_on == 0) ready.push_back(static_cast<int>(i));
+  parallel_team([&](int) {
+    StepScratch sc;
+    std::vector<int> readied;
+    std::unique_lock<std::mutex> lock(mu);
+    for (;;) {
+      if (ready.empty() && unfinished > 0 && error.ok()) {
+        // Another thread's step finishes in microseconds as often as not: spin before sleeping
+        // (pause instructions: a yield on a busy machine can cost a time slice).
+        lock.unlock();
+        const auto until = std::chrono::steady_clock::now() + kTeamSpin;
+        while (!more.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until)
+          for (int k = 0; k < 32; ++k) cpu_relax();
+        lock.lock();
+        ++sleepers;
+        cv.wait(lock, [&] { return !ready.empty() || unfinished == 0 || !error.ok(); });
+        --sleepers;
+      }
+      if (ready.empty() || !error.ok()) return;
+      const int i = ready.front();
+      ready.pop_front();
+      more.store(!ready.empty(), std::memory_order_relaxed);
+      lock.unlock();
+      Status s = runner.run(i, false, sc, true);
+      readied.clear();
+      if (s.ok()) runner.finish(i, waiting.get(), [&](int c) { readied.push_back(c); });
+      lock.lock();
+      if (!s.ok() && error.ok()) error = s;
+      ready.insert(ready.end(), readied.begin(), readied.end());
+      --unfinished;
+      more.store(!ready.empty(), std::memory_order_release);
+      // This thread takes one readied step itself: wake the others for the rest, or to leave.
+      if (sleepers > 0 && (readied.size() > 1 || unfinished == 0 || !error.ok())) cv.notify_all();
+    }
+  });
+  return error;
+}
+
+class TeamExecutor final : public Executor {
+ public:
+  // While the calling thread waits for a core for a tenth of the run or more, the machine is
+  // still busy: the next runs keep the team loop (choose_executor); otherwise they go back to
+  // the tuned choice once kBusyWindow has passed.
+  Status run(const RunArgs& args, std::vector<Tensor>* outputs) const override {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int64_t delay0 = run_delay_ns();
+    const Status s = run_with_slots(args, outputs, run_team);
+    const int64_t delay = run_delay_ns() - delay0;
+    if (delay0 >= 0 && delay >= kBusyDelayNs && delay * 10 >= elapsed_ns(t0)) parallel_note_contended();
+    return s;
+  }
+
+ private:
+  static constexpr int64_t kBusyDelayNs = 200'000;
 };
 
 }  // namespace
 
 const Executor& executors::concurrent() {
   static const ConcurrentWaveExecutor executor;
+  return executor;
+}
+
+const Executor& executors::team() {
+  static const TeamExecutor executor;
   return executor;
 }
 
@@ -443,6 +568,14 @@ Session::Impl::ExecutorChoice Session::Impl::choose_executor(const Plan& plan,
   if (!plan.concurrent || num_threads() <= 1 || mode == ConcurrentExecutor::kOff) return choice;
   if (mode == ConcurrentExecutor::kAlways) {
     choice.concurrent = true;
+    return choice;
+  }
+  // A busy machine (a region lately waited out a worker the OS had descheduled): fork-join
+  // regions then run inline, one thread for the whole run, so a stateless plan runs on the team
+  // loop, which keeps the second thread busy with whole steps wherever the graph has
+  // independent ones. The tuned choice returns once regions have seen no straggler for a while.
+  if (plan.stateless && (mode == ConcurrentExecutor::kTeam || machine_busy())) {
+    choice.team = true;
     return choice;
   }
   std::vector<int64_t> key;

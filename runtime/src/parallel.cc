@@ -31,7 +31,6 @@
 #endif
 
 namespace opforge {
-namespace {
 
 void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -40,6 +39,8 @@ void cpu_relax() {
   asm volatile("yield");
 #endif
 }
+
+namespace {
 
 // The CPU the calling thread runs on (-1 where the OS does not say).
 int current_cpu() {
@@ -158,6 +159,7 @@ class ThreadPool {
     const auto wait = t_end - t_own;
     if (!uneven_parts && wait > kStraggler && wait > 2 * (t_own - t0)) {
       contended_until_.store((t_end + kContendedFor).time_since_epoch().count(), std::memory_order_relaxed);
+      last_straggler_.store(t_end.time_since_epoch().count(), std::memory_order_relaxed);
     }
   }
 
@@ -165,6 +167,14 @@ class ThreadPool {
   bool contended() const {
     const int64_t until = contended_until_.load(std::memory_order_relaxed);
     return until != 0 && std::chrono::steady_clock::now().time_since_epoch().count() < until;
+  }
+  void note_contended() {
+    last_straggler_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  }
+  // Whether one did within the last `window`.
+  bool contended_within(std::chrono::steady_clock::duration window) const {
+    const int64_t last = last_straggler_.load(std::memory_order_relaxed);
+    return last != 0 && std::chrono::steady_clock::now().time_since_epoch().count() - last < window.count();
   }
 
  private:
@@ -223,6 +233,7 @@ class ThreadPool {
   static constexpr std::chrono::microseconds kStraggler{500};
   static constexpr std::chrono::milliseconds kContendedFor{50};
   std::atomic<int64_t> contended_until_{0};  // steady_clock ticks; 0: never
+  std::atomic<int64_t> last_straggler_{0};   // steady_clock ticks of the latest; 0: never
 
   std::vector<std::thread> threads_;
   std::atomic<int> size_{0};
@@ -329,6 +340,26 @@ void parallel_for_parts(int64_t n, int64_t min_per_thread, int parts_per_thread,
 }
 
 bool parallel_contended() { return pool().contended(); }
+
+bool parallel_contended_within(std::chrono::milliseconds window) { return pool().contended_within(window); }
+
+void parallel_note_contended() { pool().note_contended(); }
+
+void parallel_team(const std::function<void(int)>& fn) {
+  const int threads = num_threads();
+  const auto part = [&](int t) {
+    const bool outer = in_parallel_region;
+    in_parallel_region = true;
+    fn(t);
+    in_parallel_region = outer;
+  };
+  if (threads <= 1 || in_parallel_region) {
+    for (int t = 0; t < threads; ++t) part(t);
+    return;
+  }
+  const UnevenParts uneven;  // a thread's share is whatever it takes from the queue
+  pool().run(threads, part);
+}
 
 UnevenParts::UnevenParts() { uneven_parts = true; }
 UnevenParts::~UnevenParts() { uneven_parts = false; }

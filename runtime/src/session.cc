@@ -137,7 +137,10 @@ Status Session::Impl::run(const std::vector<std::pair<TensorRef, Tensor>>& feeds
   }
   const ExecutorChoice choice = choose_executor(plan, feeds);
   const auto t_start = std::chrono::steady_clock::now();
-  const Status s = (choice.concurrent ? executors::concurrent() : executors::straight_line()).run(args, outputs);
+  const Executor& executor = choice.team         ? executors::team()
+                             : choice.concurrent ? executors::concurrent()
+                                                 : executors::straight_line();
+  const Status s = executor.run(args, outputs);
   if (tracer) tracer->name_nodes(*plan.graph);
   OPF_RETURN_IF_ERROR(s);
   if (choice.timing != nullptr && !tracer) {  // a tuning run (traced runs are slower: not counted)

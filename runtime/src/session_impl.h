@@ -83,6 +83,9 @@ struct Session::Impl {
     // Some step is a collective: the executor is chosen by rule, not by timing, so that every
     // process of a job runs its collectives in the same order.
     bool collectives = false;
+    // No step's op is stateful (no variable, random draw, queue...): an inference graph, which
+    // the concurrent executor's team loop may run (steps in any order their edges allow).
+    bool stateless = false;
     std::vector<int> readers;  // per slot: the steps that read it (-1: fetched, kept to the end)
     // The executor's cost model, per step: its kernel time (nanoseconds; 0 before it has run)
     // when it last ran alone over all threads, and when it last ran on one thread beside
@@ -101,6 +104,7 @@ struct Session::Impl {
   // entry to report its wall time to (null: not a timing run).
   struct ExecutorChoice {
     bool concurrent = false;
+    bool team = false;  // the concurrent executor's team loop (a busy machine), not its waves
     Plan::Tuning* timing = nullptr;
   };
   static ExecutorChoice choose_executor(const Plan& plan, const std::vector<std::pair<TensorRef, Tensor>>& feeds);
@@ -184,8 +188,15 @@ namespace executors {
 const Executor& straight_line();
 // Independent ready steps at once, one thread each, by the plan's cost model (concurrent_executor.cc).
 const Executor& concurrent();
+// Every thread taking the next ready step as it comes free, one thread each (concurrent_executor.cc).
+const Executor& team();
 // TensorFlow 1's control flow: frames, iterations, dead tensors (control_flow_run.cc).
 const Executor& dataflow();
 }  // namespace executors
+
+// Whether other processes lately kept this process's threads from their cores (a parallel
+// region waited out a descheduled worker, or a team run its own thread): stateless plans then
+// run on the team loop (concurrent_executor.cc).
+bool machine_busy();
 
 }  // namespace opforge

@@ -240,6 +240,7 @@ Status Session::Impl::make_plan(const std::vector<std::pair<TensorRef, Tensor>>&
   }
   // The concurrent executor's view: which steps wait on which, and who reads each slot.
   plan->concurrent = true;
+  plan->stateless = true;
   std::vector<int> step_of(static_cast<size_t>(n), -1);
   for (size_t i = 0; i < plan->steps.size(); ++i)
     step_of[static_cast<size_t>(plan->steps[i].node)] = static_cast<int>(i);
@@ -248,6 +249,7 @@ Status Session::Impl::make_plan(const std::vector<std::pair<TensorRef, Tensor>>&
     Step& st = plan->steps[i];
     const Node& node = g.node(st.node);
     if (st.device.type != Device::kCPU) plan->concurrent = false;
+    if (!st.precomputed && node.op->is_stateful) plan->stateless = false;
     st.collective = node.op->is_distributed_communication;
     plan->collectives = plan->collectives || st.collective;
     st.read_slots = st.input_slots;

@@ -1,6 +1,8 @@
 """The concurrent executor (inter-op parallelism, Session::run_concurrent): independent ready
 steps of a stateless graph run at once. 'always' sends every wave of two or more steps to the
-threads together; results must equal one-step-at-a-time runs ('off') bit for bit, on branchy
+threads together; 'team' runs stateless graphs on the team loop a busy machine gets (each
+thread takes the next ready step as it comes free, no waves); results must equal
+one-step-at-a-time runs ('off') bit for bit, on branchy
 random graphs whose tensors have several readers (release and in-place forwarding counted per
 run), with fetches inside the graph, on errors, from several Python threads at once (this file
 also runs under ThreadSanitizer in CI), and with 'auto' through its timing runs. Graphs with
@@ -54,13 +56,14 @@ def _run(g, x, fetches, feed, mode, runs=3):
     return [sess.run(fetches, {x: feed}) for _ in range(runs)]
 
 
+@pytest.mark.parametrize("mode", ["always", "team"])
 @pytest.mark.parametrize("seed", range(8))
-def test_random_graphs_match_one_step_at_a_time(executor, seed):
+def test_random_graphs_match_one_step_at_a_time(executor, seed, mode):
     rng = np.random.default_rng(seed)
     g, x, fetches = _random_dag(rng)
     feed = rng.standard_normal((4, 33)).astype(np.float32)
     want = _run(g, x, fetches, feed, "off", runs=1)[0]
-    for got in _run(g, x, fetches, feed, "always"):
+    for got in _run(g, x, fetches, feed, mode):
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
 
@@ -91,7 +94,8 @@ def test_auto_over_many_feed_shapes(executor):
                                    atol=1e-6)
 
 
-def test_conv_branches(executor):
+@pytest.mark.parametrize("mode", ["always", "team"])
+def test_conv_branches(executor, mode):
     """Inception-like: parallel convolution branches concatenated."""
     rng = np.random.default_rng(3)
     g = of.Graph()
@@ -103,11 +107,12 @@ def test_conv_branches(executor):
         y = of.concat(branches, axis=3, name="y")
     feed = rng.standard_normal((2, 12, 12, 8)).astype(np.float32)
     want = _run(g, x, [y], feed, "off", runs=1)[0][0]
-    for got in _run(g, x, [y], feed, "always"):
+    for got in _run(g, x, [y], feed, mode):
         np.testing.assert_array_equal(got[0], want)
 
 
-def test_conv_gradients_bit_for_bit(executor):
+@pytest.mark.parametrize("mode", ["always", "team"])
+def test_conv_gradients_bit_for_bit(executor, mode):
     """A convolution's filter gradient sums per-range partials over the pixels. Run beside the
     input gradient in a concurrent group, its ranges must be the ones it gets alone (a nested
     region runs the same parts inline), or the sums round differently from run to run."""
@@ -120,12 +125,13 @@ def test_conv_gradients_bit_for_bit(executor):
         dx, dw = of.gradients(of.reduce_sum(of.square(y)), [x, w])
     feed = rng.standard_normal((50, 14, 14, 16)).astype(np.float32)
     want = _run(g, x, [dx, dw], feed, "off", runs=1)[0]
-    for got in _run(g, x, [dx, dw], feed, "always"):
+    for got in _run(g, x, [dx, dw], feed, mode):
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
 
 
-def test_error_in_a_concurrent_group(executor):
+@pytest.mark.parametrize("mode", ["always", "team"])
+def test_error_in_a_concurrent_group(executor, mode):
     g = of.Graph()
     with g.as_default():
         x = of.placeholder(of.float32, [None], name="x")
@@ -133,7 +139,7 @@ def test_error_in_a_concurrent_group(executor):
         ok = of.nn.relu(x)
         bad = of.reshape(-x, shape, name="bad_reshape")
         y = of.add(of.reduce_sum(ok), of.reduce_sum(bad), name="y")
-    executor("always")
+    executor(mode)
     sess = of.Session(graph=g)
     with pytest.raises(of.InvalidArgumentError, match="bad_reshape"):
         sess.run(y, {x: np.ones(6, np.float32), shape: np.array([7], np.int32)})
@@ -141,12 +147,13 @@ def test_error_in_a_concurrent_group(executor):
     assert sess.run(y, {x: xv, shape: np.array([6], np.int32)}) == 3.0
 
 
-def test_many_threads_on_one_session(executor):
+@pytest.mark.parametrize("mode", ["always", "team"])
+def test_many_threads_on_one_session(executor, mode):
     rng = np.random.default_rng(5)
     g, x, fetches = _random_dag(rng, width=4, depth=5, shape=(8, 40))
     feeds = [rng.standard_normal((8, 40)).astype(np.float32) for _ in range(4)]
     want = [_run(g, x, fetches, f, "off", runs=1)[0] for f in feeds]
-    executor("always")
+    executor(mode)
     sess = of.Session(graph=g)
     failures = []
 
@@ -253,7 +260,7 @@ def test_a_training_step_matches_one_step_at_a_time(executor):
     """A TF1 training step (forward, gradients, Momentum updates) on the concurrent executor
     trains as one step at a time does: each update runs after every read of its variable."""
     want_losses, want_vars = _train_mlp("off")
-    for mode in ("always", "auto"):
+    for mode in ("always", "auto", "team"):  # (a graph with variables: 'team' tunes as 'auto' does)
         losses, variables = _train_mlp(mode, steps=14)  # 'auto' tunes over runs 3-10
         np.testing.assert_allclose(losses[:6], want_losses, rtol=1e-5)
         assert losses[-1] < losses[0]
@@ -261,8 +268,8 @@ def test_a_training_step_matches_one_step_at_a_time(executor):
 
 
 def test_mode_names(executor):
-    for mode in ("off", "auto", "always"):
+    for mode in ("off", "auto", "always", "team"):
         executor(mode)
         assert _C._testing.concurrent_executor() == mode
-    with pytest.raises(ValueError, match="'off', 'auto' or 'always'"):
+    with pytest.raises(ValueError, match="'off', 'auto', 'always' or 'team'"):
         _C._testing.set_concurrent_executor("sometimes")

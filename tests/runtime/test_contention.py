@@ -74,3 +74,28 @@ def test_reductions_do_not_depend_on_scheduling(two_threads):
         assert _contend()
         np.testing.assert_array_equal(fn().numpy(), want, err_msg=f"{name} under contention")
         _wait_quiet()
+
+
+def test_a_busy_machine_runs_stateless_graphs_on_the_team_loop(two_threads):
+    """A straggler marks the machine busy for a while: Session runs of a stateless graph then
+    take the team loop (whole steps on each thread, no waves), with the same results, and the
+    tuned executors once the machine has been quiet that long."""
+    rng = np.random.default_rng(1)
+    g = of.Graph()
+    with g.as_default():
+        x = of.placeholder(of.float32, [3, 40], name="x")
+        branches = [of.tanh(x * float(k)) + of.square(x - float(k)) for k in range(4)]
+        y = of.add_n(branches, name="y")
+    xv = rng.standard_normal((3, 40)).astype(np.float32)
+    want = sum(np.tanh(xv * k) + np.square(xv - k) for k in range(4))
+    sess = of.Session(graph=g)
+    np.testing.assert_allclose(sess.run(y, {x: xv}), want, rtol=1e-5, atol=1e-5)
+    deadline = time.monotonic() + 2.0
+    while T.machine_busy() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not T.machine_busy()
+    assert _contend() and T.machine_busy()
+    for _ in range(5):
+        np.testing.assert_allclose(sess.run(y, {x: xv}), want, rtol=1e-5, atol=1e-5)
+    time.sleep(0.3)  # (the busy window is 250 ms; these runs are too short to report their own waits)
+    assert not T.machine_busy()

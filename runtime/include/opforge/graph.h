@@ -85,8 +85,10 @@ bool is_control_flow_op(const std::string& op);
 // Inter-op parallelism of Session runs (Session::run_concurrent), for tests and comparisons:
 // kAuto (the default) times both executors on a plan's first runs and keeps the quicker; kOff
 // runs every plan one step at a time (each step over all threads); kAlways runs every plan that
-// allows it on the concurrent executor, every wave of two or more steps at once.
-enum class ConcurrentExecutor { kOff = 0, kAuto = 1, kAlways = 2 };
+// allows it on the concurrent executor, every wave of two or more steps at once; kTeam runs
+// every plan that allows it as kAuto does while the machine is busy (its team loop: each
+// thread takes the next ready step as it comes free, no waves).
+enum class ConcurrentExecutor { kOff = 0, kAuto = 1, kAlways = 2, kTeam = 3 };
 ConcurrentExecutor concurrent_executor();
 void set_concurrent_executor(ConcurrentExecutor mode);
 
