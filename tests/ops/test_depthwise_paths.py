@@ -54,7 +54,8 @@ def test_fused_depthwise_epilogue_on_both_paths(c):
 # Row widths on both sides of the AVX-512 kernel's choice to pad rows (narrow rows, where most
 # 8-pixel blocks are border ones, run over a zero-padded copy; wide rows check their border
 # blocks tap by tap), with the sliding-window kernel of 3, 5 and 7 wide stride-1 windows over
-# the inside blocks (stride 1: 3, 5, 7 wide; stride 2: 5, 7) and a last block of fewer than 8 pixels.
+# the inside blocks (stride 1: 3, 5, 7 wide; stride 2: 5, 7, and 3 over rows narrow enough that
+# the general kernel would copy them) and a last block of fewer than 8 pixels.
 @pytest.mark.parametrize("width", [7, 14, 29, 100])
 @pytest.mark.parametrize("stride", [1, 2])
 @pytest.mark.parametrize("c,k,padding", [(44, 5, "SAME"), (16, 3, "SAME"), (11, 7, "SAME"), (40, 3, "VALID"),

@@ -185,9 +185,6 @@ __attribute__((target("avx512f"))) inline void any_block(const float* xn, const 
   }
 }
 
-// The window width the sliding kernel runs (0: the general kernel): undilated windows 3, 5 or 7
-// wide at column stride 1, and 5 or 7 wide at stride 2 (a 3-wide one at stride 2 did not pay:
-// 2.56 -> 2.96 ms on [8,112,112,64]).
 // The output pixels whose every tap column is inside the rows: [lo, hi). hi may pass the
 // output's width, where the rows are wider than the output reads (as dw_padded_width makes them).
 struct InsidePixels {
@@ -205,9 +202,28 @@ InsidePixels inside_pixels(const DwGeom& g) {
 // gain ([1,112,112,96] at stride 2: 7% slower), so they are left to the hardware.
 constexpr int64_t kPrefetchInputBytes = int64_t{8} << 20;
 
+// The row width of the zero-padded copy of x the general kernel runs over (0: none, its border
+// blocks check their taps). The copy is a pass over the input: it pays where border blocks
+// (their taps checked pixel by pixel) make much of the work: narrow rows, wide windows
+// (measured before those windows slid: [8,14,14,88] under 5x5 183 -> 111 us, [8,56,56,11]
+// under 7x7 576 -> 457), not a 3x3 over wide rows (112 wide: 40% slower).
+int64_t general_padded_width(const DwGeom& g) {
+  const int64_t blocks = (g.ow + kUr - 1) / kUr;
+  const int64_t reads = (blocks * kUr - 1) * g.sw + (g.kw - 1) * g.dw + 1;  // columns the last block reads
+  const InsidePixels in = inside_pixels(g);  // blocks inside: those from in.lo up to in.hi
+  const int64_t inside = std::max<int64_t>(0, in.hi / kUr - (in.lo + kUr - 1) / kUr);
+  const int64_t border = blocks - std::min(blocks, inside);
+  return border * g.kh * g.kw >= 6 * blocks ? std::max(reads, g.pl + g.w) : 0;
+}
+
+// The window width the sliding kernel runs (0: the general kernel): undilated windows 3, 5 or 7
+// wide at column stride 1, 5 or 7 wide at stride 2, and 3 wide at stride 2 where the general
+// kernel would copy the rows padded (narrow rows: MobileNet's [8,8,8,512] -> [8,4,4,512] 206 ->
+// 70 us; over wide rows the general kernel is quicker: [8,112,112,64] 2.56 against 2.96 ms).
 int slide_width(const DwGeom& g) {
   if (g.dw != 1 || (g.kw != 3 && g.kw != 5 && g.kw != 7)) return 0;
   if (g.sw == 1 || (g.sw == 2 && g.kw != 3)) return static_cast<int>(g.kw);
+  if (g.sw == 2 && general_padded_width(g) > 0) return 3;
   return 0;
 }
 
@@ -217,16 +233,7 @@ bool dw_avx512_enabled() { return g_enabled.load(std::memory_order_relaxed); }
 
 int64_t dw_padded_width(const DwGeom& g) {
   if (slide_width(g) != 0) return 0;  // the sliding kernel's border blocks skip padding columns
-  const int64_t blocks = (g.ow + kUr - 1) / kUr;
-  const int64_t reads = (blocks * kUr - 1) * g.sw + (g.kw - 1) * g.dw + 1;  // columns the last block reads
-  const InsidePixels in = inside_pixels(g);  // blocks inside: those from in.lo up to in.hi
-  const int64_t inside = std::max<int64_t>(0, in.hi / kUr - (in.lo + kUr - 1) / kUr);
-  // The copy is a pass over the input: it pays where border blocks (their taps checked pixel
-  // by pixel) make much of the work: narrow rows, wide windows (measured before those windows
-  // slid: [8,14,14,88] under 5x5 183 -> 111 us, [8,56,56,11] under 7x7 576 -> 457), not a 3x3
-  // over wide rows (112 wide: 40% slower).
-  const int64_t border = blocks - std::min(blocks, inside);
-  return border * g.kh * g.kw >= 6 * blocks ? std::max(reads, g.pl + g.w) : 0;
+  return general_padded_width(g);
 }
 
 bool set_dw_avx512(bool on) {
@@ -296,7 +303,10 @@ void dw_row_avx512(const float* x, const float* f, float* out, const DwGeom& g, 
                    const blas::ColumnEpilogue* ep) {
   const int kw = slide_width(g);
   if (kw == 0) return dw_row<0, 1>(x, f, out, g, n, oh, ep);
-  if (g.sw == 2) return kw == 5 ? dw_row<5, 2>(x, f, out, g, n, oh, ep) : dw_row<7, 2>(x, f, out, g, n, oh, ep);
+  if (g.sw == 2) {
+    if (kw == 3) return dw_row<3, 2>(x, f, out, g, n, oh, ep);
+    return kw == 5 ? dw_row<5, 2>(x, f, out, g, n, oh, ep) : dw_row<7, 2>(x, f, out, g, n, oh, ep);
+  }
   if (kw == 3) return dw_row<3, 1>(x, f, out, g, n, oh, ep);
   if (kw == 5) return dw_row<5, 1>(x, f, out, g, n, oh, ep);
   dw_row<7, 1>(x, f, out, g, n, oh, ep);
