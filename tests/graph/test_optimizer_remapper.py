@@ -167,16 +167,20 @@ def test_remapping_fuses_bias_and_activation(graph, rng, base, activation):
         assert abs(fused[0].get_attr("leakyrelu_alpha") - 0.3) < 1e-7
 
 
+def _conv_or_depthwise(base, x, rng, k, out):
+    """A k x k Conv2D with `out` filters, or DepthwiseConv2dNative with multiplier `out`, over x (SAME)."""
+    w = rng.standard_normal((k, k, x.shape[-1], out)).astype(np.float32)
+    if base == "Conv2D":
+        return of.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
+    return of.raw_ops.DepthwiseConv2dNative(input=x, filter=w, strides=[1, 1, 1, 1], padding="SAME")
+
+
 @pytest.mark.parametrize("base", ["Conv2D", "DepthwiseConv2dNative"])
 def test_keras_swish_behind_identity_n_fuses(graph, rng, base):
     """Keras writes swish as tf.custom_gradient: IdentityN(x * sigmoid(x), x). The IdentityN's
     second read of x goes (dependency optimization), so the swish fuses into the convolution."""
     x = of.placeholder(of.float32, [2, 7, 7, 3], name="x")
-    if base == "Conv2D":
-        c = of.nn.conv2d(x, rng.standard_normal((3, 3, 3, 20)).astype(np.float32), [1, 1, 1, 1], "SAME")
-    else:
-        c = of.raw_ops.DepthwiseConv2dNative(input=x, filter=rng.standard_normal((3, 3, 3, 7)).astype(np.float32),
-                                             strides=[1, 1, 1, 1], padding="SAME")
+    c = _conv_or_depthwise(base, x, rng, 3, 20 if base == "Conv2D" else 7)
     head = of.nn.bias_add(c, rng.standard_normal(c.shape[-1]).astype(np.float32))
     swish, _ = of.raw_ops.IdentityN(input=[head * of.sigmoid(head), head])
     y = of.identity(swish * 0.5, name="y")
@@ -201,11 +205,7 @@ def test_hard_swish_spellings_fuse(graph, rng, base, spelling):
     """MobileNetV3's hard-swish after a convolution and its bias (a frozen batch norm) becomes
     the fused op's "_FusedHardSwish" in each way it is written; values span the kinks at -3, 3."""
     x = of.placeholder(of.float32, [2, 9, 9, 5], name="x")
-    if base == "Conv2D":
-        c = of.nn.conv2d(x, rng.standard_normal((1, 1, 5, 20)).astype(np.float32), [1, 1, 1, 1], "SAME")
-    else:
-        c = of.raw_ops.DepthwiseConv2dNative(input=x, filter=rng.standard_normal((3, 3, 5, 4)).astype(np.float32),
-                                             strides=[1, 1, 1, 1], padding="SAME")
+    c = _conv_or_depthwise(base, x, rng, 1, 20) if base == "Conv2D" else _conv_or_depthwise(base, x, rng, 3, 4)
     head = c + rng.standard_normal(c.shape[-1]).astype(np.float32)
     y = of.identity(HARD_SWISH_SPELLINGS[spelling](head), name="y")
     got, want, sess = run_both(graph, y, {x: 2 * rng.standard_normal((2, 9, 9, 5)).astype(np.float32)})
