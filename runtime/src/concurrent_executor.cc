@@ -1,6 +1,6 @@
 // The concurrent executor (independent ready steps at once, one thread each, where their
-// measured times say that beats one step at a time over all threads) and the choice between it
-// and the straight-line executor.
+// measured times say that beats one step at a time over all threads) and the choice between it,
+// the straight-line executor and the team loop (team_executor.cc).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -12,19 +12,13 @@
 #include <mutex>
 #include <thread>
 
-#ifdef __linux__
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cstdio>
-#endif
-
 #include "executor.h"
 #include "opforge/device.h"
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 #include "session_impl.h"
 #include "src/parallel_state.h"
+#include "step_runner.h"
 
 namespace opforge {
 
@@ -40,35 +34,6 @@ constexpr size_t kMaxTunedShapes = 64;
 
 // What handing a group of steps to the threads costs (a parallel region), in nanoseconds.
 constexpr int64_t kGroupOverheadNs = 5'000;
-
-// How long a thread of the team loop with no ready step spins before it sleeps.
-constexpr std::chrono::microseconds kTeamSpin{20};
-
-// How recently a parallel region must have waited out a descheduled worker (or a team run
-// found its thread kept from its core) for a run to take the team loop (see choose_executor).
-constexpr std::chrono::milliseconds kBusyWindow{250};
-
-// The time the calling thread has spent runnable but waiting for a core (Linux's schedstat
-// run_delay), in nanoseconds; -1 where the OS does not say.
-int64_t run_delay_ns() {
-#ifdef __linux__
-  struct SchedStat {  // this thread's, open while the thread lives
-    int fd = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-    ~SchedStat() {
-      if (fd >= 0) ::close(fd);
-    }
-  };
-  thread_local SchedStat stat;
-  char buf[96];
-  const ssize_t got = stat.fd >= 0 ? ::pread(stat.fd, buf, sizeof(buf) - 1, 0) : -1;
-  if (got <= 0) return -1;
-  buf[got] = '\0';
-  unsigned long long on_cpu = 0, waiting = 0;
-  return std::sscanf(buf, "%llu %llu", &on_cpu, &waiting) == 2 ? static_cast<int64_t>(waiting) : -1;
-#else
-  return -1;
-#endif
-}
 
 // The thread that runs graph runs' collective steps (ops that exchange data with the job's
 // other processes), one process-wide, in the order they are handed to it.
@@ -124,7 +89,24 @@ ConcurrentExecutor concurrent_executor() {
 }
 void set_concurrent_executor(ConcurrentExecutor mode) { g_concurrent.store(static_cast<int>(mode)); }
 
-bool machine_busy() { return parallel_contended_within(kBusyWindow); }
+Status steps::run_with_slots(const RunArgs& args, std::vector<Tensor>* outputs, StepLoop loop) {
+  const Plan& plan = args.plan;
+  std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
+  std::vector<Variable*> refs(static_cast<size_t>(plan.num_slots), nullptr);
+  for (size_t i = 0; i < args.feeds.size(); ++i) values[static_cast<size_t>(plan.feed_slots[i])] = args.feeds[i].second;
+  OPF_RETURN_IF_ERROR(loop(plan, args.resources, args.tracer, values, refs));
+  outputs->clear();
+  for (size_t i = 0; i < args.fetches.size(); ++i) {
+    const size_t s = static_cast<size_t>(plan.fetch_slots[i]);
+    if (refs[s] != nullptr && !values[s].initialized()) {  // a fetched variable: its value now
+      outputs->emplace_back();
+      OPF_RETURN_IF_ERROR(exec::read_variable(refs[s], args.graph.node(args.fetches[i].node).name, &outputs->back()));
+    } else {
+      outputs->push_back(values[s]);
+    }
+  }
+  return Status::OK();
+}
 
 // The concurrent executor. Steps run in waves: a wave is every step whose inputs are ready.
 // From the measured times of its steps (alone: over all threads; beside: on one thread while
@@ -137,124 +119,17 @@ bool machine_busy() { return parallel_contended_within(kBusyWindow); }
 // step is its one reader left.
 namespace {
 
-using Plan = Session::Impl::Plan;
-using Step = Session::Impl::Step;
-
-// Per slot: the steps that still read it (-1: fetched, never released). Atomic: the team loop's
-// threads count it down as their steps finish.
-using Readers = std::unique_ptr<std::atomic<int>[]>;
-
-Readers initial_readers(const Plan& plan) {
-  Readers readers(new std::atomic<int>[plan.readers.size()]);
-  for (size_t s = 0; s < plan.readers.size(); ++s) readers[s].store(plan.readers[s], std::memory_order_relaxed);
-  return readers;
-}
-
-// What running one step needs besides the slots: the steps run alone share one, each thread
-// running steps beside others has its own.
-struct StepScratch {
-  std::vector<const Tensor*> inputs;
-  std::vector<Tensor> derefs;  // variables' values read by this step
-  std::vector<bool> forwardable;
-  ExecEnv env;
-  exec::Scratch scratch;
-};
-
-// Runs the steps of one run of a plan over its slots: the wave loop's and the team loop's.
-class StepRunner {
- public:
-  StepRunner(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, std::vector<Tensor>& values,
-             std::vector<Variable*>& refs, const Readers& readers)
-      : plan_(plan), resources_(resources), tracer_(tracer), values_(values), refs_(refs), readers_(readers) {}
-
-  // Runs step i and records its time (alone: over all threads; else on one beside others).
-  // may_forward: an input this step is the last reader of may be reused in place.
-  Status run(int i, bool alone, StepScratch& sc, bool may_forward) const {
-    static const Tensor kNoTensor;
-    const Step& st = plan_.steps[static_cast<size_t>(i)];
-    if (st.precomputed) {
-      const int64_t t0 = tracer_ ? StepTracer::now() : 0;
-      values_[static_cast<size_t>(st.out_base)] = st.value;
-      if (tracer_) tracer_->record(st.node, st.device, t0, StepTracer::now(), 1, [&](size_t) { return &st.value; });
-      return Status::OK();
-    }
-    const Node& node = plan_.graph->node(st.node);
-    sc.inputs.clear();
-    sc.forwardable.clear();
-    sc.derefs.clear();
-    sc.derefs.reserve(st.input_slots.size());  // pointers into it must stay valid
-    sc.env.resources = resources_;
-    sc.env.ref_inputs.assign(st.input_slots.size(), nullptr);
-    for (size_t k = 0; k < st.input_slots.size(); ++k) {
-      const size_t slot = static_cast<size_t>(st.input_slots[k]);
-      if (st.pass_ref[k]) {  // a Ref argument: the kernel gets the variable itself
-        sc.env.ref_inputs[k] = refs_[slot];
-        sc.inputs.push_back(&kNoTensor);
-      } else if (st.deref[k]) {  // a variable read as a value (never forwarded: it is the variable's)
-        sc.derefs.emplace_back();
-        OPF_RETURN_IF_ERROR(exec::read_variable(refs_[slot], node.name, &sc.derefs.back()));
-        sc.inputs.push_back(&sc.derefs.back());
-      } else {
-        sc.inputs.push_back(&values_[slot]);
-      }
-      sc.forwardable.push_back(may_forward && !st.pass_ref[k] && !st.deref[k] &&
-                               readers_[slot].load(std::memory_order_acquire) == 1);
-    }
-    exec::Scratch& scratch = sc.scratch;
-    const auto t0 = std::chrono::steady_clock::now();
-    const int64_t trace_t0 = tracer_ ? StepTracer::now() : 0;
-    OPF_RETURN_IF_ERROR(exec::run_node(node, st.device, sc.inputs, sc.forwardable, sc.env, scratch));
-    (alone ? plan_.alone_ns : plan_.beside_ns)[static_cast<size_t>(i)].store(elapsed_ns(t0), std::memory_order_relaxed);
-    if (tracer_) {
-      tracer_->record(st.node, st.device, trace_t0, StepTracer::now(), scratch.outs.size(),
-                      [&](size_t k) { return &scratch.outs[k]; });
-    }
-    for (size_t k = 0; k < scratch.outs.size(); ++k) {
-      values_[static_cast<size_t>(st.out_base) + k] = std::move(scratch.outs[k]);
-      refs_[static_cast<size_t>(st.out_base) + k] = sc.env.ref_outputs[k];
-    }
-    return Status::OK();
-  }
-
-  // After step i: counts down what it read and releases what nobody reads any more (its
-  // outputs too, when nothing reads them and they are not fetched); calls ready(c) for each
-  // successor c whose last wait this was (`waiting` counts them down).
-  template <typename Ready>
-  void finish(int i, std::atomic<int>* waiting, Ready ready) const {
-    const Step& st = plan_.steps[static_cast<size_t>(i)];
-    for (int s : st.read_slots) {
-      if (readers_[static_cast<size_t>(s)].fetch_sub(1, std::memory_order_acq_rel) == 1)
-        values_[static_cast<size_t>(s)] = Tensor();
-    }
-    for (size_t k = 0; k < plan_.graph->node(st.node).out_dtypes.size(); ++k) {
-      const size_t s = static_cast<size_t>(st.out_base) + k;
-      if (readers_[s].load(std::memory_order_acquire) == 0) values_[s] = Tensor();
-    }
-    for (int c : st.successors) {
-      if (waiting[static_cast<size_t>(c)].fetch_sub(1, std::memory_order_acq_rel) == 1) ready(c);
-    }
-  }
-
- private:
-  const Plan& plan_;
-  ResourceMgr* resources_;
-  StepTracer* tracer_;
-  std::vector<Tensor>& values_;
-  std::vector<Variable*>& refs_;
-  const Readers& readers_;
-};
-
-std::unique_ptr<std::atomic<int>[]> initial_waits(const Plan& plan) {
-  std::unique_ptr<std::atomic<int>[]> waiting(new std::atomic<int>[plan.steps.size()]);
-  for (size_t i = 0; i < plan.steps.size(); ++i) waiting[i].store(plan.steps[i].waits_on, std::memory_order_relaxed);
-  return waiting;
-}
+using steps::Plan;
+using steps::Readers;
+using steps::Step;
+using steps::StepRunner;
+using steps::StepScratch;
 
 Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, std::vector<Tensor>& values,
                  std::vector<Variable*>& refs) {
   const size_t n = plan.steps.size();
-  const Readers readers = initial_readers(plan);
-  const std::unique_ptr<std::atomic<int>[]> waiting = initial_waits(plan);
+  const Readers readers = steps::initial_readers(plan);
+  const std::unique_ptr<std::atomic<int>[]> waiting = steps::initial_waits(plan);
   const StepRunner runner(plan, resources, tracer, values, refs, readers);
   std::vector<int> ready, wave;
   for (size_t i = 0; i < n; ++i)
@@ -433,120 +308,17 @@ Status run_steps(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, s
   return Status::OK();
 }
 
-using StepLoop = Status (*)(const Plan&, ResourceMgr*, StepTracer*, std::vector<Tensor>&, std::vector<Variable*>&);
-
-// A run's slots: the feeds in, `loop` over the steps, the fetches out.
-Status run_with_slots(const RunArgs& args, std::vector<Tensor>* outputs, StepLoop loop) {
-  const Plan& plan = args.plan;
-  std::vector<Tensor> values(static_cast<size_t>(plan.num_slots));
-  std::vector<Variable*> refs(static_cast<size_t>(plan.num_slots), nullptr);
-  for (size_t i = 0; i < args.feeds.size(); ++i) values[static_cast<size_t>(plan.feed_slots[i])] = args.feeds[i].second;
-  OPF_RETURN_IF_ERROR(loop(plan, args.resources, args.tracer, values, refs));
-  outputs->clear();
-  for (size_t i = 0; i < args.fetches.size(); ++i) {
-    const size_t s = static_cast<size_t>(plan.fetch_slots[i]);
-    if (refs[s] != nullptr && !values[s].initialized()) {  // a fetched variable: its value now
-      outputs->emplace_back();
-      OPF_RETURN_IF_ERROR(exec::read_variable(refs[s], args.graph.node(args.fetches[i].node).name, &outputs->back()));
-    } else {
-      outputs->push_back(values[s]);
-    }
-  }
-  return Status::OK();
-}
-
 class ConcurrentWaveExecutor final : public Executor {
  public:
   Status run(const RunArgs& args, std::vector<Tensor>* outputs) const override {
-    return run_with_slots(args, outputs, run_steps);
+    return steps::run_with_slots(args, outputs, run_steps);
   }
-};
-
-// The team loop: every thread (parallel_team) takes the next ready step from one queue as it
-// comes free and runs it on its own, no waves. For a machine other processes keep busy, where
-// the OS deschedules one of the threads for a time slice at a time: that thread then holds up
-// only the steps that need what it is computing, where a wave (or a parallel region) waited for
-// it at every barrier. A thread out of ready steps spins briefly, then sleeps until a finished
-// step readies more. Only for stateless plans (inference graphs): the wave loop's ordering of
-// variable writers after their readers does not apply.
-Status run_team(const Plan& plan, ResourceMgr* resources, StepTracer* tracer, std::vector<Tensor>& values,
-                std::vector<Variable*>& refs) {
-  const Readers readers = initial_readers(plan);
-  const std::unique_ptr<std::atomic<int>[]> waiting = initial_waits(plan);
-  const StepRunner runner(plan, resources, tracer, values, refs, readers);
-  std::mutex mu;  // guards the queue, the count and the error
-  std::condition_variable cv;
-  std::deque<int> ready;
-  size_t unfinished = plan.steps.size();
-  int sleepers = 0;
-  std::atomic<bool> more{false};  // (spinning threads' hint: the queue may have grown)
-  Status error;
-  for (size_t i = 0; i < plan.steps.size(); ++i)
-    if (plan.steps[i].waits_on == 0) ready.push_back(static_cast<int>(i));
-  parallel_team([&](int) {
-    StepScratch sc;
-    std::vector<int> readied;
-    std::unique_lock<std::mutex> lock(mu);
-    for (;;) {
-      if (ready.empty() && unfinished > 0 && error.ok()) {
-        // Another thread's step finishes in microseconds as often as not: spin before sleeping
-        // (pause instructions: a yield on a busy machine can cost a time slice).
-        lock.unlock();
-        const auto until = std::chrono::steady_clock::now() + kTeamSpin;
-        while (!more.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until)
-          for (int k = 0; k < 32; ++k) cpu_relax();
-        lock.lock();
-        ++sleepers;
-        cv.wait(lock, [&] { return !ready.empty() || unfinished == 0 || !error.ok(); });
-        --sleepers;
-      }
-      if (ready.empty() || !error.ok()) return;
-      const int i = ready.front();
-      ready.pop_front();
-      more.store(!ready.empty(), std::memory_order_relaxed);
-      lock.unlock();
-      Status s = runner.run(i, false, sc, true);
-      readied.clear();
-      if (s.ok()) runner.finish(i, waiting.get(), [&](int c) { readied.push_back(c); });
-      lock.lock();
-      if (!s.ok() && error.ok()) error = s;
-      ready.insert(ready.end(), readied.begin(), readied.end());
-      --unfinished;
-      more.store(!ready.empty(), std::memory_order_release);
-      // This thread takes one readied step itself: wake the others for the rest, or to leave.
-      if (sleepers > 0 && (readied.size() > 1 || unfinished == 0 || !error.ok())) cv.notify_all();
-    }
-  });
-  return error;
-}
-
-class TeamExecutor final : public Executor {
- public:
-  // While the calling thread waits for a core for a tenth of the run or more, the machine is
-  // still busy: the next runs keep the team loop (choose_executor); otherwise they go back to
-  // the tuned choice once kBusyWindow has passed.
-  Status run(const RunArgs& args, std::vector<Tensor>* outputs) const override {
-    const auto t0 = std::chrono::steady_clock::now();
-    const int64_t delay0 = run_delay_ns();
-    const Status s = run_with_slots(args, outputs, run_team);
-    const int64_t delay = run_delay_ns() - delay0;
-    if (delay0 >= 0 && delay >= kBusyDelayNs && delay * 10 >= elapsed_ns(t0)) parallel_note_contended();
-    return s;
-  }
-
- private:
-  static constexpr int64_t kBusyDelayNs = 200'000;
 };
 
 }  // namespace
 
 const Executor& executors::concurrent() {
   static const ConcurrentWaveExecutor executor;
-  return executor;
-}
-
-const Executor& executors::team() {
-  static const TeamExecutor executor;
   return executor;
 }
 

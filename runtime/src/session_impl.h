@@ -188,7 +188,7 @@ namespace executors {
 const Executor& straight_line();
 // Independent ready steps at once, one thread each, by the plan's cost model (concurrent_executor.cc).
 const Executor& concurrent();
-// Every thread taking the next ready step as it comes free, one thread each (concurrent_executor.cc).
+// Every thread taking the next ready step as it comes free, one thread each (team_executor.cc).
 const Executor& team();
 // TensorFlow 1's control flow: frames, iterations, dead tensors (control_flow_run.cc).
 const Executor& dataflow();
@@ -196,7 +196,7 @@ const Executor& dataflow();
 
 // Whether other processes lately kept this process's threads from their cores (a parallel
 // region waited out a descheduled worker, or a team run its own thread): stateless plans then
-// run on the team loop (concurrent_executor.cc).
+// run on the team loop (team_executor.cc).
 bool machine_busy();
 
 }  // namespace opforge
