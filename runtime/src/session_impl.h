@@ -78,7 +78,8 @@ struct Session::Impl {
     // their measured times say that beats one step at a time over all threads. As in
     // TensorFlow, only data and control edges order the steps; stateful kernels are thread-safe
     // (a Session runs concurrently anyway), and steps that change a variable run after the
-    // other ready steps, which may read it (concurrent_executor.cc).
+    // other ready steps, which may read it (concurrent_executor.cc). On a busy machine a plan
+    // with no stateful step runs on the team loop instead (team_executor.cc).
     bool concurrent = false;
     // Some step is a collective: the executor is chosen by rule, not by timing, so that every
     // process of a job runs its collectives in the same order.
