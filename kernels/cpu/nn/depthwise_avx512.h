@@ -4,18 +4,12 @@
 
 #include <cstdint>
 
-#include "src/blas.h"         // ColumnEpilogue
-#include "src/cpu_kernels.h"  // dw_avx512_enabled, set_dw_avx512
+#include "cpu/nn/depthwise.h"  // DwGeom
+#include "src/blas.h"          // ColumnEpilogue
+#include "src/cpu_kernels.h"   // dw_avx512_enabled, set_dw_avx512
 
 namespace opforge {
 namespace nn {
-
-// The geometry of one depthwise convolution in NHWC: input n x h x w x c, filter kh x kw,
-// output oh x ow, strides, dilations and the padding before the first row and column.
-struct DwGeom {
-  int64_t n, h, w, c, m, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl;
-  int64_t cout() const { return c * m; }
-};
 
 // Output row (n, oh) of a depthwise convolution with multiplier 1: out[ow * c + ch] for every
 // ow and channel, from x (NHWC) and filter f (kh x kw x c, followed by 16 readable floats when

@@ -11,9 +11,9 @@
 // (fused_epilogue.h) to each output row as soon as the row is computed, or, for a bias / batch
 // norm with no activation, Relu or Relu6, in the AVX-512 kernel's registers.
 #include <cstring>
-#include <mutex>
 #include <type_traits>
 
+#include "cpu/nn/depthwise.h"
 #include "cpu/nn/depthwise_avx512.h"
 #include "cpu/nn/fused_epilogue.h"
 #include "cpu/nn/nn_util.h"
@@ -342,7 +342,7 @@ template <typename V>
 void dw_backprop_filter(const V* x, const V* dy, V* df, const DwGeom& g) {
   const int64_t cm = g.cout(), fsize = g.kh * g.kw * cm;
   std::fill(df, df + fsize, V(0));
-  std::mutex mu;
+  nn::OrderedPartials<std::vector<V>> partials;  // summed in a fixed order: the same bits every run
   const int64_t per_row = g.ow * g.kh * g.kw * cm;
   parallel_for(g.n * g.oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, per_row)),
                [&](int64_t b, int64_t e) {
@@ -360,9 +360,11 @@ void dw_backprop_filter(const V* x, const V* dy, V* df, const DwGeom& g) {
                      });
                    }
                  }
-                 std::lock_guard<std::mutex> lock(mu);
-                 for (int64_t i = 0; i < fsize; ++i) df[i] += part[static_cast<size_t>(i)];
+                 partials.add(b, std::move(part));
                });
+  partials.merge_in_order([&](const std::vector<V>& part) {
+    for (int64_t i = 0; i < fsize; ++i) df[i] += part[static_cast<size_t>(i)];
+  });
 }
 
 template <typename T, typename V>
@@ -459,6 +461,36 @@ Status DepthwiseBackpropFilterCpu(ops::DepthwiseConv2dNativeBackpropFilterArgs& 
 // The shape functions of these ops are op semantics: runtime/ops/nn_conv.cc.
 
 }  // namespace
+
+namespace nn {
+
+template <typename V>
+void depthwise_forward(const V* x, const V* f, V* y, const DwGeom& g) {
+  dw_forward<V>(x, f, y, g);
+}
+template <typename V>
+void depthwise_forward(const V* x, const V* f, V* y, const DwGeom& g, const Epilogue<V>& post) {
+  dw_forward<V>(x, f, y, g, post);
+}
+template <typename V>
+void depthwise_backprop_input(const V* dy, const V* f, V* dx, const DwGeom& g) {
+  dw_backprop_input<V>(dy, f, dx, g);
+}
+template <typename V>
+void depthwise_backprop_filter(const V* x, const V* dy, V* df, const DwGeom& g) {
+  dw_backprop_filter<V>(x, dy, df, g);
+}
+
+template void depthwise_forward<float>(const float*, const float*, float*, const DwGeom&);
+template void depthwise_forward<double>(const double*, const double*, double*, const DwGeom&);
+template void depthwise_forward<float>(const float*, const float*, float*, const DwGeom&, const Epilogue<float>&);
+template void depthwise_forward<double>(const double*, const double*, double*, const DwGeom&, const Epilogue<double>&);
+template void depthwise_backprop_input<float>(const float*, const float*, float*, const DwGeom&);
+template void depthwise_backprop_input<double>(const double*, const double*, double*, const DwGeom&);
+template void depthwise_backprop_filter<float>(const float*, const float*, float*, const DwGeom&);
+template void depthwise_backprop_filter<double>(const double*, const double*, double*, const DwGeom&);
+
+}  // namespace nn
 
 OPFORGE_REGISTER_KERNEL(DepthwiseConv2dNative, CPU, DepthwiseCpu, bfloat16, half, float, double)
 OPFORGE_REGISTER_KERNEL(_FusedDepthwiseConv2dNative, CPU, FusedDepthwiseCpu, bfloat16, half, float, double)
