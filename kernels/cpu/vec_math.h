@@ -1,8 +1,8 @@
 // Vectorized float32 math over contiguous blocks (kernels/cpu/math/vec_math.cc): Cephes-style
 // polynomial approximations accurate to a few ulp, run 8 lanes at a time with AVX2+FMA where
 // the CPU has them (checked at run time), scalar libm elsewhere and for lanes outside a
-// polynomial's range (NaN, infinities, huge arguments); exp, sigmoid, swish, tanh and Elu 16
-// lanes at a time, every lane, where the CPU has AVX-512F (math/vec_math_avx512.cc).
+// polynomial's range (NaN, infinities, huge arguments); exp, sigmoid, swish, tanh, Elu, erf and
+// erfc 16 lanes at a time, every lane, where the CPU has AVX-512F (math/vec_math_avx512.cc).
 // out[i] = f(in[i]) for i in [0, n); in and out may alias.
 #pragma once
 
@@ -20,6 +20,8 @@ void tanh_f32(const float* in, float* out, int64_t n);
 void sigmoid_f32(const float* in, float* out, int64_t n);  // 1 / (1 + exp(-x))
 void swish_f32(const float* in, float* out, int64_t n);    // x * sigmoid(x) (math/vec_activations.cc)
 void elu_f32(const float* in, float* out, int64_t n);      // x < 0 ? expm1(x) : x (the same)
+void erf_f32(const float* in, float* out, int64_t n);      // AVX-512 or libm (no 8-lane form)
+void erfc_f32(const float* in, float* out, int64_t n);
 void floor_f32(const float* in, float* out, int64_t n);
 void ceil_f32(const float* in, float* out, int64_t n);
 void round_f32(const float* in, float* out, int64_t n);  // half to even

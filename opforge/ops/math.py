@@ -27,7 +27,12 @@ from .math_ops import (  # noqa: F401 (composite functions: tf.math's names for 
     truncatediv, truncatemod,
 )
 unsorted_segment_max, unsorted_segment_min = _ops.unsorted_segment_max, _ops.unsorted_segment_min
-unsorted_segment_prod = _ops.unsorted_segment_prod
+unsorted_segment_prod, unsorted_segment_sum = _ops.unsorted_segment_prod, _ops.unsorted_segment_sum
+from .nn_ops import log_softmax, softmax  # noqa: F401,E402 (tf.math's names for the nn functions)
+from .nn_impl import l2_normalize, zero_fraction  # noqa: F401,E402
+from .check_ops import is_non_decreasing, is_strictly_increasing  # noqa: F401,E402
+from .search_ops import approx_max_k, approx_min_k  # noqa: F401,E402
+from .quasi_random import sobol_sample  # noqa: F401,E402
 
 # Unary, element-wise.
 abs = _ops.abs  # noqa: A001
@@ -35,7 +40,7 @@ negative, reciprocal, rsqrt, sqrt, exp, expm1 = _ops.neg, _ops.reciprocal, _ops.
 log, log1p, sigmoid, tanh = _ops.log, _ops.log1p, _ops.sigmoid, _ops.tanh
 sin, cos, tan, asin, acos, atan = _ops.sin, _ops.cos, _ops.tan, _ops.asin, _ops.acos, _ops.atan
 sinh, cosh, asinh, acosh, atanh = _ops.sinh, _ops.cosh, _ops.asinh, _ops.acosh, _ops.atanh
-erf, floor, ceil, round, sign = _ops.erf, _ops.floor, _ops.ceil, _ops.round, _ops.sign  # noqa: A001
+erf, erfc, floor, ceil, round, sign = _ops.erf, _ops.erfc, _ops.floor, _ops.ceil, _ops.round, _ops.sign  # noqa: A001
 is_nan, is_finite = _ops.is_nan, _ops.is_finite
 logical_not = _ops.logical_not
 softplus, softsign = _ops.softplus, _ops.softsign  # tf.math.softplus (the nn ops)

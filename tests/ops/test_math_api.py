@@ -153,3 +153,21 @@ def test_cast_to_own_dtype_adds_no_op():
         assert i.op.type == "Cast" and i.op.name == "to_int"
         with tf1.Session() as sess:
             assert sess.run(tf1.cast(s, tf1.string)).tolist() == [b"a", b"b"]
+
+
+def test_tf_math_names_of_nn_and_check_functions():
+    """tf.math's names for functions that live elsewhere (tf.nn, tf.debugging, ...) compute the
+    same as those functions, and erfc is the Erfc op."""
+    x = np.random.default_rng(5).standard_normal((3, 7)).astype(np.float32)
+    np.testing.assert_array_equal(of.math.softmax(x).numpy(), of.nn.softmax(x).numpy())
+    np.testing.assert_array_equal(of.math.log_softmax(x).numpy(), of.nn.log_softmax(x).numpy())
+    np.testing.assert_array_equal(of.math.l2_normalize(x, axis=1).numpy(), of.nn.l2_normalize(x, axis=1).numpy())
+    assert of.math.zero_fraction(np.array([0.0, 1.0, 0.0, 2.0], np.float32)).numpy() == 0.5
+    assert bool(of.math.is_non_decreasing([1, 2, 2]).numpy()) and not bool(of.math.is_strictly_increasing([1, 2, 2]).numpy())
+    np.testing.assert_allclose(of.math.erfc(x).numpy(), 1 - np.vectorize(__import__("math").erf)(x), atol=1e-6)
+    ids = np.array([1, 0, 1], np.int32)
+    np.testing.assert_array_equal(of.math.unsorted_segment_sum(x[:, :2], ids, 2).numpy(),
+                                  [x[1, :2], x[0, :2] + x[2, :2]])
+    values, _ = of.math.approx_max_k(x, 2)
+    np.testing.assert_array_equal(values.numpy(), -np.sort(-x, axis=1)[:, :2])
+    assert of.math.sobol_sample(2, 4).numpy().shape == (4, 2)

@@ -1,6 +1,6 @@
 // Elementwise unary math: Reciprocal, Rsqrt, the trigonometric and hyperbolic functions and
 // their inverses, Erf, Erfc, Floor, Ceil, Round, Sign, Log1p, Expm1, IsNan, IsFinite, LogicalNot.
-// 16-bit floats compute in float. float32 Sin/Cos/Tan/Expm1/... go through vectorized
+// 16-bit floats compute in float. float32 Sin/Cos/Erf/Erfc/Expm1/... go through vectorized
 // polynomial approximations where cpu/vec_math.h has one (see there); the rest use libm.
 #include <cmath>
 #include <type_traits>
@@ -105,11 +105,11 @@ Status AtanhCpu(ops::AtanhArgs& a) {
 }
 template <typename T>
 Status ErfCpu(ops::ErfArgs& a) {
-  return float_map<T>(a, [](auto v) { return std::erf(v); });
+  return float_map_vec<T>(a, [](auto v) { return std::erf(v); }, vec::erf_f32);
 }
 template <typename T>
 Status ErfcCpu(ops::ErfcArgs& a) {
-  return float_map<T>(a, [](auto v) { return std::erfc(v); });
+  return float_map_vec<T>(a, [](auto v) { return std::erfc(v); }, vec::erfc_f32);
 }
 template <typename T>
 Status FloorCpu(ops::FloorArgs& a) {

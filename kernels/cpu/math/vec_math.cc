@@ -540,6 +540,14 @@ void sigmoid_f32(const float* in, float* out, int64_t n) {
   OPF_AVX512_FIRST(sigmoid)
   OPF_DISPATCH(sigmoid_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = sigmoid_s(in[i]))
 }
+void erf_f32(const float* in, float* out, int64_t n) {
+  OPF_AVX512_FIRST(erf)
+  for (int64_t i = 0; i < n; ++i) out[i] = std::erf(in[i]);
+}
+void erfc_f32(const float* in, float* out, int64_t n) {
+  OPF_AVX512_FIRST(erfc)
+  for (int64_t i = 0; i < n; ++i) out[i] = std::erfc(in[i]);
+}
 void log1p_f32(const float* in, float* out, int64_t n) {
   OPF_DISPATCH(log1p_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = log1p_s(in[i]))
 }

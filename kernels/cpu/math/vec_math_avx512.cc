@@ -92,6 +92,45 @@ OPF_AVX512 inline __m512 elu16(__m512 x) {
   return _mm512_mask_mov_ps(x, neg, _mm512_fmadd_ps(two_k, p, _mm512_sub_ps(two_k, set1(1.0f))));
 }
 
+template <size_t N>
+OPF_AVX512 inline __m512 horner16(const float (&c)[N], __m512 t) {
+  __m512 p = set1(c[0]);
+  for (size_t i = 1; i < N; ++i) p = _mm512_fmadd_ps(p, t, set1(c[i]));
+  return p;
+}
+
+// erfc(a) for a >= kErfcStart (and any a >= 0 the caller blends away): exp(-a^2) t Q(t) with
+// a^2 = hi + lo split exactly by an FMA, exp(-hi) rounded once and the lo part applied as
+// (1 - lo): a rounded a^2 would cost up to 30 ulp at a = 9. NaN stays NaN.
+OPF_AVX512 inline __m512 erfc_tail16(__m512 ax) {
+  const __m512 a = min(set1(poly::kErfcZero), ax);
+  const __m512 t = _mm512_div_ps(set1(1.0f), _mm512_fmadd_ps(a, set1(0.5f), set1(1.0f)));
+  const __m512 hi = _mm512_mul_ps(a, a);
+  const __m512 lo = _mm512_fmsub_ps(a, a, hi);
+  const __m512 y =
+      _mm512_mul_ps(exp16(_mm512_sub_ps(_mm512_setzero_ps(), hi)), _mm512_mul_ps(t, horner16(poly::kErfcQ, t)));
+  return _mm512_fnmadd_ps(y, lo, y);
+}
+
+// erf(x) = x P(x^2) below kErfEnd (±0 stays itself), else ±(1 - erfc(|x|)).
+OPF_AVX512 inline __m512 erf16(__m512 x) {
+  const __m512 ax = _mm512_abs_ps(x);
+  const __m512 small = _mm512_mul_ps(x, horner16(poly::kErfP, _mm512_mul_ps(x, x)));
+  __m512 big = _mm512_sub_ps(set1(1.0f), erfc_tail16(ax));
+  const __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(static_cast<int>(0x80000000u)));
+  big = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(big), sign));
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ax, set1(poly::kErfEnd), _CMP_LT_OQ), big, small);
+}
+
+// erfc(x) = 1 - x P(x^2) below kErfcStart, erfc(|x|) above, 2 - erfc(|x|) below -kErfcStart.
+OPF_AVX512 inline __m512 erfc16(__m512 x) {
+  const __m512 ax = _mm512_abs_ps(x);
+  const __m512 small = _mm512_fnmadd_ps(x, horner16(poly::kErfP, _mm512_mul_ps(x, x)), set1(1.0f));
+  const __m512 tail = erfc_tail16(ax);
+  const __m512 big = _mm512_mask_sub_ps(tail, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), set1(2.0f), tail);
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ax, set1(poly::kErfcStart), _CMP_LT_OQ), big, small);
+}
+
 // out[i] = f16(in[i]) over [0, n), the last partial vector masked.
 template <typename F16>
 OPF_AVX512 inline void map16(const float* in, float* out, int64_t n, F16 f16) {
@@ -119,6 +158,12 @@ struct Tanh16 {
 struct Elu16 {
   OPF_AVX512 __m512 operator()(__m512 x) const { return elu16(x); }
 };
+struct Erf16 {
+  OPF_AVX512 __m512 operator()(__m512 x) const { return erf16(x); }
+};
+struct Erfc16 {
+  OPF_AVX512 __m512 operator()(__m512 x) const { return erfc16(x); }
+};
 
 bool cpu_has_avx512f() {
   static const bool ok = [] {
@@ -139,6 +184,8 @@ OPF_AVX512 void sigmoid(const float* in, float* out, int64_t n) { map16(in, out,
 OPF_AVX512 void swish(const float* in, float* out, int64_t n) { map16(in, out, n, Swish16()); }
 OPF_AVX512 void tanh(const float* in, float* out, int64_t n) { map16(in, out, n, Tanh16()); }
 OPF_AVX512 void elu(const float* in, float* out, int64_t n) { map16(in, out, n, Elu16()); }
+OPF_AVX512 void erf(const float* in, float* out, int64_t n) { map16(in, out, n, Erf16()); }
+OPF_AVX512 void erfc(const float* in, float* out, int64_t n) { map16(in, out, n, Erfc16()); }
 
 #else  // no AVX-512 code on this target
 
@@ -151,6 +198,8 @@ void sigmoid(const float*, float*, int64_t) {}
 void swish(const float*, float*, int64_t) {}
 void tanh(const float*, float*, int64_t) {}
 void elu(const float*, float*, int64_t) {}
+void erf(const float*, float*, int64_t) {}
+void erfc(const float*, float*, int64_t) {}
 
 #endif
 

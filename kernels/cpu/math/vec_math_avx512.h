@@ -20,6 +20,8 @@ void sigmoid(const float* in, float* out, int64_t n);  // 1 / (1 + exp(-x))
 void swish(const float* in, float* out, int64_t n);    // x * sigmoid(x)
 void tanh(const float* in, float* out, int64_t n);
 void elu(const float* in, float* out, int64_t n);  // x < 0 ? expm1(x) : x
+void erf(const float* in, float* out, int64_t n);
+void erfc(const float* in, float* out, int64_t n);
 
 }  // namespace avx512
 }  // namespace vec
