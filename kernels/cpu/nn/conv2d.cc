@@ -84,7 +84,8 @@ nn::DwGeom as_depthwise(const ConvGeom& g) {
   return nn::DwGeom{g.n, g.h, g.w, g.cin, g.cout / g.cin, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl};
 }
 
-// The forward convolution of a grouped convolution: depthwise where each group is one channel.
+// The forward convolution of a grouped convolution: depthwise where each group is one channel,
+// the AVX-512 kernel for groups of 2-16 channels in and out, else im2col + GEMM per group.
 template <typename C, typename Post>
 void forward_grouped(const C* in, const C* filt, C* out, const ConvGeom& g, const Post& post) {
   if constexpr (kDepthwiseType<C>) {
@@ -94,6 +95,14 @@ void forward_grouped(const C* in, const C* filt, C* out, const ConvGeom& g, cons
       } else {
         nn::depthwise_forward<C>(in, filt, out, as_depthwise(g), post);
       }
+      return;
+    }
+  }
+  if constexpr (std::is_same_v<C, float>) {
+    if (conv2d::grouped_avx512_applies(g)) {
+      std::function<void(float*, int64_t)> row_post;
+      if constexpr (!Post::kNone) row_post = [&](float* row, int64_t pixels) { post(row, pixels); };
+      conv2d::grouped_avx512_forward(in, filt, out, g, row_post);
       return;
     }
   }

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -198,6 +199,13 @@ void im2col_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const
 // A grouped convolution (groups > 1): im2col + GEMM once per group.
 template <typename C, typename Post>
 void grouped_forward(const C* in, const C* filt, C* out, const ConvGeom& g, const Post& post);
+
+// A float32 grouped convolution with q = 2, 4, 8 or 16 input and output channels per group and
+// channels a multiple of 16, on AVX-512 (conv2d_grouped_avx512.cc): where it applies, and the
+// kernel, which calls post(row, pixels) on each output row as it is done (when post is set).
+bool grouped_avx512_applies(const ConvGeom& g);
+void grouped_avx512_forward(const float* in, const float* filt, float* out, const ConvGeom& g,
+                            const std::function<void(float*, int64_t)>& post);
 
 // Whether the direct AVX-512 kernel takes this float32 convolution.
 bool use_direct(const ConvGeom& g);
