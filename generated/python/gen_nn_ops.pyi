@@ -1216,11 +1216,12 @@ def _fused_conv2d(input: TensorLike, filter: TensorLike, args: Sequence[TensorLi
     Conv2D followed by the ops named in `fused_ops`, each taking the previous result as its first
     input: [X] or [X, A], where X is "BiasAdd" (args: the bias) or "FusedBatchNorm" (args: scale,
     offset, mean, variance; inference form with `epsilon`) and A is one of "Relu", "Relu6", "Elu",
-    "LeakyRelu" (`leakyrelu_alpha`), "Sigmoid", "Tanh", "_MklSwish" (x * sigmoid(x)) or
-    "_FusedHardSwish" (x * Relu6(x + 3) / 6). TensorFlow's Grappler remapper writes this op, and so
-    does opforge's graph optimizer; the CPU kernel applies X and A to each tile of output pixels
-    right after its GEMM, while it is in cache. Not differentiable: it only appears in optimized
-    inference graphs.
+    "LeakyRelu" (`leakyrelu_alpha`), "Sigmoid", "Tanh", "_MklSwish" (x * sigmoid(x)) ,
+    "_FusedHardSwish" (x * Relu6(x + 3) / 6), "GeluExact" (x * (1 + erf(x / sqrt(2))) / 2) or
+    "GeluApproximate" (its tanh form). TensorFlow's Grappler remapper writes this op, and so does
+    opforge's graph optimizer; the CPU kernel applies X and A to each tile of output pixels right
+    after its GEMM, while it is in cache. Not differentiable: it only appears in optimized inference
+    graphs.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
@@ -1257,9 +1258,10 @@ def _fused_depthwise_conv2d_native(input: TensorLike, filter: TensorLike, args: 
     DepthwiseConv2dNative followed by the ops named in `fused_ops`: [X] or [X, A] with X "BiasAdd"
     (args: the bias) or "FusedBatchNorm" (args: scale, offset, mean, variance; inference form) and A
     one of "Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh", "_MklSwish" (x * sigmoid(x)),
-    "_FusedHardSwish" (x * Relu6(x + 3) / 6). Written by TensorFlow's Grappler remapper and by
-    opforge's graph optimizer; the CPU kernel applies X and A to each output row as it is computed.
-    Not differentiable: it only appears in optimized inference graphs.
+    "_FusedHardSwish" (x * Relu6(x + 3) / 6), "GeluExact", "GeluApproximate". Written by
+    TensorFlow's Grappler remapper and by opforge's graph optimizer; the CPU kernel applies X and A
+    to each output row as it is computed. Not differentiable: it only appears in optimized inference
+    graphs.
 
     Args:
       input: A `Tensor`. Must be one of the following types: `float16`, `bfloat16`, `float32`,
@@ -1288,10 +1290,11 @@ def _fused_mat_mul(a: TensorLike, b: TensorLike, args: Sequence[TensorLike], tra
     r"""Performs a MatMul followed by a specified series of operations.
 
     MatMul followed by the ops named in `fused_ops`: ["BiasAdd"] or ["BiasAdd", A] with A one of
-    "Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh", "_MklSwish", "_FusedHardSwish"; args
-    holds the bias (one value per column of the product). Written by TensorFlow's Grappler remapper
-    and by opforge's graph optimizer; the CPU kernel applies the bias and activation to blocks of
-    rows after the GEMM. Not differentiable: it only appears in optimized inference graphs.
+    "Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh", "_MklSwish", "_FusedHardSwish",
+    "GeluExact" (x * (1 + erf(x / sqrt(2))) / 2), "GeluApproximate" (its tanh form); args holds the
+    bias (one value per column of the product). Written by TensorFlow's Grappler remapper and by
+    opforge's graph optimizer; the CPU kernel applies the bias and activation to blocks of rows
+    after the GEMM. Not differentiable: it only appears in optimized inference graphs.
 
     Args:
       a: A `Tensor`. Must be one of the following types: `bfloat16`, `float16`, `float32`,

@@ -13,7 +13,21 @@ namespace opforge {
 namespace nn {
 
 // kHardSwish: x * Relu6(x + 3) / 6 (MobileNetV3's hard-swish, TensorFlow's "_FusedHardSwish").
-enum class FusedAct { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSigmoid, kTanh, kSwish, kHardSwish };
+// kGeluExact: x * (1 + erf(x / sqrt(2))) / 2; kGeluApproximate: the tanh form, x * (1 +
+// tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2 (TensorFlow's "GeluExact" / "GeluApproximate").
+enum class FusedAct {
+  kNone,
+  kRelu,
+  kRelu6,
+  kElu,
+  kLeakyRelu,
+  kSigmoid,
+  kTanh,
+  kSwish,
+  kHardSwish,
+  kGeluExact,
+  kGeluApproximate
+};
 
 struct FusedOps {
   bool batch_norm = false;  // X: FusedBatchNorm (args scale, offset, mean, variance); else BiasAdd (args bias)
@@ -60,9 +74,14 @@ inline Status parse_fused_ops(const std::string& op, const std::vector<std::stri
       out->act = FusedAct::kSwish;
     else if (a == "_FusedHardSwish")
       out->act = FusedAct::kHardSwish;
+    else if (a == "GeluExact")
+      out->act = FusedAct::kGeluExact;
+    else if (a == "GeluApproximate")
+      out->act = FusedAct::kGeluApproximate;
     else {
-      return errors::Unimplemented(op, ": unsupported activation '", a, "' in fused_ops ", join_fused_ops(fused_ops),
-                                   " (Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, _MklSwish, _FusedHardSwish)");
+      return errors::Unimplemented(
+          op, ": unsupported activation '", a, "' in fused_ops ", join_fused_ops(fused_ops),
+          " (Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, _MklSwish, _FusedHardSwish, GeluExact, GeluApproximate)");
     }
   }
   return Status::OK();

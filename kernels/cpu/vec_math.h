@@ -22,6 +22,8 @@ void swish_f32(const float* in, float* out, int64_t n);    // x * sigmoid(x) (ma
 void elu_f32(const float* in, float* out, int64_t n);      // x < 0 ? expm1(x) : x (the same)
 void erf_f32(const float* in, float* out, int64_t n);      // AVX-512 or libm (no 8-lane form)
 void erfc_f32(const float* in, float* out, int64_t n);
+void gelu_f32(const float* in, float* out, int64_t n);       // x erfc(-x / sqrt(2)) / 2 (exact GELU)
+void gelu_tanh_f32(const float* in, float* out, int64_t n);  // GELU's tanh approximation
 void floor_f32(const float* in, float* out, int64_t n);
 void ceil_f32(const float* in, float* out, int64_t n);
 void round_f32(const float* in, float* out, int64_t n);  // half to even

@@ -62,6 +62,10 @@ __device__ inline C activate(nn::FusedAct act, C v, C alpha) {
       const C g = v + C(3);
       return v * ((g < C(0) ? C(0) : (g > C(6) ? C(6) : g)) * C(1.0 / 6.0));
     }
+    case nn::FusedAct::kGeluExact:
+      return C(0.5) * v * C(erfc(-v * C(0.70710678118654752440)));
+    case nn::FusedAct::kGeluApproximate:
+      return C(0.5) * v * (C(1) + C(tanh(C(0.79788456080286535588) * (v + C(0.044715) * v * v * v))));
   }
   return v;
 }

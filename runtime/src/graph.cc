@@ -83,10 +83,29 @@ PartialInts partial_ints(const std::vector<Node>& nodes, const TensorRef& r, int
     if (!axis.known || axis.v.size() != 1 || (axis.v[0] != 0 && axis.v[0] != -1)) return out;
     for (size_t k = 0; k + 1 < n.inputs.size(); ++k) {
       const PartialInts e = input(k);
-      if (!e.known || e.scalar) return PartialInts();
-      out.v.insert(out.v.end(), e.v.begin(), e.v.end());
+      if (e.known && !e.scalar) {
+        out.v.insert(out.v.end(), e.v.begin(), e.v.end());
+        continue;
+      }
+      // A piece whose values are not known but whose length is: that many unknown dims (as
+      // TensorFlow's shape inference reads tf.tensordot's [free dims of x..., N]).
+      const Shape& es = nodes[static_cast<size_t>(n.inputs[k].node)].out_shapes[static_cast<size_t>(n.inputs[k].index)];
+      if (e.known || es.unknown_rank() || es.rank() != 1 || es.dim(0) < 0) return PartialInts();
+      out.v.insert(out.v.end(), static_cast<size_t>(es.dim(0)), -1);
     }
     out.known = true;
+  } else if (op == "GatherV2") {
+    // Elements of a partially known vector at constant indices (tf.tensordot's free dims of x).
+    const PartialInts params = input(0), idx = input(1), axis = input(2);
+    if (!params.known || params.scalar || !idx.known || !axis.known || axis.v.size() != 1 || axis.v[0] != 0) return out;
+    const AttrValue* batch_dims = attr_of(n, "batch_dims");
+    if (batch_dims != nullptr && batch_dims->i != 0) return out;
+    for (int64_t i : idx.v) {
+      if (i < 0 || i >= static_cast<int64_t>(params.v.size())) return PartialInts();
+      out.v.push_back(params.v[static_cast<size_t>(i)]);
+    }
+    out.known = true;
+    out.scalar = idx.scalar;
   } else if (op == "StridedSlice") {
     // A slice of a known-length vector by constant begin/end/strides (stride 1 or a single
     // element with shrink_axis_mask), as x.shape[i] and x.shape[a:b] build them.

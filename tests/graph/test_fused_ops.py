@@ -2,11 +2,15 @@
 _FusedMatMul) against NumPy on random data: every epilogue, dtypes, layouts, the
 conv code paths (im2col, 1x1 GEMM, Winograd), and their errors."""
 
+import math
+
 import numpy as np
 import pytest
 
 import opforge as of
 import opforge.raw_ops as raw
+
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
 
 ACTS = {
     "Relu": lambda v: np.maximum(v, 0),
@@ -17,6 +21,8 @@ ACTS = {
     "Tanh": np.tanh,
     "_MklSwish": lambda v: v / (1 + np.exp(-v)),
     "_FusedHardSwish": lambda v: v * np.clip(v + 3, 0, 6) / 6,
+    "GeluExact": lambda v: 0.5 * v * _erfc(-v / np.sqrt(2)),
+    "GeluApproximate": lambda v: 0.5 * v * (1 + np.tanh(np.sqrt(2 / np.pi) * (v + 0.044715 * v ** 3))),
 }
 EPS = 0.001
 

@@ -24,6 +24,9 @@ CASES = [
     ("tile", lambda tf, x: tf.tile(x, tf.stack([1, tf.shape(x)[1], 2, 1])), [None, 64, 16, 3]),
     ("cast shape", lambda tf, x: tf.reshape(x, tf.cast(tf.shape(x), tf.int64)), [None, 8, 8, 3]),
     ("random_normal", lambda tf, x: tf.random_normal(tf.shape(x)), [None, 8, 8, 3]),
+    ("concat of an unknown piece", lambda tf, x: tf.reshape(x, tf.concat([tf.shape(x)[:2] * [1, 8], [3]], 0)),
+     [None, None, 3]),
+    ("tensordot", lambda tf, x: tf.tensordot(x, np.ones((3, 5), np.float32), [[3], [0]]), [None, 8, 8, 5]),
 ]
 
 
@@ -58,6 +61,22 @@ def test_values_are_right_at_run_time():
         assert all(w is None or w == d for w, d in zip(want, v.shape)), (name, v.shape)
     np.testing.assert_array_equal(values[1], xs.reshape(5, -1))
     np.testing.assert_array_equal(values[8], np.tile(xs, (1, 8, 2, 1)))
+
+
+def test_gathered_shape_dims():
+    """Shape(x) gathered at constant indices (a frozen tf.tensordot's [free dims of x..., N]) keeps
+    what x's static shape knows; TensorFlow's inference stops at the GatherV2 ([None] * 3 + [5])."""
+    with tf1.Graph().as_default():
+        x = _x(tf1)
+        m = tf1.matmul(tf1.reshape(x, [-1, 3]), np.ones((3, 5), np.float32))
+        y = tf1.reshape(m, tf1.concat([tf1.gather(tf1.shape(x), [0, 1, 2]), [5]], 0))
+        assert y.get_shape().as_list() == [None, 8, 8, 5]
+        z = tf1.reshape(m, tf1.concat([tf1.gather(tf1.shape(x), [2, 0]), [-1]], 0))
+        assert z.get_shape().as_list() == [8, None, None]
+        with tf1.Session() as sess:
+            xs = np.random.default_rng(1).standard_normal((2, 8, 8, 3)).astype(np.float32)
+            got_y, got_z = sess.run([y, z], {x: xs})
+        assert got_y.shape == (2, 8, 8, 5) and got_z.shape == (8, 2, 40)
 
 
 def test_gradients_keep_the_static_shapes():

@@ -89,3 +89,19 @@ def test_fused_swish_epilogue(channels):
                                   fused_ops=[b"BiasAdd", b"_MklSwish"], host_args=[], num_args=1).numpy()
     z = np.einsum("nhwc,cd->nhwd", x.astype(np.float64), w[0, 0].astype(np.float64)) + b
     np.testing.assert_allclose(got, z * _sigmoid64(z), rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("gelu", ["GeluExact", "GeluApproximate"])
+def test_fused_gelu_epilogue(gelu):
+    """_FusedMatMul with BiasAdd + GELU (a transformer's or ConvNeXt's Dense layer, fused by the
+    remapper) against float64, over both tails (columns pushed to +-30) and the kink at 0."""
+    a = RNG.standard_normal((33, 20)).astype(np.float32)
+    b = RNG.standard_normal((20, 37)).astype(np.float32)
+    bias = (RNG.standard_normal(37) * 10).astype(np.float32)
+    got = of.raw_ops._FusedMatMul(a=a, b=b, args=[bias], fused_ops=[b"BiasAdd", gelu.encode()]).numpy()
+    z = a.astype(np.float64) @ b.astype(np.float64) + bias
+    if gelu == "GeluExact":
+        want = 0.5 * z * _erfc64(-z / np.sqrt(2))
+    else:
+        want = 0.5 * z * (1 + np.tanh(np.sqrt(2 / np.pi) * (z + 0.044715 * z ** 3)))
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)

@@ -164,6 +164,19 @@ struct Erf16 {
 struct Erfc16 {
   OPF_AVX512 __m512 operator()(__m512 x) const { return erfc16(x); }
 };
+struct Gelu16 {
+  OPF_AVX512 __m512 operator()(__m512 x) const {
+    const __m512 e = erfc16(_mm512_mul_ps(x, set1(-0.70710678118654752f)));
+    return _mm512_mul_ps(_mm512_mul_ps(x, set1(0.5f)), e);
+  }
+};
+struct GeluTanh16 {
+  OPF_AVX512 __m512 operator()(__m512 x) const {
+    const __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x, x), x);
+    const __m512 u = _mm512_mul_ps(set1(0.79788456080286536f), _mm512_fmadd_ps(x3, set1(0.044715f), x));
+    return _mm512_mul_ps(_mm512_mul_ps(x, set1(0.5f)), _mm512_add_ps(set1(1.0f), tanh16(u)));
+  }
+};
 
 bool cpu_has_avx512f() {
   static const bool ok = [] {
@@ -186,6 +199,8 @@ OPF_AVX512 void tanh(const float* in, float* out, int64_t n) { map16(in, out, n,
 OPF_AVX512 void elu(const float* in, float* out, int64_t n) { map16(in, out, n, Elu16()); }
 OPF_AVX512 void erf(const float* in, float* out, int64_t n) { map16(in, out, n, Erf16()); }
 OPF_AVX512 void erfc(const float* in, float* out, int64_t n) { map16(in, out, n, Erfc16()); }
+OPF_AVX512 void gelu(const float* in, float* out, int64_t n) { map16(in, out, n, Gelu16()); }
+OPF_AVX512 void gelu_tanh(const float* in, float* out, int64_t n) { map16(in, out, n, GeluTanh16()); }
 
 #else  // no AVX-512 code on this target
 
@@ -200,6 +215,8 @@ void tanh(const float*, float*, int64_t) {}
 void elu(const float*, float*, int64_t) {}
 void erf(const float*, float*, int64_t) {}
 void erfc(const float*, float*, int64_t) {}
+void gelu(const float*, float*, int64_t) {}
+void gelu_tanh(const float*, float*, int64_t) {}
 
 #endif
 

@@ -22,6 +22,8 @@ void tanh(const float* in, float* out, int64_t n);
 void elu(const float* in, float* out, int64_t n);  // x < 0 ? expm1(x) : x
 void erf(const float* in, float* out, int64_t n);
 void erfc(const float* in, float* out, int64_t n);
+void gelu(const float* in, float* out, int64_t n);       // x erfc(-x / sqrt(2)) / 2
+void gelu_tanh(const float* in, float* out, int64_t n);  // x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) / 2
 
 }  // namespace avx512
 }  // namespace vec

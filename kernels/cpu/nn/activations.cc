@@ -147,6 +147,14 @@ V gelu_derivative(V x, bool approximate) {
 template <typename T>
 Status GeluCpu(ops::GeluArgs& a) {
   const bool approx = a.approximate;
+  if constexpr (std::is_same_v<T, float>) {
+    const float* x = a.features.data<float>();
+    float* y = a.activations.data<float>();
+    parallel_for(a.features.num_elements(), cpu::kGrain, [&](int64_t b, int64_t e) {
+      approx ? vec::gelu_tanh_f32(x + b, y + b, e - b) : vec::gelu_f32(x + b, y + b, e - b);
+    });
+    return Status::OK();
+  }
   map1<T>(a.features, a.activations, [approx](C<T> v) { return gelu(v, approx); });
   return Status::OK();
 }

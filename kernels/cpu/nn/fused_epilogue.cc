@@ -1,7 +1,7 @@
 // epilogue_f32 (fused_epilogue.h): the fused contraction ops' float32 epilogue. The
 // piecewise-linear activations are one loop with SIMD clones (built for the baseline ISA only,
 // the epilogue of a 1x1 convolution with few input channels cost as much as a third of the
-// convolution); the transcendental ones (Sigmoid, Tanh, swish, Elu) run the vectorized math
+// convolution); the transcendental ones (Sigmoid, Tanh, swish, Elu, GELU) run the vectorized math
 // of vec_math.h over the rows after the bias (per element, std::exp cost a U-Net's last 1x1
 // convolution four times its multiply).
 #include "cpu/nn/fused_epilogue.h"
@@ -97,6 +97,10 @@ void activation_f32(float* x, int64_t len, FusedAct act, float alpha) {
       return vec::swish_f32(x, x, len);
     case FusedAct::kElu:
       return vec::elu_f32(x, x, len);
+    case FusedAct::kGeluExact:
+      return vec::gelu_f32(x, x, len);
+    case FusedAct::kGeluApproximate:
+      return vec::gelu_tanh_f32(x, x, len);
     case FusedAct::kLeakyRelu:
       for (int64_t i = 0; i < len; ++i) x[i] = x[i] > 0.0f ? x[i] : alpha * x[i];
       return;

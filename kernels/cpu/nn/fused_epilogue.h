@@ -98,6 +98,12 @@ class Epilogue {
           const C gate = v + C(3) < C(0) ? C(0) : (v + C(3) > C(6) ? C(6) : v + C(3));
           return v * (gate * (C(1) / C(6)));
         });
+      case FusedAct::kGeluExact:
+        return run(rows, n, [](C v) { return C(0.5) * v * std::erfc(-v * C(0.70710678118654752440)); });
+      case FusedAct::kGeluApproximate:
+        return run(rows, n, [](C v) {
+          return C(0.5) * v * (C(1) + std::tanh(C(0.79788456080286535588) * (v + C(0.044715) * v * v * v)));
+        });
     }
   }
 

@@ -1,7 +1,8 @@
 // Arithmetic simplification (RewriterConfig `arithmetic_optimization`).
 //
 // Removes operations that return one of their inputs unchanged: x * 1, 1 * x, x + 0, 0 + x,
-// x - 0, x / 1, Neg(Neg(x)), Reciprocal(Reciprocal(x)), LogicalNot(LogicalNot(x))... only where
+// x - 0, x / 1, Neg(Neg(x)), Reciprocal(Reciprocal(x)), LogicalNot(LogicalNot(x)), a Transpose by
+// the identity permutation... only where
 // the constant cannot change the result's shape or dtype (a scalar, or a constant whose
 // broadcast against x's known shape is x's shape), since a broadcasting constant would. A
 // preserved node keeps its name as an Identity of the input; a node that is the source of a
@@ -74,6 +75,17 @@ bool simplify(GraphView& v, int id) {
       if (c == nullptr || !all_equal(*c, value) || !shape_safe(v, x, *c)) continue;
       return bypass(v, id, x);
     }
+  } else if (n.op == "Transpose" && ins.size() == 2) {
+    // The identity permutation (tf.tensordot transposes x by one when it contracts x's last
+    // axis), of x's rank (another length is the Transpose's error to raise).
+    const Tensor* perm = v.constant_value(ins[1]);
+    const Shape* x = v.recorded_shape(ins[0]);
+    std::vector<double> p;
+    if (perm == nullptr || perm->rank() != 1 || x == nullptr || x->rank() != perm->dim(0) || !to_doubles(*perm, &p))
+      return false;
+    for (size_t i = 0; i < p.size(); ++i)
+      if (p[i] != static_cast<double>(i)) return false;
+    return bypass(v, id, ins[0]);
   } else if (kInvolutions.count(n.op) && ins.size() == 1) {
     const VNode& inner = v.at(ins[0].node);
     if (inner.alive && inner.op == n.op && ins[0].index == 0 && inner.control_inputs().empty() && !inner.fed &&

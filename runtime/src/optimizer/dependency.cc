@@ -8,11 +8,10 @@
 // Kept: preserved (fetched/fed/target) nodes, an Identity reading a variable (a producer with a
 // Ref output: it is the read that fixes *when* the value is taken, e.g.
 // before an assignment), nodes that are the source of a control edge (waiting on them means
-// something), and NoOps whose fan-in times fan-out would add more control edges than removing
-// the node saves. A control edge from a constant (a Const, or an Identity chain over one with no
-// control inputs of its own) is dropped: waiting on it means nothing. Frozen TF2 graphs end in
-// an Identity with one such edge per variable the model read (ResNet50: 273), each a node that
-// would otherwise run every step.
+// something; an Identity's data consumers read its input all the same), and NoOps whose fan-in times fan-out would add
+// more control edges than removing the node saves. A control edge from a constant (a Const, or an Identity chain over
+// one with no control inputs of its own) is dropped: waiting on it means nothing. Frozen TF2 graphs end in an Identity
+// with one such edge per variable the model read (ResNet50: 273), each a node that would otherwise run every step.
 #include <algorithm>
 #include <set>
 
@@ -83,6 +82,56 @@ void drop_constant_controls(GraphView& v) {
   }
 }
 
+// A control edge src -> n is redundant where n reads src's result anyway, through its data
+// inputs (TensorFlow's dependency optimizer drops these too). A frozen TF2 graph's final Identity
+// waits on every function call the model made (_has_manual_control_dependencies), each already
+// upstream of its data; the edges kept the calls' output Identity nodes, and those kept an
+// inlined convolution from fusing with its bias. The search of n's data ancestry stops after
+// kBudget nodes (a huge graph keeps its edges rather than cost the first run).
+void drop_redundant_controls(GraphView& v) {
+  constexpr int kBudget = 200000;
+  std::vector<int> seen(static_cast<size_t>(v.size()), -1);  // the n whose search saw the node
+  std::vector<int> stack;
+  for (int n : v.live()) {
+    std::vector<Input>& ins = v.at(n).inputs;
+    if (std::none_of(ins.begin(), ins.end(), [](const Input& in) { return in.control(); })) continue;
+    stack.clear();
+    for (const Input& in : ins)
+      if (!in.control() && in.node >= 0 && seen[static_cast<size_t>(in.node)] != n) {
+        seen[static_cast<size_t>(in.node)] = n;
+        stack.push_back(in.node);
+      }
+    int visited = 0;
+    while (!stack.empty() && visited < kBudget) {
+      const int id = stack.back();
+      stack.pop_back();
+      ++visited;
+      for (const Input& in : v.at(id).inputs)
+        if (in.node >= 0 && seen[static_cast<size_t>(in.node)] != n) {
+          seen[static_cast<size_t>(in.node)] = n;
+          stack.push_back(in.node);
+        }
+    }
+    if (!stack.empty()) continue;  // over budget: not searched to the end
+    // An Identity that data no longer flows through (bypassed below, kept for its control
+    // consumers) is as good as its inputs.
+    const auto upstream = [&](int id) {
+      if (seen[static_cast<size_t>(id)] == n) return true;
+      if (!is_identity(v.at(id).op)) return false;
+      for (const Input& in : v.at(id).inputs)
+        if (seen[static_cast<size_t>(in.node)] != n) return false;
+      return true;
+    };
+    std::vector<Input> kept;
+    for (const Input& in : ins)
+      if (!in.control() || !upstream(in.node)) kept.push_back(in);
+    if (kept.size() != ins.size()) {
+      ins.swap(kept);
+      v.changed();
+    }
+  }
+}
+
 }  // namespace
 
 void dependency_optimization(GraphView& v) {
@@ -93,10 +142,21 @@ void dependency_optimization(GraphView& v) {
     const VNode& n = v.at(id);
     if (n.preserved || gone[static_cast<size_t>(id)]) continue;
     if (is_identity(n.op) || n.op == "IdentityN") {
-      if ((n.op != "IdentityN" && n.num_data_inputs() != 1) || reads_ref(v, id) || v.has_control_consumer(id)) continue;
+      if ((n.op != "IdentityN" && n.num_data_inputs() != 1) || reads_ref(v, id)) continue;
+      // The source of a control edge stays for those edges, but its data consumers still read its
+      // input: an inlined function's output Identity, which a frozen graph's final Identity waits
+      // on, would otherwise keep a convolution from its BiasAdd (Keras 3's grouped convolutions).
+      const bool control_source = v.has_control_consumer(id);
+      if (control_source) {
+        bool data_use = false;
+        for (int c : v.consumers(id))
+          for (const Input& in : v.at(c).inputs) data_use = data_use || (in.node == id && !in.control());
+        if (!data_use) continue;
+      }
       const std::vector<Input> srcs = n.data_inputs();
       v.forward_controls(id, id);
       for (size_t i = 0; i < srcs.size(); ++i) v.replace_uses(Input{id, static_cast<int>(i)}, srcs[i]);
+      if (control_source) continue;
       removed.push_back(id);
       gone[static_cast<size_t>(id)] = 1;
     } else if (n.op == "NoOp") {
@@ -121,6 +181,10 @@ void dependency_optimization(GraphView& v) {
     }
   }
   v.remove(removed);
+  // After the NoOps above handed their control inputs on (a frozen graph's final Identity gets
+  // one per function call), and the Identities kept as control sources no longer carry data.
+  drop_redundant_controls(v);
+  v.prune_dead();
 }
 
 }  // namespace optimizer

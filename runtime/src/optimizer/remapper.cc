@@ -40,6 +40,7 @@ namespace optimizer {
 namespace {
 
 int output_rank(const std::string& op);
+bool absorbable(GraphView& v, int id);
 
 const std::map<std::string, std::string> kFusedOp = {
     {"Conv2D", "_FusedConv2D"}, {"DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative"}, {"MatMul", "_FusedMatMul"}};
@@ -86,7 +87,33 @@ struct Head {
   int c = -1;
   std::string kind;
   std::vector<Input> args;
+  int reshape = -1;  // a Reshape between the MatMul and its bias (matmul_under_reshape)
 };
+
+// Keras's Dense over an input of rank > 2 (tf.tensordot): BiasAdd(Reshape(MatMul(x, w), [..., N]),
+// b). The bias and activation fuse into the MatMul and the Reshape moves after them (fuse), where
+// the Reshape keeps the product's N columns as its last dimension, so every value keeps its bias.
+// ConvNeXt's and transformers' Dense layers are written this way.
+bool matmul_under_reshape(GraphView& v, Input t, Input bias, Head* h) {
+  if (t.node < 0 || t.index != 0 || v.at(t.node).op != "Reshape" || v.at(t.node).preserved || !absorbable(v, t.node))
+    return false;
+  const int c = contraction(v, v.at(t.node).data_inputs()[0]);
+  if (c < 0 || v.at(c).op != "MatMul") return false;
+  const Shape* out = static_shape(v, t);
+  const Shape* prod = static_shape(v, Input{c, 0});
+  if (out == nullptr || prod == nullptr || out->unknown_rank() || prod->unknown_rank() || out->rank() < 1 ||
+      prod->rank() != 2)
+    return false;
+  const int64_t n = prod->dim(1);
+  if (n <= 0 || out->dim(out->rank() - 1) != n) return false;
+  const Tensor* value = v.constant_value(bias);
+  const Shape* b = static_shape(v, bias);
+  const bool bias_n = value != nullptr ? value->rank() == 1 && value->dim(0) == n
+                                       : b != nullptr && !b->unknown_rank() && b->rank() == 1 && b->dim(0) == n;
+  if (!bias_n) return false;
+  *h = Head{c, "BiasAdd", {bias}, t.node};
+  return true;
+}
 
 // The contraction, kind and args when nd is a BiasAdd / Add / FusedBatchNormV3 over a fusable
 // contraction.
@@ -99,6 +126,7 @@ bool match_head(GraphView& v, int nd, Head* h) {
       *h = Head{c, "BiasAdd", {ins[1]}};
       return true;
     }
+    if (n.data_format() == "NHWC" && matmul_under_reshape(v, ins[0], ins[1], h)) return true;
   } else if ((n.op == "Add" || n.op == "AddV2") && ins.size() == 2) {
     for (int k = 0; k < 2; ++k) {
       const int c = contraction(v, ins[static_cast<size_t>(k)]);
@@ -106,6 +134,7 @@ bool match_head(GraphView& v, int nd, Head* h) {
         *h = Head{c, "BiasAdd", {ins[static_cast<size_t>(1 - k)]}};
         return true;
       }
+      if (matmul_under_reshape(v, ins[static_cast<size_t>(k)], ins[static_cast<size_t>(1 - k)], h)) return true;
     }
   } else if (n.op == "FusedBatchNormV3" && !n.bool_attr("is_training") && !n.preserved && ins.size() == 5) {
     const int c = contraction(v, ins[0]);
@@ -205,6 +234,86 @@ bool match_swish(GraphView& v, int head, int* last) {
   return false;
 }
 
+// GELU of x = head's output, as TensorFlow's oneDNN remapper fuses it into _FusedMatMul:
+//   exact, tf.nn.gelu's spelling (TensorFlow 2.21, Keras):  (0.5 * x) * Erfc(Neg(x) * 0.7071...)
+//   exact, older TensorFlow's:         (0.5 * x) * (1 + Erf(x / 1.4142...))  (or x * 0.7071...)
+//   approximate (tf.nn.gelu(approximate=True)):
+//       (0.5 * x) * (1 + Tanh(0.7978... * (x + 0.044715 * Pow(x, 3))))
+// with each constant a scalar and each Mul/Add in either operand order. head feeds the half Mul
+// and the other branch's first node(s); every other node of the pattern is absorbable. *last is
+// the final Mul; *exact says which GELU.
+bool match_gelu(GraphView& v, int head, int rank, int* last, bool* exact) {
+  const std::vector<int> cons = v.consumers(head);
+  if (cons.size() < 2 || cons.size() > 3 || v.has_control_consumer(head)) return false;
+  const Input x{head, 0};
+  const auto op_is = [&](int id, const char* a, const char* b = nullptr) {
+    return v.at(id).op == a || (b != nullptr && v.at(id).op == b);
+  };
+  // n is a binary op `op` of tensor t and a scalar constant c: true.
+  const auto with_const = [&](int n, const char* op, Input t, double c) {
+    Input k;
+    return op_is(n, op) && other_operand(v, n, t, &k) && is_scalar_const(v, k, c, rank);
+  };
+  // The single consumer of n, when n is absorbable; else -1.
+  const auto next = [&](int n) { return absorbable(v, n) ? v.consumers(n)[0] : -1; };
+  for (int half : cons) {
+    if (!with_const(half, "Mul", x, 0.5) || !absorbable(v, half)) continue;
+    const int mul = v.consumers(half)[0];
+    Input gate;
+    if (!op_is(mul, "Mul") || !other_operand(v, mul, Input{half, 0}, &gate) || gate.index != 0) continue;
+    std::vector<int> rest;  // head's other consumers
+    for (int c : cons)
+      if (c != half) rest.push_back(c);
+    if (rest.size() == 1 && op_is(rest[0], "Neg")) {  // Erfc(Neg(x) * 0.7071)
+      const int scaled = next(rest[0]);
+      if (scaled < 0 || !with_const(scaled, "Mul", Input{rest[0], 0}, 0.70710678118654752440)) continue;
+      const int erfc = next(scaled);
+      if (erfc >= 0 && op_is(erfc, "Erfc") && erfc == gate.node && absorbable(v, erfc)) {
+        *last = mul, *exact = true;
+        return true;
+      }
+      continue;
+    }
+    if (rest.size() == 1) {  // 1 + Erf(x / 1.4142) or 1 + Erf(x * 0.7071)
+      const int scaled = rest[0];
+      if (!absorbable(v, scaled) || !((op_is(scaled, "RealDiv") && v.at(scaled).data_inputs()[0] == x &&
+                                       with_const(scaled, "RealDiv", x, 1.41421356237309504880)) ||
+                                      with_const(scaled, "Mul", x, 0.70710678118654752440)))
+        continue;
+      const int erf = next(scaled);
+      if (erf < 0 || !op_is(erf, "Erf")) continue;
+      const int one = next(erf);
+      if (one >= 0 && (op_is(one, "Add") || op_is(one, "AddV2")) &&
+          with_const(one, v.at(one).op.c_str(), Input{erf, 0}, 1.0) && one == gate.node && absorbable(v, one)) {
+        *last = mul, *exact = true;
+        return true;
+      }
+      continue;
+    }
+    // approximate: head feeds the half Mul, Pow(x, 3) and the inner Add
+    if (rest.size() != 2) continue;
+    for (int k = 0; k < 2; ++k) {
+      const int pow = rest[static_cast<size_t>(k)], inner = rest[static_cast<size_t>(1 - k)];
+      if (!with_const(pow, "Pow", x, 3.0) || v.at(pow).data_inputs()[0] != x) continue;
+      const int cubic = next(pow);
+      if (cubic < 0 || !with_const(cubic, "Mul", Input{pow, 0}, 0.044715) || next(cubic) != inner) continue;
+      Input other;
+      if (!(op_is(inner, "Add", "AddV2")) || !other_operand(v, inner, x, &other) || other != Input{cubic, 0}) continue;
+      const int scaled = next(inner);
+      if (scaled < 0 || !with_const(scaled, "Mul", Input{inner, 0}, 0.79788456080286535588)) continue;
+      const int tanh = next(scaled);
+      if (tanh < 0 || !op_is(tanh, "Tanh")) continue;
+      const int one = next(tanh);
+      if (one >= 0 && op_is(one, "Add", "AddV2") && with_const(one, v.at(one).op.c_str(), Input{tanh, 0}, 1.0) &&
+          one == gate.node && absorbable(v, one)) {
+        *last = mul, *exact = false;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // The last node and activation name for the activation applied to head's output, if fusable
 // (rank: that of the output).
 bool match_activation(GraphView& v, int head, int rank, int* last, std::string* activation) {
@@ -223,13 +332,18 @@ bool match_activation(GraphView& v, int head, int rank, int* last, std::string* 
     *activation = "_FusedHardSwish";
     return true;
   }
+  bool exact = false;
+  if (match_gelu(v, head, rank, last, &exact)) {
+    *activation = exact ? "GeluExact" : "GeluApproximate";
+    return true;
+  }
   return false;
 }
 
 void fuse(GraphView& v, const Head& h, int head, int last, const std::string& activation) {
   const int fused = last >= 0 ? last : head;
   std::vector<Input> ctrl;
-  for (int id : {h.c, head, last}) {
+  for (int id : {h.c, h.reshape, head, last}) {
     if (id < 0) continue;
     for (const Input& in : v.at(id).control_inputs())
       if (std::find(ctrl.begin(), ctrl.end(), in) == ctrl.end()) ctrl.push_back(in);
@@ -262,7 +376,16 @@ void fuse(GraphView& v, const Head& h, int head, int last, const std::string& ac
   attrs["epsilon"].f = h.kind == "FusedBatchNorm" && hn.has_attr("epsilon") ? hn.attrs.at("epsilon").f : 0.0f;
   attrs["leakyrelu_alpha"].f =
       activation == "LeakyRelu" && v.at(last).has_attr("alpha") ? v.at(last).attrs.at("alpha").f : 0.2f;
-  v.rewrite(fused, op, std::move(inputs), std::move(attrs));
+  if (h.reshape < 0) {
+    v.rewrite(fused, op, std::move(inputs), std::move(attrs));
+    return;
+  }
+  // The product takes the MatMul's place, and the pattern's last node becomes the Reshape of it.
+  const VNode& r = v.at(h.reshape);
+  std::vector<Input> reshape_inputs = {Input{h.c, 0}, r.data_inputs()[1]};
+  std::map<std::string, AttrValue> reshape_attrs = r.attrs;
+  v.rewrite(h.c, op, std::move(inputs), std::move(attrs));
+  v.rewrite(fused, "Reshape", std::move(reshape_inputs), std::move(reshape_attrs));
 }
 
 // Ops whose output rank is fixed: 4 for images, 2 for matrices.
@@ -425,7 +548,8 @@ void remapping(GraphView& v) {
       if (!match_head(v, nd, &h)) continue;
       int last = -1;
       std::string activation;
-      if (!match_activation(v, nd, output_rank(v.at(h.c).op), &last, &activation)) last = -1, activation.clear();
+      const int rank = h.reshape >= 0 ? static_shape(v, Input{h.reshape, 0})->rank() : output_rank(v.at(h.c).op);
+      if (!match_activation(v, nd, rank, &last, &activation)) last = -1, activation.clear();
       fuse(v, h, nd, last, activation);
       v.prune_dead();
       again = true;
