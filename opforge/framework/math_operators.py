@@ -1,13 +1,52 @@
 """Python operators of the math ops (issue 4) on eager and graph tensors, as TensorFlow's:
-``//`` FloorDiv, ``%`` FloorMod, ``<=`` LessEqual, ``>=`` GreaterEqual, and on bool tensors
+``/`` true division (integers cast to a float first), ``//`` FloorDiv, ``%`` FloorMod, ``<=`` LessEqual, ``>=`` GreaterEqual, and on bool tensors
 ``~`` LogicalNot, ``&`` LogicalAnd, ``|`` LogicalOr, ``^`` logical xor."""
 
 from __future__ import annotations
+
+import numpy as np
+
+# tf.math.truediv's float type for each integer dtype (TensorFlow's _TRUEDIV_TABLE).
+TRUEDIV_FLOAT = {"int8": "float32", "uint8": "float32", "int16": "float32", "uint16": "float32",
+                 "int32": "float64", "uint32": "float64", "int64": "float64", "uint64": "float64"}
+
+
+def _float_of(x):
+    """The float dtype true division of tensor x's dtype computes in; None for non-integers."""
+    dtype = getattr(x.dtype, "base_dtype", x.dtype)  # (a TF1 variable's may be a _ref type)
+    return TRUEDIV_FLOAT.get(dtype.name)
+
+
+def _as(ops, v, dtype):
+    if hasattr(v, "dtype") and not isinstance(v, (np.ndarray, np.generic)):
+        return ops.cast(v, dtype)
+    return np.asarray(v, dtype=dtype)
+
+
+def truediv(ops, x, y, name=None):
+    """x / y for a tensor x and a tensor or value y, with Python 3's semantics, as
+    tf.math.truediv: integer operands are cast to a float first (8- and 16-bit ones to float32,
+    32- and 64-bit ones to float64), so [1, 3] / 2 is [0.5, 1.5] (RealDiv itself divides
+    integers as C does)."""
+    to = _float_of(x)
+    if to is None:
+        return ops.real_div(x, y, name=name)
+    return ops.real_div(ops.cast(x, to), _as(ops, y, to), name=name)
+
+
+def rtruediv(ops, x, y):
+    """y / x for a tensor x (its __rtruediv__)."""
+    to = _float_of(x)
+    if to is None:
+        return ops.real_div(y, x)
+    return ops.real_div(_as(ops, y, to), ops.cast(x, to))
 
 
 def install(T, ops, *, with_not_equal: bool = False, is_tensor_like=None) -> None:
     """Adds the operators to the tensor class T. ``with_not_equal`` also makes ``!=`` the
     elementwise NotEqual (eager tensors, where ``==`` is Equal, as in TensorFlow 2)."""
+    T.__truediv__ = lambda a, b: truediv(ops, a, b)
+    T.__rtruediv__ = lambda a, b: rtruediv(ops, a, b)
     T.__floordiv__ = ops.floor_div
     T.__rfloordiv__ = lambda a, b: ops.floor_div(b, a)
     T.__mod__ = ops.floor_mod
@@ -34,8 +73,7 @@ def _logical_xor(ops):
 
 def install_graph_tensor_api(T, ops) -> None:  # noqa: N803
     """Operators on graph tensors (T: GraphTensor) build nodes through the same generated wrappers."""
-    for name, fn in (("add", ops.add_v2), ("sub", ops.sub), ("mul", ops.mul),
-                     ("truediv", ops.real_div), ("pow", ops.pow)):
+    for name, fn in (("add", ops.add_v2), ("sub", ops.sub), ("mul", ops.mul), ("pow", ops.pow)):
         setattr(T, f"__{name}__", fn)
         setattr(T, f"__r{name}__", lambda a, b, fn=fn: fn(b, a))
     T.__matmul__ = ops.mat_mul

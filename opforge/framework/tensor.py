@@ -261,8 +261,7 @@ def install_tensor_api(ops) -> None:
     T.__len__ = _len
     T.__hash__ = None  # == is elementwise, as in TensorFlow 2
 
-    for name, fn in (("add", ops.add_v2), ("sub", ops.sub), ("mul", ops.mul),
-                     ("truediv", ops.real_div), ("pow", ops.pow)):
+    for name, fn in (("add", ops.add_v2), ("sub", ops.sub), ("mul", ops.mul), ("pow", ops.pow)):
         setattr(T, f"__{name}__", fn)  # fn(self, other): the wrapper itself, no extra layer
         setattr(T, f"__r{name}__", lambda a, b, fn=fn: fn(b, a))
     T.__matmul__ = ops.mat_mul
@@ -272,7 +271,7 @@ def install_tensor_api(ops) -> None:
     T.__lt__ = lambda a, b: ops.less(a, b)
     T.__gt__ = lambda a, b: ops.greater(a, b)
     T.__eq__ = lambda a, b: ops.equal(a, b) if _is_tensor_like(b) else NotImplemented
-    from . import math_operators  # noqa: PLC0415  (//, %, <=, >=, !=, ~, &, |, ^)
+    from . import math_operators  # noqa: PLC0415  (/, //, %, <=, >=, !=, ~, &, |, ^)
     math_operators.install(T, ops, with_not_equal=True, is_tensor_like=_is_tensor_like)
 
 

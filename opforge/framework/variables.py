@@ -12,6 +12,7 @@ from . import devices as _devices
 from .tensor import Tensor as EagerTensor
 from .tensor import TensorShape, convert_to_tensor
 
+from . import math_operators
 from .collections import GLOBAL_VARIABLES, TRAINABLE_VARIABLES
 from .tf2_behavior import create_variable
 
@@ -52,8 +53,8 @@ class _VariableBase:
     def __rsub__(self, o): return _ops().sub(o, self)
     def __mul__(self, o): return _ops().mul(self, o)
     def __rmul__(self, o): return _ops().mul(o, self)
-    def __truediv__(self, o): return _ops().real_div(self, o)
-    def __rtruediv__(self, o): return _ops().real_div(o, self)
+    def __truediv__(self, o): return math_operators.truediv(_ops(), self, o)
+    def __rtruediv__(self, o): return math_operators.rtruediv(_ops(), self, o)
     def __pow__(self, o): return _ops().pow(self, o)
     def __matmul__(self, o): return _ops().mat_mul(self, o)
     def __rmatmul__(self, o): return _ops().mat_mul(o, self)

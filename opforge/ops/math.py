@@ -9,7 +9,7 @@ import numpy as np
 from .. import ops as _ops
 from .nn_ops import top_k  # noqa: F401 (tf.math.top_k is tf.nn.top_k)
 from .math_ops import (  # noqa: F401
-    add, cast, divide, matmul, multiply, reduce_max, reduce_mean, reduce_sum, square, subtract,
+    add, cast, divide, matmul, truediv, multiply, reduce_max, reduce_mean, reduce_sum, square, subtract,
     _reduce,
 )
 from .math_ops import reduce_mean as _reduce_mean
@@ -30,7 +30,6 @@ unsorted_segment_max, unsorted_segment_min = _ops.unsorted_segment_max, _ops.uns
 unsorted_segment_prod, unsorted_segment_sum = _ops.unsorted_segment_prod, _ops.unsorted_segment_sum
 from .nn_ops import log_softmax, softmax  # noqa: F401,E402 (tf.math's names for the nn functions)
 from .nn_impl import l2_normalize, zero_fraction  # noqa: F401,E402
-from .check_ops import is_non_decreasing, is_strictly_increasing  # noqa: F401,E402
 from .search_ops import approx_max_k, approx_min_k  # noqa: F401,E402
 from .quasi_random import sobol_sample  # noqa: F401,E402
 
@@ -52,7 +51,6 @@ maximum, minimum = _ops.maximum, _ops.minimum
 logical_and, logical_or = _ops.logical_and, _ops.logical_or
 equal, not_equal = _ops.equal, _ops.not_equal
 less, less_equal, greater, greater_equal = _ops.less, _ops.less_equal, _ops.greater, _ops.greater_equal
-truediv = _ops.real_div
 add_n = _ops.add_n
 
 

@@ -10,6 +10,7 @@ from .. import ops as _ops
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.graph import GraphTensor
+from ..framework import math_operators
 from ..framework.tensor import convert_to_tensor
 from .einsum_ops import einsum
 
@@ -18,7 +19,17 @@ from .einsum_ops import einsum
 add = _ops.add_v2
 subtract = _ops.sub
 multiply = _ops.mul
-divide = _ops.real_div
+
+def truediv(x, y, name=None):
+    """x / y with Python 3's semantics, as tf.math.truediv: integer operands are cast to a
+    float first (framework/math_operators.py's truediv, which `/` on tensors runs too)."""
+    x, y = _operands(x, y)
+    return math_operators.truediv(_ops, x, y, name=name)
+
+
+def divide(x, y, name=None):
+    """x / y, as tf.math.divide: truediv."""
+    return truediv(x, y, name=name)
 
 
 def _ndim(x):
@@ -106,11 +117,15 @@ def reshape(tensor, shape, name=None):
 
 
 def transpose(a, perm=None, name=None):
+    """a with its axes permuted by perm; reversed when perm is None (computed at run time from
+    the rank where the graph does not know it, as TensorFlow: (rank - 1) - range(rank))."""
     if perm is None:
         ndim = _ndim(a)
         if ndim is None:
-            raise ValueError("transpose without perm needs the input's rank to be known")
-        perm = np.arange(ndim - 1, -1, -1, dtype=np.int32)
+            rank = _ops.rank(a)
+            perm = _ops.sub(_ops.sub(rank, np.int32(1)), _ops.range(np.int32(0), rank, np.int32(1)))
+        else:
+            perm = np.arange(ndim - 1, -1, -1, dtype=np.int32)
     return _ops.transpose(a, perm, name=name)
 
 

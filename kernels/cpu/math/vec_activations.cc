@@ -1,7 +1,8 @@
-// swish_f32 and elu_f32 (cpu/vec_math.h): the 16-lane forms where the CPU has AVX-512, else a
-// chunk at a time from the 8-lane sigmoid / expm1 (into a stack buffer), then the product or
-// the select.
+// swish_f32, elu_f32, gelu_f32 and gelu_tanh_f32 (cpu/vec_math.h): the 16-lane forms where the
+// CPU has AVX-512, else a chunk at a time from the 8-lane sigmoid / expm1 (into a stack buffer),
+// then the product or the select (GELU: libm per element).
 #include <algorithm>
+#include <cmath>
 
 #include "cpu/math/vec_math_avx512.h"
 #include "cpu/vec_math.h"
@@ -33,6 +34,19 @@ void swish_f32(const float* in, float* out, int64_t n) {
 void elu_f32(const float* in, float* out, int64_t n) {
   if (avx512::enabled()) return avx512::elu(in, out, n);
   chunked(in, out, n, expm1_f32, [](float x, float e) { return x < 0.0f ? e : x; });
+}
+
+void gelu_f32(const float* in, float* out, int64_t n) {
+  if (avx512::enabled()) return avx512::gelu(in, out, n);
+  for (int64_t i = 0; i < n; ++i) out[i] = 0.5f * in[i] * std::erfc(-in[i] * 0.70710678118654752f);
+}
+
+void gelu_tanh_f32(const float* in, float* out, int64_t n) {
+  if (avx512::enabled()) return avx512::gelu_tanh(in, out, n);
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = in[i];
+    out[i] = 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+  }
 }
 
 }  // namespace vec

@@ -548,17 +548,6 @@ void erfc_f32(const float* in, float* out, int64_t n) {
   OPF_AVX512_FIRST(erfc)
   for (int64_t i = 0; i < n; ++i) out[i] = std::erfc(in[i]);
 }
-void gelu_f32(const float* in, float* out, int64_t n) {
-  OPF_AVX512_FIRST(gelu)
-  for (int64_t i = 0; i < n; ++i) out[i] = 0.5f * in[i] * std::erfc(-in[i] * 0.70710678118654752f);
-}
-void gelu_tanh_f32(const float* in, float* out, int64_t n) {
-  OPF_AVX512_FIRST(gelu_tanh)
-  for (int64_t i = 0; i < n; ++i) {
-    const float x = in[i];
-    out[i] = 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
-  }
-}
 void log1p_f32(const float* in, float* out, int64_t n) {
   OPF_DISPATCH(log1p_avx2(in, out, n), for (int64_t i = 0; i < n; ++i) out[i] = log1p_s(in[i]))
 }
