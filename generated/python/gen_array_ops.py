@@ -351,7 +351,7 @@ def gather_nd(params, indices, bad_indices_policy='', name=None):
 
     Args:
       params: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
       bad_indices_policy: An optional `string`. Defaults to `''`. "", "DEFAULT" or "ERROR": an
         out-of-range index is an error (TensorFlow's CPU behaviour); "IGNORE": a bad index row gives
@@ -376,7 +376,7 @@ def gather_v2(params, indices, axis, batch_dims=0, name=None):
 
     Args:
       params: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `string`.
       indices: A `Tensor`. Must be one of the following types: `int16`, `int32`, `int64`.
       axis: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       batch_dims: An optional `int`. Defaults to `0`.

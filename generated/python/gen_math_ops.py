@@ -862,7 +862,7 @@ def equal(x, y, incompatible_shape_error=True, name=None):
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`.
       y: A `Tensor`. Must have the same type as `x`.
       incompatible_shape_error: An optional `bool`. Defaults to `True`.
       name: A name for the operation (optional).
@@ -1552,7 +1552,7 @@ def not_equal(x, y, incompatible_shape_error=True, name=None):
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`.
       y: A `Tensor`. Must have the same type as `x`.
       incompatible_shape_error: An optional `bool`. Defaults to `True`.
       name: A name for the operation (optional).

@@ -531,7 +531,7 @@ def equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = True, n
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`.
       y: A `Tensor`. Must have the same type as `x`.
       incompatible_shape_error: An optional `bool`. Defaults to `True`.
       name: A name for the operation (optional).
@@ -1077,7 +1077,7 @@ def not_equal(x: TensorLike, y: TensorLike, incompatible_shape_error: bool = Tru
 
     Args:
       x: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`, `int32`,
-        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`, `string`.
       y: A `Tensor`. Must have the same type as `x`.
       incompatible_shape_error: An optional `bool`. Defaults to `True`.
       name: A name for the operation (optional).

@@ -287,3 +287,30 @@ def test_ngrams_against_tensorflow():
     x = np.array([[b"w%d" % i for i in range(4)] for _ in range(3)], dtype=object)
     for kw in ({"ngram_width": 2}, {"ngram_width": [1, 3], "pad_values": "#"}, {"ngram_width": 6, "preserve_short_sequences": True}):
         assert np.asarray(st.ngrams(x, **kw).numpy()).tolist() == tf.strings.ngrams(x.astype(bytes), **kw).numpy().tolist()
+
+
+def test_equal_and_gather_take_strings():
+    """tf.equal / tf.not_equal on strings, with broadcasting (a CSV label against "Present"), and
+    tf.gather / tf.gather_nd of strings (tf.train.slice_input_producer gathers file names),
+    eagerly and in a graph; a bad index is still an error."""
+    import opforge.compat.v1 as tf1
+    labels = np.array([b"Present", b"Absent", b"Present"])
+    np.testing.assert_array_equal(of.equal(of.constant(labels), "Present").numpy(), labels == b"Present")
+    grid = np.array([[b"a"], [b"b"]])
+    row = np.array([b"a", b"b", b"c"])
+    np.testing.assert_array_equal(of.not_equal(of.constant(grid), of.constant(row)).numpy(), grid != row)
+    np.testing.assert_array_equal(of.gather(of.constant(row), [2, 0, 2]).numpy(), row[[2, 0, 2]])
+    table = np.array([[b"a", b"b"], [b"c", b"d"]])
+    with tf1.Graph().as_default():
+        p = tf1.placeholder(tf1.string, [None, 2])
+        outs = [tf1.gather(p, [1, 1, 0]), tf1.gather(p, [1], axis=1), tf1.gather_nd(p, [[1, 0], [0, 1]]),
+                tf1.equal(p, tf1.constant("d"))]
+        bad = tf1.gather(p, [5])
+        with tf1.Session() as sess:
+            got = sess.run(outs, {p: table})
+            with pytest.raises(of.errors.InvalidArgumentError, match=r"indices\[0\] = 5 is not in \[0, 2\)"):
+                sess.run(bad, {p: table})
+    np.testing.assert_array_equal(got[0], table[[1, 1, 0]])
+    np.testing.assert_array_equal(got[1], table[:, [1]])
+    np.testing.assert_array_equal(got[2], [b"c", b"b"])
+    np.testing.assert_array_equal(got[3], table == b"d")

@@ -2,7 +2,9 @@
 //
 // Index values are checked before anything is read or written: an index out of range is an
 // InvalidArgumentError naming the op and the offending position, never an out-of-bounds access.
+#include <algorithm>
 #include <atomic>
+#include <string>
 
 #include "cpu/array/array_util.h"
 #include "opforge/ops/array/gather_nd.h"
@@ -64,8 +66,10 @@ T add_values(T a, T b) {
 
 using array_semantics::GatherDims;
 
+// src: params' elements, dst: the output's (E is std::string for a string tensor).
 template <typename E, typename I>
-Status gather(KernelContext& ctx, const Tensor& params, const Tensor& indices, const GatherDims& g, Tensor& output) {
+Status gather(KernelContext& ctx, const Tensor& params, const Tensor& indices, const GatherDims& g, const E* src,
+              E* dst) {
   const auto& pd = params.shape().dims();
   const auto& id = indices.shape().dims();
   const int64_t B = prod(pd, 0, static_cast<size_t>(g.batch_dims));
@@ -75,8 +79,6 @@ Status gather(KernelContext& ctx, const Tensor& params, const Tensor& indices, c
   const int64_t N = prod(id, static_cast<size_t>(g.batch_dims), id.size());
   const I* idx = indices.data<I>();
   const int64_t total_idx = indices.num_elements();
-  const E* src = static_cast<const E*>(params.raw_data());
-  E* dst = static_cast<E*>(output.raw_data());
   const int64_t rows = B * O * N;
   // Every index is checked right before its row is read; a bad one is skipped (nothing is
   // read out of bounds) and reported below, and the call fails as a whole.
@@ -106,7 +108,7 @@ Status gather(KernelContext& ctx, const Tensor& params, const Tensor& indices, c
             if (In == 1)
               *d = *s;
             else
-              std::memcpy(d, s, static_cast<size_t>(In) * sizeof(E));
+              std::copy(s, s + In, d);
           }
           if (++n == N) {
             n = 0;
@@ -138,9 +140,22 @@ Status GatherV2Cpu(ops::GatherV2Args& a) {
   g.batch_dims = static_cast<int>(bd);
   g.axis = static_cast<int>(axis_v[0] < 0 ? axis_v[0] + p.rank() : axis_v[0]);
   Status st;
-  with_index_type(a.indices.dtype(),
-                  [&](auto i) { st = gather<Elem<T>, decltype(i)>(a.ctx, a.params, a.indices, g, a.output); });
-  return st;
+  if constexpr (std::is_same_v<T, StringTag>) {  // tf.train.slice_input_producer gathers file names
+    const Shape& shape = a.ctx.output_shape(0);  // (a string output is the kernel's to make)
+    std::vector<std::string> out(static_cast<size_t>(shape.num_elements()));
+    with_index_type(a.indices.dtype(), [&](auto i) {
+      st = gather<std::string, decltype(i)>(a.ctx, a.params, a.indices, g, a.params.strings()->data(), out.data());
+    });
+    OPF_RETURN_IF_ERROR(st);
+    return Tensor::FromStrings(shape, std::move(out), &a.output);
+  } else {
+    using E = Elem<T>;
+    with_index_type(a.indices.dtype(), [&](auto i) {
+      st = gather<E, decltype(i)>(a.ctx, a.params, a.indices, g, static_cast<const E*>(a.params.raw_data()),
+                                  static_cast<E*>(a.output.raw_data()));
+    });
+    return st;
+  }
 }
 
 // ------------------------------------------------------------------------------ GatherNd
@@ -184,9 +199,22 @@ Status nd_offsets(KernelContext& ctx, const Tensor& indices, const std::vector<i
   return Status::OK();
 }
 
+template <typename E>
+void gather_rows(const E* src, E* dst, const std::vector<int64_t>& offs, int64_t In) {
+  const int64_t rows = static_cast<int64_t>(offs.size());
+  parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / In), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      if (offs[r] < 0) {  // an ignored bad index: zeros (empty strings)
+        std::fill(dst + r * In, dst + (r + 1) * In, E());
+      } else {
+        std::copy(src + offs[r] * In, src + (offs[r] + 1) * In, dst + r * In);
+      }
+    }
+  });
+}
+
 template <typename T>
 Status GatherNdCpu(ops::GatherNdArgs& a) {
-  using E = Elem<T>;
   const auto& pd = a.params.shape().dims();
   const int64_t K = a.indices.dim(a.indices.rank() - 1);
   const int64_t In = prod(pd, static_cast<size_t>(K), pd.size());
@@ -197,20 +225,16 @@ Status GatherNdCpu(ops::GatherNdArgs& a) {
   with_index_type(a.indices.dtype(),
                   [&](auto i) { st = nd_offsets<decltype(i)>(a.ctx, a.indices, pd, ignore, &offs); });
   OPF_RETURN_IF_ERROR(st);
-  const E* src = static_cast<const E*>(a.params.raw_data());
-  E* dst = static_cast<E*>(a.output.raw_data());
-  const int64_t rows = static_cast<int64_t>(offs.size());
-  if (In == 0) return Status::OK();
-  parallel_for(rows, std::max<int64_t>(1, cpu::kGrain / In), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      if (offs[r] < 0) {  // an ignored bad index: zeros
-        std::memset(dst + r * In, 0, static_cast<size_t>(In) * sizeof(E));
-      } else {
-        std::memcpy(dst + r * In, src + offs[r] * In, static_cast<size_t>(In) * sizeof(E));
-      }
-    }
-  });
-  return Status::OK();
+  if constexpr (std::is_same_v<T, StringTag>) {
+    const Shape& shape = a.ctx.output_shape(0);
+    std::vector<std::string> out(static_cast<size_t>(shape.num_elements()));
+    if (In > 0) gather_rows(a.params.strings()->data(), out.data(), offs, In);
+    return Tensor::FromStrings(shape, std::move(out), &a.output);
+  } else {
+    using E = Elem<T>;
+    if (In > 0) gather_rows(static_cast<const E*>(a.params.raw_data()), static_cast<E*>(a.output.raw_data()), offs, In);
+    return Status::OK();
+  }
 }
 
 // ------------------------------------------------------------------------------ ScatterNd
@@ -331,6 +355,9 @@ Status WhereCpu(ops::WhereArgs& a) {
 
 OPFORGE_REGISTER_KERNEL(GatherV2, CPU, GatherV2Cpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(GatherNd, CPU, GatherNdCpu, OPF_ALL)
+// (String outputs cannot be allocated ahead: the kernel makes them.)
+OPFORGE_REGISTER_FORWARDING_KERNEL(GatherV2, CPU, GatherV2Cpu, StringTag)
+OPFORGE_REGISTER_FORWARDING_KERNEL(GatherNd, CPU, GatherNdCpu, StringTag)
 OPFORGE_REGISTER_KERNEL(ScatterNd, CPU, ScatterNdCpu, OPF_NUMERIC)
 OPFORGE_REGISTER_KERNEL(UnsortedSegmentSum, CPU, UnsortedSegmentSumCpu, OPF_NUMERIC)
 OPFORGE_REGISTER_KERNEL(OneHot, CPU, OneHotCpu, OPF_ALL)
