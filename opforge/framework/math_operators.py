@@ -34,23 +34,23 @@ def truediv(ops, x, y, name=None):
     return ops.real_div(ops.cast(x, to), _as(ops, y, to), name=name)
 
 
-def rtruediv(ops, x, y):
+def rtruediv(ops, x, y, name=None):
     """y / x for a tensor x (its __rtruediv__)."""
     to = _float_of(x)
     if to is None:
-        return ops.real_div(y, x)
-    return ops.real_div(_as(ops, y, to), ops.cast(x, to))
+        return ops.real_div(y, x, name=name)
+    return ops.real_div(_as(ops, y, to), ops.cast(x, to), name=name)
 
 
 def install(T, ops, *, with_not_equal: bool = False, is_tensor_like=None) -> None:
     """Adds the operators to the tensor class T. ``with_not_equal`` also makes ``!=`` the
     elementwise NotEqual (eager tensors, where ``==`` is Equal, as in TensorFlow 2)."""
-    T.__truediv__ = lambda a, b: truediv(ops, a, b)
-    T.__rtruediv__ = lambda a, b: rtruediv(ops, a, b)
-    T.__floordiv__ = ops.floor_div
-    T.__rfloordiv__ = lambda a, b: ops.floor_div(b, a)
-    T.__mod__ = ops.floor_mod
-    T.__rmod__ = lambda a, b: ops.floor_mod(b, a)
+    T.__truediv__ = lambda a, b: truediv(ops, a, b, name="truediv")
+    T.__rtruediv__ = lambda a, b: rtruediv(ops, a, b, name="truediv")
+    T.__floordiv__ = lambda a, b: ops.floor_div(a, b, name="floordiv")
+    T.__rfloordiv__ = lambda a, b: ops.floor_div(b, a, name="floordiv")
+    T.__mod__ = lambda a, b: ops.floor_mod(a, b, name="mod")
+    T.__rmod__ = lambda a, b: ops.floor_mod(b, a, name="mod")
     T.__le__ = ops.less_equal
     T.__ge__ = ops.greater_equal
     T.__invert__ = ops.logical_not
@@ -73,9 +73,11 @@ def _logical_xor(ops):
 
 def install_graph_tensor_api(T, ops) -> None:  # noqa: N803
     """Operators on graph tensors (T: GraphTensor) build nodes through the same generated wrappers."""
+    # Named as TensorFlow 1 names them ("add", "add_1", ...), so get_tensor_by_name("add:0") finds
+    # what `x + y` made.
     for name, fn in (("add", ops.add_v2), ("sub", ops.sub), ("mul", ops.mul), ("pow", ops.pow)):
-        setattr(T, f"__{name}__", fn)
-        setattr(T, f"__r{name}__", lambda a, b, fn=fn: fn(b, a))
+        setattr(T, f"__{name}__", lambda a, b, fn=fn, n=name: fn(a, b, name=n))
+        setattr(T, f"__r{name}__", lambda a, b, fn=fn, n=name: fn(b, a, name=n))
     T.__matmul__ = ops.mat_mul
     T.__rmatmul__ = lambda a, b: ops.mat_mul(b, a)
     T.__neg__ = lambda a: ops.neg(a)

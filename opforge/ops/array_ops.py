@@ -45,13 +45,13 @@ def concat(values, axis, name=None):
     """Concatenates tensors along axis (tf.concat, the op ConcatV2)."""
     values = list(values)
     if len(values) == 1:
-        return _ops.identity(values[0], name=name)
-    return _ops.concat_v2(values, _int_vector(axis), name=name)
+        return _ops.identity(values[0], name=name or "concat")
+    return _ops.concat_v2(values, _int_vector(axis), name=name or "concat")
 
 
 def stack(values, axis=0, name=None):
     """Stacks tensors of one shape along a new dimension (tf.stack, the op Pack)."""
-    return _ops.pack(list(values), axis=axis, name=name)
+    return _ops.pack(list(values), axis=axis, name=name or "stack")
 
 
 def unstack(value, num=None, axis=0, name=None):
@@ -93,7 +93,8 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
             isinstance(begin, np.ndarray) else _ops.ones_like(begin)
     return _ops.strided_slice(input_, begin, end, _int_vector(strides), begin_mask=begin_mask,
                               end_mask=end_mask, ellipsis_mask=ellipsis_mask,
-                              new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask, name=name)
+                              new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask,
+                              name=name or "strided_slice")
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
@@ -213,7 +214,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     if isinstance(indices, (list, tuple, numbers.Integral)):
         indices = np.asarray(indices, np.int64)
     depth = np.int32(depth) if isinstance(depth, numbers.Integral) else depth
-    return _ops.one_hot(indices, depth, on, off, axis=-1 if axis is None else axis, name=name)
+    return _ops.one_hot(indices, depth, on, off, axis=-1 if axis is None else axis, name=name or "one_hot")
 
 
 def reverse(tensor, axis, name=None):
@@ -330,7 +331,7 @@ def getitem(tensor, key):
     if isinstance(b, np.ndarray) and isinstance(e, np.ndarray) and isinstance(s, np.ndarray):
         dt = np.result_type(b.dtype, e.dtype, s.dtype)
         b, e, s = b.astype(dt), e.astype(dt), s.astype(dt)
-    return _ops.strided_slice(tensor, b, e, s, **masks)
+    return _ops.strided_slice(tensor, b, e, s, name="strided_slice", **masks)
 
 
 def _iter(self):

@@ -16,20 +16,26 @@ from .einsum_ops import einsum
 
 
 # Same signatures as the generated wrappers: plain aliases, no extra call layer.
-add = _ops.add_v2
 subtract = _ops.sub
+
+
+def add(x, y, name=None):
+    """x + y (tf.math.add: AddV2, named "Add" by default as TensorFlow names it)."""
+    return _ops.add_v2(x, y, name=name or "Add")
+
+
 multiply = _ops.mul
 
 def truediv(x, y, name=None):
     """x / y with Python 3's semantics, as tf.math.truediv: integer operands are cast to a
     float first (framework/math_operators.py's truediv, which `/` on tensors runs too)."""
     x, y = _operands(x, y)
-    return math_operators.truediv(_ops, x, y, name=name)
+    return math_operators.truediv(_ops, x, y, name=name or "truediv")
 
 
 def divide(x, y, name=None):
-    """x / y, as tf.math.divide: truediv."""
-    return truediv(x, y, name=name)
+    """x / y, as tf.math.divide: truediv (named "truediv" by default, as TensorFlow's)."""
+    return truediv(x, y, name=name or "truediv")
 
 
 def _ndim(x):

@@ -117,7 +117,7 @@ def test_variable_scope_names_variables_and_ops_until_it_exits():
                 d = tf.add(c, 1.0)
         e = tf.constant(2.0, name="c")
         assert tf.get_variable_scope().name == ""
-    assert (v.op.name, c.op.name, d.op.name, e.op.name) == ("scope/v", "scope/c", "scope/inner/AddV2", "c")
+    assert (v.op.name, c.op.name, d.op.name, e.op.name) == ("scope/v", "scope/c", "scope/inner/Add", "c")
 
 
 def test_variable_scope_reuse(g):
@@ -264,3 +264,24 @@ def test_get_variable_whose_name_a_node_already_has_is_uniquified():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             assert sess.run([first, second]) == [2, 3]
+
+
+def test_default_op_names_are_tensorflow_1s():
+    """Ops get TensorFlow 1's default names, so a program's get_tensor_by_name("add:0") finds
+    what `x + y` made: the operators' add / sub / mul / truediv / pow / floordiv / mod (on
+    tensors and variables), tf.add's Add, concat, stack, one_hot, strided_slice (case-insensitive
+    uniqueness, as TensorFlow's: "Add" after "add" is "Add_1")."""
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 2], name="x")
+        w = tf.Variable(np.ones((2, 1), np.float32), name="w")
+        y = tf.matmul(x, w) + 1.0
+        i = tf.constant([1, 2])
+        with tf.name_scope("layer"):
+            q = (y * 2.0 - 1.0) / 3.0
+        got = [y, q, y ** 2, i // 2, i % 2, w + 1.0, 2.0 * w, tf.add(y, y), tf.concat([y, y], 1),
+               tf.stack([y, y]), tf.one_hot([1], 3), y[0]]
+        assert [t.op.name for t in got] == [
+            "add", "layer/truediv", "pow", "floordiv", "mod", "add_1", "mul", "Add_2", "concat", "stack", "one_hot",
+            "strided_slice"]
+        assert g.get_tensor_by_name("add:0") is not None and g.get_tensor_by_name("layer/mul:0") is not None
+        assert g.get_tensor_by_name("layer/sub:0").op.type == "Sub"

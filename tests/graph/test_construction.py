@@ -42,8 +42,9 @@ def test_unique_names(graph):
     s2 = of.add(a, b)
     s3 = a + b
     assert a.op.name == "Const" and b.op.name == "Const_1"
-    assert s1.op.name == "AddV2" and s2.op.name == "AddV2_1" and s3.op.name == "AddV2_2"
-    assert s1.name == "AddV2:0"
+    # TensorFlow's names: tf.add is "Add", `+` is "add", made unique case-insensitively
+    assert s1.op.name == "Add" and s2.op.name == "Add_1" and s3.op.name == "add_2"
+    assert s1.name == "Add:0"
     assert s1.op.type == "AddV2"
     n1 = of.add(a, b, name="sum")
     n2 = of.add(a, b, name="sum")
@@ -69,14 +70,14 @@ def test_name_scope(graph):
         z = of.add(a, a)
     with graph.name_scope("layer/"):  # reopening a scope by its full name
         w = of.add(a, a)
-    assert x.op.name == "layer/AddV2"
+    assert x.op.name == "layer/Add"
     assert y.op.name == "layer/inner/prod"
     assert c.op.name == "layer/Const"
-    assert z.op.name == "layer_1/AddV2"
-    assert w.op.name == "layer/AddV2_1"
+    assert z.op.name == "layer_1/Add"
+    assert w.op.name == "layer/Add_1"
     with of.name_scope(None):
         top = of.add(a, a)
-    assert top.op.name == "AddV2"
+    assert top.op.name == "Add"
 
 
 def test_get_operation_and_tensor_by_name(graph):
