@@ -1,11 +1,10 @@
 // EditDistance: Levenshtein distances between the sequences (last dimension) of two SparseTensors,
-// per position of their other dimensions. Every index is checked (in range, row-major order)
-// before anything is computed.
+// per position of their other dimensions, grouped as TensorFlow groups them (runs; see Run).
+// Every group is checked to lie inside the output before anything is computed.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -15,31 +14,41 @@
 namespace opforge {
 namespace {
 
-// Groups the entries of one SparseTensor by the row-major offset of their first R-1 coordinates
-// in `out_dims` (entry positions, in order); checks shapes, ranges and ordering.
-Status group(KernelContext& ctx, const char* which, const Tensor& ix, const Tensor& vals, const Tensor& shape,
-             const std::vector<int64_t>& out_dims, std::map<int64_t, std::vector<int64_t>>* groups) {
+// The entries of one SparseTensor in runs of equal group coordinates (the first R-1), in
+// order: TensorFlow's grouping, which reads the indices as sorted and takes each run of one group
+// as that group's sequence, in entry order (the last coordinate only orders them, and is not
+// checked against the shape: the TensorFlow Cookbook builds [N, 1, 1] shapes over longer
+// sequences). A group outside the output is an error.
+struct Run {
+  std::vector<int64_t> key;      // group coordinates
+  int64_t offset = 0;            // row-major offset in the output
+  std::vector<int64_t> entries;  // entry positions, in order
+};
+
+Status runs(KernelContext& ctx, const char* which, const Tensor& ix, const Tensor& vals, const Tensor& shape,
+            const std::vector<int64_t>& out_dims, std::vector<Run>* out) {
   const int64_t r = shape.num_elements();
   if (ix.rank() != 2 || ix.dim(1) != r || vals.rank() != 1 || vals.dim(0) != ix.dim(0)) {
     return ctx.error(which, ": indices must be [N, ", r, "] and values [N], got ", ix.shape().to_string(), " and ",
                      vals.shape().to_string());
   }
   const int64_t* p = ix.data<int64_t>();
-  const int64_t* dims = shape.data<int64_t>();
   for (int64_t n = 0; n < ix.dim(0); ++n) {
-    int64_t key = 0;
-    for (int64_t d = 0; d < r; ++d) {
-      const int64_t v = p[n * r + d];
-      if (v < 0 || v >= dims[d]) {
-        return ctx.error(which, "_indices[", n, "] is out of bounds: coordinate ", d, " = ", v, " not in [0, ", dims[d],
-                         ")");
+    const int64_t* key = p + n * r;
+    if (out->empty() || !std::equal(key, key + r - 1, out->back().key.begin())) {
+      Run run;
+      run.key.assign(key, key + r - 1);
+      for (int64_t d = 0; d + 1 < r; ++d) {
+        const int64_t v = key[d], dim = out_dims[static_cast<size_t>(d)];
+        if (v < 0 || v >= dim) {
+          return ctx.error(which, "_indices[", n, "] is out of bounds: coordinate ", d, " = ", v, " not in [0, ", dim,
+                           ")");
+        }
+        run.offset = run.offset * dim + v;
       }
-      if (d + 1 < r) key = key * out_dims[static_cast<size_t>(d)] + v;
+      out->push_back(std::move(run));
     }
-    if (n > 0 && !std::lexicographical_compare(p + (n - 1) * r, p + n * r, p + n * r, p + (n + 1) * r)) {
-      return ctx.error(which, "_indices[", n, "] is out of order: the indices must be sorted in row-major order");
-    }
-    (*groups)[key].push_back(n);
+    out->back().entries.push_back(n);
   }
   return Status::OK();
 }
@@ -65,36 +74,53 @@ Status EditDistanceCpu(ops::EditDistanceArgs& a) {
   for (int64_t d = 0; d + 1 < r; ++d)
     out_dims[static_cast<size_t>(d)] =
         std::max(a.hypothesis_shape.data<int64_t>()[d], a.truth_shape.data<int64_t>()[d]);
-  std::map<int64_t, std::vector<int64_t>> hyp, truth;
+  std::vector<Run> hyp, truth;
   OPF_RETURN_IF_ERROR(
-      group(a.ctx, "hypothesis", a.hypothesis_indices, a.hypothesis_values, a.hypothesis_shape, out_dims, &hyp));
-  OPF_RETURN_IF_ERROR(group(a.ctx, "truth", a.truth_indices, a.truth_values, a.truth_shape, out_dims, &truth));
+      runs(a.ctx, "hypothesis", a.hypothesis_indices, a.hypothesis_values, a.hypothesis_shape, out_dims, &hyp));
+  OPF_RETURN_IF_ERROR(runs(a.ctx, "truth", a.truth_indices, a.truth_values, a.truth_shape, out_dims, &truth));
   float* out = a.output.data<float>();
   if (a.output.nbytes()) std::memset(out, 0, a.output.nbytes());
   const float inf = std::numeric_limits<float>::infinity();
-  for (const auto& [key, h] : hyp) {
-    const auto t = truth.find(key);
-    if (t == truth.end()) {
-      out[key] = a.normalize ? inf : static_cast<float>(h.size());
+  const auto hypothesis_only = [&](const Run& h) {
+    out[h.offset] = a.normalize ? inf : static_cast<float>(h.entries.size());
+  };
+  const auto truth_only = [&](const Run& t) {
+    out[t.offset] = a.normalize ? 1.0f : static_cast<float>(t.entries.size());
+  };
+  // The two lists of runs merged in order of their groups, as TensorFlow's kernel walks them.
+  size_t hi = 0, ti = 0;
+  while (hi < hyp.size() && ti < truth.size()) {
+    const Run& h = hyp[hi];
+    const Run& t = truth[ti];
+    if (h.key < t.key) {
+      hypothesis_only(h);
+      ++hi;
       continue;
     }
-    const std::vector<int64_t>& s = t->second;
-    std::vector<int64_t> prev(s.size() + 1), cur(s.size() + 1);
-    for (size_t j = 0; j <= s.size(); ++j) prev[j] = static_cast<int64_t>(j);
-    for (size_t i = 1; i <= h.size(); ++i) {
+    if (t.key < h.key) {
+      truth_only(t);
+      ++ti;
+      continue;
+    }
+    const std::vector<int64_t>& hs = h.entries;
+    const std::vector<int64_t>& ts = t.entries;
+    std::vector<int64_t> prev(ts.size() + 1), cur(ts.size() + 1);
+    for (size_t j = 0; j <= ts.size(); ++j) prev[j] = static_cast<int64_t>(j);
+    for (size_t i = 1; i <= hs.size(); ++i) {
       cur[0] = static_cast<int64_t>(i);
-      for (size_t j = 1; j <= s.size(); ++j) {
-        const int64_t sub = prev[j - 1] + (same<T>(a.hypothesis_values, h[i - 1], a.truth_values, s[j - 1]) ? 0 : 1);
+      for (size_t j = 1; j <= ts.size(); ++j) {
+        const int64_t sub = prev[j - 1] + (same<T>(a.hypothesis_values, hs[i - 1], a.truth_values, ts[j - 1]) ? 0 : 1);
         cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
       }
       std::swap(prev, cur);
     }
-    const float dist = static_cast<float>(prev[s.size()]);
-    out[key] = a.normalize ? dist / static_cast<float>(s.size()) : dist;
+    const float dist = static_cast<float>(prev[ts.size()]);
+    out[h.offset] = a.normalize ? dist / static_cast<float>(ts.size()) : dist;
+    ++hi;
+    ++ti;
   }
-  for (const auto& [key, s] : truth) {
-    if (!hyp.count(key)) out[key] = a.normalize ? 1.0f : static_cast<float>(s.size());
-  }
+  for (; hi < hyp.size(); ++hi) hypothesis_only(hyp[hi]);
+  for (; ti < truth.size(); ++ti) truth_only(truth[ti]);
   return Status::OK();
 }
 
