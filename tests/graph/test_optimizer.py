@@ -418,9 +418,7 @@ def test_folded_batch_norm_mul_that_is_a_control_source_becomes_identity(graph, 
     with graph.control_dependencies([scaled]):
         y = of.identity(of.nn.relu(scaled) + 1.0, name="y")
     nodes, _ = optimize_graph(graph, ["y", "x"])
-    # The folding leaves `scaled` an Identity of the product for the control edge; y reads the
-    # product through its data (Relu), so the edge is redundant and goes.
-    assert nodes["scaled"].op in ("Identity", "_FusedMatMul") and "^scaled" not in nodes["y"].input
+    assert nodes["scaled"].op in ("Identity", "_FusedMatMul") and "^scaled" in nodes["y"].input
     got, want, _ = run_both(graph, y, {x: rng.standard_normal((2, 4)).astype(np.float32)})
     assert_close(got, want)
 

@@ -82,26 +82,29 @@ void drop_constant_controls(GraphView& v) {
   }
 }
 
-// A control edge src -> n is redundant where n reads src's result anyway, through its data
-// inputs (TensorFlow's dependency optimizer drops these too). A frozen TF2 graph's final Identity
-// waits on every function call the model made (_has_manual_control_dependencies), each already
-// upstream of its data; the edges kept the calls' output Identity nodes, and those kept an
-// inlined convolution from fusing with its bias. The search of n's data ancestry stops after
-// kBudget nodes (a huge graph keeps its edges rather than cost the first run).
+// A control edge from an Identity to n is redundant where n reads the Identity's result anyway
+// through its data inputs (TensorFlow's dependency optimizer drops redundant edges too): a
+// frozen TF2 graph's final Identity waits on every function call the model made
+// (_has_manual_control_dependencies), each call's output Identity already upstream of the data;
+// the edges kept those Identity nodes, and those kept an inlined convolution from fusing with
+// its bias. Only nodes with a control input from an Identity are searched (a training graph has
+// thousands of control edges from NoOps and assignments, which keep theirs), and the searches
+// stop after kBudget nodes in all (a huge graph keeps its edges rather than cost the first run).
 void drop_redundant_controls(GraphView& v) {
-  constexpr int kBudget = 200000;
+  constexpr int64_t kBudget = 1 << 20;
+  int64_t visited = 0;
   std::vector<int> seen(static_cast<size_t>(v.size()), -1);  // the n whose search saw the node
   std::vector<int> stack;
+  const auto from_identity = [&](const Input& in) { return in.control() && is_identity(v.at(in.node).op); };
   for (int n : v.live()) {
     std::vector<Input>& ins = v.at(n).inputs;
-    if (std::none_of(ins.begin(), ins.end(), [](const Input& in) { return in.control(); })) continue;
+    if (std::none_of(ins.begin(), ins.end(), from_identity)) continue;
     stack.clear();
     for (const Input& in : ins)
       if (!in.control() && in.node >= 0 && seen[static_cast<size_t>(in.node)] != n) {
         seen[static_cast<size_t>(in.node)] = n;
         stack.push_back(in.node);
       }
-    int visited = 0;
     while (!stack.empty() && visited < kBudget) {
       const int id = stack.back();
       stack.pop_back();
@@ -112,19 +115,18 @@ void drop_redundant_controls(GraphView& v) {
           stack.push_back(in.node);
         }
     }
-    if (!stack.empty()) continue;  // over budget: not searched to the end
+    if (!stack.empty()) return;  // over budget: not searched to the end
     // An Identity that data no longer flows through (bypassed below, kept for its control
     // consumers) is as good as its inputs.
     const auto upstream = [&](int id) {
       if (seen[static_cast<size_t>(id)] == n) return true;
-      if (!is_identity(v.at(id).op)) return false;
       for (const Input& in : v.at(id).inputs)
         if (seen[static_cast<size_t>(in.node)] != n) return false;
       return true;
     };
     std::vector<Input> kept;
     for (const Input& in : ins)
-      if (!in.control() || !upstream(in.node)) kept.push_back(in);
+      if (!from_identity(in) || !upstream(in.node)) kept.push_back(in);
     if (kept.size() != ins.size()) {
       ins.swap(kept);
       v.changed();
