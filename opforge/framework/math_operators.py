@@ -1,6 +1,7 @@
 """Python operators of the math ops (issue 4) on eager and graph tensors, as TensorFlow's:
-``/`` true division (integers cast to a float first), ``//`` FloorDiv, ``%`` FloorMod, ``<=`` LessEqual, ``>=`` GreaterEqual, and on bool tensors
-``~`` LogicalNot, ``&`` LogicalAnd, ``|`` LogicalOr, ``^`` logical xor."""
+``/`` true division (integers cast to a float first), ``//`` FloorDiv, ``%`` FloorMod, ``<=``
+LessEqual, ``>=`` GreaterEqual, and on bool tensors ``~`` LogicalNot, ``&`` LogicalAnd, ``|``
+LogicalOr, ``^`` logical xor."""
 
 from __future__ import annotations
 
