@@ -66,7 +66,7 @@ from _common import best_of_interleaved, busy_processes, geomean, optional, peak
 
 # Every exported model runs by default (EfficientNetB0, left out while opforge lacked the
 # IdentityN its frozen swish needs, runs since IdentityN became an op).
-DEFAULT_MODELS = list(keras_models.MODELS)
+DEFAULT_MODELS = keras_models.BENCH_MODELS
 QUICK_MODELS = ["small_cnn", "unet", "mobilenet", "mobilenet_v2", "resnet50"]
 
 
@@ -81,7 +81,10 @@ def unsupported_ops(meta: dict) -> list[str]:
     import opforge as of  # noqa: PLC0415
     import opforge.compat.v1  # noqa: F401, PLC0415 (imported here, as TensorFlow's is: not a first run's cost)
 
-    return sorted(op for op in meta["ops"] if of._C.op_spec(op) is None)
+    from opforge.framework import functions  # noqa: PLC0415
+
+    lowered = functions.CALL_OPS | functions.IF_OPS | functions.CASE_OPS | functions.WHILE_OPS  # inlined on import
+    return sorted(op for op in meta["ops"] if of._C.op_spec(op) is None and op not in lowered)
 
 
 def bench_model(name: str, batches: list[int], quick: bool, busy: bool = False) -> dict:
@@ -310,8 +313,9 @@ def markdown(results, rss, batches, train, versions) -> str:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--models", help="comma-separated model names, or 'all' (default: every model "
-                   f"opforge runs; all: {', '.join(keras_models.MODELS)})")
+    p.add_argument("--models", help="comma-separated model names, 'extra' (more keras.applications: "
+                   f"{', '.join(keras_models.EXTRA_MODELS)}) or 'all' (default: "
+                   f"{', '.join(keras_models.BENCH_MODELS)})")
     p.add_argument("--batches", default="1,8", help="comma-separated batch sizes (default 1,8)")
     p.add_argument("--quick", action="store_true", help=f"a smoke run: {', '.join(QUICK_MODELS)}; few rounds")
     p.add_argument("--busy", action="store_true", help="time every model again with one busy process beside it")
@@ -326,6 +330,8 @@ def main() -> None:
         return
     if args.models == "all":
         names = list(keras_models.MODELS)
+    elif args.models == "extra":
+        names = list(keras_models.EXTRA_MODELS)
     elif args.models:
         names = args.models.split(",")
         unknown = [n for n in names if n not in keras_models.MODELS]

@@ -73,6 +73,20 @@ MODELS = {s.name: s for s in [
     spec("nasnet_mobile", "NASNetMobile", 224),
     spec("efficientnet_b0", "EfficientNetB0", 224),
 ]}
+# More keras.applications, outside the default benchmark (bench_models.py --models extra): other
+# families and sizes, for ops and shapes the thirteen above do not reach (ConvNeXt's grouped
+# convolutions, GELU and Dense over rank-4 inputs; EfficientNetV2's fused MBConv blocks).
+EXTRA_MODELS = {s.name: s for s in [
+    spec("convnext_tiny", "ConvNeXtTiny", 128),
+    spec("efficientnet_v2_b0", "EfficientNetV2B0", 224),
+    spec("inception_resnet_v2", "InceptionResNetV2", 150),
+    spec("mobilenet_v3_large", "MobileNetV3Large", 224),
+    spec("densenet169", "DenseNet169", 160),
+    spec("resnet101", "ResNet101", 160),
+    spec("efficientnet_b3", "EfficientNetB3", 160),
+]}
+BENCH_MODELS = list(MODELS)
+MODELS.update(EXTRA_MODELS)
 
 
 def default_cache_dir() -> str:
