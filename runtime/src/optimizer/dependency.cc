@@ -121,7 +121,7 @@ void drop_redundant_controls(GraphView& v) {
     const auto upstream = [&](int id) {
       if (seen[static_cast<size_t>(id)] == n) return true;
       for (const Input& in : v.at(id).inputs)
-        if (seen[static_cast<size_t>(in.node)] != n) return false;
+        if (in.node < 0 || seen[static_cast<size_t>(in.node)] != n) return false;
       return true;
     };
     std::vector<Input> kept;
