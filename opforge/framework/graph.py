@@ -336,12 +336,13 @@ class Graph:
                   control_inputs=(), exact_name: bool = False) -> Operation:
         """Adds a node. ``inputs`` has one entry per input argument: a GraphTensor, or a list of
         them for list arguments. Attrs not given are inferred or take their defaults. With
-        exact_name, ``name`` (a trailing "/" dropped) is used as is."""
+        exact_name, or when ``name`` ends in "/" (a name scope's, as TensorFlow's composites name
+        their result), ``name`` without the "/" is used as is."""
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         with self._lock:
             handle = _C.op_handle(op_type)
-            if exact_name:
+            if exact_name or (name and name.endswith("/")):
                 node_name = name.rstrip("/")
                 if self._c.find(node_name) >= 0:
                     node_name = self.unique_name(node_name)

@@ -12,6 +12,7 @@ initializer, regularizer and dtype for the variables made inside it.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import numpy as np
 
@@ -159,6 +160,21 @@ def _default_initializer(dtype):
     raise ValueError(f"An initializer for variable of type {dtype.name} is required")
 
 
+def _initial_value(g, init, shape, dt, full):
+    """The initializer's value for a new variable, as TensorFlow names it: its ops (a random
+    initializer's) under the variable's ``Initializer`` scope."""
+    with g.name_scope("Initializer"):
+        try:
+            value = init(shape, dtype=dt)
+        except TypeError:
+            if isinstance(init, _init.Initializer):
+                raise
+            value = init(shape)  # a user's callable taking only the shape
+    if isinstance(value, GraphTensor) and value.dtype != dt:
+        raise ValueError(f"initializer for {full} gives {value.dtype.name}, not {dt.name}")
+    return value
+
+
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=None,
                  collections=None, caching_device=None, partitioner=None, validate_shape=True,
                  use_resource=None, custom_getter=None, constraint=None, synchronization=None,
@@ -214,14 +230,7 @@ def _get_variable(name, shape=None, dtype=None, initializer=None, regularizer=No
         init = initializer if initializer is not None else _default_initializer(dt)
         if isinstance(init, type):
             init = init()
-        try:
-            value = init(shape, dtype=dt)
-        except TypeError:
-            if isinstance(init, _init.Initializer):
-                raise
-            value = init(shape)  # a user's callable taking only the shape
-        if isinstance(value, GraphTensor) and value.dtype != dt:
-            raise ValueError(f"initializer for {full} gives {value.dtype.name}, not {dt.name}")
+        value = functools.partial(_initial_value, g, init, shape, dt, full)  # run under the variable's name
     trainable = True if trainable is None else trainable
     v = create_variable(RefVariable, initial_value=value, dtype=dt, name=full + "/", trainable=trainable, graph=g,
                         collections=collections, validate_shape=validate_shape)  # through variable_creator_scopes

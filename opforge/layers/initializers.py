@@ -1,9 +1,13 @@
 """Variable initializers (TensorFlow 1's tf.*_initializer and tf.initializers): callables
-``init(shape, dtype)`` giving a NumPy value for a new variable.
+``init(shape, dtype)`` giving the initial value of a new variable.
 
-Random initializers draw from a NumPy generator seeded by ``seed`` when given, else by the
-default graph's seed (``set_random_seed``) and a per-graph counter, else from fresh entropy, so
-programs that set a seed build the same initial values every time.
+Constant initializers (zeros, ones, constant, identity) give NumPy values. Random initializers
+give random ops, as TensorFlow's do: in a graph, nodes that draw when the variable's
+initializer runs, so each run of ``global_variables_initializer()`` draws afresh and a saved
+graph holds the op, not the values; eagerly, the drawn tensor. Their seeds follow the random
+ops' rule (ops/random_ops.py ``get_seed``): the op seed ``seed``, the graph's seed
+(``set_random_seed``) or the global one, so a program that sets a seed draws the same initial
+values in every process.
 """
 
 from __future__ import annotations
@@ -23,19 +27,27 @@ __all__ = [
 ]
 
 
-def _rng(seed):
-    if seed is not None:
-        return np.random.default_rng(seed)
-    from ..framework.graph import get_default_graph  # noqa: PLC0415
-    from ..ops.random_ops import _state as random_state  # noqa: PLC0415
-    g = get_default_graph()
-    # The graph's seed, else the global one (of.random.set_seed), as the random ops take it.
-    graph_seed = g.seed if g.seed is not None else random_state.seed
-    if graph_seed is None:
-        return np.random.default_rng()
-    count = g._initializer_count
-    g._initializer_count = count + 1
-    return np.random.default_rng([graph_seed, count])
+def _random():
+    from ..ops import random_ops  # noqa: PLC0415 (ops import the framework, not layers)
+    return random_ops
+
+
+def _float_dtype(name, dt):
+    if not dt.is_floating:
+        raise ValueError(f"{name}: expected a floating point dtype, got {dt.name}")
+    return dt
+
+
+def _normal(shape, mean, stddev, dt, seed, truncated=False):
+    """Normal (or truncated-normal: redrawn beyond two deviations) values as random ops."""
+    rnd = _random()
+    fn = rnd.truncated_normal if truncated else rnd.normal
+    return fn(list(shape), mean=mean, stddev=stddev, dtype=dt, seed=seed,
+              name="truncated_normal" if truncated else "random_normal")
+
+
+def _uniform(shape, lo, hi, dt, seed):
+    return _random().uniform(list(shape), minval=lo, maxval=hi, dtype=dt, seed=seed, name="random_uniform")
 
 
 class Initializer:
@@ -89,7 +101,8 @@ class random_normal_initializer(Initializer):  # noqa: N801
         self.mean, self.stddev, self.seed, self.dtype = mean, stddev, seed, dtype
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return _rng(self.seed).normal(self.mean, self.stddev, tuple(shape)).astype(self._dtype(dtype).as_numpy_dtype)
+        dt = _float_dtype("random_normal_initializer", self._dtype(dtype))
+        return _normal(shape, self.mean, self.stddev, dt, self.seed)
 
 
 class random_uniform_initializer(Initializer):  # noqa: N801
@@ -98,23 +111,12 @@ class random_uniform_initializer(Initializer):  # noqa: N801
 
     def __call__(self, shape, dtype=None, partition_info=None):
         dt = self._dtype(dtype)
-        rng = _rng(self.seed)
         if dt.is_integer:
             if self.maxval is None:
                 raise ValueError("random_uniform_initializer: integer variables need maxval")
-            return rng.integers(self.minval, self.maxval, tuple(shape)).astype(dt.as_numpy_dtype)
-        hi = 1.0 if self.maxval is None else self.maxval
-        return rng.uniform(self.minval, hi, tuple(shape)).astype(dt.as_numpy_dtype)
-
-
-def _truncated(rng, mean, stddev, shape):
-    """Normal samples redrawn until within two standard deviations (TruncatedNormal's rule)."""
-    out = rng.standard_normal(shape)
-    bad = np.abs(out) > 2.0
-    while bad.any():
-        out[bad] = rng.standard_normal(int(bad.sum()))
-        bad = np.abs(out) > 2.0
-    return mean + stddev * out
+            return _uniform(shape, self.minval, self.maxval, dt, self.seed)
+        dt = _float_dtype("random_uniform_initializer", dt)
+        return _uniform(shape, self.minval, 1.0 if self.maxval is None else self.maxval, dt, self.seed)
 
 
 class truncated_normal_initializer(Initializer):  # noqa: N801
@@ -122,8 +124,8 @@ class truncated_normal_initializer(Initializer):  # noqa: N801
         self.mean, self.stddev, self.seed, self.dtype = mean, stddev, seed, dtype
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return _truncated(_rng(self.seed), self.mean, self.stddev, tuple(shape)).astype(
-            self._dtype(dtype).as_numpy_dtype)
+        dt = _float_dtype("truncated_normal_initializer", self._dtype(dtype))
+        return _normal(shape, self.mean, self.stddev, dt, self.seed, truncated=True)
 
 
 def _fans(shape):
@@ -156,15 +158,14 @@ class variance_scaling_initializer(Initializer):  # noqa: N801
         fan_in, fan_out = _fans(shape)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)
-        rng, shape = _rng(self.seed), tuple(shape)
+        dt = _float_dtype(type(self).__name__, self._dtype(dtype))
         if self.distribution == "truncated_normal":
-            v = _truncated(rng, 0.0, math.sqrt(scale) / 0.87962566103423978, shape)
-        elif self.distribution == "untruncated_normal":
-            v = rng.normal(0.0, math.sqrt(scale), shape)
-        else:
-            limit = math.sqrt(3.0 * scale)
-            v = rng.uniform(-limit, limit, shape)
-        return v.astype(self._dtype(dtype).as_numpy_dtype)
+            # 0.8796...: the standard deviation of a unit normal truncated at two deviations
+            return _normal(shape, 0.0, math.sqrt(scale) / 0.87962566103423978, dt, self.seed, truncated=True)
+        if self.distribution == "untruncated_normal":
+            return _normal(shape, 0.0, math.sqrt(scale), dt, self.seed)
+        limit = math.sqrt(3.0 * scale)
+        return _uniform(shape, -limit, limit, dt, self.seed)
 
 
 class uniform_unit_scaling_initializer(Initializer):  # noqa: N801
@@ -178,7 +179,8 @@ class uniform_unit_scaling_initializer(Initializer):  # noqa: N801
         shape = tuple(int(d) for d in shape)
         input_size = float(np.prod(shape[:-1]))  # 1 for a vector or a scalar, as TF's
         limit = math.sqrt(3.0 / max(1.0, input_size)) * self.factor
-        return _rng(self.seed).uniform(-limit, limit, shape).astype(self._dtype(dtype).as_numpy_dtype)
+        return _uniform(shape, -limit, limit, _float_dtype("uniform_unit_scaling_initializer", self._dtype(dtype)),
+                        self.seed)
 
 
 class glorot_uniform_initializer(variance_scaling_initializer):  # noqa: N801
@@ -219,13 +221,19 @@ class orthogonal_initializer(Initializer):  # noqa: N801
         shape = tuple(shape)
         if len(shape) < 2:
             raise ValueError("The tensor to initialize must be at least two-dimensional")
-        rows, cols = int(np.prod(shape[:-1])), shape[-1]
-        a = _rng(self.seed).standard_normal((max(rows, cols), min(rows, cols)))
-        q, r = np.linalg.qr(a)
-        q *= np.sign(np.diag(r))
+        rows, cols = int(np.prod(shape[:-1])), int(shape[-1])
+        dt = _float_dtype("orthogonal_initializer", self._dtype(dtype))
+        from .. import ops as _ops  # noqa: PLC0415
+        from ..ops.matrix_diag_band import matrix_diag_part  # noqa: PLC0415
+        # q of a tall normal matrix's QR, its columns' signs made those of r's diagonal (so the
+        # distribution is uniform over orthogonal matrices), transposed when wide.
+        a = _normal((max(rows, cols), min(rows, cols)), 0.0, 1.0, dt, self.seed)
+        q, r = _ops.qr(a, full_matrices=False)
+        q = _ops.mul(q, _ops.sign(matrix_diag_part(r)))
         if rows < cols:
-            q = q.T
-        return (self.gain * q[:rows, :cols]).reshape(shape).astype(self._dtype(dtype).as_numpy_dtype)
+            q = _ops.transpose(q, np.asarray([1, 0], np.int32))
+        q = _ops.reshape(q, np.asarray(shape, np.int64))
+        return q if self.gain == 1 else _ops.mul(q, np.asarray(self.gain, dt.as_numpy_dtype))
 
 
 class identity_initializer(Initializer):  # noqa: N801

@@ -31,24 +31,35 @@ LSTMStateTuple.dtype = property(lambda self: self.c.dtype)
 # ------------------------------------------------------------------------- variables
 
 
-def _glorot_uniform(shape, dtype, rng=None):
-    """Glorot-uniform values drawn, as every initializer's, from the default graph's seed and
-    counter (a program that calls set_random_seed gets the same weights every run), else from
-    fresh entropy."""
-    fan_in, fan_out = shape[0], shape[-1]
-    limit = np.sqrt(6.0 / (fan_in + fan_out))
-    rng = rng if rng is not None else _initializers._rng(None)
-    return rng.uniform(-limit, limit, shape).astype(dtype.as_numpy_dtype)
+def _glorot_uniform(shape, dtype):
+    """TensorFlow's default kernel initializer (get_variable's): Glorot-uniform random ops,
+    seeded as every random initializer is (layers/initializers.py)."""
+    return _initializers.glorot_uniform_initializer()(shape, dtype)
+
+
+def _user_init(initializer):
+    """A user's initializer (a tf initializer, or any callable(shape, dtype)) as (shape, dtype)
+    -> value; an initializer class is instantiated first, as get_variable does."""
+    init = initializer() if isinstance(initializer, type) else initializer
+    return lambda shape, dtype: init(shape, dtype=dtype)
 
 
 def _variable(scope: str, name: str, shape, dtype, init):
     """A trainable variable called scope/name, outside any control-flow context (a cell first
     called inside dynamic_rnn's loop must not create its variables in the loop)."""
     from ..framework.variables import Variable  # noqa: PLC0415
-    value = init(shape, dtype) if callable(init) else np.full(shape, init, dtype.as_numpy_dtype)
     graph = _explicit_graph()
+
+    def value():  # called by Variable under the variable's name, so in the same context
+        if not callable(init):
+            return np.full(shape, init, dtype.as_numpy_dtype)
+        if graph is None:
+            return init(shape, dtype)
+        with graph.name_scope("Initializer"):
+            return init(shape, dtype)
+
     if graph is None:
-        return Variable(value, name=f"{scope}/{name}")
+        return Variable(value, name=f"{scope}/{name}", dtype=dtype)
     saved = graph._cf_context
     graph._cf_context = None
     try:
@@ -189,7 +200,7 @@ class BasicRNNCell(RNNCell):
 
     def build(self, depth, dtype):
         n = self._num_units
-        self._kernel = self._add("kernel", (depth + n, n), dtype, lambda s, d: _glorot_uniform(s, d))
+        self._kernel = self._add("kernel", (depth + n, n), dtype, _glorot_uniform)
         self._bias = self._add("bias", (n,), dtype, 0.0)
 
     def call(self, inputs, state):
@@ -224,7 +235,7 @@ class BasicLSTMCell(RNNCell):
 
     def build(self, depth, dtype):
         n = self._num_units
-        self._kernel = self._add("kernel", (depth + n, 4 * n), dtype, lambda s, d: _glorot_uniform(s, d))
+        self._kernel = self._add("kernel", (depth + n, 4 * n), dtype, _glorot_uniform)
         self._bias = self._add("bias", (4 * n,), dtype, 0.0)
 
     def _split_state(self, state):
@@ -279,8 +290,8 @@ class LSTMCell(BasicLSTMCell):
 
     def _kernel_init(self):
         if self._initializer is None:
-            return lambda s, d: _glorot_uniform(s, d)
-        return lambda s, d: np.asarray(self._initializer(s, d), d.as_numpy_dtype)
+            return _glorot_uniform
+        return _user_init(self._initializer)
 
     def build(self, depth, dtype):
         n, h = self._num_units, self.output_size
@@ -343,11 +354,12 @@ class GRUCell(RNNCell):
 
     def build(self, depth, dtype):
         n = self._num_units
-        glorot = lambda s, d: _glorot_uniform(s, d)  # noqa: E731
-        self._gate_kernel = self._add("gates/kernel", (depth + n, 2 * n), dtype, glorot)
-        self._gate_bias = self._add("gates/bias", (2 * n,), dtype, 1.0)
-        self._candidate_kernel = self._add("candidate/kernel", (depth + n, n), dtype, glorot)
-        self._candidate_bias = self._add("candidate/bias", (n,), dtype, 0.0)
+        kernel = _user_init(self._kernel_initializer) if self._kernel_initializer is not None else _glorot_uniform
+        bias = _user_init(self._bias_initializer) if self._bias_initializer is not None else None
+        self._gate_kernel = self._add("gates/kernel", (depth + n, 2 * n), dtype, kernel)
+        self._gate_bias = self._add("gates/bias", (2 * n,), dtype, bias or 1.0)
+        self._candidate_kernel = self._add("candidate/kernel", (depth + n, n), dtype, kernel)
+        self._candidate_bias = self._add("candidate/bias", (n,), dtype, bias or 0.0)
 
     def call(self, inputs, state):
         value = _ops.sigmoid(_linear([inputs, state], self._gate_kernel, self._gate_bias))

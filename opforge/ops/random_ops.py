@@ -10,6 +10,7 @@ restarts the eager streams. The stateless functions are pure functions of their 
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import types
 
@@ -81,16 +82,33 @@ def _shape(shape):
     return shape
 
 
-def _affine(x, scale, shift, dtype):
-    """x * scale + shift, skipping the identity parts."""
+def _is_one(v):
+    return isinstance(v, numbers.Number) and v == 1
+
+
+def _is_zero(v):
+    return isinstance(v, numbers.Number) and v == 0
+
+
+def _const(v, npdt):
+    return v if hasattr(v, "dtype") and not isinstance(v, np.ndarray) else np.asarray(v).astype(npdt)
+
+
+def _sampled(sample, scale, shift, dtype, name, default, graph=None):
+    """sample(name) * scale + shift, skipping the identity parts, named as TensorFlow names
+    its samplers: in a graph, under the scope ``name`` (else ``default``), the add (or the
+    last op) named for the scope itself, so that ``name:0`` is the scaled value."""
     npdt = dtype.as_numpy_dtype
-    if not (isinstance(scale, numbers.Number) and scale == 1):
-        x = _ops.mul(x, scale if hasattr(scale, "dtype") and not isinstance(scale, np.ndarray)
-                     else np.asarray(scale).astype(npdt))
-    if not (isinstance(shift, numbers.Number) and shift == 0):
-        x = _ops.add_v2(x, shift if hasattr(shift, "dtype") and not isinstance(shift, np.ndarray)
-                        else np.asarray(shift).astype(npdt))
-    return x
+    scaled, shifted = not _is_one(scale), not _is_zero(shift)
+    g = graph if graph is not None else _explicit_graph()
+    with g.name_scope(name or default) if g is not None else contextlib.nullcontext() as scope:
+        scale = scale() if callable(scale) else scale  # an op (a span of tensor bounds): in the scope
+        x = sample(scope if not (scaled or shifted) else None)
+        if scaled:
+            x = _ops.mul(x, _const(scale, npdt), name=scope if not shifted else None)
+        if shifted:
+            x = _ops.add_v2(x, _const(shift, npdt), name=scope)
+        return x
 
 
 def _seeds(seed, graph):
@@ -109,26 +127,28 @@ def uniform(shape, minval=0, maxval=None, dtype="float32", seed=None, name=None,
         hi = maxval if hasattr(maxval, "dtype") and not isinstance(maxval, np.ndarray) else np.asarray(maxval).astype(npdt)
         return _ops.random_uniform_int(_shape(shape), lo, hi, seed=s1, seed2=s2, name=name)
     maxval = 1 if maxval is None else maxval
-    x = _ops.random_uniform(_shape(shape), dtype, seed=s1, seed2=s2, name=name)
     if isinstance(maxval, numbers.Number) and isinstance(minval, numbers.Number):
-        return _affine(x, maxval - minval, minval, dtype)
-    return _affine(x, _ops.sub(maxval, minval), minval, dtype)
+        span = maxval - minval
+    else:  # tensor bounds: the span is an op of the scope
+        span = lambda: _ops.sub(maxval, minval, name="sub")  # noqa: E731
+    return _sampled(lambda n: _ops.random_uniform(_shape(shape), dtype, seed=s1, seed2=s2, name=n),
+                    span, minval, dtype, name, "random_uniform", _graph)
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None, _graph=None):
     """Normal values (tf.random.normal)."""
     dtype = as_dtype(dtype)
     s1, s2 = _seeds(seed, _graph)
-    return _affine(_ops.random_standard_normal(_shape(shape), dtype, seed=s1, seed2=s2, name=name),
-                   stddev, mean, dtype)
+    return _sampled(lambda n: _ops.random_standard_normal(_shape(shape), dtype, seed=s1, seed2=s2, name=n),
+                    stddev, mean, dtype, name, "random_normal", _graph)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None, _graph=None):
     """Normal values cut at two standard deviations (tf.random.truncated_normal)."""
     dtype = as_dtype(dtype)
     s1, s2 = _seeds(seed, _graph)
-    return _affine(_ops.truncated_normal(_shape(shape), dtype, seed=s1, seed2=s2, name=name),
-                   stddev, mean, dtype)
+    return _sampled(lambda n: _ops.truncated_normal(_shape(shape), dtype, seed=s1, seed2=s2, name=n),
+                    stddev, mean, dtype, name, "truncated_normal", _graph)
 
 
 def shuffle(value, seed=None, name=None, _graph=None):
@@ -153,20 +173,21 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype="float32", name=
         return _ops.stateless_random_uniform_int(_shape(shape), _seed_tensor(seed), np.asarray(minval).astype(npdt),
                                                  np.asarray(maxval).astype(npdt), name=name)
     maxval = 1 if maxval is None else maxval
-    x = _ops.stateless_random_uniform(_shape(shape), _seed_tensor(seed), dtype=dtype, name=name)
-    return _affine(x, maxval - minval, minval, dtype)
+    return _sampled(lambda n: _ops.stateless_random_uniform(_shape(shape), _seed_tensor(seed), dtype=dtype, name=n),
+                    maxval - minval, minval, dtype, name, "stateless_random_uniform")
 
 
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype="float32", name=None):
     dtype = as_dtype(dtype)
-    x = _ops.stateless_random_normal(_shape(shape), _seed_tensor(seed), dtype=dtype, name=name)
-    return _affine(x, stddev, mean, dtype)
+    return _sampled(lambda n: _ops.stateless_random_normal(_shape(shape), _seed_tensor(seed), dtype=dtype, name=n),
+                    stddev, mean, dtype, name, "stateless_random_normal")
 
 
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype="float32", name=None):
     dtype = as_dtype(dtype)
-    x = _ops.stateless_truncated_normal(_shape(shape), _seed_tensor(seed), dtype=dtype, name=name)
-    return _affine(x, stddev, mean, dtype)
+    return _sampled(lambda n: _ops.stateless_truncated_normal(_shape(shape), _seed_tensor(seed), dtype=dtype,
+                                                              name=n),
+                    stddev, mean, dtype, name, "stateless_truncated_normal")
 
 
 __all__ = ["set_seed", "get_seed", "uniform", "normal", "truncated_normal", "shuffle",
