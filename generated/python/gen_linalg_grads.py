@@ -9,7 +9,7 @@ gradient per input argument.
 from opforge.gradients.registry import register_gradient as _register
 from opforge.gradients.registry import register_gradient_fn as _register_fn
 from opforge.generated.gen_array_ops import expand_dims
-from opforge.generated.gen_linalg_ops import matrix_inverse
+from opforge.generated.gen_linalg_ops import matrix_band_part, matrix_inverse
 from opforge.generated.gen_math_ops import batch_mat_mul_v2, mul, neg
 
 
@@ -18,6 +18,18 @@ def _log_matrix_determinant_grad(op, grads):
     input = op.inputs[0]
     return [
         mul(expand_dims(expand_dims(grads[1], -1), -1), matrix_inverse(input, adjoint=True)),
+    ]
+
+
+@_register("MatrixBandPart")
+def _matrix_band_part_grad(op, grads):
+    num_lower = op.inputs[1]
+    num_upper = op.inputs[2]
+    grad = grads[0]
+    return [
+        matrix_band_part(grad, num_lower, num_upper),
+        None,
+        None,
     ]
 
 
@@ -42,6 +54,15 @@ def _matrix_inverse_grad(op, grads):
 
 _register_fn("Cholesky", "opforge.gradients.linalg_grads:cholesky_grad")
 _register_fn("Lu", "opforge.gradients.linalg_grads:lu_grad")
+_register_fn("MatrixDiag", "opforge.gradients.matrix_diag_grads:matrix_diag_grad")
+_register_fn("MatrixDiagPart", "opforge.gradients.matrix_diag_grads:matrix_diag_part_grad")
+_register_fn("MatrixDiagPartV2", "opforge.gradients.matrix_diag_grads:matrix_diag_part_grad")
+_register_fn("MatrixDiagPartV3", "opforge.gradients.matrix_diag_grads:matrix_diag_part_grad")
+_register_fn("MatrixDiagV2", "opforge.gradients.matrix_diag_grads:matrix_diag_grad")
+_register_fn("MatrixDiagV3", "opforge.gradients.matrix_diag_grads:matrix_diag_grad")
+_register_fn("MatrixSetDiag", "opforge.gradients.matrix_diag_grads:matrix_set_diag_grad")
+_register_fn("MatrixSetDiagV2", "opforge.gradients.matrix_diag_grads:matrix_set_diag_grad")
+_register_fn("MatrixSetDiagV3", "opforge.gradients.matrix_diag_grads:matrix_set_diag_grad")
 _register_fn("MatrixSolve", "opforge.gradients.linalg_grads:matrix_solve_grad")
 _register_fn("MatrixSquareRoot", "opforge.gradients.linalg_grads:matrix_square_root_grad")
 _register_fn("MatrixTriangularSolve", "opforge.gradients.linalg_grads:matrix_triangular_solve_grad")

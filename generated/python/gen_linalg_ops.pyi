@@ -71,6 +71,27 @@ def lu(input: TensorLike, output_idx_type: DTypeLike = "int32", name: str | None
       p: A `Tensor` of type `output_idx_type`.
     """
 
+def matrix_band_part(input: TensorLike, num_lower: TensorLike, num_upper: TensorLike, name: str | None = None) -> Tensor:
+    r"""Copies each innermost matrix, setting everything outside a central band to zero.
+
+    Entry (i, j) of each matrix is kept where `(num_lower < 0 || i - j <= num_lower) && (num_upper <
+    0 || j - i <= num_upper)`, zero elsewhere: `(0, -1)` keeps the upper triangle, `(-1, 0)` the
+    lower, `(0, 0)` the diagonal.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Rank `k >= 2` tensor.
+      num_lower: A `Tensor`. Must be one of the following types: `int32`, `int64`. Number of
+        subdiagonals to keep; negative keeps the whole lower triangle. At most the number of rows.
+      num_upper: A `Tensor`. Must have the same type as `num_lower`. Number of superdiagonals to
+        keep; negative keeps the whole upper triangle. At most the number of columns.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
 def matrix_determinant(input: TensorLike, name: str | None = None) -> Tensor:
     r"""Computes the determinant of one or more square matrices.
 
@@ -86,6 +107,140 @@ def matrix_determinant(input: TensorLike, name: str | None = None) -> Tensor:
 
     Returns:
       A `Tensor`. Has the same type as `input`. Shape is `[...]`.
+    """
+
+def matrix_diag(diagonal: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns a batched diagonal tensor with a given batched diagonal values.
+
+    Square matrices `[..., N, N]` with `diagonal` (`[..., N]`) on their main diagonal and zeros
+    elsewhere.
+
+    Args:
+      diagonal: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Rank `k >= 1` tensor.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `diagonal`.
+    """
+
+def matrix_diag_part(input: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the batched diagonal part of a batched tensor.
+
+    The main diagonal of each innermost matrix: `[..., min(M, N)]`.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Rank `k >= 2` tensor of shape `[..., M, N]`.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def matrix_diag_part_v2(input: TensorLike, k: TensorLike, padding_value: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns the batched diagonal part of a batched tensor.
+
+    The diagonals k0..k1 of each innermost matrix: `[..., max_len]` for one diagonal, `[..., k1 - k0
+    + 1, max_len]` for a band (top row: diagonal k1), `max_len` the longest diagonal's length.
+    Shorter diagonals are padded with `padding_value` on the right (superdiagonals and subdiagonals
+    alike: V3's LEFT_LEFT).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Rank `r >= 2` tensor.
+      k: A `Tensor` of type `int32`. Diagonal offset(s): a scalar (one diagonal) or a pair `(k0,
+        k1)` with k0 <= k1 (a band, top row k1). 0 is the main diagonal, positive above it, negative
+        below.
+      padding_value: A `Tensor`. Must have the same type as `input`. A scalar: the value outside the
+        diagonals' entries.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def matrix_diag_part_v3(input: TensorLike, k: TensorLike, padding_value: TensorLike, align: str = 'RIGHT_LEFT', name: str | None = None) -> Tensor:
+    r"""Returns the batched diagonal part of a batched tensor.
+
+    The diagonals k0..k1 of each innermost matrix: `[..., max_len]` for one diagonal, `[..., k1 - k0
+    + 1, max_len]` for a band (top row: diagonal k1), `max_len` the longest diagonal's length.
+    Shorter diagonals are padded with `padding_value` on the side `align` says.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Rank `r >= 2` tensor.
+      k: A `Tensor` of type `int32`. Diagonal offset(s): a scalar (one diagonal) or a pair `(k0,
+        k1)` with k0 <= k1 (a band, top row k1). 0 is the main diagonal, positive above it, negative
+        below.
+      padding_value: A `Tensor`. Must have the same type as `input`. A scalar: the value outside the
+        diagonals' entries.
+      align: An optional `string` from: `"LEFT_RIGHT"`, `"RIGHT_LEFT"`, `"LEFT_LEFT"`,
+        `"RIGHT_RIGHT"`. Defaults to `'RIGHT_LEFT'`. Where diagonals shorter than the longest sit in
+        their row: the first word for superdiagonals, the second for subdiagonals; LEFT pads on the
+        right, RIGHT on the left.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def matrix_diag_v2(diagonal: TensorLike, k: TensorLike, num_rows: TensorLike, num_cols: TensorLike, padding_value: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns a batched diagonal tensor with given batched diagonal values.
+
+    Matrices whose diagonals k0..k1 are `diagonal` (`[..., max_len]` for one diagonal, `[..., k1 -
+    k0 + 1, max_len]` for a band, top row k1) and whose other entries are `padding_value`.
+    `num_rows` / `num_cols` of -1 are inferred: the smallest matrix holding the diagonals, square
+    when both are -1. Shorter diagonals are read from the left of their row (V3's LEFT_LEFT).
+
+    Args:
+      diagonal: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Rank `r >= 1` (a band: `r >= 2`) tensor of diagonals.
+      k: A `Tensor` of type `int32`. Diagonal offset(s): a scalar (one diagonal) or a pair `(k0,
+        k1)` with k0 <= k1 (a band, top row k1). 0 is the main diagonal, positive above it, negative
+        below.
+      num_rows: A `Tensor` of type `int32`. The output matrices' rows; -1: inferred.
+      num_cols: A `Tensor` of type `int32`. The output matrices' columns; -1: inferred.
+      padding_value: A `Tensor`. Must have the same type as `diagonal`. A scalar: the value outside
+        the diagonals.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `diagonal`.
+    """
+
+def matrix_diag_v3(diagonal: TensorLike, k: TensorLike, num_rows: TensorLike, num_cols: TensorLike, padding_value: TensorLike, align: str = 'RIGHT_LEFT', name: str | None = None) -> Tensor:
+    r"""Returns a batched diagonal tensor with given batched diagonal values.
+
+    Matrices whose diagonals k0..k1 are `diagonal` (`[..., max_len]` for one diagonal, `[..., k1 -
+    k0 + 1, max_len]` for a band, top row k1) and whose other entries are `padding_value`.
+    `num_rows` / `num_cols` of -1 are inferred: the smallest matrix holding the diagonals, square
+    when both are -1.
+
+    Args:
+      diagonal: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Rank `r >= 1` (a band: `r >= 2`) tensor of diagonals.
+      k: A `Tensor` of type `int32`. Diagonal offset(s): a scalar (one diagonal) or a pair `(k0,
+        k1)` with k0 <= k1 (a band, top row k1). 0 is the main diagonal, positive above it, negative
+        below.
+      num_rows: A `Tensor` of type `int32`. The output matrices' rows; -1: inferred.
+      num_cols: A `Tensor` of type `int32`. The output matrices' columns; -1: inferred.
+      padding_value: A `Tensor`. Must have the same type as `diagonal`. A scalar: the value outside
+        the diagonals.
+      align: An optional `string` from: `"LEFT_RIGHT"`, `"RIGHT_LEFT"`, `"LEFT_LEFT"`,
+        `"RIGHT_RIGHT"`. Defaults to `'RIGHT_LEFT'`. Where diagonals shorter than the longest sit in
+        their row: the first word for superdiagonals, the second for subdiagonals; LEFT pads on the
+        right, RIGHT on the left.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `diagonal`.
     """
 
 def matrix_inverse(input: TensorLike, adjoint: bool = False, name: str | None = None) -> Tensor:
@@ -107,6 +262,71 @@ def matrix_inverse(input: TensorLike, adjoint: bool = False, name: str | None = 
 
     Returns:
       A `Tensor`. Has the same type as `input`. Shape is `[..., M, M]`.
+    """
+
+def matrix_set_diag(input: TensorLike, diagonal: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns a batched matrix tensor with new batched diagonal values.
+
+    `input` (`[..., M, N]`) with its main diagonal replaced by `diagonal` (`[..., min(M, N)]`).
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Rank `k + 1` tensor, `k >= 1`.
+      diagonal: A `Tensor`. Must have the same type as `input`. Rank `k` tensor: the new main
+        diagonals.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def matrix_set_diag_v2(input: TensorLike, diagonal: TensorLike, k: TensorLike, name: str | None = None) -> Tensor:
+    r"""Returns a batched matrix tensor with new batched diagonal values.
+
+    `input` with its diagonals k0..k1 replaced by `diagonal`, laid out as MatrixDiagPartV3 gives
+    them (`[..., max_len]`, or `[..., k1 - k0 + 1, max_len]` for a band); shorter diagonals read
+    from the left of their row (V3's LEFT_LEFT); the padding is not read.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Rank `r + 1` tensor, `r >= 1`.
+      diagonal: A `Tensor`. Must have the same type as `input`. The new diagonals: `input`'s batch
+        dims, then `[max_len]` or `[k1 - k0 + 1, max_len]`.
+      k: A `Tensor` of type `int32`. Diagonal offset(s): a scalar (one diagonal) or a pair `(k0,
+        k1)` with k0 <= k1 (a band, top row k1). 0 is the main diagonal, positive above it, negative
+        below.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
+    """
+
+def matrix_set_diag_v3(input: TensorLike, diagonal: TensorLike, k: TensorLike, align: str = 'RIGHT_LEFT', name: str | None = None) -> Tensor:
+    r"""Returns a batched matrix tensor with new batched diagonal values.
+
+    `input` with its diagonals k0..k1 replaced by `diagonal`, laid out as MatrixDiagPartV3 gives
+    them (`[..., max_len]`, or `[..., k1 - k0 + 1, max_len]` for a band); the padding of shorter
+    diagonals is not read.
+
+    Args:
+      input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        Rank `r + 1` tensor, `r >= 1`.
+      diagonal: A `Tensor`. Must have the same type as `input`. The new diagonals: `input`'s batch
+        dims, then `[max_len]` or `[k1 - k0 + 1, max_len]`.
+      k: A `Tensor` of type `int32`. Diagonal offset(s): a scalar (one diagonal) or a pair `(k0,
+        k1)` with k0 <= k1 (a band, top row k1). 0 is the main diagonal, positive above it, negative
+        below.
+      align: An optional `string` from: `"LEFT_RIGHT"`, `"RIGHT_LEFT"`, `"LEFT_LEFT"`,
+        `"RIGHT_RIGHT"`. Defaults to `'RIGHT_LEFT'`. Where diagonals shorter than the longest sit in
+        their row: the first word for superdiagonals, the second for subdiagonals; LEFT pads on the
+        right, RIGHT on the left.
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor`. Has the same type as `input`.
     """
 
 def matrix_solve(matrix: TensorLike, rhs: TensorLike, adjoint: bool = False, name: str | None = None) -> Tensor:

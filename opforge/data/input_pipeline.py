@@ -77,21 +77,61 @@ class _FilenameQueue:
         self._epoch = 0
         self._lock = threading.Lock()
 
-    def dequeue(self, session) -> str:
+    def _fill(self, session) -> bool:
+        """Loads the next epoch's names when none are pending (under the lock); False once the
+        epochs are used up."""
+        if not self._pending:
+            if self._num_epochs is not None and self._epoch >= self._num_epochs:
+                return False
+            names = self._names
+            if isinstance(names, GraphTensor):
+                names = session.run(names)
+            names = [n.decode() if isinstance(n, bytes) else str(n) for n in np.ravel(names)]
+            if self._shuffle:
+                names = [names[i] for i in self._rng.permutation(len(names))]
+            self._pending = names
+            self._epoch += 1
+        return True
+
+    def _take(self, session) -> str:
         with self._lock:
-            if not self._pending:
-                if self._num_epochs is not None and self._epoch >= self._num_epochs:
-                    raise OutOfRangeError("FIFOQueue '_0_input_producer' is closed and has insufficient "
-                                          "elements (requested 1, current size 0)", "QueueDequeue")
-                names = self._names
-                if isinstance(names, GraphTensor):
-                    names = session.run(names)
-                names = [n.decode() if isinstance(n, bytes) else str(n) for n in np.ravel(names)]
-                if self._shuffle:
-                    names = [names[i] for i in self._rng.permutation(len(names))]
-                self._pending = names
-                self._epoch += 1
+            if not self._fill(session):
+                raise OutOfRangeError("FIFOQueue '_0_input_producer' is closed and has insufficient "
+                                      "elements (requested 1, current size 0)", "QueueDequeue")
             return self._pending.pop(0)
+
+    def _tensor(self, name, source):
+        graph = self.graph
+        with graph.as_default():
+            out = graph.create_op("Placeholder", [], {"dtype": source.dtype.as_datatype_enum, "shape": []},
+                                  name=name).outputs[0]
+        _runtime(graph).add_get_next(source, [out])
+        return out
+
+    def dequeue(self, name=None):
+        """The next file name, a string tensor taking one in each run (the queue's dequeue)."""
+        return self._tensor(name or "input_producer_Dequeue", _QueueRead(self, take=True))
+
+    def size(self, name=None):
+        """The names left in the current epoch (as many as a filled queue would hold), an int32
+        tensor."""
+        return self._tensor(name or "input_producer_Size", _QueueRead(self, take=False))
+
+
+class _QueueRead:
+    """The source (iterator_ops' get_next protocol) of a filename queue's dequeue or size."""
+
+    def __init__(self, queue, take):
+        self._queue, self._take = queue, take
+        self.dtype = _dtypes.string if take else _dtypes.int32
+
+    def _next(self, session):
+        q = self._queue
+        if self._take:
+            return [np.asarray(q._take(session).encode(), dtype=object)]
+        with q._lock:
+            q._fill(session)
+            return [np.asarray(len(q._pending), np.int32)]
 
 
 def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None, capacity=32,
@@ -125,7 +165,7 @@ class _Records:
     def _next(self, session):
         with self._lock:
             while self._at >= len(self._pending):
-                self._pending = list(self._records(self._queue.dequeue(session)))
+                self._pending = list(self._records(self._queue._take(session)))
                 self._at = 0
             self._at += 1
             key, value = self._pending[self._at - 1]
@@ -182,7 +222,7 @@ class _WorkQueue:
         self._queue = queue
         self.graph = queue._graph
 
-    def dequeue(self, session) -> str:
+    def _take(self, session) -> str:
         work = self._queue._get(session, 1, False, "ReaderReadV2")[0][0]
         work = work.item() if isinstance(work, np.ndarray) else work
         return work.decode() if isinstance(work, bytes) else str(work)

@@ -334,10 +334,9 @@ class Graph:
 
     def create_op(self, op_type: str, inputs, attrs: dict, name: str | None = None,
                   control_inputs=(), exact_name: bool = False) -> Operation:
-        """Adds a node. ``inputs`` has one entry per input argument: a GraphTensor, or a list of
-        them for list arguments. Attrs not given are inferred or take their defaults. With
-        exact_name, or when ``name`` ends in "/" (a name scope's, as TensorFlow's composites name
-        their result), ``name`` without the "/" is used as is."""
+        """Adds a node. ``inputs``: per input argument a GraphTensor, or a list for list arguments.
+        Attrs not given are inferred or defaulted. With exact_name, or a ``name`` ending in "/"
+        (a scope's: TF's composites name their result so), the name minus "/" is used as is."""
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         with self._lock:

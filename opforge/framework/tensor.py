@@ -57,6 +57,9 @@ def convert_to_tensor(value, dtype=None, name=None, op: str | None = None) -> Te
     converted = _conversions.convert(value, want)
     if converted is not None:  # a function registered for the value's type made it
         return converted
+    if value is None:  # TensorFlow's error (a ValueError) for a missing value
+        raise ValueError(f"{where}Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) "
+                         f"to a Tensor.")
     if hasattr(value, "__array__") and not isinstance(value, (np.ndarray, np.generic)):
         value = np.asarray(value)
     if want is None and isinstance(value, (bytes, str, np.bytes_, np.str_)):

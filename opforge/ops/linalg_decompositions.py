@@ -14,6 +14,7 @@ import numpy as np
 from .. import ops as _ops
 from ..framework.tensor import convert_to_tensor
 from .math_ops import reduce_sum
+from .matrix_diag_band import matrix_band_part
 
 
 def _as_tensor(v):
@@ -102,40 +103,10 @@ def cholesky_solve(chol, rhs, name=None):
     return _ops.matrix_triangular_solve(chol, y, lower=True, adjoint=True, name=name)
 
 
-def _static_int(v):
-    """v as a Python int when it is one (or a 0-d NumPy integer), else None."""
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        return int(v)
-    if isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "iu":
-        return int(v)
-    return None
-
-
 def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
     """Each matrix with everything outside a band set to 0 (tf.linalg.band_part;
-    tf.matrix_band_part): entry (i, j) stays where (num_lower < 0 or i - j <= num_lower) and
-    (num_upper < 0 or j - i <= num_upper). num_lower = -1 keeps the whole lower triangle."""
-    x = _as_tensor(input)
-    dims = x.shape.dims
-    lo, up = _static_int(num_lower), _static_int(num_upper)
-    if dims is not None and len(dims) >= 2 and None not in dims[-2:] and lo is not None and up is not None:
-        i, j = np.indices((int(dims[-2]), int(dims[-1])))
-        mask = ((lo < 0) | (i - j <= lo)) & ((up < 0) | (j - i <= up))
-    else:  # sizes or band widths known only when the graph runs
-        shape = _ops.shape(x, out_type="int64")
-        one, zero = np.int64(1), np.int64(0)
-        rows = _ops.strided_slice(shape, np.array([-2], np.int32), np.array([-1], np.int32), np.array([1], np.int32),
-                                  shrink_axis_mask=1)
-        cols = _ops.strided_slice(shape, np.array([-1], np.int32), np.array([0], np.int32), np.array([1], np.int32),
-                                  end_mask=1, shrink_axis_mask=1)
-        i = _ops.expand_dims(_ops.range(zero, rows, one), np.int32(-1))
-        j = _ops.expand_dims(_ops.range(zero, cols, one), np.int32(0))
-        lo_t = _ops.cast(_as_tensor(num_lower), "int64")
-        up_t = _ops.cast(_as_tensor(num_upper), "int64")
-        mask = _ops.logical_and(
-            _ops.logical_or(_ops.less(lo_t, zero), _ops.less_equal(_ops.sub(i, j), lo_t)),
-            _ops.logical_or(_ops.less(up_t, zero), _ops.less_equal(_ops.sub(j, i), up_t)))
-    return _ops.select_v2(mask, x, _ops.zeros_like(x), name=name)
+    tf.matrix_band_part): the MatrixBandPart op (matrix_diag_band.py)."""
+    return matrix_band_part(input, num_lower, num_upper, name=name)
 
 
 __all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "det", "eigh", "eigvalsh", "inv", "logdet",

@@ -1,7 +1,8 @@
 """Linear-algebra functions built from other ops (TensorFlow's linalg_ops and the matrix
 functions of array_ops/math_ops): ``of.eye``, ``of.norm``, ``of.linalg.diag``,
 ``of.linalg.diag_part``, ``of.linalg.set_diag``, ``of.linalg.trace``, ``of.linalg.tensor_diag``,
-``of.linalg.tensor_diag_part``. Shapes they work on must be known when a graph is built."""
+``of.linalg.tensor_diag_part``. Shapes they work on must be known when a graph is built, but
+for diag, diag_part and set_diag (the MatrixDiag ops)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import numpy as np
 
 from .. import ops as _ops
 from ..framework import dtypes as _dtypes
-from ..framework.errors import UnimplementedError
 from ..framework.tensor import convert_to_tensor
 from .math_ops import reduce_max, reduce_sum
+from .matrix_diag_band import matrix_diag, matrix_diag_part, matrix_set_diag
 
 
 def _as_tensor(v, dtype=None):
@@ -37,50 +38,24 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None
     return _ops.identity(m, name=name)
 
 
-def diag(diagonal, name="diag"):
-    """Batched diagonal matrices: out[..., i, i] = diagonal[..., i], zero elsewhere
-    (tf.linalg.diag, TensorFlow's MatrixDiag)."""
-    diagonal = _as_tensor(diagonal)
-    n = _known_dims(diagonal, "linalg.diag", 1)[-1]
-    eye_n = np.eye(n, dtype=diagonal.dtype.as_numpy_dtype)
-    return _ops.mul(_ops.expand_dims(diagonal, np.int32(-2)), eye_n, name=name)
+def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
+    """Batched diagonal matrices: out[..., i, i] = diagonal[..., i], zero elsewhere; a band k,
+    sizes and padding as MatrixDiagV3 takes them (tf.linalg.diag; matrix_diag_band.matrix_diag)."""
+    return matrix_diag(diagonal, name=name, k=k, num_rows=num_rows, num_cols=num_cols, padding_value=padding_value,
+                       align=align)
 
 
-def diag_part(input, name="diag_part"):  # noqa: A002 (TensorFlow's name)
+def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002 (TensorFlow's name)
     """The main diagonals of a batch of matrices: out[..., i] = input[..., i, i] for i below
-    min(rows, columns) (tf.linalg.diag_part, TensorFlow's MatrixDiagPart)."""
-    x = _as_tensor(input)
-    m, n = _known_dims(x, "linalg.diag_part", 2)[-2:]
-    on_diagonal = _ops.mul(x, np.eye(m, n, dtype=x.dtype.as_numpy_dtype))
-    return reduce_sum(on_diagonal, -1 if m <= n else -2, name=name)
+    min(rows, columns); a band k as MatrixDiagPartV3 takes it (tf.linalg.diag_part)."""
+    return matrix_diag_part(input, name=name, k=k, padding_value=padding_value, align=align)
 
 
 def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002 (TensorFlow's names)
-    """input with the k-th diagonal of each matrix replaced by diagonal (tf.linalg.set_diag,
-    TensorFlow 1's tf.matrix_set_diag; TensorFlow's MatrixSetDiag): k = 0 the main diagonal, k > 0
-    above it, k < 0 below. diagonal[..., i] is the diagonal's i-th entry from its top-left end.
-    One diagonal only (an int k; align, which places several, has nothing to do then)."""
-    del align
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
-        raise UnimplementedError(f"linalg.set_diag: k must be an int (one diagonal), got {k!r}", "MatrixSetDiag")
-    k = int(k)
-    x = _as_tensor(input)
-    m, n = _known_dims(x, "linalg.set_diag", 2)[-2:]
-    d = _as_tensor(diagonal, x.dtype)
-    dims = _known_dims(d, "linalg.set_diag", 1)
-    length = max(0, min(m, n - k) if k >= 0 else min(m + k, n))
-    if list(dims) != _known_dims(x, "linalg.set_diag")[:-2] + [length]:
-        raise ValueError(f"linalg.set_diag: diagonal {k} of matrices of shape {x.shape} needs a diagonal of "
-                         f"shape {_known_dims(x, 'linalg.set_diag')[:-2] + [length]}, got {d.shape}")
-    on = np.eye(m, n, k, dtype=bool)
-    # Entry i of the diagonal sits in row i (k >= 0) or column i (k < 0): spread it along that
-    # row or column, padded to the matrix's size, and keep it where the mask is.
-    size = m if k >= 0 else n
-    paddings = np.zeros((len(dims), 2), np.int64)
-    paddings[-1, 1] = size - length
-    padded = _ops.pad(d, paddings)
-    spread = _ops.mul(_ops.expand_dims(padded, np.int32(-1 if k >= 0 else -2)), on.astype(x.dtype.as_numpy_dtype))
-    return _ops.select_v2(on, spread, x, name=name)
+    """input with the diagonals k (an int, or a band (k0, k1)) of each matrix replaced by
+    diagonal (tf.linalg.set_diag, TensorFlow 1's tf.matrix_set_diag; MatrixSetDiagV3): k = 0 the
+    main diagonal, k > 0 above it, k < 0 below; diagonal laid out as diag_part gives it."""
+    return matrix_set_diag(input, diagonal, name=name, k=k, align=align)
 
 
 def trace(x, name=None):

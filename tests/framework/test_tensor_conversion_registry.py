@@ -65,3 +65,10 @@ def test_a_function_returning_a_non_tensor_is_an_error():
     R.register_tensor_conversion_function(Odd, lambda v, dtype=None, name=None, as_ref=False: 3)
     with pytest.raises(RuntimeError, match="returned non-Tensor"):
         of.convert_to_tensor(Odd())
+
+
+def test_none_is_tensorflows_value_error():
+    """TF1 programs catch ValueError around convert_to_tensor(None) (TensorFlow's class)."""
+    for convert in (of.convert_to_tensor, tf.convert_to_tensor, of.constant):
+        with pytest.raises(ValueError, match=r"Attempt to convert a value \(None\)"):
+            convert(None)

@@ -90,7 +90,19 @@ BATCH_TO_SPACE = [((12, 2, 2, 3), [2, 3], [[0, 0], [0, 0]]), ((2, 3, 3), [2], [[
                   ((4, 2, 3, 1), [1, 2], [[0, 1], [1, 0]]), ((0, 2, 2), [2], [[0, 0]])]
 BATCH_TO_SPACE_LARGE = [((32, 32, 32, 16), [2, 2], [[0, 0], [0, 0]])]
 
-TABLE_OPS = {"SpaceToBatchND", "BatchToSpaceND", "ConcatV2", "Split", "SplitV", "Slice", "StridedSlice", "StridedSliceGrad", "Pack",
+# The band-diagonal matrix ops (opdefs/linalg/matrix_*): (matrix or diagonal shape, k, ...).
+DIAG_PART = [((4, 5), 0), ((2, 3, 6), (-1, 2)), ((3, 3), (1, 2)), ((2, 1, 4, 3), (-2, -1)), ((0, 3, 3), 0)]
+DIAG_PART_LARGE = [((64, 40, 30), (-4, 7))]
+DIAG = [((4,), 0, -1, -1), ((2, 2, 4), (-1, 0), -1, 6), ((3,), 1, -1, -1), ((2, 3, 3), (0, 2), 5, -1),
+        ((0, 3), -1, -1, -1)]
+DIAG_LARGE = [((64, 30), 0, 40, -1)]
+BAND_PART = [((4, 5), 0, -1), ((2, 3, 6), 1, 2), ((3, 3), -1, 0), ((2, 4, 3), -1, -1), ((0, 2, 2), 1, 1)]
+BAND_PART_LARGE = [((200, 64, 64), 3, 5)]
+_ALIGNS = ("LEFT_RIGHT", "RIGHT_LEFT", "LEFT_LEFT", "RIGHT_RIGHT")
+MATRIX_BAND_OPS = {"MatrixDiagPart", "MatrixDiagPartV2", "MatrixDiagPartV3", "MatrixDiag", "MatrixDiagV2",
+                   "MatrixDiagV3", "MatrixSetDiag", "MatrixSetDiagV2", "MatrixSetDiagV3", "MatrixBandPart"}
+
+TABLE_OPS = MATRIX_BAND_OPS | {"SpaceToBatchND", "BatchToSpaceND", "ConcatV2", "Split", "SplitV", "Slice", "StridedSlice", "StridedSliceGrad", "Pack",
              "Unpack", "GatherV2", "GatherNd", "ScatterNd", "UnsortedSegmentSum", "Pad", "PadV2",
              "Tile", "ExpandDims", "Squeeze", "OneHot", "ReverseV2", "BroadcastTo", "PlaceholderWithDefault"}
 # PlaceholderWithDefault: (input shape, the shape attr: as given, or with unknown dims)
@@ -191,7 +203,44 @@ def _rows(op_name, large: bool):
     if op_name == "PlaceholderWithDefault":
         return [(f"{_sid(s)}-as{'_'.join('u' if d is None else str(d) for d in a) or 's'}", {"input": s}, {"shape": a}, {})
                 for s, a in (PLACEHOLDER_WITH_DEFAULT_LARGE if L else PLACEHOLDER_WITH_DEFAULT)]
+    if op_name in MATRIX_BAND_OPS:
+        return _matrix_band_rows(op_name, L)
     raise AssertionError(f"no case table for {op_name}")
+
+
+def _band_len(shape, k):
+    lo, hi = (k, k) if isinstance(k, int) else k
+    rows, cols = shape[-2:]
+    return (hi - lo + 1, lo < hi, max(0, min(rows + min(hi, 0), cols - max(lo, 0))))
+
+
+def _matrix_band_rows(op_name, large):
+    """Rows of the band-diagonal matrix ops; V1 ops take the main diagonal, V3 cycles through the
+    alignments."""
+    v1, v3 = op_name[-2:] not in ("V2", "V3"), op_name.endswith("V3")
+    rows = []
+    if op_name == "MatrixBandPart":
+        return [(f"{_sid(s)}-l{lo}-u{up}", {"input": s}, {}, {"lower": lo, "upper": up})
+                for s, lo, up in (BAND_PART_LARGE if large else BAND_PART)]
+    if op_name.startswith("MatrixDiagPart") or op_name.startswith("MatrixSetDiag"):
+        for i, (s, k) in enumerate(DIAG_PART_LARGE if large else DIAG_PART):
+            k = 0 if v1 else k
+            n, band, length = _band_len(s, k)
+            shapes = {"input": s}
+            if op_name.startswith("MatrixSetDiag"):
+                shapes["diagonal"] = tuple(s[:-2]) + ((n,) if band else ()) + (length,)
+            elif not v1:
+                shapes["padding_value"] = ()
+            attrs = {"align": _ALIGNS[i % 4]} if v3 else {}
+            rows.append((f"{_sid(s)}-k{k}", shapes, attrs, {"k": k}))
+        return rows
+    for i, (s, k, nr, nc) in enumerate(DIAG_LARGE if large else DIAG):  # MatrixDiag*
+        if v1:
+            k, nr, nc = 0, -1, -1
+        shapes = {"diagonal": s} if v1 else {"diagonal": s, "padding_value": ()}
+        attrs = {"align": _ALIGNS[i % 4]} if v3 else {}
+        rows.append((f"{_sid(s)}-k{k}-r{nr}-c{nc}", shapes, attrs, {"k": k, "num_rows": nr, "num_cols": nc}))
+    return rows
 
 
 def cases(op, spec):
@@ -288,4 +337,12 @@ def build(rng, op, case, data):
         return {"axis": _ints(rng, op, "axis", x["axes"])}
     if n == "BroadcastTo":
         return {"shape": _ints(rng, op, "shape", x["target"])}
+    if n == "MatrixBandPart":
+        dt = _index_dtype(rng, op, "num_lower")
+        return {"num_lower": np.asarray(x["lower"], dt), "num_upper": np.asarray(x["upper"], dt)}
+    if n in MATRIX_BAND_OPS and n[-2:] in ("V2", "V3"):
+        out = {"k": np.asarray(x["k"], np.int32)}
+        if "num_rows" in x:
+            out.update(num_rows=np.int32(x["num_rows"]), num_cols=np.int32(x["num_cols"]))
+        return out
     return {}

@@ -10,6 +10,7 @@ import numpy as np
 import nn_reference  # opdefs/nn references call it
 import special_reference  # and opdefs/math's special functions
 import quantization_reference  # opdefs/quantization
+import matrix_reference  # opdefs/linalg/matrix_*
 from opmatrix_signature import dispatch_attr
 from opmatrix_values import LOW_PRECISION, TOLERANCE, kind, np_dtype, of_dtype, spec_of_np
 
@@ -37,7 +38,7 @@ def expected_out_spec(op, bindings) -> str:
 def reference(op, spec, inputs, attrs, bindings):
     """Evaluates op.reference; 16-bit float data is computed in float32."""
     env = {"np": np, "nn_reference": nn_reference, "special_reference": special_reference,
-           "quantization_reference": quantization_reference}
+           "quantization_reference": quantization_reference, "matrix_reference": matrix_reference}
     d = dispatch_attr(op)
     for arg in op.inputs:
         v = inputs[arg.name]

@@ -85,10 +85,20 @@ def test_set_diag(rng, shape, k):
 
 
 def test_set_diag_errors():
-    with pytest.raises(ValueError, match=r"needs a diagonal of shape \[2, 3\]"):
+    with pytest.raises(ValueError, match=r"have shape \[2,3\], got diagonal of shape \[2,4\]"):
         of.linalg.set_diag(np.ones((2, 3, 4)), np.ones((2, 4)))
-    with pytest.raises(of.errors.UnimplementedError, match="one diagonal"):
-        of.linalg.set_diag(np.ones((3, 3)), np.ones((2, 3)), k=(0, 1))
+    with pytest.raises(ValueError, match=r"diagonal index 3 is out of bounds"):
+        of.linalg.set_diag(np.ones((3, 3)), np.ones((2, 1)), k=(2, 3))
+
+
+def test_set_diag_band():
+    """A band k = (k0, k1): row r of diagonal holds diagonal k1 - r (MatrixSetDiagV3)."""
+    x = np.arange(12.0).reshape(3, 4)
+    d = np.array([[10.0, 11.0, 12.0], [20.0, 21.0, 22.0]])  # diagonals 1 and 0
+    want = x.copy()
+    want[[0, 1, 2], [1, 2, 3]] = d[0]
+    want[[0, 1, 2], [0, 1, 2]] = d[1]
+    np.testing.assert_array_equal(of.linalg.set_diag(x, d, k=(0, 1)).numpy(), want)
 
 
 VECTOR = [("euclidean", None), ("euclidean", 1), (2, 0), (1, None), (1, -1), (np.inf, 1), (3, 1), (0.5, None)]
@@ -123,4 +133,6 @@ def test_norm_errors():
         of.norm(np.ones((3, 3)), axis=(1, 1))
     with of.Graph().as_default():
         with pytest.raises(ValueError, match="needs the input's shape"):
-            of.linalg.diag(of.placeholder(of.float32, [None]))
+            of.linalg.tensor_diag(of.placeholder(of.float32, [None]))
+        # linalg.diag is the MatrixDiagV3 op: an unknown length is fine
+        assert of.linalg.diag(of.placeholder(of.float32, [None])).shape.as_list() == [None, None]

@@ -78,6 +78,37 @@ OpSpec MakeLu() {
   return op;
 }
 
+OpSpec MakeMatrixBandPart() {
+  OpSpec op;
+  op.name = "MatrixBandPart";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_lower", DType::kInvalid, 1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_upper", DType::kInvalid, 1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"band", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "Tindex";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.has_default = true;
+    a.default_value = AttrValue::Type(DType::kInt64);
+    a.allowed = {AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64)};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MatrixBandPart", c); };
+  return op;
+}
+
 OpSpec MakeMatrixDeterminant() {
   OpSpec op;
   op.name = "MatrixDeterminant";
@@ -94,6 +125,150 @@ OpSpec MakeMatrixDeterminant() {
   op.dispatch_attr = 0;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MatrixDeterminant", c); };
+  return op;
+}
+
+OpSpec MakeMatrixDiag() {
+  OpSpec op;
+  op.name = "MatrixDiag";
+  op.inputs.push_back(ArgSpec{"diagonal", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MatrixDiag", c); };
+  return op;
+}
+
+OpSpec MakeMatrixDiagPart() {
+  OpSpec op;
+  op.name = "MatrixDiagPart";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"diagonal", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MatrixDiagPart", c); };
+  return op;
+}
+
+OpSpec MakeMatrixDiagPartV2() {
+  OpSpec op;
+  op.name = "MatrixDiagPartV2";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"k", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"padding_value", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"diagonal", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MatrixDiagPartV2", c); };
+  return op;
+}
+
+OpSpec MakeMatrixDiagPartV3() {
+  OpSpec op;
+  op.name = "MatrixDiagPartV3";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"k", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"padding_value", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"diagonal", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "align";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("RIGHT_LEFT");
+    a.allowed = {AttrValue::String("LEFT_RIGHT"), AttrValue::String("RIGHT_LEFT"), AttrValue::String("LEFT_LEFT"), AttrValue::String("RIGHT_RIGHT")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MatrixDiagPartV3", c); };
+  return op;
+}
+
+OpSpec MakeMatrixDiagV2() {
+  OpSpec op;
+  op.name = "MatrixDiagV2";
+  op.inputs.push_back(ArgSpec{"diagonal", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"k", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_rows", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_cols", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"padding_value", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MatrixDiagV2", c); };
+  return op;
+}
+
+OpSpec MakeMatrixDiagV3() {
+  OpSpec op;
+  op.name = "MatrixDiagV3";
+  op.inputs.push_back(ArgSpec{"diagonal", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"k", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_rows", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"num_cols", DType::kInt32, -1, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"padding_value", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "align";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("RIGHT_LEFT");
+    a.allowed = {AttrValue::String("LEFT_RIGHT"), AttrValue::String("RIGHT_LEFT"), AttrValue::String("LEFT_LEFT"), AttrValue::String("RIGHT_RIGHT")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MatrixDiagV3", c); };
   return op;
 }
 
@@ -121,6 +296,77 @@ OpSpec MakeMatrixInverse() {
   op.dispatch_attr = 1;
   op.is_stateful = false;
   op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MatrixInverse", c); };
+  return op;
+}
+
+OpSpec MakeMatrixSetDiag() {
+  OpSpec op;
+  op.name = "MatrixSetDiag";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"diagonal", DType::kInvalid, 0, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MatrixSetDiag", c); };
+  return op;
+}
+
+OpSpec MakeMatrixSetDiagV2() {
+  OpSpec op;
+  op.name = "MatrixSetDiagV2";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"diagonal", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"k", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18))};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MatrixSetDiagV2", c); };
+  return op;
+}
+
+OpSpec MakeMatrixSetDiagV3() {
+  OpSpec op;
+  op.name = "MatrixSetDiagV3";
+  op.inputs.push_back(ArgSpec{"input", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"diagonal", DType::kInvalid, 0, -1, -1, false});
+  op.inputs.push_back(ArgSpec{"k", DType::kInt32, -1, -1, -1, false});
+  op.outputs.push_back(ArgSpec{"output", DType::kInvalid, 0, -1, -1, false});
+  {
+    AttrSpec a;
+    a.name = "T";
+    a.type = AttrType::kType;
+    a.inferred = true;
+    a.allowed = {AttrValue::Type(DType::kBool), AttrValue::Type(DType::kUInt8), AttrValue::Type(DType::kInt8), AttrValue::Type(DType::kInt16), AttrValue::Type(DType::kInt32), AttrValue::Type(DType::kInt64), AttrValue::Type(DType::kBFloat16), AttrValue::Type(DType::kHalf), AttrValue::Type(DType::kFloat), AttrValue::Type(DType::kDouble), AttrValue::Type(static_cast<DType>(8)), AttrValue::Type(static_cast<DType>(18))};
+    op.attrs.push_back(std::move(a));
+  }
+  {
+    AttrSpec a;
+    a.name = "align";
+    a.type = AttrType::kString;
+    a.has_default = true;
+    a.default_value = AttrValue::String("RIGHT_LEFT");
+    a.allowed = {AttrValue::String("LEFT_RIGHT"), AttrValue::String("RIGHT_LEFT"), AttrValue::String("LEFT_LEFT"), AttrValue::String("RIGHT_RIGHT")};
+    op.attrs.push_back(std::move(a));
+  }
+  op.dispatch_attr = 0;
+  op.is_stateful = false;
+  op.shape_fn = [](ShapeContext& c) { return shape_fns::call_custom("MatrixSetDiagV3", c); };
   return op;
 }
 
@@ -304,8 +550,18 @@ OpSpec MakeSvd() {
   OpRegistry::Global().add_pending(MakeCholesky());
   OpRegistry::Global().add_pending(MakeLogMatrixDeterminant());
   OpRegistry::Global().add_pending(MakeLu());
+  OpRegistry::Global().add_pending(MakeMatrixBandPart());
   OpRegistry::Global().add_pending(MakeMatrixDeterminant());
+  OpRegistry::Global().add_pending(MakeMatrixDiag());
+  OpRegistry::Global().add_pending(MakeMatrixDiagPart());
+  OpRegistry::Global().add_pending(MakeMatrixDiagPartV2());
+  OpRegistry::Global().add_pending(MakeMatrixDiagPartV3());
+  OpRegistry::Global().add_pending(MakeMatrixDiagV2());
+  OpRegistry::Global().add_pending(MakeMatrixDiagV3());
   OpRegistry::Global().add_pending(MakeMatrixInverse());
+  OpRegistry::Global().add_pending(MakeMatrixSetDiag());
+  OpRegistry::Global().add_pending(MakeMatrixSetDiagV2());
+  OpRegistry::Global().add_pending(MakeMatrixSetDiagV3());
   OpRegistry::Global().add_pending(MakeMatrixSolve());
   OpRegistry::Global().add_pending(MakeMatrixSquareRoot());
   OpRegistry::Global().add_pending(MakeMatrixTriangularSolve());
