@@ -122,3 +122,21 @@ def test_missing_file_is_not_found(tmp_path):
         _, value = tf1.TextLineReader().read(tf1.train.string_input_producer([str(tmp_path / "none.csv")]))
         with tf1.Session() as sess, pytest.raises(of.errors.NotFoundError, match="none.csv"):
             sess.run(value)
+
+
+def test_filename_queue_dequeue_and_size_are_tensors():
+    """q.dequeue() is a string tensor taking the next file name in each run, q.size() the names
+    left in the epoch (TF1 programs print them); the epochs end in OutOfRangeError."""
+    with tf1.Graph().as_default():
+        q = tf1.train.string_input_producer(["a.txt", "b.txt", "c.txt"], num_epochs=2, shuffle=False)
+        name, size = q.dequeue(), q.size()
+        assert name.dtype == tf1.string and size.dtype == tf1.int32
+        with tf1.Session() as sess:
+            sess.run(tf1.local_variables_initializer())
+            assert sess.run(size) == 3
+            got = [sess.run(name) for _ in range(4)]
+            assert sess.run(size) == 2
+            got += [sess.run(name) for _ in range(2)]
+            with pytest.raises(OutOfRangeError):
+                sess.run(name)
+    assert got == [b"a.txt", b"b.txt", b"c.txt", b"a.txt", b"b.txt", b"c.txt"]
