@@ -16,6 +16,7 @@ from ..framework.errors import InvalidArgumentError, NotFoundError, Unimplemente
 from ..framework.graph import _VALID_NAME as _VALID_NODE_NAME
 from ..framework.graph import Graph, GraphTensor, get_default_graph
 from .graph_def import GraphDef, NodeDef, _attr_value, _bad, graph_def_from_bytes
+from .import_composites import COMPOSITES
 
 
 def _parse_input(name: str):
@@ -69,7 +70,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     specs = {}
     deps: dict[str, list[str]] = {}
     for nd in nodes:
-        spec = None if nd.op in _COMPOSITE else _C.op_spec(nd.op)
+        spec = _C.op_spec(nd.op)  # else an op computed from others (import_composites.py)
         if spec is None and nd.op not in _COMPOSITE:
             raise _bad(nd.name, nd.op, f"Op type not registered '{nd.op}' in the opforge runtime", NotFoundError)
         specs[nd.name] = spec
@@ -163,7 +164,7 @@ def _import_einsum(graph, nd, data, control, name):
 
 
 # Ops a GraphDef may hold that opforge computes with other ops (a handler per op type).
-_COMPOSITE = {"Einsum": _import_einsum}
+_COMPOSITE = {"Einsum": _import_einsum, **COMPOSITES}
 
 
 def _is_back_edge(nd, src_nd, idx) -> bool:

@@ -4,7 +4,7 @@ An equation with one or two operands is planned in Python and computed by ops th
 already, so it runs eagerly and in graphs and has gradients without an op of its own:
 
 - labels that only one operand has and the output lacks are summed out first (Sum);
-- a label repeated within one operand (a diagonal) is not supported (UnimplementedError);
+- a label repeated within one operand is its diagonal (MatrixDiagPart over the two axes);
 - two operands: each is transposed to [batch labels, its free labels, contracted labels] and
   reshaped to 3-D, one BatchMatMulV2 contracts them, and the result is reshaped and transposed
   to the output's order; one operand: a Transpose.
@@ -83,11 +83,24 @@ def _parse(equation: str, ranks: list[int]):
                 raise _bad(f"output label '{c}' is in no input of equation '{equation}'")
         if len(set(out_labels)) != len(out_labels):
             raise _bad(f"output '{out}' repeats a label")
-    for lab, term in zip(labels, terms):
-        if len(set(lab)) != len(lab):
-            raise UnimplementedError(f"Einsum: a label repeated within operand '{term}' (a diagonal) is not "
-                                     "supported yet", "Einsum")
     return labels, out_labels
+
+
+def _diagonals(x, lab):
+    """x with each label repeated within it (e.g. "bii") taken along its diagonal: the two axes
+    moved last and read by MatrixDiagPart, the label once, last. Returns (x, labels)."""
+    lab = list(lab)
+    while len(set(lab)) != len(lab):
+        c = next(c for c in lab if lab.count(c) > 1)
+        i = lab.index(c)
+        j = lab.index(c, i + 1)
+        dims = _dims(x)
+        if dims[i] is not None and dims[j] is not None and dims[i] != dims[j]:
+            raise _bad(f"label '{c}' repeated within an operand names dimensions of sizes {dims[i]} and {dims[j]}")
+        rest = [a for a in range(len(lab)) if a not in (i, j)]
+        x = _ops.matrix_diag_part_v3(_transpose(x, rest + [i, j]), np.int32(0), np.zeros((), x.dtype.as_numpy_dtype))
+        lab = [lab[a] for a in rest] + [c]
+    return x, lab
 
 
 def _dims(x):
@@ -125,7 +138,7 @@ def _transpose(x, perm):
 
 def einsum(equation, *inputs, name=None, **kwargs):
     """Tensor contraction over the labels of ``equation`` (tf.einsum), e.g. "ij,jk->ik",
-    "bqhd,bkhd->bhqk", "...ij,...jk->...ik", "ii->i" is not supported (diagonal)."""
+    "bqhd,bkhd->bhqk", "...ij,...jk->...ik", "bii->bi" (a diagonal), "ii" (a trace)."""
     del name, kwargs  # optimize= and name= are accepted as TensorFlow does
     if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
         inputs = tuple(inputs[0])
@@ -139,6 +152,9 @@ def einsum(equation, *inputs, name=None, **kwargs):
         ranks.append(len(d))
     labels, out = _parse(equation, ranks)
     xs = list(inputs)
+    for k in range(len(xs)):  # a label repeated within an operand: its diagonal
+        if len(set(labels[k])) != len(labels[k]):
+            xs[k], labels[k] = _diagonals(_ops.identity(xs[k]), labels[k])
     # Sum out the labels only this operand has and the output lacks.
     for k, lab in enumerate(labels):
         others = set(out)

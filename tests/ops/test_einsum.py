@@ -9,7 +9,7 @@ import pytest
 
 import opforge as of
 import opforge.compat.v1 as tf1
-from opforge.errors import InvalidArgumentError, UnimplementedError
+from opforge.errors import InvalidArgumentError
 
 CASES = [
     ("ij,jk->ik", [(3, 4), (4, 5)]),
@@ -75,7 +75,28 @@ def test_bad_equations():
         of.einsum("ijk,kl->il", a, b)
     with pytest.raises(InvalidArgumentError, match="Einsum.*output label 'z'"):
         of.einsum("ij,jk->iz", a, b)
-    with pytest.raises(UnimplementedError, match="Einsum.*diagonal"):
-        of.einsum("ii->i", of.constant(np.ones((3, 3))))
+    with pytest.raises(InvalidArgumentError, match="Einsum: label 'i' repeated within an operand.*2 and 3"):
+        of.einsum("ii->i", of.constant(np.ones((2, 3))))
     with pytest.raises(InvalidArgumentError, match="Einsum.*invalid operand"):
         of.einsum("i1,jk->ik", a, b)
+
+
+@pytest.mark.parametrize("equation,shapes", [("ii->i", [(4, 4)]), ("ii", [(4, 4)]), ("bii->bi", [(2, 3, 3)]),
+                                             ("bii->b", [(2, 3, 3)]), ("iij,jk->ik", [(3, 3, 4), (4, 2)]),
+                                             ("ijij->ij", [(2, 3, 2, 3)]), ("bij,bjj->bi", [(2, 3, 4), (2, 4, 4)])])
+def test_diagonals(equation, shapes):
+    """A label repeated within an operand takes its diagonal (MatrixDiagPart), as NumPy; the
+    gradient flows back onto the diagonal."""
+    rng = np.random.default_rng(len(equation))
+    args = [rng.standard_normal(s) for s in shapes]
+    np.testing.assert_allclose(of.einsum(equation, *args).numpy(), np.einsum(equation, *args), rtol=1e-12)
+    v = of.Variable(args[0])
+    with of.GradientTape() as tape:
+        y = of.reduce_sum(of.einsum(equation, v, *args[1:]))
+    eps, num = 1e-6, np.zeros_like(args[0])
+    for i in np.ndindex(args[0].shape):
+        d = np.zeros_like(args[0])
+        d[i] = eps
+        num[i] = (np.einsum(equation, args[0] + d, *args[1:]).sum() - np.einsum(equation, args[0] - d,
+                                                                               *args[1:]).sum()) / (2 * eps)
+    np.testing.assert_allclose(tape.gradient(y, v).numpy(), num, atol=1e-6)
