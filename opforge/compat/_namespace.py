@@ -5,6 +5,7 @@ into the default graph, as TensorFlow 1's functions do."""
 from __future__ import annotations
 
 import functools
+import inspect
 import types
 
 from opforge.compat.v1.absent import ABSENT
@@ -39,6 +40,31 @@ def in_default_graph(fn):
 
     wrapped._in_default_graph = True
     return wrapped
+
+
+class _InDefaultGraphClass(type):
+    """The metaclass of constructed_in_graph's stand-ins."""
+
+    def __call__(cls, *args, **kwargs):
+        return in_default_graph(cls._target)(*args, **kwargs)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls._target)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, cls._target)
+
+    def __getattr__(cls, name):
+        return getattr(cls._target, name)
+
+
+def constructed_in_graph(target: type) -> type:
+    """target as TensorFlow 1 spells it: constructed into the default graph (tf.SparseTensor
+    of Python lists holds graph constants a Session can fetch), and the same class for isinstance
+    and its class attributes (SparseTensor.from_value)."""
+    return _InDefaultGraphClass(target.__name__, (), {"_target": target, "__doc__": target.__doc__,
+                                                      "__module__": target.__module__,
+                                                      "__signature__": inspect.signature(target)})
 
 
 def _is_function(v) -> bool:
@@ -84,3 +110,9 @@ def graph_class(cls):
             if isinstance(v, types.FunctionType) and (k == "__call__" or not k.startswith("_")):
                 methods[k] = in_default_graph(v)
     return type(cls.__name__, (cls,), {**methods, "__module__": cls.__module__, "__doc__": cls.__doc__})
+
+
+# tf.SparseTensor in compat.v1 (both tf.SparseTensor and tf.sparse.SparseTensor).
+from opforge.framework.sparse_tensor import SparseTensor as _SparseTensor  # noqa: E402
+
+SparseTensor = constructed_in_graph(_SparseTensor)

@@ -448,6 +448,9 @@ def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keep
     """The frequency-weighted (mean, variance) of x over axes (tf.nn.weighted_moments)."""
     from .math_ops import reduce_sum  # noqa: PLC0415
     keep = _keep(keepdims, keep_dims)
+    x = _ops.identity(x)
+    if getattr(frequency_weights, "dtype", None) != x.dtype:  # TensorFlow casts the weights to x's dtype
+        frequency_weights = _ops.cast(frequency_weights, x.dtype.name)
     weighted_sum = reduce_sum(_ops.mul(frequency_weights, x), axes, keepdims=True)
     weights = _ops.add_v2(frequency_weights, _ops.zeros_like(x))
     divisor = _ops.reciprocal(reduce_sum(weights, axes, keepdims=True))

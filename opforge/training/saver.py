@@ -180,7 +180,9 @@ class Saver:
                  saver_def=None, builder=None, defer_build=False, allow_empty=False, write_version=2,
                  pad_step_number=False, save_relative_paths=False, filename=None):
         # TensorFlow's Saver keeps its arguments as these attributes and TF1 programs read them
-        # (saver._var_list: the var_list given, None for all variables).
+        # (saver._var_list: the var_list given, else, as TF's build() sets it, every variable).
+        if var_list is None:
+            var_list = global_variables()
         self._var_list, self._sharded, self._name = var_list, sharded, name
         self._restore_sequentially, self._filename = restore_sequentially, filename
         self._keep_checkpoint_every_n_hours, self._allow_empty = keep_checkpoint_every_n_hours, allow_empty
@@ -190,8 +192,6 @@ class Saver:
             raise NotImplementedError("Saver(saver_def=...) is not supported: build the Saver from variables")
         if write_version != 2:
             raise ValueError("opforge writes V2 checkpoints only (write_version=2)")
-        if var_list is None:
-            var_list = global_variables()
         if isinstance(var_list, dict):
             named = dict(var_list)
         else:

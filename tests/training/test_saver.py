@@ -303,13 +303,14 @@ def test_opforge_restores_tensorflow_checkpoints(tmp_path):
 
 
 def test_saver_keeps_its_arguments_as_tensorflow_does():
-    """TF1 programs read a Saver's arguments back (saver._var_list is the var_list given, None
-    when all variables are saved), as TensorFlow's Saver keeps them."""
+    """TF1 programs read a Saver's arguments back (saver._var_list is the var_list given, every
+    variable when none is: TensorFlow 2.21's Saver fills it as it builds), as TensorFlow's Saver
+    keeps them."""
     with tf1.Graph().as_default():
         a = tf1.Variable(1.0, name="a")
-        tf1.Variable(2.0, name="b")
+        b = tf1.Variable(2.0, name="b")
         everything = tf1.train.Saver()
-        assert everything._var_list is None and everything._sharded is False
+        assert everything._var_list == [a, b] and everything._sharded is False
         only_a = tf1.train.Saver([a], max_to_keep=2, name="s", keep_checkpoint_every_n_hours=2.0)
         assert only_a._var_list == [a] and only_a._name == "s"
         assert only_a._keep_checkpoint_every_n_hours == 2.0 and only_a._write_version == 2

@@ -201,11 +201,17 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     return constant_node(get_default_graph(), _of.framework.tensor.constant(value, dtype=dtype, shape=shape), name=name)
 
 
-def Variable(initial_value=None, dtype=None, name=None, trainable=True, **kwargs):  # noqa: N802
-    if isinstance(dtype, builtins.bool):  # TF1's second positional parameter was `trainable`
-        trainable, dtype = dtype, None
-    return _create_variable(RefVariable, initial_value=initial_value, dtype=dtype, name=name, trainable=trainable,
-                            **kwargs)  # through tf.variable_creator_scope's creators
+def Variable(initial_value=None, trainable=None, collections=None, validate_shape=True,  # noqa: N802
+             caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None, import_scope=None,
+             constraint=None, use_resource=None, synchronization=None, aggregation=None, shape=None):
+    """A graph variable, with TensorFlow 1's parameters in TF1's order (``tf.Variable(0.2,
+    'weight')`` passes 'weight' as ``trainable``, as TF1 does)."""
+    return _create_variable(RefVariable, initial_value=initial_value, dtype=dtype, name=name,
+                            trainable=True if trainable is None else builtins.bool(trainable), collections=collections,
+                            validate_shape=validate_shape, caching_device=caching_device, variable_def=variable_def,
+                            expected_shape=expected_shape, import_scope=import_scope, constraint=constraint,
+                            use_resource=use_resource, synchronization=synchronization, aggregation=aggregation,
+                            shape=shape)  # through tf.variable_creator_scope's creators
 
 
 # ---- initializers, variable scopes and get_variable

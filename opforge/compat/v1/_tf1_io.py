@@ -9,9 +9,9 @@ ops/linalg_decompositions); this file spells them."""
 from __future__ import annotations
 
 import opforge as _of
-from opforge.compat._namespace import Namespace
+from opforge.compat._namespace import Namespace, SparseTensor
 from opforge.data import input_pipeline as _input
-from opforge.framework.sparse_tensor import SparseTensor, SparseTensorValue, sparse_placeholder
+from opforge.framework.sparse_tensor import SparseTensorValue, sparse_placeholder
 from opforge.ops import sparse_ops as _sparse
 
 __all__ = [

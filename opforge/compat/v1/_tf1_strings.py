@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 import opforge as _of
-from opforge.compat._namespace import Namespace, in_default_graph
+from opforge.compat._namespace import Namespace, SparseTensor, in_default_graph
 from opforge.compat.v1 import _tf1
-from opforge.framework.sparse_tensor import IndexedSlices, SparseTensor, SparseTensorValue, sparse_placeholder
+from opforge.framework.sparse_tensor import IndexedSlices, SparseTensorValue, sparse_placeholder
 from opforge.ops import embedding_ops as _embedding
 from opforge.ops import sparse_ops as _sp
 from opforge.ops import string_ops as _st
