@@ -10,6 +10,7 @@
 // gradient sums patch^T x output-gradient over the tiles. 16-bit floats compute in float.
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/array/array_util.h"
@@ -137,21 +138,29 @@ Status Conv3DCpu(ops::Conv3DArgs& a) {
   OPF_RETURN_IF_ERROR(
       conv_window("Conv3D", a.input.shape(), a.filter.shape(), a.strides, a.dilations, a.padding, a.data_format, &w));
   const int64_t co = a.filter.dim(4), k = w.taps() * w.c, per = w.out_voxels();
-  const std::vector<C> in = to_compute<T>(a.input), filt = to_compute<T>(a.filter);
-  std::vector<C> out(static_cast<size_t>(w.n * per * co));
-  if (out.empty()) return Status::OK();
+  if (w.n * per * co == 0) return Status::OK();
+  // float and double compute in place; 16-bit floats through float copies.
+  constexpr bool kSame = std::is_same_v<T, C>;
+  std::vector<C> in_c, filt_c, out_c;
+  if constexpr (!kSame) {
+    in_c = to_compute<T>(a.input);
+    filt_c = to_compute<T>(a.filter);
+    out_c.resize(static_cast<size_t>(w.n * per * co));
+  }
+  const C* in = kSame ? reinterpret_cast<const C*>(a.input.template data<T>()) : in_c.data();
+  const C* filt = kSame ? reinterpret_cast<const C*>(a.filter.template data<T>()) : filt_c.data();
+  C* out = kSame ? reinterpret_cast<C*>(a.output.template data<T>()) : out_c.data();
   const int64_t tile = tile_voxels(w, sizeof(C));
   const int64_t tiles_per = (per + tile - 1) / tile;
   parallel_for(w.n * tiles_per, 1, [&](int64_t t0, int64_t t1) {
     std::vector<C> col(static_cast<size_t>(tile * k));
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t n = t / tiles_per, p0 = (t % tiles_per) * tile, p1 = std::min(per, p0 + tile);
-      im2col3(in.data(), w, n, p0, p1, col.data());
-      nn::gemm<C>(false, false, p1 - p0, co, k, col.data(), k, filt.data(), co, C(0), out.data() + (n * per + p0) * co,
-                  co);
+      im2col3(in, w, n, p0, p1, col.data());
+      nn::gemm<C>(false, false, p1 - p0, co, k, col.data(), k, filt, co, C(0), out + (n * per + p0) * co, co);
     }
   });
-  from_compute<T>(out, a.output);
+  if constexpr (!kSame) from_compute<T>(out_c, a.output);
   return Status::OK();
 }
 
@@ -235,65 +244,59 @@ Status pool_window(const std::string& op, const Args& a, const Shape& input, Win
                   w);
 }
 
-// Calls fn(n, out voxel, its taps' input voxels (-1: padding)) for every output voxel.
-template <typename F>
-void for_windows(const Window3& w, F fn) {
+// Max or mean of each window, a window's taps outer and the channels inner (contiguous rows of
+// the input, summed or compared in the compute type into one row per output voxel).
+template <typename T, bool kMax, typename Args>
+Status pool3d(Args& a, const char* op) {
+  using C = acc_t<T>;
+  Window3 w;
+  OPF_RETURN_IF_ERROR(pool_window(op, a, a.input.shape(), &w));
+  if (a.output.num_elements() == 0) return Status::OK();  // (no pass over a batch of empty volumes)
+  const T* in = a.input.template data<T>();
+  T* out = a.output.template data<T>();
+  const int64_t c = w.c;
   const int64_t per = w.out_voxels();
-  parallel_for(w.n * per, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, w.taps() * w.c)),
+  parallel_for(w.n * per, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, w.taps() * c)),
                [&](int64_t q0, int64_t q1) {
-                 std::vector<int64_t> taps(static_cast<size_t>(w.taps()));
+                 std::vector<C> acc(static_cast<size_t>(c));
                  for (int64_t q = q0; q < q1; ++q) {
-                   const int64_t n = q / per;
+                   const T* base = in + (q / per) * w.in_voxels() * c;
                    int64_t z, y, x;
                    unflatten(w, q % per, &z, &y, &x);
-                   for_taps(w, z, y, x, [&](int64_t t, int64_t v) { taps[static_cast<size_t>(t)] = v; });
-                   fn(n, q, taps);
+                   std::fill(acc.begin(), acc.end(), kMax ? -std::numeric_limits<C>::infinity() : C(0));
+                   int64_t count = 0;
+                   for_taps(w, z, y, x, [&](int64_t, int64_t v) {
+                     if (v < 0) return;
+                     ++count;
+                     const T* row = base + v * c;
+                     for (int64_t j = 0; j < c; ++j) {
+                       const C val = static_cast<C>(row[j]);
+                       if constexpr (kMax) {
+                         acc[static_cast<size_t>(j)] = std::max(acc[static_cast<size_t>(j)], val);
+                       } else {
+                         acc[static_cast<size_t>(j)] += val;
+                       }
+                     }
+                   });
+                   // The mean leaves out the padding (TensorFlow); a window of padding only is 0.
+                   T* o = out + q * c;
+                   for (int64_t j = 0; j < c; ++j) {
+                     const C v = acc[static_cast<size_t>(j)];
+                     o[j] = static_cast<T>(kMax ? v : (count ? v / static_cast<C>(count) : C(0)));
+                   }
                  }
                });
+  return Status::OK();
 }
 
 template <typename T>
 Status MaxPool3DCpu(ops::MaxPool3DArgs& a) {
-  using C = acc_t<T>;
-  Window3 w;
-  OPF_RETURN_IF_ERROR(pool_window("MaxPool3D", a, a.input.shape(), &w));
-  if (a.output.num_elements() == 0) return Status::OK();  // (no pass over a batch of empty volumes)
-  const T* in = a.input.template data<T>();
-  T* out = a.output.template data<T>();
-  const int64_t c = w.c;
-  for_windows(w, [&](int64_t n, int64_t q, const std::vector<int64_t>& taps) {
-    for (int64_t j = 0; j < c; ++j) {
-      C best = -std::numeric_limits<C>::infinity();
-      for (int64_t v : taps) {
-        if (v >= 0) best = std::max(best, static_cast<C>(in[(n * w.in_voxels() + v) * c + j]));
-      }
-      out[q * c + j] = static_cast<T>(best);
-    }
-  });
-  return Status::OK();
+  return pool3d<T, true>(a, "MaxPool3D");
 }
 
 template <typename T>
 Status AvgPool3DCpu(ops::AvgPool3DArgs& a) {
-  using C = acc_t<T>;
-  Window3 w;
-  OPF_RETURN_IF_ERROR(pool_window("AvgPool3D", a, a.input.shape(), &w));
-  if (a.output.num_elements() == 0) return Status::OK();  // (no pass over a batch of empty volumes)
-  const T* in = a.input.template data<T>();
-  T* out = a.output.template data<T>();
-  const int64_t c = w.c;
-  for_windows(w, [&](int64_t n, int64_t q, const std::vector<int64_t>& taps) {
-    int64_t count = 0;
-    for (int64_t v : taps) count += v >= 0 ? 1 : 0;  // the padding is not averaged (TensorFlow)
-    for (int64_t j = 0; j < c; ++j) {
-      C sum = 0;
-      for (int64_t v : taps) {
-        if (v >= 0) sum += static_cast<C>(in[(n * w.in_voxels() + v) * c + j]);
-      }
-      out[q * c + j] = static_cast<T>(count ? sum / static_cast<C>(count) : C(0));
-    }
-  });
-  return Status::OK();
+  return pool3d<T, false>(a, "AvgPool3D");
 }
 
 // The gradients scatter into the input: windows of one batch element overlap, so each batch
