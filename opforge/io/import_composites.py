@@ -178,6 +178,12 @@ def _dense_bincount(nd, values, size, weights):
     return ops.reshape(counts, shape)
 
 
+def _scale_and_translate(nd, images, size, scale, translation):
+    from ..ops.image_scale_translate import scale_and_translate  # noqa: PLC0415
+    return scale_and_translate(images, size, scale, translation, kernel_type=_attr(nd, "kernel_type", "lanczos3"),
+                               antialias=bool(_attr(nd, "antialias", True)))
+
+
 COMPOSITES = {
     "Cumprod": _handler(_cumprod),
     "EuclideanNorm": _handler(_euclidean_norm),
@@ -202,4 +208,5 @@ COMPOSITES = {
     "SparseMatMul": _handler(_sparse_matmul),
     "Bucketize": _handler(_bucketize),
     "DenseBincount": _handler(_dense_bincount),
+    "ScaleAndTranslate": _handler(_scale_and_translate),
 }

@@ -2,7 +2,8 @@
 1 and loses it again), as TensorFlow composes them: ``resize`` (TF2: half-pixel centers),
 ``resize_bilinear`` / ``resize_nearest_neighbor`` / ``resize_bicubic`` / ``resize_area`` with
 the ops' own coordinate options, ``preserve_aspect_ratio``, ``resize_with_pad`` and
-``crop_and_resize``. The result's height and width are static where the size is known."""
+``crop_and_resize``; lanczos3/5, gaussian, mitchellcubic and antialias through ScaleAndTranslate
+(image_scale_translate.py). The result's height and width are static where the size is known."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from .. import ops as _ops
 from ..framework.errors import UnimplementedError
 from .image_common import check_rank, dims, error, image_dims, is_tensor, set_static, tensor
 from .image_geometry import pad_to_bounding_box
+from .image_scale_translate import scale_and_translate
 
 
 class ResizeMethod:
@@ -41,15 +43,31 @@ def _size_tensor(size, fn):
     return arr.astype(np.int32)
 
 
-def _resize_op(images, size, method, align_corners, half_pixel_centers, name=None, fn="resize"):
-    """One Resize* op on a 4-D batch."""
+# tf.image.resize's methods computed by ScaleAndTranslate (image_scale_translate.py): its kernel
+# for each, and for bilinear and bicubic with antialias.
+_SCALED = {"lanczos3": "lanczos3", "lanczos5": "lanczos5", "gaussian": "gaussian", "mitchellcubic": "mitchellcubic"}
+_ANTIALIASED = {"bilinear": "triangle", "bicubic": "keyscubic"}
+
+
+def _resize_op(images, size, method, align_corners, half_pixel_centers, name=None, fn="resize", antialias=False):
+    """One Resize* op on a 4-D batch (or the ScaleAndTranslate resampling)."""
     method = str(method).lower()
     if method == "nearest_neighbor":
         method = "nearest"
+    kernel = _SCALED.get(method) or (_ANTIALIASED.get(method) if antialias else None)
+    if kernel is not None:
+        if is_tensor(size):
+            raise UnimplementedError(f"image.{fn}: method {method!r}{' with antialias' if antialias else ''} needs a "
+                                     "size known when the graph is built", "ScaleAndTranslate")
+        _, h, w, _ = dims(images)
+        if h is None or w is None:
+            raise UnimplementedError(f"image.{fn}: method {method!r}{' with antialias' if antialias else ''} needs the "
+                                     "images' height and width when the graph is built", "ScaleAndTranslate")
+        scale = np.asarray(size, np.float32) / np.asarray([h, w], np.float32)
+        return scale_and_translate(images, size, scale, np.zeros(2, np.float32), kernel, antialias, name=name)
     if method not in _OPS:
-        raise UnimplementedError(f"image.{fn}: method {method!r} is not supported (bilinear, nearest, bicubic, area; "
-                                 "the ScaleAndTranslate kernels, lanczos/gaussian/mitchellcubic and antialias, are not "
-                                 "in opforge)", _OPS["bilinear"])
+        raise UnimplementedError(f"image.{fn}: method {method!r} is not supported (bilinear, nearest, bicubic, area, "
+                                 "lanczos3, lanczos5, gaussian, mitchellcubic)", _OPS["bilinear"])
     if method == "bilinear":
         return _ops.resize_bilinear(images, size, align_corners=align_corners, half_pixel_centers=half_pixel_centers,
                                     name=name)
@@ -63,7 +81,7 @@ def _resize_op(images, size, method, align_corners, half_pixel_centers, name=Non
 
 
 def _resize_common(images, size, method, align_corners, half_pixel_centers, preserve_aspect_ratio, name,
-                   skip_if_same, fn):
+                   skip_if_same, fn, antialias=False):
     """TensorFlow's _resize_images_common: batching, preserve_aspect_ratio, the static shape."""
     images = tensor(images)
     rank = check_rank(images, fn, (3, 4), "images")
@@ -86,7 +104,7 @@ def _resize_common(images, size, method, align_corners, half_pixel_centers, pres
     known = None if is_tensor(size) else [int(v) for v in size]
     if skip_if_same and known is not None and [height, width] == known:
         return images
-    out = _resize_op(batch, size, method, align_corners, half_pixel_centers, name, fn)
+    out = _resize_op(batch, size, method, align_corners, half_pixel_centers, name, fn, antialias)
     if known is not None:
         set_static(out, [None, known[0], known[1], None])
     return out if rank == 4 else _ops.squeeze(out, axis=[0])
@@ -95,11 +113,9 @@ def _resize_common(images, size, method, align_corners, half_pixel_centers, pres
 def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False, antialias=False, name=None):
     """tf.image.resize (TensorFlow 2): half-pixel centers; bilinear, bicubic and area give float32,
     nearest keeps the dtype."""
-    if antialias:
-        raise UnimplementedError("image.resize: antialias needs the ScaleAndTranslate op, not in opforge",
-                                 "ResizeBilinear")
     half = str(method).lower() != "area"
-    return _resize_common(images, size, method, False, half, preserve_aspect_ratio, name, False, "resize")
+    return _resize_common(images, size, method, False, half, preserve_aspect_ratio, name, False, "resize",
+                          antialias=antialias)
 
 
 def resize_images_v1(images, size, method="bilinear", align_corners=False, preserve_aspect_ratio=False, name=None):

@@ -57,6 +57,8 @@ CASES = {
     "DenseBincountBinary": (lambda x: tf.raw_ops.DenseBincount(input=x[0], size=5, weights=tf.zeros([0]),
                                                                binary_output=True), [np.abs(INTS) % 7]),
     "SparseMatMul": (lambda a, b: tf.raw_ops.SparseMatMul(a=a, b=b, transpose_b=True, a_is_sparse=True), [POS, POS]),
+    "ScaleAndTranslate": (lambda x: tf.image.resize(x, [3, 11], method="lanczos3")
+                          + tf.image.resize(x, [3, 11], antialias=True), [X]),
 }
 
 
@@ -79,6 +81,12 @@ def test_unknown_batch_dims():
     for batch in (1, 3):
         x = rng.standard_normal((batch, 3, 5, 8)).astype(np.float32)
         np.testing.assert_allclose(_run(graph_def, {"in0": x}), fn(tf.constant(x)).numpy(), rtol=1e-6)
+    # tf.image.resize's scale is size / Shape(images)[1:3]: known where height and width are
+    fn = lambda x: tf.image.resize(x, [7, 2], method="gaussian", antialias=True)  # noqa: E731
+    graph_def = _graph(fn, tf.TensorSpec([None, 3, 5, 8], F32, name="in0"))
+    for batch in (1, 3):
+        x = rng.standard_normal((batch, 3, 5, 8)).astype(np.float32)
+        np.testing.assert_allclose(_run(graph_def, {"in0": x}), fn(tf.constant(x)).numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_a_non_constant_argument_names_the_node():
