@@ -94,26 +94,31 @@ Status ResizeBicubicCpu(ops::ResizeBicubicArgs& a) {
   const auto xs = all_taps(ow, iw, resize_scale(iw, ow, a.align_corners), a.half_pixel_centers);
   const T* in = a.images.template data<T>();
   float* out = a.resized_images.template data<float>();
+  // Per output row: the y interpolation of every input column once (the same sums a pixel's four
+  // x taps would each compute), then the x interpolation of those.
   parallel_for(
-      b * oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, 16 * ow * ch)), [&](int64_t r0, int64_t r1) {
+      b * oh, std::max<int64_t>(1, cpu::kGrain / std::max<int64_t>(1, 4 * (iw + ow) * ch)),
+      [&](int64_t r0, int64_t r1) {
+        std::vector<float> column(static_cast<size_t>(iw * ch));
         for (int64_t r = r0; r < r1; ++r) {
           const int64_t n = r / oh, y = r % oh;
           const Taps& ty = ys[static_cast<size_t>(y)];
           const T* rows[4];
           for (int k = 0; k < 4; ++k) rows[k] = in + (n * ih + ty.index[static_cast<size_t>(k)]) * iw * ch;
+          for (int64_t at = 0; at < iw * ch; ++at) {
+            column[static_cast<size_t>(at)] =
+                static_cast<float>(rows[0][at]) * ty.weight[0] + static_cast<float>(rows[1][at]) * ty.weight[1] +
+                static_cast<float>(rows[2][at]) * ty.weight[2] + static_cast<float>(rows[3][at]) * ty.weight[3];
+          }
           float* o = out + (n * oh + y) * ow * ch;
           for (int64_t x = 0; x < ow; ++x) {
             const Taps& tx = xs[static_cast<size_t>(x)];
+            const float* c0 = column.data() + tx.index[0] * ch;
+            const float* c1 = column.data() + tx.index[1] * ch;
+            const float* c2 = column.data() + tx.index[2] * ch;
+            const float* c3 = column.data() + tx.index[3] * ch;
             for (int64_t c = 0; c < ch; ++c) {
-              float col[4];
-              for (int j = 0; j < 4; ++j) {
-                const int64_t at = tx.index[static_cast<size_t>(j)] * ch + c;
-                col[j] =
-                    static_cast<float>(rows[0][at]) * ty.weight[0] + static_cast<float>(rows[1][at]) * ty.weight[1] +
-                    static_cast<float>(rows[2][at]) * ty.weight[2] + static_cast<float>(rows[3][at]) * ty.weight[3];
-              }
-              o[x * ch + c] =
-                  col[0] * tx.weight[0] + col[1] * tx.weight[1] + col[2] * tx.weight[2] + col[3] * tx.weight[3];
+              o[x * ch + c] = c0[c] * tx.weight[0] + c1[c] * tx.weight[1] + c2[c] * tx.weight[2] + c3[c] * tx.weight[3];
             }
           }
         }
