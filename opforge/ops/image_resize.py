@@ -49,12 +49,13 @@ _SCALED = {"lanczos3": "lanczos3", "lanczos5": "lanczos5", "gaussian": "gaussian
 _ANTIALIASED = {"bilinear": "triangle", "bicubic": "keyscubic"}
 
 
-def _resize_op(images, size, method, align_corners, half_pixel_centers, name=None, fn="resize", antialias=False):
-    """One Resize* op on a 4-D batch (or the ScaleAndTranslate resampling)."""
+def _resize_op(images, size, method, align_corners, half_pixel_centers, name=None, fn="resize", antialias=None):
+    """One Resize* op on a 4-D batch, or for TF2's resize (antialias not None) the
+    ScaleAndTranslate resampling its other methods and antialias take."""
     method = str(method).lower()
     if method == "nearest_neighbor":
         method = "nearest"
-    kernel = _SCALED.get(method) or (_ANTIALIASED.get(method) if antialias else None)
+    kernel = None if antialias is None else (_SCALED.get(method) or (_ANTIALIASED.get(method) if antialias else None))
     if kernel is not None:
         if is_tensor(size):
             raise UnimplementedError(f"image.{fn}: method {method!r}{' with antialias' if antialias else ''} needs a "
@@ -66,8 +67,10 @@ def _resize_op(images, size, method, align_corners, half_pixel_centers, name=Non
         scale = np.asarray(size, np.float32) / np.asarray([h, w], np.float32)
         return scale_and_translate(images, size, scale, np.zeros(2, np.float32), kernel, antialias, name=name)
     if method not in _OPS:
-        raise UnimplementedError(f"image.{fn}: method {method!r} is not supported (bilinear, nearest, bicubic, area, "
-                                 "lanczos3, lanczos5, gaussian, mitchellcubic)", _OPS["bilinear"])
+        more = "lanczos3, lanczos5, gaussian, mitchellcubic" if antialias is not None else (
+            "as TensorFlow 1's; TF2's image.resize takes lanczos3, lanczos5, gaussian, mitchellcubic")
+        raise UnimplementedError(f"image.{fn}: method {method!r} is not supported (bilinear, nearest, bicubic, area; "
+                                 f"{more})", _OPS["bilinear"])
     if method == "bilinear":
         return _ops.resize_bilinear(images, size, align_corners=align_corners, half_pixel_centers=half_pixel_centers,
                                     name=name)
@@ -81,7 +84,7 @@ def _resize_op(images, size, method, align_corners, half_pixel_centers, name=Non
 
 
 def _resize_common(images, size, method, align_corners, half_pixel_centers, preserve_aspect_ratio, name,
-                   skip_if_same, fn, antialias=False):
+                   skip_if_same, fn, antialias=None):
     """TensorFlow's _resize_images_common: batching, preserve_aspect_ratio, the static shape."""
     images = tensor(images)
     rank = check_rank(images, fn, (3, 4), "images")
@@ -115,7 +118,7 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     nearest keeps the dtype."""
     half = str(method).lower() != "area"
     return _resize_common(images, size, method, False, half, preserve_aspect_ratio, name, False, "resize",
-                          antialias=antialias)
+                          antialias=bool(antialias))
 
 
 def resize_images_v1(images, size, method="bilinear", align_corners=False, preserve_aspect_ratio=False, name=None):

@@ -56,7 +56,7 @@ def test_resize_methods_in_a_graph():
     x = rng.standard_normal((2, 12, 10, 3)).astype(np.float32)
     with tf1.Graph().as_default():
         p = tf1.placeholder(tf1.float32, [None, 12, 10, 3])
-        y = tf1.image.resize(p, [5, 7], method="lanczos5")
+        y = of.image.resize(p, [5, 7], method="lanczos5")  # (TF1's tf.image.resize is resize_images)
         z = of.image.resize(p, [24, 20], antialias=True)
         assert y.shape.as_list() == [None, 5, 7, 3] and y.dtype == tf1.float32
         with tf1.Session() as sess:
@@ -76,10 +76,12 @@ def test_errors():
         scale_and_translate(x, np.int32([0, 2]), np.float32([0.5, 0.5]), np.float32([0, 0]), "box")
     with tf1.Graph().as_default():
         with pytest.raises(of.errors.UnimplementedError, match="needs a size known when the graph is built"):
-            tf1.image.resize(tf1.placeholder(tf1.float32, [1, 4, 4, 1]), tf1.placeholder(tf1.int32, [2]),
-                             method="gaussian")
+            of.image.resize(tf1.placeholder(tf1.float32, [1, 4, 4, 1]), tf1.placeholder(tf1.int32, [2]),
+                            method="gaussian")
         with pytest.raises(of.errors.UnimplementedError, match="height and width"):
-            tf1.image.resize(tf1.placeholder(tf1.float32, [1, None, 4, 1]), [2, 2], method="gaussian")
+            of.image.resize(tf1.placeholder(tf1.float32, [1, None, 4, 1]), [2, 2], method="gaussian")
+        with pytest.raises(of.errors.UnimplementedError, match="'lanczos3' is not supported.*TF2's image.resize"):
+            tf1.image.resize_images(tf1.placeholder(tf1.float32, [1, 4, 4, 1]), [2, 2], "lanczos3")
 
 
 def test_against_tensorflow():
