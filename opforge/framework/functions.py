@@ -329,6 +329,11 @@ def _output_index(nd, out_arg, i, where):
             raise _bad(where, nd.op, f"op {nd.op} has no output '{out_arg}'")
         return i
     if spec is None:
+        from ..io.import_composites import OUTPUT_ARG  # noqa: PLC0415 (ops the importer composes)
+        if nd.op in OUTPUT_ARG:
+            if out_arg != OUTPUT_ARG[nd.op]:
+                raise _bad(where, nd.op, f"op {nd.op} has no output '{out_arg}'")
+            return i
         raise _bad(where, nd.op, f"Op type not registered '{nd.op}' in the opforge runtime", NotFoundError)
     base = 0
     for name, is_list, _, length_attr in spec["output_info"]:

@@ -210,3 +210,12 @@ COMPOSITES = {
     "DenseBincount": _handler(_dense_bincount),
     "ScaleAndTranslate": _handler(_scale_and_translate),
 }
+
+# Each composed op's one output argument, as TensorFlow's OpDef names it: function bodies
+# (FunctionDefs) refer to outputs as "node:arg:index" (framework/functions.py).
+OUTPUT_ARG = {"Einsum": "output", "Cumprod": "out", "EuclideanNorm": "output", "HistogramFixedWidth": "out",
+              "SegmentSum": "output", "SegmentMean": "output", "SegmentMax": "output", "SegmentMin": "output",
+              "SegmentProd": "output", "Roll": "output", "MirrorPad": "output", "DepthToSpace": "output",
+              "SpaceToDepth": "output", "BroadcastArgs": "r0", "TruncateDiv": "z", "TruncateMod": "z", "Xlogy": "z",
+              "Xdivy": "z", "Xlog1py": "z", "DivNoNan": "z", "MulNoNan": "z", "SparseMatMul": "product",
+              "Bucketize": "output", "DenseBincount": "output", "ScaleAndTranslate": "resized_images"}

@@ -95,3 +95,24 @@ def test_a_non_constant_argument_names_the_node():
     with otf.Graph().as_default():
         with pytest.raises(otf.errors.UnimplementedError, match=r"MirrorPad.*paddings to be a constant.*\[\[node"):
             otf.import_graph_def(graph_def, name="")
+
+
+def test_inside_a_saved_model_function(tmp_path):
+    """In a SavedModel the composed ops sit in FunctionDef bodies, whose references name their
+    output argument ("node:output:0"): they load and run as from a frozen graph."""
+    import opforge as of
+
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec((None, 5, 6), F32, name="x")])
+        def serve(self, x):
+            y = tf.einsum("bij,bkj->bik", x, x) + tf.roll(tf.pad(x, [[0, 0], [1, 1], [2, 2]], "REFLECT"),
+                                                         2, 1)[:, :5, :5]
+            return {"y": y, "c": tf.math.cumprod(x, axis=1), "z": tf.math.xlogy(x, tf.abs(x) + 1.0)}
+
+    m = M()
+    tf.saved_model.save(m, str(tmp_path), signatures=m.serve)
+    xv = rng.uniform(-1, 1, (2, 5, 6)).astype(np.float32)
+    want = tf.saved_model.load(str(tmp_path)).signatures["serving_default"](x=tf.constant(xv))
+    got = of.saved_model.load(str(tmp_path)).signatures["serving_default"](x=xv)
+    for key in ("y", "c", "z"):
+        np.testing.assert_allclose(got[key], want[key].numpy(), rtol=1e-5, atol=1e-6)
