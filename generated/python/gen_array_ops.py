@@ -1108,7 +1108,8 @@ def tile(input, multiples, name=None):
 
     Args:
       input: A `Tensor`. Must be one of the following types: `bool`, `uint8`, `int8`, `int16`,
-        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`.
+        `int32`, `int64`, `bfloat16`, `float16`, `float32`, `float64`, `complex64`, `complex128`,
+        `string`.
       multiples: A `Tensor`. Must be one of the following types: `int32`, `int64`.
       name: A name for the operation (optional).
 

@@ -314,3 +314,13 @@ def test_equal_and_gather_take_strings():
     np.testing.assert_array_equal(got[1], table[:, [1]])
     np.testing.assert_array_equal(got[2], [b"c", b"b"])
     np.testing.assert_array_equal(got[3], table == b"d")
+
+
+def test_tile_strings():
+    """TF1 classification signatures tile the class names per example (Tile of strings)."""
+    names = np.array([b"cat", b"", b"a longer name than fits inline"], dtype=object)
+    got = of.tile(of.constant(names), [2]).numpy()
+    assert list(got) == list(names) * 2
+    grid = of.tile(of.constant(names.reshape(3, 1)), [2, 3]).numpy()
+    np.testing.assert_array_equal(grid, np.tile(names.reshape(3, 1), (2, 3)))
+    assert of.tile(of.constant(names), [0]).numpy().shape == (0,)

@@ -77,7 +77,8 @@ void strided_copy(const E* src, E* dst, std::vector<int64_t> dims, std::vector<i
   const int r = static_cast<int>(D.size());
   const int64_t inner = D[r - 1], is = S[r - 1], id = T[r - 1];
   const int64_t rows = n / inner;
-  if (r == 2 && S[0] == 0 && T[0] == inner && is == 1 && id == 1) {
+  constexpr bool kBytes = std::is_trivially_copyable_v<E>;  // else (std::string) element by element
+  if (kBytes && r == 2 && S[0] == 0 && T[0] == inner && is == 1 && id == 1) {
     // One contiguous run repeated back to back (a bias or a mean's gradient broadcast over the
     // leading dims, a row tiled): each thread writes one copy and doubles it with memcpy,
     // rather than one copy call per (short) row.
@@ -115,7 +116,7 @@ void strided_copy(const E* src, E* dst, std::vector<int64_t> dims, std::vector<i
       const int64_t j0 = (item % pieces) * piece, len = std::min(inner, j0 + piece) - j0;
       const E* s = src + so + j0 * is;
       E* d = dst + dof + j0 * id;
-      if (is == 1 && id == 1) {
+      if (kBytes && is == 1 && id == 1) {
         std::memcpy(d, s, static_cast<size_t>(len) * sizeof(E));
       } else if (is == -1 && id == 1) {  // a reversed row (ReverseV2 on the last axis): vectorizes
         for (int64_t j = 0; j < len; ++j) d[j] = s[-j];

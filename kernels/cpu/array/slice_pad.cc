@@ -181,7 +181,6 @@ Status PadV2Cpu(ops::PadV2Args& a) {
 
 template <typename T>
 Status TileCpu(ops::TileArgs& a) {
-  using E = Elem<T>;
   std::vector<int64_t> m;
   OPF_RETURN_IF_ERROR(array::read_ints(a.multiples, &m));
   const auto& dims = a.input.shape().dims();
@@ -193,9 +192,18 @@ Status TileCpu(ops::TileArgs& a) {
     view.push_back(dims[i]);
     src.push_back(ist[i]);
   }
-  strided_copy<E>(static_cast<const E*>(a.input.raw_data()), static_cast<E*>(a.output.raw_data()), view, src,
-                  strides_of(view), 0, 0);
-  return Status::OK();
+  if constexpr (std::is_same_v<T, StringTag>) {  // TF1 classification signatures tile class names
+    const Shape& shape = a.ctx.output_shape(0);
+    std::vector<std::string> out(static_cast<size_t>(shape.num_elements()));
+    if (!out.empty())
+      strided_copy<std::string>(a.input.strings()->data(), out.data(), view, src, strides_of(view), 0, 0);
+    return Tensor::FromStrings(shape, std::move(out), &a.output);
+  } else {
+    using E = Elem<T>;
+    strided_copy<E>(static_cast<const E*>(a.input.raw_data()), static_cast<E*>(a.output.raw_data()), view, src,
+                    strides_of(view), 0, 0);
+    return Status::OK();
+  }
 }
 
 // ------------------------------------------------------------------------------ BroadcastTo
@@ -225,6 +233,7 @@ OPFORGE_REGISTER_KERNEL(ReverseV2, CPU, ReverseV2Cpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(Pad, CPU, PadCpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(PadV2, CPU, PadV2Cpu, OPF_ALL)
 OPFORGE_REGISTER_KERNEL(Tile, CPU, TileCpu, OPF_ALL)
+OPFORGE_REGISTER_FORWARDING_KERNEL(Tile, CPU, TileCpu, StringTag)
 OPFORGE_REGISTER_KERNEL(BroadcastTo, CPU, BroadcastToCpu, OPF_ALL)
 
 // complex64 / complex128 (opforge/complex.h)
