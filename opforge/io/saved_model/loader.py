@@ -23,7 +23,7 @@ from .. import tensor_bundle
 from ..meta_graph import import_scoped_meta_graph
 from . import constants
 from .restore import split_saver
-from .utils import get_element_from_tensor_info
+from .utils import get_element_from_tensor_info, resolve_tensor
 
 __all__ = ["load", "maybe_saved_model_directory", "contains_saved_model", "parse_saved_model",
            "SavedModelNotFoundError"]
@@ -200,4 +200,24 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
         op = init_op(meta, sess.graph, import_scope)
         if op is not None:
             sess.run(op, asset_feeds(meta, export_dir, sess.graph, import_scope))
-    return meta
+    return meta if import_scope else _with_graph_names(meta, sess.graph)
+
+
+def _with_graph_names(meta, graph):
+    """The MetaGraphDef with its signatures' tensor names as the loaded graph has them, so a
+    program can sess.run them: output k > 0 of a TF2 function call imports lowered, at
+    "call/output_k:0" where TensorFlow has "call:k" (framework/functions.py)."""
+    out = meta_graph_pb2.MetaGraphDef()
+    out.CopyFrom(meta)
+    for sig in out.signature_def.values():
+        for info in list(sig.inputs.values()) + list(sig.outputs.values()):
+            if not info.name or ":" not in info.name:
+                continue
+            try:
+                graph.get_tensor_by_name(info.name)
+            except KeyError:
+                try:
+                    info.name = resolve_tensor(graph, info.name).name
+                except KeyError:
+                    pass  # as the SavedModel has it: its own lookup names what is missing
+    return out

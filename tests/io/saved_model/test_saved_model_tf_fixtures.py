@@ -105,6 +105,21 @@ def test_tf1_loader_spelling_on_a_tf2_model():
     np.testing.assert_allclose(out, io["out"][out_key], rtol=1e-5, atol=1e-5)
 
 
+def test_tf1_loader_names_every_output_of_a_tf2_signature():
+    """A TF2 signature with two outputs names them "StatefulPartitionedCall:0" and ":1"; the
+    call imports lowered, and the MetaGraphDef the loader returns names the tensors the graph
+    has, so sess.run of every signature name works (it failed for output 1)."""
+    for sig_name, io in _answers("tf2_module").items():
+        with tf.Graph().as_default() as g, tf.Session(graph=g) as s:
+            meta = tf.saved_model.loader.load(s, [tf.saved_model.SERVING], os.path.join(DATA, "tf2_module"))
+            sig = meta.signature_def[sig_name]
+            assert len(sig.outputs) == len(io["out"])
+            got = s.run({k: v.name for k, v in sig.outputs.items()},
+                        {sig.inputs[k].name: v for k, v in io["in"].items()})
+        for key, want in io["out"].items():
+            np.testing.assert_allclose(got[key], want, rtol=1e-5, atol=1e-5)
+
+
 def test_import_scope(tmp_path):
     io = _answers("tf1_simple_save")["serving_default"]
     with tf.Graph().as_default() as g, tf.Session(graph=g) as s:
