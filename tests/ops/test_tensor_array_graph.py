@@ -408,3 +408,22 @@ def test_tensor_array_grad_v3_in_graph_def_is_unimplemented():
     assert not g.get_operations()
     with pytest.raises(UnimplementedError, match="TensorArrayGradV3"):
         of.TensorArray(of.float32, size=2).grad("gradients")
+
+
+def test_unwritten_elements_take_the_written_shape():
+    """A TensorArray written only up to step 3 of 5 (TF1's dynamic_rnn with sequence_length
+    shorter than the time steps) stacks the rest as zeros of the written elements' shape, as
+    TensorFlow's list kernels do, though element_shape is only partly known."""
+    with tf1.Graph().as_default() as g:
+        x = tf1.placeholder(tf1.float32, [None, 3])
+        ta = tf1.TensorArray(tf1.float32, size=5, element_shape=tf1.TensorShape([None, 3]))
+        for i in range(3):
+            ta = ta.write(i, x * float(i + 1))
+        stacked, gathered = ta.stack(), ta.gather([4, 1])
+        with tf1.Session(graph=g) as sess:
+            xv = np.arange(6, dtype=np.float32).reshape(2, 3)
+            s, gv = sess.run([stacked, gathered], {x: xv})
+    assert s.shape == (5, 2, 3)
+    np.testing.assert_array_equal(s[:3], [xv, 2 * xv, 3 * xv])
+    np.testing.assert_array_equal(s[3:], np.zeros((2, 2, 3)))
+    np.testing.assert_array_equal(gv, [np.zeros((2, 3)), 2 * xv])

@@ -81,8 +81,10 @@ Status zeros(DType dtype, const Shape& shape, Tensor* out) {
   return Status::OK();
 }
 
-// The value of element i: the tensor set there, or zeros of a fully known element shape
-// (the list's merged with the one the op was given).
+// The value of element i: the tensor set there, or zeros of a fully known element shape: the
+// list's merged with the one the op was given and, as TensorFlow's list kernels do, with the
+// first element that was set (a TF1 dynamic_rnn stacks all time steps of an array written only
+// up to the longest sequence; TensorFlow reads the rest as zeros).
 Status read_element(const KernelContext& ctx, const ListValue& list, int64_t i, const Shape& given, Tensor* out) {
   const Tensor& t = list.elements[static_cast<size_t>(i)];
   if (t.initialized()) {
@@ -91,6 +93,14 @@ Status read_element(const KernelContext& ctx, const ListValue& list, int64_t i, 
   }
   Shape shape;
   OPF_RETURN_IF_ERROR(merge_shapes(ctx, list.element_shape, given, &shape));
+  if (!shape.fully_defined()) {
+    for (const Tensor& e : list.elements) {
+      if (!e.initialized()) continue;
+      Shape merged;
+      if (merge_shapes(ctx, shape, e.shape(), &merged).ok()) shape = merged;
+      break;
+    }
+  }
   if (!shape.fully_defined()) {
     return ctx.error("Trying to read an uninitialized tensor but element_shape is not fully defined: ",
                      shape.to_string(), " (element ", i, ")");
