@@ -132,6 +132,17 @@ Status SetDiagShape(ShapeContext& c, int k_arg) {
   const Shape& s = c.input_shape(0);
   const Shape& d = c.input_shape(1);
   c.set_output(0, s);
+  if (known && s.unknown_rank() && !d.unknown_rank()) {  // the rank and batch dims from the diagonals
+    const bool band = b.lo < b.hi;
+    if (d.rank() < (band ? 2 : 1)) {
+      return c.error("diagonal must be at least ", band ? 2 : 1, "-dim, got shape ", d.to_string());
+    }
+    std::vector<int64_t> out = leading(d, band ? 2 : 1);
+    out.push_back(kUnknown);
+    out.push_back(kUnknown);
+    c.set_output(0, Shape(std::move(out)));
+    return Status::OK();
+  }
   if (!known || s.unknown_rank() || d.unknown_rank()) return Status::OK();
   const int64_t rows = s.dim(s.rank() - 2), cols = s.dim(s.rank() - 1);
   std::vector<int64_t> want = leading(s, 2);

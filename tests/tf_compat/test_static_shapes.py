@@ -40,6 +40,9 @@ TF_STATIC_WRONG: dict[tuple[str, int], tuple[str, tuple | None]] = {
                                            "though that one may be a 1 broadcast against the unknown input",
                                            ("rank0", "rank1")),
     ("SoftmaxCrossEntropyWithLogits", 1): ("backprop: as the loss, both dims", ("rank0", "rank1")),
+    ("MatrixDiagV2", 0): ("with the diagonals' length unknown TensorFlow computes the matrix size from -1 (a "
+                          "[3]-long diagonal k=1 unknown: [0, 0], where the kernel gives [4, 4])", ("first", "last", "dims")),
+    ("MatrixDiagV3", 0): ("as MatrixDiagV2", ("first", "last", "dims")),
 }
 
 # Known differences: op -> why opforge's static shape is less known than TensorFlow's.
