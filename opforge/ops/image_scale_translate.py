@@ -17,6 +17,7 @@ from ..framework.errors import InvalidArgumentError, UnimplementedError
 from ..framework.static_value import static_value
 
 _OP = "ScaleAndTranslate"
+_MAX_WEIGHTS = 1 << 26  # entries of one dim's [out, in] weight matrix (256 MiB of float32)
 
 
 def _lanczos(radius):
@@ -68,6 +69,11 @@ def weights(kernel_type, out_size, in_size, scale, translate, antialias):
         raise InvalidArgumentError(f"{_OP}: unknown kernel type {kernel_type!r} (one of {sorted(KERNELS)})", _OP)
     if scale <= 0:
         raise InvalidArgumentError(f"{_OP}: scale must be positive, got {scale}", _OP)
+    if out_size * max(in_size, 1) > _MAX_WEIGHTS:
+        raise InvalidArgumentError(f"{_OP}: resampling {in_size} samples to {out_size} needs a weight matrix of "
+                                   f"{out_size * in_size} entries, more than {_MAX_WEIGHTS}", _OP)
+    if in_size == 0:
+        return np.zeros((out_size, 0), np.float32)
     kernel, radius = KERNELS[kernel_type]
     f32 = np.float32  # in float32, as TensorFlow computes them: sample positions on a kernel's
     inv_scale = f32(1) / f32(scale)  # edges (the box's 0.5) must fall on the same side

@@ -72,6 +72,11 @@ def test_errors():
         scale_and_translate(x, np.int32([2, 2]), np.float32([0.5, 0.5]), np.float32([0, 0]), "cubic")
     with pytest.raises(of.errors.InvalidArgumentError, match="scale must be positive"):
         scale_and_translate(x, np.int32([2, 2]), np.float32([0.0, 0.5]), np.float32([0, 0]), "box")
+    with pytest.raises(of.errors.InvalidArgumentError, match="needs a weight matrix of 4000000000 entries"):
+        scale_and_translate(x, np.int32([1_000_000_000, 2]), np.float32([0.5, 0.5]), np.float32([0, 0]), "box")
+    empty = scale_and_translate(np.ones((1, 0, 4, 1), np.float32), np.int32([3, 2]), np.float32([1, 0.5]),
+                                np.float32([0, 0]), "box")
+    assert empty.numpy().shape == (1, 3, 2, 1) and not empty.numpy().any()
     with pytest.raises(of.errors.InvalidArgumentError, match="size must be positive"):
         scale_and_translate(x, np.int32([0, 2]), np.float32([0.5, 0.5]), np.float32([0, 0]), "box")
     with tf1.Graph().as_default():
