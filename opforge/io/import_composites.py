@@ -15,6 +15,7 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.errors import InvalidArgumentError, NotFoundError, UnimplementedError
+from ..framework.static_value import static_value
 
 
 def _ops():
@@ -38,12 +39,15 @@ def _attr(nd, key, default=None):
 
 
 def _const(nd, t, what):
-    """The value of input t, which must be a Const in the GraphDef."""
-    op = getattr(t, "op", None)
-    if op is None or op.type != "Const":
+    """The value of input t, known when the graph is built: a Const of the GraphDef, or what
+    framework/static_value.py folds from static shapes."""
+    value = static_value(t)
+    if value is None:
+        op = getattr(t, "op", None)
         raise UnimplementedError(f"opforge computes {nd.op} from other ops and needs its {what} to be a constant "
-                                 f"of the GraphDef, got a {getattr(op, 'type', type(t).__name__)} output", nd.op)
-    return op.get_attr("value").numpy()
+                                 f"of the GraphDef (or known from static shapes), got a "
+                                 f"{getattr(op, 'type', type(t).__name__)} output", nd.op)
+    return value
 
 
 def _handler(build):
@@ -100,9 +104,9 @@ def _segment_mean(nd, data, ids):
 def _roll(nd, x, shift, axis):
     from ..ops.manip_ops import roll  # noqa: PLC0415
     axes = [int(a) for a in np.ravel(_const(nd, axis, "axis"))]
-    op = getattr(shift, "op", None)
-    if op is not None and op.type == "Const":
-        shifts = [int(v) for v in np.ravel(op.get_attr("value").numpy())]
+    known = static_value(shift)
+    if known is not None:
+        shifts = [int(v) for v in np.ravel(known)]
     elif shift.shape.rank == 0:
         shifts = [shift]
     else:  # one shift per axis, known when the graph runs
